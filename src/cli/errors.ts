@@ -1,0 +1,24 @@
+/** Exit codes of PRODUCT.md. */
+export const ExitCode = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  auth: 3,
+  permission: 4,
+  notFound: 5,
+  timedOut: 6,
+  interrupted: 130,
+} as const;
+
+/** An error a command reports as one line (and a hint), with its exit code. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = ExitCode.failure,
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+export const usageError = (message: string, hint?: string) => new CliError(message, ExitCode.usage, hint);

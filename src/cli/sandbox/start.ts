@@ -1,0 +1,92 @@
+import { resolve } from 'node:path';
+import type { Io } from '../deps.js';
+import { CliError, ExitCode } from '../errors.js';
+import { createSandbox, type Sandbox } from '../../sandbox/server.js';
+import type { AttemptRecord, WebhookRecord } from '../../sandbox/store.js';
+
+export interface SandboxStartOptions {
+  port: number;
+  host: string;
+  dataDir?: string | undefined;
+  retryBaseMs: number;
+  maxAttempts: number;
+  tokenTtl: number;
+  platformName: string;
+  deliveryTimeoutMs: number;
+  json: boolean;
+  quiet: boolean;
+}
+
+export interface SandboxStartDeps extends Io {
+  /** Resolves when the user asks the sandbox to stop, with the exit code to stop with. */
+  stopSignal: Promise<number>;
+}
+
+function attemptLine(attempt: AttemptRecord, webhook: WebhookRecord): string {
+  const time = new Date().toISOString().slice(11, 19);
+  const answer = attempt.response_code ?? attempt.error ?? 'no answer';
+  return `${time} ${attempt.status.padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}  (attempt ${attempt.attempt}, ${attempt.id})\n`;
+}
+
+export async function run(options: SandboxStartOptions, deps: SandboxStartDeps): Promise<number> {
+  const dataDir = options.dataDir ? resolve(options.dataDir) : undefined;
+  let sandbox: Sandbox;
+  try {
+    sandbox = createSandbox({
+      dataDir,
+      tokenTtlSeconds: options.tokenTtl,
+      policy: {
+        retryBaseMs: options.retryBaseMs,
+        maxAttempts: options.maxAttempts,
+        platformName: options.platformName,
+        timeoutMs: options.deliveryTimeoutMs,
+        userAgent: `whsvc-sandbox/${WHSVC_VERSION}`,
+      },
+      ...(options.quiet ? {} : { onAttempt: (a: AttemptRecord, w: WebhookRecord) => deps.stderr.write(attemptLine(a, w)) }),
+    });
+  } catch (error) {
+    throw new CliError(`cannot open the sandbox store in ${dataDir}: ${(error as Error).message}`);
+  }
+  let baseUrl: string;
+  try {
+    baseUrl = await sandbox.listen(options.port, options.host);
+  } catch (error) {
+    await sandbox.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new CliError(`port ${options.port} on ${options.host} is already in use`, ExitCode.failure, 'pick another with --port N, or --port 0 for any free port');
+    }
+    throw new CliError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+  }
+
+  const [readWrite, readOnly] = sandbox.clients;
+  if (options.json) {
+    deps.stdout.write(
+      JSON.stringify({
+        base_url: baseUrl,
+        client_id: readWrite!.client_id,
+        client_secret: readWrite!.client_secret,
+        readonly_client_id: readOnly!.client_id,
+        readonly_client_secret: readOnly!.client_secret,
+        data_dir: dataDir ?? null,
+      }) + '\n',
+    );
+  }
+  deps.stderr.write(
+    [
+      `whsvc sandbox ready at ${baseUrl}`,
+      `  read-write client: ${readWrite!.client_id}  secret: ${readWrite!.client_secret}`,
+      `  read-only client:  ${readOnly!.client_id}  secret: ${readOnly!.client_secret}`,
+      `  store: ${dataDir ? `${dataDir} (kept across restarts)` : 'in memory (gone when stopped; --data-dir DIR keeps it)'}`,
+      `  retries: first after ${options.retryBaseMs} ms, doubling, ${options.maxAttempts} attempts at most; signature header X-${options.platformName}-Signature`,
+      `  trigger an event: whsvc sandbox trigger invoice.paid --base-url ${baseUrl}`,
+      '  Ctrl-C stops it',
+      '',
+    ].join('\n'),
+  );
+
+  const exitCode = await deps.stopSignal;
+  deps.stderr.write('whsvc sandbox: stopping (waiting for deliveries under way)\n');
+  await sandbox.close();
+  return exitCode;
+}

@@ -1,0 +1,69 @@
+import type { Io } from '../deps.js';
+import { CliError, usageError } from '../errors.js';
+import { notOneOf } from '../suggest.js';
+import { EVENT_TYPES } from '../../sandbox/catalog.js';
+
+export interface SandboxTriggerOptions {
+  eventType: string;
+  data?: string | undefined;
+  baseUrl: string;
+  json: boolean;
+}
+
+interface TriggerResponse {
+  id: string;
+  type: string;
+  deliveries: string[];
+}
+
+export async function run(options: SandboxTriggerOptions, deps: Io & { fetch: typeof fetch }): Promise<number> {
+  if (!EVENT_TYPES.includes(options.eventType)) {
+    throw usageError(notOneOf('event type', options.eventType, EVENT_TYPES));
+  }
+  let data: unknown;
+  if (options.data !== undefined) {
+    try {
+      data = JSON.parse(options.data);
+    } catch {
+      throw usageError('--data is not valid JSON', `for example: --data '{"amount":{"amount":500,"currency":"USD"}}'`);
+    }
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw usageError('--data must be a JSON object');
+  }
+  let url: URL;
+  try {
+    url = new URL('/_sandbox/events', options.baseUrl);
+  } catch {
+    throw usageError(`--base-url ${JSON.stringify(options.baseUrl)} is not a URL`);
+  }
+  let response: Response;
+  try {
+    response = await deps.fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: options.eventType, ...(data === undefined ? {} : { data }) }),
+    });
+  } catch {
+    throw new CliError(`cannot reach the sandbox at ${url.origin}`, 1, 'is `whsvc sandbox start` running there? Pass its address with --base-url or WHSVC_BASE_URL');
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    let message = text.slice(0, 300);
+    try {
+      message = (JSON.parse(text) as { error: { message: string } }).error.message;
+    } catch {
+      // keep the text
+    }
+    throw new CliError(`the sandbox refused the event (${response.status}): ${message}`);
+  }
+  if (options.json) {
+    deps.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    return 0;
+  }
+  const result = JSON.parse(text) as TriggerResponse;
+  const count = result.deliveries.length;
+  deps.stdout.write(
+    `Triggered ${result.type} (${result.id}): ${count === 0 ? 'no active webhook is subscribed to it' : `${count} deliver${count === 1 ? 'y' : 'ies'} queued`}\n`,
+  );
+  for (const id of result.deliveries) deps.stdout.write(`  ${id}\n`);
+  return 0;
+}

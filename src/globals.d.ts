@@ -1,0 +1,2 @@
+/** Replaced at build time with package.json's version. */
+declare const WHSVC_VERSION: string;

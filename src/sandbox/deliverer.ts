@@ -1,0 +1,283 @@
+import type { Dispatcher } from 'undici';
+import type { Clock } from './clock.js';
+import { newId } from './ids.js';
+import type { AttemptRecord, ChainRecord, Store, WebhookRecord } from './store.js';
+import { sign, signatureHeaderName } from '../signing/signature.js';
+
+export interface DeliveryPolicy {
+  /** First automatic retry delay; each later one doubles, up to maxDelayMs. */
+  retryBaseMs: number;
+  maxDelayMs: number;
+  /** Automatic attempts per delivery, the first send included. Manual retries do not count. */
+  maxAttempts: number;
+  /** A send not answered (status line and body) within this is a failed attempt. */
+  timeoutMs: number;
+  /** What the endpoint answered is kept up to this many bytes. */
+  responseBodyLimit: number;
+  platformName: string;
+  userAgent: string;
+}
+
+export const DEFAULT_POLICY: DeliveryPolicy = {
+  retryBaseMs: 5_000,
+  maxDelayMs: 3_600_000,
+  maxAttempts: 5,
+  timeoutMs: 10_000,
+  responseBodyLimit: 1_024,
+  platformName: 'Service',
+  userAgent: 'whsvc-sandbox',
+};
+
+export interface DelivererDeps {
+  store: Store;
+  clock: Clock;
+  dispatcher: Dispatcher;
+  policy: DeliveryPolicy;
+  onAttempt?: (attempt: AttemptRecord, webhook: WebhookRecord) => void;
+}
+
+interface SendOutcome {
+  status: 'delivered' | 'failed';
+  response_code: number | null;
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/**
+ * Sends deliveries and schedules their automatic retries. A delivery (a
+ * "chain" of attempts) is only ever sent by one attempt at a time: every
+ * send holds the chain's lock, and an automatic retry re-reads the chain under
+ * that lock, so a manual retry can never make a scheduled one fire twice.
+ */
+export class Deliverer {
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private timer: unknown = null;
+  private stopped = false;
+
+  constructor(private readonly deps: DelivererDeps) {}
+
+  get policy(): DeliveryPolicy {
+    return this.deps.policy;
+  }
+
+  /** Recovers attempts cut off by an earlier stop and sends every retry already due. */
+  start(): void {
+    this.deps.store.recoverInterrupted(this.deps.clock.now());
+    this.arm();
+  }
+
+  /** Stops scheduling, and waits for the sends under way to finish. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
+    this.timer = null;
+    while (this.locks.size > 0) await Promise.allSettled([...this.locks.values()]);
+  }
+
+  /** Something changed what is due (a webhook resumed): look again. */
+  wake(): void {
+    this.arm();
+  }
+
+  /** An event occurred: one delivery to each active webhook subscribed to it. */
+  deliverEvent(accountId: string, type: string, payload: Record<string, unknown>): string[] {
+    const { store } = this.deps;
+    const chains = store.transaction(() =>
+      store.subscribedActiveWebhooks(accountId, type).map((webhook) => this.createChain(webhook, type, payload)),
+    );
+    for (const chain of chains) void this.sendAutomatic(chain.id);
+    return chains.map((c) => c.id);
+  }
+
+  /** The test endpoint: a delivery of a sample event, sent at once; resolves with its first attempt. */
+  async sendTest(webhook: WebhookRecord, type: string, payload: Record<string, unknown>): Promise<AttemptRecord | undefined> {
+    const chain = this.createChain(webhook, type, payload);
+    return this.sendAutomatic(chain.id);
+  }
+
+  /** A manual retry: a new attempt of the same delivery, same body and signature, sent at once. */
+  async retry(chainId: string): Promise<AttemptRecord | undefined> {
+    return this.withChainLock(chainId, () => this.send(chainId, 'manual'));
+  }
+
+  private arm(): void {
+    const { store, clock } = this.deps;
+    if (this.timer !== null) clock.clearTimeout(this.timer);
+    this.timer = null;
+    if (this.stopped) return;
+    const due = store.earliestDue();
+    if (due === undefined) return;
+    const delay = Math.min(Math.max(0, due - clock.now()), 2_147_483_647);
+    this.timer = clock.setTimeout(() => this.sendDue(), delay);
+  }
+
+  private sendDue(): void {
+    this.timer = null;
+    if (this.stopped) return;
+    let underway = 0;
+    for (const chain of this.deps.store.dueChains(this.deps.clock.now(), 500)) {
+      underway += 1;
+      // A chain already locked is re-armed for when its current send ends.
+      if (!this.locks.has(chain.id)) void this.sendAutomatic(chain.id);
+    }
+    if (underway === 0) this.arm();
+  }
+
+  private createChain(webhook: WebhookRecord, type: string, payload: Record<string, unknown>): ChainRecord {
+    const now = this.deps.clock.now();
+    const body = JSON.stringify(payload);
+    const chain: ChainRecord = {
+      id: newId('dlv'),
+      webhook_id: webhook.id,
+      event: type,
+      body,
+      signature: sign(webhook.signing_secret, body),
+      auto_attempts: 0,
+      // Due at once: a sandbox stopped before the first send still sends it when it comes back.
+      next_due_at: now,
+      delivered: false,
+      created_at: new Date(now).toISOString(),
+    };
+    this.deps.store.insertChain(chain);
+    return chain;
+  }
+
+  private sendAutomatic(chainId: string): Promise<AttemptRecord | undefined> {
+    return this.withChainLock(chainId, () => this.send(chainId, 'automatic'));
+  }
+
+  private withChainLock<T>(chainId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(chainId) ?? Promise.resolve();
+    const current = previous.then(work, work);
+    const settled = current.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.locks.set(chainId, settled);
+    void settled.then(() => {
+      if (this.locks.get(chainId) === settled) this.locks.delete(chainId);
+      this.arm();
+    });
+    return current;
+  }
+
+  private async send(chainId: string, kind: 'automatic' | 'manual'): Promise<AttemptRecord | undefined> {
+    const { store, clock, policy } = this.deps;
+    const started = clock.now();
+    const attemptId = { value: '' };
+    const begun = store.transaction(() => {
+      const chain = store.findChain(chainId);
+      if (!chain) return undefined;
+      const webhook = store.webhookById(chain.webhook_id);
+      if (!webhook) return undefined;
+      if (kind === 'automatic') {
+        if (this.stopped || chain.delivered || chain.next_due_at === null || chain.next_due_at > started) return undefined;
+        // A retry due on a paused webhook waits, still due, until it is resumed.
+        if (chain.auto_attempts > 0 && !webhook.active) return undefined;
+        store.updateChainSchedule(chain.id, { auto_attempts: chain.auto_attempts + 1, next_due_at: null, delivered: false });
+      }
+      const isFirst = chain.auto_attempts === 0 && kind === 'automatic';
+      attemptId.value = isFirst ? chain.id : newId('dlv');
+      const number = store.insertAttempt({
+        id: attemptId.value,
+        chain_id: chain.id,
+        webhook_id: webhook.id,
+        created_at: new Date(started).toISOString(),
+      });
+      return { chain, webhook, number };
+    });
+    if (!begun) return undefined;
+
+    const outcome = await this.post(begun.webhook, begun.chain, begun.number, attemptId.value);
+    store.transaction(() => {
+      store.finishAttempt(attemptId.value, outcome);
+      const chain = store.findChain(chainId);
+      if (!chain) return;
+      if (outcome.status === 'delivered') {
+        store.updateChainSchedule(chain.id, { auto_attempts: chain.auto_attempts, next_due_at: null, delivered: true });
+      } else if (kind === 'automatic' && chain.auto_attempts < policy.maxAttempts && !chain.delivered) {
+        const delay = Math.min(policy.maxDelayMs, policy.retryBaseMs * 2 ** (chain.auto_attempts - 1));
+        store.updateChainSchedule(chain.id, {
+          auto_attempts: chain.auto_attempts,
+          next_due_at: clock.now() + delay,
+          delivered: false,
+        });
+      }
+    });
+    const attempt = store.findAttempt(begun.webhook.account_id, attemptId.value);
+    if (attempt) this.deps.onAttempt?.(attempt, begun.webhook);
+    return attempt;
+  }
+
+  private async post(webhook: WebhookRecord, chain: ChainRecord, attempt: number, attemptId: string): Promise<SendOutcome> {
+    const { policy, dispatcher, clock } = this.deps;
+    const platform = policy.platformName;
+    const started = clock.now();
+    const signal = AbortSignal.timeout(policy.timeoutMs);
+    try {
+      const response = await dispatcher.request({
+        origin: new URL(webhook.url).origin,
+        path: new URL(webhook.url).pathname + new URL(webhook.url).search,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': policy.userAgent,
+          [signatureHeaderName(platform)]: chain.signature,
+          [`X-${platform}-Event`]: chain.event,
+          [`X-${platform}-Delivery-Id`]: chain.id,
+          [`X-${platform}-Attempt`]: String(attempt),
+          [`X-${platform}-Attempt-Id`]: attemptId,
+        },
+        body: chain.body,
+        signal,
+        headersTimeout: policy.timeoutMs,
+        bodyTimeout: policy.timeoutMs,
+      });
+      const responseBody = await readLimited(response.body, policy.responseBodyLimit);
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
+      return {
+        status: ok ? 'delivered' : 'failed',
+        response_code: response.statusCode,
+        response_body: responseBody,
+        error: ok ? null : `endpoint answered ${response.statusCode}`,
+        duration_ms: clock.now() - started,
+      };
+    } catch (error) {
+      return {
+        status: 'failed',
+        response_code: null,
+        response_body: null,
+        error: describeSendError(error, policy.timeoutMs),
+        duration_ms: clock.now() - started,
+      };
+    }
+  }
+}
+
+async function readLimited(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
+    chunks.push(buffer);
+    size += buffer.length;
+    if (size > limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}
+
+function describeSendError(error: unknown, timeoutMs: number): string {
+  const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string } };
+  const code = err.code ?? err.cause?.code;
+  if (err.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return `no answer within ${timeoutMs} ms`;
+  }
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
+  return err.message ?? String(error);
+}

@@ -1,0 +1,217 @@
+import type { IncomingMessage } from 'node:http';
+import { EVENT_CATALOG, isEventType, samplePayload, EVENT_TYPES } from './catalog.js';
+import type { Cursors } from './cursor.js';
+import type { Deliverer } from './deliverer.js';
+import { ApiError, badRequest, notFound, parseJsonObject, readBody } from './http.js';
+import { newId, newSecret } from './ids.js';
+import type { Principal } from './auth.js';
+import type { AttemptRecord, Store, WebhookRecord } from './store.js';
+import {
+  parseActiveFilter,
+  parseLimit,
+  parseStatusFilter,
+  rejectUnknownFields,
+  validateActive,
+  validateEvents,
+  validateUrl,
+} from './validation.js';
+
+export interface RouteContext {
+  req: IncomingMessage;
+  query: URLSearchParams;
+  params: Record<string, string>;
+  principal: Principal;
+  now: number;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+}
+
+export interface RouteDeps {
+  store: Store;
+  deliverer: Deliverer;
+  cursors: Cursors;
+}
+
+// --- response shapes (exactly the fields section 2 of the interface lists) ---
+
+const webhookView = (w: WebhookRecord) => ({ id: w.id, url: w.url, events: w.events, active: w.active, created_at: w.created_at });
+
+const createdWebhookView = (w: WebhookRecord) => ({
+  id: w.id,
+  url: w.url,
+  events: w.events,
+  active: w.active,
+  signing_secret: w.signing_secret,
+  created_at: w.created_at,
+});
+
+const updatedWebhookView = (w: WebhookRecord) => ({ id: w.id, url: w.url, events: w.events, active: w.active, updated_at: w.updated_at });
+
+const attemptListItem = (a: AttemptRecord) => ({
+  id: a.id,
+  event: a.event,
+  status: a.status,
+  response_code: a.response_code,
+  attempts: a.attempt,
+  created_at: a.created_at,
+});
+
+const testAttemptView = (a: AttemptRecord) => ({
+  id: a.id,
+  webhook_id: a.webhook_id,
+  event: a.event,
+  status: a.status,
+  response_code: a.response_code,
+  created_at: a.created_at,
+});
+
+const retriedAttemptView = (a: AttemptRecord) => ({
+  id: a.id,
+  webhook_id: a.webhook_id,
+  event: a.event,
+  status: a.status,
+  response_code: a.response_code,
+  attempts: a.attempt,
+  created_at: a.created_at,
+});
+
+const attemptDetailView = (a: AttemptRecord) => ({
+  id: a.id,
+  webhook_id: a.webhook_id,
+  event: a.event,
+  status: a.status,
+  response_code: a.response_code,
+  attempts: a.attempt,
+  signature: a.signature,
+  payload: JSON.parse(a.body) as unknown,
+  created_at: a.created_at,
+});
+
+function page<T extends { seq: number }>(rows: T[], limit: number, cursors: Cursors, list: string, view: (row: T) => unknown) {
+  const hasMore = rows.length > limit;
+  const items = rows.slice(0, limit);
+  return {
+    data: items.map(view),
+    has_more: hasMore,
+    next_cursor: hasMore ? cursors.encode(list, items[items.length - 1]!.seq) : null,
+  };
+}
+
+function webhookOr404(store: Store, ctx: RouteContext): WebhookRecord {
+  const id = ctx.params.id!;
+  const webhook = store.findWebhook(ctx.principal.account_id, id);
+  if (!webhook) throw notFound('webhook', id);
+  return webhook;
+}
+
+function attemptOr404(store: Store, ctx: RouteContext): AttemptRecord {
+  const id = ctx.params.id!;
+  const attempt = store.findAttempt(ctx.principal.account_id, id);
+  if (!attempt) throw notFound('delivery', id);
+  return attempt;
+}
+
+export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
+  return {
+    async list(ctx: RouteContext): Promise<Reply> {
+      const limit = parseLimit(ctx.query.get('limit'));
+      const active = parseActiveFilter(ctx.query.get('active'));
+      const list = `webhooks:${ctx.principal.account_id}`;
+      const cursor = ctx.query.get('cursor');
+      const beforeSeq = cursor === null ? undefined : cursors.decode(list, cursor);
+      const rows = store.listWebhooks(ctx.principal.account_id, { beforeSeq, active, limit: limit + 1 });
+      return { status: 200, body: page(rows, limit, cursors, list, webhookView) };
+    },
+
+    async create(ctx: RouteContext): Promise<Reply> {
+      const body = parseJsonObject(await readBody(ctx.req));
+      rejectUnknownFields(body, ['url', 'events', 'active']);
+      const url = validateUrl(body.url);
+      const events = validateEvents(body.events);
+      const active = body.active === undefined ? true : validateActive(body.active);
+      const timestamp = new Date(ctx.now).toISOString();
+      const webhook = store.insertWebhook({
+        id: newId('wh'),
+        account_id: ctx.principal.account_id,
+        url,
+        events,
+        active,
+        signing_secret: newSecret('whsec_'),
+        created_at: timestamp,
+        updated_at: timestamp,
+      });
+      return { status: 201, body: createdWebhookView(webhook) };
+    },
+
+    async get(ctx: RouteContext): Promise<Reply> {
+      return { status: 200, body: webhookView(webhookOr404(store, ctx)) };
+    },
+
+    async update(ctx: RouteContext): Promise<Reply> {
+      const body = parseJsonObject(await readBody(ctx.req));
+      const webhook = webhookOr404(store, ctx);
+      rejectUnknownFields(body, ['url', 'events', 'active']);
+      const updated: WebhookRecord = {
+        ...webhook,
+        url: body.url === undefined ? webhook.url : validateUrl(body.url),
+        events: body.events === undefined ? webhook.events : validateEvents(body.events),
+        active: body.active === undefined ? webhook.active : validateActive(body.active),
+        updated_at: new Date(ctx.now).toISOString(),
+      };
+      store.updateWebhook(updated);
+      if (updated.active && !webhook.active) deliverer.wake();
+      return { status: 200, body: updatedWebhookView(updated) };
+    },
+
+    async remove(ctx: RouteContext): Promise<Reply> {
+      const id = ctx.params.id!;
+      if (!store.deleteWebhook(ctx.principal.account_id, id)) throw notFound('webhook', id);
+      return { status: 204 };
+    },
+
+    async events(): Promise<Reply> {
+      return { status: 200, body: { data: EVENT_CATALOG } };
+    },
+
+    async test(ctx: RouteContext): Promise<Reply> {
+      const body = parseJsonObject(await readBody(ctx.req), true);
+      const webhook = webhookOr404(store, ctx);
+      rejectUnknownFields(body, ['event']);
+      const event = body.event === undefined ? 'invoice.paid' : body.event;
+      if (!isEventType(event)) {
+        throw badRequest('invalid_field', `event: ${JSON.stringify(event)} is not an event type; known types: ${EVENT_TYPES.join(', ')}`);
+      }
+      const attempt = await deliverer.sendTest(webhook, event, samplePayload(event, new Date(ctx.now)));
+      if (!attempt) throw notFound('webhook', webhook.id);
+      return { status: 200, body: testAttemptView(attempt) };
+    },
+
+    async deliveries(ctx: RouteContext): Promise<Reply> {
+      const limit = parseLimit(ctx.query.get('limit'));
+      const status = parseStatusFilter(ctx.query.get('status'));
+      const webhook = webhookOr404(store, ctx);
+      const list = `deliveries:${webhook.id}`;
+      const cursor = ctx.query.get('cursor');
+      const beforeSeq = cursor === null ? undefined : cursors.decode(list, cursor);
+      const rows = store.listAttempts(webhook.id, { beforeSeq, status, limit: limit + 1 });
+      return { status: 200, body: page(rows, limit, cursors, list, attemptListItem) };
+    },
+
+    async delivery(ctx: RouteContext): Promise<Reply> {
+      return { status: 200, body: attemptDetailView(attemptOr404(store, ctx)) };
+    },
+
+    async retry(ctx: RouteContext): Promise<Reply> {
+      const attempt = attemptOr404(store, ctx);
+      if (attempt.status === 'delivered') {
+        throw new ApiError(409, 'already_delivered', `delivery ${attempt.id} was delivered; only failed or pending attempts can be retried`);
+      }
+      const retried = await deliverer.retry(attempt.chain_id);
+      if (!retried) throw notFound('delivery', attempt.id);
+      return { status: 200, body: retriedAttemptView(retried) };
+    },
+  };
+}

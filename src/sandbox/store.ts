@@ -1,0 +1,453 @@
+import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface ClientRecord {
+  client_id: string;
+  client_secret: string;
+  account_id: string;
+  scopes: string[];
+  label: string;
+}
+
+export interface WebhookRecord {
+  seq: number;
+  id: string;
+  account_id: string;
+  url: string;
+  events: string[];
+  active: boolean;
+  signing_secret: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One delivery: an event occurrence for one webhook, sent by one or more attempts. */
+export interface ChainRecord {
+  id: string;
+  webhook_id: string;
+  event: string;
+  body: string;
+  signature: string;
+  auto_attempts: number;
+  next_due_at: number | null;
+  delivered: boolean;
+  created_at: string;
+}
+
+export type AttemptStatus = 'pending' | 'delivered' | 'failed';
+
+export interface AttemptRecord {
+  seq: number;
+  id: string;
+  chain_id: string;
+  webhook_id: string;
+  account_id: string;
+  event: string;
+  attempt: number;
+  status: AttemptStatus;
+  response_code: number | null;
+  response_body: string | null;
+  error: string | null;
+  duration_ms: number | null;
+  created_at: string;
+  body: string;
+  signature: string;
+}
+
+export interface PageQuery {
+  beforeSeq?: number | undefined;
+  limit: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS clients (
+  client_id TEXT PRIMARY KEY, client_secret TEXT NOT NULL, account_id TEXT NOT NULL,
+  scopes TEXT NOT NULL, label TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tokens (
+  token TEXT PRIMARY KEY, client_id TEXT NOT NULL, account_id TEXT NOT NULL,
+  scope TEXT NOT NULL, expires_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS webhooks (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, account_id TEXT NOT NULL,
+  url TEXT NOT NULL, events TEXT NOT NULL, active INTEGER NOT NULL, signing_secret TEXT NOT NULL,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS webhooks_by_account ON webhooks (account_id, seq);
+CREATE TABLE IF NOT EXISTS chains (
+  id TEXT PRIMARY KEY, webhook_id TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+  event TEXT NOT NULL, body TEXT NOT NULL, signature TEXT NOT NULL,
+  auto_attempts INTEGER NOT NULL DEFAULT 0, next_due_at INTEGER, delivered INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chains_due ON chains (next_due_at) WHERE next_due_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS chains_by_webhook ON chains (webhook_id);
+CREATE TABLE IF NOT EXISTS attempts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
+  chain_id TEXT NOT NULL REFERENCES chains (id) ON DELETE CASCADE,
+  webhook_id TEXT NOT NULL, attempt INTEGER NOT NULL, status TEXT NOT NULL,
+  response_code INTEGER, response_body TEXT, error TEXT, duration_ms INTEGER,
+  created_at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS attempts_by_webhook ON attempts (webhook_id, seq);
+CREATE INDEX IF NOT EXISTS attempts_by_chain ON attempts (chain_id, attempt);
+`;
+
+type Row = Record<string, SQLInputValue>;
+
+function toWebhook(row: Row): WebhookRecord {
+  return {
+    seq: Number(row.seq),
+    id: String(row.id),
+    account_id: String(row.account_id),
+    url: String(row.url),
+    events: JSON.parse(String(row.events)) as string[],
+    active: row.active === 1 || row.active === 1n,
+    signing_secret: String(row.signing_secret),
+    created_at: String(row.created_at),
+    updated_at: String(row.updated_at),
+  };
+}
+
+function toChain(row: Row): ChainRecord {
+  return {
+    id: String(row.id),
+    webhook_id: String(row.webhook_id),
+    event: String(row.event),
+    body: String(row.body),
+    signature: String(row.signature),
+    auto_attempts: Number(row.auto_attempts),
+    next_due_at: row.next_due_at === null ? null : Number(row.next_due_at),
+    delivered: Number(row.delivered) === 1,
+    created_at: String(row.created_at),
+  };
+}
+
+function toAttempt(row: Row): AttemptRecord {
+  const nullableString = (v: SQLInputValue | undefined) => (v === null || v === undefined ? null : String(v));
+  return {
+    seq: Number(row.seq),
+    id: String(row.id),
+    chain_id: String(row.chain_id),
+    webhook_id: String(row.webhook_id),
+    account_id: String(row.account_id),
+    event: String(row.event),
+    attempt: Number(row.attempt),
+    status: String(row.status) as AttemptStatus,
+    response_code: row.response_code === null ? null : Number(row.response_code),
+    response_body: nullableString(row.response_body),
+    error: nullableString(row.error),
+    duration_ms: row.duration_ms === null ? null : Number(row.duration_ms),
+    created_at: String(row.created_at),
+    body: String(row.body),
+    signature: String(row.signature),
+  };
+}
+
+const ATTEMPT_COLUMNS = `a.seq, a.id, a.chain_id, a.webhook_id, w.account_id, c.event, a.attempt, a.status,
+  a.response_code, a.response_body, a.error, a.duration_ms, a.created_at, c.body, c.signature`;
+const ATTEMPT_FROM = `attempts a JOIN chains c ON c.id = a.chain_id JOIN webhooks w ON w.id = a.webhook_id`;
+
+/**
+ * The sandbox's store: SQLite through node:sqlite, in memory or in
+ * `<dataDir>/sandbox.db`. Every method is synchronous and each is one
+ * statement or one transaction, so a stop between two calls leaves nothing
+ * half-written.
+ */
+export class Store {
+  readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+
+  constructor(dataDir?: string) {
+    let path = ':memory:';
+    if (dataDir) {
+      mkdirSync(dataDir, { recursive: true });
+      path = join(dataDir, 'sandbox.db');
+    }
+    this.db = new DatabaseSync(path);
+    if (dataDir) {
+      this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    }
+    this.db.exec('PRAGMA foreign_keys = ON;');
+    this.db.exec(SCHEMA);
+  }
+
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+
+  private statement(sql: string): StatementSync {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private get(sql: string, ...params: SQLInputValue[]): Row | undefined {
+    return this.statement(sql).get(...params) as Row | undefined;
+  }
+
+  private all(sql: string, ...params: SQLInputValue[]): Row[] {
+    return this.statement(sql).all(...params) as Row[];
+  }
+
+  private run(sql: string, ...params: SQLInputValue[]): number {
+    return Number(this.statement(sql).run(...params).changes);
+  }
+
+  transaction<T>(work: () => T): T {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  // --- meta -----------------------------------------------------------------
+
+  getMeta(key: string): string | undefined {
+    const row = this.get('SELECT value FROM meta WHERE key = ?', key);
+    return row ? String(row.value) : undefined;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.run('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', key, value);
+  }
+
+  // --- clients and tokens ---------------------------------------------------
+
+  listClients(): ClientRecord[] {
+    return this.all('SELECT * FROM clients ORDER BY rowid').map((row) => ({
+      client_id: String(row.client_id),
+      client_secret: String(row.client_secret),
+      account_id: String(row.account_id),
+      scopes: String(row.scopes).split(' ').filter(Boolean),
+      label: String(row.label),
+    }));
+  }
+
+  insertClient(client: ClientRecord): void {
+    this.run(
+      'INSERT INTO clients (client_id, client_secret, account_id, scopes, label) VALUES (?, ?, ?, ?, ?)',
+      client.client_id,
+      client.client_secret,
+      client.account_id,
+      client.scopes.join(' '),
+      client.label,
+    );
+  }
+
+  findClient(clientId: string): ClientRecord | undefined {
+    return this.listClients().find((c) => c.client_id === clientId);
+  }
+
+  insertToken(token: string, clientId: string, accountId: string, scope: string, expiresAt: number): void {
+    this.run('DELETE FROM tokens WHERE expires_at < ?', expiresAt - 86_400_000);
+    this.run(
+      'INSERT INTO tokens (token, client_id, account_id, scope, expires_at) VALUES (?, ?, ?, ?, ?)',
+      token,
+      clientId,
+      accountId,
+      scope,
+      expiresAt,
+    );
+  }
+
+  findToken(token: string): { client_id: string; account_id: string; scopes: string[]; expires_at: number } | undefined {
+    const row = this.get('SELECT * FROM tokens WHERE token = ?', token);
+    if (!row) return undefined;
+    return {
+      client_id: String(row.client_id),
+      account_id: String(row.account_id),
+      scopes: String(row.scope).split(' ').filter(Boolean),
+      expires_at: Number(row.expires_at),
+    };
+  }
+
+  // --- webhooks -------------------------------------------------------------
+
+  insertWebhook(webhook: Omit<WebhookRecord, 'seq'>): WebhookRecord {
+    this.run(
+      `INSERT INTO webhooks (id, account_id, url, events, active, signing_secret, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      webhook.id,
+      webhook.account_id,
+      webhook.url,
+      JSON.stringify(webhook.events),
+      webhook.active ? 1 : 0,
+      webhook.signing_secret,
+      webhook.created_at,
+      webhook.updated_at,
+    );
+    return this.findWebhook(webhook.account_id, webhook.id)!;
+  }
+
+  findWebhook(accountId: string, id: string): WebhookRecord | undefined {
+    const row = this.get('SELECT * FROM webhooks WHERE id = ? AND account_id = ?', id, accountId);
+    return row ? toWebhook(row) : undefined;
+  }
+
+  webhookById(id: string): WebhookRecord | undefined {
+    const row = this.get('SELECT * FROM webhooks WHERE id = ?', id);
+    return row ? toWebhook(row) : undefined;
+  }
+
+  listWebhooks(accountId: string, query: PageQuery & { active?: boolean | undefined }): WebhookRecord[] {
+    return this.all(
+      `SELECT * FROM webhooks WHERE account_id = ?4
+         AND (?1 IS NULL OR seq < ?1) AND (?2 IS NULL OR active = ?2)
+       ORDER BY seq DESC LIMIT ?3`,
+      query.beforeSeq ?? null,
+      query.active === undefined ? null : query.active ? 1 : 0,
+      query.limit,
+      accountId,
+    ).map(toWebhook);
+  }
+
+  updateWebhook(webhook: WebhookRecord): void {
+    this.run(
+      'UPDATE webhooks SET url = ?, events = ?, active = ?, updated_at = ? WHERE id = ?',
+      webhook.url,
+      JSON.stringify(webhook.events),
+      webhook.active ? 1 : 0,
+      webhook.updated_at,
+      webhook.id,
+    );
+  }
+
+  /** Removes the webhook with its deliveries and their attempts (and so any retry still due). */
+  deleteWebhook(accountId: string, id: string): boolean {
+    return this.run('DELETE FROM webhooks WHERE id = ? AND account_id = ?', id, accountId) > 0;
+  }
+
+  subscribedActiveWebhooks(accountId: string, event: string): WebhookRecord[] {
+    return this.all(
+      `SELECT * FROM webhooks WHERE account_id = ? AND active = 1
+         AND EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value = ?)
+       ORDER BY seq`,
+      accountId,
+      event,
+    ).map(toWebhook);
+  }
+
+  // --- deliveries (chains) and their attempts --------------------------------
+
+  insertChain(chain: ChainRecord): void {
+    this.run(
+      `INSERT INTO chains (id, webhook_id, event, body, signature, auto_attempts, next_due_at, delivered, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      chain.id,
+      chain.webhook_id,
+      chain.event,
+      chain.body,
+      chain.signature,
+      chain.auto_attempts,
+      chain.next_due_at,
+      chain.delivered ? 1 : 0,
+      chain.created_at,
+    );
+  }
+
+  findChain(id: string): ChainRecord | undefined {
+    const row = this.get('SELECT * FROM chains WHERE id = ?', id);
+    return row ? toChain(row) : undefined;
+  }
+
+  updateChainSchedule(id: string, fields: { auto_attempts: number; next_due_at: number | null; delivered: boolean }): void {
+    this.run(
+      'UPDATE chains SET auto_attempts = ?, next_due_at = ?, delivered = ? WHERE id = ?',
+      fields.auto_attempts,
+      fields.next_due_at,
+      fields.delivered ? 1 : 0,
+      id,
+    );
+  }
+
+  /** Deliveries whose automatic retry is due by `now`, on webhooks that are active. */
+  dueChains(now: number, limit: number): ChainRecord[] {
+    return this.all(
+      `SELECT c.* FROM chains c JOIN webhooks w ON w.id = c.webhook_id
+       WHERE c.next_due_at IS NOT NULL AND c.next_due_at <= ? AND w.active = 1
+       ORDER BY c.next_due_at LIMIT ?`,
+      now,
+      limit,
+    ).map(toChain);
+  }
+
+  /** When the next automatic retry on an active webhook falls due, if any is scheduled. */
+  earliestDue(): number | undefined {
+    const row = this.get(
+      `SELECT MIN(c.next_due_at) AS due FROM chains c JOIN webhooks w ON w.id = c.webhook_id
+       WHERE c.next_due_at IS NOT NULL AND w.active = 1`,
+    );
+    return row && row.due !== null ? Number(row.due) : undefined;
+  }
+
+  insertAttempt(attempt: { id: string; chain_id: string; webhook_id: string; created_at: string }): number {
+    const row = this.get('SELECT COALESCE(MAX(attempt), 0) + 1 AS next FROM attempts WHERE chain_id = ?', attempt.chain_id);
+    const number = Number(row!.next);
+    this.run(
+      `INSERT INTO attempts (id, chain_id, webhook_id, attempt, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?)`,
+      attempt.id,
+      attempt.chain_id,
+      attempt.webhook_id,
+      number,
+      attempt.created_at,
+    );
+    return number;
+  }
+
+  finishAttempt(
+    id: string,
+    outcome: { status: AttemptStatus; response_code: number | null; response_body: string | null; error: string | null; duration_ms: number },
+  ): void {
+    this.run(
+      'UPDATE attempts SET status = ?, response_code = ?, response_body = ?, error = ?, duration_ms = ? WHERE id = ?',
+      outcome.status,
+      outcome.response_code,
+      outcome.response_body,
+      outcome.error,
+      outcome.duration_ms,
+      id,
+    );
+  }
+
+  findAttempt(accountId: string, id: string): AttemptRecord | undefined {
+    const row = this.get(`SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPT_FROM} WHERE a.id = ? AND w.account_id = ?`, id, accountId);
+    return row ? toAttempt(row) : undefined;
+  }
+
+  listAttempts(webhookId: string, query: PageQuery & { status?: AttemptStatus | undefined }): AttemptRecord[] {
+    return this.all(
+      `SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPT_FROM}
+       WHERE a.webhook_id = ?4 AND (?1 IS NULL OR a.seq < ?1) AND (?2 IS NULL OR a.status = ?2)
+       ORDER BY a.seq DESC LIMIT ?3`,
+      query.beforeSeq ?? null,
+      query.status ?? null,
+      query.limit,
+      webhookId,
+    ).map(toAttempt);
+  }
+
+  /**
+   * Attempts left pending by a sandbox that stopped mid-send become failed,
+   * and their deliveries are due again at once (unless already delivered or
+   * already scheduled).
+   */
+  recoverInterrupted(now: number): number {
+    return this.transaction(() => {
+      const pending = this.all("SELECT id, chain_id FROM attempts WHERE status = 'pending'");
+      for (const row of pending) {
+        this.run(
+          "UPDATE attempts SET status = 'failed', error = 'the sandbox stopped during this attempt' WHERE id = ?",
+          row.id as string,
+        );
+        this.run('UPDATE chains SET next_due_at = ? WHERE id = ? AND delivered = 0 AND next_due_at IS NULL', now, row.chain_id as string);
+      }
+      return pending.length;
+    });
+  }
+}

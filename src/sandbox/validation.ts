@@ -1,0 +1,76 @@
+import { EVENT_TYPES, isEventType } from './catalog.js';
+import { badRequest } from './http.js';
+import type { AttemptStatus } from './store.js';
+
+export const MAX_URL_LENGTH = 2048;
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
+
+function isLoopback(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname) || hostname.endsWith('.localhost');
+}
+
+export function rejectUnknownFields(body: Record<string, unknown>, known: readonly string[]): void {
+  const unknown = Object.keys(body).find((key) => !known.includes(key));
+  if (unknown !== undefined) {
+    throw badRequest('unknown_field', `${unknown}: unknown field; the fields are ${known.join(', ')}`);
+  }
+}
+
+/** An absolute https URL, or http to a loopback host (the sandbox's receivers run locally). */
+export function validateUrl(value: unknown): string {
+  const invalid = (why: string) => badRequest('invalid_field', `url: ${why}`);
+  if (typeof value !== 'string' || value.trim() === '') throw invalid('is required and must be a string');
+  if (value.length > MAX_URL_LENGTH) throw invalid(`must be at most ${MAX_URL_LENGTH} characters`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid('must be an absolute URL such as https://example.com/webhooks');
+  }
+  if (url.protocol === 'https:') return value;
+  if (url.protocol === 'http:' && isLoopback(url.hostname)) return value;
+  if (url.protocol === 'http:') throw invalid('must use https (http is accepted only for localhost and 127.0.0.1)');
+  throw invalid(`scheme ${url.protocol.replace(':', '')} is not supported; use https`);
+}
+
+export function validateEvents(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length === 0) {
+    throw badRequest('invalid_field', 'events: must be a non-empty array of event types');
+  }
+  const seen = new Set<string>();
+  for (const event of value) {
+    if (!isEventType(event)) {
+      throw badRequest('invalid_field', `events: ${JSON.stringify(event)} is not an event type; known types: ${EVENT_TYPES.join(', ')}`);
+    }
+    if (seen.has(event)) throw badRequest('invalid_field', `events: ${event} is listed twice`);
+    seen.add(event);
+  }
+  return [...seen];
+}
+
+export function validateActive(value: unknown): boolean {
+  if (typeof value !== 'boolean') throw badRequest('invalid_field', 'active: must be true or false');
+  return value;
+}
+
+export function parseLimit(value: string | null): number {
+  if (value === null) return 50;
+  if (!/^\d{1,4}$/.test(value) || Number(value) < 1 || Number(value) > 200) {
+    throw badRequest('invalid_parameter', 'limit: must be an integer from 1 to 200');
+  }
+  return Number(value);
+}
+
+export function parseActiveFilter(value: string | null): boolean | undefined {
+  if (value === null) return undefined;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw badRequest('invalid_parameter', 'active: must be true or false');
+}
+
+const STATUSES: readonly AttemptStatus[] = ['delivered', 'failed', 'pending'];
+
+export function parseStatusFilter(value: string | null): AttemptStatus | undefined {
+  if (value === null) return undefined;
+  if ((STATUSES as readonly string[]).includes(value)) return value as AttemptStatus;
+  throw badRequest('invalid_parameter', `status: must be one of ${STATUSES.join(', ')}`);
+}
