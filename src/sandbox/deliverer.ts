@@ -25,7 +25,7 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
   timeoutMs: 10_000,
   responseBodyLimit: 1_024,
   platformName: 'Service',
-  userAgent: 'whsvc-sandbox',
+  userAgent: `whsvc-sandbox/${WHSVC_VERSION}`,
 };
 
 export interface DelivererDeps {

@@ -40,7 +40,6 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
         maxAttempts: options.maxAttempts,
         platformName: options.platformName,
         timeoutMs: options.deliveryTimeoutMs,
-        userAgent: `whsvc-sandbox/${WHSVC_VERSION}`,
       },
       ...(options.quiet ? {} : { onAttempt: (a: AttemptRecord, w: WebhookRecord) => deps.stderr.write(attemptLine(a, w)) }),
     });

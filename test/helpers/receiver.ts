@@ -1,0 +1,66 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  receivedAt: number;
+}
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** What the next request gets; change it between steps of a test. */
+  respondWith: (request: Received) => number;
+  /** Resolves once `count` requests (to `path`, when given) have arrived; rejects after `timeoutMs`. */
+  waitFor(count: number, timeoutMs?: number, path?: string): Promise<Received[]>;
+  close(): Promise<void>;
+}
+
+/** A real webhook receiver on 127.0.0.1, port 0, recording every request. */
+export async function startReceiver(respondWith: (request: Received) => number = () => 200): Promise<Receiver> {
+  const waiters: Array<() => void> = [];
+  const receiver: Receiver = {
+    url: '',
+    received: [],
+    respondWith,
+    waitFor(count, timeoutMs = 20_000, path) {
+      const matching = () => receiver.received.filter((r) => path === undefined || r.path === path);
+      return new Promise((resolve, reject) => {
+        const check = (): boolean => {
+          if (matching().length >= count) {
+            clearTimeout(timer);
+            resolve(matching().slice(0, count));
+            return true;
+          }
+          waiters.push(() => void check());
+          return false;
+        };
+        const timer = setTimeout(
+          () => reject(new Error(`receiver got ${matching().length} of ${count} requests${path ? ` to ${path}` : ''} within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        check();
+      });
+    },
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const request: Received = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+      receiver.received.push(request);
+      res.statusCode = receiver.respondWith(request);
+      res.end('answer from the test receiver');
+      for (const wake of waiters.splice(0)) wake();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return receiver;
+}
