@@ -7,6 +7,7 @@ export default defineConfig({
   define: { WHSVC_VERSION: JSON.stringify(version) },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
     // Two cores: end-to-end files start servers and subprocesses; keep the waits generous.
     maxWorkers: 2,
     testTimeout: 60_000,

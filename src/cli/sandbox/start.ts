@@ -59,18 +59,6 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
   }
 
   const [readWrite, readOnly] = sandbox.clients;
-  if (options.json) {
-    deps.stdout.write(
-      JSON.stringify({
-        base_url: baseUrl,
-        client_id: readWrite!.client_id,
-        client_secret: readWrite!.client_secret,
-        readonly_client_id: readOnly!.client_id,
-        readonly_client_secret: readOnly!.client_secret,
-        data_dir: dataDir ?? null,
-      }) + '\n',
-    );
-  }
   deps.stderr.write(
     [
       `whsvc sandbox ready at ${baseUrl}`,
@@ -83,6 +71,19 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
       '',
     ].join('\n'),
   );
+
+  if (options.json) {
+    deps.stdout.write(
+      JSON.stringify({
+        base_url: baseUrl,
+        client_id: readWrite!.client_id,
+        client_secret: readWrite!.client_secret,
+        readonly_client_id: readOnly!.client_id,
+        readonly_client_secret: readOnly!.client_secret,
+        data_dir: dataDir ?? null,
+      }) + '\n',
+    );
+  }
 
   const exitCode = await deps.stopSignal;
   deps.stderr.write('whsvc sandbox: stopping (waiting for deliveries under way)\n');

@@ -1,0 +1,139 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startSandboxProcess } from '../helpers/cli.js';
+import { getToken, http } from '../helpers/http.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
+let receiver: Receiver;
+let dataDir: string;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  dataDir = mkdtempSync(join(tmpdir(), 'whsvc-sandbox-'));
+});
+
+afterAll(async () => {
+  await receiver?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('whsvc sandbox start', () => {
+  it('prints its address and both clients, and keeps a due retry across a restart with --data-dir', async () => {
+    receiver.respondWith = () => 500;
+    const retryBaseMs = 1_500;
+    const first = await startSandboxProcess(['--data-dir', dataDir, '--retry-base-ms', String(retryBaseMs), '--max-attempts', '3']);
+    expect(Object.keys(first.info)).toEqual(['base_url', 'client_id', 'client_secret', 'readonly_client_id', 'readonly_client_secret', 'data_dir']);
+    expect(first.info.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(first.stderr()).toContain(`ready at ${first.info.base_url}`);
+    expect(first.stderr()).toContain(first.info.readonly_client_id);
+
+    const token = await getToken(first.info.base_url, first.info.client_id, first.info.client_secret);
+    const created = await http(first.info.base_url, 'POST', '/v1/webhooks', {
+      token,
+      body: { url: `${receiver.url}/kept`, events: ['invoice.paid'] },
+    });
+    expect(created.status).toBe(201);
+
+    const triggered = await runCli(['sandbox', 'trigger', 'invoice.paid', '--base-url', first.info.base_url]);
+    expect(triggered.code, triggered.stderr).toBe(0);
+    expect(triggered.stdout).toMatch(/Triggered invoice\.paid \(evt_\w+\): 1 delivery queued/);
+    const [firstAttempt] = await receiver.waitFor(1, 20_000, '/kept');
+
+    expect(await first.stop('SIGTERM')).toBe(0);
+    expect(first.stderr()).toContain('stopping');
+
+    // Let the retry fall due while the sandbox is down.
+    const dueAt = firstAttempt!.receivedAt + retryBaseMs;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now() + 100)));
+    receiver.respondWith = () => 204;
+
+    const second = await startSandboxProcess(['--data-dir', dataDir, '--retry-base-ms', String(retryBaseMs), '--max-attempts', '3']);
+    try {
+      expect(second.info.client_secret).toBe(first.info.client_secret);
+      const [, retried] = await receiver.waitFor(2, 20_000, '/kept');
+      expect(retried!.headers['x-service-attempt']).toBe('2');
+      expect(retried!.headers['x-service-delivery-id']).toBe(firstAttempt!.headers['x-service-delivery-id']);
+      expect(retried!.body).toBe(firstAttempt!.body);
+
+      const again = await getToken(second.info.base_url, second.info.client_id, second.info.client_secret);
+      const log = await (async () => {
+        for (let i = 0; i < 400; i++) {
+          const result = await http(second.info.base_url, 'GET', `/v1/webhooks/${created.json.id}/deliveries`, { token: again });
+          if (result.json.data[0]?.status === 'delivered') return result.json.data;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        throw new Error('the retried attempt was never recorded as delivered');
+      })();
+      expect(log.map((d: { attempts: number; status: string; response_code: number }) => [d.attempts, d.status, d.response_code])).toEqual([
+        [2, 'delivered', 204],
+        [1, 'failed', 500],
+      ]);
+      // The token issued before the restart is still good: tokens are kept too.
+      expect((await http(second.info.base_url, 'GET', '/v1/webhooks', { token })).status).toBe(200);
+    } finally {
+      expect(await second.stop('SIGINT')).toBe(130);
+    }
+  });
+
+  it('says clearly when the port is taken', async () => {
+    const running = await startSandboxProcess(['--quiet']);
+    try {
+      const port = new URL(running.info.base_url).port;
+      const clash = await runCli(['sandbox', 'start', '--port', port]);
+      expect(clash.code).toBe(1);
+      expect(clash.stderr).toContain(`port ${port} on 127.0.0.1 is already in use`);
+      expect(clash.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('refuses bad flag values as usage errors', async () => {
+    const result = await runCli(['sandbox', 'start', '--port', 'eighty']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--port');
+    const name = await runCli(['sandbox', 'start', '--platform-name', 'bad name']);
+    expect(name.code).toBe(2);
+  });
+});
+
+describe('whsvc sandbox trigger', () => {
+  it('refuses an event type outside the catalog with a suggestion, before any request', async () => {
+    const result = await runCli(['sandbox', 'trigger', 'invoice.payed', '--base-url', 'http://127.0.0.1:9']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('did you mean invoice.paid?');
+  });
+
+  it('refuses --data that is not a JSON object', async () => {
+    const result = await runCli(['sandbox', 'trigger', 'invoice.paid', '--data', '{nope', '--base-url', 'http://127.0.0.1:9']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--data is not valid JSON');
+  });
+
+  it('says when no sandbox is running at the address', async () => {
+    const dead = await startReceiver();
+    const url = dead.url;
+    await dead.close();
+    const result = await runCli(['sandbox', 'trigger', 'invoice.paid', '--base-url', url]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`cannot reach the sandbox at ${url}`);
+  });
+
+  it('merges --data into the payload and prints the answer with --json', async () => {
+    const sandbox = await startSandboxProcess(['--quiet']);
+    try {
+      const result = await runCli([
+        'sandbox', 'trigger', 'invoice.paid', '--json', '--base-url', sandbox.info.base_url,
+        '--data', '{"id":"inv_from_flag","amount":{"amount":5,"currency":"USD"}}',
+      ]);
+      expect(result.code, result.stderr).toBe(0);
+      const answer = JSON.parse(result.stdout);
+      expect(answer.payload).toEqual({ id: 'inv_from_flag', event: 'invoice.paid', amount: { amount: 5, currency: 'USD' } });
+      expect(answer.deliveries).toEqual([]);
+    } finally {
+      await sandbox.stop();
+    }
+  });
+});

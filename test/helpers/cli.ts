@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const WHSVC_BIN = fileURLToPath(new URL('../../bin/whsvc', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built `whsvc` binary as a user would, with no TTY. */
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WHSVC_BIN, ...args], {
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`whsvc ${args.join(' ')} did not finish within ${options.timeoutMs ?? 30_000} ms\n${stderr}`));
+    }, options.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+export interface SandboxInfo {
+  base_url: string;
+  client_id: string;
+  client_secret: string;
+  readonly_client_id: string;
+  readonly_client_secret: string;
+  data_dir: string | null;
+}
+
+export interface SandboxProcess {
+  info: SandboxInfo;
+  child: ChildProcess;
+  stderr(): string;
+  /** Sends the signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `whsvc sandbox start --port 0 --json …` and waits for its ready line. */
+export function startSandboxProcess(args: string[] = [], timeoutMs = 30_000): Promise<SandboxProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WHSVC_BIN, 'sandbox', 'start', '--port', '0', '--json', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`sandbox not ready within ${timeoutMs} ms: ${stderr}`));
+    }, timeoutMs);
+    let ready = false;
+    // Ready once both the JSON line (stdout) and the ready line (stderr) are in: two pipes, either may come first.
+    const checkReady = () => {
+      const newline = stdout.indexOf('\n');
+      if (ready || newline < 0 || !stderr.includes('ready at')) return;
+      ready = true;
+      clearTimeout(timer);
+      resolve({
+        info: JSON.parse(stdout.slice(0, newline)) as SandboxInfo,
+        child,
+        stderr: () => stderr,
+        stop: async (signal = 'SIGTERM') => {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+          return exited;
+        },
+      });
+    };
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+      checkReady();
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+      checkReady();
+    });
+    void exited.then((code) => {
+      if (ready) return;
+      clearTimeout(timer);
+      reject(new Error(`sandbox exited with ${code} before it was ready: ${stderr}`));
+    });
+  });
+}
