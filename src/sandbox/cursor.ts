@@ -22,7 +22,8 @@ export class Cursors {
     if (parts.length !== 3) throw invalid();
     const [cursorList, seqText, mac] = parts as [string, string, string];
     const expected = Buffer.from(this.mac(`${cursorList}|${seqText}`));
-    if (mac.length !== expected.length || !timingSafeEqual(Buffer.from(mac), expected)) throw invalid();
+    const given = Buffer.from(mac);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
     if (cursorList !== list) throw invalid();
     const seq = Number(seqText);
     if (!Number.isSafeInteger(seq) || seq < 1) throw invalid();

@@ -86,7 +86,7 @@ export class Deliverer {
     const chains = store.transaction(() =>
       store.subscribedActiveWebhooks(accountId, type).map((webhook) => this.createChain(webhook, type, payload)),
     );
-    for (const chain of chains) void this.sendAutomatic(chain.id);
+    for (const chain of chains) this.sendInBackground(chain.id);
     return chains.map((c) => c.id);
   }
 
@@ -119,7 +119,7 @@ export class Deliverer {
     for (const chain of this.deps.store.dueChains(this.deps.clock.now(), 500)) {
       underway += 1;
       // A chain already locked is re-armed for when its current send ends.
-      if (!this.locks.has(chain.id)) void this.sendAutomatic(chain.id);
+      if (!this.locks.has(chain.id)) this.sendInBackground(chain.id);
     }
     if (underway === 0) this.arm();
   }
@@ -141,6 +141,13 @@ export class Deliverer {
     };
     this.deps.store.insertChain(chain);
     return chain;
+  }
+
+  /** A send nobody awaits: a failure of ours (the store, say) is reported, never an unhandled rejection. */
+  private sendInBackground(chainId: string): void {
+    this.sendAutomatic(chainId).catch((error: unknown) => {
+      process.stderr.write(`whsvc sandbox: delivery ${chainId} failed inside the sandbox: ${(error as Error)?.message ?? error}\n`);
+    });
   }
 
   private sendAutomatic(chainId: string): Promise<AttemptRecord | undefined> {

@@ -1,0 +1,768 @@
+import { createHmac } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MockAgent } from 'undici';
+import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from '../../src/sandbox/deliverer.js';
+import { Store, type AttemptRecord, type ChainRecord, type WebhookRecord } from '../../src/sandbox/store.js';
+import { ManualClock, flushPromises } from '../helpers/manual-clock.js';
+
+const ORIGIN = 'http://127.0.0.1:9999';
+const HOOK_URL = `${ORIGIN}/hook`;
+const ACCOUNT = 'acct_demo';
+const SECRET = 'whsec_unit_test_9f8e7d6c5b4a';
+const EVENT = 'invoice.paid';
+const PAYLOAD = { id: 'inv_0001', event: EVENT, amount: { amount: 12900, currency: 'EUR' } };
+
+/** The signature recomputed independently of src/signing. */
+function expectedSignature(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+interface SentRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A promise the test resolves when it wants the endpoint to answer. */
+function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
+let store: Store;
+let clock: ManualClock;
+let agent: MockAgent;
+let deliverer: Deliverer;
+let webhook: WebhookRecord;
+let seen: { attempt: AttemptRecord; webhook: WebhookRecord }[];
+let t0: number;
+
+function makeDeliverer(policy: Partial<DeliveryPolicy> = {}): Deliverer {
+  return new Deliverer({
+    store,
+    clock,
+    dispatcher: agent,
+    policy: { ...DEFAULT_POLICY, retryBaseMs: 1_000, maxDelayMs: 3_600_000, maxAttempts: 4, ...policy },
+    onAttempt: (attempt, wh) => seen.push({ attempt, webhook: wh }),
+  });
+}
+
+function insertWebhook(fields: Partial<WebhookRecord> = {}): WebhookRecord {
+  const iso = new Date(clock.now()).toISOString();
+  return store.insertWebhook({
+    id: `wh_${Math.random().toString(16).slice(2, 14).padEnd(12, '0')}`,
+    account_id: ACCOUNT,
+    url: HOOK_URL,
+    events: [EVENT, 'sales_order.created'],
+    active: true,
+    signing_secret: SECRET,
+    created_at: iso,
+    updated_at: iso,
+    ...fields,
+  });
+}
+
+function setActive(wh: WebhookRecord, active: boolean): void {
+  store.updateWebhook({ ...wh, active, updated_at: new Date(clock.now()).toISOString() });
+}
+
+/** One interceptor: the next POST /hook is answered `status` (after `wait`, if given). */
+function answer(status: number, options: { data?: string; headers?: Record<string, string>; wait?: Promise<void> } = {}): void {
+  agent
+    .get(ORIGIN)
+    .intercept({ path: '/hook', method: 'POST' })
+    .reply(async () => {
+      if (options.wait) await options.wait;
+      return { statusCode: status, data: options.data ?? '', responseOptions: { headers: options.headers ?? {} } };
+    });
+}
+
+/** Every request the deliverer dispatched (matched by an interceptor or not), in order. */
+function sent(): SentRequest[] {
+  const calls = agent.getCallHistory()?.calls() ?? [];
+  return calls.map((call) => {
+    const headers: Record<string, string> = {};
+    const raw = call.headers as unknown;
+    if (raw && typeof raw === 'object') {
+      for (const [name, value] of Object.entries(raw as Record<string, unknown>)) headers[name.toLowerCase()] = String(value);
+    }
+    const body: unknown = call.body;
+    return {
+      method: String(call.method),
+      path: String(call.path),
+      headers,
+      body: typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : String(body),
+    };
+  });
+}
+
+/** The attempts of a webhook, oldest first. */
+function attemptsOf(wh: WebhookRecord): AttemptRecord[] {
+  return store.listAttempts(wh.id, { limit: 1_000 }).reverse();
+}
+
+function chain(id: string): ChainRecord {
+  const found = store.findChain(id);
+  if (!found) throw new Error(`no chain ${id}`);
+  return found;
+}
+
+/** Delivers the test event and lets the first send complete; returns the delivery (chain) id. */
+async function deliverOne(): Promise<string> {
+  const ids = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+  expect(ids).toHaveLength(1);
+  await flushPromises();
+  return ids[0]!;
+}
+
+beforeEach(() => {
+  store = new Store();
+  clock = new ManualClock();
+  t0 = clock.now();
+  agent = new MockAgent({ enableCallHistory: true });
+  agent.disableNetConnect();
+  seen = [];
+  deliverer = makeDeliverer();
+  webhook = insertWebhook();
+});
+
+afterEach(async () => {
+  await deliverer.stop();
+  agent.assertNoPendingInterceptors();
+  await agent.close();
+  store.close();
+});
+
+describe('Deliverer: a delivered event', () => {
+  it('sends one signed POST with the delivery headers and records the attempt as delivered', async () => {
+    answer(200, { data: 'thanks' });
+    const ids = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    expect(ids).toHaveLength(1);
+    const id = ids[0]!;
+    expect(id).toMatch(/^dlv_[0-9a-f]{24}$/);
+    await flushPromises();
+
+    const requests = sent();
+    expect(requests).toHaveLength(1);
+    const request = requests[0]!;
+    const body = JSON.stringify(PAYLOAD);
+    expect(request.method).toBe('POST');
+    expect(request.path).toBe('/hook');
+    expect(request.body).toBe(body);
+    expect(JSON.parse(request.body)).toEqual(PAYLOAD);
+    expect(request.headers['x-service-signature']).toBe(expectedSignature(SECRET, body));
+    expect(request.headers['x-service-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
+    expect(request.headers['x-service-event']).toBe(EVENT);
+    expect(request.headers['x-service-delivery-id']).toBe(id);
+    expect(request.headers['x-service-attempt']).toBe('1');
+    expect(request.headers['x-service-attempt-id']).toBe(id);
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(request.headers['user-agent']).toBe(DEFAULT_POLICY.userAgent);
+
+    const attempts = attemptsOf(webhook);
+    expect(attempts).toHaveLength(1);
+    const attempt = attempts[0]!;
+    expect(attempt).toMatchObject({
+      id,
+      chain_id: id,
+      webhook_id: webhook.id,
+      account_id: ACCOUNT,
+      event: EVENT,
+      attempt: 1,
+      status: 'delivered',
+      response_code: 200,
+      response_body: 'thanks',
+      error: null,
+      duration_ms: 0,
+      created_at: new Date(t0).toISOString(),
+      body,
+      signature: expectedSignature(SECRET, body),
+    });
+    expect(chain(id)).toMatchObject({ delivered: true, next_due_at: null, auto_attempts: 1 });
+
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.attempt).toMatchObject({ id, status: 'delivered', response_code: 200 });
+    expect(seen[0]!.webhook.id).toBe(webhook.id);
+
+    // Nothing else is ever sent.
+    await clock.advance(24 * 3_600_000);
+    expect(sent()).toHaveLength(1);
+  });
+
+  it('uses the platform name in every header name', async () => {
+    await deliverer.stop();
+    deliverer = makeDeliverer({ platformName: 'Acme' });
+    answer(204);
+    const id = await deliverOne();
+    const request = sent()[0]!;
+    expect(request.headers['x-acme-signature']).toBe(expectedSignature(SECRET, JSON.stringify(PAYLOAD)));
+    expect(request.headers['x-acme-event']).toBe(EVENT);
+    expect(request.headers['x-acme-delivery-id']).toBe(id);
+    expect(request.headers['x-acme-attempt']).toBe('1');
+    expect(request.headers['x-service-signature']).toBeUndefined();
+    expect(attemptsOf(webhook)[0]).toMatchObject({ status: 'delivered', response_code: 204 });
+  });
+
+  it('sends only to active webhooks subscribed to the event, one delivery each', async () => {
+    const other = insertWebhook({ events: [EVENT] });
+    insertWebhook({ events: ['sales_order.created'] }); // not subscribed
+    insertWebhook({ active: false }); // paused
+    insertWebhook({ account_id: 'acct_other' }); // another account
+    answer(200);
+    answer(200);
+    const ids = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
+    await flushPromises();
+    expect(sent()).toHaveLength(2);
+    expect(sent().map((r) => r.headers['x-service-delivery-id']).sort()).toEqual([...ids].sort());
+    expect(attemptsOf(webhook)).toHaveLength(1);
+    expect(attemptsOf(other)).toHaveLength(1);
+
+    expect(deliverer.deliverEvent(ACCOUNT, 'product.updated', PAYLOAD)).toEqual([]);
+    await flushPromises();
+    expect(sent()).toHaveLength(2);
+  });
+
+  it('keeps the endpoint answer only up to responseBodyLimit bytes', async () => {
+    await deliverer.stop();
+    deliverer = makeDeliverer({ responseBodyLimit: 16 });
+    answer(200, { data: 'x'.repeat(5_000) });
+    await deliverOne();
+    expect(attemptsOf(webhook)[0]!.response_body).toBe('x'.repeat(16));
+  });
+});
+
+describe('Deliverer: failures and backoff', () => {
+  it('retries a failed delivery with doubling delays, and stops after maxAttempts', async () => {
+    for (let i = 0; i < 4; i += 1) answer(500, { data: 'boom' });
+    const id = await deliverOne();
+    expect(sent()).toHaveLength(1);
+    expect(chain(id)).toMatchObject({ auto_attempts: 1, next_due_at: t0 + 1_000, delivered: false });
+
+    // Attempt 2: not before +1000 ms, exactly at +1000 ms.
+    await clock.advance(999);
+    expect(sent()).toHaveLength(1);
+    await clock.advance(1);
+    expect(sent()).toHaveLength(2);
+    expect(chain(id)).toMatchObject({ auto_attempts: 2, next_due_at: t0 + 1_000 + 2_000 });
+
+    // Attempt 3: 2000 ms after attempt 2.
+    await clock.advance(1_999);
+    expect(sent()).toHaveLength(2);
+    await clock.advance(1);
+    expect(sent()).toHaveLength(3);
+    expect(chain(id)).toMatchObject({ auto_attempts: 3, next_due_at: t0 + 3_000 + 4_000 });
+
+    // Attempt 4: 4000 ms after attempt 3.
+    await clock.advance(3_999);
+    expect(sent()).toHaveLength(3);
+    await clock.advance(1);
+    expect(sent()).toHaveLength(4);
+
+    // The 4th was the last automatic attempt: nothing is scheduled, ever.
+    expect(chain(id)).toMatchObject({ auto_attempts: 4, next_due_at: null, delivered: false });
+    await clock.advance(30 * 24 * 3_600_000);
+    expect(sent()).toHaveLength(4);
+    expect(clock.pendingTimers).toBe(0);
+
+    const attempts = attemptsOf(webhook);
+    expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4]);
+    expect(attempts.map((a) => a.status)).toEqual(['failed', 'failed', 'failed', 'failed']);
+    expect(attempts.map((a) => a.response_code)).toEqual([500, 500, 500, 500]);
+    expect(attempts.map((a) => a.response_body)).toEqual(['boom', 'boom', 'boom', 'boom']);
+    expect(attempts.map((a) => a.error)).toEqual(Array(4).fill('endpoint answered 500'));
+    expect(attempts.map((a) => Date.parse(a.created_at) - t0)).toEqual([0, 1_000, 3_000, 7_000]);
+    expect(attempts.every((a) => a.chain_id === id)).toBe(true);
+    expect(attempts[0]!.id).toBe(id);
+    expect(new Set(attempts.map((a) => a.id)).size).toBe(4);
+
+    // Every attempt re-sends the same delivery: same body and signature, numbered 1..4.
+    const requests = sent();
+    const body = JSON.stringify(PAYLOAD);
+    expect(requests.map((r) => r.body)).toEqual(Array(4).fill(body));
+    expect(requests.map((r) => r.headers['x-service-signature'])).toEqual(Array(4).fill(expectedSignature(SECRET, body)));
+    expect(requests.map((r) => r.headers['x-service-delivery-id'])).toEqual(Array(4).fill(id));
+    expect(requests.map((r) => r.headers['x-service-attempt'])).toEqual(['1', '2', '3', '4']);
+    expect(requests.map((r) => r.headers['x-service-attempt-id'])).toEqual(attempts.map((a) => a.id));
+    expect(seen.map((s) => s.attempt.attempt)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('caps the backoff delay at maxDelayMs', async () => {
+    await deliverer.stop();
+    deliverer = makeDeliverer({ retryBaseMs: 1_000, maxDelayMs: 1_500, maxAttempts: 4 });
+    for (let i = 0; i < 4; i += 1) answer(503);
+    const id = await deliverOne();
+    expect(chain(id).next_due_at).toBe(t0 + 1_000);
+    await clock.advance(1_000);
+    expect(sent()).toHaveLength(2);
+    expect(chain(id).next_due_at).toBe(t0 + 1_000 + 1_500); // 2000 capped to 1500
+    await clock.advance(1_499);
+    expect(sent()).toHaveLength(2);
+    await clock.advance(1);
+    expect(sent()).toHaveLength(3);
+    expect(chain(id).next_due_at).toBe(t0 + 2_500 + 1_500); // 4000 capped to 1500
+    await clock.advance(1_500);
+    expect(sent()).toHaveLength(4);
+    await clock.advance(3_600_000);
+    expect(sent()).toHaveLength(4);
+    expect(attemptsOf(webhook).map((a) => Date.parse(a.created_at) - t0)).toEqual([0, 1_000, 2_500, 4_000]);
+  });
+
+  it('with maxAttempts 1 never retries automatically', async () => {
+    await deliverer.stop();
+    deliverer = makeDeliverer({ maxAttempts: 1 });
+    answer(500);
+    const id = await deliverOne();
+    expect(chain(id)).toMatchObject({ auto_attempts: 1, next_due_at: null, delivered: false });
+    await clock.advance(24 * 3_600_000);
+    expect(sent()).toHaveLength(1);
+  });
+
+  it('stops the chain when a retry succeeds', async () => {
+    answer(500);
+    answer(200, { data: 'ok' });
+    const id = await deliverOne();
+    await clock.advance(1_000);
+    expect(sent()).toHaveLength(2);
+    expect(chain(id)).toMatchObject({ delivered: true, next_due_at: null, auto_attempts: 2 });
+    await clock.advance(30 * 24 * 3_600_000);
+    expect(sent()).toHaveLength(2);
+    expect(clock.pendingTimers).toBe(0);
+    const attempts = attemptsOf(webhook);
+    expect(attempts.map((a) => [a.attempt, a.status, a.response_code])).toEqual([
+      [1, 'failed', 500],
+      [2, 'delivered', 200],
+    ]);
+  });
+
+  it('records a connection error as failed with no response code, and retries it', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9999'), { code: 'ECONNREFUSED' });
+    agent.get(ORIGIN).intercept({ path: '/hook', method: 'POST' }).replyWithError(refused);
+    answer(200);
+    const id = await deliverOne();
+    expect(sent()).toHaveLength(1);
+    const [first] = attemptsOf(webhook);
+    expect(first).toMatchObject({
+      attempt: 1,
+      status: 'failed',
+      response_code: null,
+      response_body: null,
+      error: 'connection refused',
+    });
+    expect(chain(id).next_due_at).toBe(t0 + 1_000);
+    await clock.advance(1_000);
+    expect(sent()).toHaveLength(2);
+    expect(attemptsOf(webhook)[1]).toMatchObject({ attempt: 2, status: 'delivered', response_code: 200 });
+  });
+
+  it('records an endpoint that does not answer within timeoutMs as failed with no response code', async () => {
+    await deliverer.stop();
+    deliverer = makeDeliverer({ timeoutMs: 50, maxAttempts: 1 });
+    // MockAgent's delay is real time, and so is the send timeout (AbortSignal.timeout):
+    // an answer 5 s late is cut off at 50 ms.
+    agent.get(ORIGIN).intercept({ path: '/hook', method: 'POST' }).reply(200, 'too late').delay(5_000);
+    const started = Date.now();
+    deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    for (let i = 0; i < 200 && attemptsOf(webhook)[0]?.status !== 'failed'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await flushPromises();
+    expect(sent()).toHaveLength(1);
+    expect(attemptsOf(webhook)).toHaveLength(1);
+    expect(attemptsOf(webhook)[0]).toMatchObject({
+      attempt: 1,
+      status: 'failed',
+      response_code: null,
+      response_body: null,
+      error: 'no answer within 50 ms',
+    });
+  });
+
+  it('counts a 3xx redirect as a failure (not followed), with its response code', async () => {
+    answer(302, { headers: { location: `${ORIGIN}/elsewhere` } });
+    const id = await deliverOne();
+    expect(sent()).toHaveLength(1);
+    expect(sent()[0]!.path).toBe('/hook');
+    expect(attemptsOf(webhook)[0]).toMatchObject({
+      attempt: 1,
+      status: 'failed',
+      response_code: 302,
+      error: 'endpoint answered 302',
+    });
+    expect(chain(id)).toMatchObject({ delivered: false, next_due_at: t0 + 1_000 });
+    // Let the retry go (and succeed) so no interceptor or timer is left behind.
+    answer(200);
+    await clock.advance(1_000);
+    expect(sent().map((r) => r.path)).toEqual(['/hook', '/hook']);
+  });
+
+  it('counts a 4xx answer as a failure and any 2xx (299) as success', async () => {
+    answer(410);
+    await deliverOne();
+    expect(attemptsOf(webhook)[0]).toMatchObject({ status: 'failed', response_code: 410 });
+    answer(299);
+    await clock.advance(1_000);
+    expect(attemptsOf(webhook)[1]).toMatchObject({ status: 'delivered', response_code: 299 });
+  });
+});
+
+describe('Deliverer: manual retries', () => {
+  it('a manual retry while the automatic retry is in flight does not make the automatic one fire twice', async () => {
+    answer(500); // automatic 1
+    const id = await deliverOne();
+    const held = gate();
+    answer(500, { wait: held.promise }); // automatic 2, held open
+    answer(500); // manual
+    answer(500); // automatic 3
+    await clock.advance(1_000);
+    expect(sent()).toHaveLength(2);
+
+    const manual = deliverer.retry(id);
+    await flushPromises();
+    // The manual retry waits for the send under way on the same delivery.
+    expect(sent()).toHaveLength(2);
+    held.open();
+    const manualAttempt = await manual;
+    await flushPromises();
+    expect(sent()).toHaveLength(3);
+    expect(manualAttempt).toMatchObject({ attempt: 3, status: 'failed', response_code: 500, chain_id: id });
+
+    // The manual retry does not count as an automatic attempt: the 3rd automatic is due 2000 ms after the 2nd.
+    expect(chain(id)).toMatchObject({ auto_attempts: 2, next_due_at: t0 + 1_000 + 2_000 });
+    await clock.advance(1_999);
+    expect(sent()).toHaveLength(3);
+    await clock.advance(1);
+    expect(sent()).toHaveLength(4);
+    expect(sent().map((r) => r.headers['x-service-attempt'])).toEqual(['1', '2', '3', '4']);
+    expect(attemptsOf(webhook).map((a) => a.attempt)).toEqual([1, 2, 3, 4]);
+    expect(chain(id)).toMatchObject({ auto_attempts: 3, next_due_at: t0 + 3_000 + 4_000 });
+
+    // Let the 4th automatic attempt (the last) fail; nothing more.
+    answer(500);
+    await clock.advance(4_000);
+    expect(sent()).toHaveLength(5);
+    await clock.advance(24 * 3_600_000);
+    expect(sent()).toHaveLength(5);
+  });
+
+  it('a manual retry in flight when the automatic retry falls due: the automatic one is sent once, after it', async () => {
+    answer(500); // automatic 1
+    const id = await deliverOne();
+    const held = gate();
+    answer(500, { wait: held.promise }); // manual, held open across the due time
+    answer(500); // automatic 2
+    await clock.advance(500);
+    const manual = deliverer.retry(id);
+    await flushPromises();
+    expect(sent()).toHaveLength(2);
+
+    // The automatic retry falls due while the manual one is still being sent.
+    await clock.advance(500);
+    expect(sent()).toHaveLength(2);
+    await clock.advance(100);
+    expect(sent()).toHaveLength(2);
+
+    held.open();
+    await manual;
+    await clock.runDue();
+    expect(sent()).toHaveLength(3);
+    await clock.runDue();
+    await clock.advance(1_000);
+    expect(sent()).toHaveLength(3);
+    expect(sent().map((r) => r.headers['x-service-attempt'])).toEqual(['1', '2', '3']);
+    const attempts = attemptsOf(webhook);
+    expect(attempts.map((a) => Date.parse(a.created_at) - t0)).toEqual([0, 500, 1_100]);
+    // The automatic attempt sent late is the 2nd automatic one; the next is 2000 ms after it.
+    expect(chain(id)).toMatchObject({ auto_attempts: 2, next_due_at: t0 + 1_100 + 2_000 });
+    answer(200);
+    await clock.advance(1_000);
+    expect(sent()).toHaveLength(4);
+    expect(chain(id).delivered).toBe(true);
+  });
+
+  it('a failed manual retry before the automatic retry is due leaves the automatic schedule as it was', async () => {
+    answer(500);
+    answer(500); // manual
+    answer(200); // automatic 2
+    const id = await deliverOne();
+    await clock.advance(400);
+    const manual = await deliverer.retry(id);
+    expect(manual).toMatchObject({ attempt: 2, status: 'failed', response_code: 500 });
+    expect(chain(id)).toMatchObject({ auto_attempts: 1, next_due_at: t0 + 1_000, delivered: false });
+    await clock.advance(599);
+    expect(sent()).toHaveLength(2);
+    await clock.advance(1);
+    expect(sent()).toHaveLength(3);
+    expect(chain(id)).toMatchObject({ delivered: true, next_due_at: null });
+  });
+
+  it('a manual retry that succeeds cancels the scheduled automatic retry', async () => {
+    answer(500);
+    answer(200, { data: 'finally' }); // manual
+    const id = await deliverOne();
+    expect(chain(id).next_due_at).toBe(t0 + 1_000);
+    await clock.advance(300);
+    const manual = await deliverer.retry(id);
+    expect(manual).toMatchObject({ attempt: 2, status: 'delivered', response_code: 200, response_body: 'finally' });
+    expect(manual!.id).not.toBe(id);
+    expect(chain(id)).toMatchObject({ delivered: true, next_due_at: null });
+    const request = sent()[1]!;
+    expect(request.headers['x-service-attempt']).toBe('2');
+    expect(request.headers['x-service-delivery-id']).toBe(id);
+    expect(request.headers['x-service-attempt-id']).toBe(manual!.id);
+    expect(request.headers['x-service-signature']).toBe(expectedSignature(SECRET, JSON.stringify(PAYLOAD)));
+
+    await clock.advance(30 * 24 * 3_600_000);
+    expect(sent()).toHaveLength(2);
+  });
+
+  it('a manual retry after the automatic attempts are exhausted sends once and schedules nothing', async () => {
+    await deliverer.stop();
+    deliverer = makeDeliverer({ maxAttempts: 2 });
+    answer(500);
+    answer(500);
+    answer(500); // manual
+    const id = await deliverOne();
+    await clock.advance(1_000);
+    expect(chain(id)).toMatchObject({ auto_attempts: 2, next_due_at: null });
+    const manual = await deliverer.retry(id);
+    expect(manual).toMatchObject({ attempt: 3, status: 'failed' });
+    expect(chain(id)).toMatchObject({ auto_attempts: 2, next_due_at: null, delivered: false });
+    await clock.advance(24 * 3_600_000);
+    expect(sent()).toHaveLength(3);
+  });
+
+  it('a manual retry of an unknown delivery sends nothing and resolves undefined', async () => {
+    await expect(deliverer.retry('dlv_000000000000000000000000')).resolves.toBeUndefined();
+    expect(sent()).toHaveLength(0);
+  });
+});
+
+describe('Deliverer: paused and deleted webhooks', () => {
+  it('holds a due retry while the webhook is paused; wake() after resuming sends it', async () => {
+    answer(500);
+    const id = await deliverOne();
+    await clock.advance(100);
+    setActive(webhook, false);
+    await clock.advance(10_000);
+    expect(sent()).toHaveLength(1);
+    // Still due, not dropped, not counted.
+    expect(chain(id)).toMatchObject({ auto_attempts: 1, next_due_at: t0 + 1_000, delivered: false });
+
+    answer(200);
+    setActive(webhook, true);
+    deliverer.wake();
+    await clock.runDue();
+    expect(sent()).toHaveLength(2);
+    const attempts = attemptsOf(webhook);
+    expect(attempts[1]).toMatchObject({ attempt: 2, status: 'delivered', response_code: 200 });
+    expect(Date.parse(attempts[1]!.created_at)).toBe(t0 + 10_100);
+    expect(chain(id)).toMatchObject({ auto_attempts: 2, delivered: true, next_due_at: null });
+  });
+
+  it('a webhook paused between finding the due retry and sending it: the retry is held, still due', async () => {
+    answer(500);
+    const id = await deliverOne();
+    // Pause the webhook right after the deliverer has listed what is due (a request
+    // pausing it can land between the two).
+    const dueChains = store.dueChains.bind(store);
+    let paused = false;
+    store.dueChains = (now: number, limit: number) => {
+      const due = dueChains(now, limit);
+      if (due.length > 0 && !paused) {
+        paused = true;
+        setActive(webhook, false);
+      }
+      return due;
+    };
+    await clock.advance(1_000);
+    expect(paused).toBe(true);
+    expect(sent()).toHaveLength(1);
+    expect(attemptsOf(webhook)).toHaveLength(1);
+    expect(chain(id)).toMatchObject({ auto_attempts: 1, next_due_at: t0 + 1_000, delivered: false });
+
+    answer(200);
+    setActive(webhook, true);
+    deliverer.wake();
+    await clock.runDue();
+    expect(sent()).toHaveLength(2);
+    expect(chain(id)).toMatchObject({ auto_attempts: 2, delivered: true });
+  });
+
+  it('does not deliver new events to a paused webhook', async () => {
+    setActive(webhook, false);
+    expect(deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD)).toEqual([]);
+    await clock.advance(60_000);
+    expect(sent()).toHaveLength(0);
+  });
+
+  it('drops the scheduled retries of a deleted webhook', async () => {
+    answer(500);
+    const id = await deliverOne();
+    expect(store.deleteWebhook(ACCOUNT, webhook.id)).toBe(true);
+    expect(store.findChain(id)).toBeUndefined();
+    await clock.advance(30 * 24 * 3_600_000);
+    expect(sent()).toHaveLength(1);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a webhook deleted while its attempt is in flight: the answer is dropped and nothing is scheduled', async () => {
+    const held = gate();
+    answer(500, { wait: held.promise });
+    const [id] = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    await flushPromises();
+    expect(sent()).toHaveLength(1);
+    store.deleteWebhook(ACCOUNT, webhook.id);
+    held.open();
+    await flushPromises();
+    expect(store.findChain(id!)).toBeUndefined();
+    await clock.advance(24 * 3_600_000);
+    expect(sent()).toHaveLength(1);
+  });
+});
+
+describe('Deliverer: start, recovery and stop', () => {
+  function insertChain(fields: Partial<ChainRecord> = {}): ChainRecord {
+    const body = JSON.stringify(PAYLOAD);
+    const record: ChainRecord = {
+      id: 'dlv_0123456789abcdef01234567',
+      webhook_id: webhook.id,
+      event: EVENT,
+      body,
+      signature: expectedSignature(SECRET, body),
+      auto_attempts: 1,
+      next_due_at: null,
+      delivered: false,
+      created_at: new Date(t0).toISOString(),
+      ...fields,
+    };
+    store.insertChain(record);
+    return record;
+  }
+
+  it('start(): an attempt left pending becomes failed and its delivery is sent again', async () => {
+    // A sandbox stopped during the first send: the attempt was begun, never finished.
+    const record = insertChain({ auto_attempts: 1, next_due_at: null });
+    store.insertAttempt({ id: record.id, chain_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
+    expect(attemptsOf(webhook)[0]!.status).toBe('pending');
+
+    await clock.advance(60_000);
+    answer(200);
+    deliverer.start();
+    const first = attemptsOf(webhook)[0]!;
+    expect(first).toMatchObject({ id: record.id, attempt: 1, status: 'failed', response_code: null });
+    expect(first.error).toBe('the sandbox stopped during this attempt');
+
+    await clock.runDue();
+    expect(sent()).toHaveLength(1);
+    const request = sent()[0]!;
+    expect(request.body).toBe(record.body);
+    expect(request.headers['x-service-signature']).toBe(record.signature);
+    expect(request.headers['x-service-delivery-id']).toBe(record.id);
+    expect(request.headers['x-service-attempt']).toBe('2');
+    const attempts = attemptsOf(webhook);
+    expect(attempts.map((a) => [a.attempt, a.status])).toEqual([
+      [1, 'failed'],
+      [2, 'delivered'],
+    ]);
+    expect(Date.parse(attempts[1]!.created_at)).toBe(t0 + 60_000);
+    expect(chain(record.id)).toMatchObject({ auto_attempts: 2, delivered: true, next_due_at: null });
+  });
+
+  it('start(): a pending attempt of a delivered delivery is marked failed but not re-sent', async () => {
+    const record = insertChain({ delivered: true, next_due_at: null });
+    store.insertAttempt({ id: record.id, chain_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
+    deliverer.start();
+    await clock.advance(60_000);
+    expect(sent()).toHaveLength(0);
+    expect(attemptsOf(webhook)[0]!.status).toBe('failed');
+  });
+
+  it('start(): sends retries that fell due while the sandbox was stopped, and those not yet due at their time', async () => {
+    insertChain({ id: 'dlv_aaaaaaaaaaaaaaaaaaaaaaaa', auto_attempts: 2, next_due_at: t0 - 5_000 });
+    insertChain({ id: 'dlv_bbbbbbbbbbbbbbbbbbbbbbbb', auto_attempts: 1, next_due_at: t0 + 2_000 });
+    // Created but never sent (stopped before the first send).
+    insertChain({ id: 'dlv_cccccccccccccccccccccccc', auto_attempts: 0, next_due_at: t0 - 1 });
+    answer(200);
+    answer(200);
+    answer(200);
+    deliverer.start();
+    await clock.runDue();
+    expect(sent().map((r) => r.headers['x-service-delivery-id']).sort()).toEqual([
+      'dlv_aaaaaaaaaaaaaaaaaaaaaaaa',
+      'dlv_cccccccccccccccccccccccc',
+    ]);
+    const firstOfC = attemptsOf(webhook).find((a) => a.chain_id === 'dlv_cccccccccccccccccccccccc');
+    expect(firstOfC).toMatchObject({ id: 'dlv_cccccccccccccccccccccccc', attempt: 1, status: 'delivered' });
+    await clock.advance(1_999);
+    expect(sent()).toHaveLength(2);
+    await clock.advance(1);
+    expect(sent()).toHaveLength(3);
+    expect(sent()[2]!.headers['x-service-delivery-id']).toBe('dlv_bbbbbbbbbbbbbbbbbbbbbbbb');
+  });
+
+  it('stop() waits for the send under way to finish, and schedules nothing after', async () => {
+    const held = gate();
+    answer(500, { wait: held.promise });
+    const [id] = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    await flushPromises();
+    expect(sent()).toHaveLength(1);
+    expect(attemptsOf(webhook)[0]!.status).toBe('pending');
+
+    let stopped = false;
+    const stopping = deliverer.stop().then(() => {
+      stopped = true;
+    });
+    await flushPromises();
+    expect(stopped).toBe(false);
+
+    held.open();
+    await stopping;
+    expect(stopped).toBe(true);
+    // The send finished and was recorded before stop() resolved.
+    expect(attemptsOf(webhook)[0]).toMatchObject({ status: 'failed', response_code: 500 });
+    // Its retry is kept for the next start, but this deliverer sends nothing more.
+    expect(chain(id!).next_due_at).toBe(t0 + 1_000);
+    expect(clock.pendingTimers).toBe(0);
+    await clock.advance(24 * 3_600_000);
+    expect(sent()).toHaveLength(1);
+
+    // A new deliverer on the same store picks the retry up.
+    answer(200);
+    deliverer = makeDeliverer();
+    deliverer.start();
+    await clock.runDue();
+    expect(sent()).toHaveLength(2);
+    expect(chain(id!).delivered).toBe(true);
+  });
+
+  it('stop() resolves at once when nothing is being sent', async () => {
+    answer(500);
+    await deliverOne();
+    expect(clock.pendingTimers).toBe(1);
+    await deliverer.stop();
+    expect(clock.pendingTimers).toBe(0);
+    await clock.advance(60_000);
+    expect(sent()).toHaveLength(1);
+  });
+});
+
+describe('Deliverer: sendTest', () => {
+  it('sends at once, resolves with the first attempt, and retries it like any delivery', async () => {
+    answer(500);
+    answer(200);
+    const attempt = await deliverer.sendTest(webhook, 'sales_order.created', { id: 'so_1', event: 'sales_order.created' });
+    expect(attempt).toMatchObject({ attempt: 1, status: 'failed', response_code: 500, event: 'sales_order.created' });
+    expect(attempt!.id).toBe(attempt!.chain_id);
+    expect(sent()[0]!.headers['x-service-event']).toBe('sales_order.created');
+    await clock.advance(1_000);
+    expect(sent()).toHaveLength(2);
+    expect(chain(attempt!.chain_id).delivered).toBe(true);
+  });
+});
