@@ -4,10 +4,15 @@ export interface OutputStream {
   isTTY?: boolean;
 }
 
+export interface InputStream extends AsyncIterable<Buffer | string> {
+  isTTY?: boolean;
+}
+
 export interface Io {
+  stdin: InputStream;
   stdout: OutputStream;
   stderr: OutputStream;
   env: NodeJS.ProcessEnv;
 }
 
-export const processIo = (): Io => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
+export const processIo = (): Io => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });

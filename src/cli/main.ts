@@ -1,7 +1,47 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { CommandDeps } from './context.js';
 import { processIo } from './deps.js';
 import { CliError, ExitCode } from './errors.js';
 import { integerIn } from './parse.js';
+import { notOneOf } from './suggest.js';
+
+type RunModule<O> = { run(options: O, deps: CommandDeps): Promise<number> };
+
+/** A value from a fixed set, checked before any request, with a suggestion for near misses. */
+function oneOf(what: string, choices: string[]) {
+  return (value: string) => {
+    if (!choices.includes(value)) throw new InvalidArgumentError(notOneOf(what, value, choices));
+    return value;
+  };
+}
+
+const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+
+/**
+ * The action of an API command: its module is loaded only now (so --help and
+ * --version load none of them), the dependencies are built from the global
+ * options, and the exit code it returns becomes the process's.
+ */
+function apiAction<O>(load: () => Promise<RunModule<O>>, toOptions: (args: string[], opts: Record<string, any>) => O) {
+  return async (...args: unknown[]) => {
+    const command = args[args.length - 1] as Command;
+    const opts = command.optsWithGlobals();
+    const positional = args.slice(0, -2) as string[];
+    const [{ buildDeps, readGlobals }, { inquirerPrompter }, { installInterruptHandler }, module] = await Promise.all([
+      import('./context.js'),
+      import('./prompter.js'),
+      import('./interrupt.js'),
+      load(),
+    ]);
+    installInterruptHandler();
+    const globals = readGlobals(opts, process.env);
+    jsonErrors = globals.json;
+    const deps = buildDeps(globals, processIo(), inquirerPrompter);
+    process.exitCode = await module.run(toOptions(positional, opts), deps);
+  };
+}
+
+let jsonErrors = false;
 
 const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
 
@@ -22,7 +62,14 @@ export function buildProgram(): Command {
     .version(WHSVC_VERSION, '-v, --version', 'print the version')
     .showSuggestionAfterError()
     .showHelpAfterError('(run with --help for usage)')
-    .exitOverride();
+    .exitOverride()
+    .option('--profile <name>', 'credentials profile (env WHSVC_PROFILE)', undefined)
+    .option('--base-url <url>', 'service base address, overriding the profile\'s (env WHSVC_BASE_URL)')
+    .option('--json', 'machine output on stdout')
+    .option('--no-color', 'no colour (also NO_COLOR); colour is only ever used on a terminal')
+    .option('--no-input', 'never prompt; missing input is a usage error (also CI=true)')
+    .option('--debug', 'HTTP exchanges on stderr, secrets redacted (also WHSVC_DEBUG=1)')
+    .addOption(new Option('--timeout <seconds>', 'timeout of each request (env WHSVC_TIMEOUT; default 30)').argParser(integerIn(1, 3600)));
 
   const sandbox = program.command('sandbox').description('run the service locally, and make events occur in it');
 
@@ -41,7 +88,8 @@ export function buildProgram(): Command {
     )
     .option('--json', 'print one JSON line with the base URL and credentials on stdout when ready')
     .option('--quiet', 'do not log each delivery attempt on stderr')
-    .action(async (opts) => {
+    .action(async (_opts, command: Command) => {
+      const opts = command.optsWithGlobals();
       if (!/^[A-Za-z][A-Za-z0-9-]{0,39}$/.test(opts.platformName)) {
         throw new CliError('--platform-name must be letters, digits and dashes, starting with a letter', ExitCode.usage);
       }
@@ -68,9 +116,9 @@ export function buildProgram(): Command {
     .description('make an event occur in a running sandbox (sandbox-only endpoint, outside /v1)')
     .argument('<event-type>', 'an event type of the catalog, e.g. invoice.paid')
     .option('--data <json>', 'fields to set in the payload, as a JSON object')
-    .option('--base-url <url>', `the sandbox's address (default: WHSVC_BASE_URL, else ${DEFAULT_SANDBOX_URL})`)
     .option('--json', 'print the sandbox\'s answer as JSON')
-    .action(async (eventType: string, opts) => {
+    .action(async (eventType: string, _opts, command: Command) => {
+      const opts = command.optsWithGlobals();
       const { run } = await import('./sandbox/trigger.js');
       process.exitCode = await run(
         {
@@ -83,17 +131,172 @@ export function buildProgram(): Command {
       );
     });
 
+  program
+    .command('login')
+    .description('store credentials in a profile, after proving them with a token request')
+    .option('--client-id <id>', 'the API client id (asked when missing on a terminal)')
+    .option('--client-secret-stdin', 'read the client secret from standard input (it never goes on the command line)')
+    .option('--scope <scopes>', 'space-separated scopes to request (default: all the client has)')
+    .addHelpText('after', '\nExamples:\n  whsvc login --client-id sbx_demo_readwrite            # asks for the secret, masked\n  printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin')
+    .action(
+      apiAction(
+        () => import('./auth/login.js'),
+        (_args, o) => ({ clientId: o.clientId, clientSecretStdin: Boolean(o.clientSecretStdin), scope: o.scope, baseUrl: o.baseUrl ?? process.env.WHSVC_BASE_URL }),
+      ),
+    );
+
+  program
+    .command('logout')
+    .description("forget the profile's credentials and cached token")
+    .action(apiAction(() => import('./auth/logout.js'), () => ({})));
+
+  const auth = program.command('auth').description('credentials and tokens');
+  auth
+    .command('status')
+    .description('profile, base URL, client id, granted scope and token expiry; never a secret')
+    .action(apiAction(() => import('./auth/status.js'), () => ({})));
+  auth
+    .command('token')
+    .description('print a valid access token (for curl)')
+    .addHelpText('after', '\nExample:\n  curl -H "Authorization: Bearer $(whsvc auth token)" "$WHSVC_BASE_URL/v1/webhooks"')
+    .action(apiAction(() => import('./auth/token.js'), () => ({})));
+
+  const webhooks = program.command('webhooks').description('list, create, update and delete webhooks');
+  webhooks
+    .command('list')
+    .description('one page of webhooks, or every page with --all')
+    .addOption(new Option('--active <bool>', 'only active (true) or paused (false) webhooks').argParser(oneOf('--active', ['true', 'false'])))
+    .addOption(new Option('--limit <n>', 'page size, 1 to 200').argParser(integerIn(1, 200)))
+    .option('--cursor <cursor>', 'the page after this cursor (printed with a page that has more)')
+    .option('--all', 'every page, streamed as it arrives')
+    .action(
+      apiAction(
+        () => import('./webhooks/list.js'),
+        (_args, o) => ({ active: o.active === undefined ? undefined : o.active === 'true', limit: o.limit, cursor: o.cursor, all: Boolean(o.all) }),
+      ),
+    );
+  webhooks
+    .command('get')
+    .description('one webhook')
+    .argument('<id>', 'webhook id')
+    .action(apiAction(() => import('./webhooks/get.js'), ([id]) => ({ id: id! })));
+  webhooks
+    .command('create')
+    .description('create a webhook; its signing secret is shown once')
+    .option('--url <url>', 'the https endpoint (asked when missing on a terminal)')
+    .addOption(new Option('--events <types>', 'comma-separated event types (a checklist when missing on a terminal)').argParser(list))
+    .option('--inactive', 'create it paused')
+    .option('--secret-file <path>', 'write the signing secret to this file (mode 0600) instead of showing it')
+    .option('--force', 'let --secret-file overwrite an existing file')
+    .addHelpText('after', '\nExamples:\n  whsvc webhooks create --url https://example.com/hooks --events invoice.paid,sales_order.created\n  whsvc webhooks create --url https://example.com/hooks --events invoice.paid --secret-file ./whsec.txt')
+    .action(
+      apiAction(
+        () => import('./webhooks/create.js'),
+        (_args, o) => ({ url: o.url, events: o.events, inactive: Boolean(o.inactive), secretFile: o.secretFile, force: Boolean(o.force) }),
+      ),
+    );
+  webhooks
+    .command('update')
+    .description('change only what is given')
+    .argument('<id>', 'webhook id')
+    .option('--url <url>', 'new endpoint')
+    .addOption(new Option('--events <types>', 'replace the event list').argParser(list))
+    .addOption(new Option('--add-events <types>', 'add to the current event list').argParser(list))
+    .addOption(new Option('--remove-events <types>', 'remove from the current event list').argParser(list))
+    .addOption(new Option('--active', 'resume deliveries').conflicts('inactive'))
+    .addOption(new Option('--inactive', 'pause deliveries').conflicts('active'))
+    .action(
+      apiAction(
+        () => import('./webhooks/update.js'),
+        ([id], o) => ({
+          id: id!,
+          url: o.url,
+          events: o.events,
+          addEvents: o.addEvents,
+          removeEvents: o.removeEvents,
+          active: o.active ? true : o.inactive ? false : undefined,
+        }),
+      ),
+    );
+  webhooks
+    .command('delete')
+    .description('delete a webhook (asks on a terminal; --yes otherwise)')
+    .argument('<id>', 'webhook id')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action(apiAction(() => import('./webhooks/delete.js'), ([id], o) => ({ id: id!, yes: Boolean(o.yes) })));
+
+  program
+    .command('events')
+    .description('the event-type catalog, grouped by module')
+    .action(apiAction(() => import('./events.js'), () => ({})));
+
+  program
+    .command('test')
+    .description('send a sample event to a webhook now (exit 1 if the endpoint did not accept it)')
+    .argument('<webhook-id>', 'webhook id')
+    .option('--event <type>', 'event type to simulate (default invoice.paid)')
+    .action(apiAction(() => import('./test.js'), ([webhookId], o) => ({ webhookId: webhookId!, event: o.event })));
+
+  const deliveries = program.command('deliveries').description('the delivery attempt log, and retries');
+  deliveries
+    .command('list')
+    .description("a webhook's delivery attempts, newest first")
+    .argument('<webhook-id>', 'webhook id')
+    .addOption(new Option('--status <status>', 'delivered, failed or pending').argParser(oneOf('--status', ['delivered', 'failed', 'pending'])))
+    .addOption(new Option('--limit <n>', 'page size, 1 to 200').argParser(integerIn(1, 200)))
+    .option('--cursor <cursor>', 'the page after this cursor')
+    .option('--all', 'every page, streamed as it arrives')
+    .action(
+      apiAction(
+        () => import('./deliveries/list.js'),
+        ([webhookId], o) => ({ webhookId: webhookId!, status: o.status, limit: o.limit, cursor: o.cursor, all: Boolean(o.all) }),
+      ),
+    );
+  deliveries
+    .command('show')
+    .description('one attempt, with its payload and signature')
+    .argument('<delivery-id>', 'delivery id')
+    .action(apiAction(() => import('./deliveries/show.js'), ([id]) => ({ id: id! })));
+  deliveries
+    .command('retry')
+    .description('re-send a failed or pending attempt now')
+    .argument('<delivery-id>', 'delivery id')
+    .action(apiAction(() => import('./deliveries/retry.js'), ([id]) => ({ id: id! })));
+
   return program;
 }
 
-function reportError(error: unknown): number {
+function writeError(message: string, exitCode: number, hint?: string, status?: number, code?: string): number {
+  process.stderr.write(`whsvc: ${message}\n`);
+  if (hint) process.stderr.write(`hint: ${hint}\n`);
+  if (jsonErrors) {
+    process.stderr.write(`${JSON.stringify({ error: { status: status ?? null, code: code ?? null, message } })}\n`);
+  }
+  return exitCode;
+}
+
+async function reportError(error: unknown): Promise<number> {
   if (error instanceof CommanderError) {
     return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   }
   if (error instanceof CliError) {
-    process.stderr.write(`whsvc: ${error.message}\n`);
-    if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
-    return error.exitCode;
+    return writeError(error.message, error.exitCode, error.hint, undefined, error.exitCode === ExitCode.usage ? 'usage' : undefined);
+  }
+  const { ApiError, AuthError, NetworkError } = await import('../api/errors.js');
+  if (error instanceof AuthError) {
+    return writeError(error.message, ExitCode.auth, 'run `whsvc login`, or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET', 401, 'unauthorized');
+  }
+  if (error instanceof NetworkError) {
+    return writeError(error.message, ExitCode.failure, `is the service running at ${error.host}? Check --base-url, WHSVC_BASE_URL or the profile's base URL`);
+  }
+  if (error instanceof ApiError) {
+    const status = error.status;
+    if (status === 403) {
+      const scope = error.requiredScope ?? 'a scope the token lacks';
+      return writeError(`permission denied: this needs the ${scope} scope (${error.message})`, ExitCode.permission, 'log in with a client that has it', 403, error.code);
+    }
+    const exit = status === 401 ? ExitCode.auth : status === 404 ? ExitCode.notFound : status === 400 || status === 422 ? ExitCode.failure : ExitCode.failure;
+    return writeError(`${error.message} (HTTP ${status}${error.code ? ` ${error.code}` : ''})`, exit, undefined, status, error.code);
   }
   const debug = process.argv.includes('--debug') || process.env.WHSVC_DEBUG === '1';
   process.stderr.write(`whsvc: unexpected error: ${(error as Error)?.message ?? String(error)}\n`);
@@ -105,5 +308,5 @@ function reportError(error: unknown): number {
 try {
   await buildProgram().parseAsync(process.argv);
 } catch (error) {
-  process.exitCode = reportError(error);
+  process.exitCode = await reportError(error);
 }

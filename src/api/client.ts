@@ -1,0 +1,226 @@
+import { ApiError, AuthError, NetworkError, describeErrorBody } from './errors.js';
+import { redactHeaders, redactText } from './redact.js';
+import { TransportError, type Transport, type TransportResponse } from './transport.js';
+
+export interface Credentials {
+  clientId: string;
+  clientSecret: string;
+  scope?: string | undefined;
+}
+
+export interface CachedToken {
+  access_token: string;
+  /** Epoch milliseconds. */
+  expires_at: number;
+  /** Seconds of validity it was issued with. */
+  expires_in: number;
+  scope?: string | undefined;
+}
+
+export interface TokenCache {
+  read(): CachedToken | undefined;
+  write(token: CachedToken): void;
+}
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  credentials?: Credentials | undefined;
+  tokenCache?: TokenCache | undefined;
+  transport: Transport;
+  timeoutMs: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** --debug: each exchange, secrets redacted. */
+  debug?: ((text: string) => void) | undefined;
+  /** Waits the user should know of (Retry-After). */
+  notice?: ((text: string) => void) | undefined;
+  userAgent?: string;
+}
+
+/** At most this many waits on 429/503 per request, each at most MAX_RETRY_AFTER_S. */
+export const MAX_RETRY_AFTER_WAITS = 3;
+export const MAX_RETRY_AFTER_S = 30;
+/** A GET whose connection was reset is tried this many more times. */
+export const GET_RESET_RETRIES = 2;
+
+/** The scope each endpoint needs (section 4 of the interface), for 403s whose body does not say. */
+export function scopeFor(method: string): string {
+  return method === 'GET' ? 'webhooks:read' : 'webhooks:write';
+}
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+/**
+ * The service's HTTP client: OAuth client credentials with a cached token,
+ * one refresh on 401, Retry-After on 429/503, and bounded repeats of reads
+ * only. It knows nothing of the terminal.
+ */
+export class ApiClient {
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private memoryToken: CachedToken | undefined;
+
+  constructor(private readonly options: ApiClientOptions) {
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
+  /** A token fresh enough to use: the cached one until shortly before it expires, else a new one. */
+  async token(forceNew = false): Promise<CachedToken> {
+    if (!forceNew) {
+      const cached = this.memoryToken ?? this.options.tokenCache?.read();
+      if (cached) {
+        const margin = Math.min(30_000, (cached.expires_in * 1000) / 10);
+        if (this.now() < cached.expires_at - margin) return cached;
+      }
+    }
+    const token = await this.requestToken();
+    this.memoryToken = token;
+    this.options.tokenCache?.write(token);
+    return token;
+  }
+
+  /** POST /v1/oauth/token with the client credentials (JSON, as the interface gives it). */
+  async requestToken(): Promise<CachedToken> {
+    const credentials = this.options.credentials;
+    if (!credentials) throw new AuthError('not logged in');
+    const body = JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: credentials.clientId,
+      client_secret: credentials.clientSecret,
+      ...(credentials.scope ? { scope: credentials.scope } : {}),
+    });
+    const response = await this.exchange('POST', '/v1/oauth/token', undefined, body, undefined, false);
+    if (response.status === 400 || response.status === 401) {
+      const { code, message } = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
+      throw new AuthError(`the service refused the credentials${code ? ` (${code})` : ''}: ${message ?? `HTTP ${response.status}`}`);
+    }
+    if (response.status !== 200) throw this.toApiError('POST', response);
+    let parsed: { access_token?: unknown; expires_in?: unknown; scope?: unknown };
+    try {
+      parsed = JSON.parse(response.text) as typeof parsed;
+    } catch {
+      throw new ApiError(response.status, undefined, 'the token endpoint answered something that is not JSON');
+    }
+    if (typeof parsed.access_token !== 'string') throw new ApiError(200, undefined, 'the token endpoint answered without an access_token');
+    const expiresIn = typeof parsed.expires_in === 'number' && parsed.expires_in > 0 ? parsed.expires_in : 300;
+    return {
+      access_token: parsed.access_token,
+      expires_in: expiresIn,
+      expires_at: this.now() + expiresIn * 1000,
+      scope: typeof parsed.scope === 'string' ? parsed.scope : credentials.scope,
+    };
+  }
+
+  /** An authenticated API call; resolves with the response of a 2xx, throws ApiError otherwise. */
+  async call(method: string, path: string, options: { query?: Query; body?: unknown } = {}): Promise<TransportResponse> {
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    let token = await this.token();
+    let response = await this.exchange(method, path, options.query, body, token.access_token, method === 'GET');
+    if (response.status === 401) {
+      token = await this.token(true);
+      response = await this.exchange(method, path, options.query, body, token.access_token, method === 'GET');
+      if (response.status === 401) {
+        const { message } = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
+        throw new AuthError(`the service refused a fresh access token: ${message ?? 'HTTP 401'}`);
+      }
+    }
+    if (response.status < 200 || response.status >= 300) throw this.toApiError(method, response);
+    return response;
+  }
+
+  /** The parsed JSON of a call. */
+  async json<T = unknown>(method: string, path: string, options: { query?: Query; body?: unknown } = {}): Promise<T> {
+    const response = await this.call(method, path, options);
+    if (response.text === '') return undefined as T;
+    try {
+      return JSON.parse(response.text) as T;
+    } catch {
+      throw new ApiError(response.status, undefined, `the service answered ${method} ${path} with something that is not JSON`);
+    }
+  }
+
+  private toApiError(method: string, response: TransportResponse): ApiError {
+    const described = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
+    const requiredScope = response.status === 403 ? (described.requiredScope ?? scopeFor(method)) : undefined;
+    const message = described.message ?? `HTTP ${response.status}`;
+    return new ApiError(response.status, described.code, message, requiredScope);
+  }
+
+  private async exchange(
+    method: string,
+    path: string,
+    query: Query | undefined,
+    body: string | undefined,
+    accessToken: string | undefined,
+    idempotent: boolean,
+  ): Promise<TransportResponse> {
+    const url = new URL(this.options.baseUrl.replace(/\/+$/, '') + path);
+    for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.options.userAgent ?? 'whsvc',
+      ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }),
+      ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}),
+    };
+    let waits = 0;
+    let resets = 0;
+    for (;;) {
+      const started = this.now();
+      this.options.debug?.(`> ${method} ${url.href}\n${redactHeaders(headers)}${body ? `\n\n${redactText(body)}` : ''}\n`);
+      let response: TransportResponse;
+      try {
+        response = await this.options.transport({ method, url, headers, body, timeoutMs: this.options.timeoutMs });
+      } catch (error) {
+        if (!(error instanceof TransportError)) throw error;
+        this.options.debug?.(`< no answer: ${error.message}\n`);
+        if (idempotent && (error.code === 'ECONNRESET' || error.code === 'EPIPE') && resets < GET_RESET_RETRIES) {
+          resets += 1;
+          continue;
+        }
+        throw new NetworkError(networkMessage(error, url), url.host, error.sent);
+      }
+      this.options.debug?.(
+        `< ${response.status} (${this.now() - started} ms)\n${redactHeaders(response.headers)}${response.text ? `\n\n${redactText(response.text)}` : ''}\n`,
+      );
+      if ((response.status === 429 || response.status === 503) && waits < MAX_RETRY_AFTER_WAITS) {
+        const seconds = retryAfterSeconds(response.headers['retry-after'], this.now());
+        if (seconds !== undefined && seconds <= MAX_RETRY_AFTER_S) {
+          waits += 1;
+          this.options.notice?.(`the service answered ${response.status}; retrying in ${seconds} s as it asks (Retry-After)`);
+          await this.sleep(seconds * 1000);
+          continue;
+        }
+      }
+      return response;
+    }
+  }
+}
+
+function retryAfterSeconds(header: string | string[] | undefined, now: number): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+function networkMessage(error: TransportError, url: URL): string {
+  switch (error.code) {
+    case 'ECONNREFUSED':
+      return `cannot connect to ${url.host}: connection refused`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot resolve the host ${url.hostname}`;
+    case 'ETIMEDOUT':
+      return `${url.host} did not answer: ${error.message}`;
+    case 'ECONNRESET':
+      return `the connection to ${url.host} was reset`;
+    default:
+      return `cannot reach ${url.host}: ${error.message}`;
+  }
+}

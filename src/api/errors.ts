@@ -1,0 +1,75 @@
+/** The service answered with an error status. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string | undefined,
+    message: string,
+    /** The scope a 403 says is missing, when the body names it. */
+    readonly requiredScope?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** No answer: refused, reset, unknown host, timed out. `mayHaveActed` is set when the request could have reached the service. */
+export class NetworkError extends Error {
+  constructor(
+    message: string,
+    readonly host: string,
+    readonly mayHaveActed: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** Credentials missing or refused by the token endpoint. */
+export class AuthError extends Error {}
+
+const HTML_TAG = /<[^>]*>/g;
+
+/**
+ * The message and code of an error body of any shape: JSON with message,
+ * error (string or object), error_description, detail or title; plain text;
+ * or HTML reduced to its title or first line of text.
+ */
+export function describeErrorBody(text: string, contentType = ''): { code?: string; message?: string; requiredScope?: string } {
+  const trimmed = text.trim();
+  if (trimmed === '') return {};
+  if (contentType.includes('json') || trimmed.startsWith('{')) {
+    try {
+      const body = JSON.parse(trimmed) as Record<string, unknown>;
+      const nested = typeof body.error === 'object' && body.error !== null ? (body.error as Record<string, unknown>) : undefined;
+      const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
+      const message =
+        str(nested?.message) ??
+        str(body.message) ??
+        str(body.error_description) ??
+        str(body.detail) ??
+        str(body.title) ??
+        str(nested?.description) ??
+        str(body.error);
+      const code = str(nested?.code) ?? (typeof body.error === 'string' ? body.error : undefined) ?? str(body.code);
+      const requiredScope = str(nested?.required_scope) ?? str(body.required_scope) ?? str(body.scope);
+      return {
+        ...(code ? { code } : {}),
+        ...(message ? { message } : {}),
+        ...(requiredScope ? { requiredScope } : {}),
+      };
+    } catch {
+      // not JSON after all: fall through to text
+    }
+  }
+  if (contentType.includes('html') || /^<(!doctype|html)/i.test(trimmed)) {
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(trimmed)?.[1]?.trim();
+    const firstText = trimmed
+      .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+      .replace(HTML_TAG, '\n')
+      .split('\n')
+      .map((line) => line.trim())
+      .find(Boolean);
+    const message = title || firstText;
+    return message ? { message: message.slice(0, 200) } : {};
+  }
+  const firstLine = trimmed.split('\n')[0]!.trim();
+  return { message: firstLine.slice(0, 200) };
+}

@@ -1,0 +1,52 @@
+import type { CommandDeps } from '../context.js';
+import { tokenIdentity } from '../context.js';
+import { usageError } from '../errors.js';
+import { printJson } from '../output.js';
+
+export interface LoginOptions {
+  clientId?: string | undefined;
+  clientSecretStdin: boolean;
+  scope?: string | undefined;
+  /** --base-url or WHSVC_BASE_URL, if given. */
+  baseUrl?: string | undefined;
+}
+
+async function readAll(stream: CommandDeps['stdin']): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += chunk.toString();
+  return text;
+}
+
+export async function run(options: LoginOptions, deps: CommandDeps): Promise<number> {
+  const existing = deps.config.getProfile(deps.profileName);
+  const baseUrl = options.baseUrl ?? existing?.base_url ?? deps.baseUrl;
+  let clientId = options.clientId;
+  if (!clientId) {
+    if (!deps.canPrompt) throw usageError('--client-id is required (there is no terminal to ask)');
+    clientId = (await deps.prompter.input('Client ID', (v) => (v.trim() ? true : 'required'))).trim();
+  }
+  let clientSecret: string;
+  if (options.clientSecretStdin) {
+    clientSecret = (await readAll(deps.stdin)).replace(/\r?\n$/, '');
+    if (!clientSecret) throw usageError('--client-secret-stdin: nothing was read from standard input');
+  } else if (deps.canPrompt) {
+    clientSecret = await deps.prompter.password('Client secret');
+  } else {
+    throw usageError('no terminal to ask for the client secret', 'pipe it in: printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin');
+  }
+
+  const credentials = { clientId, clientSecret, scope: options.scope };
+  // Prove the credentials first: a rejected secret stores nothing.
+  const token = await deps.apiFor(baseUrl, credentials).requestToken();
+  deps.config.setProfile(deps.profileName, { base_url: baseUrl, client_id: clientId, client_secret: clientSecret, ...(options.scope ? { scope: options.scope } : {}) });
+  deps.config.tokenCache(deps.profileName, tokenIdentity(baseUrl, credentials)).write(token);
+
+  if (deps.json) {
+    printJson(deps, { profile: deps.profileName, base_url: baseUrl, client_id: clientId, scope: token.scope ?? null });
+  } else {
+    deps.stderr.write(
+      `${deps.errColors.green('✓')} Logged in to ${baseUrl} as ${clientId} (profile ${deps.profileName}; scope: ${token.scope ?? 'not stated'})\n`,
+    );
+  }
+  return 0;
+}

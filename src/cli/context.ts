@@ -1,0 +1,109 @@
+import { ApiClient, type Credentials, type TokenCache } from '../api/client.js';
+import { nodeHttpTransport, type Transport } from '../api/transport.js';
+import { ConfigStore, type Profile } from '../config/store.js';
+import { colorsFor, type Colors } from '../render/colors.js';
+import type { Io } from './deps.js';
+import type { Prompter } from './prompter.js';
+
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
+export const DEFAULT_TIMEOUT_S = 30;
+
+/** The global options of PRODUCT.md, after flags and environment are merged. */
+export interface GlobalOptions {
+  profile: string;
+  baseUrl?: string | undefined;
+  json: boolean;
+  color: boolean;
+  input: boolean;
+  debug: boolean;
+  timeout?: number | undefined;
+}
+
+/** Everything a command's run function works with; tests build it with fakes. */
+export interface CommandDeps extends Io {
+  api: ApiClient;
+  config: ConfigStore;
+  profileName: string;
+  /** Where the credentials come from, for messages: a profile, or the environment. */
+  credentialSource: 'profile' | 'env' | 'none';
+  colors: Colors;
+  errColors: Colors;
+  json: boolean;
+  canPrompt: boolean;
+  prompter: Prompter;
+  now: () => number;
+  /** A client for other credentials (login proves them before storing). */
+  apiFor(baseUrl: string, credentials: Credentials): ApiClient;
+  baseUrl: string;
+}
+
+export function readGlobals(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
+  return {
+    profile: (opts.profile as string | undefined) ?? env.WHSVC_PROFILE ?? 'default',
+    baseUrl: (opts.baseUrl as string | undefined) ?? env.WHSVC_BASE_URL,
+    json: Boolean(opts.json),
+    color: opts.color !== false,
+    input: opts.input !== false && env.CI !== 'true' && env.CI !== '1',
+    debug: Boolean(opts.debug) || env.WHSVC_DEBUG === '1',
+    timeout: (opts.timeout as number | undefined) ?? (env.WHSVC_TIMEOUT ? Number(env.WHSVC_TIMEOUT) : undefined),
+  };
+}
+
+export function resolveCredentials(
+  env: NodeJS.ProcessEnv,
+  profile: Profile | undefined,
+): { credentials?: Credentials; source: CommandDeps['credentialSource'] } {
+  if (env.WHSVC_CLIENT_ID && env.WHSVC_CLIENT_SECRET) {
+    return { credentials: { clientId: env.WHSVC_CLIENT_ID, clientSecret: env.WHSVC_CLIENT_SECRET, scope: env.WHSVC_SCOPE }, source: 'env' };
+  }
+  if (profile) {
+    return { credentials: { clientId: profile.client_id, clientSecret: profile.client_secret, scope: profile.scope }, source: 'profile' };
+  }
+  return { source: 'none' };
+}
+
+/** What a cached token is good for: a change of client, address or scope makes it stale. */
+export const tokenIdentity = (baseUrl: string, credentials: Credentials | undefined) =>
+  `${credentials?.clientId}|${baseUrl}|${credentials?.scope ?? ''}`;
+
+export function buildDeps(
+  globals: GlobalOptions,
+  io: Io,
+  prompter: Prompter,
+  transport: Transport = nodeHttpTransport,
+): CommandDeps {
+  const config = new ConfigStore(io.env.WHSVC_CONFIG_DIR);
+  const profile = config.getProfile(globals.profile);
+  const { credentials, source } = resolveCredentials(io.env, profile);
+  const baseUrl = globals.baseUrl ?? profile?.base_url ?? DEFAULT_BASE_URL;
+  const identity = tokenIdentity(baseUrl, credentials);
+  const cacheName = source === 'env' ? `env:${credentials!.clientId}` : globals.profile;
+  const errColors = colorsFor(io.stderr, io.env, !globals.color);
+  const apiFor = (base: string, creds: Credentials | undefined, tokenCache?: TokenCache) =>
+    new ApiClient({
+      baseUrl: base,
+      credentials: creds,
+      tokenCache,
+      transport,
+      timeoutMs: (globals.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+      userAgent: `whsvc/${WHSVC_VERSION}`,
+      debug: globals.debug ? (text) => io.stderr.write(errColors.dim(text)) : undefined,
+      notice: (text) => io.stderr.write(`${errColors.yellow('!')} ${text}\n`),
+    });
+  const api = apiFor(baseUrl, credentials, credentials ? config.tokenCache(cacheName, identity) : undefined);
+  return {
+    ...io,
+    api,
+    config,
+    profileName: globals.profile,
+    credentialSource: source,
+    colors: colorsFor(io.stdout, io.env, !globals.color),
+    errColors,
+    json: globals.json,
+    canPrompt: globals.input && Boolean(io.stdin.isTTY) && Boolean(io.stderr.isTTY),
+    prompter,
+    now: Date.now,
+    apiFor: (base, creds) => apiFor(base, creds),
+    baseUrl,
+  };
+}

@@ -1,0 +1,48 @@
+import type { Colors } from '../../render/colors.js';
+import { renderTable } from '../../render/table.js';
+import { keyValues, relativeTime, sanitize } from '../../render/text.js';
+
+export interface Delivery {
+  id: string;
+  webhook_id?: string;
+  event: string;
+  status: string;
+  response_code: number | null;
+  attempts?: number;
+  signature?: string;
+  payload?: unknown;
+  created_at: string;
+}
+
+export function statusLabel(status: string, colors: Colors): string {
+  if (status === 'delivered') return colors.green(status);
+  if (status === 'failed') return colors.red(status);
+  return colors.yellow(sanitize(status));
+}
+
+export function deliveryTable(items: Delivery[], colors: Colors, now: number, withHead = true): string {
+  const table = renderTable(
+    ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
+    items.map((d) => [d.id, d.event, d.status, d.response_code === null ? '-' : String(d.response_code), String(d.attempts ?? ''), relativeTime(d.created_at, now)]),
+    colors,
+  );
+  return withHead ? table : table.slice(table.indexOf('\n') + 1);
+}
+
+export function deliveryBlock(delivery: Delivery, colors: Colors, now: number): string {
+  const pairs: Array<[string, string]> = [
+    ['id', sanitize(delivery.id)],
+    ...(delivery.webhook_id ? [['webhook', sanitize(delivery.webhook_id)] as [string, string]] : []),
+    ['event', sanitize(delivery.event)],
+    ['status', statusLabel(delivery.status, colors)],
+    ['response', delivery.response_code === null ? 'no HTTP response' : String(delivery.response_code)],
+    ...(delivery.attempts === undefined ? [] : [['attempt', String(delivery.attempts)] as [string, string]]),
+    ['created', `${relativeTime(delivery.created_at, now)} (${sanitize(delivery.created_at)})`],
+    ...(delivery.signature ? [['signature', sanitize(delivery.signature)] as [string, string]] : []),
+  ];
+  let text = keyValues(pairs, colors.dim);
+  if (delivery.payload !== undefined) {
+    text += `${colors.dim('payload')}\n${sanitize(JSON.stringify(delivery.payload, null, 2))}\n`;
+  }
+  return text;
+}

@@ -1,0 +1,61 @@
+import type { CommandDeps } from './context.js';
+
+export interface Page<T = Record<string, unknown>> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+  [extra: string]: unknown;
+}
+
+export function printJson(deps: Pick<CommandDeps, 'stdout'>, value: unknown): void {
+  deps.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * One page, or every page with `all`, written as each page arrives so that
+ * memory stays flat: in JSON one envelope `{ data, has_more: false,
+ * next_cursor: null }` is streamed item by item; in human mode each page is
+ * rendered as it comes, and a page that has more ends with a hint on stderr.
+ */
+export async function writePages<T>(
+  deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'errColors'>,
+  options: {
+    all: boolean;
+    firstCursor?: string | undefined;
+    fetchPage: (cursor: string | undefined) => Promise<Page<T>>;
+    renderPage: (items: T[], first: boolean) => string;
+    empty: string;
+    nextCommand: (cursor: string) => string;
+  },
+): Promise<void> {
+  let cursor = options.firstCursor;
+  if (!options.all) {
+    const page = await options.fetchPage(cursor);
+    if (deps.json) return printJson(deps, page);
+    deps.stdout.write(page.data.length === 0 ? options.empty : options.renderPage(page.data, true));
+    if (page.has_more && page.next_cursor) {
+      deps.stderr.write(deps.errColors.dim(`More on the next page: ${options.nextCommand(page.next_cursor)}\n`));
+    }
+    return;
+  }
+  let first = true;
+  let count = 0;
+  if (deps.json) deps.stdout.write('{\n  "data": [');
+  for (;;) {
+    const page = await options.fetchPage(cursor);
+    if (deps.json) {
+      for (const item of page.data) {
+        deps.stdout.write(`${count === 0 ? '' : ','}\n    ${JSON.stringify(item, null, 2).replace(/\n/g, '\n    ')}`);
+        count += 1;
+      }
+    } else if (page.data.length > 0) {
+      deps.stdout.write(options.renderPage(page.data, first));
+      count += page.data.length;
+      first = false;
+    }
+    if (!page.has_more || !page.next_cursor) break;
+    cursor = page.next_cursor;
+  }
+  if (deps.json) deps.stdout.write(`${count === 0 ? '' : '\n  '}],\n  "has_more": false,\n  "next_cursor": null\n}\n`);
+  else if (count === 0) deps.stdout.write(options.empty);
+}

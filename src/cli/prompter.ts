@@ -1,0 +1,27 @@
+/** The questions a command may ask; tests inject answers, the terminal uses @inquirer/prompts. */
+export interface Prompter {
+  input(message: string, validate?: (value: string) => true | string): Promise<string>;
+  password(message: string): Promise<string>;
+  checkbox(message: string, choices: Array<{ name: string; value: string }>): Promise<string[]>;
+  confirm(message: string, defaultValue: boolean): Promise<boolean>;
+}
+
+/** @inquirer/prompts, loaded only when a question is actually asked; questions go to stderr. */
+export const inquirerPrompter: Prompter = {
+  async input(message, validate) {
+    const { input } = await import('@inquirer/prompts');
+    return input({ message, ...(validate ? { validate } : {}) }, { output: process.stderr });
+  },
+  async password(message) {
+    const { password } = await import('@inquirer/prompts');
+    return password({ message, mask: '*', validate: (v) => (v.length > 0 ? true : 'required') }, { output: process.stderr });
+  },
+  async checkbox(message, choices) {
+    const { checkbox } = await import('@inquirer/prompts');
+    return checkbox({ message, choices, required: true }, { output: process.stderr });
+  },
+  async confirm(message, defaultValue) {
+    const { confirm } = await import('@inquirer/prompts');
+    return confirm({ message, default: defaultValue }, { output: process.stderr });
+  },
+};

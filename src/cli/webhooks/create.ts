@@ -1,0 +1,107 @@
+import { closeSync, constants, openSync, unlinkSync, writeSync } from 'node:fs';
+import { NetworkError } from '../../api/errors.js';
+import { checkEventTypes, fetchCatalog } from '../catalog.js';
+import type { CommandDeps } from '../context.js';
+import { CliError, ExitCode, usageError } from '../errors.js';
+import { onInterrupt } from '../interrupt.js';
+import { printJson } from '../output.js';
+import { webhookBlock, type Webhook } from './view.js';
+
+export interface CreateOptions {
+  url?: string | undefined;
+  events?: string[] | undefined;
+  inactive: boolean;
+  secretFile?: string | undefined;
+  force: boolean;
+}
+
+function checkUrl(value: string): true | string {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? true : 'use an https:// URL';
+  } catch {
+    return 'enter an absolute URL, such as https://example.com/webhooks';
+  }
+}
+
+/**
+ * Reserves the secret file before the webhook exists, so that a path that
+ * cannot be written is found while nothing has been created yet: mode 0600,
+ * refusing an existing file unless --force.
+ */
+function reserveSecretFile(path: string, force: boolean): { fd: number; created: boolean } {
+  try {
+    const flags = force ? constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC : constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
+    return { fd: openSync(path, flags, 0o600), created: !force };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw usageError(`--secret-file ${path} already exists`, 'pass --force to overwrite it, or choose another path');
+    throw usageError(`--secret-file ${path} cannot be written: ${(error as Error).message}`);
+  }
+}
+
+export async function run(options: CreateOptions, deps: CommandDeps): Promise<number> {
+  let url = options.url;
+  if (url === undefined) {
+    if (!deps.canPrompt) throw usageError('--url is required (there is no terminal to ask)');
+    url = await deps.prompter.input('Endpoint URL (https://…)', checkUrl);
+  }
+  if (checkUrl(url) !== true) throw usageError(`--url ${JSON.stringify(url)}: ${checkUrl(url)}`);
+
+  let events = options.events;
+  if (events === undefined || events.length === 0) {
+    if (!deps.canPrompt) throw usageError('--events is required, e.g. --events invoice.paid,product.updated (there is no terminal to ask)');
+    const catalog = await fetchCatalog(deps);
+    events = await deps.prompter.checkbox(
+      'Events to subscribe to',
+      catalog.map((e) => ({ name: `${e.type}  (${e.module}: ${e.desc})`, value: e.type })),
+    );
+  } else {
+    await checkEventTypes(deps, events, '--events');
+  }
+
+  const reserved = options.secretFile ? reserveSecretFile(options.secretFile, options.force) : undefined;
+  const discardReserved = () => {
+    if (!reserved) return;
+    closeSync(reserved.fd);
+    if (reserved.created) unlinkSync(options.secretFile!);
+  };
+  const unregister = onInterrupt(discardReserved);
+  let webhook: Webhook;
+  try {
+    webhook = await deps.api.json<Webhook>('POST', '/v1/webhooks', {
+      body: { url, events, ...(options.inactive ? { active: false } : {}) },
+    });
+  } catch (error) {
+    discardReserved();
+    unregister();
+    if (error instanceof NetworkError && error.mayHaveActed) {
+      throw new CliError(
+        `the create request got no answer (${error.message}): the webhook may have been created, and its signing secret was not received`,
+        ExitCode.failure,
+        `check with \`whsvc webhooks list\`; if a webhook for ${url} is there, delete it (\`whsvc webhooks delete <id>\`) and create it again to get a secret`,
+      );
+    }
+    throw error;
+  }
+  unregister();
+
+  if (reserved) {
+    writeSync(reserved.fd, `${webhook.signing_secret ?? ''}\n`);
+    closeSync(reserved.fd);
+  }
+  if (deps.json) {
+    printJson(deps, webhook);
+    return 0;
+  }
+  const secretPair: Array<[string, string]> = reserved ? [] : [['signing secret', webhook.signing_secret ?? '']];
+  deps.stdout.write(webhookBlock(webhook, deps.colors, deps.now(), secretPair));
+  if (reserved) {
+    deps.stderr.write(`${deps.errColors.green('✓')} Signing secret written to ${options.secretFile} (mode 0600). It is not shown again.\n`);
+  } else {
+    deps.stderr.write(
+      `${deps.errColors.yellow('!')} Save the signing secret now: it is shown only this once. (--secret-file PATH writes it to a file instead.)\n`,
+    );
+  }
+  return 0;
+}

@@ -1,0 +1,15 @@
+import type { CommandDeps } from '../context.js';
+import { CliError, ExitCode, usageError } from '../errors.js';
+import { printJson } from '../output.js';
+
+export async function run(options: { id: string; yes: boolean }, deps: CommandDeps): Promise<number> {
+  if (!options.yes) {
+    if (!deps.canPrompt) throw usageError('deleting needs confirmation: pass --yes (there is no terminal to ask)');
+    const sure = await deps.prompter.confirm(`Delete webhook ${options.id}? Its deliveries stop at once and its secret is revoked.`, false);
+    if (!sure) throw new CliError('not deleted', ExitCode.failure);
+  }
+  await deps.api.call('DELETE', `/v1/webhooks/${encodeURIComponent(options.id)}`);
+  if (deps.json) printJson(deps, { id: options.id, deleted: true });
+  else deps.stdout.write(`Deleted webhook ${options.id}\n`);
+  return 0;
+}
