@@ -1,0 +1,354 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
+let sandbox: SandboxProcess;
+let receiver: Receiver;
+let workDir: string;
+
+beforeAll(async () => {
+  [sandbox, receiver] = await Promise.all([startSandboxProcess(['--quiet', '--retry-base-ms', '200', '--max-attempts', '2']), startReceiver()]);
+  workDir = mkdtempSync(join(tmpdir(), 'whsvc-cli-'));
+});
+
+afterAll(async () => {
+  await sandbox?.stop();
+  await receiver?.close();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+/** A fresh config dir per test: each starts logged out. */
+function freshConfig(): string {
+  return mkdtempSync(join(workDir, 'config-'));
+}
+
+function cli(args: string[], configDir: string, extra: { env?: Record<string, string | undefined>; input?: string } = {}) {
+  return runCli(args, {
+    ...extra,
+    env: { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: sandbox.info.base_url, WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined, CI: 'true', ...extra.env },
+  });
+}
+
+async function loggedIn(): Promise<string> {
+  const dir = freshConfig();
+  const login = await cli(['login', '--client-id', sandbox.info.client_id, '--client-secret-stdin'], dir, { input: `${sandbox.info.client_secret}\n` });
+  expect(login.code, login.stderr).toBe(0);
+  return dir;
+}
+
+async function createWebhook(dir: string, path: string, events = 'invoice.paid'): Promise<{ id: string; signing_secret: string }> {
+  const result = await cli(['webhooks', 'create', '--url', `${receiver.url}${path}`, '--events', events, '--json'], dir);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+describe('credentials', () => {
+  it('logs in from stdin, stores the profile 0600, and never shows the secret', async () => {
+    const dir = await loggedIn();
+    for (const file of ['config.json', 'tokens.json']) {
+      expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
+    }
+    const status = await cli(['auth', 'status'], dir);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(sandbox.info.client_id);
+    expect(status.stdout).toContain(sandbox.info.base_url);
+    expect(status.stdout).toContain('webhooks:read webhooks:write');
+    expect(status.stdout).toMatch(/token expires\s+in (59|60) minutes|in 1 hour/);
+    expect(status.stdout + status.stderr).not.toContain(sandbox.info.client_secret);
+
+    const json = await cli(['auth', 'status', '--json'], dir);
+    expect(JSON.parse(json.stdout)).toMatchObject({ profile: 'default', source: 'profile', client_id: sandbox.info.client_id, scope: 'webhooks:read webhooks:write' });
+
+    const token = await cli(['auth', 'token'], dir);
+    expect(token.code).toBe(0);
+    const response = await fetch(`${sandbox.info.base_url}/v1/webhooks`, { headers: { authorization: `Bearer ${token.stdout.trim()}` } });
+    expect(response.status).toBe(200);
+
+    const logout = await cli(['logout'], dir);
+    expect(logout.code).toBe(0);
+    const after = await cli(['webhooks', 'list'], dir);
+    expect(after.code).toBe(3);
+    expect(after.stderr).toContain('not logged in');
+    expect(readFileSync(join(dir, 'tokens.json'), 'utf8')).not.toContain(token.stdout.trim());
+  });
+
+  it('stores nothing when the secret is rejected (exit 3)', async () => {
+    const dir = freshConfig();
+    const login = await cli(['login', '--client-id', sandbox.info.client_id, '--client-secret-stdin'], dir, { input: 'wrong-secret' });
+    expect(login.code).toBe(3);
+    expect(login.stderr).toContain('invalid_client');
+    expect(login.stderr).not.toContain('wrong-secret');
+    const status = await cli(['auth', 'status'], dir);
+    expect(status.code).toBe(3);
+    expect(existsSync(join(dir, 'config.json')) ? readFileSync(join(dir, 'config.json'), 'utf8') : '').not.toContain(sandbox.info.client_id);
+  });
+
+  it('asks for nothing without a terminal: a missing client id or secret is a usage error', async () => {
+    const dir = freshConfig();
+    expect((await cli(['login', '--client-secret-stdin'], dir, { input: 'x' })).code).toBe(2);
+    const noSecret = await cli(['login', '--client-id', 'someone'], dir);
+    expect(noSecret.code).toBe(2);
+    expect(noSecret.stderr).toContain('--client-secret-stdin');
+  });
+
+  it('works with WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET and no login (CI)', async () => {
+    const dir = freshConfig();
+    const result = await cli(['webhooks', 'list', '--json'], dir, {
+      env: { WHSVC_CLIENT_ID: sandbox.info.client_id, WHSVC_CLIENT_SECRET: sandbox.info.client_secret },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(Object.keys(JSON.parse(result.stdout))).toEqual(['data', 'has_more', 'next_cursor']);
+  });
+
+  it('gives the read-only client exit 4 naming the scope, also as JSON on stderr', async () => {
+    const dir = freshConfig();
+    const env = { WHSVC_CLIENT_ID: sandbox.info.readonly_client_id, WHSVC_CLIENT_SECRET: sandbox.info.readonly_client_secret };
+    expect((await cli(['webhooks', 'list'], dir, { env })).code).toBe(0);
+    const result = await cli(['webhooks', 'create', '--url', `${receiver.url}/ro`, '--events', 'invoice.paid', '--json'], dir, { env });
+    expect(result.code).toBe(4);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('webhooks:write');
+    const errorLine = result.stderr.split('\n').find((line) => line.startsWith('{'))!;
+    expect(JSON.parse(errorLine)).toEqual({ error: { status: 403, code: 'insufficient_scope', message: expect.stringContaining('webhooks:write') } });
+  });
+
+  it('gets one fresh token when the cached one is refused (401), and carries on', async () => {
+    const dir = await loggedIn();
+    const tokensFile = join(dir, 'tokens.json');
+    const cached = JSON.parse(readFileSync(tokensFile, 'utf8'));
+    cached.tokens.default.access_token = 'revoked-token';
+    writeFileSync(tokensFile, JSON.stringify(cached));
+    const result = await cli(['webhooks', 'list', '--json'], dir);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(tokensFile, 'utf8')).not.toContain('revoked-token');
+  });
+});
+
+describe('webhook commands', () => {
+  it('create, get, list, update and delete, in human and --json modes', async () => {
+    const dir = await loggedIn();
+    const human = await cli(['webhooks', 'create', '--url', `${receiver.url}/human`, '--events', 'invoice.paid,product.updated'], dir);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/signing secret\s+whsec_\S+/);
+    expect(human.stderr).toContain('shown only this once');
+    const id = /id\s+(wh_\w+)/.exec(human.stdout)![1]!;
+
+    const created = await createWebhook(dir, '/json');
+    expect(Object.keys(created)).toEqual(['id', 'url', 'events', 'active', 'signing_secret', 'created_at']);
+
+    const got = await cli(['webhooks', 'get', id], dir);
+    expect(got.stdout).toMatch(/events\s+invoice\.paid, product\.updated/);
+    expect(got.stdout).not.toContain('whsec_');
+    const gotJson = JSON.parse((await cli(['webhooks', 'get', id, '--json'], dir)).stdout);
+    expect(Object.keys(gotJson)).toEqual(['id', 'url', 'events', 'active', 'created_at']);
+
+    const listed = await cli(['webhooks', 'list'], dir);
+    expect(listed.stdout).toMatch(/^ID\s+URL\s+EVENTS\s+STATUS\s+CREATED/);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).toContain(created.id);
+
+    const added = await cli(['webhooks', 'update', id, '--add-events', 'sales_order.created', '--remove-events', 'product.updated', '--inactive', '--json'], dir);
+    expect(added.code, added.stderr).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({ id, events: ['invoice.paid', 'sales_order.created'], active: false });
+    const paused = await cli(['webhooks', 'list', '--active', 'false', '--json'], dir);
+    expect(JSON.parse(paused.stdout).data.map((w: { id: string }) => w.id)).toEqual([id]);
+
+    const noYes = await cli(['webhooks', 'delete', id], dir);
+    expect(noYes.code).toBe(2);
+    expect(noYes.stderr).toContain('--yes');
+    const deleted = await cli(['webhooks', 'delete', id, '--yes', '--json'], dir);
+    expect(JSON.parse(deleted.stdout)).toEqual({ id, deleted: true });
+    const gone = await cli(['webhooks', 'get', id], dir);
+    expect(gone.code).toBe(5);
+    expect(gone.stderr).toContain(`no webhook with id ${id}`);
+  });
+
+  it('checks values before any request, with suggestions', async () => {
+    const dir = await loggedIn();
+    const badEvent = await cli(['webhooks', 'create', '--url', `${receiver.url}/x`, '--events', 'invoice.payed'], dir);
+    expect(badEvent.code).toBe(2);
+    expect(badEvent.stderr).toContain('did you mean invoice.paid?');
+    const badActive = await cli(['webhooks', 'list', '--active', 'ture'], dir);
+    expect(badActive.code).toBe(2);
+    expect(badActive.stderr).toContain('did you mean true?');
+    const badStatus = await cli(['deliveries', 'list', 'wh_x', '--status', 'faild'], dir);
+    expect(badStatus.code).toBe(2);
+    expect(badStatus.stderr).toContain('did you mean failed?');
+    const both = await cli(['webhooks', 'update', 'wh_x', '--active', '--inactive'], dir);
+    expect(both.code).toBe(2);
+    const missing = await cli(['webhooks', 'create', '--events', 'invoice.paid'], dir);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--url is required');
+  });
+
+  it('captures the secret with --secret-file: mode 0600, not on stdout, never overwritten without --force', async () => {
+    const dir = await loggedIn();
+    const secretFile = join(workDir, `secret-${Date.now()}.txt`);
+    const result = await cli(['webhooks', 'create', '--url', `${receiver.url}/sf`, '--events', 'invoice.paid', '--secret-file', secretFile], dir);
+    expect(result.code, result.stderr).toBe(0);
+    const secret = readFileSync(secretFile, 'utf8').trim();
+    expect(secret).toMatch(/^whsec_/);
+    expect(statSync(secretFile).mode & 0o777).toBe(0o600);
+    expect(result.stdout).not.toContain(secret);
+    expect(result.stderr).not.toContain(secret);
+    expect(result.stderr).toContain(`written to ${secretFile}`);
+
+    const again = await cli(['webhooks', 'create', '--url', `${receiver.url}/sf2`, '--events', 'invoice.paid', '--secret-file', secretFile], dir);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('already exists');
+    expect(readFileSync(secretFile, 'utf8').trim()).toBe(secret);
+    const list = JSON.parse((await cli(['webhooks', 'list', '--json', '--limit', '200'], dir)).stdout);
+    expect(list.data.some((w: { url: string }) => w.url.endsWith('/sf2'))).toBe(false);
+
+    const forced = await cli(['webhooks', 'create', '--url', `${receiver.url}/sf3`, '--events', 'invoice.paid', '--secret-file', secretFile, '--force'], dir);
+    expect(forced.code).toBe(0);
+    expect(readFileSync(secretFile, 'utf8').trim()).not.toBe(secret);
+  });
+
+  it('streams every page with --all, in JSON as one envelope and in human mode', async () => {
+    const dir = await loggedIn();
+    for (let i = 0; i < 12; i++) await createWebhook(dir, `/all-${i}`, 'inventory.changed');
+    const total = JSON.parse((await cli(['webhooks', 'list', '--limit', '200', '--json'], dir)).stdout).data.length as number;
+    const all = await cli(['webhooks', 'list', '--all', '--limit', '5', '--json'], dir);
+    expect(all.code, all.stderr).toBe(0);
+    const envelope = JSON.parse(all.stdout);
+    expect(envelope.has_more).toBe(false);
+    expect(envelope.next_cursor).toBeNull();
+    expect(envelope.data).toHaveLength(total);
+    expect(new Set(envelope.data.map((w: { id: string }) => w.id)).size).toBe(total);
+
+    const human = await cli(['webhooks', 'list', '--all', '--limit', '5'], dir);
+    expect(human.stdout.match(/wh_\w+/g)).toHaveLength(total);
+    expect(human.stdout.match(/^ID\s/gm)).toHaveLength(1);
+
+    const page = await cli(['webhooks', 'list', '--limit', '5'], dir);
+    const hint = /More on the next page: (whsvc webhooks list --limit 5 --cursor \S+)/.exec(page.stderr);
+    expect(hint).not.toBeNull();
+    const next = await cli(hint![1]!.split(' ').slice(1), dir);
+    expect(next.code).toBe(0);
+    expect(next.stdout.match(/wh_\w+/g)).toHaveLength(5);
+    expect(next.stdout.match(/wh_\w+/g)![0]).not.toBe(page.stdout.match(/wh_\w+/g)![0]);
+  });
+});
+
+describe('events, test and deliveries', () => {
+  it('lists the catalog by module', async () => {
+    const dir = await loggedIn();
+    const human = await cli(['events'], dir);
+    expect(human.stdout).toMatch(/finance\s+invoice\.paid\s+An invoice was fully settled\./);
+    const json = JSON.parse((await cli(['events', '--json'], dir)).stdout);
+    expect(json.data).toHaveLength(5);
+  });
+
+  it('sends a test event, shows the log and an attempt, and retries a failed one', async () => {
+    const dir = await loggedIn();
+    receiver.respondWith = (request) => (request.path === '/flaky-cli' ? 500 : 200);
+    try {
+      const webhook = await createWebhook(dir, '/flaky-cli', 'product.updated');
+      const test = await cli(['test', webhook.id, '--event', 'product.updated'], dir);
+      expect(test.code).toBe(1);
+      expect(test.stdout).toMatch(/status\s+failed/);
+      expect(test.stdout).toMatch(/response\s+500/);
+
+      const testJson = await cli(['test', webhook.id, '--json'], dir);
+      expect(Object.keys(JSON.parse(testJson.stdout))).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at']);
+
+      const log = JSON.parse((await cli(['deliveries', 'list', webhook.id, '--json'], dir)).stdout);
+      expect(log.data.length).toBeGreaterThanOrEqual(2);
+      const first = log.data[log.data.length - 1];
+
+      const shown = await cli(['deliveries', 'show', first.id], dir);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(/signature\s+sha256=[0-9a-f]{64}/);
+      expect(shown.stdout).toContain('"event": "product.updated"');
+
+      receiver.respondWith = () => 200;
+      const retried = await cli(['deliveries', 'retry', first.id, '--json'], dir);
+      expect(retried.code, retried.stderr).toBe(0);
+      expect(JSON.parse(retried.stdout)).toMatchObject({ status: 'delivered', response_code: 200, webhook_id: webhook.id });
+
+      const delivered = await cli(['deliveries', 'list', webhook.id, '--status', 'delivered'], dir);
+      expect(delivered.stdout).toMatch(/^ID\s+EVENT\s+STATUS\s+CODE\s+ATTEMPT\s+CREATED/);
+      expect(delivered.stdout).toContain(JSON.parse(retried.stdout).id);
+
+      const again = await cli(['deliveries', 'retry', JSON.parse(retried.stdout).id], dir);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain('HTTP 409 already_delivered');
+      const missing = await cli(['deliveries', 'show', 'dlv_missing'], dir);
+      expect(missing.code).toBe(5);
+    } finally {
+      receiver.respondWith = () => 200;
+    }
+  });
+});
+
+describe('failures a user meets', () => {
+  it('says clearly when the service is down (exit 1), with no stack trace', async () => {
+    const dir = freshConfig();
+    const dead = await startReceiver();
+    const url = dead.url;
+    await dead.close();
+    const result = await cli(['webhooks', 'list'], dir, {
+      env: { WHSVC_BASE_URL: url, WHSVC_CLIENT_ID: 'a', WHSVC_CLIENT_SECRET: 'b' },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`cannot connect to ${new URL(url).host}: connection refused`);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('answers unknown commands and flags with suggestions and exit 2', async () => {
+    const dir = freshConfig();
+    const command = await cli(['webhoks', 'list'], dir);
+    expect(command.code).toBe(2);
+    expect(command.stderr).toContain('Did you mean webhooks?');
+    const flag = await cli(['webhooks', 'list', '--limt', '5'], dir);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('Did you mean --limit?');
+  });
+
+  it('prints the version and help with exit 0', async () => {
+    const version = await runCli(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version);
+    const help = await runCli(['webhooks', 'create', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--secret-file');
+  });
+
+  it('redacts secrets from --debug', async () => {
+    const dir = freshConfig();
+    const result = await cli(['webhooks', 'create', '--url', `${receiver.url}/dbg`, '--events', 'invoice.paid', '--json', '--debug'], dir, {
+      env: { WHSVC_CLIENT_ID: sandbox.info.client_id, WHSVC_CLIENT_SECRET: sandbox.info.client_secret },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const created = JSON.parse(result.stdout);
+    expect(result.stderr).toContain('> POST');
+    expect(result.stderr).toContain('/v1/oauth/token');
+    expect(result.stderr).toContain('[redacted]');
+    expect(result.stderr).not.toContain(sandbox.info.client_secret);
+    expect(result.stderr).not.toContain(created.signing_secret);
+    expect(result.stderr).not.toMatch(/sbx_at_/);
+  });
+});
+
+describe('a token that expires mid-run', () => {
+  it('fetches a new token when the cached one has expired (sandbox --token-ttl 1)', async () => {
+    const shortLived = await startSandboxProcess(['--quiet', '--token-ttl', '1']);
+    try {
+      const dir = freshConfig();
+      const env = { WHSVC_BASE_URL: shortLived.info.base_url };
+      const login = await cli(['login', '--client-id', shortLived.info.client_id, '--client-secret-stdin'], dir, { input: shortLived.info.client_secret, env });
+      expect(login.code, login.stderr).toBe(0);
+      const firstToken = JSON.parse(readFileSync(join(dir, 'tokens.json'), 'utf8')).tokens.default.access_token;
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      const result = await cli(['webhooks', 'list', '--json'], dir, { env });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(join(dir, 'tokens.json'), 'utf8')).tokens.default.access_token).not.toBe(firstToken);
+    } finally {
+      await shortLived.stop();
+    }
+  });
+});
