@@ -1,32 +1,52 @@
-// The demo: starts the sandbox, gets a token, creates a webhook to a local
-// receiver, makes an event occur and shows the signed delivery arrive and verify.
-import { spawn, execFileSync } from 'node:child_process';
+// The demo, as a user would type it: start the sandbox, log in, create a
+// webhook to a local receiver with its secret captured to a file, make an
+// event occur, and see the signed delivery arrive and verify.
+import { spawn, spawnSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const whsvc = fileURLToPath(new URL('../bin/whsvc', import.meta.url));
-const step = (text) => process.stdout.write(`\n==> ${text}\n`);
-const show = (text) => process.stdout.write(`    ${text}\n`);
+const whsvcBin = fileURLToPath(new URL('../bin/whsvc', import.meta.url));
+const workDir = mkdtempSync(join(tmpdir(), 'whsvc-demo-'));
+// A config dir of the demo's own, so the demo never touches your profiles.
+const env = { ...process.env, WHSVC_CONFIG_DIR: join(workDir, 'config') };
+const say = (text) => process.stdout.write(`\n# ${text}\n`);
 
-step('whsvc sandbox start --port 0 --json   (the service, locally)');
-const sandbox = spawn(process.execPath, [whsvc, 'sandbox', 'start', '--port', '0', '--json', '--quiet'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+/** Shows the command as typed, runs it, and stops the demo if it fails. */
+function whsvc(args, { input, shown } = {}) {
+  process.stdout.write(`$ ${shown ?? `whsvc ${args.join(' ')}`}\n`);
+  const result = spawnSync(process.execPath, [whsvcBin, ...args], { env, input: input ?? '', stdio: ['pipe', 'inherit', 'inherit'] });
+  if (result.status !== 0) throw new Error(`whsvc ${args[0]} exited with ${result.status}`);
+}
+
+say('Start the sandbox: the service, locally (a real HTTP server on a free port)');
+process.stdout.write('$ whsvc sandbox start --port 0 --json &\n');
+const sandbox = spawn(process.execPath, [whsvcBin, 'sandbox', 'start', '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+sandbox.stderr.on('data', (chunk) => process.stdout.write(`  [sandbox] ${chunk.toString().trimEnd().replace(/\n/g, '\n  [sandbox] ')}\n`));
 const info = await new Promise((resolve, reject) => {
   let out = '';
   sandbox.stdout.on('data', (chunk) => {
     out += chunk;
-    if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
+    // The ready lines go to stderr first; let them show before going on.
+    if (out.includes('\n')) setTimeout(() => resolve(JSON.parse(out.slice(0, out.indexOf('\n')))), 50);
   });
   sandbox.on('exit', (code) => reject(new Error(`the sandbox exited with ${code}`)));
 });
-const stopSandbox = () => sandbox.exitCode === null && sandbox.kill('SIGTERM');
-process.on('exit', stopSandbox);
+env.WHSVC_BASE_URL = info.base_url;
+const stop = () => {
+  if (sandbox.exitCode === null) sandbox.kill('SIGTERM');
+  rmSync(workDir, { recursive: true, force: true });
+};
+process.on('exit', stop);
 
 try {
-  step('a local receiver that checks X-Service-Signature, as your endpoint would');
-  let secret = '';
+  process.stdout.write(`  base URL ${info.base_url}, client ${info.client_id}\n`);
+  const secretFile = join(workDir, 'whsec.txt');
+
+  say('A local receiver that checks X-Service-Signature with the secret file, as your endpoint would');
   let delivered;
   const arrived = new Promise((resolve) => (delivered = resolve));
   const receiver = createServer((req, res) => {
@@ -34,6 +54,7 @@ try {
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
+      const secret = readFileSync(secretFile, 'utf8').trim();
       const expected = Buffer.from('sha256=' + createHmac('sha256', secret).update(raw).digest('hex'));
       const given = Buffer.from(String(req.headers['x-service-signature'] ?? ''));
       const ok = given.length === expected.length && timingSafeEqual(given, expected);
@@ -44,48 +65,44 @@ try {
   });
   await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const receiverUrl = `http://127.0.0.1:${receiver.address().port}/webhooks`;
-  show(`listening on ${receiverUrl}`);
+  process.stdout.write(`  listening on ${receiverUrl}\n`);
 
-  step('POST /v1/oauth/token   (client credentials)');
-  const tokenResponse = await fetch(`${info.base_url}/v1/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'client_credentials', client_id: info.client_id, client_secret: info.client_secret }),
+  say('Log in: the secret comes from stdin, never the command line; a token proves it first');
+  whsvc(['login', '--client-id', info.client_id, '--client-secret-stdin'], {
+    input: info.client_secret,
+    shown: `printf %s "$CLIENT_SECRET" | whsvc login --client-id ${info.client_id} --client-secret-stdin`,
   });
-  const token = await tokenResponse.json();
-  show(`token_type ${token.token_type}, expires_in ${token.expires_in} s, scope "${token.scope}"`);
 
-  step('POST /v1/webhooks   (subscribe the receiver to invoice.paid)');
-  const created = await (
-    await fetch(`${info.base_url}/v1/webhooks`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token.access_token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: receiverUrl, events: ['invoice.paid'] }),
-    })
-  ).json();
-  secret = created.signing_secret;
-  show(`webhook ${created.id}, signing secret ${secret.slice(0, 10)}… (returned once, kept by the receiver)`);
+  say('Create a webhook; its signing secret goes straight to a 0600 file');
+  whsvc(['webhooks', 'create', '--url', receiverUrl, '--events', 'invoice.paid', '--secret-file', secretFile], {
+    shown: `whsvc webhooks create --url ${receiverUrl} --events invoice.paid --secret-file ./whsec.txt`,
+  });
 
-  step('whsvc sandbox trigger invoice.paid   (make the event occur)');
-  process.stdout.write(
-    execFileSync(process.execPath, [whsvc, 'sandbox', 'trigger', 'invoice.paid', '--base-url', info.base_url], { encoding: 'utf8' }),
-  );
+  say('Make an event occur');
+  whsvc(['sandbox', 'trigger', 'invoice.paid']);
 
   const delivery = await Promise.race([
     arrived,
     new Promise((_, reject) => setTimeout(() => reject(new Error('no delivery within 30 s')), 30_000).unref()),
   ]);
-  step('the delivery arrived');
-  show(`X-Service-Event: ${delivery.headers['x-service-event']}   X-Service-Delivery-Id: ${delivery.headers['x-service-delivery-id']}`);
-  show(`X-Service-Signature: ${delivery.headers['x-service-signature']}`);
-  show(`body: ${delivery.body}`);
-  show(delivery.ok ? 'signature verified: the body is genuine and unaltered' : 'SIGNATURE DID NOT VERIFY');
+  say('The delivery arrived at the receiver');
+  process.stdout.write(`  X-Service-Event: ${delivery.headers['x-service-event']}\n`);
+  process.stdout.write(`  X-Service-Delivery-Id: ${delivery.headers['x-service-delivery-id']}\n`);
+  process.stdout.write(`  X-Service-Signature: ${delivery.headers['x-service-signature']}\n`);
+  process.stdout.write(`  body: ${delivery.body}\n`);
+  process.stdout.write(delivery.ok ? '  signature verified: the body is genuine and unaltered\n' : '  SIGNATURE DID NOT VERIFY\n');
   receiver.closeAllConnections();
   receiver.close();
+
+  say('The delivery log');
+  const webhookId = JSON.parse(
+    spawnSync(process.execPath, [whsvcBin, 'webhooks', 'list', '--json'], { env, encoding: 'utf8' }).stdout,
+  ).data[0].id;
+  whsvc(['deliveries', 'list', webhookId]);
   if (!delivery.ok) process.exitCode = 1;
 } catch (error) {
   process.stderr.write(`demo failed: ${error.message}\n`);
   process.exitCode = 1;
 } finally {
-  stopSandbox();
+  stop();
 }
