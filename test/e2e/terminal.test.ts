@@ -1,0 +1,97 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WHSVC_BIN, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { TmuxSession, hasTmux } from '../helpers/tmux.js';
+
+// CI installs tmux (.ci/run); elsewhere these tests need it on the machine.
+const describeInTerminal = hasTmux || process.env.CI ? describe : describe.skip;
+
+describeInTerminal('in a real terminal (tmux)', () => {
+  let sandbox: SandboxProcess;
+  let receiver: Receiver;
+  let configDir: string;
+  const sessions: TmuxSession[] = [];
+
+  beforeAll(async () => {
+    [sandbox, receiver] = await Promise.all([startSandboxProcess(['--quiet']), startReceiver()]);
+    configDir = mkdtempSync(join(tmpdir(), 'whsvc-tty-'));
+  });
+
+  afterAll(async () => {
+    for (const session of sessions) session.close();
+    await sandbox?.stop();
+    await receiver?.close();
+    rmSync(configDir, { recursive: true, force: true });
+  });
+
+  const open = (args: string) => {
+    const session = new TmuxSession(`${process.execPath} ${WHSVC_BIN} ${args}`, {
+      WHSVC_CONFIG_DIR: configDir,
+      WHSVC_BASE_URL: sandbox.info.base_url,
+      TERM: 'xterm-256color',
+    });
+    sessions.push(session);
+    return session;
+  };
+
+  it('login asks for the client id and a masked secret, and never shows it', async () => {
+    const session = open('login');
+    await session.waitFor(/Client ID/);
+    session.type(sandbox.info.client_id);
+    session.press('Enter');
+    await session.waitFor(/Client secret/);
+    session.type(sandbox.info.client_secret);
+    await session.waitFor(/\*{10,}/);
+    expect(session.screen()).not.toContain(sandbox.info.client_secret);
+    session.press('Enter');
+    const screen = await session.waitFor(/EXIT=\d+/);
+    expect(screen).toContain('EXIT=0');
+    expect(screen).toContain(`Logged in to ${sandbox.info.base_url} as ${sandbox.info.client_id}`);
+    expect(screen).not.toContain(sandbox.info.client_secret);
+  });
+
+  it('webhooks create asks for the url and offers the catalog as a checklist; colour on the terminal', async () => {
+    const session = open('webhooks create');
+    await session.waitFor(/Endpoint URL/);
+    session.type('not a url');
+    session.press('Enter');
+    await session.waitFor(/enter an absolute URL/);
+    session.press('C-u');
+    session.type(`${receiver.url}/tty`);
+    session.press('Enter');
+    const checklist = await session.waitFor(/Events to subscribe to/);
+    expect(checklist).toContain('invoice.paid');
+    expect(checklist).toContain('product.updated');
+    session.press('Space');
+    session.press('Enter');
+    const screen = await session.waitFor(/EXIT=\d+/);
+    expect(screen).toContain('EXIT=0');
+    expect(screen).toMatch(/events\s+product\.updated/);
+    expect(screen).toMatch(/signing secret\s+whsec_/);
+    // Colour reaches a terminal (and only a terminal: the subprocess tests see none).
+    expect(session.screen(true)).toMatch(/\u001b\[[0-9;]*m/);
+  });
+
+  it('webhooks delete asks to confirm on a terminal', async () => {
+    const created = await fetch(`${sandbox.info.base_url}/v1/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: sandbox.info.client_id, client_secret: sandbox.info.client_secret }),
+    }).then((r) => r.json() as Promise<{ access_token: string }>);
+    const webhook = await fetch(`${sandbox.info.base_url}/v1/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${created.access_token}` },
+      body: JSON.stringify({ url: `${receiver.url}/del`, events: ['invoice.paid'] }),
+    }).then((r) => r.json() as Promise<{ id: string }>);
+    const session = open(`webhooks delete ${webhook.id}`);
+    await session.waitFor(new RegExp(`Delete webhook ${webhook.id}\\?`));
+    session.type('y');
+    session.press('Enter');
+    const screen = await session.waitFor(/EXIT=\d+/);
+    expect(screen).toContain('EXIT=0');
+    expect(screen).toContain(`Deleted webhook ${webhook.id}`);
+  });
+});
