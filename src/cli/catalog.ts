@@ -2,31 +2,32 @@ import type { CommandDeps } from './context.js';
 import { usageError } from './errors.js';
 import { notOneOf } from './suggest.js';
 
-export interface EventTypeEntry {
-  type: string;
-  module: string;
-  desc: string;
-}
+import type { CatalogEntry } from '../config/store.js';
 
-/** The service's event catalog; a command calls it before sending event types, so a typo never reaches a request. */
-export async function fetchCatalog(deps: Pick<CommandDeps, 'api'>): Promise<EventTypeEntry[]> {
+export type EventTypeEntry = CatalogEntry;
+
+/** How long a fetched catalog is trusted for checking event types (completion uses it whatever its age). */
+export const CATALOG_TTL_MS = 10 * 60 * 1000;
+
+/** The service's event catalog, fetched now; kept in the config dir for checks and shell completion. */
+export async function fetchCatalog(deps: Pick<CommandDeps, 'api' | 'config' | 'now'>): Promise<EventTypeEntry[]> {
   const body = await deps.api.json<{ data: EventTypeEntry[] }>('GET', '/v1/webhooks/webhook-events');
+  deps.config.writeCatalog(deps.api.baseUrl, body.data, deps.now());
   return body.data;
 }
 
-/** Splits `a,b` and checks each against the catalog, with a suggestion for near misses. */
-export async function checkEventTypes(deps: Pick<CommandDeps, 'api'>, list: string[], flag: string): Promise<string[]> {
-  const types = (await fetchCatalog(deps)).map((entry) => entry.type);
+/** The catalog, from the cache when it is fresh enough. */
+export async function catalog(deps: Pick<CommandDeps, 'api' | 'config' | 'now'>): Promise<EventTypeEntry[]> {
+  const cached = deps.config.readCatalog(deps.api.baseUrl);
+  if (cached && deps.now() - cached.fetched_at < CATALOG_TTL_MS) return cached.data;
+  return fetchCatalog(deps);
+}
+
+/** Checks each event type against the service's catalog before any request, with a suggestion for near misses. */
+export async function checkEventTypes(deps: Pick<CommandDeps, 'api' | 'config' | 'now'>, list: string[], flag: string): Promise<string[]> {
+  const types = (await catalog(deps)).map((entry) => entry.type);
   for (const type of list) {
     if (!types.includes(type)) throw usageError(`${flag}: ${notOneOf('event type', type, types)}`);
   }
   return list;
-}
-
-export function splitList(value: string | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  return value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
 }

@@ -263,6 +263,96 @@ export function buildProgram(): Command {
     .argument('<delivery-id>', 'delivery id')
     .action(apiAction(() => import('./deliveries/retry.js'), ([id]) => ({ id: id! })));
 
+  program
+    .command('listen')
+    .description('a local receiver: verifies each delivery\'s signature and shows it; --count/--timeout make it a CI check')
+    .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default(4011).argParser(integerIn(0, 65535)))
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--secret-file <path>', 'the signing secret, read from this file (re-read when it changes)')
+    .option('--secret <secret>', 'the signing secret (prefer --secret-file or WHSVC_LISTEN_SECRET: argv is visible to other users)')
+    .addOption(new Option('--respond-status <code>', 'status to answer verified deliveries with').default(200).argParser(integerIn(100, 599)))
+    .option('--forward-to <url>', 'relay each verified delivery, byte for byte with its headers, to your local app')
+    .addOption(new Option('--events <types>', 'only show these event types (comma-separated)').argParser(list))
+    .addOption(new Option('--count <n>', 'exit 0 after N verified deliveries').argParser(integerIn(1, 1_000_000)))
+    .addOption(new Option('--timeout <seconds>', 'stop after S seconds; exit 6 if --count was not reached').argParser(integerIn(1, 86_400)))
+    .addHelpText(
+      'after',
+      '\nExamples:\n  whsvc listen --secret-file ./whsec.txt\n  whsvc listen --secret-file ./whsec.txt --forward-to http://localhost:3000/webhooks\n  whsvc listen --port 0 --secret-file ./whsec.txt --count 1 --timeout 30 --json   # in CI',
+    )
+    .action(async (_opts, command: Command) => {
+      const opts = command.optsWithGlobals();
+      // listen's own --timeout (seconds to wait) shadows the global request timeout.
+      const timeout = command.getOptionValueSource('timeout') === 'cli' ? command.opts().timeout : undefined;
+      const { run } = await import('./listen.js');
+      process.exitCode = await run(
+        {
+          port: opts.port,
+          host: opts.host,
+          secret: opts.secret,
+          secretFile: opts.secretFile,
+          respondStatus: opts.respondStatus,
+          forwardTo: opts.forwardTo,
+          events: opts.events,
+          count: opts.count,
+          timeout,
+          json: Boolean(opts.json),
+          color: opts.color !== false,
+        },
+        { ...processIo(), stopSignal: stopRequested() },
+      );
+    });
+
+  program
+    .command('verify')
+    .description('check a signature offline; the payload comes from stdin unless --payload-file')
+    .requiredOption('--signature <sig>', 'the X-…-Signature value, with or without sha256=')
+    .option('--secret-file <path>', 'the signing secret, read from this file')
+    .option('--secret <secret>', 'the signing secret (prefer --secret-file: argv is visible to other users)')
+    .option('--payload-file <path>', 'the raw body as received')
+    .addHelpText('after', '\nExample:\n  whsvc verify --signature "sha256=…" --secret-file ./whsec.txt --payload-file body.json')
+    .action(async (_opts, command: Command) => {
+      const opts = command.optsWithGlobals();
+      const { run } = await import('./verify.js');
+      process.exitCode = await run(
+        { signature: opts.signature, secret: opts.secret, secretFile: opts.secretFile, payloadFile: opts.payloadFile, json: Boolean(opts.json) },
+        processIo(),
+      );
+    });
+
+  program
+    .command('completion')
+    .description('print a shell completion script')
+    .argument('<shell>', 'bash, zsh or fish')
+    .addHelpText('after', '\nExamples:\n  eval "$(whsvc completion bash)"          # in ~/.bashrc\n  whsvc completion fish > ~/.config/fish/completions/whsvc.fish')
+    .action(async (shell: string) => {
+      const { script } = await import('./completion.js');
+      process.stdout.write(script(shell));
+    });
+
+  program
+    .command('__complete', { hidden: true })
+    .argument('[words...]')
+    .allowUnknownOption()
+    .helpOption(false)
+    .action(async () => {
+      // The scripts pass the words after `--`, taken raw so that no word is parsed as an option of ours.
+      const separator = process.argv.indexOf('--');
+      const words = separator < 0 ? [] : process.argv.slice(separator + 1);
+      const [{ printCandidates }, { buildDeps, readGlobals }, { inquirerPrompter }] = await Promise.all([
+        import('./completion.js'),
+        import('./context.js'),
+        import('./prompter.js'),
+      ]);
+      const eventTypes = async () => {
+        const deps = buildDeps({ ...readGlobals({}, process.env), timeout: 2 }, processIo(), inquirerPrompter);
+        const cached = deps.config.readCatalog(deps.api.baseUrl);
+        if (cached) return cached.data.map((e) => e.type);
+        const { fetchCatalog } = await import('./catalog.js');
+        return (await fetchCatalog(deps).catch(() => [])).map((e) => e.type);
+      };
+      process.exitCode = await printCandidates(program, words.length === 0 ? [''] : words, processIo(), eventTypes);
+    });
+
   return program;
 }
 

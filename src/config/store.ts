@@ -8,6 +8,12 @@ export interface Profile {
   scope?: string | undefined;
 }
 
+export interface CatalogEntry {
+  type: string;
+  module: string;
+  desc: string;
+}
+
 type TokenEntries = Record<string, CachedToken & { key: string }>;
 
 /**
@@ -19,6 +25,7 @@ type TokenEntries = Record<string, CachedToken & { key: string }>;
 export class ConfigStore {
   private profilesFile?: Conf<{ profiles: Record<string, Profile> }>;
   private tokensFile?: Conf<{ tokens: TokenEntries }>;
+  private catalogFile?: Conf<{ catalogs: Record<string, { fetched_at: number; data: CatalogEntry[] }> }>;
 
   constructor(private readonly dir: string | undefined) {}
 
@@ -78,6 +85,21 @@ export class ConfigStore {
         this.tokens().set('tokens', { ...this.tokens().get('tokens'), [profile]: { ...token, key: identity } });
       },
     };
+  }
+
+  /** The event catalog last fetched from `baseUrl`, if any, with when it was fetched. */
+  readCatalog(baseUrl: string): { fetched_at: number; data: CatalogEntry[] } | undefined {
+    const cached = this.catalog().get('catalogs')?.[baseUrl];
+    return cached && Array.isArray(cached.data) ? cached : undefined;
+  }
+
+  writeCatalog(baseUrl: string, data: CatalogEntry[], fetchedAt: number): void {
+    this.catalog().set('catalogs', { ...this.catalog().get('catalogs'), [baseUrl]: { fetched_at: fetchedAt, data } });
+  }
+
+  private catalog() {
+    this.catalogFile ??= this.conf('catalog');
+    return this.catalogFile;
   }
 
   forgetTokens(profile: string): void {
