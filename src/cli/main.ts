@@ -69,7 +69,7 @@ export function buildProgram(): Command {
     .option('--no-color', 'no colour (also NO_COLOR); colour is only ever used on a terminal')
     .option('--no-input', 'never prompt; missing input is a usage error (also CI=true)')
     .option('--debug', 'HTTP exchanges on stderr, secrets redacted (also WHSVC_DEBUG=1)')
-    .addOption(new Option('--timeout <seconds>', 'timeout of each request (env WHSVC_TIMEOUT; default 30)').argParser(integerIn(1, 3600)));
+    .addOption(new Option('--timeout <seconds>', 'timeout of each request (env WHSVC_TIMEOUT; default 30)').argParser(integerIn(1, 86_400)));
 
   const sandbox = program.command('sandbox').description('run the service locally, and make events occur in it');
 
@@ -281,8 +281,8 @@ export function buildProgram(): Command {
     )
     .action(async (_opts, command: Command) => {
       const opts = command.optsWithGlobals();
-      // listen's own --timeout (seconds to wait) shadows the global request timeout.
-      const timeout = command.getOptionValueSource('timeout') === 'cli' ? command.opts().timeout : undefined;
+      // For listen, --timeout is how long to wait; commander may hand it to the global option of that name.
+      const timeout: number | undefined = command.opts().timeout ?? program.opts().timeout;
       const { run } = await import('./listen.js');
       process.exitCode = await run(
         {

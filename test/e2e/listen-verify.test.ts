@@ -1,0 +1,224 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WHSVC_BIN, runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { startReceiver } from '../helpers/receiver.js';
+
+let sandbox: SandboxProcess;
+let workDir: string;
+
+beforeAll(async () => {
+  sandbox = await startSandboxProcess(['--quiet', '--retry-base-ms', '200', '--max-attempts', '3']);
+  workDir = mkdtempSync(join(tmpdir(), 'whsvc-listen-'));
+});
+
+afterAll(async () => {
+  await sandbox?.stop();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+const apiEnv = () => ({
+  WHSVC_CONFIG_DIR: join(workDir, 'config'),
+  WHSVC_BASE_URL: sandbox.info.base_url,
+  WHSVC_CLIENT_ID: sandbox.info.client_id,
+  WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
+});
+
+interface Listener {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+/** Starts `whsvc listen --port 0 …` and waits for its ready line. */
+function listen(args: string[], env: Record<string, string> = {}): Promise<Listener> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WHSVC_BIN, 'listen', '--port', '0', ...args], { env: { ...process.env, NO_COLOR: '1', ...env } });
+    let stdout = '';
+    let stderr = '';
+    const exit = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+      const match = /ready at (http:\/\/\S+)/.exec(stderr);
+      if (match) resolve({ child, url: match[1]!, stdout: () => stdout, stderr: () => stderr, exit });
+    });
+    void exit.then((code) => reject(new Error(`listen exited with ${code} before it was ready: ${stderr}`)));
+  });
+}
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('whsvc listen', () => {
+  it('as a CI check: starts before the secret exists, counts verified deliveries, exits 0', async () => {
+    const secretFile = join(workDir, 'ci-secret.txt');
+    const listener = await listen(['--secret-file', secretFile, '--count', '2', '--timeout', '60', '--json']);
+    const created = await runCli(['webhooks', 'create', '--url', `${listener.url}/hook`, '--events', 'invoice.paid', '--secret-file', secretFile, '--json'], { env: apiEnv() });
+    expect(created.code, created.stderr).toBe(0);
+    for (let i = 0; i < 2; i++) expect((await runCli(['sandbox', 'trigger', 'invoice.paid'], { env: apiEnv() })).code).toBe(0);
+    expect(await listener.exit).toBe(0);
+    const lines = listener.stdout().trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(2);
+    for (const line of lines) {
+      expect(line).toMatchObject({ event: 'invoice.paid', signature: 'ok', verified: true, status: 200, attempt: 1 });
+      expect(line.delivery_id).toMatch(/^dlv_/);
+      expect(JSON.parse(line.body)).toMatchObject({ event: 'invoice.paid' });
+      expect(line.headers['x-service-signature']).toMatch(/^sha256=/);
+    }
+    await runCli(['webhooks', 'delete', JSON.parse(created.stdout).id, '--yes'], { env: apiEnv() });
+  });
+
+  it('exits 6 when the deliveries do not come in time', async () => {
+    const listener = await listen(['--secret', 'whsec_x', '--count', '1', '--timeout', '1']);
+    expect(await listener.exit).toBe(6);
+    expect(listener.stderr()).toContain('0 of 1 verified deliveries within 1 s');
+  });
+
+  it('answers a bad signature 400, flags it, and ends non-zero', async () => {
+    const listener = await listen(['--secret', 'whsec_right', '--count', '1', '--timeout', '30'], {});
+    const body = '{"id":"inv_1","event":"invoice.paid","amount":{"amount":1,"currency":"EUR"}}';
+    const wrong = 'sha256=' + createHmac('sha256', 'whsec_wrong').update(body).digest('hex');
+    const bad = await fetch(listener.url, { method: 'POST', body, headers: { 'x-service-signature': wrong, 'x-acme-event': 'invoice.paid' } });
+    expect(bad.status).toBe(400);
+    const right = 'sha256=' + createHmac('sha256', 'whsec_right').update(body).digest('hex');
+    // Any platform name: X-Acme-Signature verifies too.
+    const good = await fetch(listener.url, { method: 'POST', body, headers: { 'x-acme-signature': right } });
+    expect(good.status).toBe(200);
+    expect(await listener.exit).toBe(1);
+    expect(listener.stdout()).toMatch(/invoice\.paid .* signature BAD\s+-> 400/);
+    expect(listener.stdout()).toMatch(/signature ok\s+-> 200/);
+    expect(listener.stderr()).toContain('1 delivery with a bad or missing signature');
+  });
+
+  it('rehearses failures with --respond-status: the sandbox retries with backoff', async () => {
+    const secretFile = join(workDir, 'fail-secret.txt');
+    const listener = await listen(['--secret-file', secretFile, '--respond-status', '503', '--json']);
+    try {
+      const created = await runCli(['webhooks', 'create', '--url', listener.url, '--events', 'sales_order.created', '--secret-file', secretFile, '--json'], { env: apiEnv() });
+      await runCli(['sandbox', 'trigger', 'sales_order.created'], { env: apiEnv() });
+      await waitFor(() => listener.stdout().trim().split('\n').filter(Boolean).length >= 3, 'three attempts');
+      const attempts = listener.stdout().trim().split('\n').map((line) => JSON.parse(line));
+      expect(attempts.map((a) => [a.attempt, a.status, a.verified])).toEqual([
+        [1, 503, true],
+        [2, 503, true],
+        [3, 503, true],
+      ]);
+      expect(new Set(attempts.map((a) => a.delivery_id)).size).toBe(1);
+      await runCli(['webhooks', 'delete', JSON.parse(created.stdout).id, '--yes'], { env: apiEnv() });
+    } finally {
+      listener.child.kill('SIGINT');
+      expect(await listener.exit).toBe(130);
+    }
+  });
+
+  it('forwards verified deliveries byte for byte to the app, and keeps going when the app is down', async () => {
+    const app = await startReceiver(() => 202);
+    const listener = await listen(['--secret', 'whsec_fwd', '--forward-to', `${app.url}/app`]);
+    try {
+      const body = '{ "id": "inv_2",  "event": "invoice.paid" }';
+      const signature = 'sha256=' + createHmac('sha256', 'whsec_fwd').update(body).digest('hex');
+      const answer = await fetch(listener.url, { method: 'POST', body, headers: { 'x-service-signature': signature, 'x-service-event': 'invoice.paid' } });
+      expect(answer.status).toBe(202);
+      const [relayed] = await app.waitFor(1);
+      expect(relayed!.body).toBe(body);
+      expect(relayed!.path).toBe('/app');
+      expect(relayed!.headers['x-service-signature']).toBe(signature);
+      await app.close();
+      const down = await fetch(listener.url, { method: 'POST', body, headers: { 'x-service-signature': signature } });
+      expect(down.status).toBe(502);
+      await waitFor(() => /app down \(connection refused\)/.test(listener.stdout()), 'the app-down line');
+      expect(listener.stdout()).toMatch(/signature ok\s+-> 202\s+app 202/);
+      expect(listener.child.exitCode).toBeNull();
+    } finally {
+      listener.child.kill('SIGINT');
+      await listener.exit;
+    }
+  });
+});
+
+describe('whsvc verify', () => {
+  const secret = 'whsec_verify_me';
+  const body = '{"id":"inv_9","event":"invoice.paid","amount":{"amount":100,"currency":"EUR"}}';
+  const signature = 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+
+  it('accepts the raw body from stdin or a file, with or without the prefix', async () => {
+    const secretFile = join(workDir, 'verify-secret.txt');
+    writeFileSync(secretFile, `${secret}\n`);
+    const payloadFile = join(workDir, 'payload.json');
+    writeFileSync(payloadFile, body);
+    const fromStdin = await runCli(['verify', '--signature', signature, '--secret-file', secretFile], { input: body });
+    expect(fromStdin.code, fromStdin.stderr).toBe(0);
+    expect(fromStdin.stdout).toContain(`matches the ${body.length}-byte body`);
+    const fromFile = await runCli(['verify', '--signature', signature.slice(7), '--secret-file', secretFile, '--payload-file', payloadFile]);
+    expect(fromFile.code).toBe(0);
+  });
+
+  it('says what was checked when it fails, and spots a re-serialised body, without printing the secret', async () => {
+    const pretty = JSON.stringify(JSON.parse(body), null, 2);
+    const result = await runCli(['verify', '--signature', signature, '--secret', secret], { input: pretty });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${pretty.length}-byte body`);
+    expect(result.stderr).toMatch(/expected sha256=[0-9a-f]{8}…, got [0-9a-f]{8}…/);
+    expect(result.stderr).toContain('re-serialised');
+    expect(result.stderr + result.stdout).not.toContain(secret);
+    const newline = await runCli(['verify', '--signature', signature, '--secret', secret], { input: `${body}\n` });
+    expect(newline.code).toBe(1);
+    expect(newline.stderr).toContain('trailing newline');
+    const wrongSecret = await runCli(['verify', '--signature', signature, '--secret', 'whsec_other'], { input: body });
+    expect(wrongSecret.code).toBe(1);
+  });
+
+  it('is a usage error without a secret or a signature', async () => {
+    expect((await runCli(['verify', '--signature', signature], { input: body })).code).toBe(2);
+    expect((await runCli(['verify', '--secret', secret], { input: body })).code).toBe(2);
+    expect((await runCli(['verify', '--signature', signature, '--secret', secret, '--payload-file', join(workDir, 'missing')])).code).toBe(2);
+  });
+});
+
+describe('whsvc completion', () => {
+  const bashComplete = (line: string, env: Record<string, string> = {}) => {
+    // Source the script in a real bash, then ask the completion function what it offers for `line`.
+    const script = `
+      source <(whsvc completion bash)
+      COMP_WORDS=(${line}); COMP_CWORD=$(( \${#COMP_WORDS[@]} - 1 ))
+      [[ "${line}" == *" " ]] && { COMP_WORDS+=(""); COMP_CWORD=$(( COMP_CWORD + 1 )); }
+      _whsvc_complete
+      printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const binDir = mkdtempSync(join(workDir, 'bin-'));
+    writeFileSync(join(binDir, 'whsvc'), `#!/bin/sh\nexec "${process.execPath}" "${WHSVC_BIN}" "$@"\n`, { mode: 0o755 });
+    const result = spawnSync('bash', ['-c', script], { env: { ...process.env, ...env, PATH: `${binDir}:${process.env.PATH}` }, encoding: 'utf8' });
+    return result.stdout.trim().split('\n').filter(Boolean);
+  };
+
+  it('completes commands, subcommands and flags in bash', () => {
+    expect(bashComplete('whsvc web')).toEqual(['webhooks']);
+    expect(bashComplete('whsvc webhooks ')).toEqual(['list', 'get', 'create', 'update', 'delete']);
+    expect(bashComplete('whsvc webhooks create --sec')).toEqual(['--secret-file']);
+    expect(bashComplete('whsvc deliveries list wh_1 --status f')).toEqual(['failed']);
+  });
+
+  it('completes event types from the catalog the service returned', async () => {
+    const env = apiEnv();
+    expect((await runCli(['events'], { env })).code).toBe(0);
+    expect(bashComplete('whsvc webhooks create --events inv', env)).toEqual(['inventory.changed', 'invoice.paid']);
+    expect(bashComplete('whsvc test wh_1 --event prod', env)).toEqual(['product.updated', 'production_order.completed']);
+  });
+
+  it('prints zsh and fish scripts and refuses other shells', async () => {
+    expect((await runCli(['completion', 'zsh'])).stdout).toContain('compdef _whsvc_complete whsvc');
+    expect((await runCli(['completion', 'fish'])).stdout).toContain('complete -c whsvc');
+    const other = await runCli(['completion', 'tcsh']);
+    expect(other.code).toBe(2);
+  });
+});
