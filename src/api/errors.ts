@@ -26,13 +26,25 @@ export class NetworkError extends Error {
 export class AuthError extends Error {}
 
 const HTML_TAG = /<[^>]*>/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL_OR_SPACE = /[\u0000-\u001f\u007f-\u009f\s]+/g;
+
+/** One printable line: a server's text never spans lines nor drives the terminal. */
+const oneLine = (text: string) => text.replace(CONTROL_OR_SPACE, ' ').trim();
+
+export function describeErrorBody(text: string, contentType = ''): { code?: string; message?: string; requiredScope?: string } {
+  const described = describeRaw(text, contentType);
+  return Object.fromEntries(
+    Object.entries(described).map(([key, value]) => [key, oneLine(value as string)]).filter(([, value]) => value !== ''),
+  ) as typeof described;
+}
 
 /**
  * The message and code of an error body of any shape: JSON with message,
  * error (string or object), error_description, detail or title; plain text;
  * or HTML reduced to its title or first line of text.
  */
-export function describeErrorBody(text: string, contentType = ''): { code?: string; message?: string; requiredScope?: string } {
+function describeRaw(text: string, contentType: string): { code?: string; message?: string; requiredScope?: string } {
   const trimmed = text.trim();
   if (trimmed === '') return {};
   if (contentType.includes('json') || trimmed.startsWith('{')) {

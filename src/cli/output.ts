@@ -1,3 +1,4 @@
+import { sanitize } from '../render/text.js';
 import type { CommandDeps } from './context.js';
 
 export interface Page<T = Record<string, unknown>> {
@@ -5,6 +6,12 @@ export interface Page<T = Record<string, unknown>> {
   has_more: boolean;
   next_cursor: string | null;
   [extra: string]: unknown;
+}
+
+/** A server string made safe to paste into a shell: control characters removed, quoted unless plain. */
+export function shellWord(value: string): string {
+  const clean = sanitize(value);
+  return /^[A-Za-z0-9._=\/:@%+-]+$/.test(clean) ? clean : `'${clean.replace(/'/g, `'\\''`)}'`;
 }
 
 export function printJson(deps: Pick<CommandDeps, 'stdout'>, value: unknown): void {
@@ -34,7 +41,7 @@ export async function writePages<T>(
     if (deps.json) return printJson(deps, page);
     deps.stdout.write(page.data.length === 0 ? options.empty : options.renderPage(page.data, true));
     if (page.has_more && page.next_cursor) {
-      deps.stderr.write(deps.errColors.dim(`More on the next page: ${options.nextCommand(page.next_cursor)}\n`));
+      deps.stderr.write(deps.errColors.dim(`More on the next page: ${options.nextCommand(shellWord(page.next_cursor))}\n`));
     }
     return;
   }

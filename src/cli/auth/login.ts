@@ -1,3 +1,4 @@
+import { sanitize } from '../../render/text.js';
 import type { CommandDeps } from '../context.js';
 import { tokenIdentity } from '../context.js';
 import { usageError } from '../errors.js';
@@ -45,7 +46,7 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
     printJson(deps, { profile: deps.profileName, base_url: baseUrl, client_id: clientId, scope: token.scope ?? null });
   } else {
     deps.stderr.write(
-      `${deps.errColors.green('✓')} Logged in to ${baseUrl} as ${clientId} (profile ${deps.profileName}; scope: ${token.scope ?? 'not stated'})\n`,
+      `${deps.errColors.green('✓')} Logged in to ${baseUrl} as ${clientId} (profile ${deps.profileName}; scope: ${sanitize(token.scope ?? 'not stated')})\n`,
     );
   }
   return 0;

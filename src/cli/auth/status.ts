@@ -1,5 +1,5 @@
 import { AuthError } from '../../api/errors.js';
-import { keyValues, relativeTime } from '../../render/text.js';
+import { keyValues, relativeTime, sanitize } from '../../render/text.js';
 import type { CommandDeps } from '../context.js';
 import { printJson } from '../output.js';
 
@@ -28,7 +28,7 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
         ['profile', deps.credentialSource === 'env' ? `${deps.profileName} (credentials from WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET)` : deps.profileName],
         ['base URL', deps.api.baseUrl],
         ['client id', clientId],
-        ['scope', token.scope ?? 'not stated'],
+        ['scope', sanitize(token.scope ?? 'not stated')],
         ['token expires', `${relativeTime(expiresAt, deps.now())} (${expiresAt})`],
       ],
       deps.colors.dim,

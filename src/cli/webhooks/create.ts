@@ -1,4 +1,4 @@
-import { closeSync, constants, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { NetworkError } from '../../api/errors.js';
 import { checkEventTypes, fetchCatalog } from '../catalog.js';
 import type { CommandDeps } from '../context.js';
@@ -31,8 +31,12 @@ function checkUrl(value: string): true | string {
  */
 function reserveSecretFile(path: string, force: boolean): { fd: number; created: boolean } {
   try {
-    const flags = force ? constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC : constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
-    return { fd: openSync(path, flags, 0o600), created: !force };
+    // With --force an existing file keeps its content until the new secret has arrived (a failed create loses nothing).
+    const flags = force ? constants.O_WRONLY | constants.O_CREAT : constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
+    const fd = openSync(path, flags, 0o600);
+    // The mode given to open applies only to a file it creates: an existing one is narrowed here.
+    fchmodSync(fd, 0o600);
+    return { fd, created: !force };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw usageError(`--secret-file ${path} already exists`, 'pass --force to overwrite it, or choose another path');
@@ -87,7 +91,8 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
   unregister();
 
   if (reserved) {
-    writeSync(reserved.fd, `${webhook.signing_secret ?? ''}\n`);
+    ftruncateSync(reserved.fd, 0);
+    writeSync(reserved.fd, `${webhook.signing_secret ?? ''}\n`, 0);
     closeSync(reserved.fd);
   }
   if (deps.json) {

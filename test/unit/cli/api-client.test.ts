@@ -1,0 +1,385 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { errors } from 'undici';
+import { GET_RESET_RETRIES, MAX_RETRY_AFTER_S, MAX_RETRY_AFTER_WAITS } from '../../../src/api/client.js';
+import { ApiError, AuthError, NetworkError } from '../../../src/api/errors.js';
+import { CLIENT_ID, CLIENT_SECRET, T0, fakeDeps, finishFakeDeps, json, jsonReply, mockToken, pathOnly, queryOf, rejectionOf } from '../../helpers/fake-deps.js';
+import { refusedError, resetError } from '../../helpers/undici-transport.js';
+
+afterEach(finishFakeDeps);
+
+const PAGE = { data: [], has_more: false, next_cursor: null };
+
+describe('ApiClient: token request', () => {
+  it('POSTs JSON client credentials with grant_type client_credentials, and the scope when set', async () => {
+    const fake = fakeDeps();
+    const bodies = mockToken(fake.mock, { token: 'tok_A', scope: 'webhooks:read webhooks:write' });
+    const api = fake.client({ credentials: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scope: 'webhooks:read webhooks:write' } });
+    const token = await api.token();
+    expect(bodies).toEqual([
+      { grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: CLIENT_SECRET, scope: 'webhooks:read webhooks:write' },
+    ]);
+    const sent = fake.requests[0]!;
+    expect(sent.method).toBe('POST');
+    expect(sent.url.pathname).toBe('/v1/oauth/token');
+    expect(sent.headers['content-type']).toBe('application/json');
+    expect(sent.headers.authorization).toBeUndefined();
+    expect(token.access_token).toBe('tok_A');
+    expect(token.expires_at).toBe(T0 + 3600 * 1000);
+    expect(token.scope).toBe('webhooks:read webhooks:write');
+  });
+
+  it('sends no scope field when none is set', async () => {
+    const fake = fakeDeps();
+    const bodies = mockToken(fake.mock);
+    await fake.deps.api.token();
+    expect(bodies).toEqual([{ grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: CLIENT_SECRET }]);
+  });
+
+  it('throws AuthError without credentials, before any request', async () => {
+    const fake = fakeDeps({ credentials: null });
+    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
+    expect(error).toBeInstanceOf(AuthError);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('a token endpoint 401 is an AuthError naming the RFC 6749 code', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock, { status: 401 });
+    const error = await rejectionOf(fake.deps.api.token());
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.message).toContain('invalid_client');
+    expect(error.message).toContain('client authentication failed');
+  });
+});
+
+describe('ApiClient: token cache', () => {
+  it('reuses the token (no second token request) until shortly before expiry, then fetches a new one', async () => {
+    const fake = fakeDeps();
+    const first = mockToken(fake.mock, { token: 'tok_1', expiresIn: 3600 });
+    const seen: string[] = [];
+    fake.mock
+      .intercept({ path: '/v1/webhooks', method: 'GET' })
+      .reply((opts) => {
+        seen.push(String((opts.headers as Record<string, string>).authorization));
+        return jsonReply(200, PAGE);
+      })
+      .times(3);
+    await fake.deps.api.json('GET', '/v1/webhooks');
+    fake.clock.now = T0 + 3600_000 - 60_000; // a minute left: still good
+    await fake.deps.api.json('GET', '/v1/webhooks');
+    expect(first).toHaveLength(1);
+
+    const second = mockToken(fake.mock, { token: 'tok_2', expiresIn: 3600 });
+    fake.clock.now = T0 + 3600_000 - 5_000; // five seconds left: too close
+    await fake.deps.api.json('GET', '/v1/webhooks');
+    expect(second).toHaveLength(1);
+    expect(seen).toEqual(['Bearer tok_1', 'Bearer tok_1', 'Bearer tok_2']);
+  });
+
+  it('reads and writes the profile token cache, so another client (process) reuses it', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock, { token: 'tok_cached' });
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, PAGE)).times(2);
+    await fake.client({ withCache: true }).json('GET', '/v1/webhooks');
+    // A new client (as a new whsvc run would build) finds the token on disk: no token interceptor left.
+    await fake.client({ withCache: true }).json('GET', '/v1/webhooks');
+    expect(fake.requests.map((r) => r.url.pathname)).toEqual(['/v1/oauth/token', '/v1/webhooks', '/v1/webhooks']);
+    expect(fake.requests[2]!.headers.authorization).toBe('Bearer tok_cached');
+  });
+});
+
+describe('ApiClient: 401 and 403', () => {
+  it('a 401 gets exactly one fresh token and one repeat', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock, { token: 'tok_old' });
+    mockToken(fake.mock, { token: 'tok_new' });
+    const auth: string[] = [];
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply((opts) => {
+      auth.push(String((opts.headers as Record<string, string>).authorization));
+      return jsonReply(401, { error: { code: 'unauthorized', message: 'token expired' } });
+    });
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply((opts) => {
+      auth.push(String((opts.headers as Record<string, string>).authorization));
+      return jsonReply(200, { id: 'wh_1' });
+    });
+    await expect(fake.deps.api.json('GET', '/v1/webhooks/wh_1')).resolves.toEqual({ id: 'wh_1' });
+    expect(auth).toEqual(['Bearer tok_old', 'Bearer tok_new']);
+    expect(fake.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual([
+      'POST /v1/oauth/token',
+      'GET /v1/webhooks/wh_1',
+      'POST /v1/oauth/token',
+      'GET /v1/webhooks/wh_1',
+    ]);
+  });
+
+  it('a 401 on a POST also repeats it once, with the same body', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock, { token: 'tok_old' });
+    mockToken(fake.mock, { token: 'tok_new' });
+    const bodies: string[] = [];
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply((opts) => {
+      bodies.push(String(opts.body));
+      return jsonReply(401, { message: 'expired' });
+    });
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply((opts) => {
+      bodies.push(String(opts.body));
+      return jsonReply(201, { id: 'wh_2' });
+    });
+    await fake.deps.api.json('POST', '/v1/webhooks', { body: { url: 'https://e.example/h', events: ['invoice.paid'] } });
+    expect(bodies).toHaveLength(2);
+    expect(bodies[1]).toBe(bodies[0]);
+  });
+
+  it('a second 401 throws AuthError, with no third request', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock, { token: 'tok_old' });
+    mockToken(fake.mock, { token: 'tok_new' });
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(401, { message: 'no' })).times(2);
+    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
+    expect(error).toBeInstanceOf(AuthError);
+    expect(fake.requests).toHaveLength(4);
+  });
+
+  it('403: requiredScope from the body {error:{required_scope}}', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock
+      .intercept({ path: '/v1/webhooks', method: 'POST' })
+      .reply(json(403, { error: { code: 'insufficient_scope', message: 'missing scope', required_scope: 'webhooks:admin' } }));
+    const error = await rejectionOf(fake.deps.api.json('POST', '/v1/webhooks', { body: {} }));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 403, code: 'insufficient_scope', requiredScope: 'webhooks:admin', message: 'missing scope' });
+  });
+
+  it.each([
+    ['GET', '/v1/webhooks', 'webhooks:read'],
+    ['POST', '/v1/webhooks', 'webhooks:write'],
+    ['PATCH', '/v1/webhooks/wh_1', 'webhooks:write'],
+    ['DELETE', '/v1/webhooks/wh_1', 'webhooks:write'],
+  ])('403 on %s %s without a scope in the body: requiredScope %s (from the method)', async (method, path, scope) => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path, method }).reply(403, 'Forbidden', { headers: { 'content-type': 'text/plain' } });
+    const error = await rejectionOf(fake.deps.api.call(method, path));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 403, requiredScope: scope, message: 'Forbidden' });
+  });
+
+  it('404 is an ApiError with the code and message of the body, and no requiredScope', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks/wh_x', method: 'GET' }).reply(json(404, { error: { code: 'not_found', message: 'no webhook wh_x' } }));
+    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks/wh_x'));
+    expect(error).toMatchObject({ status: 404, code: 'not_found', message: 'no webhook wh_x', requiredScope: undefined });
+  });
+});
+
+describe('ApiClient: Retry-After', () => {
+  it('429 with Retry-After: 2 waits 2000 ms (injected sleep), tells the user, and repeats', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(429, { message: 'slow down' }, { 'retry-after': '2' }));
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, PAGE));
+    await expect(fake.deps.api.json('GET', '/v1/webhooks')).resolves.toEqual(PAGE);
+    expect(fake.sleeps).toEqual([2000]);
+    expect(fake.notices).toHaveLength(1);
+    expect(fake.notices[0]).toMatch(/429/);
+    expect(fake.notices[0]).toMatch(/2 s/);
+  });
+
+  it('503 with an HTTP-date Retry-After waits until then', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    const date = new Date(T0 + 5_000).toUTCString();
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(503, '', { headers: { 'retry-after': date } });
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, PAGE));
+    await fake.deps.api.json('GET', '/v1/webhooks');
+    expect(fake.sleeps).toEqual([5000]);
+  });
+
+  it('a 429 on a POST is repeated too (the service did not act)', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(json(429, {}, { 'retry-after': '1' }));
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(json(201, { id: 'wh_1' }));
+    await expect(fake.deps.api.json('POST', '/v1/webhooks', { body: {} })).resolves.toEqual({ id: 'wh_1' });
+    expect(fake.sleeps).toEqual([1000]);
+  });
+
+  it('a Retry-After over the cap is not waited for: the 429 is the answer', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock
+      .intercept({ path: '/v1/webhooks', method: 'GET' })
+      .reply(json(429, { message: 'rate limited' }, { 'retry-after': String(MAX_RETRY_AFTER_S + 1) }));
+    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 429 });
+    expect(fake.sleeps).toEqual([]);
+  });
+
+  it(`waits at most ${MAX_RETRY_AFTER_WAITS} times`, async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock
+      .intercept({ path: '/v1/webhooks', method: 'GET' })
+      .reply(json(429, {}, { 'retry-after': '1' }))
+      .times(MAX_RETRY_AFTER_WAITS + 1);
+    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
+    expect(error).toMatchObject({ status: 429 });
+    expect(fake.sleeps).toEqual(Array.from({ length: MAX_RETRY_AFTER_WAITS }, () => 1000));
+  });
+});
+
+describe('ApiClient: connection failures', () => {
+  it(`a GET whose connection is reset is tried again (${GET_RESET_RETRIES} more times at most)`, async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).replyWithError(new errors.SocketError('other side closed'));
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).replyWithError(resetError());
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, PAGE));
+    await expect(fake.deps.api.json('GET', '/v1/webhooks')).resolves.toEqual(PAGE);
+    expect(fake.requests.filter((r) => r.method === 'GET')).toHaveLength(3);
+  });
+
+  it('a GET reset more often than that is a NetworkError', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock
+      .intercept({ path: '/v1/webhooks', method: 'GET' })
+      .replyWithError(resetError())
+      .times(GET_RESET_RETRIES + 1);
+    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.message).toMatch(/reset/);
+    expect(fake.requests.filter((r) => r.method === 'GET')).toHaveLength(GET_RESET_RETRIES + 1);
+  });
+
+  it('a POST whose connection is reset is never repeated: NetworkError with mayHaveActed', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).replyWithError(new errors.SocketError('other side closed'));
+    const error = await rejectionOf(fake.deps.api.json('POST', '/v1/webhooks', { body: { url: 'https://e.example' } }));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.mayHaveActed).toBe(true);
+    expect(fake.requests.filter((r) => r.method === 'POST' && r.url.pathname === '/v1/webhooks')).toHaveLength(1);
+  });
+
+  it('a refused connection is a NetworkError that cannot have acted, naming the host', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).replyWithError(refusedError());
+    const error = await rejectionOf(fake.deps.api.json('POST', '/v1/webhooks', { body: {} }));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.mayHaveActed).toBe(false);
+    expect(error.host).toBe('127.0.0.1:4010');
+    expect(error.message).toMatch(/refused/);
+  });
+
+  it('a refused GET is not retried (only resets are)', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).replyWithError(refusedError());
+    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(fake.requests.filter((r) => r.method === 'GET')).toHaveLength(1);
+  });
+});
+
+describe('ApiClient: requests', () => {
+  it('encodes query parameters and leaves out undefined ones', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    const paths: string[] = [];
+    fake.mock
+      .intercept({ path: (p) => pathOnly(p) === '/v1/webhooks', method: 'GET' })
+      .reply((opts) => {
+        paths.push(opts.path);
+        return jsonReply(200, PAGE);
+      });
+    await fake.deps.api.json('GET', '/v1/webhooks', { query: { cursor: 'a b&c=d/+é?', limit: 20, active: false, status: undefined } });
+    const raw = paths[0]!;
+    expect(raw).not.toContain(' ');
+    expect(raw).toContain('%26');
+    expect(raw).not.toContain('status');
+    const query = queryOf(raw);
+    expect(query.get('cursor')).toBe('a b&c=d/+é?');
+    expect(query.get('limit')).toBe('20');
+    expect(query.get('active')).toBe('false');
+    expect([...query.keys()].sort()).toEqual(['active', 'cursor', 'limit']);
+  });
+
+  it('sends the bearer token, JSON content type and the body', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock, { token: 'tok_X' });
+    let headers: Record<string, string> = {};
+    let body = '';
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'PATCH' }).reply((opts) => {
+      headers = opts.headers as Record<string, string>;
+      body = String(opts.body);
+      return jsonReply(200, { id: 'wh_1' });
+    });
+    await fake.deps.api.json('PATCH', '/v1/webhooks/wh_1', { body: { active: false } });
+    expect(headers.authorization).toBe('Bearer tok_X');
+    expect(headers['content-type']).toBe('application/json');
+    expect(JSON.parse(body)).toEqual({ active: false });
+  });
+
+  it('a 2xx that is not JSON is an ApiError, not a crash', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(200, '<html>proxy login</html>', { headers: { 'content-type': 'text/html' } });
+    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
+    expect(error).toBeInstanceOf(ApiError);
+  });
+});
+
+describe('ApiClient: --debug', () => {
+  it('shows method and path of each exchange, never the client secret, the access token or a signing secret', async () => {
+    const fake = fakeDeps({ debug: true });
+    const ACCESS = 'tok_DEBUG_very_secret_access_token';
+    const SIGNING = 'whsec_DEBUG_signing_secret_123456';
+    mockToken(fake.mock, { token: ACCESS });
+    fake.mock
+      .intercept({ path: '/v1/webhooks', method: 'POST' })
+      .reply(
+        json(201, {
+          id: 'wh_dbg',
+          url: 'https://e.example/h',
+          events: ['invoice.paid'],
+          active: true,
+          signing_secret: SIGNING,
+        }),
+      );
+    fake.mock
+      .intercept({ path: (p) => pathOnly(p) === '/v1/webhooks', method: 'GET' })
+      .reply(json(200, PAGE, { 'set-cookie': `session=${ACCESS}` }));
+    await fake.deps.api.json('POST', '/v1/webhooks', { body: { url: 'https://e.example/h', events: ['invoice.paid'] } });
+    await fake.deps.api.json('GET', '/v1/webhooks', { query: { limit: 5 } });
+    const log = fake.debugLog.join('');
+    expect(log).toContain('POST');
+    expect(log).toContain('/v1/oauth/token');
+    expect(log).toContain('/v1/webhooks');
+    expect(log).toContain('GET');
+    expect(log).toContain('limit=5');
+    expect(log).toContain('201');
+    expect(log).toContain('wh_dbg');
+    expect(log).not.toContain(CLIENT_SECRET);
+    expect(log).not.toContain(ACCESS);
+    expect(log).not.toContain(SIGNING);
+  });
+
+  it('redacts the token and secret in a form-encoded or pretty-printed body too', async () => {
+    const fake = fakeDeps({ debug: true });
+    const ACCESS = 'tok_pretty_access_987';
+    fake.mock
+      .intercept({ path: '/v1/oauth/token', method: 'POST' })
+      .reply(200, JSON.stringify({ access_token: ACCESS, token_type: 'Bearer', expires_in: 60 }, null, 2), {
+        headers: { 'content-type': 'application/json' },
+      });
+    await fake.deps.api.token();
+    const log = fake.debugLog.join('');
+    expect(log).not.toContain(ACCESS);
+    expect(log).not.toContain(CLIENT_SECRET);
+  });
+});
