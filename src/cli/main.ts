@@ -69,7 +69,19 @@ export function buildProgram(): Command {
     .option('--no-color', 'no colour (also NO_COLOR); colour is only ever used on a terminal')
     .option('--no-input', 'never prompt; missing input is a usage error (also CI=true)')
     .option('--debug', 'HTTP exchanges on stderr, secrets redacted (also WHSVC_DEBUG=1)')
-    .addOption(new Option('--timeout <seconds>', 'timeout of each request (env WHSVC_TIMEOUT; default 30)').argParser(integerIn(1, 86_400)));
+    .addOption(new Option('--timeout <seconds>', 'timeout of each request (env WHSVC_TIMEOUT; default 30)').argParser(integerIn(1, 86_400)))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  whsvc sandbox start                                   # the service, locally
+  whsvc login --client-id sbx_demo_readwrite            # asks for the secret
+  whsvc webhooks create --url https://example.com/hooks --events invoice.paid --secret-file whsec.txt
+  whsvc listen --secret-file whsec.txt                  # a local receiver that verifies signatures
+  whsvc deliveries list wh_…
+
+Exit codes: 0 ok, 1 failure, 2 usage, 3 authentication, 4 permission, 5 not found, 6 timed out waiting, 130 interrupted.`,
+    );
 
   const sandbox = program.command('sandbox').description('run the service locally, and make events occur in it');
 

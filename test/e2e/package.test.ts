@@ -1,0 +1,102 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+let workDir: string;
+let installedBin: string;
+let tarball: string;
+
+function npm(args: string[], cwd = root): string {
+  return execFileSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error', npm_config_update_notifier: 'false' } });
+}
+
+function installed(args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(installedBin, args, { env: { ...process.env, NO_COLOR: '1', ...options.env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+beforeAll(() => {
+  workDir = mkdtempSync(join(tmpdir(), 'whsvc-pack-'));
+  const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', workDir])) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  tarball = join(workDir, packed[0]!.filename);
+  (globalThis as { packedFiles?: string[] }).packedFiles = packed[0]!.files.map((f) => f.path);
+  const prefix = join(workDir, 'prefix');
+  npm(['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', tarball], workDir);
+  installedBin = join(prefix, 'bin', 'whsvc');
+}, 180_000);
+
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+describe('the published package', () => {
+  it('holds only what runs: the launcher, the bundle, the README and package.json', () => {
+    const files = (globalThis as { packedFiles?: string[] }).packedFiles!;
+    expect(files).toContain('bin/whsvc');
+    expect(files).toContain('dist/cli/main.js');
+    expect(files).toContain('package.json');
+    expect(files).toContain('README.md');
+    expect(files.filter((f) => !/^(bin\/|dist\/|package\.json$|README\.md$|LICENSE$)/.test(f))).toEqual([]);
+    expect(files.some((f) => f.endsWith('.map') || f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
+  });
+
+  it('installs globally and runs --version and --help', async () => {
+    const version = await installed(['--version']);
+    expect(version.code).toBe(0);
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const help = await installed(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('webhooks');
+    expect(help.stdout).toContain('Examples:');
+    expect(readdirSync(workDir).some((f) => f.endsWith('.tgz'))).toBe(true);
+  });
+
+  it('runs the sandbox flow from the installed package: listen, create with the secret captured, trigger, verified', async () => {
+    const sandbox = spawn(installedBin, ['sandbox', 'start', '--port', '0', '--json', '--quiet']);
+    try {
+      const info = await new Promise<{ base_url: string; client_id: string; client_secret: string }>((resolve, reject) => {
+        let out = '';
+        sandbox.stdout.on('data', (c: Buffer) => {
+          out += c;
+          if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
+        });
+        sandbox.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
+      });
+      const env = {
+        WHSVC_CONFIG_DIR: join(workDir, 'config'),
+        WHSVC_BASE_URL: info.base_url,
+        WHSVC_CLIENT_ID: info.client_id,
+        WHSVC_CLIENT_SECRET: info.client_secret,
+      };
+      const secretFile = join(workDir, 'whsec.txt');
+      const listener = spawn(installedBin, ['listen', '--port', '0', '--secret-file', secretFile, '--count', '1', '--timeout', '60']);
+      let listenOut = '';
+      listener.stdout.on('data', (c: Buffer) => (listenOut += c));
+      const url = await new Promise<string>((resolve) => {
+        let err = '';
+        listener.stderr.on('data', (c: Buffer) => {
+          err += c;
+          const match = /ready at (\S+)/.exec(err);
+          if (match) resolve(match[1]!);
+        });
+      });
+      const listened = new Promise<number | null>((resolve) => listener.on('exit', resolve));
+      const created = await installed(['webhooks', 'create', '--url', url, '--events', 'invoice.paid', '--secret-file', secretFile], { env });
+      expect(created.code, created.stderr).toBe(0);
+      expect((await installed(['sandbox', 'trigger', 'invoice.paid'], { env })).code).toBe(0);
+      expect(await listened).toBe(0);
+      expect(listenOut).toMatch(/invoice\.paid\s+dlv_\w+ #1\s+signature ok\s+-> 200/);
+    } finally {
+      sandbox.kill('SIGTERM');
+    }
+  });
+});
