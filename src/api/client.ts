@@ -19,7 +19,7 @@ export interface CachedToken {
 
 export interface TokenCache {
   read(): CachedToken | undefined;
-  write(token: CachedToken): void;
+  write(token: CachedToken): void | Promise<void>;
 }
 
 export interface ApiClientOptions {
@@ -80,7 +80,7 @@ export class ApiClient {
     }
     const token = await this.requestToken();
     this.memoryToken = token;
-    this.options.tokenCache?.write(token);
+    await this.options.tokenCache?.write(token);
     return token;
   }
 

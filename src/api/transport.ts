@@ -1,5 +1,4 @@
 import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 
 export interface TransportRequest {
   method: string;
@@ -33,9 +32,10 @@ export class TransportError extends Error {
  * node:http directly: the cheapest way Node has to make a request, which is
  * what a CLI's start-up time is mostly made of (see the README's figures).
  */
-export const nodeHttpTransport: Transport = (req) =>
-  new Promise((resolve, reject) => {
-    const send = req.url.protocol === 'https:' ? httpsRequest : httpRequest;
+export const nodeHttpTransport: Transport = async (req) => {
+  // node:https brings TLS with it: loaded only for an https base URL (the sandbox is plain http).
+  const send = req.url.protocol === 'https:' ? (await import('node:https')).request : httpRequest;
+  return new Promise((resolve, reject) => {
     let sent = false;
     const outgoing = send(req.url, { method: req.method, headers: req.headers }, (response) => {
       const chunks: Buffer[] = [];
@@ -59,3 +59,4 @@ export const nodeHttpTransport: Transport = (req) =>
     outgoing.on('finish', () => (sent = true));
     outgoing.end(req.body);
   });
+};

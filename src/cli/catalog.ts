@@ -12,7 +12,7 @@ export const CATALOG_TTL_MS = 10 * 60 * 1000;
 /** The service's event catalog, fetched now; kept in the config dir for checks and shell completion. */
 export async function fetchCatalog(deps: Pick<CommandDeps, 'api' | 'config' | 'now'>): Promise<EventTypeEntry[]> {
   const body = await deps.api.json<{ data: EventTypeEntry[] }>('GET', '/v1/webhooks/webhook-events');
-  deps.config.writeCatalog(deps.api.baseUrl, body.data, deps.now());
+  await deps.config.writeCatalog(deps.api.baseUrl, body.data, deps.now());
   return body.data;
 }
 

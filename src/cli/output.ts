@@ -30,7 +30,7 @@ export async function writePages<T>(
     all: boolean;
     firstCursor?: string | undefined;
     fetchPage: (cursor: string | undefined) => Promise<Page<T>>;
-    renderPage: (items: T[], first: boolean) => string;
+    renderPage: (items: T[], first: boolean) => string | Promise<string>;
     empty: string;
     nextCommand: (cursor: string) => string;
   },
@@ -39,7 +39,7 @@ export async function writePages<T>(
   if (!options.all) {
     const page = await options.fetchPage(cursor);
     if (deps.json) return printJson(deps, page);
-    deps.stdout.write(page.data.length === 0 ? options.empty : options.renderPage(page.data, true));
+    deps.stdout.write(page.data.length === 0 ? options.empty : await options.renderPage(page.data, true));
     if (page.has_more && page.next_cursor) {
       deps.stderr.write(deps.errColors.dim(`More on the next page: ${options.nextCommand(shellWord(page.next_cursor))}\n`));
     }
@@ -56,7 +56,7 @@ export async function writePages<T>(
         count += 1;
       }
     } else if (page.data.length > 0) {
-      deps.stdout.write(options.renderPage(page.data, first));
+      deps.stdout.write(await options.renderPage(page.data, first));
       count += page.data.length;
       first = false;
     }

@@ -1,5 +1,8 @@
-import Conf from 'conf';
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import type { CachedToken, TokenCache } from '../api/client.js';
+import { CliError } from '../cli/errors.js';
 
 export interface Profile {
   base_url: string;
@@ -15,59 +18,83 @@ export interface CatalogEntry {
 }
 
 type TokenEntries = Record<string, CachedToken & { key: string }>;
+type CatalogEntries = Record<string, { fetched_at: number; data: CatalogEntry[] }>;
+
+interface Files {
+  config: { profiles?: Record<string, Profile> };
+  tokens: { tokens?: TokenEntries };
+  catalog: { catalogs?: CatalogEntries };
+}
+
+/** The OS config dir, as conf (env-paths) has it, so that reads here and conf's writes meet. */
+export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Preferences', 'whsvc');
+  if (process.platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'whsvc', 'Config');
+  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'whsvc');
+}
 
 /**
- * Profiles (config.json) and cached tokens (tokens.json) under
- * WHSVC_CONFIG_DIR, else the OS config dir. Both files are mode 0600 and
- * written atomically by conf (write, then rename), so two whsvc processes
- * refreshing a token at once cannot leave a torn file.
+ * Profiles (config.json), cached tokens (tokens.json) and the event catalog
+ * (catalog.json) under WHSVC_CONFIG_DIR, else the OS config dir. Writes go
+ * through conf: mode 0600 and atomic (write, then rename), so two whsvc
+ * processes refreshing a token at once cannot leave a torn file. Reads are a
+ * plain JSON read, which keeps conf (and its schema validator) off the path
+ * of a command whose token is still good.
  */
 export class ConfigStore {
-  private profilesFile?: Conf<{ profiles: Record<string, Profile> }>;
-  private tokensFile?: Conf<{ tokens: TokenEntries }>;
-  private catalogFile?: Conf<{ catalogs: Record<string, { fetched_at: number; data: CatalogEntry[] }> }>;
+  readonly dir: string;
 
-  constructor(private readonly dir: string | undefined) {}
+  constructor(dir: string | undefined) {
+    this.dir = dir ?? defaultConfigDir();
+  }
 
-  private conf<T extends Record<string, unknown>>(configName: string): Conf<T> {
-    return new Conf<T>({
+  path(name: keyof Files): string {
+    return join(this.dir, `${name}.json`);
+  }
+
+  private read<N extends keyof Files>(name: N): Files[N] {
+    let text: string;
+    try {
+      text = readFileSync(this.path(name), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw new CliError(`cannot read ${this.path(name)}: ${(error as Error).message}`);
+    }
+    try {
+      return JSON.parse(text) as Files[N];
+    } catch {
+      throw new CliError(`${this.path(name)} is not valid JSON`, 1, `fix or delete it (for tokens.json and catalog.json deleting is always safe)`);
+    }
+  }
+
+  private async write<N extends keyof Files, K extends keyof Files[N] & string>(name: N, key: K, value: Files[N][K]): Promise<void> {
+    const { default: Conf } = await import('conf');
+    const file = new Conf<Record<string, unknown>>({
       projectName: 'whsvc',
-      projectSuffix: '',
-      configName,
-      ...(this.dir ? { cwd: this.dir } : {}),
+      cwd: this.dir,
+      configName: name,
       configFileMode: 0o600,
       accessPropertiesByDotNotation: false,
     });
-  }
-
-  private profiles() {
-    this.profilesFile ??= this.conf('config');
-    return this.profilesFile;
-  }
-
-  private tokens() {
-    this.tokensFile ??= this.conf('tokens');
-    return this.tokensFile;
-  }
-
-  get path(): string {
-    return this.profiles().path;
+    file.set(key, value);
   }
 
   getProfile(name: string): Profile | undefined {
-    return this.profiles().get('profiles')?.[name];
+    return this.read('config').profiles?.[name];
   }
 
-  setProfile(name: string, profile: Profile): void {
-    this.profiles().set('profiles', { ...this.profiles().get('profiles'), [name]: profile });
+  async setProfile(name: string, profile: Profile): Promise<void> {
+    await this.write('config', 'profiles', { ...this.read('config').profiles, [name]: profile });
   }
 
-  deleteProfile(name: string): boolean {
-    const all = { ...this.profiles().get('profiles') };
+  async deleteProfile(name: string): Promise<boolean> {
+    const all = { ...this.read('config').profiles };
     const existed = name in all;
-    delete all[name];
-    this.profiles().set('profiles', all);
-    this.forgetTokens(name);
+    if (existed) {
+      delete all[name];
+      await this.write('config', 'profiles', all);
+    }
+    await this.forgetTokens(name);
     return existed;
   }
 
@@ -75,37 +102,30 @@ export class ConfigStore {
   tokenCache(profile: string, identity: string): TokenCache {
     return {
       read: () => {
-        const entry = this.tokens().get('tokens')?.[profile];
+        const entry = this.read('tokens').tokens?.[profile];
         if (!entry || entry.key !== identity) return undefined;
         const { key: _key, ...token } = entry;
         return token;
       },
-      write: (token) => {
-        // Re-read just before writing: another process may have cached another profile's token meanwhile.
-        this.tokens().set('tokens', { ...this.tokens().get('tokens'), [profile]: { ...token, key: identity } });
-      },
+      // Re-read just before writing: another process may have cached another profile's token meanwhile.
+      write: (token) => this.write('tokens', 'tokens', { ...this.read('tokens').tokens, [profile]: { ...token, key: identity } }),
     };
+  }
+
+  async forgetTokens(profile: string): Promise<void> {
+    const all = { ...this.read('tokens').tokens };
+    if (!(profile in all)) return;
+    delete all[profile];
+    await this.write('tokens', 'tokens', all);
   }
 
   /** The event catalog last fetched from `baseUrl`, if any, with when it was fetched. */
   readCatalog(baseUrl: string): { fetched_at: number; data: CatalogEntry[] } | undefined {
-    const cached = this.catalog().get('catalogs')?.[baseUrl];
+    const cached = this.read('catalog').catalogs?.[baseUrl];
     return cached && Array.isArray(cached.data) ? cached : undefined;
   }
 
-  writeCatalog(baseUrl: string, data: CatalogEntry[], fetchedAt: number): void {
-    this.catalog().set('catalogs', { ...this.catalog().get('catalogs'), [baseUrl]: { fetched_at: fetchedAt, data } });
-  }
-
-  private catalog() {
-    this.catalogFile ??= this.conf('catalog');
-    return this.catalogFile;
-  }
-
-  forgetTokens(profile: string): void {
-    const all = { ...this.tokens().get('tokens') };
-    if (!(profile in all)) return;
-    delete all[profile];
-    this.tokens().set('tokens', all);
+  async writeCatalog(baseUrl: string, data: CatalogEntry[], fetchedAt: number): Promise<void> {
+    await this.write('catalog', 'catalogs', { ...this.read('catalog').catalogs, [baseUrl]: { fetched_at: fetchedAt, data } });
   }
 }

@@ -1,9 +1,9 @@
-import Table from 'cli-table3';
 import type { Colors } from './colors.js';
 import { sanitize } from './text.js';
 
-/** A borderless table (cli-table3) of sanitised cells, headed in bold. */
-export function renderTable(head: string[], rows: string[][], colors: Colors): string {
+/** A borderless table (cli-table3, loaded only when a table is drawn) of sanitised cells, headed in bold. */
+export async function renderTable(head: string[], rows: string[][], colors: Colors): Promise<string> {
+  const { default: Table } = await import('cli-table3');
   const table = new Table({
     head: head.map((h) => colors.bold(h)),
     chars: {

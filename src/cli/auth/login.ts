@@ -39,8 +39,8 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   const credentials = { clientId, clientSecret, scope: options.scope };
   // Prove the credentials first: a rejected secret stores nothing.
   const token = await deps.apiFor(baseUrl, credentials).requestToken();
-  deps.config.setProfile(deps.profileName, { base_url: baseUrl, client_id: clientId, client_secret: clientSecret, ...(options.scope ? { scope: options.scope } : {}) });
-  deps.config.tokenCache(deps.profileName, tokenIdentity(baseUrl, credentials)).write(token);
+  await deps.config.setProfile(deps.profileName, { base_url: baseUrl, client_id: clientId, client_secret: clientSecret, ...(options.scope ? { scope: options.scope } : {}) });
+  await deps.config.tokenCache(deps.profileName, tokenIdentity(baseUrl, credentials)).write(token);
 
   if (deps.json) {
     printJson(deps, { profile: deps.profileName, base_url: baseUrl, client_id: clientId, scope: token.scope ?? null });

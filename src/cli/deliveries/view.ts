@@ -20,8 +20,8 @@ export function statusLabel(status: string, colors: Colors): string {
   return colors.yellow(sanitize(status));
 }
 
-export function deliveryTable(items: Delivery[], colors: Colors, now: number, withHead = true): string {
-  const table = renderTable(
+export async function deliveryTable(items: Delivery[], colors: Colors, now: number, withHead = true): Promise<string> {
+  const table = await renderTable(
     ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
     items.map((d) => [d.id, d.event, d.status, d.response_code === null ? '-' : String(d.response_code), String(d.attempts ?? ''), relativeTime(d.created_at, now)]),
     colors,

@@ -14,8 +14,8 @@ export interface Webhook {
 
 export const activeLabel = (active: boolean, colors: Colors) => (active ? colors.green('active') : colors.yellow('paused'));
 
-export function webhookTable(webhooks: Webhook[], colors: Colors, now: number, withHead = true): string {
-  const table = renderTable(
+export async function webhookTable(webhooks: Webhook[], colors: Colors, now: number, withHead = true): Promise<string> {
+  const table = await renderTable(
     ['ID', 'URL', 'EVENTS', 'STATUS', 'CREATED'],
     webhooks.map((w) => [w.id, w.url, (w.events ?? []).join(', '), w.active ? 'active' : 'paused', relativeTime(w.created_at, now)]),
     colors,

@@ -54,7 +54,7 @@ describe('login', () => {
       client_secret: NEW_SECRET,
       scope: 'webhooks:read webhooks:write',
     });
-    expect(statSync(store.path).mode & 0o777).toBe(0o600);
+    expect(statSync(store.path('config')).mode & 0o777).toBe(0o600);
     const cached = store.tokenCache('default', tokenIdentity(ORIGIN, { clientId: 'cli_new', clientSecret: NEW_SECRET, scope: 'webhooks:read webhooks:write' })).read();
     expect(cached).toMatchObject({ access_token: 'tok_login', expires_at: T0 + 3600_000 });
     for (const file of filesIn(fake.configDir)) expect(statSync(file.path).mode & 0o777, file.path).toBe(0o600);
@@ -118,15 +118,15 @@ describe('login', () => {
 });
 
 describe('auth status', () => {
-  function loggedIn(options: { json?: boolean; scope?: string } = {}) {
+  async function loggedIn(options: { json?: boolean; scope?: string } = {}) {
     const fake = fakeDeps({ json: options.json ?? false, tokenCache: true });
-    fake.deps.config.setProfile('default', { base_url: ORIGIN, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
+    await fake.deps.config.setProfile('default', { base_url: ORIGIN, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
     mockToken(fake.mock, { token: 'tok_status_123', scope: options.scope ?? 'webhooks:read webhooks:write', expiresIn: 1800 });
     return fake;
   }
 
   it('shows profile, base URL, client id, scope and expiry, never the client secret or the token', async () => {
-    const fake = loggedIn();
+    const fake = await loggedIn();
     expect(await status({}, fake.deps)).toBe(0);
     const out = fake.stdout.text;
     expect(out).toMatch(/^profile\s+default$/m);
@@ -140,7 +140,7 @@ describe('auth status', () => {
   });
 
   it('--json: the same facts, never the client secret', async () => {
-    const fake = loggedIn({ json: true });
+    const fake = await loggedIn({ json: true });
     await status({}, fake.deps);
     expect(JSON.parse(fake.stdout.text)).toEqual({
       profile: 'default',
@@ -169,7 +169,7 @@ describe('auth status', () => {
   });
 
   it('the scope granted by the server is shown without control characters', async () => {
-    const fake = loggedIn({ scope: 'webhooks:read\u001b]0;pwned\u0007\u001b[2J' });
+    const fake = await loggedIn({ scope: 'webhooks:read\u001b]0;pwned\u0007\u001b[2J' });
     await status({}, fake.deps);
     expect(fake.stdout.text).toContain('webhooks:read');
     expect(fake.stdout.text).not.toMatch(CONTROL);
@@ -186,7 +186,7 @@ describe('auth token and logout', () => {
 
   it('logout forgets the profile and its cached token', async () => {
     const fake = fakeDeps({ tokenCache: true });
-    fake.deps.config.setProfile('default', { base_url: ORIGIN, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
+    await fake.deps.config.setProfile('default', { base_url: ORIGIN, client_id: CLIENT_ID, client_secret: CLIENT_SECRET });
     mockToken(fake.mock, { token: 'tok_forget_me' });
     await fake.deps.api.token();
     await logout({}, fake.deps);

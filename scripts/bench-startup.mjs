@@ -1,0 +1,84 @@
+// Start-up benchmark: median wall time of whsvc commands as ratios to bare
+// `node -e 0` on the same Node, and of `webhooks list` to a bare node:http GET.
+import { spawn, spawnSync } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 25);
+const bin = fileURLToPath(new URL('../bin/whsvc', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'whsvc-bench-startup-'));
+
+function time(args, options = {}) {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(process.execPath, args, { stdio: ['pipe', 'ignore', 'pipe'], ...options });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return ms;
+}
+
+function measure(args, options) {
+  for (let i = 0; i < 3; i++) time(args, options); // warm the OS cache and Node's compile cache
+  const samples = Array.from({ length: RUNS }, () => time(args, options)).sort((a, b) => a - b);
+  return { median: samples[Math.floor(samples.length / 2)], min: samples[0], max: samples[samples.length - 1] };
+}
+
+const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--quiet'], { stdio: ['ignore', 'pipe', 'ignore'] });
+try {
+  const info = await new Promise((resolve, reject) => {
+    let out = '';
+    sandbox.stdout.on('data', (c) => {
+      out += c;
+      if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
+    });
+    sandbox.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
+  });
+  const env = { ...process.env, WHSVC_CONFIG_DIR: join(work, 'config'), WHSVC_BASE_URL: info.base_url, NO_COLOR: '1' };
+  const login = spawnSync(process.execPath, [bin, 'login', '--client-id', info.client_id, '--client-secret-stdin'], { env, input: info.client_secret });
+  if (login.status !== 0) throw new Error(`login failed: ${login.stderr}`);
+  const token = spawnSync(process.execPath, [bin, 'auth', 'token'], { env, encoding: 'utf8' }).stdout.trim();
+  for (let i = 0; i < 3; i++) {
+    spawnSync(process.execPath, [bin, 'webhooks', 'create', '--url', 'http://127.0.0.1:9/hook', '--events', 'invoice.paid', '--inactive'], { env });
+  }
+
+  const bareGet = join(work, 'bare-get.mjs');
+  writeFileSync(
+    bareGet,
+    `import { request } from 'node:http';
+request(process.env.URL, { headers: { authorization: 'Bearer ' + process.env.TOKEN } }, (res) => {
+  let body = '';
+  res.on('data', (c) => (body += c));
+  res.on('end', () => process.stdout.write(body));
+}).end();
+`,
+  );
+  const payload = join(work, 'payload.json');
+  const body = JSON.stringify({ id: 'inv_1', event: 'invoice.paid', blob: randomBytes(750_000).toString('base64') }).slice(0, 1_000_000);
+  writeFileSync(payload, body);
+  const signature = 'sha256=' + createHmac('sha256', 'whsec_bench').update(body).digest('hex');
+
+  const node = measure(['-e', '0']);
+  const rows = [
+    ['`node -e 0`', node, node],
+    ['`whsvc --version`', measure([bin, '--version']), node],
+    ['`whsvc --help`', measure([bin, '--help']), node],
+    ['`whsvc webhooks --help` (loads the program)', measure([bin, 'webhooks', '--help']), node],
+  ];
+  const get = measure([bareGet], { env: { ...process.env, URL: `${info.base_url}/v1/webhooks`, TOKEN: token } });
+  const list = measure([bin, 'webhooks', 'list', '--json'], { env });
+  rows.push(['bare `node:http` GET of /v1/webhooks', get, node]);
+  rows.push(['`whsvc webhooks list --json` (cached token)', list, node]);
+  rows.push(['`whsvc verify` on a 1 MB payload', measure([bin, 'verify', '--signature', signature, '--secret', 'whsec_bench', '--payload-file', payload]), node]);
+
+  const fmt = (n) => n.toFixed(1);
+  console.log(`Node ${process.version}, ${RUNS} runs each (median, min, max wall ms)\n`);
+  console.log('| command | median ms | min | max | × node -e 0 |');
+  console.log('|---|---|---|---|---|');
+  for (const [name, m, base] of rows) console.log(`| ${name} | ${fmt(m.median)} | ${fmt(m.min)} | ${fmt(m.max)} | ${(m.median / base.median).toFixed(2)} |`);
+  console.log(`\n\`webhooks list --json\` is ${(list.median / get.median).toFixed(2)}× the bare node:http GET (goal: 1.2×).`);
+} finally {
+  sandbox.kill('SIGTERM');
+  rmSync(work, { recursive: true, force: true });
+}
