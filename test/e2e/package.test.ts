@@ -26,9 +26,10 @@ function installed(args: string[], options: { input?: string; env?: Record<strin
   });
 }
 
+// --ignore-scripts: prepack would rebuild dist/ under the other test files' feet; globalSetup built it.
 beforeAll(() => {
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-pack-'));
-  const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', workDir])) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', workDir])) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = join(workDir, packed[0]!.filename);
   (globalThis as { packedFiles?: string[] }).packedFiles = packed[0]!.files.map((f) => f.path);
   const prefix = join(workDir, 'prefix');
