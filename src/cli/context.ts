@@ -5,6 +5,10 @@ import { colorsFor, type Colors } from '../render/colors.js';
 import type { Io } from './deps.js';
 import type { Prompter } from './prompter.js';
 
+// One chunk for what every API command needs before it runs.
+export { inquirerPrompter } from './prompter.js';
+export { installInterruptHandler } from './interrupt.js';
+
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
 export const DEFAULT_TIMEOUT_S = 30;
 

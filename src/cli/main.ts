@@ -27,12 +27,7 @@ function apiAction<O>(load: () => Promise<RunModule<O>>, toOptions: (args: strin
     const command = args[args.length - 1] as Command;
     const opts = command.optsWithGlobals();
     const positional = args.slice(0, -2) as string[];
-    const [{ buildDeps, readGlobals }, { inquirerPrompter }, { installInterruptHandler }, module] = await Promise.all([
-      import('./context.js'),
-      import('./prompter.js'),
-      import('./interrupt.js'),
-      load(),
-    ]);
+    const [{ buildDeps, readGlobals, inquirerPrompter, installInterruptHandler }, module] = await Promise.all([import('./context.js'), load()]);
     installInterruptHandler();
     const globals = readGlobals(opts, process.env);
     jsonErrors = globals.json;
@@ -350,11 +345,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 authentication, 4 permission, 5 not foun
       // The scripts pass the words after `--`, taken raw so that no word is parsed as an option of ours.
       const separator = process.argv.indexOf('--');
       const words = separator < 0 ? [] : process.argv.slice(separator + 1);
-      const [{ printCandidates }, { buildDeps, readGlobals }, { inquirerPrompter }] = await Promise.all([
-        import('./completion.js'),
-        import('./context.js'),
-        import('./prompter.js'),
-      ]);
+      const [{ printCandidates }, { buildDeps, readGlobals, inquirerPrompter }] = await Promise.all([import('./completion.js'), import('./context.js')]);
       const eventTypes = async () => {
         const deps = buildDeps({ ...readGlobals({}, process.env), timeout: 2 }, processIo(), inquirerPrompter);
         const cached = deps.config.readCatalog(deps.api.baseUrl);
