@@ -2,6 +2,7 @@ import { ApiClient, type Credentials, type TokenCache } from '../api/client.js';
 import { nodeHttpTransport, type Transport } from '../api/transport.js';
 import { ConfigStore, type Profile } from '../config/store.js';
 import { colorsFor, type Colors } from '../render/colors.js';
+import { withSpinner } from '../render/spinner.js';
 import type { Io } from './deps.js';
 import type { Prompter } from './prompter.js';
 
@@ -83,12 +84,17 @@ export function buildDeps(
   const identity = tokenIdentity(baseUrl, credentials);
   const cacheName = source === 'env' ? `env:${credentials!.clientId}` : globals.profile;
   const errColors = colorsFor(io.stderr, io.env, !globals.color);
+  // Progress only where someone watches: a terminal on stderr, and no --debug output to tangle with.
+  const showProgress = Boolean(io.stderr.isTTY) && !globals.debug;
+  const sendWithProgress: Transport = showProgress
+    ? (request) => withSpinner(io.stderr, `waiting for ${request.url.host}…`, () => transport(request))
+    : transport;
   const apiFor = (base: string, creds: Credentials | undefined, tokenCache?: TokenCache) =>
     new ApiClient({
       baseUrl: base,
       credentials: creds,
       tokenCache,
-      transport,
+      transport: sendWithProgress,
       timeoutMs: (globals.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
       userAgent: `whsvc/${WHSVC_VERSION}`,
       debug: globals.debug ? (text) => io.stderr.write(errColors.dim(text)) : undefined,

@@ -1,0 +1,28 @@
+import type { OutputStream } from '../cli/deps.js';
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/** Answers quicker than this never show a spinner: it would only flicker. */
+export const SPINNER_DELAY_MS = 150;
+
+/**
+ * Shows a spinner on `stream` while `work` runs, from SPINNER_DELAY_MS on,
+ * and wipes it when the work ends. Only for terminals; the caller decides.
+ */
+export async function withSpinner<T>(stream: OutputStream, label: string, work: () => Promise<T>): Promise<T> {
+  let frame = 0;
+  let shown = false;
+  let ticker: NodeJS.Timeout | undefined;
+  const starter = setTimeout(() => {
+    shown = true;
+    const draw = () => stream.write(`\r${FRAMES[frame++ % FRAMES.length]} ${label}`);
+    draw();
+    ticker = setInterval(draw, 80);
+  }, SPINNER_DELAY_MS);
+  try {
+    return await work();
+  } finally {
+    clearTimeout(starter);
+    clearInterval(ticker);
+    if (shown) stream.write('\r\u001b[2K');
+  }
+}
