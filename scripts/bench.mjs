@@ -1,0 +1,691 @@
+// Delivery throughput of the sandbox, against the floor of a bare Node loop.
+//
+//   npm run bench            (builds dist/ first)
+//   node scripts/bench.mjs   (uses the dist/ already built)
+//
+// Three kinds of process take part:
+//   - a receiver, forked from a file written to the temp dir: node:http on
+//     127.0.0.1, answers 200 to every POST, checks each signature, and reports
+//     counts and latencies back over IPC;
+//   - the sandbox, `whsvc sandbox start --port 0 --json --quiet`, once in memory
+//     and once with --data-dir (a fresh temp dir), with one webhook pointing at
+//     the receiver;
+//   - this process, which makes the events occur (C trigger requests in flight
+//     at once) and which also runs the floor: a bare loop of signed POSTs
+//     (node:crypto HMAC-SHA256, node:http with a keep-alive Agent) to the same
+//     receiver, C in flight, same payload and headers.
+// Each event carries its send time (`bench_sent_at`, wall-clock ms from
+// performance.timeOrigin + performance.now()) so that the receiver measures
+// event -> receipt latency. Throughput is events received / wall time from the
+// first trigger (or first floor POST) until the receiver had all of them.
+//
+// Knobs (environment):
+//   BENCH_EVENTS       events per run at C>1 (default 5000); C=1 gets a fifth of it (1000)
+//   BENCH_CONCURRENCY  comma-separated in-flight levels (default 1,10,100)
+//   BENCH_RUNS         measured runs per cell, the median is reported (default 5)
+//   BENCH_WARMUP       warm-up events before each level (default 200)
+//   BENCH_TIMEOUT_S    give up on the whole bench after this (default 600)
+//   BENCH_STALL_S      give up when the receiver gets nothing new for this long (default 30)
+//   BENCH_SANDBOX_NODE_ARGS  extra node flags for the sandbox process, space-separated,
+//                      e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it
+
+import { fork, spawn } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const WHSVC = join(ROOT, 'bin', 'whsvc');
+
+const envInt = (name, fallback, min = 1) => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    console.error(`bench: ${name}=${raw} is not an integer >= ${min}`);
+    process.exit(2);
+  }
+  return value;
+};
+
+const EVENTS = envInt('BENCH_EVENTS', 5000);
+const RUNS = envInt('BENCH_RUNS', 5);
+const WARMUP = envInt('BENCH_WARMUP', 200, 0);
+const TIMEOUT_S = envInt('BENCH_TIMEOUT_S', 600);
+const STALL_S = envInt('BENCH_STALL_S', 30);
+const LEVELS = (process.env.BENCH_CONCURRENCY || '1,10,100').split(',').map((s) => {
+  const n = Number(s.trim());
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`bench: BENCH_CONCURRENCY has ${JSON.stringify(s)}, not a positive integer`);
+    process.exit(2);
+  }
+  return n;
+});
+const eventsAt = (c) => (c === 1 ? Math.max(20, Math.round(EVENTS * 0.2)) : EVENTS);
+
+const EVENT_TYPE = 'invoice.paid';
+const PLATFORM = 'Service';
+
+/** A failure the bench explains itself: reported without a stack trace. */
+class BenchError extends Error {}
+
+/** Wall-clock ms with sub-ms resolution, comparable across processes. */
+const wall = () => performance.timeOrigin + performance.now();
+const log = (line) => process.stderr.write(`bench: ${line}\n`);
+
+// --- everything to undo on the way out ---------------------------------------
+
+const children = new Set();
+const tmpRoot = mkdtempSync(join(os.tmpdir(), 'whsvc-bench-'));
+let stage = 'starting';
+let finishing = false;
+
+function alive(child) {
+  return child.exitCode === null && child.signalCode === null;
+}
+
+function waitExit(child, ms) {
+  if (!alive(child)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+async function stopChild(child, graceMs = 10_000) {
+  if (alive(child)) {
+    child.kill('SIGTERM');
+    if (!(await waitExit(child, graceMs))) {
+      child.kill('SIGKILL');
+      await waitExit(child, 2_000);
+    }
+  }
+  children.delete(child);
+}
+
+async function cleanup() {
+  await Promise.all([...children].map((c) => stopChild(c, 3_000)));
+  rmSync(tmpRoot, { recursive: true, force: true });
+}
+
+// Last resort (process.exit, uncaught error): nothing async runs any more.
+process.on('exit', () => {
+  for (const child of children) if (alive(child)) child.kill('SIGKILL');
+  rmSync(tmpRoot, { recursive: true, force: true });
+});
+
+async function fail(message, code = 1) {
+  if (finishing) return;
+  finishing = true;
+  console.error(`bench: ${message}`);
+  await cleanup().catch(() => {});
+  process.exit(code);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => void fail(`interrupted (${signal}) while ${stage}; subprocesses stopped`, 130));
+}
+
+const overall = setTimeout(
+  () => void fail(`gave up after ${TIMEOUT_S} s (BENCH_TIMEOUT_S) while ${stage}; subprocesses stopped`),
+  TIMEOUT_S * 1000,
+);
+
+// --- the receiver (another process) ------------------------------------------
+
+const RECEIVER_SOURCE = String.raw`
+import http from 'node:http';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+const wall = () => performance.timeOrigin + performance.now();
+const SIG_HEADER = process.env.BENCH_SIG_HEADER.toLowerCase();
+let phase = null;
+let stray = 0;
+let sockets = 0;
+
+function pct(sorted, q) {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+function summary(p) {
+  const sorted = p.lat.slice(0, p.n).sort();
+  return {
+    tag: p.tag, got: p.got, expect: p.expect, first: p.first, last: p.last,
+    p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), max: pct(sorted, 1),
+    badSig: p.badSig, bytes: p.got ? p.bytes / p.got : 0, stray, sockets,
+  };
+}
+
+function check(p, raw, header) {
+  if (!p.secret) return;
+  const given = typeof header === 'string' && header.startsWith('sha256=') ? header.slice(7) : '';
+  const expected = createHmac('sha256', p.secret).update(raw).digest();
+  const buf = Buffer.from(given, 'hex');
+  if (buf.length !== expected.length || !timingSafeEqual(buf, expected)) p.badSig++;
+}
+
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const t = wall();
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
+    res.end('ok');
+    if (req.method !== 'POST') return;
+    const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+    let body;
+    try { body = JSON.parse(raw); } catch { stray++; return; }
+    const p = phase;
+    if (!p || body === null || body.bench_run !== p.tag) { stray++; return; }
+    p.got++;
+    if (p.n < p.lat.length) p.lat[p.n++] = t - body.bench_sent_at;
+    if (t < p.first) p.first = t;
+    if (t > p.last) p.last = t;
+    p.bytes += raw.length;
+    check(p, raw, req.headers[SIG_HEADER]);
+    if (p.got === p.expect) process.send({ type: 'done', ...summary(p) });
+  });
+});
+server.on('connection', (socket) => {
+  sockets++;
+  socket.on('close', () => sockets--);
+});
+server.keepAliveTimeout = 60_000;
+server.headersTimeout = 65_000;
+server.listen(0, '127.0.0.1', () => process.send({ type: 'listening', port: server.address().port }));
+
+process.on('message', (m) => {
+  if (m.cmd === 'phase') {
+    phase = { tag: m.tag, expect: m.expect, secret: m.secret, got: 0, n: 0, lat: new Float64Array(m.expect),
+      first: Infinity, last: -Infinity, badSig: 0, bytes: 0 };
+    process.send({ type: 'phase', tag: m.tag });
+  } else if (m.cmd === 'progress') {
+    process.send({ type: 'progress', tag: phase && phase.tag, got: phase ? phase.got : 0, stray });
+  }
+});
+process.on('disconnect', () => process.exit(0));
+`;
+
+class Receiver {
+  constructor(child, port) {
+    this.child = child;
+    this.port = port;
+    this.waiters = [];
+    child.on('message', (m) => {
+      for (const w of [...this.waiters]) {
+        if (w.match(m)) {
+          this.waiters.splice(this.waiters.indexOf(w), 1);
+          w.resolve(m);
+        }
+      }
+    });
+    child.on('exit', (code, signal) => {
+      for (const w of this.waiters.splice(0)) w.reject(new BenchError(`the receiver exited (${signal ?? code})`));
+    });
+  }
+
+  static async start() {
+    const file = join(tmpRoot, 'receiver.mjs');
+    writeFileSync(file, RECEIVER_SOURCE);
+    const child = fork(file, [], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, BENCH_SIG_HEADER: `X-${PLATFORM}-Signature` },
+      execArgv: [],
+    });
+    children.add(child);
+    const first = await Promise.race([
+      new Promise((resolve) => child.once('message', resolve)),
+      new Promise((_, reject) => child.once('exit', (code) => reject(new BenchError(`the receiver exited (${code}) before listening`)))),
+      new Promise((_, reject) => setTimeout(() => reject(new BenchError('the receiver did not listen within 10 s')), 10_000).unref()),
+    ]);
+    return new Receiver(child, first.port);
+  }
+
+  get url() {
+    return `http://127.0.0.1:${this.port}/hook`;
+  }
+
+  next(match) {
+    const promise = new Promise((resolve, reject) => this.waiters.push({ match, resolve, reject }));
+    promise.catch(() => {}); // a waiter given up on must not become an unhandled rejection
+    return promise;
+  }
+
+  async phase(tag, expect, secret) {
+    const ack = this.next((m) => m.type === 'phase' && m.tag === tag);
+    this.child.send({ cmd: 'phase', tag, expect, secret });
+    await ack;
+  }
+
+  /** Resolves with the receiver's summary once it has all `expect` of `tag`; fails when it stalls. */
+  async done(tag, expect) {
+    const done = this.next((m) => m.type === 'done' && m.tag === tag);
+    let lastGot = -1;
+    let lastChange = Date.now();
+    for (;;) {
+      const tick = new Promise((resolve) => setTimeout(resolve, 1_000));
+      const result = await Promise.race([done, tick.then(() => undefined)]);
+      if (result) return result;
+      const progress = this.next((m) => m.type === 'progress');
+      this.child.send({ cmd: 'progress' });
+      const p = await progress;
+      if (p.got !== lastGot) {
+        lastGot = p.got;
+        lastChange = Date.now();
+      } else if (Date.now() - lastChange > STALL_S * 1000) {
+        throw new BenchError(`${tag}: the receiver got ${p.got} of ${expect} deliveries and nothing more for ${STALL_S} s (BENCH_STALL_S)`);
+      }
+    }
+  }
+}
+
+// --- the sandbox (another process) -------------------------------------------
+
+async function startSandbox(dataDir) {
+  const nodeArgs = (process.env.BENCH_SANDBOX_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const args = [...nodeArgs, WHSVC, 'sandbox', 'start', '--port', '0', '--json', '--quiet'];
+  if (dataDir) args.push('--data-dir', dataDir);
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => {
+    if (stderr.length < 200_000) stderr += chunk;
+  });
+  let stdout = '';
+  child.stdout.setEncoding('utf8');
+  const info = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new BenchError(`the sandbox did not print its JSON line within 20 s\n${stderr}`)), 20_000);
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const nl = stdout.indexOf('\n');
+      if (nl < 0) return;
+      clearTimeout(timer);
+      try {
+        resolve(JSON.parse(stdout.slice(0, nl)));
+      } catch {
+        reject(new BenchError(`the sandbox printed something other than JSON: ${stdout.slice(0, nl)}`));
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new BenchError(`the sandbox exited (${signal ?? code}) before it was ready\n${stderr}`));
+    });
+  });
+  const sandbox = { child, info, stderr: () => stderr, stopping: false };
+  child.once('exit', (code, signal) => {
+    if (!sandbox.stopping && !finishing) log(`the sandbox ${dataDir ? '(--data-dir)' : '(memory)'} exited unexpectedly (${signal ?? code}); its stderr:\n${stderr.slice(-4000)}`);
+  });
+  return sandbox;
+}
+
+async function jsonRequest(url, { method = 'POST', token, body } = {}) {
+  const res = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new BenchError(`${method} ${url} answered ${res.status}: ${text}`);
+  return JSON.parse(text);
+}
+
+async function createWebhook(info, receiverUrl) {
+  const token = await jsonRequest(`${info.base_url}/v1/oauth/token`, {
+    body: { grant_type: 'client_credentials', client_id: info.client_id, client_secret: info.client_secret },
+  });
+  const webhook = await jsonRequest(`${info.base_url}/v1/webhooks`, {
+    token: token.access_token,
+    body: { url: receiverUrl, events: [EVENT_TYPE] },
+  });
+  if (!webhook.signing_secret) throw new BenchError(`creating the webhook gave no signing_secret: ${JSON.stringify(webhook)}`);
+  return webhook;
+}
+
+/** C trigger requests in flight until n events have occurred, and until the receiver has had all n deliveries. */
+async function sandboxRun(receiver, pool, secret, tag, c, n) {
+  await receiver.phase(tag, n, secret);
+  let started = 0;
+  const t0 = wall();
+  const worker = async () => {
+    while (started < n) {
+      started++;
+      const body = JSON.stringify({ type: EVENT_TYPE, data: { bench_sent_at: wall(), bench_run: tag } });
+      const res = await pool.request({
+        path: '/_sandbox/events',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      if (res.statusCode !== 202) throw new BenchError(`${tag}: a trigger answered ${res.statusCode}: ${await res.body.text()}`);
+      await res.body.dump();
+    }
+  };
+  // Watch the receiver while triggering, so that a sandbox that stops answering is caught too.
+  const done = receiver.done(tag, n);
+  const triggers = Promise.all(Array.from({ length: c }, worker)).then(() => wall());
+  const [triggered, s] = await Promise.all([triggers, done]);
+  return { ...s, t0, rate: n / ((s.last - t0) / 1000), triggerRate: n / ((triggered - t0) / 1000) };
+}
+
+// --- the floor (this process) --------------------------------------------------
+
+function floorBody(tag) {
+  // The shape the sandbox delivers for invoice.paid with our data: sample fields, then data.
+  return JSON.stringify({
+    id: `inv_${randomBytes(6).toString('hex')}`,
+    event: EVENT_TYPE,
+    amount: { amount: 12900, currency: 'EUR' },
+    bench_sent_at: wall(),
+    bench_run: tag,
+  });
+}
+
+function floorPost(agent, port, body, signature) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        agent,
+        host: '127.0.0.1',
+        port,
+        path: '/hook',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': 'whsvc-bench-floor',
+          [`X-${PLATFORM}-Signature`]: signature,
+          [`X-${PLATFORM}-Event`]: EVENT_TYPE,
+          [`X-${PLATFORM}-Delivery-Id`]: `dlv_${randomBytes(12).toString('hex')}`,
+          [`X-${PLATFORM}-Attempt`]: '1',
+          [`X-${PLATFORM}-Attempt-Id`]: `dlv_${randomBytes(12).toString('hex')}`,
+        },
+      },
+      (res) => {
+        res.on('data', () => {});
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new BenchError(`the receiver answered ${res.statusCode}`))));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function floorRun(receiver, agent, secret, tag, c, n) {
+  await receiver.phase(tag, n, secret);
+  let started = 0;
+  const t0 = wall();
+  const worker = async () => {
+    while (started < n) {
+      started++;
+      const body = floorBody(tag);
+      const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+      await floorPost(agent, receiver.port, body, signature);
+    }
+  };
+  const done = receiver.done(tag, n);
+  const [, s] = await Promise.all([Promise.all(Array.from({ length: c }, worker)), done]);
+  return { ...s, t0, rate: n / ((s.last - t0) / 1000) };
+}
+
+// --- CPU accounting (Linux /proc; NaN elsewhere) ------------------------------------
+
+const TICK_MS = 10; // USER_HZ, 100 on Linux
+
+/** CPU ms (user + system) a child has used so far. */
+function childCpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU ms the whole machine has been busy, and stolen by the hypervisor, so far. */
+function machineCpuMs() {
+  try {
+    const [, user, nice, system, , , irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    return { busy: (user + nice + system + irq + softirq) * TICK_MS, steal: steal * TICK_MS };
+  } catch {
+    return { busy: NaN, steal: NaN };
+  }
+}
+
+function cpuSnapshot(pids) {
+  const self = process.cpuUsage();
+  return {
+    wall: wall(),
+    self: (self.user + self.system) / 1000,
+    pids: Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, childCpuMs(pid)])),
+    machine: machineCpuMs(),
+  };
+}
+
+/** CPU used between two snapshots: by each of our processes, and by everything else on the machine. */
+function cpuDelta(a, b) {
+  const d = { wall: b.wall - a.wall, bench: b.self - a.self, steal: b.machine.steal - a.machine.steal };
+  let ours = d.bench;
+  for (const k of Object.keys(a.pids)) {
+    d[k] = b.pids[k] - a.pids[k];
+    ours += d[k];
+  }
+  d.others = Math.max(0, b.machine.busy - a.machine.busy - ours);
+  return d;
+}
+
+// --- measuring -------------------------------------------------------------------
+
+const MODES = ['floor', 'memory', 'data-dir'];
+
+function median(runs) {
+  const sorted = [...runs].sort((a, b) => a.rate - b.rate);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
+function checkRun(r, what) {
+  if (r.badSig > 0) throw new BenchError(`${what}: ${r.badSig} of ${r.got} deliveries had a bad signature`);
+}
+
+async function startSandboxWithWebhook(receiver, mode) {
+  stage = `starting the sandbox (${mode})`;
+  const sandbox = await startSandbox(mode === 'data-dir' ? join(tmpRoot, 'data') : undefined);
+  sandbox.mode = mode;
+  sandbox.webhook = await createWebhook(sandbox.info, receiver.url);
+  return sandbox;
+}
+
+async function stopSandbox(sandbox) {
+  stage = `stopping the sandbox (${sandbox.mode})`;
+  sandbox.stopping = true;
+  await stopChild(sandbox.child);
+  const internal = sandbox.stderr().split('\n').filter((l) => l.includes('internal error'));
+  if (internal.length > 0) log(`the sandbox (${sandbox.mode}) logged ${internal.length} internal errors, the first: ${internal[0]}`);
+}
+
+/**
+ * For each level: a warm-up of each, then RUNS rounds of floor, memory and
+ * --data-dir one after the other (order rotated each round), so that whatever
+ * else the machine is doing weighs on all three alike. Both sandboxes stay up
+ * throughout; the one not measured is idle.
+ */
+async function measure(receiver) {
+  const results = Object.fromEntries(MODES.map((m) => [m, new Map()]));
+  const floorSecret = `whsec_${randomBytes(24).toString('base64url')}`;
+  const sandboxes = {};
+  try {
+    sandboxes.memory = await startSandboxWithWebhook(receiver, 'memory');
+    sandboxes['data-dir'] = await startSandboxWithWebhook(receiver, 'data-dir');
+    for (const c of LEVELS) {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: c });
+      const pools = Object.fromEntries(
+        ['memory', 'data-dir'].map((m) => [m, new Pool(sandboxes[m].info.base_url, { connections: c, keepAliveTimeout: 60_000 })]),
+      );
+      const pids = { receiver: receiver.child.pid, memory: sandboxes.memory.child.pid, 'data-dir': sandboxes['data-dir'].child.pid };
+      const once = (mode, tag, n) =>
+        mode === 'floor'
+          ? floorRun(receiver, agent, floorSecret, tag, c, n)
+          : sandboxRun(receiver, pools[mode], sandboxes[mode].webhook.signing_secret, tag, c, n);
+      try {
+        stage = `warming up at ${c} in flight`;
+        if (WARMUP > 0) for (const mode of MODES) await once(mode, `${mode}-c${c}-warm`, WARMUP);
+        const runs = Object.fromEntries(MODES.map((m) => [m, []]));
+        for (let i = 1; i <= RUNS; i++) {
+          const order = MODES.map((_, k) => MODES[(k + i - 1) % MODES.length]);
+          for (const mode of order) {
+            stage = `measuring ${mode} at ${c} in flight (run ${i} of ${RUNS})`;
+            const before = cpuSnapshot(pids);
+            const r = await once(mode, `${mode}-c${c}-r${i}`, eventsAt(c));
+            r.cpu = cpuDelta(before, cpuSnapshot(pids));
+            checkRun(r, `${mode} at ${c} in flight`);
+            runs[mode].push(r);
+            const extra = mode === 'floor' ? '' : `  (triggers accepted ${r.triggerRate.toFixed(0)}/s; ${r.sockets} sockets open to the receiver)`;
+            log(`${mode.padEnd(8)} C=${String(c).padStart(3)} run ${i}/${RUNS}: ${r.rate.toFixed(0).padStart(6)}/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms${extra}`);
+          }
+        }
+        for (const mode of MODES) results[mode].set(c, { ...median(runs[mode]), runs: runs[mode] });
+      } finally {
+        agent.destroy();
+        await Promise.all(Object.values(pools).map((pool) => pool.destroy()));
+      }
+    }
+  } catch (error) {
+    if (error !== null && typeof error === 'object' && !('stage' in error)) error.stage = stage;
+    throw error;
+  } finally {
+    for (const sandbox of Object.values(sandboxes)) await stopSandbox(sandbox);
+  }
+  return results;
+}
+
+// --- the report --------------------------------------------------------------------
+
+const fmtRate = (r) => Math.round(r).toLocaleString('en-US');
+const fmtMs = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const pctOf = (r, floor) => `${Math.round((100 * r) / floor)}%`;
+const spread = (runs) => {
+  if (runs.length < 2) return '';
+  const rates = runs.map((r) => r.rate);
+  return `${fmtRate(Math.min(...rates))}–${fmtRate(Math.max(...rates))}`;
+};
+
+function report(floor, memory, disk, startedAt) {
+  const cpus = os.cpus();
+  const lines = [];
+  lines.push(`### whsvc sandbox delivery throughput`);
+  lines.push('');
+  lines.push(
+    `Node ${process.version} on ${os.platform()}/${os.arch()}, ${os.availableParallelism()} CPUs (${cpus[0]?.model?.trim() ?? 'unknown'}), ` +
+      `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB; ${new Date(startedAt).toISOString().slice(0, 10)}.`,
+  );
+  lines.push(
+    `Events per run: ${LEVELS.map((c) => `${eventsAt(c)} at C=${c}`).join(', ')}; median of ${RUNS} run(s), ` +
+      `after ${WARMUP} warm-up events per level. One webhook, event \`${EVENT_TYPE}\`, ` +
+      `delivered body ≈ ${Math.round([...memory.values()][0]?.bytes ?? 0)} bytes (floor ${Math.round([...floor.values()][0]?.bytes ?? 0)}).`,
+  );
+  lines.push('');
+  lines.push('| in flight (C) | floor /s | sandbox memory /s (% of floor) | sandbox --data-dir /s (% of floor) | floor p50 / p99 ms | memory p50 / p99 ms | --data-dir p50 / p99 ms |');
+  lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const c of LEVELS) {
+    const f = floor.get(c);
+    const m = memory.get(c);
+    const d = disk.get(c);
+    lines.push(
+      `| ${c} | ${fmtRate(f.rate)} | ${fmtRate(m.rate)} (${pctOf(m.rate, f.rate)}) | ${fmtRate(d.rate)} (${pctOf(d.rate, f.rate)}) ` +
+        `| ${fmtMs(f.p50)} / ${fmtMs(f.p99)} | ${fmtMs(m.p50)} / ${fmtMs(m.p99)} | ${fmtMs(d.p50)} / ${fmtMs(d.p99)} |`,
+    );
+  }
+  lines.push('');
+  lines.push(
+    '- *floor*: a bare loop in the bench process of signed POSTs (HMAC-SHA256 with node:crypto, node:http keep-alive Agent) ' +
+      'to the same receiver, C in flight. *sandbox*: C `POST /_sandbox/events` in flight from the bench process, each one event ' +
+      'and so one signed delivery from the sandbox process to the receiver process.',
+  );
+  lines.push(
+    '- /s is events received by the receiver divided by the wall time from the first trigger (or POST) until it had them all; ' +
+      'p50 / p99 is event sent → delivery received, measured by the receiver against the send time carried in the payload.',
+  );
+  if (RUNS > 1) {
+    lines.push(
+      `- range over the ${RUNS} runs (/s): ` +
+        LEVELS.map((c) => `C=${c}: floor ${spread(floor.get(c).runs)}, memory ${spread(memory.get(c).runs)}, --data-dir ${spread(disk.get(c).runs)}`).join('; ') +
+        '.',
+    );
+  }
+  lines.push('');
+  lines.push('CPU per event (µs, summed over the measured runs; from /proc, so in 10 ms ticks for the subprocesses):');
+  lines.push('');
+  lines.push('| in flight (C) | run | bench process | sandbox | receiver | total | sandbox load (cores) | rest of the machine (cores) | steal (cores) |');
+  lines.push('| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  const noisy = [];
+  const us = (ms, n) => (Number.isFinite(ms) ? Math.round((1000 * ms) / n).toLocaleString('en-US') : 'n/a');
+  const cores = (ms, wallMs) => (Number.isFinite(ms) ? (ms / wallMs).toFixed(2) : 'n/a');
+  for (const c of LEVELS) {
+    for (const [mode, cell] of [['floor', floor.get(c)], ['memory', memory.get(c)], ['data-dir', disk.get(c)]]) {
+      const sum = (k) => cell.runs.reduce((acc, r) => acc + r.cpu[k], 0);
+      const n = cell.runs.reduce((acc, r) => acc + r.got, 0);
+      const sandbox = mode === 'floor' ? 0 : sum(mode);
+      const total = sum('bench') + sandbox + sum('receiver');
+      lines.push(
+        `| ${c} | ${mode === 'floor' ? 'floor' : `sandbox ${mode === 'memory' ? 'memory' : '--data-dir'}`} | ${us(sum('bench'), n)} | ${mode === 'floor' ? '–' : us(sandbox, n)} ` +
+          `| ${us(sum('receiver'), n)} | ${us(total, n)} | ${mode === 'floor' ? '–' : cores(sandbox, sum('wall'))} ` +
+          `| ${cores(sum('others'), sum('wall'))} | ${cores(sum('steal'), sum('wall'))} |`,
+      );
+      if ((sum('others') + sum('steal')) / sum('wall') > 0.2) noisy.push(`${mode} at C=${c}`);
+    }
+  }
+  lines.push('');
+  lines.push(
+    '- *rest of the machine* is CPU used by processes other than the bench\'s during its runs, and *steal* is CPU the hypervisor gave to other guests: ' +
+      'where either is high the figures above are low and noisy. *sandbox load* near 1.00 means the sandbox\'s single thread was the bottleneck.',
+  );
+  if (noisy.length > 0) {
+    lines.push(`- **warning**: other processes or guests took more than 0.2 of a core during ${noisy.join(', ')}; run again on a quieter machine for figures to compare.`);
+  }
+  const top = Math.max(...LEVELS);
+  const m = memory.get(top).rate / floor.get(top).rate;
+  const d = disk.get(top).rate / floor.get(top).rate;
+  lines.push(
+    `- target at C=${top}: memory ≥ 40% of the floor: ${m >= 0.4 ? 'met' : 'NOT met'} (${Math.round(100 * m)}%); ` +
+      `--data-dir ≥ 25%: ${d >= 0.25 ? 'met' : 'NOT met'} (${Math.round(100 * d)}%).`,
+  );
+  return lines.join('\n');
+}
+
+// --- main ------------------------------------------------------------------------------
+
+async function main() {
+  const startedAt = Date.now();
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) {
+    throw new BenchError('dist/ is not built: run `node scripts/build.mjs` (or `npm run bench`, which builds first)');
+  }
+  stage = 'starting the receiver';
+  const receiver = await Receiver.start();
+  log(`receiver at ${receiver.url} (pid ${receiver.child.pid}); node ${process.version}, ${os.availableParallelism()} CPUs`);
+  const { floor, memory, 'data-dir': disk } = await measure(receiver);
+  stage = 'stopping the receiver';
+  await stopChild(receiver.child, 3_000);
+  process.stdout.write(`${report(floor, memory, disk, startedAt)}\n`);
+}
+
+main().then(
+  async () => {
+    if (finishing) return;
+    clearTimeout(overall);
+    finishing = true;
+    await cleanup();
+    process.exit(0);
+  },
+  (error) => void fail(`failed while ${error?.stage ?? stage}: ${error instanceof BenchError ? error.message : (error?.stack ?? error)}`),
+);
