@@ -50,9 +50,23 @@ interface SendOutcome {
  * send holds the chain's lock, and an automatic retry re-reads the chain under
  * that lock, so a manual retry can never make a scheduled one fire twice.
  */
+interface Begun {
+  /** The delivery as it stands once this attempt is recorded (auto_attempts counted). */
+  chain: ChainRecord;
+  webhook: WebhookRecord;
+  kind: 'automatic' | 'manual';
+  attemptId: string;
+  attempt: number;
+  seq: number;
+  startedAt: number;
+}
+
 export class Deliverer {
   private readonly locks = new Map<string, Promise<unknown>>();
   private timer: unknown = null;
+  private timerDueAt = Infinity;
+  /** A due retry was found while its delivery was busy: look again when a send ends. */
+  private dueWhileBusy = false;
   private stopped = false;
 
   constructor(private readonly deps: DelivererDeps) {}
@@ -80,78 +94,69 @@ export class Deliverer {
     this.arm();
   }
 
-  /** An event occurred: one delivery to each active webhook subscribed to it. */
+  /**
+   * An event occurred: one delivery to each active webhook subscribed to it.
+   * Each delivery and its first attempt are recorded in one transaction, so a
+   * sandbox stopped before the send still sends it when it comes back.
+   */
   deliverEvent(accountId: string, type: string, payload: Record<string, unknown>): string[] {
     const { store } = this.deps;
-    const chains = store.transaction(() =>
-      store.subscribedActiveWebhooks(accountId, type).map((webhook) => this.createChain(webhook, type, payload)),
+    const begun = store.transaction(() =>
+      store.subscribedActiveWebhooks(accountId, type).map((webhook) => this.beginFirst(webhook, type, payload)),
     );
-    for (const chain of chains) this.sendInBackground(chain.id);
-    return chains.map((c) => c.id);
+    for (const first of begun) {
+      this.withChainLock(first.chain.id, () => this.complete(first)).catch((error: unknown) => this.reportFailure(first.chain.id, error));
+    }
+    return begun.map((b) => b.chain.id);
   }
 
   /** The test endpoint: a delivery of a sample event, sent at once; resolves with its first attempt. */
   async sendTest(webhook: WebhookRecord, type: string, payload: Record<string, unknown>): Promise<AttemptRecord | undefined> {
-    const chain = this.createChain(webhook, type, payload);
-    return this.sendAutomatic(chain.id);
+    const first = this.deps.store.transaction(() => this.beginFirst(webhook, type, payload));
+    return this.withChainLock(first.chain.id, () => this.complete(first));
   }
 
   /** A manual retry: a new attempt of the same delivery, same body and signature, sent at once. */
   async retry(chainId: string): Promise<AttemptRecord | undefined> {
-    return this.withChainLock(chainId, () => this.send(chainId, 'manual'));
+    return this.withChainLock(chainId, () => this.sendNext(chainId, 'manual'));
   }
 
-  private arm(): void {
+  /** Sets the timer for the earliest due retry, unless it is already set for then or earlier. */
+  private arm(dueAt?: number): void {
     const { store, clock } = this.deps;
+    if (this.stopped) return;
+    if (dueAt !== undefined && this.timer !== null && this.timerDueAt <= dueAt) return;
     if (this.timer !== null) clock.clearTimeout(this.timer);
     this.timer = null;
-    if (this.stopped) return;
+    this.timerDueAt = Infinity;
     const due = store.earliestDue();
     if (due === undefined) return;
     const delay = Math.min(Math.max(0, due - clock.now()), 2_147_483_647);
+    this.timerDueAt = due;
     this.timer = clock.setTimeout(() => this.sendDue(), delay);
   }
 
   private sendDue(): void {
     this.timer = null;
+    this.timerDueAt = Infinity;
     if (this.stopped) return;
     let underway = 0;
     for (const chain of this.deps.store.dueChains(this.deps.clock.now(), 500)) {
       underway += 1;
-      // A chain already locked is re-armed for when its current send ends.
-      if (!this.locks.has(chain.id)) this.sendInBackground(chain.id);
+      if (this.locks.has(chain.id)) {
+        this.dueWhileBusy = true;
+        continue;
+      }
+      this.withChainLock(chain.id, () => this.sendNext(chain.id, 'automatic')).catch((error: unknown) => this.reportFailure(chain.id, error));
     }
+    // The next retry not yet due is armed when one of these sends ends (their due times are cleared by then).
     if (underway === 0) this.arm();
+    else this.dueWhileBusy = true;
   }
 
-  private createChain(webhook: WebhookRecord, type: string, payload: Record<string, unknown>): ChainRecord {
-    const now = this.deps.clock.now();
-    const body = JSON.stringify(payload);
-    const chain: ChainRecord = {
-      id: newId('dlv'),
-      webhook_id: webhook.id,
-      event: type,
-      body,
-      signature: sign(webhook.signing_secret, body),
-      auto_attempts: 0,
-      // Due at once: a sandbox stopped before the first send still sends it when it comes back.
-      next_due_at: now,
-      delivered: false,
-      created_at: new Date(now).toISOString(),
-    };
-    this.deps.store.insertChain(chain);
-    return chain;
-  }
-
-  /** A send nobody awaits: a failure of ours (the store, say) is reported, never an unhandled rejection. */
-  private sendInBackground(chainId: string): void {
-    this.sendAutomatic(chainId).catch((error: unknown) => {
-      process.stderr.write(`whsvc sandbox: delivery ${chainId} failed inside the sandbox: ${(error as Error)?.message ?? error}\n`);
-    });
-  }
-
-  private sendAutomatic(chainId: string): Promise<AttemptRecord | undefined> {
-    return this.withChainLock(chainId, () => this.send(chainId, 'automatic'));
+  /** A send nobody awaits failed inside the sandbox (the store, say): reported, never an unhandled rejection. */
+  private reportFailure(chainId: string, error: unknown): void {
+    process.stderr.write(`whsvc sandbox: delivery ${chainId} failed inside the sandbox: ${(error as Error)?.message ?? error}\n`);
   }
 
   private withChainLock<T>(chainId: string, work: () => Promise<T>): Promise<T> {
@@ -164,16 +169,41 @@ export class Deliverer {
     this.locks.set(chainId, settled);
     void settled.then(() => {
       if (this.locks.get(chainId) === settled) this.locks.delete(chainId);
-      this.arm();
+      if (this.dueWhileBusy) {
+        this.dueWhileBusy = false;
+        this.arm();
+      }
     });
     return current;
   }
 
-  private async send(chainId: string, kind: 'automatic' | 'manual'): Promise<AttemptRecord | undefined> {
-    const { store, clock, policy } = this.deps;
+  /** Records a new delivery with its first attempt under way (inside the caller's transaction). */
+  private beginFirst(webhook: WebhookRecord, type: string, payload: Record<string, unknown>): Begun {
+    const now = this.deps.clock.now();
+    const body = JSON.stringify(payload);
+    const createdAt = new Date(now).toISOString();
+    const chain: ChainRecord = {
+      id: newId('dlv'),
+      webhook_id: webhook.id,
+      event: type,
+      body,
+      signature: sign(webhook.signing_secret, body),
+      auto_attempts: 1,
+      next_due_at: null,
+      delivered: false,
+      created_at: createdAt,
+    };
+    this.deps.store.insertChain(chain);
+    // The first attempt's id is the delivery's id.
+    const { seq } = this.deps.store.insertAttempt({ id: chain.id, chain_id: chain.id, webhook_id: webhook.id, created_at: createdAt }, 1);
+    return { chain, webhook, kind: 'automatic', attemptId: chain.id, attempt: 1, seq, startedAt: now };
+  }
+
+  /** The next attempt of an existing delivery: an automatic retry that is due, or a manual one. */
+  private async sendNext(chainId: string, kind: 'automatic' | 'manual'): Promise<AttemptRecord | undefined> {
+    const { store, clock } = this.deps;
     const started = clock.now();
-    const attemptId = { value: '' };
-    const begun = store.transaction(() => {
+    const begun = store.transaction((): Begun | undefined => {
       const chain = store.findChain(chainId);
       if (!chain) return undefined;
       const webhook = store.webhookById(chain.webhook_id);
@@ -182,38 +212,53 @@ export class Deliverer {
         if (this.stopped || chain.delivered || chain.next_due_at === null || chain.next_due_at > started) return undefined;
         // A retry due on a paused webhook waits, still due, until it is resumed.
         if (chain.auto_attempts > 0 && !webhook.active) return undefined;
-        store.updateChainSchedule(chain.id, { auto_attempts: chain.auto_attempts + 1, next_due_at: null, delivered: false });
+        chain.auto_attempts += 1;
+        chain.next_due_at = null;
+        store.updateChainSchedule(chain.id, chain);
       }
-      const isFirst = chain.auto_attempts === 0 && kind === 'automatic';
-      attemptId.value = isFirst ? chain.id : newId('dlv');
-      const number = store.insertAttempt({
-        id: attemptId.value,
-        chain_id: chain.id,
-        webhook_id: webhook.id,
-        created_at: new Date(started).toISOString(),
-      });
-      return { chain, webhook, number };
+      // A delivery recorded but never sent (by an older sandbox) gets its own id for its first attempt.
+      const attemptId = kind === 'automatic' && chain.auto_attempts === 1 ? chain.id : newId('dlv');
+      const { number, seq } = store.insertAttempt({ id: attemptId, chain_id: chain.id, webhook_id: webhook.id, created_at: new Date(started).toISOString() });
+      return { chain, webhook, kind, attemptId, attempt: number, seq, startedAt: started };
     });
-    if (!begun) return undefined;
+    return begun && this.complete(begun);
+  }
 
-    const outcome = await this.post(begun.webhook, begun.chain, begun.number, attemptId.value);
+  /**
+   * Sends a recorded attempt and records what came of it, with the next
+   * automatic retry if one is due. Runs under the delivery's lock, so the
+   * delivery read when the attempt began is still the delivery now (or gone
+   * with its webhook, in which case the updates change nothing).
+   */
+  private async complete(begun: Begun): Promise<AttemptRecord> {
+    const { store, clock, policy } = this.deps;
+    const { chain, webhook } = begun;
+    const outcome = await this.post(webhook, chain, begun.attempt, begun.attemptId);
+    let retryAt: number | undefined;
     store.transaction(() => {
-      store.finishAttempt(attemptId.value, outcome);
-      const chain = store.findChain(chainId);
-      if (!chain) return;
+      store.finishAttempt(begun.attemptId, outcome);
       if (outcome.status === 'delivered') {
         store.updateChainSchedule(chain.id, { auto_attempts: chain.auto_attempts, next_due_at: null, delivered: true });
-      } else if (kind === 'automatic' && chain.auto_attempts < policy.maxAttempts && !chain.delivered) {
-        const delay = Math.min(policy.maxDelayMs, policy.retryBaseMs * 2 ** (chain.auto_attempts - 1));
-        store.updateChainSchedule(chain.id, {
-          auto_attempts: chain.auto_attempts,
-          next_due_at: clock.now() + delay,
-          delivered: false,
-        });
+      } else if (begun.kind === 'automatic' && chain.auto_attempts < policy.maxAttempts && !chain.delivered) {
+        retryAt = clock.now() + Math.min(policy.maxDelayMs, policy.retryBaseMs * 2 ** (chain.auto_attempts - 1));
+        store.updateChainSchedule(chain.id, { auto_attempts: chain.auto_attempts, next_due_at: retryAt, delivered: false });
       }
     });
-    const attempt = store.findAttempt(begun.webhook.account_id, attemptId.value);
-    if (attempt) this.deps.onAttempt?.(attempt, begun.webhook);
+    if (retryAt !== undefined) this.arm(retryAt);
+    const attempt: AttemptRecord = {
+      seq: begun.seq,
+      id: begun.attemptId,
+      chain_id: chain.id,
+      webhook_id: webhook.id,
+      account_id: webhook.account_id,
+      event: chain.event,
+      attempt: begun.attempt,
+      ...outcome,
+      created_at: new Date(begun.startedAt).toISOString(),
+      body: chain.body,
+      signature: chain.signature,
+    };
+    this.deps.onAttempt?.(attempt, webhook);
     return attempt;
   }
 
@@ -223,9 +268,10 @@ export class Deliverer {
     const started = clock.now();
     const signal = AbortSignal.timeout(policy.timeoutMs);
     try {
+      const url = new URL(webhook.url);
       const response = await dispatcher.request({
-        origin: new URL(webhook.url).origin,
-        path: new URL(webhook.url).pathname + new URL(webhook.url).search,
+        origin: url.origin,
+        path: url.pathname + url.search,
         method: 'POST',
         headers: {
           'content-type': 'application/json',

@@ -195,13 +195,13 @@ export class Store {
   }
 
   transaction<T>(work: () => T): T {
-    this.db.exec('BEGIN IMMEDIATE');
+    this.statement('BEGIN IMMEDIATE').run();
     try {
       const result = work();
-      this.db.exec('COMMIT');
+      this.statement('COMMIT').run();
       return result;
     } catch (error) {
-      this.db.exec('ROLLBACK');
+      this.statement('ROLLBACK').run();
       throw error;
     }
   }
@@ -386,18 +386,14 @@ export class Store {
     return row && row.due !== null ? Number(row.due) : undefined;
   }
 
-  insertAttempt(attempt: { id: string; chain_id: string; webhook_id: string; created_at: string }): number {
-    const row = this.get('SELECT COALESCE(MAX(attempt), 0) + 1 AS next FROM attempts WHERE chain_id = ?', attempt.chain_id);
-    const number = Number(row!.next);
-    this.run(
+  /** Records an attempt under way; its number is one more than the delivery's highest unless given. */
+  insertAttempt(attempt: { id: string; chain_id: string; webhook_id: string; created_at: string }, number?: number): { number: number; seq: number } {
+    const attemptNumber =
+      number ?? Number(this.get('SELECT COALESCE(MAX(attempt), 0) + 1 AS next FROM attempts WHERE chain_id = ?', attempt.chain_id)!.next);
+    const result = this.statement(
       `INSERT INTO attempts (id, chain_id, webhook_id, attempt, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?)`,
-      attempt.id,
-      attempt.chain_id,
-      attempt.webhook_id,
-      number,
-      attempt.created_at,
-    );
-    return number;
+    ).run(attempt.id, attempt.chain_id, attempt.webhook_id, attemptNumber, attempt.created_at);
+    return { number: attemptNumber, seq: Number(result.lastInsertRowid) };
   }
 
   finishAttempt(
