@@ -35,60 +35,33 @@ export interface RouteDeps {
   cursors: Cursors;
 }
 
-// --- response shapes (exactly the fields section 2 of the interface lists) ---
+// --- response shapes: exactly the fields section 2 of the interface lists, in its order ---
 
-const webhookView = (w: WebhookRecord) => ({ id: w.id, url: w.url, events: w.events, active: w.active, created_at: w.created_at });
+const WEBHOOK_FIELDS = {
+  listed: ['id', 'url', 'events', 'active', 'created_at'],
+  created: ['id', 'url', 'events', 'active', 'signing_secret', 'created_at'],
+  updated: ['id', 'url', 'events', 'active', 'updated_at'],
+} as const;
 
-const createdWebhookView = (w: WebhookRecord) => ({
-  id: w.id,
-  url: w.url,
-  events: w.events,
-  active: w.active,
-  signing_secret: w.signing_secret,
-  created_at: w.created_at,
-});
+const DELIVERY_FIELDS = {
+  listed: ['id', 'event', 'status', 'response_code', 'attempts', 'created_at'],
+  tested: ['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at'],
+  retried: ['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'created_at'],
+  retrieved: ['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'signature', 'payload', 'created_at'],
+} as const;
 
-const updatedWebhookView = (w: WebhookRecord) => ({ id: w.id, url: w.url, events: w.events, active: w.active, updated_at: w.updated_at });
+function pick<T, K extends keyof T>(record: T, fields: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(fields.map((field) => [field, record[field]])) as Pick<T, K>;
+}
 
-const attemptListItem = (a: AttemptRecord) => ({
-  id: a.id,
-  event: a.event,
-  status: a.status,
-  response_code: a.response_code,
-  attempts: a.attempt,
-  created_at: a.created_at,
-});
+const webhookView = (fields: keyof typeof WEBHOOK_FIELDS) => (w: WebhookRecord) => pick(w, WEBHOOK_FIELDS[fields]);
 
-const testAttemptView = (a: AttemptRecord) => ({
-  id: a.id,
-  webhook_id: a.webhook_id,
-  event: a.event,
-  status: a.status,
-  response_code: a.response_code,
-  created_at: a.created_at,
-});
-
-const retriedAttemptView = (a: AttemptRecord) => ({
-  id: a.id,
-  webhook_id: a.webhook_id,
-  event: a.event,
-  status: a.status,
-  response_code: a.response_code,
-  attempts: a.attempt,
-  created_at: a.created_at,
-});
-
-const attemptDetailView = (a: AttemptRecord) => ({
-  id: a.id,
-  webhook_id: a.webhook_id,
-  event: a.event,
-  status: a.status,
-  response_code: a.response_code,
-  attempts: a.attempt,
-  signature: a.signature,
-  payload: JSON.parse(a.body) as unknown,
-  created_at: a.created_at,
-});
+/** A delivery attempt as the interface names its fields: `attempts` is the attempt's number, `payload` the parsed body. */
+const deliveryView = (fields: keyof typeof DELIVERY_FIELDS) => {
+  const withPayload = (DELIVERY_FIELDS[fields] as readonly string[]).includes('payload');
+  return (a: AttemptRecord) =>
+    pick({ ...a, attempts: a.attempt, payload: withPayload ? (JSON.parse(a.body) as unknown) : undefined }, DELIVERY_FIELDS[fields]);
+};
 
 function page<T extends { seq: number }>(rows: T[], limit: number, cursors: Cursors, list: string, view: (row: T) => unknown) {
   const hasMore = rows.length > limit;
@@ -123,7 +96,7 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
       const cursor = ctx.query.get('cursor');
       const beforeSeq = cursor === null ? undefined : cursors.decode(list, cursor);
       const rows = store.listWebhooks(ctx.principal.account_id, { beforeSeq, active, limit: limit + 1 });
-      return { status: 200, body: page(rows, limit, cursors, list, webhookView) };
+      return { status: 200, body: page(rows, limit, cursors, list, webhookView('listed')) };
     },
 
     async create(ctx: RouteContext): Promise<Reply> {
@@ -143,11 +116,11 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
         created_at: timestamp,
         updated_at: timestamp,
       });
-      return { status: 201, body: createdWebhookView(webhook) };
+      return { status: 201, body: webhookView('created')(webhook) };
     },
 
     async get(ctx: RouteContext): Promise<Reply> {
-      return { status: 200, body: webhookView(webhookOr404(store, ctx)) };
+      return { status: 200, body: webhookView('listed')(webhookOr404(store, ctx)) };
     },
 
     async update(ctx: RouteContext): Promise<Reply> {
@@ -163,7 +136,7 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
       };
       store.updateWebhook(updated);
       if (updated.active && !webhook.active) deliverer.wake();
-      return { status: 200, body: updatedWebhookView(updated) };
+      return { status: 200, body: webhookView('updated')(updated) };
     },
 
     async remove(ctx: RouteContext): Promise<Reply> {
@@ -186,7 +159,7 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
       }
       const attempt = await deliverer.sendTest(webhook, event, samplePayload(event, new Date(ctx.now)));
       if (!attempt) throw notFound('webhook', webhook.id);
-      return { status: 200, body: testAttemptView(attempt) };
+      return { status: 200, body: deliveryView('tested')(attempt) };
     },
 
     async deliveries(ctx: RouteContext): Promise<Reply> {
@@ -197,11 +170,11 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
       const cursor = ctx.query.get('cursor');
       const beforeSeq = cursor === null ? undefined : cursors.decode(list, cursor);
       const rows = store.listAttempts(webhook.id, { beforeSeq, status, limit: limit + 1 });
-      return { status: 200, body: page(rows, limit, cursors, list, attemptListItem) };
+      return { status: 200, body: page(rows, limit, cursors, list, deliveryView('listed')) };
     },
 
     async delivery(ctx: RouteContext): Promise<Reply> {
-      return { status: 200, body: attemptDetailView(attemptOr404(store, ctx)) };
+      return { status: 200, body: deliveryView('retrieved')(attemptOr404(store, ctx)) };
     },
 
     async retry(ctx: RouteContext): Promise<Reply> {
@@ -211,7 +184,7 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
       }
       const retried = await deliverer.retry(attempt.chain_id);
       if (!retried) throw notFound('delivery', attempt.id);
-      return { status: 200, body: retriedAttemptView(retried) };
+      return { status: 200, body: deliveryView('retried')(retried) };
     },
   };
 }
