@@ -4,7 +4,6 @@ import { ApiError, readBody, sendJson } from './http.js';
 import { newSecret } from './ids.js';
 import type { ClientRecord, Store } from './store.js';
 
-export const SCOPES = ['webhooks:read', 'webhooks:write'] as const;
 export const DEMO_ACCOUNT = 'acct_demo';
 
 export interface Principal {

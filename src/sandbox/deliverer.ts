@@ -44,12 +44,6 @@ interface SendOutcome {
   duration_ms: number;
 }
 
-/**
- * Sends deliveries and schedules their automatic retries. A delivery (a
- * "chain" of attempts) is only ever sent by one attempt at a time: every
- * send holds the chain's lock, and an automatic retry re-reads the chain under
- * that lock, so a manual retry can never make a scheduled one fire twice.
- */
 interface Begun {
   /** The delivery as it stands once this attempt is recorded (auto_attempts counted). */
   chain: ChainRecord;
@@ -61,19 +55,23 @@ interface Begun {
   startedAt: number;
 }
 
+/**
+ * Sends deliveries and schedules their automatic retries. A delivery (a
+ * "chain" of attempts) is only ever sent by one attempt at a time: every
+ * send holds the chain's lock, and an automatic retry re-reads the chain under
+ * that lock, so a manual retry can never make a scheduled one fire twice.
+ */
 export class Deliverer {
   private readonly locks = new Map<string, Promise<unknown>>();
   private timer: unknown = null;
   private timerDueAt = Infinity;
   /** A due retry was found while its delivery was busy: look again when a send ends. */
   private dueWhileBusy = false;
+  /** After a failure of the sandbox itself, due retries wait this long rather than spin. */
+  private pausedUntil = 0;
   private stopped = false;
 
   constructor(private readonly deps: DelivererDeps) {}
-
-  get policy(): DeliveryPolicy {
-    return this.deps.policy;
-  }
 
   /** Recovers attempts cut off by an earlier stop and sends every retry already due. */
   start(): void {
@@ -111,14 +109,19 @@ export class Deliverer {
   }
 
   /** The test endpoint: a delivery of a sample event, sent at once; resolves with its first attempt. */
-  async sendTest(webhook: WebhookRecord, type: string, payload: Record<string, unknown>): Promise<AttemptRecord | undefined> {
+  async sendTest(webhook: WebhookRecord, type: string, payload: Record<string, unknown>): Promise<AttemptRecord> {
     const first = this.deps.store.transaction(() => this.beginFirst(webhook, type, payload));
     return this.withChainLock(first.chain.id, () => this.complete(first));
   }
 
-  /** A manual retry: a new attempt of the same delivery, same body and signature, sent at once. */
-  async retry(chainId: string): Promise<AttemptRecord | undefined> {
-    return this.withChainLock(chainId, () => this.sendNext(chainId, 'manual'));
+  /**
+   * A manual retry of one attempt: a new attempt of the same delivery, same
+   * body and signature, sent at once. The attempt is looked at again under the
+   * lock: one that was still being sent when asked and turned out delivered is
+   * not sent again.
+   */
+  async retry(chainId: string, attemptId: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
+    return this.withChainLock(chainId, () => this.sendNext(chainId, 'manual', attemptId));
   }
 
   /** Sets the timer for the earliest due retry, unless it is already set for then or earlier. */
@@ -131,7 +134,7 @@ export class Deliverer {
     this.timerDueAt = Infinity;
     const due = store.earliestDue();
     if (due === undefined) return;
-    const delay = Math.min(Math.max(0, due - clock.now()), 2_147_483_647);
+    const delay = Math.min(Math.max(0, due - clock.now(), this.pausedUntil - clock.now()), 2_147_483_647);
     this.timerDueAt = due;
     this.timer = clock.setTimeout(() => this.sendDue(), delay);
   }
@@ -156,6 +159,7 @@ export class Deliverer {
 
   /** A send nobody awaits failed inside the sandbox (the store, say): reported, never an unhandled rejection. */
   private reportFailure(chainId: string, error: unknown): void {
+    this.pausedUntil = this.deps.clock.now() + 1_000;
     process.stderr.write(`whsvc sandbox: delivery ${chainId} failed inside the sandbox: ${(error as Error)?.message ?? error}\n`);
   }
 
@@ -200,12 +204,15 @@ export class Deliverer {
   }
 
   /** The next attempt of an existing delivery: an automatic retry that is due, or a manual one. */
-  private async sendNext(chainId: string, kind: 'automatic' | 'manual'): Promise<AttemptRecord | undefined> {
+  private async sendNext(chainId: string, kind: 'automatic', retried?: undefined): Promise<AttemptRecord | undefined>;
+  private async sendNext(chainId: string, kind: 'manual', retried: string): Promise<AttemptRecord | 'already_delivered' | undefined>;
+  private async sendNext(chainId: string, kind: 'automatic' | 'manual', retried?: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
     const { store, clock } = this.deps;
     const started = clock.now();
-    const begun = store.transaction((): Begun | undefined => {
+    const begun = store.transaction((): Begun | 'already_delivered' | undefined => {
       const chain = store.findChain(chainId);
       if (!chain) return undefined;
+      if (retried !== undefined && store.attemptStatus(retried) === 'delivered') return 'already_delivered';
       const webhook = store.webhookById(chain.webhook_id);
       if (!webhook) return undefined;
       if (kind === 'automatic') {
@@ -221,7 +228,7 @@ export class Deliverer {
       const { number, seq } = store.insertAttempt({ id: attemptId, chain_id: chain.id, webhook_id: webhook.id, created_at: new Date(started).toISOString() });
       return { chain, webhook, kind, attemptId, attempt: number, seq, startedAt: started };
     });
-    return begun && this.complete(begun);
+    return begun === undefined || begun === 'already_delivered' ? begun : this.complete(begun);
   }
 
   /**

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { EVENT_CATALOG, isEventType, samplePayload, EVENT_TYPES } from './catalog.js';
+import { EVENT_CATALOG, samplePayload } from './catalog.js';
 import type { Cursors } from './cursor.js';
 import type { Deliverer } from './deliverer.js';
-import { ApiError, badRequest, notFound, parseJsonObject, readBody } from './http.js';
+import { ApiError, notFound, parseJsonObject, readBody } from './http.js';
 import { newId, newSecret } from './ids.js';
 import type { Principal } from './auth.js';
 import type { AttemptRecord, Store, WebhookRecord } from './store.js';
@@ -13,6 +13,7 @@ import {
   rejectUnknownFields,
   validateActive,
   validateEvents,
+  validateEventType,
   validateUrl,
 } from './validation.js';
 
@@ -153,12 +154,8 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
       const body = parseJsonObject(await readBody(ctx.req), true);
       const webhook = webhookOr404(store, ctx);
       rejectUnknownFields(body, ['event']);
-      const event = body.event === undefined ? 'invoice.paid' : body.event;
-      if (!isEventType(event)) {
-        throw badRequest('invalid_field', `event: ${JSON.stringify(event)} is not an event type; known types: ${EVENT_TYPES.join(', ')}`);
-      }
+      const event = body.event === undefined ? 'invoice.paid' : validateEventType('event', body.event);
       const attempt = await deliverer.sendTest(webhook, event, samplePayload(event, new Date(ctx.now)));
-      if (!attempt) throw notFound('webhook', webhook.id);
       return { status: 200, body: deliveryView('tested')(attempt) };
     },
 
@@ -182,7 +179,10 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
       if (attempt.status === 'delivered') {
         throw new ApiError(409, 'already_delivered', `delivery ${attempt.id} was delivered; only failed or pending attempts can be retried`);
       }
-      const retried = await deliverer.retry(attempt.chain_id);
+      const retried = await deliverer.retry(attempt.chain_id, attempt.id);
+      if (retried === 'already_delivered') {
+        throw new ApiError(409, 'already_delivered', `delivery ${attempt.id} was delivered while this retry waited; it is not sent again`);
+      }
       if (!retried) throw notFound('delivery', attempt.id);
       return { status: 200, body: deliveryView('retried')(retried) };
     },

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Agent, type Dispatcher } from 'undici';
 import { authenticate, DEMO_ACCOUNT, handleTokenRequest, seedClients } from './auth.js';
-import { EVENT_TYPES, isEventType, samplePayload } from './catalog.js';
+import { samplePayload } from './catalog.js';
 import { systemClock, type Clock } from './clock.js';
 import { Cursors } from './cursor.js';
 import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from './deliverer.js';
@@ -11,7 +11,7 @@ import { ApiError, badRequest, parseJsonObject, readBody, sendApiError, sendEmpt
 import { newId } from './ids.js';
 import { webhookRoutes, type Reply, type RouteContext } from './routes.js';
 import { Store, type AttemptRecord, type ClientRecord, type WebhookRecord } from './store.js';
-import { rejectUnknownFields } from './validation.js';
+import { rejectUnknownFields, validateEventType } from './validation.js';
 
 export interface SandboxOptions {
   dataDir?: string | undefined;
@@ -96,16 +96,18 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   ];
 
   async function triggerEvent(req: IncomingMessage): Promise<Reply> {
+    // JSON only: a web page cannot send that cross-origin without a preflight, so no page can trigger events.
+    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
+      throw new ApiError(415, 'unsupported_media_type', 'send the event as Content-Type: application/json');
+    }
     const body = parseJsonObject(await readBody(req));
     rejectUnknownFields(body, ['type', 'data']);
-    if (!isEventType(body.type)) {
-      throw badRequest('invalid_field', `type: ${JSON.stringify(body.type)} is not an event type; known types: ${EVENT_TYPES.join(', ')}`);
-    }
+    const type = validateEventType('type', body.type);
     const data = body.data ?? {};
     if (typeof data !== 'object' || data === null || Array.isArray(data)) throw badRequest('invalid_field', 'data: must be a JSON object');
-    const payload = { ...samplePayload(body.type, new Date(clock.now())), ...data, event: body.type };
-    const deliveries = deliverer.deliverEvent(DEMO_ACCOUNT, body.type, payload);
-    return { status: 202, body: { id: newId('evt'), type: body.type, payload, deliveries } };
+    const payload = { ...samplePayload(type, new Date(clock.now())), ...data, event: type };
+    const deliveries = deliverer.deliverEvent(DEMO_ACCOUNT, type, payload);
+    return { status: 202, body: { id: newId('evt'), type, payload, deliveries } };
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

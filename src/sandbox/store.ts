@@ -1,5 +1,5 @@
 import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface ClientRecord {
@@ -92,6 +92,16 @@ CREATE INDEX IF NOT EXISTS attempts_by_chain ON attempts (chain_id, attempt);
 
 type Row = Record<string, SQLInputValue>;
 
+function toClient(row: Row): ClientRecord {
+  return {
+    client_id: String(row.client_id),
+    client_secret: String(row.client_secret),
+    account_id: String(row.account_id),
+    scopes: String(row.scopes).split(' ').filter(Boolean),
+    label: String(row.label),
+  };
+}
+
 function toWebhook(row: Row): WebhookRecord {
   return {
     seq: Number(row.seq),
@@ -156,14 +166,21 @@ export class Store {
   private readonly statements = new Map<string, StatementSync>();
 
   constructor(dataDir?: string) {
-    let path = ':memory:';
-    if (dataDir) {
-      mkdirSync(dataDir, { recursive: true });
-      path = join(dataDir, 'sandbox.db');
-    }
-    this.db = new DatabaseSync(path);
-    if (dataDir) {
-      this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    if (!dataDir) {
+      this.db = new DatabaseSync(':memory:');
+    } else {
+      // Client secrets, signing secrets and tokens live here: the folder and its files are the user's alone.
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      const umask = process.umask(0o077);
+      try {
+        this.db = new DatabaseSync(join(dataDir, 'sandbox.db'));
+        this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+      } finally {
+        process.umask(umask);
+      }
+      for (const file of ['sandbox.db', 'sandbox.db-wal', 'sandbox.db-shm']) {
+        if (existsSync(join(dataDir, file))) chmodSync(join(dataDir, file), 0o600);
+      }
     }
     this.db.exec('PRAGMA foreign_keys = ON;');
     this.db.exec(SCHEMA);
@@ -220,13 +237,7 @@ export class Store {
   // --- clients and tokens ---------------------------------------------------
 
   listClients(): ClientRecord[] {
-    return this.all('SELECT * FROM clients ORDER BY rowid').map((row) => ({
-      client_id: String(row.client_id),
-      client_secret: String(row.client_secret),
-      account_id: String(row.account_id),
-      scopes: String(row.scopes).split(' ').filter(Boolean),
-      label: String(row.label),
-    }));
+    return this.all('SELECT * FROM clients ORDER BY rowid').map(toClient);
   }
 
   insertClient(client: ClientRecord): void {
@@ -241,7 +252,8 @@ export class Store {
   }
 
   findClient(clientId: string): ClientRecord | undefined {
-    return this.listClients().find((c) => c.client_id === clientId);
+    const row = this.get('SELECT * FROM clients WHERE client_id = ?', clientId);
+    return row ? toClient(row) : undefined;
   }
 
   insertToken(token: string, clientId: string, accountId: string, scope: string, expiresAt: number): void {
@@ -394,6 +406,11 @@ export class Store {
       `INSERT INTO attempts (id, chain_id, webhook_id, attempt, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?)`,
     ).run(attempt.id, attempt.chain_id, attempt.webhook_id, attemptNumber, attempt.created_at);
     return { number: attemptNumber, seq: Number(result.lastInsertRowid) };
+  }
+
+  attemptStatus(id: string): AttemptStatus | undefined {
+    const row = this.get('SELECT status FROM attempts WHERE id = ?', id);
+    return row ? (String(row.status) as AttemptStatus) : undefined;
   }
 
   finishAttempt(

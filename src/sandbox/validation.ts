@@ -16,10 +16,21 @@ export function rejectUnknownFields(body: Record<string, unknown>, known: readon
   }
 }
 
+/** One event type of the catalog, for the body field `field`. */
+export function validateEventType(field: string, value: unknown): string {
+  if (!isEventType(value)) {
+    throw badRequest('invalid_field', `${field}: ${JSON.stringify(value)} is not an event type; known types: ${EVENT_TYPES.join(', ')}`);
+  }
+  return value;
+}
+
 /** An absolute https URL, or http to a loopback host (the sandbox's receivers run locally). */
 export function validateUrl(value: unknown): string {
   const invalid = (why: string) => badRequest('invalid_field', `url: ${why}`);
   if (typeof value !== 'string' || value.trim() === '') throw invalid('is required and must be a string');
+  // URL parsing drops tabs and newlines silently; a URL that holds them would print as something else.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(value)) throw invalid('must not contain spaces or control characters');
   if (value.length > MAX_URL_LENGTH) throw invalid(`must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
@@ -38,10 +49,8 @@ export function validateEvents(value: unknown): string[] {
     throw badRequest('invalid_field', 'events: must be a non-empty array of event types');
   }
   const seen = new Set<string>();
-  for (const event of value) {
-    if (!isEventType(event)) {
-      throw badRequest('invalid_field', `events: ${JSON.stringify(event)} is not an event type; known types: ${EVENT_TYPES.join(', ')}`);
-    }
+  for (const item of value) {
+    const event = validateEventType('events', item);
     if (seen.has(event)) throw badRequest('invalid_field', `events: ${event} is listed twice`);
     seen.add(event);
   }

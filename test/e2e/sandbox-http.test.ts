@@ -249,6 +249,8 @@ describe('validation', () => {
     ['url relative', { url: '/hooks', events: ['invoice.paid'] }, 'url'],
     ['url http to a public host', { url: 'http://example.com/hook', events: ['invoice.paid'] }, 'https'],
     ['url ftp', { url: 'ftp://example.com/hook', events: ['invoice.paid'] }, 'url'],
+    ['url with a newline (URL parsing would drop it silently)', { url: 'https://example.com/a\nsigning secret  whsec_FAKE', events: ['invoice.paid'] }, 'control characters'],
+    ['url with an escape sequence', { url: 'https://example.com/\u001b[31m', events: ['invoice.paid'] }, 'control characters'],
     ['url too long', { url: `https://example.com/${'a'.repeat(2100)}`, events: ['invoice.paid'] }, '2048'],
     ['events missing', { url: 'https://example.com/h' }, 'events'],
     ['events empty', { url: 'https://example.com/h', events: [] }, 'events'],
@@ -303,6 +305,11 @@ describe('validation', () => {
     const page = await call('GET', '/v1/webhooks?limit=1');
     expect(page.json.next_cursor).toEqual(expect.any(String));
     expectApiError(await call('GET', `/v1/webhooks/${webhook.id}/deliveries?cursor=${page.json.next_cursor}`), 400, 'invalid_cursor');
+  });
+
+  it('takes sandbox events as JSON only, so that no web page can trigger them', async () => {
+    const form = await http(base, 'POST', '/_sandbox/events', { rawBody: '{"type":"invoice.paid"}', headers: { 'content-type': 'text/plain' } });
+    expectApiError(form, 415, 'unsupported_media_type');
   });
 
   it('answers 404 for unknown ids on every id endpoint', async () => {

@@ -423,7 +423,7 @@ describe('Deliverer: manual retries', () => {
     await clock.advance(1_000);
     expect(sent()).toHaveLength(2);
 
-    const manual = deliverer.retry(id);
+    const manual = deliverer.retry(id, id);
     await flushPromises();
     // The manual retry waits for the send under way on the same delivery.
     expect(sent()).toHaveLength(2);
@@ -458,7 +458,7 @@ describe('Deliverer: manual retries', () => {
     answer(500, { wait: held.promise }); // manual, held open across the due time
     answer(500); // automatic 2
     await clock.advance(500);
-    const manual = deliverer.retry(id);
+    const manual = deliverer.retry(id, id);
     await flushPromises();
     expect(sent()).toHaveLength(2);
 
@@ -492,7 +492,7 @@ describe('Deliverer: manual retries', () => {
     answer(200); // automatic 2
     const id = await deliverOne();
     await clock.advance(400);
-    const manual = await deliverer.retry(id);
+    const manual = await deliverer.retry(id, id);
     expect(manual).toMatchObject({ attempt: 2, status: 'failed', response_code: 500 });
     expect(chain(id)).toMatchObject({ auto_attempts: 1, next_due_at: t0 + 1_000, delivered: false });
     await clock.advance(599);
@@ -502,20 +502,33 @@ describe('Deliverer: manual retries', () => {
     expect(chain(id)).toMatchObject({ delivered: true, next_due_at: null });
   });
 
+  it('a manual retry asked while the attempt is still being sent, which then succeeds, is not sent', async () => {
+    const held = gate();
+    answer(200, { wait: held.promise });
+    const [id] = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    await flushPromises();
+    expect(attemptsOf(webhook)[0]!.status).toBe('pending');
+    const manual = deliverer.retry(id!, id!);
+    held.open();
+    await expect(manual).resolves.toBe('already_delivered');
+    expect(sent()).toHaveLength(1);
+    expect(attemptsOf(webhook)).toHaveLength(1);
+  });
+
   it('a manual retry that succeeds cancels the scheduled automatic retry', async () => {
     answer(500);
     answer(200, { data: 'finally' }); // manual
     const id = await deliverOne();
     expect(chain(id).next_due_at).toBe(t0 + 1_000);
     await clock.advance(300);
-    const manual = await deliverer.retry(id);
+    const manual = await deliverer.retry(id, id);
     expect(manual).toMatchObject({ attempt: 2, status: 'delivered', response_code: 200, response_body: 'finally' });
-    expect(manual!.id).not.toBe(id);
+    expect((manual as AttemptRecord).id).not.toBe(id);
     expect(chain(id)).toMatchObject({ delivered: true, next_due_at: null });
     const request = sent()[1]!;
     expect(request.headers['x-service-attempt']).toBe('2');
     expect(request.headers['x-service-delivery-id']).toBe(id);
-    expect(request.headers['x-service-attempt-id']).toBe(manual!.id);
+    expect(request.headers['x-service-attempt-id']).toBe((manual as AttemptRecord).id);
     expect(request.headers['x-service-signature']).toBe(expectedSignature(SECRET, JSON.stringify(PAYLOAD)));
 
     await clock.advance(30 * 24 * 3_600_000);
@@ -531,7 +544,7 @@ describe('Deliverer: manual retries', () => {
     const id = await deliverOne();
     await clock.advance(1_000);
     expect(chain(id)).toMatchObject({ auto_attempts: 2, next_due_at: null });
-    const manual = await deliverer.retry(id);
+    const manual = await deliverer.retry(id, id);
     expect(manual).toMatchObject({ attempt: 3, status: 'failed' });
     expect(chain(id)).toMatchObject({ auto_attempts: 2, next_due_at: null, delivered: false });
     await clock.advance(24 * 3_600_000);
@@ -539,7 +552,7 @@ describe('Deliverer: manual retries', () => {
   });
 
   it('a manual retry of an unknown delivery sends nothing and resolves undefined', async () => {
-    await expect(deliverer.retry('dlv_000000000000000000000000')).resolves.toBeUndefined();
+    await expect(deliverer.retry('dlv_000000000000000000000000', 'dlv_000000000000000000000000')).resolves.toBeUndefined();
     expect(sent()).toHaveLength(0);
   });
 });
