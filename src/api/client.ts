@@ -97,7 +97,7 @@ export class ApiClient {
     const response = await this.exchange('POST', '/v1/oauth/token', undefined, body, undefined, false);
     if (response.status === 400 || response.status === 401) {
       const { code, message } = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
-      throw new AuthError(`the service refused the credentials${code ? ` (${code})` : ''}: ${message ?? `HTTP ${response.status}`}`);
+      throw new AuthError(`the service refused the credentials${code ? ` (${code})` : ''}: ${message ?? `HTTP ${response.status}`}`, response.status, code);
     }
     if (response.status !== 200) throw this.toApiError('POST', response);
     let parsed: { access_token?: unknown; expires_in?: unknown; scope?: unknown };
@@ -125,8 +125,8 @@ export class ApiClient {
       token = await this.token(true);
       response = await this.exchange(method, path, options.query, body, token.access_token, method === 'GET');
       if (response.status === 401) {
-        const { message } = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
-        throw new AuthError(`the service refused a fresh access token: ${message ?? 'HTTP 401'}`);
+        const { code, message } = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
+        throw new AuthError(`the service refused a fresh access token: ${message ?? 'HTTP 401'}`, 401, code);
       }
     }
     if (response.status < 200 || response.status >= 300) throw this.toApiError(method, response);

@@ -22,8 +22,16 @@ export class NetworkError extends Error {
   }
 }
 
-/** Credentials missing or refused by the token endpoint. */
-export class AuthError extends Error {}
+/** Credentials missing, or refused by the service (`status` is the HTTP status when it answered). */
+export class AuthError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
 
 const HTML_TAG = /<[^>]*>/g;
 // eslint-disable-next-line no-control-regex

@@ -12,7 +12,8 @@ export const CATALOG_TTL_MS = 10 * 60 * 1000;
 /** The service's event catalog, fetched now; kept in the config dir for checks and shell completion. */
 export async function fetchCatalog(deps: Pick<CommandDeps, 'api' | 'config' | 'now'>): Promise<EventTypeEntry[]> {
   const body = await deps.api.json<{ data: EventTypeEntry[] }>('GET', '/v1/webhooks/webhook-events');
-  await deps.config.writeCatalog(deps.api.baseUrl, body.data, deps.now());
+  // Only a cache: a config dir that cannot be written must not fail the command.
+  await deps.config.writeCatalog(deps.api.baseUrl, body.data, deps.now()).catch(() => undefined);
   return body.data;
 }
 

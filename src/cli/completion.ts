@@ -2,6 +2,7 @@ import type { Command, Option } from 'commander';
 import type { Io } from './deps.js';
 import { usageError } from './errors.js';
 import { notOneOf } from './suggest.js';
+import { sanitize } from '../render/text.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -98,6 +99,6 @@ export async function candidates(program: Command, words: string[], eventTypes: 
 }
 
 export async function printCandidates(program: Command, words: string[], io: Io, eventTypes: () => Promise<string[]>): Promise<number> {
-  for (const candidate of await candidates(program, words, eventTypes)) io.stdout.write(`${candidate}\n`);
+  for (const candidate of await candidates(program, words, eventTypes)) io.stdout.write(`${sanitize(candidate)}\n`);
   return 0;
 }

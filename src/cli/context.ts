@@ -10,8 +10,9 @@ import type { Prompter } from './prompter.js';
 export { inquirerPrompter } from './prompter.js';
 export { installInterruptHandler } from './interrupt.js';
 
-export const DEFAULT_BASE_URL = 'http://127.0.0.1:4010';
-export const DEFAULT_TIMEOUT_S = 30;
+import { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_S } from './defaults.js';
+
+export { DEFAULT_BASE_URL };
 
 /** The global options of PRODUCT.md, after flags and environment are merged. */
 export interface GlobalOptions {
@@ -39,7 +40,8 @@ export interface CommandDeps extends Io {
   now: () => number;
   /** A client for other credentials (login proves them before storing). */
   apiFor(baseUrl: string, credentials: Credentials): ApiClient;
-  baseUrl: string;
+  /** The client id in use, from the environment or the profile. */
+  clientId: string | undefined;
 }
 
 export function readGlobals(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
@@ -114,6 +116,6 @@ export function buildDeps(
     prompter,
     now: Date.now,
     apiFor: (base, creds) => apiFor(base, creds),
-    baseUrl,
+    clientId: credentials?.clientId,
   };
 }

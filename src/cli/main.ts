@@ -3,6 +3,7 @@ import type { CommandDeps } from './context.js';
 import { processIo } from './deps.js';
 import { CliError, ExitCode } from './errors.js';
 import { integerIn } from './parse.js';
+import { DEFAULT_BASE_URL } from './defaults.js';
 import { notOneOf } from './suggest.js';
 
 type RunModule<O> = { run(options: O, deps: CommandDeps): Promise<number> };
@@ -30,15 +31,14 @@ function apiAction<O>(load: () => Promise<RunModule<O>>, toOptions: (args: strin
     const [{ buildDeps, readGlobals, inquirerPrompter, installInterruptHandler }, module] = await Promise.all([import('./context.js'), load()]);
     installInterruptHandler();
     const globals = readGlobals(opts, process.env);
-    jsonErrors = globals.json;
     const deps = buildDeps(globals, processIo(), inquirerPrompter);
     process.exitCode = await module.run(toOptions(positional, opts), deps);
   };
 }
 
-let jsonErrors = false;
+/** With --json anywhere on the line, every error is also one JSON line on stderr, usage errors included. */
+const jsonErrors = process.argv.slice(2).includes('--json');
 
-const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010';
 
 /** Resolves with the exit code once the user asks to stop: Ctrl-C is 130, SIGTERM a clean 0. */
 function stopRequested(): Promise<number> {
@@ -59,7 +59,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .option('--profile <name>', 'credentials profile (env WHSVC_PROFILE)', undefined)
-    .option('--base-url <url>', 'service base address, overriding the profile\'s (env WHSVC_BASE_URL)')
+    .option('--base-url <url>', `service base address, overriding the profile's (env WHSVC_BASE_URL; default ${DEFAULT_BASE_URL}, the sandbox)`)
     .option('--json', 'machine output on stdout')
     .option('--no-color', 'no colour (also NO_COLOR); colour is only ever used on a terminal')
     .option('--no-input', 'never prompt; missing input is a usage error (also CI=true)')
@@ -131,7 +131,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 authentication, 4 permission, 5 not foun
         {
           eventType,
           data: opts.data,
-          baseUrl: opts.baseUrl ?? process.env.WHSVC_BASE_URL ?? DEFAULT_SANDBOX_URL,
+          baseUrl: opts.baseUrl ?? process.env.WHSVC_BASE_URL ?? DEFAULT_BASE_URL,
           json: Boolean(opts.json),
         },
         { ...processIo(), fetch },
@@ -148,7 +148,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 authentication, 4 permission, 5 not foun
     .action(
       apiAction(
         () => import('./auth/login.js'),
-        (_args, o) => ({ clientId: o.clientId, clientSecretStdin: Boolean(o.clientSecretStdin), scope: o.scope, baseUrl: o.baseUrl ?? process.env.WHSVC_BASE_URL }),
+        (_args, o) => ({ clientId: o.clientId, clientSecretStdin: Boolean(o.clientSecretStdin), scope: o.scope }),
       ),
     );
 
@@ -370,14 +370,17 @@ function writeError(message: string, exitCode: number, hint?: string, status?: n
 
 async function reportError(error: unknown): Promise<number> {
   if (error instanceof CommanderError) {
-    return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    if (error.exitCode === 0) return ExitCode.ok;
+    // commander has printed its line (and suggestion) already.
+    if (jsonErrors) process.stderr.write(`${JSON.stringify({ error: { status: null, code: 'usage', message: error.message.replace(/^error: /, '') } })}\n`);
+    return ExitCode.usage;
   }
   if (error instanceof CliError) {
     return writeError(error.message, error.exitCode, error.hint, undefined, error.exitCode === ExitCode.usage ? 'usage' : undefined);
   }
   const { ApiError, AuthError, NetworkError } = await import('../api/errors.js');
   if (error instanceof AuthError) {
-    return writeError(error.message, ExitCode.auth, 'run `whsvc login`, or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET', 401, 'unauthorized');
+    return writeError(error.message, ExitCode.auth, 'run `whsvc login`, or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET', error.status, error.code ?? 'unauthorized');
   }
   if (error instanceof NetworkError) {
     return writeError(error.message, ExitCode.failure, `is the service running at ${error.host}? Check --base-url, WHSVC_BASE_URL or the profile's base URL`);
@@ -388,7 +391,7 @@ async function reportError(error: unknown): Promise<number> {
       const scope = error.requiredScope ?? 'a scope the token lacks';
       return writeError(`permission denied: this needs the ${scope} scope (${error.message})`, ExitCode.permission, 'log in with a client that has it', 403, error.code);
     }
-    const exit = status === 401 ? ExitCode.auth : status === 404 ? ExitCode.notFound : status === 400 || status === 422 ? ExitCode.failure : ExitCode.failure;
+    const exit = status === 401 ? ExitCode.auth : status === 404 ? ExitCode.notFound : ExitCode.failure;
     return writeError(`${error.message} (HTTP ${status}${error.code ? ` ${error.code}` : ''})`, exit, undefined, status, error.code);
   }
   const debug = process.argv.includes('--debug') || process.env.WHSVC_DEBUG === '1';

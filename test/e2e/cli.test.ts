@@ -299,6 +299,18 @@ describe('failures a user meets', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('with --json, every error is also one JSON line on stderr, usage errors and local ones included', async () => {
+    const dir = freshConfig();
+    const usage = await cli(['webhooks', 'list', '--json', '--limit', '0'], dir);
+    expect(usage.code).toBe(2);
+    const usageLine = JSON.parse(usage.stderr.split('\n').find((line) => line.startsWith('{'))!);
+    expect(usageLine).toEqual({ error: { status: null, code: 'usage', message: expect.stringContaining('--limit') } });
+    const notLoggedIn = await cli(['auth', 'status', '--json'], dir);
+    expect(notLoggedIn.code).toBe(3);
+    const authLine = JSON.parse(notLoggedIn.stderr.split('\n').find((line) => line.startsWith('{'))!);
+    expect(authLine.error).toMatchObject({ status: null, message: expect.stringContaining('not logged in') });
+  });
+
   it('answers unknown commands and flags with suggestions and exit 2', async () => {
     const dir = freshConfig();
     const command = await cli(['webhoks', 'list'], dir);

@@ -213,7 +213,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     prompter,
     now: () => clock.now,
     apiFor: (baseUrl, creds) => client({ credentials: creds, baseUrl }),
-    baseUrl: ORIGIN,
+    clientId: credentials?.clientId,
   };
 
   const fake: FakeDeps = { deps, stdout, stderr, agent, mock, configDir, clock, sleeps, notices, debugLog, requests, prompter, client };

@@ -8,8 +8,6 @@ export interface LoginOptions {
   clientId?: string | undefined;
   clientSecretStdin: boolean;
   scope?: string | undefined;
-  /** --base-url or WHSVC_BASE_URL, if given. */
-  baseUrl?: string | undefined;
 }
 
 async function readAll(stream: CommandDeps['stdin']): Promise<string> {
@@ -19,8 +17,8 @@ async function readAll(stream: CommandDeps['stdin']): Promise<string> {
 }
 
 export async function run(options: LoginOptions, deps: CommandDeps): Promise<number> {
-  const existing = deps.config.getProfile(deps.profileName);
-  const baseUrl = options.baseUrl ?? existing?.base_url ?? deps.baseUrl;
+  // --base-url, else WHSVC_BASE_URL, else the profile's, else the sandbox's.
+  const baseUrl = deps.api.baseUrl;
   let clientId = options.clientId;
   if (!clientId) {
     if (!deps.canPrompt) throw usageError('--client-id is required (there is no terminal to ask)');

@@ -1,5 +1,5 @@
 import { AuthError } from '../../api/errors.js';
-import { keyValues, relativeTime, sanitize } from '../../render/text.js';
+import { keyValues, relativeTime } from '../../render/text.js';
 import type { CommandDeps } from '../context.js';
 import { printJson } from '../output.js';
 
@@ -7,8 +7,7 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
   if (deps.credentialSource === 'none') {
     throw new AuthError(`not logged in (profile ${deps.profileName})`);
   }
-  const profile = deps.config.getProfile(deps.profileName);
-  const clientId = deps.credentialSource === 'env' ? deps.env.WHSVC_CLIENT_ID! : profile!.client_id;
+  const clientId = deps.clientId ?? '';
   const token = await deps.api.token();
   const expiresAt = new Date(token.expires_at).toISOString();
   if (deps.json) {
@@ -28,7 +27,7 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
         ['profile', deps.credentialSource === 'env' ? `${deps.profileName} (credentials from WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET)` : deps.profileName],
         ['base URL', deps.api.baseUrl],
         ['client id', clientId],
-        ['scope', sanitize(token.scope ?? 'not stated')],
+        ['scope', token.scope ?? 'not stated'],
         ['token expires', `${relativeTime(expiresAt, deps.now())} (${expiresAt})`],
       ],
       deps.colors.dim,

@@ -1,6 +1,6 @@
 import type { Colors } from '../../render/colors.js';
 import { renderTable } from '../../render/table.js';
-import { keyValues, relativeTime, sanitize } from '../../render/text.js';
+import { keyValues, relativeTime, sanitize, sanitizeBlock } from '../../render/text.js';
 
 export interface Delivery {
   id: string;
@@ -20,6 +20,8 @@ export function statusLabel(status: string, colors: Colors): string {
   return colors.yellow(sanitize(status));
 }
 
+type Pair = [string, string | { styled: string }];
+
 export async function deliveryTable(items: Delivery[], colors: Colors, now: number, withHead = true): Promise<string> {
   const table = await renderTable(
     ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
@@ -30,19 +32,19 @@ export async function deliveryTable(items: Delivery[], colors: Colors, now: numb
 }
 
 export function deliveryBlock(delivery: Delivery, colors: Colors, now: number): string {
-  const pairs: Array<[string, string]> = [
-    ['id', sanitize(delivery.id)],
-    ...(delivery.webhook_id ? [['webhook', sanitize(delivery.webhook_id)] as [string, string]] : []),
-    ['event', sanitize(delivery.event)],
-    ['status', statusLabel(delivery.status, colors)],
+  const pairs: Pair[] = [
+    ['id', delivery.id],
+    ...(delivery.webhook_id ? [['webhook', delivery.webhook_id] as Pair] : []),
+    ['event', delivery.event],
+    ['status', { styled: statusLabel(delivery.status, colors) }],
     ['response', delivery.response_code === null ? 'no HTTP response' : String(delivery.response_code)],
-    ...(delivery.attempts === undefined ? [] : [['attempt', String(delivery.attempts)] as [string, string]]),
-    ['created', `${relativeTime(delivery.created_at, now)} (${sanitize(delivery.created_at)})`],
-    ...(delivery.signature ? [['signature', sanitize(delivery.signature)] as [string, string]] : []),
+    ...(delivery.attempts === undefined ? [] : [['attempt', String(delivery.attempts)] as Pair]),
+    ['created', `${relativeTime(delivery.created_at, now)} (${delivery.created_at})`],
+    ...(delivery.signature ? [['signature', delivery.signature] as Pair] : []),
   ];
   let text = keyValues(pairs, colors.dim);
   if (delivery.payload !== undefined) {
-    text += `${colors.dim('payload')}\n${sanitize(JSON.stringify(delivery.payload, null, 2))}\n`;
+    text += `${colors.dim('payload')}\n${sanitizeBlock(JSON.stringify(delivery.payload, null, 2))}\n`;
   }
   return text;
 }

@@ -3,6 +3,7 @@ import type { Io } from '../deps.js';
 import { CliError, ExitCode } from '../errors.js';
 import { createSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { AttemptRecord, WebhookRecord } from '../../sandbox/store.js';
+import { sanitize } from '../../render/text.js';
 
 export interface SandboxStartOptions {
   port: number;
@@ -22,10 +23,13 @@ export interface SandboxStartDeps extends Io {
   stopSignal: Promise<number>;
 }
 
+/** One line per attempt on stderr: what was sent where, and what came of it (the endpoint's answer, cut short). */
 function attemptLine(attempt: AttemptRecord, webhook: WebhookRecord): string {
   const time = new Date().toISOString().slice(11, 19);
-  const answer = attempt.response_code ?? attempt.error ?? 'no answer';
-  return `${time} ${attempt.status.padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}  (attempt ${attempt.attempt}, ${attempt.id})\n`;
+  const answer = attempt.response_code === null ? 'no response' : String(attempt.response_code);
+  const reason = attempt.status === 'failed' && attempt.error ? `: ${attempt.error}` : '';
+  const body = attempt.response_body ? `  "${attempt.response_body.slice(0, 80)}${attempt.response_body.length > 80 ? '…' : ''}"` : '';
+  return sanitize(`${time} ${attempt.status.padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${reason}${body}  (attempt ${attempt.attempt}, ${attempt.id})`) + '\n';
 }
 
 export async function run(options: SandboxStartOptions, deps: SandboxStartDeps): Promise<number> {

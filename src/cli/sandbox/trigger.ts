@@ -2,6 +2,8 @@ import type { Io } from '../deps.js';
 import { CliError, usageError } from '../errors.js';
 import { notOneOf } from '../suggest.js';
 import { EVENT_TYPES } from '../../sandbox/catalog.js';
+import { describeErrorBody } from '../../api/errors.js';
+import { sanitize } from '../../render/text.js';
 
 export interface SandboxTriggerOptions {
   eventType: string;
@@ -47,13 +49,8 @@ export async function run(options: SandboxTriggerOptions, deps: Io & { fetch: ty
   }
   const text = await response.text();
   if (!response.ok) {
-    let message = text.slice(0, 300);
-    try {
-      message = (JSON.parse(text) as { error: { message: string } }).error.message;
-    } catch {
-      // keep the text
-    }
-    throw new CliError(`the sandbox refused the event (${response.status}): ${message}`);
+    const { message } = describeErrorBody(text, response.headers.get('content-type') ?? '');
+    throw new CliError(`the sandbox refused the event (${response.status}): ${message ?? 'no reason given'}`);
   }
   if (options.json) {
     deps.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
@@ -62,8 +59,8 @@ export async function run(options: SandboxTriggerOptions, deps: Io & { fetch: ty
   const result = JSON.parse(text) as TriggerResponse;
   const count = result.deliveries.length;
   deps.stdout.write(
-    `Triggered ${result.type} (${result.id}): ${count === 0 ? 'no active webhook is subscribed to it' : `${count} deliver${count === 1 ? 'y' : 'ies'} queued`}\n`,
+    `Triggered ${sanitize(result.type)} (${sanitize(result.id)}): ${count === 0 ? 'no active webhook is subscribed to it' : `${count} deliver${count === 1 ? 'y' : 'ies'} queued`}\n`,
   );
-  for (const id of result.deliveries) deps.stdout.write(`  ${id}\n`);
+  for (const id of result.deliveries) deps.stdout.write(`  ${sanitize(id)}\n`);
   return 0;
 }

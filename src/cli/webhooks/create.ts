@@ -30,16 +30,21 @@ function checkUrl(value: string): true | string {
  * refusing an existing file unless --force.
  */
 function reserveSecretFile(path: string, force: boolean): { fd: number; created: boolean } {
+  const open = (flags: number) => openSync(path, flags | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600);
   try {
-    // With --force an existing file keeps its content until the new secret has arrived (a failed create loses nothing).
-    const flags = force ? constants.O_WRONLY | constants.O_CREAT : constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
-    const fd = openSync(path, flags, 0o600);
-    // The mode given to open applies only to a file it creates: an existing one is narrowed here.
-    fchmodSync(fd, 0o600);
-    return { fd, created: !force };
+    return { fd: open(constants.O_CREAT | constants.O_EXCL), created: true };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw usageError(`--secret-file ${path} already exists`, 'pass --force to overwrite it, or choose another path');
+    if (code === 'EEXIST' && !force) throw usageError(`--secret-file ${path} already exists`, 'pass --force to overwrite it, or choose another path');
+    if (code !== 'EEXIST') throw usageError(`--secret-file ${path} cannot be written: ${(error as Error).message}`);
+  }
+  try {
+    // --force: the existing file keeps its content until the new secret has arrived (a failed create loses
+    // nothing), and is narrowed to 0600 here, since open's mode applies only to a file it creates.
+    const fd = open(0);
+    fchmodSync(fd, 0o600);
+    return { fd, created: false };
+  } catch (error) {
     throw usageError(`--secret-file ${path} cannot be written: ${(error as Error).message}`);
   }
 }
@@ -70,7 +75,10 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
     closeSync(reserved.fd);
     if (reserved.created) unlinkSync(options.secretFile!);
   };
-  const unregister = onInterrupt(discardReserved);
+  const unregister = onInterrupt(() => {
+    discardReserved();
+    deps.stderr.write(`whsvc: interrupted while creating: the webhook may exist without its secret; check with \`whsvc webhooks list\`\n`);
+  });
   let webhook: Webhook;
   try {
     webhook = await deps.api.json<Webhook>('POST', '/v1/webhooks', {
@@ -90,16 +98,24 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
   }
   unregister();
 
+  if (typeof webhook.signing_secret !== 'string' || webhook.signing_secret === '') {
+    discardReserved();
+    throw new CliError(
+      `webhook ${webhook.id} was created, but the service's answer holds no signing_secret`,
+      ExitCode.failure,
+      `delete it (\`whsvc webhooks delete ${webhook.id}\`) and create it again`,
+    );
+  }
   if (reserved) {
     ftruncateSync(reserved.fd, 0);
-    writeSync(reserved.fd, `${webhook.signing_secret ?? ''}\n`, 0);
+    writeSync(reserved.fd, `${webhook.signing_secret}\n`, 0);
     closeSync(reserved.fd);
   }
   if (deps.json) {
     printJson(deps, webhook);
     return 0;
   }
-  const secretPair: Array<[string, string]> = reserved ? [] : [['signing secret', webhook.signing_secret ?? '']];
+  const secretPair: Array<[string, string]> = reserved ? [] : [['signing secret', webhook.signing_secret]];
   deps.stdout.write(webhookBlock(webhook, deps.colors, deps.now(), secretPair));
   if (reserved) {
     deps.stderr.write(`${deps.errColors.green('✓')} Signing secret written to ${options.secretFile} (mode 0600). It is not shown again.\n`);

@@ -1,6 +1,6 @@
 import type { Colors } from '../../render/colors.js';
 import { renderTable } from '../../render/table.js';
-import { keyValues, relativeTime, sanitize } from '../../render/text.js';
+import { keyValues, relativeTime } from '../../render/text.js';
 
 export interface Webhook {
   id: string;
@@ -23,14 +23,16 @@ export async function webhookTable(webhooks: Webhook[], colors: Colors, now: num
   return withHead ? table : table.slice(table.indexOf('\n') + 1);
 }
 
-export function webhookBlock(webhook: Webhook, colors: Colors, now: number, extra: Array<[string, string]> = []): string {
-  const pairs: Array<[string, string]> = [
-    ['id', sanitize(webhook.id)],
-    ['url', sanitize(webhook.url)],
-    ['events', sanitize((webhook.events ?? []).join(', '))],
-    ['status', activeLabel(webhook.active, colors)],
+type Pair = [string, string | { styled: string }];
+
+export function webhookBlock(webhook: Webhook, colors: Colors, now: number, extra: Pair[] = []): string {
+  const pairs: Pair[] = [
+    ['id', webhook.id],
+    ['url', webhook.url],
+    ['events', (webhook.events ?? []).join(', ')],
+    ['status', { styled: activeLabel(webhook.active, colors) }],
   ];
-  if (webhook.created_at) pairs.push(['created', `${relativeTime(webhook.created_at, now)} (${sanitize(webhook.created_at)})`]);
-  if (webhook.updated_at) pairs.push(['updated', `${relativeTime(webhook.updated_at, now)} (${sanitize(webhook.updated_at)})`]);
+  if (webhook.created_at) pairs.push(['created', `${relativeTime(webhook.created_at, now)} (${webhook.created_at})`]);
+  if (webhook.updated_at) pairs.push(['updated', `${relativeTime(webhook.updated_at, now)} (${webhook.updated_at})`]);
   return keyValues([...pairs, ...extra], colors.dim);
 }

@@ -103,7 +103,9 @@ describe('login', () => {
   it('--base-url is stored with the profile and the token is fetched there', async () => {
     const fake = fakeDeps({ credentials: null, stdin: NEW_SECRET });
     mockToken(fake.mock);
-    await login({ clientId: 'cli_new', clientSecretStdin: true, baseUrl: `${ORIGIN}/` }, fake.deps);
+    // What --base-url (or WHSVC_BASE_URL) gives: the client built for that address.
+    fake.deps.api = fake.client({ credentials: undefined, baseUrl: `${ORIGIN}/` });
+    await login({ clientId: 'cli_new', clientSecretStdin: true }, fake.deps);
     expect(fake.requests[0]!.url.href).toBe(`${ORIGIN}/v1/oauth/token`);
     expect(new ConfigStore(fake.configDir).getProfile('default')?.base_url).toBe(`${ORIGIN}/`);
   });

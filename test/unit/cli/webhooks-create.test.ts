@@ -258,4 +258,26 @@ describe('webhooks create: no answer', () => {
     expect(error).toMatchObject({ status: 400, code: 'invalid_url' });
     expect(existsSync(file)).toBe(false);
   });
+
+  it('--force on a path that does not exist yet: a failed create leaves no file behind', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(() => jsonReply(400, { error: { code: 'invalid_field', message: 'url: bad' } }));
+    const file = join(fake.configDir, 'new-whsec.txt');
+    await rejectionOf(create(options({ url: URL_, events: ['invoice.paid'], secretFile: file, force: true }), fake.deps));
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('an answer without a signing_secret is an error naming the webhook, and writes no empty file', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(() => jsonReply(201, { id: 'wh_nosecret', url: URL_, events: ['invoice.paid'], active: true }));
+    const file = join(fake.configDir, 'whsec.txt');
+    const error = await rejectionOf(create(options({ url: URL_, events: ['invoice.paid'], secretFile: file }), fake.deps));
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.message).toContain('wh_nosecret');
+    expect(existsSync(file)).toBe(false);
+  });
 });
