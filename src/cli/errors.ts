@@ -22,3 +22,11 @@ export class CliError extends Error {
 }
 
 export const usageError = (message: string, hint?: string) => new CliError(message, ExitCode.usage, hint);
+
+/** A server that could not listen, said the way a user can act on. */
+export function listenError(error: unknown, host: string, port: number): CliError {
+  if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    return new CliError(`port ${port} on ${host} is already in use`, ExitCode.failure, 'pick another with --port N, or --port 0 for any free port');
+  }
+  return new CliError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
+}

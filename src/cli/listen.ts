@@ -1,4 +1,3 @@
-import { readFileSync, statSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -6,7 +5,9 @@ import { colorsFor } from '../render/colors.js';
 import { sanitize } from '../render/text.js';
 import { verify } from '../signing/signature.js';
 import type { Io } from './deps.js';
-import { CliError, ExitCode, usageError } from './errors.js';
+import { ExitCode, listenError, usageError } from './errors.js';
+import { httpUrl } from '../net.js';
+import { secretSource } from './secret.js';
 
 export interface ListenOptions {
   port: number;
@@ -29,36 +30,6 @@ export interface ListenDeps extends Io {
 }
 
 type SignatureState = 'ok' | 'bad' | 'unsigned' | 'unchecked';
-
-/**
- * The secret to verify with. A file is read again when it changes, so
- * `listen --secret-file F` can start before `webhooks create --secret-file F`
- * has written it: that is the usual order.
- */
-function secretSource(options: ListenOptions, env: NodeJS.ProcessEnv): { describe: string; current(): string | undefined } {
-  if (options.secret !== undefined && options.secretFile !== undefined) throw usageError('pass --secret or --secret-file, not both');
-  if (options.secretFile !== undefined) {
-    const path = options.secretFile;
-    let cached: { mtimeMs: number; secret: string } | undefined;
-    return {
-      describe: `the secret in ${path}`,
-      current() {
-        try {
-          const { mtimeMs } = statSync(path);
-          if (!cached || cached.mtimeMs !== mtimeMs) cached = { mtimeMs, secret: readFileSync(path, 'utf8').trim() };
-          return cached.secret || undefined;
-        } catch {
-          return undefined;
-        }
-      },
-    };
-  }
-  const fixed = options.secret ?? env.WHSVC_LISTEN_SECRET;
-  if (fixed !== undefined && fixed !== '') {
-    return { describe: options.secret !== undefined ? 'the --secret given' : 'WHSVC_LISTEN_SECRET', current: () => fixed };
-  }
-  return { describe: 'no secret (signatures are not checked)', current: () => undefined };
-}
 
 function platformHeader(headers: IncomingHttpHeaders, suffix: string): string | undefined {
   const name = Object.keys(headers).find((key) => new RegExp(`^x-.+-${suffix}$`).test(key));
@@ -90,7 +61,7 @@ function forward(target: URL, headers: IncomingHttpHeaders, body: Buffer, path: 
 }
 
 export async function run(options: ListenOptions, deps: ListenDeps): Promise<number> {
-  const secret = secretSource(options, deps.env);
+  const secret = secretSource(options, deps.env, 'WHSVC_LISTEN_SECRET');
   if (options.count !== undefined && secret.describe.startsWith('no secret')) {
     throw usageError('--count counts verified deliveries: give the secret with --secret-file FILE or WHSVC_LISTEN_SECRET');
   }
@@ -176,17 +147,10 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   });
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new CliError(`port ${options.port} on ${options.host} is already in use`, ExitCode.failure, 'pick another with --port N, or --port 0 for any free port')
-          : new CliError(`cannot listen on ${options.host}:${options.port}: ${error.message}`),
-      ),
-    );
+    server.once('error', (error) => reject(listenError(error, options.host, options.port)));
     server.listen(options.port, options.host, resolve);
   });
-  const address = server.address() as AddressInfo;
-  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  const url = httpUrl(server.address() as AddressInfo);
   deps.stderr.write(`whsvc listen: ready at ${url}\n`);
   deps.stderr.write(`  verifying with ${secret.describe}${forwardTarget ? `; forwarding verified deliveries to ${forwardTarget.href}` : ''}\n`);
   if (options.secretFile && secret.current() === undefined) {

@@ -1,30 +1,53 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { usageError } from './errors.js';
 
-/** A signing secret from --secret-file, --secret or an environment variable; files keep it off argv. */
-export function readSecret(
+export interface SecretSource {
+  /** Where the secret comes from, for messages (never the secret itself). */
+  describe: string;
+  /** The secret now, or undefined when there is none (yet). */
+  current(): string | undefined;
+}
+
+/**
+ * A signing secret from --secret-file, --secret or an environment variable.
+ * A file is read again whenever it changes, so that `listen --secret-file F`
+ * can start before `webhooks create --secret-file F` writes it.
+ */
+export function secretSource(
   options: { secret?: string | undefined; secretFile?: string | undefined },
   env: NodeJS.ProcessEnv,
-  { envName, required = true }: { envName: string | undefined; required?: boolean },
-): string {
+  envName?: string,
+): SecretSource {
   if (options.secret !== undefined && options.secretFile !== undefined) throw usageError('pass --secret or --secret-file, not both');
   if (options.secretFile !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(options.secretFile, 'utf8');
-    } catch (error) {
-      throw usageError(`--secret-file ${options.secretFile} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
-    const secret = text.trim();
-    if (!secret) throw usageError(`--secret-file ${options.secretFile} is empty`);
-    return secret;
+    const path = options.secretFile;
+    let cached: { mtimeMs: number; secret: string } | undefined;
+    return {
+      describe: `the secret in ${path}`,
+      current() {
+        try {
+          const { mtimeMs } = statSync(path);
+          if (cached?.mtimeMs !== mtimeMs) cached = { mtimeMs, secret: readFileSync(path, 'utf8').trim() };
+          return cached.secret || undefined;
+        } catch {
+          return undefined;
+        }
+      },
+    };
   }
   if (options.secret !== undefined) {
-    if (!options.secret) throw usageError('--secret is empty');
-    return options.secret;
+    if (options.secret === '') throw usageError('--secret is empty');
+    return { describe: 'the --secret given', current: () => options.secret };
   }
   const fromEnv = envName ? env[envName] : undefined;
-  if (fromEnv) return fromEnv;
-  if (!required) return '';
+  if (fromEnv) return { describe: envName!, current: () => fromEnv };
+  return { describe: 'no secret (signatures are not checked)', current: () => undefined };
+}
+
+/** The secret a command cannot do without: a usage error when there is none. */
+export function requiredSecret(options: { secret?: string | undefined; secretFile?: string | undefined }, env: NodeJS.ProcessEnv, envName?: string): string {
+  const secret = secretSource(options, env, envName).current();
+  if (secret !== undefined) return secret;
+  if (options.secretFile !== undefined) throw usageError(`--secret-file ${options.secretFile} cannot be read, or is empty`);
   throw usageError(`a signing secret is required: --secret-file FILE${envName ? `, ${envName}` : ''} or --secret S`);
 }

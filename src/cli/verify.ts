@@ -1,9 +1,8 @@
-import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { SIGNATURE_PREFIX, verify } from '../signing/signature.js';
+import { digestHex, signatureDigest, verify } from '../signing/signature.js';
 import type { Io } from './deps.js';
 import { ExitCode, usageError } from './errors.js';
-import { readSecret } from './secret.js';
+import { requiredSecret } from './secret.js';
 
 export interface VerifyOptions {
   signature: string;
@@ -40,7 +39,7 @@ function diagnose(secret: string, body: Buffer, given: string): string | undefin
 }
 
 export async function run(options: VerifyOptions, io: Io): Promise<number> {
-  const secret = readSecret(options, io.env, { envName: undefined });
+  const secret = requiredSecret(options, io.env);
   if (!options.signature.trim()) throw usageError('--signature is empty');
   let body: Buffer;
   if (options.payloadFile) {
@@ -54,8 +53,8 @@ export async function run(options: VerifyOptions, io: Io): Promise<number> {
     body = await readStdin(io.stdin);
   }
   const valid = verify(secret, body, options.signature);
-  const given = options.signature.trim().replace(SIGNATURE_PREFIX, '');
-  const expected = createHmac('sha256', secret).update(body).digest('hex');
+  const given = signatureDigest(options.signature);
+  const expected = digestHex(secret, body);
   const hint = valid ? undefined : diagnose(secret, body, options.signature);
   if (options.json) {
     io.stdout.write(

@@ -12,6 +12,7 @@ import { newId } from './ids.js';
 import { webhookRoutes, type Reply, type RouteContext } from './routes.js';
 import { Store, type AttemptRecord, type ClientRecord, type WebhookRecord } from './store.js';
 import { rejectUnknownFields, validateEventType } from './validation.js';
+import { httpUrl } from '../net.js';
 
 export interface SandboxOptions {
   dataDir?: string | undefined;
@@ -186,9 +187,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         });
       });
       deliverer.start();
-      const address = server.address() as AddressInfo;
-      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      return `http://${shownHost}:${address.port}`;
+      return httpUrl(server.address() as AddressInfo);
     },
     close() {
       closed ??= (async () => {

@@ -2,9 +2,20 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_PREFIX = 'sha256=';
 
+/** The hex HMAC-SHA256 of the raw body, keyed with the secret. */
+export function digestHex(secret: string, rawBody: string | Uint8Array): string {
+  return createHmac('sha256', secret).update(rawBody).digest('hex');
+}
+
 /** `sha256=<hex HMAC-SHA256 of the raw body>`, the value of the signature header. */
 export function sign(secret: string, rawBody: string | Uint8Array): string {
-  return SIGNATURE_PREFIX + createHmac('sha256', secret).update(rawBody).digest('hex');
+  return SIGNATURE_PREFIX + digestHex(secret, rawBody);
+}
+
+/** The digest part of a signature, with or without the `sha256=` prefix. */
+export function signatureDigest(signature: string): string {
+  const trimmed = signature.trim();
+  return trimmed.startsWith(SIGNATURE_PREFIX) ? trimmed.slice(SIGNATURE_PREFIX.length) : trimmed;
 }
 
 /** The header carrying the signature: `X-Service-Signature`, or `X-<Platform>-Signature`. */
@@ -17,9 +28,7 @@ export function signatureHeaderName(platformName = 'Service'): string {
  * `sha256=` prefix; anything that is not 64 hex digits is simply invalid.
  */
 export function verify(secret: string, rawBody: string | Uint8Array, signature: string): boolean {
-  const given = signature.trim().startsWith(SIGNATURE_PREFIX)
-    ? signature.trim().slice(SIGNATURE_PREFIX.length)
-    : signature.trim();
+  const given = signatureDigest(signature);
   if (!/^[0-9a-fA-F]{64}$/.test(given)) return false;
   const expected = createHmac('sha256', secret).update(rawBody).digest();
   return timingSafeEqual(expected, Buffer.from(given, 'hex'));

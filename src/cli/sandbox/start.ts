@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Io } from '../deps.js';
-import { CliError, ExitCode } from '../errors.js';
+import { CliError, listenError } from '../errors.js';
 import { createSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { AttemptRecord, WebhookRecord } from '../../sandbox/store.js';
 import { sanitize } from '../../render/text.js';
@@ -55,11 +55,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
     baseUrl = await sandbox.listen(options.port, options.host);
   } catch (error) {
     await sandbox.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') {
-      throw new CliError(`port ${options.port} on ${options.host} is already in use`, ExitCode.failure, 'pick another with --port N, or --port 0 for any free port');
-    }
-    throw new CliError(`cannot listen on ${options.host}:${options.port}: ${(error as Error).message}`);
+    throw listenError(error, options.host, options.port);
   }
 
   const [readWrite, readOnly] = sandbox.clients;
