@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ApiClient, type Credentials, type TokenCache } from '../api/client.js';
 import { nodeHttpTransport, type Transport } from '../api/transport.js';
 import { ConfigStore, type Profile } from '../config/store.js';
@@ -11,6 +12,7 @@ export { inquirerPrompter } from './prompter.js';
 export { installInterruptHandler } from './interrupt.js';
 
 import { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_S } from './defaults.js';
+import { usageError } from './errors.js';
 
 export { DEFAULT_BASE_URL };
 
@@ -56,6 +58,19 @@ export function readGlobals(opts: Record<string, unknown>, env: NodeJS.ProcessEn
   };
 }
 
+function checkBaseUrl(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw usageError(`the base URL ${JSON.stringify(value)} is not an http(s) URL`, 'for example --base-url http://127.0.0.1:4010 (from --base-url, WHSVC_BASE_URL or the profile)');
+  }
+  return value;
+}
+
 export function resolveCredentials(
   env: NodeJS.ProcessEnv,
   profile: Profile | undefined,
@@ -69,9 +84,13 @@ export function resolveCredentials(
   return { source: 'none' };
 }
 
-/** What a cached token is good for: a change of client, address or scope makes it stale. */
+/**
+ * What a cached token is good for: a change of client, secret, address or
+ * scope makes it stale (so a mistyped or rotated secret is never hidden by a
+ * token fetched with the old one). The secret enters as a digest only.
+ */
 export const tokenIdentity = (baseUrl: string, credentials: Credentials | undefined) =>
-  `${credentials?.clientId}|${baseUrl}|${credentials?.scope ?? ''}`;
+  `${credentials?.clientId}|${baseUrl}|${credentials?.scope ?? ''}|${credentials ? createHash('sha256').update(credentials.clientSecret).digest('base64url').slice(0, 16) : ''}`;
 
 export function buildDeps(
   globals: GlobalOptions,
@@ -82,7 +101,7 @@ export function buildDeps(
   const config = new ConfigStore(io.env.WHSVC_CONFIG_DIR);
   const profile = config.getProfile(globals.profile);
   const { credentials, source } = resolveCredentials(io.env, profile);
-  const baseUrl = globals.baseUrl ?? profile?.base_url ?? DEFAULT_BASE_URL;
+  const baseUrl = checkBaseUrl(globals.baseUrl ?? profile?.base_url ?? DEFAULT_BASE_URL);
   const identity = tokenIdentity(baseUrl, credentials);
   const cacheName = source === 'env' ? `env:${credentials!.clientId}` : globals.profile;
   const errColors = colorsFor(io.stderr, io.env, !globals.color);

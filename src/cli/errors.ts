@@ -21,6 +21,9 @@ export class CliError extends Error {
   }
 }
 
+/** Why a command did not ask: said in the message of a usage error for missing input. */
+export const NO_PROMPT = 'prompts are off: no terminal, --no-input or CI=true';
+
 export const usageError = (message: string, hint?: string) => new CliError(message, ExitCode.usage, hint);
 
 /** A server that could not listen, said the way a user can act on. */

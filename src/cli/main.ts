@@ -56,7 +56,8 @@ export function buildProgram(): Command {
     .description('Manage webhooks on the business-platform API, and run a local sandbox of the service.')
     .version(WHSVC_VERSION, '-v, --version', 'print the version')
     .showSuggestionAfterError()
-    .showHelpAfterError('(run with --help for usage)')
+    .showHelpAfterError('hint: see --help for usage')
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'whsvc: ')) })
     .exitOverride()
     .option('--profile <name>', 'credentials profile (env WHSVC_PROFILE)', undefined)
     .option('--base-url <url>', `service base address, overriding the profile's (env WHSVC_BASE_URL; default ${DEFAULT_BASE_URL}, the sandbox)`)
@@ -389,7 +390,8 @@ async function reportError(error: unknown): Promise<number> {
     const status = error.status;
     if (status === 403) {
       const scope = error.requiredScope ?? 'a scope the token lacks';
-      return writeError(`permission denied: this needs the ${scope} scope (${error.message})`, ExitCode.permission, 'log in with a client that has it', 403, error.code);
+      const message = error.message.includes(scope) ? `permission denied: ${error.message}` : `permission denied: this needs the ${scope} scope (${error.message})`;
+      return writeError(message, ExitCode.permission, `log in with a client that has ${scope}`, 403, error.code);
     }
     const exit = status === 401 ? ExitCode.auth : status === 404 ? ExitCode.notFound : ExitCode.failure;
     return writeError(`${error.message} (HTTP ${status}${error.code ? ` ${error.code}` : ''})`, exit, undefined, status, error.code);

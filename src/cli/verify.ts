@@ -38,6 +38,8 @@ function diagnose(secret: string, body: Buffer, given: string): string | undefin
   return undefined;
 }
 
+const sanitizeGiven = (text: string) => text.replace(/[^\x20-\x7e…]/g, '?');
+
 export async function run(options: VerifyOptions, io: Io): Promise<number> {
   const secret = requiredSecret(options, io.env);
   if (!options.signature.trim()) throw usageError('--signature is empty');
@@ -65,7 +67,8 @@ export async function run(options: VerifyOptions, io: Io): Promise<number> {
     if (!options.json) io.stdout.write(`valid: the signature matches the ${body.length}-byte body\n`);
     return ExitCode.ok;
   }
-  io.stderr.write(`invalid: signature does not match the ${body.length}-byte body (expected sha256=${expected.slice(0, 8)}…, got ${given.slice(0, 8) || '(empty)'}…)\n`);
+  const shown = given.length > 8 ? `${given.slice(0, 8)}…` : given || '(empty)';
+  io.stderr.write(`invalid: signature does not match the ${body.length}-byte body (expected sha256=${expected.slice(0, 8)}…, got ${sanitizeGiven(shown)})\n`);
   if (!/^[0-9a-fA-F]{64}$/.test(given)) io.stderr.write('hint: a signature is sha256= followed by 64 hex digits\n');
   else if (hint) io.stderr.write(`hint: ${hint}\n`);
   else io.stderr.write('hint: check that the secret is this webhook\'s signing_secret and that the body is byte for byte what was sent\n');

@@ -116,9 +116,9 @@ export class Deliverer {
 
   /**
    * A manual retry of one attempt: a new attempt of the same delivery, same
-   * body and signature, sent at once. The attempt is looked at again under the
-   * lock: one that was still being sent when asked and turned out delivered is
-   * not sent again.
+   * body and signature, sent at once. Looked at again under the lock: a
+   * delivery that got through meanwhile (this attempt or another) is not sent
+   * again.
    */
   async retry(chainId: string, attemptId: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
     return this.withChainLock(chainId, () => this.sendNext(chainId, 'manual', attemptId));
@@ -212,7 +212,8 @@ export class Deliverer {
     const begun = store.transaction((): Begun | 'already_delivered' | undefined => {
       const chain = store.findChain(chainId);
       if (!chain) return undefined;
-      if (retried !== undefined && store.attemptStatus(retried) === 'delivered') return 'already_delivered';
+      // Once any attempt of a delivery got through, it is delivered: a manual retry would only send it twice.
+      if (retried !== undefined && (chain.delivered || store.attemptStatus(retried) === 'delivered')) return 'already_delivered';
       const webhook = store.webhookById(chain.webhook_id);
       if (!webhook) return undefined;
       if (kind === 'automatic') {

@@ -176,12 +176,13 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
 
     async retry(ctx: RouteContext): Promise<Reply> {
       const attempt = attemptOr404(store, ctx);
-      if (attempt.status === 'delivered') {
-        throw new ApiError(409, 'already_delivered', `delivery ${attempt.id} was delivered; only failed or pending attempts can be retried`);
-      }
       const retried = await deliverer.retry(attempt.chain_id, attempt.id);
       if (retried === 'already_delivered') {
-        throw new ApiError(409, 'already_delivered', `delivery ${attempt.id} was delivered while this retry waited; it is not sent again`);
+        throw new ApiError(
+          409,
+          'already_delivered',
+          `delivery ${attempt.chain_id} was delivered (by this attempt or a later one); only a failed or pending delivery is retried`,
+        );
       }
       if (!retried) throw notFound('delivery', attempt.id);
       return { status: 200, body: deliveryView('retried')(retried) };

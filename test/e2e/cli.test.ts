@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { spawnSync } from 'node:child_process';
+import { WHSVC_BIN, runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 let sandbox: SandboxProcess;
@@ -101,6 +102,23 @@ describe('credentials', () => {
     });
     expect(result.code, result.stderr).toBe(0);
     expect(Object.keys(JSON.parse(result.stdout))).toEqual(['data', 'has_more', 'next_cursor']);
+  });
+
+  it('never hides a wrong WHSVC_CLIENT_SECRET behind a token cached with the right one', async () => {
+    const dir = freshConfig();
+    const env = { WHSVC_CLIENT_ID: sandbox.info.client_id, WHSVC_CLIENT_SECRET: sandbox.info.client_secret };
+    expect((await cli(['webhooks', 'list'], dir, { env })).code).toBe(0);
+    const wrong = await cli(['webhooks', 'list'], dir, { env: { ...env, WHSVC_CLIENT_SECRET: 'mistyped' } });
+    expect(wrong.code).toBe(3);
+    expect(wrong.stderr).toContain('invalid_client');
+  });
+
+  it('refuses a base URL that is not an http(s) URL, as a usage error', async () => {
+    const dir = freshConfig();
+    const bare = await cli(['events', '--base-url', '127.0.0.1:4010'], dir, { env: { WHSVC_CLIENT_ID: 'a', WHSVC_CLIENT_SECRET: 'b' } });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('is not an http(s) URL');
+    expect(bare.stderr).not.toContain('unexpected');
   });
 
   it('gives the read-only client exit 4 naming the scope, also as JSON on stderr', async () => {
@@ -265,6 +283,10 @@ describe('events, test and deliveries', () => {
       expect(shown.stdout).toMatch(/signature\s+sha256=[0-9a-f]{64}/);
       expect(shown.stdout).toContain('"event": "product.updated"');
 
+      const stillFailing = await cli(['deliveries', 'retry', first.id], dir);
+      expect(stillFailing.code).toBe(1);
+      expect(stillFailing.stdout).toMatch(/status\s+failed/);
+
       receiver.respondWith = () => 200;
       const retried = await cli(['deliveries', 'retry', first.id, '--json'], dir);
       expect(retried.code, retried.stderr).toBe(0);
@@ -277,6 +299,10 @@ describe('events, test and deliveries', () => {
       const again = await cli(['deliveries', 'retry', JSON.parse(retried.stdout).id], dir);
       expect(again.code).toBe(1);
       expect(again.stderr).toContain('HTTP 409 already_delivered');
+      // Its earlier failed attempt belongs to a delivery that got through: not sent twice.
+      const older = await cli(['deliveries', 'retry', first.id], dir);
+      expect(older.code).toBe(1);
+      expect(older.stderr).toContain('HTTP 409 already_delivered');
       const missing = await cli(['deliveries', 'show', 'dlv_missing'], dir);
       expect(missing.code).toBe(5);
     } finally {
@@ -319,6 +345,15 @@ describe('failures a user meets', () => {
     const flag = await cli(['webhooks', 'list', '--limt', '5'], dir);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain('Did you mean --limit?');
+  });
+
+  it('says which Node it needs when started by one too old, instead of failing later', () => {
+    const old = spawnSync('/usr/bin/node', ['--version'], { encoding: 'utf8' });
+    const major = Number(/^v(\d+)/.exec(old.stdout ?? '')?.[1] ?? 0);
+    if (old.status !== 0 || major >= 22) return; // no older Node on this machine to try it with
+    const result = spawnSync('/usr/bin/node', [WHSVC_BIN, 'events'], { encoding: 'utf8' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('is too old; whsvc needs Node ^22.22, ^24.15 or >= 26');
   });
 
   it('prints the version and help with exit 0', async () => {

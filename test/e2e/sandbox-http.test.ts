@@ -492,6 +492,9 @@ describe('deliveries', () => {
       expect(sends[4]!.body).toBe(sends[0]!.body);
       expect(sends[4]!.headers['x-service-delivery-id']).toBe(deliveryId);
 
+      // The delivery got through: retrying one of its failed attempts would only send it twice.
+      expectApiError(await call('POST', `/v1/webhooks/webhook-deliveries/${deliveryId}/retry`), 409, 'already_delivered');
+
       const failed = await call('GET', `/v1/webhooks/${webhook.id}/deliveries?status=failed`);
       expect(failed.json.data).toHaveLength(4);
       const delivered = await call('GET', `/v1/webhooks/${webhook.id}/deliveries?status=delivered`);

@@ -1,7 +1,8 @@
 import { sanitize } from '../../render/text.js';
 import type { CommandDeps } from '../context.js';
 import { tokenIdentity } from '../context.js';
-import { usageError } from '../errors.js';
+import { AuthError } from '../../api/errors.js';
+import { CliError, ExitCode, NO_PROMPT, usageError } from '../errors.js';
 import { printJson } from '../output.js';
 
 export interface LoginOptions {
@@ -21,7 +22,7 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   const baseUrl = deps.api.baseUrl;
   let clientId = options.clientId;
   if (!clientId) {
-    if (!deps.canPrompt) throw usageError('--client-id is required (there is no terminal to ask)');
+    if (!deps.canPrompt) throw usageError(`--client-id is required (${NO_PROMPT})`);
     clientId = (await deps.prompter.input('Client ID', (v) => (v.trim() ? true : 'required'))).trim();
   }
   let clientSecret: string;
@@ -31,12 +32,20 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   } else if (deps.canPrompt) {
     clientSecret = await deps.prompter.password('Client secret');
   } else {
-    throw usageError('no terminal to ask for the client secret', 'pipe it in: printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin');
+    throw usageError(`the client secret is needed (${NO_PROMPT})`, 'pipe it in: printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin');
   }
 
   const credentials = { clientId, clientSecret, scope: options.scope };
   // Prove the credentials first: a rejected secret stores nothing.
-  const token = await deps.apiFor(baseUrl, credentials).requestToken();
+  let token;
+  try {
+    token = await deps.apiFor(baseUrl, credentials).requestToken();
+  } catch (error) {
+    if (error instanceof AuthError) {
+      throw new CliError(`${error.message}; nothing was stored`, ExitCode.auth, `check the client id and secret for ${baseUrl}`);
+    }
+    throw error;
+  }
   await deps.config.setProfile(deps.profileName, { base_url: baseUrl, client_id: clientId, client_secret: clientSecret, ...(options.scope ? { scope: options.scope } : {}) });
   await deps.config.tokenCache(deps.profileName, tokenIdentity(baseUrl, credentials)).write(token);
 

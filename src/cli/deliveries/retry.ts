@@ -6,5 +6,6 @@ export async function run(options: { id: string }, deps: CommandDeps): Promise<n
   const attempt = await deps.api.json<Delivery>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(options.id)}/retry`);
   if (deps.json) printJson(deps, attempt);
   else deps.stdout.write(deliveryBlock(attempt, deps.colors, deps.now()));
-  return 0;
+  // Like `test`: the request went through, but the endpoint did not take the delivery.
+  return attempt.status === 'failed' ? 1 : 0;
 }

@@ -2,7 +2,7 @@ import { closeSync, constants, fchmodSync, ftruncateSync, openSync, unlinkSync, 
 import { NetworkError } from '../../api/errors.js';
 import { checkEventTypes, fetchCatalog } from '../catalog.js';
 import type { CommandDeps } from '../context.js';
-import { CliError, ExitCode, usageError } from '../errors.js';
+import { CliError, ExitCode, NO_PROMPT, usageError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
 import { printJson } from '../output.js';
 import { webhookBlock, type Webhook } from './view.js';
@@ -52,14 +52,14 @@ function reserveSecretFile(path: string, force: boolean): { fd: number; created:
 export async function run(options: CreateOptions, deps: CommandDeps): Promise<number> {
   let url = options.url;
   if (url === undefined) {
-    if (!deps.canPrompt) throw usageError('--url is required (there is no terminal to ask)');
+    if (!deps.canPrompt) throw usageError(`--url is required (${NO_PROMPT})`);
     url = await deps.prompter.input('Endpoint URL (https://…)', checkUrl);
   }
   if (checkUrl(url) !== true) throw usageError(`--url ${JSON.stringify(url)}: ${checkUrl(url)}`);
 
   let events = options.events;
   if (events === undefined || events.length === 0) {
-    if (!deps.canPrompt) throw usageError('--events is required, e.g. --events invoice.paid,product.updated (there is no terminal to ask)');
+    if (!deps.canPrompt) throw usageError(`--events is required, e.g. --events invoice.paid,product.updated (${NO_PROMPT})`);
     const catalog = await fetchCatalog(deps);
     events = await deps.prompter.checkbox(
       'Events to subscribe to',

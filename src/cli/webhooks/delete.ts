@@ -1,10 +1,10 @@
 import type { CommandDeps } from '../context.js';
-import { CliError, ExitCode, usageError } from '../errors.js';
+import { CliError, ExitCode, NO_PROMPT, usageError } from '../errors.js';
 import { printJson } from '../output.js';
 
 export async function run(options: { id: string; yes: boolean }, deps: CommandDeps): Promise<number> {
   if (!options.yes) {
-    if (!deps.canPrompt) throw usageError('deleting needs confirmation: pass --yes (there is no terminal to ask)');
+    if (!deps.canPrompt) throw usageError(`deleting needs confirmation: pass --yes (${NO_PROMPT})`);
     const sure = await deps.prompter.confirm(`Delete webhook ${options.id}? Its deliveries stop at once and its secret is revoked.`, false);
     if (!sure) throw new CliError('not deleted', ExitCode.failure);
   }
