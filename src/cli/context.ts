@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { ApiClient, type Credentials, type TokenCache } from '../api/client.js';
 import { nodeHttpTransport, type Transport } from '../api/transport.js';
 import { ConfigStore, type Profile } from '../config/store.js';
@@ -87,10 +86,23 @@ export function resolveCredentials(
 /**
  * What a cached token is good for: a change of client, secret, address or
  * scope makes it stale (so a mistyped or rotated secret is never hidden by a
- * token fetched with the old one). The secret enters as a digest only.
+ * token fetched with the old one). The secret enters only as a 64-bit
+ * fingerprint (two FNV-1a hashes): enough to notice a change, and cheaper than
+ * loading node:crypto on every command.
  */
 export const tokenIdentity = (baseUrl: string, credentials: Credentials | undefined) =>
-  `${credentials?.clientId}|${baseUrl}|${credentials?.scope ?? ''}|${credentials ? createHash('sha256').update(credentials.clientSecret).digest('base64url').slice(0, 16) : ''}`;
+  `${credentials?.clientId}|${baseUrl}|${credentials?.scope ?? ''}|${credentials ? fingerprint(credentials.clientSecret) : ''}`;
+
+function fingerprint(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    a = Math.imul(a ^ code, 0x01000193) >>> 0;
+    b = Math.imul(b ^ code, 0x5bd1e995) >>> 0;
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+}
 
 export function buildDeps(
   globals: GlobalOptions,

@@ -1,0 +1,46 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { CommandDeps } from './context.js';
+import { processIo } from './deps.js';
+import { ExitCode } from './errors.js';
+import { notOneOf } from './suggest.js';
+
+type RunModule<O> = { run(options: O, deps: CommandDeps): Promise<number> };
+
+/** A value from a fixed set, checked before any request, with a suggestion for near misses. */
+export function oneOf(what: string, choices: string[]) {
+  return (value: string) => {
+    if (!choices.includes(value)) throw new InvalidArgumentError(notOneOf(what, value, choices));
+    return value;
+  };
+}
+
+export const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+
+/**
+ * The action of an API command: its module is loaded only now (so --help and
+ * --version load none of them), the dependencies are built from the global
+ * options, and the exit code it returns becomes the process's.
+ */
+export function apiAction<O>(load: () => Promise<RunModule<O>>, toOptions: (args: string[], opts: Record<string, any>) => O) {
+  return async (...args: unknown[]) => {
+    const command = args[args.length - 1] as Command;
+    const opts = command.optsWithGlobals();
+    const positional = args.slice(0, -2) as string[];
+    const [{ buildDeps, readGlobals, inquirerPrompter, installInterruptHandler }, module] = await Promise.all([import('./context.js'), load()]);
+    installInterruptHandler();
+    const globals = readGlobals(opts, process.env);
+    const deps = buildDeps(globals, processIo(), inquirerPrompter);
+    process.exitCode = await module.run(toOptions(positional, opts), deps);
+  };
+}
+
+/** Resolves with the exit code once the user asks to stop: Ctrl-C is 130, SIGTERM a clean 0. */
+export function stopRequested(): Promise<number> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => {
+      resolve(ExitCode.interrupted);
+      process.once('SIGINT', () => process.exit(ExitCode.interrupted));
+    });
+    process.once('SIGTERM', () => resolve(ExitCode.ok));
+  });
+}

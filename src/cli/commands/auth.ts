@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import { apiAction } from '../actions.js';
+
+/** Defines `login`, `logout`, `auth status` and `auth token`. */
+export function register(program: Command): void {
+  program
+    .command('login')
+    .description('store credentials in a profile, after proving them with a token request')
+    .option('--client-id <id>', 'the API client id (asked when missing on a terminal)')
+    .option('--client-secret-stdin', 'read the client secret from standard input (it never goes on the command line)')
+    .option('--scope <scopes>', 'space-separated scopes to request (default: all the client has)')
+    .addHelpText('after', '\nExamples:\n  whsvc login --client-id sbx_demo_readwrite            # asks for the secret, masked\n  printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin')
+    .action(
+      apiAction(
+        () => import('../auth/login.js'),
+        (_args, o) => ({ clientId: o.clientId, clientSecretStdin: Boolean(o.clientSecretStdin), scope: o.scope }),
+      ),
+    );
+
+  program
+    .command('logout')
+    .description("forget the profile's credentials and cached token")
+    .action(apiAction(() => import('../auth/logout.js'), () => ({})));
+
+  const auth = program.command('auth').description('credentials and tokens');
+  auth
+    .command('status')
+    .description('profile, base URL, client id, granted scope and token expiry; never a secret')
+    .action(apiAction(() => import('../auth/status.js'), () => ({})));
+  auth
+    .command('token')
+    .description('print a valid access token (for curl)')
+    .addHelpText('after', '\nExample:\n  curl -H "Authorization: Bearer $(whsvc auth token)" "$WHSVC_BASE_URL/v1/webhooks"')
+    .action(apiAction(() => import('../auth/token.js'), () => ({})));
+}

@@ -1,0 +1,32 @@
+import { Option, type Command } from 'commander';
+import { apiAction, oneOf } from '../actions.js';
+import { integerIn } from '../parse.js';
+
+/** Defines `deliveries list|show|retry`. */
+export function register(program: Command): void {
+  const deliveries = program.command('deliveries').description('the delivery attempt log, and retries');
+  deliveries
+    .command('list')
+    .description("a webhook's delivery attempts, newest first")
+    .argument('<webhook-id>', 'webhook id')
+    .addOption(new Option('--status <status>', 'delivered, failed or pending').argParser(oneOf('--status', ['delivered', 'failed', 'pending'])))
+    .addOption(new Option('--limit <n>', 'page size, 1 to 200').argParser(integerIn(1, 200)))
+    .option('--cursor <cursor>', 'the page after this cursor')
+    .option('--all', 'every page, streamed as it arrives')
+    .action(
+      apiAction(
+        () => import('../deliveries/list.js'),
+        ([webhookId], o) => ({ webhookId: webhookId!, status: o.status, limit: o.limit, cursor: o.cursor, all: Boolean(o.all) }),
+      ),
+    );
+  deliveries
+    .command('show')
+    .description('one attempt, with its payload and signature')
+    .argument('<delivery-id>', 'delivery id')
+    .action(apiAction(() => import('../deliveries/show.js'), ([id]) => ({ id: id! })));
+  deliveries
+    .command('retry')
+    .description('re-send a failed or pending attempt now')
+    .argument('<delivery-id>', 'delivery id')
+    .action(apiAction(() => import('../deliveries/retry.js'), ([id]) => ({ id: id! })));
+}

@@ -1,0 +1,17 @@
+import type { Command } from 'commander';
+import { apiAction } from '../actions.js';
+
+/** Defines `events` and `test`. */
+export function register(program: Command): void {
+  program
+    .command('events')
+    .description('the event-type catalog, grouped by module')
+    .action(apiAction(() => import('../events.js'), () => ({})));
+
+  program
+    .command('test')
+    .description('send a sample event to a webhook now (exit 1 if the endpoint did not accept it)')
+    .argument('<webhook-id>', 'webhook id')
+    .option('--event <type>', 'event type to simulate (default invoice.paid)')
+    .action(apiAction(() => import('../test.js'), ([webhookId], o) => ({ webhookId: webhookId!, event: o.event })));
+}

@@ -1,0 +1,46 @@
+import { Option, type Command } from 'commander';
+import { list, stopRequested } from '../actions.js';
+import { integerIn } from '../parse.js';
+import { processIo } from '../deps.js';
+
+/** Defines `listen`. */
+export function register(program: Command): void {
+  program
+    .command('listen')
+    .description('a local receiver: verifies each delivery\'s signature and shows it; --count/--timeout make it a CI check')
+    .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default(4011).argParser(integerIn(0, 65535)))
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--secret-file <path>', 'the signing secret, read from this file (re-read when it changes)')
+    .option('--secret <secret>', 'the signing secret (prefer --secret-file or WHSVC_LISTEN_SECRET: argv is visible to other users)')
+    .addOption(new Option('--respond-status <code>', 'status to answer verified deliveries with').default(200).argParser(integerIn(100, 599)))
+    .option('--forward-to <url>', 'relay each verified delivery, byte for byte with its headers, to your local app')
+    .addOption(new Option('--events <types>', 'only show these event types (comma-separated)').argParser(list))
+    .addOption(new Option('--count <n>', 'exit 0 after N verified deliveries').argParser(integerIn(1, 1_000_000)))
+    .addOption(new Option('--timeout <seconds>', 'stop after S seconds; exit 6 if --count was not reached').argParser(integerIn(1, 86_400)))
+    .addHelpText(
+      'after',
+      '\nExamples:\n  whsvc listen --secret-file ./whsec.txt\n  whsvc listen --secret-file ./whsec.txt --forward-to http://localhost:3000/webhooks\n  whsvc listen --port 0 --secret-file ./whsec.txt --count 1 --timeout 30 --json   # in CI',
+    )
+    .action(async (_opts, command: Command) => {
+      const opts = command.optsWithGlobals();
+      // For listen, --timeout is how long to wait; commander may hand it to the global option of that name.
+      const timeout: number | undefined = command.opts().timeout ?? program.opts().timeout;
+      const { run } = await import('../listen.js');
+      process.exitCode = await run(
+        {
+          port: opts.port,
+          host: opts.host,
+          secret: opts.secret,
+          secretFile: opts.secretFile,
+          respondStatus: opts.respondStatus,
+          forwardTo: opts.forwardTo,
+          events: opts.events,
+          count: opts.count,
+          timeout,
+          json: Boolean(opts.json),
+          color: opts.color !== false,
+        },
+        { ...processIo(), stopSignal: stopRequested() },
+      );
+    });
+}

@@ -1,0 +1,69 @@
+import { Option, type Command } from 'commander';
+import { stopRequested } from '../actions.js';
+import { integerIn } from '../parse.js';
+import { processIo } from '../deps.js';
+import { CliError, ExitCode } from '../errors.js';
+import { DEFAULT_BASE_URL } from '../defaults.js';
+
+/** Defines `sandbox start` and `sandbox trigger`. */
+export function register(program: Command): void {
+  const sandbox = program.command('sandbox').description('run the service locally, and make events occur in it');
+
+  sandbox
+    .command('start')
+    .description('serve the whole interface on loopback, with real signed deliveries and retries')
+    .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default(4010).argParser(integerIn(0, 65535)))
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--data-dir <dir>', 'keep webhooks, deliveries, clients and due retries in DIR (SQLite) across restarts')
+    .addOption(new Option('--retry-base-ms <n>', 'first automatic retry delay; doubles each time').default(5000).argParser(integerIn(1, 86_400_000)))
+    .addOption(new Option('--max-attempts <n>', 'automatic attempts per delivery, the first included').default(5).argParser(integerIn(1, 50)))
+    .addOption(new Option('--token-ttl <seconds>', 'lifetime of access tokens').default(3600).argParser(integerIn(1, 86_400 * 30)))
+    .option('--platform-name <name>', 'the platform name in the signature header, X-<name>-Signature', 'Service')
+    .addOption(
+      new Option('--delivery-timeout-ms <n>', 'a delivery not answered within this fails').default(10_000).argParser(integerIn(1, 600_000)),
+    )
+    .option('--json', 'print one JSON line with the base URL and credentials on stdout when ready')
+    .option('--quiet', 'do not log each delivery attempt on stderr')
+    .action(async (_opts, command: Command) => {
+      const opts = command.optsWithGlobals();
+      if (!/^[A-Za-z][A-Za-z0-9-]{0,39}$/.test(opts.platformName)) {
+        throw new CliError('--platform-name must be letters, digits and dashes, starting with a letter', ExitCode.usage);
+      }
+      const { run } = await import('../sandbox/start.js');
+      process.exitCode = await run(
+        {
+          port: opts.port,
+          host: opts.host,
+          dataDir: opts.dataDir,
+          retryBaseMs: opts.retryBaseMs,
+          maxAttempts: opts.maxAttempts,
+          tokenTtl: opts.tokenTtl,
+          platformName: opts.platformName,
+          deliveryTimeoutMs: opts.deliveryTimeoutMs,
+          json: Boolean(opts.json),
+          quiet: Boolean(opts.quiet),
+        },
+        { ...processIo(), stopSignal: stopRequested() },
+      );
+    });
+
+  sandbox
+    .command('trigger')
+    .description('make an event occur in a running sandbox (sandbox-only endpoint, outside /v1)')
+    .argument('<event-type>', 'an event type of the catalog, e.g. invoice.paid')
+    .option('--data <json>', 'fields to set in the payload, as a JSON object')
+    .option('--json', 'print the sandbox\'s answer as JSON')
+    .action(async (eventType: string, _opts, command: Command) => {
+      const opts = command.optsWithGlobals();
+      const { run } = await import('../sandbox/trigger.js');
+      process.exitCode = await run(
+        {
+          eventType,
+          data: opts.data,
+          baseUrl: opts.baseUrl ?? process.env.WHSVC_BASE_URL ?? DEFAULT_BASE_URL,
+          json: Boolean(opts.json),
+        },
+        { ...processIo(), fetch },
+      );
+    });
+}

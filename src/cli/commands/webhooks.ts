@@ -1,0 +1,70 @@
+import { Option, type Command } from 'commander';
+import { apiAction, list, oneOf } from '../actions.js';
+import { integerIn } from '../parse.js';
+
+/** Defines `webhooks list|get|create|update|delete`. */
+export function register(program: Command): void {
+  const webhooks = program.command('webhooks').description('list, create, update and delete webhooks');
+  webhooks
+    .command('list')
+    .description('one page of webhooks, or every page with --all')
+    .addOption(new Option('--active <bool>', 'only active (true) or paused (false) webhooks').argParser(oneOf('--active', ['true', 'false'])))
+    .addOption(new Option('--limit <n>', 'page size, 1 to 200').argParser(integerIn(1, 200)))
+    .option('--cursor <cursor>', 'the page after this cursor (printed with a page that has more)')
+    .option('--all', 'every page, streamed as it arrives')
+    .action(
+      apiAction(
+        () => import('../webhooks/list.js'),
+        (_args, o) => ({ active: o.active === undefined ? undefined : o.active === 'true', limit: o.limit, cursor: o.cursor, all: Boolean(o.all) }),
+      ),
+    );
+  webhooks
+    .command('get')
+    .description('one webhook')
+    .argument('<id>', 'webhook id')
+    .action(apiAction(() => import('../webhooks/get.js'), ([id]) => ({ id: id! })));
+  webhooks
+    .command('create')
+    .description('create a webhook; its signing secret is shown once')
+    .option('--url <url>', 'the https endpoint (asked when missing on a terminal)')
+    .addOption(new Option('--events <types>', 'comma-separated event types (a checklist when missing on a terminal)').argParser(list))
+    .option('--inactive', 'create it paused')
+    .option('--secret-file <path>', 'write the signing secret to this file (mode 0600) instead of showing it')
+    .option('--force', 'let --secret-file overwrite an existing file')
+    .addHelpText('after', '\nExamples:\n  whsvc webhooks create --url https://example.com/hooks --events invoice.paid,sales_order.created\n  whsvc webhooks create --url https://example.com/hooks --events invoice.paid --secret-file ./whsec.txt')
+    .action(
+      apiAction(
+        () => import('../webhooks/create.js'),
+        (_args, o) => ({ url: o.url, events: o.events, inactive: Boolean(o.inactive), secretFile: o.secretFile, force: Boolean(o.force) }),
+      ),
+    );
+  webhooks
+    .command('update')
+    .description('change only what is given')
+    .argument('<id>', 'webhook id')
+    .option('--url <url>', 'new endpoint')
+    .addOption(new Option('--events <types>', 'replace the event list').argParser(list))
+    .addOption(new Option('--add-events <types>', 'add to the current event list').argParser(list))
+    .addOption(new Option('--remove-events <types>', 'remove from the current event list').argParser(list))
+    .addOption(new Option('--active', 'resume deliveries').conflicts('inactive'))
+    .addOption(new Option('--inactive', 'pause deliveries').conflicts('active'))
+    .action(
+      apiAction(
+        () => import('../webhooks/update.js'),
+        ([id], o) => ({
+          id: id!,
+          url: o.url,
+          events: o.events,
+          addEvents: o.addEvents,
+          removeEvents: o.removeEvents,
+          active: o.active ? true : o.inactive ? false : undefined,
+        }),
+      ),
+    );
+  webhooks
+    .command('delete')
+    .description('delete a webhook (asks on a terminal; --yes otherwise)')
+    .argument('<id>', 'webhook id')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .action(apiAction(() => import('../webhooks/delete.js'), ([id], o) => ({ id: id!, yes: Boolean(o.yes) })));
+}

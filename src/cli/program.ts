@@ -1,0 +1,65 @@
+import { Command, Option } from 'commander';
+import { DEFAULT_BASE_URL } from './defaults.js';
+import { integerIn } from './parse.js';
+import { register as auth } from './commands/auth.js';
+import { register as completion } from './commands/completion.js';
+import { register as deliveries } from './commands/deliveries.js';
+import { register as events } from './commands/events.js';
+import { register as listen } from './commands/listen.js';
+import { register as sandbox } from './commands/sandbox.js';
+import { register as verify } from './commands/verify.js';
+import { register as webhooks } from './commands/webhooks.js';
+
+/** Which definitions hold each top-level command. */
+const REGISTRARS: Record<string, (program: Command) => void> = {
+  sandbox,
+  login: auth,
+  logout: auth,
+  auth,
+  webhooks,
+  events,
+  test: events,
+  deliveries,
+  listen,
+  verify,
+  completion,
+};
+
+/**
+ * The program. Given the top-level command about to run, only its definitions
+ * are built (a few milliseconds saved on every API command); anything else
+ * (help, a typo that wants suggestions, completion) gets them all.
+ */
+export function buildProgram(commandName?: string): Command {
+  const program = new Command('whsvc')
+    .description('Manage webhooks on the business-platform API, and run a local sandbox of the service.')
+    .version(WHSVC_VERSION, '-v, --version', 'print the version')
+    .showSuggestionAfterError()
+    .showHelpAfterError('hint: see --help for usage')
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'whsvc: ')) })
+    .exitOverride()
+    .option('--profile <name>', 'credentials profile (env WHSVC_PROFILE)', undefined)
+    .option('--base-url <url>', `service base address, overriding the profile's (env WHSVC_BASE_URL; default ${DEFAULT_BASE_URL}, the sandbox)`)
+    .option('--json', 'machine output on stdout')
+    .option('--no-color', 'no colour (also NO_COLOR); colour is only ever used on a terminal')
+    .option('--no-input', 'never prompt; missing input is a usage error (also CI=true)')
+    .option('--debug', 'HTTP exchanges on stderr, secrets redacted (also WHSVC_DEBUG=1)')
+    .addOption(new Option('--timeout <seconds>', 'timeout of each request (env WHSVC_TIMEOUT; default 30)').argParser(integerIn(1, 86_400)))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  whsvc sandbox start                                   # the service, locally
+  whsvc login --client-id sbx_demo_readwrite            # asks for the secret
+  whsvc webhooks create --url https://example.com/hooks --events invoice.paid --secret-file whsec.txt
+  whsvc listen --secret-file whsec.txt                  # a local receiver that verifies signatures
+  whsvc deliveries list wh_…
+
+Exit codes: 0 ok, 1 failure, 2 usage, 3 authentication, 4 permission, 5 not found, 6 timed out waiting, 130 interrupted.`,
+    );
+
+  const only = commandName === undefined ? undefined : REGISTRARS[commandName];
+  if (only) only(program);
+  else for (const register of new Set(Object.values(REGISTRARS))) register(program);
+  return program;
+}
