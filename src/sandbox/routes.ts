@@ -156,6 +156,7 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
       rejectUnknownFields(body, ['event']);
       const event = body.event === undefined ? 'invoice.paid' : validateEventType('event', body.event);
       const attempt = await deliverer.sendTest(webhook, event, samplePayload(event, new Date(ctx.now)));
+      if (!attempt) throw notFound('webhook', webhook.id);
       return { status: 200, body: deliveryView('tested')(attempt) };
     },
 

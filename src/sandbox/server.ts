@@ -107,7 +107,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     const data = body.data ?? {};
     if (typeof data !== 'object' || data === null || Array.isArray(data)) throw badRequest('invalid_field', 'data: must be a JSON object');
     const payload = { ...samplePayload(type, new Date(clock.now())), ...data, event: type };
-    const deliveries = deliverer.deliverEvent(DEMO_ACCOUNT, type, payload);
+    const deliveries = await deliverer.deliverEvent(DEMO_ACCOUNT, type, payload);
     return { status: 202, body: { id: newId('evt'), type, payload, deliveries } };
   }
 

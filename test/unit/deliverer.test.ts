@@ -113,7 +113,7 @@ function chain(id: string): ChainRecord {
 
 /** Delivers the test event and lets the first send complete; returns the delivery (chain) id. */
 async function deliverOne(): Promise<string> {
-  const ids = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+  const ids = await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
   expect(ids).toHaveLength(1);
   await flushPromises();
   return ids[0]!;
@@ -140,7 +140,7 @@ afterEach(async () => {
 describe('Deliverer: a delivered event', () => {
   it('sends one signed POST with the delivery headers and records the attempt as delivered', async () => {
     answer(200, { data: 'thanks' });
-    const ids = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    const ids = await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
     expect(ids).toHaveLength(1);
     const id = ids[0]!;
     expect(id).toMatch(/^dlv_[0-9a-f]{24}$/);
@@ -214,7 +214,7 @@ describe('Deliverer: a delivered event', () => {
     insertWebhook({ account_id: 'acct_other' }); // another account
     answer(200);
     answer(200);
-    const ids = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    const ids = await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
     expect(ids).toHaveLength(2);
     expect(new Set(ids).size).toBe(2);
     await flushPromises();
@@ -223,7 +223,7 @@ describe('Deliverer: a delivered event', () => {
     expect(attemptsOf(webhook)).toHaveLength(1);
     expect(attemptsOf(other)).toHaveLength(1);
 
-    expect(deliverer.deliverEvent(ACCOUNT, 'product.updated', PAYLOAD)).toEqual([]);
+    expect(await deliverer.deliverEvent(ACCOUNT, 'product.updated', PAYLOAD)).toEqual([]);
     await flushPromises();
     expect(sent()).toHaveLength(2);
   });
@@ -367,7 +367,7 @@ describe('Deliverer: failures and backoff', () => {
     // an answer 5 s late is cut off at 50 ms.
     agent.get(ORIGIN).intercept({ path: '/hook', method: 'POST' }).reply(200, 'too late').delay(5_000);
     const started = Date.now();
-    deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
     for (let i = 0; i < 200 && attemptsOf(webhook)[0]?.status !== 'failed'; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -505,7 +505,7 @@ describe('Deliverer: manual retries', () => {
   it('a manual retry asked while the attempt is still being sent, which then succeeds, is not sent', async () => {
     const held = gate();
     answer(200, { wait: held.promise });
-    const [id] = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    const [id] = await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
     await flushPromises();
     expect(attemptsOf(webhook)[0]!.status).toBe('pending');
     const manual = deliverer.retry(id!, id!);
@@ -610,7 +610,7 @@ describe('Deliverer: paused and deleted webhooks', () => {
 
   it('does not deliver new events to a paused webhook', async () => {
     setActive(webhook, false);
-    expect(deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD)).toEqual([]);
+    expect(await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD)).toEqual([]);
     await clock.advance(60_000);
     expect(sent()).toHaveLength(0);
   });
@@ -628,7 +628,7 @@ describe('Deliverer: paused and deleted webhooks', () => {
   it('a webhook deleted while its attempt is in flight: the answer is dropped and nothing is scheduled', async () => {
     const held = gate();
     answer(500, { wait: held.promise });
-    const [id] = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    const [id] = await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
     await flushPromises();
     expect(sent()).toHaveLength(1);
     store.deleteWebhook(ACCOUNT, webhook.id);
@@ -723,7 +723,7 @@ describe('Deliverer: start, recovery and stop', () => {
   it('stop() waits for the send under way to finish, and schedules nothing after', async () => {
     const held = gate();
     answer(500, { wait: held.promise });
-    const [id] = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    const [id] = await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
     await flushPromises();
     expect(sent()).toHaveLength(1);
     expect(attemptsOf(webhook)[0]!.status).toBe('pending');
