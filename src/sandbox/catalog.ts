@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 
 export interface EventType {
   type: string;
@@ -21,8 +20,12 @@ export function isEventType(value: unknown): value is string {
   return typeof value === 'string' && EVENT_TYPES.includes(value);
 }
 
+let sampleCounter = 0;
+
+/** Sample ids need only differ: a counter, offset by the start time. */
 function sampleId(prefix: string): string {
-  return `${prefix}_${randomBytes(6).toString('hex')}`;
+  sampleCounter += 1;
+  return `${prefix}_${(Date.now() % 1_000_000_000).toString(16)}${sampleCounter.toString(16).padStart(4, '0')}`;
 }
 
 /**

@@ -312,6 +312,7 @@ export class Deliverer {
     const { policy, dispatcher, clock } = this.deps;
     const platform = policy.platformName;
     const started = clock.now();
+    // One bound on the whole exchange, whatever the dispatcher honours of headersTimeout and bodyTimeout.
     const signal = AbortSignal.timeout(policy.timeoutMs);
     try {
       const url = new URL(webhook.url);

@@ -164,6 +164,7 @@ const ATTEMPT_FROM = `attempts a JOIN chains c ON c.id = a.chain_id JOIN webhook
 export class Store {
   readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
+  private readonly subscribers = new Map<string, WebhookRecord[]>();
 
   constructor(dataDir?: string) {
     if (!dataDir) {
@@ -282,6 +283,7 @@ export class Store {
   // --- webhooks -------------------------------------------------------------
 
   insertWebhook(webhook: Omit<WebhookRecord, 'seq'>): WebhookRecord {
+    this.subscribers.clear();
     this.run(
       `INSERT INTO webhooks (id, account_id, url, events, active, signing_secret, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -320,6 +322,7 @@ export class Store {
   }
 
   updateWebhook(webhook: WebhookRecord): void {
+    this.subscribers.clear();
     this.run(
       'UPDATE webhooks SET url = ?, events = ?, active = ?, updated_at = ? WHERE id = ?',
       webhook.url,
@@ -332,10 +335,25 @@ export class Store {
 
   /** Removes the webhook with its deliveries and their attempts (and so any retry still due). */
   deleteWebhook(accountId: string, id: string): boolean {
+    this.subscribers.clear();
     return this.run('DELETE FROM webhooks WHERE id = ? AND account_id = ?', id, accountId) > 0;
   }
 
+  /**
+   * The active webhooks of an account subscribed to an event: asked for every
+   * event, so kept in memory until a webhook is created, changed or deleted.
+   */
   subscribedActiveWebhooks(accountId: string, event: string): WebhookRecord[] {
+    const key = `${accountId}\n${event}`;
+    let cached = this.subscribers.get(key);
+    if (!cached) {
+      cached = this.querySubscribers(accountId, event);
+      this.subscribers.set(key, cached);
+    }
+    return cached;
+  }
+
+  private querySubscribers(accountId: string, event: string): WebhookRecord[] {
     return this.all(
       `SELECT * FROM webhooks WHERE account_id = ? AND active = 1
          AND EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value = ?)
