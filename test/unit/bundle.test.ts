@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
+
+/** Every file of the bundle loaded by static imports from `entry`: what a command pays before it runs. */
+function staticGraph(entry: string): Map<string, string> {
+  const seen = new Map<string, string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    const text = readFileSync(file, 'utf8');
+    seen.set(file, text);
+    for (const [, spec] of text.matchAll(/^(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gms)) visit(resolve(dirname(file), spec!));
+  };
+  visit(entry);
+  return seen;
+}
+
+const HEAVY: Array<[string, RegExp]> = [
+  ['undici', /\/\/ node_modules\/undici\//],
+  ['@inquirer/prompts', /\/\/ node_modules\/@inquirer\//],
+  ['the sandbox (node:sqlite)', /from "node:sqlite"/],
+  ['conf and ajv', /\/\/ node_modules\/(conf|ajv)\//],
+  ['cli-table3', /\/\/ node_modules\/cli-table3\//],
+];
+
+describe('what start-up loads (the built bundle, built by the test setup)', () => {
+  it('the program itself (help, parsing) loads none of the heavy modules', () => {
+    const graph = staticGraph(join(dist, 'cli/main.js'));
+    for (const [name, marker] of HEAVY) {
+      const holders = [...graph].filter(([, text]) => marker.test(text)).map(([file]) => file);
+      expect(holders, `${name} is loaded at start-up by ${holders.join(', ')}`).toEqual([]);
+    }
+  });
+
+  it('the API commands\' shared chunk loads none of them either', () => {
+    const main = readFileSync(join(dist, 'cli/main.js'), 'utf8');
+    const context = /import\("\.\.\/chunks\/(context-[^"]+)"\)/.exec(main)?.[1];
+    expect(context).toBeDefined();
+    const graph = staticGraph(join(dist, 'chunks', context!));
+    for (const [name, marker] of HEAVY) {
+      expect([...graph].filter(([, text]) => marker.test(text)).map(([file]) => file), name).toEqual([]);
+    }
+  });
+
+  it('the heavy modules are in the bundle, so these checks look for something real', () => {
+    const all = staticGraph(join(dist, 'chunks', /import\("\.\.\/chunks\/(start-[^"]+)"\)/.exec(readFileSync(join(dist, 'cli/main.js'), 'utf8'))![1]!));
+    expect([...all.values()].some((text) => HEAVY[0]![1].test(text))).toBe(true);
+    expect([...all.values()].some((text) => HEAVY[2]![1].test(text))).toBe(true);
+  });
+});
