@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 25);
+const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 41);
 const bin = fileURLToPath(new URL('../bin/whsvc', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'whsvc-bench-startup-'));
 
@@ -19,10 +19,18 @@ function time(args, options = {}) {
   return ms;
 }
 
-function measure(args, options) {
-  for (let i = 0; i < 3; i++) time(args, options); // warm the OS cache and Node's compile cache
-  const samples = Array.from({ length: RUNS }, () => time(args, options)).sort((a, b) => a - b);
-  return { median: samples[Math.floor(samples.length / 2)], min: samples[0], max: samples[samples.length - 1] };
+/**
+ * Runs every case once per round, RUNS rounds, so that a drift in the
+ * machine's load touches all cases alike; then the median, min and max of each.
+ */
+function measureAll(cases) {
+  for (const c of cases) for (let i = 0; i < 3; i++) time(c.args, c.options); // warm the OS cache and Node's compile cache
+  const samples = cases.map(() => []);
+  for (let round = 0; round < RUNS; round++) cases.forEach((c, i) => samples[i].push(time(c.args, c.options)));
+  return samples.map((list) => {
+    list.sort((a, b) => a - b);
+    return { median: list[Math.floor(list.length / 2)], min: list[0], max: list[list.length - 1] };
+  });
 }
 
 const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--quiet'], { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -59,21 +67,22 @@ request(process.env.URL, { headers: { authorization: 'Bearer ' + process.env.TOK
   writeFileSync(payload, body);
   const signature = 'sha256=' + createHmac('sha256', 'whsec_bench').update(body).digest('hex');
 
-  const node = measure(['-e', '0']);
-  const rows = [
-    ['`node -e 0`', node, node],
-    ['`whsvc --version`', measure([bin, '--version']), node],
-    ['`whsvc --help`', measure([bin, '--help']), node],
-    ['`whsvc webhooks --help` (loads the program)', measure([bin, 'webhooks', '--help']), node],
+  const cases = [
+    { name: '`node -e 0`', args: ['-e', '0'] },
+    { name: '`whsvc --version`', args: [bin, '--version'] },
+    { name: '`whsvc --help`', args: [bin, '--help'] },
+    { name: '`whsvc webhooks --help` (loads the program)', args: [bin, 'webhooks', '--help'] },
+    { name: 'bare `node:http` GET of /v1/webhooks', args: [bareGet], options: { env: { ...process.env, URL: `${info.base_url}/v1/webhooks`, TOKEN: token } } },
+    { name: '`whsvc webhooks list --json` (cached token)', args: [bin, 'webhooks', 'list', '--json'], options: { env } },
+    { name: '`whsvc verify` on a 1 MB payload', args: [bin, 'verify', '--signature', signature, '--secret', 'whsec_bench', '--payload-file', payload] },
   ];
-  const get = measure([bareGet], { env: { ...process.env, URL: `${info.base_url}/v1/webhooks`, TOKEN: token } });
-  const list = measure([bin, 'webhooks', 'list', '--json'], { env });
-  rows.push(['bare `node:http` GET of /v1/webhooks', get, node]);
-  rows.push(['`whsvc webhooks list --json` (cached token)', list, node]);
-  rows.push(['`whsvc verify` on a 1 MB payload', measure([bin, 'verify', '--signature', signature, '--secret', 'whsec_bench', '--payload-file', payload]), node]);
-
+  const results = measureAll(cases);
+  const node = results[0];
+  const rows = cases.map((c, i) => [c.name, results[i], node]);
+  const get = results[4];
+  const list = results[5];
   const fmt = (n) => n.toFixed(1);
-  console.log(`Node ${process.version}, ${RUNS} runs each (median, min, max wall ms)\n`);
+  console.log(`Node ${process.version}, ${RUNS} rounds of every command, interleaved (median, min, max wall ms)\n`);
   console.log('| command | median ms | min | max | × node -e 0 |');
   console.log('|---|---|---|---|---|');
   for (const [name, m, base] of rows) console.log(`| ${name} | ${fmt(m.median)} | ${fmt(m.min)} | ${fmt(m.max)} | ${(m.median / base.median).toFixed(2)} |`);
