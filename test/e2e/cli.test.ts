@@ -133,6 +133,20 @@ describe('credentials', () => {
     expect(JSON.parse(errorLine)).toEqual({ error: { status: 403, code: 'insufficient_scope', message: expect.stringContaining('webhooks:write') } });
   });
 
+  it('keeps the token file whole when several whsvc processes refresh the token at once', async () => {
+    const dir = await loggedIn();
+    const tokensFile = join(dir, 'tokens.json');
+    for (let round = 0; round < 2; round++) {
+      rmSync(tokensFile, { force: true });
+      const runs = await Promise.all(Array.from({ length: 6 }, () => cli(['webhooks', 'list', '--json'], dir)));
+      for (const run of runs) expect(run.code, run.stderr).toBe(0);
+      const cached = JSON.parse(readFileSync(tokensFile, 'utf8'));
+      expect(cached.tokens.default.access_token).toMatch(/^sbx_at_/);
+      expect(statSync(tokensFile).mode & 0o777).toBe(0o600);
+    }
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).toContain(sandbox.info.client_id);
+  });
+
   it('gets one fresh token when the cached one is refused (401), and carries on', async () => {
     const dir = await loggedIn();
     const tokensFile = join(dir, 'tokens.json');
