@@ -1,5 +1,5 @@
 import type { Colors } from '../../render/colors.js';
-import { renderTable } from '../../render/table.js';
+import { renderTable, type TableOptions } from '../../render/table.js';
 import { keyValues, relativeTime, sanitize, sanitizeBlock } from '../../render/text.js';
 
 export interface Delivery {
@@ -22,13 +22,13 @@ export function statusLabel(status: string, colors: Colors): string {
 
 type Pair = [string, string | { styled: string }];
 
-export async function deliveryTable(items: Delivery[], colors: Colors, now: number, withHead = true): Promise<string> {
-  const table = await renderTable(
+export async function deliveryTable(items: Delivery[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
+  return renderTable(
     ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
     items.map((d) => [d.id, d.event, d.status, d.response_code === null ? '-' : String(d.response_code), String(d.attempts ?? ''), relativeTime(d.created_at, now)]),
     colors,
+    options,
   );
-  return withHead ? table : table.slice(table.indexOf('\n') + 1);
 }
 
 export function deliveryBlock(delivery: Delivery, colors: Colors, now: number): string {

@@ -10,12 +10,14 @@ export interface ListOptions {
 }
 
 export async function run(options: ListOptions, deps: CommandDeps): Promise<number> {
+  // Shared by the pages of --all, so that they line up.
+  const widths: number[] = [];
   await writePages<Webhook>(deps, {
     all: options.all,
     firstCursor: options.cursor,
     fetchPage: (cursor) =>
       deps.api.json<Page<Webhook>>('GET', '/v1/webhooks', { query: { limit: options.limit, cursor, active: options.active } }),
-    renderPage: (items, first) => webhookTable(items, deps.colors, deps.now(), first),
+    renderPage: (items, first) => webhookTable(items, deps.colors, deps.now(), { withHead: first, widths }),
     empty: 'No webhooks. Create one with: whsvc webhooks create --url URL --events TYPE\n',
     nextCommand: (cursor) =>
       ['whsvc webhooks list', options.active === undefined ? '' : `--active ${options.active}`, options.limit ? `--limit ${options.limit}` : '', `--cursor ${cursor}`]

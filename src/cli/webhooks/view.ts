@@ -1,5 +1,5 @@
 import type { Colors } from '../../render/colors.js';
-import { renderTable } from '../../render/table.js';
+import { renderTable, type TableOptions } from '../../render/table.js';
 import { keyValues, relativeTime } from '../../render/text.js';
 
 export interface Webhook {
@@ -14,13 +14,13 @@ export interface Webhook {
 
 export const activeLabel = (active: boolean, colors: Colors) => (active ? colors.green('active') : colors.yellow('paused'));
 
-export async function webhookTable(webhooks: Webhook[], colors: Colors, now: number, withHead = true): Promise<string> {
-  const table = await renderTable(
+export async function webhookTable(webhooks: Webhook[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
+  return renderTable(
     ['ID', 'URL', 'EVENTS', 'STATUS', 'CREATED'],
     webhooks.map((w) => [w.id, w.url, (w.events ?? []).join(', '), w.active ? 'active' : 'paused', relativeTime(w.created_at, now)]),
     colors,
+    options,
   );
-  return withHead ? table : table.slice(table.indexOf('\n') + 1);
 }
 
 type Pair = [string, string | { styled: string }];
