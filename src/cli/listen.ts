@@ -31,6 +31,9 @@ export interface ListenDeps extends Io {
 
 type SignatureState = 'ok' | 'bad' | 'unsigned' | 'unchecked';
 
+/** Wide enough for the catalog's longest type (production_order.completed), so the lines line up. */
+const EVENT_WIDTH = 26;
+
 function platformHeader(headers: IncomingHttpHeaders, suffix: string): string | undefined {
   const name = Object.keys(headers).find((key) => new RegExp(`^x-.+-${suffix}$`).test(key));
   const value = name ? headers[name] : undefined;
@@ -138,7 +141,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
           const label = { ok: colors.green('signature ok'), bad: colors.red('signature BAD'), unsigned: colors.yellow('unsigned'), unchecked: colors.yellow('not checked (no secret yet)') }[state];
           const forwardText = forwarded ? `  app ${forwarded.status ?? `down (${forwarded.error})`}` : '';
           deps.stdout.write(
-            `${now().toISOString().slice(11, 19)}  ${sanitize(event ?? '(no event)')}  ${sanitize(deliveryId ?? '-')}${attempt ? ` #${sanitize(attempt)}` : ''}  ${label}  -> ${status}${forwardText}\n`,
+            `${now().toISOString().slice(11, 19)}  ${sanitize(event ?? '(no event)').padEnd(EVENT_WIDTH)}  ${`${sanitize(deliveryId ?? '-')}${attempt ? ` #${sanitize(attempt)}` : ''}`.padEnd(32)}  ${label}  -> ${status}${forwardText}\n`,
           );
         }
         if (options.count !== undefined && verified >= options.count) finish(bad > 0 ? ExitCode.failure : ExitCode.ok);
