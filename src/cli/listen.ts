@@ -8,6 +8,7 @@ import type { Io } from './deps.js';
 import { ExitCode, listenError, usageError } from './errors.js';
 import { httpUrl } from '../net.js';
 import { secretSource } from './secret.js';
+import { notOneOf } from './suggest.js';
 
 export interface ListenOptions {
   port: number;
@@ -26,6 +27,8 @@ export interface ListenOptions {
 export interface ListenDeps extends Io {
   /** Resolves when the user stops it (Ctrl-C), with the exit code. */
   stopSignal: Promise<number>;
+  /** The catalog's event types when known (cached by an earlier command), to check --events against. */
+  knownEventTypes?: string[] | undefined;
   now?: () => Date;
 }
 
@@ -65,6 +68,9 @@ function forward(target: URL, headers: IncomingHttpHeaders, body: Buffer, path: 
 
 export async function run(options: ListenOptions, deps: ListenDeps): Promise<number> {
   const secret = secretSource(options, deps.env, 'WHSVC_LISTEN_SECRET');
+  const known = deps.knownEventTypes;
+  const unknown = known && options.events?.find((type) => !known.includes(type));
+  if (known && unknown !== undefined) throw usageError(`--events: ${notOneOf('event type', unknown, known)}`);
   if (options.count !== undefined && secret.describe.startsWith('no secret')) {
     throw usageError('--count counts verified deliveries: give the secret with --secret-file FILE or WHSVC_LISTEN_SECRET');
   }

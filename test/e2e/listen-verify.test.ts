@@ -79,6 +79,13 @@ describe('whsvc listen', () => {
     await runCli(['webhooks', 'delete', JSON.parse(created.stdout).id, '--yes'], { env: apiEnv() });
   });
 
+  it('checks --events against the catalog an earlier command cached', async () => {
+    expect((await runCli(['events'], { env: apiEnv() })).code).toBe(0);
+    const result = await runCli(['listen', '--port', '0', '--secret', 'x', '--events', 'invoice.payed'], { env: apiEnv() });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('did you mean invoice.paid?');
+  });
+
   it('exits 6 when the deliveries do not come in time', async () => {
     const listener = await listen(['--secret', 'whsec_x', '--count', '1', '--timeout', '1']);
     expect(await listener.exit).toBe(6);

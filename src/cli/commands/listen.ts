@@ -2,6 +2,20 @@ import { Option, type Command } from 'commander';
 import { list, stopRequested } from '../actions.js';
 import { integerIn } from '../parse.js';
 import { processIo } from '../deps.js';
+import { DEFAULT_BASE_URL } from '../defaults.js';
+
+/**
+ * The event types of the catalog cached by an earlier command (listen needs no
+ * credentials, so it does not fetch it): undefined when there is none yet.
+ */
+async function cachedEventTypes(baseUrl: string | undefined): Promise<string[] | undefined> {
+  const { ConfigStore } = await import('../../config/store.js');
+  try {
+    return new ConfigStore(process.env.WHSVC_CONFIG_DIR).readCatalog(baseUrl ?? process.env.WHSVC_BASE_URL ?? DEFAULT_BASE_URL)?.data.map((e) => e.type);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Defines `listen`. */
 export function register(program: Command): void {
@@ -40,7 +54,7 @@ export function register(program: Command): void {
           json: Boolean(opts.json),
           color: opts.color !== false,
         },
-        { ...processIo(), stopSignal: stopRequested() },
+        { ...processIo(), stopSignal: stopRequested(), knownEventTypes: opts.events ? await cachedEventTypes(opts.baseUrl) : undefined },
       );
     });
 }
