@@ -20,6 +20,8 @@ export interface CachedToken {
 export interface TokenCache {
   read(): CachedToken | undefined;
   write(token: CachedToken): void | Promise<void>;
+  /** Forgets the cached token (the service refused it). */
+  clear(): void | Promise<void>;
 }
 
 export interface ApiClientOptions {
@@ -35,6 +37,8 @@ export interface ApiClientOptions {
   /** Waits the user should know of (Retry-After). */
   notice?: ((text: string) => void) | undefined;
   userAgent?: string;
+  /** The message when there are no credentials at all (naming the profile, say). */
+  notLoggedIn?: string;
 }
 
 /** At most this many waits on 429/503 per request, each at most MAX_RETRY_AFTER_S. */
@@ -87,7 +91,7 @@ export class ApiClient {
   /** POST /v1/oauth/token with the client credentials (JSON, as the interface gives it). */
   async requestToken(): Promise<CachedToken> {
     const credentials = this.options.credentials;
-    if (!credentials) throw new AuthError('not logged in');
+    if (!credentials) throw new AuthError(this.options.notLoggedIn ?? 'not logged in');
     const body = JSON.stringify({
       grant_type: 'client_credentials',
       client_id: credentials.clientId,
@@ -122,6 +126,9 @@ export class ApiClient {
     let token = await this.token();
     let response = await this.exchange(method, path, options.query, body, token.access_token, method === 'GET');
     if (response.status === 401) {
+      // Refused: never offer this token again, even if no fresh one can be had.
+      this.memoryToken = undefined;
+      await this.options.tokenCache?.clear();
       token = await this.token(true);
       response = await this.exchange(method, path, options.query, body, token.access_token, method === 'GET');
       if (response.status === 401) {

@@ -2,14 +2,15 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { CommandDeps } from './context.js';
 import { processIo } from './deps.js';
 import { ExitCode } from './errors.js';
-import { notOneOf } from './suggest.js';
+import { didYouMean } from './suggest.js';
 
 type RunModule<O> = { run(options: O, deps: CommandDeps): Promise<number> };
 
 /** A value from a fixed set, checked before any request, with a suggestion for near misses. */
-export function oneOf(what: string, choices: string[]) {
+export function oneOf(choices: string[]) {
   return (value: string) => {
-    if (!choices.includes(value)) throw new InvalidArgumentError(notOneOf(what, value, choices));
+    // commander's line already names the option and the value.
+    if (!choices.includes(value)) throw new InvalidArgumentError(`Use one of ${choices.join(', ')}${didYouMean(value, choices)}`);
     return value;
   };
 }

@@ -130,6 +130,7 @@ export function buildDeps(
       transport: sendWithProgress,
       timeoutMs: (globals.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
       userAgent: `whsvc/${WHSVC_VERSION}`,
+      notLoggedIn: `not logged in (profile ${globals.profile})`,
       debug: globals.debug ? (text) => io.stderr.write(errColors.dim(text)) : undefined,
       notice: (text) => io.stderr.write(`${errColors.yellow('!')} ${text}\n`),
     });

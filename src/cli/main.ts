@@ -5,11 +5,12 @@ import { buildProgram } from './program.js';
 /** With --json anywhere on the line, every error is also one JSON line on stderr, usage errors included. */
 const jsonErrors = process.argv.slice(2).includes('--json');
 
-function writeError(message: string, exitCode: number, hint?: string, status?: number, code?: string): number {
+/** One line (and a hint) for people; with --json also the JSON line, whose message leaves out what status and code say. */
+function writeError(message: string, exitCode: number, hint?: string, status?: number, code?: string, jsonMessage = message): number {
   process.stderr.write(`whsvc: ${message}\n`);
   if (hint) process.stderr.write(`hint: ${hint}\n`);
   if (jsonErrors) {
-    process.stderr.write(`${JSON.stringify({ error: { status: status ?? null, code: code ?? null, message } })}\n`);
+    process.stderr.write(`${JSON.stringify({ error: { status: status ?? null, code: code ?? null, message: jsonMessage } })}\n`);
   }
   return exitCode;
 }
@@ -39,7 +40,7 @@ async function reportError(error: unknown): Promise<number> {
       return writeError(message, ExitCode.permission, `log in with a client that has ${scope}`, 403, error.code);
     }
     const exit = status === 401 ? ExitCode.auth : status === 404 ? ExitCode.notFound : ExitCode.failure;
-    return writeError(`${error.message} (HTTP ${status}${error.code ? ` ${error.code}` : ''})`, exit, undefined, status, error.code);
+    return writeError(`${error.message} (HTTP ${status}${error.code ? ` ${error.code}` : ''})`, exit, undefined, status, error.code, error.message);
   }
   const debug = process.argv.includes('--debug') || process.env.WHSVC_DEBUG === '1';
   process.stderr.write(`whsvc: unexpected error: ${(error as Error)?.message ?? String(error)}\n`);

@@ -109,6 +109,7 @@ export class ConfigStore {
       },
       // Re-read just before writing: another process may have cached another profile's token meanwhile.
       write: (token) => this.write('tokens', 'tokens', { ...this.read('tokens').tokens, [profile]: { ...token, key: identity } }),
+      clear: () => this.forgetTokens(profile),
     };
   }
 

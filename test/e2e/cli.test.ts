@@ -157,9 +157,32 @@ describe('credentials', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(readFileSync(tokensFile, 'utf8')).not.toContain('revoked-token');
   });
-});
 
-describe('webhook commands', () => {
+  it('forgets a refused token even when no fresh one can be had, and auth status proves the credentials now', async () => {
+    // An in-memory sandbox restarted on the same port: new secrets, and the old tokens are gone.
+    const first = await startSandboxProcess(['--quiet']);
+    const port = new URL(first.info.base_url).port;
+    const dir = freshConfig();
+    const env = { WHSVC_BASE_URL: first.info.base_url };
+    const login = await cli(['login', '--client-id', first.info.client_id, '--client-secret-stdin'], dir, { input: first.info.client_secret, env });
+    expect(login.code, login.stderr).toBe(0);
+    const tokensFile = join(dir, 'tokens.json');
+    const token = JSON.parse(readFileSync(tokensFile, 'utf8')).tokens.default.access_token as string;
+    await first.stop();
+    const second = await startSandboxProcess(['--quiet', '--port', port]);
+    try {
+      const list = await cli(['webhooks', 'list'], dir, { env });
+      expect(list.code).toBe(3);
+      expect(list.stderr).toContain('invalid_client');
+      expect(readFileSync(tokensFile, 'utf8')).not.toContain(token);
+      const status = await cli(['auth', 'status'], dir, { env });
+      expect(status.code).toBe(3);
+      expect(status.stdout).toBe('');
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('create, get, list, update and delete, in human and --json modes', async () => {
     const dir = await loggedIn();
     const human = await cli(['webhooks', 'create', '--url', `${receiver.url}/human`, '--events', 'invoice.paid,product.updated'], dir);
@@ -195,7 +218,10 @@ describe('webhook commands', () => {
     expect(JSON.parse(deleted.stdout)).toEqual({ id, deleted: true });
     const gone = await cli(['webhooks', 'get', id], dir);
     expect(gone.code).toBe(5);
-    expect(gone.stderr).toContain(`no webhook with id ${id}`);
+    expect(gone.stderr).toContain(`no webhook with id ${id} (HTTP 404 not_found)`);
+    const goneJson = await cli(['webhooks', 'get', id, '--json'], dir);
+    const errorLine = JSON.parse(goneJson.stderr.split('\n').find((line) => line.startsWith('{'))!);
+    expect(errorLine).toEqual({ error: { status: 404, code: 'not_found', message: `no webhook with id ${id}` } });
   });
 
   it('checks values before any request, with suggestions', async () => {
@@ -283,6 +309,7 @@ describe('events, test and deliveries', () => {
       const test = await cli(['test', webhook.id, '--event', 'product.updated'], dir);
       expect(test.code).toBe(1);
       expect(test.stdout).toMatch(/status\s+failed/);
+      expect(test.stderr).toContain('the endpoint did not accept the test event (it answered 500)');
       expect(test.stdout).toMatch(/response\s+500/);
 
       const testJson = await cli(['test', webhook.id, '--json'], dir);
@@ -367,7 +394,7 @@ describe('failures a user meets', () => {
     if (old.status !== 0 || major >= 22) return; // no older Node on this machine to try it with
     const result = spawnSync('/usr/bin/node', [WHSVC_BIN, 'events'], { encoding: 'utf8' });
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain('is too old; whsvc needs Node ^22.22, ^24.15 or >= 26');
+    expect(result.stderr).toContain('is too old; whsvc needs Node ^22.22.2, ^24.15.0 or >= 26');
   });
 
   it('prints the version and help with exit 0', async () => {

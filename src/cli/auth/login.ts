@@ -42,7 +42,11 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
     token = await deps.apiFor(baseUrl, credentials).requestToken();
   } catch (error) {
     if (error instanceof AuthError) {
-      throw new CliError(`${error.message}; nothing was stored`, ExitCode.auth, `check the client id and secret for ${baseUrl}`);
+      const hint =
+        error.code === 'invalid_scope'
+          ? 'ask only for scopes this client has, or leave --scope out to get all of them'
+          : `check the client id and secret for ${baseUrl}`;
+      throw new CliError(`${error.message}; nothing was stored`, ExitCode.auth, hint);
     }
     throw error;
   }

@@ -8,7 +8,8 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
     throw new AuthError(`not logged in (profile ${deps.profileName})`);
   }
   const clientId = deps.clientId ?? '';
-  const token = await deps.api.token();
+  // A fresh token: status proves the credentials work now (a cached token may have been revoked).
+  const token = await deps.api.token(true);
   const expiresAt = new Date(token.expires_at).toISOString();
   if (deps.json) {
     printJson(deps, {

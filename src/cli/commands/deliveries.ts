@@ -9,7 +9,7 @@ export function register(program: Command): void {
     .command('list')
     .description("a webhook's delivery attempts, newest first")
     .argument('<webhook-id>', 'webhook id')
-    .addOption(new Option('--status <status>', 'delivered, failed or pending').argParser(oneOf('--status', ['delivered', 'failed', 'pending'])))
+    .addOption(new Option('--status <status>', 'delivered, failed or pending').argParser(oneOf(['delivered', 'failed', 'pending'])))
     .addOption(new Option('--limit <n>', 'page size, 1 to 200').argParser(integerIn(1, 200)))
     .option('--cursor <cursor>', 'the page after this cursor')
     .option('--all', 'every page, streamed as it arrives')

@@ -8,7 +8,7 @@ export function register(program: Command): void {
   webhooks
     .command('list')
     .description('one page of webhooks, or every page with --all')
-    .addOption(new Option('--active <bool>', 'only active (true) or paused (false) webhooks').argParser(oneOf('--active', ['true', 'false'])))
+    .addOption(new Option('--active <bool>', 'only active (true) or paused (false) webhooks').argParser(oneOf(['true', 'false'])))
     .addOption(new Option('--limit <n>', 'page size, 1 to 200').argParser(integerIn(1, 200)))
     .option('--cursor <cursor>', 'the page after this cursor (printed with a page that has more)')
     .option('--all', 'every page, streamed as it arrives')

@@ -48,3 +48,20 @@ export function deliveryBlock(delivery: Delivery, colors: Colors, now: number): 
   }
   return text;
 }
+
+/**
+ * Shows an attempt that was just sent (test, retry) and says on stderr when the
+ * endpoint did not take it: exit 1 then, for scripts, though the request itself
+ * went through.
+ */
+export function reportSentAttempt(
+  deps: { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown }; json: boolean; colors: Colors; now(): number },
+  attempt: Delivery,
+  what: string,
+): number {
+  deps.stdout.write(deps.json ? `${JSON.stringify(attempt, null, 2)}\n` : deliveryBlock(attempt, deps.colors, deps.now()));
+  if (attempt.status !== 'failed') return 0;
+  const answer = attempt.response_code === null ? 'no HTTP response' : `it answered ${attempt.response_code}`;
+  deps.stderr.write(`whsvc: the endpoint did not accept the ${what} (${sanitize(answer)})\n`);
+  return 1;
+}

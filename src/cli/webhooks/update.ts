@@ -21,8 +21,9 @@ export async function run(options: UpdateOptions, deps: CommandDeps): Promise<nu
   if (events !== undefined && (addEvents !== undefined || removeEvents !== undefined)) {
     throw usageError('--events replaces the whole list; it cannot be combined with --add-events or --remove-events');
   }
-  const named = [...(events ?? []), ...(addEvents ?? []), ...(removeEvents ?? [])];
-  if (named.length > 0) await checkEventTypes(deps, named, events ? '--events' : '--add-events/--remove-events');
+  for (const [flag, types] of [['--events', events], ['--add-events', addEvents], ['--remove-events', removeEvents]] as const) {
+    if (types && types.length > 0) await checkEventTypes(deps, types, flag);
+  }
   const path = `/v1/webhooks/${encodeURIComponent(id)}`;
 
   let newEvents = events;
