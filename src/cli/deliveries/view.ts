@@ -1,6 +1,8 @@
 import type { Colors } from '../../render/colors.js';
 import { renderTable, type TableOptions } from '../../render/table.js';
 import { keyValues, relativeTime, sanitize, sanitizeBlock } from '../../render/text.js';
+import type { CommandDeps } from '../context.js';
+import { printJson } from '../output.js';
 
 export interface Delivery {
   id: string;
@@ -55,11 +57,12 @@ export function deliveryBlock(delivery: Delivery, colors: Colors, now: number): 
  * went through.
  */
 export function reportSentAttempt(
-  deps: { stdout: { write(s: string): unknown }; stderr: { write(s: string): unknown }; json: boolean; colors: Colors; now(): number },
+  deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'colors' | 'now'>,
   attempt: Delivery,
   what: string,
 ): number {
-  deps.stdout.write(deps.json ? `${JSON.stringify(attempt, null, 2)}\n` : deliveryBlock(attempt, deps.colors, deps.now()));
+  if (deps.json) printJson(deps, attempt);
+  else deps.stdout.write(deliveryBlock(attempt, deps.colors, deps.now()));
   if (attempt.status !== 'failed') return 0;
   const answer = attempt.response_code === null ? 'no HTTP response' : `it answered ${attempt.response_code}`;
   deps.stderr.write(`whsvc: the endpoint did not accept the ${what} (${sanitize(answer)})\n`);
