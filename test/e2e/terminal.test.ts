@@ -75,6 +75,14 @@ describeInTerminal('in a real terminal (tmux)', () => {
     expect(session.screen(true)).toMatch(/\u001b\[[0-9;]*m/);
   });
 
+  it('--no-input never prompts, even on a terminal', async () => {
+    const session = open('webhooks create --no-input');
+    const screen = await session.waitFor(/EXIT=\d+/);
+    expect(screen).toContain('EXIT=2');
+    expect(screen).toContain('--url is required (prompts are off');
+    expect(screen).not.toContain('Endpoint URL');
+  });
+
   it('webhooks delete asks to confirm on a terminal', async () => {
     const created = await fetch(`${sandbox.info.base_url}/v1/oauth/token`, {
       method: 'POST',
