@@ -351,30 +351,35 @@ async function createWebhook(info, receiverUrl) {
   return webhook;
 }
 
-/** C trigger requests in flight until n events have occurred, and until the receiver has had all n deliveries. */
-async function sandboxRun(receiver, pool, secret, tag, c, n) {
+/**
+ * Keeps C sends in flight until n have been made (each `sendOne` one event),
+ * watching the receiver meanwhile so that a sender that stops is caught too;
+ * resolves with the receiver's figures, when the sending ended, and the rates.
+ */
+async function inFlight(receiver, secret, tag, c, n, sendOne) {
   await receiver.phase(tag, n, secret);
   let started = 0;
   const t0 = wall();
   const worker = async () => {
     while (started < n) {
       started++;
-      const body = JSON.stringify({ type: EVENT_TYPE, data: { bench_sent_at: wall(), bench_run: tag } });
-      const res = await pool.request({
-        path: '/_sandbox/events',
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-      });
-      if (res.statusCode !== 202) throw new BenchError(`${tag}: a trigger answered ${res.statusCode}: ${await res.body.text()}`);
-      await res.body.dump();
+      await sendOne();
     }
   };
-  // Watch the receiver while triggering, so that a sandbox that stops answering is caught too.
   const done = receiver.done(tag, n);
-  const triggers = Promise.all(Array.from({ length: c }, worker)).then(() => wall());
-  const [triggered, s] = await Promise.all([triggers, done]);
-  return { ...s, t0, rate: n / ((s.last - t0) / 1000), triggerRate: n / ((triggered - t0) / 1000) };
+  const sending = Promise.all(Array.from({ length: c }, worker)).then(() => wall());
+  const [sent, s] = await Promise.all([sending, done]);
+  return { ...s, t0, rate: n / ((s.last - t0) / 1000), sendRate: n / ((sent - t0) / 1000) };
+}
+
+/** C trigger requests in flight until n events have occurred, and until the receiver has had all n deliveries. */
+async function sandboxRun(receiver, pool, secret, tag, c, n) {
+  return inFlight(receiver, secret, tag, c, n, async () => {
+    const body = JSON.stringify({ type: EVENT_TYPE, data: { bench_sent_at: wall(), bench_run: tag } });
+    const res = await pool.request({ path: '/_sandbox/events', method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    if (res.statusCode !== 202) throw new BenchError(`${tag}: a trigger answered ${res.statusCode}: ${await res.body.text()}`);
+    await res.body.dump();
+  });
 }
 
 // --- the floor (this process) --------------------------------------------------
@@ -421,21 +426,11 @@ function floorPost(agent, port, body, signature) {
   });
 }
 
-async function floorRun(receiver, agent, secret, tag, c, n) {
-  await receiver.phase(tag, n, secret);
-  let started = 0;
-  const t0 = wall();
-  const worker = async () => {
-    while (started < n) {
-      started++;
-      const body = floorBody(tag);
-      const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-      await floorPost(agent, receiver.port, body, signature);
-    }
-  };
-  const done = receiver.done(tag, n);
-  const [, s] = await Promise.all([Promise.all(Array.from({ length: c }, worker)), done]);
-  return { ...s, t0, rate: n / ((s.last - t0) / 1000) };
+function floorRun(receiver, agent, secret, tag, c, n) {
+  return inFlight(receiver, secret, tag, c, n, () => {
+    const body = floorBody(tag);
+    return floorPost(agent, receiver.port, body, `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
+  });
 }
 
 // --- CPU accounting (Linux /proc; NaN elsewhere) ------------------------------------
@@ -550,7 +545,7 @@ async function measure(receiver) {
             r.cpu = cpuDelta(before, cpuSnapshot(pids));
             checkRun(r, `${mode} at ${c} in flight`);
             runs[mode].push(r);
-            const extra = mode === 'floor' ? '' : `  (triggers accepted ${r.triggerRate.toFixed(0)}/s; ${r.sockets} sockets open to the receiver)`;
+            const extra = mode === 'floor' ? '' : `  (triggers accepted ${r.sendRate.toFixed(0)}/s; ${r.sockets} sockets open to the receiver)`;
             log(`${mode.padEnd(8)} C=${String(c).padStart(3)} run ${i}/${RUNS}: ${r.rate.toFixed(0).padStart(6)}/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms${extra}`);
           }
         }
