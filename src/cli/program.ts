@@ -58,7 +58,7 @@ Examples:
 Exit codes: 0 ok, 1 failure, 2 usage, 3 authentication, 4 permission, 5 not found, 6 timed out waiting, 130 interrupted.`,
     );
 
-  const only = commandName === undefined ? undefined : REGISTRARS[commandName];
+  const only = commandName !== undefined && Object.hasOwn(REGISTRARS, commandName) ? REGISTRARS[commandName] : undefined;
   if (only) only(program);
   else for (const register of new Set(Object.values(REGISTRARS))) register(program);
   return program;
