@@ -1,3 +1,4 @@
+import type { TableOptions } from '../render/table.js';
 import { sanitize } from '../render/text.js';
 import type { CommandDeps } from './context.js';
 
@@ -30,7 +31,8 @@ export async function writePages<T>(
     all: boolean;
     firstCursor?: string | undefined;
     fetchPage: (cursor: string | undefined) => Promise<Page<T>>;
-    renderPage: (items: T[], first: boolean) => string | Promise<string>;
+    /** Renders one page; `table` carries the head switch and the column widths the pages share. */
+    renderPage: (items: T[], table: TableOptions) => string | Promise<string>;
     empty: string;
     nextCommand: (cursor: string) => string;
   },
@@ -39,7 +41,7 @@ export async function writePages<T>(
   if (!options.all) {
     const page = await options.fetchPage(cursor);
     if (deps.json) return printJson(deps, page);
-    deps.stdout.write(page.data.length === 0 ? options.empty : await options.renderPage(page.data, true));
+    deps.stdout.write(page.data.length === 0 ? options.empty : await options.renderPage(page.data, {}));
     if (page.has_more && page.next_cursor) {
       deps.stderr.write(deps.errColors.dim(`More on the next page: ${options.nextCommand(shellWord(page.next_cursor))}\n`));
     }
@@ -47,6 +49,8 @@ export async function writePages<T>(
   }
   let first = true;
   let count = 0;
+  // Shared by the pages, so that they line up.
+  const widths: number[] = [];
   if (deps.json) deps.stdout.write('{\n  "data": [');
   for (;;) {
     const page = await options.fetchPage(cursor);
@@ -56,7 +60,7 @@ export async function writePages<T>(
         count += 1;
       }
     } else if (page.data.length > 0) {
-      deps.stdout.write(await options.renderPage(page.data, first));
+      deps.stdout.write(await options.renderPage(page.data, { withHead: first, widths }));
       count += page.data.length;
       first = false;
     }

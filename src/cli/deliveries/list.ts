@@ -11,8 +11,6 @@ export interface DeliveriesListOptions {
 }
 
 export async function run(options: DeliveriesListOptions, deps: CommandDeps): Promise<number> {
-  // Shared by the pages of --all, so that they line up.
-  const widths: number[] = [];
   await writePages<Delivery>(deps, {
     all: options.all,
     firstCursor: options.cursor,
@@ -20,7 +18,7 @@ export async function run(options: DeliveriesListOptions, deps: CommandDeps): Pr
       deps.api.json<Page<Delivery>>('GET', `/v1/webhooks/${encodeURIComponent(options.webhookId)}/deliveries`, {
         query: { limit: options.limit, cursor, status: options.status },
       }),
-    renderPage: (items, first) => deliveryTable(items, deps.colors, deps.now(), { withHead: first, widths }),
+    renderPage: (items, table) => deliveryTable(items, deps.colors, deps.now(), table),
     empty: 'No deliveries.\n',
     nextCommand: (cursor) =>
       ['whsvc deliveries list', options.webhookId, options.status ? `--status ${options.status}` : '', options.limit ? `--limit ${options.limit}` : '', `--cursor ${cursor}`]

@@ -10,14 +10,12 @@ export interface ListOptions {
 }
 
 export async function run(options: ListOptions, deps: CommandDeps): Promise<number> {
-  // Shared by the pages of --all, so that they line up.
-  const widths: number[] = [];
   await writePages<Webhook>(deps, {
     all: options.all,
     firstCursor: options.cursor,
     fetchPage: (cursor) =>
       deps.api.json<Page<Webhook>>('GET', '/v1/webhooks', { query: { limit: options.limit, cursor, active: options.active } }),
-    renderPage: (items, first) => webhookTable(items, deps.colors, deps.now(), { withHead: first, widths }),
+    renderPage: (items, table) => webhookTable(items, deps.colors, deps.now(), table),
     empty: 'No webhooks. Create one with: whsvc webhooks create --url URL --events TYPE\n',
     nextCommand: (cursor) =>
       ['whsvc webhooks list', options.active === undefined ? '' : `--active ${options.active}`, options.limit ? `--limit ${options.limit}` : '', `--cursor ${cursor}`]
