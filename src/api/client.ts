@@ -171,7 +171,7 @@ export class ApiClient {
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.options.userAgent ?? 'whsvc',
-      ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}),
     };
     let waits = 0;
@@ -189,7 +189,7 @@ export class ApiClient {
           resets += 1;
           continue;
         }
-        throw new NetworkError(networkMessage(error, url), url.host, error.sent);
+        throw new NetworkError(networkMessage(error, url), url.host, error.sent, error.proxy);
       }
       this.options.debug?.(
         `< ${response.status} (${this.now() - started} ms)\n${redactHeaders(response.headers)}${response.text ? `\n\n${redactText(response.text)}` : ''}\n`,
@@ -217,6 +217,7 @@ function retryAfterSeconds(header: string | string[] | undefined, now: number): 
 }
 
 function networkMessage(error: TransportError, url: URL): string {
+  if (error.proxy) return error.message;
   switch (error.code) {
     case 'ECONNREFUSED':
       return `cannot connect to ${url.host}: connection refused`;
@@ -227,6 +228,8 @@ function networkMessage(error: TransportError, url: URL): string {
       return `${url.host} did not answer: ${error.message}`;
     case 'ECONNRESET':
       return `the connection to ${url.host} was reset`;
+    case 'ETLS':
+      return `cannot reach ${url.host}: ${error.message}`;
     default:
       return `cannot reach ${url.host}: ${error.message}`;
   }

@@ -17,6 +17,8 @@ export class NetworkError extends Error {
     message: string,
     readonly host: string,
     readonly mayHaveActed: boolean,
+    /** The proxy that could not be reached, when it was the proxy (credentials left out). */
+    readonly proxy?: string,
   ) {
     super(message);
   }

@@ -30,7 +30,7 @@ export function apiAction<O>(load: () => Promise<RunModule<O>>, toOptions: (args
     const [{ buildDeps, readGlobals, inquirerPrompter, installInterruptHandler }, module] = await Promise.all([import('./context.js'), load()]);
     installInterruptHandler();
     const globals = readGlobals(opts, process.env);
-    const deps = buildDeps(globals, processIo(), inquirerPrompter);
+    const deps = await buildDeps(globals, processIo(), inquirerPrompter);
     process.exitCode = await module.run(toOptions(positional, opts), deps);
   };
 }

@@ -1,5 +1,5 @@
 import { ApiClient, type Credentials, type TokenCache } from '../api/client.js';
-import { nodeHttpTransport, type Transport } from '../api/transport.js';
+import { defaultTransport, proxyForDisplay, proxySettings, type Transport } from '../api/transport.js';
 import { ConfigStore, type Profile } from '../config/store.js';
 import { colorsFor, type Colors } from '../render/colors.js';
 import { withSpinner } from '../render/spinner.js';
@@ -104,19 +104,26 @@ function fingerprint(text: string): string {
   return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
 }
 
-export function buildDeps(
+export async function buildDeps(
   globals: GlobalOptions,
   io: Io,
   prompter: Prompter,
-  transport: Transport = nodeHttpTransport,
-): CommandDeps {
+  transport: Transport = defaultTransport(io.env),
+): Promise<CommandDeps> {
   const config = new ConfigStore(io.env.WHSVC_CONFIG_DIR);
   const profile = config.getProfile(globals.profile);
   const { credentials, source } = resolveCredentials(io.env, profile);
   const baseUrl = checkBaseUrl(globals.baseUrl ?? profile?.base_url ?? DEFAULT_BASE_URL);
   const identity = tokenIdentity(baseUrl, credentials);
   const cacheName = source === 'env' ? `env:${credentials!.clientId}` : globals.profile;
-  const errColors = colorsFor(io.stderr, io.env, !globals.color);
+  const [colors, errColors] = await Promise.all([colorsFor(io.stdout, io.env, !globals.color), colorsFor(io.stderr, io.env, !globals.color)]);
+  if (globals.debug) {
+    const proxies = proxySettings(io.env);
+    if (proxies) {
+      const shown = (proxy: string | undefined) => (proxy ? proxyForDisplay(proxy) : 'none');
+      io.stderr.write(errColors.dim(`proxy (undici EnvHttpProxyAgent): http ${shown(proxies.httpProxy)}, https ${shown(proxies.httpsProxy)}, no proxy for ${proxies.noProxy || 'nothing'}\n`));
+    }
+  }
   // Progress only where someone watches: a terminal on stderr, and no --debug output to tangle with.
   const showProgress = Boolean(io.stderr.isTTY) && !globals.debug;
   const sendWithProgress: Transport = showProgress
@@ -141,7 +148,7 @@ export function buildDeps(
     config,
     profileName: globals.profile,
     credentialSource: source,
-    colors: colorsFor(io.stdout, io.env, !globals.color),
+    colors,
     errColors,
     json: globals.json,
     canPrompt: globals.input && Boolean(io.stdin.isTTY) && Boolean(io.stderr.isTTY),

@@ -82,7 +82,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       throw usageError(`--forward-to ${JSON.stringify(options.forwardTo)} is not a URL`);
     }
   }
-  const colors = colorsFor(deps.stdout, deps.env, !options.color);
+  const colors = await colorsFor(deps.stdout, deps.env, !options.color);
   const now = deps.now ?? (() => new Date());
   let verified = 0;
   let bad = 0;

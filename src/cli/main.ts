@@ -30,7 +30,10 @@ async function reportError(error: unknown): Promise<number> {
     return writeError(error.message, ExitCode.auth, 'run `whsvc login`, or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET', error.status, error.code ?? 'unauthorized');
   }
   if (error instanceof NetworkError) {
-    return writeError(error.message, ExitCode.failure, `is the service running at ${error.host}? Check --base-url, WHSVC_BASE_URL or the profile's base URL`);
+    const hint = error.proxy
+      ? 'check HTTPS_PROXY / HTTP_PROXY, or name the host in NO_PROXY to go around the proxy'
+      : `is the service running at ${error.host}? Check --base-url, WHSVC_BASE_URL or the profile's base URL`;
+    return writeError(error.message, ExitCode.failure, hint);
   }
   if (error instanceof ApiError) {
     const status = error.status;

@@ -8,7 +8,8 @@ import { tokenIdentity, type CommandDeps } from '../../src/cli/context.js';
 import type { InputStream, OutputStream } from '../../src/cli/deps.js';
 import type { Prompter } from '../../src/cli/prompter.js';
 import { ConfigStore } from '../../src/config/store.js';
-import { colorsFor } from '../../src/render/colors.js';
+import { Chalk } from 'chalk';
+import { PLAIN, colorLevel, colorsFrom, wantsColor } from '../../src/render/colors.js';
 import { undiciTransport } from './undici-transport.js';
 
 export const ORIGIN = 'http://127.0.0.1:4010';
@@ -156,6 +157,9 @@ export interface FakeDeps {
   client(options?: { credentials?: Credentials | undefined; withCache?: boolean; baseUrl?: string }): ApiClient;
 }
 
+/** What colorsFor gives a stream, without its lazy import. */
+const colorsOf = (stream: OutputStream, env: NodeJS.ProcessEnv) => (wantsColor(stream, env, false) ? colorsFrom(new Chalk({ level: colorLevel(env) })) : PLAIN);
+
 const live: Array<{ fake: FakeDeps; cleanup: () => void }> = [];
 
 /** A CommandDeps made of fakes: streams in memory, config in a fresh temp dir, HTTP through a MockAgent. */
@@ -206,8 +210,8 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     config,
     profileName,
     credentialSource: options.credentialSource ?? (credentials ? 'profile' : 'none'),
-    colors: colorsFor(stdout, env, false),
-    errColors: colorsFor(stderr, env, false),
+    colors: colorsOf(stdout, env),
+    errColors: colorsOf(stderr, env),
     json: options.json ?? false,
     canPrompt: options.canPrompt ?? false,
     prompter,

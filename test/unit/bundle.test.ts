@@ -24,6 +24,7 @@ const HEAVY: Array<[string, RegExp]> = [
   ['the sandbox (node:sqlite)', /from "node:sqlite"/],
   ['conf and ajv', /\/\/ node_modules\/(conf|ajv)\//],
   ['cli-table3', /\/\/ node_modules\/cli-table3\//],
+  ['chalk (loaded only for a stream that gets colour)', /\/\/ node_modules\/chalk\//],
 ];
 
 describe('what start-up loads (the built bundle, built by the test setup)', () => {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { colorsFor } from '../../src/render/colors.js';
+import { PLAIN as plain } from '../../src/render/colors.js';
 import { renderTable } from '../../src/render/table.js';
 
-const plain = colorsFor({ isTTY: false, write: () => true }, {}, true);
 
 describe('tables', () => {
   it('the pages of a streamed list line up, and no cell is cut', async () => {

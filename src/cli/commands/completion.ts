@@ -24,7 +24,7 @@ export function register(program: Command): void {
       const words = separator < 0 ? [] : process.argv.slice(separator + 1);
       const [{ printCandidates }, { buildDeps, readGlobals, inquirerPrompter }] = await Promise.all([import('../completion.js'), import('../context.js')]);
       const eventTypes = async () => {
-        const deps = buildDeps({ ...readGlobals({}, process.env), timeout: 2 }, processIo(), inquirerPrompter);
+        const deps = await buildDeps({ ...readGlobals({}, process.env), timeout: 2 }, processIo(), inquirerPrompter);
         const cached = deps.config.readCatalog(deps.api.baseUrl);
         if (cached) return cached.data.map((e) => e.type);
         const { fetchCatalog } = await import('../catalog.js');

@@ -15,7 +15,7 @@ function agent(): MockAgent {
 
 const req = (method = 'GET') => ({ method, url: new URL(`${ORIGIN}/x?y=1`), headers: { accept: 'application/json' }, timeoutMs: 1_000 });
 
-describe('undiciTransport', () => {
+describe('fetchTransport on undici (through the test helper)', () => {
   it('returns status, headers and text', async () => {
     const a = agent();
     a.get(ORIGIN).intercept({ path: '/x?y=1', method: 'GET' }).reply(418, 'teapot', { headers: { 'x-a': 'b' } });
