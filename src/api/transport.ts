@@ -78,12 +78,14 @@ export function toTransportError(error: unknown, timeoutMs: number): unknown {
   }
   const code = typeof root.code === 'string' ? root.code : undefined;
   const message = typeof root.message === 'string' ? root.message.split('\n')[0]! : String(error);
+  // The Fetch standard's blocked ports (6000, 6665-6669, …): fetch refuses them before connecting.
+  if (message === 'bad port') return new TransportError('fetch refuses this port (one of the Fetch standard\'s blocked ports); serve the API on another', 'EBADPORT', false);
   const refusedByProxy = /Proxy response \((\d+)\)/.exec(message);
   if (refusedByProxy) return new TransportError(`the proxy refused the tunnel (HTTP ${refusedByProxy[1]})`, 'EPROXY', false);
   if (code && code in NOT_SENT) return new TransportError(message, NOT_SENT[code]!, false);
   if (code && code in MAYBE_SENT) return new TransportError(message, MAYBE_SENT[code]!, true);
   // TLS refused before anything was sent: an https URL on a plain-http port, or a certificate not trusted.
-  if (code && (code.startsWith('ERR_SSL_') || code === 'EPROTO' || code.includes('CERT') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT')) {
+  if (code && (code.startsWith('ERR_SSL_') || code === 'EPROTO' || CERTIFICATE_PROBLEM.test(code))) {
     return new TransportError(tlsMessage(code, message), 'ETLS', false);
   }
   // Another system error of the socket (EHOSTDOWN, say): a network failure all the same.
@@ -91,11 +93,14 @@ export function toTransportError(error: unknown, timeoutMs: number): unknown {
   return root instanceof Error ? root : error;
 }
 
+/** OpenSSL's verification failures as Node names them: CERT_HAS_EXPIRED, UNABLE_TO_VERIFY_LEAF_SIGNATURE, ERR_TLS_CERT_ALTNAME_INVALID, … */
+const CERTIFICATE_PROBLEM = /CERT|SIGNATURE|^UNABLE_TO_/;
+
 function tlsMessage(code: string, message: string): string {
   if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG') {
     return 'the TLS handshake failed: the port answers plain http, not https';
   }
-  if (code.includes('CERT') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT') {
+  if (CERTIFICATE_PROBLEM.test(code)) {
     return `the server's certificate is not trusted (${code}); a private CA goes in NODE_EXTRA_CA_CERTS`;
   }
   return `the TLS handshake failed (${code}): ${message.replace(/^.*routines:/, '')}`;
@@ -170,9 +175,11 @@ export function defaultTransport(env: NodeJS.ProcessEnv): Transport {
   if (!proxies) return fetchTransport(globalThis.fetch as FetchFunction);
   let ready: Promise<Transport> | undefined;
   return (req) => {
-    ready ??= import('undici').then(({ EnvHttpProxyAgent, fetch }) =>
-      proxiedTransport(fetchTransport(fetch as unknown as FetchFunction, new EnvHttpProxyAgent(proxies)), proxies),
-    );
+    ready ??= import('undici').then((loaded) => {
+      // undici is CommonJS: bundled, its exports come as the default export.
+      const { EnvHttpProxyAgent, fetch } = ((loaded as { default?: typeof loaded }).default ?? loaded) as typeof loaded;
+      return proxiedTransport(fetchTransport(fetch as unknown as FetchFunction, new EnvHttpProxyAgent(proxies)), proxies);
+    });
     return ready.then((send) => send(req));
   };
 }
