@@ -177,7 +177,7 @@ export function defaultTransport(env: NodeJS.ProcessEnv): Transport {
   return (req) => {
     ready ??= import('undici').then((loaded) => {
       // undici is CommonJS: bundled, its exports come as the default export.
-      const { EnvHttpProxyAgent, fetch } = ((loaded as { default?: typeof loaded }).default ?? loaded) as typeof loaded;
+      const { EnvHttpProxyAgent, fetch } = (loaded.default ?? loaded) as unknown as typeof loaded;
       return proxiedTransport(fetchTransport(fetch as unknown as FetchFunction, new EnvHttpProxyAgent(proxies)), proxies);
     });
     return ready.then((send) => send(req));
