@@ -30,9 +30,6 @@ export class TransportError extends Error {
   }
 }
 
-/** The fetch API, as Node's global fetch and the undici package's own both give it. */
-export type FetchFunction = (input: URL, init: RequestInit & { dispatcher?: Dispatcher }) => Promise<Response>;
-
 /** Failures before the request can have left this process (no connection was made): the service cannot have acted. */
 const NOT_SENT: Record<string, string> = {
   ECONNREFUSED: 'ECONNREFUSED',
@@ -57,7 +54,7 @@ const MAYBE_SENT: Record<string, string> = {
 
 type ErrorLike = { name?: unknown; code?: unknown; message?: unknown; cause?: ErrorLike; port?: unknown };
 
-/** fetch wraps the failure (`TypeError: fetch failed`); the cause says what happened. */
+/** The failure itself, or what it wraps (`TypeError: fetch failed` wraps what happened in its cause). */
 function rootOf(error: unknown): ErrorLike {
   let current = error as ErrorLike | undefined;
   while (current?.cause && typeof current.cause === 'object' && current.code === undefined) current = current.cause;
@@ -65,7 +62,7 @@ function rootOf(error: unknown): ErrorLike {
 }
 
 /**
- * A failure of fetch as the TransportError the client understands. Anything
+ * A failure of undici as the TransportError the client understands. Anything
  * that is not a network failure (a MockAgent "not matched", a bad argument)
  * is returned unchanged, so that it shows as the bug it is.
  */
@@ -78,8 +75,6 @@ export function toTransportError(error: unknown, timeoutMs: number): unknown {
   }
   const code = typeof root.code === 'string' ? root.code : undefined;
   const message = typeof root.message === 'string' ? root.message.split('\n')[0]! : String(error);
-  // The Fetch standard's blocked ports (6000, 6665-6669, …): fetch refuses them before connecting.
-  if (message === 'bad port') return new TransportError('fetch refuses this port (one of the Fetch standard\'s blocked ports); serve the API on another', 'EBADPORT', false);
   const refusedByProxy = /Proxy response \((\d+)\)/.exec(message);
   if (refusedByProxy) return new TransportError(`the proxy refused the tunnel (HTTP ${refusedByProxy[1]})`, 'EPROXY', false);
   if (code && code in NOT_SENT) return new TransportError(message, NOT_SENT[code]!, false);
@@ -107,27 +102,27 @@ function tlsMessage(code: string, message: string): string {
 }
 
 /**
- * Requests through the fetch API. Node's global fetch is undici (the copy
- * bundled with Node), and costs the least to start; the undici package's own
- * fetch is used with a dispatcher of the same package (a proxy agent, a
- * MockAgent), since the two copies' dispatchers are not interchangeable.
- * Redirects are never followed: the token must go only where it was proven.
+ * Requests through undici's Dispatcher API (`dispatcher.request`), on the
+ * given dispatcher: the process's one Agent (keep-alive, shared by every
+ * request), a proxy agent, or a test's MockAgent. Redirects are never
+ * followed: the token goes only where it was proven.
  */
-export function fetchTransport(fetchImpl: FetchFunction, dispatcher?: Dispatcher): Transport {
+export function undiciTransport(dispatcher: Dispatcher | (() => Promise<Dispatcher>)): Transport {
+  const ready = typeof dispatcher === 'function' ? dispatcher : () => Promise.resolve(dispatcher);
   return async (req) => {
     try {
-      const response = await fetchImpl(req.url, {
-        method: req.method,
+      // Loaded at the first request, not at start-up: a command that fails before sending never pays for undici.
+      const [{ default: request }, target] = await Promise.all([import('undici/lib/api/api-request.js'), ready()]);
+      const response = await request.call(target, {
+        origin: req.url.origin,
+        path: req.url.pathname + req.url.search,
+        method: req.method as Dispatcher.HttpMethod,
         headers: req.headers,
         body: req.body ?? null,
-        redirect: 'manual',
         signal: AbortSignal.timeout(req.timeoutMs),
-        ...(dispatcher ? { dispatcher } : {}),
       });
-      const text = await response.text();
-      const headers: Record<string, string> = {};
-      response.headers.forEach((value, name) => (headers[name] = value));
-      return { status: response.status, headers, text };
+      const text = await response.body.text();
+      return { status: response.statusCode, headers: { ...response.headers }, text };
     } catch (error) {
       throw toTransportError(error, req.timeoutMs);
     }
@@ -166,22 +161,26 @@ export function proxyForDisplay(proxy: string): string {
 }
 
 /**
- * The transport a process uses: the global fetch, or, when a proxy is set,
- * undici's EnvHttpProxyAgent (loaded only then) with undici's fetch. One
- * dispatcher for the whole process, keep-alive, shared by every request.
+ * The transport a process uses: one undici Agent, or, when a proxy is set,
+ * one EnvHttpProxyAgent (loaded only then), created at the first request.
  */
 export function defaultTransport(env: NodeJS.ProcessEnv): Transport {
   const proxies = proxySettings(env);
-  if (!proxies) return fetchTransport(globalThis.fetch as FetchFunction);
-  let ready: Promise<Transport> | undefined;
-  return (req) => {
-    ready ??= import('undici').then((loaded) => {
-      // undici is CommonJS: bundled, its exports come as the default export.
-      const { EnvHttpProxyAgent, fetch } = (loaded.default ?? loaded) as unknown as typeof loaded;
-      return proxiedTransport(fetchTransport(fetch as unknown as FetchFunction, new EnvHttpProxyAgent(proxies)), proxies);
-    });
-    return ready.then((send) => send(req));
-  };
+  if (!proxies) {
+    let agent: Dispatcher | undefined;
+    return undiciTransport(async () => (agent ??= new (await import('undici/lib/dispatcher/agent.js')).default()));
+  }
+  let agent: Promise<Dispatcher> | undefined;
+  // The whole package here: its proxy agents use the Dispatcher API that undici's index installs (connect, for CONNECT tunnels).
+  const send = undiciTransport(
+    () =>
+      (agent ??= import('undici').then((loaded) => {
+        // undici is CommonJS: bundled, its exports come as the default export.
+        const { EnvHttpProxyAgent } = (loaded.default ?? loaded) as unknown as typeof loaded;
+        return new EnvHttpProxyAgent(proxies);
+      })),
+  );
+  return proxiedTransport(send, proxies);
 }
 
 /** A failure to reach the proxy itself says so, naming the proxy (never its credentials). */

@@ -42,7 +42,7 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 describe('the published package', () => {
   it('holds only what runs: the launcher, the bundle, the README and package.json', () => {
     const files = (globalThis as { packedFiles?: string[] }).packedFiles!;
-    expect(files).toContain('bin/whsvc');
+    expect(files).toContain('bin/whsvc.cjs');
     expect(files).toContain('dist/cli/main.js');
     expect(files).toContain('package.json');
     expect(files).toContain('README.md');

@@ -1,5 +1,5 @@
-import { fetch, type Dispatcher } from 'undici';
-import { fetchTransport, type FetchFunction, type Transport, type TransportRequest } from '../../src/api/transport.js';
+import type { Dispatcher } from 'undici';
+import { undiciTransport as clientTransport, type Transport, type TransportRequest } from '../../src/api/transport.js';
 
 export interface UndiciTransportOptions {
   /** Every request the client hands to the transport, in order (before it is sent). */
@@ -7,12 +7,11 @@ export interface UndiciTransportOptions {
 }
 
 /**
- * The client's own transport (fetchTransport) on undici's fetch with an
- * explicit dispatcher, so that tests pass a MockAgent (never the global
+ * The client's own transport with an explicit dispatcher, so that tests pass a MockAgent (never the global
  * dispatcher), recording what the client asks for.
  */
 export function undiciTransport(dispatcher: Dispatcher, options: UndiciTransportOptions = {}): Transport {
-  const send = fetchTransport(fetch as unknown as FetchFunction, dispatcher);
+  const send = clientTransport(dispatcher);
   return (req) => {
     options.record?.push({ ...req, url: new URL(req.url.href), headers: { ...req.headers } });
     return send(req);

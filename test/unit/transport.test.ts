@@ -17,11 +17,6 @@ describe('toTransportError', () => {
     expect((error as TransportError).sent).toBe(false);
   });
 
-  it("the Fetch standard's blocked ports are named, not an unexpected error", () => {
-    const error = toTransportError(Object.assign(new TypeError('fetch failed'), { cause: new Error('bad port') }), 1000);
-    expect(error).toMatchObject({ code: 'EBADPORT', sent: false });
-  });
-
   it('a proxy refusing the tunnel is a network error, nothing sent', () => {
     const error = toTransportError(fetchFailed({ code: 'UND_ERR_ABORTED', message: 'Proxy response (407) !== 200 when HTTP Tunneling' }), 1000);
     expect(error).toMatchObject({ code: 'EPROXY', sent: false, message: 'the proxy refused the tunnel (HTTP 407)' });

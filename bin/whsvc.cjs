@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// The launcher. `whsvc --version` and `whsvc --help` are answered here, from
+// package.json and the help text written at build time, without loading the
+// program: they are the commands a CLI is most often judged by. CommonJS, and
+// fs.writeSync rather than process.stdout, because both cost a Node process
+// more to set up than the answer itself (see the README's benchmarks).
+// Everything else goes to the bundled program, through Node's compile cache.
+'use strict';
+const { readFileSync, writeSync } = require('node:fs');
+const { join } = require('node:path');
+
+const [major, minor, patch] = process.versions.node.split('.').map(Number);
+if (!((major === 22 && (minor > 22 || (minor === 22 && patch >= 2))) || (major === 24 && minor >= 15) || major >= 26)) {
+  writeSync(2, `whsvc: Node ${process.versions.node} is too old; whsvc needs Node ^22.22.2, ^24.15.0 or >= 26\n`);
+  process.exit(1);
+}
+
+const root = join(__dirname, '..');
+const args = process.argv.slice(2);
+const only = args.length === 1 ? args[0] : undefined;
+let answer;
+try {
+  if (only === '--version' || only === '-v' || only === '-V' || only === 'version') {
+    answer = `${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`;
+  } else if (only === '--help' || only === '-h') {
+    answer = readFileSync(join(root, 'dist', 'help.txt'), 'utf8');
+  }
+} catch {
+  // no help.txt (a build without it): the program answers
+}
+if (answer !== undefined) {
+  writeSync(1, answer);
+} else {
+  require('node:module').enableCompileCache?.();
+  import('../dist/cli/main.js').catch((error) => {
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist/cli/main.js')) throw error;
+    writeSync(2, 'whsvc: the program is not built yet (no dist/); run `npm run build` (or `./run npm run build`) first\n');
+    process.exitCode = 1;
+  });
+}
