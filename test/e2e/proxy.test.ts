@@ -53,6 +53,16 @@ describe('proxies from the environment (undici EnvHttpProxyAgent)', () => {
     expect(proxy.seen).toEqual([`POST ${sandboxHost()}`, `GET ${sandboxHost()}`]);
   });
 
+  it('sandbox trigger goes through the proxy too, and around it with NO_PROXY', async () => {
+    const env = { ...NO_PROXY_ENV, WHSVC_BASE_URL: sandbox.info.base_url, HTTP_PROXY: proxy.url };
+    const through = await runCli(['sandbox', 'trigger', 'invoice.paid'], { env });
+    expect(through.code, through.stderr).toBe(0);
+    expect(proxy.seen).toEqual([`POST ${sandboxHost()}`]);
+    const around = await runCli(['sandbox', 'trigger', 'invoice.paid'], { env: { ...env, NO_PROXY: '127.0.0.1' } });
+    expect(around.code, around.stderr).toBe(0);
+    expect(proxy.seen).toHaveLength(1);
+  });
+
   it('lower-case http_proxy works too', async () => {
     const result = await list(sandbox.info.base_url, { http_proxy: proxy.url, WHSVC_CONFIG_DIR: mkdtempSync(join(configDir, 'c-')) });
     expect(result.code, result.stderr).toBe(0);

@@ -55,7 +55,7 @@ export function register(program: Command): void {
     .option('--json', 'print the sandbox\'s answer as JSON')
     .action(async (eventType: string, _opts, command: Command) => {
       const opts = command.optsWithGlobals();
-      const { run } = await import('../sandbox/trigger.js');
+      const [{ run }, { defaultTransport }] = await Promise.all([import('../sandbox/trigger.js'), import('../../api/transport.js')]);
       process.exitCode = await run(
         {
           eventType,
@@ -63,7 +63,7 @@ export function register(program: Command): void {
           baseUrl: opts.baseUrl ?? process.env.WHSVC_BASE_URL ?? DEFAULT_BASE_URL,
           json: Boolean(opts.json),
         },
-        { ...processIo(), fetch },
+        { ...processIo(), transport: defaultTransport(process.env) },
       );
     });
 }

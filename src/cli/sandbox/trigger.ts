@@ -3,6 +3,7 @@ import { CliError, usageError } from '../errors.js';
 import { notOneOf } from '../suggest.js';
 import { EVENT_TYPES } from '../../sandbox/catalog.js';
 import { describeErrorBody } from '../../api/errors.js';
+import { TransportError, type Transport, type TransportResponse } from '../../api/transport.js';
 import { sanitize } from '../../render/text.js';
 
 export interface SandboxTriggerOptions {
@@ -18,7 +19,7 @@ interface TriggerResponse {
   deliveries: string[];
 }
 
-export async function run(options: SandboxTriggerOptions, deps: Io & { fetch: typeof fetch }): Promise<number> {
+export async function run(options: SandboxTriggerOptions, deps: Io & { transport: Transport }): Promise<number> {
   if (!EVENT_TYPES.includes(options.eventType)) {
     throw usageError(notOneOf('event type', options.eventType, EVENT_TYPES));
   }
@@ -37,19 +38,22 @@ export async function run(options: SandboxTriggerOptions, deps: Io & { fetch: ty
   } catch {
     throw usageError(`--base-url ${JSON.stringify(options.baseUrl)} is not a URL`);
   }
-  let response: Response;
+  let response: TransportResponse;
   try {
-    response = await deps.fetch(url, {
+    response = await deps.transport({
       method: 'POST',
+      url,
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ type: options.eventType, ...(data === undefined ? {} : { data }) }),
+      timeoutMs: 30_000,
     });
-  } catch {
-    throw new CliError(`cannot reach the sandbox at ${url.origin}`, 1, 'is `whsvc sandbox start` running there? Pass its address with --base-url or WHSVC_BASE_URL');
+  } catch (error) {
+    if (!(error instanceof TransportError)) throw error;
+    throw new CliError(`cannot reach the sandbox at ${url.origin}: ${error.message}`, 1, 'is `whsvc sandbox start` running there? Pass its address with --base-url or WHSVC_BASE_URL');
   }
-  const text = await response.text();
-  if (!response.ok) {
-    const { message } = describeErrorBody(text, response.headers.get('content-type') ?? '');
+  const { text } = response;
+  if (response.status < 200 || response.status >= 300) {
+    const { message } = describeErrorBody(text, String(response.headers['content-type'] ?? ''));
     throw new CliError(`the sandbox refused the event (${response.status}): ${message ?? 'no reason given'}`);
   }
   if (options.json) {
