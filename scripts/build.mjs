@@ -7,60 +7,7 @@
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
-
-/**
- * The exports of a built-in that are plain values, asked of a fresh Node for
- * each module: a lazy getter turns into a value once read, and loading one
- * built-in reads getters of others.
- */
-function exportsOf(name) {
-  const script = `const loaded = require(${JSON.stringify(`node:${name}`)});
-const out = { plain: [], getters: [], functions: [] };
-for (const key of Object.keys(loaded)) {
-  if (!/^[A-Za-z_$][\\w$]*$/.test(key) || key === 'default') continue;
-  const descriptor = Object.getOwnPropertyDescriptor(loaded, key);
-  out['value' in descriptor ? 'plain' : 'getters'].push(key);
-  if (typeof descriptor.value === 'function') out.functions.push(key);
-}
-process.stdout.write(JSON.stringify(out));`;
-  return JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
-}
-
-/**
- * Node's own modules through require(), not `import`: an ESM import of a
- * built-in makes Node read every export of it, and many are lazy getters that
- * load more of Node (process.report, fs.ReadStream, util.parseArgs, …); in all
- * that cost a command about 8 ms (see the README's benchmarks). Each built-in
- * becomes a module whose default export is what require() returns and whose
- * named exports are its plain values; a getter is left out (importing one fails
- * the build, loudly) but for the modules whose API is getters. child_process,
- * which only commander's external subcommands and the prompts' editor use, is
- * required at its first use: loading it costs another 4 ms.
- */
-const GETTERS_ARE_THE_API = new Set(['async_hooks']);
-
-const builtinsByRequire = {
-  name: 'builtins-by-require',
-  setup(build) {
-    const names = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
-    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) =>
-      args.kind === 'import-statement' && names.has(args.path) ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin' } : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'builtin' }, ({ path }) => {
-      const specifier = JSON.stringify(`node:${path}`);
-      const { plain, getters, functions } = exportsOf(path);
-      const lines =
-        path === 'child_process'
-          ? [`const m = new Proxy({}, { get: (_, key) => require(${specifier})[key] });`, ...functions.map((key) => `export const ${key} = (...args) => m.${key}(...args);`)]
-          : [
-              path === 'process' ? 'const m = process;' : `const m = require(${specifier});`,
-              ...[...plain, ...(GETTERS_ARE_THE_API.has(path) ? getters : [])].map((key) => `export const ${key} = m.${key};`),
-            ];
-      return { contents: [...lines, 'export default m;'].join('\n'), loader: 'js' };
-    });
-  },
-};
+import { builtinsByRequire } from './builtins-by-require.mjs';
 
 const root = new URL('..', import.meta.url);
 const { version } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
