@@ -23,7 +23,7 @@ await build({
   platform: 'node',
   target: 'node22',
   // The CommonJS dependencies (commander, cli-table3) call require() for Node's own modules.
-  banner: { js: "import { createRequire as __whsvcRequire } from 'node:module'; const require = __whsvcRequire(import.meta.url);" },
+  banner: { js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);" },
   define: { WHSVC_VERSION: JSON.stringify(version) },
   chunkNames: 'chunks/[name]-[hash]',
   legalComments: 'none',
