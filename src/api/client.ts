@@ -1,5 +1,6 @@
 import { ApiError, AuthError, NetworkError, describeErrorBody } from './errors.js';
 import { redactHeaders, redactText } from './redact.js';
+import { shapeProblem, type Shape } from './shapes.js';
 import { TransportError, type Transport, type TransportResponse } from './transport.js';
 
 export interface Credentials {
@@ -140,15 +141,19 @@ export class ApiClient {
     return response;
   }
 
-  /** The parsed JSON of a call. */
-  async json<T = unknown>(method: string, path: string, options: { query?: Query; body?: unknown } = {}): Promise<T> {
+  /** The parsed JSON of a call; with `expect`, an answer of another shape is an ApiError, never a crash further on. */
+  async json<T = unknown>(method: string, path: string, options: { query?: Query; body?: unknown; expect?: Shape } = {}): Promise<T> {
     const response = await this.call(method, path, options);
-    if (response.text === '') return undefined as T;
+    if (response.text === '' && !options.expect) return undefined as T;
+    let value: unknown;
     try {
-      return JSON.parse(response.text) as T;
+      value = JSON.parse(response.text);
     } catch {
       throw new ApiError(response.status, undefined, `the service answered ${method} ${path} with something that is not JSON`);
     }
+    const problem = options.expect && shapeProblem(value, options.expect);
+    if (problem) throw new ApiError(response.status, 'unexpected_answer', `the service answered ${method} ${path} with something that is not ${problem}`);
+    return value as T;
   }
 
   private toApiError(method: string, response: TransportResponse): ApiError {

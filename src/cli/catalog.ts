@@ -11,7 +11,7 @@ export const CATALOG_TTL_MS = 10 * 60 * 1000;
 
 /** The service's event catalog, fetched now; kept in the config dir for checks and shell completion. */
 export async function fetchCatalog(deps: Pick<CommandDeps, 'api' | 'config' | 'now'>): Promise<EventTypeEntry[]> {
-  const body = await deps.api.json<{ data: EventTypeEntry[] }>('GET', '/v1/webhooks/webhook-events');
+  const body = await deps.api.json<{ data: EventTypeEntry[] }>('GET', '/v1/webhooks/webhook-events', { expect: 'catalog' });
   // Only a cache: a config dir that cannot be written must not fail the command.
   await deps.config.writeCatalog(deps.api.baseUrl, body.data, deps.now()).catch(() => undefined);
   return body.data;

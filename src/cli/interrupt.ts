@@ -6,17 +6,20 @@ export function onInterrupt(cleanup: () => void): () => void {
   return () => cleanups.delete(cleanup);
 }
 
-/** Ctrl-C: undo what was registered, then exit 130. */
-export function installInterruptHandler(): void {
-  process.once('SIGINT', () => {
-    for (const cleanup of cleanups) {
-      try {
-        cleanup();
-      } catch {
-        // exiting anyway
-      }
+/** The user stopped the command (Ctrl-C, at a prompt or not): undo what was registered, say so in one line, exit 130. */
+export function interrupt(): never {
+  for (const cleanup of cleanups) {
+    try {
+      cleanup();
+    } catch {
+      // exiting anyway
     }
-    process.stderr.write('\ninterrupted\n');
-    process.exit(130);
-  });
+  }
+  process.stderr.write('\nwhsvc: interrupted\n');
+  process.exit(130);
+}
+
+/** Ctrl-C outside a prompt (a prompt reads it as a key, see prompter.ts). */
+export function installInterruptHandler(): void {
+  process.once('SIGINT', interrupt);
 }

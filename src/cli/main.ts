@@ -52,6 +52,24 @@ async function reportError(error: unknown): Promise<number> {
   return ExitCode.failure;
 }
 
+/**
+ * Output that cannot be written. A reader that went away (`whsvc … | head`)
+ * ends the command at once and quietly, exit 0: it has what it asked for. Any
+ * other failure (a full disk) is one line on stderr, exit 1. With stderr
+ * itself gone there is nobody left to tell: its writes are dropped, and the
+ * command (the sandbox, say) goes on.
+ */
+function guardOutput(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(ExitCode.ok);
+    process.stderr.write(`whsvc: cannot write the output: ${error.code === 'ENOSPC' ? 'no space left on the device' : error.message} (${error.code ?? 'error'})\n`);
+    process.exit(ExitCode.failure);
+  });
+  process.stderr.on('error', () => {});
+}
+
+guardOutput();
+
 /** The first word that is not an option: the top-level command, when the options before it take no value. */
 const commandName = process.argv.slice(2).find((arg) => !arg.startsWith('-'));
 

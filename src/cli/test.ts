@@ -6,6 +6,7 @@ export async function run(options: { webhookId: string; event?: string | undefin
   if (options.event) await checkEventTypes(deps, [options.event], '--event');
   const delivery = await deps.api.json<Delivery>('POST', `/v1/webhooks/${encodeURIComponent(options.webhookId)}/test`, {
     body: options.event ? { event: options.event } : {},
+    expect: 'delivery',
   });
   return reportSentAttempt(deps, delivery, 'test event');
 }

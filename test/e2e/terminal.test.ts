@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,5 +101,70 @@ describeInTerminal('in a real terminal (tmux)', () => {
     const screen = await session.waitFor(/EXIT=\d+/);
     expect(screen).toContain('EXIT=0');
     expect(screen).toContain(`Deleted webhook ${webhook.id}`);
+  });
+
+  describe('Ctrl-C at a prompt: exit 130, one short line, nothing written', () => {
+    const token = () =>
+      fetch(`${sandbox.info.base_url}/v1/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credentials', client_id: sandbox.info.client_id, client_secret: sandbox.info.client_secret }),
+      }).then((r) => r.json() as Promise<{ access_token: string }>);
+
+    const interrupted = (screen: string) => {
+      expect(screen).toContain('EXIT=130');
+      expect(screen).toContain('whsvc: interrupted');
+      expect(screen).not.toMatch(/unexpected error|ExitPromptError|force closed/i);
+    };
+
+    it('at the login prompts: no profile is stored', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'whsvc-tty-int-'));
+      const session = new TmuxSession(`${process.execPath} ${WHSVC_BIN} login --profile cut`, {
+        WHSVC_CONFIG_DIR: dir,
+        WHSVC_BASE_URL: sandbox.info.base_url,
+        TERM: 'xterm-256color',
+      });
+      sessions.push(session);
+      await session.waitFor(/Client ID/);
+      session.type(sandbox.info.client_id);
+      session.press('Enter');
+      await session.waitFor(/Client secret/);
+      session.press('C-c');
+      interrupted(await session.waitFor(/EXIT=\d+/));
+      expect(existsSync(join(dir, 'config.json'))).toBe(false);
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('at the create checklist: no webhook is created', async () => {
+      const before = await fetch(`${sandbox.info.base_url}/v1/webhooks?limit=200`, { headers: { authorization: `Bearer ${(await token()).access_token}` } }).then(
+        (r) => r.json() as Promise<{ data: unknown[] }>,
+      );
+      const session = open('webhooks create');
+      await session.waitFor(/Endpoint URL/);
+      session.type(`${receiver.url}/cut`);
+      session.press('Enter');
+      await session.waitFor(/Events to subscribe to/);
+      session.press('C-c');
+      interrupted(await session.waitFor(/EXIT=\d+/));
+      const after = await fetch(`${sandbox.info.base_url}/v1/webhooks?limit=200`, { headers: { authorization: `Bearer ${(await token()).access_token}` } }).then(
+        (r) => r.json() as Promise<{ data: unknown[] }>,
+      );
+      expect(after.data.length).toBe(before.data.length);
+    });
+
+    it('at the delete confirmation: the webhook is kept', async () => {
+      const { access_token } = await token();
+      const webhook = await fetch(`${sandbox.info.base_url}/v1/webhooks`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
+        body: JSON.stringify({ url: `${receiver.url}/keep`, events: ['invoice.paid'] }),
+      }).then((r) => r.json() as Promise<{ id: string }>);
+      const session = open(`webhooks delete ${webhook.id}`);
+      await session.waitFor(new RegExp(`Delete webhook ${webhook.id}\\?`));
+      session.press('C-c');
+      interrupted(await session.waitFor(/EXIT=\d+/));
+      const still = await fetch(`${sandbox.info.base_url}/v1/webhooks/${webhook.id}`, { headers: { authorization: `Bearer ${access_token}` } });
+      expect(still.status).toBe(200);
+    });
   });
 });

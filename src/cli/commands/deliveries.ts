@@ -1,6 +1,6 @@
-import { Option, type Command } from 'commander';
+import { Argument, Option, type Command } from 'commander';
 import { apiAction, oneOf } from '../actions.js';
-import { integerIn } from '../parse.js';
+import { integerIn, resourceId } from '../parse.js';
 
 /** Defines `deliveries list|show|retry`. */
 export function register(program: Command): void {
@@ -8,7 +8,7 @@ export function register(program: Command): void {
   deliveries
     .command('list')
     .description("a webhook's delivery attempts, newest first")
-    .argument('<webhook-id>', 'webhook id')
+    .addArgument(new Argument('<webhook-id>', 'webhook id').argParser(resourceId('webhook')))
     .addOption(new Option('--status <status>', 'delivered, failed or pending').argParser(oneOf(['delivered', 'failed', 'pending'])))
     .addOption(new Option('--limit <n>', 'page size, 1 to 200').argParser(integerIn(1, 200)))
     .option('--cursor <cursor>', 'the page after this cursor')
@@ -22,11 +22,11 @@ export function register(program: Command): void {
   deliveries
     .command('show')
     .description('one attempt, with its payload and signature')
-    .argument('<delivery-id>', 'delivery id')
+    .addArgument(new Argument('<delivery-id>', 'delivery id').argParser(resourceId('delivery')))
     .action(apiAction(() => import('../deliveries/show.js'), ([id]) => ({ id: id! })));
   deliveries
     .command('retry')
     .description('re-send a failed or pending attempt now')
-    .argument('<delivery-id>', 'delivery id')
+    .addArgument(new Argument('<delivery-id>', 'delivery id').argParser(resourceId('delivery')))
     .action(apiAction(() => import('../deliveries/retry.js'), ([id]) => ({ id: id! })));
 }

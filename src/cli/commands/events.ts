@@ -1,5 +1,6 @@
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import { apiAction } from '../actions.js';
+import { resourceId } from '../parse.js';
 
 /** Defines `events` and `test`. */
 export function register(program: Command): void {
@@ -11,7 +12,7 @@ export function register(program: Command): void {
   program
     .command('test')
     .description('send a sample event to a webhook now (exit 1 if the endpoint did not accept it)')
-    .argument('<webhook-id>', 'webhook id')
+    .addArgument(new Argument('<webhook-id>', 'webhook id').argParser(resourceId('webhook')))
     .option('--event <type>', 'event type to simulate (default invoice.paid)')
     .action(apiAction(() => import('../test.js'), ([webhookId], o) => ({ webhookId: webhookId!, event: o.event })));
 }

@@ -1,6 +1,6 @@
-import { Option, type Command } from 'commander';
+import { Argument, Option, type Command } from 'commander';
 import { apiAction, list, oneOf } from '../actions.js';
-import { integerIn } from '../parse.js';
+import { integerIn, resourceId } from '../parse.js';
 
 /** Defines `webhooks list|get|create|update|delete`. */
 export function register(program: Command): void {
@@ -21,7 +21,7 @@ export function register(program: Command): void {
   webhooks
     .command('get')
     .description('one webhook')
-    .argument('<id>', 'webhook id')
+    .addArgument(new Argument('<id>', 'webhook id').argParser(resourceId('webhook')))
     .action(apiAction(() => import('../webhooks/get.js'), ([id]) => ({ id: id! })));
   webhooks
     .command('create')
@@ -41,7 +41,7 @@ export function register(program: Command): void {
   webhooks
     .command('update')
     .description('change only what is given')
-    .argument('<id>', 'webhook id')
+    .addArgument(new Argument('<id>', 'webhook id').argParser(resourceId('webhook')))
     .option('--url <url>', 'new endpoint')
     .addOption(new Option('--events <types>', 'replace the event list').argParser(list))
     .addOption(new Option('--add-events <types>', 'add to the current event list').argParser(list))
@@ -64,7 +64,7 @@ export function register(program: Command): void {
   webhooks
     .command('delete')
     .description('delete a webhook (asks on a terminal; --yes otherwise)')
-    .argument('<id>', 'webhook id')
+    .addArgument(new Argument('<id>', 'webhook id').argParser(resourceId('webhook')))
     .option('-y, --yes', 'do not ask for confirmation')
     .action(apiAction(() => import('../webhooks/delete.js'), ([id], o) => ({ id: id!, yes: Boolean(o.yes) })));
 }

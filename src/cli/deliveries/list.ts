@@ -17,6 +17,7 @@ export async function run(options: DeliveriesListOptions, deps: CommandDeps): Pr
     fetchPage: (cursor) =>
       deps.api.json<Page<Delivery>>('GET', `/v1/webhooks/${encodeURIComponent(options.webhookId)}/deliveries`, {
         query: { limit: options.limit, cursor, status: options.status },
+        expect: 'page',
       }),
     renderPage: (items, table) => deliveryTable(items, deps.colors, deps.now(), table),
     empty: 'No deliveries.\n',

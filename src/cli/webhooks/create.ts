@@ -83,6 +83,7 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
   try {
     webhook = await deps.api.json<Webhook>('POST', '/v1/webhooks', {
       body: { url, events, ...(options.inactive ? { active: false } : {}) },
+      expect: 'webhook',
     });
   } catch (error) {
     discardReserved();

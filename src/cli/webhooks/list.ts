@@ -14,7 +14,7 @@ export async function run(options: ListOptions, deps: CommandDeps): Promise<numb
     all: options.all,
     firstCursor: options.cursor,
     fetchPage: (cursor) =>
-      deps.api.json<Page<Webhook>>('GET', '/v1/webhooks', { query: { limit: options.limit, cursor, active: options.active } }),
+      deps.api.json<Page<Webhook>>('GET', '/v1/webhooks', { query: { limit: options.limit, cursor, active: options.active }, expect: 'page' }),
     renderPage: (items, table) => webhookTable(items, deps.colors, deps.now(), table),
     empty: 'No webhooks. Create one with: whsvc webhooks create --url URL --events TYPE\n',
     nextCommand: (cursor) =>

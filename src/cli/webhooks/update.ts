@@ -28,7 +28,7 @@ export async function run(options: UpdateOptions, deps: CommandDeps): Promise<nu
 
   let newEvents = events;
   if (addEvents !== undefined || removeEvents !== undefined) {
-    const current = await deps.api.json<Webhook>('GET', path);
+    const current = await deps.api.json<Webhook>('GET', path, { expect: 'webhook' });
     const merged = [...current.events, ...(addEvents ?? []).filter((e) => !current.events.includes(e))];
     newEvents = merged.filter((e) => !(removeEvents ?? []).includes(e));
     if (newEvents.length === 0) throw usageError('that would leave the webhook with no events; delete it, or pause it with --inactive');
@@ -38,7 +38,7 @@ export async function run(options: UpdateOptions, deps: CommandDeps): Promise<nu
     ...(newEvents === undefined ? {} : { events: newEvents }),
     ...(active === undefined ? {} : { active }),
   };
-  const updated = await deps.api.json<Webhook>('PATCH', path, { body });
+  const updated = await deps.api.json<Webhook>('PATCH', path, { body, expect: 'webhook' });
   if (deps.json) printJson(deps, updated);
   else deps.stdout.write(webhookBlock(updated, deps.colors, deps.now()));
   return 0;

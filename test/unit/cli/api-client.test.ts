@@ -383,3 +383,21 @@ describe('ApiClient: --debug', () => {
     expect(log).not.toContain(CLIENT_SECRET);
   });
 });
+
+describe('ApiClient: answers of an unexpected shape', () => {
+  it.each([
+    ['webhook', { data: [] }, /not a webhook \(an object with an id\)/],
+    ['delivery', [1, 2], /not a delivery/],
+    ['page', { data: 'x' }, /not a page \(an object with a data array\)/],
+    ['catalog', null, /not the event catalog/],
+  ] as const)('expecting a %s, %j is an ApiError naming the request, not a crash later', async (shape, body, message) => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks/x', method: 'GET' }).reply(json(200, body));
+    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks/x', { expect: shape }));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 200, code: 'unexpected_answer' });
+    expect(error.message).toMatch(/^the service answered GET \/v1\/webhooks\/x with something that is /);
+    expect(error.message).toMatch(message);
+  });
+});
