@@ -10,8 +10,14 @@ export interface DeliveryPolicy {
   maxDelayMs: number;
   /** Automatic attempts per delivery, the first send included. Manual retries do not count. */
   maxAttempts: number;
-  /** A send not answered (status line and body) within this is a failed attempt. */
+  /** A send not answered (status line and body) within this is a failed attempt; it runs from the send, never from a wait in the queue. */
   timeoutMs: number;
+  /**
+   * Sends in flight to one webhook, each on a connection of that webhook's
+   * own: more wait in the sandbox's queue, with no timeout running, so an
+   * endpoint that hangs can only ever hold its own connections.
+   */
+  concurrencyPerWebhook: number;
   /** What the endpoint answered is kept up to this many bytes. */
   responseBodyLimit: number;
   platformName: string;
@@ -23,6 +29,7 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
   maxDelayMs: 3_600_000,
   maxAttempts: 5,
   timeoutMs: 10_000,
+  concurrencyPerWebhook: 64,
   responseBodyLimit: 1_024,
   platformName: 'Service',
   userAgent: `whsvc-sandbox/${WHSVC_VERSION}`,
@@ -31,7 +38,8 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
 export interface DelivererDeps {
   store: Store;
   clock: Clock;
-  dispatcher: Dispatcher;
+  /** The connections of one webhook (at least concurrencyPerWebhook of them); asked once per webhook. */
+  dispatcherFor: (webhookId: string) => Dispatcher;
   policy: DeliveryPolicy;
   onAttempt?: (attempt: AttemptRecord, webhook: WebhookRecord) => void;
 }
@@ -61,8 +69,16 @@ interface Begun {
  * send holds the chain's lock, and an automatic retry re-reads the chain under
  * that lock, so a manual retry can never make a scheduled one fire twice.
  */
+/** One webhook's share: its connections, its sends in flight, and the sends waiting for a turn. */
+interface Lane {
+  dispatcher: Dispatcher;
+  inFlight: number;
+  waiting: Array<() => void>;
+}
+
 export class Deliverer {
   private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly lanes = new Map<string, Lane>();
   private timer: unknown = null;
   private timerDueAt = Infinity;
   /** A due retry was found while its delivery was busy: look again when a send ends. */
@@ -308,9 +324,36 @@ export class Deliverer {
     return this.recordsWritten;
   }
 
+  /** Waits for a turn among the webhook's sends; resolves with its lane once a send may start. */
+  private async turn(webhookId: string): Promise<Lane> {
+    let lane = this.lanes.get(webhookId);
+    if (!lane) {
+      lane = { dispatcher: this.deps.dispatcherFor(webhookId), inFlight: 0, waiting: [] };
+      this.lanes.set(webhookId, lane);
+    }
+    if (lane.inFlight >= this.deps.policy.concurrencyPerWebhook) await new Promise<void>((resolve) => lane.waiting.push(resolve));
+    lane.inFlight += 1;
+    return lane;
+  }
+
+  private endTurn(lane: Lane): void {
+    lane.inFlight -= 1;
+    lane.waiting.shift()?.();
+  }
+
   private async post(webhook: WebhookRecord, chain: ChainRecord, attempt: number, attemptId: string): Promise<SendOutcome> {
-    const { policy, dispatcher, clock } = this.deps;
+    const lane = await this.turn(webhook.id);
+    try {
+      return await this.send(lane.dispatcher, webhook, chain, attempt, attemptId);
+    } finally {
+      this.endTurn(lane);
+    }
+  }
+
+  private async send(dispatcher: Dispatcher, webhook: WebhookRecord, chain: ChainRecord, attempt: number, attemptId: string): Promise<SendOutcome> {
+    const { policy, clock } = this.deps;
     const platform = policy.platformName;
+    // Started only now that a connection of this webhook's is free: it measures the receiver, not the queue.
     const started = clock.now();
     // One bound on the whole exchange, whatever the dispatcher honours of headersTimeout and bodyTimeout.
     const signal = AbortSignal.timeout(policy.timeoutMs);

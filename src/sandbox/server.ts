@@ -19,7 +19,7 @@ export interface SandboxOptions {
   tokenTtlSeconds?: number;
   policy?: Partial<DeliveryPolicy>;
   clock?: Clock;
-  /** Where deliveries are sent through; defaults to an undici Agent with keep-alive. */
+  /** Where deliveries are sent through (a test's MockAgent); by default an undici Agent per webhook, with keep-alive. */
   dispatcher?: Dispatcher;
   onAttempt?: (attempt: AttemptRecord, webhook: WebhookRecord) => void;
 }
@@ -71,13 +71,18 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   }
   const cursors = new Cursors(cursorKey);
   const policy = { ...DEFAULT_POLICY, ...options.policy };
-  const ownDispatcher = options.dispatcher
-    ? undefined
-    : new Agent({ connections: 256, keepAliveTimeout: 4_000, connect: { timeout: policy.timeoutMs } });
+  // Each webhook its own connections (see concurrencyPerWebhook), closed with the sandbox.
+  const ownDispatchers: Agent[] = [];
+  const dispatcherFor = (): Dispatcher => {
+    if (options.dispatcher) return options.dispatcher;
+    const agent = new Agent({ connections: policy.concurrencyPerWebhook, keepAliveTimeout: 4_000, connect: { timeout: policy.timeoutMs } });
+    ownDispatchers.push(agent);
+    return agent;
+  };
   const deliverer = new Deliverer({
     store,
     clock,
-    dispatcher: options.dispatcher ?? ownDispatcher!,
+    dispatcherFor,
     policy,
     ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
   });
@@ -196,7 +201,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         await deliverer.stop();
         server.closeAllConnections();
         await stopped;
-        await ownDispatcher?.close();
+        await Promise.all(ownDispatchers.map((agent) => agent.close()));
         store.close();
       })();
       return closed;

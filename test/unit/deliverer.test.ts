@@ -45,7 +45,7 @@ function makeDeliverer(policy: Partial<DeliveryPolicy> = {}): Deliverer {
   return new Deliverer({
     store,
     clock,
-    dispatcher: agent,
+    dispatcherFor: () => agent,
     policy: { ...DEFAULT_POLICY, retryBaseMs: 1_000, maxDelayMs: 3_600_000, maxAttempts: 4, ...policy },
     onAttempt: (attempt, wh) => seen.push({ attempt, webhook: wh }),
   });
@@ -777,5 +777,52 @@ describe('Deliverer: sendTest', () => {
     await clock.advance(1_000);
     expect(sent()).toHaveLength(2);
     expect(chain(attempt!.chain_id).delivered).toBe(true);
+  });
+});
+
+describe('Deliverer: each webhook its own share of sends', () => {
+  it('holds a webhook to concurrencyPerWebhook sends in flight; the rest wait their turn, and another webhook is not held up', async () => {
+    await deliverer.stop();
+    const dispatched: string[] = [];
+    const lanesAsked: string[] = [];
+    deliverer = new Deliverer({
+      store,
+      clock,
+      dispatcherFor: (id) => {
+        lanesAsked.push(id);
+        return agent;
+      },
+      policy: { ...DEFAULT_POLICY, maxAttempts: 1, concurrencyPerWebhook: 2 },
+    });
+    const slow = gate();
+    for (let i = 0; i < 4; i++) {
+      agent
+        .get(ORIGIN)
+        .intercept({ path: '/hook', method: 'POST' })
+        .reply(async () => {
+          dispatched.push('hook');
+          await slow.promise;
+          return { statusCode: 200, data: '' };
+        });
+    }
+    agent
+      .get(ORIGIN)
+      .intercept({ path: '/other', method: 'POST' })
+      .reply(() => {
+        dispatched.push('other');
+        return { statusCode: 200, data: '' };
+      });
+    const other = insertWebhook({ url: `${ORIGIN}/other`, events: ['product.updated'] });
+    for (let i = 0; i < 4; i++) await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    await deliverer.deliverEvent(ACCOUNT, 'product.updated', { id: 'p1', event: 'product.updated' });
+    await flushPromises();
+    expect(dispatched.filter((d) => d === 'hook')).toHaveLength(2);
+    expect(dispatched).toContain('other');
+    expect(lanesAsked.sort()).toEqual([other.id, webhook.id].sort());
+    slow.open();
+    await flushPromises();
+    await flushPromises();
+    expect(dispatched.filter((d) => d === 'hook')).toHaveLength(4);
+    expect(attemptsOf(webhook).map((a) => a.status)).toEqual(['delivered', 'delivered', 'delivered', 'delivered']);
   });
 });

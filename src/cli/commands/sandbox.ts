@@ -22,6 +22,11 @@ export function register(program: Command): void {
     .addOption(
       new Option('--delivery-timeout-ms <n>', 'a delivery not answered within this fails').default(10_000).argParser(integerIn(1, 600_000)),
     )
+    .addOption(
+      new Option('--concurrency-per-webhook <n>', 'sends in flight to one webhook, each on its own connection; more wait their turn, their timeout not yet running')
+        .default(64)
+        .argParser(integerIn(1, 1024)),
+    )
     .option('--json', 'print one JSON line with the base URL and credentials on stdout when ready')
     .option('--quiet', 'do not log each delivery attempt on stderr')
     .action(async (_opts, command: Command) => {
@@ -40,6 +45,7 @@ export function register(program: Command): void {
           tokenTtl: opts.tokenTtl,
           platformName: opts.platformName,
           deliveryTimeoutMs: opts.deliveryTimeoutMs,
+          concurrencyPerWebhook: opts.concurrencyPerWebhook,
           json: Boolean(opts.json),
           quiet: Boolean(opts.quiet),
         },

@@ -14,6 +14,7 @@ export interface SandboxStartOptions {
   tokenTtl: number;
   platformName: string;
   deliveryTimeoutMs: number;
+  concurrencyPerWebhook: number;
   json: boolean;
   quiet: boolean;
 }
@@ -44,6 +45,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
         maxAttempts: options.maxAttempts,
         platformName: options.platformName,
         timeoutMs: options.deliveryTimeoutMs,
+        concurrencyPerWebhook: options.concurrencyPerWebhook,
       },
       ...(options.quiet ? {} : { onAttempt: (a: AttemptRecord, w: WebhookRecord) => deps.stderr.write(attemptLine(a, w)) }),
     });
@@ -66,6 +68,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
       `  read-only client:  ${readOnly!.client_id}  secret: ${readOnly!.client_secret}`,
       `  store: ${dataDir ? `${dataDir} (kept across restarts)` : 'in memory (gone when stopped; --data-dir DIR keeps it)'}`,
       `  retries: first after ${options.retryBaseMs} ms, doubling, ${options.maxAttempts} attempts at most; signature header X-${options.platformName}-Signature`,
+      `  each webhook: ${options.concurrencyPerWebhook} sends in flight on its own connections; a send fails after ${options.deliveryTimeoutMs} ms without an answer`,
       `  trigger an event: whsvc sandbox trigger invoice.paid --base-url ${baseUrl}`,
       '  Ctrl-C stops it',
       '',

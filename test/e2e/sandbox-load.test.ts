@@ -1,0 +1,108 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { getToken, http } from '../helpers/http.js';
+
+/** A receiver on one host:port: /slow answers 200 after `slowMs`, /hang never answers, anything else at once. */
+async function startLoadReceiver(slowMs: number): Promise<{ url: string; answered: Map<string, number>; close(): void }> {
+  const answered = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      if (path === '/hang') return;
+      const reply = () => {
+        answered.set(path, (answered.get(path) ?? 0) + 1);
+        res.writeHead(200).end('ok');
+      };
+      if (path === '/slow') setTimeout(reply, slowMs);
+      else reply();
+    });
+  });
+  server.maxConnections = 4096;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', 4096, resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    answered,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function webhook(sandbox: SandboxProcess, token: string, url: string, events: string[]): Promise<string> {
+  const created = await http(sandbox.info.base_url, 'POST', '/v1/webhooks', { token, body: { url, events } });
+  expect(created.status, created.text).toBe(201);
+  return created.json.id as string;
+}
+
+async function trigger(sandbox: SandboxProcess, type: string, count: number): Promise<void> {
+  // In bursts of 50 at a time: the events are acknowledged once recorded, the sends go on behind.
+  for (let sent = 0; sent < count; sent += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, count - sent) }, () => http(sandbox.info.base_url, 'POST', '/_sandbox/events', { body: { type } }).then((r) => expect(r.status).toBe(202))),
+    );
+  }
+}
+
+/** Every attempt of a webhook's log, by status, through the interface (all pages). */
+async function statuses(sandbox: SandboxProcess, token: string, id: string): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  let cursor: string | null = null;
+  do {
+    const page = await http(sandbox.info.base_url, 'GET', `/v1/webhooks/${id}/deliveries?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token });
+    for (const item of page.json.data as Array<{ status: string }>) counts[item.status] = (counts[item.status] ?? 0) + 1;
+    cursor = page.json.next_cursor;
+  } while (cursor);
+  return counts;
+}
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('the log tells the truth under load', () => {
+  it('a burst to a slow but working receiver: every delivery delivered, none recorded failed', async () => {
+    const receiver = await startLoadReceiver(500);
+    cleanups.push(() => receiver.close());
+    // 1,200 sends answered in 500 ms each wait seconds for a connection, longer than the 1.5 s timeout: it must not count the wait.
+    const sandbox = await startSandboxProcess(['--quiet', '--max-attempts', '1', '--delivery-timeout-ms', '1500']);
+    cleanups.push(() => sandbox.stop('SIGKILL'));
+    const token = await getToken(sandbox.info.base_url, sandbox.info.client_id, sandbox.info.client_secret);
+    const id = await webhook(sandbox, token, `${receiver.url}/slow`, ['invoice.paid']);
+    const events = 1200;
+    await trigger(sandbox, 'invoice.paid', events);
+    await until(async () => (receiver.answered.get('/slow') ?? 0) >= events, `the receiver answering ${events} deliveries`);
+    await until(async () => ((await statuses(sandbox, token, id)).pending ?? 0) === 0, 'every attempt recorded');
+    expect(await statuses(sandbox, token, id)).toEqual({ delivered: events });
+  });
+
+  it('an endpoint that hangs cannot starve another on the same host', async () => {
+    const receiver = await startLoadReceiver(0);
+    cleanups.push(() => receiver.close());
+    // The hanging sends hold whatever connections they get for the whole minute of the timeout.
+    const sandbox = await startSandboxProcess(['--quiet', '--max-attempts', '1', '--delivery-timeout-ms', '60000']);
+    cleanups.push(() => sandbox.stop('SIGKILL'));
+    const token = await getToken(sandbox.info.base_url, sandbox.info.client_id, sandbox.info.client_secret);
+    const hanging = await webhook(sandbox, token, `${receiver.url}/hang`, ['product.updated']);
+    const good = await webhook(sandbox, token, `${receiver.url}/good`, ['invoice.paid']);
+    // More hanging sends than a shared pool of 256 connections holds, then the good ones behind them:
+    // they are delivered long before any hanging send could end, or never within the bound.
+    await trigger(sandbox, 'product.updated', 400);
+    await trigger(sandbox, 'invoice.paid', 50);
+    await until(async () => (await statuses(sandbox, token, good)).delivered === 50, 'the good webhook getting its 50 deliveries while the other hangs', 30_000);
+    expect(await statuses(sandbox, token, good)).toEqual({ delivered: 50 });
+    expect(await statuses(sandbox, token, hanging)).toEqual({ pending: 400 });
+  });
+});
