@@ -18,6 +18,8 @@ export interface DeliveryPolicy {
    * endpoint that hangs can only ever hold its own connections.
    */
   concurrencyPerWebhook: number;
+  /** Deliveries kept (with their attempts): past it the oldest are dropped. Infinity keeps all. */
+  maxDeliveries: number;
   /** What the endpoint answered is kept up to this many bytes. */
   responseBodyLimit: number;
   platformName: string;
@@ -30,6 +32,7 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
   maxAttempts: 5,
   timeoutMs: 10_000,
   concurrencyPerWebhook: 64,
+  maxDeliveries: Number.POSITIVE_INFINITY,
   responseBodyLimit: 1_024,
   platformName: 'Service',
   userAgent: `whsvc-sandbox/${WHSVC_VERSION}`,
@@ -42,6 +45,8 @@ export interface DelivererDeps {
   dispatcherFor: (webhookId: string) => Dispatcher;
   policy: DeliveryPolicy;
   onAttempt?: (attempt: AttemptRecord, webhook: WebhookRecord) => void;
+  /** Told once, the first time old deliveries are dropped to keep maxDeliveries. */
+  onFirstDrop?: (dropped: number) => void;
 }
 
 interface SendOutcome {
@@ -314,7 +319,10 @@ export class Deliverer {
         this.pendingRecords = [];
         this.recordsWritten = null;
         try {
-          this.deps.store.transaction(() => batch.forEach((write) => write()));
+          this.deps.store.transaction(() => {
+            batch.forEach((write) => write());
+            this.keepWithinCap();
+          });
           resolve();
         } catch (error) {
           reject(error);
@@ -322,6 +330,19 @@ export class Deliverer {
       });
     });
     return this.recordsWritten;
+  }
+
+  private dropped = false;
+
+  /** Past maxDeliveries, the oldest deliveries go (never one with a send under way); said once. */
+  private keepWithinCap(): void {
+    const max = this.deps.policy.maxDeliveries;
+    if (!Number.isFinite(max)) return;
+    const dropped = this.deps.store.dropOldestDeliveries(max, this.locks);
+    if (dropped > 0 && !this.dropped) {
+      this.dropped = true;
+      this.deps.onFirstDrop?.(dropped);
+    }
   }
 
   /** Waits for a turn among the webhook's sends; resolves with its lane once a send may start. */

@@ -22,6 +22,8 @@ export interface SandboxOptions {
   /** Where deliveries are sent through (a test's MockAgent); by default an undici Agent per webhook, with keep-alive. */
   dispatcher?: Dispatcher;
   onAttempt?: (attempt: AttemptRecord, webhook: WebhookRecord) => void;
+  /** Told once, the first time old deliveries are dropped to keep policy.maxDeliveries. */
+  onFirstDrop?: (dropped: number) => void;
 }
 
 export interface Sandbox {
@@ -85,6 +87,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     dispatcherFor,
     policy,
     ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
+    ...(options.onFirstDrop ? { onFirstDrop: options.onFirstDrop } : {}),
   });
   const api = webhookRoutes({ store, deliverer, cursors });
 

@@ -165,6 +165,8 @@ export class Store {
   readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
   private readonly subscribers = new Map<string, WebhookRecord[]>();
+  /** Deliveries recorded, counted as they are inserted (an upper bound: a deleted webhook takes its own away). */
+  private chainsCounted: number | undefined;
 
   constructor(dataDir?: string) {
     if (!dataDir) {
@@ -366,6 +368,7 @@ export class Store {
   // --- deliveries (chains) and their attempts --------------------------------
 
   insertChain(chain: ChainRecord): void {
+    if (this.chainsCounted !== undefined) this.chainsCounted += 1;
     this.run(
       `INSERT INTO chains (id, webhook_id, event, body, signature, auto_attempts, next_due_at, delivered, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -379,6 +382,25 @@ export class Store {
       chain.delivered ? 1 : 0,
       chain.created_at,
     );
+  }
+
+  /**
+   * Keeps at most `max` deliveries: the oldest go first, with their attempts,
+   * all but those in `busy` (a send under way). Returns how many went.
+   */
+  dropOldestDeliveries(max: number, busy: ReadonlySet<string> | ReadonlyMap<string, unknown>): number {
+    this.chainsCounted ??= Number(this.get('SELECT COUNT(*) AS n FROM chains')!.n);
+    if (this.chainsCounted <= max) return 0;
+    this.chainsCounted = Number(this.get('SELECT COUNT(*) AS n FROM chains')!.n);
+    const excess = this.chainsCounted - max;
+    if (excess <= 0) return 0;
+    const oldest = this.all('SELECT id FROM chains ORDER BY rowid LIMIT ?', excess + busy.size)
+      .map((row) => String(row.id))
+      .filter((id) => !busy.has(id))
+      .slice(0, excess);
+    for (const id of oldest) this.run('DELETE FROM chains WHERE id = ?', id);
+    this.chainsCounted -= oldest.length;
+    return oldest.length;
   }
 
   findChain(id: string): ChainRecord | undefined {

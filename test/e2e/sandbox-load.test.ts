@@ -105,4 +105,19 @@ describe('the log tells the truth under load', () => {
     expect(await statuses(sandbox, token, good)).toEqual({ delivered: 50 });
     expect(await statuses(sandbox, token, hanging)).toEqual({ pending: 400 });
   });
+
+  it('a sandbox kept in memory keeps its newest deliveries, drops the oldest, and says so once', async () => {
+    const receiver = await startLoadReceiver(0);
+    cleanups.push(() => receiver.close());
+    const sandbox = await startSandboxProcess(['--quiet', '--max-attempts', '1', '--max-deliveries', '25']);
+    cleanups.push(() => sandbox.stop('SIGKILL'));
+    expect(sandbox.stderr()).toContain('the newest 25 deliveries kept');
+    const token = await getToken(sandbox.info.base_url, sandbox.info.client_id, sandbox.info.client_secret);
+    const id = await webhook(sandbox, token, `${receiver.url}/good`, ['invoice.paid']);
+    await trigger(sandbox, 'invoice.paid', 100);
+    await until(async () => (receiver.answered.get('/good') ?? 0) >= 100, 'the receiver answering 100 deliveries');
+    await until(async () => ((await statuses(sandbox, token, id)).pending ?? 0) === 0, 'every attempt recorded');
+    expect(await statuses(sandbox, token, id)).toEqual({ delivered: 25 });
+    expect(sandbox.stderr().match(/the oldest are dropped/g)).toHaveLength(1);
+  });
 });

@@ -826,3 +826,43 @@ describe('Deliverer: each webhook its own share of sends', () => {
     expect(attemptsOf(webhook).map((a) => a.status)).toEqual(['delivered', 'delivered', 'delivered', 'delivered']);
   });
 });
+
+describe('Deliverer: a bounded log', () => {
+  it('keeps the newest maxDeliveries deliveries with their attempts, drops the oldest, and says so once', async () => {
+    await deliverer.stop();
+    const drops: number[] = [];
+    deliverer = new Deliverer({
+      store,
+      clock,
+      dispatcherFor: () => agent,
+      policy: { ...DEFAULT_POLICY, maxAttempts: 1, maxDeliveries: 5 },
+      onFirstDrop: (n) => drops.push(n),
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      answer(200);
+      ids.push(...(await deliverer.deliverEvent(ACCOUNT, EVENT, { ...PAYLOAD, id: `inv_${i}` })));
+      await flushPromises();
+    }
+    const kept = attemptsOf(webhook).map((a) => a.chain_id);
+    expect(kept).toEqual(ids.slice(-5));
+    expect(ids.slice(0, 7).every((id) => store.findChain(id) === undefined)).toBe(true);
+    expect(drops).toHaveLength(1);
+  });
+
+  it('never drops a delivery whose send is under way', async () => {
+    await deliverer.stop();
+    deliverer = new Deliverer({ store, clock, dispatcherFor: () => agent, policy: { ...DEFAULT_POLICY, maxAttempts: 1, maxDeliveries: 1 } });
+    const held = gate();
+    answer(200, { wait: held.promise });
+    const [first] = await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    await flushPromises();
+    answer(200);
+    await deliverer.deliverEvent(ACCOUNT, EVENT, { ...PAYLOAD, id: 'inv_2' });
+    await flushPromises();
+    expect(store.findChain(first!)).toBeDefined();
+    held.open();
+    await flushPromises();
+    expect(attemptsOf(webhook).find((a) => a.chain_id === first)?.status).toBe('delivered');
+  });
+});

@@ -5,6 +5,9 @@ import { processIo } from '../deps.js';
 import { CliError, ExitCode } from '../errors.js';
 import { DEFAULT_BASE_URL } from '../defaults.js';
 
+/** Deliveries an in-memory sandbox keeps (about 5 KB each with their attempts): see the README's benchmarks. */
+const MEMORY_MAX_DELIVERIES = 10_000;
+
 /** Defines `sandbox start` and `sandbox trigger`. */
 export function register(program: Command): void {
   const sandbox = program.command('sandbox').description('run the service locally, and make events occur in it');
@@ -27,6 +30,11 @@ export function register(program: Command): void {
         .default(64)
         .argParser(integerIn(1, 1024)),
     )
+    .addOption(
+      new Option('--max-deliveries <n>', `deliveries kept, oldest dropped first (default ${MEMORY_MAX_DELIVERIES} in memory, all with --data-dir)`).argParser(
+        integerIn(1, 1_000_000_000),
+      ),
+    )
     .option('--json', 'print one JSON line with the base URL and credentials on stdout when ready')
     .option('--quiet', 'do not log each delivery attempt on stderr')
     .action(async (_opts, command: Command) => {
@@ -46,6 +54,7 @@ export function register(program: Command): void {
           platformName: opts.platformName,
           deliveryTimeoutMs: opts.deliveryTimeoutMs,
           concurrencyPerWebhook: opts.concurrencyPerWebhook,
+          maxDeliveries: opts.maxDeliveries ?? (opts.dataDir ? Number.POSITIVE_INFINITY : MEMORY_MAX_DELIVERIES),
           json: Boolean(opts.json),
           quiet: Boolean(opts.quiet),
         },

@@ -15,6 +15,8 @@ export interface SandboxStartOptions {
   platformName: string;
   deliveryTimeoutMs: number;
   concurrencyPerWebhook: number;
+  /** Infinity keeps every delivery. */
+  maxDeliveries: number;
   json: boolean;
   quiet: boolean;
 }
@@ -46,7 +48,12 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
         platformName: options.platformName,
         timeoutMs: options.deliveryTimeoutMs,
         concurrencyPerWebhook: options.concurrencyPerWebhook,
+        maxDeliveries: options.maxDeliveries,
       },
+      onFirstDrop: () =>
+        deps.stderr.write(
+          `whsvc sandbox: more than ${options.maxDeliveries} deliveries: the oldest are dropped from now on, with their attempts (--max-deliveries N keeps more, --data-dir keeps them on disk)\n`,
+        ),
       ...(options.quiet ? {} : { onAttempt: (a: AttemptRecord, w: WebhookRecord) => deps.stderr.write(attemptLine(a, w)) }),
     });
   } catch (error) {
@@ -66,7 +73,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
       `whsvc sandbox ready at ${baseUrl}`,
       `  read-write client: ${readWrite!.client_id}  secret: ${readWrite!.client_secret}`,
       `  read-only client:  ${readOnly!.client_id}  secret: ${readOnly!.client_secret}`,
-      `  store: ${dataDir ? `${dataDir} (kept across restarts)` : 'in memory (gone when stopped; --data-dir DIR keeps it)'}`,
+      `  store: ${dataDir ? `${dataDir} (kept across restarts)` : 'in memory (gone when stopped; --data-dir DIR keeps it)'}${Number.isFinite(options.maxDeliveries) ? `; the newest ${options.maxDeliveries} deliveries kept` : ''}`,
       `  retries: first after ${options.retryBaseMs} ms, doubling, ${options.maxAttempts} attempts at most; signature header X-${options.platformName}-Signature`,
       `  each webhook: ${options.concurrencyPerWebhook} sends in flight on its own connections; a send fails after ${options.deliveryTimeoutMs} ms without an answer`,
       `  trigger an event: whsvc sandbox trigger invoice.paid --base-url ${baseUrl}`,
