@@ -37,24 +37,68 @@ export function sendApiError(res: ServerResponse, error: ApiError): void {
   sendJson(res, error.status, { error: { code: error.code, message: error.message, ...error.extra } }, error.headers);
 }
 
+/** The client went away before its request was whole: nobody to answer, nothing of ours to report. */
+export class ClientGone extends Error {}
+
 /** The raw request body, refused with 413 past MAX_BODY_BYTES. */
 export async function readBody(req: IncomingMessage): Promise<string> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) throw tooLarge();
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ClientGone((error as Error)?.message ?? 'aborted');
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+function isJsonType(req: IncomingMessage): boolean {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type);
+}
+
+/**
+ * The body as a JSON object: 415 unless it is sent as application/json (as the
+ * token route refuses other types). With `optional`, no body at all is `{}`.
+ */
+export async function readJsonObject(req: IncomingMessage, optional = false): Promise<Record<string, unknown>> {
+  const text = await readBody(req);
+  if (optional && text === '' && req.headers['content-type'] === undefined) return {};
+  if (!isJsonType(req)) {
+    const sent = req.headers['content-type'] === undefined ? 'no Content-Type' : `Content-Type ${JSON.stringify(req.headers['content-type'])}`;
+    throw new ApiError(415, 'unsupported_media_type', `the body must be JSON sent as Content-Type: application/json (got ${sent})`);
+  }
+  return parseJsonObject(text, optional);
 }
 
 function tooLarge(): ApiError {
   return new ApiError(413, 'payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`, {
     connection: 'close',
   });
+}
+
+/** Deeper JSON than this is refused: echoing it back, or signing it as a payload, would overflow the stack. */
+export const MAX_JSON_DEPTH = 32;
+
+/** How deeply arrays and objects nest in a parsed JSON value, counted without recursion. */
+function nestingDepth(root: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value !== 'object' || value === null) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_JSON_DEPTH) return deepest;
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 /** Parses a JSON body that must be an object (or may be empty when `optional`). */
@@ -72,5 +116,6 @@ export function parseJsonObject(text: string, optional = false): Record<string, 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw badRequest('invalid_json', 'request body must be a JSON object');
   }
+  if (nestingDepth(value) > MAX_JSON_DEPTH) throw badRequest('invalid_json', `request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
   return value as Record<string, unknown>;
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { EVENT_CATALOG, samplePayload } from './catalog.js';
 import type { Cursors } from './cursor.js';
 import type { Deliverer } from './deliverer.js';
-import { ApiError, notFound, parseJsonObject, readBody } from './http.js';
+import { ApiError, notFound, readJsonObject } from './http.js';
 import { newId, newSecret } from './ids.js';
 import type { Principal } from './auth.js';
 import type { AttemptRecord, Store, WebhookRecord } from './store.js';
@@ -101,7 +101,7 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
     },
 
     async create(ctx: RouteContext): Promise<Reply> {
-      const body = parseJsonObject(await readBody(ctx.req));
+      const body = await readJsonObject(ctx.req);
       rejectUnknownFields(body, ['url', 'events', 'active']);
       const url = validateUrl(body.url);
       const events = validateEvents(body.events);
@@ -125,7 +125,7 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
     },
 
     async update(ctx: RouteContext): Promise<Reply> {
-      const body = parseJsonObject(await readBody(ctx.req));
+      const body = await readJsonObject(ctx.req);
       const webhook = webhookOr404(store, ctx);
       rejectUnknownFields(body, ['url', 'events', 'active']);
       const updated: WebhookRecord = {
@@ -151,7 +151,7 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
     },
 
     async test(ctx: RouteContext): Promise<Reply> {
-      const body = parseJsonObject(await readBody(ctx.req), true);
+      const body = await readJsonObject(ctx.req, true);
       const webhook = webhookOr404(store, ctx);
       rejectUnknownFields(body, ['event']);
       const event = body.event === undefined ? 'invoice.paid' : validateEventType('event', body.event);

@@ -7,7 +7,7 @@ import { samplePayload } from './catalog.js';
 import { systemClock, type Clock } from './clock.js';
 import { Cursors } from './cursor.js';
 import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from './deliverer.js';
-import { ApiError, badRequest, parseJsonObject, readBody, sendApiError, sendEmpty, sendJson } from './http.js';
+import { ApiError, badRequest, ClientGone, readJsonObject, sendApiError, sendEmpty, sendJson } from './http.js';
 import { newId } from './ids.js';
 import { webhookRoutes, type Reply, type RouteContext } from './routes.js';
 import { Store, type AttemptRecord, type ClientRecord, type WebhookRecord } from './store.js';
@@ -61,6 +61,26 @@ function matchPath(pattern: string[], segments: string[]): Record<string, string
   return params;
 }
 
+/** What a request node:http could not even parse is answered with, as [status, reason phrase, code, message]. */
+function malformedRequest(error: NodeJS.ErrnoException): [number, string, string, string] {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'Request Header Fields Too Large', 'headers_too_large', 'the request headers are too large'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'Request Timeout', 'request_timeout', 'the request did not arrive in time'];
+    case 'HPE_INVALID_METHOD':
+      return [400, 'Bad Request', 'malformed_request', 'the request method is not valid HTTP'];
+    case 'HPE_INVALID_URL':
+      return [400, 'Bad Request', 'malformed_request', 'the request target is not a valid path'];
+    case 'HPE_INVALID_VERSION':
+      return [400, 'Bad Request', 'malformed_request', 'the request is not HTTP/1.x'];
+    default: {
+      const reason = (error as { reason?: string }).reason;
+      return [400, 'Bad Request', 'malformed_request', `the request is not valid HTTP/1.1${reason ? `: ${reason.toLowerCase()}` : ''}`];
+    }
+  }
+}
+
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const clock = options.clock ?? systemClock;
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
@@ -106,10 +126,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   async function triggerEvent(req: IncomingMessage): Promise<Reply> {
     // JSON only: a web page cannot send that cross-origin without a preflight, so no page can trigger events.
-    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) {
-      throw new ApiError(415, 'unsupported_media_type', 'send the event as Content-Type: application/json');
-    }
-    const body = parseJsonObject(await readBody(req));
+    const body = await readJsonObject(req);
     rejectUnknownFields(body, ['type', 'data']);
     const type = validateEventType('type', body.type);
     const data = body.data ?? {};
@@ -123,6 +140,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     const target = req.url ?? '/';
     const pathname = target.split('?')[0]!;
     const query = new URLSearchParams(target.includes('?') ? target.slice(target.indexOf('?') + 1) : '');
+    const repeated = [...query.keys()].find((key, index, keys) => keys.indexOf(key) !== index);
+    if (repeated !== undefined) throw new ApiError(400, 'invalid_parameter', `${repeated}: given more than once`);
     let segments: string[];
     try {
       segments = pathname.split('/').slice(1).map(decodeURIComponent);
@@ -161,7 +180,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (res.headersSent) {
+      if (error instanceof ClientGone || res.headersSent) {
         res.destroy();
         return;
       }
@@ -175,9 +194,16 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       sendApiError(res, new ApiError(500, 'internal_error', 'the sandbox failed to handle this request'));
     });
   });
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-    else socket.destroy();
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const [status, reason, code, message] = malformedRequest(error);
+    const text = JSON.stringify({ error: { code, message } });
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+    );
   });
 
   let closed: Promise<void> | undefined;

@@ -252,6 +252,15 @@ describe('validation', () => {
     ['url with a newline (URL parsing would drop it silently)', { url: 'https://example.com/a\nsigning secret  whsec_FAKE', events: ['invoice.paid'] }, 'control characters'],
     ['url with an escape sequence', { url: 'https://example.com/\u001b[31m', events: ['invoice.paid'] }, 'control characters'],
     ['url too long', { url: `https://example.com/${'a'.repeat(2100)}`, events: ['invoice.paid'] }, '2048'],
+    ['url with no host before the path (https:///x)', { url: 'https:///evil.example/x', events: ['invoice.paid'] }, 'scheme://host'],
+    ['url with one slash (https:/x)', { url: 'https:/m.example/x', events: ['invoice.paid'] }, 'scheme://host'],
+    ['url with a user name and password', { url: 'https://user:pass@example.com/h', events: ['invoice.paid'] }, 'user name'],
+    ['url with a right-to-left override', { url: 'https://example.com/\u202egpj.exe', events: ['invoice.paid'] }, 'invisible'],
+    ['url with a zero-width space', { url: 'https://exa\u200bmple.com/h', events: ['invoice.paid'] }, 'invisible'],
+    ['url to the cloud metadata address', { url: 'https://169.254.169.254/latest/meta-data', events: ['invoice.paid'] }, 'link-local'],
+    ['url to the metadata address written in hex', { url: 'https://0xA9FEA9FE/latest', events: ['invoice.paid'] }, 'link-local'],
+    ['url to an IPv4-mapped link-local address', { url: 'https://[::ffff:169.254.169.254]/', events: ['invoice.paid'] }, 'link-local'],
+    ['url to an IPv6 link-local address', { url: 'https://[fe80::1]/h', events: ['invoice.paid'] }, 'link-local'],
     ['events missing', { url: 'https://example.com/h' }, 'events'],
     ['events empty', { url: 'https://example.com/h', events: [] }, 'events'],
     ['events not an array', { url: 'https://example.com/h', events: 'invoice.paid' }, 'events'],
@@ -260,6 +269,28 @@ describe('validation', () => {
     ['active not boolean', { url: 'https://example.com/h', events: ['invoice.paid'], active: 'yes' }, 'active'],
   ])('refuses a create with %s', async (_name, body, messagePart) => {
     expectApiError(await call('POST', '/v1/webhooks', { body }), 400, 'invalid_field', messagePart);
+  });
+
+  it('stores, shows and sends to the URL in its normalised form', async () => {
+    const created = await call('POST', '/v1/webhooks', { body: { url: 'HTTPS://Example.COM:443/a/../hooks', events: ['invoice.paid'], active: false } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json.url).toBe('https://example.com/hooks');
+    expect((await call('GET', `/v1/webhooks/${created.json.id}`)).json.url).toBe('https://example.com/hooks');
+    const patched = await call('PATCH', `/v1/webhooks/${created.json.id}`, { body: { url: 'https://bücher.example/x' } });
+    expect(patched.json.url).toBe('https://xn--bcher-kva.example/x');
+    expectApiError(await call('PATCH', `/v1/webhooks/${created.json.id}`, { body: { url: 'https://a:b@example.com/' } }), 400, 'invalid_field', 'user name');
+  });
+
+  it('answers 415 for a body that is not sent as JSON', async () => {
+    const webhook = await createWebhook('/ct');
+    const form = { rawBody: JSON.stringify(valid()), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+    expectApiError(await call('POST', '/v1/webhooks', form), 415, 'unsupported_media_type', 'application/json');
+    expectApiError(await call('PATCH', `/v1/webhooks/${webhook.id}`, { rawBody: '{"active":false}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectApiError(await call('POST', `/v1/webhooks/${webhook.id}/test`, { rawBody: '{}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expect((await call('GET', `/v1/webhooks/${webhook.id}`)).json.active).toBe(true);
+    // JSON with a charset, or a +json type, is JSON; a test send with no body at all needs no type.
+    expect((await call('PATCH', `/v1/webhooks/${webhook.id}`, { rawBody: '{"active":true}', headers: { 'content-type': 'application/json; charset=utf-8' } })).status).toBe(200);
+    expect((await call('POST', `/v1/webhooks/${webhook.id}/test`)).status).toBe(200);
   });
 
   it('accepts https anywhere and http on loopback hosts', async () => {
@@ -279,7 +310,7 @@ describe('validation', () => {
   it('refuses bodies that are not a JSON object, and too large ones with 413', async () => {
     expectApiError(await call('POST', '/v1/webhooks', { rawBody: '{"url":', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
     expectApiError(await call('POST', '/v1/webhooks', { rawBody: '[1,2]', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
-    expectApiError(await call('POST', '/v1/webhooks', { rawBody: '' }), 400, 'invalid_json');
+    expectApiError(await call('POST', '/v1/webhooks', { rawBody: '', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
     const huge = JSON.stringify({ ...valid(), pad: 'x'.repeat(70_000) });
     expectApiError(await call('POST', '/v1/webhooks', { rawBody: huge, headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large');
     expect((await call('GET', '/v1/webhooks')).status).toBe(200);

@@ -77,6 +77,21 @@ describe('whsvc sandbox start', () => {
     }
   });
 
+  it('keeps serving and delivering when the reader of its log goes away, and SIGTERM still exits 0', async () => {
+    // As in `whsvc sandbox start 2>&1 >ready.json | head -c 50`: the log's pipe closes early.
+    const sandbox = await startSandboxProcess([]);
+    sandbox.child.stderr!.destroy();
+    const token = await getToken(sandbox.info.base_url, sandbox.info.client_id, sandbox.info.client_secret);
+    const created = await http(sandbox.info.base_url, 'POST', '/v1/webhooks', { token, body: { url: `${receiver.url}/epipe`, events: ['invoice.paid'] } });
+    expect(created.status).toBe(201);
+    // Each delivery writes a log line into the closed pipe.
+    for (let i = 0; i < 20; i += 1) expect((await http(sandbox.info.base_url, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } })).status).toBe(202);
+    expect(await receiver.waitFor(20, 20_000, '/epipe')).toHaveLength(20);
+    expect((await http(sandbox.info.base_url, 'GET', '/v1/webhooks', { token })).status).toBe(200);
+    expect(sandbox.child.exitCode).toBeNull();
+    expect(await sandbox.stop('SIGTERM')).toBe(0);
+  });
+
   it('says clearly when the port is taken', async () => {
     const running = await startSandboxProcess(['--quiet']);
     try {
