@@ -38,8 +38,8 @@ export interface ApiClientOptions {
   /** Waits the user should know of (Retry-After). */
   notice?: ((text: string) => void) | undefined;
   userAgent?: string;
-  /** The message when there are no credentials at all (naming the profile, say). */
-  notLoggedIn?: string;
+  /** The message (or the whole error) when there are no credentials to use (naming the profile, say). */
+  notLoggedIn?: string | AuthError;
 }
 
 /** At most this many waits on 429/503 per request, each at most MAX_RETRY_AFTER_S. */
@@ -92,7 +92,10 @@ export class ApiClient {
   /** POST /v1/oauth/token with the client credentials (JSON, as the interface gives it). */
   async requestToken(): Promise<CachedToken> {
     const credentials = this.options.credentials;
-    if (!credentials) throw new AuthError(this.options.notLoggedIn ?? 'not logged in');
+    if (!credentials) {
+      const why = this.options.notLoggedIn ?? 'not logged in';
+      throw why instanceof AuthError ? why : new AuthError(why);
+    }
     const body = JSON.stringify({
       grant_type: 'client_credentials',
       client_id: credentials.clientId,

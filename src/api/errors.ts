@@ -30,6 +30,8 @@ export class AuthError extends Error {
     message: string,
     readonly status?: number,
     readonly code?: string,
+    /** What to do about it, when it is more than logging in. */
+    readonly hint?: string,
   ) {
     super(message);
   }

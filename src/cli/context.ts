@@ -1,4 +1,5 @@
 import { ApiClient, type Credentials, type TokenCache } from '../api/client.js';
+import { AuthError } from '../api/errors.js';
 import { defaultTransport, proxyForDisplay, proxySettings, type Transport } from '../api/transport.js';
 import { ConfigStore, type Profile } from '../config/store.js';
 import { colorsFor, type Colors } from '../render/colors.js';
@@ -19,6 +20,8 @@ export { DEFAULT_BASE_URL };
 export interface GlobalOptions {
   profile: string;
   baseUrl?: string | undefined;
+  /** Where baseUrl came from, for messages. */
+  baseUrlSource?: '--base-url' | 'WHSVC_BASE_URL' | undefined;
   json: boolean;
   color: boolean;
   input: boolean;
@@ -49,6 +52,7 @@ export function readGlobals(opts: Record<string, unknown>, env: NodeJS.ProcessEn
   return {
     profile: (opts.profile as string | undefined) ?? env.WHSVC_PROFILE ?? 'default',
     baseUrl: (opts.baseUrl as string | undefined) ?? env.WHSVC_BASE_URL,
+    baseUrlSource: opts.baseUrl !== undefined ? '--base-url' : env.WHSVC_BASE_URL !== undefined ? 'WHSVC_BASE_URL' : undefined,
     json: Boolean(opts.json),
     color: opts.color !== false,
     input: opts.input !== false && env.CI !== 'true' && env.CI !== '1',
@@ -57,7 +61,12 @@ export function readGlobals(opts: Record<string, unknown>, env: NodeJS.ProcessEn
   };
 }
 
-function checkBaseUrl(value: string): string {
+/** Hosts plain http may go to: this machine only (a sandbox, a local proxy of the service). */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+function checkBaseUrl(value: string, source: string): string {
   let url: URL | undefined;
   try {
     url = new URL(value);
@@ -65,9 +74,25 @@ function checkBaseUrl(value: string): string {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw usageError(`the base URL ${JSON.stringify(value)} is not an http(s) URL`, 'for example --base-url http://127.0.0.1:4010 (from --base-url, WHSVC_BASE_URL or the profile)');
+    throw usageError(`the base URL ${JSON.stringify(value)} (from ${source}) is not an http(s) URL`, 'for example --base-url http://127.0.0.1:4010');
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    // Credentials and tokens would cross the network in the clear.
+    throw usageError(`the base URL ${value} (from ${source}) must use https: plain http is only for this machine (localhost, 127.0.0.1, [::1])`, `use https://${url.host}${url.pathname === '/' ? '' : url.pathname}`);
   }
   return value;
+}
+
+/** One address written two ways (a trailing slash, upper-case host, a default port) is the same address. */
+function sameAddress(a: string, b: string): boolean {
+  const normal = (value: string) => {
+    try {
+      return new URL(value).href.replace(/\/+$/, '');
+    } catch {
+      return value;
+    }
+  };
+  return normal(a) === normal(b);
 }
 
 export function resolveCredentials(
@@ -112,8 +137,23 @@ export async function buildDeps(
 ): Promise<CommandDeps> {
   const config = new ConfigStore(io.env.WHSVC_CONFIG_DIR);
   const profile = config.getProfile(globals.profile);
-  const { credentials, source } = resolveCredentials(io.env, profile);
-  const baseUrl = checkBaseUrl(globals.baseUrl ?? profile?.base_url ?? DEFAULT_BASE_URL);
+  const resolved = resolveCredentials(io.env, profile);
+  const { source } = resolved;
+  let { credentials } = resolved;
+  const baseUrlSource = globals.baseUrl !== undefined ? globals.baseUrlSource ?? '--base-url' : profile ? `profile ${globals.profile}` : 'the default';
+  const baseUrl = checkBaseUrl(globals.baseUrl ?? profile?.base_url ?? DEFAULT_BASE_URL, baseUrlSource);
+  // A profile's secret goes only to the address it was proven on at login (as gh binds a token to its host).
+  // Credentials from the environment are the user's explicit choice for the address given.
+  let notLoggedIn: string | AuthError = `not logged in (profile ${globals.profile})`;
+  if (source === 'profile' && profile && !sameAddress(baseUrl, profile.base_url)) {
+    credentials = undefined;
+    notLoggedIn = new AuthError(
+      `profile ${globals.profile} logged in to ${profile.base_url} (stored by whsvc login); its credentials are not sent to ${baseUrl} (from ${baseUrlSource})`,
+      undefined,
+      'other_address',
+      `to use it there, log in to it under a profile of its own: whsvc login --base-url ${baseUrl} --profile <name>; or drop ${baseUrlSource}`,
+    );
+  }
   const identity = tokenIdentity(baseUrl, credentials);
   const cacheName = source === 'env' ? `env:${credentials!.clientId}` : globals.profile;
   const [colors, errColors] = await Promise.all([colorsFor(io.stdout, io.env, !globals.color), colorsFor(io.stderr, io.env, !globals.color)]);
@@ -137,7 +177,7 @@ export async function buildDeps(
       transport: sendWithProgress,
       timeoutMs: (globals.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
       userAgent: `whsvc/${WHSVC_VERSION}`,
-      notLoggedIn: `not logged in (profile ${globals.profile})`,
+      notLoggedIn,
       debug: globals.debug ? (text) => io.stderr.write(errColors.dim(text)) : undefined,
       notice: (text) => io.stderr.write(`${errColors.yellow('!')} ${text}\n`),
     });

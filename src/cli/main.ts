@@ -27,7 +27,7 @@ async function reportError(error: unknown): Promise<number> {
   }
   const { ApiError, AuthError, NetworkError } = await import('../api/errors.js');
   if (error instanceof AuthError) {
-    return writeError(error.message, ExitCode.auth, 'run `whsvc login`, or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET', error.status, error.code ?? 'unauthorized');
+    return writeError(error.message, ExitCode.auth, error.hint ?? 'run `whsvc login`, or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET', error.status, error.code ?? 'unauthorized');
   }
   if (error instanceof NetworkError) {
     const hint = error.proxy

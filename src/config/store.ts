@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CachedToken, TokenCache } from '../api/client.js';
 import { CliError } from '../cli/errors.js';
+import { withFileLock } from './lock.js';
 
 export interface Profile {
   base_url: string;
@@ -33,13 +34,29 @@ export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'whsvc');
 }
 
+/** `map[key]` only when the map holds it itself: profile names are data (`__proto__`, `constructor`), never inherited keys. */
+function own<T>(map: Record<string, T> | undefined, key: string): T | undefined {
+  return map !== undefined && Object.hasOwn(map, key) ? map[key] : undefined;
+}
+
+/** A copy of `map` without `key`, built without the `__proto__` setter of a plain object literal. */
+function without<T>(map: Record<string, T> | undefined, key: string): Record<string, T> {
+  return Object.fromEntries(Object.entries(map ?? {}).filter(([name]) => name !== key));
+}
+
+function withEntry<T>(map: Record<string, T> | undefined, key: string, value: T): Record<string, T> {
+  return Object.fromEntries([...Object.entries(without(map, key)), [key, value]]);
+}
+
 /**
  * Profiles (config.json), cached tokens (tokens.json) and the event catalog
- * (catalog.json) under WHSVC_CONFIG_DIR, else the OS config dir. Writes go
- * through conf: mode 0600 and atomic (write, then rename), so two whsvc
- * processes refreshing a token at once cannot leave a torn file. Reads are a
- * plain JSON read, which keeps conf (and its schema validator) off the path
- * of a command whose token is still good.
+ * (catalog.json) under WHSVC_CONFIG_DIR, else the OS config dir. Each change
+ * is a read-modify-write of its file under a lock (`<file>.lock`), so that
+ * whsvc processes writing at once (CI jobs sharing a home directory) keep each
+ * other's profiles and tokens; the write itself goes through conf: mode 0600
+ * and atomic (write, then rename), so a reader never sees a torn file. Reads
+ * are a plain JSON read without the lock, which keeps conf (and its schema
+ * validator) off the path of a command whose token is still good.
  */
 export class ConfigStore {
   readonly dir: string;
@@ -67,32 +84,64 @@ export class ConfigStore {
     }
   }
 
-  private async write<N extends keyof Files, K extends keyof Files[N] & string>(name: N, key: K, value: Files[N][K]): Promise<void> {
-    const { default: Conf } = await import('conf');
-    const file = new Conf<Record<string, unknown>>({
-      projectName: 'whsvc',
-      cwd: this.dir,
-      configName: name,
-      configFileMode: 0o600,
-      accessPropertiesByDotNotation: false,
+  /**
+   * Sets `key` of file `name` to what `change` makes of the file as it is now,
+   * holding the file's lock from the read to the rename.
+   */
+  private async update<N extends keyof Files, K extends keyof Files[N] & string>(name: N, key: K, change: (current: Files[N]) => Files[N][K]): Promise<void> {
+    const path = this.path(name);
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    await withFileLock(path, async () => {
+      this.removeLeftoverTempFiles(name);
+      const { default: Conf } = await import('conf');
+      const file = new Conf<Record<string, unknown>>({
+        projectName: 'whsvc',
+        cwd: this.dir,
+        configName: name,
+        configFileMode: 0o600,
+        accessPropertiesByDotNotation: false,
+      });
+      file.set(key, change(this.read(name)));
     });
-    file.set(key, value);
+  }
+
+  /**
+   * A process killed in the middle of an atomic write leaves its temporary
+   * file (`config.json.tmp-…`, holding secrets) behind. Under the file's lock
+   * no other write is under way, so any such file of `name` is a leftover.
+   */
+  private removeLeftoverTempFiles(name: keyof Files): void {
+    let entries: string[];
+    try {
+      entries = readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (!entry.startsWith(`${name}.json.tmp-`)) continue;
+      try {
+        unlinkSync(join(this.dir, entry));
+      } catch {
+        // gone already
+      }
+    }
   }
 
   getProfile(name: string): Profile | undefined {
-    return this.read('config').profiles?.[name];
+    return own(this.read('config').profiles, name);
   }
 
   async setProfile(name: string, profile: Profile): Promise<void> {
-    await this.write('config', 'profiles', { ...this.read('config').profiles, [name]: profile });
+    await this.update('config', 'profiles', (current) => withEntry(current.profiles, name, profile));
   }
 
   async deleteProfile(name: string): Promise<boolean> {
-    const all = { ...this.read('config').profiles };
-    const existed = name in all;
-    if (existed) {
-      delete all[name];
-      await this.write('config', 'profiles', all);
+    let existed = false;
+    if (own(this.read('config').profiles, name) !== undefined) {
+      await this.update('config', 'profiles', (current) => {
+        existed = own(current.profiles, name) !== undefined;
+        return without(current.profiles, name);
+      });
     }
     await this.forgetTokens(name);
     return existed;
@@ -102,31 +151,28 @@ export class ConfigStore {
   tokenCache(profile: string, identity: string): TokenCache {
     return {
       read: () => {
-        const entry = this.read('tokens').tokens?.[profile];
+        const entry = own(this.read('tokens').tokens, profile);
         if (!entry || entry.key !== identity) return undefined;
         const { key: _key, ...token } = entry;
         return token;
       },
-      // Re-read just before writing: another process may have cached another profile's token meanwhile.
-      write: (token) => this.write('tokens', 'tokens', { ...this.read('tokens').tokens, [profile]: { ...token, key: identity } }),
+      write: (token) => this.update('tokens', 'tokens', (current) => withEntry(current.tokens, profile, { ...token, key: identity })),
       clear: () => this.forgetTokens(profile),
     };
   }
 
   async forgetTokens(profile: string): Promise<void> {
-    const all = { ...this.read('tokens').tokens };
-    if (!(profile in all)) return;
-    delete all[profile];
-    await this.write('tokens', 'tokens', all);
+    if (own(this.read('tokens').tokens, profile) === undefined) return;
+    await this.update('tokens', 'tokens', (current) => without(current.tokens, profile));
   }
 
   /** The event catalog last fetched from `baseUrl`, if any, with when it was fetched. */
   readCatalog(baseUrl: string): { fetched_at: number; data: CatalogEntry[] } | undefined {
-    const cached = this.read('catalog').catalogs?.[baseUrl];
+    const cached = own(this.read('catalog').catalogs, baseUrl);
     return cached && Array.isArray(cached.data) ? cached : undefined;
   }
 
   async writeCatalog(baseUrl: string, data: CatalogEntry[], fetchedAt: number): Promise<void> {
-    await this.write('catalog', 'catalogs', { ...this.read('catalog').catalogs, [baseUrl]: { fetched_at: fetchedAt, data } });
+    await this.update('catalog', 'catalogs', (current) => withEntry(current.catalogs, baseUrl, { fetched_at: fetchedAt, data }));
   }
 }

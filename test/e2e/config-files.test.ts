@@ -1,0 +1,165 @@
+import { spawnSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+
+// The CLI's own files under the bad day: many whsvc processes writing at once
+// (CI jobs sharing a home directory), a process killed mid-write, profile
+// names that are also JavaScript's, and credentials asked to go elsewhere.
+
+let sandbox: SandboxProcess;
+let workDir: string;
+
+beforeAll(async () => {
+  sandbox = await startSandboxProcess(['--quiet']);
+  workDir = mkdtempSync(join(tmpdir(), 'whsvc-config-'));
+});
+
+afterAll(async () => {
+  await sandbox?.stop();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+const freshConfig = () => mkdtempSync(join(workDir, 'config-'));
+
+function cli(args: string[], configDir: string, extra: { env?: Record<string, string | undefined>; input?: string } = {}) {
+  return runCli(args, {
+    timeoutMs: 120_000,
+    ...extra,
+    env: { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: undefined, WHSVC_PROFILE: undefined, WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined, CI: 'true', ...extra.env },
+  });
+}
+
+const login = (dir: string, profile: string) =>
+  cli(['login', '--profile', profile, '--base-url', sandbox.info.base_url, '--client-id', sandbox.info.client_id, '--client-secret-stdin'], dir, { input: sandbox.info.client_secret });
+
+const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, Record<string, { client_id?: string; access_token?: string }>>;
+
+describe('whsvc processes writing at once keep each other’s writes', () => {
+  it('50 parallel logins to distinct profiles leave 50 working profiles and 50 cached tokens', async () => {
+    const dir = freshConfig();
+    const names = Array.from({ length: 50 }, (_, i) => `p${i}`);
+    const results = await Promise.all(names.map((name) => login(dir, name)));
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    expect(Object.keys(readJson(join(dir, 'config.json')).profiles!).sort()).toEqual([...names].sort());
+    expect(Object.keys(readJson(join(dir, 'tokens.json')).tokens!).sort()).toEqual([...names].sort());
+    // Working: a few of them, used as a user would.
+    for (const name of ['p0', 'p25', 'p49']) {
+      const list = await cli(['webhooks', 'list', '--profile', name, '--json'], dir);
+      expect(list.code, list.stderr).toBe(0);
+    }
+    expect(readdirSync(dir).filter((file) => file.includes('.tmp-') || file.endsWith('.lock'))).toEqual([]);
+  });
+
+  it('50 parallel token refreshes of one profile leave a valid token', async () => {
+    const dir = freshConfig();
+    expect((await login(dir, 'ci')).code).toBe(0);
+    rmSync(join(dir, 'tokens.json'));
+    const results = await Promise.all(Array.from({ length: 50 }, () => cli(['webhooks', 'list', '--profile', 'ci', '--json'], dir)));
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    const cached = readJson(join(dir, 'tokens.json')).tokens!.ci!;
+    const response = await fetch(`${sandbox.info.base_url}/v1/webhooks`, { headers: { authorization: `Bearer ${cached.access_token}` } });
+    expect(response.status).toBe(200);
+    expect(Object.keys(readJson(join(dir, 'config.json')).profiles!)).toEqual(['ci']);
+  });
+});
+
+describe('a process killed in the middle of a write', () => {
+  it('leaves no temporary file with secrets behind once whsvc writes again', async () => {
+    const dir = freshConfig();
+    expect((await login(dir, 'default')).code).toBe(0);
+    // What a kill -9 between atomically's write and its rename leaves.
+    writeFileSync(join(dir, 'tokens.json.tmp-1234567890abcdef'), '{"tokens":{"default":{"access_token":"live"}}}', { mode: 0o600 });
+    writeFileSync(join(dir, 'config.json.tmp-1234567890fedcba'), '{"profiles":{"x":{"client_secret":"s"}}}', { mode: 0o600 });
+    expect((await login(dir, 'second')).code).toBe(0);
+    expect(readdirSync(dir).filter((file) => file.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('a lock left by a killed process does not block the next write', async () => {
+    const dir = freshConfig();
+    expect((await login(dir, 'default')).code).toBe(0);
+    // A real process that held the lock and is gone: its pid is free.
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    writeFileSync(join(dir, 'config.json.lock'), JSON.stringify({ pid: Number(dead.stdout), host: (await import('node:os')).hostname(), nonce: 'dead' }));
+    const second = await login(dir, 'second');
+    expect(second.code, second.stderr).toBe(0);
+    expect(Object.keys(readJson(join(dir, 'config.json')).profiles!).sort()).toEqual(['default', 'second']);
+    expect(existsSync(join(dir, 'config.json.lock'))).toBe(false);
+  });
+});
+
+describe('profile names are data', () => {
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('--profile %s logs in, works and logs out', async (name) => {
+    const dir = freshConfig();
+    expect((await login(dir, 'other')).code).toBe(0);
+    const status = await cli(['auth', 'status', '--profile', name], dir);
+    expect(status.code, status.stderr).toBe(3);
+    expect(status.stderr).toContain(`not logged in (profile ${name})`);
+    expect((await login(dir, name)).code).toBe(0);
+    const list = await cli(['webhooks', 'list', '--profile', name, '--json'], dir);
+    expect(list.code, list.stderr).toBe(0);
+    expect(Object.keys(readJson(join(dir, 'config.json')).profiles!).sort()).toEqual([name, 'other'].sort());
+    const logout = await cli(['logout', '--profile', name], dir);
+    expect(logout.code, logout.stderr).toBe(0);
+    expect(Object.keys(readJson(join(dir, 'config.json')).profiles!)).toEqual(['other']);
+  });
+});
+
+describe('credentials go only where they were proven', () => {
+  let elsewhere: Server;
+  let elsewhereUrl: string;
+  const hits: string[] = [];
+  beforeAll(async () => {
+    elsewhere = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        hits.push(`${req.method} ${req.url} ${body}`);
+        res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_client","error_description":"no"}');
+      });
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    elsewhereUrl = `http://localhost:${(elsewhere.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((resolve) => elsewhere.close(resolve)));
+
+  it('a profile’s secret is not sent to another address: exit 3 naming both, nothing sent', async () => {
+    const dir = freshConfig();
+    expect((await login(dir, 'default')).code).toBe(0);
+    rmSync(join(dir, 'tokens.json'));
+    const result = await cli(['webhooks', 'list'], dir, { env: { WHSVC_BASE_URL: elsewhereUrl } });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(`profile default logged in to ${sandbox.info.base_url}`);
+    expect(result.stderr).toContain(`not sent to ${elsewhereUrl} (from WHSVC_BASE_URL)`);
+    expect(result.stderr).toContain(`whsvc login --base-url ${elsewhereUrl} --profile <name>`);
+    expect(result.stderr).not.toContain(sandbox.info.client_secret);
+    const flag = await cli(['webhooks', 'list', '--base-url', elsewhereUrl], dir);
+    expect(flag.code).toBe(3);
+    expect(flag.stderr).toContain('(from --base-url)');
+    expect(hits).toEqual([]);
+    // The same address written another way is the same address.
+    const same = await cli(['webhooks', 'list', '--json'], dir, { env: { WHSVC_BASE_URL: `${sandbox.info.base_url}/` } });
+    expect(same.code, same.stderr).toBe(0);
+  });
+
+  it('credentials from the environment go to the address given', async () => {
+    const dir = freshConfig();
+    const result = await cli(['webhooks', 'list'], dir, { env: { WHSVC_BASE_URL: elsewhereUrl, WHSVC_CLIENT_ID: 'env-client', WHSVC_CLIENT_SECRET: 'env-secret' } });
+    expect(result.code).toBe(3);
+    expect(hits.some((hit) => hit.startsWith('POST /v1/oauth/token') && hit.includes('env-client'))).toBe(true);
+  });
+
+  it.each(['http://example.com', 'http://10.0.0.5:4010', 'http://169.254.169.254'])('plain http to %s is refused before any request (exit 2)', async (url) => {
+    const dir = freshConfig();
+    const result = await cli(['webhooks', 'list'], dir, { env: { WHSVC_BASE_URL: url, WHSVC_CLIENT_ID: 'id', WHSVC_CLIENT_SECRET: 'secret' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('must use https');
+    expect(result.stderr.trim().split('\n')).toHaveLength(2);
+    const loginResult = await cli(['login', '--base-url', url, '--client-id', 'id', '--client-secret-stdin'], dir, { input: 'secret' });
+    expect(loginResult.code).toBe(2);
+  });
+});
