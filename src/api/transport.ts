@@ -4,7 +4,7 @@ export interface TransportRequest {
   method: string;
   url: URL;
   headers: Record<string, string>;
-  body?: string | undefined;
+  body?: string | Uint8Array | undefined;
   timeoutMs: number;
 }
 

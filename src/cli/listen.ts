@@ -1,6 +1,7 @@
-import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { defaultTransport, TransportError, type Transport } from '../api/transport.js';
 import { colorsFor } from '../render/colors.js';
 import { sanitize } from '../render/text.js';
 import { verify } from '../signing/signature.js';
@@ -30,6 +31,8 @@ export interface ListenDeps extends Io {
   /** The catalog's event types when known (cached by an earlier command), to check --events against. */
   knownEventTypes?: string[] | undefined;
   now?: () => Date;
+  /** How --forward-to sends (undici, as every request of whsvc); a test may pass its own. */
+  transport?: Transport;
 }
 
 type SignatureState = 'ok' | 'bad' | 'unsigned' | 'unchecked';
@@ -48,22 +51,64 @@ interface ForwardResult {
   error?: string;
 }
 
-function forward(target: URL, headers: IncomingHttpHeaders, body: Buffer, path: string): Promise<ForwardResult> {
+/** Headers that describe the hop, not the delivery: the forward makes its own. */
+const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+
+async function forward(send: Transport, target: URL, headers: IncomingHttpHeaders, body: Buffer, path: string): Promise<ForwardResult> {
   const url = new URL(target);
   if (path !== '/' && url.pathname === '/') url.pathname = path.split('?')[0]!;
-  const { host: _host, connection: _connection, ...kept } = headers;
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve) => {
-    const req = send(url, { method: 'POST', headers: { ...kept, 'content-length': String(body.length) }, timeout: 10_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? null }));
-    });
-    req.on('timeout', () => req.destroy(new Error('no answer within 10 s')));
-    req.on('error', (error: NodeJS.ErrnoException) =>
-      resolve({ status: null, error: error.code === 'ECONNREFUSED' ? 'connection refused' : error.message }),
-    );
-    req.end(body);
-  });
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_HEADERS.has(name)) kept[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  try {
+    const answer = await send({ method: 'POST', url, headers: kept, body, timeoutMs: 10_000 });
+    return { status: answer.status };
+  } catch (error) {
+    if (!(error instanceof TransportError)) throw error;
+    return { status: null, error: error.code === 'ECONNREFUSED' ? 'connection refused' : error.message };
+  }
+}
+
+/** The `event` field of a JSON body: what the signature covers, unlike the headers. */
+function bodyEvent(body: Buffer): string | undefined {
+  try {
+    const event = (JSON.parse(body.toString('utf8')) as { event?: unknown }).event;
+    return typeof event === 'string' ? event : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What `listen` remembers of the deliveries it has seen, to tell a new one
+ * from a repeat: the signature covers the body only, with no timestamp, so a
+ * captured delivery can be sent again with any delivery id or attempt header.
+ */
+class Seen {
+  private readonly byId = new Map<string, { bodyHash: string; attempt: number }>();
+  private readonly byBody = new Map<string, string>();
+
+  /** Records a delivery; says whether it repeats one seen before, and which. */
+  note(deliveryId: string | undefined, attemptHeader: string | undefined, body: Buffer): { repeat: 'retry' | 'replay' | null; of: string | null } {
+    const bodyHash = createHash('sha256').update(body).digest('hex');
+    const attempt = Number(attemptHeader ?? NaN);
+    const id = deliveryId ?? `(no id) ${bodyHash}`;
+    const earlier = this.byId.get(id);
+    const sameBodyAs = this.byBody.get(bodyHash);
+    if (earlier) {
+      // The same delivery again: a retry has the same body and a higher attempt number than any seen.
+      if (earlier.bodyHash === bodyHash && Number.isInteger(attempt) && attempt > earlier.attempt) {
+        earlier.attempt = attempt;
+        return { repeat: 'retry', of: id };
+      }
+      return { repeat: 'replay', of: earlier.bodyHash === bodyHash ? id : (sameBodyAs ?? id) };
+    }
+    if (sameBodyAs !== undefined) return { repeat: 'replay', of: sameBodyAs };
+    this.byId.set(id, { bodyHash, attempt: Number.isInteger(attempt) ? attempt : 0 });
+    this.byBody.set(bodyHash, id);
+    return { repeat: null, of: null };
+  }
 }
 
 export async function run(options: ListenOptions, deps: ListenDeps): Promise<number> {
@@ -79,13 +124,19 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     try {
       forwardTarget = new URL(options.forwardTo);
     } catch {
-      throw usageError(`--forward-to ${JSON.stringify(options.forwardTo)} is not a URL`);
+      throw usageError(`--forward-to ${JSON.stringify(options.forwardTo)} is not a URL`, 'for example --forward-to http://localhost:3000/webhooks');
+    }
+    if (forwardTarget.protocol !== 'http:' && forwardTarget.protocol !== 'https:') {
+      throw usageError(`--forward-to ${JSON.stringify(options.forwardTo)}: only http:// and https:// URLs can receive deliveries`, 'for example --forward-to http://localhost:3000/webhooks');
     }
   }
+  const send = deps.transport ?? defaultTransport(deps.env);
+  const seen = new Seen();
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
   const now = deps.now ?? (() => new Date());
   let verified = 0;
   let bad = 0;
+  let refused = 0;
   let finish: (code: number) => void = () => {};
   const finished = new Promise<number>((resolve) => (finish = resolve));
 
@@ -100,40 +151,49 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
         }
         const body = Buffer.concat(chunks);
         const signature = platformHeader(req.headers, 'signature');
-        let event = platformHeader(req.headers, 'event');
-        if (!event) {
-          try {
-            event = (JSON.parse(body.toString('utf8')) as { event?: string }).event;
-          } catch {
-            // not JSON: no event type to show
-          }
-        }
+        const headerEvent = platformHeader(req.headers, 'event');
+        // The body's event is signed; the header is not, and may have been rewritten.
+        const signedEvent = bodyEvent(body);
+        const event = signedEvent ?? headerEvent;
+        const eventMismatch = signedEvent !== undefined && headerEvent !== undefined && headerEvent !== signedEvent;
         if (options.events && event && !options.events.includes(event)) {
           res.writeHead(options.respondStatus).end();
           return;
         }
         const key = secret.current();
         const state: SignatureState = !signature ? 'unsigned' : key === undefined ? 'unchecked' : verify(key, body, signature) ? 'ok' : 'bad';
+        const deliveryId = platformHeader(req.headers, 'delivery-id');
+        const attempt = platformHeader(req.headers, 'attempt');
+        const { repeat, of: repeatOf } = state === 'bad' ? { repeat: null, of: null } : seen.note(deliveryId, attempt, body);
+        // A signed body under headers that lie about it, or sent again as another delivery: someone replays it.
+        const suspect = eventMismatch || repeat === 'replay';
         let status = options.respondStatus;
         let forwarded: ForwardResult | undefined;
         if (state === 'bad' || (state === 'unsigned' && key !== undefined)) {
           status = 400;
           bad += 1;
+        } else if (suspect) {
+          status = 400;
+          refused += 1;
         } else if (forwardTarget && (state === 'ok' || state === 'unchecked')) {
-          forwarded = await forward(forwardTarget, req.headers, body, req.url ?? '/');
+          forwarded = await forward(send, forwardTarget, req.headers, body, req.url ?? '/');
           status = forwarded.status ?? 502;
         }
-        res.writeHead(status, { 'content-type': 'text/plain' }).end(state === 'bad' ? 'signature does not match\n' : '');
-        if (state === 'ok') verified += 1;
+        const refusal = state === 'bad' ? 'signature does not match\n' : eventMismatch ? 'event header does not match the signed body\n' : repeat === 'replay' ? 'replay of a delivery already received\n' : '';
+        res.writeHead(status, { 'content-type': 'text/plain' }).end(refusal);
+        // --count counts distinct deliveries: a retry of one already counted is shown, not counted again.
+        if (state === 'ok' && !suspect && repeat === null) verified += 1;
 
-        const deliveryId = platformHeader(req.headers, 'delivery-id');
-        const attempt = platformHeader(req.headers, 'attempt');
         if (options.json) {
           deps.stdout.write(
             `${JSON.stringify({
               received_at: now().toISOString(),
               event: event ?? null,
+              header_event: headerEvent ?? null,
+              event_mismatch: eventMismatch,
               delivery_id: deliveryId ?? null,
+              repeat,
+              repeat_of: repeatOf,
               attempt: attempt === undefined ? null : Number(attempt),
               signature: state,
               verified: state === 'ok',
@@ -146,11 +206,16 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
         } else {
           const label = { ok: colors.green('signature ok'), bad: colors.red('signature BAD'), unsigned: colors.yellow('unsigned'), unchecked: colors.yellow('not checked (no secret yet)') }[state];
           const forwardText = forwarded ? `  app ${forwarded.status ?? `down (${forwarded.error})`}` : '';
+          const flags = [
+            eventMismatch ? colors.red(`header says ${sanitize(headerEvent!)}`) : '',
+            repeat === 'retry' ? colors.yellow(`retry of ${sanitize(repeatOf!)}`) : '',
+            repeat === 'replay' ? colors.red(`REPLAY of ${sanitize(repeatOf!)}`) : '',
+          ].filter(Boolean);
           deps.stdout.write(
-            `${now().toISOString().slice(11, 19)}  ${sanitize(event ?? '(no event)').padEnd(EVENT_WIDTH)}  ${`${sanitize(deliveryId ?? '-')}${attempt ? ` #${sanitize(attempt)}` : ''}`.padEnd(32)}  ${label}  -> ${status}${forwardText}\n`,
+            `${now().toISOString().slice(11, 19)}  ${sanitize(event ?? '(no event)').padEnd(EVENT_WIDTH)}  ${`${sanitize(deliveryId ?? '-')}${attempt ? ` #${sanitize(attempt)}` : ''}`.padEnd(32)}  ${label}${flags.map((flag) => `  ${flag}`).join('')}  -> ${status}${forwardText}\n`,
           );
         }
-        if (options.count !== undefined && verified >= options.count) finish(bad > 0 ? ExitCode.failure : ExitCode.ok);
+        if (options.count !== undefined && verified >= options.count) finish(bad + refused > 0 ? ExitCode.failure : ExitCode.ok);
       })();
     });
   });
@@ -172,7 +237,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       if (options.count !== undefined) {
         deps.stderr.write(`whsvc listen: ${verified} of ${options.count} verified deliveries within ${options.timeout} s\n`);
         finish(ExitCode.timedOut);
-      } else finish(bad > 0 ? ExitCode.failure : ExitCode.ok);
+      } else finish(bad + refused > 0 ? ExitCode.failure : ExitCode.ok);
     }, options.timeout * 1000);
   }
   const code = await Promise.race([finished, deps.stopSignal]);
@@ -180,5 +245,6 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
   if (bad > 0) deps.stderr.write(`whsvc listen: ${bad} deliver${bad === 1 ? 'y' : 'ies'} with a bad or missing signature\n`);
-  return code === ExitCode.ok && bad > 0 ? ExitCode.failure : code;
+  if (refused > 0) deps.stderr.write(`whsvc listen: ${refused} replayed deliver${refused === 1 ? 'y' : 'ies'} or event header${refused === 1 ? '' : 's'} contradicting the signed body, refused\n`);
+  return code === ExitCode.ok && bad + refused > 0 ? ExitCode.failure : code;
 }

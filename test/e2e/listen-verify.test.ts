@@ -135,14 +135,17 @@ describe('whsvc listen', () => {
     try {
       const body = '{ "id": "inv_2",  "event": "invoice.paid" }';
       const signature = 'sha256=' + createHmac('sha256', 'whsec_fwd').update(body).digest('hex');
-      const answer = await fetch(listener.url, { method: 'POST', body, headers: { 'x-service-signature': signature, 'x-service-event': 'invoice.paid' } });
+      const headers = { 'x-service-signature': signature, 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_fwd' };
+      const answer = await fetch(listener.url, { method: 'POST', body, headers: { ...headers, 'x-service-attempt': '1' } });
       expect(answer.status).toBe(202);
       const [relayed] = await app.waitFor(1);
       expect(relayed!.body).toBe(body);
       expect(relayed!.path).toBe('/app');
       expect(relayed!.headers['x-service-signature']).toBe(signature);
+      expect(relayed!.headers['x-service-delivery-id']).toBe('dlv_fwd');
       await app.close();
-      const down = await fetch(listener.url, { method: 'POST', body, headers: { 'x-service-signature': signature } });
+      // The sender's retry of the same delivery is relayed again (the app decides what a duplicate means).
+      const down = await fetch(listener.url, { method: 'POST', body, headers: { ...headers, 'x-service-attempt': '2' } });
       expect(down.status).toBe(502);
       await waitFor(() => /app down \(connection refused\)/.test(listener.stdout()), 'the app-down line');
       expect(listener.stdout()).toMatch(/signature ok\s+-> 202\s+app 202/);
@@ -151,6 +154,65 @@ describe('whsvc listen', () => {
       listener.child.kill('SIGINT');
       await listener.exit;
     }
+  });
+});
+
+describe('whsvc listen trusts only what is signed', () => {
+  const secret = 'whsec_replay';
+  const sign = (body: string) => 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+  const post = (url: string, body: string, headers: Record<string, string>) => fetch(url, { method: 'POST', body, headers: { 'x-service-signature': sign(body), ...headers } });
+
+  it('shows the event of the signed body, flags forged headers and replays, and counts distinct deliveries', async () => {
+    const listener = await listen(['--secret', secret, '--count', '2', '--timeout', '60', '--json']);
+    const paid = '{"id":"inv_1","event":"invoice.paid"}';
+    const first = await post(listener.url, paid, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_real_1', 'x-service-attempt': '1' });
+    expect(first.status).toBe(200);
+    // The captured delivery again, its headers forged: another event, another id, another attempt.
+    const forged = await post(listener.url, paid, { 'x-service-event': 'production_order.completed', 'x-service-delivery-id': 'dlv_forged_1', 'x-service-attempt': '99' });
+    expect(forged.status).toBe(400);
+    // Sent again as it was: a replay of the same attempt.
+    const again = await post(listener.url, paid, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_real_1', 'x-service-attempt': '1' });
+    expect(again.status).toBe(400);
+    // The sender's own retry of it: shown, answered, not counted a second time.
+    const retry = await post(listener.url, paid, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_real_1', 'x-service-attempt': '2' });
+    expect(retry.status).toBe(200);
+    expect(listener.child.exitCode).toBeNull();
+    const other = '{"id":"inv_2","event":"invoice.paid"}';
+    expect((await post(listener.url, other, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_real_2', 'x-service-attempt': '1' })).status).toBe(200);
+    // Two distinct deliveries reached --count 2; the replays make the exit 1.
+    expect(await listener.exit).toBe(1);
+    const lines = listener.stdout().trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((line) => [line.event, line.header_event, line.event_mismatch, line.delivery_id, line.repeat, line.repeat_of, line.status])).toEqual([
+      ['invoice.paid', 'invoice.paid', false, 'dlv_real_1', null, null, 200],
+      ['invoice.paid', 'production_order.completed', true, 'dlv_forged_1', 'replay', 'dlv_real_1', 400],
+      ['invoice.paid', 'invoice.paid', false, 'dlv_real_1', 'replay', 'dlv_real_1', 400],
+      ['invoice.paid', 'invoice.paid', false, 'dlv_real_1', 'retry', 'dlv_real_1', 200],
+      ['invoice.paid', 'invoice.paid', false, 'dlv_real_2', null, null, 200],
+    ]);
+    expect(listener.stderr()).toContain('2 replayed deliveries or event headers contradicting the signed body, refused');
+  });
+
+  it('in a terminal line: the signed event, and what is wrong with the headers', async () => {
+    const listener = await listen(['--secret', secret]);
+    try {
+      const body = '{"id":"inv_3","event":"invoice.paid"}';
+      await post(listener.url, body, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_a', 'x-service-attempt': '1' });
+      await post(listener.url, body, { 'x-service-event': 'production_order.completed', 'x-service-delivery-id': 'dlv_forged_1', 'x-service-attempt': '99' });
+      await waitFor(() => listener.stdout().trim().split('\n').length >= 2, 'two lines');
+      const [, forgedLine] = listener.stdout().trim().split('\n');
+      expect(forgedLine).toMatch(/invoice\.paid\s+dlv_forged_1 #99\s+signature ok\s+header says production_order\.completed\s+REPLAY of dlv_a\s+-> 400/);
+      expect(forgedLine).not.toMatch(/^\S+\s+production_order/);
+    } finally {
+      listener.child.kill('SIGINT');
+      await listener.exit;
+    }
+  });
+
+  it.each(['javascript:alert(1)', 'file:///etc/passwd', 'ftp://example.com/x', 'not a url'])('refuses --forward-to %s at start (exit 2)', async (target) => {
+    const result = await runCli(['listen', '--port', '0', '--secret', secret, '--forward-to', target, '--timeout', '5']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--forward-to/);
+    expect(result.stderr).not.toContain('ready at');
   });
 });
 
