@@ -99,6 +99,10 @@ export function resolveCredentials(
   env: NodeJS.ProcessEnv,
   profile: Profile | undefined,
 ): { credentials?: Credentials; source: CommandDeps['credentialSource'] } {
+  if (Boolean(env.WHSVC_CLIENT_ID) !== Boolean(env.WHSVC_CLIENT_SECRET)) {
+    const [set, missing] = env.WHSVC_CLIENT_ID ? ['WHSVC_CLIENT_ID', 'WHSVC_CLIENT_SECRET'] : ['WHSVC_CLIENT_SECRET', 'WHSVC_CLIENT_ID'];
+    throw usageError(`${set} is set but ${missing} is not: set both, or neither to use the profile`);
+  }
   if (env.WHSVC_CLIENT_ID && env.WHSVC_CLIENT_SECRET) {
     return { credentials: { clientId: env.WHSVC_CLIENT_ID, clientSecret: env.WHSVC_CLIENT_SECRET, scope: env.WHSVC_SCOPE }, source: 'env' };
   }

@@ -21,6 +21,7 @@ export function secretSource(
   if (options.secret !== undefined && options.secretFile !== undefined) throw usageError('pass --secret or --secret-file, not both');
   if (options.secretFile !== undefined) {
     const path = options.secretFile;
+    if (path.trim() === '') throw usageError('--secret-file is empty: give the path of the file that holds the secret');
     let cached: { mtimeMs: number; secret: string } | undefined;
     return {
       describe: `the secret in ${path}`,

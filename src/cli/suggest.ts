@@ -11,8 +11,11 @@ function distance(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
-/** The closest of `choices` to `input`, when it is close enough to be a likely typo. */
+/** The closest of `choices` to `input`, when it is close enough to be a likely typo, or the one choice it begins. */
 export function closest(input: string, choices: readonly string[]): string | undefined {
+  const lower = input.toLowerCase();
+  const extended = choices.filter((choice) => lower.length >= 2 && choice.toLowerCase().startsWith(lower) && choice.length > lower.length);
+  if (extended.length === 1) return extended[0];
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const choice of choices) {

@@ -9,6 +9,13 @@ describe('did you mean', () => {
     expect(closest('sales_order.create', ['sales_order.created', 'invoice.paid'])).toBe('sales_order.created');
   });
 
+  it('suggests the one choice that a shortened word begins', () => {
+    expect(closest('fail', ['delivered', 'failed', 'pending'])).toBe('failed');
+    expect(closest('deliv', ['delivered', 'failed', 'pending'])).toBe('delivered');
+    expect(closest('p', ['delivered', 'failed', 'pending'])).toBeUndefined();
+    expect(closest('sales_order', ['sales_order.created', 'sales_order.updated'])).toBeUndefined();
+  });
+
   it('does not suggest what is merely short and different', () => {
     expect(closest('tcsh', ['bash', 'zsh', 'fish'])).toBeUndefined();
     expect(closest('maybe', ['true', 'false'])).toBeUndefined();

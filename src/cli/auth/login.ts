@@ -46,7 +46,8 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
         error.code === 'invalid_scope'
           ? 'ask only for scopes this client has, or leave --scope out to get all of them'
           : `check the client id and secret for ${baseUrl}`;
-      throw new CliError(`${error.message}; nothing was stored`, ExitCode.auth, hint);
+      // As an AuthError still: --json's error line keeps the status and code the service answered.
+      throw new AuthError(`${error.message}; nothing was stored`, error.status, error.code, hint);
     }
     throw error;
   }

@@ -1,5 +1,6 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { apiAction } from '../actions.js';
+import { usageError } from '../errors.js';
 
 /** Defines `login`, `logout`, `auth status` and `auth token`. */
 export function register(program: Command): void {
@@ -9,7 +10,17 @@ export function register(program: Command): void {
     .option('--client-id <id>', 'the API client id (asked when missing on a terminal)')
     .option('--client-secret-stdin', 'read the client secret from standard input (it never goes on the command line)')
     .option('--scope <scopes>', 'space-separated scopes to request (default: all the client has)')
+    // Not an option: there only to say where the secret goes instead (its value is never echoed).
+    .addOption(new Option('--client-secret <secret>').hideHelp())
     .addHelpText('after', '\nExamples:\n  whsvc login --client-id sbx_demo_readwrite            # asks for the secret, masked\n  printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin')
+    .hook('preAction', (command) => {
+      if (command.opts().clientSecret !== undefined) {
+        throw usageError(
+          'there is no --client-secret: a secret on the command line is visible to other users and kept in shell history',
+          'pipe it in: printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin (or leave it out on a terminal to be asked, masked)',
+        );
+      }
+    })
     .action(
       apiAction(
         () => import('../auth/login.js'),

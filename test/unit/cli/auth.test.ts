@@ -33,8 +33,8 @@ describe('login', () => {
     const fake = fakeDeps({ credentials: null, stdin: 'cs_wrong_secret\n' });
     const bodies = mockToken(fake.mock, { status: 401 });
     const error = await rejectionOf(login({ clientId: 'cli_new', clientSecretStdin: true }, fake.deps));
-    expect(error).toBeInstanceOf(CliError);
-    expect(error).toMatchObject({ exitCode: 3, hint: expect.stringContaining('check the client id and secret') });
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error).toMatchObject({ status: 401, hint: expect.stringContaining('check the client id and secret') });
     expect(error.message).toContain('nothing was stored');
     expect(bodies).toHaveLength(1);
     expect(new ConfigStore(fake.configDir).getProfile('default')).toBeUndefined();

@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+
+// Messages that say what to do: each mistake gets one line, the right exit
+// code, and the way out.
+
+let sandbox: SandboxProcess;
+let configDir: string;
+
+beforeAll(async () => {
+  sandbox = await startSandboxProcess(['--quiet']);
+  configDir = mkdtempSync(join(tmpdir(), 'whsvc-messages-'));
+});
+
+afterAll(async () => {
+  await sandbox?.stop();
+  rmSync(configDir, { recursive: true, force: true });
+});
+
+const cli = (args: string[], env: Record<string, string | undefined> = {}, input?: string) =>
+  runCli(args, {
+    env: { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: sandbox.info.base_url, WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined, CI: 'true', ...env },
+    ...(input === undefined ? {} : { input }),
+  });
+
+describe('messages that say what to do', () => {
+  it('--status fail: did you mean failed?', async () => {
+    const result = await cli(['deliveries', 'list', 'wh_x', '--status', 'fail']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('did you mean failed?');
+  });
+
+  it('--client-secret points to --client-secret-stdin, and never echoes the secret', async () => {
+    const result = await cli(['login', '--client-id', sandbox.info.client_id, '--client-secret', 'hunter2-value']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--client-secret-stdin');
+    expect(result.stderr).not.toContain('hunter2-value');
+  });
+
+  it('--secret-file "" is a usage error, for listen and verify alike', async () => {
+    for (const args of [['listen', '--port', '0', '--secret-file', '', '--timeout', '5'], ['verify', '--signature', 'a'.repeat(64), '--secret-file', '']]) {
+      const result = await cli(args, {}, '{}');
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain('--secret-file is empty');
+    }
+  });
+
+  it('only one of WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET: exit 2 naming the missing one', async () => {
+    const onlyId = await cli(['webhooks', 'list'], { WHSVC_CLIENT_ID: sandbox.info.client_id });
+    expect(onlyId.code).toBe(2);
+    expect(onlyId.stderr).toContain('WHSVC_CLIENT_SECRET is not');
+    const onlySecret = await cli(['webhooks', 'list'], { WHSVC_CLIENT_SECRET: sandbox.info.client_secret });
+    expect(onlySecret.code).toBe(2);
+    expect(onlySecret.stderr).toContain('WHSVC_CLIENT_ID is not');
+    expect(onlySecret.stderr).not.toContain(sandbox.info.client_secret);
+  });
+
+  it('login --json with a wrong secret: the JSON error carries what the service answered', async () => {
+    const result = await cli(['login', '--client-id', sandbox.info.client_id, '--client-secret-stdin', '--json'], {}, 'wrong-secret');
+    expect(result.code).toBe(3);
+    const jsonLine = result.stderr.split('\n').find((line) => line.startsWith('{'))!;
+    expect(JSON.parse(jsonLine).error).toMatchObject({ status: 401, code: 'invalid_client' });
+    expect(result.stderr).toContain('nothing was stored');
+  });
+});
