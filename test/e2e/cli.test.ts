@@ -266,6 +266,19 @@ describe('credentials', () => {
     expect(readFileSync(secretFile, 'utf8').trim()).not.toBe(secret);
   });
 
+  it('create --secret-file --json: the object says where the secret went, and holds no secret', async () => {
+    const dir = await loggedIn();
+    const secretFile = join(workDir, `secret-json-${Date.now()}.txt`);
+    const result = await cli(['webhooks', 'create', '--url', `${receiver.url}/sfj`, '--events', 'invoice.paid', '--secret-file', secretFile, '--json'], dir);
+    expect(result.code, result.stderr).toBe(0);
+    const secret = readFileSync(secretFile, 'utf8').trim();
+    expect(secret).toMatch(/^whsec_/);
+    const created = JSON.parse(result.stdout);
+    expect(Object.keys(created)).toEqual(['id', 'url', 'events', 'active', 'signing_secret_file', 'created_at']);
+    expect(created.signing_secret_file).toBe(secretFile);
+    expect(result.stdout + result.stderr).not.toContain(secret);
+  });
+
   it('streams every page with --all, in JSON as one envelope and in human mode', async () => {
     const dir = await loggedIn();
     for (let i = 0; i < 12; i++) await createWebhook(dir, `/all-${i}`, 'inventory.changed');

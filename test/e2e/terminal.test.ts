@@ -95,7 +95,8 @@ describeInTerminal('in a real terminal (tmux)', () => {
       body: JSON.stringify({ url: `${receiver.url}/del`, events: ['invoice.paid'] }),
     }).then((r) => r.json() as Promise<{ id: string }>);
     const session = open(`webhooks delete ${webhook.id}`);
-    await session.waitFor(new RegExp(`Delete webhook ${webhook.id}\\?`));
+    // Named by its URL too, which is how people know it.
+    await session.waitFor(new RegExp(`Delete webhook ${webhook.id} \\(${receiver.url.replace(/[.]/g, '\\.')}/del\\)\\?`));
     session.type('y');
     session.press('Enter');
     const screen = await session.waitFor(/EXIT=\d+/);
@@ -160,7 +161,7 @@ describeInTerminal('in a real terminal (tmux)', () => {
         body: JSON.stringify({ url: `${receiver.url}/keep`, events: ['invoice.paid'] }),
       }).then((r) => r.json() as Promise<{ id: string }>);
       const session = open(`webhooks delete ${webhook.id}`);
-      await session.waitFor(new RegExp(`Delete webhook ${webhook.id}\\?`));
+      await session.waitFor(new RegExp(`Delete webhook ${webhook.id} \\(`));
       session.press('C-c');
       interrupted(await session.waitFor(/EXIT=\d+/));
       const still = await fetch(`${sandbox.info.base_url}/v1/webhooks/${webhook.id}`, { headers: { authorization: `Bearer ${access_token}` } });

@@ -113,7 +113,13 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
     closeSync(reserved.fd);
   }
   if (deps.json) {
-    printJson(deps, webhook);
+    // The secret is in the file: CI logs that keep stdout must never hold it; the object says where it went.
+    printJson(
+      deps,
+      reserved
+        ? Object.fromEntries(Object.entries(webhook).map(([key, value]) => (key === 'signing_secret' ? ['signing_secret_file', options.secretFile] : [key, value])))
+        : webhook,
+    );
     return 0;
   }
   const secretPair: Array<[string, string]> = reserved ? [] : [['signing secret', webhook.signing_secret]];

@@ -141,7 +141,7 @@ describe('webhooks create: the signing secret', () => {
     expect(fake.stderr.text).toContain(file);
   });
 
-  it('--secret-file with --json: file written, and the JSON holds the secret as returned', async () => {
+  it('--secret-file with --json: file written, and the JSON names the file in place of the secret', async () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);
     mockCatalog(fake.mock);
@@ -149,7 +149,10 @@ describe('webhooks create: the signing secret', () => {
     const file = join(fake.configDir, 'whsec.txt');
     await create(options({ url: URL_, events: ['invoice.paid'], secretFile: file }), fake.deps);
     expect(readFileSync(file, 'utf8')).toBe(`${SECRET}\n`);
-    expect((JSON.parse(fake.stdout.text) as { signing_secret: string }).signing_secret).toBe(SECRET);
+    const printed = JSON.parse(fake.stdout.text) as Record<string, unknown>;
+    expect(printed.signing_secret_file).toBe(file);
+    expect(printed).not.toHaveProperty('signing_secret');
+    expect(fake.stdout.text).not.toContain(SECRET);
   });
 
   it('an existing --secret-file without --force: usage error and no POST', async () => {

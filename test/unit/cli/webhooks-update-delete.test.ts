@@ -139,21 +139,24 @@ describe('webhooks delete', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  it('on a terminal, asks; a yes sends the DELETE', async () => {
-    const fake = fakeDeps({ canPrompt: true, answers: [{ kind: 'confirm', message: /wh_1/, answer: true }] });
+  it('on a terminal, asks, naming the webhook by id and URL; a yes sends the DELETE', async () => {
+    const fake = fakeDeps({ canPrompt: true, answers: [{ kind: 'confirm', message: /wh_1 \(https:\/\/example\.com\/old\)\?/, answer: true }] });
     mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(() => jsonReply(200, { ...CURRENT, id: 'wh_1', url: 'https://example.com/old' }));
     fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'DELETE' }).reply(204, '');
     const code = await del({ id: 'wh_1', yes: false }, fake.deps);
     expect(code).toBe(0);
     expect(fake.stdout.text).toContain('wh_1');
   });
 
-  it('on a terminal, a no sends nothing and does not succeed', async () => {
+  it('on a terminal, a no deletes nothing and does not succeed', async () => {
     const fake = fakeDeps({ canPrompt: true, answers: [{ kind: 'confirm', answer: false }] });
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(() => jsonReply(200, { ...CURRENT, id: 'wh_1' }));
     const error = await rejectionOf(del({ id: 'wh_1', yes: false }, fake.deps));
     expect(error).toBeInstanceOf(CliError);
     expect(error.exitCode).not.toBe(0);
-    expect(fake.requests).toHaveLength(0);
+    expect(fake.requests.filter((r) => r.method === 'DELETE')).toHaveLength(0);
   });
 
   it('--yes does not ask; --json prints {"id","deleted":true}', async () => {
