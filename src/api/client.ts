@@ -107,7 +107,7 @@ export class ApiClient {
       const { code, message } = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
       throw new AuthError(`the service refused the credentials${code ? ` (${code})` : ''}: ${message ?? `HTTP ${response.status}`}`, response.status, code);
     }
-    if (response.status !== 200) throw this.toApiError('POST', response);
+    if (response.status !== 200) throw this.toApiError('POST', '/v1/oauth/token', response);
     let parsed: { access_token?: unknown; expires_in?: unknown; scope?: unknown };
     try {
       parsed = JSON.parse(response.text) as typeof parsed;
@@ -140,7 +140,7 @@ export class ApiClient {
         throw new AuthError(`the service refused a fresh access token: ${message ?? 'HTTP 401'}`, 401, code);
       }
     }
-    if (response.status < 200 || response.status >= 300) throw this.toApiError(method, response);
+    if (response.status < 200 || response.status >= 300) throw this.toApiError(method, path, response);
     return response;
   }
 
@@ -159,11 +159,20 @@ export class ApiClient {
     return value as T;
   }
 
-  private toApiError(method: string, response: TransportResponse): ApiError {
+  private toApiError(method: string, path: string, response: TransportResponse): ApiError {
     const described = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
     const requiredScope = response.status === 403 ? (described.requiredScope ?? scopeFor(method)) : undefined;
-    const message = described.message ?? `HTTP ${response.status}`;
+    let message = described.message ?? (described.code ? `the service refused ${method} ${path}` : `the service refused ${method} ${path} without saying why`);
+    if (response.status === 429 || response.status === 503) message += `; ${this.gaveUp(response)}`;
     return new ApiError(response.status, described.code, message, requiredScope);
+  }
+
+  /** Why a 429 or 503 was not waited out, as the end of its message. */
+  private gaveUp(response: TransportResponse): string {
+    const seconds = retryAfterSeconds(response.headers['retry-after'], this.now());
+    if (seconds === undefined) return 'it gave no Retry-After: try again later';
+    if (seconds > MAX_RETRY_AFTER_S) return `it asked to wait ${seconds} s (Retry-After), longer than whsvc waits (${MAX_RETRY_AFTER_S} s): gave up; try again then`;
+    return `still busy after ${MAX_RETRY_AFTER_WAITS} waits as it asked (Retry-After): gave up; try again later`;
   }
 
   private async exchange(

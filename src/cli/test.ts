@@ -8,5 +8,5 @@ export async function run(options: { webhookId: string; event?: string | undefin
     body: options.event ? { event: options.event } : {},
     expect: 'delivery',
   });
-  return reportSentAttempt(deps, delivery, 'test event');
+  return reportSentAttempt(deps, delivery, 'test event', true);
 }

@@ -323,6 +323,7 @@ describe('events, test and deliveries', () => {
       expect(test.code).toBe(1);
       expect(test.stdout).toMatch(/status\s+failed/);
       expect(test.stderr).toContain('the endpoint did not accept the test event (it answered 500)');
+      expect(test.stderr).toContain(`the service retries it automatically, with backoff: follow it with \`whsvc deliveries list ${webhook.id} --status failed\``);
       expect(test.stdout).toMatch(/response\s+500/);
 
       const testJson = await cli(['test', webhook.id, '--json'], dir);

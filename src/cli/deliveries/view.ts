@@ -60,11 +60,19 @@ export function reportSentAttempt(
   deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'colors' | 'now'>,
   attempt: Delivery,
   what: string,
+  /** Whether automatic retries follow a failure (the interface's own, for a test send), to say so. */
+  retriesFollow = false,
 ): number {
   if (deps.json) printJson(deps, attempt);
   else deps.stdout.write(deliveryBlock(attempt, deps.colors, deps.now()));
   if (attempt.status !== 'failed') return 0;
   const answer = attempt.response_code === null ? 'no HTTP response' : `it answered ${attempt.response_code}`;
   deps.stderr.write(`whsvc: the endpoint did not accept the ${what} (${sanitize(answer)})\n`);
+  if (!retriesFollow) return 1;
+  // The interface retries failed deliveries by itself, with backoff; say so, and how to follow them.
+  const webhook = typeof attempt.webhook_id === 'string' ? sanitize(attempt.webhook_id) : '<webhook-id>';
+  deps.stderr.write(
+    `hint: the service retries it automatically, with backoff: follow it with \`whsvc deliveries list ${webhook} --status failed\`; \`whsvc deliveries retry ${sanitize(attempt.id)}\` sends it again now\n`,
+  );
   return 1;
 }

@@ -215,7 +215,16 @@ describe('ApiClient: Retry-After', () => {
     const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 429 });
+    expect(error.message).toBe(`rate limited; it asked to wait ${MAX_RETRY_AFTER_S + 1} s (Retry-After), longer than whsvc waits (${MAX_RETRY_AFTER_S} s): gave up; try again then`);
     expect(fake.sleeps).toEqual([]);
+  });
+
+  it('a 400 that says nothing still says what was refused', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(400, '');
+    const error = await rejectionOf(fake.deps.api.json('POST', '/v1/webhooks', { body: {} }));
+    expect(error).toMatchObject({ status: 400, message: 'the service refused POST /v1/webhooks without saying why' });
   });
 
   it(`waits at most ${MAX_RETRY_AFTER_WAITS} times`, async () => {
@@ -227,6 +236,7 @@ describe('ApiClient: Retry-After', () => {
       .times(MAX_RETRY_AFTER_WAITS + 1);
     const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
     expect(error).toMatchObject({ status: 429 });
+    expect(error.message).toContain(`still busy after ${MAX_RETRY_AFTER_WAITS} waits`);
     expect(fake.sleeps).toEqual(Array.from({ length: MAX_RETRY_AFTER_WAITS }, () => 1000));
   });
 });
