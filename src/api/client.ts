@@ -75,13 +75,18 @@ export class ApiClient {
   }
 
   /** A token fresh enough to use: the cached one until shortly before it expires, else a new one. */
+  /** The cached token while it is still good to use, without asking the service for one. */
+  cachedToken(): CachedToken | undefined {
+    const cached = this.memoryToken ?? this.options.tokenCache?.read();
+    if (!cached) return undefined;
+    const margin = Math.min(30_000, (cached.expires_in * 1000) / 10);
+    return this.now() < cached.expires_at - margin ? cached : undefined;
+  }
+
   async token(forceNew = false): Promise<CachedToken> {
     if (!forceNew) {
-      const cached = this.memoryToken ?? this.options.tokenCache?.read();
-      if (cached) {
-        const margin = Math.min(30_000, (cached.expires_in * 1000) / 10);
-        if (this.now() < cached.expires_at - margin) return cached;
-      }
+      const cached = this.cachedToken();
+      if (cached) return cached;
     }
     const token = await this.requestToken();
     this.memoryToken = token;

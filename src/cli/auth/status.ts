@@ -3,13 +3,14 @@ import { keyValues, relativeTime } from '../../render/text.js';
 import type { CommandDeps } from '../context.js';
 import { printJson } from '../output.js';
 
-export async function run(_options: object, deps: CommandDeps): Promise<number> {
+export async function run(options: { check?: boolean }, deps: CommandDeps): Promise<number> {
   if (deps.credentialSource === 'none') {
     throw new AuthError(`not logged in (profile ${deps.profileName})`);
   }
   const clientId = deps.clientId ?? '';
-  // A fresh token: status proves the credentials work now (a cached token may have been revoked).
-  const token = await deps.api.token(true);
+  // The cached token answers at once, with no request; --check (or no cached token) proves the credentials now.
+  const cached = options.check ? undefined : deps.api.cachedToken();
+  const token = cached ?? (await deps.api.token(true));
   const expiresAt = new Date(token.expires_at).toISOString();
   if (deps.json) {
     printJson(deps, {
@@ -19,6 +20,7 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
       client_id: clientId,
       scope: token.scope ?? null,
       token_expires_at: expiresAt,
+      checked: cached === undefined,
     });
     return 0;
   }
@@ -30,6 +32,7 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
         ['client id', clientId],
         ['scope', token.scope ?? 'not stated'],
         ['token expires', `${relativeTime(expiresAt, deps.now())} (${expiresAt})`],
+        ['checked', cached ? 'no: the cached token (--check asks the service now)' : 'yes: the service issued a token just now'],
       ],
       deps.colors.dim,
     ),

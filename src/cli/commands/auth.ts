@@ -37,7 +37,9 @@ export function register(program: Command): void {
   auth
     .command('status')
     .description('profile, base URL, client id, granted scope and token expiry; never a secret')
-    .action(apiAction(() => import('../auth/status.js'), () => ({})));
+    .option('--check', 'prove the credentials now with a new token, instead of showing the cached one')
+    .addHelpText('after', '\nExamples:\n  whsvc auth status\n  whsvc auth status --check --json   # in CI: exit 3 when the credentials no longer work')
+    .action(apiAction(() => import('../auth/status.js'), (_args, o) => ({ check: Boolean(o.check) })));
   auth
     .command('token')
     .description('print a valid access token (for curl)')

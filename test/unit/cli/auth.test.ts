@@ -138,6 +138,7 @@ describe('auth status', () => {
     expect(out).toMatch(new RegExp(`^client id\\s+${CLIENT_ID}$`, 'm'));
     expect(out).toMatch(/^scope\s+webhooks:read webhooks:write$/m);
     expect(out).toMatch(/^token expires\s+in 30 minutes \(2025-01-15T12:30:00\.000Z\)$/m);
+    expect(out).toMatch(/^checked\s+yes/m);
     const all = out + fake.stderr.text;
     expect(all).not.toContain(CLIENT_SECRET);
     expect(all).not.toContain('tok_status_123');
@@ -153,8 +154,23 @@ describe('auth status', () => {
       client_id: CLIENT_ID,
       scope: 'webhooks:read webhooks:write',
       token_expires_at: '2025-01-15T12:30:00.000Z',
+      checked: true,
     });
     expect(fake.stdout.text + fake.stderr.text).not.toContain(CLIENT_SECRET);
+  });
+
+  it('with a cached token: shows its expiry without a request; --check asks the service for a new one', async () => {
+    const fake = await loggedIn({ json: true });
+    await fake.deps.api.token();
+    const before = fake.requests.length;
+    await status({}, fake.deps);
+    expect(fake.requests).toHaveLength(before);
+    expect(JSON.parse(fake.stdout.text)).toMatchObject({ token_expires_at: '2025-01-15T12:30:00.000Z', checked: false });
+    mockToken(fake.mock, { token: 'tok_status_456', expiresIn: 3600 });
+    const printed = fake.stdout.text.length;
+    await status({ check: true }, fake.deps);
+    expect(fake.requests).toHaveLength(before + 1);
+    expect(JSON.parse(fake.stdout.text.slice(printed))).toMatchObject({ token_expires_at: '2025-01-15T13:00:00.000Z', checked: true });
   });
 
   it('credentials from the environment: names the source, never the secret', async () => {
