@@ -84,29 +84,35 @@ function bodyEvent(body: Buffer): string | undefined {
  * What `listen` remembers of the deliveries it has seen, to tell a new one
  * from a repeat: the signature covers the body only, with no timestamp, so a
  * captured delivery can be sent again with any delivery id or attempt header.
+ * A delivery id is the key: the same id with the same body and a higher
+ * attempt number is the sender's retry; the same id with an attempt already
+ * seen, or with another body, is a replay. The same body under a new id is
+ * only noted: two events can have identical payloads.
  */
 class Seen {
   private readonly byId = new Map<string, { bodyHash: string; attempt: number }>();
   private readonly byBody = new Map<string, string>();
 
-  /** Records a delivery; says whether it repeats one seen before, and which. */
-  note(deliveryId: string | undefined, attemptHeader: string | undefined, body: Buffer): { repeat: 'retry' | 'replay' | null; of: string | null } {
+  note(deliveryId: string | undefined, attemptHeader: string | undefined, body: Buffer): { repeat: 'retry' | 'replay' | 'same_body' | null; of: string | null } {
     const bodyHash = createHash('sha256').update(body).digest('hex');
     const attempt = Number(attemptHeader ?? NaN);
-    const id = deliveryId ?? `(no id) ${bodyHash}`;
-    const earlier = this.byId.get(id);
-    const sameBodyAs = this.byBody.get(bodyHash);
+    const earlierBody = this.byBody.get(bodyHash);
+    if (deliveryId === undefined) {
+      if (earlierBody !== undefined) return { repeat: 'same_body', of: earlierBody };
+      this.byBody.set(bodyHash, '(no id)');
+      return { repeat: null, of: null };
+    }
+    const earlier = this.byId.get(deliveryId);
     if (earlier) {
-      // The same delivery again: a retry has the same body and a higher attempt number than any seen.
       if (earlier.bodyHash === bodyHash && Number.isInteger(attempt) && attempt > earlier.attempt) {
         earlier.attempt = attempt;
-        return { repeat: 'retry', of: id };
+        return { repeat: 'retry', of: deliveryId };
       }
-      return { repeat: 'replay', of: earlier.bodyHash === bodyHash ? id : (sameBodyAs ?? id) };
+      return { repeat: 'replay', of: deliveryId };
     }
-    if (sameBodyAs !== undefined) return { repeat: 'replay', of: sameBodyAs };
-    this.byId.set(id, { bodyHash, attempt: Number.isInteger(attempt) ? attempt : 0 });
-    this.byBody.set(bodyHash, id);
+    this.byId.set(deliveryId, { bodyHash, attempt: Number.isInteger(attempt) ? attempt : 0 });
+    if (earlierBody !== undefined) return { repeat: 'same_body', of: earlierBody };
+    this.byBody.set(bodyHash, deliveryId);
     return { repeat: null, of: null };
   }
 }
@@ -164,7 +170,8 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
         const state: SignatureState = !signature ? 'unsigned' : key === undefined ? 'unchecked' : verify(key, body, signature) ? 'ok' : 'bad';
         const deliveryId = platformHeader(req.headers, 'delivery-id');
         const attempt = platformHeader(req.headers, 'attempt');
-        const { repeat, of: repeatOf } = state === 'bad' ? { repeat: null, of: null } : seen.note(deliveryId, attempt, body);
+        // Only what passed (or could not be checked) is remembered: a forged request must not poison an id.
+        const { repeat, of: repeatOf } = state === 'ok' || state === 'unchecked' ? seen.note(deliveryId, attempt, body) : { repeat: null, of: null };
         // A signed body under headers that lie about it, or sent again as another delivery: someone replays it.
         const suspect = eventMismatch || repeat === 'replay';
         let status = options.respondStatus;
@@ -182,7 +189,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
         const refusal = state === 'bad' ? 'signature does not match\n' : eventMismatch ? 'event header does not match the signed body\n' : repeat === 'replay' ? 'replay of a delivery already received\n' : '';
         res.writeHead(status, { 'content-type': 'text/plain' }).end(refusal);
         // --count counts distinct deliveries: a retry of one already counted is shown, not counted again.
-        if (state === 'ok' && !suspect && repeat === null) verified += 1;
+        if (state === 'ok' && !suspect && (repeat === null || repeat === 'same_body')) verified += 1;
 
         if (options.json) {
           deps.stdout.write(
@@ -210,6 +217,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
             eventMismatch ? colors.red(`header says ${sanitize(headerEvent!)}`) : '',
             repeat === 'retry' ? colors.yellow(`retry of ${sanitize(repeatOf!)}`) : '',
             repeat === 'replay' ? colors.red(`REPLAY of ${sanitize(repeatOf!)}`) : '',
+            repeat === 'same_body' ? colors.yellow(`same body as ${sanitize(repeatOf!)}`) : '',
           ].filter(Boolean);
           deps.stdout.write(
             `${now().toISOString().slice(11, 19)}  ${sanitize(event ?? '(no event)').padEnd(EVENT_WIDTH)}  ${`${sanitize(deliveryId ?? '-')}${attempt ? ` #${sanitize(attempt)}` : ''}`.padEnd(32)}  ${label}${flags.map((flag) => `  ${flag}`).join('')}  -> ${status}${forwardText}\n`,

@@ -1,4 +1,4 @@
-import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { CliError } from '../cli/errors.js';
 
@@ -43,43 +43,71 @@ function isStale(seen: { holder: Holder | undefined; ageMs: number }): boolean {
   return holder !== undefined && holder.host === hostname() && !isAlive(holder.pid);
 }
 
+/** A breaker that died between taking the break lock and letting it go leaves it behind for no longer than this. */
+const BREAK_LOCK_STALE_MS = 2_000;
+
 /**
- * Takes the lock left by a dead process away, safely against another process
- * doing the same: the lock is moved aside under a name of our own, and put
- * back if what was moved turns out to be a live lock taken meanwhile.
+ * Takes away the lock left by a dead process, one breaker at a time: under
+ * `<lock>.break` (itself created exclusively) the lock is read again and
+ * removed only if it is still the very lock seen stale (same nonce), so a
+ * live lock taken meanwhile is never removed. The shared name is never
+ * renamed, so nobody can take the lock while it is aside.
  */
-function breakStaleLock(path: string, stale: Holder | undefined): void {
-  const aside = `${path}.stale-${process.pid}-${Math.random().toString(36).slice(2)}`;
+function breakStaleLock(path: string, stale: { holder: Holder | undefined; ageMs: number }): boolean {
+  const breakPath = `${path}.break`;
   try {
-    renameSync(path, aside);
-  } catch {
-    return; // gone already: someone else broke it
-  }
-  let moved: Holder | undefined;
-  try {
-    moved = JSON.parse(readFileSync(aside, 'utf8')) as Holder;
-  } catch {
-    moved = undefined;
-  }
-  if (moved !== undefined && moved.nonce !== stale?.nonce) {
+    closeSync(openSync(breakPath, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
     try {
-      linkSync(aside, path); // a live lock: back where it was, unless a newer one is there
+      if (Date.now() - statSync(breakPath).mtimeMs > BREAK_LOCK_STALE_MS) unlinkSync(breakPath);
     } catch {
-      // a newer lock holds the name; the one moved aside finishes its write unaware, as it would have anyway
+      // taken away already
+    }
+    return false; // another process is breaking it: wait, then try again
+  }
+  try {
+    const now = readHolder(path);
+    if (now === undefined) return true;
+    const same = stale.holder !== undefined ? now.holder?.nonce === stale.holder.nonce : now.holder === undefined && now.ageMs > STALE_AFTER_MS;
+    if (same) unlinkSync(path);
+    return true;
+  } catch {
+    return true; // gone already
+  } finally {
+    try {
+      unlinkSync(breakPath);
+    } catch {
+      // nothing to clean
     }
   }
+}
+
+/** Creates the lock file whole or not at all: written aside, then linked to its name (which fails if the name is taken). */
+function tryLock(lockPath: string, me: Holder): boolean {
+  const aside = `${lockPath}.${me.nonce}`;
+  writeFileSync(aside, JSON.stringify(me), { mode: 0o600 });
   try {
-    unlinkSync(aside);
-  } catch {
-    // nothing to clean
+    linkSync(aside, lockPath);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    try {
+      unlinkSync(aside);
+    } catch {
+      // nothing to clean
+    }
   }
 }
 
 /**
  * Runs `work` holding `<path>.lock`, so that a read-modify-write of `path` by
- * one whsvc process never loses another's. The lock is a file created with
- * O_EXCL; a lock whose process is gone (kill -9) or that is older than
- * STALE_AFTER_MS is broken. Waits with jitter; gives up with one clear line.
+ * one whsvc process never loses another's. The lock is a file linked into
+ * place whole (link fails if the name is taken); a lock whose process is gone
+ * (kill -9) or that is older than STALE_AFTER_MS is broken, one breaker at a
+ * time. Waits with jitter; gives up with one clear line.
  */
 export async function withFileLock<T>(path: string, work: () => Promise<T>): Promise<T> {
   const lockPath = `${path}.lock`;
@@ -87,23 +115,12 @@ export async function withFileLock<T>(path: string, work: () => Promise<T>): Pro
   const deadline = Date.now() + GIVE_UP_AFTER_MS;
   for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
     try {
-      const fd = openSync(lockPath, 'wx', 0o600);
-      try {
-        writeSync(fd, JSON.stringify(me));
-      } finally {
-        closeSync(fd);
-      }
-      break;
+      if (tryLock(lockPath, me)) break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new CliError(`cannot lock ${path}: ${(error as Error).message}`);
-      }
+      throw new CliError(`cannot lock ${path}: ${(error as Error).message}`);
     }
     const seen = readHolder(lockPath);
-    if (seen && isStale(seen)) {
-      breakStaleLock(lockPath, seen.holder);
-      continue;
-    }
+    if (seen && isStale(seen) && breakStaleLock(lockPath, seen)) continue;
     if (Date.now() > deadline) {
       const who = seen?.holder ? ` (held by process ${seen.holder.pid})` : '';
       throw new CliError(`another whsvc is still writing ${path}${who}`, 1, `try again; if no whsvc is running, delete ${lockPath}`);

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CachedToken, TokenCache } from '../api/client.js';
@@ -32,6 +32,14 @@ export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env): string {
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Preferences', 'whsvc');
   if (process.platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'whsvc', 'Config');
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'whsvc');
+}
+
+function ageMs(path: string): number {
+  try {
+    return Date.now() - statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
 
 /** `map[key]` only when the map holds it itself: profile names are data (`__proto__`, `constructor`), never inherited keys. */
@@ -118,7 +126,9 @@ export class ConfigStore {
       return;
     }
     for (const entry of entries) {
-      if (!entry.startsWith(`${name}.json.tmp-`)) continue;
+      // A lock being linked into place by another process lives for microseconds: only an old one is left over.
+      const leftover = entry.startsWith(`${name}.json.tmp-`) || (entry.startsWith(`${name}.json.lock.`) && ageMs(join(this.dir, entry)) > 10_000);
+      if (!leftover) continue;
       try {
         unlinkSync(join(this.dir, entry));
       } catch {

@@ -38,14 +38,15 @@ export function validateEventType(field: string, value: unknown): string {
 // invisible operators, the byte order mark, the soft hyphen.
 const INVISIBLE = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
-/** 169.254.0.0/16 or fe80::/10 (also as an IPv4-mapped IPv6 address): where cloud metadata services answer. */
+/** 169.254.0.0/16 or fe80::/10 (also inside an IPv6 address): where cloud metadata services answer. */
 function isLinkLocal(hostname: string): boolean {
   if (/^169\.254\.\d{1,3}\.\d{1,3}$/.test(hostname)) return true;
   if (!hostname.startsWith('[')) return false;
   const address = hostname.slice(1, -1).toLowerCase();
   if (/^fe[89ab][0-9a-f]?:/.test(address)) return true;
-  const mapped = /^::ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(address);
-  return mapped !== null && (parseInt(mapped[1]!, 16) & 0xffff) >> 8 === 169 && (parseInt(mapped[1]!, 16) & 0xff) === 254;
+  // An IPv4 address inside IPv6: mapped (::ffff:0:0/96), compatible (::/96) or NAT64 (64:ff9b::/96).
+  const embedded = /^(?:::ffff:|::|64:ff9b::)([0-9a-f]{1,4}):[0-9a-f]{1,4}$/.exec(address);
+  return embedded !== null && parseInt(embedded[1]!, 16) >> 8 === 169 && (parseInt(embedded[1]!, 16) & 0xff) === 254;
 }
 
 /**

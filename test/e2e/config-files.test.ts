@@ -1,11 +1,11 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 
 // The CLI's own files under the bad day: many whsvc processes writing at once
 // (CI jobs sharing a home directory), a process killed mid-write, profile
@@ -69,6 +69,27 @@ describe('whsvc processes writing at once keep each other’s writes', () => {
 });
 
 describe('a process killed in the middle of a write', () => {
+  it('parallel logins, some killed with SIGKILL at random moments: every login that said so is kept, and the next write is not blocked', async () => {
+    const dir = freshConfig();
+    const names = Array.from({ length: 30 }, (_, i) => `k${i}`);
+    const runs = names.map((name, i) => {
+      const child = spawn(process.execPath, [WHSVC_BIN, 'login', '--profile', name, '--base-url', sandbox.info.base_url, '--client-id', sandbox.info.client_id, '--client-secret-stdin'], {
+        env: { ...process.env, WHSVC_CONFIG_DIR: dir, CI: 'true', NO_COLOR: '1' },
+        stdio: ['pipe', 'ignore', 'ignore'],
+      });
+      child.stdin.end(sandbox.info.client_secret);
+      if (i % 3 === 0) setTimeout(() => child.kill('SIGKILL'), 100 + Math.random() * 400);
+      return new Promise<{ name: string; code: number | null }>((resolve) => child.on('exit', (code) => resolve({ name, code })));
+    });
+    const results = await Promise.all(runs);
+    const succeeded = results.filter((r) => r.code === 0).map((r) => r.name);
+    expect(succeeded.length).toBeGreaterThanOrEqual(20);
+    const after = await login(dir, 'after');
+    expect(after.code, after.stderr).toBe(0);
+    const kept = Object.keys(readJson(join(dir, 'config.json')).profiles!);
+    for (const name of [...succeeded, 'after']) expect(kept).toContain(name);
+  });
+
   it('leaves no temporary file with secrets behind once whsvc writes again', async () => {
     const dir = freshConfig();
     expect((await login(dir, 'default')).code).toBe(0);

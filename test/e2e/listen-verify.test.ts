@@ -162,8 +162,22 @@ describe('whsvc listen trusts only what is signed', () => {
   const sign = (body: string) => 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
   const post = (url: string, body: string, headers: Record<string, string>) => fetch(url, { method: 'POST', body, headers: { 'x-service-signature': sign(body), ...headers } });
 
+  it('an unsigned request cannot poison a delivery id: the real delivery with that id is still taken', async () => {
+    const listener = await listen(['--secret', secret, '--count', '1', '--timeout', '60', '--json']);
+    const body = '{"id":"inv_p","event":"invoice.paid"}';
+    const forged = await fetch(listener.url, { method: 'POST', body, headers: { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_next', 'x-service-attempt': '1' } });
+    expect(forged.status).toBe(400);
+    expect((await post(listener.url, body, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_next', 'x-service-attempt': '1' })).status).toBe(200);
+    expect(await listener.exit).toBe(1);
+    const lines = listener.stdout().trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((line) => [line.signature, line.repeat, line.status])).toEqual([
+      ['unsigned', null, 400],
+      ['ok', null, 200],
+    ]);
+  });
+
   it('shows the event of the signed body, flags forged headers and replays, and counts distinct deliveries', async () => {
-    const listener = await listen(['--secret', secret, '--count', '2', '--timeout', '60', '--json']);
+    const listener = await listen(['--secret', secret, '--count', '3', '--timeout', '60', '--json']);
     const paid = '{"id":"inv_1","event":"invoice.paid"}';
     const first = await post(listener.url, paid, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_real_1', 'x-service-attempt': '1' });
     expect(first.status).toBe(200);
@@ -176,17 +190,20 @@ describe('whsvc listen trusts only what is signed', () => {
     // The sender's own retry of it: shown, answered, not counted a second time.
     const retry = await post(listener.url, paid, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_real_1', 'x-service-attempt': '2' });
     expect(retry.status).toBe(200);
+    // Another event whose payload happens to be the same bytes, under its own delivery id: a delivery like any other.
+    expect((await post(listener.url, paid, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_real_3', 'x-service-attempt': '1' })).status).toBe(200);
     expect(listener.child.exitCode).toBeNull();
     const other = '{"id":"inv_2","event":"invoice.paid"}';
     expect((await post(listener.url, other, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_real_2', 'x-service-attempt': '1' })).status).toBe(200);
-    // Two distinct deliveries reached --count 2; the replays make the exit 1.
+    // Three distinct deliveries reached --count 3; the refused ones make the exit 1.
     expect(await listener.exit).toBe(1);
     const lines = listener.stdout().trim().split('\n').map((line) => JSON.parse(line));
     expect(lines.map((line) => [line.event, line.header_event, line.event_mismatch, line.delivery_id, line.repeat, line.repeat_of, line.status])).toEqual([
       ['invoice.paid', 'invoice.paid', false, 'dlv_real_1', null, null, 200],
-      ['invoice.paid', 'production_order.completed', true, 'dlv_forged_1', 'replay', 'dlv_real_1', 400],
+      ['invoice.paid', 'production_order.completed', true, 'dlv_forged_1', 'same_body', 'dlv_real_1', 400],
       ['invoice.paid', 'invoice.paid', false, 'dlv_real_1', 'replay', 'dlv_real_1', 400],
       ['invoice.paid', 'invoice.paid', false, 'dlv_real_1', 'retry', 'dlv_real_1', 200],
+      ['invoice.paid', 'invoice.paid', false, 'dlv_real_3', 'same_body', 'dlv_real_1', 200],
       ['invoice.paid', 'invoice.paid', false, 'dlv_real_2', null, null, 200],
     ]);
     expect(listener.stderr()).toContain('2 replayed deliveries or event headers contradicting the signed body, refused');
@@ -200,7 +217,7 @@ describe('whsvc listen trusts only what is signed', () => {
       await post(listener.url, body, { 'x-service-event': 'production_order.completed', 'x-service-delivery-id': 'dlv_forged_1', 'x-service-attempt': '99' });
       await waitFor(() => listener.stdout().trim().split('\n').length >= 2, 'two lines');
       const [, forgedLine] = listener.stdout().trim().split('\n');
-      expect(forgedLine).toMatch(/invoice\.paid\s+dlv_forged_1 #99\s+signature ok\s+header says production_order\.completed\s+REPLAY of dlv_a\s+-> 400/);
+      expect(forgedLine).toMatch(/invoice\.paid\s+dlv_forged_1 #99\s+signature ok\s+header says production_order\.completed\s+same body as dlv_a\s+-> 400/);
       expect(forgedLine).not.toMatch(/^\S+\s+production_order/);
     } finally {
       listener.child.kill('SIGINT');

@@ -260,6 +260,8 @@ describe('validation', () => {
     ['url to the cloud metadata address', { url: 'https://169.254.169.254/latest/meta-data', events: ['invoice.paid'] }, 'link-local'],
     ['url to the metadata address written in hex', { url: 'https://0xA9FEA9FE/latest', events: ['invoice.paid'] }, 'link-local'],
     ['url to an IPv4-mapped link-local address', { url: 'https://[::ffff:169.254.169.254]/', events: ['invoice.paid'] }, 'link-local'],
+    ['url to an IPv4-compatible link-local address', { url: 'https://[::a9fe:a9fe]/', events: ['invoice.paid'] }, 'link-local'],
+    ['url to a NAT64 link-local address', { url: 'https://[64:ff9b::a9fe:a9fe]/', events: ['invoice.paid'] }, 'link-local'],
     ['url to an IPv6 link-local address', { url: 'https://[fe80::1]/h', events: ['invoice.paid'] }, 'link-local'],
     ['events missing', { url: 'https://example.com/h' }, 'events'],
     ['events empty', { url: 'https://example.com/h', events: [] }, 'events'],
