@@ -74,7 +74,6 @@ export class ApiClient {
     return this.options.baseUrl;
   }
 
-  /** A token fresh enough to use: the cached one until shortly before it expires, else a new one. */
   /** The cached token while it is still good to use, without asking the service for one. */
   cachedToken(): CachedToken | undefined {
     const cached = this.memoryToken ?? this.options.tokenCache?.read();
@@ -83,6 +82,7 @@ export class ApiClient {
     return this.now() < cached.expires_at - margin ? cached : undefined;
   }
 
+  /** A token fresh enough to use: the cached one until shortly before it expires, else a new one. */
   async token(forceNew = false): Promise<CachedToken> {
     if (!forceNew) {
       const cached = this.cachedToken();

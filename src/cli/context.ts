@@ -2,6 +2,7 @@ import { ApiClient, type Credentials, type TokenCache } from '../api/client.js';
 import { AuthError } from '../api/errors.js';
 import { defaultTransport, proxyForDisplay, proxySettings, type Transport } from '../api/transport.js';
 import { ConfigStore, type Profile } from '../config/store.js';
+import { isLoopbackHost } from '../net.js';
 import { colorsFor, type Colors } from '../render/colors.js';
 import { withSpinner } from '../render/spinner.js';
 import type { Io } from './deps.js';
@@ -59,11 +60,6 @@ export function readGlobals(opts: Record<string, unknown>, env: NodeJS.ProcessEn
     debug: Boolean(opts.debug) || env.WHSVC_DEBUG === '1',
     timeout: (opts.timeout as number | undefined) ?? (env.WHSVC_TIMEOUT ? Number(env.WHSVC_TIMEOUT) : undefined),
   };
-}
-
-/** Hosts plain http may go to: this machine only (a sandbox, a local proxy of the service). */
-export function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
 function checkBaseUrl(value: string, source: string): string {

@@ -165,7 +165,7 @@ export class Store {
   readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
   private readonly subscribers = new Map<string, WebhookRecord[]>();
-  /** Deliveries recorded, counted as they are inserted (an upper bound: a deleted webhook takes its own away). */
+  /** Deliveries recorded, counted as they are inserted and dropped; counted afresh after a webhook's deletion takes its own away. */
   private chainsCounted: number | undefined;
 
   constructor(dataDir?: string) {
@@ -338,6 +338,7 @@ export class Store {
   /** Removes the webhook with its deliveries and their attempts (and so any retry still due). */
   deleteWebhook(accountId: string, id: string): boolean {
     this.subscribers.clear();
+    this.chainsCounted = undefined;
     return this.run('DELETE FROM webhooks WHERE id = ? AND account_id = ?', id, accountId) > 0;
   }
 
@@ -390,8 +391,6 @@ export class Store {
    */
   dropOldestDeliveries(max: number, busy: ReadonlySet<string> | ReadonlyMap<string, unknown>): number {
     this.chainsCounted ??= Number(this.get('SELECT COUNT(*) AS n FROM chains')!.n);
-    if (this.chainsCounted <= max) return 0;
-    this.chainsCounted = Number(this.get('SELECT COUNT(*) AS n FROM chains')!.n);
     const excess = this.chainsCounted - max;
     if (excess <= 0) return 0;
     const oldest = this.all('SELECT id FROM chains ORDER BY rowid LIMIT ?', excess + busy.size)

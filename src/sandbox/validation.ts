@@ -1,13 +1,9 @@
 import { EVENT_TYPES, isEventType } from './catalog.js';
 import { badRequest } from './http.js';
 import type { AttemptStatus } from './store.js';
+import { isLoopbackHost } from '../net.js';
 
 export const MAX_URL_LENGTH = 2048;
-const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
-
-function isLoopback(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname) || hostname.endsWith('.localhost');
-}
 
 /** A value from a request, for an error message: strings quoted and clipped, anything else by its kind. */
 export function describeValue(value: unknown): string {
@@ -74,7 +70,7 @@ export function validateUrl(value: unknown): string {
   if (!/^https?:\/\/[^/\\]/i.test(value)) throw invalid('must be written scheme://host/path, such as https://example.com/webhooks');
   if (url.username !== '' || url.password !== '') throw invalid('must not carry a user name or password (user:pass@); the signature authenticates deliveries');
   if (isLinkLocal(url.hostname)) throw invalid(`${url.hostname} is a link-local address (169.254.0.0/16, fe80::/10), refused`);
-  if (url.protocol === 'http:' && !isLoopback(url.hostname)) throw invalid('must use https (http is accepted only for localhost and 127.0.0.1)');
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) throw invalid('must use https (http is accepted only for localhost and 127.0.0.1)');
   if (url.href.length > MAX_URL_LENGTH) throw invalid(`must be at most ${MAX_URL_LENGTH} characters`);
   return url.href;
 }

@@ -2,7 +2,7 @@ import { sanitize } from '../../render/text.js';
 import type { CommandDeps } from '../context.js';
 import { tokenIdentity } from '../context.js';
 import { AuthError } from '../../api/errors.js';
-import { CliError, ExitCode, NO_PROMPT, usageError } from '../errors.js';
+import { NO_PROMPT, usageError } from '../errors.js';
 import { printJson } from '../output.js';
 
 export interface LoginOptions {
