@@ -22,12 +22,17 @@ let answer;
 try {
   if (only === '--version' || only === '-v' || only === '-V' || only === 'version') {
     answer = `${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}\n`;
-  } else if (only === '--help' || only === '-h') {
+  } else if ((only === '--help' || only === '-h') && !narrowTerminal()) {
     answer = readFileSync(join(root, 'dist', 'help.txt'), 'utf8');
   }
 } catch {
   // no help.txt (a build without it): the program answers
 }
+/** help.txt is laid out for 80 columns: a narrower terminal gets the program's layout, made for its width. */
+function narrowTerminal() {
+  return require('node:tty').isatty(1) && process.stdout.columns > 0 && process.stdout.columns < 80;
+}
+
 if (answer !== undefined) {
   writeSync(1, answer);
 } else {

@@ -2,6 +2,8 @@
 export interface OutputStream {
   write(chunk: string): unknown;
   isTTY?: boolean;
+  /** A terminal's width. */
+  columns?: number;
 }
 
 export interface InputStream extends AsyncIterable<Buffer | string> {

@@ -15,6 +15,11 @@ export function shellWord(value: string): string {
   return /^[A-Za-z0-9._=\/:@%+-]+$/.test(clean) ? clean : `'${clean.replace(/'/g, `'\\''`)}'`;
 }
 
+/** How a table suits stdout: fitted to a terminal's width, or plain tab-separated rows in a pipe. */
+export function tableLayout(stdout: CommandDeps['stdout']): TableOptions {
+  return stdout.isTTY ? { maxWidth: stdout.columns || undefined } : { plain: true };
+}
+
 export function printJson(deps: Pick<CommandDeps, 'stdout'>, value: unknown): void {
   deps.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -38,10 +43,11 @@ export async function writePages<T>(
   },
 ): Promise<void> {
   let cursor = options.firstCursor;
+  const layout = tableLayout(deps.stdout);
   if (!options.all) {
     const page = await options.fetchPage(cursor);
     if (deps.json) return printJson(deps, page);
-    deps.stdout.write(page.data.length === 0 ? options.empty : await options.renderPage(page.data, {}));
+    deps.stdout.write(page.data.length === 0 ? options.empty : await options.renderPage(page.data, layout));
     if (page.has_more && page.next_cursor) {
       deps.stderr.write(deps.errColors.dim(`More on the next page: ${options.nextCommand(shellWord(page.next_cursor))}\n`));
     }
@@ -60,7 +66,7 @@ export async function writePages<T>(
         count += 1;
       }
     } else if (page.data.length > 0) {
-      deps.stdout.write(await options.renderPage(page.data, { withHead: first, widths }));
+      deps.stdout.write(await options.renderPage(page.data, { ...layout, withHead: first, widths }));
       count += page.data.length;
       first = false;
     }

@@ -38,6 +38,8 @@ export function buildProgram(commandName?: string): Command {
     .showHelpAfterError('hint: see --help for usage')
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'whsvc: ')) })
     .exitOverride()
+    // Every command's help lists the global options too (--json, --profile, …).
+    .configureHelp({ showGlobalOptions: true })
     .option('--profile <name>', 'credentials profile (env WHSVC_PROFILE)', undefined)
     .option('--base-url <url>', `service base address, overriding the profile's (env WHSVC_BASE_URL; default ${DEFAULT_BASE_URL}, the sandbox)`)
     .option('--json', 'machine output on stdout')

@@ -141,6 +141,11 @@ export class ConfigStore {
     return own(this.read('config').profiles, name);
   }
 
+  /** Every stored profile, in the order they were first stored. */
+  listProfiles(): Array<{ name: string; profile: Profile }> {
+    return Object.entries(this.read('config').profiles ?? {}).map(([name, profile]) => ({ name, profile }));
+  }
+
   async setProfile(name: string, profile: Profile): Promise<void> {
     await this.update('config', 'profiles', (current) => withEntry(current.profiles, name, profile));
   }

@@ -36,7 +36,9 @@ export interface RouteDeps {
   cursors: Cursors;
 }
 
-// --- response shapes: exactly the fields section 2 of the interface lists, in its order ---
+// --- response shapes: the fields section 2 of the interface lists, in its order, then the
+// sandbox's documented extensions (README): `delivery_id` says which delivery an attempt
+// belongs to; a retrieved attempt also says why it failed and what the endpoint answered ---
 
 const WEBHOOK_FIELDS = {
   listed: ['id', 'url', 'events', 'active', 'created_at'],
@@ -45,10 +47,10 @@ const WEBHOOK_FIELDS = {
 } as const;
 
 const DELIVERY_FIELDS = {
-  listed: ['id', 'event', 'status', 'response_code', 'attempts', 'created_at'],
+  listed: ['id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id'],
   tested: ['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at'],
-  retried: ['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'created_at'],
-  retrieved: ['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'signature', 'payload', 'created_at'],
+  retried: ['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id'],
+  retrieved: ['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'signature', 'payload', 'created_at', 'delivery_id', 'failure_reason', 'response_body'],
 } as const;
 
 function pick<T, K extends keyof T>(record: T, fields: readonly K[]): Pick<T, K> {
@@ -61,7 +63,16 @@ const webhookView = (fields: keyof typeof WEBHOOK_FIELDS) => (w: WebhookRecord) 
 const deliveryView = (fields: keyof typeof DELIVERY_FIELDS) => {
   const withPayload = (DELIVERY_FIELDS[fields] as readonly string[]).includes('payload');
   return (a: AttemptRecord) =>
-    pick({ ...a, attempts: a.attempt, payload: withPayload ? (JSON.parse(a.body) as unknown) : undefined }, DELIVERY_FIELDS[fields]);
+    pick(
+      {
+        ...a,
+        attempts: a.attempt,
+        payload: withPayload ? (JSON.parse(a.body) as unknown) : undefined,
+        delivery_id: a.chain_id,
+        failure_reason: a.error,
+      },
+      DELIVERY_FIELDS[fields],
+    );
 };
 
 function page<T extends { seq: number }>(rows: T[], limit: number, cursors: Cursors, list: string, view: (row: T) => unknown) {

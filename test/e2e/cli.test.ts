@@ -76,6 +76,35 @@ describe('credentials', () => {
     expect(readFileSync(join(dir, 'tokens.json'), 'utf8')).not.toContain(token.stdout.trim());
   });
 
+  it('auth list: every profile with its address, client, scope and token expiry, the one in use marked; never a secret', async () => {
+    const dir = await loggedIn();
+    const second = await cli(['login', '--profile', 'reader', '--client-id', sandbox.info.readonly_client_id, '--client-secret-stdin', '--scope', 'webhooks:read'], dir, {
+      input: sandbox.info.readonly_client_secret,
+    });
+    expect(second.code, second.stderr).toBe(0);
+    const json = await cli(['auth', 'list', '--json'], dir, { env: { WHSVC_PROFILE: 'reader' } });
+    expect(json.code, json.stderr).toBe(0);
+    const listed = JSON.parse(json.stdout);
+    expect(listed).toEqual({
+      profiles: [
+        { name: 'default', active: false, base_url: sandbox.info.base_url, client_id: sandbox.info.client_id, scope: 'webhooks:read webhooks:write', token_expires_at: expect.stringMatching(/^\d{4}-/) },
+        { name: 'reader', active: true, base_url: sandbox.info.base_url, client_id: sandbox.info.readonly_client_id, scope: 'webhooks:read', token_expires_at: expect.stringMatching(/^\d{4}-/) },
+      ],
+      env_credentials: false,
+    });
+    const human = await cli(['auth', 'list'], dir);
+    expect(human.stdout).toBe(
+      `*\tdefault\t${sandbox.info.base_url}\t${sandbox.info.client_id}\twebhooks:read webhooks:write\t${listed.profiles[0].token_expires_at}\n` +
+        `\treader\t${sandbox.info.base_url}\t${sandbox.info.readonly_client_id}\twebhooks:read\t${listed.profiles[1].token_expires_at}\n`,
+    );
+    for (const output of [json.stdout, human.stdout, human.stderr]) {
+      expect(output).not.toContain(sandbox.info.client_secret);
+      expect(output).not.toContain(sandbox.info.readonly_client_secret);
+    }
+    const empty = await cli(['auth', 'list'], freshConfig());
+    expect(empty.stdout).toBe('No profiles. Log in with: whsvc login\n');
+  });
+
   it('stores nothing when the secret is rejected (exit 3)', async () => {
     const dir = freshConfig();
     const login = await cli(['login', '--client-id', sandbox.info.client_id, '--client-secret-stdin'], dir, { input: 'wrong-secret' });
@@ -201,9 +230,11 @@ describe('credentials', () => {
     expect(Object.keys(gotJson)).toEqual(['id', 'url', 'events', 'active', 'created_at']);
 
     const listed = await cli(['webhooks', 'list'], dir);
-    expect(listed.stdout).toMatch(/^ID\s+URL\s+EVENTS\s+STATUS\s+CREATED/);
-    expect(listed.stdout).toContain(id);
-    expect(listed.stdout).toContain(created.id);
+    // In a pipe: tab-separated rows, no header, whole values, ISO times.
+    expect(listed.stdout).not.toContain('URL');
+    const row = listed.stdout.split('\n').find((line) => line.startsWith(`${id}\t`))!.split('\t');
+    expect(row).toEqual([id, expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//), 'invoice.paid, product.updated', 'active', expect.stringMatching(/^\d{4}-\d\d-\d\dT/)]);
+    expect(listed.stdout).toContain(`${created.id}\t`);
 
     const added = await cli(['webhooks', 'update', id, '--add-events', 'sales_order.created', '--remove-events', 'product.updated', '--inactive', '--json'], dir);
     expect(added.code, added.stderr).toBe(0);
@@ -291,9 +322,10 @@ describe('credentials', () => {
     expect(envelope.data).toHaveLength(total);
     expect(new Set(envelope.data.map((w: { id: string }) => w.id)).size).toBe(total);
 
+    // In a pipe: one tab-separated row per webhook, every page alike.
     const human = await cli(['webhooks', 'list', '--all', '--limit', '5'], dir);
     expect(human.stdout.match(/wh_\w+/g)).toHaveLength(total);
-    expect(human.stdout.match(/^ID\s/gm)).toHaveLength(1);
+    expect(human.stdout.trimEnd().split('\n').every((line) => line.split('\t').length === 5)).toBe(true);
 
     const page = await cli(['webhooks', 'list', '--limit', '5'], dir);
     const hint = /More on the next page: (whsvc webhooks list --limit 5 --cursor \S+)/.exec(page.stderr);
@@ -337,6 +369,9 @@ describe('events, test and deliveries', () => {
       expect(shown.code).toBe(0);
       expect(shown.stdout).toMatch(/signature\s+sha256=[0-9a-f]{64}/);
       expect(shown.stdout).toContain('"event": "product.updated"');
+      // Why it failed, and what the endpoint said, when the service stored them.
+      expect(shown.stdout).toMatch(/failure\s+endpoint answered 500/);
+      expect(shown.stdout).toMatch(/answer\nanswer from the test receiver\n/);
 
       const stillFailing = await cli(['deliveries', 'retry', first.id], dir);
       expect(stillFailing.code).toBe(1);
@@ -348,8 +383,9 @@ describe('events, test and deliveries', () => {
       expect(JSON.parse(retried.stdout)).toMatchObject({ status: 'delivered', response_code: 200, webhook_id: webhook.id });
 
       const delivered = await cli(['deliveries', 'list', webhook.id, '--status', 'delivered'], dir);
-      expect(delivered.stdout).toMatch(/^ID\s+EVENT\s+STATUS\s+CODE\s+ATTEMPT\s+CREATED/);
-      expect(delivered.stdout).toContain(JSON.parse(retried.stdout).id);
+      // The retry is listed as an attempt of the first delivery (the sandbox's delivery_id).
+      expect(delivered.stdout).toContain(`${JSON.parse(retried.stdout).id}\tproduct.updated\tdelivered\t200\t`);
+      expect(delivered.stdout).toMatch(new RegExp(`\\t\\d+ of ${first.id}\\t`));
 
       const again = await cli(['deliveries', 'retry', JSON.parse(retried.stdout).id], dir);
       expect(again.code).toBe(1);

@@ -447,11 +447,15 @@ describe('deliveries', () => {
     expect(payload).toEqual({ id: 'inv_42', event: 'invoice.paid', amount: { amount: expect.any(Number), currency: expect.stringMatching(/^[A-Z]{3}$/) } });
 
     const items = await waitForDeliveries(webhook.id, (d) => d.length === 1 && d[0].status === 'delivered');
-    expect(Object.keys(items[0])).toEqual(['id', 'event', 'status', 'response_code', 'attempts', 'created_at']);
-    expect(items[0]).toMatchObject({ id: deliveryId, event: 'invoice.paid', status: 'delivered', response_code: 200, attempts: 1 });
+    expect(Object.keys(items[0])).toEqual(['id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id']);
+    expect(items[0]).toMatchObject({ id: deliveryId, event: 'invoice.paid', status: 'delivered', response_code: 200, attempts: 1, delivery_id: deliveryId });
 
     const detail = await call('GET', `/v1/webhooks/webhook-deliveries/${deliveryId}`);
-    expect(Object.keys(detail.json)).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'signature', 'payload', 'created_at']);
+    expect(Object.keys(detail.json)).toEqual([
+      'id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'signature', 'payload', 'created_at',
+      'delivery_id', 'failure_reason', 'response_body',
+    ]);
+    expect(detail.json).toMatchObject({ delivery_id: deliveryId, failure_reason: null });
     expect(detail.json.signature).toBe(expected);
     expect(detail.json.payload).toEqual(payload);
     expect(detail.json.webhook_id).toBe(webhook.id);
@@ -487,6 +491,11 @@ describe('deliveries', () => {
         [3, 'delivered', 200],
       ]);
       expect(attempts[0].id).toBe(deliveryId);
+      // Every attempt names its delivery (the sandbox's extension), and a failed one says why.
+      expect(attempts.map((a) => a.delivery_id)).toEqual([deliveryId, deliveryId, deliveryId]);
+      const second = await call('GET', `/v1/webhooks/webhook-deliveries/${attempts[1].id}`);
+      expect(second.json).toMatchObject({ delivery_id: deliveryId, failure_reason: 'endpoint answered 503' });
+      expect(second.json.response_body).toBe('answer from the test receiver');
       const times = attempts.map((a) => Date.parse(a.created_at));
       // First retry after the base delay, the second after twice that; generous upper bounds for a loaded machine.
       expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(RETRY_BASE_MS);
@@ -514,8 +523,8 @@ describe('deliveries', () => {
       const original = await call('GET', `/v1/webhooks/webhook-deliveries/${deliveryId}`);
       const retried = await call('POST', `/v1/webhooks/webhook-deliveries/${deliveryId}/retry`);
       expect(retried.status, retried.text).toBe(200);
-      expect(Object.keys(retried.json)).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'created_at']);
-      expect(retried.json).toMatchObject({ webhook_id: webhook.id, event: 'sales_order.created', status: 'delivered', response_code: 200, attempts: 5 });
+      expect(Object.keys(retried.json)).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id']);
+      expect(retried.json).toMatchObject({ webhook_id: webhook.id, event: 'sales_order.created', status: 'delivered', response_code: 200, attempts: 5, delivery_id: deliveryId });
       expect(retried.json.id).not.toBe(deliveryId);
       const detail = await call('GET', `/v1/webhooks/webhook-deliveries/${retried.json.id}`);
       expect(detail.json.signature).toBe(original.json.signature);

@@ -21,7 +21,10 @@ export const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 /** An in-memory stdout/stderr. */
 export class Collector implements OutputStream {
   readonly chunks: string[] = [];
-  constructor(public isTTY: boolean = false) {}
+  constructor(
+    public isTTY: boolean = false,
+    public columns?: number,
+  ) {}
   write(chunk: string): boolean {
     this.chunks.push(String(chunk));
     return true;
@@ -119,6 +122,8 @@ export interface FakeDepsOptions {
   json?: boolean;
   canPrompt?: boolean;
   stdoutTTY?: boolean;
+  /** The terminal's width when stdoutTTY. */
+  stdoutColumns?: number;
   stderrTTY?: boolean;
   stdin?: string | string[];
   stdinTTY?: boolean;
@@ -169,7 +174,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
   const mock = agent.get<Interceptable>(ORIGIN);
   const configDir = mkdtempSync(join(tmpdir(), 'whsvc-unit-'));
   const config = new ConfigStore(configDir);
-  const stdout = new Collector(options.stdoutTTY ?? false);
+  const stdout = new Collector(options.stdoutTTY ?? false, options.stdoutColumns);
   const stderr = new Collector(options.stderrTTY ?? false);
   const env: NodeJS.ProcessEnv = { ...(options.env ?? {}) };
   const clock = { now: options.now ?? T0 };

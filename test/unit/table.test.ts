@@ -2,24 +2,37 @@ import { describe, expect, it } from 'vitest';
 import { PLAIN as plain } from '../../src/render/colors.js';
 import { renderTable } from '../../src/render/table.js';
 
-
 describe('tables', () => {
-  it('the pages of a streamed list line up, and no cell is cut', async () => {
+  it('the pages of a streamed list line up under the first page: a longer value later is shortened with …', async () => {
     const widths: number[] = [];
-    const first = await renderTable(['ID', 'URL'], [['wh_1', 'https://a.example/h']], plain, { widths });
-    const second = await renderTable(['ID', 'URL'], [['wh_2', 'https://b.example/h'], ['wh_3', 'https://a-much-longer-host.example/hooks']], plain, { withHead: false, widths });
-    expect(first).toBe('ID    URL\nwh_1  https://a.example/h\n');
-    expect(second).toBe('wh_2  https://b.example/h\nwh_3  https://a-much-longer-host.example/hooks\n');
-    const third = await renderTable(['ID', 'URL'], [['wh_4', 'x']], plain, { withHead: false, widths });
-    // Widths only grow: the third page keeps the second page's column start.
-    expect(third).toBe('wh_4  x\n');
-    expect(widths).toEqual([4, 'https://a-much-longer-host.example/hooks'.length]);
+    const first = await renderTable(['ID', 'URL', 'ON'], [['wh_1', 'https://a.example/h', 'yes']], plain, { widths });
+    const second = await renderTable(['ID', 'URL', 'ON'], [['wh_2', 'https://b.example/h', 'no'], ['wh_3', 'https://a-much-longer-host.example/hooks', 'yes']], plain, {
+      withHead: false,
+      widths,
+    });
+    expect(first).toBe('ID    URL                  ON\nwh_1  https://a.example/h  yes\n');
+    expect(second).toBe('wh_2  https://b.example/h  no\nwh_3  https://a-much-lon…  yes\n');
   });
 
-  it('a wide first column pushes the next one for every later page', async () => {
+  it('an id column is never shortened: a longer id on a later page widens it', async () => {
     const widths: number[] = [];
-    await renderTable(['ID', 'STATUS'], [['dlv_0123456789', 'ok']], plain, { widths });
-    const next = await renderTable(['ID', 'STATUS'], [['dlv_1', 'failed']], plain, { withHead: false, widths });
-    expect(next).toBe('dlv_1           failed\n');
+    await renderTable(['ID', 'STATUS'], [['dlv_1', 'ok']], plain, { widths });
+    const next = await renderTable(['ID', 'STATUS'], [['dlv_0123456789', 'failed']], plain, { withHead: false, widths });
+    expect(next).toBe('dlv_0123456789  failed\n');
+  });
+
+  it('fits the terminal: the widest shortenable column gives first, never below its title', async () => {
+    const rows = [['evt_1', 'short', 'a description that goes on and on and on']];
+    const fitted = await renderTable(['ID', 'NAME', 'DESCRIPTION'], rows, plain, { maxWidth: 40 });
+    for (const line of fitted.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(40);
+    expect(fitted).toContain('evt_1  short  a description that goes o…');
+    // Nothing left to give: the row stays whole past the width rather than losing ids.
+    const narrow = await renderTable(['ID', 'DESCRIPTION'], [['evt_0123456789abcdef', 'text that is long']], plain, { maxWidth: 20 });
+    expect(narrow).toBe('ID                    DESCRIPTION\nevt_0123456789abcdef  text that …\n');
+  });
+
+  it('plain: tab-separated rows, no header, tabs and line breaks in values made spaces', async () => {
+    const text = await renderTable(['ID', 'NOTE'], [['wh_1', 'a\tb\nc']], plain, { plain: true });
+    expect(text).toBe('wh_1\ta b c\n');
   });
 });

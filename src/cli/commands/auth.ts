@@ -1,8 +1,9 @@
 import { Option, type Command } from 'commander';
+import { examples } from './examples.js';
 import { apiAction } from '../actions.js';
 import { usageError } from '../errors.js';
 
-/** Defines `login`, `logout`, `auth status` and `auth token`. */
+/** Defines `login`, `logout`, `auth list`, `auth status` and `auth token`. */
 export function register(program: Command): void {
   program
     .command('login')
@@ -12,7 +13,14 @@ export function register(program: Command): void {
     .option('--scope <scopes>', 'space-separated scopes to request (default: all the client has)')
     // Not an option: there only to say where the secret goes instead (its value is never echoed).
     .addOption(new Option('--client-secret <secret>').hideHelp())
-    .addHelpText('after', '\nExamples:\n  whsvc login --client-id sbx_demo_readwrite            # asks for the secret, masked\n  printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin')
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc login --client-id sbx_demo_readwrite            # asks for the secret, masked',
+        'printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin',
+        'whsvc login --profile prod --base-url https://api.example.com --client-id ID',
+      ),
+    )
     .hook('preAction', (command) => {
       if (command.opts().clientSecret !== undefined) {
         throw usageError(
@@ -31,18 +39,27 @@ export function register(program: Command): void {
   program
     .command('logout')
     .description("forget the profile's credentials and cached token")
+    .addHelpText('after', examples('whsvc logout', 'whsvc logout --profile prod'))
     .action(apiAction(() => import('../auth/logout.js'), () => ({})));
 
-  const auth = program.command('auth').description('credentials and tokens');
+  const auth = program
+    .command('auth')
+    .description('credentials and tokens')
+    .addHelpText('after', examples('whsvc auth list', 'whsvc auth status --check'));
+  auth
+    .command('list')
+    .description('every profile: base URL, client id, scope and token expiry; the one in use marked *')
+    .addHelpText('after', examples('whsvc auth list', "whsvc auth list --json | jq -r '.profiles[].name'"))
+    .action(apiAction(() => import('../auth/list.js'), () => ({})));
   auth
     .command('status')
     .description('profile, base URL, client id, granted scope and token expiry; never a secret')
     .option('--check', 'prove the credentials now with a new token, instead of showing the cached one')
-    .addHelpText('after', '\nExamples:\n  whsvc auth status\n  whsvc auth status --check --json   # in CI: exit 3 when the credentials no longer work')
+    .addHelpText('after', examples('whsvc auth status', 'whsvc auth status --check --json   # in CI: exit 3 when the credentials no longer work'))
     .action(apiAction(() => import('../auth/status.js'), (_args, o) => ({ check: Boolean(o.check) })));
   auth
     .command('token')
     .description('print a valid access token (for curl)')
-    .addHelpText('after', '\nExample:\n  curl -H "Authorization: Bearer $(whsvc auth token)" "$WHSVC_BASE_URL/v1/webhooks"')
+    .addHelpText('after', examples('curl -H "Authorization: Bearer $(whsvc auth token)" "$WHSVC_BASE_URL/v1/webhooks"'))
     .action(apiAction(() => import('../auth/token.js'), () => ({})));
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { examples } from './examples.js';
 import { processIo } from '../deps.js';
 
 /** Defines `completion` and the hidden `__complete` its scripts call. */
@@ -7,7 +8,7 @@ export function register(program: Command): void {
     .command('completion')
     .description('print a shell completion script')
     .argument('<shell>', 'bash, zsh or fish')
-    .addHelpText('after', '\nExamples:\n  eval "$(whsvc completion bash)"          # in ~/.bashrc\n  whsvc completion fish > ~/.config/fish/completions/whsvc.fish')
+    .addHelpText('after', examples('eval "$(whsvc completion bash)"          # in ~/.bashrc', 'whsvc completion fish > ~/.config/fish/completions/whsvc.fish'))
     .action(async (shell: string) => {
       const { script } = await import('../completion.js');
       process.stdout.write(script(shell));

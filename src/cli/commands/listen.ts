@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { examples } from './examples.js';
 import { list, stopRequested } from '../actions.js';
 import { integerIn } from '../parse.js';
 import { processIo } from '../deps.js';
@@ -33,7 +34,11 @@ export function register(program: Command): void {
     .addOption(new Option('--timeout <seconds>', 'stop after S seconds; exit 6 if --count was not reached').argParser(integerIn(1, 86_400)))
     .addHelpText(
       'after',
-      '\nExamples:\n  whsvc listen --secret-file ./whsec.txt\n  whsvc listen --secret-file ./whsec.txt --forward-to http://localhost:3000/webhooks\n  whsvc listen --port 0 --secret-file ./whsec.txt --count 1 --timeout 30 --json   # in CI',
+      examples(
+        'whsvc listen --secret-file ./whsec.txt',
+        'whsvc listen --secret-file ./whsec.txt --forward-to http://localhost:3000/webhooks',
+        'whsvc listen --port 0 --secret-file ./whsec.txt --count 1 --timeout 30 --json   # in CI',
+      ),
     )
     .action(async (_opts, command: Command) => {
       const opts = command.optsWithGlobals();

@@ -1,4 +1,5 @@
 import { Option, type Command } from 'commander';
+import { examples } from './examples.js';
 import { stopRequested } from '../actions.js';
 import { integerIn } from '../parse.js';
 import { processIo } from '../deps.js';
@@ -10,7 +11,10 @@ const MEMORY_MAX_DELIVERIES = 10_000;
 
 /** Defines `sandbox start` and `sandbox trigger`. */
 export function register(program: Command): void {
-  const sandbox = program.command('sandbox').description('run the service locally, and make events occur in it');
+  const sandbox = program
+    .command('sandbox')
+    .description('run the service locally, and make events occur in it')
+    .addHelpText('after', examples('whsvc sandbox start', 'whsvc sandbox trigger invoice.paid'));
 
   sandbox
     .command('start')
@@ -37,6 +41,10 @@ export function register(program: Command): void {
     )
     .option('--json', 'print one JSON line with the base URL and credentials on stdout when ready')
     .option('--quiet', 'do not log each delivery attempt on stderr')
+    .addHelpText(
+      'after',
+      examples('whsvc sandbox start', 'whsvc sandbox start --data-dir ./.sandbox   # keep everything across restarts', 'whsvc sandbox start --port 0 --json --quiet  # in tests'),
+    )
     .action(async (_opts, command: Command) => {
       const opts = command.optsWithGlobals();
       if (!/^[A-Za-z][A-Za-z0-9-]{0,39}$/.test(opts.platformName)) {
@@ -68,6 +76,7 @@ export function register(program: Command): void {
     .argument('<event-type>', 'an event type of the catalog, e.g. invoice.paid')
     .option('--data <json>', 'fields to set in the payload, as a JSON object')
     .option('--json', 'print the sandbox\'s answer as JSON')
+    .addHelpText('after', examples('whsvc sandbox trigger invoice.paid', `whsvc sandbox trigger invoice.paid --data '{"id":"inv_42"}'`))
     .action(async (eventType: string, _opts, command: Command) => {
       const opts = command.optsWithGlobals();
       const [{ run }, { defaultTransport }] = await Promise.all([import('../sandbox/trigger.js'), import('../../api/transport.js')]);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { examples } from './examples.js';
 import { processIo } from '../deps.js';
 
 /** Defines `verify`. */
@@ -10,7 +11,7 @@ export function register(program: Command): void {
     .option('--secret-file <path>', 'the signing secret, read from this file')
     .option('--secret <secret>', 'the signing secret (prefer --secret-file: argv is visible to other users)')
     .option('--payload-file <path>', 'the raw body as received')
-    .addHelpText('after', '\nExample:\n  whsvc verify --signature "sha256=…" --secret-file ./whsec.txt --payload-file body.json')
+    .addHelpText('after', examples('whsvc verify --signature "sha256=…" --secret-file ./whsec.txt --payload-file body.json'))
     .action(async (_opts, command: Command) => {
       const opts = command.optsWithGlobals();
       const { run } = await import('../verify.js');

@@ -1,10 +1,14 @@
 import { Argument, Option, type Command } from 'commander';
+import { examples } from './examples.js';
 import { apiAction, list, oneOf } from '../actions.js';
 import { integerIn, resourceId } from '../parse.js';
 
 /** Defines `webhooks list|get|create|update|delete`. */
 export function register(program: Command): void {
-  const webhooks = program.command('webhooks').description('list, create, update and delete webhooks');
+  const webhooks = program
+    .command('webhooks')
+    .description('list, create, update and delete webhooks')
+    .addHelpText('after', examples('whsvc webhooks list', 'whsvc webhooks create --url https://example.com/hooks --events invoice.paid'));
   webhooks
     .command('list')
     .description('one page of webhooks, or every page with --all')
@@ -12,6 +16,7 @@ export function register(program: Command): void {
     .addOption(new Option('--limit <n>', 'page size, 1 to 200').argParser(integerIn(1, 200)))
     .option('--cursor <cursor>', 'the page after this cursor (printed with a page that has more)')
     .option('--all', 'every page, streamed as it arrives')
+    .addHelpText('after', examples('whsvc webhooks list --active true', 'whsvc webhooks list --all --json | jq -r \'.data[].url\''))
     .action(
       apiAction(
         () => import('../webhooks/list.js'),
@@ -22,6 +27,7 @@ export function register(program: Command): void {
     .command('get')
     .description('one webhook')
     .addArgument(new Argument('<id>', 'webhook id').argParser(resourceId('webhook')))
+    .addHelpText('after', examples('whsvc webhooks get wh_…', 'whsvc webhooks get wh_… --json'))
     .action(apiAction(() => import('../webhooks/get.js'), ([id]) => ({ id: id! })));
   webhooks
     .command('create')
@@ -31,7 +37,13 @@ export function register(program: Command): void {
     .option('--inactive', 'create it paused')
     .option('--secret-file <path>', 'write the signing secret to this file (mode 0600) instead of showing it')
     .option('--force', 'let --secret-file overwrite an existing file')
-    .addHelpText('after', '\nExamples:\n  whsvc webhooks create --url https://example.com/hooks --events invoice.paid,sales_order.created\n  whsvc webhooks create --url https://example.com/hooks --events invoice.paid --secret-file ./whsec.txt')
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc webhooks create --url https://example.com/hooks --events invoice.paid,sales_order.created',
+        'whsvc webhooks create --url https://example.com/hooks --events invoice.paid --secret-file ./whsec.txt',
+      ),
+    )
     .action(
       apiAction(
         () => import('../webhooks/create.js'),
@@ -48,6 +60,7 @@ export function register(program: Command): void {
     .addOption(new Option('--remove-events <types>', 'remove from the current event list').argParser(list))
     .addOption(new Option('--active', 'resume deliveries').conflicts('inactive'))
     .addOption(new Option('--inactive', 'pause deliveries').conflicts('active'))
+    .addHelpText('after', examples('whsvc webhooks update wh_… --add-events invoice.paid', 'whsvc webhooks update wh_… --inactive          # pause deliveries'))
     .action(
       apiAction(
         () => import('../webhooks/update.js'),
@@ -66,5 +79,6 @@ export function register(program: Command): void {
     .description('delete a webhook (asks on a terminal; --yes otherwise)')
     .addArgument(new Argument('<id>', 'webhook id').argParser(resourceId('webhook')))
     .option('-y, --yes', 'do not ask for confirmation')
+    .addHelpText('after', examples('whsvc webhooks delete wh_…', 'whsvc webhooks delete wh_… --yes   # in scripts'))
     .action(apiAction(() => import('../webhooks/delete.js'), ([id], o) => ({ id: id!, yes: Boolean(o.yes) })));
 }

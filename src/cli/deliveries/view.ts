@@ -1,11 +1,16 @@
 import type { Colors } from '../../render/colors.js';
-import { renderTable, type TableOptions } from '../../render/table.js';
+import { renderTable, tableTime, type TableOptions } from '../../render/table.js';
 import { keyValues, relativeTime, sanitize, sanitizeBlock } from '../../render/text.js';
 import type { CommandDeps } from '../context.js';
 import { printJson } from '../output.js';
 
 export interface Delivery {
   id: string;
+  /** The delivery this attempt belongs to (the sandbox's extension; the id of its first attempt). */
+  delivery_id?: string;
+  /** Why the attempt failed, and what the endpoint answered (the sandbox's extension, on retrieve). */
+  failure_reason?: string | null;
+  response_body?: string | null;
   webhook_id?: string;
   event: string;
   status: string;
@@ -24,10 +29,16 @@ export function statusLabel(status: string, colors: Colors): string {
 
 type Pair = [string, string | { styled: string }];
 
+/** `2 of dlv_A` for a retry whose delivery the service names; a first attempt's own id is its delivery's. */
+function attemptOf(delivery: Delivery): string {
+  const attempt = delivery.attempts === undefined ? '' : String(delivery.attempts);
+  return delivery.delivery_id && delivery.delivery_id !== delivery.id ? `${attempt} of ${delivery.delivery_id}` : attempt;
+}
+
 export async function deliveryTable(items: Delivery[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
   return renderTable(
     ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
-    items.map((d) => [d.id, d.event, d.status, d.response_code === null ? '-' : String(d.response_code), String(d.attempts ?? ''), relativeTime(d.created_at, now)]),
+    items.map((d) => [d.id, d.event, d.status, d.response_code === null ? '-' : String(d.response_code), attemptOf(d), tableTime(d.created_at, now, options)]),
     colors,
     options,
   );
@@ -40,11 +51,13 @@ export function deliveryBlock(delivery: Delivery, colors: Colors, now: number): 
     ['event', delivery.event],
     ['status', { styled: statusLabel(delivery.status, colors) }],
     ['response', delivery.response_code === null ? 'no HTTP response' : String(delivery.response_code)],
-    ...(delivery.attempts === undefined ? [] : [['attempt', String(delivery.attempts)] as Pair]),
+    ...(delivery.failure_reason ? [['failure', delivery.failure_reason] as Pair] : []),
+    ...(delivery.attempts === undefined ? [] : [['attempt', attemptOf(delivery)] as Pair]),
     ['created', `${relativeTime(delivery.created_at, now)} (${delivery.created_at})`],
     ...(delivery.signature ? [['signature', delivery.signature] as Pair] : []),
   ];
   let text = keyValues(pairs, colors.dim);
+  if (delivery.response_body) text += `${colors.dim('answer')}\n${sanitizeBlock(delivery.response_body)}\n`;
   if (delivery.payload !== undefined) {
     text += `${colors.dim('payload')}\n${sanitizeBlock(JSON.stringify(delivery.payload, null, 2))}\n`;
   }

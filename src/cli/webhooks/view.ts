@@ -1,5 +1,5 @@
 import type { Colors } from '../../render/colors.js';
-import { renderTable, type TableOptions } from '../../render/table.js';
+import { renderTable, tableTime, type TableOptions } from '../../render/table.js';
 import { keyValues, relativeTime } from '../../render/text.js';
 
 export interface Webhook {
@@ -17,7 +17,7 @@ export const activeLabel = (active: boolean, colors: Colors) => (active ? colors
 export async function webhookTable(webhooks: Webhook[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
   return renderTable(
     ['ID', 'URL', 'EVENTS', 'STATUS', 'CREATED'],
-    webhooks.map((w) => [w.id, w.url, (w.events ?? []).join(', '), w.active ? 'active' : 'paused', relativeTime(w.created_at, now)]),
+    webhooks.map((w) => [w.id, w.url, (w.events ?? []).join(', '), w.active ? 'active' : 'paused', tableTime(w.created_at, now, options)]),
     colors,
     options,
   );

@@ -7,6 +7,9 @@ import { CATALOG, T0, fakeDeps, finishFakeDeps, json, jsonReply, mockCatalog, mo
 
 afterEach(finishFakeDeps);
 
+/** A 120-column terminal without colour: tables as people see them. */
+const TERMINAL = { stdoutTTY: true, stdoutColumns: 120, env: { NO_COLOR: '1' } };
+
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
@@ -35,8 +38,32 @@ function mockPages(fake: FakeDeps, pages: Array<Record<string, unknown>>) {
 }
 
 describe('webhooks list', () => {
-  it('prints a table of the page on stdout and the exact next-page command on stderr', async () => {
+  it('in a pipe: tab-separated rows, no header, whole values and ISO times', async () => {
     const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockPages(fake, [{ data: [hook(1, { events: ['invoice.paid', 'sales_order.created'] }), hook(2)], has_more: false, next_cursor: null }]);
+    expect(await list({ all: false }, fake.deps)).toBe(0);
+    expect(fake.stdout.text).toBe(
+      `wh_000001\thttps://hooks1.example.com/in\tinvoice.paid, sales_order.created\tpaused\t${new Date(T0 - 3_600_000).toISOString()}\n` +
+        `wh_000002\thttps://hooks2.example.com/in\tinvoice.paid\tactive\t${new Date(T0 - 3_600_000).toISOString()}\n`,
+    );
+  });
+
+  it('on a narrow terminal: every line fits, the widest cells end in …, ids stay whole', async () => {
+    const fake = fakeDeps({ ...TERMINAL, stdoutColumns: 60 });
+    mockToken(fake.mock);
+    const long = hook(1, { url: 'https://a-rather-long-host-name.example.com/webhooks/incoming', events: ['invoice.paid', 'sales_order.created'] });
+    mockPages(fake, [{ data: [long, hook(2)], has_more: false, next_cursor: null }]);
+    await list({ all: false }, fake.deps);
+    const lines = fake.stdout.text.trimEnd().split('\n');
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
+    expect(lines[1]).toMatch(/^wh_000001 +https:\/\/a\S*… +invoice\S*… +paused +1 hour ago$/);
+    expect(lines[2]).toMatch(/^wh_000002 +https:\/\/hook\S*… +invoice\.paid +active +1 hour ago$/);
+  });
+
+  it('prints a table of the page on stdout and the exact next-page command on stderr', async () => {
+    const fake = fakeDeps(TERMINAL);
     mockToken(fake.mock);
     const seen = mockPages(fake, [{ data: [hook(1), hook(2)], has_more: true, next_cursor: 'cur_page2' }]);
     const code = await list({ all: false, limit: 2, active: true }, fake.deps);
@@ -118,7 +145,7 @@ describe('webhooks list', () => {
   });
 
   it('--all in human mode: every page rendered as it arrives, one header, no hint', async () => {
-    const fake = fakeDeps();
+    const fake = fakeDeps(TERMINAL);
     mockToken(fake.mock);
     const seen = mockPages(fake, [
       { data: [hook(1)], has_more: true, next_cursor: 'c1' },
@@ -227,7 +254,7 @@ describe('webhooks get', () => {
 
 describe('deliveries list', () => {
   it('sends status and limit, prints a table and the next-page command naming the webhook', async () => {
-    const fake = fakeDeps();
+    const fake = fakeDeps(TERMINAL);
     mockToken(fake.mock);
     const queries: URLSearchParams[] = [];
     fake.mock.intercept({ path: (p) => pathOnly(p) === '/v1/webhooks/wh_1/deliveries', method: 'GET' }).reply((opts) => {
@@ -251,8 +278,24 @@ describe('deliveries list', () => {
 });
 
 describe('events', () => {
+  it('shows which delivery a retry belongs to, when the service says (delivery_id)', async () => {
+    const fake = fakeDeps(TERMINAL);
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: (p) => pathOnly(p) === '/v1/webhooks/wh_1/deliveries', method: 'GET' }).reply(200, {
+      data: [
+        { id: 'dlv_B', delivery_id: 'dlv_A', event: 'invoice.paid', status: 'failed', response_code: 500, attempts: 2, created_at: new Date(T0).toISOString() },
+        { id: 'dlv_A', delivery_id: 'dlv_A', event: 'invoice.paid', status: 'failed', response_code: 500, attempts: 1, created_at: new Date(T0).toISOString() },
+      ],
+      has_more: false,
+      next_cursor: null,
+    });
+    await deliveriesList({ webhookId: 'wh_1', all: false }, fake.deps);
+    expect(fake.stdout.text).toMatch(/^dlv_B +invoice\.paid +failed +500 +2 of dlv_A +now$/m);
+    expect(fake.stdout.text).toMatch(/^dlv_A +invoice\.paid +failed +500 +1 +now$/m);
+  });
+
   it('prints the catalog as a table, grouped by module', async () => {
-    const fake = fakeDeps();
+    const fake = fakeDeps(TERMINAL);
     mockToken(fake.mock);
     const interleaved = {
       data: [
