@@ -15,7 +15,13 @@ export function oneOf(choices: string[]) {
   };
 }
 
-export const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
+/** A comma-separated list option; a value given twice is a mistake, refused before any request. */
+export function list(value: string): string[] {
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const twice = items.find((item, i) => items.indexOf(item) !== i);
+  if (twice !== undefined) throw new InvalidArgumentError(`${twice} is listed twice.`);
+  return items;
+}
 
 /**
  * The action of an API command: its module is loaded only now (so --help and

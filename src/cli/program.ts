@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command, Help, Option } from 'commander';
 import { DEFAULT_BASE_URL } from './defaults.js';
 import { integerIn } from './parse.js';
 import { register as auth } from './commands/auth.js';
@@ -38,8 +38,17 @@ export function buildProgram(commandName?: string): Command {
     .showHelpAfterError('hint: see --help for usage')
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'whsvc: ')) })
     .exitOverride()
-    // Every command's help lists the global options too (--json, --profile, …).
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({
+      // Every command's help lists the global options too (--json, --profile, …).
+      showGlobalOptions: true,
+      minWidthToWrap: 20,
+      formatItem(term, termWidth, description, helper) {
+        const width = helper.helpWidth ?? 80;
+        if (!description || width - termWidth - 4 >= 40) return Help.prototype.formatItem.call(helper, term, termWidth, description, helper);
+        // A narrow terminal: each description under its term, wrapped to the width, instead of a column too thin to read.
+        return `  ${term}\n${helper.boxWrap(description, width - 6).replace(/^/gm, '      ')}`;
+      },
+    })
     .option('--profile <name>', 'credentials profile (env WHSVC_PROFILE)', undefined)
     .option('--base-url <url>', `service base address, overriding the profile's (env WHSVC_BASE_URL; default ${DEFAULT_BASE_URL}, the sandbox)`)
     .option('--json', 'machine output on stdout')
@@ -51,13 +60,19 @@ export function buildProgram(commandName?: string): Command {
       'after',
       `
 Examples:
-  whsvc sandbox start                                   # the service, locally
-  whsvc login --client-id sbx_demo_readwrite            # asks for the secret
-  whsvc webhooks create --url https://example.com/hooks --events invoice.paid --secret-file whsec.txt
-  whsvc listen --secret-file whsec.txt                  # a local receiver that verifies signatures
+  # the service, locally, and a login to it
+  whsvc sandbox start
+  whsvc login --client-id sbx_demo_readwrite
+  # a webhook, its signing secret written to a file
+  whsvc webhooks create --url https://example.com/hooks \\
+    --events invoice.paid --secret-file whsec.txt
+  # a local receiver that verifies signatures, and the log
+  whsvc listen --secret-file whsec.txt
   whsvc deliveries list wh_…
 
-Exit codes: 0 ok, 1 failure, 2 usage, 3 authentication, 4 permission, 5 not found, 6 timed out waiting, 130 interrupted.`,
+Exit codes:
+  0 ok, 1 failure, 2 usage, 3 authentication, 4 permission,
+  5 not found, 6 timed out waiting, 130 interrupted`,
     );
 
   const only = commandName !== undefined && Object.hasOwn(REGISTRARS, commandName) ? REGISTRARS[commandName] : undefined;

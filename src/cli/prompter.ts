@@ -4,7 +4,7 @@ import { interrupt } from './interrupt.js';
 export interface Prompter {
   input(message: string, validate?: (value: string) => true | string): Promise<string>;
   password(message: string): Promise<string>;
-  checkbox(message: string, choices: Array<{ name: string; value: string }>): Promise<string[]>;
+  checkbox(message: string, choices: Array<{ name: string; value: string; short?: string }>): Promise<string[]>;
   confirm(message: string, defaultValue: boolean): Promise<boolean>;
 }
 

@@ -1,5 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
@@ -45,6 +47,30 @@ describe('messages that say what to do', () => {
       const result = await cli(args, {}, '{}');
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain('--secret-file is empty');
+    }
+  });
+
+  it('a URL the service would refuse, and an event type given twice, are usage errors before any request', async () => {
+    // Nothing listens at this address: a request would end in a network error (exit 1), not exit 2.
+    const closed = await new Promise<string>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo;
+        server.close(() => resolve(`http://127.0.0.1:${port}`));
+      });
+    });
+    const env = { WHSVC_BASE_URL: closed, WHSVC_CLIENT_ID: 'someone', WHSVC_CLIENT_SECRET: 'something' };
+    const cases: Array<[string[], string]> = [
+      [['webhooks', 'create', '--url', 'http://example.com/hooks', '--events', 'invoice.paid'], 'must use https'],
+      [['webhooks', 'create', '--url', 'https://user:pw@example.com/hooks', '--events', 'invoice.paid'], 'must not carry a user name or password'],
+      [['webhooks', 'create', '--url', 'https://example.com/hooks', '--events', 'invoice.paid,invoice.paid'], 'invoice.paid is listed twice'],
+      [['webhooks', 'update', 'wh_1', '--url', 'example.com/hooks'], 'must be an absolute URL'],
+      [['webhooks', 'update', 'wh_1', '--add-events', 'a.b, a.b'], 'a.b is listed twice'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await cli(args, env);
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
+      expect(result.stderr).toContain(message);
+      expect(result.stderr.trimEnd().split('\n').length, result.stderr).toBeLessThanOrEqual(2);
     }
   });
 

@@ -58,7 +58,12 @@ describeInTerminal('in a real terminal (tmux)', () => {
     await session.waitFor(/Endpoint URL/);
     session.type('not a url');
     session.press('Enter');
-    await session.waitFor(/enter an absolute URL/);
+    await session.waitFor(/the URL must not contain spaces/);
+    session.press('C-u');
+    // A URL the service would refuse is asked again, before the checklist (whose answers it would lose).
+    session.type('http://example.com/hooks');
+    session.press('Enter');
+    await session.waitFor(/the URL must use https/);
     session.press('C-u');
     session.type(`${receiver.url}/tty`);
     session.press('Enter');
@@ -70,6 +75,9 @@ describeInTerminal('in a real terminal (tmux)', () => {
     const screen = await session.waitFor(/EXIT=\d+/);
     expect(screen).toContain('EXIT=0');
     expect(screen).toMatch(/events\s+product\.updated/);
+    // The checklist's answer line names the type chosen, not its description.
+    expect(screen).toMatch(/Events to subscribe to product\.updated$/m);
+    expect(screen).not.toContain('(products:');
     expect(screen).toMatch(/signing secret\s+whsec_/);
     // Colour reaches a terminal (and only a terminal: the subprocess tests see none).
     expect(session.screen(true)).toMatch(/\u001b\[[0-9;]*m/);
@@ -102,6 +110,75 @@ describeInTerminal('in a real terminal (tmux)', () => {
     const screen = await session.waitFor(/EXIT=\d+/);
     expect(screen).toContain('EXIT=0');
     expect(screen).toContain(`Deleted webhook ${webhook.id}`);
+  });
+
+  describe('on a 60-column terminal', () => {
+    const narrow = (args: string) => {
+      const session = new TmuxSession(
+        `${process.execPath} ${WHSVC_BIN} ${args}`,
+        {
+          WHSVC_CONFIG_DIR: configDir,
+          WHSVC_BASE_URL: sandbox.info.base_url,
+          WHSVC_CLIENT_ID: sandbox.info.client_id,
+          WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
+          TERM: 'xterm-256color',
+          NO_COLOR: '1',
+        },
+        { columns: 60, rows: 200 },
+      );
+      sessions.push(session);
+      return session;
+    };
+    /** The command's lines, unwrapped: any longer than 60 columns was wrapped by the terminal. */
+    const outputOf = async (session: TmuxSession) => {
+      await session.waitFor(/EXIT=\d+/);
+      const lines = session.screen(false, true).split('\n');
+      return lines.slice(0, lines.findIndex((line) => line.startsWith('EXIT='))).filter((line) => line.trim() !== '');
+    };
+
+    it('webhooks list --all: rows fit, long cells end in …, ids whole, every page under one header', async () => {
+      const { access_token } = await fetch(`${sandbox.info.base_url}/v1/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credentials', client_id: sandbox.info.client_id, client_secret: sandbox.info.client_secret }),
+      }).then((r) => r.json() as Promise<{ access_token: string }>);
+      const ids: string[] = [];
+      for (const path of ['/w', '/a-much-longer-path/for/a/webhook/that/will/not/fit', '/x', '/another/long/path/on/the/third/page/of/it']) {
+        const created = await fetch(`${sandbox.info.base_url}/v1/webhooks`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
+          body: JSON.stringify({ url: `${receiver.url}${path}`, events: ['invoice.paid', 'sales_order.created'] }),
+        }).then((r) => r.json() as Promise<{ id: string }>);
+        ids.push(created.id);
+      }
+      const lines = await outputOf(narrow('webhooks list --all --limit 2'));
+      expect(lines.filter((line) => line.startsWith('ID '))).toHaveLength(1);
+      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(60);
+      for (const id of ids) expect(lines.some((line) => line.startsWith(`${id} `))).toBe(true);
+      expect(lines.some((line) => line.includes('…'))).toBe(true);
+      // Every row's STATUS starts where the header's does, whichever page it came on.
+      const statusColumn = lines[0]!.indexOf('STATUS');
+      for (const line of lines.slice(1)) expect(line.slice(statusColumn), line).toMatch(/^(active|paused) /);
+    });
+
+    it('events: the descriptions are shortened, not wrapped under the module column', async () => {
+      const lines = await outputOf(narrow('events'));
+      expect(lines[0]).toMatch(/^MODULE +EVENT +DESCRIPTION$/);
+      expect(lines).toHaveLength(6);
+      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(60);
+      expect(lines.some((line) => /production_order\.completed {2}\S/.test(line))).toBe(true);
+    });
+
+    it('--help is laid out for the terminal, at the top level and for a command', async () => {
+      for (const args of ['--help', 'webhooks create --help']) {
+        const lines = await outputOf(narrow(args));
+        expect(lines.some((line) => line.startsWith('Usage: whsvc')), args).toBe(true);
+        // Example commands are for copying: they are never wrapped, whatever the width.
+        const prose = lines.slice(0, lines.findIndex((line) => /^Examples?:$/.test(line)));
+        expect(prose.length, args).toBeGreaterThan(10);
+        for (const line of prose) expect(line.length, `${args}: ${line}`).toBeLessThanOrEqual(60);
+      }
+    });
   });
 
   describe('Ctrl-C at a prompt: exit 130, one short line, nothing written', () => {

@@ -6,16 +6,17 @@ export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 export class TmuxSession {
   private readonly name = `whsvc-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 
-  constructor(command: string, env: Record<string, string>) {
+  constructor(command: string, env: Record<string, string>, size: { columns: number; rows: number } = { columns: 120, rows: 40 }) {
     const exports = Object.entries(env)
       .map(([key, value]) => `${key}=${shellQuote(value)}`)
       .join(' ');
     // The shell stays after the command so that the screen can still be read.
-    execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', '120', '-y', '40', `env -u CI ${exports} ${command}; echo "EXIT=$?"; sleep 600`]);
+    execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', String(size.columns), '-y', String(size.rows), `env -u CI ${exports} ${command}; echo "EXIT=$?"; sleep 600`]);
   }
 
-  screen(withEscapes = false): string {
-    return execFileSync('tmux', ['capture-pane', '-p', ...(withEscapes ? ['-e'] : []), '-t', this.name], { encoding: 'utf8' });
+  /** The screen; `joined` undoes the terminal's wrapping, so that a line too long for it shows as one long line. */
+  screen(withEscapes = false, joined = false): string {
+    return execFileSync('tmux', ['capture-pane', '-p', ...(withEscapes ? ['-e'] : []), ...(joined ? ['-J', '-S', '-'] : []), '-t', this.name], { encoding: 'utf8' });
   }
 
   type(text: string): void {

@@ -5,6 +5,7 @@ import type { CommandDeps } from '../context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
 import { printJson } from '../output.js';
+import { checkUrl } from './url.js';
 import { webhookBlock, type Webhook } from './view.js';
 
 export interface CreateOptions {
@@ -15,14 +16,6 @@ export interface CreateOptions {
   force: boolean;
 }
 
-function checkUrl(value: string): true | string {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? true : 'use an https:// URL';
-  } catch {
-    return 'enter an absolute URL, such as https://example.com/webhooks';
-  }
-}
 
 /**
  * Reserves the secret file before the webhook exists, so that a path that
@@ -63,7 +56,8 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
     const catalog = await fetchCatalog(deps);
     events = await deps.prompter.checkbox(
       'Events to subscribe to',
-      catalog.map((e) => ({ name: `${e.type}  (${e.module}: ${e.desc})`, value: e.type })),
+      // The answer line after the checklist lists the types (short), not their descriptions.
+      catalog.map((e) => ({ name: `${e.type}  (${e.module}: ${e.desc})`, value: e.type, short: e.type })),
     );
   } else {
     await checkEventTypes(deps, events, '--events');

@@ -2,6 +2,7 @@ import { checkEventTypes } from '../catalog.js';
 import type { CommandDeps } from '../context.js';
 import { usageError } from '../errors.js';
 import { printJson } from '../output.js';
+import { checkUrl } from './url.js';
 import { webhookBlock, type Webhook } from './view.js';
 
 export interface UpdateOptions {
@@ -21,6 +22,8 @@ export async function run(options: UpdateOptions, deps: CommandDeps): Promise<nu
   if (events !== undefined && (addEvents !== undefined || removeEvents !== undefined)) {
     throw usageError('--events replaces the whole list; it cannot be combined with --add-events or --remove-events');
   }
+  const urlProblem = url === undefined ? true : checkUrl(url);
+  if (urlProblem !== true) throw usageError(`--url ${JSON.stringify(url)}: ${urlProblem}`);
   for (const [flag, types] of [['--events', events], ['--add-events', addEvents], ['--remove-events', removeEvents]] as const) {
     if (types && types.length > 0) await checkEventTypes(deps, types, flag);
   }
