@@ -37,7 +37,12 @@ export function apiAction<O>(load: () => Promise<RunModule<O>>, toOptions: (args
     installInterruptHandler();
     const globals = readGlobals(opts, process.env);
     const deps = await buildDeps(globals, processIo(), inquirerPrompter);
-    process.exitCode = await module.run(toOptions(positional, opts), deps);
+    try {
+      process.exitCode = await module.run(toOptions(positional, opts), deps);
+    } catch (error) {
+      const { AuthError } = await import('../api/errors.js');
+      throw error instanceof AuthError && deps.explainAuthFailure ? deps.explainAuthFailure(error) : error;
+    }
   };
 }
 

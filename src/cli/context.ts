@@ -20,6 +20,8 @@ export { DEFAULT_BASE_URL };
 /** The global options of PRODUCT.md, after flags and environment are merged. */
 export interface GlobalOptions {
   profile: string;
+  /** Where the profile name came from, for messages. */
+  profileSource?: '--profile' | 'WHSVC_PROFILE' | undefined;
   baseUrl?: string | undefined;
   /** Where baseUrl came from, for messages. */
   baseUrlSource?: '--base-url' | 'WHSVC_BASE_URL' | undefined;
@@ -47,11 +49,66 @@ export interface CommandDeps extends Io {
   apiFor(baseUrl: string, credentials: Credentials): ApiClient;
   /** The client id in use, from the environment or the profile. */
   clientId: string | undefined;
+  /** An authentication failure retold with what was used, where each came from, and the command that fixes it. */
+  explainAuthFailure?: (error: AuthError) => AuthError;
+}
+
+interface AuthFacts {
+  profile: string;
+  profileSource: string;
+  baseUrl: string;
+  baseUrlSource: string;
+  credentialSource: CommandDeps['credentialSource'];
+  clientId: string | undefined;
+}
+
+export function explainAuthFailure(error: AuthError, facts: AuthFacts): AuthError {
+  // Those that say already what to do (another address, a login that failed) stand as they are.
+  if (error.hint) return error;
+  const address = `${facts.baseUrl} (from ${facts.baseUrlSource})`;
+  const profile = `profile ${facts.profile} (from ${facts.profileSource})`;
+  const login = [
+    'whsvc login',
+    facts.profile === 'default' ? '' : `--profile ${facts.profile}`,
+    facts.baseUrlSource === '--base-url' ? `--base-url ${facts.baseUrl}` : '',
+    `--client-id ${facts.clientId ?? 'ID'}`,
+  ].filter(Boolean).join(' ');
+  let sandbox = '';
+  try {
+    if (isLoopbackHost(new URL(facts.baseUrl).hostname)) {
+      sandbox = '; a sandbox started again without --data-dir has new client secrets: take them from its start-up output';
+    }
+  } catch {
+    // not a URL: no sandbox note
+  }
+  if (facts.credentialSource === 'none') {
+    return new AuthError(
+      `not logged in: ${profile} holds no credentials, and WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET are not set (address ${address})`,
+      error.status,
+      error.code,
+      `log in: ${login}; or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET${sandbox}`,
+    );
+  }
+  if (facts.credentialSource === 'env') {
+    return new AuthError(
+      `${error.message} (client ${facts.clientId} from WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET, at ${address})`,
+      error.status,
+      error.code,
+      `check the values of WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET (they take the place of any profile)${sandbox}`,
+    );
+  }
+  return new AuthError(
+    `${error.message} (client ${facts.clientId} of ${profile}, at ${address})`,
+    error.status,
+    error.code,
+    `log in again: ${login}${sandbox}`,
+  );
 }
 
 export function readGlobals(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
   return {
     profile: (opts.profile as string | undefined) ?? env.WHSVC_PROFILE ?? 'default',
+    profileSource: opts.profile !== undefined ? '--profile' : env.WHSVC_PROFILE !== undefined ? 'WHSVC_PROFILE' : undefined,
     baseUrl: (opts.baseUrl as string | undefined) ?? env.WHSVC_BASE_URL,
     baseUrlSource: opts.baseUrl !== undefined ? '--base-url' : env.WHSVC_BASE_URL !== undefined ? 'WHSVC_BASE_URL' : undefined,
     json: Boolean(opts.json),
@@ -196,5 +253,14 @@ export async function buildDeps(
     now: Date.now,
     apiFor: (base, creds) => apiFor(base, creds),
     clientId: credentials?.clientId,
+    explainAuthFailure: (error) =>
+      explainAuthFailure(error, {
+        profile: globals.profile,
+        profileSource: globals.profileSource ?? 'the default',
+        baseUrl,
+        baseUrlSource,
+        credentialSource: source,
+        clientId: credentials?.clientId,
+      }),
   };
 }

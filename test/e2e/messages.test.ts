@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -72,6 +72,51 @@ describe('messages that say what to do', () => {
       expect(result.stderr).toContain(message);
       expect(result.stderr.trimEnd().split('\n').length, result.stderr).toBeLessThanOrEqual(2);
     }
+  });
+
+  describe('auth failures name what was used, where it came from, and the command that fixes it', () => {
+    const lines = (stderr: string) => stderr.trimEnd().split('\n');
+
+    it('not logged in', async () => {
+      const dir = mkdtempSync(join(configDir, 'none-'));
+      const result = await cli(['webhooks', 'list', '--profile', 'ci'], { WHSVC_CONFIG_DIR: dir });
+      expect(result.code).toBe(3);
+      const [message, hint] = lines(result.stderr);
+      expect(message).toBe(
+        `whsvc: not logged in: profile ci (from --profile) holds no credentials, and WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET are not set (address ${sandbox.info.base_url} (from WHSVC_BASE_URL))`,
+      );
+      expect(hint).toMatch(/^hint: log in: whsvc login --profile ci --client-id ID; or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET; a sandbox started again/);
+    });
+
+    it('a profile whose secret the service no longer takes (a sandbox restarted)', async () => {
+      const dir = mkdtempSync(join(configDir, 'stale-'));
+      writeFileSync(
+        join(dir, 'config.json'),
+        JSON.stringify({ profiles: { old: { base_url: sandbox.info.base_url, client_id: sandbox.info.client_id, client_secret: 'sbx_secret_of_an_earlier_run' } } }),
+      );
+      const result = await cli(['webhooks', 'list'], { WHSVC_CONFIG_DIR: dir, WHSVC_PROFILE: 'old', WHSVC_BASE_URL: undefined });
+      expect(result.code).toBe(3);
+      const [message, hint] = lines(result.stderr);
+      expect(message).toContain('refused the credentials (invalid_client)');
+      expect(message).toContain(`(client ${sandbox.info.client_id} of profile old (from WHSVC_PROFILE), at ${sandbox.info.base_url} (from profile old))`);
+      expect(hint).toBe(
+        `hint: log in again: whsvc login --profile old --client-id ${sandbox.info.client_id}; a sandbox started again without --data-dir has new client secrets: take them from its start-up output`,
+      );
+      expect(result.stderr).not.toContain('sbx_secret_of_an_earlier_run');
+      // Given with --base-url, the address is part of the fix.
+      const flagged = await cli(['webhooks', 'list', '--base-url', sandbox.info.base_url], { WHSVC_CONFIG_DIR: dir, WHSVC_PROFILE: 'old', WHSVC_BASE_URL: undefined });
+      expect(lines(flagged.stderr)[1]).toContain(`whsvc login --profile old --base-url ${sandbox.info.base_url} --client-id ${sandbox.info.client_id}`);
+    });
+
+    it('credentials from the environment: never told to set what is set', async () => {
+      const result = await cli(['webhooks', 'list'], { WHSVC_CLIENT_ID: sandbox.info.client_id, WHSVC_CLIENT_SECRET: 'wrong-env-secret' });
+      expect(result.code).toBe(3);
+      const [message, hint] = lines(result.stderr);
+      expect(message).toContain(`(client ${sandbox.info.client_id} from WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET, at ${sandbox.info.base_url} (from WHSVC_BASE_URL))`);
+      expect(hint).toMatch(/^hint: check the values of WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET/);
+      expect(result.stderr).not.toMatch(/\bset WHSVC_CLIENT_ID|whsvc login/);
+      expect(result.stderr).not.toContain('wrong-env-secret');
+    });
   });
 
   it('only one of WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET: exit 2 naming the missing one', async () => {
