@@ -73,20 +73,19 @@ export function explainAuthFailure(error: AuthError, facts: AuthFacts): AuthErro
     facts.baseUrlSource === '--base-url' ? `--base-url ${facts.baseUrl}` : '',
     `--client-id ${facts.clientId ?? 'ID'}`,
   ].filter(Boolean).join(' ');
-  let sandbox = '';
+  let loopback = false;
   try {
-    if (isLoopbackHost(new URL(facts.baseUrl).hostname)) {
-      sandbox = '; a sandbox started again without --data-dir has new client secrets: take them from its start-up output';
-    }
+    loopback = isLoopbackHost(new URL(facts.baseUrl).hostname);
   } catch {
     // not a URL: no sandbox note
   }
+  const restarted = loopback ? '; a sandbox started again without --data-dir has new client secrets: take them from its start-up output' : '';
   if (facts.credentialSource === 'none') {
     return new AuthError(
-      `not logged in: ${profile} holds no credentials, and WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET are not set (address ${address})`,
+      `not logged in: nothing to send to ${address}: ${profile} holds no credentials, and WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET are not set`,
       error.status,
       error.code,
-      `log in: ${login}; or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET${sandbox}`,
+      `log in: ${login}; or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET${loopback ? ' (a sandbox prints its client id and secret when it starts)' : ''}`,
     );
   }
   if (facts.credentialSource === 'env') {
@@ -94,14 +93,14 @@ export function explainAuthFailure(error: AuthError, facts: AuthFacts): AuthErro
       `${error.message} (client ${facts.clientId} from WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET, at ${address})`,
       error.status,
       error.code,
-      `check the values of WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET (they take the place of any profile)${sandbox}`,
+      `check the values of WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET (they take the place of any profile)${restarted}`,
     );
   }
   return new AuthError(
     `${error.message} (client ${facts.clientId} of ${profile}, at ${address})`,
     error.status,
     error.code,
-    `log in again: ${login}${sandbox}`,
+    `log in again: ${login}${restarted}`,
   );
 }
 

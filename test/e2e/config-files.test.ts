@@ -119,7 +119,7 @@ describe('profile names are data', () => {
     expect((await login(dir, 'other')).code).toBe(0);
     const status = await cli(['auth', 'status', '--profile', name], dir);
     expect(status.code, status.stderr).toBe(3);
-    expect(status.stderr).toContain(`not logged in: profile ${name} (from --profile) holds no credentials`);
+    expect(status.stderr).toContain(`profile ${name} (from --profile) holds no credentials`);
     expect((await login(dir, name)).code).toBe(0);
     const list = await cli(['webhooks', 'list', '--profile', name, '--json'], dir);
     expect(list.code, list.stderr).toBe(0);
