@@ -17,6 +17,13 @@ export interface ListenOptions {
   secret?: string | undefined;
   secretFile?: string | undefined;
   respondStatus: number;
+  /** Answer 500 to the first N attempts of each delivery. */
+  failFirst?: number | undefined;
+  /** Answer 500 to this share of attempts, decided by --seed. */
+  failRate?: number | undefined;
+  seed?: string | undefined;
+  /** Answer only after this many milliseconds. */
+  delayMs?: number | undefined;
   forwardTo?: string | undefined;
   events?: string[] | undefined;
   count?: number | undefined;
@@ -36,6 +43,19 @@ export interface ListenDeps extends Io {
 }
 
 type SignatureState = 'ok' | 'bad' | 'unsigned' | 'unchecked';
+
+/** What decided the answer to a request, on every line listen prints. */
+type Rule = 'signature' | 'replay' | 'event_mismatch' | 'fail_first' | 'fail_rate' | 'forward' | 'respond_status';
+
+/**
+ * Whether --fail-rate fails this attempt: a hash of the seed, the delivery id
+ * and the attempt number, so that the same seed fails the same attempts
+ * whatever order they arrive in.
+ */
+function failsByRate(seed: string, deliveryId: string, attempt: string, rate: number): boolean {
+  const digest = createHash('sha256').update(`${seed}\0${deliveryId}\0${attempt}`).digest();
+  return digest.readUInt32BE(0) / 2 ** 32 < rate;
+}
 
 /** Wide enough for the catalog's longest type (production_order.completed), so the lines line up. */
 const EVENT_WIDTH = 26;
@@ -138,6 +158,12 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   }
   const send = deps.transport ?? defaultTransport(deps.env);
   const seen = new Seen();
+  /** Attempts received per delivery id, for --fail-first. */
+  const attemptsOf = new Map<string, number>();
+  /** Deliveries counted for --count: each once, however many attempts it takes. */
+  const counted = new Set<string>();
+  let requestNumber = 0;
+  const seed = options.failRate === undefined ? undefined : (options.seed ?? Math.random().toString(36).slice(2, 8));
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
   const now = deps.now ?? (() => new Date());
   let verified = 0;
@@ -174,22 +200,37 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
         const { repeat, of: repeatOf } = state === 'ok' || state === 'unchecked' ? seen.note(deliveryId, attempt, body) : { repeat: null, of: null };
         // A signed body under headers that lie about it, or sent again as another delivery: someone replays it.
         const suspect = eventMismatch || repeat === 'replay';
+        requestNumber += 1;
+        const attemptNumber = deliveryId === undefined ? 1 : (attemptsOf.get(deliveryId) ?? 0) + 1;
+        if (deliveryId !== undefined && (state === 'ok' || state === 'unchecked')) attemptsOf.set(deliveryId, attemptNumber);
         let status = options.respondStatus;
+        let rule: Rule = 'respond_status';
         let forwarded: ForwardResult | undefined;
         if (state === 'bad' || (state === 'unsigned' && key !== undefined)) {
-          status = 400;
+          [status, rule] = [400, 'signature'];
           bad += 1;
         } else if (suspect) {
-          status = 400;
+          [status, rule] = [400, eventMismatch ? 'event_mismatch' : 'replay'];
           refused += 1;
+        } else if (options.failFirst !== undefined && attemptNumber <= options.failFirst) {
+          [status, rule] = [500, 'fail_first'];
+        } else if (seed !== undefined && failsByRate(seed, deliveryId ?? `request ${requestNumber}`, attempt ?? String(attemptNumber), options.failRate!)) {
+          [status, rule] = [500, 'fail_rate'];
         } else if (forwardTarget && (state === 'ok' || state === 'unchecked')) {
           forwarded = await forward(send, forwardTarget, req.headers, body, req.url ?? '/');
-          status = forwarded.status ?? 502;
+          [status, rule] = [forwarded.status ?? 502, 'forward'];
         }
+        if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
         const refusal = state === 'bad' ? 'signature does not match\n' : eventMismatch ? 'event header does not match the signed body\n' : repeat === 'replay' ? 'replay of a delivery already received\n' : '';
         res.writeHead(status, { 'content-type': 'text/plain' }).end(refusal);
-        // --count counts distinct deliveries: a retry of one already counted is shown, not counted again.
-        if (state === 'ok' && !suspect && (repeat === null || repeat === 'same_body')) verified += 1;
+        // --count counts distinct deliveries taken (not failed on purpose): a later attempt of one already counted is shown, not counted again.
+        if (state === 'ok' && !suspect && rule !== 'fail_first' && rule !== 'fail_rate') {
+          if (deliveryId === undefined) verified += 1;
+          else if (!counted.has(deliveryId)) {
+            counted.add(deliveryId);
+            verified += 1;
+          }
+        }
 
         if (options.json) {
           deps.stdout.write(
@@ -205,6 +246,8 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
               signature: state,
               verified: state === 'ok',
               status,
+              rule,
+              delay_ms: options.delayMs ?? 0,
               forward: forwarded ? { url: forwardTarget!.href, status: forwarded.status, ...(forwarded.error ? { error: forwarded.error } : {}) } : null,
               headers: req.headers,
               body: body.toString('utf8'),
@@ -213,6 +256,16 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
         } else {
           const label = { ok: colors.green('signature ok'), bad: colors.red('signature BAD'), unsigned: colors.yellow('unsigned'), unchecked: colors.yellow('not checked (no secret yet)') }[state];
           const forwardText = forwarded ? `  app ${forwarded.status ?? `down (${forwarded.error})`}` : '';
+          const because = {
+            signature: 'signature',
+            replay: 'replay',
+            event_mismatch: 'event header',
+            fail_first: `--fail-first: attempt ${attemptNumber} of ${options.failFirst}`,
+            fail_rate: `--fail-rate ${options.failRate}, seed ${seed}`,
+            forward: 'forwarded',
+            respond_status: '--respond-status',
+          }[rule];
+          const ruleText = `(${because}${options.delayMs ? `, after ${options.delayMs} ms` : ''})`;
           const flags = [
             eventMismatch ? colors.red(`header says ${sanitize(headerEvent!)}`) : '',
             repeat === 'retry' ? colors.yellow(`retry of ${sanitize(repeatOf!)}`) : '',
@@ -220,7 +273,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
             repeat === 'same_body' ? colors.yellow(`same body as ${sanitize(repeatOf!)}`) : '',
           ].filter(Boolean);
           deps.stdout.write(
-            `${now().toISOString().slice(11, 19)}  ${sanitize(event ?? '(no event)').padEnd(EVENT_WIDTH)}  ${`${sanitize(deliveryId ?? '-')}${attempt ? ` #${sanitize(attempt)}` : ''}`.padEnd(32)}  ${label}${flags.map((flag) => `  ${flag}`).join('')}  -> ${status}${forwardText}\n`,
+            `${now().toISOString().slice(11, 19)}  ${sanitize(event ?? '(no event)').padEnd(EVENT_WIDTH)}  ${`${sanitize(deliveryId ?? '-')}${attempt ? ` #${sanitize(attempt)}` : ''}`.padEnd(32)}  ${label}${flags.map((flag) => `  ${flag}`).join('')}  -> ${status} ${colors.dim(ruleText)}${forwardText}\n`,
           );
         }
         if (options.count !== undefined && verified >= options.count) finish(bad + refused > 0 ? ExitCode.failure : ExitCode.ok);
@@ -235,6 +288,12 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   const url = httpUrl(server.address() as AddressInfo);
   deps.stderr.write(`whsvc listen: ready at ${url}\n`);
   deps.stderr.write(`  verifying with ${secret.describe}${forwardTarget ? `; forwarding verified deliveries to ${forwardTarget.href}` : ''}\n`);
+  const failing = [
+    options.failFirst === undefined ? '' : `the first ${options.failFirst} attempt${options.failFirst === 1 ? '' : 's'} of each delivery`,
+    seed === undefined ? '' : `${Math.round(options.failRate! * 1000) / 10}% of attempts (--seed ${seed} fails the same ones again)`,
+  ].filter(Boolean);
+  if (failing.length > 0) deps.stderr.write(`  answering 500 to ${failing.join(', and ')}\n`);
+  if (options.delayMs) deps.stderr.write(`  answering after ${options.delayMs} ms\n`);
   if (options.secretFile && secret.current() === undefined) {
     deps.stderr.write(`  ${options.secretFile} is not there yet: \`whsvc webhooks create --url ${url} --events … --secret-file ${options.secretFile}\` writes it\n`);
   }

@@ -27,3 +27,31 @@ export function resourceId(kind: 'webhook' | 'delivery') {
     return value;
   };
 }
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `500ms`, `90s`, `30m`, `2h`, `3d` (a bare number is seconds) in milliseconds; undefined when it is none of them. */
+export function durationMs(value: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
+  if (!match) return undefined;
+  const ms = Number(match[1]) * UNIT_MS[match[2] ?? 's']!;
+  return Number.isFinite(ms) ? Math.round(ms) : undefined;
+}
+
+/** A commander parser for a duration up to `maxMs`. */
+export function duration(maxMs: number) {
+  return (value: string): number => {
+    const ms = durationMs(value);
+    if (ms === undefined) throw new InvalidArgumentError('must be a duration such as 500ms, 90s, 30m, 2h or 3d.');
+    if (ms > maxMs) throw new InvalidArgumentError(`must be at most ${maxMs / 1000} s.`);
+    return ms;
+  };
+}
+
+/** A commander parser for a share from 0 to 1 (`0.25`, or `25%`). */
+export function share(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(%?)$/.exec(value.trim());
+  const p = match ? Number(match[1]) / (match[2] ? 100 : 1) : NaN;
+  if (!(p >= 0 && p <= 1)) throw new InvalidArgumentError('must be a share from 0 to 1, such as 0.25 or 25%.');
+  return p;
+}

@@ -79,6 +79,76 @@ describe('whsvc listen', () => {
     await runCli(['webhooks', 'delete', JSON.parse(created.stdout).id, '--yes'], { env: apiEnv() });
   });
 
+  it('--fail-first 2: a delivery fails twice, then recovers; each line says which rule answered', async () => {
+    const secretFile = join(workDir, 'fail-first-secret.txt');
+    const listener = await listen(['--secret-file', secretFile, '--fail-first', '2', '--count', '1', '--timeout', '60', '--json']);
+    await waitFor(() => listener.stderr().includes('answering 500 to the first 2 attempts of each delivery'), 'the line naming the failure rule');
+    const created = await runCli(['webhooks', 'create', '--url', `${listener.url}/ff`, '--events', 'invoice.paid', '--secret-file', secretFile, '--json'], { env: apiEnv() });
+    expect(created.code, created.stderr).toBe(0);
+    const webhookId = JSON.parse(created.stdout).id;
+    expect((await runCli(['sandbox', 'trigger', 'invoice.paid'], { env: apiEnv() })).code).toBe(0);
+    // --count counts the delivery once it is taken, on its third attempt.
+    expect(await listener.exit).toBe(0);
+    const lines = listener.stdout().trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((l) => [l.attempt, l.status, l.rule])).toEqual([
+      [1, 500, 'fail_first'],
+      [2, 500, 'fail_first'],
+      [3, 200, 'respond_status'],
+    ]);
+    expect(new Set(lines.map((l) => l.delivery_id)).size).toBe(1);
+    const log = JSON.parse((await runCli(['deliveries', 'list', webhookId, '--json'], { env: apiEnv() })).stdout);
+    expect(log.data.map((d: { attempts: number; status: string; response_code: number }) => [d.attempts, d.status, d.response_code])).toEqual([
+      [3, 'delivered', 200],
+      [2, 'failed', 500],
+      [1, 'failed', 500],
+    ]);
+    await runCli(['webhooks', 'delete', webhookId, '--yes'], { env: apiEnv() });
+  });
+
+  it('--fail-rate with --seed fails the same attempts every run; --delay answers late; the human line names the rule', async () => {
+    const secret = 'whsec_rate';
+    const sendAll = async (url: string) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const body = JSON.stringify({ id: `inv_${i}`, event: 'invoice.paid' });
+        const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+        const answer = await fetch(url, {
+          method: 'POST',
+          body,
+          headers: { 'x-service-signature': signature, 'x-service-delivery-id': `dlv_rate_${i}`, 'x-service-attempt': '1' },
+        });
+        statuses.push(answer.status);
+      }
+      return statuses;
+    };
+    const runs: number[][] = [];
+    for (const seed of ['s1', 's1', 's2']) {
+      const listener = await listen(['--secret', secret, '--fail-rate', '0.5', '--seed', seed]);
+      runs.push(await sendAll(listener.url));
+      listener.child.kill('SIGINT');
+      await listener.exit;
+      expect(listener.stdout()).toMatch(new RegExp(`-> 500 \\(--fail-rate 0\\.5, seed ${seed}\\)`));
+    }
+    expect(runs[1]).toEqual(runs[0]);
+    expect(runs[2]).not.toEqual(runs[0]);
+    for (const run of runs) {
+      expect(run.filter((status) => status === 500).length).toBeGreaterThan(0);
+      expect(run.filter((status) => status === 200).length).toBeGreaterThan(0);
+    }
+
+    const slow = await listen(['--secret', secret, '--delay', '400ms']);
+    await waitFor(() => slow.stderr().includes('answering after 400 ms'), 'the line naming the delay');
+    const started = Date.now();
+    const body = '{"event":"invoice.paid"}';
+    const answer = await fetch(slow.url, { method: 'POST', body, headers: { 'x-service-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` } });
+    expect(answer.status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(390);
+    await waitFor(() => slow.stdout().includes('->'), 'the line of the late answer');
+    expect(slow.stdout()).toMatch(/signature ok {2}-> 200 \(--respond-status, after 400 ms\)/);
+    slow.child.kill('SIGINT');
+    await slow.exit;
+  });
+
   it('checks --events against the catalog an earlier command cached', async () => {
     expect((await runCli(['events'], { env: apiEnv() })).code).toBe(0);
     const result = await runCli(['listen', '--port', '0', '--secret', 'x', '--events', 'invoice.payed'], { env: apiEnv() });
@@ -148,7 +218,7 @@ describe('whsvc listen', () => {
       const down = await fetch(listener.url, { method: 'POST', body, headers: { ...headers, 'x-service-attempt': '2' } });
       expect(down.status).toBe(502);
       await waitFor(() => /app down \(connection refused\)/.test(listener.stdout()), 'the app-down line');
-      expect(listener.stdout()).toMatch(/signature ok\s+-> 202\s+app 202/);
+      expect(listener.stdout()).toMatch(/signature ok\s+-> 202 \(forwarded\)\s+app 202/);
       expect(listener.child.exitCode).toBeNull();
     } finally {
       listener.child.kill('SIGINT');

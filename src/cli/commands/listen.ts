@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { examples } from './examples.js';
 import { list, stopRequested } from '../actions.js';
-import { integerIn } from '../parse.js';
+import { duration, integerIn, share } from '../parse.js';
 import { processIo } from '../deps.js';
 import { DEFAULT_BASE_URL } from '../defaults.js';
 
@@ -28,6 +28,10 @@ export function register(program: Command): void {
     .option('--secret-file <path>', 'the signing secret, read from this file (re-read when it changes)')
     .option('--secret <secret>', 'the signing secret (prefer --secret-file or WHSVC_LISTEN_SECRET: argv is visible to other users)')
     .addOption(new Option('--respond-status <code>', 'status to answer verified deliveries with').default(200).argParser(integerIn(100, 599)))
+    .addOption(new Option('--fail-first <n>', 'answer 500 to the first N attempts of each delivery (by its delivery id), then as usual').argParser(integerIn(1, 1000)))
+    .addOption(new Option('--fail-rate <share>', 'answer 500 to this share of attempts (0.25 or 25%), reproducibly with --seed').argParser(share))
+    .option('--seed <seed>', 'the seed of --fail-rate: the same seed fails the same attempts (default: a random one, printed)')
+    .addOption(new Option('--delay <duration>', 'answer only after this long (500ms, 5s, 2m), to try delivery timeouts').argParser(duration(600_000)))
     .option('--forward-to <url>', 'relay each verified delivery, byte for byte with its headers, to your local app')
     .addOption(new Option('--events <types>', 'only show these event types (comma-separated)').argParser(list))
     .addOption(new Option('--count <n>', 'exit 0 after N verified deliveries').argParser(integerIn(1, 1_000_000)))
@@ -38,6 +42,8 @@ export function register(program: Command): void {
         'whsvc listen --secret-file ./whsec.txt',
         'whsvc listen --secret-file ./whsec.txt --forward-to http://localhost:3000/webhooks',
         'whsvc listen --port 0 --secret-file ./whsec.txt --count 1 --timeout 30 --json   # in CI',
+        'whsvc listen --secret-file ./whsec.txt --fail-first 2        # fails twice, then recovers',
+        'whsvc listen --secret-file ./whsec.txt --fail-rate 0.3 --seed 7 --delay 2s',
       ),
     )
     .action(async (_opts, command: Command) => {
@@ -52,6 +58,10 @@ export function register(program: Command): void {
           secret: opts.secret,
           secretFile: opts.secretFile,
           respondStatus: opts.respondStatus,
+          failFirst: opts.failFirst,
+          failRate: opts.failRate,
+          seed: opts.seed,
+          delayMs: opts.delay,
           forwardTo: opts.forwardTo,
           events: opts.events,
           count: opts.count,

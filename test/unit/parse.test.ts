@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { duration, durationMs, share } from '../../src/cli/parse.js';
+
+describe('durations and shares', () => {
+  it('reads 500ms, 90s, 30m, 2h, 3d and a bare number of seconds', () => {
+    expect(['500ms', '90s', '30m', '2h', '3d', '1.5s', '7'].map(durationMs)).toEqual([500, 90_000, 1_800_000, 7_200_000, 259_200_000, 1500, 7000]);
+    for (const bad of ['', 'h', '2x', '-5s', '1e3s', '2 h s']) expect(durationMs(bad), bad).toBeUndefined();
+  });
+
+  it('refuses what is not a duration, or too long, as a usage error', () => {
+    expect(() => duration(60_000)('soon')).toThrow(/500ms, 90s/);
+    expect(() => duration(60_000)('2m')).toThrow(/at most 60 s/);
+    expect(duration(60_000)('1m')).toBe(60_000);
+  });
+
+  it('reads a share as 0.25 or 25%', () => {
+    expect(share('0.25')).toBe(0.25);
+    expect(share('25%')).toBe(0.25);
+    expect(share('0')).toBe(0);
+    for (const bad of ['1.5', '150%', 'half', '-0.1']) expect(() => share(bad), bad).toThrow(/share from 0 to 1/);
+  });
+});
