@@ -14,3 +14,35 @@ export const systemClock: Clock = {
   },
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
+
+/**
+ * The sandbox's time with `--clock manual`: it stands still until it is moved
+ * (forward only). What falls due now still happens at once; anything set for
+ * later waits for an advance, which plays it out (Deliverer.advance).
+ */
+export class ManualSandboxClock implements Clock {
+  readonly manual = true;
+
+  constructor(private current: number) {}
+
+  now(): number {
+    return this.current;
+  }
+
+  /** Moves time forward to `time`; never back. */
+  moveTo(time: number): void {
+    if (time > this.current) this.current = time;
+  }
+
+  setTimeout(callback: () => void, ms: number): unknown {
+    return ms > 0 ? null : setImmediate(callback);
+  }
+
+  clearTimeout(handle: unknown): void {
+    if (handle) clearImmediate(handle as NodeJS.Immediate);
+  }
+}
+
+export function isManual(clock: Clock): clock is ManualSandboxClock {
+  return clock instanceof ManualSandboxClock;
+}

@@ -93,8 +93,14 @@ export class Deliverer {
   private pendingRecords: Array<() => void> = [];
   private recordsWritten: Promise<void> | null = null;
   private stopped = false;
+  private advancing: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: DelivererDeps) {}
+
+  /** The sandbox's time. */
+  now(): number {
+    return this.deps.clock.now();
+  }
 
   /** Recovers attempts cut off by an earlier stop and sends every retry already due. */
   start(): void {
@@ -148,6 +154,35 @@ export class Deliverer {
    */
   async retry(chainId: string, attemptId: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
     return this.withChainLock(chainId, () => this.sendNext(chainId, 'manual', attemptId));
+  }
+
+  /**
+   * Plays out, in due order, every automatic retry that falls due up to
+   * `target` (the manual clock): the clock is moved to each due time, the
+   * attempts due then are really sent and recorded, their next retries are
+   * scheduled from there, and so on; then the clock is moved to `target`.
+   * Sends under way when it is called end first. One advance at a time.
+   */
+  advance(target: number, moveTo: (time: number) => void): Promise<AttemptRecord[]> {
+    const run = this.advancing.then(async () => {
+      const sent: AttemptRecord[] = [];
+      while (this.locks.size > 0) await Promise.allSettled([...this.locks.values()]);
+      for (;;) {
+        const due = this.deps.store.earliestDue();
+        if (due === undefined || due > target || this.stopped) break;
+        moveTo(due);
+        const chains = this.deps.store.dueChains(due, 500);
+        const attempts = await Promise.all(chains.map((chain) => this.withChainLock(chain.id, () => this.sendNext(chain.id, 'automatic'))));
+        const made = attempts.filter((attempt): attempt is AttemptRecord => attempt !== undefined);
+        sent.push(...made);
+        // Nothing could be sent at that time (never expected): stop rather than spin.
+        if (made.length === 0 && this.deps.store.earliestDue() === due) break;
+      }
+      moveTo(target);
+      return sent;
+    });
+    this.advancing = run.catch(() => undefined);
+    return run;
   }
 
   /** Sets the timer for the earliest due retry, unless it is already set for then or earlier. */

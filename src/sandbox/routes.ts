@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { EVENT_CATALOG, samplePayload } from './catalog.js';
+import { isManual, type Clock } from './clock.js';
 import type { Cursors } from './cursor.js';
 import type { Deliverer } from './deliverer.js';
 import { ApiError, notFound, readJsonObject } from './http.js';
@@ -198,6 +199,71 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
       }
       if (!retried) throw notFound('delivery', attempt.id);
       return { status: 200, body: deliveryView('retried')(retried) };
+    },
+  };
+}
+
+/** Ten years: further than any retry schedule, and far from Date's limits. */
+const MAX_JUMP_MS = 10 * 365 * 86_400_000;
+
+/**
+ * The sandbox's clock, outside /v1 (`/_sandbox/clock`), behind the API's own
+ * authentication: GET shows the time and the attempts due next; POST moves a
+ * manual clock forward (`{"advance_ms": n}` or `{"to": "<ISO time>"}`) and
+ * plays out what falls due on the way.
+ */
+export function clockRoutes({ store, deliverer, clock, onMoved }: { store: Store; deliverer: Deliverer; clock: Clock; onMoved: (now: number) => void }) {
+  const upcoming = () =>
+    store.upcoming(20).map((due) => ({ ...due, due_at: new Date(due.due_at).toISOString() }));
+  return {
+    async show(): Promise<Reply> {
+      return { status: 200, body: { clock: isManual(clock) ? 'manual' : 'wall', now: new Date(clock.now()).toISOString(), due: upcoming() } };
+    },
+
+    async move(ctx: RouteContext): Promise<Reply> {
+      const body = await readJsonObject(ctx.req);
+      if (!isManual(clock)) {
+        throw new ApiError(409, 'clock_not_manual', 'the sandbox runs on the wall clock; start it with `whsvc sandbox start --clock manual` to move its time');
+      }
+      rejectUnknownFields(body, ['advance_ms', 'to']);
+      const from = clock.now();
+      let target: number;
+      if (body.advance_ms !== undefined && body.to === undefined) {
+        if (!Number.isSafeInteger(body.advance_ms) || (body.advance_ms as number) < 0 || (body.advance_ms as number) > MAX_JUMP_MS) {
+          throw new ApiError(400, 'invalid_field', `advance_ms: must be an integer of milliseconds from 0 to ${MAX_JUMP_MS}`);
+        }
+        target = from + (body.advance_ms as number);
+      } else if (body.to !== undefined && body.advance_ms === undefined) {
+        target = typeof body.to === 'string' && /^\d{4}-\d\d-\d\dT/.test(body.to) ? Date.parse(body.to) : NaN;
+        if (Number.isNaN(target)) throw new ApiError(400, 'invalid_field', 'to: must be an ISO 8601 time, such as 2030-01-01T00:00:00Z');
+        if (target < from) throw new ApiError(400, 'invalid_field', `to: the clock only moves forward; it is ${new Date(from).toISOString()}`);
+        if (target - from > MAX_JUMP_MS) throw new ApiError(400, 'invalid_field', 'to: at most ten years ahead');
+      } else {
+        throw new ApiError(400, 'invalid_field', 'give advance_ms (milliseconds) or to (an ISO 8601 time), one of them');
+      }
+      const sent = await deliverer.advance(target, (time) => clock.moveTo(time));
+      onMoved(clock.now());
+      return {
+        status: 200,
+        body: {
+          from: new Date(from).toISOString(),
+          now: new Date(clock.now()).toISOString(),
+          sent: sent.length,
+          delivered: sent.filter((a) => a.status === 'delivered').length,
+          failed: sent.filter((a) => a.status === 'failed').length,
+          attempts: sent.map((a) => ({
+            id: a.id,
+            delivery_id: a.chain_id,
+            webhook_id: a.webhook_id,
+            event: a.event,
+            attempt: a.attempt,
+            status: a.status,
+            response_code: a.response_code,
+            created_at: a.created_at,
+          })),
+          due: upcoming(),
+        },
+      };
     },
   };
 }

@@ -4,12 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { Agent, type Dispatcher } from 'undici';
 import { authenticate, DEMO_ACCOUNT, handleTokenRequest, seedClients } from './auth.js';
 import { samplePayload } from './catalog.js';
-import { systemClock, type Clock } from './clock.js';
+import { isManual, systemClock, type Clock } from './clock.js';
 import { Cursors } from './cursor.js';
 import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from './deliverer.js';
 import { ApiError, badRequest, ClientGone, readJsonObject, sendApiError, sendEmpty, sendJson } from './http.js';
 import { newId } from './ids.js';
-import { webhookRoutes, type Reply, type RouteContext } from './routes.js';
+import { clockRoutes, webhookRoutes, type Reply, type RouteContext } from './routes.js';
 import { Store, type AttemptRecord, type ClientRecord, type WebhookRecord } from './store.js';
 import { rejectUnknownFields, validateEventType } from './validation.js';
 import { httpUrl } from '../net.js';
@@ -110,6 +110,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ...(options.onFirstDrop ? { onFirstDrop: options.onFirstDrop } : {}),
   });
   const api = webhookRoutes({ store, deliverer, cursors });
+  // A manual clock carries on from where it stood when the sandbox stopped (with --data-dir).
+  const CLOCK_KEY = 'manual_clock_now';
+  if (isManual(clock)) clock.moveTo(Number(store.getMeta(CLOCK_KEY) ?? 0));
+  const clockApi = clockRoutes({ store, deliverer, clock, onMoved: (now) => store.setMeta(CLOCK_KEY, String(now)) });
 
   const routes: Route[] = [
     { method: 'GET', path: ['v1', 'webhooks'], scope: 'webhooks:read', handle: api.list },
@@ -122,6 +126,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     { method: 'DELETE', path: ['v1', 'webhooks', ':id'], scope: 'webhooks:write', handle: api.remove },
     { method: 'POST', path: ['v1', 'webhooks', ':id', 'test'], scope: 'webhooks:write', handle: api.test },
     { method: 'GET', path: ['v1', 'webhooks', ':id', 'deliveries'], scope: 'webhooks:read', handle: api.deliveries },
+    { method: 'GET', path: ['_sandbox', 'clock'], scope: 'webhooks:read', handle: clockApi.show },
+    { method: 'POST', path: ['_sandbox', 'clock'], scope: 'webhooks:write', handle: clockApi.move },
   ];
 
   async function triggerEvent(req: IncomingMessage): Promise<Reply> {

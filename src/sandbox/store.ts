@@ -428,6 +428,24 @@ export class Store {
     ).map(toChain);
   }
 
+  /** The automatic attempts scheduled next (on active webhooks), soonest first, with the number each will have. */
+  upcoming(limit: number): Array<{ delivery_id: string; webhook_id: string; event: string; attempt: number; due_at: number }> {
+    return this.all(
+      `SELECT c.id AS delivery_id, c.webhook_id, c.event, c.next_due_at AS due_at,
+         (SELECT COALESCE(MAX(a.attempt), 0) + 1 FROM attempts a WHERE a.chain_id = c.id) AS attempt
+       FROM chains c JOIN webhooks w ON w.id = c.webhook_id
+       WHERE c.next_due_at IS NOT NULL AND w.active = 1
+       ORDER BY c.next_due_at, c.id LIMIT ?`,
+      limit,
+    ).map((row) => ({
+      delivery_id: String(row.delivery_id),
+      webhook_id: String(row.webhook_id),
+      event: String(row.event),
+      attempt: Number(row.attempt),
+      due_at: Number(row.due_at),
+    }));
+  }
+
   /** When the next automatic retry on an active webhook falls due, if any is scheduled. */
   earliestDue(): number | undefined {
     const row = this.get(

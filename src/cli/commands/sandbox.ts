@@ -1,7 +1,7 @@
-import { Option, type Command } from 'commander';
+import { Argument, Option, type Command } from 'commander';
 import { examples } from './examples.js';
-import { stopRequested } from '../actions.js';
-import { integerIn } from '../parse.js';
+import { apiAction, stopRequested } from '../actions.js';
+import { duration, integerIn } from '../parse.js';
 import { processIo } from '../deps.js';
 import { CliError, ExitCode } from '../errors.js';
 import { DEFAULT_BASE_URL } from '../defaults.js';
@@ -41,6 +41,7 @@ export function register(program: Command): void {
     )
     .option('--json', 'print one JSON line with the base URL and credentials on stdout when ready')
     .option('--quiet', 'do not log each delivery attempt on stderr')
+    .addOption(new Option('--clock <kind>', 'wall, or manual: time stands still until `whsvc sandbox clock advance`').choices(['wall', 'manual']).default('wall'))
     .addHelpText(
       'after',
       examples('whsvc sandbox start', 'whsvc sandbox start --data-dir ./.sandbox   # keep everything across restarts', 'whsvc sandbox start --port 0 --json --quiet  # in tests'),
@@ -64,11 +65,30 @@ export function register(program: Command): void {
           concurrencyPerWebhook: opts.concurrencyPerWebhook,
           maxDeliveries: opts.maxDeliveries ?? (opts.dataDir ? Number.POSITIVE_INFINITY : MEMORY_MAX_DELIVERIES),
           json: Boolean(opts.json),
+          manualClock: opts.clock === 'manual',
           quiet: Boolean(opts.quiet),
         },
         { ...processIo(), stopSignal: stopRequested() },
       );
     });
+
+  const clock = sandbox
+    .command('clock')
+    .description("the sandbox's time and the automatic attempts due next; with --clock manual, advance and set move it")
+    .addHelpText('after', examples('whsvc sandbox clock', 'whsvc sandbox clock advance 1h', 'whsvc sandbox clock set 2030-01-01T00:00:00Z'))
+    .action(apiAction(() => import('../sandbox/clock.js'), () => ({ action: 'show' as const })));
+  clock
+    .command('advance')
+    .description('move a manual clock forward, sending every attempt that falls due on the way, in order')
+    .addArgument(new Argument('<duration>', 'how far: 90s, 30m, 2h, 3d').argParser(duration(10 * 365 * 86_400_000)))
+    .addHelpText('after', examples('whsvc sandbox clock advance 3d        # a whole retry schedule, played out', 'whsvc sandbox clock advance 90s --json'))
+    .action(apiAction(() => import('../sandbox/clock.js'), ([ms]) => ({ action: 'advance' as const, ms: ms as unknown as number })));
+  clock
+    .command('set')
+    .description('move a manual clock forward to a time (never back), sending what falls due on the way')
+    .argument('<time>', 'an ISO 8601 time, e.g. 2030-01-01T00:00:00Z')
+    .addHelpText('after', examples('whsvc sandbox clock set 2030-01-01T00:00:00Z'))
+    .action(apiAction(() => import('../sandbox/clock.js'), ([to]) => ({ action: 'set' as const, to })));
 
   sandbox
     .command('trigger')

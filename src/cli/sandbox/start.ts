@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { Io } from '../deps.js';
 import { CliError, listenError } from '../errors.js';
+import { ManualSandboxClock } from '../../sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { AttemptRecord, WebhookRecord } from '../../sandbox/store.js';
 import { sanitize } from '../../render/text.js';
@@ -18,6 +19,8 @@ export interface SandboxStartOptions {
   /** Infinity keeps every delivery. */
   maxDeliveries: number;
   json: boolean;
+  /** --clock manual: the sandbox's time moves only when told (whsvc sandbox clock advance). */
+  manualClock?: boolean;
   quiet: boolean;
 }
 
@@ -28,7 +31,8 @@ export interface SandboxStartDeps extends Io {
 
 /** One line per attempt on stderr: what was sent where, and what came of it (the endpoint's answer, cut short). */
 function attemptLine(attempt: AttemptRecord, webhook: WebhookRecord): string {
-  const time = new Date().toISOString().slice(11, 19);
+  // The sandbox's time: with a manual clock, when the attempt was due, not when the jump ran.
+  const time = attempt.created_at.slice(11, 19);
   const answer = attempt.response_code === null ? 'no response' : String(attempt.response_code);
   const reason = attempt.status === 'failed' && attempt.error ? `: ${attempt.error}` : '';
   const body = attempt.response_body ? `  "${attempt.response_body.slice(0, 80)}${attempt.response_body.length > 80 ? '…' : ''}"` : '';
@@ -41,6 +45,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
   try {
     sandbox = createSandbox({
       dataDir,
+      ...(options.manualClock ? { clock: new ManualSandboxClock(Date.now()) } : {}),
       tokenTtlSeconds: options.tokenTtl,
       policy: {
         retryBaseMs: options.retryBaseMs,
@@ -76,6 +81,9 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
       `  store: ${dataDir ? `${dataDir} (kept across restarts)` : 'in memory (gone when stopped; --data-dir DIR keeps it)'}${Number.isFinite(options.maxDeliveries) ? `; the newest ${options.maxDeliveries} deliveries kept` : ''}`,
       `  retries: first after ${options.retryBaseMs} ms, doubling, ${options.maxAttempts} attempts at most; signature header X-${options.platformName}-Signature`,
       `  each webhook: ${options.concurrencyPerWebhook} sends in flight on its own connections; a send fails after ${options.deliveryTimeoutMs} ms without an answer`,
+      ...(options.manualClock
+        ? [`  clock: manual, at ${new Date(sandbox.deliverer.now()).toISOString()}: retries wait for \`whsvc sandbox clock advance 1h\``]
+        : []),
       `  trigger an event: whsvc sandbox trigger invoice.paid --base-url ${baseUrl}`,
       '  Ctrl-C stops it',
       '',

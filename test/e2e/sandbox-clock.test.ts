@@ -1,0 +1,203 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WHSVC_BIN, runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+
+// The sandbox as a test harness: a manual clock plays a retry schedule out in
+// seconds, against a real `whsvc listen --fail-first` receiver.
+
+let workDir: string;
+const running: Array<{ stop: () => unknown }> = [];
+
+beforeAll(() => {
+  workDir = mkdtempSync(join(tmpdir(), 'whsvc-clock-'));
+});
+
+afterAll(async () => {
+  for (const process of running) await process.stop();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+interface Listener {
+  url: string;
+  lines: () => Array<Record<string, any>>;
+  stop: () => Promise<unknown>;
+}
+
+/** `whsvc listen --port 0 --json …`, once ready. */
+function listen(args: string[]): Promise<Listener> {
+  return new Promise((resolve, reject) => {
+    const child: ChildProcess = spawn(process.execPath, [WHSVC_BIN, 'listen', '--port', '0', '--json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const exited = new Promise((done) => child.on('exit', done));
+    const listener: Listener = {
+      url: '',
+      lines: () => stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line)),
+      stop: () => {
+        child.kill('SIGINT');
+        return exited;
+      },
+    };
+    running.push(listener);
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk));
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk;
+      const match = /ready at (http:\/\/\S+)/.exec(stderr);
+      if (match && !listener.url) resolve(Object.assign(listener, { url: match[1]! }));
+    });
+    void exited.then(() => reject(new Error(`listen exited before it was ready: ${stderr}`)));
+  });
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+function cliFor(sandbox: SandboxProcess, configDir: string) {
+  return (args: string[]) =>
+    runCli(args, {
+      env: {
+        WHSVC_CONFIG_DIR: configDir,
+        WHSVC_BASE_URL: sandbox.info.base_url,
+        WHSVC_CLIENT_ID: sandbox.info.client_id,
+        WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
+        CI: 'true',
+      },
+    });
+}
+
+const SECOND = 1000;
+
+describe('sandbox start --clock manual', () => {
+  it('plays a retry schedule out step by step: each advance sends exactly the attempts due within it', async () => {
+    const sandbox = await startSandboxProcess(['--quiet', '--clock', 'manual']);
+    running.push(sandbox);
+    const configDir = mkdtempSync(join(workDir, 'config-'));
+    const cli = cliFor(sandbox, configDir);
+    const secretFile = join(workDir, 'schedule-secret.txt');
+    const receiver = await listen(['--secret-file', secretFile, '--fail-first', '3']);
+    const created = await cli(['webhooks', 'create', '--url', `${receiver.url}/hook`, '--events', 'invoice.paid', '--secret-file', secretFile, '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const webhookId = JSON.parse(created.stdout).id;
+
+    const start = JSON.parse((await cli(['sandbox', 'clock', '--json'])).stdout);
+    expect(start).toMatchObject({ clock: 'manual', due: [] });
+    // The clock stands still on its own.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(JSON.parse((await cli(['sandbox', 'clock', '--json'])).stdout).now).toBe(start.now);
+
+    expect((await cli(['sandbox', 'trigger', 'invoice.paid'])).code).toBe(0);
+    // The first attempt goes out at once, as on the wall clock.
+    await until(() => receiver.lines().length === 1, 'the first attempt');
+    const t0 = Date.parse(start.now);
+    const shown = JSON.parse((await cli(['sandbox', 'clock', '--json'])).stdout);
+    expect(shown.due).toEqual([
+      { delivery_id: receiver.lines()[0]!.delivery_id, webhook_id: webhookId, event: 'invoice.paid', attempt: 2, due_at: new Date(t0 + 5 * SECOND).toISOString() },
+    ]);
+
+    const step = async (duration: string) => {
+      const result = await cli(['sandbox', 'clock', 'advance', duration, '--json']);
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout);
+    };
+    // 4 s: the retry due at 5 s is not yet due.
+    expect(await step('4s')).toMatchObject({ sent: 0, now: new Date(t0 + 4 * SECOND).toISOString() });
+    expect(receiver.lines()).toHaveLength(1);
+    // 1 s more: attempt 2, failed by --fail-first.
+    expect(await step('1s')).toMatchObject({ sent: 1, delivered: 0, failed: 1 });
+    expect(receiver.lines()).toHaveLength(2);
+    // 30 s more: attempt 3 (due at 15 s, failed) and attempt 4 (due at 35 s, taken).
+    const played = await step('30s');
+    expect(played).toMatchObject({ sent: 2, delivered: 1, failed: 1, due: [], now: new Date(t0 + 35 * SECOND).toISOString() });
+    expect(played.attempts.map((a: { attempt: number; status: string }) => [a.attempt, a.status])).toEqual([
+      [3, 'failed'],
+      [4, 'delivered'],
+    ]);
+
+    const lines = receiver.lines();
+    expect(lines.map((l) => [l.attempt, l.status, l.rule])).toEqual([
+      [1, 500, 'fail_first'],
+      [2, 500, 'fail_first'],
+      [3, 500, 'fail_first'],
+      [4, 200, 'respond_status'],
+    ]);
+    expect(new Set(lines.map((l) => l.delivery_id)).size).toBe(1);
+    expect(new Set(lines.map((l) => l.body)).size).toBe(1);
+    expect(new Set(lines.map((l) => l.headers['x-service-signature'])).size).toBe(1);
+
+    // The log reads as if the time had passed: 5 s, 10 s, 20 s between attempts.
+    const log = JSON.parse((await cli(['deliveries', 'list', webhookId, '--json'])).stdout).data.reverse();
+    expect(log.map((d: { attempts: number; status: string }) => [d.attempts, d.status])).toEqual([
+      [1, 'failed'],
+      [2, 'failed'],
+      [3, 'failed'],
+      [4, 'delivered'],
+    ]);
+    expect(log.map((d: { created_at: string }) => (Date.parse(d.created_at) - t0) / SECOND)).toEqual([0, 5, 15, 35]);
+
+    // A jump past the token's lifetime (an hour) expires it: the CLI gets the 401 and a new token.
+    const cachedToken = () => JSON.stringify(JSON.parse(readFileSync(join(configDir, 'tokens.json'), 'utf8')).tokens);
+    const before = cachedToken();
+    await step('2h');
+    const after = await cli(['webhooks', 'list', '--json']);
+    expect(after.code, after.stderr).toBe(0);
+    expect(cachedToken()).not.toBe(before);
+
+    // Moving back is refused; set moves forward to a point.
+    const back = await cli(['sandbox', 'clock', 'set', '2000-01-01T00:00:00Z']);
+    expect(back.code).toBe(1);
+    expect(back.stderr).toContain('the clock only moves forward');
+    const target = new Date(t0 + 3 * 86_400_000).toISOString();
+    const set = await cli(['sandbox', 'clock', 'set', target, '--json']);
+    expect(JSON.parse(set.stdout).now).toBe(target);
+    await sandbox.stop();
+  });
+
+  it('keeps its position across a restart with --data-dir', async () => {
+    const dataDir = mkdtempSync(join(workDir, 'data-'));
+    const configDir = mkdtempSync(join(workDir, 'config-'));
+    const receiver = await listen(['--secret', 'whsec_unused', '--respond-status', '500']);
+    const first = await startSandboxProcess(['--quiet', '--clock', 'manual', '--data-dir', dataDir]);
+    running.push(first);
+    let cli = cliFor(first, configDir);
+    expect((await cli(['webhooks', 'create', '--url', `${receiver.url}/down`, '--events', 'invoice.paid'])).code).toBe(0);
+    expect((await cli(['sandbox', 'trigger', 'invoice.paid'])).code).toBe(0);
+    await until(() => receiver.lines().length === 1, 'the first attempt');
+    const moved = JSON.parse((await cli(['sandbox', 'clock', 'advance', '5s', '--json'])).stdout);
+    expect(moved.sent).toBe(1);
+    expect(await first.stop()).toBe(0);
+
+    const second = await startSandboxProcess(['--quiet', '--clock', 'manual', '--data-dir', dataDir]);
+    running.push(second);
+    cli = cliFor(second, configDir);
+    const shown = JSON.parse((await cli(['sandbox', 'clock', '--json'])).stdout);
+    expect(shown.now).toBe(moved.now);
+    expect(shown.due).toEqual([expect.objectContaining({ attempt: 3, due_at: new Date(Date.parse(moved.now) + 10 * SECOND).toISOString() })]);
+    const next = JSON.parse((await cli(['sandbox', 'clock', 'advance', '10s', '--json'])).stdout);
+    expect(next).toMatchObject({ sent: 1, failed: 1 });
+    expect(receiver.lines().map((l) => l.attempt)).toEqual([1, 2, 3]);
+    await second.stop();
+  });
+
+  it('on the wall clock, moving time is refused with how to start a manual one', async () => {
+    const sandbox = await startSandboxProcess(['--quiet']);
+    running.push(sandbox);
+    const cli = cliFor(sandbox, mkdtempSync(join(workDir, 'config-')));
+    const shown = JSON.parse((await cli(['sandbox', 'clock', '--json'])).stdout);
+    expect(shown.clock).toBe('wall');
+    const refused = await cli(['sandbox', 'clock', 'advance', '1h']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('whsvc sandbox start --clock manual');
+    // Without a token, the clock is not shown at all.
+    const anonymous = await fetch(`${sandbox.info.base_url}/_sandbox/clock`);
+    expect(anonymous.status).toBe(401);
+    await sandbox.stop();
+  });
+});
