@@ -1,3 +1,4 @@
+import { ManualSandboxClock } from '../../src/sandbox/clock.js';
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MockAgent } from 'undici';
@@ -864,5 +865,34 @@ describe('Deliverer: a bounded log', () => {
     held.open();
     await flushPromises();
     expect(attemptsOf(webhook).find((a) => a.chain_id === first)?.status).toBe('delivered');
+  });
+});
+
+describe('Deliverer.advance (the manual clock)', () => {
+  it('sends the retries due within the jump in due order, each at its due time, and schedules the next from it', async () => {
+    const manual = new ManualSandboxClock(t0);
+    const own = new Deliverer({ store, clock: manual, dispatcherFor: () => agent, policy: { ...DEFAULT_POLICY, retryBaseMs: 1_000, maxAttempts: 4 } });
+    answer(500);
+    const [id] = await own.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    await flushPromises();
+    // Nothing happens by itself: the retry due at 1 s waits for the clock.
+    expect(chain(id!).next_due_at).toBe(t0 + 1_000);
+    expect(sent()).toHaveLength(1);
+
+    expect(await own.advance(t0 + 999, (time) => manual.moveTo(time))).toEqual([]);
+    expect(manual.now()).toBe(t0 + 999);
+
+    answer(503);
+    answer(200);
+    const played = await own.advance(t0 + 60_000, (time) => manual.moveTo(time));
+    // Attempt 2 at 1 s (503), attempt 3 at 1 + 2 = 3 s (200); then nothing more is due.
+    expect(played.map((a) => [a.attempt, a.status, Date.parse(a.created_at) - t0])).toEqual([
+      [2, 'failed', 1_000],
+      [3, 'delivered', 3_000],
+    ]);
+    expect(manual.now()).toBe(t0 + 60_000);
+    expect(chain(id!)).toMatchObject({ delivered: true, next_due_at: null });
+    expect(sent().map((request) => request.headers['x-service-attempt'])).toEqual(['1', '2', '3']);
+    await own.stop();
   });
 });
