@@ -58,3 +58,8 @@ export function webhookUrl(value: unknown): { href: string } | { problem: string
   if (url.href.length > MAX_URL_LENGTH) return problem(`must be at most ${MAX_URL_LENGTH} characters`);
   return { href: url.href };
 }
+
+/** A URL for messages: a user name or password in it (`user:pass@`) shown as `***@`. */
+export function redactUserinfo(value: string): string {
+  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i, '$1***@');
+}

@@ -15,6 +15,9 @@ export function oneOf(choices: string[]) {
   };
 }
 
+/** A comma-separated filter (listen --events): a value given twice is the same filter. */
+export const distinctList = (value: string): string[] => [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))];
+
 /** A comma-separated list option; a value given twice is a mistake, refused before any request. */
 export function list(value: string): string[] {
   const items = value.split(',').map((s) => s.trim()).filter(Boolean);

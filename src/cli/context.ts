@@ -2,7 +2,8 @@ import { ApiClient, type Credentials, type TokenCache } from '../api/client.js';
 import { AuthError } from '../api/errors.js';
 import { defaultTransport, proxyForDisplay, proxySettings, type Transport } from '../api/transport.js';
 import { ConfigStore, type Profile } from '../config/store.js';
-import { isLoopbackHost } from '../net.js';
+import { isLoopbackHost, redactUserinfo } from '../net.js';
+import { shellWord } from './output.js';
 import { colorsFor, type Colors } from '../render/colors.js';
 import { withSpinner } from '../render/spinner.js';
 import type { Io } from './deps.js';
@@ -69,9 +70,9 @@ export function explainAuthFailure(error: AuthError, facts: AuthFacts): AuthErro
   const profile = `profile ${facts.profile} (from ${facts.profileSource})`;
   const login = [
     'whsvc login',
-    facts.profile === 'default' ? '' : `--profile ${facts.profile}`,
-    facts.baseUrlSource === '--base-url' ? `--base-url ${facts.baseUrl}` : '',
-    `--client-id ${facts.clientId ?? 'ID'}`,
+    facts.profile === 'default' ? '' : `--profile ${shellWord(facts.profile)}`,
+    facts.baseUrlSource === '--base-url' ? `--base-url ${shellWord(facts.baseUrl)}` : '',
+    `--client-id ${facts.clientId === undefined ? 'ID' : shellWord(facts.clientId)}`,
   ].filter(Boolean).join(' ');
   let loopback = false;
   try {
@@ -126,7 +127,11 @@ function checkBaseUrl(value: string, source: string): string {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw usageError(`the base URL ${JSON.stringify(value)} (from ${source}) is not an http(s) URL`, 'for example --base-url http://127.0.0.1:4010');
+    throw usageError(`the base URL ${JSON.stringify(redactUserinfo(value))} (from ${source}) is not an http(s) URL`, 'for example --base-url http://127.0.0.1:4010');
+  }
+  if (url.username !== '' || url.password !== '') {
+    // It would be printed in messages and sent nowhere useful: the service authenticates with tokens.
+    throw usageError(`the base URL ${redactUserinfo(value)} (from ${source}) must not carry a user name or password (user:pass@)`);
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     // Credentials and tokens would cross the network in the clear.

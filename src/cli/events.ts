@@ -12,6 +12,6 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
   const byModule = new Map<string, EventTypeEntry[]>();
   for (const entry of catalog) byModule.set(entry.module, [...(byModule.get(entry.module) ?? []), entry]);
   const rows = [...byModule.values()].flat().map((e) => [e.module, e.type, e.desc]);
-  deps.stdout.write(await renderTable(['MODULE', 'EVENT', 'DESCRIPTION'], rows, deps.colors, { ...tableLayout(deps.stdout), whole: [1] }));
+  deps.stdout.write(await renderTable(['MODULE', 'EVENT', 'DESCRIPTION'], rows, deps.colors, { ...tableLayout(deps.stdout), whole: [], reluctant: [1] }));
   return 0;
 }

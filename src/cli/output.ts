@@ -44,10 +44,13 @@ export async function writePages<T>(
 ): Promise<void> {
   let cursor = options.firstCursor;
   const layout = tableLayout(deps.stdout);
+  // In a pipe, stdout holds rows only (a script reading them must not take the note for one): the note goes to stderr.
+  const emptyNote = () => (layout.plain ? deps.stderr : deps.stdout).write(options.empty);
   if (!options.all) {
     const page = await options.fetchPage(cursor);
     if (deps.json) return printJson(deps, page);
-    deps.stdout.write(page.data.length === 0 ? options.empty : await options.renderPage(page.data, layout));
+    if (page.data.length === 0) emptyNote();
+    else deps.stdout.write(await options.renderPage(page.data, layout));
     if (page.has_more && page.next_cursor) {
       deps.stderr.write(deps.errColors.dim(`More on the next page: ${options.nextCommand(shellWord(page.next_cursor))}\n`));
     }
@@ -74,5 +77,5 @@ export async function writePages<T>(
     cursor = page.next_cursor;
   }
   if (deps.json) deps.stdout.write(`${count === 0 ? '' : '\n  '}],\n  "has_more": false,\n  "next_cursor": null\n}\n`);
-  else if (count === 0) deps.stdout.write(options.empty);
+  else if (count === 0) emptyNote();
 }

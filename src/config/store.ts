@@ -143,7 +143,9 @@ export class ConfigStore {
 
   /** Every stored profile, in the order they were first stored. */
   listProfiles(): Array<{ name: string; profile: Profile }> {
-    return Object.entries(this.read('config').profiles ?? {}).map(([name, profile]) => ({ name, profile }));
+    return Object.entries(this.read('config').profiles ?? {})
+      .filter(([, profile]) => typeof profile === 'object' && profile !== null && typeof profile.base_url === 'string')
+      .map(([name, profile]) => ({ name, profile }));
   }
 
   async setProfile(name: string, profile: Profile): Promise<void> {

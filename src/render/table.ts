@@ -13,8 +13,10 @@ export interface TableOptions {
   widths?: number[];
   /** The terminal's width: the table is fitted into it by shortening its widest cells with `…`. */
   maxWidth?: number | undefined;
-  /** Columns never shortened (ids, event types): the first by default. */
+  /** Columns never shortened (ids): the first by default. */
   whole?: number[];
+  /** Columns shortened only when the others cannot give enough (an event type, a time). */
+  reluctant?: number[];
   /** No terminal: tab-separated rows, no header, nothing shortened, as `gh` prints into a pipe. */
   plain?: boolean;
 }
@@ -23,8 +25,8 @@ export interface TableOptions {
 export const tableTime = (iso: string | undefined, now: number, options: TableOptions) => (options.plain ? (iso ?? '') : relativeTime(iso, now));
 
 const GAP = 2;
-/** The narrowest a shortened column gets: its title, or this. */
-const MIN_SHORTENED = 6;
+/** The narrowest a shortened column gets (its title is cut too, when nothing else can give). */
+const MIN_SHORTENED = 5;
 
 /**
  * A table of sanitised cells. On a terminal: borderless columns (cli-table3,
@@ -36,13 +38,19 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
   if (options.plain) return cells.map((row) => `${row.join('\t')}\n`).join('');
   const widths = options.widths ?? [];
   const whole = new Set(options.whole ?? [0]);
-  const natural = head.map((title, i) => Math.max(title.length, ...cells.map((row) => (row[i] ?? '').length)));
+  const natural = head.map((title, i) => Math.max(title.length, ...cells.map((row) => displayWidth(row[i] ?? ''))));
   const firstPage = widths.length === 0;
   head.forEach((_title, i) => {
     if (firstPage) widths[i] = natural[i]!;
     else if (whole.has(i)) widths[i] = Math.max(widths[i]!, natural[i]!);
   });
-  if (firstPage && options.maxWidth) fit(widths, head, whole, options.maxWidth);
+  if (firstPage && options.maxWidth) {
+    const wholeOrReluctant = new Set([...whole, ...(options.reluctant ?? [])]);
+    fit(widths, wholeOrReluctant, options.maxWidth);
+    fit(widths, whole, options.maxWidth);
+    // A streamed list's later pages keep these widths: room the terminal has to spare goes to the columns cut first.
+    if (options.widths) spread(widths, wholeOrReluctant, options.maxWidth);
+  }
   const { default: Table } = await import('cli-table3');
   const table = new Table({
     head: head.map((h) => colors.bold(h)),
@@ -60,17 +68,36 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
   return `${(options.withHead === false ? lines.slice(1) : lines).join('\n')}\n`;
 }
 
+const totalWidth = (widths: number[]) => widths.reduce((sum, width) => sum + width, 0) + GAP * (widths.length - 1);
+
 /** Narrows the widest shortenable column, one character at a time, until the row fits or nothing more can give. */
-function fit(widths: number[], head: string[], whole: Set<number>, maxWidth: number): void {
-  let total = widths.reduce((sum, width) => sum + width, 0) + GAP * (widths.length - 1);
+function fit(widths: number[], whole: Set<number>, maxWidth: number): void {
+  let total = totalWidth(widths);
   while (total > maxWidth) {
     let widest = -1;
     widths.forEach((width, i) => {
-      const floor = Math.max(head[i]!.length, MIN_SHORTENED);
-      if (!whole.has(i) && width > floor && (widest < 0 || width > widths[widest]!)) widest = i;
+      if (!whole.has(i) && width > MIN_SHORTENED && (widest < 0 || width > widths[widest]!)) widest = i;
     });
     if (widest < 0) return;
     widths[widest]! -= 1;
     total -= 1;
   }
 }
+
+/** Shares the width left over among the shortenable columns, in proportion to their widths. */
+function spread(widths: number[], whole: Set<number>, maxWidth: number): void {
+  const open = widths.map((_width, i) => i).filter((i) => !whole.has(i));
+  const spare = maxWidth - totalWidth(widths);
+  const base = open.reduce((sum, i) => sum + widths[i]!, 0);
+  if (spare <= 0 || base === 0) return;
+  for (const i of open) widths[i]! += Math.floor((spare * widths[i]!) / base);
+}
+
+/** Columns a cell takes on a terminal: East Asian wide characters and emoji take two. */
+function displayWidth(text: string): number {
+  let width = 0;
+  for (const char of text) width += WIDE.test(char) ? 2 : 1;
+  return width;
+}
+
+const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;

@@ -101,8 +101,13 @@ describe('credentials', () => {
       expect(output).not.toContain(sandbox.info.client_secret);
       expect(output).not.toContain(sandbox.info.readonly_client_secret);
     }
+    // In a pipe, stdout holds rows only; the note goes to stderr.
     const empty = await cli(['auth', 'list'], freshConfig());
-    expect(empty.stdout).toBe('No profiles. Log in with: whsvc login\n');
+    expect(empty.stdout).toBe('');
+    expect(empty.stderr).toBe('No profiles. Log in with: whsvc login\n');
+    // With credentials from the environment, no profile is the one in use.
+    const env = await cli(['auth', 'list', '--json'], dir, { env: { WHSVC_CLIENT_ID: 'x', WHSVC_CLIENT_SECRET: 'y' } });
+    expect(JSON.parse(env.stdout)).toMatchObject({ env_credentials: true, profiles: [{ active: false }, { active: false }] });
   });
 
   it('stores nothing when the secret is rejected (exit 3)', async () => {
@@ -385,7 +390,7 @@ describe('events, test and deliveries', () => {
       const delivered = await cli(['deliveries', 'list', webhook.id, '--status', 'delivered'], dir);
       // The retry is listed as an attempt of the first delivery (the sandbox's delivery_id).
       expect(delivered.stdout).toContain(`${JSON.parse(retried.stdout).id}\tproduct.updated\tdelivered\t200\t`);
-      expect(delivered.stdout).toMatch(new RegExp(`\\t\\d+ of ${first.id}\\t`));
+      expect(delivered.stdout).toMatch(new RegExp(`\\tdelivered\\t200\\t\\d+\\t[^\\t]+\\t${first.id}\\n`));
 
       const again = await cli(['deliveries', 'retry', JSON.parse(retried.stdout).id], dir);
       expect(again.code).toBe(1);

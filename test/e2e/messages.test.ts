@@ -108,6 +108,18 @@ describe('messages that say what to do', () => {
       expect(lines(flagged.stderr)[1]).toContain(`whsvc login --profile old --base-url ${sandbox.info.base_url} --client-id ${sandbox.info.client_id}`);
     });
 
+    it('the command in the hint is quoted for the shell; a password in a URL is never printed', async () => {
+      const dir = mkdtempSync(join(configDir, 'quoted-'));
+      const spaced = await cli(['webhooks', 'list', '--profile', 'my prof'], { WHSVC_CONFIG_DIR: dir });
+      expect(lines(spaced.stderr)[1]).toContain(`whsvc login --profile 'my prof' --client-id ID`);
+      const withPassword = await cli(['webhooks', 'list', '--base-url', 'http://me:hunter2@127.0.0.1:9/']);
+      expect(withPassword.code).toBe(2);
+      expect(withPassword.stderr).toContain('must not carry a user name or password');
+      const webhookUrl = await cli(['webhooks', 'create', '--url', 'https://me:hunter3@example.com/x', '--events', 'invoice.paid']);
+      expect(webhookUrl.code).toBe(2);
+      for (const result of [withPassword, webhookUrl]) expect(result.stderr).not.toMatch(/hunter[23]/);
+    });
+
     it('credentials from the environment: never told to set what is set', async () => {
       const result = await cli(['webhooks', 'list'], { WHSVC_CLIENT_ID: sandbox.info.client_id, WHSVC_CLIENT_SECRET: 'wrong-env-secret' });
       expect(result.code).toBe(3);

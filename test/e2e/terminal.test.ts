@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { TmuxSession, hasTmux } from '../helpers/tmux.js';
 
@@ -113,7 +113,7 @@ describeInTerminal('in a real terminal (tmux)', () => {
   });
 
   describe('on a 60-column terminal', () => {
-    const narrow = (args: string) => {
+    const narrow = (args: string, columns = 60) => {
       const session = new TmuxSession(
         `${process.execPath} ${WHSVC_BIN} ${args}`,
         {
@@ -124,7 +124,7 @@ describeInTerminal('in a real terminal (tmux)', () => {
           TERM: 'xterm-256color',
           NO_COLOR: '1',
         },
-        { columns: 60, rows: 200 },
+        { columns, rows: 200 },
       );
       sessions.push(session);
       return session;
@@ -159,6 +159,24 @@ describeInTerminal('in a real terminal (tmux)', () => {
       // Every row's STATUS starts where the header's does, whichever page it came on.
       const statusColumn = lines[0]!.indexOf('STATUS');
       for (const line of lines.slice(1)) expect(line.slice(statusColumn), line).toMatch(/^(active|paused) /);
+    });
+
+    it('deliveries list at 80 columns: rows fit; the id and the event type whole, the attempt number kept', async () => {
+      receiver.respondWith = (request) => (request.path === '/narrow-down' ? 500 : 200);
+      try {
+        const env = { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: sandbox.info.base_url, WHSVC_CLIENT_ID: sandbox.info.client_id, WHSVC_CLIENT_SECRET: sandbox.info.client_secret };
+        const created = await runCli(['webhooks', 'create', '--url', `${receiver.url}/narrow-down`, '--events', 'invoice.paid', '--json'], { env });
+        const webhookId = JSON.parse(created.stdout).id;
+        const first = JSON.parse((await runCli(['test', webhookId, '--json'], { env })).stdout);
+        expect((await runCli(['deliveries', 'retry', first.id], { env })).code).toBe(1);
+        const lines = await outputOf(narrow(`deliveries list ${webhookId}`, 80));
+        expect(lines[0]).toMatch(/^ID +EVENT +STATUS +CODE +ATTE\S* +CREATED$/);
+        for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+        expect(lines.find((line) => line.startsWith(`${first.id} `))).toMatch(/ invoice\.paid +failed +500 +1 /);
+        expect(lines.some((line) => / invoice\.paid +failed +500 +2 of d/.test(line))).toBe(true);
+      } finally {
+        receiver.respondWith = () => 200;
+      }
     });
 
     it('events: the descriptions are shortened, not wrapped under the module column', async () => {

@@ -9,7 +9,8 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
     const token = deps.config.tokenCache(name, identity).read();
     return {
       name,
-      active: name === deps.profileName,
+      // With credentials from the environment in use, no profile is.
+      active: name === deps.profileName && deps.credentialSource !== 'env',
       base_url: profile.base_url,
       client_id: profile.client_id,
       // What the service granted, when a token says; else what login asked for (null: all the client has).
@@ -23,7 +24,8 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
     return 0;
   }
   if (profiles.length === 0) {
-    deps.stdout.write('No profiles. Log in with: whsvc login\n');
+    // In a pipe, stdout holds rows only: the note goes to stderr.
+    (tableLayout(deps.stdout).plain ? deps.stderr : deps.stdout).write('No profiles. Log in with: whsvc login\n');
   } else {
     const layout = tableLayout(deps.stdout);
     const now = deps.now();
@@ -35,7 +37,7 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
       p.scope ?? 'all granted',
       p.token_expires_at === null ? 'no token' : tableTime(p.token_expires_at, now, layout),
     ]);
-    deps.stdout.write(await renderTable(['', 'PROFILE', 'BASE URL', 'CLIENT ID', 'SCOPE', 'TOKEN EXPIRES'], rows, deps.colors, { ...layout, whole: [0, 1, 3] }));
+    deps.stdout.write(await renderTable(['', 'PROFILE', 'BASE URL', 'CLIENT ID', 'SCOPE', 'TOKEN EXPIRES'], rows, deps.colors, { ...layout, whole: [0, 1], reluctant: [3, 5] }));
   }
   if (envCredentials) {
     deps.stderr.write(`${deps.errColors.yellow('!')} WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET are set: commands use them, not a profile\n`);

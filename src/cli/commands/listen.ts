@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { examples } from './examples.js';
-import { list, stopRequested } from '../actions.js';
+import { distinctList, stopRequested } from '../actions.js';
 import { duration, integerIn, share } from '../parse.js';
 import { processIo } from '../deps.js';
 import { DEFAULT_BASE_URL } from '../defaults.js';
@@ -33,7 +33,7 @@ export function register(program: Command): void {
     .option('--seed <seed>', 'the seed of --fail-rate: the same seed fails the same attempts (default: a random one, printed)')
     .addOption(new Option('--delay <duration>', 'answer only after this long (500ms, 5s, 2m), to try delivery timeouts').argParser(duration(600_000)))
     .option('--forward-to <url>', 'relay each verified delivery, byte for byte with its headers, to your local app')
-    .addOption(new Option('--events <types>', 'only show these event types (comma-separated)').argParser(list))
+    .addOption(new Option('--events <types>', 'only show these event types (comma-separated)').argParser(distinctList))
     .addOption(new Option('--count <n>', 'exit 0 after N verified deliveries').argParser(integerIn(1, 1_000_000)))
     .addOption(new Option('--timeout <seconds>', 'stop after S seconds; exit 6 if --count was not reached').argParser(integerIn(1, 86_400)))
     .addHelpText(

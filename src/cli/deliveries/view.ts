@@ -36,11 +36,18 @@ function attemptOf(delivery: Delivery): string {
 }
 
 export async function deliveryTable(items: Delivery[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
+  const code = (d: Delivery) => (d.response_code === null ? '-' : String(d.response_code));
+  if (options.plain) {
+    // For scripts: the attempt's number alone, and its delivery's id (when the service says it) last.
+    const rows = items.map((d) => [d.id, d.event, d.status, code(d), String(d.attempts ?? ''), tableTime(d.created_at, now, options), ...(d.delivery_id ? [d.delivery_id] : [])]);
+    return renderTable([], rows, colors, options);
+  }
+  // The id stays whole; "2 of dlv_…" gives way first (keeping its number and the id's start), the event type and the time last.
   return renderTable(
     ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
-    items.map((d) => [d.id, d.event, d.status, d.response_code === null ? '-' : String(d.response_code), attemptOf(d), tableTime(d.created_at, now, options)]),
+    items.map((d) => [d.id, d.event, d.status, code(d), attemptOf(d), tableTime(d.created_at, now, options)]),
     colors,
-    options,
+    { whole: [0], reluctant: [1, 5], ...options },
   );
 }
 

@@ -67,7 +67,7 @@ export async function run(options: ClockOptions, deps: CommandDeps): Promise<num
       ['DELIVERY', 'ATTEMPT', 'EVENT', 'WEBHOOK', 'DUE'],
       state.due.map((due) => [due.delivery_id, String(due.attempt), due.event, due.webhook_id, layout.plain ? due.due_at : `${tableTime(due.due_at, now, layout)} (${due.due_at})`]),
       deps.colors,
-      { ...layout, whole: [0, 3] },
+      { ...layout, whole: [0], reluctant: [2, 3] },
     ),
   );
   return 0;

@@ -6,6 +6,7 @@ import { CliError, ExitCode, NO_PROMPT, usageError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
 import { printJson } from '../output.js';
 import { checkUrl } from './url.js';
+import { redactUserinfo } from '../../net.js';
 import { webhookBlock, type Webhook } from './view.js';
 
 export interface CreateOptions {
@@ -48,7 +49,7 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
     if (!deps.canPrompt) throw usageError(`--url is required (${NO_PROMPT})`);
     url = await deps.prompter.input('Endpoint URL (https://…)', checkUrl);
   }
-  if (checkUrl(url) !== true) throw usageError(`--url ${JSON.stringify(url)}: ${checkUrl(url)}`);
+  if (checkUrl(url) !== true) throw usageError(`--url ${JSON.stringify(redactUserinfo(url))}: ${checkUrl(url)}`);
 
   let events = options.events;
   if (events === undefined || events.length === 0) {

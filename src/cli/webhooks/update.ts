@@ -3,6 +3,7 @@ import type { CommandDeps } from '../context.js';
 import { usageError } from '../errors.js';
 import { printJson } from '../output.js';
 import { checkUrl } from './url.js';
+import { redactUserinfo } from '../../net.js';
 import { webhookBlock, type Webhook } from './view.js';
 
 export interface UpdateOptions {
@@ -23,7 +24,7 @@ export async function run(options: UpdateOptions, deps: CommandDeps): Promise<nu
     throw usageError('--events replaces the whole list; it cannot be combined with --add-events or --remove-events');
   }
   const urlProblem = url === undefined ? true : checkUrl(url);
-  if (urlProblem !== true) throw usageError(`--url ${JSON.stringify(url)}: ${urlProblem}`);
+  if (urlProblem !== true) throw usageError(`--url ${JSON.stringify(redactUserinfo(url ?? ''))}: ${urlProblem}`);
   for (const [flag, types] of [['--events', events], ['--add-events', addEvents], ['--remove-events', removeEvents]] as const) {
     if (types && types.length > 0) await checkEventTypes(deps, types, flag);
   }

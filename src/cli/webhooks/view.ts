@@ -19,7 +19,7 @@ export async function webhookTable(webhooks: Webhook[], colors: Colors, now: num
     ['ID', 'URL', 'EVENTS', 'STATUS', 'CREATED'],
     webhooks.map((w) => [w.id, w.url, (w.events ?? []).join(', '), w.active ? 'active' : 'paused', tableTime(w.created_at, now, options)]),
     colors,
-    options,
+    { whole: [0], reluctant: [4], ...options },
   );
 }
 

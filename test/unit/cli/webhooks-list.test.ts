@@ -96,13 +96,33 @@ describe('webhooks list', () => {
     expect(seen[0]!.query.get('cursor')).toBe('cur_given');
   });
 
-  it('an empty list says so, with how to create one', async () => {
-    const fake = fakeDeps();
+  it('an empty list says so, with how to create one: on the terminal, or on stderr in a pipe (stdout holds rows only)', async () => {
+    const fake = fakeDeps(TERMINAL);
     mockToken(fake.mock);
     mockPages(fake, [{ data: [], has_more: false, next_cursor: null }]);
     await list({ all: false }, fake.deps);
     expect(fake.stdout.text).toMatch(/No webhooks/);
     expect(fake.stdout.text).toContain('whsvc webhooks create');
+
+    const piped = fakeDeps();
+    mockToken(piped.mock);
+    mockPages(piped, [{ data: [], has_more: false, next_cursor: null }]);
+    await list({ all: true }, piped.deps);
+    expect(piped.stdout.text).toBe('');
+    expect(piped.stderr.text).toMatch(/^No webhooks/);
+  });
+
+  it('--all on a terminal: the first page leaves the spare width to the columns that may be cut, so later pages are not cut needlessly', async () => {
+    const fake = fakeDeps(TERMINAL);
+    mockToken(fake.mock);
+    mockPages(fake, [
+      { data: [hook(1)], has_more: true, next_cursor: 'c2' },
+      { data: [hook(2, { url: 'https://a-longer-host-on-the-second-page.example.com/in' })], has_more: false, next_cursor: null },
+    ]);
+    await list({ all: true }, fake.deps);
+    const lines = fake.stdout.text.trimEnd().split('\n');
+    expect(lines[2]).toContain('https://a-longer-host-on-the-second-page.example.com/in');
+    expect(lines[2]!.indexOf('active')).toBe(lines[0]!.indexOf('STATUS'));
   });
 
   it('--json prints exactly the service envelope, unknown fields included, and no hint', async () => {
