@@ -105,6 +105,11 @@ describe('sandbox start --clock manual', () => {
     const step = async (duration: string) => {
       const result = await cli(['sandbox', 'clock', 'advance', duration, '--json']);
       expect(result.code, result.stderr).toBe(0);
+      // After each step, the log and the receiver agree: the same attempts, numbered alike, with the same outcome.
+      const log = JSON.parse((await cli(['deliveries', 'list', webhookId, '--json'])).stdout).data.reverse();
+      expect(log.map((d: { attempts: number; response_code: number }) => [d.attempts, d.response_code])).toEqual(
+        receiver.lines().map((line) => [Number(line.headers['x-service-attempt']), line.status]),
+      );
       return JSON.parse(result.stdout);
     };
     // 4 s: the retry due at 5 s is not yet due.
