@@ -15,12 +15,14 @@ export function oneOf(choices: string[]) {
   };
 }
 
+const splitList = (value: string): string[] => value.split(',').map((s) => s.trim()).filter(Boolean);
+
 /** A comma-separated filter (listen --events): a value given twice is the same filter. */
-export const distinctList = (value: string): string[] => [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))];
+export const distinctList = (value: string): string[] => [...new Set(splitList(value))];
 
 /** A comma-separated list option; a value given twice is a mistake, refused before any request. */
 export function list(value: string): string[] {
-  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = splitList(value);
   const twice = items.find((item, i) => items.indexOf(item) !== i);
   if (twice !== undefined) throw new InvalidArgumentError(`${twice} is listed twice.`);
   return items;

@@ -74,12 +74,8 @@ export function explainAuthFailure(error: AuthError, facts: AuthFacts): AuthErro
     facts.baseUrlSource === '--base-url' ? `--base-url ${shellWord(facts.baseUrl)}` : '',
     `--client-id ${facts.clientId === undefined ? 'ID' : shellWord(facts.clientId)}`,
   ].filter(Boolean).join(' ');
-  let loopback = false;
-  try {
-    loopback = isLoopbackHost(new URL(facts.baseUrl).hostname);
-  } catch {
-    // not a URL: no sandbox note
-  }
+  // The base URL was checked (checkBaseUrl) before any request could fail.
+  const loopback = isLoopbackHost(new URL(facts.baseUrl).hostname);
   const restarted = loopback ? '; a sandbox started again without --data-dir has new client secrets: take them from its start-up output' : '';
   if (facts.credentialSource === 'none') {
     return new AuthError(
@@ -212,7 +208,7 @@ export async function buildDeps(
       `profile ${globals.profile} logged in to ${profile.base_url} (stored by whsvc login); its credentials are not sent to ${baseUrl} (from ${baseUrlSource})`,
       undefined,
       'other_address',
-      `to use it there, log in to it under a profile of its own: whsvc login --base-url ${baseUrl} --profile <name>; or drop ${baseUrlSource}`,
+      `to use it there, log in to it under a profile of its own: whsvc login --base-url ${shellWord(baseUrl)} --profile <name>; or drop ${baseUrlSource}`,
     );
   }
   const identity = tokenIdentity(baseUrl, credentials);

@@ -20,6 +20,11 @@ export function tableLayout(stdout: CommandDeps['stdout']): TableOptions {
   return stdout.isTTY ? { maxWidth: stdout.columns || undefined } : { plain: true };
 }
 
+/** The note of an empty list: on a terminal, in its place; in a pipe on stderr, since stdout holds rows only (a script must not take it for one). */
+export function writeEmptyNote(deps: Pick<CommandDeps, 'stdout' | 'stderr'>, layout: TableOptions, note: string): void {
+  (layout.plain ? deps.stderr : deps.stdout).write(note);
+}
+
 export function printJson(deps: Pick<CommandDeps, 'stdout'>, value: unknown): void {
   deps.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -44,8 +49,7 @@ export async function writePages<T>(
 ): Promise<void> {
   let cursor = options.firstCursor;
   const layout = tableLayout(deps.stdout);
-  // In a pipe, stdout holds rows only (a script reading them must not take the note for one): the note goes to stderr.
-  const emptyNote = () => (layout.plain ? deps.stderr : deps.stdout).write(options.empty);
+  const emptyNote = () => writeEmptyNote(deps, layout, options.empty);
   if (!options.all) {
     const page = await options.fetchPage(cursor);
     if (deps.json) return printJson(deps, page);

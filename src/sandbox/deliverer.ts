@@ -113,6 +113,11 @@ export class Deliverer {
     this.stopped = true;
     if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
     this.timer = null;
+    await this.settle();
+  }
+
+  /** Waits for every send under way (and any that one of them starts) to end. */
+  private async settle(): Promise<void> {
     while (this.locks.size > 0) await Promise.allSettled([...this.locks.values()]);
   }
 
@@ -166,7 +171,7 @@ export class Deliverer {
   advance(target: number, moveTo: (time: number) => void): Promise<AttemptRecord[]> {
     const run = this.advancing.then(async () => {
       const sent: AttemptRecord[] = [];
-      while (this.locks.size > 0) await Promise.allSettled([...this.locks.values()]);
+      await this.settle();
       for (;;) {
         const due = this.deps.store.earliestDue();
         if (due === undefined || due > target || this.stopped) break;

@@ -1,16 +1,17 @@
 import { renderTable, tableTime } from '../../render/table.js';
 import { tokenIdentity, type CommandDeps } from '../context.js';
-import { printJson, tableLayout } from '../output.js';
+import { printJson, tableLayout, writeEmptyNote } from '../output.js';
 
 /** Every profile with its address, client and cached token; never a secret or a token. */
 export async function run(_options: object, deps: CommandDeps): Promise<number> {
+  const envCredentials = deps.credentialSource === 'env';
   const profiles = deps.config.listProfiles().map(({ name, profile }) => {
     const identity = tokenIdentity(profile.base_url, { clientId: profile.client_id, clientSecret: profile.client_secret, scope: profile.scope });
     const token = deps.config.tokenCache(name, identity).read();
     return {
       name,
       // With credentials from the environment in use, no profile is.
-      active: name === deps.profileName && deps.credentialSource !== 'env',
+      active: name === deps.profileName && !envCredentials,
       base_url: profile.base_url,
       client_id: profile.client_id,
       // What the service granted, when a token says; else what login asked for (null: all the client has).
@@ -18,16 +19,14 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
       token_expires_at: token ? new Date(token.expires_at).toISOString() : null,
     };
   });
-  const envCredentials = deps.credentialSource === 'env';
   if (deps.json) {
     printJson(deps, { profiles, env_credentials: envCredentials });
     return 0;
   }
+  const layout = tableLayout(deps.stdout);
   if (profiles.length === 0) {
-    // In a pipe, stdout holds rows only: the note goes to stderr.
-    (tableLayout(deps.stdout).plain ? deps.stderr : deps.stdout).write('No profiles. Log in with: whsvc login\n');
+    writeEmptyNote(deps, layout, 'No profiles. Log in with: whsvc login\n');
   } else {
-    const layout = tableLayout(deps.stdout);
     const now = deps.now();
     const rows = profiles.map((p) => [
       p.active ? '*' : '',
