@@ -1,14 +1,14 @@
 import { Command, Help, Option } from 'commander';
 import { DEFAULT_BASE_URL } from './defaults.js';
 import { integerIn } from './parse.js';
-import { register as auth } from './commands/auth.js';
-import { register as completion } from './commands/completion.js';
-import { register as deliveries } from './commands/deliveries.js';
-import { register as events } from './commands/events.js';
-import { register as listen } from './commands/listen.js';
-import { register as sandbox } from './commands/sandbox.js';
-import { register as verify } from './commands/verify.js';
-import { register as webhooks } from './commands/webhooks.js';
+import { register as auth } from '../commands/auth/auth.js';
+import { register as completion } from '../commands/completion/completion.js';
+import { register as deliveries } from '../commands/deliveries/deliveries.js';
+import { register as events } from '../commands/events/events.js';
+import { register as listen } from '../commands/listen/listen.js';
+import { register as sandbox } from '../commands/sandbox/sandbox.js';
+import { register as verify } from '../commands/verify/verify.js';
+import { register as webhooks } from '../commands/webhooks/webhooks.js';
 
 /** Which definitions hold each top-level command. */
 const REGISTRARS: Record<string, (program: Command) => void> = {

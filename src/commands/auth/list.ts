@@ -1,0 +1,45 @@
+import { renderTable, tableTime } from '../../render/table.js';
+import { tokenIdentity, type CommandDeps } from '../../cli/context.js';
+import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
+
+/** Every profile with its address, client and cached token; never a secret or a token. */
+export async function run(_options: object, deps: CommandDeps): Promise<number> {
+  const envCredentials = deps.credentialSource === 'env';
+  const profiles = deps.config.listProfiles().map(({ name, profile }) => {
+    const identity = tokenIdentity(profile.base_url, { clientId: profile.client_id, clientSecret: profile.client_secret, scope: profile.scope });
+    const token = deps.config.tokenCache(name, identity).read();
+    return {
+      name,
+      // With credentials from the environment in use, no profile is.
+      active: name === deps.profileName && !envCredentials,
+      base_url: profile.base_url,
+      client_id: profile.client_id,
+      // What the service granted, when a token says; else what login asked for (null: all the client has).
+      scope: token?.scope ?? profile.scope ?? null,
+      token_expires_at: token ? new Date(token.expires_at).toISOString() : null,
+    };
+  });
+  if (deps.json) {
+    printJson(deps, { profiles, env_credentials: envCredentials });
+    return 0;
+  }
+  const layout = tableLayout(deps.stdout);
+  if (profiles.length === 0) {
+    writeEmptyNote(deps, layout, 'No profiles. Log in with: whsvc login\n');
+  } else {
+    const now = deps.now();
+    const rows = profiles.map((p) => [
+      p.active ? '*' : '',
+      p.name,
+      p.base_url,
+      p.client_id,
+      p.scope ?? 'all granted',
+      p.token_expires_at === null ? 'no token' : tableTime(p.token_expires_at, now, layout),
+    ]);
+    deps.stdout.write(await renderTable(['', 'PROFILE', 'BASE URL', 'CLIENT ID', 'SCOPE', 'TOKEN EXPIRES'], rows, deps.colors, { ...layout, whole: [0, 1], reluctant: [3, 5] }));
+  }
+  if (envCredentials) {
+    deps.stderr.write(`${deps.errColors.yellow('!')} WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET are set: commands use them, not a profile\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,98 @@
+import type { Colors } from '../../render/colors.js';
+import { renderTable, tableTime, type TableOptions } from '../../render/table.js';
+import { keyValues, relativeTime, sanitize, sanitizeBlock } from '../../render/text.js';
+import type { CommandDeps } from '../../cli/context.js';
+import { printJson } from '../../cli/output.js';
+
+export interface Delivery {
+  id: string;
+  /** The delivery this attempt belongs to (the sandbox's extension; the id of its first attempt). */
+  delivery_id?: string;
+  /** Why the attempt failed, and what the endpoint answered (the sandbox's extension, on retrieve). */
+  failure_reason?: string | null;
+  response_body?: string | null;
+  webhook_id?: string;
+  event: string;
+  status: string;
+  response_code: number | null;
+  attempts?: number;
+  signature?: string;
+  payload?: unknown;
+  created_at: string;
+}
+
+export function statusLabel(status: string, colors: Colors): string {
+  if (status === 'delivered') return colors.green(status);
+  if (status === 'failed') return colors.red(status);
+  return colors.yellow(sanitize(status));
+}
+
+type Pair = [string, string | { styled: string }];
+
+/** `2 of dlv_A` for a retry whose delivery the service names; a first attempt's own id is its delivery's. */
+function attemptOf(delivery: Delivery): string {
+  const attempt = delivery.attempts === undefined ? '' : String(delivery.attempts);
+  return delivery.delivery_id && delivery.delivery_id !== delivery.id ? `${attempt} of ${delivery.delivery_id}` : attempt;
+}
+
+export async function deliveryTable(items: Delivery[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
+  const code = (d: Delivery) => (d.response_code === null ? '-' : String(d.response_code));
+  if (options.plain) {
+    // For scripts: the attempt's number alone, and its delivery's id (when the service says it) last.
+    const rows = items.map((d) => [d.id, d.event, d.status, code(d), String(d.attempts ?? ''), tableTime(d.created_at, now, options), ...(d.delivery_id ? [d.delivery_id] : [])]);
+    return renderTable([], rows, colors, options);
+  }
+  // The id stays whole; "2 of dlv_…" gives way first (keeping its number and the id's start), the event type and the time last.
+  return renderTable(
+    ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
+    items.map((d) => [d.id, d.event, d.status, code(d), attemptOf(d), tableTime(d.created_at, now, options)]),
+    colors,
+    { whole: [0], reluctant: [1, 5], ...options },
+  );
+}
+
+export function deliveryBlock(delivery: Delivery, colors: Colors, now: number): string {
+  const pairs: Pair[] = [
+    ['id', delivery.id],
+    ...(delivery.webhook_id ? [['webhook', delivery.webhook_id] as Pair] : []),
+    ['event', delivery.event],
+    ['status', { styled: statusLabel(delivery.status, colors) }],
+    ['response', delivery.response_code === null ? 'no HTTP response' : String(delivery.response_code)],
+    ...(delivery.failure_reason ? [['failure', delivery.failure_reason] as Pair] : []),
+    ...(delivery.attempts === undefined ? [] : [['attempt', attemptOf(delivery)] as Pair]),
+    ['created', `${relativeTime(delivery.created_at, now)} (${delivery.created_at})`],
+    ...(delivery.signature ? [['signature', delivery.signature] as Pair] : []),
+  ];
+  let text = keyValues(pairs, colors.dim);
+  if (delivery.response_body) text += `${colors.dim('answer')}\n${sanitizeBlock(delivery.response_body)}\n`;
+  if (delivery.payload !== undefined) {
+    text += `${colors.dim('payload')}\n${sanitizeBlock(JSON.stringify(delivery.payload, null, 2))}\n`;
+  }
+  return text;
+}
+
+/**
+ * Shows an attempt that was just sent (test, retry) and says on stderr when the
+ * endpoint did not take it: exit 1 then, for scripts, though the request itself
+ * went through.
+ */
+export function reportSentAttempt(
+  deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'colors' | 'now'>,
+  attempt: Delivery,
+  what: string,
+  /** Whether automatic retries follow a failure (the interface's own, for a test send), to say so. */
+  retriesFollow = false,
+): number {
+  if (deps.json) printJson(deps, attempt);
+  else deps.stdout.write(deliveryBlock(attempt, deps.colors, deps.now()));
+  if (attempt.status !== 'failed') return 0;
+  const answer = attempt.response_code === null ? 'no HTTP response' : `it answered ${attempt.response_code}`;
+  deps.stderr.write(`whsvc: the endpoint did not accept the ${what} (${sanitize(answer)})\n`);
+  if (!retriesFollow) return 1;
+  // The interface retries failed deliveries by itself, with backoff; say so, and how to follow them.
+  const webhook = typeof attempt.webhook_id === 'string' ? sanitize(attempt.webhook_id) : '<webhook-id>';
+  deps.stderr.write(
+    `hint: the service retries it automatically, with backoff: follow it with \`whsvc deliveries list ${webhook} --status failed\`; \`whsvc deliveries retry ${sanitize(attempt.id)}\` sends it again now\n`,
+  );
+  return 1;
+}

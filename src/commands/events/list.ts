@@ -1,0 +1,17 @@
+import { fetchCatalog, type EventTypeEntry } from '../../cli/catalog.js';
+import type { CommandDeps } from '../../cli/context.js';
+import { printJson, tableLayout } from '../../cli/output.js';
+import { renderTable } from '../../render/table.js';
+
+export async function run(_options: object, deps: CommandDeps): Promise<number> {
+  if (deps.json) {
+    printJson(deps, await deps.api.json('GET', '/v1/webhooks/webhook-events'));
+    return 0;
+  }
+  const catalog = await fetchCatalog(deps);
+  const byModule = new Map<string, EventTypeEntry[]>();
+  for (const entry of catalog) byModule.set(entry.module, [...(byModule.get(entry.module) ?? []), entry]);
+  const rows = [...byModule.values()].flat().map((e) => [e.module, e.type, e.desc]);
+  deps.stdout.write(await renderTable(['MODULE', 'EVENT', 'DESCRIPTION'], rows, deps.colors, { ...tableLayout(deps.stdout), whole: [], reluctant: [1] }));
+  return 0;
+}

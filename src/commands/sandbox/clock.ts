@@ -1,0 +1,74 @@
+import { renderTable, tableTime } from '../../render/table.js';
+import { keyValues } from '../../render/text.js';
+import type { CommandDeps } from '../../cli/context.js';
+import { usageError } from '../../cli/errors.js';
+import { printJson, tableLayout } from '../../cli/output.js';
+
+export interface ClockOptions {
+  action: 'show' | 'advance' | 'set';
+  /** advance: how far, in milliseconds. */
+  ms?: number | undefined;
+  /** set: the time to move to. */
+  to?: string | undefined;
+}
+
+interface Due {
+  delivery_id: string;
+  webhook_id: string;
+  event: string;
+  attempt: number;
+  due_at: string;
+}
+
+interface ClockState {
+  clock?: 'manual' | 'wall';
+  now: string;
+  from?: string;
+  sent?: number;
+  delivered?: number;
+  failed?: number;
+  due: Due[];
+}
+
+/** `sandbox clock [advance D | set T]`: the sandbox's time (/_sandbox/clock), and the attempts due next. */
+export async function run(options: ClockOptions, deps: CommandDeps): Promise<number> {
+  let body: Record<string, unknown> | undefined;
+  if (options.action === 'advance') body = { advance_ms: options.ms };
+  if (options.action === 'set') {
+    const to = Date.parse(options.to ?? '');
+    if (!/^\d{4}-\d\d-\d\dT/.test(options.to ?? '') || Number.isNaN(to)) {
+      throw usageError(`${JSON.stringify(options.to)} is not an ISO 8601 time`, 'for example: whsvc sandbox clock set 2030-01-01T00:00:00Z');
+    }
+    body = { to: new Date(to).toISOString() };
+  }
+  const state = body
+    ? await deps.api.json<ClockState>('POST', '/_sandbox/clock', { body })
+    : await deps.api.json<ClockState>('GET', '/_sandbox/clock');
+  if (deps.json) {
+    printJson(deps, state);
+    return 0;
+  }
+  const now = Date.parse(state.now);
+  if (state.sent !== undefined) {
+    deps.stdout.write(
+      `Moved the sandbox's clock from ${state.from} to ${state.now}: ${state.sent} attempt${state.sent === 1 ? '' : 's'} sent, ${state.delivered} delivered, ${state.failed} failed\n`,
+    );
+  } else {
+    deps.stdout.write(keyValues([['now', state.now], ['clock', state.clock === 'manual' ? 'manual (moved by whsvc sandbox clock advance)' : 'wall clock']], deps.colors.dim));
+  }
+  if (state.due.length === 0) {
+    deps.stdout.write('No automatic attempts are due.\n');
+    return 0;
+  }
+  const layout = tableLayout(deps.stdout);
+  if (!layout.plain) deps.stdout.write('Due next:\n');
+  deps.stdout.write(
+    await renderTable(
+      ['DELIVERY', 'ATTEMPT', 'EVENT', 'WEBHOOK', 'DUE'],
+      state.due.map((due) => [due.delivery_id, String(due.attempt), due.event, due.webhook_id, layout.plain ? due.due_at : `${tableTime(due.due_at, now, layout)} (${due.due_at})`]),
+      deps.colors,
+      { ...layout, whole: [0], reluctant: [2, 3] },
+    ),
+  );
+  return 0;
+}

@@ -1,0 +1,70 @@
+import type { Io } from '../../cli/deps.js';
+import { CliError, usageError } from '../../cli/errors.js';
+import { notOneOf } from '../../cli/suggest.js';
+import { EVENT_TYPES } from '../../sandbox/catalog.js';
+import { describeErrorBody } from '../../api/errors.js';
+import { TransportError, type Transport, type TransportResponse } from '../../api/transport.js';
+import { sanitize } from '../../render/text.js';
+
+export interface SandboxTriggerOptions {
+  eventType: string;
+  data?: string | undefined;
+  baseUrl: string;
+  json: boolean;
+}
+
+interface TriggerResponse {
+  id: string;
+  type: string;
+  deliveries: string[];
+}
+
+export async function run(options: SandboxTriggerOptions, deps: Io & { transport: Transport }): Promise<number> {
+  if (!EVENT_TYPES.includes(options.eventType)) {
+    throw usageError(notOneOf('event type', options.eventType, EVENT_TYPES));
+  }
+  let data: unknown;
+  if (options.data !== undefined) {
+    try {
+      data = JSON.parse(options.data);
+    } catch {
+      throw usageError('--data is not valid JSON', `for example: --data '{"amount":{"amount":500,"currency":"USD"}}'`);
+    }
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw usageError('--data must be a JSON object');
+  }
+  let url: URL;
+  try {
+    url = new URL('/_sandbox/events', options.baseUrl);
+  } catch {
+    throw usageError(`--base-url ${JSON.stringify(options.baseUrl)} is not a URL`);
+  }
+  let response: TransportResponse;
+  try {
+    response = await deps.transport({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: options.eventType, ...(data === undefined ? {} : { data }) }),
+      timeoutMs: 30_000,
+    });
+  } catch (error) {
+    if (!(error instanceof TransportError)) throw error;
+    throw new CliError(`cannot reach the sandbox at ${url.origin}: ${error.message}`, 1, 'is `whsvc sandbox start` running there? Pass its address with --base-url or WHSVC_BASE_URL');
+  }
+  const { text } = response;
+  if (response.status < 200 || response.status >= 300) {
+    const { message } = describeErrorBody(text, String(response.headers['content-type'] ?? ''));
+    throw new CliError(`the sandbox refused the event (${response.status}): ${message ?? 'no reason given'}`);
+  }
+  if (options.json) {
+    deps.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    return 0;
+  }
+  const result = JSON.parse(text) as TriggerResponse;
+  const count = result.deliveries.length;
+  deps.stdout.write(
+    `Triggered ${sanitize(result.type)} (${sanitize(result.id)}): ${count === 0 ? 'no active webhook is subscribed to it' : `${count} deliver${count === 1 ? 'y' : 'ies'} queued`}\n`,
+  );
+  for (const id of result.deliveries) deps.stdout.write(`  ${sanitize(id)}\n`);
+  return 0;
+}

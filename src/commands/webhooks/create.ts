@@ -1,0 +1,130 @@
+import { closeSync, constants, fchmodSync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { NetworkError } from '../../api/errors.js';
+import { checkEventTypes, fetchCatalog } from '../../cli/catalog.js';
+import type { CommandDeps } from '../../cli/context.js';
+import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
+import { onInterrupt } from '../../cli/interrupt.js';
+import { printJson } from '../../cli/output.js';
+import { checkUrl } from './url.js';
+import { redactUserinfo } from '../../net.js';
+import { webhookBlock, type Webhook } from './view.js';
+
+export interface CreateOptions {
+  url?: string | undefined;
+  events?: string[] | undefined;
+  inactive: boolean;
+  secretFile?: string | undefined;
+  force: boolean;
+}
+
+
+/**
+ * Reserves the secret file before the webhook exists, so that a path that
+ * cannot be written is found while nothing has been created yet: mode 0600,
+ * refusing an existing file unless --force.
+ */
+function reserveSecretFile(path: string, force: boolean): { fd: number; created: boolean } {
+  const open = (flags: number) => openSync(path, flags | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600);
+  try {
+    return { fd: open(constants.O_CREAT | constants.O_EXCL), created: true };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && !force) throw usageError(`--secret-file ${path} already exists`, 'pass --force to overwrite it, or choose another path');
+    if (code !== 'EEXIST') throw usageError(`--secret-file ${path} cannot be written: ${(error as Error).message}`);
+  }
+  try {
+    // --force: the existing file keeps its content until the new secret has arrived (a failed create loses
+    // nothing), and is narrowed to 0600 here, since open's mode applies only to a file it creates.
+    const fd = open(0);
+    fchmodSync(fd, 0o600);
+    return { fd, created: false };
+  } catch (error) {
+    throw usageError(`--secret-file ${path} cannot be written: ${(error as Error).message}`);
+  }
+}
+
+export async function run(options: CreateOptions, deps: CommandDeps): Promise<number> {
+  let url = options.url;
+  if (url === undefined) {
+    if (!deps.canPrompt) throw usageError(`--url is required (${NO_PROMPT})`);
+    url = await deps.prompter.input('Endpoint URL (https://…)', checkUrl);
+  }
+  if (checkUrl(url) !== true) throw usageError(`--url ${JSON.stringify(redactUserinfo(url))}: ${checkUrl(url)}`);
+
+  let events = options.events;
+  if (events === undefined || events.length === 0) {
+    if (!deps.canPrompt) throw usageError(`--events is required, e.g. --events invoice.paid,product.updated (${NO_PROMPT})`);
+    const catalog = await fetchCatalog(deps);
+    events = await deps.prompter.checkbox(
+      'Events to subscribe to',
+      // The answer line after the checklist lists the types (short), not their descriptions.
+      catalog.map((e) => ({ name: `${e.type}  (${e.module}: ${e.desc})`, value: e.type, short: e.type })),
+    );
+  } else {
+    await checkEventTypes(deps, events, '--events');
+  }
+
+  const reserved = options.secretFile ? reserveSecretFile(options.secretFile, options.force) : undefined;
+  const discardReserved = () => {
+    if (!reserved) return;
+    closeSync(reserved.fd);
+    if (reserved.created) unlinkSync(options.secretFile!);
+  };
+  const unregister = onInterrupt(() => {
+    discardReserved();
+    deps.stderr.write(`whsvc: interrupted while creating: the webhook may exist without its secret; check with \`whsvc webhooks list\`\n`);
+  });
+  let webhook: Webhook;
+  try {
+    webhook = await deps.api.json<Webhook>('POST', '/v1/webhooks', {
+      body: { url, events, ...(options.inactive ? { active: false } : {}) },
+      expect: 'webhook',
+    });
+  } catch (error) {
+    discardReserved();
+    unregister();
+    if (error instanceof NetworkError && error.mayHaveActed) {
+      throw new CliError(
+        `the create request got no answer (${error.message}): the webhook may have been created, and its signing secret was not received`,
+        ExitCode.failure,
+        `check with \`whsvc webhooks list\`; if a webhook for ${url} is there, delete it (\`whsvc webhooks delete <id>\`) and create it again to get a secret`,
+      );
+    }
+    throw error;
+  }
+  unregister();
+
+  if (typeof webhook.signing_secret !== 'string' || webhook.signing_secret === '') {
+    discardReserved();
+    throw new CliError(
+      `webhook ${webhook.id} was created, but the service's answer holds no signing_secret`,
+      ExitCode.failure,
+      `delete it (\`whsvc webhooks delete ${webhook.id}\`) and create it again`,
+    );
+  }
+  if (reserved) {
+    ftruncateSync(reserved.fd, 0);
+    writeSync(reserved.fd, `${webhook.signing_secret}\n`, 0);
+    closeSync(reserved.fd);
+  }
+  if (deps.json) {
+    // The secret is in the file: CI logs that keep stdout must never hold it; the object says where it went.
+    printJson(
+      deps,
+      reserved
+        ? Object.fromEntries(Object.entries(webhook).map(([key, value]) => (key === 'signing_secret' ? ['signing_secret_file', options.secretFile] : [key, value])))
+        : webhook,
+    );
+    return 0;
+  }
+  const secretPair: Array<[string, string]> = reserved ? [] : [['signing secret', webhook.signing_secret]];
+  deps.stdout.write(webhookBlock(webhook, deps.colors, deps.now(), secretPair));
+  if (reserved) {
+    deps.stderr.write(`${deps.errColors.green('✓')} Signing secret written to ${options.secretFile} (mode 0600). It is not shown again.\n`);
+  } else {
+    deps.stderr.write(
+      `${deps.errColors.yellow('!')} Save the signing secret now: it is shown only this once. (--secret-file PATH writes it to a file instead.)\n`,
+    );
+  }
+  return 0;
+}

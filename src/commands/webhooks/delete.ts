@@ -1,0 +1,19 @@
+import { sanitize } from '../../render/text.js';
+import type { CommandDeps } from '../../cli/context.js';
+import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
+import { printJson } from '../../cli/output.js';
+
+export async function run(options: { id: string; yes: boolean }, deps: CommandDeps): Promise<number> {
+  if (!options.yes) {
+    if (!deps.canPrompt) throw usageError(`deleting needs confirmation: pass --yes (${NO_PROMPT})`);
+    // Name what goes by its URL, which people know it by, not only its id.
+    const webhook = await deps.api.json<{ url?: unknown }>('GET', `/v1/webhooks/${encodeURIComponent(options.id)}`, { expect: 'webhook' });
+    const url = typeof webhook.url === 'string' ? ` (${sanitize(webhook.url)})` : '';
+    const sure = await deps.prompter.confirm(`Delete webhook ${options.id}${url}? Its deliveries stop at once and its secret is revoked.`, false);
+    if (!sure) throw new CliError('not deleted', ExitCode.failure);
+  }
+  await deps.api.call('DELETE', `/v1/webhooks/${encodeURIComponent(options.id)}`);
+  if (deps.json) printJson(deps, { id: options.id, deleted: true });
+  else deps.stdout.write(`Deleted webhook ${options.id}\n`);
+  return 0;
+}

@@ -1,0 +1,49 @@
+import { checkEventTypes } from '../../cli/catalog.js';
+import type { CommandDeps } from '../../cli/context.js';
+import { usageError } from '../../cli/errors.js';
+import { printJson } from '../../cli/output.js';
+import { checkUrl } from './url.js';
+import { redactUserinfo } from '../../net.js';
+import { webhookBlock, type Webhook } from './view.js';
+
+export interface UpdateOptions {
+  id: string;
+  url?: string | undefined;
+  events?: string[] | undefined;
+  addEvents?: string[] | undefined;
+  removeEvents?: string[] | undefined;
+  active?: boolean | undefined;
+}
+
+export async function run(options: UpdateOptions, deps: CommandDeps): Promise<number> {
+  const { id, url, events, addEvents, removeEvents, active } = options;
+  if (url === undefined && events === undefined && addEvents === undefined && removeEvents === undefined && active === undefined) {
+    throw usageError('nothing to update: pass --url, --events, --add-events, --remove-events, --active or --inactive');
+  }
+  if (events !== undefined && (addEvents !== undefined || removeEvents !== undefined)) {
+    throw usageError('--events replaces the whole list; it cannot be combined with --add-events or --remove-events');
+  }
+  const urlProblem = url === undefined ? true : checkUrl(url);
+  if (urlProblem !== true) throw usageError(`--url ${JSON.stringify(redactUserinfo(url ?? ''))}: ${urlProblem}`);
+  for (const [flag, types] of [['--events', events], ['--add-events', addEvents], ['--remove-events', removeEvents]] as const) {
+    if (types && types.length > 0) await checkEventTypes(deps, types, flag);
+  }
+  const path = `/v1/webhooks/${encodeURIComponent(id)}`;
+
+  let newEvents = events;
+  if (addEvents !== undefined || removeEvents !== undefined) {
+    const current = await deps.api.json<Webhook>('GET', path, { expect: 'webhook' });
+    const merged = [...current.events, ...(addEvents ?? []).filter((e) => !current.events.includes(e))];
+    newEvents = merged.filter((e) => !(removeEvents ?? []).includes(e));
+    if (newEvents.length === 0) throw usageError('that would leave the webhook with no events; delete it, or pause it with --inactive');
+  }
+  const body = {
+    ...(url === undefined ? {} : { url }),
+    ...(newEvents === undefined ? {} : { events: newEvents }),
+    ...(active === undefined ? {} : { active }),
+  };
+  const updated = await deps.api.json<Webhook>('PATCH', path, { body, expect: 'webhook' });
+  if (deps.json) printJson(deps, updated);
+  else deps.stdout.write(webhookBlock(updated, deps.colors, deps.now()));
+  return 0;
+}
