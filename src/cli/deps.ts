@@ -1,10 +1,8 @@
+import type { OutputStream } from '../render/stream.js';
+
+export type { OutputStream };
+
 /** The streams and environment a command's run function works with; tests pass fakes. */
-export interface OutputStream {
-  write(chunk: string): unknown;
-  isTTY?: boolean;
-  /** A terminal's width. */
-  columns?: number;
-}
 
 export interface InputStream extends AsyncIterable<Buffer | string> {
   isTTY?: boolean;

@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { CliError, ExitCode } from './errors.js';
+import { ConfigError } from '../config/errors.js';
 import { buildProgram } from './program.js';
 
 /** With --json anywhere on the line, every error is also one JSON line on stderr, usage errors included. */
@@ -25,6 +26,7 @@ async function reportError(error: unknown): Promise<number> {
   if (error instanceof CliError) {
     return writeError(error.message, error.exitCode, error.hint, undefined, error.exitCode === ExitCode.usage ? 'usage' : undefined);
   }
+  if (error instanceof ConfigError) return writeError(error.message, ExitCode.failure, error.hint);
   const { ApiError, AuthError, NetworkError } = await import('../api/errors.js');
   if (error instanceof AuthError) {
     return writeError(error.message, ExitCode.auth, error.hint ?? 'run `whsvc login`, or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET', error.status, error.code ?? 'unauthorized');

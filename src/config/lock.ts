@@ -1,6 +1,6 @@
 import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { CliError } from '../cli/errors.js';
+import { ConfigError } from './errors.js';
 
 /** A lock is taken for milliseconds; one older than this was left by a process that died holding it. */
 const STALE_AFTER_MS = 10_000;
@@ -117,13 +117,13 @@ export async function withFileLock<T>(path: string, work: () => Promise<T>): Pro
     try {
       if (tryLock(lockPath, me)) break;
     } catch (error) {
-      throw new CliError(`cannot lock ${path}: ${(error as Error).message}`);
+      throw new ConfigError(`cannot lock ${path}: ${(error as Error).message}`);
     }
     const seen = readHolder(lockPath);
     if (seen && isStale(seen) && breakStaleLock(lockPath, seen)) continue;
     if (Date.now() > deadline) {
       const who = seen?.holder ? ` (held by process ${seen.holder.pid})` : '';
-      throw new CliError(`another whsvc is still writing ${path}${who}`, 1, `try again; if no whsvc is running, delete ${lockPath}`);
+      throw new ConfigError(`another whsvc is still writing ${path}${who}`, `try again; if no whsvc is running, delete ${lockPath}`);
     }
     await new Promise((resolve) => setTimeout(resolve, wait / 2 + Math.random() * wait));
   }

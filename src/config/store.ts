@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CachedToken, TokenCache } from '../api/client.js';
-import { CliError } from '../cli/errors.js';
+import { ConfigError } from './errors.js';
 import { withFileLock } from './lock.js';
 
 export interface Profile {
@@ -83,12 +83,12 @@ export class ConfigStore {
       text = readFileSync(this.path(name), 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw new CliError(`cannot read ${this.path(name)}: ${(error as Error).message}`);
+      throw new ConfigError(`cannot read ${this.path(name)}: ${(error as Error).message}`);
     }
     try {
       return JSON.parse(text) as Files[N];
     } catch {
-      throw new CliError(`${this.path(name)} is not valid JSON`, 1, `fix or delete it (for tokens.json and catalog.json deleting is always safe)`);
+      throw new ConfigError(`${this.path(name)} is not valid JSON`, `fix or delete it (for tokens.json and catalog.json deleting is always safe)`);
     }
   }
 

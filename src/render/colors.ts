@@ -1,5 +1,5 @@
 import type { ChalkInstance } from 'chalk';
-import type { OutputStream } from '../cli/deps.js';
+import type { OutputStream } from './stream.js';
 
 export interface Colors {
   enabled: boolean;

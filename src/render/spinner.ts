@@ -1,4 +1,4 @@
-import type { OutputStream } from '../cli/deps.js';
+import type { OutputStream } from './stream.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 /** Answers quicker than this never show a spinner: it would only flicker. */
