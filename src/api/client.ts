@@ -64,6 +64,11 @@ export class ApiClient {
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private memoryToken: CachedToken | undefined;
+  /** The wait a 429 or 503 asked for, shared: while it lasts, no request of this client is sent. */
+  private pause: Promise<void> | undefined;
+  private pauseEnds = 0;
+  /** Waits on 429/503 before a request gives up; a bulk command that must get through raises it. */
+  retryAfterWaits = MAX_RETRY_AFTER_WAITS;
 
   constructor(private readonly options: ApiClientOptions) {
     this.now = options.now ?? Date.now;
@@ -177,7 +182,25 @@ export class ApiClient {
     const seconds = retryAfterSeconds(response.headers['retry-after'], this.now());
     if (seconds === undefined) return 'it gave no Retry-After: try again later';
     if (seconds > MAX_RETRY_AFTER_S) return `it asked to wait ${seconds} s (Retry-After), longer than whsvc waits (${MAX_RETRY_AFTER_S} s): gave up; try again then`;
-    return `still busy after ${MAX_RETRY_AFTER_WAITS} waits as it asked (Retry-After): gave up; try again later`;
+    return `still busy after ${this.retryAfterWaits} waits as it asked (Retry-After): gave up; try again later`;
+  }
+
+  /**
+   * Waits as a 429 or 503 asked, and holds back every other request of this
+   * client meanwhile (the concurrent workers of a bulk retry): a limit is the
+   * service's, not one request's. Requests told to wait no longer than a wait
+   * under way join it.
+   */
+  private pauseFor(seconds: number, status: number): Promise<void> {
+    const ends = this.now() + seconds * 1000;
+    if (this.pause && ends <= this.pauseEnds) return this.pause;
+    this.pauseEnds = ends;
+    this.options.notice?.(`the service answered ${status}; retrying in ${seconds} s as it asks (Retry-After)`);
+    const pause: Promise<void> = this.sleep(seconds * 1000).then(() => {
+      if (this.pause === pause) this.pause = undefined;
+    });
+    this.pause = pause;
+    return pause;
   }
 
   private async exchange(
@@ -199,6 +222,7 @@ export class ApiClient {
     let waits = 0;
     let resets = 0;
     for (;;) {
+      if (this.pause) await this.pause;
       const started = this.now();
       this.options.debug?.(`> ${method} ${url.href}\n${redactHeaders(headers)}${body ? `\n\n${redactText(body)}` : ''}\n`);
       let response: TransportResponse;
@@ -216,12 +240,11 @@ export class ApiClient {
       this.options.debug?.(
         `< ${response.status} (${this.now() - started} ms)\n${redactHeaders(response.headers)}${response.text ? `\n\n${redactText(response.text)}` : ''}\n`,
       );
-      if ((response.status === 429 || response.status === 503) && waits < MAX_RETRY_AFTER_WAITS) {
+      if ((response.status === 429 || response.status === 503) && waits < this.retryAfterWaits) {
         const seconds = retryAfterSeconds(response.headers['retry-after'], this.now());
         if (seconds !== undefined && seconds <= MAX_RETRY_AFTER_S) {
           waits += 1;
-          this.options.notice?.(`the service answered ${response.status}; retrying in ${seconds} s as it asks (Retry-After)`);
-          await this.sleep(seconds * 1000);
+          await this.pauseFor(seconds, response.status);
           continue;
         }
       }
@@ -230,6 +253,7 @@ export class ApiClient {
   }
 }
 
+/** How long a 429 or 503 asked the client to wait. */
 function retryAfterSeconds(header: string | string[] | undefined, now: number): number | undefined {
   const value = Array.isArray(header) ? header[0] : header;
   if (!value) return undefined;

@@ -55,3 +55,20 @@ export function share(value: string): number {
   if (!(p >= 0 && p <= 1)) throw new InvalidArgumentError('must be a share from 0 to 1, such as 0.25 or 25%.');
   return p;
 }
+
+/** A point in time given on the command line: a duration back from now (`2h`), or an ISO 8601 time. */
+export type TimeBound = { ago: number } | { at: number };
+
+/** A commander parser for `--since` / `--until`: `30m`, `2h`, `3d`, or `2026-11-23T08:00:00Z`. */
+export function timeBound(value: string): TimeBound {
+  const ago = durationMs(value);
+  if (ago !== undefined) return { ago };
+  if (/^\d{4}-\d\d-\d\d(T|$)/.test(value.trim())) {
+    const at = Date.parse(value.trim());
+    if (!Number.isNaN(at)) return { at };
+  }
+  throw new InvalidArgumentError('must be a duration back from now (30m, 2h, 3d) or an ISO 8601 time (2026-11-23T08:00:00Z).');
+}
+
+/** The epoch milliseconds a bound names, seen from `now`. */
+export const boundAt = (bound: TimeBound, now: number): number => ('ago' in bound ? now - bound.ago : bound.at);

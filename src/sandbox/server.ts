@@ -10,6 +10,7 @@ import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from './deliverer.js';
 import { ApiError, badRequest, ClientGone, readJsonObject, sendApiError, sendEmpty, sendJson } from './http.js';
 import { newId } from './ids.js';
 import { clockRoutes, webhookRoutes, type Reply, type RouteContext } from './routes.js';
+import { RateLimiter } from './rate-limit.js';
 import { Store, type AttemptRecord, type ClientRecord, type WebhookRecord } from './store.js';
 import { rejectUnknownFields, validateEventType } from './validation.js';
 import { httpUrl } from '../net.js';
@@ -24,6 +25,10 @@ export interface SandboxOptions {
   onAttempt?: (attempt: AttemptRecord, webhook: WebhookRecord) => void;
   /** Told once, the first time old deliveries are dropped to keep policy.maxDeliveries. */
   onFirstDrop?: (dropped: number) => void;
+  /** API requests per second per client before 429 (`--rate-limit`); no limit by default. */
+  rateLimit?: number | undefined;
+  /** The wall clock the rate limit counts seconds on (a test's, say). */
+  rateLimitNow?: () => number;
 }
 
 export interface Sandbox {
@@ -115,6 +120,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   if (isManual(clock)) clock.moveTo(Number(store.getMeta(CLOCK_KEY) ?? 0));
   const clockApi = clockRoutes({ store, deliverer, clock, onMoved: (now) => store.setMeta(CLOCK_KEY, String(now)) });
 
+  const rateLimiter = options.rateLimit ? new RateLimiter(options.rateLimit, options.rateLimitNow) : undefined;
+
   const routes: Route[] = [
     { method: 'GET', path: ['v1', 'webhooks'], scope: 'webhooks:read', handle: api.list },
     { method: 'POST', path: ['v1', 'webhooks'], scope: 'webhooks:write', handle: api.create },
@@ -179,6 +186,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     }
     const now = clock.now();
     const principal = authenticate(req, store, match.route.scope!, now);
+    rateLimiter?.take(principal.client_id);
     const reply = await match.route.handle({ req, query, params: match.params, principal, now });
     if (reply.status === 204) return sendEmpty(res, 204);
     sendJson(res, reply.status, reply.body);

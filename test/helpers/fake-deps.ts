@@ -159,7 +159,7 @@ export interface FakeDeps {
   requests: TransportRequest[];
   prompter: ScriptedPrompter;
   /** A new ApiClient on the same mock and clock. */
-  client(options?: { credentials?: Credentials | undefined; withCache?: boolean; baseUrl?: string }): ApiClient;
+  client(options?: { credentials?: Credentials | undefined; withCache?: boolean; baseUrl?: string; sleep?: (ms: number) => Promise<void> }): ApiClient;
 }
 
 /** What colorsFor gives a stream, without its lazy import. */
@@ -187,7 +187,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
   const profileName = options.profileName ?? 'default';
   const credentials = options.credentials === null ? undefined : (options.credentials ?? { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
 
-  const client = (opts: { credentials?: Credentials | undefined; withCache?: boolean; baseUrl?: string } = {}) => {
+  const client = (opts: { credentials?: Credentials | undefined; withCache?: boolean; baseUrl?: string; sleep?: (ms: number) => Promise<void> } = {}) => {
     const creds = 'credentials' in opts ? opts.credentials : credentials;
     const baseUrl = opts.baseUrl ?? ORIGIN;
     return new ApiClient({
@@ -197,9 +197,11 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
       transport,
       timeoutMs: options.timeoutMs ?? 5_000,
       now: () => clock.now,
-      sleep: async (ms) => {
-        sleeps.push(ms);
-      },
+      sleep:
+        opts.sleep ??
+        (async (ms) => {
+          sleeps.push(ms);
+        }),
       debug: options.debug ? (text) => debugLog.push(text) : undefined,
       notice: (text) => notices.push(text),
       userAgent: 'whsvc/test',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { duration, durationMs, share } from '../../src/cli/parse.js';
+import { boundAt, duration, durationMs, share, timeBound } from '../../src/cli/parse.js';
 
 describe('durations and shares', () => {
   it('reads 500ms, 90s, 30m, 2h, 3d and a bare number of seconds', () => {
@@ -18,5 +18,16 @@ describe('durations and shares', () => {
     expect(share('25%')).toBe(0.25);
     expect(share('0')).toBe(0);
     for (const bad of ['1.5', '150%', 'half', '-0.1']) expect(() => share(bad), bad).toThrow(/share from 0 to 1/);
+  });
+});
+
+describe('timeBound', () => {
+  it('reads a duration back from now or an ISO time, and refuses anything else', () => {
+    expect(timeBound('2h')).toEqual({ ago: 7_200_000 });
+    expect(timeBound('2026-11-23T08:00:00Z')).toEqual({ at: Date.UTC(2026, 10, 23, 8) });
+    expect(timeBound('2026-11-23')).toEqual({ at: Date.UTC(2026, 10, 23) });
+    expect(boundAt({ ago: 1000 }, 5000)).toBe(4000);
+    expect(boundAt({ at: 1234 }, 5000)).toBe(1234);
+    for (const bad of ['', 'yesterday', '2026-13-45T00:00:00Z', '11/23/2026', '-2h']) expect(() => timeBound(bad), bad).toThrow(/duration back from now/);
   });
 });

@@ -39,6 +39,7 @@ export function register(program: Command): void {
         integerIn(1, 1_000_000_000),
       ),
     )
+    .addOption(new Option('--rate-limit <n>', 'answer 429 with Retry-After beyond N API requests per second per client (default: no limit)').argParser(integerIn(1, 1_000_000)))
     .option('--json', 'print one JSON line with the base URL and credentials on stdout when ready')
     .option('--quiet', 'do not log each delivery attempt on stderr')
     .addOption(new Option('--clock <kind>', 'wall, or manual: time stands still until `whsvc sandbox clock advance`').choices(['wall', 'manual']).default('wall'))
@@ -66,6 +67,7 @@ export function register(program: Command): void {
           maxDeliveries: opts.maxDeliveries ?? (opts.dataDir ? Number.POSITIVE_INFINITY : MEMORY_MAX_DELIVERIES),
           json: Boolean(opts.json),
           manualClock: opts.clock === 'manual',
+          rateLimit: opts.rateLimit,
           quiet: Boolean(opts.quiet),
         },
         { ...processIo(), stopSignal: stopRequested() },

@@ -21,6 +21,7 @@ export interface SandboxStartOptions {
   json: boolean;
   /** --clock manual: the sandbox's time moves only when told (whsvc sandbox clock advance). */
   manualClock?: boolean;
+  rateLimit?: number | undefined;
   quiet: boolean;
 }
 
@@ -46,6 +47,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
     sandbox = createSandbox({
       dataDir,
       ...(options.manualClock ? { clock: new ManualSandboxClock(Date.now()) } : {}),
+      ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
       tokenTtlSeconds: options.tokenTtl,
       policy: {
         retryBaseMs: options.retryBaseMs,
@@ -81,6 +83,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
       `  store: ${dataDir ? `${dataDir} (kept across restarts)` : 'in memory (gone when stopped; --data-dir DIR keeps it)'}${Number.isFinite(options.maxDeliveries) ? `; the newest ${options.maxDeliveries} deliveries kept` : ''}`,
       `  retries: first after ${options.retryBaseMs} ms, doubling, ${options.maxAttempts} attempts at most; signature header X-${options.platformName}-Signature`,
       `  each webhook: ${options.concurrencyPerWebhook} sends in flight on its own connections; a send fails after ${options.deliveryTimeoutMs} ms without an answer`,
+      ...(options.rateLimit ? [`  rate limit: ${options.rateLimit} API requests per second per client, then 429 with Retry-After`] : []),
       ...(options.manualClock
         ? [`  clock: manual, at ${new Date(sandbox.deliverer.now()).toISOString()}: retries wait for \`whsvc sandbox clock advance 1h\``]
         : []),

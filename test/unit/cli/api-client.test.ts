@@ -411,3 +411,32 @@ describe('ApiClient: answers of an unexpected shape', () => {
     expect(error.message).toMatch(message);
   });
 });
+
+describe('ApiClient: one wait for all requests', () => {
+  it('a 429 with Retry-After holds back the requests sent beside it, and the wait is told once', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    let releaseSleep!: () => void;
+    const slept: number[] = [];
+    // A client whose sleep lasts until the test says so: the other request must not go out meanwhile.
+    const api = fake.client({
+      sleep: (ms) => {
+        slept.push(ms);
+        return new Promise((resolve) => (releaseSleep = resolve));
+      },
+    });
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(json(429, {}, { 'retry-after': '2' }));
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(json(200, { id: 'wh_1' }));
+    const first = api.json('GET', '/v1/webhooks/wh_1');
+    while (slept.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    const sentBefore = fake.requests.length;
+    fake.mock.intercept({ path: '/v1/webhooks/wh_2', method: 'GET' }).reply(json(200, { id: 'wh_2' }));
+    const second = api.json('GET', '/v1/webhooks/wh_2');
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(fake.requests.length).toBe(sentBefore);
+    releaseSleep();
+    await expect(Promise.all([first, second])).resolves.toEqual([{ id: 'wh_1' }, { id: 'wh_2' }]);
+    expect(slept).toEqual([2000]);
+    expect(fake.notices.filter((n) => n.includes('Retry-After'))).toHaveLength(1);
+  });
+});

@@ -1,0 +1,60 @@
+import type { ApiClient, Query } from './client.js';
+
+/** A list page of the interface (section 2, page envelope). */
+export interface LogPage<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+/** A delivery attempt as the list endpoint gives it, with the sandbox's `delivery_id` when the service sends it. */
+export interface LoggedAttempt {
+  id: string;
+  event: string;
+  status: string;
+  response_code: number | null;
+  attempts?: number;
+  created_at: string;
+  delivery_id?: string;
+}
+
+export interface LoggedWebhook {
+  id: string;
+  url: string;
+  events: string[];
+  active: boolean;
+  created_at: string;
+}
+
+/** The interface's largest page: fewest requests for a whole log. */
+export const MAX_PAGE = 200;
+
+/** Every item of a cursor-paginated list, one page in memory at a time. */
+export async function* pages<T>(api: ApiClient, path: string, query: Query = {}): AsyncGenerator<T[]> {
+  let cursor: string | undefined;
+  do {
+    const page = await api.json<LogPage<T>>('GET', path, { query: { ...query, limit: MAX_PAGE, cursor }, expect: 'page' });
+    yield page.data;
+    cursor = page.has_more && page.next_cursor ? page.next_cursor : undefined;
+  } while (cursor);
+}
+
+export async function* allWebhooks(api: ApiClient): AsyncGenerator<LoggedWebhook> {
+  for await (const page of pages<LoggedWebhook>(api, '/v1/webhooks')) yield* page;
+}
+
+/**
+ * A webhook's attempts, newest first, down to `since` (epoch ms): the log is
+ * newest first, so the first attempt older than that ends the walk.
+ */
+export async function* attemptsOf(api: ApiClient, webhookId: string, options: { status?: string | undefined; since?: number | undefined } = {}): AsyncGenerator<LoggedAttempt> {
+  for await (const page of pages<LoggedAttempt>(api, `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`, { status: options.status })) {
+    for (const attempt of page) {
+      if (options.since !== undefined && Date.parse(attempt.created_at) < options.since) return;
+      yield attempt;
+    }
+  }
+}
+
+/** The delivery an attempt belongs to: the service's `delivery_id` when it sends one, else the attempt alone. */
+export const deliveryKey = (attempt: Pick<LoggedAttempt, 'id' | 'delivery_id'>): string => attempt.delivery_id ?? attempt.id;
