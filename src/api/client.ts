@@ -67,6 +67,7 @@ export class ApiClient {
   /** The wait a 429 or 503 asked for, shared: while it lasts, no request of this client is sent. */
   private pause: Promise<void> | undefined;
   private pauseEnds = 0;
+  private tokenRequest: Promise<CachedToken> | undefined;
   /** Waits on 429/503 before a request gives up; a bulk command that must get through raises it. */
   retryAfterWaits = MAX_RETRY_AFTER_WAITS;
 
@@ -93,10 +94,18 @@ export class ApiClient {
       const cached = this.cachedToken();
       if (cached) return cached;
     }
-    const token = await this.requestToken();
-    this.memoryToken = token;
-    await this.options.tokenCache?.write(token);
-    return token;
+    // Requests sent side by side (a bulk re-send's workers) share one token request.
+    this.tokenRequest ??= (async () => {
+      try {
+        const token = await this.requestToken();
+        this.memoryToken = token;
+        await this.options.tokenCache?.write(token);
+        return token;
+      } finally {
+        this.tokenRequest = undefined;
+      }
+    })();
+    return this.tokenRequest;
   }
 
   /** POST /v1/oauth/token with the client credentials (JSON, as the interface gives it). */

@@ -23,3 +23,18 @@ export function interrupt(): never {
 export function installInterruptHandler(): void {
   process.once('SIGINT', interrupt);
 }
+
+/**
+ * For a command that stops cleanly (a bulk re-send): the first Ctrl-C aborts
+ * the signal returned, and the command winds down and reports; a second one
+ * exits at once.
+ */
+export function gracefulInterrupt(): AbortSignal {
+  process.removeListener('SIGINT', interrupt);
+  const controller = new AbortController();
+  process.once('SIGINT', () => {
+    controller.abort();
+    process.once('SIGINT', interrupt);
+  });
+  return controller.signal;
+}

@@ -1,9 +1,19 @@
 import { Argument, Option, type Command } from 'commander';
 import { examples } from '../../cli/examples.js';
 import { apiAction, oneOf } from '../../cli/actions.js';
-import { integerIn, resourceId } from '../../cli/parse.js';
+import { gracefulInterrupt } from '../../cli/interrupt.js';
+import { integerIn, resourceId, timeBound } from '../../cli/parse.js';
 
-/** Defines `deliveries list|show|retry`. */
+/** A repeatable option's or a variadic argument's parser: each value checked, all kept. */
+const collect =
+  <T>(parse: (value: string) => T) =>
+  (value: string, previous: T[] | undefined): T[] => [...(previous ?? []), parse(value)];
+
+/** Sends in flight at once in a bulk re-send; the maximum keeps one run from flooding the service. */
+const concurrencyOption = () =>
+  new Option('--concurrency <n>', 're-sends in flight at once, 1 to 32').default(8).argParser(integerIn(1, 32));
+
+/** Defines `deliveries list|show|retry|recover`. */
 export function register(program: Command): void {
   const deliveries = program
     .command('deliveries')
@@ -32,8 +42,50 @@ export function register(program: Command): void {
     .action(apiAction(() => import('./show.js'), ([id]) => ({ id: id! })));
   deliveries
     .command('retry')
-    .description('re-send a failed or pending attempt now')
-    .addArgument(new Argument('<delivery-id>', 'delivery id').argParser(resourceId('delivery')))
-    .addHelpText('after', examples('whsvc deliveries retry dlv_…'))
-    .action(apiAction(() => import('./retry.js'), ([id]) => ({ id: id! })));
+    .description('re-send failed or pending attempts now (several ids: side by side, with a summary)')
+    .addArgument(new Argument('<delivery-id...>', 'delivery ids').argParser(collect(resourceId('delivery'))))
+    .addOption(concurrencyOption())
+    .addHelpText('after', examples('whsvc deliveries retry dlv_…', 'whsvc deliveries retry dlv_A dlv_B dlv_C --json'))
+    .action(
+      apiAction(
+        () => import('./retry.js'),
+        ([ids], o) => ({ ids: ids as unknown as string[], concurrency: o.concurrency, stop: gracefulInterrupt() }),
+      ),
+    );
+  deliveries
+    .command('recover')
+    .description('after an outage: re-send every failed delivery (of all webhooks, or those named), each once')
+    .addOption(new Option('--webhook <id>', 'only this webhook (repeatable)').argParser(collect(resourceId('webhook'))).default([], 'all'))
+    .addOption(new Option('--since <when>', 'only deliveries tried since then: 2h, 30m, 3d, or an ISO 8601 time').argParser(timeBound))
+    .addOption(new Option('--until <when>', 'only deliveries tried until then (same forms)').argParser(timeBound))
+    .addOption(new Option('--event <type>', 'only this event type (repeatable)').argParser(collect((v) => v)).default([], 'all'))
+    .addOption(new Option('--status <status>', 'which deliveries: failed, or pending (under way for too long)').argParser(oneOf(['failed', 'pending'])).default('failed'))
+    .option('--dry-run', 'list what would be re-sent, and send nothing')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .addOption(concurrencyOption())
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc deliveries recover --since 2h --dry-run',
+        'whsvc deliveries recover --since 2h --yes',
+        'whsvc deliveries recover --webhook wh_… --event invoice.paid --since 2026-11-23T08:00:00Z --yes --json',
+      ),
+    )
+    .action(
+      apiAction(
+        () => import('./recover.js'),
+        (_args, o) => ({
+          status: o.status,
+          webhooks: [...new Set(o.webhook as string[])],
+          events: o.event,
+          since: o.since,
+          until: o.until,
+          dryRun: Boolean(o.dryRun),
+          yes: Boolean(o.yes),
+          concurrency: o.concurrency,
+          stop: gracefulInterrupt(),
+          argv: process.argv.slice(2),
+        }),
+      ),
+    );
 }

@@ -1,7 +1,28 @@
 import type { CommandDeps } from '../../cli/context.js';
+import { ResendReport, resendAll, targetsFromIds, type ResendTarget } from './resend.js';
 import { reportSentAttempt, type Delivery } from './view.js';
 
-export async function run(options: { id: string }, deps: CommandDeps): Promise<number> {
-  const attempt = await deps.api.json<Delivery>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(options.id)}/retry`, { expect: 'delivery' });
-  return reportSentAttempt(deps, attempt, 'retry');
+export interface RetryOptions {
+  ids: string[];
+  concurrency: number;
+  stop?: AbortSignal | undefined;
+}
+
+/** One id: the new attempt, as before. Several: re-sent side by side, with the report `deliveries recover` gives. */
+export async function run(options: RetryOptions, deps: CommandDeps): Promise<number> {
+  const ids = [...new Set(options.ids)];
+  if (ids.length === 1) {
+    const attempt = await deps.api.json<Delivery>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(ids[0]!)}/retry`, { expect: 'delivery' });
+    return reportSentAttempt(deps, attempt, 'retry');
+  }
+  const report = new ResendReport(deps, false);
+  const targets: AsyncIterable<ResendTarget> = targetsFromIds(ids);
+  await resendAll(deps, targets, {
+    concurrency: options.concurrency,
+    stop: options.stop,
+    onTaken: () => report.taken(),
+    onScanned: () => report.scanned(),
+    onResult: (result) => report.result(result),
+  });
+  return report.finish(options.stop?.aborted === true);
 }

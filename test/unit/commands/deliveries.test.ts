@@ -78,7 +78,7 @@ describe('deliveries retry', () => {
     fake.mock
       .intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_1/retry', method: 'POST' })
       .reply(json(201, delivery({ id: 'dlv_9', attempts: 3 })));
-    await retry({ id: 'dlv_1' }, fake.deps);
+    await retry({ ids: ['dlv_1'], concurrency: 8 }, fake.deps);
     expect(fake.stdout.text).toMatch(/^id\s+dlv_9$/m);
     expect(fake.stdout.text).toMatch(/^attempt\s+3$/m);
   });
@@ -89,7 +89,7 @@ describe('deliveries retry', () => {
     fake.mock
       .intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_1/retry', method: 'POST' })
       .reply(json(409, { error: { code: 'already_delivered', message: 'delivery dlv_1 was delivered' } }));
-    const error = await rejectionOf(retry({ id: 'dlv_1' }, fake.deps));
+    const error = await rejectionOf(retry({ ids: ['dlv_1'], concurrency: 8 }, fake.deps));
     expect(error).toMatchObject({ status: 409, code: 'already_delivered' });
   });
 });

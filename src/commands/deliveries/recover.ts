@@ -1,0 +1,167 @@
+import { allWebhooks, attemptsOf, deliveryKey, type LoggedAttempt } from '../../api/log.js';
+import { renderTable, tableTime } from '../../render/table.js';
+import { checkEventTypes } from '../../cli/catalog.js';
+import type { CommandDeps } from '../../cli/context.js';
+import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
+import { printJson, shellWord, tableLayout } from '../../cli/output.js';
+import { boundAt, type TimeBound } from '../../cli/parse.js';
+import { ResendReport, resendAll, type ResendTarget } from './resend.js';
+
+export interface RecoverOptions {
+  status: 'failed' | 'pending';
+  webhooks: string[];
+  events: string[];
+  since?: TimeBound | undefined;
+  until?: TimeBound | undefined;
+  dryRun: boolean;
+  yes: boolean;
+  concurrency: number;
+  /** Fires when the user asks to stop (Ctrl-C): no new delivery is taken, those in flight finish. */
+  stop?: AbortSignal | undefined;
+  /** The command line as given (after `whsvc`), to say how to resume. */
+  argv?: string[] | undefined;
+}
+
+/** A delivery chosen for a re-send, with what the log says of it. */
+interface Candidate extends ResendTarget {
+  attempt: LoggedAttempt;
+}
+
+/**
+ * The deliveries to re-send, found by walking each webhook's log newest first.
+ * A delivery's newest attempt is its state now: it is taken when that state is
+ * the one asked for (failed, or pending) and one of its attempts was made in
+ * the window. Each delivery is taken once; one delivered since (by an
+ * automatic retry or someone else's) is not taken at all. Memory: one entry
+ * per delivery seen in the window (its key), never the attempts themselves.
+ */
+export async function* selectDeliveries(
+  deps: Pick<CommandDeps, 'api'>,
+  options: { status: string; webhooks: string[]; events: string[]; since?: number | undefined; until?: number | undefined },
+): AsyncGenerator<Candidate> {
+  const wanted = new Set(options.events);
+  const webhookIds = options.webhooks.length > 0 ? options.webhooks : undefined;
+  const webhooks = webhookIds ? webhookIds.map((id) => ({ id })) : allWebhooks(deps.api);
+  // key → the newest attempt's id while it may still be taken; null once decided.
+  const state = new Map<string, string | null>();
+  for await (const webhook of webhooks) {
+    for await (const attempt of attemptsOf(deps.api, webhook.id, { since: options.since })) {
+      const key = deliveryKey(attempt);
+      if (!state.has(key)) state.set(key, attempt.status === options.status && (wanted.size === 0 || wanted.has(attempt.event)) ? attempt.id : null);
+      const newest = state.get(key);
+      if (!newest) continue;
+      const at = Date.parse(attempt.created_at);
+      if (options.until !== undefined && at > options.until) continue;
+      state.set(key, null);
+      yield { attemptId: newest, deliveryId: key, webhookId: webhook.id, event: attempt.event, attempt };
+    }
+  }
+}
+
+export async function run(options: RecoverOptions, deps: CommandDeps): Promise<number> {
+  if (!options.dryRun && !options.yes && !deps.canPrompt) {
+    throw usageError(`re-sending needs confirmation: pass --yes, or see what would be re-sent with --dry-run (${NO_PROMPT})`);
+  }
+  if (options.events.length > 0) await checkEventTypes(deps, options.events, '--event');
+  const now = deps.now();
+  const since = options.since && boundAt(options.since, now);
+  const until = options.until && boundAt(options.until, now);
+  if (since !== undefined && until !== undefined && since > until) throw usageError('--since is later than --until: nothing can be in between');
+  const select = () => selectDeliveries(deps, { status: options.status, webhooks: options.webhooks, events: options.events, since, until });
+
+  if (options.dryRun) return dryRun(deps, select(), options.status);
+
+  let targets: AsyncIterable<Candidate> = select();
+  if (!options.yes) {
+    // Asking needs the count first: the list is read whole, then re-sent.
+    const all: Candidate[] = [];
+    for await (const candidate of targets) all.push(candidate);
+    if (all.length === 0) return nothingToDo(deps, options.status);
+    const webhookCount = new Set(all.map((c) => c.webhookId)).size;
+    const sure = await deps.prompter.confirm(
+      `Re-send ${all.length} ${options.status} deliver${all.length === 1 ? 'y' : 'ies'} of ${webhookCount} webhook${webhookCount === 1 ? '' : 's'} now?`,
+      false,
+    );
+    if (!sure) throw new CliError('nothing re-sent', ExitCode.failure);
+    targets = (async function* () {
+      yield* all;
+    })();
+  }
+
+  const report = new ResendReport(deps, options.yes);
+  let interrupted = false;
+  await resendAll(deps, targets, {
+    concurrency: options.concurrency,
+    stop: options.stop,
+    onTaken: () => report.taken(),
+    onScanned: () => report.scanned(),
+    onResult: (result) => report.result(result),
+  });
+  interrupted = options.stop?.aborted === true;
+  if (report.tally.selected === 0 && !interrupted) {
+    if (deps.json) return report.finish(false);
+    return nothingToDo(deps, options.status);
+  }
+  return report.finish(interrupted, options.argv && resumeCommand(options.argv));
+}
+
+function nothingToDo(deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json'>, status: string): number {
+  if (deps.json) printJson(deps, { dry_run: false, deliveries: [], summary: { selected: 0, resent: 0, delivered: 0, failed: 0, pending: 0, already_delivered: 0, errors: 0 }, interrupted: false });
+  else deps.stderr.write(`No ${status} deliveries to re-send.\n`);
+  return ExitCode.ok;
+}
+
+/** --dry-run: what would be re-sent, as it is found, and how many; nothing is sent. */
+async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, status: string): Promise<number> {
+  const row = (c: Candidate) => ({
+    delivery_id: c.deliveryId,
+    attempt_id: c.attemptId,
+    webhook_id: c.webhookId ?? null,
+    event: c.attempt.event,
+    status: c.attempt.status,
+    response_code: c.attempt.response_code,
+    attempts: c.attempt.attempts ?? null,
+    created_at: c.attempt.created_at,
+  });
+  let count = 0;
+  const webhooks = new Set<string | undefined>();
+  if (deps.json) {
+    deps.stdout.write('{"dry_run":true,"deliveries":[');
+    for await (const candidate of candidates) {
+      deps.stdout.write(`${count === 0 ? '\n' : ',\n'}${JSON.stringify(row(candidate))}`);
+      count += 1;
+      webhooks.add(candidate.webhookId);
+    }
+    deps.stdout.write(`${count === 0 ? '' : '\n'}],"summary":{"selected":${count},"webhooks":${webhooks.size}}}\n`);
+    return ExitCode.ok;
+  }
+  // Printed a page of rows at a time, the pages sharing the first one's column widths.
+  const layout = tableLayout(deps.stdout);
+  const widths: number[] = [];
+  let rows: Candidate[] = [];
+  const flush = async () => {
+    if (rows.length === 0) return;
+    const code = (c: Candidate) => (c.attempt.response_code === null ? '-' : String(c.attempt.response_code));
+    const cells = rows.map((c) => [c.deliveryId, c.webhookId ?? '', c.attempt.event, c.attempt.status, code(c), String(c.attempt.attempts ?? ''), tableTime(c.attempt.created_at, deps.now(), layout)]);
+    const head = layout.plain ? [] : ['DELIVERY', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'LAST TRY'];
+    deps.stdout.write(await renderTable(head, cells, deps.colors, { whole: [0, 1], reluctant: [2, 6], ...layout, withHead: widths.length === 0, widths }));
+    rows = [];
+  };
+  for await (const candidate of candidates) {
+    rows.push(candidate);
+    count += 1;
+    webhooks.add(candidate.webhookId);
+    if (rows.length === 50) await flush();
+  }
+  await flush();
+  if (count === 0) deps.stderr.write(`No ${status} deliveries to re-send.\n`);
+  else deps.stderr.write(`Would re-send ${count} deliver${count === 1 ? 'y' : 'ies'} of ${webhooks.size} webhook${webhooks.size === 1 ? '' : 's'} (dry run: nothing sent). Without --dry-run, add --yes to skip the question.\n`);
+  return ExitCode.ok;
+}
+
+/** The command line that runs this selection again, without a question: how to resume after a stop. */
+export function resumeCommand(argv: string[]): string {
+  const words = argv.filter((word) => word !== '--dry-run');
+  if (!words.includes('--yes') && !words.includes('-y')) words.push('--yes');
+  return ['whsvc', ...words].map((word) => (word === 'whsvc' ? word : shellWord(word))).join(' ');
+}

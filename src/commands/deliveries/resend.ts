@@ -1,0 +1,267 @@
+import { ApiError, AuthError, NetworkError } from '../../api/errors.js';
+import { deliveryKey } from '../../api/log.js';
+import { ProgressLine } from '../../render/progress.js';
+import { sanitize } from '../../render/text.js';
+import type { CommandDeps } from '../../cli/context.js';
+import { ExitCode } from '../../cli/errors.js';
+import type { Delivery } from './view.js';
+
+/** An attempt to re-send: the newest attempt of a failed (or pending) delivery. */
+export interface ResendTarget {
+  attemptId: string;
+  deliveryId: string;
+  webhookId?: string | undefined;
+  event?: string | undefined;
+}
+
+export type Outcome = 'delivered' | 'failed' | 'pending' | 'already_delivered' | 'error';
+
+export interface ResendResult {
+  target: ResendTarget;
+  outcome: Outcome;
+  /** The new attempt the retry made. */
+  attempt?: Delivery;
+  error?: string;
+}
+
+export interface Tally {
+  selected: number;
+  resent: number;
+  delivered: number;
+  failed: number;
+  pending: number;
+  already_delivered: number;
+  errors: number;
+}
+
+export const DEFAULT_CONCURRENCY = 8;
+export const MAX_CONCURRENCY = 32;
+/** Targets read ahead of the workers: the log walk runs ahead of the sends, in bounded memory. */
+const READ_AHEAD = 500;
+/** A bulk retry must get through a rate limit: each request waits out this many 429s before it counts as an error. */
+const BULK_RETRY_AFTER_WAITS = 20;
+/** Ids of still-failing deliveries kept for the summary. */
+const SHOWN_FAILING = 10;
+
+/** Sends one retry and says what came of it; only what stops the whole run (credentials, permission) is thrown. */
+async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget): Promise<ResendResult> {
+  try {
+    const attempt = await deps.api.json<Delivery>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(target.attemptId)}/retry`, { expect: 'delivery' });
+    const outcome: Outcome = attempt.status === 'delivered' ? 'delivered' : attempt.status === 'failed' ? 'failed' : 'pending';
+    return { target, outcome, attempt };
+  } catch (error) {
+    if (error instanceof AuthError) throw error;
+    if (error instanceof ApiError) {
+      if (error.status === 401 || error.status === 403) throw error;
+      if (error.status === 409) return { target, outcome: 'already_delivered' };
+      return { target, outcome: 'error', error: `${error.message} (HTTP ${error.status}${error.code ? ` ${error.code}` : ''})` };
+    }
+    if (error instanceof NetworkError) return { target, outcome: 'error', error: error.message };
+    throw error;
+  }
+}
+
+/**
+ * Re-sends every target with `concurrency` workers on the one client (one
+ * connection pool, one shared Retry-After pause). The targets are read ahead
+ * of the workers but never more than READ_AHEAD at a time. Once `stop` fires,
+ * nothing new is taken; the sends in flight finish.
+ */
+export async function resendAll(
+  deps: Pick<CommandDeps, 'api'>,
+  targets: AsyncIterable<ResendTarget>,
+  options: { concurrency: number; stop?: AbortSignal | undefined; onTaken: () => void; onScanned: () => void; onResult: (result: ResendResult) => void },
+): Promise<void> {
+  deps.api.retryAfterWaits = Math.max(deps.api.retryAfterWaits, BULK_RETRY_AFTER_WAITS);
+  const queue: ResendTarget[] = [];
+  let scanDone = false;
+  let failure: unknown;
+  let wakeWorkers: (() => void) | undefined;
+  let wakeReader: (() => void) | undefined;
+  const stopped = () => options.stop?.aborted === true || failure !== undefined;
+  const nudge = (which: 'workers' | 'reader') => {
+    const wake = which === 'workers' ? wakeWorkers : wakeReader;
+    if (which === 'workers') wakeWorkers = undefined;
+    else wakeReader = undefined;
+    wake?.();
+  };
+  options.stop?.addEventListener('abort', () => {
+    nudge('workers');
+    nudge('reader');
+  });
+
+  const reader = (async () => {
+    try {
+      for await (const target of targets) {
+        while (queue.length >= READ_AHEAD && !stopped()) await new Promise<void>((resolve) => (wakeReader = resolve));
+        if (stopped()) break;
+        queue.push(target);
+        options.onTaken();
+        nudge('workers');
+      }
+    } catch (error) {
+      failure ??= error;
+    } finally {
+      scanDone = true;
+      options.onScanned();
+      nudge('workers');
+    }
+  })();
+
+  const worker = async () => {
+    for (;;) {
+      if (stopped()) return;
+      const target = queue.shift();
+      if (!target) {
+        if (scanDone) return;
+        await new Promise<void>((resolve) => {
+          const previous = wakeWorkers;
+          wakeWorkers = () => {
+            previous?.();
+            resolve();
+          };
+        });
+        continue;
+      }
+      nudge('reader');
+      try {
+        options.onResult(await resendOne(deps, target));
+      } catch (error) {
+        failure ??= error;
+        nudge('workers');
+        nudge('reader');
+      }
+    }
+  };
+  await Promise.all([reader, ...Array.from({ length: options.concurrency }, worker)]);
+  if (failure !== undefined) throw failure;
+}
+
+/**
+ * What a bulk re-send shows: on a terminal a progress line on stderr; with
+ * --json one JSON document, written as the outcomes come (so memory stays
+ * flat); else a line per delivery that did not get through, and a summary.
+ */
+export class ResendReport {
+  readonly tally: Tally = { selected: 0, resent: 0, delivered: 0, failed: 0, pending: 0, already_delivered: 0, errors: 0 };
+  private readonly progress: ProgressLine | undefined;
+  private readonly started: number;
+  private scanning = true;
+  private firstJson = true;
+  private readonly stillFailing: string[] = [];
+  private readonly failingWebhooks = new Set<string>();
+
+  constructor(
+    private readonly deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'colors' | 'errColors' | 'now'>,
+    /** Whether the targets are found while sending (a log walk), so the total grows until the walk ends. */
+    scanning: boolean,
+  ) {
+    this.scanning = scanning;
+    this.started = deps.now();
+    this.progress = deps.stderr.isTTY ? new ProgressLine(deps.stderr, deps.now) : undefined;
+    if (deps.json) deps.stdout.write('{"dry_run":false,"deliveries":[');
+  }
+
+  taken(): void {
+    this.tally.selected += 1;
+    this.redraw();
+  }
+
+  scanned(): void {
+    this.scanning = false;
+    this.redraw(true);
+  }
+
+  result(result: ResendResult): void {
+    const t = this.tally;
+    // An id given on the command line may be any attempt of its delivery: the service's answer names the delivery.
+    const target = { ...result.target, deliveryId: result.attempt?.delivery_id ?? result.target.deliveryId };
+    if (result.outcome === 'delivered' || result.outcome === 'failed' || result.outcome === 'pending') t.resent += 1;
+    if (result.outcome === 'already_delivered') t.already_delivered += 1;
+    else if (result.outcome === 'error') t.errors += 1;
+    else t[result.outcome] += 1;
+    if (result.outcome === 'failed' || result.outcome === 'error') {
+      if (this.stillFailing.length < SHOWN_FAILING) this.stillFailing.push(target.deliveryId);
+      if (target.webhookId) this.failingWebhooks.add(target.webhookId);
+    }
+    if (this.deps.json) {
+      const a = result.attempt;
+      this.deps.stdout.write(
+        `${this.firstJson ? '\n' : ',\n'}${JSON.stringify({
+          delivery_id: target.deliveryId,
+          retried_attempt_id: target.attemptId,
+          webhook_id: target.webhookId ?? a?.webhook_id ?? null,
+          event: target.event ?? a?.event ?? null,
+          outcome: result.outcome,
+          attempt_id: a?.id ?? null,
+          response_code: a?.response_code ?? null,
+          error: result.error ?? null,
+        })}`,
+      );
+      this.firstJson = false;
+    } else if (result.outcome !== 'delivered' && result.outcome !== 'already_delivered') {
+      this.progress?.clear();
+      const why =
+        result.outcome === 'error'
+          ? `not re-sent: ${result.error}`
+          : result.outcome === 'pending'
+            ? 're-sent, still under way'
+            : `failed again (${result.attempt?.response_code === null || result.attempt?.response_code === undefined ? 'no HTTP response' : `answered ${result.attempt.response_code}`})`;
+      const label = result.outcome === 'pending' ? this.deps.errColors.yellow('pending') : this.deps.errColors.red(result.outcome === 'error' ? 'error' : 'failed');
+      this.deps.stderr.write(`${label} ${sanitize(target.deliveryId)}${target.event ? ` ${sanitize(target.event)}` : ''}: ${sanitize(why)}\n`);
+    }
+    this.redraw();
+  }
+
+  private redraw(force = false): void {
+    if (!this.progress) return;
+    const t = this.tally;
+    const done = t.resent + t.already_delivered + t.errors;
+    const seconds = Math.max(0.001, (this.deps.now() - this.started) / 1000);
+    const rate = done / seconds;
+    const total = this.scanning ? `${t.selected} found so far` : String(t.selected);
+    const left = !this.scanning && rate > 0 && done < t.selected ? ` · ~${Math.ceil((t.selected - done) / rate)} s left` : '';
+    this.progress.update(`re-sending ${done}/${total} · ${t.delivered} delivered · ${t.failed + t.errors} still failing · ${rate.toFixed(1)}/s${left}`, force);
+  }
+
+  /** The summary, and the exit code: 0 when every re-sent delivery got through, 1 when any did not, 130 when stopped. */
+  finish(interrupted: boolean, resumeCommand?: string): number {
+    this.progress?.clear();
+    const t = this.tally;
+    const summary = { selected: t.selected, resent: t.resent, delivered: t.delivered, failed: t.failed, pending: t.pending, already_delivered: t.already_delivered, errors: t.errors };
+    const notTaken = t.selected - (t.resent + t.already_delivered + t.errors);
+    if (this.deps.json) {
+      this.deps.stdout.write(`${this.firstJson ? '' : '\n'}],"summary":${JSON.stringify(summary)},"interrupted":${interrupted}}\n`);
+    } else {
+      const parts = [`${t.delivered} delivered`, `${t.failed} failed again`];
+      if (t.pending) parts.push(`${t.pending} still under way`);
+      parts.push(`${t.already_delivered} already delivered`, `${t.errors} error${t.errors === 1 ? '' : 's'}`);
+      this.deps.stdout.write(`Re-sent ${t.resent} deliver${t.resent === 1 ? 'y' : 'ies'}: ${parts.join(', ')}.\n`);
+      if (t.failed + t.errors > 0) {
+        const more = t.failed + t.errors - this.stillFailing.length;
+        this.deps.stdout.write(`Still failing: ${this.stillFailing.join(' ')}${more > 0 ? ` and ${more} more` : ''}\n`);
+        const webhooks = [...this.failingWebhooks];
+        if (webhooks.length > 0) {
+          this.deps.stdout.write(
+            `List them: ${webhooks
+              .slice(0, 3)
+              .map((w) => `whsvc deliveries list ${sanitize(w)} --status failed`)
+              .join('; ')}${webhooks.length > 3 ? ` (and ${webhooks.length - 3} more webhooks)` : ''}\n`,
+          );
+        }
+      }
+    }
+    if (interrupted) {
+      this.deps.stderr.write(
+        `whsvc: stopped: ${notTaken > 0 ? `${notTaken} selected deliver${notTaken === 1 ? 'y was' : 'ies were'} not re-sent; ` : ''}${resumeCommand ? `run \`${resumeCommand}\` again to resume (what was delivered since is skipped)` : 'run the command again to resume'}\n`,
+      );
+      return ExitCode.interrupted;
+    }
+    return t.failed + t.errors + t.pending > 0 ? ExitCode.failure : ExitCode.ok;
+  }
+}
+
+/** The targets for ids given on the command line, each once. */
+export async function* targetsFromIds(ids: string[]): AsyncGenerator<ResendTarget> {
+  for (const id of new Set(ids)) yield { attemptId: id, deliveryId: deliveryKey({ id }) };
+}
