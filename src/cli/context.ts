@@ -236,7 +236,8 @@ export async function buildDeps(
       userAgent: `whsvc/${WHSVC_VERSION}`,
       notLoggedIn,
       debug: globals.debug ? (text) => io.stderr.write(errColors.dim(text)) : undefined,
-      notice: (text) => io.stderr.write(`${errColors.yellow('!')} ${text}\n`),
+      // On a terminal, from the start of a wiped line: a progress line or spinner may be drawn there; it redraws below.
+      notice: (text) => io.stderr.write(`${io.stderr.isTTY ? '\r\u001b[2K' : ''}${errColors.yellow('!')} ${text}\n`),
     });
   const api = apiFor(baseUrl, credentials, credentials ? config.tokenCache(cacheName, identity) : undefined);
   return {

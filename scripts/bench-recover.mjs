@@ -1,0 +1,173 @@
+// `whsvc deliveries recover` against the floor of a bare script doing the same
+// work, and its peak memory for few and many candidates.
+//
+//   node scripts/bench-recover.mjs      (uses the dist/ already built)
+//
+// A sandbox (`--max-attempts 1`, so failures stay failed) holds
+// BENCH_RECOVER_DELIVERIES failed deliveries (default 1000) of one webhook whose
+// receiver always answers 503, so every run finds the same deliveries failed
+// again. Then, interleaved (A B A B …, BENCH_RECOVER_RUNS pairs, default 15):
+//   A: whsvc deliveries recover --yes --json (default concurrency, 8)
+//   B: a bare script: node:http with a keep-alive Agent of 8 sockets, the token
+//      given, that lists the failed attempts page by page (limit 200), keeps
+//      each delivery's newest attempt and POSTs its retry, 8 in flight.
+// Both walk the same log and send the same retry requests; the log grows by
+// one attempt per delivery with each run, alike for both.
+// Peak RSS (the kernel's maxrss, read by a preloaded hook at exit) of
+// `recover --yes --json` over 10 and over 10,000 failed deliveries, each in its
+// own sandbox, median of 3 runs.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+
+const WHSVC = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'whsvc');
+const DELIVERIES = Number(process.env.BENCH_RECOVER_DELIVERIES ?? 1000);
+const RUNS = Number(process.env.BENCH_RECOVER_RUNS ?? 15);
+const work = mkdtempSync(join(os.tmpdir(), 'whsvc-bench-recover-'));
+
+const BARE = `
+import http from 'node:http';
+const [base, token, webhook] = [process.env.BASE, process.env.TOKEN, process.env.WEBHOOK];
+const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+const request = (method, path) => new Promise((resolve, reject) => {
+  const req = http.request(base + path, { method, agent, headers: { authorization: 'Bearer ' + token, accept: 'application/json' } }, (res) => {
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (c) => (text += c));
+    res.on('end', () => resolve(JSON.parse(text)));
+  });
+  req.on('error', reject);
+  req.end();
+});
+async function* targets() {
+  const seen = new Set();
+  let cursor;
+  do {
+    const page = await request('GET', '/v1/webhooks/' + webhook + '/deliveries?limit=200' + (cursor ? '&cursor=' + encodeURIComponent(cursor) : ''));
+    for (const a of page.data) {
+      const key = a.delivery_id ?? a.id;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (a.status === 'failed') yield a.id;
+    }
+    cursor = page.has_more ? page.next_cursor : undefined;
+  } while (cursor);
+}
+const it = targets();
+let sent = 0;
+await Promise.all(Array.from({ length: 8 }, async () => {
+  for (let next = await it.next(); !next.done; next = await it.next()) {
+    await request('POST', '/v1/webhooks/webhook-deliveries/' + next.value + '/retry');
+    sent += 1;
+  }
+}));
+agent.destroy();
+process.stdout.write(JSON.stringify({ sent }) + '\\n');
+`;
+writeFileSync(join(work, 'bare.mjs'), BARE);
+writeFileSync(join(work, 'maxrss.cjs'), "process.on('exit', () => require('node:fs').writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));\n");
+
+async function sandboxWithFailures(count) {
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.statusCode = 503;
+      res.end();
+    });
+  });
+  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const child = spawn(process.execPath, [WHSVC, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--max-attempts', '1', '--max-deliveries', String(count * 2)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const info = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+      if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
+    });
+    child.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
+  });
+  const pool = new Pool(info.base_url, { connections: 32 });
+  const call = async (method, path, body, token) => {
+    const res = await pool.request({ method, path, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body && JSON.stringify(body) });
+    const text = await res.body.text();
+    if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
+    return JSON.parse(text);
+  };
+  const { access_token: token } = await call('POST', '/v1/oauth/token', { grant_type: 'client_credentials', client_id: info.client_id, client_secret: info.client_secret });
+  const { id: webhook } = await call('POST', '/v1/webhooks', { url: `http://127.0.0.1:${receiver.address().port}/hook`, events: ['invoice.paid'] }, token);
+  let next = 0;
+  await Promise.all(Array.from({ length: 32 }, async () => {
+    while (next < count) {
+      next += 1;
+      await call('POST', '/_sandbox/events', { type: 'invoice.paid' });
+    }
+  }));
+  // Until every first attempt has failed (none pending).
+  for (;;) {
+    const pending = await call('GET', `/v1/webhooks/${webhook}/deliveries?status=pending&limit=1`, undefined, token);
+    if (pending.data.length === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await pool.close();
+  const configDir = mkdtempSync(join(work, 'config-'));
+  const env = { ...process.env, WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: info.base_url, WHSVC_CLIENT_ID: info.client_id, WHSVC_CLIENT_SECRET: info.client_secret, CI: 'true', NO_COLOR: '1' };
+  return { info, token, webhook, env, stop: () => (child.kill(), new Promise((resolve) => receiver.close(resolve))) };
+}
+
+function timed(args, env) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    child.on('exit', (code) => (code === 0 || code === 1 ? resolve({ ms: performance.now() - started, out }) : reject(new Error(`${args.join(' ')} exited ${code}: ${err}`))));
+  });
+}
+
+const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
+
+const s = await sandboxWithFailures(DELIVERIES);
+// The first run caches the token; its time is not counted.
+await timed([WHSVC, 'deliveries', 'recover', '--yes', '--json'], s.env);
+const recoverMs = [];
+const bareMs = [];
+for (let i = 0; i < RUNS; i++) {
+  const a = await timed([WHSVC, 'deliveries', 'recover', '--yes', '--json'], s.env);
+  const resent = JSON.parse(a.out).summary.resent;
+  if (resent !== DELIVERIES) throw new Error(`recover re-sent ${resent}, not ${DELIVERIES}`);
+  recoverMs.push(a.ms);
+  const b = await timed([join(work, 'bare.mjs')], { ...process.env, BASE: s.info.base_url, TOKEN: s.token, WEBHOOK: s.webhook });
+  if (JSON.parse(b.out).sent !== DELIVERIES) throw new Error(`the bare script sent ${b.out}`);
+  bareMs.push(b.ms);
+}
+await s.stop();
+console.log(`Node ${process.version}; recover of ${DELIVERIES} failed deliveries, ${RUNS} interleaved pairs (median wall ms)\n`);
+console.log('| run | median ms | min | max |');
+console.log('|---|---|---|---|');
+for (const [name, list] of [['whsvc deliveries recover --yes --json', recoverMs], ['bare node:http script', bareMs]]) {
+  console.log(`| ${name} | ${median(list).toFixed(0)} | ${Math.min(...list).toFixed(0)} | ${Math.max(...list).toFixed(0)} |`);
+}
+console.log(`\nrecover / bare: ${(median(recoverMs) / median(bareMs)).toFixed(2)}x\n`);
+
+const rss = {};
+for (const count of [10, 10_000]) {
+  const box = await sandboxWithFailures(count);
+  const samples = [];
+  for (let i = 0; i < 3; i++) {
+    const file = join(work, `rss-${count}-${i}`);
+    await timed([WHSVC, 'deliveries', 'recover', '--yes', '--json'], { ...box.env, NODE_OPTIONS: `--require ${join(work, 'maxrss.cjs')}`, BENCH_RSS_FILE: file });
+    samples.push(Number(readFileSync(file, 'utf8')) / 1024);
+  }
+  rss[count] = median(samples);
+  await box.stop();
+}
+console.log('| failed deliveries re-sent | peak RSS of recover (median of 3) |');
+console.log('|---|---|');
+for (const [count, mb] of Object.entries(rss)) console.log(`| ${Number(count).toLocaleString('en')} | ${mb.toFixed(1)} MB |`);
+console.log(`\n10,000 / 10: ${(rss[10_000] / rss[10]).toFixed(2)}x`);
+rmSync(work, { recursive: true, force: true });

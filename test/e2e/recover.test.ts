@@ -1,0 +1,230 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WHSVC_BIN, runCli, startSandboxProcess, type CliResult, type SandboxProcess } from '../helpers/cli.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { TmuxSession, hasTmux } from '../helpers/tmux.js';
+
+// After an outage: a real receiver that fails for a while and then recovers,
+// the real sandbox, and the built whsvc re-sending what failed.
+
+let workDir: string;
+const cleanups: Array<() => Promise<unknown>> = [];
+
+beforeAll(() => {
+  workDir = mkdtempSync(join(tmpdir(), 'whsvc-recover-'));
+});
+
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+interface Setup {
+  sandbox: SandboxProcess;
+  receiver: Receiver;
+  cli: (args: string[], timeoutMs?: number) => Promise<CliResult>;
+  env: Record<string, string>;
+  /** Sends per X-Service-Delivery-Id, of every request the receiver got. */
+  sends: () => Map<string, number>;
+  down: { value: boolean };
+}
+
+/** A sandbox with one automatic attempt per delivery (failures stay failed), and a receiver that is down until told. */
+async function setup(name: string, sandboxArgs: string[] = []): Promise<Setup> {
+  const sandbox = await startSandboxProcess(['--quiet', '--max-attempts', '1', ...sandboxArgs]);
+  cleanups.push(() => sandbox.stop());
+  const down = { value: true };
+  const receiver = await startReceiver(() => (down.value ? 503 : 200));
+  cleanups.push(() => receiver.close());
+  const configDir = mkdtempSync(join(workDir, name));
+  const env = {
+    WHSVC_CONFIG_DIR: configDir,
+    WHSVC_BASE_URL: sandbox.info.base_url,
+    WHSVC_CLIENT_ID: sandbox.info.client_id,
+    WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
+    CI: 'true',
+  };
+  return {
+    sandbox,
+    receiver,
+    env,
+    cli: (args, timeoutMs = 60_000) => runCli(args, { env, timeoutMs }),
+    sends: () => {
+      const counts = new Map<string, number>();
+      for (const r of receiver.received) {
+        const id = String(r.headers['x-service-delivery-id']);
+        counts.set(id, (counts.get(id) ?? 0) + 1);
+      }
+      return counts;
+    },
+    down,
+  };
+}
+
+async function createWebhook(s: Setup, path: string, events: string): Promise<string> {
+  const created = await s.cli(['webhooks', 'create', '--url', `${s.receiver.url}${path}`, '--events', events, '--json']);
+  expect(created.code, created.stderr).toBe(0);
+  return JSON.parse(created.stdout).id as string;
+}
+
+async function trigger(s: Setup, type: string, times: number): Promise<void> {
+  for (let i = 0; i < times; i++) {
+    const result = await s.cli(['sandbox', 'trigger', type, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+  }
+}
+
+const json = (result: CliResult) => {
+  expect(result.stdout, result.stderr).not.toBe('');
+  return JSON.parse(result.stdout);
+};
+
+describe('deliveries recover against the real sandbox', () => {
+  it('re-sends each failed delivery once, skips the delivered, honours --webhook, --event and --since', async () => {
+    const s = await setup('main');
+    const hookA = await createWebhook(s, '/a', 'invoice.paid,sales_order.created');
+    const hookB = await createWebhook(s, '/b', 'invoice.paid');
+    await trigger(s, 'sales_order.created', 2);
+    await trigger(s, 'invoice.paid', 3);
+    await s.receiver.waitFor(2 + 3 * 2);
+    // The outage ends; one delivery is re-sent by hand before recover runs.
+    s.down.value = false;
+    const failedA = json(await s.cli(['deliveries', 'list', hookA, '--status', 'failed', '--json'])).data as Array<{ id: string; event: string }>;
+    const byHand = failedA.find((d) => d.event === 'sales_order.created')!;
+    expect((await s.cli(['deliveries', 'retry', byHand.id])).code).toBe(0);
+    // A later failure, after a point in time that --since names.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const between = new Date().toISOString();
+    s.down.value = true;
+    await trigger(s, 'invoice.paid', 1);
+    await s.receiver.waitFor(2 + 3 * 2 + 1 + 2);
+    s.down.value = false;
+
+    const dry = json(await s.cli(['deliveries', 'recover', '--dry-run', '--json']));
+    // 2 sales orders (one delivered by hand) + 4 invoices on A, 4 invoices on B.
+    expect(dry.summary).toEqual({ selected: 1 + 4 + 4, webhooks: 2 });
+    expect(s.receiver.received).toHaveLength(2 + 3 * 2 + 1 + 2);
+
+    const since = json(await s.cli(['deliveries', 'recover', '--dry-run', '--since', between, '--json']));
+    expect(since.summary).toEqual({ selected: 2, webhooks: 2 });
+
+    const onlyB = await s.cli(['deliveries', 'recover', '--webhook', hookB, '--event', 'invoice.paid', '--yes', '--json']);
+    expect(onlyB.code, onlyB.stderr).toBe(0);
+    const b = json(onlyB);
+    expect(b.summary).toEqual({ selected: 4, resent: 4, delivered: 4, failed: 0, pending: 0, already_delivered: 0, errors: 0 });
+    expect(new Set(b.deliveries.map((d: { webhook_id: string }) => d.webhook_id))).toEqual(new Set([hookB]));
+
+    const rest = await s.cli(['deliveries', 'recover', '--yes']);
+    expect(rest.code, rest.stderr).toBe(0);
+    expect(rest.stdout).toContain('Re-sent 5 deliveries: 5 delivered, 0 failed again, 0 already delivered, 0 errors.');
+
+    // Every delivery was sent twice in all: once failed, once delivered (by hand or by recover), never more.
+    const sends = s.sends();
+    expect(sends.size).toBe(2 + 4 * 2);
+    for (const [id, count] of sends) expect(count, id).toBe(2);
+    // Nothing left: a second run re-sends nothing.
+    const again = json(await s.cli(['deliveries', 'recover', '--yes', '--json']));
+    expect(again.summary.selected).toBe(0);
+  });
+
+  it('survives 429s from --rate-limit: every delivery still re-sent exactly once', async () => {
+    const s = await setup('limited', ['--rate-limit', '4']);
+    await createWebhook(s, '/r', 'invoice.paid');
+    await trigger(s, 'invoice.paid', 16);
+    await s.receiver.waitFor(16);
+    s.down.value = false;
+    const result = await s.cli(['deliveries', 'recover', '--yes', '--json', '--concurrency', '8'], 120_000);
+    expect(result.code, result.stderr).toBe(0);
+    expect(json(result).summary).toMatchObject({ selected: 16, resent: 16, delivered: 16, errors: 0 });
+    expect(result.stderr).toContain('answered 429');
+    const sends = s.sends();
+    expect(sends.size).toBe(16);
+    for (const [id, count] of sends) expect(count, id).toBe(2);
+  });
+
+  it('stops cleanly on SIGINT: the sends in flight finish, the summary is true, and running it again resumes', async () => {
+    const s = await setup('interrupt');
+    await createWebhook(s, '/slow', 'invoice.paid');
+    await trigger(s, 'invoice.paid', 12);
+    await s.receiver.waitFor(12);
+    s.down.value = false;
+    // Recovered, but slow: each answer takes a while, so the run is still going when it is stopped.
+    const slowServer = s.receiver.respondWith;
+    s.receiver.respondWith = (request) => {
+      const until = Date.now() + 300;
+      while (Date.now() < until) {
+        // a receiver busy with each request
+      }
+      return slowServer(request);
+    };
+    const child = spawn(process.execPath, [WHSVC_BIN, 'deliveries', 'recover', '--yes', '--json', '--concurrency', '1'], {
+      env: { ...process.env, NO_COLOR: '1', ...s.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await s.receiver.waitFor(12 + 2, 60_000);
+    child.kill('SIGINT');
+    const code = await exited;
+    expect(code, stderr).toBe(130);
+    const report = JSON.parse(stdout);
+    expect(report.interrupted).toBe(true);
+    const resentByFirstRun = s.receiver.received.length - 12;
+    expect(report.summary.resent).toBe(resentByFirstRun);
+    expect(report.summary.delivered).toBe(resentByFirstRun);
+    expect(resentByFirstRun).toBeLessThan(12);
+    expect(stderr).toMatch(/not re-sent; run `whsvc deliveries recover --yes --json --concurrency 1` again to resume/);
+
+    s.receiver.respondWith = slowServer;
+    const resumed = json(await s.cli(['deliveries', 'recover', '--yes', '--json']));
+    expect(resumed.summary).toMatchObject({ selected: 12 - resentByFirstRun, delivered: 12 - resentByFirstRun });
+    const sends = s.sends();
+    expect(sends.size).toBe(12);
+    for (const [id, count] of sends) expect(count, id).toBe(2);
+  });
+
+  it('without a terminal and without --yes it refuses (exit 2) and sends nothing', async () => {
+    const s = await setup('refuse');
+    const result = await s.cli(['deliveries', 'recover']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('re-sending needs confirmation: pass --yes');
+  });
+});
+
+const describeInTerminal = hasTmux || process.env.CI ? describe : describe.skip;
+
+describeInTerminal('deliveries recover in a real terminal (tmux)', () => {
+  it('asks to confirm with the count, shows a progress line while it works, and wipes it for the summary', async () => {
+    const s = await setup('tty');
+    await createWebhook(s, '/tty', 'invoice.paid');
+    await trigger(s, 'invoice.paid', 6);
+    await s.receiver.waitFor(6);
+    s.down.value = false;
+    const recovered = s.receiver.respondWith;
+    s.receiver.respondWith = (request) => {
+      const until = Date.now() + 400;
+      while (Date.now() < until) {
+        // slow enough for the progress line to be seen
+      }
+      return recovered(request);
+    };
+    const { CI: _ci, ...env } = s.env;
+    const session = new TmuxSession(`${process.execPath} ${WHSVC_BIN} deliveries recover --concurrency 1`, { ...env, TERM: 'xterm-256color' });
+    cleanups.push(async () => session.close());
+    await session.waitFor(/Re-send 6 failed deliveries of 1 webhook now\?/, 30_000);
+    session.type('y');
+    session.press('Enter');
+    const during = await session.waitFor(/re-sending [1-5]\/6 · \d+ delivered · 0 still failing · [\d.]+\/s/, 30_000);
+    expect(during).not.toContain('Re-sent');
+    const screen = await session.waitFor(/EXIT=\d+/, 60_000);
+    expect(screen).toContain('EXIT=0');
+    expect(screen).toContain('Re-sent 6 deliveries: 6 delivered, 0 failed again, 0 already delivered, 0 errors.');
+    expect(screen).not.toContain('re-sending');
+  });
+});
