@@ -27,6 +27,8 @@ import { Pool } from 'undici';
 const WHSVC = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'whsvc');
 const DELIVERIES = Number(process.env.BENCH_RECOVER_DELIVERIES ?? 1000);
 const RUNS = Number(process.env.BENCH_RECOVER_RUNS ?? 15);
+// Which parts to run: time, rss or both (default).
+const PARTS = (process.env.BENCH_RECOVER_PARTS ?? 'time,rss').split(',');
 const work = mkdtempSync(join(os.tmpdir(), 'whsvc-bench-recover-'));
 
 const BARE = `
@@ -70,6 +72,12 @@ process.stdout.write(JSON.stringify({ sent }) + '\\n');
 `;
 writeFileSync(join(work, 'bare.mjs'), BARE);
 writeFileSync(join(work, 'maxrss.cjs'), "process.on('exit', () => require('node:fs').writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));\n");
+// The live heap: a full collection every 100 ms, the largest heap left after one (in KB, as maxrss).
+writeFileSync(
+  join(work, 'live.cjs'),
+  "let peak = 0; const t = setInterval(() => { global.gc(); peak = Math.max(peak, process.memoryUsage().heapUsed); }, 100); t.unref();\n" +
+    "process.on('exit', () => require('node:fs').writeFileSync(process.env.BENCH_RSS_FILE, String(peak / 1024)));\n",
+);
 
 async function sandboxWithFailures(count) {
   const receiver = http.createServer((req, res) => {
@@ -131,6 +139,7 @@ function timed(args, env) {
 
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
 
+if (PARTS.includes('time')) {
 const s = await sandboxWithFailures(DELIVERIES);
 // The first run caches the token; its time is not counted.
 await timed([WHSVC, 'deliveries', 'recover', '--yes', '--json'], s.env);
@@ -153,21 +162,27 @@ for (const [name, list] of [['whsvc deliveries recover --yes --json', recoverMs]
   console.log(`| ${name} | ${median(list).toFixed(0)} | ${Math.min(...list).toFixed(0)} | ${Math.max(...list).toFixed(0)} |`);
 }
 console.log(`\nrecover / bare: ${(median(recoverMs) / median(bareMs)).toFixed(2)}x\n`);
-
-const rss = {};
-for (const count of [10, 10_000]) {
-  const box = await sandboxWithFailures(count);
-  const samples = [];
-  for (let i = 0; i < 3; i++) {
-    const file = join(work, `rss-${count}-${i}`);
-    await timed([WHSVC, 'deliveries', 'recover', '--yes', '--json'], { ...box.env, NODE_OPTIONS: `--require ${join(work, 'maxrss.cjs')}`, BENCH_RSS_FILE: file });
-    samples.push(Number(readFileSync(file, 'utf8')) / 1024);
-  }
-  rss[count] = median(samples);
-  await box.stop();
 }
-console.log('| failed deliveries re-sent | peak RSS of recover (median of 3) |');
-console.log('|---|---|');
-for (const [count, mb] of Object.entries(rss)) console.log(`| ${Number(count).toLocaleString('en')} | ${mb.toFixed(1)} MB |`);
-console.log(`\n10,000 / 10: ${(rss[10_000] / rss[10]).toFixed(2)}x`);
+
+if (PARTS.includes('rss')) {
+  const rows = [];
+  for (const count of [10, 10_000]) {
+    const box = await sandboxWithFailures(count);
+    const measure = async (hook, extra) => {
+      const samples = [];
+      for (let i = 0; i < 3; i++) {
+        const file = join(work, `m-${count}-${i}`);
+        await timed([WHSVC, 'deliveries', 'recover', '--yes', '--json'], { ...box.env, NODE_OPTIONS: `${extra} --require ${join(work, hook)}`, BENCH_RSS_FILE: file });
+        samples.push(Number(readFileSync(file, 'utf8')) / 1024);
+      }
+      return median(samples);
+    };
+    rows.push({ count, rss: await measure('maxrss.cjs', ''), live: await measure('live.cjs', '--expose-gc') });
+    await box.stop();
+  }
+  console.log('| failed deliveries re-sent | peak RSS (median of 3) | peak live heap, after a full GC every 100 ms (median of 3) |');
+  console.log('|---|---|---|');
+  for (const r of rows) console.log(`| ${r.count.toLocaleString('en')} | ${r.rss.toFixed(1)} MB | ${r.live.toFixed(1)} MB |`);
+  console.log(`\n10,000 / 10: peak RSS ${(rows[1].rss / rows[0].rss).toFixed(2)}x, live heap ${(rows[1].live / rows[0].live).toFixed(2)}x`);
+}
 rmSync(work, { recursive: true, force: true });

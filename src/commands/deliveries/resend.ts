@@ -37,7 +37,7 @@ export interface Tally {
 export const DEFAULT_CONCURRENCY = 8;
 export const MAX_CONCURRENCY = 32;
 /** Targets read ahead of the workers: the log walk runs ahead of the sends, in bounded memory. */
-const READ_AHEAD = 500;
+const READ_AHEAD = 64;
 /** A bulk retry must get through a rate limit: each request waits out this many 429s before it counts as an error. */
 const BULK_RETRY_AFTER_WAITS = 20;
 /** Ids of still-failing deliveries kept for the summary. */
