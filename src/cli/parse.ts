@@ -56,6 +56,19 @@ export function share(value: string): number {
   return p;
 }
 
+/**
+ * A commander parser for a percentage from 0 to 100 (`95` or `95%`), as a
+ * number of percent. A bare fraction (`0.95`) is refused: it would mean under
+ * one percent, which is seldom what is meant; `0.95%` says it on purpose.
+ */
+export function percentage(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(%?)$/.exec(value.trim());
+  const p = match ? Number(match[1]) : NaN;
+  if (!(p >= 0 && p <= 100)) throw new InvalidArgumentError('must be a percentage from 0 to 100, such as 95 or 95%.');
+  if (p > 0 && p < 1 && !match![2]) throw new InvalidArgumentError(`must be a percentage from 0 to 100: write ${Math.round(p * 1000) / 10} for ${Math.round(p * 1000) / 10}% (or ${value.trim()}% for under one percent).`);
+  return p;
+}
+
 /** A point in time given on the command line: a duration back from now (`2h`), or an ISO 8601 time. */
 export type TimeBound = { ago: number } | { at: number };
 

@@ -359,7 +359,7 @@ describe('whsvc completion', () => {
 
   it('completes commands, subcommands and flags in bash', () => {
     expect(bashComplete('whsvc web')).toEqual(['webhooks']);
-    expect(bashComplete('whsvc webhooks ')).toEqual(['list', 'get', 'create', 'update', 'delete']);
+    expect(bashComplete('whsvc webhooks ')).toEqual(['list', 'get', 'create', 'update', 'delete', 'health']);
     expect(bashComplete('whsvc webhooks create --sec')).toEqual(['--secret-file']);
     expect(bashComplete('whsvc deliveries list wh_1 --status f')).toEqual(['failed']);
   });

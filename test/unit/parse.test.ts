@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundAt, duration, durationMs, share, timeBound } from '../../src/cli/parse.js';
+import { boundAt, duration, durationMs, percentage, share, timeBound } from '../../src/cli/parse.js';
 
 describe('durations and shares', () => {
   it('reads 500ms, 90s, 30m, 2h, 3d and a bare number of seconds', () => {
@@ -18,6 +18,12 @@ describe('durations and shares', () => {
     expect(share('25%')).toBe(0.25);
     expect(share('0')).toBe(0);
     for (const bad of ['1.5', '150%', 'half', '-0.1']) expect(() => share(bad), bad).toThrow(/share from 0 to 1/);
+  });
+
+  it('reads a percentage as 95 or 95%; a bare fraction is refused with what to write', () => {
+    expect(['95', '95%', '99.5', '0', '0%', '100', '1', '0.5%'].map(percentage)).toEqual([95, 95, 99.5, 0, 0, 100, 1, 0.5]);
+    for (const bad of ['101', '150%', 'most', '-5', '', '95%%']) expect(() => percentage(bad), bad).toThrow(/percentage from 0 to 100, such as 95/);
+    expect(() => percentage('0.95')).toThrow('must be a percentage from 0 to 100: write 95 for 95% (or 0.95% for under one percent).');
   });
 });
 

@@ -1,9 +1,9 @@
 import { Argument, Option, type Command } from 'commander';
 import { examples } from '../../cli/examples.js';
 import { apiAction, list, oneOf } from '../../cli/actions.js';
-import { integerIn, resourceId } from '../../cli/parse.js';
+import { integerIn, percentage, resourceId, timeBound } from '../../cli/parse.js';
 
-/** Defines `webhooks list|get|create|update|delete`. */
+/** Defines `webhooks list|get|create|update|delete|health`. */
 export function register(program: Command): void {
   const webhooks = program
     .command('webhooks')
@@ -81,4 +81,24 @@ export function register(program: Command): void {
     .option('-y, --yes', 'do not ask for confirmation')
     .addHelpText('after', examples('whsvc webhooks delete wh_…', 'whsvc webhooks delete wh_… --yes   # in scripts'))
     .action(apiAction(() => import('./delete.js'), ([id], o) => ({ id: id!, yes: Boolean(o.yes) })));
+  webhooks
+    .command('health')
+    .description('delivered share, failures and last outcomes per webhook, worst first')
+    .addArgument(new Argument('[ids...]', 'webhook ids (default: every webhook)').argParser(collect(resourceId('webhook'))))
+    .addOption(new Option('--since <time>', 'the window: a duration back from now (30m, 2h, 3d) or an ISO 8601 time; default 24h').argParser(timeBound))
+    .addOption(new Option('--fail-under <pct>', 'exit 1 when a webhook delivered less than this percentage (95 or 95%)').argParser(percentage))
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc webhooks health',
+        'whsvc webhooks health wh_… --since 2h',
+        'whsvc webhooks health --fail-under 95 --json   # in a cron job or CI: exit 1 below 95% delivered',
+      ),
+    )
+    .action(apiAction(() => import('./health.js'), ([ids], o) => ({ ids: (ids as unknown as string[] | undefined) ?? [], since: o.since, failUnder: o.failUnder })));
 }
+
+/** A variadic argument's parser: each value checked by `parse`, gathered in a list. */
+const collect =
+  (parse: (value: string) => string) =>
+  (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), parse(value)];

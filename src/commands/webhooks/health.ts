@@ -1,0 +1,245 @@
+import type { ApiClient } from '../../api/client.js';
+import { allWebhooks, attemptsOf, deliveryKey, type LoggedAttempt, type LoggedWebhook } from '../../api/log.js';
+import type { CommandDeps } from '../../cli/context.js';
+import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
+import { boundAt, type TimeBound } from '../../cli/parse.js';
+import type { Colors } from '../../render/colors.js';
+import { renderTable, tableTime, type TableOptions } from '../../render/table.js';
+import { sanitize } from '../../render/text.js';
+
+export interface HealthOptions {
+  /** The webhooks to look at; every webhook of the account when empty. */
+  ids: string[];
+  /** The window's start; 24 hours back by default. */
+  since?: TimeBound | undefined;
+  /** A percentage (0 to 100): a webhook whose delivered share is below it makes the exit code 1. */
+  failUnder?: number | undefined;
+}
+
+/** One webhook's figures over the window, as `--json` prints them. */
+export interface WebhookHealth {
+  id: string;
+  url: string;
+  active: boolean;
+  /** Deliveries whose newest attempt is in the window (attempts grouped by delivery). */
+  deliveries: number;
+  delivered: number;
+  failed: number;
+  pending: number;
+  /** Shares of `deliveries`, 0 to 1; null when there are none. */
+  delivered_share: number | null;
+  failed_share: number | null;
+  pending_share: number | null;
+  /** The newest delivered / failed attempt in the window. */
+  last_delivered_at: string | null;
+  last_failed_at: string | null;
+  /** The response code of that failed attempt (null too when it got no HTTP response). */
+  last_failure_code: number | null;
+  /** The most recent finished deliveries that failed, one after another (pending ones are passed over). */
+  failing_streak: number;
+  healthy: boolean;
+}
+
+export const DEFAULT_SINCE: TimeBound = { ago: 24 * 3_600_000 };
+/** Webhooks whose logs are read at once. */
+const CONCURRENCY = 4;
+
+/**
+ * Counts one webhook's deliveries from its attempts, fed newest first. The
+ * first attempt seen of a delivery is its newest, so it gives the delivery's
+ * state; later (older) ones only count for the last-failure and
+ * last-delivered times. Memory: the set of the window's delivery ids, dropped
+ * with the tally.
+ */
+export class HealthTally {
+  deliveries = 0;
+  delivered = 0;
+  failed = 0;
+  pending = 0;
+  lastDeliveredAt: string | null = null;
+  lastFailedAt: string | null = null;
+  lastFailureCode: number | null = null;
+  failingStreak = 0;
+  private streakOpen = true;
+  private readonly seen = new Set<string>();
+
+  add(attempt: LoggedAttempt): void {
+    if (attempt.status === 'delivered' && this.lastDeliveredAt === null) this.lastDeliveredAt = attempt.created_at;
+    if (attempt.status === 'failed' && this.lastFailedAt === null) {
+      this.lastFailedAt = attempt.created_at;
+      this.lastFailureCode = attempt.response_code ?? null;
+    }
+    const key = deliveryKey(attempt);
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.deliveries += 1;
+    if (attempt.status === 'delivered') this.delivered += 1;
+    else if (attempt.status === 'failed') this.failed += 1;
+    // pending, or a state this version does not know: not finished.
+    else this.pending += 1;
+    if (this.streakOpen) {
+      if (attempt.status === 'failed') this.failingStreak += 1;
+      else if (attempt.status === 'delivered') this.streakOpen = false;
+    }
+  }
+
+  /** The figures of `webhook`; `failUnder` (percent) decides `healthy` too when given. */
+  result(webhook: Pick<LoggedWebhook, 'id' | 'url' | 'active'>, failUnder?: number): WebhookHealth {
+    const share = (n: number) => (this.deliveries === 0 ? null : n / this.deliveries);
+    const row: WebhookHealth = {
+      id: webhook.id,
+      url: webhook.url,
+      active: webhook.active,
+      deliveries: this.deliveries,
+      delivered: this.delivered,
+      failed: this.failed,
+      pending: this.pending,
+      delivered_share: share(this.delivered),
+      failed_share: share(this.failed),
+      pending_share: share(this.pending),
+      last_delivered_at: this.lastDeliveredAt,
+      last_failed_at: this.lastFailedAt,
+      last_failure_code: this.lastFailureCode,
+      failing_streak: this.failingStreak,
+      healthy: true,
+    };
+    row.healthy = this.deliveries === 0 || (this.failingStreak === 0 && !isBelow(row, failUnder));
+    return row;
+  }
+}
+
+/** Whether a webhook's delivered share is below `failUnder` percent (never, with no deliveries). */
+export function isBelow(row: Pick<WebhookHealth, 'deliveries' | 'delivered'>, failUnder: number | undefined): boolean {
+  // In whole numbers where it can: 19 of 20 is not below 95.
+  return failUnder !== undefined && row.deliveries > 0 && row.delivered * 100 < failUnder * row.deliveries;
+}
+
+/** Worst first: the longest failing streak, then the smallest delivered share (none at all last), then by id. */
+export function worstFirst(a: WebhookHealth, b: WebhookHealth): number {
+  if (a.failing_streak !== b.failing_streak) return b.failing_streak - a.failing_streak;
+  const share = (row: WebhookHealth) => row.delivered_share ?? Infinity;
+  if (share(a) !== share(b)) return share(a) - share(b);
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+async function healthOf(api: ApiClient, webhook: LoggedWebhook, since: number, failUnder: number | undefined): Promise<WebhookHealth> {
+  const tally = new HealthTally();
+  for await (const attempt of attemptsOf(api, webhook.id, { since })) tally.add(attempt);
+  return tally.result(webhook, failUnder);
+}
+
+/** The webhooks given by id, each read first (an unknown one is its 404 before any log is read), or every webhook. */
+async function* webhooksOf(api: ApiClient, ids: string[]): AsyncGenerator<LoggedWebhook> {
+  if (ids.length === 0) return yield* allWebhooks(api);
+  const distinct = [...new Set(ids)];
+  const found: LoggedWebhook[] = [];
+  for (const id of distinct) found.push(await api.json<LoggedWebhook>('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' }));
+  yield* found;
+}
+
+/** Runs `work` on each item, `limit` at a time; the first error stops the taking of more. */
+async function eachLimited<T, R>(items: AsyncIterable<T>, limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const iterator = items[Symbol.asyncIterator]();
+  const results: R[] = [];
+  let failed = false;
+  const worker = async () => {
+    while (!failed) {
+      const next = await iterator.next();
+      if (next.done) return;
+      try {
+        results.push(await work(next.value));
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+  return results;
+}
+
+const percent = (share: number | null): string => {
+  if (share === null) return '-';
+  const p = share * 100;
+  let text = Number.isInteger(p) ? String(p) : p.toFixed(1);
+  // Never round a partial share up to all, or down to none.
+  if (text === '100.0') text = '99.9';
+  if (text === '0.0') text = '0.1';
+  return `${text}%`;
+};
+
+const orDash = (value: unknown) => (value === null || value === undefined ? '-' : String(value));
+
+export async function healthTable(rows: WebhookHealth[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
+  const time = (iso: string | null) => (iso === null ? '-' : tableTime(iso, now, options));
+  if (options.plain) {
+    // For scripts: the shares as in --json (0 to 1), times in ISO 8601.
+    return renderTable(
+      [],
+      rows.map((r) => [
+        r.id,
+        r.url,
+        r.active ? 'active' : 'paused',
+        String(r.deliveries),
+        orDash(r.delivered_share),
+        orDash(r.failed_share),
+        orDash(r.pending_share),
+        String(r.failing_streak),
+        time(r.last_delivered_at),
+        time(r.last_failed_at),
+        orDash(r.last_failure_code),
+        r.healthy ? 'healthy' : 'unhealthy',
+      ]),
+      colors,
+      options,
+    );
+  }
+  const text = await renderTable(
+    ['ID', 'URL', 'STATUS', 'DELIVERIES', 'DELIVERED', 'FAILED', 'PENDING', 'STREAK', 'LAST DELIVERED', 'LAST FAILED', 'CODE'],
+    rows.map((r) => [
+      r.id,
+      r.url,
+      r.active ? 'active' : 'paused',
+      String(r.deliveries),
+      percent(r.delivered_share),
+      percent(r.failed_share),
+      percent(r.pending_share),
+      String(r.failing_streak),
+      time(r.last_delivered_at),
+      time(r.last_failed_at),
+      orDash(r.last_failure_code),
+    ]),
+    colors,
+    { whole: [0], reluctant: [8, 9], ...options },
+  );
+  if (!colors.enabled) return text;
+  // Colour whole rows (cells are sanitised, so colour cannot go into them): red for the unhealthy, yellow for failures since got over.
+  const lines = text.slice(0, -1).split('\n');
+  if (lines.length !== rows.length + 1) return text;
+  return `${lines
+    .map((line, i) => {
+      const row = rows[i - 1];
+      if (!row) return line;
+      if (!row.healthy) return colors.red(line);
+      return row.failed > 0 ? colors.yellow(line) : line;
+    })
+    .join('\n')}\n`;
+}
+
+export async function run(options: HealthOptions, deps: CommandDeps): Promise<number> {
+  const since = boundAt(options.since ?? DEFAULT_SINCE, deps.now());
+  const rows = await eachLimited(webhooksOf(deps.api, options.ids), CONCURRENCY, (webhook) => healthOf(deps.api, webhook, since, options.failUnder));
+  rows.sort(worstFirst);
+  if (deps.json) {
+    printJson(deps, { since: new Date(since).toISOString(), fail_under: options.failUnder === undefined ? null : options.failUnder / 100, webhooks: rows });
+  } else {
+    const layout = tableLayout(deps.stdout);
+    if (rows.length === 0) writeEmptyNote(deps, layout, 'No webhooks. Create one with: whsvc webhooks create --url URL --events TYPE\n');
+    else deps.stdout.write(await healthTable(rows, deps.colors, deps.now(), layout));
+  }
+  const below = rows.filter((row) => isBelow(row, options.failUnder));
+  if (below.length === 0) return 0;
+  const named = below.map((row) => `${sanitize(row.id)} (${percent(row.delivered_share)})`).join(', ');
+  deps.stderr.write(`whsvc: ${below.length === 1 ? '1 webhook' : `${below.length} webhooks`} delivered less than ${options.failUnder}%: ${named}\n`);
+  return 1;
+}

@@ -1,0 +1,297 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
+// `webhooks health` against the real sandbox (manual clock: every time in the
+// log is known) and real receivers whose answers the test decides:
+//   ok     answers 200
+//   down   answers 500
+//   mixed  fails the first attempt of the first event (500) and takes the retry,
+//          takes the next two events, then answers 503
+//   slow   holds its answer until the test lets it go (a delivery in flight: pending)
+//   idle   subscribed to an event never triggered
+
+let sandbox: SandboxProcess;
+let receiver: Receiver;
+let workDir: string;
+let configDir: string;
+let mixedMode: 'first-fails' | 'ok' | 'down' = 'first-fails';
+const held: ServerResponse[] = [];
+let slowServer: ReturnType<typeof createServer>;
+let slowUrl: string;
+let token: string;
+const ids: Record<string, string> = {};
+/** The sandbox's time when the test began: everything in the log is at t0 + a known offset. */
+let t0: number;
+
+const SECOND = 1000;
+const HOUR = 3600 * SECOND;
+const iso = (offset: number) => new Date(t0 + offset).toISOString();
+
+function cli(args: string[]) {
+  return runCli(args, {
+    env: {
+      WHSVC_CONFIG_DIR: configDir,
+      WHSVC_BASE_URL: sandbox.info.base_url,
+      WHSVC_CLIENT_ID: sandbox.info.client_id,
+      WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
+      CI: 'true',
+    },
+  });
+}
+
+async function cliJson(args: string[]) {
+  const result = await cli([...args, '--json']);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+/** A webhook's attempt log, straight from the service. */
+async function attempts(webhookId: string): Promise<Array<{ status: string }>> {
+  const response = await fetch(`${sandbox.info.base_url}/v1/webhooks/${webhookId}/deliveries?limit=200`, { headers: { authorization: `Bearer ${token}` } });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { data: Array<{ status: string }> }).data;
+}
+
+/** Waits until each webhook's log holds `count` attempts, none of them in flight. */
+async function settled(expected: Record<string, number>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const logs = await Promise.all(Object.entries(expected).map(async ([name, count]) => ({ name, count, log: await attempts(ids[name]!) })));
+    if (logs.every(({ count, log }) => log.length === count && log.every((a) => a.status !== 'pending'))) return;
+    if (Date.now() > deadline) throw new Error(`logs not settled: ${JSON.stringify(logs.map(({ name, count, log }) => [name, count, log.map((a) => a.status)]))}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function trigger(type: string): Promise<void> {
+  const result = await cli(['sandbox', 'trigger', type]);
+  expect(result.code, result.stderr).toBe(0);
+}
+
+beforeAll(async () => {
+  workDir = mkdtempSync(join(tmpdir(), 'whsvc-health-'));
+  configDir = mkdtempSync(join(workDir, 'config-'));
+  slowServer = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => held.push(res));
+  });
+  await new Promise<void>((resolve) => slowServer.listen(0, '127.0.0.1', resolve));
+  slowUrl = `http://127.0.0.1:${(slowServer.address() as AddressInfo).port}/slow`;
+  [sandbox, receiver] = await Promise.all([
+    // A long delivery timeout keeps the slow delivery pending; a day-long token outlives the clock's jump.
+    startSandboxProcess(['--quiet', '--clock', 'manual', '--max-attempts', '3', '--delivery-timeout-ms', '120000', '--token-ttl', '86400']),
+    startReceiver((request) => {
+      if (request.path === '/ok') return 200;
+      if (request.path === '/mixed') {
+        if (mixedMode === 'first-fails') return request.headers['x-service-attempt'] === '1' ? 500 : 200;
+        return mixedMode === 'ok' ? 200 : 503;
+      }
+      return 500;
+    }),
+  ]);
+  token = (await cli(['auth', 'token'])).stdout.trim();
+  for (const [name, url, events] of [
+    ['ok', `${receiver.url}/ok`, 'invoice.paid'],
+    ['down', `${receiver.url}/down`, 'invoice.paid'],
+    ['mixed', `${receiver.url}/mixed`, 'invoice.paid'],
+    ['slow', slowUrl, 'sales_order.created'],
+    ['idle', `${receiver.url}/idle`, 'product.updated'],
+  ] as const) {
+    ids[name] = (await cliJson(['webhooks', 'create', '--url', url, '--events', events])).id;
+  }
+  t0 = Date.parse((await cliJson(['sandbox', 'clock'])).now);
+
+  // At t0: one event. ok takes it; down and mixed fail their first attempt.
+  await trigger('invoice.paid');
+  await settled({ ok: 1, down: 1, mixed: 1 });
+  // An hour on: the retries play out. down fails at 5 s and 15 s (3 attempts, the most); mixed is taken at 5 s.
+  const moved = await cliJson(['sandbox', 'clock', 'advance', '1h']);
+  expect(moved).toMatchObject({ sent: 3, delivered: 1, failed: 2 });
+  await settled({ ok: 1, down: 3, mixed: 2 });
+  // At t0 + 1 h: two events mixed takes, then two it refuses (503); down refuses all (their retries are left due).
+  mixedMode = 'ok';
+  await trigger('invoice.paid');
+  await trigger('invoice.paid');
+  await settled({ ok: 3, down: 5, mixed: 4 });
+  mixedMode = 'down';
+  await trigger('invoice.paid');
+  await trigger('invoice.paid');
+  await settled({ ok: 5, down: 7, mixed: 6 });
+  // And one delivery in flight to slow.
+  await trigger('sales_order.created');
+  for (const deadline = Date.now() + 30_000; held.length === 0; ) {
+    if (Date.now() > deadline) throw new Error('the slow receiver got nothing');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+});
+
+afterAll(async () => {
+  for (const res of held.splice(0)) res.end();
+  await sandbox?.stop();
+  await receiver?.close();
+  slowServer?.closeAllConnections();
+  await new Promise((resolve) => slowServer?.close(resolve));
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+/** The figures of a webhook with no deliveries in the window. */
+const NOTHING = {
+  deliveries: 0,
+  delivered: 0,
+  failed: 0,
+  pending: 0,
+  delivered_share: null,
+  failed_share: null,
+  pending_share: null,
+  last_delivered_at: null,
+  last_failed_at: null,
+  last_failure_code: null,
+  failing_streak: 0,
+  healthy: true,
+};
+
+describe('webhooks health against the sandbox', () => {
+  it('--json: the figures of the log built above, worst first', async () => {
+    const result = await cliJson(['webhooks', 'health']);
+    expect(Date.now() - Date.parse(result.since)).toBeGreaterThanOrEqual(24 * HOUR);
+    expect(result.fail_under).toBeNull();
+    const url = (path: string) => `${receiver.url}${path}`;
+    expect(result.webhooks).toEqual([
+      {
+        id: ids.down,
+        url: url('/down'),
+        active: true,
+        deliveries: 5,
+        delivered: 0,
+        failed: 5,
+        pending: 0,
+        delivered_share: 0,
+        failed_share: 1,
+        pending_share: 0,
+        last_delivered_at: null,
+        last_failed_at: iso(HOUR),
+        last_failure_code: 500,
+        failing_streak: 5,
+        healthy: false,
+      },
+      {
+        id: ids.mixed,
+        url: url('/mixed'),
+        active: true,
+        // 6 attempts, 5 deliveries: the first was taken on its retry.
+        deliveries: 5,
+        delivered: 3,
+        failed: 2,
+        pending: 0,
+        delivered_share: 0.6,
+        failed_share: 0.4,
+        pending_share: 0,
+        last_delivered_at: iso(HOUR),
+        last_failed_at: iso(HOUR),
+        last_failure_code: 503,
+        failing_streak: 2,
+        healthy: false,
+      },
+      {
+        id: ids.slow,
+        url: slowUrl,
+        active: true,
+        deliveries: 1,
+        delivered: 0,
+        failed: 0,
+        pending: 1,
+        delivered_share: 0,
+        failed_share: 0,
+        pending_share: 1,
+        last_delivered_at: null,
+        last_failed_at: null,
+        last_failure_code: null,
+        failing_streak: 0,
+        healthy: true,
+      },
+      {
+        id: ids.ok,
+        url: url('/ok'),
+        active: true,
+        deliveries: 5,
+        delivered: 5,
+        failed: 0,
+        pending: 0,
+        delivered_share: 1,
+        failed_share: 0,
+        pending_share: 0,
+        last_delivered_at: iso(HOUR),
+        last_failed_at: null,
+        last_failure_code: null,
+        failing_streak: 0,
+        healthy: true,
+      },
+      { id: ids.idle, url: url('/idle'), active: true, ...NOTHING },
+    ]);
+  });
+
+  it('--since: a delivery counts when its newest attempt is in the window', async () => {
+    const figures = async (since: number) => {
+      const result = await cliJson(['webhooks', 'health', ids.ok!, ids.down!, ids.mixed!, '--since', iso(since)]);
+      expect(result.since).toBe(iso(since));
+      return Object.fromEntries(result.webhooks.map((w: Record<string, unknown>) => [w.id, [w.deliveries, w.delivered, w.failed]]));
+    };
+    // From 3 s: ok's first delivery (t0) is out; down's and mixed's first are in (their newest attempts: 15 s and 5 s).
+    expect(await figures(3 * SECOND)).toEqual({ [ids.ok!]: [4, 4, 0], [ids.down!]: [5, 0, 5], [ids.mixed!]: [5, 3, 2] });
+    // From 10 s: mixed's first (taken at 5 s) is out; down's, retried last at 15 s, still in.
+    expect(await figures(10 * SECOND)).toEqual({ [ids.ok!]: [4, 4, 0], [ids.down!]: [5, 0, 5], [ids.mixed!]: [4, 2, 2] });
+    // From half an hour: only the four events at t0 + 1 h.
+    expect(await figures(HOUR / 2)).toEqual({ [ids.ok!]: [4, 4, 0], [ids.down!]: [4, 0, 4], [ids.mixed!]: [4, 2, 2] });
+  });
+
+  it('in a pipe: tab-separated rows worst first, ISO times', async () => {
+    const result = await cli(['webhooks', 'health']);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = result.stdout.trimEnd().split('\n').map((line) => line.split('\t'));
+    expect(rows.map((row) => row[0])).toEqual([ids.down, ids.mixed, ids.slow, ids.ok, ids.idle]);
+    expect(rows[1]).toEqual([ids.mixed, `${receiver.url}/mixed`, 'active', '5', '0.6', '0.4', '0', '2', iso(HOUR), iso(HOUR), '503', 'unhealthy']);
+    expect(rows[4]).toEqual([ids.idle, `${receiver.url}/idle`, 'active', '0', '-', '-', '-', '0', '-', '-', '-', 'healthy']);
+  });
+
+  it('--fail-under sets the exit code and names the webhooks below it', async () => {
+    const under50 = await cli(['webhooks', 'health', '--fail-under', '50']);
+    expect(under50.code).toBe(1);
+    expect(under50.stderr).toBe(`whsvc: 2 webhooks delivered less than 50%: ${ids.down} (0%), ${ids.slow} (0%)\n`);
+    // 3 of 5 is exactly 60%: not below.
+    const under60 = await cli(['webhooks', 'health', ids.mixed!, ids.ok!, ids.idle!, '--fail-under', '60%', '--json']);
+    expect(under60.code, under60.stderr).toBe(0);
+    expect(JSON.parse(under60.stdout).webhooks.map((w: { healthy: boolean }) => w.healthy)).toEqual([false, true, true]);
+    const under61 = await cli(['webhooks', 'health', ids.mixed!, ids.ok!, '--fail-under', '61%', '--json']);
+    expect(under61.code).toBe(1);
+    expect(JSON.parse(under61.stdout).fail_under).toBe(0.61);
+    expect(under61.stderr).toBe(`whsvc: 1 webhook delivered less than 61%: ${ids.mixed} (60%)\n`);
+    expect((await cli(['webhooks', 'health', ids.ok!, ids.idle!, '--fail-under', '100'])).code).toBe(0);
+  });
+
+  it('usage errors are exit 2 before any request; an unknown webhook is exit 5', async () => {
+    const fraction = await cli(['webhooks', 'health', '--fail-under', '0.95']);
+    expect(fraction.code).toBe(2);
+    expect(fraction.stderr).toContain('write 95 for 95%');
+    expect((await cli(['webhooks', 'health', '--since', 'yesterday'])).code).toBe(2);
+    expect((await cli(['webhooks', 'health', 'webhook-events'])).code).toBe(2);
+    const unknown = await cli(['webhooks', 'health', ids.ok!, 'wh_000000000000000000000000']);
+    expect(unknown.code).toBe(5);
+    expect(unknown.stdout).toBe('');
+  });
+
+  it('the delivery in flight counts as delivered once it is taken', async () => {
+    for (const res of held.splice(0)) {
+      res.statusCode = 200;
+      res.end();
+    }
+    await settled({ slow: 1 });
+    const result = await cliJson(['webhooks', 'health', ids.slow!]);
+    expect(result.webhooks[0]).toMatchObject({ deliveries: 1, delivered: 1, pending: 0, delivered_share: 1, last_delivered_at: iso(HOUR) });
+  });
+});
