@@ -28,6 +28,11 @@ export function list(value: string): string[] {
   return items;
 }
 
+/** A repeatable option's or a variadic argument's parser: each value checked, all kept. */
+export const collect =
+  <T>(parse: (value: string) => T) =>
+  (value: string, previous: T[] | undefined): T[] => [...(previous ?? []), parse(value)];
+
 /**
  * The action of an API command: its module is loaded only now (so --help and
  * --version load none of them), the dependencies are built from the global

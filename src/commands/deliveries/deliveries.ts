@@ -1,13 +1,8 @@
 import { Argument, Option, type Command } from 'commander';
 import { examples } from '../../cli/examples.js';
-import { apiAction, oneOf } from '../../cli/actions.js';
+import { apiAction, collect, oneOf } from '../../cli/actions.js';
 import { gracefulInterrupt } from '../../cli/interrupt.js';
 import { integerIn, resourceId, timeBound } from '../../cli/parse.js';
-
-/** A repeatable option's or a variadic argument's parser: each value checked, all kept. */
-const collect =
-  <T>(parse: (value: string) => T) =>
-  (value: string, previous: T[] | undefined): T[] => [...(previous ?? []), parse(value)];
 
 /** Sends in flight at once in a bulk re-send; the maximum keeps one run from flooding the service. */
 const concurrencyOption = () =>

@@ -1,6 +1,6 @@
 import { Argument, Option, type Command } from 'commander';
 import { examples } from '../../cli/examples.js';
-import { apiAction, list, oneOf } from '../../cli/actions.js';
+import { apiAction, collect, list, oneOf } from '../../cli/actions.js';
 import { integerIn, percentage, resourceId, timeBound } from '../../cli/parse.js';
 
 /** Defines `webhooks list|get|create|update|delete|health`. */
@@ -97,8 +97,3 @@ export function register(program: Command): void {
     )
     .action(apiAction(() => import('./health.js'), ([ids], o) => ({ ids: (ids as unknown as string[] | undefined) ?? [], since: o.since, failUnder: o.failUnder })));
 }
-
-/** A variadic argument's parser: each value checked by `parse`, gathered in a list. */
-const collect =
-  (parse: (value: string) => string) =>
-  (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), parse(value)];
