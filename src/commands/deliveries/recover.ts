@@ -75,7 +75,14 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
   if (!options.yes) {
     // Asking needs the count first: the list is read whole, then re-sent.
     const all: Candidate[] = [];
-    for await (const candidate of targets) all.push(candidate);
+    for await (const candidate of targets) {
+      if (options.stop?.aborted) break;
+      all.push(candidate);
+    }
+    if (options.stop?.aborted) {
+      deps.stderr.write('whsvc: stopped before anything was re-sent\n');
+      return ExitCode.interrupted;
+    }
     if (all.length === 0) return nothingToDo(deps, options.status);
     const webhookCount = new Set(all.map((c) => c.webhookId)).size;
     const sure = await deps.prompter.confirm(

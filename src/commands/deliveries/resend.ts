@@ -148,6 +148,7 @@ export class ResendReport {
   private readonly started: number;
   private scanning = true;
   private firstJson = true;
+  private jsonBegun = false;
   private readonly stillFailing: string[] = [];
   private readonly failingWebhooks = new Set<string>();
 
@@ -159,7 +160,13 @@ export class ResendReport {
     this.scanning = scanning;
     this.started = deps.now();
     this.progress = deps.stderr.isTTY ? new ProgressLine(deps.stderr, deps.now) : undefined;
-    if (deps.json) deps.stdout.write('{"dry_run":false,"deliveries":[');
+  }
+
+  /** The JSON document is begun with its first outcome (or at the end): a run that fails before any leaves stdout empty. */
+  private beginJson(): void {
+    if (this.jsonBegun) return;
+    this.jsonBegun = true;
+    this.deps.stdout.write('{"dry_run":false,"deliveries":[');
   }
 
   taken(): void {
@@ -185,6 +192,7 @@ export class ResendReport {
       if (target.webhookId) this.failingWebhooks.add(target.webhookId);
     }
     if (this.deps.json) {
+      this.beginJson();
       const a = result.attempt;
       this.deps.stdout.write(
         `${this.firstJson ? '\n' : ',\n'}${JSON.stringify({
@@ -231,6 +239,7 @@ export class ResendReport {
     const summary = { selected: t.selected, resent: t.resent, delivered: t.delivered, failed: t.failed, pending: t.pending, already_delivered: t.already_delivered, errors: t.errors };
     const notTaken = t.selected - (t.resent + t.already_delivered + t.errors);
     if (this.deps.json) {
+      this.beginJson();
       this.deps.stdout.write(`${this.firstJson ? '' : '\n'}],"summary":${JSON.stringify(summary)},"interrupted":${interrupted}}\n`);
     } else {
       const parts = [`${t.delivered} delivered`, `${t.failed} failed again`];

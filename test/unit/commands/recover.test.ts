@@ -134,6 +134,19 @@ describe('deliveries recover', () => {
   });
 });
 
+describe('deliveries recover: a run that fails before any outcome', () => {
+  it('leaves stdout empty with --json (no half document), and the 403 is passed on', async () => {
+    const fake = fakeDeps({ json: true });
+    mockToken(fake.mock);
+    fake.mock
+      .intercept({ path: (p) => p.startsWith('/v1/webhooks?'), method: 'GET' })
+      .reply(json(403, { error: { code: 'insufficient_scope', message: 'needs webhooks:read', required_scope: 'webhooks:read' } }));
+    const error = await rejectionOf(recover(options(), fake.deps));
+    expect(error).toMatchObject({ status: 403 });
+    expect(fake.stdout.text).toBe('');
+  });
+});
+
 describe('deliveries retry with several ids', () => {
   it('re-sends each id once, side by side, with the summary; exit 1 when one failed again', async () => {
     const fake = fakeDeps({ json: true });
