@@ -62,6 +62,8 @@ interface WebhookState {
   since: number | undefined;
   /** The newest attempt seen (or the marker): where a checkpoint resumes when nothing waits. */
   top: Position | null;
+  /** The attempts the pages of this poll showed: a pending one among them needs no retrieving. */
+  shown: Set<string>;
 }
 
 export interface PollReport {
@@ -151,7 +153,7 @@ export class Follower {
   }
 
   private add(webhook: { id: string }, start: StartAt, report: PollReport): void {
-    const state: WebhookState = { id: webhook.id, seen: new Map(), pending: new Map(), start, marker: undefined, floor: undefined, since: undefined, top: null };
+    const state: WebhookState = { id: webhook.id, seen: new Map(), pending: new Map(), start, marker: undefined, floor: undefined, since: undefined, top: null, shown: new Set() };
     if (start.kind === 'after') {
       state.marker = { id: start.id, created_at: start.createdAt };
       state.floor = Date.parse(start.createdAt);
@@ -173,10 +175,12 @@ export class Follower {
 
   private async walk(state: WebhookState, report: PollReport): Promise<Change[]> {
     const changes: Change[] = [];
+    state.shown.clear();
     if (state.start?.kind === 'now') {
       // From now: the top page is known, not shown; its pending attempts are followed.
       state.start = undefined;
       const page = await this.page(state.id, FIRST_PAGE, undefined);
+      for (const attempt of page.data) state.shown.add(attempt.id);
       for (const attempt of [...page.data].reverse()) this.remember(state, attempt);
       if (page.data[0]) state.top = position(page.data[0]);
       return changes;
@@ -190,6 +194,7 @@ export class Follower {
       const page = await this.page(state.id, pages === 0 ? FIRST_PAGE : MAX_PAGE, cursor);
       pages += 1;
       for (const attempt of page.data) {
+        state.shown.add(attempt.id);
         if (stop === undefined && !this.known(state, attempt)) {
           fresh.push(attempt);
           continue;
@@ -237,7 +242,7 @@ export class Follower {
     const changes: Change[] = [];
     const waiting: Array<[WebhookState, LoggedAttempt]> = [];
     for (const state of this.webhooks.values()) {
-      for (const attempt of state.pending.values()) waiting.push([state, attempt]);
+      for (const attempt of state.pending.values()) if (!state.shown.has(attempt.id)) waiting.push([state, attempt]);
     }
     if (waiting.length === 0) return changes;
     const start = this.recheckTurn % waiting.length;
