@@ -246,3 +246,45 @@ describe('whsvc deliveries tail', () => {
     expect(result.stdout).toBe('');
   });
 });
+
+describe('whsvc deliveries tail against a rate-limited service', () => {
+  it('polls faster than the service allows: waits as each 429 asks, and still prints each attempt once', async () => {
+    const limited = await startSandboxProcess(['--quiet', '--rate-limit', '2']);
+    try {
+      const env = (clientId: string, secret: string) => ({
+        WHSVC_CONFIG_DIR: join(workDir, 'config-limited'),
+        WHSVC_BASE_URL: limited.info.base_url,
+        WHSVC_CLIENT_ID: clientId,
+        WHSVC_CLIENT_SECRET: secret,
+      });
+      const writer = env(limited.info.client_id, limited.info.client_secret);
+      const endpoint = await receiver(() => 200);
+      const created = await runCli(['webhooks', 'create', '--url', `${endpoint.url}/limited`, '--events', 'invoice.paid', '--json'], { env: writer });
+      expect(created.code, created.stderr).toBe(0);
+      const webhookId = (JSON.parse(created.stdout) as { id: string }).id;
+      // Its own client (the read-only one: all tail needs), polled 5 times a second against a limit of 2.
+      const child = spawn(process.execPath, [WHSVC_BIN, 'deliveries', 'tail', '--webhook', webhookId, '--json', '--interval', '200ms'], {
+        env: { ...process.env, NO_COLOR: '1', ...env(limited.info.readonly_client_id, limited.info.readonly_client_secret) },
+      });
+      let stdout = '';
+      let stderr = '';
+      const exit = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+      child.stdout.on('data', (c: Buffer) => (stdout += c));
+      child.stderr.on('data', (c: Buffer) => (stderr += c));
+      await waitFor(() => /^whsvc: following /m.test(stderr), 'the tail to follow');
+      for (let i = 0; i < 3; i++) expect((await runCli(['sandbox', 'trigger', 'invoice.paid'], { env: writer })).code).toBe(0);
+      await waitFor(() => ndjson(stdout).filter((l) => l.status === 'delivered').length >= 3, 'the 3 attempts delivered, in the tail');
+      await waitFor(() => stderr.includes('answered 429'), 'a 429');
+      await sleep(1_500);
+      child.kill('SIGINT');
+      expect(await exit).toBe(0);
+      const news = ndjson(stdout).filter((l) => l.change === 'new');
+      expect(news).toHaveLength(3);
+      expect(new Set(news.map((l) => l.attempt_id)).size).toBe(3);
+      expect(stderr).toMatch(/the service answered 429; retrying in \d+ s as it asks \(Retry-After\)/);
+      expect(stderr).not.toMatch(/unexpected|\n\s+at /);
+    } finally {
+      await limited.stop();
+    }
+  });
+});

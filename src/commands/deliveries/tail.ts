@@ -90,7 +90,9 @@ function checkOptions(options: TailOptions, deps: TailDeps): { target?: URL; sec
   return { target, secret };
 }
 
-export async function run(options: TailOptions, deps: TailDeps): Promise<number> {
+export async function run(given: TailOptions, deps: TailDeps): Promise<number> {
+  // A webhook named twice is followed once.
+  const options: TailOptions = { ...given, webhookIds: given.webhookIds && [...new Set(given.webhookIds)] };
   const { target, secret } = checkOptions(options, deps);
   const events = options.events?.length ? await checkEventTypes(deps, options.events, '--event') : undefined;
   const checkpoint = options.checkpoint === undefined ? undefined : readCheckpoint(options.checkpoint);
@@ -318,6 +320,11 @@ export async function run(options: TailOptions, deps: TailDeps): Promise<number>
       for (const id of report.gone) {
         gone.add(id);
         note(`${sanitize(id)} is gone (deleted): no longer followed`);
+      }
+      if (options.webhookIds && follower.webhookIds.length === 0) {
+        save();
+        note('none of the webhooks named with --webhook is left to follow');
+        return ExitCode.failure;
       }
       if (polls > 0) for (const added of report.added) note(`following the new webhook ${sanitize(added.webhookId)}`);
       if (polls > 0) {

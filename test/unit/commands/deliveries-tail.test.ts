@@ -44,6 +44,12 @@ class FakeLog {
     return this;
   }
 
+  /** Deleted, with its log (as the sandbox does). */
+  remove(id: string): void {
+    this.webhooks = this.webhooks.filter((w) => w.id !== id);
+    this.log.delete(id);
+  }
+
   private tick(): number {
     this.clock += 1000;
     return this.clock;
@@ -346,8 +352,13 @@ describe('deliveries tail: following the log', () => {
 
   it('a webhook deleted while followed is said and dropped; a --webhook that does not exist is exit 5 material (404)', async () => {
     const log = new FakeLog().webhook('wh_1').webhook('wh_2');
-    const { stderr } = await tail(log, {}, [() => void log.webhooks.splice(1, 1)]);
+    const { stderr } = await tail(log, {}, [() => log.remove('wh_2')]);
     expect(stderr).toContain('wh_2 is gone (deleted): no longer followed');
+    // Named, and all gone: nothing is left to follow, which is not a silent success.
+    const named = new FakeLog().webhook('wh_1');
+    const alone = await tail(named, { webhookIds: ['wh_1', 'wh_1'] }, [() => named.remove('wh_1'), () => undefined]);
+    expect(alone.code).toBe(1);
+    expect(alone.stderr).toContain('none of the webhooks named with --webhook is left to follow');
     const fake = fakeDeps();
     mockToken(fake.mock);
     new FakeLog().install(fake.mock);
