@@ -88,7 +88,13 @@ const isGone = (error: unknown) => error instanceof ApiError && error.status ===
 
 export class Follower {
   private readonly webhooks = new Map<string, WebhookState>();
-  private polls = 0;
+  /** Whether the webhooks were listed once: those found then start as asked, later ones from their log's start. */
+  private listed = false;
+  /**
+   * What a poll found before it failed (the service unreachable half-way):
+   * handed on with the next poll's, since the state already counts it as seen.
+   */
+  private carry: PollReport = { changes: [], behind: [], added: [], gone: [] };
   /** Round-robin position of the one-by-one re-checks. */
   private recheckTurn = 0;
 
@@ -110,24 +116,28 @@ export class Follower {
     return new Map([...this.webhooks.values()].map((w) => [w.id, { after: w.top, since: w.since }]));
   }
 
+  /**
+   * One poll. Each webhook's state changes only once its walk is whole, and
+   * what it found is kept until handed out: a poll that fails half-way loses
+   * nothing, and the next one hands it out.
+   */
   async poll(): Promise<PollReport> {
-    const report: PollReport = { changes: [], behind: [], added: [], gone: [] };
-    const first = this.polls === 0;
-    await this.refreshWebhooks(first, report);
-    // Each webhook's changes come oldest first; the poll's are merged by the attempts' times (stable).
-    const perWebhook: Change[][] = [];
+    const report = this.carry;
+    await this.refreshWebhooks(!this.listed, report);
+    this.listed = true;
     for (const state of [...this.webhooks.values()]) {
       try {
-        perWebhook.push(await this.walk(state, report));
+        report.changes.push(...(await this.walk(state, report)));
       } catch (error) {
         if (!isGone(error)) throw error;
         this.webhooks.delete(state.id);
         report.gone.push(state.id);
       }
     }
-    perWebhook.push(await this.recheckPending());
-    report.changes = merge(perWebhook);
-    this.polls += 1;
+    await this.recheckPending(report.changes);
+    this.carry = { changes: [], behind: [], added: [], gone: [] };
+    // The poll's changes in the order of the attempts' times (stable: a webhook's own order holds at equal times).
+    report.changes = sortByTime(report.changes);
     return report;
   }
 
@@ -178,15 +188,16 @@ export class Follower {
     state.shown.clear();
     if (state.start?.kind === 'now') {
       // From now: the top page is known, not shown; its pending attempts are followed.
-      state.start = undefined;
       const page = await this.page(state.id, FIRST_PAGE, undefined);
       for (const attempt of page.data) state.shown.add(attempt.id);
+      state.start = undefined;
       for (const attempt of [...page.data].reverse()) this.remember(state, attempt);
       if (page.data[0]) state.top = position(page.data[0]);
       return changes;
     }
-    state.start = undefined;
     const fresh: LoggedAttempt[] = [];
+    /** Seen attempts the pages show with another status, applied once the walk is whole. */
+    const moved: Array<{ attempt: LoggedAttempt; previous: string }> = [];
     let stop: LoggedAttempt | undefined;
     let cursor: string | undefined;
     let pages = 0;
@@ -202,11 +213,13 @@ export class Follower {
         stop ??= attempt;
         // Below the new ones, the page shows the seen ones' status for free.
         const before = state.seen.get(attempt.id);
-        if (before !== undefined && before !== attempt.status) changes.push(this.changed(state, attempt, before));
+        if (before !== undefined && before !== attempt.status) moved.push({ attempt, previous: before });
       }
       if (stop !== undefined || !page.has_more || !page.next_cursor) break;
       cursor = page.next_cursor;
     }
+    state.start = undefined;
+    for (const { attempt, previous } of moved) changes.push(this.changed(state, attempt, previous));
     if (pages > 1) report.behind.push({ webhookId: state.id, count: fresh.length });
     // Oldest first; each new attempt knows the one before it (a checkpoint resumes there while it waits to be forwarded).
     for (let i = fresh.length - 1; i >= 0; i--) {
@@ -238,13 +251,12 @@ export class Follower {
    * Pending attempts whose change the pages read did not show: retrieved one
    * by one, at most RECHECKS_PER_POLL per poll, in turn.
    */
-  private async recheckPending(): Promise<Change[]> {
-    const changes: Change[] = [];
+  private async recheckPending(changes: Change[]): Promise<void> {
     const waiting: Array<[WebhookState, LoggedAttempt]> = [];
     for (const state of this.webhooks.values()) {
       for (const attempt of state.pending.values()) if (!state.shown.has(attempt.id)) waiting.push([state, attempt]);
     }
-    if (waiting.length === 0) return changes;
+    if (waiting.length === 0) return;
     const start = this.recheckTurn % waiting.length;
     const turn = [...waiting.slice(start), ...waiting.slice(0, start)].slice(0, RECHECKS_PER_POLL);
     this.recheckTurn = start + turn.length;
@@ -261,7 +273,6 @@ export class Follower {
       }
       if (now.status !== 'pending') changes.push(this.changed(state, { ...attempt, ...pick(now) }, 'pending'));
     }
-    return changes.sort((a, b) => Date.parse(a.attempt.created_at) - Date.parse(b.attempt.created_at));
   }
 }
 
@@ -273,9 +284,5 @@ function pick(attempt: LoggedAttempt): Partial<LoggedAttempt> {
 
 const position = (attempt: LoggedAttempt): Position => ({ id: attempt.id, created_at: attempt.created_at });
 
-/** Lists each sorted by time, merged by time; equal times keep the lists' order. */
-function merge(lists: Change[][]): Change[] {
-  const all = lists.flatMap((list, l) => list.map((change, i) => ({ change, l, i })));
-  all.sort((a, b) => Date.parse(a.change.attempt.created_at) - Date.parse(b.change.attempt.created_at) || a.l - b.l || a.i - b.i);
-  return all.map((entry) => entry.change);
-}
+/** Sorted by the attempts' times; equal times keep their order (Array.prototype.sort is stable). */
+const sortByTime = (changes: Change[]): Change[] => [...changes].sort((a, b) => Date.parse(a.attempt.created_at) - Date.parse(b.attempt.created_at));

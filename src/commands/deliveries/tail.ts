@@ -334,6 +334,8 @@ export async function run(given: TailOptions, deps: TailDeps): Promise<number> {
         }
       }
       for (const change of report.changes) {
+        // --count N: N lines, even when one poll brings more.
+        if (options.count !== undefined && printed >= options.count) break;
         if (matches(change)) {
           printChange(change);
           printed += 1;

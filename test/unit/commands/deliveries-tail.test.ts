@@ -33,7 +33,7 @@ class FakeLog {
   webhooks: Array<{ id: string; created_at: string }> = [];
   private readonly log = new Map<string, Attempt[]>();
   private clock = T0;
-  /** Answers given before the log's own, one per request (a 429, say). */
+  /** Answers given before the log's own, in turn, each to one request it matches (a 429, say). */
   readonly interjections: Array<(path: string) => Reply | undefined> = [];
   readonly requests: string[] = [];
   signatureOverride: string | undefined;
@@ -121,7 +121,9 @@ class FakeLog {
       .reply((options) => {
         const path = String(options.path);
         this.requests.push(path);
-        const interjection = this.interjections.length > 0 ? this.interjections.shift()!(path) : undefined;
+        // The first interjection that has something to say about this request answers it, once.
+        const interjection = this.interjections.length > 0 ? this.interjections[0]!(path) : undefined;
+        if (interjection) this.interjections.shift();
         return interjection ?? this.answer(path);
       })
       .persist();
@@ -313,7 +315,14 @@ describe('deliveries tail: following the log', () => {
 
   it('--count N stops after N lines, exit 0', async () => {
     const log = new FakeLog().webhook('wh_1');
-    const { code, lines } = await tail(log, { count: 2 }, [() => log.add('wh_1', 'dlv_a'), () => log.add('wh_1', 'dlv_b'), () => log.add('wh_1', 'dlv_c')]);
+    const { code, lines } = await tail(log, { count: 2 }, [
+      () => log.add('wh_1', 'dlv_a'),
+      () => {
+        log.add('wh_1', 'dlv_b');
+        log.add('wh_1', 'dlv_c');
+      },
+      () => log.add('wh_1', 'dlv_d'),
+    ]);
     expect(code).toBe(0);
     expect(brief(lines)).toEqual([
       ['new', 'dlv_a', 'pending'],
@@ -348,6 +357,24 @@ describe('deliveries tail: following the log', () => {
     expect(stderr).toMatch(/the service answers again/);
     // The interval, the interval, a backed-off wait, then the interval again.
     expect(waits.slice(0, 4)).toEqual([1000, 1000, 2000, 1000]);
+  });
+
+  it('a poll that fails half-way (one webhook read, the next not) loses nothing: the next poll prints it, once', async () => {
+    const log = new FakeLog().webhook('wh_1').webhook('wh_2');
+    const down = (path: string) => (path.startsWith('/v1/webhooks/wh_2/deliveries') ? jsonReply(503, { error: { code: 'unavailable', message: 'down for a moment' } }) : undefined);
+    const { lines, stderr } = await tail(log, {}, [
+      () => {
+        log.add('wh_1', 'dlv_a', { status: 'delivered' });
+        log.add('wh_2', 'dlv_b', { status: 'delivered' });
+        log.interjections.push(down);
+      },
+      () => undefined,
+    ]);
+    expect(stderr).toMatch(/cannot poll the delivery log: down for a moment/);
+    expect(brief(lines)).toEqual([
+      ['new', 'dlv_a', 'delivered'],
+      ['new', 'dlv_b', 'delivered'],
+    ]);
   });
 
   it('a webhook deleted while followed is said and dropped; a --webhook that does not exist is exit 5 material (404)', async () => {
