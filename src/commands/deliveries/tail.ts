@@ -355,7 +355,15 @@ export async function run(given: TailOptions, deps: TailDeps): Promise<number> {
         );
       }
       polls += 1;
-      if (forwardTarget) await forwardWaiting(() => stopRequested);
+      if (forwardTarget) {
+        try {
+          await forwardWaiting(() => stopRequested);
+        } catch (error) {
+          // The service, busy or out of reach while a delivery was retrieved: the queue waits for the next poll.
+          if (!passing(error)) throw error;
+          note(`${err.yellow('cannot retrieve the next delivery to forward')}: ${(error as Error).message}; trying again at the next poll`);
+        }
+      }
       save();
       if (options.count !== undefined && printed >= options.count) return ExitCode.ok;
       if (ended()) break;

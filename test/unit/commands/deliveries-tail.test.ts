@@ -467,6 +467,28 @@ describe('deliveries tail --forward-to', () => {
     expect(stderr).toBe('whsvc: following every webhook (1 now; new ones are picked up) from now, every 1 s; forwarding each new delivery to http://127.0.0.1:3000/; Ctrl-C to stop\n');
   });
 
+  it('the service out of reach while a delivery is retrieved: said, and the delivery is forwarded at the next poll', async () => {
+    const log = new FakeLog().webhook('wh_1');
+    const app = fakeApp();
+    const busy = (path: string) => (path.startsWith('/v1/webhooks/webhook-deliveries/') ? jsonReply(503, { error: { code: 'unavailable', message: 'down for a moment' } }) : undefined);
+    const { code, lines, stderr } = await tail(
+      log,
+      { forwardTo: 'http://127.0.0.1:3000/' },
+      [
+        () => {
+          log.add('wh_1', 'dlv_a', { status: 'delivered' });
+          log.interjections.push(busy);
+        },
+        () => undefined,
+      ],
+      { app },
+    );
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/cannot retrieve the next delivery to forward: down for a moment/);
+    expect(app.received.map((r) => r.headers['X-Service-Delivery-Id'])).toEqual(['dlv_a']);
+    expect(lines.filter((l) => l.change === 'forwarded')).toHaveLength(1);
+  });
+
   it('refuses what cannot work before any request: a URL that is not http(s), --secret-file without --forward-to or with several webhooks', async () => {
     const fake = fakeDeps();
     const deps = { ...fake.deps, stopSignal: new Promise<void>(() => {}) };
