@@ -229,8 +229,7 @@ export class Follower {
       this.remember(state, attempt);
     }
     if (fresh[0]) state.top = position(fresh[0]);
-    // Status changes (of older attempts) first: sorting by time keeps a failed attempt before its retry.
-    return changes.sort((a, b) => Date.parse(a.attempt.created_at) - Date.parse(b.attempt.created_at));
+    return changes;
   }
 
   private changed(state: WebhookState, attempt: LoggedAttempt, previous: string): Change {
@@ -284,5 +283,11 @@ function pick(attempt: LoggedAttempt): Partial<LoggedAttempt> {
 
 const position = (attempt: LoggedAttempt): Position => ({ id: attempt.id, created_at: attempt.created_at });
 
-/** Sorted by the attempts' times; equal times keep their order (Array.prototype.sort is stable). */
-const sortByTime = (changes: Change[]): Change[] => [...changes].sort((a, b) => Date.parse(a.attempt.created_at) - Date.parse(b.attempt.created_at));
+/**
+ * Sorted by the attempts' times, so that an attempt's failure comes before
+ * its retry; equal (or unreadable) times keep their order (the sort is stable).
+ */
+const sortByTime = (changes: Change[]): Change[] => {
+  const time = (change: Change) => Date.parse(change.attempt.created_at) || 0;
+  return [...changes].sort((a, b) => time(a) - time(b));
+};
