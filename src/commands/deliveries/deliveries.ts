@@ -1,14 +1,58 @@
-import { Argument, Option, type Command } from 'commander';
+import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
 import { examples } from '../../cli/examples.js';
 import { apiAction, collect, oneOf } from '../../cli/actions.js';
 import { gracefulInterrupt } from '../../cli/interrupt.js';
-import { integerIn, resourceId, timeBound } from '../../cli/parse.js';
+import { duration, integerIn, resourceId, timeBound } from '../../cli/parse.js';
+import { processIo } from '../../cli/deps.js';
 
 /** Sends in flight at once in a bulk re-send; the maximum keeps one run from flooding the service. */
 const concurrencyOption = () =>
   new Option('--concurrency <n>', 're-sends in flight at once, 1 to 32').default(8).argParser(integerIn(1, 32));
 
-/** Defines `deliveries list|show|retry|recover`. */
+/**
+ * The action of `deliveries tail`: as apiAction, except that Ctrl-C (and
+ * SIGTERM) is how a tail ends, exit 0, after the forward under way and the
+ * checkpoint are done; and that --timeout is how long to follow (commander
+ * hands it to the global option of that name), not the request timeout.
+ */
+function tailAction(program: Command) {
+  return async (_opts: unknown, command: Command) => {
+    const opts = command.optsWithGlobals();
+    const [{ buildDeps, readGlobals, inquirerPrompter }, { run, DEFAULT_INTERVAL_MS }, { stopRequested }, { AuthError }] = await Promise.all([
+      import('../../cli/context.js'),
+      import('./tail.js'),
+      import('../../cli/actions.js'),
+      import('../../api/errors.js'),
+    ]);
+    const stopSignal = stopRequested();
+    const timeout: number | undefined = command.opts().timeout ?? program.opts().timeout;
+    const deps = await buildDeps(readGlobals({ ...opts, timeout: undefined }, process.env), processIo(), inquirerPrompter);
+    try {
+      const code = await run(
+        {
+          webhookIds: opts.webhook,
+          status: opts.status,
+          events: opts.event,
+          intervalMs: opts.interval ?? DEFAULT_INTERVAL_MS,
+          timeout,
+          count: opts.count,
+          since: opts.since,
+          forwardTo: opts.forwardTo,
+          secretFile: opts.secretFile,
+          platformName: opts.platformName,
+          checkpoint: opts.checkpoint,
+        },
+        { ...deps, stopSignal },
+      );
+      // A poll abandoned on Ctrl-C may still wait on the service (a Retry-After, say): nothing is left to do.
+      process.exit(code);
+    } catch (error) {
+      throw error instanceof AuthError && deps.explainAuthFailure ? deps.explainAuthFailure(error) : error;
+    }
+  };
+}
+
+/** Defines `deliveries list|show|retry|recover|tail`. */
 export function register(program: Command): void {
   const deliveries = program
     .command('deliveries')
@@ -83,4 +127,36 @@ export function register(program: Command): void {
         }),
       ),
     );
+  deliveries
+    .command('tail')
+    .description('follow the delivery log live: each new attempt and each change of status, once; --forward-to relays new deliveries to a local app')
+    .addOption(new Option('--webhook <id>', 'only this webhook (repeatable; default every webhook, new ones included)').argParser(collect(resourceId('webhook'))))
+    .addOption(new Option('--status <status>', 'only lines of attempts now delivered, failed or pending').argParser(oneOf(['delivered', 'failed', 'pending'])))
+    .addOption(new Option('--event <type>', 'only this event type (repeatable)').argParser(collect((value: string) => value)))
+    .addOption(new Option('--interval <duration>', 'time between polls (200ms to 5m; default 2s)').argParser(interval))
+    .addOption(new Option('--timeout <seconds>', 'stop after S seconds: exit 0, or 6 when --count was not reached').argParser(integerIn(1, 86_400)))
+    .addOption(new Option('--count <n>', 'stop after N lines (exit 0), e.g. --status delivered --count 3 in CI').argParser(integerIn(1, 1_000_000)))
+    .addOption(new Option('--since <time>', 'start from this time (2h, or ISO 8601) instead of now, when there is no checkpoint').argParser(timeBound))
+    .option('--forward-to <url>', 'send each new delivery (once, not its retries) to this URL, as the service sent it')
+    .option('--secret-file <path>', "with --forward-to and one --webhook: check that the rebuilt body carries the stored signature, with the webhook's signing secret in this file")
+    .option('--platform-name <name>', 'the platform name of the forwarded headers, X-<name>-Signature', 'Service')
+    .option('--checkpoint <file>', 'keep the position in FILE: a restart catches up on what it missed, and forwards none twice')
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc deliveries tail',
+        'whsvc deliveries tail --webhook wh_… --status failed',
+        'whsvc deliveries tail --json | jq -c \'select(.change == "status")\'',
+        'whsvc deliveries tail --webhook wh_… --forward-to http://localhost:3000/webhooks --secret-file whsec.txt --checkpoint tail.json',
+        'whsvc deliveries tail --status delivered --count 3 --timeout 60 --json   # in CI',
+      ),
+    )
+    .action(tailAction(program));
+}
+
+/** --interval: a duration from 200 ms to 5 minutes. */
+function interval(value: string): number {
+  const ms = duration(300_000)(value);
+  if (ms < 200) throw new InvalidArgumentError('must be at least 200ms.');
+  return ms;
 }

@@ -1,0 +1,97 @@
+import { accessSync, constants, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { CliError, ExitCode } from '../../cli/errors.js';
+import type { Position } from './tail-follow.js';
+
+/** Delivery ids kept as forwarded: enough to drop the retries of any delivery still being retried. */
+export const FORWARDED_BOUND = 10_000;
+
+/** Where one webhook's log resumes: after this attempt (null: from its start), and not before this time. */
+export interface WebhookPosition {
+  after: Position | null;
+  since: string | null;
+}
+
+/**
+ * What `deliveries tail --checkpoint FILE` keeps: per webhook, the attempt
+ * after which nothing is left to do (an attempt still to forward holds it
+ * back), and the ids of the deliveries forwarded (newest last, bounded).
+ */
+export interface Checkpoint {
+  whsvc_tail_checkpoint: 1;
+  base_url: string;
+  forward_to: string | null;
+  saved_at: string;
+  webhooks: Record<string, WebhookPosition>;
+  forwarded: string[];
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isTime = (value: unknown): value is string => typeof value === 'string' && !Number.isNaN(Date.parse(value));
+
+/** Why `value` is not a checkpoint, or undefined when it is one. */
+function problemOf(value: unknown): string | undefined {
+  if (!isRecord(value)) return 'not a JSON object';
+  if (value.whsvc_tail_checkpoint !== 1) return 'no "whsvc_tail_checkpoint": 1';
+  if (typeof value.base_url !== 'string') return 'no base_url';
+  if (!isTime(value.saved_at)) return 'no saved_at time';
+  if (!isRecord(value.webhooks)) return 'no webhooks object';
+  for (const [id, entry] of Object.entries(value.webhooks)) {
+    if (!isRecord(entry)) return `webhook ${id} is not an object`;
+    const after = entry.after;
+    if (after !== null && !(isRecord(after) && typeof after.id === 'string' && isTime(after.created_at))) return `webhook ${id} has no valid "after"`;
+    if (entry.since !== null && !isTime(entry.since)) return `webhook ${id} has no valid "since"`;
+  }
+  if (!Array.isArray(value.forwarded) || !value.forwarded.every((id) => typeof id === 'string')) return 'no forwarded list';
+  return undefined;
+}
+
+const corrupt = (path: string, why: string) =>
+  new CliError(
+    `the checkpoint ${path} is not one that deliveries tail wrote (${why}); it is left as it is`,
+    ExitCode.failure,
+    `move it aside to start from now (or from --since), or give another --checkpoint FILE`,
+  );
+
+/** The checkpoint in `path`; undefined when there is none yet. A file of another shape is an error, and stays as it is. */
+export function readCheckpoint(path: string): Checkpoint | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw new CliError(`cannot read the checkpoint ${path}: ${code === 'EISDIR' ? 'it is a directory' : (error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw corrupt(path, text.trim() === '' ? 'it is empty' : 'it is not JSON');
+  }
+  const problem = problemOf(value);
+  if (problem) throw corrupt(path, problem);
+  return value as Checkpoint;
+}
+
+/** Refuses, before anything runs, a checkpoint that could not be written where it is asked for. */
+export function checkWritable(path: string): void {
+  try {
+    accessSync(dirname(path), constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CliError(`cannot write the checkpoint ${path}: ${code === 'ENOENT' ? `the directory ${dirname(path)} does not exist` : `the directory ${dirname(path)} is not writable`}`, ExitCode.usage);
+  }
+}
+
+/** Writes the checkpoint whole or not at all: to a file beside it, then renamed over it. */
+export function writeCheckpoint(path: string, checkpoint: Checkpoint): void {
+  const temporary = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, `${JSON.stringify(checkpoint, null, 1)}\n`);
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw new CliError(`cannot write the checkpoint ${path}: ${(error as Error).message}`);
+  }
+}

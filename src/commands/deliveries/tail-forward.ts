@@ -1,0 +1,68 @@
+import type { ApiClient } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
+import { deliveryKey, type LoggedAttempt } from '../../api/log.js';
+import { TransportError, type Transport } from '../../api/transport.js';
+import type { SecretSource } from '../../cli/secret.js';
+import { signatureHeaderName, verify } from '../../signing/signature.js';
+import type { Delivery } from './view.js';
+
+/** How long the local app has to answer a forwarded delivery (the sandbox's own delivery timeout). */
+export const FORWARD_TIMEOUT_MS = 10_000;
+
+export interface ForwardTarget {
+  url: URL;
+  /** The name in the headers: X-<platform>-Signature, … */
+  platform: string;
+  secret?: SecretSource | undefined;
+  send: Transport;
+}
+
+/** Whether the body rebuilt from the stored payload carries the stored signature. */
+export type SignatureCheck = 'verified' | 'mismatch' | 'unchecked';
+
+export type ForwardOutcome =
+  /** The app answered (whatever its status): forwarded. */
+  | { kind: 'answered'; status: number; signature: SignatureCheck; record: Delivery }
+  /** No answer (the app is down, or too slow): not forwarded; tried again later. */
+  | { kind: 'no_answer'; error: string; signature: SignatureCheck; record: Delivery }
+  /** Nothing that can be sent: the attempt is gone, or its record holds no payload or signature. */
+  | { kind: 'cannot'; why: string };
+
+/**
+ * Sends one delivery to the local app as the service sent it: the attempt's
+ * stored payload as compact JSON (what the sandbox signs), its stored
+ * signature, and the delivery headers the sandbox documents. With a secret,
+ * checks first that the rebuilt body carries the stored signature (it is
+ * forwarded either way; the check says whose problem a failing signature is).
+ */
+export async function forwardDelivery(api: ApiClient, target: ForwardTarget, attempt: LoggedAttempt): Promise<ForwardOutcome> {
+  let record: Delivery;
+  try {
+    record = await api.json<Delivery>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(attempt.id)}`, { expect: 'delivery' });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return { kind: 'cannot', why: 'the attempt is gone from the log' };
+    throw error;
+  }
+  if (record.payload === undefined) return { kind: 'cannot', why: 'the service returned no payload for it' };
+  if (typeof record.signature !== 'string') return { kind: 'cannot', why: 'the service returned no signature for it' };
+  const body = JSON.stringify(record.payload);
+  const secret = target.secret?.current();
+  const signature: SignatureCheck = secret === undefined ? 'unchecked' : verify(secret, body, record.signature) ? 'verified' : 'mismatch';
+  const platform = target.platform;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': `whsvc/${WHSVC_VERSION} (deliveries tail --forward-to)`,
+    [signatureHeaderName(platform)]: record.signature,
+    [`X-${platform}-Event`]: record.event ?? attempt.event,
+    [`X-${platform}-Delivery-Id`]: deliveryKey({ id: attempt.id, delivery_id: record.delivery_id ?? attempt.delivery_id }),
+    [`X-${platform}-Attempt`]: String(record.attempts ?? attempt.attempts ?? 1),
+    [`X-${platform}-Attempt-Id`]: attempt.id,
+  };
+  try {
+    const answer = await target.send({ method: 'POST', url: target.url, headers, body, timeoutMs: FORWARD_TIMEOUT_MS });
+    return { kind: 'answered', status: answer.status, signature, record };
+  } catch (error) {
+    if (!(error instanceof TransportError)) throw error;
+    return { kind: 'no_answer', error: error.code === 'ECONNREFUSED' ? 'connection refused' : error.message, signature, record };
+  }
+}

@@ -1,0 +1,381 @@
+import { ApiError, NetworkError } from '../../api/errors.js';
+import { deliveryKey, type LoggedAttempt, type LoggedWebhook } from '../../api/log.js';
+import { defaultTransport, type Transport } from '../../api/transport.js';
+import { checkEventTypes } from '../../cli/catalog.js';
+import type { CommandDeps } from '../../cli/context.js';
+import { ExitCode, usageError } from '../../cli/errors.js';
+import { boundAt, type TimeBound } from '../../cli/parse.js';
+import { secretSource, type SecretSource } from '../../cli/secret.js';
+import { relativeTime, sanitize } from '../../render/text.js';
+import { FORWARDED_BOUND, checkWritable, readCheckpoint, writeCheckpoint, type Checkpoint, type WebhookPosition } from './tail-checkpoint.js';
+import { Follower, type Change, type StartAt } from './tail-follow.js';
+import { forwardDelivery, type ForwardOutcome, type ForwardTarget } from './tail-forward.js';
+import { statusLabel } from './view.js';
+
+export interface TailOptions {
+  /** Only these webhooks; else every webhook, new ones included. */
+  webhookIds?: string[] | undefined;
+  status?: string | undefined;
+  events?: string[] | undefined;
+  intervalMs: number;
+  /** Stop after this many seconds. */
+  timeout?: number | undefined;
+  /** Stop after this many lines (attempts and status changes shown). */
+  count?: number | undefined;
+  since?: TimeBound | undefined;
+  forwardTo?: string | undefined;
+  secretFile?: string | undefined;
+  platformName: string;
+  checkpoint?: string | undefined;
+}
+
+export interface TailDeps extends CommandDeps {
+  /** Resolves when the user asks to stop (Ctrl-C, SIGTERM). */
+  stopSignal: Promise<unknown>;
+  /** The wait between polls; tests pass their own. */
+  sleep?: (ms: number) => Promise<void>;
+  /** How --forward-to sends (undici, as every request of whsvc). */
+  transport?: Transport;
+}
+
+export const DEFAULT_INTERVAL_MS = 2_000;
+/** The longest wait between polls while the service cannot be reached (doubling from the interval). */
+export const MAX_BACKOFF_MS = 60_000;
+/** Wide enough for the catalog's longest type (production_order.completed), as listen lines up. */
+const EVENT_WIDTH = 26;
+
+const PLATFORM_NAME = /^[A-Za-z][A-Za-z0-9-]{0,39}$/;
+
+/** A failure worth waiting out: the service busy or unreachable. Anything else (auth, permission, a bug) ends the tail. */
+const passing = (error: unknown) =>
+  error instanceof NetworkError || (error instanceof ApiError && (error.status === 429 || error.status === 408 || error.status >= 500));
+
+interface Waiting {
+  change: Change;
+  key: string;
+  /** Tried already, and the app did not answer: said once. */
+  told: boolean;
+}
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+function checkOptions(options: TailOptions, deps: TailDeps): { target?: URL; secret?: SecretSource } {
+  if (!PLATFORM_NAME.test(options.platformName)) throw usageError('--platform-name must be letters, digits and dashes, starting with a letter (at most 40)');
+  if (options.secretFile !== undefined && options.forwardTo === undefined) {
+    throw usageError('--secret-file checks the deliveries tail forwards: it needs --forward-to URL');
+  }
+  let target: URL | undefined;
+  if (options.forwardTo !== undefined) {
+    try {
+      target = new URL(options.forwardTo);
+    } catch {
+      throw usageError(`--forward-to ${JSON.stringify(options.forwardTo)} is not a URL`, 'for example --forward-to http://localhost:3000/webhooks');
+    }
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+      throw usageError(`--forward-to ${JSON.stringify(options.forwardTo)}: only http:// and https:// URLs can receive deliveries`, 'for example --forward-to http://localhost:3000/webhooks');
+    }
+  }
+  let secret: SecretSource | undefined;
+  if (options.secretFile !== undefined) {
+    if (options.webhookIds?.length !== 1) {
+      throw usageError('--secret-file holds one webhook\'s signing secret: follow that one webhook with --webhook ID');
+    }
+    secret = secretSource({ secretFile: options.secretFile }, deps.env);
+    if (secret.current() === undefined) throw usageError(`--secret-file ${options.secretFile} cannot be read, or is empty`);
+  }
+  if (options.checkpoint !== undefined) {
+    if (options.checkpoint.trim() === '') throw usageError('--checkpoint is empty: give the path of the file to keep the position in');
+    checkWritable(options.checkpoint);
+  }
+  return { target, secret };
+}
+
+export async function run(given: TailOptions, deps: TailDeps): Promise<number> {
+  // A webhook named twice is followed once.
+  const options: TailOptions = { ...given, webhookIds: given.webhookIds && [...new Set(given.webhookIds)] };
+  const { target, secret } = checkOptions(options, deps);
+  const events = options.events?.length ? await checkEventTypes(deps, options.events, '--event') : undefined;
+  const checkpoint = options.checkpoint === undefined ? undefined : readCheckpoint(options.checkpoint);
+  if (checkpoint && checkpoint.base_url.replace(/\/+$/, '') !== deps.api.baseUrl.replace(/\/+$/, '')) {
+    throw usageError(
+      `the checkpoint ${options.checkpoint} follows ${sanitize(checkpoint.base_url)}, not ${deps.api.baseUrl}`,
+      'give each service its own --checkpoint FILE',
+    );
+  }
+  const startedAt = deps.now();
+  // Each webhook named must exist (exit 5 otherwise), before anything is followed.
+  const named = new Map<string, string | undefined>();
+  for (const id of options.webhookIds ?? []) {
+    const webhook = await deps.api.json<LoggedWebhook>('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' });
+    named.set(id, webhook.created_at);
+  }
+
+  const err = deps.errColors;
+  const note = (text: string) => deps.stderr.write(`whsvc: ${text}\n`);
+  const initialStart: StartAt = options.since ? { kind: 'since', at: boundAt(options.since, startedAt) } : { kind: 'now' };
+  const fromCheckpoint = (webhook: { id: string; created_at?: string | undefined }): StartAt | undefined => {
+    if (!checkpoint) return undefined;
+    const entry = checkpoint.webhooks[webhook.id];
+    if (entry) {
+      if (entry.after) return { kind: 'after', id: entry.after.id, createdAt: entry.after.created_at };
+      return entry.since ? { kind: 'since', at: Date.parse(entry.since) } : { kind: 'all' };
+    }
+    // Not in the checkpoint: created since it was saved (its whole log is new), or not followed then.
+    const created = webhook.created_at ?? named.get(webhook.id);
+    if (created !== undefined && Date.parse(created) >= Date.parse(checkpoint.saved_at)) return { kind: 'all' };
+    note(`${sanitize(webhook.id)} is not in the checkpoint: following it from ${options.since ? 'the --since time' : 'now'}`);
+    return undefined;
+  };
+  const follower = new Follower(deps.api, { webhookIds: options.webhookIds, initialStart, startFor: fromCheckpoint });
+
+  if (checkpoint) {
+    note(`catching up from the checkpoint ${options.checkpoint} (saved ${relativeTime(checkpoint.saved_at, startedAt)}, ${checkpoint.saved_at})`);
+  } else if (options.checkpoint !== undefined) {
+    note(`no checkpoint at ${options.checkpoint} yet: starting from ${options.since ? 'the --since time' : 'now'}; the position is kept there from now on`);
+  }
+
+  // --- forwarding, in the order the attempts came; a delivery once -----------------------------
+  const forwarded: string[] = [...(checkpoint?.forwarded ?? [])];
+  const forwardedSet = new Set(forwarded);
+  const queue: Waiting[] = [];
+  const forwardTarget: ForwardTarget | undefined = target && {
+    url: target,
+    platform: options.platformName,
+    secret,
+    send: deps.transport ?? defaultTransport(deps.env),
+  };
+  let mismatchExplained = false;
+  const wants = (attempt: LoggedAttempt) => events === undefined || events.includes(attempt.event);
+
+  const positions = new Map<string, WebhookPosition>(Object.entries(checkpoint?.webhooks ?? {}));
+  const gone = new Set<string>();
+  /** What was written last, its time left out: a poll that changed nothing writes nothing. */
+  let written = '';
+  const save = () => {
+    if (options.checkpoint === undefined) return;
+    for (const [id, { after, since }] of follower.positions()) {
+      // An attempt still to forward holds its webhook's position back to the attempt before it.
+      const held = queue.find((w) => w.change.webhookId === id);
+      positions.set(id, { after: held ? (held.change.before ?? null) : after, since: since === undefined ? null : new Date(since).toISOString() });
+    }
+    for (const id of gone) positions.delete(id);
+    const next: Checkpoint = {
+      whsvc_tail_checkpoint: 1,
+      base_url: deps.api.baseUrl,
+      forward_to: target?.href ?? checkpoint?.forward_to ?? null,
+      saved_at: '',
+      webhooks: Object.fromEntries(positions),
+      forwarded,
+    };
+    const content = JSON.stringify(next);
+    if (content === written) return;
+    written = content;
+    writeCheckpoint(options.checkpoint, { ...next, saved_at: new Date(deps.now()).toISOString() });
+  };
+
+  // --- output -----------------------------------------------------------------------------------
+  const out = deps.colors;
+  const clock = (iso: string) => (Number.isNaN(Date.parse(iso)) ? '--:--:--' : new Date(Date.parse(iso)).toISOString().slice(11, 19));
+  const ref = (attempt: LoggedAttempt) => {
+    const key = deliveryKey(attempt);
+    const number = attempt.attempts === undefined ? '' : ` #${attempt.attempts}`;
+    return `${sanitize(key)}${number}${key === attempt.id ? '' : out.dim(` (${sanitize(attempt.id)})`)}`;
+  };
+  const printChange = (change: Change) => {
+    const a = change.attempt;
+    if (deps.json) {
+      deps.stdout.write(
+        `${JSON.stringify({
+          change: change.kind,
+          time: new Date(deps.now()).toISOString(),
+          webhook_id: change.webhookId,
+          event: a.event,
+          status: a.status,
+          previous_status: change.previous ?? null,
+          response_code: a.response_code ?? null,
+          attempt: a.attempts ?? null,
+          attempt_id: a.id,
+          delivery_id: deliveryKey(a),
+          created_at: a.created_at,
+        })}\n`,
+      );
+      return;
+    }
+    const status = change.kind === 'status' ? `${statusLabel(change.previous!, out)} → ${statusLabel(a.status, out)}` : statusLabel(a.status, out);
+    // "pending → delivered" is the widest the sandbox's statuses make.
+    const pad = ' '.repeat(Math.max(0, 19 - (change.kind === 'status' ? `${change.previous} → ${a.status}` : a.status).length));
+    const code = a.response_code === null || a.response_code === undefined ? '-' : String(a.response_code);
+    deps.stdout.write(`${clock(a.created_at)}  ${sanitize(change.webhookId)}  ${sanitize(a.event).padEnd(EVENT_WIDTH)}  ${status}${pad}  ${code.padStart(3)}  ${ref(a)}\n`);
+  };
+  const printForward = (waiting: Waiting, outcome: Exclude<ForwardOutcome, { kind: 'cannot' }>) => {
+    const a = waiting.change.attempt;
+    if (deps.json) {
+      deps.stdout.write(
+        `${JSON.stringify({
+          change: outcome.kind === 'answered' ? 'forwarded' : 'forward_failed',
+          time: new Date(deps.now()).toISOString(),
+          webhook_id: waiting.change.webhookId,
+          event: a.event,
+          attempt: a.attempts ?? null,
+          attempt_id: a.id,
+          delivery_id: waiting.key,
+          url: target!.href,
+          app_status: outcome.kind === 'answered' ? outcome.status : null,
+          error: outcome.kind === 'no_answer' ? outcome.error : null,
+          signature: outcome.signature,
+        })}\n`,
+      );
+      return;
+    }
+    const answer =
+      outcome.kind === 'answered'
+        ? `app ${outcome.status >= 200 && outcome.status < 300 ? out.green(String(outcome.status)) : out.red(String(outcome.status))}`
+        : `${out.red(`app down (${sanitize(outcome.error)})`)}: not forwarded yet, tried again at the next poll`;
+    const signature = { verified: out.green('signature ok'), mismatch: out.red('signature does NOT match the rebuilt body'), unchecked: out.dim('signature not checked') }[outcome.signature];
+    deps.stdout.write(`${clock(new Date(deps.now()).toISOString())}  → ${target!.href}  ${ref(a)}  ${answer}  ${signature}\n`);
+  };
+
+  const forwardWaiting = async (stopped: () => boolean): Promise<void> => {
+    while (queue.length > 0 && !stopped()) {
+      const waiting = queue[0]!;
+      const outcome = await forwardDelivery(deps.api, forwardTarget!, waiting.change.attempt);
+      if (outcome.kind === 'cannot') {
+        note(`cannot forward ${sanitize(waiting.key)}: ${outcome.why}; left out`);
+      } else {
+        if (outcome.signature === 'mismatch' && !mismatchExplained) {
+          mismatchExplained = true;
+          note(
+            `${sanitize(waiting.key)}: the body rebuilt from the stored payload does not carry the stored signature under ${secret!.describe}. ` +
+              'Either that secret is not this webhook\'s, or the service signed other bytes than the compact JSON of the payload: ' +
+              'your app will refuse this forward for that reason, not for a bug of its own. Forwarded all the same.',
+          );
+        }
+        if (outcome.kind === 'no_answer') {
+          // Not forwarded, not checkpointed: tried again at the next poll, ahead of the newer ones.
+          if (!waiting.told) printForward(waiting, outcome);
+          waiting.told = true;
+          return;
+        }
+        printForward(waiting, outcome);
+        forwarded.push(waiting.key);
+        forwardedSet.add(waiting.key);
+        for (const old of forwarded.splice(0, Math.max(0, forwarded.length - FORWARDED_BOUND))) forwardedSet.delete(old);
+      }
+      queue.shift();
+      save();
+    }
+  };
+
+  // --- the loop ---------------------------------------------------------------------------------
+  let stopRequested = false;
+  void deps.stopSignal.then(() => (stopRequested = true));
+  let timedOut = false;
+  let deadlineTimer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    if (options.timeout === undefined) return;
+    deadlineTimer = setTimeout(() => {
+      timedOut = true;
+      resolve();
+    }, options.timeout * 1000);
+  });
+  const ended = () => stopRequested || timedOut;
+  const interrupted = Promise.race([deps.stopSignal, deadline]);
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const matches = (change: Change) => (options.status === undefined || change.attempt.status === options.status) && wants(change.attempt);
+
+  let printed = 0;
+  let polls = 0;
+  let failures = 0;
+  let lastError = '';
+  let lastPoll = startedAt;
+  try {
+    while (!ended()) {
+      const pollStart = deps.now();
+      if (polls > 0 && failures === 0 && pollStart - lastPoll > options.intervalMs * 3 + 30_000) {
+        note(`the last poll was ${relativeTime(new Date(lastPoll).toISOString(), pollStart).replace(/ ago$/, '')} ago (the machine slept, or was too busy): catching up`);
+      }
+      let report;
+      try {
+        const polling = follower.poll();
+        // Abandoned when the user stops: its end, whatever it is, no longer matters.
+        polling.catch(() => undefined);
+        const outcome = await Promise.race([polling, interrupted.then(() => undefined)]);
+        if (outcome === undefined) break;
+        report = outcome;
+      } catch (error) {
+        // Before the first poll went through, nothing is followed yet: a failure then is the command's.
+        if (polls === 0 || !passing(error)) throw error;
+        failures += 1;
+        const wait = Math.min(options.intervalMs * 2 ** failures, Math.max(MAX_BACKOFF_MS, options.intervalMs));
+        const message = (error as Error).message;
+        if (message !== lastError) note(`${err.yellow('cannot poll the delivery log')}: ${message}; trying again in ${seconds(wait)} (nothing is missed: the log keeps it)`);
+        lastError = message;
+        await Promise.race([sleep(wait), interrupted]);
+        continue;
+      }
+      if (failures > 0) note(`the service answers again after ${seconds(pollStart - lastPoll)}: catching up`);
+      failures = 0;
+      lastError = '';
+      lastPoll = pollStart;
+      for (const id of report.gone) {
+        gone.add(id);
+        note(`${sanitize(id)} is gone (deleted): no longer followed`);
+      }
+      if (options.webhookIds && follower.webhookIds.length === 0) {
+        save();
+        note('none of the webhooks named with --webhook is left to follow');
+        return ExitCode.failure;
+      }
+      if (polls > 0) for (const added of report.added) note(`following the new webhook ${sanitize(added.webhookId)}`);
+      if (polls > 0) {
+        for (const behind of report.behind) {
+          if (report.added.some((added) => added.webhookId === behind.webhookId)) continue;
+          note(`${sanitize(behind.webhookId)}: ${behind.count} new attempts since the last poll, more than one page: falling behind, reading on (a shorter --interval helps)`);
+        }
+      }
+      for (const change of report.changes) {
+        // --count N: N lines, even when one poll brings more.
+        if (options.count !== undefined && printed >= options.count) break;
+        if (matches(change)) {
+          printChange(change);
+          printed += 1;
+        }
+        // Forwarded: each delivery once, the first attempt of it seen; retries of it are not.
+        if (forwardTarget && change.kind === 'new' && wants(change.attempt)) {
+          const key = deliveryKey(change.attempt);
+          if (!forwardedSet.has(key) && !queue.some((w) => w.key === key)) queue.push({ change, key, told: false });
+        }
+      }
+      if (polls === 0) {
+        const which = options.webhookIds ? `${options.webhookIds.length} webhook${options.webhookIds.length === 1 ? '' : 's'}` : `every webhook (${follower.webhookIds.length} now; new ones are picked up)`;
+        const caughtUp = report.changes.filter((change) => change.kind === 'new').length;
+        const from = checkpoint ? `from the checkpoint (${caughtUp} attempt${caughtUp === 1 ? '' : 's'} since)` : options.since ? 'from the --since time' : 'from now';
+        note(
+          `following ${which} ${from}, every ${seconds(options.intervalMs)}${target ? `; forwarding each new delivery to ${target.href}` : ''}; Ctrl-C to stop`,
+        );
+      }
+      polls += 1;
+      if (forwardTarget) {
+        try {
+          await forwardWaiting(() => stopRequested);
+        } catch (error) {
+          // The service, busy or out of reach while a delivery was retrieved: the queue waits for the next poll.
+          if (!passing(error)) throw error;
+          note(`${err.yellow('cannot retrieve the next delivery to forward')}: ${(error as Error).message}; trying again at the next poll`);
+        }
+      }
+      save();
+      if (options.count !== undefined && printed >= options.count) return ExitCode.ok;
+      if (ended()) break;
+      await Promise.race([sleep(options.intervalMs), interrupted]);
+    }
+  } finally {
+    clearTimeout(deadlineTimer);
+  }
+  if (queue.length > 0) note(`${queue.length} deliver${queue.length === 1 ? 'y was' : 'ies were'} not forwarded yet${options.checkpoint ? ': the checkpoint keeps them for the next run' : ''}`);
+  if (timedOut && options.count !== undefined) {
+    note(`${printed} of ${options.count} lines within ${options.timeout} s`);
+    return ExitCode.timedOut;
+  }
+  return ExitCode.ok;
+}
