@@ -152,14 +152,7 @@ describe('deliveries recover against the real sandbox', () => {
     await s.receiver.waitFor(12);
     s.down.value = false;
     // Recovered, but slow: each answer takes a while, so the run is still going when it is stopped.
-    const slowServer = s.receiver.respondWith;
-    s.receiver.respondWith = (request) => {
-      const until = Date.now() + 300;
-      while (Date.now() < until) {
-        // a receiver busy with each request
-      }
-      return slowServer(request);
-    };
+    s.receiver.answerDelayMs = 300;
     const child = spawn(process.execPath, [WHSVC_BIN, 'deliveries', 'recover', '--yes', '--json', '--concurrency', '1'], {
       env: { ...process.env, NO_COLOR: '1', ...s.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -181,7 +174,7 @@ describe('deliveries recover against the real sandbox', () => {
     expect(resentByFirstRun).toBeLessThan(12);
     expect(stderr).toMatch(/not re-sent; run `whsvc deliveries recover --yes --json --concurrency 1` again to resume/);
 
-    s.receiver.respondWith = slowServer;
+    s.receiver.answerDelayMs = 0;
     const resumed = json(await s.cli(['deliveries', 'recover', '--yes', '--json']));
     expect(resumed.summary).toMatchObject({ selected: 12 - resentByFirstRun, delivered: 12 - resentByFirstRun });
     const sends = s.sends();
@@ -206,14 +199,8 @@ describeInTerminal('deliveries recover in a real terminal (tmux)', () => {
     await trigger(s, 'invoice.paid', 6);
     await s.receiver.waitFor(6);
     s.down.value = false;
-    const recovered = s.receiver.respondWith;
-    s.receiver.respondWith = (request) => {
-      const until = Date.now() + 400;
-      while (Date.now() < until) {
-        // slow enough for the progress line to be seen
-      }
-      return recovered(request);
-    };
+    // Slow enough for the progress line to be seen.
+    s.receiver.answerDelayMs = 400;
     const { CI: _ci, ...env } = s.env;
     const session = new TmuxSession(`${process.execPath} ${WHSVC_BIN} deliveries recover --concurrency 1`, { ...env, TERM: 'xterm-256color' });
     cleanups.push(async () => session.close());

@@ -13,6 +13,8 @@ export interface Receiver {
   received: Received[];
   /** What the next request gets; change it between steps of a test. */
   respondWith: (request: Received) => number;
+  /** How long each answer waits (a slow endpoint), without blocking the test's event loop. */
+  answerDelayMs: number;
   /** Resolves once `count` requests (to `path`, when given) have arrived; rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs?: number, path?: string): Promise<Received[]>;
   close(): Promise<void>;
@@ -25,6 +27,7 @@ export async function startReceiver(respondWith: (request: Received) => number =
     url: '',
     received: [],
     respondWith,
+    answerDelayMs: 0,
     waitFor(count, timeoutMs = 20_000, path) {
       const matching = () => receiver.received.filter((r) => path === undefined || r.path === path);
       return new Promise((resolve, reject) => {
@@ -55,8 +58,12 @@ export async function startReceiver(respondWith: (request: Received) => number =
     req.on('end', () => {
       const request: Received = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
       receiver.received.push(request);
-      res.statusCode = receiver.respondWith(request);
-      res.end('answer from the test receiver');
+      const answer = () => {
+        res.statusCode = receiver.respondWith(request);
+        res.end('answer from the test receiver');
+      };
+      if (receiver.answerDelayMs > 0) setTimeout(answer, receiver.answerDelayMs);
+      else answer();
       for (const wake of waiters.splice(0)) wake();
     });
   });
