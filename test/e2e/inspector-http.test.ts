@@ -145,10 +145,10 @@ describe('data routes', () => {
   let failDelivery: string;
 
   beforeAll(async () => {
-    [okDelivery] = await trigger('invoice.paid', { id: 'inv_http_1' });
-    [failDelivery] = await trigger('sales_order.created');
-    await waitForDelivery(okDelivery!, (d) => d.status === 'delivered');
-    await waitForDelivery(failDelivery!, (d) => d.status === 'failed' && d.attempt_count === 2);
+    okDelivery = (await trigger('invoice.paid', { id: 'inv_http_1' }))[0]!;
+    failDelivery = (await trigger('sales_order.created'))[0]!;
+    await waitForDelivery(okDelivery, (d) => d.status === 'delivered');
+    await waitForDelivery(failDelivery, (d) => d.status === 'failed' && d.attempt_count === 2);
   });
 
   it('overview: the webhooks with their counts, the catalog, the clock; no secret', async () => {
