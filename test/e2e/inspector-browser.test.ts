@@ -215,6 +215,16 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
     for (const text of texts) for (const secret of secrets) expect(text.includes(secret)).toBe(false);
   });
 
+  it('pages: a long log shows its newest 50, and older ones on demand', async () => {
+    for (let i = 0; i < 60; i += 1) {
+      const result = await http(base, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } });
+      expect(result.status).toBe(202);
+    }
+    await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 50 && !document.getElementById('more').hidden, undefined, WAIT);
+    await page.click('#more');
+    await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 64 && document.getElementById('more').hidden, undefined, WAIT);
+  });
+
   it('reads well at a phone\'s width: the list, then one delivery in its place', async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     try {

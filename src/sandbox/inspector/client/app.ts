@@ -371,10 +371,25 @@ function listQuery(limit: number, cursor?: string | null): string {
   return `/deliveries?${params}`;
 }
 
-/** Loads the first page afresh (filters changed), or, live, re-reads the newest rows shown and merges them in place. */
-async function loadList(mode: 'fresh' | 'live' | 'more'): Promise<void> {
-  const generation = mode === 'fresh' ? ++state.listGeneration : state.listGeneration;
+let listQueue: Promise<void> = Promise.resolve();
+
+/**
+ * Loads the first page afresh (filters changed), the next older page (more),
+ * or, live, re-reads the newest rows shown and merges them in place. One load
+ * at a time, in the order asked: a page of older rows and a live refresh never
+ * cross.
+ */
+function loadList(mode: 'fresh' | 'live' | 'more'): Promise<void> {
+  if (mode === 'fresh') state.listGeneration += 1;
+  const generation = state.listGeneration;
+  const run = listQueue.then(() => (generation === state.listGeneration ? loadListNow(mode, generation) : undefined));
+  listQueue = run.catch(() => undefined);
+  return run;
+}
+
+async function loadListNow(mode: 'fresh' | 'live' | 'more', generation: number): Promise<void> {
   if (mode === 'more') {
+    if (state.nextCursor === null) return;
     const page = await api<InspectorDeliveryPage>(listQuery(PAGE_SIZE, state.nextCursor));
     if (generation !== state.listGeneration) return;
     const known = new Set(state.rows.map((r) => r.id));
