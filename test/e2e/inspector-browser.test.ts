@@ -225,6 +225,17 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
     await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 64 && document.getElementById('more').hidden, undefined, WAIT);
   });
 
+  it('follows a webhook deleted while its deliveries are shown: it goes, and every delivery shows again', async () => {
+    await page.click(`.webhook[data-id="${webhooks.html!.id}"] .webhook-main`);
+    await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 1, undefined, WAIT);
+    expect((await http(base, 'DELETE', `/v1/webhooks/${webhooks.html!.id}`, { token })).status).toBe(204);
+    await page.waitForFunction(
+      () => document.querySelectorAll('.webhook').length === 2 && document.querySelectorAll('.delivery').length === 50 && document.getElementById('all-webhooks').getAttribute('aria-pressed') === 'true',
+      undefined,
+      WAIT,
+    );
+  });
+
   it('reads well at a phone\'s width: the list, then one delivery in its place', async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     try {

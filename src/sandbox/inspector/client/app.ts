@@ -261,6 +261,11 @@ function jsonView(text: string): HTMLElement {
 
 function renderOverview(overview: InspectorOverview): void {
   state.overview = overview;
+  // The webhook shown was deleted (with its deliveries): show them all again.
+  if (state.filters.webhook !== '' && !overview.webhooks.some((w) => w.id === state.filters.webhook) && !overview.webhooks_more) {
+    state.filters.webhook = '';
+    void loadList('fresh').catch(showError);
+  }
   noteSandboxTime(overview.sandbox.now, overview.sandbox.clock === 'manual');
   const list = byId('webhooks');
   const existing = new Map([...list.children].map((li) => [(li as HTMLElement).dataset.id!, li as HTMLElement]));
