@@ -4,7 +4,7 @@
 // headless Chromium (Debian's chromium, through playwright-core) and saves a
 // screenshot.
 //
-//   ./run npm run build && ./run node scripts/screenshot-inspector.mjs [--out FILE] [--width PX] [--height PX]
+//   ./run npm run build && ./run node scripts/screenshot-inspector.mjs [--out FILE] [--width PX] [--height PX] [--scheme light|dark]
 //
 // CHROMIUM=/path/to/chromium picks another browser binary.
 import { spawn } from 'node:child_process';
@@ -21,6 +21,7 @@ const { values } = parseArgs({
     out: { type: 'string', default: 'docs/inspector.png' },
     width: { type: 'string', default: '1280' },
     height: { type: 'string', default: '820' },
+    scheme: { type: 'string', default: 'light' },
   },
 });
 const out = new URL(values.out, `file://${process.cwd()}/`).pathname;
@@ -100,7 +101,7 @@ try {
   await sleep(4500);
 
   browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
-  const page = await browser.newPage({ viewport: { width: Number(values.width), height: Number(values.height) }, colorScheme: 'light' });
+  const page = await browser.newPage({ viewport: { width: Number(values.width), height: Number(values.height) }, colorScheme: values.scheme === 'dark' ? 'dark' : 'light' });
   await page.goto(info.inspector_url);
   await page.waitForSelector('.delivery');
   await page.click(`.delivery[data-id="${paid.deliveries[0]}"] button`);
