@@ -12,6 +12,7 @@ import type { Reply, RouteContext } from '../routes.js';
 import type { AttemptStatus, Store } from '../store.js';
 import { parseLimit, rejectUnknownFields, validateEventType } from '../validation.js';
 import { isLoopbackHost } from '../../net.js';
+import { signatureHeaderName } from '../../signing/signature.js';
 import type {
   DeliveryStatus,
   InspectorAttempt,
@@ -153,18 +154,12 @@ function idParameter(name: string, value: string): string {
 
 export function createInspector(deps: InspectorDeps): Inspector {
   const { store, deliverer, clock, cursors, policy } = deps;
-  const signatureHeader = deliveryHeadersFor('x', 'x', 1, 'x').signatureName;
+  const signatureHeader = signatureHeaderName(policy.platformName);
   // Closed until the sandbox listens and says where.
   let token: string | undefined = randomBytes(24).toString('base64url');
   let cookieName = 'whsvc_inspector';
   let assets: Promise<{ html: string; css: string; js: string }> | undefined;
   const statements = new Map<string, StatementSync>();
-
-  function deliveryHeadersFor(event: string, chainId: string, attempt: number, attemptId: string) {
-    const headers = deliveryHeaders(policy, { id: chainId, event, signature: '' }, attempt, attemptId);
-    const signatureName = Object.keys(headers).find((name) => name.toLowerCase().endsWith('-signature'))!;
-    return { headers, signatureName };
-  }
 
   function all(sql: string, params: Record<string, SQLInputValue> | SQLInputValue[]): Row[] {
     let statement = statements.get(sql);
@@ -278,8 +273,7 @@ export function createInspector(deps: InspectorDeps): Inspector {
       'SELECT id, attempt, status, response_code, response_body, error, duration_ms, created_at FROM attempts WHERE chain_id = ? ORDER BY attempt',
       [chainId],
     ).map((row) => {
-      const { headers } = deliveryHeadersFor(event, chainId, Number(row.attempt), String(row.id));
-      headers[signatureHeader] = String(chain.signature);
+      const headers = deliveryHeaders(policy, { id: chainId, event, signature: String(chain.signature) }, Number(row.attempt), String(row.id));
       return {
         id: String(row.id),
         attempt: Number(row.attempt),
