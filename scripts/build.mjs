@@ -8,6 +8,7 @@ import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinsByRequire } from './builtins-by-require.mjs';
+import { inspectorAssets } from './inspector-assets.mjs';
 
 const root = new URL('..', import.meta.url);
 const { version } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
@@ -28,7 +29,8 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [builtinsByRequire],
+  // The sandbox inspector's page, bundled for the browser and embedded in a chunk of its own.
+  plugins: [builtinsByRequire, inspectorAssets(root)],
 });
 const help = execFileSync(process.execPath, [new URL('dist/cli/main.js', root).pathname, '--help'], {
   encoding: 'utf8',

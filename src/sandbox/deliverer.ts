@@ -49,6 +49,25 @@ export interface DelivererDeps {
   onFirstDrop?: (dropped: number) => void;
 }
 
+/** The headers an attempt is sent with (the inspector shows them as sent). */
+export function deliveryHeaders(
+  policy: Pick<DeliveryPolicy, 'platformName' | 'userAgent'>,
+  chain: Pick<ChainRecord, 'id' | 'event' | 'signature'>,
+  attempt: number,
+  attemptId: string,
+): Record<string, string> {
+  const platform = policy.platformName;
+  return {
+    'content-type': 'application/json',
+    'user-agent': policy.userAgent,
+    [signatureHeaderName(platform)]: chain.signature,
+    [`X-${platform}-Event`]: chain.event,
+    [`X-${platform}-Delivery-Id`]: chain.id,
+    [`X-${platform}-Attempt`]: String(attempt),
+    [`X-${platform}-Attempt-Id`]: attemptId,
+  };
+}
+
 interface SendOutcome {
   status: 'delivered' | 'failed';
   response_code: number | null;
@@ -413,7 +432,6 @@ export class Deliverer {
 
   private async send(dispatcher: Dispatcher, webhook: WebhookRecord, chain: ChainRecord, attempt: number, attemptId: string): Promise<SendOutcome> {
     const { policy, clock } = this.deps;
-    const platform = policy.platformName;
     // Started only now that a connection of this webhook's is free: it measures the receiver, not the queue.
     const started = clock.now();
     // One bound on the whole exchange, whatever the dispatcher honours of headersTimeout and bodyTimeout.
@@ -424,15 +442,7 @@ export class Deliverer {
         origin: url.origin,
         path: url.pathname + url.search,
         method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': policy.userAgent,
-          [signatureHeaderName(platform)]: chain.signature,
-          [`X-${platform}-Event`]: chain.event,
-          [`X-${platform}-Delivery-Id`]: chain.id,
-          [`X-${platform}-Attempt`]: String(attempt),
-          [`X-${platform}-Attempt-Id`]: attemptId,
-        },
+        headers: deliveryHeaders(policy, chain, attempt, attemptId),
         body: chain.body,
         signal,
         headersTimeout: policy.timeoutMs,

@@ -9,6 +9,7 @@ import { Cursors } from './cursor.js';
 import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from './deliverer.js';
 import { ApiError, badRequest, ClientGone, readJsonObject, sendApiError, sendEmpty, sendJson } from './http.js';
 import { newId } from './ids.js';
+import { createInspector, type Inspector } from './inspector/routes.js';
 import { clockRoutes, webhookRoutes, type Reply, type RouteContext } from './routes.js';
 import { RateLimiter } from './rate-limit.js';
 import { Store, type AttemptRecord, type ClientRecord, type WebhookRecord } from './store.js';
@@ -36,6 +37,8 @@ export interface Sandbox {
   readonly store: Store;
   readonly deliverer: Deliverer;
   readonly clients: ClientRecord[];
+  /** The inspector page at the base address (src/sandbox/inspector/). */
+  readonly inspector: Pick<Inspector, 'url'>;
   listen(port?: number, host?: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -149,6 +152,16 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     return { status: 202, body: { id: newId('evt'), type, payload, deliveries } };
   }
 
+  const inspector = createInspector({
+    store,
+    deliverer,
+    clock,
+    cursors,
+    policy,
+    trigger: triggerEvent,
+    moveClock: clockApi.move,
+  });
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = req.url ?? '/';
     const pathname = target.split('?')[0]!;
@@ -164,6 +177,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     const method = req.method ?? 'GET';
     const path = segments.join('/');
 
+    // The inspector: its page at the base address, its routes under /_sandbox/inspector/.
+    if (pathname === '/' || inspector.owns(path)) return inspector.handle(req, res, pathname === '/' ? '' : path, query);
     if (path === 'v1/oauth/token') {
       if (method !== 'POST') throw new ApiError(405, 'method_not_allowed', 'use POST', { allow: 'POST' });
       return handleTokenRequest(req, res, store, tokenTtlSeconds, clock.now());
@@ -226,6 +241,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     store,
     deliverer,
     clients,
+    inspector,
     async listen(port = 0, host = '127.0.0.1') {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -235,11 +251,13 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         });
       });
       deliverer.start();
+      inspector.expose(server.address() as AddressInfo);
       return httpUrl(server.address() as AddressInfo);
     },
     close() {
       closed ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        inspector.close();
         server.closeIdleConnections();
         await deliverer.stop();
         server.closeAllConnections();

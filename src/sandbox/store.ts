@@ -167,6 +167,8 @@ export class Store {
   private readonly subscribers = new Map<string, WebhookRecord[]>();
   /** Deliveries recorded, counted as they are inserted and dropped; counted afresh after a webhook's deletion takes its own away. */
   private chainsCounted: number | undefined;
+  /** Counts the writes to webhooks, deliveries and attempts: the inspector page refreshes when it moves. */
+  private changeCount = 0;
 
   constructor(dataDir?: string) {
     if (!dataDir) {
@@ -187,6 +189,11 @@ export class Store {
     }
     this.db.exec('PRAGMA foreign_keys = ON;');
     this.db.exec(SCHEMA);
+  }
+
+  /** A number that moves whenever a webhook, a delivery or an attempt is written (never for tokens or meta). */
+  get changes(): number {
+    return this.changeCount;
   }
 
   close(): void {
@@ -285,6 +292,7 @@ export class Store {
   // --- webhooks -------------------------------------------------------------
 
   insertWebhook(webhook: Omit<WebhookRecord, 'seq'>): WebhookRecord {
+    this.changeCount += 1;
     this.subscribers.clear();
     this.run(
       `INSERT INTO webhooks (id, account_id, url, events, active, signing_secret, created_at, updated_at)
@@ -324,6 +332,7 @@ export class Store {
   }
 
   updateWebhook(webhook: WebhookRecord): void {
+    this.changeCount += 1;
     this.subscribers.clear();
     this.run(
       'UPDATE webhooks SET url = ?, events = ?, active = ?, updated_at = ? WHERE id = ?',
@@ -337,6 +346,7 @@ export class Store {
 
   /** Removes the webhook with its deliveries and their attempts (and so any retry still due). */
   deleteWebhook(accountId: string, id: string): boolean {
+    this.changeCount += 1;
     this.subscribers.clear();
     this.chainsCounted = undefined;
     return this.run('DELETE FROM webhooks WHERE id = ? AND account_id = ?', id, accountId) > 0;
@@ -369,6 +379,7 @@ export class Store {
   // --- deliveries (chains) and their attempts --------------------------------
 
   insertChain(chain: ChainRecord): void {
+    this.changeCount += 1;
     if (this.chainsCounted !== undefined) this.chainsCounted += 1;
     this.run(
       `INSERT INTO chains (id, webhook_id, event, body, signature, auto_attempts, next_due_at, delivered, created_at)
@@ -398,6 +409,7 @@ export class Store {
       .filter((id) => !busy.has(id))
       .slice(0, excess);
     for (const id of oldest) this.run('DELETE FROM chains WHERE id = ?', id);
+    if (oldest.length > 0) this.changeCount += 1;
     this.chainsCounted -= oldest.length;
     return oldest.length;
   }
@@ -408,6 +420,7 @@ export class Store {
   }
 
   updateChainSchedule(id: string, fields: { auto_attempts: number; next_due_at: number | null; delivered: boolean }): void {
+    this.changeCount += 1;
     this.run(
       'UPDATE chains SET auto_attempts = ?, next_due_at = ?, delivered = ? WHERE id = ?',
       fields.auto_attempts,
@@ -457,6 +470,7 @@ export class Store {
 
   /** Records an attempt under way; its number is one more than the delivery's highest unless given. */
   insertAttempt(attempt: { id: string; chain_id: string; webhook_id: string; created_at: string }, number?: number): { number: number; seq: number } {
+    this.changeCount += 1;
     const attemptNumber =
       number ?? Number(this.get('SELECT COALESCE(MAX(attempt), 0) + 1 AS next FROM attempts WHERE chain_id = ?', attempt.chain_id)!.next);
     const result = this.statement(
@@ -474,6 +488,7 @@ export class Store {
     id: string,
     outcome: { status: AttemptStatus; response_code: number | null; response_body: string | null; error: string | null; duration_ms: number },
   ): void {
+    this.changeCount += 1;
     this.run(
       'UPDATE attempts SET status = ?, response_code = ?, response_body = ?, error = ?, duration_ms = ? WHERE id = ?',
       outcome.status,
@@ -508,6 +523,7 @@ export class Store {
    * already scheduled).
    */
   recoverInterrupted(now: number): number {
+    this.changeCount += 1;
     return this.transaction(() => {
       const pending = this.all("SELECT id, chain_id FROM attempts WHERE status = 'pending'");
       for (const row of pending) {

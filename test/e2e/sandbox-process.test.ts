@@ -24,9 +24,11 @@ describe('whsvc sandbox start', () => {
     receiver.respondWith = () => 500;
     const retryBaseMs = 1_500;
     const first = await startSandboxProcess(['--data-dir', dataDir, '--retry-base-ms', String(retryBaseMs), '--max-attempts', '3']);
-    expect(Object.keys(first.info)).toEqual(['base_url', 'client_id', 'client_secret', 'readonly_client_id', 'readonly_client_secret', 'data_dir']);
+    expect(Object.keys(first.info)).toEqual(['base_url', 'inspector_url', 'client_id', 'client_secret', 'readonly_client_id', 'readonly_client_secret', 'data_dir']);
     expect(first.info.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(first.stderr()).toContain(`ready at ${first.info.base_url}`);
+    expect(first.info.inspector_url).toBe(`${first.info.base_url}/`);
+    expect(first.stderr()).toContain(`inspector: ${first.info.base_url}/`);
     expect(first.stderr()).toContain(first.info.readonly_client_id);
 
     const token = await getToken(first.info.base_url, first.info.client_id, first.info.client_secret);

@@ -39,6 +39,8 @@ export function runCli(
 
 export interface SandboxInfo {
   base_url: string;
+  /** The inspector page: the base address, with ?token=… when the sandbox listens on a network address. */
+  inspector_url: string;
   client_id: string;
   client_secret: string;
   readonly_client_id: string;

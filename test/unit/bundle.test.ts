@@ -26,6 +26,7 @@ const HEAVY: Array<[string, RegExp]> = [
   ['conf and ajv', /\/\/ node_modules\/(conf|ajv)\//],
   ['cli-table3', /\/\/ node_modules\/cli-table3\//],
   ['chalk (loaded only for a stream that gets colour)', /\/\/ node_modules\/chalk\//],
+  ['the sandbox inspector', /inspector_token_required|whsvc sandbox inspector/],
 ];
 
 describe('what start-up loads (the built bundle, built by the test setup)', () => {
@@ -45,6 +46,20 @@ describe('what start-up loads (the built bundle, built by the test setup)', () =
     for (const [name, marker] of HEAVY) {
       expect([...graph].filter(([, text]) => marker.test(text)).map(([file]) => file), name).toEqual([]);
     }
+  });
+
+  it('the inspector page is bundled in, loaded by `sandbox start` only when the page is first asked for', () => {
+    const main = readFileSync(join(dist, 'cli/main.js'), 'utf8');
+    const start = staticGraph(join(dist, 'chunks', /import\("\.\.\/chunks\/(start-[^"]+)"\)/.exec(main)![1]!));
+    const files = [...start.values()];
+    expect(files.some((text) => text.includes('inspector_token_required')), 'the routes come with sandbox start').toBe(true);
+    expect(files.some((text) => text.includes('trigger-form')), 'the page files are not loaded with it').toBe(false);
+    const assets = /import\("\.\/(assets-[^"]+)"\)/.exec(files.join('\n'))?.[1];
+    expect(assets, 'the page files are a chunk of their own').toBeDefined();
+    const page = readFileSync(join(dist, 'chunks', assets!), 'utf8');
+    expect(page).toContain('trigger-form');
+    // Bundled at build time: the package runs no esbuild.
+    expect([...files, page].some((text) => /["']esbuild["']|inspector-assets\.mjs/.test(text))).toBe(false);
   });
 
   it('the heavy modules are in the bundle, so these checks look for something real', () => {

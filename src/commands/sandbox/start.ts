@@ -78,6 +78,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
   deps.stderr.write(
     [
       `whsvc sandbox ready at ${baseUrl}`,
+      `  inspector: ${sandbox.inspector.url(baseUrl)}  (open it in a browser: deliveries live, attempts, payloads, retry)`,
       `  read-write client: ${readWrite!.client_id}  secret: ${readWrite!.client_secret}`,
       `  read-only client:  ${readOnly!.client_id}  secret: ${readOnly!.client_secret}`,
       `  store: ${dataDir ? `${dataDir} (kept across restarts)` : 'in memory (gone when stopped; --data-dir DIR keeps it)'}${Number.isFinite(options.maxDeliveries) ? `; the newest ${options.maxDeliveries} deliveries kept` : ''}`,
@@ -97,6 +98,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
     deps.stdout.write(
       JSON.stringify({
         base_url: baseUrl,
+        inspector_url: sandbox.inspector.url(baseUrl),
         client_id: readWrite!.client_id,
         client_secret: readWrite!.client_secret,
         readonly_client_id: readOnly!.client_id,

@@ -1,0 +1,275 @@
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { getToken, http } from '../helpers/http.js';
+
+// The inspector in a real headless Chromium (Debian's `chromium`, driven by
+// playwright-core), against the built `whsvc sandbox start`: it lists a
+// webhook, shows a delivery arriving live after `whsvc sandbox trigger`, opens
+// it, retries a failed one, shows a payload holding HTML as text, and shows no
+// secret. Waits are generous and nothing is timed: the machine is shared.
+
+// The functions given to page.evaluate and waitForFunction run in the page: the tests' own types have no DOM.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+declare const document: any, window: any;
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+if (!available && process.env.CI) throw new Error(`no Chromium at ${CHROMIUM}: .ci/run installs Debian's chromium package`);
+if (!available) process.stderr.write(`inspector-browser: skipped, no Chromium at ${CHROMIUM} (apt-get install chromium, or CHROMIUM=/path)\n`);
+
+const WAIT = { timeout: 45_000 };
+const HTML_PAYLOAD = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"><b>bold?</b>';
+const HTML_ANSWER = '<h1 id="injected">hello from the receiver</h1><script>window.__pwned = 3</script>';
+
+/** A receiver whose status the test sets per path; /html answers with HTML. */
+interface TestReceiver {
+  url: string;
+  status: Map<string, number>;
+  count: number;
+  close(): Promise<void>;
+}
+
+async function startTestReceiver(): Promise<TestReceiver> {
+  const receiver: TestReceiver = { url: '', status: new Map(), count: 0, close: async () => undefined };
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      receiver.count += 1;
+      const status = receiver.status.get(req.url ?? '') ?? 200;
+      const html = req.url === '/html';
+      res.writeHead(status, { 'content-type': html ? 'text/html' : 'application/json' });
+      res.end(html ? HTML_ANSWER : JSON.stringify({ received: true }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  receiver.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return receiver;
+}
+
+describe.skipIf(!available)('the inspector in headless Chromium', () => {
+  let sandbox: SandboxProcess;
+  let receiver: TestReceiver;
+  let browser: Browser;
+  let page: Page;
+  let base: string;
+  let token: string;
+  const secrets: string[] = [];
+  const webhooks: Record<string, { id: string; url: string }> = {};
+
+  async function createWebhook(path: string, events: string[]) {
+    const result = await http(base, 'POST', '/v1/webhooks', { token, body: { url: receiver.url + path, events } });
+    expect(result.status, result.text).toBe(201);
+    secrets.push(result.json.signing_secret as string);
+    return result.json as { id: string; url: string };
+  }
+
+  async function trigger(type: string, data?: Record<string, unknown>): Promise<string> {
+    const result = await runCli(['sandbox', 'trigger', type, '--base-url', base, '--json', ...(data ? ['--data', JSON.stringify(data)] : [])]);
+    expect(result.code, result.stderr).toBe(0);
+    const deliveries = JSON.parse(result.stdout).deliveries as string[];
+    expect(deliveries).toHaveLength(1);
+    return deliveries[0]!;
+  }
+
+  async function open(id: string): Promise<void> {
+    await page.click(`.delivery[data-id="${id}"] button`, WAIT);
+    await page.waitForFunction((wanted) => document.getElementById('detail-id')?.textContent === wanted, id, WAIT);
+  }
+
+  beforeAll(async () => {
+    receiver = await startTestReceiver();
+    // One automatic attempt: a failing delivery is failed at once, and stays so until retried.
+    sandbox = await startSandboxProcess(['--max-attempts', '1']);
+    base = sandbox.info.base_url;
+    token = await getToken(base, sandbox.info.client_id, sandbox.info.client_secret);
+    secrets.push(token, sandbox.info.client_secret, sandbox.info.readonly_client_secret);
+    webhooks.orders = await createWebhook('/orders', ['invoice.paid']);
+    webhooks.flaky = await createWebhook('/flaky', ['sales_order.created']);
+    webhooks.html = await createWebhook('/html', ['product.updated']);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(WAIT.timeout);
+    await page.goto(sandbox.info.inspector_url);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await sandbox?.stop();
+    await receiver?.close();
+  });
+
+  it('sandbox start printed the inspector\'s address: the base address, no token on loopback', () => {
+    expect(sandbox.info.inspector_url).toBe(`${base}/`);
+    expect(sandbox.stderr()).toContain(`inspector: ${base}/`);
+  });
+
+  it('lists the webhooks, with their url, events and state', async () => {
+    await page.waitForSelector(`.webhook[data-id="${webhooks.orders!.id}"]`);
+    const card = page.locator(`.webhook[data-id="${webhooks.orders!.id}"]`);
+    expect(await card.locator('.webhook-url').textContent()).toBe(webhooks.orders!.url);
+    expect(await card.locator('.chip').allTextContents()).toEqual(['invoice.paid']);
+    expect(await card.locator('.pill').textContent()).toBe('active');
+    expect(await page.locator('.webhook').count()).toBe(3);
+  });
+
+  it('shows a delivery arriving live after `whsvc sandbox trigger`, without a reload', async () => {
+    await page.evaluate(() => (window.__sameDocument = true));
+    await page.waitForSelector('#live.ok');
+    const id = await trigger('invoice.paid', { id: 'inv_browser_1' });
+    const row = page.locator(`.delivery[data-id="${id}"]`);
+    await row.waitFor(WAIT);
+    await page.waitForFunction((wanted) => document.querySelector(`.delivery[data-id="${wanted}"] .badge`)?.textContent?.includes('delivered'), id, WAIT);
+    expect(await row.locator('.event').textContent()).toBe('invoice.paid');
+    expect(await row.locator('.code').textContent()).toBe('200');
+    // The newest first, and the same document all along.
+    expect(await page.locator('.delivery').first().getAttribute('data-id')).toBe(id);
+    expect(await page.evaluate(() => window.__sameDocument)).toBe(true);
+  });
+
+  it('opens a delivery: its attempts on a time line, the payload pretty-printed, headers, answer and a verify line', async () => {
+    const id = await trigger('invoice.paid', { id: 'inv_browser_2' });
+    await page.waitForFunction((wanted) => document.querySelector(`.delivery[data-id="${wanted}"] .badge`)?.textContent?.includes('delivered'), id, WAIT);
+    await open(id);
+    const attempts = page.locator('#detail .timeline .attempt');
+    expect(await attempts.count()).toBe(1);
+    expect(await attempts.first().textContent()).toContain('#1');
+    expect(await attempts.first().textContent()).toContain('delivered');
+    const payload = await page.locator('#detail pre.json').textContent();
+    expect(JSON.parse(payload!)).toMatchObject({ id: 'inv_browser_2', event: 'invoice.paid' });
+    expect(payload).toContain('\n  "id": "inv_browser_2"');
+    expect(await page.locator('#detail table.headers').textContent()).toContain('X-Service-Delivery-Id');
+    expect(await page.locator('#detail .sig').textContent()).toMatch(/X-Service-Signature: sha256=[0-9a-f]{64}/);
+    expect(await page.locator('#detail pre.cmd').textContent()).toMatch(/^printf '%s' '\{.*\}' \| whsvc verify --signature sha256=[0-9a-f]{64} --secret-file \.\/whsec\.txt$/);
+    expect(page.url()).toContain(`#${id}`);
+  });
+
+  it('retries a failed delivery and shows the new attempt', async () => {
+    receiver.status.set('/flaky', 503);
+    const id = await trigger('sales_order.created');
+    await page.waitForFunction((wanted) => document.querySelector(`.delivery[data-id="${wanted}"] .badge`)?.textContent?.includes('failed'), id, WAIT);
+    await open(id);
+    expect(await page.locator('#detail .timeline .attempt').count()).toBe(1);
+    expect(await page.locator('#detail .timeline').textContent()).toContain('endpoint answered 503');
+    receiver.status.set('/flaky', 200);
+    await page.click('#detail button:has-text("Retry now")');
+    await page.waitForFunction(() => document.querySelectorAll('#detail .timeline .attempt').length === 2, undefined, WAIT);
+    const second = page.locator('#detail .timeline .attempt').nth(1);
+    await page.waitForFunction(() => document.querySelectorAll('#detail .timeline .attempt')[1]?.textContent?.includes('delivered'), undefined, WAIT);
+    expect(await second.textContent()).toContain('#2');
+    expect(await page.locator('#detail .title-row .badge').textContent()).toContain('delivered');
+    await page.waitForFunction((wanted) => document.querySelector(`.delivery[data-id="${wanted}"] .badge`)?.textContent?.includes('delivered'), id, WAIT);
+    expect(await second.locator('.code').textContent()).toBe('200');
+  });
+
+  it('shows a payload and an answer holding HTML as the characters, running nothing', async () => {
+    const id = await trigger('product.updated', { note: HTML_PAYLOAD });
+    await page.waitForFunction((wanted) => document.querySelector(`.delivery[data-id="${wanted}"] .badge`)?.textContent?.includes('delivered'), id, WAIT);
+    await open(id);
+    const payload = await page.locator('#detail pre.json').textContent();
+    expect(JSON.parse(payload!).note).toBe(HTML_PAYLOAD);
+    expect(await page.locator('#detail').textContent()).toContain(HTML_ANSWER);
+    expect(await page.locator('#detail script, #detail img, #detail b, #injected').count()).toBe(0);
+    expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
+  });
+
+  it('filters by status, event type and webhook, and finds a delivery by its id', async () => {
+    await page.selectOption('#f-status', 'failed');
+    await page.waitForFunction(() => [...document.querySelectorAll('.delivery .badge')].every((b) => b.textContent?.includes('failed')), undefined, WAIT);
+    await page.selectOption('#f-status', '');
+    await page.selectOption('#f-event', 'product.updated');
+    await page.waitForFunction(() => {
+      const events = [...document.querySelectorAll('.delivery .event')].map((e) => e.textContent);
+      return events.length === 1 && events[0] === 'product.updated';
+    }, undefined, WAIT);
+    await page.selectOption('#f-event', '');
+    await page.click(`.webhook[data-id="${webhooks.orders!.id}"] .webhook-main`);
+    await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 2, undefined, WAIT);
+    await page.click('#all-webhooks');
+    await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 4, undefined, WAIT);
+    const last = await page.locator('.delivery').last().getAttribute('data-id');
+    await page.fill('#f-q', last!);
+    await page.waitForFunction((wanted) => {
+      const rows = [...document.querySelectorAll('.delivery')];
+      return rows.length === 1 && rows[0]!.dataset.id === wanted && document.getElementById('detail-id')?.textContent === wanted;
+    }, last, WAIT);
+    await page.fill('#f-q', '');
+  });
+
+  it('shows no secret in the page or in any of its data routes', async () => {
+    const texts: string[] = [await page.content()];
+    const routes = ['/', '/_sandbox/inspector/app.js', '/_sandbox/inspector/style.css', '/_sandbox/inspector/api/overview', '/_sandbox/inspector/api/deliveries?limit=200'];
+    for (const route of routes) texts.push((await http(base, 'GET', route)).text);
+    const ids = ((await http(base, 'GET', '/_sandbox/inspector/api/deliveries?limit=200')).json.data as Array<{ id: string }>).map((d) => d.id);
+    expect(ids.length).toBe(4);
+    for (const id of ids) texts.push((await http(base, 'GET', `/_sandbox/inspector/api/deliveries/${id}`)).text);
+    expect(secrets).toHaveLength(6);
+    for (const text of texts) for (const secret of secrets) expect(text.includes(secret)).toBe(false);
+  });
+
+  it('pages: a long log shows its newest 50, and older ones on demand', async () => {
+    for (let i = 0; i < 60; i += 1) {
+      const result = await http(base, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } });
+      expect(result.status).toBe(202);
+    }
+    await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 50 && !document.getElementById('more').hidden, undefined, WAIT);
+    await page.click('#more');
+    await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 64 && document.getElementById('more').hidden, undefined, WAIT);
+  });
+
+  it('follows a webhook deleted while its deliveries are shown: it goes, and every delivery shows again', async () => {
+    await page.click(`.webhook[data-id="${webhooks.html!.id}"] .webhook-main`);
+    await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 1, undefined, WAIT);
+    expect((await http(base, 'DELETE', `/v1/webhooks/${webhooks.html!.id}`, { token })).status).toBe(204);
+    await page.waitForFunction(
+      () => document.querySelectorAll('.webhook').length === 2 && document.querySelectorAll('.delivery').length === 50 && document.getElementById('all-webhooks').getAttribute('aria-pressed') === 'true',
+      undefined,
+      WAIT,
+    );
+  });
+
+  it('reads well at a phone\'s width: the list, then one delivery in its place', async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await phone.goto(`${base}/`);
+      await phone.waitForSelector('.delivery');
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await phone.locator('.delivery button').first().click();
+      await phone.waitForSelector('#detail .timeline .attempt');
+      expect(await phone.locator('.list-pane').isVisible()).toBe(false);
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await phone.click('#detail .back');
+      await phone.waitForSelector('.list-pane', { state: 'visible' });
+    } finally {
+      await phone.close();
+    }
+  });
+});
+
+describe('the inspector on a network address', () => {
+  it('needs the token sandbox start printed: the page and the data routes refuse without it', async () => {
+    const exposed = await startSandboxProcess(['--host', '0.0.0.0', '--quiet']);
+    try {
+      const url = exposed.info.inspector_url;
+      expect(url).toMatch(/\/\?token=[A-Za-z0-9_-]{32}$/);
+      expect(exposed.stderr()).toContain(`inspector: ${url}`);
+      const local = `http://127.0.0.1:${new URL(exposed.info.base_url).port}`;
+      expect((await http(local, 'GET', '/')).status).toBe(401);
+      const refused = await http(local, 'GET', '/_sandbox/inspector/api/deliveries');
+      expect(refused.status).toBe(401);
+      expect(refused.json.error.code).toBe('inspector_token_required');
+      const allowed = await http(local, 'GET', `/_sandbox/inspector/api/overview?token=${new URL(url).searchParams.get('token')}`);
+      expect(allowed.status).toBe(200);
+    } finally {
+      await exposed.stop();
+    }
+  });
+});
