@@ -82,7 +82,8 @@ export class ApiClient {
 
   /** The cached token while it is still good to use, without asking the service for one. */
   cachedToken(): CachedToken | undefined {
-    const cached = this.memoryToken ?? this.options.tokenCache?.read();
+    // Read from the cache once, then kept: a bulk command makes thousands of calls.
+    const cached = (this.memoryToken ??= this.options.tokenCache?.read());
     if (!cached) return undefined;
     const margin = Math.min(30_000, (cached.expires_in * 1000) / 10);
     return this.now() < cached.expires_at - margin ? cached : undefined;

@@ -107,12 +107,15 @@ function tlsMessage(code: string, message: string): string {
  * request), a proxy agent, or a test's MockAgent. Redirects are never
  * followed: the token goes only where it was proven.
  */
+/** undici's request, imported once: a dynamic import() resolves the module again at each call, which a bulk command's thousands of requests pay for. */
+let requestModule: Promise<typeof import('undici/lib/api/api-request.js')> | undefined;
+
 export function undiciTransport(dispatcher: Dispatcher | (() => Promise<Dispatcher>)): Transport {
   const ready = typeof dispatcher === 'function' ? dispatcher : () => Promise.resolve(dispatcher);
   return async (req) => {
     try {
       // Loaded at the first request, not at start-up: a command that fails before sending never pays for undici.
-      const [{ default: request }, target] = await Promise.all([import('undici/lib/api/api-request.js'), ready()]);
+      const [{ default: request }, target] = await Promise.all([(requestModule ??= import('undici/lib/api/api-request.js')), ready()]);
       const response = await request.call(target, {
         origin: req.url.origin,
         path: req.url.pathname + req.url.search,
