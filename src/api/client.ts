@@ -232,7 +232,8 @@ export class ApiClient {
     let waits = 0;
     let resets = 0;
     for (;;) {
-      if (this.pause) await this.pause;
+      // A longer wait may have replaced the one awaited: wait until none is left.
+      while (this.pause) await this.pause;
       const started = this.now();
       this.options.debug?.(`> ${method} ${url.href}\n${redactHeaders(headers)}${body ? `\n\n${redactText(body)}` : ''}\n`);
       let response: TransportResponse;

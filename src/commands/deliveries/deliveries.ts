@@ -88,7 +88,7 @@ export function register(program: Command): void {
     .action(
       apiAction(
         () => import('./retry.js'),
-        ([ids], o) => ({ ids: ids as unknown as string[], concurrency: o.concurrency, stop: gracefulInterrupt() }),
+        ([ids], o) => ({ ids: ids as unknown as string[], concurrency: o.concurrency, stop: gracefulInterrupt }),
       ),
     );
   deliveries

@@ -1,5 +1,7 @@
 import { allWebhooks, attemptsOf, deliveryKey, type LoggedAttempt } from '../../api/log.js';
+import { ApiError } from '../../api/errors.js';
 import { renderTable, tableTime } from '../../render/table.js';
+import { sanitize } from '../../render/text.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
@@ -36,24 +38,38 @@ interface Candidate extends ResendTarget {
  * per delivery seen in the window (its key), never the attempts themselves.
  */
 export async function* selectDeliveries(
-  deps: Pick<CommandDeps, 'api'>,
+  deps: Pick<CommandDeps, 'api' | 'stderr'>,
   options: { status: string; webhooks: string[]; events: string[]; since?: number | undefined; until?: number | undefined },
 ): AsyncGenerator<Candidate> {
   const wanted = new Set(options.events);
-  const webhookIds = options.webhooks.length > 0 ? options.webhooks : undefined;
-  const webhooks = webhookIds ? webhookIds.map((id) => ({ id })) : allWebhooks(deps.api);
-  // key → the newest attempt's id while it may still be taken; null once decided.
-  const state = new Map<string, string | null>();
+  const named = options.webhooks.length > 0;
+  const webhooks = named ? options.webhooks.map((id) => ({ id })) : allWebhooks(deps.api);
+  let toldNoDeliveryId = false;
   for await (const webhook of webhooks) {
-    for await (const attempt of attemptsOf(deps.api, webhook.id, { since: options.since })) {
-      const key = deliveryKey(attempt);
-      if (!state.has(key)) state.set(key, attempt.status === options.status && (wanted.size === 0 || wanted.has(attempt.event)) ? attempt.id : null);
-      const newest = state.get(key);
-      if (!newest) continue;
-      const at = Date.parse(attempt.created_at);
-      if (options.until !== undefined && at > options.until) continue;
-      state.set(key, null);
-      yield { attemptId: newest, deliveryId: key, webhookId: webhook.id, event: attempt.event, attempt };
+    // A delivery belongs to one webhook: what is known of deliveries is kept for one log at a time.
+    // key → the newest attempt's id while it may still be taken; null once decided.
+    const state = new Map<string, string | null>();
+    try {
+      for await (const attempt of attemptsOf(deps.api, webhook.id, { since: options.since })) {
+        if (attempt.delivery_id === undefined && !toldNoDeliveryId) {
+          toldNoDeliveryId = true;
+          deps.stderr.write(
+            'whsvc: the service does not say which delivery an attempt belongs to (no delivery_id): each failed attempt is taken as a delivery of its own, so one delivered since may be asked again (a 409 then counts as already delivered)\n',
+          );
+        }
+        const key = deliveryKey(attempt);
+        if (!state.has(key)) state.set(key, attempt.status === options.status && (wanted.size === 0 || wanted.has(attempt.event)) ? attempt.id : null);
+        const newest = state.get(key);
+        if (!newest) continue;
+        const at = Date.parse(attempt.created_at);
+        if (options.until !== undefined && at > options.until) continue;
+        state.set(key, null);
+        yield { attemptId: newest, deliveryId: key, webhookId: webhook.id, event: attempt.event, attempt };
+      }
+    } catch (error) {
+      // Deleted while the run went through the others: its deliveries went with it.
+      if (named || !(error instanceof ApiError) || error.status !== 404) throw error;
+      deps.stderr.write(`whsvc: webhook ${sanitize(webhook.id)} was deleted while its log was read: skipped\n`);
     }
   }
 }
@@ -63,15 +79,18 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
     throw usageError(`re-sending needs confirmation: pass --yes, or see what would be re-sent with --dry-run (${NO_PROMPT})`);
   }
   if (options.events.length > 0) await checkEventTypes(deps, options.events, '--event');
+  // Each webhook named must exist before anything is listed or sent (an unknown one is exit 5, nothing done).
+  for (const id of options.webhooks) await deps.api.json('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' });
   const now = deps.now();
   const since = options.since && boundAt(options.since, now);
   const until = options.until && boundAt(options.until, now);
   if (since !== undefined && until !== undefined && since > until) throw usageError('--since is later than --until: nothing can be in between');
   const select = () => selectDeliveries(deps, { status: options.status, webhooks: options.webhooks, events: options.events, since, until });
 
-  if (options.dryRun) return dryRun(deps, select(), options.status);
+  if (options.dryRun) return dryRun(deps, select(), options.status, options.stop);
 
   let targets: AsyncIterable<Candidate> = select();
+  let total: number | undefined;
   if (!options.yes) {
     // Asking needs the count first: the list is read whole, then re-sent.
     const all: Candidate[] = [];
@@ -90,26 +109,28 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
       false,
     );
     if (!sure) throw new CliError('nothing re-sent', ExitCode.failure);
+    total = all.length;
     targets = (async function* () {
       yield* all;
     })();
   }
 
-  const report = new ResendReport(deps, options.yes);
-  let interrupted = false;
-  await resendAll(deps, targets, {
-    concurrency: options.concurrency,
-    stop: options.stop,
-    onTaken: () => report.taken(),
-    onScanned: () => report.scanned(),
-    onResult: (result) => report.result(result),
-  });
-  interrupted = options.stop?.aborted === true;
-  if (report.tally.selected === 0 && !interrupted) {
-    if (deps.json) return report.finish(false);
-    return nothingToDo(deps, options.status);
+  const report = new ResendReport(deps, total === undefined, total);
+  try {
+    await resendAll(deps, targets, {
+      concurrency: options.concurrency,
+      stop: options.stop,
+      onTaken: () => report.taken(),
+      onScanned: () => report.scanned(),
+      onResult: (result) => report.result(result),
+    });
+  } catch (error) {
+    report.failed(error);
+    throw error;
   }
-  return report.finish(interrupted, options.argv && resumeCommand(options.argv));
+  const interrupted = options.stop?.aborted === true;
+  if (report.tally.selected === 0 && !interrupted && !deps.json) return nothingToDo(deps, options.status);
+  return report.finish(interrupted, options.argv && resumeCommand(options.argv, since, until));
 }
 
 function nothingToDo(deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json'>, status: string): number {
@@ -119,7 +140,7 @@ function nothingToDo(deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json'>, stat
 }
 
 /** --dry-run: what would be re-sent, as it is found, and how many; nothing is sent. */
-async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, status: string): Promise<number> {
+async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, status: string, stop: AbortSignal | undefined): Promise<number> {
   const row = (c: Candidate) => ({
     delivery_id: c.deliveryId,
     attempt_id: c.attemptId,
@@ -133,14 +154,27 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
   let count = 0;
   const webhooks = new Set<string | undefined>();
   if (deps.json) {
-    deps.stdout.write('{"dry_run":true,"deliveries":[');
-    for await (const candidate of candidates) {
-      deps.stdout.write(`${count === 0 ? '\n' : ',\n'}${JSON.stringify(row(candidate))}`);
-      count += 1;
-      webhooks.add(candidate.webhookId);
+    // Begun with the first delivery found, and closed whatever happens: stdout is one JSON document or nothing.
+    let begun = false;
+    const close = (extra: string) => {
+      if (!begun) deps.stdout.write('{"dry_run":true,"deliveries":[');
+      deps.stdout.write(`${count === 0 ? '' : '\n'}],"summary":{"selected":${count},"webhooks":${webhooks.size}},"interrupted":${stop?.aborted === true}${extra}}\n`);
+    };
+    try {
+      for await (const candidate of candidates) {
+        if (stop?.aborted) break;
+        if (!begun) deps.stdout.write('{"dry_run":true,"deliveries":[');
+        begun = true;
+        deps.stdout.write(`${count === 0 ? '\n' : ',\n'}${JSON.stringify(row(candidate))}`);
+        count += 1;
+        webhooks.add(candidate.webhookId);
+      }
+    } catch (error) {
+      if (begun) close(`,"error":${JSON.stringify((error as Error).message)}`);
+      throw error;
     }
-    deps.stdout.write(`${count === 0 ? '' : '\n'}],"summary":{"selected":${count},"webhooks":${webhooks.size}}}\n`);
-    return ExitCode.ok;
+    close('');
+    return stop?.aborted ? ExitCode.interrupted : ExitCode.ok;
   }
   // Printed a page of rows at a time, the pages sharing the first one's column widths.
   const layout = tableLayout(deps.stdout);
@@ -155,20 +189,41 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
     rows = [];
   };
   for await (const candidate of candidates) {
+    if (stop?.aborted) break;
     rows.push(candidate);
     count += 1;
     webhooks.add(candidate.webhookId);
     if (rows.length === 50) await flush();
   }
   await flush();
+  if (stop?.aborted) {
+    deps.stderr.write(`whsvc: stopped: ${count} found so far\n`);
+    return ExitCode.interrupted;
+  }
   if (count === 0) deps.stderr.write(`No ${status} deliveries to re-send.\n`);
   else deps.stderr.write(`Would re-send ${count} deliver${count === 1 ? 'y' : 'ies'} of ${webhooks.size} webhook${webhooks.size === 1 ? '' : 's'} (dry run: nothing sent). Without --dry-run, add --yes to skip the question.\n`);
   return ExitCode.ok;
 }
 
-/** The command line that runs this selection again, without a question: how to resume after a stop. */
-export function resumeCommand(argv: string[]): string {
-  const words = argv.filter((word) => word !== '--dry-run');
+/**
+ * The command line that runs this selection again, without a question: how
+ * to resume after a stop. A window given as a duration back from now is
+ * written as the times it meant, so that resuming later reads the same window.
+ */
+export function resumeCommand(argv: string[], since?: number, until?: number): string {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--dry-run') continue;
+    const [flag, inline] = word.includes('=') ? [word.slice(0, word.indexOf('=')), true] : [word, false];
+    const at = flag === '--since' ? since : flag === '--until' ? until : undefined;
+    if (at !== undefined) {
+      words.push(flag, new Date(at).toISOString());
+      if (!inline) i += 1;
+      continue;
+    }
+    words.push(word);
+  }
   if (!words.includes('--yes') && !words.includes('-y')) words.push('--yes');
-  return ['whsvc', ...words].map((word) => (word === 'whsvc' ? word : shellWord(word))).join(' ');
+  return ['whsvc', ...words.map(shellWord)].join(' ');
 }

@@ -56,7 +56,11 @@ async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget): 
       if (error.status === 409) return { target, outcome: 'already_delivered' };
       return { target, outcome: 'error', error: `${error.message} (HTTP ${error.status}${error.code ? ` ${error.code}` : ''})` };
     }
-    if (error instanceof NetworkError) return { target, outcome: 'error', error: error.message };
+    if (error instanceof NetworkError) {
+      // The request may have reached the service (no answer in time): it may have re-sent; a resume would find it delivered then.
+      const maybe = error.mayHaveActed ? `; it may have been re-sent all the same: \`whsvc deliveries list\` shows whether it was` : '';
+      return { target, outcome: 'error', error: `${error.message}${maybe}` };
+    }
     throw error;
   }
 }
@@ -156,6 +160,8 @@ export class ResendReport {
     private readonly deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'colors' | 'errColors' | 'now'>,
     /** Whether the targets are found while sending (a log walk), so the total grows until the walk ends. */
     scanning: boolean,
+    /** The number of targets, when known before the first is taken (a confirmed selection, ids). */
+    private readonly total?: number,
   ) {
     this.scanning = scanning;
     this.started = deps.now();
@@ -227,16 +233,29 @@ export class ResendReport {
     const done = t.resent + t.already_delivered + t.errors;
     const seconds = Math.max(0.001, (this.deps.now() - this.started) / 1000);
     const rate = done / seconds;
-    const total = this.scanning ? `${t.selected} found so far` : String(t.selected);
-    const left = !this.scanning && rate > 0 && done < t.selected ? ` · ~${Math.ceil((t.selected - done) / rate)} s left` : '';
+    const all = this.total ?? t.selected;
+    const total = this.scanning ? `${t.selected} found so far` : String(all);
+    const left = !this.scanning && rate > 0 && done < all ? ` · ~${Math.ceil((all - done) / rate)} s left` : '';
     this.progress.update(`re-sending ${done}/${total} · ${t.delivered} delivered · ${t.failed + t.errors} still failing · ${rate.toFixed(1)}/s${left}`, force);
+  }
+
+  /** A run that failed part-way: the JSON document, if begun, is closed with what was done and why it stopped. */
+  failed(error: unknown): void {
+    this.progress?.clear();
+    if (!this.deps.json || !this.jsonBegun) return;
+    this.deps.stdout.write(`${this.firstJson ? '' : '\n'}],"summary":${JSON.stringify(this.summary())},"interrupted":false,"error":${JSON.stringify((error as Error)?.message ?? String(error))}}\n`);
+  }
+
+  private summary() {
+    const t = this.tally;
+    return { selected: t.selected, resent: t.resent, delivered: t.delivered, failed: t.failed, pending: t.pending, already_delivered: t.already_delivered, errors: t.errors };
   }
 
   /** The summary, and the exit code: 0 when every re-sent delivery got through, 1 when any did not, 130 when stopped. */
   finish(interrupted: boolean, resumeCommand?: string): number {
     this.progress?.clear();
     const t = this.tally;
-    const summary = { selected: t.selected, resent: t.resent, delivered: t.delivered, failed: t.failed, pending: t.pending, already_delivered: t.already_delivered, errors: t.errors };
+    const summary = this.summary();
     const notTaken = t.selected - (t.resent + t.already_delivered + t.errors);
     if (this.deps.json) {
       this.beginJson();

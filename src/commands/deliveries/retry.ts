@@ -5,7 +5,8 @@ import { reportSentAttempt, type Delivery } from './view.js';
 export interface RetryOptions {
   ids: string[];
   concurrency: number;
-  stop?: AbortSignal | undefined;
+  /** Ctrl-C stops taking ids instead of quitting: asked for only when several ids are re-sent. */
+  stop?: (() => AbortSignal) | undefined;
 }
 
 /** One id: the new attempt, as before. Several: re-sent side by side, with the report `deliveries recover` gives. */
@@ -15,14 +16,20 @@ export async function run(options: RetryOptions, deps: CommandDeps): Promise<num
     const attempt = await deps.api.json<Delivery>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(ids[0]!)}/retry`, { expect: 'delivery' });
     return reportSentAttempt(deps, attempt, 'retry');
   }
-  const report = new ResendReport(deps, false);
+  const stop = options.stop?.();
+  const report = new ResendReport(deps, false, ids.length);
   const targets: AsyncIterable<ResendTarget> = targetsFromIds(ids);
-  await resendAll(deps, targets, {
-    concurrency: options.concurrency,
-    stop: options.stop,
-    onTaken: () => report.taken(),
-    onScanned: () => report.scanned(),
-    onResult: (result) => report.result(result),
-  });
-  return report.finish(options.stop?.aborted === true);
+  try {
+    await resendAll(deps, targets, {
+      concurrency: options.concurrency,
+      stop,
+      onTaken: () => report.taken(),
+      onScanned: () => report.scanned(),
+      onResult: (result) => report.result(result),
+    });
+  } catch (error) {
+    report.failed(error);
+    throw error;
+  }
+  return report.finish(stop?.aborted === true);
 }

@@ -90,6 +90,7 @@ describe('deliveries recover', () => {
       .reply(json(409, { error: { code: 'already_delivered', message: 'delivered already' } }));
     fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_Y1/retry', method: 'POST' }).reply(json(500, { error: { code: 'internal_error', message: 'boom' } }));
     fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_Z1/retry', method: 'POST' }).reply(json(200, attempt('dlv_Z2', 'dlv_Z1', 'failed', 0)));
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(json(200, { id: 'wh_1' }));
     const code = await recover(options({ webhooks: ['wh_1'] }), fake.deps);
     expect(code).toBe(1);
     expect(fake.stdout.text).toContain('Re-sent 1 delivery: 0 delivered, 1 failed again, 1 already delivered, 1 error.');
@@ -125,12 +126,15 @@ describe('deliveries recover', () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?'), method: 'GET' }).reply(json(200, page([attempt('dlv_X1', 'dlv_X1', 'failed', 1)])));
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(json(200, { id: 'wh_1' }));
     const stop = new AbortController();
     stop.abort();
-    const code = await recover(options({ webhooks: ['wh_1'], stop: stop.signal, argv: ['deliveries', 'recover', '--webhook', 'wh_1', '--since', '2h'] }), fake.deps);
+    const argv = ['deliveries', 'recover', '--webhook', 'wh_1', '--since', '2h'];
+    const code = await recover(options({ webhooks: ['wh_1'], since: { ago: 2 * 3_600_000 }, stop: stop.signal, argv }), fake.deps);
     expect(code).toBe(130);
     expect(retried(fake)).toEqual([]);
-    expect(fake.stderr.text).toContain('run `whsvc deliveries recover --webhook wh_1 --since 2h --yes` again to resume');
+    // The window as the times it meant: resumed later, it reads the same deliveries.
+    expect(fake.stderr.text).toContain(`run \`whsvc deliveries recover --webhook wh_1 --since ${new Date(T0 - 2 * 3_600_000).toISOString()} --yes\` again to resume`);
   });
 });
 
@@ -144,6 +148,43 @@ describe('deliveries recover: a run that fails before any outcome', () => {
     const error = await rejectionOf(recover(options(), fake.deps));
     expect(error).toMatchObject({ status: 403 });
     expect(fake.stdout.text).toBe('');
+  });
+});
+
+describe('deliveries recover: the bad day of the run itself', () => {
+  it('an unknown --webhook is exit 5 before anything is listed or sent', async () => {
+    const fake = fakeDeps({ json: true });
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks/wh_nope', method: 'GET' }).reply(json(404, { error: { code: 'not_found', message: 'no webhook wh_nope' } }));
+    const error = await rejectionOf(recover(options({ webhooks: ['wh_nope'], dryRun: true }), fake.deps));
+    expect(error).toMatchObject({ status: 404 });
+    expect(fake.stdout.text).toBe('');
+  });
+
+  it('a webhook deleted while the others are read is skipped with a note; a failure mid-walk still closes the JSON document', async () => {
+    const fake = fakeDeps({ json: true });
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks?'), method: 'GET' }).reply(json(200, page([{ id: 'wh_1' }, { id: 'wh_gone' }, { id: 'wh_3' }])));
+    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?'), method: 'GET' }).reply(json(200, page([attempt('dlv_X1', 'dlv_X1', 'failed', 1)])));
+    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_gone/deliveries?'), method: 'GET' }).reply(json(404, { error: { code: 'not_found', message: 'gone' } }));
+    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_3/deliveries?'), method: 'GET' }).reply(json(500, { error: { code: 'internal_error', message: 'boom' } }));
+    const error = await rejectionOf(recover(options({ dryRun: true }), fake.deps));
+    expect(error).toMatchObject({ status: 500 });
+    expect(fake.stderr.text).toContain('webhook wh_gone was deleted while its log was read: skipped');
+    const out = JSON.parse(fake.stdout.text);
+    expect(out.deliveries.map((d: { delivery_id: string }) => d.delivery_id)).toEqual(['dlv_X1']);
+    expect(out.error).toContain('boom');
+  });
+
+  it('says once when the service gives no delivery_id, and takes each failed attempt as its own delivery', async () => {
+    const fake = fakeDeps({ json: true });
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(json(200, { id: 'wh_1' }));
+    const bare = (id: string, status: string) => ({ id, event: 'invoice.paid', status, response_code: 503, attempts: 1, created_at: ago(1) });
+    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?'), method: 'GET' }).reply(json(200, page([bare('a1', 'failed'), bare('a2', 'failed')])));
+    await recover(options({ webhooks: ['wh_1'], dryRun: true }), fake.deps);
+    expect(JSON.parse(fake.stdout.text).summary.selected).toBe(2);
+    expect(fake.stderr.text.match(/does not say which delivery/g)).toHaveLength(1);
   });
 });
 
