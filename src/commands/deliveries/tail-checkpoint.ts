@@ -1,4 +1,5 @@
 import { accessSync, constants, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { CliError, ExitCode } from '../../cli/errors.js';
 import type { Position } from './tail-follow.js';
@@ -94,4 +95,50 @@ export function writeCheckpoint(path: string, checkpoint: Checkpoint): void {
     rmSync(temporary, { force: true });
     throw new CliError(`cannot write the checkpoint ${path}: ${(error as Error).message}`);
   }
+}
+
+/** Whether a process of this machine is still running. */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Holds `<path>.lock` while a tail uses the checkpoint: two tails on one file
+ * would each forward every delivery. A lock whose process is gone (kill -9)
+ * is taken over. Returns the release.
+ */
+export function holdCheckpoint(path: string): () => void {
+  const lockPath = `${path}.lock`;
+  const me = JSON.stringify({ pid: process.pid, host: hostname() });
+  for (let tries = 0; ; tries++) {
+    try {
+      writeFileSync(lockPath, me, { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || tries > 0) throw new CliError(`cannot lock the checkpoint ${path}: ${(error as Error).message}`);
+      let holder: { pid?: unknown; host?: unknown } = {};
+      try {
+        holder = JSON.parse(readFileSync(lockPath, 'utf8')) as typeof holder;
+      } catch {
+        // unreadable: taken as stale
+      }
+      const alive = typeof holder.pid === 'number' && (holder.host !== hostname() || isAlive(holder.pid));
+      if (alive) {
+        throw new CliError(`the checkpoint ${path} is in use by another tail (process ${String(holder.pid)})`, ExitCode.usage, `one tail per checkpoint file; if none is running, delete ${lockPath}`);
+      }
+      rmSync(lockPath, { force: true });
+    }
+  }
+  return () => {
+    try {
+      if (readFileSync(lockPath, 'utf8') === me) rmSync(lockPath, { force: true });
+    } catch {
+      // gone already
+    }
+  };
 }

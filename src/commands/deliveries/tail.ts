@@ -7,7 +7,7 @@ import { ExitCode, usageError } from '../../cli/errors.js';
 import { boundAt, type TimeBound } from '../../cli/parse.js';
 import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { relativeTime, sanitize } from '../../render/text.js';
-import { FORWARDED_BOUND, checkWritable, readCheckpoint, writeCheckpoint, type Checkpoint, type WebhookPosition } from './tail-checkpoint.js';
+import { FORWARDED_BOUND, checkWritable, holdCheckpoint, readCheckpoint, writeCheckpoint, type Checkpoint, type WebhookPosition } from './tail-checkpoint.js';
 import { Follower, type Change, type StartAt } from './tail-follow.js';
 import { forwardDelivery, type ForwardOutcome, type ForwardTarget } from './tail-forward.js';
 import { statusLabel } from './view.js';
@@ -93,7 +93,16 @@ function checkOptions(options: TailOptions, deps: TailDeps): { target?: URL; sec
 export async function run(given: TailOptions, deps: TailDeps): Promise<number> {
   // A webhook named twice is followed once.
   const options: TailOptions = { ...given, webhookIds: given.webhookIds && [...new Set(given.webhookIds)] };
-  const { target, secret } = checkOptions(options, deps);
+  const checked = checkOptions(options, deps);
+  const release = options.checkpoint === undefined ? undefined : holdCheckpoint(options.checkpoint);
+  try {
+    return await follow(options, deps, checked);
+  } finally {
+    release?.();
+  }
+}
+
+async function follow(options: TailOptions, deps: TailDeps, { target, secret }: ReturnType<typeof checkOptions>): Promise<number> {
   const events = options.events?.length ? await checkEventTypes(deps, options.events, '--event') : undefined;
   const checkpoint = options.checkpoint === undefined ? undefined : readCheckpoint(options.checkpoint);
   if (checkpoint && checkpoint.base_url.replace(/\/+$/, '') !== deps.api.baseUrl.replace(/\/+$/, '')) {
@@ -334,9 +343,8 @@ export async function run(given: TailOptions, deps: TailDeps): Promise<number> {
         }
       }
       for (const change of report.changes) {
-        // --count N: N lines, even when one poll brings more.
-        if (options.count !== undefined && printed >= options.count) break;
-        if (matches(change)) {
+        // --count N: N lines, even when one poll brings more; what comes after them is still forwarded (and checkpointed).
+        if (matches(change) && (options.count === undefined || printed < options.count)) {
           printChange(change);
           printed += 1;
         }

@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Interceptable } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TransportError, type TransportRequest, type TransportResponse } from '../../../src/api/transport.js';
 import { run, type TailOptions } from '../../../src/commands/deliveries/tail.js';
+import { holdCheckpoint } from '../../../src/commands/deliveries/tail-checkpoint.js';
 import { sign, verify } from '../../../src/signing/signature.js';
 import { CATALOG, T0, fakeDeps, finishFakeDeps, jsonReply, mockToken, queryOf, rejectionOf, type FakeDepsOptions } from '../../helpers/fake-deps.js';
 
@@ -527,6 +528,49 @@ describe('deliveries tail --checkpoint', () => {
       expect(app.received.map((r) => r.headers['X-Service-Delivery-Id'])).toEqual(['dlv_a', 'dlv_b', 'dlv_c', 'dlv_d']);
       const saved = JSON.parse(readFileSync(checkpoint, 'utf8'));
       expect(saved).toMatchObject({ whsvc_tail_checkpoint: 1, base_url: 'http://127.0.0.1:4010', webhooks: { wh_1: { after: { id: 'dlv_d' } } }, forwarded: ['dlv_a', 'dlv_b', 'dlv_c', 'dlv_d'] });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--count N stops after N lines, but every delivery the poll brought is forwarded and checkpointed: none is lost', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'whsvc-tail-'));
+    try {
+      const checkpoint = join(dir, 'tail.json');
+      const log = new FakeLog().webhook('wh_1');
+      const app = fakeApp();
+      const first = await tail(log, { forwardTo: 'http://127.0.0.1:3000/', checkpoint, count: 1 }, [
+        () => {
+          for (const id of ['dlv_a', 'dlv_b', 'dlv_c']) log.add('wh_1', id, { status: 'delivered' });
+        },
+      ], { app });
+      expect(first.code).toBe(0);
+      expect(brief(first.lines)).toEqual([['new', 'dlv_a', 'delivered']]);
+      expect(app.received.map((r) => r.headers['X-Service-Delivery-Id'])).toEqual(['dlv_a', 'dlv_b', 'dlv_c']);
+      const second = await tail(log, { forwardTo: 'http://127.0.0.1:3000/', checkpoint }, [], { app });
+      expect(second.code).toBe(0);
+      expect(app.received).toHaveLength(3);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('one tail per checkpoint: a second is refused (exit 2) while the first runs; a lock left by a process that is gone is taken over', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'whsvc-tail-'));
+    try {
+      const checkpoint = join(dir, 'tail.json');
+      const release = holdCheckpoint(checkpoint);
+      const fake = fakeDeps();
+      const error = await rejectionOf(run({ intervalMs: 1000, platformName: 'Service', checkpoint }, { ...fake.deps, stopSignal: new Promise(() => undefined), sleep: async () => undefined }));
+      expect(error).toMatchObject({ exitCode: 2 });
+      expect(error.message).toContain(`the checkpoint ${checkpoint} is in use by another tail (process ${process.pid})`);
+      release();
+      expect(existsSync(`${checkpoint}.lock`)).toBe(false);
+      // kill -9 leaves the lock behind: a process id that no longer runs.
+      writeFileSync(`${checkpoint}.lock`, JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname() }));
+      const { code } = await tail(new FakeLog().webhook('wh_1'), { checkpoint }, []);
+      expect(code).toBe(0);
+      expect(existsSync(`${checkpoint}.lock`)).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
