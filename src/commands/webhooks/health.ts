@@ -1,4 +1,5 @@
 import type { ApiClient } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
 import { allWebhooks, attemptsOf, deliveryKey, type LoggedAttempt, type LoggedWebhook } from '../../api/log.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
@@ -228,7 +229,17 @@ export async function healthTable(rows: WebhookHealth[], colors: Colors, now: nu
 
 export async function run(options: HealthOptions, deps: CommandDeps): Promise<number> {
   const since = boundAt(options.since ?? DEFAULT_SINCE, deps.now());
-  const rows = await eachLimited(webhooksOf(deps.api, options.ids), CONCURRENCY, (webhook) => healthOf(deps.api, webhook, since, options.failUnder));
+  const found = await eachLimited(webhooksOf(deps.api, options.ids), CONCURRENCY, async (webhook) => {
+    try {
+      return await healthOf(deps.api, webhook, since, options.failUnder);
+    } catch (error) {
+      // Deleted while the others were read: it has no health left to tell (a webhook named on the line is an error, 404).
+      if (options.ids.length > 0 || !(error instanceof ApiError) || error.status !== 404) throw error;
+      deps.stderr.write(`whsvc: webhook ${sanitize(webhook.id)} was deleted while its log was read: left out\n`);
+      return undefined;
+    }
+  });
+  const rows = found.filter((row): row is WebhookHealth => row !== undefined);
   rows.sort(worstFirst);
   if (deps.json) {
     printJson(deps, { since: new Date(since).toISOString(), fail_under: options.failUnder === undefined ? null : options.failUnder / 100, webhooks: rows });

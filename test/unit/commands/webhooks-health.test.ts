@@ -89,6 +89,19 @@ describe('webhooks health: the figures', () => {
     expect(fake.stderr.text).toBe('');
   });
 
+  it('a webhook deleted while the others are read is left out with a note, not the end of the report', async () => {
+    const fake = fakeDeps({ json: true });
+    mockToken(fake.mock);
+    mockWebhooks(fake, [hook('wh_a'), hook('wh_gone')]);
+    mockLog(fake, 'wh_a', [[attempt('a1', 'a1', 'delivered', 200, 5)]]);
+    fake.mock
+      .intercept({ path: (p) => pathOnly(p) === '/v1/webhooks/wh_gone/deliveries', method: 'GET' })
+      .reply(json(404, { error: { code: 'not_found', message: 'no such webhook' } }));
+    expect(await health({ ids: [] }, fake.deps)).toBe(0);
+    expect(rowsOf(fake).map((r) => r.id)).toEqual(['wh_a']);
+    expect(fake.stderr.text).toContain('webhook wh_gone was deleted while its log was read: left out');
+  });
+
   it('a service that names no delivery: each attempt is a delivery of its own', async () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);
