@@ -36,5 +36,22 @@ export function gracefulInterrupt(): AbortSignal {
     controller.abort();
     process.once('SIGINT', interrupt);
   });
+  // A reader that goes away stops such a command the same way: it must not end with sends half done, nor say it all went well.
+  onStdoutClosed = () => controller.abort();
   return controller.signal;
 }
+
+let onStdoutClosed: (() => void) | undefined;
+let stdoutClosed = false;
+
+/**
+ * The reader of stdout went away (EPIPE). Returns whether the command winds
+ * down by itself (a bulk re-send); otherwise the caller ends the process.
+ */
+export function stdoutGone(): boolean {
+  if (!stdoutClosed) onStdoutClosed?.();
+  stdoutClosed = true;
+  return onStdoutClosed !== undefined;
+}
+
+export const stdoutWasClosed = (): boolean => stdoutClosed;

@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { CliError, ExitCode } from './errors.js';
 import { ConfigError } from '../config/errors.js';
+import { stdoutGone, stdoutWasClosed } from './interrupt.js';
 import { buildProgram } from './program.js';
 
 /** With --json anywhere on the line, every error is also one JSON line on stderr, usage errors included. */
@@ -63,7 +64,12 @@ async function reportError(error: unknown): Promise<number> {
  */
 function guardOutput(): void {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(ExitCode.ok);
+    // Writes after the reader went are refused again (EPIPE, a destroyed stream): nothing more to say.
+    if (stdoutWasClosed()) return;
+    if (error.code === 'EPIPE') {
+      if (stdoutGone()) return;
+      process.exit(ExitCode.ok);
+    }
     process.stderr.write(`whsvc: cannot write the output: ${error.code === 'ENOSPC' ? 'no space left on the device' : error.message} (${error.code ?? 'error'})\n`);
     process.exit(ExitCode.failure);
   });

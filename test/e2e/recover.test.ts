@@ -182,6 +182,34 @@ describe('deliveries recover against the real sandbox', () => {
     for (const [id, count] of sends) expect(count, id).toBe(2);
   });
 
+  it('a reader that goes away (| head -1) stops the run like Ctrl-C, exit 1 with what was not re-sent; running it again resumes', async () => {
+    const s = await setup('pipe');
+    await createWebhook(s, '/pipe', 'invoice.paid');
+    await trigger(s, 'invoice.paid', 10);
+    await s.receiver.waitFor(10);
+    s.down.value = false;
+    s.receiver.answerDelayMs = 200;
+    const child = spawn(process.execPath, [WHSVC_BIN, 'deliveries', 'recover', '--yes', '--json', '--concurrency', '1'], {
+      env: { ...process.env, NO_COLOR: '1', ...s.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // The first outcome read, then the pipe closed, as `head -1` does.
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    child.stdout.destroy();
+    const code = await exited;
+    expect(code, stderr).toBe(1);
+    expect(stderr).toMatch(/the output was closed, so the run stopped: \d+ selected deliver(y was|ies were) not re-sent/);
+    const resentByFirstRun = s.receiver.received.length - 10;
+    expect(resentByFirstRun).toBeLessThan(10);
+    s.receiver.answerDelayMs = 0;
+    const resumed = json(await s.cli(['deliveries', 'recover', '--yes', '--json']));
+    expect(resumed.summary).toMatchObject({ selected: 10 - resentByFirstRun, delivered: 10 - resentByFirstRun });
+    for (const [id, count] of s.sends()) expect(count, id).toBe(2);
+  });
+
   it('without a terminal and without --yes it refuses (exit 2) and sends nothing', async () => {
     const s = await setup('refuse');
     const result = await s.cli(['deliveries', 'recover']);

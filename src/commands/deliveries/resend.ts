@@ -4,6 +4,7 @@ import { ProgressLine } from '../../render/progress.js';
 import { sanitize } from '../../render/text.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { ExitCode } from '../../cli/errors.js';
+import { stdoutWasClosed } from '../../cli/interrupt.js';
 import type { Delivery } from './view.js';
 
 /** An attempt to re-send: the newest attempt of a failed (or pending) delivery. */
@@ -278,6 +279,12 @@ export class ResendReport {
           );
         }
       }
+    }
+    if (stdoutWasClosed()) {
+      this.deps.stderr.write(
+        `whsvc: the output was closed, so the run stopped: ${notTaken} selected deliver${notTaken === 1 ? 'y was' : 'ies were'} not re-sent (${t.delivered} delivered, ${t.failed + t.errors} not); ${resumeCommand ? `run \`${resumeCommand}\` to resume` : 'run the command again to resume'}\n`,
+      );
+      return ExitCode.failure;
     }
     if (interrupted) {
       this.deps.stderr.write(
