@@ -78,13 +78,13 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
   if (!options.dryRun && !options.yes && !deps.canPrompt) {
     throw usageError(`re-sending needs confirmation: pass --yes, or see what would be re-sent with --dry-run (${NO_PROMPT})`);
   }
-  if (options.events.length > 0) await checkEventTypes(deps, options.events, '--event');
-  // Each webhook named must exist before anything is listed or sent (an unknown one is exit 5, nothing done).
-  for (const id of options.webhooks) await deps.api.json('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' });
   const now = deps.now();
   const since = options.since && boundAt(options.since, now);
   const until = options.until && boundAt(options.until, now);
   if (since !== undefined && until !== undefined && since > until) throw usageError('--since is later than --until: nothing can be in between');
+  if (options.events.length > 0) await checkEventTypes(deps, options.events, '--event');
+  // Each webhook named must exist before anything is listed or sent (an unknown one is exit 5, nothing done).
+  for (const id of options.webhooks) await deps.api.json('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' });
   const select = () => selectDeliveries(deps, { status: options.status, webhooks: options.webhooks, events: options.events, since, until });
 
   if (options.dryRun) return dryRun(deps, select(), options.status, options.stop);
