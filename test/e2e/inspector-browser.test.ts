@@ -152,6 +152,17 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
     expect(page.url()).toContain(`#${id}`);
   });
 
+  it('opens the delivery a link names, also in a tab already open (the hash changes)', async () => {
+    // Two deliveries the tests above made (none made here: the tests below count them).
+    const [first, second] = await page.locator('.delivery').evaluateAll((rows) => rows.slice(0, 2).map((row) => (row as HTMLElement).dataset.id!));
+    await open(first!);
+    await page.evaluate((id) => {
+      location.hash = id;
+    }, second!);
+    await page.waitForFunction((wanted) => document.getElementById('detail-id')?.textContent === wanted, second!, WAIT);
+    expect(page.url()).toContain(`#${second}`);
+  });
+
   it('retries a failed delivery and shows the new attempt', async () => {
     receiver.status.set('/flaky', 503);
     const id = await trigger('sales_order.created');

@@ -771,6 +771,11 @@ function start(): void {
   window.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && state.open) closeDelivery();
   });
+  // A link to a delivery pasted into an open tab, or back and forward: the hash names the delivery to open.
+  window.addEventListener('hashchange', () => {
+    const id = location.hash.slice(1);
+    if (/^[A-Za-z0-9_-]{1,100}$/.test(id) && id !== state.open) openDelivery(id);
+  });
 
   const initial = location.hash.slice(1);
   void (async () => {
