@@ -196,7 +196,8 @@ export async function healthTable(rows: WebhookHealth[], colors: Colors, now: nu
     );
   }
   const text = await renderTable(
-    ['ID', 'URL', 'STATUS', 'DELIVERIES', 'DELIVERED', 'FAILED', 'PENDING', 'STREAK', 'LAST DELIVERED', 'LAST FAILED', 'CODE'],
+    // Short titles, and the figures never cut: on a narrow terminal the URL and the times give way.
+    ['ID', 'URL', 'STATUS', 'TOTAL', 'OK', 'FAILED', 'PENDING', 'STREAK', 'LAST OK', 'LAST FAILED', 'CODE'],
     rows.map((r) => [
       r.id,
       r.url,
@@ -211,7 +212,7 @@ export async function healthTable(rows: WebhookHealth[], colors: Colors, now: nu
       orDash(r.last_failure_code),
     ]),
     colors,
-    { whole: [0], reluctant: [8, 9], ...options },
+    { whole: [0, 2, 3, 4, 5, 6, 7, 10], reluctant: [8, 9], ...options },
   );
   if (!colors.enabled) return text;
   // Colour whole rows (cells are sanitised, so colour cannot go into them): red for the unhealthy, yellow for failures since got over.

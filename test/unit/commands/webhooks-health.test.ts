@@ -239,13 +239,25 @@ describe('webhooks health: order, threshold, output', () => {
     expect(lines).toHaveLength(5);
     // eslint-disable-next-line no-control-regex
     const plain = lines.map((line) => line.replace(/\u001b\[\d+m/g, ''));
-    expect(plain[0]).toMatch(/^ID\s+URL\s+STATUS\s+DELIVERIES\s+DELIVERED\s+FAILED\s+PENDING\s+STREAK\s+LAST DELIVERED\s+LAST FAILED\s+CODE$/);
+    expect(plain[0]).toMatch(/^ID\s+URL\s+STATUS\s+TOTAL\s+OK\s+FAILED\s+PENDING\s+STREAK\s+LAST OK\s+LAST FAILED\s+CODE$/);
     expect(plain[1]).toMatch(/^wh_b\s+https:\/\/wh_b\.example\.com\/in\s+active\s+3\s+33\.3%\s+66\.7%\s+0%\s+2\s+3 minutes ago\s+1 minute ago\s+503$/);
     expect(plain[3]).toMatch(/^wh_c\s+\S+\s+active\s+20\s+95%\s+5%\s+0%\s+0\s+1 minute ago\s+30 minutes ago\s+410$/);
     expect(plain[4]).toMatch(/^wh_d\s+\S+\s+paused\s+0\s+-\s+-\s+-\s+0\s+-\s+-\s+-$/);
     expect(lines[1]).toBe(`\u001b[31m${plain[1]}\u001b[39m`);
     expect(lines[2]).toBe(`\u001b[33m${plain[2]}\u001b[39m`);
     expect(lines[4]).toBe(plain[4]);
+  });
+
+  it('on a narrow terminal the URL and the times give way; titles and figures stay whole', async () => {
+    const fake = fakeDeps({ stdoutTTY: true, stdoutColumns: 100 });
+    mockToken(fake.mock);
+    mockFleet(fake);
+    await health({ ids: [] }, fake.deps);
+    // eslint-disable-next-line no-control-regex
+    const lines = fake.stdout.text.trimEnd().split('\n').map((line) => line.replace(/\u001b\[\d+m/g, ''));
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
+    expect(lines[0]).toMatch(/^ID\s+URL\s+STATUS\s+TOTAL\s+OK\s+FAILED\s+PENDING\s+STREAK\s+LAST/);
+    expect(lines[1]).toMatch(/^wh_b\s+\S+\s+active\s+3\s+33\.3%\s+66\.7%\s+0%\s+2\s/);
   });
 
   it('a partial share is never shown as 100% or 0%', async () => {
