@@ -154,10 +154,10 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
 
   it('opens the delivery a link names, also in a tab already open (the hash changes)', async () => {
     // Two deliveries the tests above made (none made here: the tests below count them).
-    const [first, second] = await page.locator('.delivery').evaluateAll((rows) => rows.slice(0, 2).map((row) => (row as HTMLElement).dataset.id!));
+    const [first, second] = await page.locator('.delivery').evaluateAll((rows: any[]) => rows.slice(0, 2).map((row) => row.dataset.id as string));
     await open(first!);
     await page.evaluate((id) => {
-      location.hash = id;
+      window.location.hash = id;
     }, second!);
     await page.waitForFunction((wanted) => document.getElementById('detail-id')?.textContent === wanted, second!, WAIT);
     expect(page.url()).toContain(`#${second}`);
