@@ -6,6 +6,7 @@ import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { printJson, shellWord, tableLayout } from '../../cli/output.js';
+import { stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, type TimeBound } from '../../cli/parse.js';
 import { ResendReport, resendAll, type ResendTarget } from './resend.js';
 
@@ -174,7 +175,7 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
       throw error;
     }
     close('');
-    return stop?.aborted ? ExitCode.interrupted : ExitCode.ok;
+    return stop?.aborted && !stdoutWasClosed() ? ExitCode.interrupted : ExitCode.ok;
   }
   // Printed a page of rows at a time, the pages sharing the first one's column widths.
   const layout = tableLayout(deps.stdout);
@@ -196,6 +197,8 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
     if (rows.length === 50) await flush();
   }
   await flush();
+  // A reader that has what it wanted (`| head`): as with any list, a quiet end.
+  if (stdoutWasClosed()) return ExitCode.ok;
   if (stop?.aborted) {
     deps.stderr.write(`whsvc: stopped: ${count} found so far\n`);
     return ExitCode.interrupted;
