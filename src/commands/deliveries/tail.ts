@@ -43,6 +43,8 @@ export const DEFAULT_INTERVAL_MS = 2_000;
 export const MAX_BACKOFF_MS = 60_000;
 /** Wide enough for the catalog's longest type (production_order.completed), as listen lines up. */
 const EVENT_WIDTH = 26;
+/** The width of an id of the sandbox's (`dlv_` and 24 hex digits); another service's may differ, and then lines do. */
+const ID_WIDTH = 28;
 
 const PLATFORM_NAME = /^[A-Za-z][A-Za-z0-9-]{0,39}$/;
 
@@ -185,10 +187,18 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
   // --- output -----------------------------------------------------------------------------------
   const out = deps.colors;
   const clock = (iso: string) => (Number.isNaN(Date.parse(iso)) ? '--:--:--' : new Date(Date.parse(iso)).toISOString().slice(11, 19));
+  // On a terminal narrower than a whole line, the attempt's own id (in `deliveries show` and --json) goes
+  // first, then the event column narrows (a long type ends in …); ids stay whole. A pipe gets whole lines.
+  const columns = deps.stdout.isTTY ? deps.stdout.columns : undefined;
+  const fullWidth = 8 + 2 + ID_WIDTH + 2 + EVENT_WIDTH + 2 + 19 + 2 + 3 + 2 + (ID_WIDTH + 3) + (ID_WIDTH + 3);
+  const withAttemptId = columns === undefined || columns >= fullWidth;
+  const restWidth = fullWidth - (withAttemptId ? 0 : ID_WIDTH + 3);
+  const eventWidth = columns === undefined || columns >= restWidth ? EVENT_WIDTH : Math.max(8, EVENT_WIDTH - (restWidth - columns));
+  const eventCell = (event: string) => (event.length > eventWidth ? `${event.slice(0, eventWidth - 1)}…` : event.padEnd(eventWidth));
   const ref = (attempt: LoggedAttempt) => {
     const key = deliveryKey(attempt);
     const number = attempt.attempts === undefined ? '' : ` #${attempt.attempts}`;
-    return `${sanitize(key)}${number}${key === attempt.id ? '' : out.dim(` (${sanitize(attempt.id)})`)}`;
+    return `${sanitize(key)}${number}${key === attempt.id || !withAttemptId ? '' : out.dim(` (${sanitize(attempt.id)})`)}`;
   };
   const printChange = (change: Change) => {
     const a = change.attempt;
@@ -214,7 +224,7 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
     // "pending → delivered" is the widest the sandbox's statuses make.
     const pad = ' '.repeat(Math.max(0, 19 - (change.kind === 'status' ? `${change.previous} → ${a.status}` : a.status).length));
     const code = a.response_code === null || a.response_code === undefined ? '-' : String(a.response_code);
-    deps.stdout.write(`${clock(a.created_at)}  ${sanitize(change.webhookId)}  ${sanitize(a.event).padEnd(EVENT_WIDTH)}  ${status}${pad}  ${code.padStart(3)}  ${ref(a)}\n`);
+    deps.stdout.write(`${clock(a.created_at)}  ${sanitize(change.webhookId)}  ${eventCell(sanitize(a.event))}  ${status}${pad}  ${code.padStart(3)}  ${ref(a)}\n`);
   };
   const printForward = (waiting: Waiting, outcome: Exclude<ForwardOutcome, { kind: 'cannot' }>) => {
     const a = waiting.change.attempt;

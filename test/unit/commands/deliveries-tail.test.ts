@@ -239,6 +239,25 @@ describe('deliveries tail: following the log', () => {
     ]);
   });
 
+  it('on a terminal narrower than a whole line: the attempt id goes, then the event column narrows; ids stay whole', async () => {
+    const lineAt = async (columns: number) => {
+      const log = new FakeLog().webhook('wh_aaaaaaaaaaaaaaaaaaaaaaaa');
+      const { stdout } = await tail(log, {}, [() => log.add('wh_aaaaaaaaaaaaaaaaaaaaaaaa', 'dlv_bbbbbbbbbbbbbbbbbbbbbbbb', { of: 'dlv_cccccccccccccccccccccccc', status: 'delivered', event: 'production_order.completed' })], {
+        fake: { json: false, stdoutTTY: true, stdoutColumns: columns, env: { NO_COLOR: '1' } },
+      });
+      return stdout.trimEnd();
+    };
+    const wide = await lineAt(200);
+    expect(wide).toContain('production_order.completed');
+    expect(wide).toContain('(dlv_bbbbbbbbbbbbbbbbbbbbbbbb)');
+    const narrow = await lineAt(120);
+    expect(narrow.length).toBeLessThanOrEqual(120);
+    expect(narrow).not.toContain('(dlv_b');
+    expect(narrow).toContain('wh_aaaaaaaaaaaaaaaaaaaaaaaa');
+    expect(narrow).toMatch(/dlv_cccccccccccccccccccccccc #\d$/);
+    expect(narrow).toContain('production_order.co');
+  });
+
   it('the human line: time, webhook, event, status, code, delivery and attempt', async () => {
     const log = new FakeLog().webhook('wh_1');
     const { stdout } = await tail(log, {}, [() => log.add('wh_1', 'dlv_a'), () => log.set('dlv_a', 'failed', 503), () => log.add('wh_1', 'dlv_a2', { of: 'dlv_a', status: 'delivered' })], {
