@@ -185,6 +185,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     }
     if (path === '_sandbox/events') {
       if (method !== 'POST') throw new ApiError(405, 'method_not_allowed', 'use POST', { allow: 'POST' });
+      // It needs no token: on loopback, at least no page that rebound its name to 127.0.0.1 may make events occur.
+      inspector.checkLoopbackHost(req);
       const reply = await triggerEvent(req);
       return sendJson(res, reply.status, reply.body);
     }

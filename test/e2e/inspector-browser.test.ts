@@ -236,6 +236,24 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
     await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 64 && document.getElementById('more').hidden, undefined, WAIT);
   });
 
+  it('past 200 rows shown, a live refresh loses none of them: rows pushed below the window stay', async () => {
+    for (let i = 0; i < 150; i += 1) expect((await http(base, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } })).status).toBe(202);
+    const total = 64 + 150;
+    // Every row shown: older pages loaded until there are none.
+    for (let i = 0; i < 10; i += 1) {
+      await page.waitForFunction(() => document.querySelectorAll('.delivery').length >= 50, undefined, WAIT);
+      if (await page.locator('#more').isHidden()) break;
+      const before = await page.locator('.delivery').count();
+      await page.click('#more');
+      await page.waitForFunction((n) => document.querySelectorAll('.delivery').length > n || document.getElementById('more').hidden, before, WAIT);
+    }
+    await page.waitForFunction((n) => document.querySelectorAll('.delivery').length === n, total, WAIT);
+    for (let i = 0; i < 10; i += 1) expect((await http(base, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } })).status).toBe(202);
+    await page.waitForFunction((n) => document.querySelectorAll('.delivery').length === n, total + 10, WAIT);
+    const ids = await page.locator('.delivery').evaluateAll((rows: any[]) => rows.map((row) => row.dataset.id as string));
+    expect(new Set(ids).size).toBe(total + 10);
+  });
+
   it('follows a webhook deleted while its deliveries are shown: it goes, and every delivery shows again', async () => {
     await page.click(`.webhook[data-id="${webhooks.html!.id}"] .webhook-main`);
     await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 1, undefined, WAIT);

@@ -73,16 +73,19 @@ async function waitForDelivery(id: string, predicate: (d: InspectorDelivery) => 
 }
 
 /** GET with a Host header of the test's choosing (fetch does not let one set it). */
-function getWithHost(path: string, host: string): Promise<{ status: number; body: string }> {
+function getWithHost(path: string, host: string, post?: unknown): Promise<{ status: number; body: string }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path, headers: { host } }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, path, method: post === undefined ? 'GET' : 'POST', headers: { host, ...(post === undefined ? {} : { 'content-type': 'application/json' }) } },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    );
     req.on('error', reject);
-    req.end();
+    req.end(post === undefined ? undefined : JSON.stringify(post));
   });
 }
 
@@ -358,6 +361,10 @@ describe('who may read it', () => {
     expect(rebound.status).toBe(403);
     expect(JSON.parse(rebound.body).error.code).toBe('forbidden_host');
     expect((await getWithHost('/', 'evil.example')).status).toBe(403);
+    // Nor can such a page make events occur through the sandbox's own trigger route, which needs no token.
+    const triggered = await getWithHost('/_sandbox/events', `evil.example:${port}`, { type: 'invoice.paid' });
+    expect(triggered.status).toBe(403);
+    expect(JSON.parse(triggered.body).error.code).toBe('forbidden_host');
     expect(sandbox.inspector.url(base)).toBe(`${base}/`);
   });
 
@@ -385,7 +392,7 @@ describe('who may read it', () => {
       expect(entry.headers.get('location')).toBe('/');
       const cookie = entry.headers.get('set-cookie')!;
       expect(cookie).toMatch(/HttpOnly/);
-      expect(cookie).toMatch(/SameSite=Strict/);
+      expect(cookie).toMatch(/SameSite=Lax/);
       const jar = cookie.split(';')[0]!;
       expect((await http(local, 'GET', '/', { headers: { cookie: jar } })).status).toBe(200);
       expect((await http(local, 'GET', `${API}/overview`, { headers: { cookie: jar } })).status).toBe(200);

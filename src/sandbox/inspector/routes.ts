@@ -51,6 +51,8 @@ export interface InspectorDeps {
 export interface Inspector {
   /** Sets who may read the inspector, from the address the sandbox listens on. */
   expose(address: AddressInfo): void;
+  /** Refuses (403) a request named for another host while the sandbox listens on loopback: no DNS rebinding. */
+  checkLoopbackHost(req: IncomingMessage): void;
   /** The inspector's address for a base URL: the base address, with the token when one is needed. */
   url(baseUrl: string): string;
   /** Whether the path (the request's, without its leading slash, decoded) is one of the inspector's routes (the page, at /, aside). */
@@ -389,19 +391,22 @@ export function createInspector(deps: InspectorDeps): Inspector {
 
   // --- access -------------------------------------------------------------------
 
+  /** On loopback, a request named for another host (a page that rebound its DNS name to 127.0.0.1) is refused. */
+  function checkLoopbackHost(req: IncomingMessage): void {
+    if (token !== undefined) return;
+    const host = req.headers.host;
+    if (host !== undefined && !isLoopbackHost(hostName(host))) {
+      throw new ApiError(
+        403,
+        'forbidden_host',
+        'on loopback the sandbox answers this only at a loopback address (127.0.0.1, localhost): use the address `whsvc sandbox start` printed',
+      );
+    }
+  }
+
   /** Throws the 401 or 403 a request gets before it reaches a route. */
   function checkAccess(req: IncomingMessage, query: URLSearchParams): void {
-    if (token === undefined) {
-      const host = req.headers.host;
-      if (host !== undefined && !isLoopbackHost(hostName(host))) {
-        throw new ApiError(
-          403,
-          'forbidden_host',
-          'the inspector answers only at a loopback address (127.0.0.1, localhost): open the address `whsvc sandbox start` printed',
-        );
-      }
-      return;
-    }
+    if (token === undefined) return checkLoopbackHost(req);
     const given = query.get('token') ?? cookieValue(req.headers.cookie, cookieName) ?? req.headers['x-whsvc-inspector-token'];
     if (typeof given !== 'string' || !sameToken(given, token)) {
       throw new ApiError(
@@ -441,7 +446,7 @@ Open the inspector address it printed (it ends in <code>/?token=…</code>).</p>
       // The token becomes a cookie of this page only, and leaves the address bar (and the history).
       res.writeHead(303, {
         location: '/',
-        'set-cookie': `${cookieName}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+        'set-cookie': `${cookieName}=${token}; HttpOnly; SameSite=Lax; Path=/`,
         'cache-control': 'no-store',
         'referrer-policy': 'no-referrer',
       });
@@ -483,6 +488,8 @@ Open the inspector address it printed (it ends in <code>/?token=…</code>).</p>
       }
       cookieName = `whsvc_inspector_${address.port}`;
     },
+
+    checkLoopbackHost,
 
     url(baseUrl) {
       return `${baseUrl}/${token === undefined ? '' : `?token=${token}`}`;

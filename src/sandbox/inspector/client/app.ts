@@ -406,9 +406,12 @@ async function loadListNow(mode: 'fresh' | 'live' | 'more', generation: number):
   const window = mode === 'fresh' ? PAGE_SIZE : Math.min(Math.max(state.rows.length, PAGE_SIZE), LIVE_WINDOW);
   const page = await api<InspectorDeliveryPage>(listQuery(window));
   if (generation !== state.listGeneration) return;
-  const beyond = mode === 'live' && state.rows.length > window ? state.rows.slice(window) : [];
   const ids = new Set(page.data.map((r) => r.id));
-  state.rows = [...page.data, ...beyond.filter((r) => !ids.has(r.id))];
+  // Rows shown below the window re-read: those older than its oldest row stay, wherever new ones pushed them
+  // (by time, not by position: the rows pushed past the window by new deliveries are among them).
+  const oldest = page.data.length > 0 ? Date.parse(page.data[page.data.length - 1]!.created_at) : Number.POSITIVE_INFINITY;
+  const beyond = mode === 'live' && state.rows.length > window ? state.rows.filter((r) => !ids.has(r.id) && Date.parse(r.created_at) <= oldest) : [];
+  state.rows = [...page.data, ...beyond];
   if (beyond.length === 0) state.nextCursor = page.next_cursor;
   renderRows(mode === 'live');
 }
