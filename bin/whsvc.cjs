@@ -6,7 +6,7 @@
 // more to set up than the answer itself (see the README's benchmarks).
 // Everything else goes to the bundled program, through Node's compile cache.
 'use strict';
-const { readFileSync, writeSync } = require('node:fs');
+const { fstatSync, readFileSync, statSync, writeSync } = require('node:fs');
 const { join } = require('node:path');
 
 const [major, minor, patch] = process.versions.node.split('.').map(Number);
@@ -28,8 +28,20 @@ try {
 } catch {
   // no help.txt (a build without it): the program answers
 }
-/** help.txt is laid out for 80 columns: a narrower terminal gets the program's layout, made for its width. */
+/**
+ * help.txt is laid out for 80 columns: a narrower terminal gets the program's layout, made for its width.
+ * Only a character device can be a terminal, and /dev/null (`whsvc --help > /dev/null`, a benchmark's
+ * stdout) is the common one that is not: both told apart with a stat, since loading node:tty costs
+ * `--help` about 3.5 ms (measured: 35.7 against 32.1 ms, medians of 41).
+ */
 function narrowTerminal() {
+  const out = fstatSync(1);
+  if (!out.isCharacterDevice()) return false;
+  try {
+    if (out.rdev === statSync('/dev/null').rdev) return false;
+  } catch {
+    // no /dev/null here: ask node:tty
+  }
   return require('node:tty').isatty(1) && process.stdout.columns > 0 && process.stdout.columns < 80;
 }
 
