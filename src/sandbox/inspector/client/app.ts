@@ -18,6 +18,8 @@ const API = '/_sandbox/inspector/api';
 const PAGE_SIZE = 50;
 /** A live refresh re-reads at most this many of the newest rows shown. */
 const LIVE_WINDOW = 200;
+/** The overview lists at most this many webhooks: past it, a row's webhook may exist without being listed. */
+const OVERVIEW_WEBHOOKS = 200;
 
 // --- small DOM helpers --------------------------------------------------------
 
@@ -407,10 +409,19 @@ async function loadListNow(mode: 'fresh' | 'live' | 'more', generation: number):
   const page = await api<InspectorDeliveryPage>(listQuery(window));
   if (generation !== state.listGeneration) return;
   const ids = new Set(page.data.map((r) => r.id));
-  // Rows shown below the window re-read: those older than its oldest row stay, wherever new ones pushed them
-  // (by time, not by position: the rows pushed past the window by new deliveries are among them).
+  // Rows shown below the window re-read stay, wherever new deliveries pushed them: those older than its
+  // oldest row (by time, not by position), of a webhook that still exists. Only when the window reaches
+  // down to rows already shown: when more came than it holds, keeping them would leave a gap, so the list
+  // starts again from the newest, and "older" loads the rest.
+  const overlaps = state.rows.some((r) => ids.has(r.id));
   const oldest = page.data.length > 0 ? Date.parse(page.data[page.data.length - 1]!.created_at) : Number.POSITIVE_INFINITY;
-  const beyond = mode === 'live' && state.rows.length > window ? state.rows.filter((r) => !ids.has(r.id) && Date.parse(r.created_at) <= oldest) : [];
+  const webhooks = new Set(state.overview?.webhooks.map((w) => w.id));
+  const beyond =
+    mode === 'live' && page.has_more && overlaps
+      ? state.rows.filter(
+          (r) => !ids.has(r.id) && Date.parse(r.created_at) <= oldest && (webhooks.size === 0 || webhooks.size >= OVERVIEW_WEBHOOKS || webhooks.has(r.webhook_id)),
+        )
+      : [];
   state.rows = [...page.data, ...beyond];
   if (beyond.length === 0) state.nextCursor = page.next_cursor;
   renderRows(mode === 'live');
