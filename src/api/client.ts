@@ -1,4 +1,4 @@
-import { ApiError, AuthError, NetworkError, describeErrorBody } from './errors.js';
+import { ApiError, AuthError, NetworkError, RequestStopped, describeErrorBody } from './errors.js';
 import { redactHeaders, redactText } from './redact.js';
 import { shapeProblem, type Shape } from './shapes.js';
 import { TransportError, type Transport, type TransportResponse } from './transport.js';
@@ -54,6 +54,30 @@ export function scopeFor(method: string): string {
 }
 
 export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface CallOptions {
+  query?: Query;
+  body?: unknown;
+  /** Ends a wait for a Retry-After with RequestStopped, before the request is sent (a bulk run told to stop). */
+  stop?: AbortSignal | undefined;
+}
+
+/** A wait, cut short by `stop`: the request it held back is not sent. */
+function unlessStopped(wait: Promise<void>, stop: AbortSignal | undefined): Promise<void> {
+  if (!stop) return wait;
+  if (stop.aborted) return Promise.reject(new RequestStopped());
+  return new Promise((resolve, reject) => {
+    const onStop = () => reject(new RequestStopped());
+    stop.addEventListener('abort', onStop, { once: true });
+    wait.then(
+      () => {
+        stop.removeEventListener('abort', onStop);
+        resolve();
+      },
+      reject,
+    );
+  });
+}
 
 /**
  * The service's HTTP client: OAuth client credentials with a cached token,
@@ -145,16 +169,16 @@ export class ApiClient {
   }
 
   /** An authenticated API call; resolves with the response of a 2xx, throws ApiError otherwise. */
-  async call(method: string, path: string, options: { query?: Query; body?: unknown } = {}): Promise<TransportResponse> {
+  async call(method: string, path: string, options: CallOptions = {}): Promise<TransportResponse> {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     let token = await this.token();
-    let response = await this.exchange(method, path, options.query, body, token.access_token, method === 'GET');
+    let response = await this.exchange(method, path, options.query, body, token.access_token, method === 'GET', options.stop);
     if (response.status === 401) {
       // Refused: never offer this token again, even if no fresh one can be had.
       this.memoryToken = undefined;
       await this.options.tokenCache?.clear();
       token = await this.token(true);
-      response = await this.exchange(method, path, options.query, body, token.access_token, method === 'GET');
+      response = await this.exchange(method, path, options.query, body, token.access_token, method === 'GET', options.stop);
       if (response.status === 401) {
         const { code, message } = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
         throw new AuthError(`the service refused a fresh access token: ${message ?? 'HTTP 401'}`, 401, code);
@@ -165,7 +189,7 @@ export class ApiClient {
   }
 
   /** The parsed JSON of a call; with `expect`, an answer of another shape is an ApiError, never a crash further on. */
-  async json<T = unknown>(method: string, path: string, options: { query?: Query; body?: unknown; expect?: Shape } = {}): Promise<T> {
+  async json<T = unknown>(method: string, path: string, options: CallOptions & { expect?: Shape } = {}): Promise<T> {
     const response = await this.call(method, path, options);
     if (response.text === '' && !options.expect) return undefined as T;
     let value: unknown;
@@ -220,6 +244,7 @@ export class ApiClient {
     body: string | undefined,
     accessToken: string | undefined,
     idempotent: boolean,
+    stop?: AbortSignal,
   ): Promise<TransportResponse> {
     const url = new URL(this.options.baseUrl.replace(/\/+$/, '') + path);
     for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
@@ -233,7 +258,7 @@ export class ApiClient {
     let resets = 0;
     for (;;) {
       // A longer wait may have replaced the one awaited: wait until none is left.
-      while (this.pause) await this.pause;
+      while (this.pause) await unlessStopped(this.pause, stop);
       const started = this.now();
       this.options.debug?.(`> ${method} ${url.href}\n${redactHeaders(headers)}${body ? `\n\n${redactText(body)}` : ''}\n`);
       let response: TransportResponse;
@@ -255,7 +280,7 @@ export class ApiClient {
         const seconds = retryAfterSeconds(response.headers['retry-after'], this.now());
         if (seconds !== undefined && seconds <= MAX_RETRY_AFTER_S) {
           waits += 1;
-          await this.pauseFor(seconds, response.status);
+          await unlessStopped(this.pauseFor(seconds, response.status), stop);
           continue;
         }
       }

@@ -24,6 +24,13 @@ export class NetworkError extends Error {
   }
 }
 
+/** A request given up before it was sent, because the command was told to stop while it waited (Retry-After). */
+export class RequestStopped extends Error {
+  constructor() {
+    super('stopped before it was sent');
+  }
+}
+
 /** Credentials missing, or refused by the service (`status` is the HTTP status when it answered). */
 export class AuthError extends Error {
   constructor(

@@ -1,4 +1,4 @@
-import { ApiError, AuthError, NetworkError } from '../../api/errors.js';
+import { ApiError, AuthError, NetworkError, RequestStopped } from '../../api/errors.js';
 import { deliveryKey } from '../../api/log.js';
 import { ProgressLine } from '../../render/progress.js';
 import { sanitize } from '../../render/text.js';
@@ -45,12 +45,14 @@ const BULK_RETRY_AFTER_WAITS = 20;
 const SHOWN_FAILING = 10;
 
 /** Sends one retry and says what came of it; only what stops the whole run (credentials, permission) is thrown. */
-async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget): Promise<ResendResult> {
+async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget, stop: AbortSignal | undefined): Promise<ResendResult | undefined> {
   try {
-    const attempt = await deps.api.json<Delivery>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(target.attemptId)}/retry`, { expect: 'delivery' });
+    const attempt = await deps.api.json<Delivery>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(target.attemptId)}/retry`, { expect: 'delivery', stop });
     const outcome: Outcome = attempt.status === 'delivered' ? 'delivered' : attempt.status === 'failed' ? 'failed' : 'pending';
     return { target, outcome, attempt };
   } catch (error) {
+    // Told to stop while it waited out a 429: never sent, so neither re-sent nor an error.
+    if (error instanceof RequestStopped) return undefined;
     if (error instanceof AuthError) throw error;
     if (error instanceof ApiError) {
       if (error.status === 401 || error.status === 403) throw error;
@@ -70,7 +72,8 @@ async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget): 
  * Re-sends every target with `concurrency` workers on the one client (one
  * connection pool, one shared Retry-After pause). The targets are read ahead
  * of the workers but never more than READ_AHEAD at a time. Once `stop` fires,
- * nothing new is taken; the sends in flight finish.
+ * nothing new is taken; the sends in flight finish, and those still waiting
+ * out a Retry-After are not sent.
  */
 export async function resendAll(
   deps: Pick<CommandDeps, 'api'>,
@@ -130,7 +133,8 @@ export async function resendAll(
       }
       nudge('reader');
       try {
-        options.onResult(await resendOne(deps, target));
+        const result = await resendOne(deps, target, options.stop);
+        if (result) options.onResult(result);
       } catch (error) {
         failure ??= error;
         nudge('workers');

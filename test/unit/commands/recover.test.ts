@@ -189,6 +189,23 @@ describe('deliveries recover: the bad day of the run itself', () => {
 });
 
 describe('deliveries retry with several ids', () => {
+  it('a stop while a re-send waits out a Retry-After ends the wait: that delivery is not sent, and the run ends at once (130)', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_1/retry', method: 'POST' }).reply(json(429, {}, { 'retry-after': '30' }));
+    // A wait that lasts: only the stop ends it.
+    const api = fake.client({ sleep: () => new Promise(() => undefined) });
+    const stop = new AbortController();
+    const running = retry({ ids: ['dlv_1', 'dlv_2'], concurrency: 1, stop: () => stop.signal }, { ...fake.deps, api });
+    while (!fake.requests.some((r) => r.url.pathname.endsWith('/dlv_1/retry'))) await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    stop.abort();
+    expect(await running).toBe(130);
+    expect(fake.requests.filter((r) => r.method === 'POST' && r.url.pathname.endsWith('/retry'))).toHaveLength(1);
+    expect(fake.stdout.text).toContain('Re-sent 0 deliveries');
+    expect(fake.stderr.text).toMatch(/stopped: 2 selected deliveries were not re-sent/);
+  });
+
   it('re-sends each id once, side by side, with the summary; exit 1 when one failed again', async () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);
