@@ -90,7 +90,7 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
 
   if (options.dryRun) return dryRun(deps, select(), options.status, options.stop);
 
-  let targets: AsyncIterable<Candidate> = select();
+  let targets: AsyncIterable<Candidate> | Candidate[] = select();
   let total: number | undefined;
   if (!options.yes) {
     // Asking needs the count first: the list is read whole, then re-sent.
@@ -111,24 +111,11 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
     );
     if (!sure) throw new CliError('nothing re-sent', ExitCode.failure);
     total = all.length;
-    targets = (async function* () {
-      yield* all;
-    })();
+    targets = all;
   }
 
-  const report = new ResendReport(deps, total === undefined, total);
-  try {
-    await resendAll(deps, targets, {
-      concurrency: options.concurrency,
-      stop: options.stop,
-      onTaken: () => report.taken(),
-      onScanned: () => report.scanned(),
-      onResult: (result) => report.result(result),
-    });
-  } catch (error) {
-    report.failed(error);
-    throw error;
-  }
+  const report = new ResendReport(deps, total);
+  await resendAll(deps, targets, { concurrency: options.concurrency, stop: options.stop, report });
   const interrupted = options.stop?.aborted === true;
   if (report.tally.selected === 0 && !interrupted && !deps.json) return nothingToDo(deps, options.status);
   return report.finish(interrupted, options.argv && resumeCommand(options.argv, since, until));

@@ -77,9 +77,10 @@ async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget, s
  */
 export async function resendAll(
   deps: Pick<CommandDeps, 'api'>,
-  targets: AsyncIterable<ResendTarget>,
-  options: { concurrency: number; stop?: AbortSignal | undefined; onTaken: () => void; onScanned: () => void; onResult: (result: ResendResult) => void },
+  targets: AsyncIterable<ResendTarget> | Iterable<ResendTarget>,
+  options: { concurrency: number; stop?: AbortSignal | undefined; report: Pick<ResendReport, 'taken' | 'scanned' | 'result' | 'failed'> },
 ): Promise<void> {
+  const { report } = options;
   deps.api.retryAfterWaits = Math.max(deps.api.retryAfterWaits, BULK_RETRY_AFTER_WAITS);
   const queue: ResendTarget[] = [];
   let scanDone = false;
@@ -104,14 +105,14 @@ export async function resendAll(
         while (queue.length >= READ_AHEAD && !stopped()) await new Promise<void>((resolve) => (wakeReader = resolve));
         if (stopped()) break;
         queue.push(target);
-        options.onTaken();
+        report.taken();
         nudge('workers');
       }
     } catch (error) {
       failure ??= error;
     } finally {
       scanDone = true;
-      options.onScanned();
+      report.scanned();
       nudge('workers');
     }
   })();
@@ -134,7 +135,7 @@ export async function resendAll(
       nudge('reader');
       try {
         const result = await resendOne(deps, target, options.stop);
-        if (result) options.onResult(result);
+        if (result) report.result(result);
       } catch (error) {
         failure ??= error;
         nudge('workers');
@@ -143,7 +144,10 @@ export async function resendAll(
     }
   };
   await Promise.all([reader, ...Array.from({ length: options.concurrency }, worker)]);
-  if (failure !== undefined) throw failure;
+  if (failure !== undefined) {
+    report.failed(failure);
+    throw failure;
+  }
 }
 
 /**
@@ -155,7 +159,8 @@ export class ResendReport {
   readonly tally: Tally = { selected: 0, resent: 0, delivered: 0, failed: 0, pending: 0, already_delivered: 0, errors: 0 };
   private readonly progress: ProgressLine | undefined;
   private readonly started: number;
-  private scanning = true;
+  /** Whether the targets are still being found (a log walk): the total grows until the walk ends. */
+  private scanning: boolean;
   private firstJson = true;
   private jsonBegun = false;
   private readonly stillFailing: string[] = [];
@@ -163,12 +168,10 @@ export class ResendReport {
 
   constructor(
     private readonly deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'colors' | 'errColors' | 'now'>,
-    /** Whether the targets are found while sending (a log walk), so the total grows until the walk ends. */
-    scanning: boolean,
-    /** The number of targets, when known before the first is taken (a confirmed selection, ids). */
+    /** The number of targets when known before the first is taken (a confirmed selection, ids); else they are found while sending. */
     private readonly total?: number,
   ) {
-    this.scanning = scanning;
+    this.scanning = total === undefined;
     this.started = deps.now();
     this.progress = deps.stderr.isTTY ? new ProgressLine(deps.stderr, deps.now) : undefined;
   }
@@ -301,6 +304,4 @@ export class ResendReport {
 }
 
 /** The targets for ids given on the command line, each once. */
-export async function* targetsFromIds(ids: string[]): AsyncGenerator<ResendTarget> {
-  for (const id of new Set(ids)) yield { attemptId: id, deliveryId: deliveryKey({ id }) };
-}
+export const targetsFromIds = (ids: string[]): ResendTarget[] => [...new Set(ids)].map((id) => ({ attemptId: id, deliveryId: deliveryKey({ id }) }));

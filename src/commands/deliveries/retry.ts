@@ -1,5 +1,5 @@
 import type { CommandDeps } from '../../cli/context.js';
-import { ResendReport, resendAll, targetsFromIds, type ResendTarget } from './resend.js';
+import { ResendReport, resendAll, targetsFromIds } from './resend.js';
 import { reportSentAttempt, type Delivery } from './view.js';
 
 export interface RetryOptions {
@@ -17,19 +17,7 @@ export async function run(options: RetryOptions, deps: CommandDeps): Promise<num
     return reportSentAttempt(deps, attempt, 'retry');
   }
   const stop = options.stop?.();
-  const report = new ResendReport(deps, false, ids.length);
-  const targets: AsyncIterable<ResendTarget> = targetsFromIds(ids);
-  try {
-    await resendAll(deps, targets, {
-      concurrency: options.concurrency,
-      stop,
-      onTaken: () => report.taken(),
-      onScanned: () => report.scanned(),
-      onResult: (result) => report.result(result),
-    });
-  } catch (error) {
-    report.failed(error);
-    throw error;
-  }
+  const report = new ResendReport(deps, ids.length);
+  await resendAll(deps, targetsFromIds(ids), { concurrency: options.concurrency, stop, report });
   return report.finish(stop?.aborted === true);
 }
