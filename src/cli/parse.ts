@@ -85,3 +85,6 @@ export function timeBound(value: string): TimeBound {
 
 /** The epoch milliseconds a bound names, seen from `now`. */
 export const boundAt = (bound: TimeBound, now: number): number => ('ago' in bound ? now - bound.ago : bound.at);
+
+/** A platform name for the delivery headers (`X-<name>-Signature`): letters, digits and dashes, from a letter, at most 40. */
+export const PLATFORM_NAME = /^[A-Za-z][A-Za-z0-9-]{0,39}$/;

@@ -28,7 +28,8 @@ function readHolder(path: string): { holder: Holder | undefined; ageMs: number }
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process of this machine is still running (EPERM: it is, and another user's). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,5 +1,6 @@
 import { accessSync, constants, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { isAlive } from '../../config/lock.js';
 import { dirname } from 'node:path';
 import { CliError, ExitCode } from '../../cli/errors.js';
 import type { Position } from './tail-follow.js';
@@ -94,16 +95,6 @@ export function writeCheckpoint(path: string, checkpoint: Checkpoint): void {
   } catch (error) {
     rmSync(temporary, { force: true });
     throw new CliError(`cannot write the checkpoint ${path}: ${(error as Error).message}`);
-  }
-}
-
-/** Whether a process of this machine is still running. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

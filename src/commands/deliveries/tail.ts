@@ -4,7 +4,8 @@ import { defaultTransport, type Transport } from '../../api/transport.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
-import { boundAt, type TimeBound } from '../../cli/parse.js';
+import { forwardUrl } from '../../cli/forward.js';
+import { PLATFORM_NAME, boundAt, type TimeBound } from '../../cli/parse.js';
 import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { relativeTime, sanitize } from '../../render/text.js';
 import { FORWARDED_BOUND, checkWritable, holdCheckpoint, readCheckpoint, writeCheckpoint, type Checkpoint, type WebhookPosition } from './tail-checkpoint.js';
@@ -46,7 +47,6 @@ const EVENT_WIDTH = 26;
 /** The width of an id of the sandbox's (`dlv_` and 24 hex digits); another service's may differ, and then lines do. */
 const ID_WIDTH = 28;
 
-const PLATFORM_NAME = /^[A-Za-z][A-Za-z0-9-]{0,39}$/;
 
 /** A failure worth waiting out: the service busy or unreachable. Anything else (auth, permission, a bug) ends the tail. */
 const passing = (error: unknown) =>
@@ -66,17 +66,7 @@ function checkOptions(options: TailOptions, deps: TailDeps): { target?: URL; sec
   if (options.secretFile !== undefined && options.forwardTo === undefined) {
     throw usageError('--secret-file checks the deliveries tail forwards: it needs --forward-to URL');
   }
-  let target: URL | undefined;
-  if (options.forwardTo !== undefined) {
-    try {
-      target = new URL(options.forwardTo);
-    } catch {
-      throw usageError(`--forward-to ${JSON.stringify(options.forwardTo)} is not a URL`, 'for example --forward-to http://localhost:3000/webhooks');
-    }
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-      throw usageError(`--forward-to ${JSON.stringify(options.forwardTo)}: only http:// and https:// URLs can receive deliveries`, 'for example --forward-to http://localhost:3000/webhooks');
-    }
-  }
+  const target = options.forwardTo === undefined ? undefined : forwardUrl(options.forwardTo);
   let secret: SecretSource | undefined;
   if (options.secretFile !== undefined) {
     if (options.webhookIds?.length !== 1) {

@@ -8,6 +8,7 @@ import { verify } from '../../signing/signature.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, listenError, usageError } from '../../cli/errors.js';
 import { httpUrl } from '../../net.js';
+import { forwardUrl } from '../../cli/forward.js';
 import { secretSource } from '../../cli/secret.js';
 import { notOneOf } from '../../cli/suggest.js';
 
@@ -145,17 +146,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   if (options.count !== undefined && secret.describe.startsWith('no secret')) {
     throw usageError('--count counts verified deliveries: give the secret with --secret-file FILE or WHSVC_LISTEN_SECRET');
   }
-  let forwardTarget: URL | undefined;
-  if (options.forwardTo !== undefined) {
-    try {
-      forwardTarget = new URL(options.forwardTo);
-    } catch {
-      throw usageError(`--forward-to ${JSON.stringify(options.forwardTo)} is not a URL`, 'for example --forward-to http://localhost:3000/webhooks');
-    }
-    if (forwardTarget.protocol !== 'http:' && forwardTarget.protocol !== 'https:') {
-      throw usageError(`--forward-to ${JSON.stringify(options.forwardTo)}: only http:// and https:// URLs can receive deliveries`, 'for example --forward-to http://localhost:3000/webhooks');
-    }
-  }
+  const forwardTarget = options.forwardTo === undefined ? undefined : forwardUrl(options.forwardTo);
   const send = deps.transport ?? defaultTransport(deps.env);
   const seen = new Seen();
   /** Attempts received per delivery id, for --fail-first. */

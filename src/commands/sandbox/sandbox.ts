@@ -1,7 +1,7 @@
 import { Argument, Option, type Command } from 'commander';
 import { examples } from '../../cli/examples.js';
 import { apiAction, stopRequested } from '../../cli/actions.js';
-import { duration, integerIn } from '../../cli/parse.js';
+import { PLATFORM_NAME, duration, integerIn } from '../../cli/parse.js';
 import { processIo } from '../../cli/deps.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
@@ -49,7 +49,7 @@ export function register(program: Command): void {
     )
     .action(async (_opts, command: Command) => {
       const opts = command.optsWithGlobals();
-      if (!/^[A-Za-z][A-Za-z0-9-]{0,39}$/.test(opts.platformName)) {
+      if (!PLATFORM_NAME.test(opts.platformName)) {
         throw new CliError('--platform-name must be letters, digits and dashes, starting with a letter', ExitCode.usage);
       }
       const { run } = await import('./start.js');
