@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // `webhooks health` against the real sandbox (manual clock: every time in the
@@ -35,13 +35,7 @@ const iso = (offset: number) => new Date(t0 + offset).toISOString();
 
 function cli(args: string[]) {
   return runCli(args, {
-    env: {
-      WHSVC_CONFIG_DIR: configDir,
-      WHSVC_BASE_URL: sandbox.info.base_url,
-      WHSVC_CLIENT_ID: sandbox.info.client_id,
-      WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
-      CI: 'true',
-    },
+    env: { ...sandboxEnv(sandbox.info, configDir), CI: 'true' },
   });
 }
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver } from '../helpers/receiver.js';
 
 let sandbox: SandboxProcess;
@@ -20,12 +20,7 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-const apiEnv = () => ({
-  WHSVC_CONFIG_DIR: join(workDir, 'config'),
-  WHSVC_BASE_URL: sandbox.info.base_url,
-  WHSVC_CLIENT_ID: sandbox.info.client_id,
-  WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
-});
+const apiEnv = () => sandboxEnv(sandbox.info, join(workDir, 'config'));
 
 interface Listener {
   child: ChildProcess;

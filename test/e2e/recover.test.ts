@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, runCli, startSandboxProcess, type CliResult, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, type CliResult, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { TmuxSession, hasTmux } from '../helpers/tmux.js';
 
@@ -40,13 +40,7 @@ async function setup(name: string, sandboxArgs: string[] = []): Promise<Setup> {
   const receiver = await startReceiver(() => (down.value ? 503 : 200));
   cleanups.push(() => receiver.close());
   const configDir = mkdtempSync(join(workDir, name));
-  const env = {
-    WHSVC_CONFIG_DIR: configDir,
-    WHSVC_BASE_URL: sandbox.info.base_url,
-    WHSVC_CLIENT_ID: sandbox.info.client_id,
-    WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
-    CI: 'true',
-  };
+  const env = { ...sandboxEnv(sandbox.info, configDir), CI: 'true' };
   return {
     sandbox,
     receiver,

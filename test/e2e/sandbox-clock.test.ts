@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 
 // The sandbox as a test harness: a manual clock plays a retry schedule out in
 // seconds, against a real `whsvc listen --fail-first` receiver.
@@ -62,15 +62,7 @@ async function until(check: () => boolean, what: string, timeoutMs = 30_000): Pr
 
 function cliFor(sandbox: SandboxProcess, configDir: string) {
   return (args: string[]) =>
-    runCli(args, {
-      env: {
-        WHSVC_CONFIG_DIR: configDir,
-        WHSVC_BASE_URL: sandbox.info.base_url,
-        WHSVC_CLIENT_ID: sandbox.info.client_id,
-        WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
-        CI: 'true',
-      },
-    });
+    runCli(args, { env: { ...sandboxEnv(sandbox.info, configDir), CI: 'true' } });
 }
 
 const SECOND = 1000;

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 
 let sandbox: SandboxProcess;
 let workDir: string;
@@ -26,12 +26,7 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-const apiEnv = () => ({
-  WHSVC_CONFIG_DIR: join(workDir, 'config'),
-  WHSVC_BASE_URL: sandbox.info.base_url,
-  WHSVC_CLIENT_ID: sandbox.info.client_id,
-  WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
-});
+const apiEnv = () => sandboxEnv(sandbox.info, join(workDir, 'config'));
 
 interface Request {
   headers: IncomingHttpHeaders;

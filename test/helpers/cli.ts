@@ -48,6 +48,11 @@ export interface SandboxInfo {
   data_dir: string | null;
 }
 
+/** The environment that points whsvc at a sandbox with its read-write client, its config kept in `configDir`. */
+export function sandboxEnv(info: SandboxInfo, configDir: string): Record<string, string> {
+  return { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: info.base_url, WHSVC_CLIENT_ID: info.client_id, WHSVC_CLIENT_SECRET: info.client_secret };
+}
+
 export interface SandboxProcess {
   info: SandboxInfo;
   child: ChildProcess;
