@@ -1,6 +1,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import type { CommandDeps } from './context.js';
+import { AuthError } from '../api/errors.js';
+import { buildDeps, readGlobals, type CommandDeps } from './context.js';
 import { processIo } from './deps.js';
+import { installInterruptHandler } from './interrupt.js';
+import { inquirerPrompter } from './prompter.js';
 import { ExitCode } from './errors.js';
 import { didYouMean } from './suggest.js';
 
@@ -34,23 +37,20 @@ export const collect =
   (value: string, previous: T[] | undefined): T[] => [...(previous ?? []), parse(value)];
 
 /**
- * The action of an API command: its module is loaded only now (so --help and
- * --version load none of them), the dependencies are built from the global
- * options, and the exit code it returns becomes the process's.
+ * The action of an API command: the dependencies are built from the global
+ * options, the verb's run function gets them, and the exit code it returns
+ * becomes the process's.
  */
-export function apiAction<O>(load: () => Promise<RunModule<O>>, toOptions: (args: string[], opts: Record<string, any>) => O) {
+export function apiAction<O>(verb: RunModule<O>, toOptions: (args: string[], opts: Record<string, any>) => O) {
   return async (...args: unknown[]) => {
     const command = args[args.length - 1] as Command;
     const opts = command.optsWithGlobals();
     const positional = args.slice(0, -2) as string[];
-    const [{ buildDeps, readGlobals, inquirerPrompter, installInterruptHandler }, module] = await Promise.all([import('./context.js'), load()]);
     installInterruptHandler();
-    const globals = readGlobals(opts, process.env);
-    const deps = await buildDeps(globals, processIo(), inquirerPrompter);
+    const deps = await buildDeps(readGlobals(opts, process.env), processIo(), inquirerPrompter);
     try {
-      process.exitCode = await module.run(toOptions(positional, opts), deps);
+      process.exitCode = await verb.run(toOptions(positional, opts), deps);
     } catch (error) {
-      const { AuthError } = await import('../api/errors.js');
       throw error instanceof AuthError && deps.explainAuthFailure ? deps.explainAuthFailure(error) : error;
     }
   };

@@ -9,10 +9,6 @@ import { withSpinner } from '../render/spinner.js';
 import type { Io } from './deps.js';
 import type { Prompter } from './prompter.js';
 
-// One chunk for what every API command needs before it runs.
-export { inquirerPrompter } from './prompter.js';
-export { installInterruptHandler } from './interrupt.js';
-
 import { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_S } from './defaults.js';
 import { usageError } from './errors.js';
 

@@ -1,4 +1,5 @@
 import { CommanderError } from 'commander';
+import { ApiError, AuthError, NetworkError } from '../api/errors.js';
 import { CliError, ExitCode } from './errors.js';
 import { ConfigError } from '../config/errors.js';
 import { stdoutGone, stdoutWasClosed } from './interrupt.js';
@@ -28,7 +29,6 @@ async function reportError(error: unknown): Promise<number> {
     return writeError(error.message, error.exitCode, error.hint, undefined, error.exitCode === ExitCode.usage ? 'usage' : undefined);
   }
   if (error instanceof ConfigError) return writeError(error.message, ExitCode.failure, error.hint);
-  const { ApiError, AuthError, NetworkError } = await import('../api/errors.js');
   if (error instanceof AuthError) {
     return writeError(error.message, ExitCode.auth, error.hint ?? 'run `whsvc login`, or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET', error.status, error.code ?? 'unauthorized');
   }

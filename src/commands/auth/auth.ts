@@ -2,6 +2,11 @@ import { Option, type Command } from 'commander';
 import { examples } from '../../cli/examples.js';
 import { apiAction } from '../../cli/actions.js';
 import { usageError } from '../../cli/errors.js';
+import * as loginVerb from './login.js';
+import * as logoutVerb from './logout.js';
+import * as listVerb from './list.js';
+import * as statusVerb from './status.js';
+import * as tokenVerb from './token.js';
 
 /** Defines `login`, `logout`, `auth list`, `auth status` and `auth token`. */
 export function register(program: Command): void {
@@ -31,7 +36,7 @@ export function register(program: Command): void {
     })
     .action(
       apiAction(
-        () => import('./login.js'),
+        loginVerb,
         (_args, o) => ({ clientId: o.clientId, clientSecretStdin: Boolean(o.clientSecretStdin), scope: o.scope }),
       ),
     );
@@ -40,7 +45,7 @@ export function register(program: Command): void {
     .command('logout')
     .description("forget the profile's credentials and cached token")
     .addHelpText('after', examples('whsvc logout', 'whsvc logout --profile prod'))
-    .action(apiAction(() => import('./logout.js'), () => ({})));
+    .action(apiAction(logoutVerb, () => ({})));
 
   const auth = program
     .command('auth')
@@ -50,16 +55,16 @@ export function register(program: Command): void {
     .command('list')
     .description('every profile: base URL, client id, scope and token expiry; the one in use marked *')
     .addHelpText('after', examples('whsvc auth list', "whsvc auth list --json | jq -r '.profiles[].name'"))
-    .action(apiAction(() => import('./list.js'), () => ({})));
+    .action(apiAction(listVerb, () => ({})));
   auth
     .command('status')
     .description('profile, base URL, client id, granted scope and token expiry; never a secret')
     .option('--check', 'prove the credentials now with a new token, instead of showing the cached one')
     .addHelpText('after', examples('whsvc auth status', 'whsvc auth status --check --json   # in CI: exit 3 when the credentials no longer work'))
-    .action(apiAction(() => import('./status.js'), (_args, o) => ({ check: Boolean(o.check) })));
+    .action(apiAction(statusVerb, (_args, o) => ({ check: Boolean(o.check) })));
   auth
     .command('token')
     .description('print a valid access token (for curl)')
     .addHelpText('after', examples('curl -H "Authorization: Bearer $(whsvc auth token)" "$WHSVC_BASE_URL/v1/webhooks"'))
-    .action(apiAction(() => import('./token.js'), () => ({})));
+    .action(apiAction(tokenVerb, () => ({})));
 }

@@ -1,6 +1,10 @@
 import type { Command } from 'commander';
 import { examples } from '../../cli/examples.js';
+import { fetchCatalog } from '../../cli/catalog.js';
+import { buildDeps, readGlobals } from '../../cli/context.js';
 import { processIo } from '../../cli/deps.js';
+import { inquirerPrompter } from '../../cli/prompter.js';
+import { printCandidates, script } from './run.js';
 
 /** Defines `completion` and the hidden `__complete` its scripts call. */
 export function register(program: Command): void {
@@ -10,7 +14,6 @@ export function register(program: Command): void {
     .argument('<shell>', 'bash, zsh or fish')
     .addHelpText('after', examples('eval "$(whsvc completion bash)"          # in ~/.bashrc', 'whsvc completion fish > ~/.config/fish/completions/whsvc.fish'))
     .action(async (shell: string) => {
-      const { script } = await import('./run.js');
       process.stdout.write(script(shell));
     });
 
@@ -23,12 +26,10 @@ export function register(program: Command): void {
       // The scripts pass the words after `--`, taken raw so that no word is parsed as an option of ours.
       const separator = process.argv.indexOf('--');
       const words = separator < 0 ? [] : process.argv.slice(separator + 1);
-      const [{ printCandidates }, { buildDeps, readGlobals, inquirerPrompter }] = await Promise.all([import('./run.js'), import('../../cli/context.js')]);
       const eventTypes = async () => {
         const deps = await buildDeps({ ...readGlobals({}, process.env), timeout: 2 }, processIo(), inquirerPrompter);
         const cached = deps.config.readCatalog(deps.api.baseUrl);
         if (cached) return cached.data.map((e) => e.type);
-        const { fetchCatalog } = await import('../../cli/catalog.js');
         return (await fetchCatalog(deps).catch(() => [])).map((e) => e.type);
       };
       process.exitCode = await printCandidates(program, words.length === 0 ? [''] : words, processIo(), eventTypes);

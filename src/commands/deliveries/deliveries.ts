@@ -1,9 +1,17 @@
 import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
 import { examples } from '../../cli/examples.js';
-import { apiAction, collect, oneOf } from '../../cli/actions.js';
+import { AuthError } from '../../api/errors.js';
+import { apiAction, collect, oneOf, stopRequested } from '../../cli/actions.js';
+import { buildDeps, readGlobals } from '../../cli/context.js';
+import { inquirerPrompter } from '../../cli/prompter.js';
 import { gracefulInterrupt } from '../../cli/interrupt.js';
 import { duration, integerIn, resourceId, timeBound } from '../../cli/parse.js';
 import { processIo } from '../../cli/deps.js';
+import * as listVerb from './list.js';
+import * as tailVerb from './tail.js';
+import * as showVerb from './show.js';
+import * as retryVerb from './retry.js';
+import * as recoverVerb from './recover.js';
 
 /** Sends in flight at once in a bulk re-send; the maximum keeps one run from flooding the service. */
 const concurrencyOption = () =>
@@ -18,22 +26,16 @@ const concurrencyOption = () =>
 function tailAction(program: Command) {
   return async (_opts: unknown, command: Command) => {
     const opts = command.optsWithGlobals();
-    const [{ buildDeps, readGlobals, inquirerPrompter }, { run, DEFAULT_INTERVAL_MS }, { stopRequested }, { AuthError }] = await Promise.all([
-      import('../../cli/context.js'),
-      import('./tail.js'),
-      import('../../cli/actions.js'),
-      import('../../api/errors.js'),
-    ]);
     const stopSignal = stopRequested();
     const timeout: number | undefined = command.opts().timeout ?? program.opts().timeout;
     const deps = await buildDeps(readGlobals({ ...opts, timeout: undefined }, process.env), processIo(), inquirerPrompter);
     try {
-      const code = await run(
+      const code = await tailVerb.run(
         {
           webhookIds: opts.webhook,
           status: opts.status,
           events: opts.event,
-          intervalMs: opts.interval ?? DEFAULT_INTERVAL_MS,
+          intervalMs: opts.interval ?? tailVerb.DEFAULT_INTERVAL_MS,
           timeout,
           count: opts.count,
           since: opts.since,
@@ -69,7 +71,7 @@ export function register(program: Command): void {
     .addHelpText('after', examples('whsvc deliveries list wh_… --status failed', 'whsvc deliveries list wh_… --all --json'))
     .action(
       apiAction(
-        () => import('./list.js'),
+        listVerb,
         ([webhookId], o) => ({ webhookId: webhookId!, status: o.status, limit: o.limit, cursor: o.cursor, all: Boolean(o.all) }),
       ),
     );
@@ -78,7 +80,7 @@ export function register(program: Command): void {
     .description('one attempt, with its payload and signature')
     .addArgument(new Argument('<delivery-id>', 'delivery id').argParser(resourceId('delivery')))
     .addHelpText('after', examples('whsvc deliveries show dlv_…', "whsvc deliveries show dlv_… --json | jq .payload"))
-    .action(apiAction(() => import('./show.js'), ([id]) => ({ id: id! })));
+    .action(apiAction(showVerb, ([id]) => ({ id: id! })));
   deliveries
     .command('retry')
     .description('re-send failed or pending attempts now (several ids: side by side, with a summary)')
@@ -87,7 +89,7 @@ export function register(program: Command): void {
     .addHelpText('after', examples('whsvc deliveries retry dlv_…', 'whsvc deliveries retry dlv_A dlv_B dlv_C --json'))
     .action(
       apiAction(
-        () => import('./retry.js'),
+        retryVerb,
         ([ids], o) => ({ ids: ids as unknown as string[], concurrency: o.concurrency, stop: gracefulInterrupt }),
       ),
     );
@@ -112,7 +114,7 @@ export function register(program: Command): void {
     )
     .action(
       apiAction(
-        () => import('./recover.js'),
+        recoverVerb,
         (_args, o) => ({
           status: o.status,
           webhooks: [...new Set(o.webhook as string[])],

@@ -2,6 +2,8 @@ import { Argument, type Command } from 'commander';
 import { examples } from '../../cli/examples.js';
 import { apiAction } from '../../cli/actions.js';
 import { resourceId } from '../../cli/parse.js';
+import * as listVerb from './list.js';
+import * as testVerb from './test.js';
 
 /** Defines `events` and `test`. */
 export function register(program: Command): void {
@@ -9,7 +11,7 @@ export function register(program: Command): void {
     .command('events')
     .description('the event-type catalog, grouped by module')
     .addHelpText('after', examples('whsvc events', "whsvc events --json | jq -r '.data[].type'"))
-    .action(apiAction(() => import('./list.js'), () => ({})));
+    .action(apiAction(listVerb, () => ({})));
 
   program
     .command('test')
@@ -17,5 +19,5 @@ export function register(program: Command): void {
     .addArgument(new Argument('<webhook-id>', 'webhook id').argParser(resourceId('webhook')))
     .option('--event <type>', 'event type to simulate (default invoice.paid)')
     .addHelpText('after', examples('whsvc test wh_…', 'whsvc test wh_… --event sales_order.created'))
-    .action(apiAction(() => import('./test.js'), ([webhookId], o) => ({ webhookId: webhookId!, event: o.event })));
+    .action(apiAction(testVerb, ([webhookId], o) => ({ webhookId: webhookId!, event: o.event })));
 }

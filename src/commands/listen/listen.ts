@@ -4,13 +4,14 @@ import { distinctList, stopRequested } from '../../cli/actions.js';
 import { duration, integerIn, share } from '../../cli/parse.js';
 import { processIo } from '../../cli/deps.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
+import { ConfigStore } from '../../config/store.js';
+import { run } from './run.js';
 
 /**
  * The event types of the catalog cached by an earlier command (listen needs no
  * credentials, so it does not fetch it): undefined when there is none yet.
  */
-async function cachedEventTypes(baseUrl: string | undefined): Promise<string[] | undefined> {
-  const { ConfigStore } = await import('../../config/store.js');
+function cachedEventTypes(baseUrl: string | undefined): string[] | undefined {
   try {
     return new ConfigStore(process.env.WHSVC_CONFIG_DIR).readCatalog(baseUrl ?? process.env.WHSVC_BASE_URL ?? DEFAULT_BASE_URL)?.data.map((e) => e.type);
   } catch {
@@ -50,7 +51,6 @@ export function register(program: Command): void {
       const opts = command.optsWithGlobals();
       // For listen, --timeout is how long to wait; commander may hand it to the global option of that name.
       const timeout: number | undefined = command.opts().timeout ?? program.opts().timeout;
-      const { run } = await import('./run.js');
       process.exitCode = await run(
         {
           port: opts.port,
@@ -69,7 +69,7 @@ export function register(program: Command): void {
           json: Boolean(opts.json),
           color: opts.color !== false,
         },
-        { ...processIo(), stopSignal: stopRequested(), knownEventTypes: opts.events ? await cachedEventTypes(opts.baseUrl) : undefined },
+        { ...processIo(), stopSignal: stopRequested(), knownEventTypes: opts.events ? cachedEventTypes(opts.baseUrl) : undefined },
       );
     });
 }

@@ -5,6 +5,9 @@ import { PLATFORM_NAME, duration, integerIn } from '../../cli/parse.js';
 import { processIo } from '../../cli/deps.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
+import { defaultTransport } from '../../api/transport.js';
+import * as clockVerb from './clock.js';
+import * as triggerVerb from './trigger.js';
 
 /** Deliveries an in-memory sandbox keeps (about 5 KB each with their attempts): see the README's benchmarks. */
 const MEMORY_MAX_DELIVERIES = 10_000;
@@ -78,19 +81,19 @@ export function register(program: Command): void {
     .command('clock')
     .description("the sandbox's time and the automatic attempts due next; with --clock manual, advance and set move it")
     .addHelpText('after', examples('whsvc sandbox clock', 'whsvc sandbox clock advance 1h', 'whsvc sandbox clock set 2030-01-01T00:00:00Z'))
-    .action(apiAction(() => import('./clock.js'), () => ({ action: 'show' as const })));
+    .action(apiAction(clockVerb, () => ({ action: 'show' as const })));
   clock
     .command('advance')
     .description('move a manual clock forward, sending every attempt that falls due on the way, in order')
     .addArgument(new Argument('<duration>', 'how far: 90s, 30m, 2h, 3d').argParser(duration(10 * 365 * 86_400_000)))
     .addHelpText('after', examples('whsvc sandbox clock advance 3d        # a whole retry schedule, played out', 'whsvc sandbox clock advance 90s --json'))
-    .action(apiAction(() => import('./clock.js'), ([ms]) => ({ action: 'advance' as const, ms: ms as unknown as number })));
+    .action(apiAction(clockVerb, ([ms]) => ({ action: 'advance' as const, ms: ms as unknown as number })));
   clock
     .command('set')
     .description('move a manual clock forward to a time (never back), sending what falls due on the way')
     .argument('<time>', 'an ISO 8601 time, e.g. 2030-01-01T00:00:00Z')
     .addHelpText('after', examples('whsvc sandbox clock set 2030-01-01T00:00:00Z'))
-    .action(apiAction(() => import('./clock.js'), ([to]) => ({ action: 'set' as const, to })));
+    .action(apiAction(clockVerb, ([to]) => ({ action: 'set' as const, to })));
 
   sandbox
     .command('trigger')
@@ -101,8 +104,7 @@ export function register(program: Command): void {
     .addHelpText('after', examples('whsvc sandbox trigger invoice.paid', `whsvc sandbox trigger invoice.paid --data '{"id":"inv_42"}'`))
     .action(async (eventType: string, _opts, command: Command) => {
       const opts = command.optsWithGlobals();
-      const [{ run }, { defaultTransport }] = await Promise.all([import('./trigger.js'), import('../../api/transport.js')]);
-      process.exitCode = await run(
+      process.exitCode = await triggerVerb.run(
         {
           eventType,
           data: opts.data,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { examples } from '../../cli/examples.js';
 import { processIo } from '../../cli/deps.js';
+import { run } from './run.js';
 
 /** Defines `verify`. */
 export function register(program: Command): void {
@@ -14,7 +15,6 @@ export function register(program: Command): void {
     .addHelpText('after', examples('whsvc verify --signature "sha256=…" --secret-file ./whsec.txt --payload-file body.json'))
     .action(async (_opts, command: Command) => {
       const opts = command.optsWithGlobals();
-      const { run } = await import('./run.js');
       process.exitCode = await run(
         { signature: opts.signature, secret: opts.secret, secretFile: opts.secretFile, payloadFile: opts.payloadFile, json: Boolean(opts.json) },
         processIo(),

@@ -2,6 +2,12 @@ import { Argument, Option, type Command } from 'commander';
 import { examples } from '../../cli/examples.js';
 import { apiAction, collect, list, oneOf } from '../../cli/actions.js';
 import { integerIn, percentage, resourceId, timeBound } from '../../cli/parse.js';
+import * as listVerb from './list.js';
+import * as getVerb from './get.js';
+import * as createVerb from './create.js';
+import * as updateVerb from './update.js';
+import * as deleteVerb from './delete.js';
+import * as healthVerb from './health.js';
 
 /** Defines `webhooks list|get|create|update|delete|health`. */
 export function register(program: Command): void {
@@ -19,7 +25,7 @@ export function register(program: Command): void {
     .addHelpText('after', examples('whsvc webhooks list --active true', 'whsvc webhooks list --all --json | jq -r \'.data[].url\''))
     .action(
       apiAction(
-        () => import('./list.js'),
+        listVerb,
         (_args, o) => ({ active: o.active === undefined ? undefined : o.active === 'true', limit: o.limit, cursor: o.cursor, all: Boolean(o.all) }),
       ),
     );
@@ -28,7 +34,7 @@ export function register(program: Command): void {
     .description('one webhook')
     .addArgument(new Argument('<id>', 'webhook id').argParser(resourceId('webhook')))
     .addHelpText('after', examples('whsvc webhooks get wh_…', 'whsvc webhooks get wh_… --json'))
-    .action(apiAction(() => import('./get.js'), ([id]) => ({ id: id! })));
+    .action(apiAction(getVerb, ([id]) => ({ id: id! })));
   webhooks
     .command('create')
     .description('create a webhook; its signing secret is shown once')
@@ -46,7 +52,7 @@ export function register(program: Command): void {
     )
     .action(
       apiAction(
-        () => import('./create.js'),
+        createVerb,
         (_args, o) => ({ url: o.url, events: o.events, inactive: Boolean(o.inactive), secretFile: o.secretFile, force: Boolean(o.force) }),
       ),
     );
@@ -63,7 +69,7 @@ export function register(program: Command): void {
     .addHelpText('after', examples('whsvc webhooks update wh_… --add-events invoice.paid', 'whsvc webhooks update wh_… --inactive          # pause deliveries'))
     .action(
       apiAction(
-        () => import('./update.js'),
+        updateVerb,
         ([id], o) => ({
           id: id!,
           url: o.url,
@@ -80,7 +86,7 @@ export function register(program: Command): void {
     .addArgument(new Argument('<id>', 'webhook id').argParser(resourceId('webhook')))
     .option('-y, --yes', 'do not ask for confirmation')
     .addHelpText('after', examples('whsvc webhooks delete wh_…', 'whsvc webhooks delete wh_… --yes   # in scripts'))
-    .action(apiAction(() => import('./delete.js'), ([id], o) => ({ id: id!, yes: Boolean(o.yes) })));
+    .action(apiAction(deleteVerb, ([id], o) => ({ id: id!, yes: Boolean(o.yes) })));
   webhooks
     .command('health')
     .description('delivered share, failures and last outcomes per webhook, worst first')
@@ -95,5 +101,5 @@ export function register(program: Command): void {
         'whsvc webhooks health --fail-under 95 --json   # in a cron job or CI: exit 1 below 95% delivered',
       ),
     )
-    .action(apiAction(() => import('./health.js'), ([ids], o) => ({ ids: (ids as unknown as string[] | undefined) ?? [], since: o.since, failUnder: o.failUnder })));
+    .action(apiAction(healthVerb, ([ids], o) => ({ ids: (ids as unknown as string[] | undefined) ?? [], since: o.since, failUnder: o.failUnder })));
 }
