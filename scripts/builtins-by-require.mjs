@@ -52,6 +52,38 @@ function ownerOf(importer) {
   return !name || SHARES_THE_PROGRAM_S_COPY.has(name) ? 'program' : name;
 }
 
+/**
+ * undici, CommonJS, requires node:http2, node:crypto and (through them)
+ * node:tls as it loads: about 9 ms of an API command, for a plain http://
+ * request that uses none of them. Its require() of these gets a stand-in that
+ * loads the module at the first use of any of its properties; a function read
+ * without being called (formdata's `require('node:crypto').randomInt`) is a
+ * wrapper that loads it when called; and http2's `constants`, which undici
+ * destructures as it loads, are the protocol's fixed names and numbers,
+ * written in at build time. So HTTP/2 and TLS load for an https:// or h2
+ * origin, where they are needed, and not for the sandbox's http://.
+ */
+const PACKAGES_REQUIRE_AT_FIRST_USE = new Set(['http2', 'crypto', 'tls']);
+
+function requiredAtFirstUse(name) {
+  const specifier = JSON.stringify(`node:${name}`);
+  const functions = exportsOf(name).functions.filter((key) => /^[a-z]/.test(key));
+  const constants = name === 'http2' ? execFileSync(process.execPath, ['-p', 'JSON.stringify(require("node:http2").constants)'], { encoding: 'utf8' }).trim() : undefined;
+  return `const load = () => process.getBuiltinModule(${specifier});
+const functions = new Set(${JSON.stringify(functions)});
+const wrappers = new Map();
+${constants ? `const constants = ${constants};` : ''}
+module.exports = new Proxy({}, {
+  get(_, key) {
+    ${constants ? "if (key === 'constants') return constants;" : ''}
+    if (!functions.has(key)) return load()[key];
+    if (!wrappers.has(key)) wrappers.set(key, (...args) => load()[key](...args));
+    return wrappers.get(key);
+  },
+  has: (_, key) => key in load(),
+});`;
+}
+
 export const builtinsByRequire = {
   name: 'builtins-by-require',
   setup(build) {
@@ -61,6 +93,12 @@ export const builtinsByRequire = {
         ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin', suffix: `?${ownerOf(args.importer)}` }
         : undefined,
     );
+    build.onResolve({ filter: /^(node:)?(http2|crypto|tls)$/ }, (args) =>
+      args.kind === 'require-call' && ownerOf(args.importer) !== 'program' && PACKAGES_REQUIRE_AT_FIRST_USE.has(args.path.replace(/^node:/, ''))
+        ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin-at-first-use' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'builtin-at-first-use' }, ({ path }) => ({ contents: requiredAtFirstUse(path), loader: 'js' }));
     build.onLoad({ filter: /.*/, namespace: 'builtin' }, ({ path }) => {
       const specifier = JSON.stringify(`node:${path}`);
       const { plain, getters, functions } = exportsOf(path);

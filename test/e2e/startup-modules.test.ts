@@ -1,0 +1,58 @@
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+
+// What an API command loads of Node, seen from inside the built binary: a
+// preload (NODE_OPTIONS=--require) writes Node's list of loaded built-ins at
+// exit. The built-ins that cost milliseconds each and that a plain http://
+// request does not need (HTTP/2, TLS, crypto, which undici requires as it
+// loads) must load only when used: the README's start-up figures depend on it.
+
+const COSTLY = ['crypto', 'tls', 'http2', 'child_process', 'readline'];
+
+describe('the built-ins a command loads', () => {
+  let sandbox: SandboxProcess;
+  let dir: string;
+  let preload: string;
+
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess(['--quiet']);
+    dir = mkdtempSync(join(tmpdir(), 'whsvc-modules-'));
+    preload = join(dir, 'preload.cjs');
+    writeFileSync(preload, "process.on('exit', () => require('node:fs').writeFileSync(process.env.MODULES_OUT, process.moduleLoadList.join('\\n')));\n");
+  });
+
+  afterAll(async () => {
+    await sandbox?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function loadedBy(args: string[], name: string, extraEnv: Record<string, string> = {}): Promise<{ modules: Set<string>; stdout: string }> {
+    const out = join(dir, `${name}.txt`);
+    const result = await runCli(args, {
+      env: { ...sandboxEnv(sandbox.info, join(dir, 'config')), NODE_OPTIONS: `--require ${preload}`, MODULES_OUT: out, ...extraEnv },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const modules = new Set(readFileSync(out, 'utf8').split('\n').filter((line) => line.startsWith('NativeModule ')).map((line) => line.slice('NativeModule '.length)));
+    return { modules, stdout: result.stdout };
+  }
+
+  it('webhooks list --json (token request and GET over http://) loads none of them', async () => {
+    await runCli(['webhooks', 'create', '--url', 'https://example.com/hook', '--events', 'invoice.paid', '--json'], { env: sandboxEnv(sandbox.info, join(dir, 'config')) });
+    const { modules, stdout } = await loadedBy(['webhooks', 'list', '--json'], 'list');
+    expect(JSON.parse(stdout).data).toHaveLength(1);
+    expect(modules.has('http'), 'the list is read, so this sees what was loaded').toBe(true);
+    expect(COSTLY.filter((name) => modules.has(name))).toEqual([]);
+  });
+
+  it('a command that checks a signature loads crypto then (so the check above can fail)', async () => {
+    const payload = join(dir, 'payload.json');
+    writeFileSync(payload, '{"id":"inv_1"}');
+    const signature = `sha256=${createHmac('sha256', 'whsec_x').update('{"id":"inv_1"}').digest('hex')}`;
+    const { modules } = await loadedBy(['verify', '--secret', 'whsec_x', '--payload-file', payload, '--signature', signature], 'verify');
+    expect(modules.has('crypto')).toBe(true);
+  });
+});
