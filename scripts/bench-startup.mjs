@@ -64,6 +64,19 @@ request(process.env.URL, { headers: { authorization: 'Bearer ' + process.env.TOK
 }).end();
 `,
   );
+  // The same GET from CommonJS: an ES import of node:http reads all of its exports, and one of them
+  // (WebSocket) loads Node's own copy of undici, with crypto; require() does not.
+  const bareGetCjs = join(work, 'bare-get.cjs');
+  writeFileSync(
+    bareGetCjs,
+    `const { request } = require('node:http');
+request(process.env.URL, { headers: { authorization: 'Bearer ' + process.env.TOKEN } }, (res) => {
+  let body = '';
+  res.on('data', (c) => (body += c));
+  res.on('end', () => process.stdout.write(body));
+}).end();
+`,
+  );
   const bareFetch = join(work, 'bare-fetch.mjs');
   writeFileSync(bareFetch, `const res = await fetch(process.env.URL, { headers: { authorization: 'Bearer ' + process.env.TOKEN } });\nprocess.stdout.write(await res.text());\n`);
   const empty = join(work, 'empty.mjs');
@@ -80,12 +93,13 @@ request(process.env.URL, { headers: { authorization: 'Bearer ' + process.env.TOK
     { name: '`whsvc --help`', args: [bin, '--help'] },
     { name: '`whsvc webhooks --help` (loads the program)', args: [bin, 'webhooks', '--help'] },
     { name: 'bare `node:http` GET of /v1/webhooks (yardstick)', args: [bareGet], options: getEnv },
+    { name: 'bare `node:http` GET, CommonJS (`require`)', args: [bareGetCjs], options: getEnv },
     { name: 'bare global `fetch` GET of /v1/webhooks', args: [bareFetch], options: getEnv },
     { name: '`whsvc webhooks list --json` (cached token)', args: [bin, 'webhooks', 'list', '--json'], options: { env } },
     { name: '`whsvc verify` on a 1 MB payload', args: [bin, 'verify', '--signature', signature, '--secret', 'whsec_bench', '--payload-file', payload] },
   ];
   const results = measureAll(cases);
-  const [empties, version, help, , get, , list] = results;
+  const [empties, version, help, , get, , , list] = results;
   const fmt = (n) => n.toFixed(1);
   const ratio = (a, b) => (a.median / b.median).toFixed(2);
   console.log(`Node ${process.version}, ${RUNS} rounds of every command, interleaved (median, min, max wall ms)\n`);

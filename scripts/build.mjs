@@ -1,9 +1,10 @@
-// Bundles src/ into dist/: one chunk per lazily imported command (so that
-// `whsvc --version` loads only the program definition), with the dependencies
-// bundled in (one file per chunk starts faster than a walk through
-// node_modules, and the installed package needs nothing but Node). Then writes
-// dist/help.txt, the top-level help that bin/whsvc prints without loading the
-// program.
+// Bundles src/ into dist/: the program (every command's code) as one module
+// graph, since each ES module on the path of a command costs it time; `sandbox
+// start` and the packages (undici, cli-table3, chalk, the prompts, conf) in
+// chunks loaded at their first use; the dependencies bundled in (a file per
+// chunk starts faster than a walk through node_modules, and the installed
+// package needs nothing but Node). Then writes dist/help.txt, the top-level
+// help that bin/whsvc prints without loading the program.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
