@@ -42,7 +42,7 @@ process.stdout.write(JSON.stringify(out));`;
  * each set of importers, and every chunk is a module more to load.
  */
 const GETTERS_ARE_THE_API = new Set(['async_hooks']);
-const LOADED_AT_FIRST_USE = new Set(['child_process', 'crypto', 'http', 'https', 'net', 'tls', 'zlib', 'readline', 'dns', 'worker_threads']);
+const LOADED_AT_FIRST_USE = new Set(['child_process', 'crypto', 'http', 'https', 'net', 'tls', 'zlib', 'readline', 'dns', 'worker_threads', 'v8']);
 const SHARES_THE_PROGRAM_S_COPY = new Set(['commander']);
 
 /** Whose copy of the built-in modules an importer gets: a package's name, or 'program'. */
@@ -88,7 +88,7 @@ export const builtinsByRequire = {
   name: 'builtins-by-require',
   setup(build) {
     const names = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
-    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) =>
+    build.onResolve({ filter: /^[a-z0-9_:/]+$/ }, (args) =>
       args.kind === 'import-statement' && names.has(args.path)
         ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin', suffix: `?${ownerOf(args.importer)}` }
         : undefined,
