@@ -132,17 +132,16 @@ function checkBaseUrl(value: string, source: string): string {
   return value;
 }
 
-/** One address written two ways (a trailing slash, upper-case host, a default port) is the same address. */
-function sameAddress(a: string, b: string): boolean {
-  const normal = (value: string) => {
-    try {
-      return new URL(value).href.replace(/\/+$/, '');
-    } catch {
-      return value;
-    }
-  };
-  return normal(a) === normal(b);
+/** An address as one spelling: a trailing slash, an upper-case host or a default port written or not are the same address. */
+function normalAddress(value: string): string {
+  try {
+    return new URL(value).href.replace(/\/+$/, '');
+  } catch {
+    return value;
+  }
 }
+
+const sameAddress = (a: string, b: string): boolean => normalAddress(a) === normalAddress(b);
 
 export function resolveCredentials(
   env: NodeJS.ProcessEnv,
@@ -169,7 +168,7 @@ export function resolveCredentials(
  * loading node:crypto on every command.
  */
 export const tokenIdentity = (baseUrl: string, credentials: Credentials | undefined) =>
-  `${credentials?.clientId}|${baseUrl}|${credentials?.scope ?? ''}|${credentials ? fingerprint(credentials.clientSecret) : ''}`;
+  `${credentials?.clientId}|${normalAddress(baseUrl)}|${credentials?.scope ?? ''}|${credentials ? fingerprint(credentials.clientSecret) : ''}`;
 
 function fingerprint(text: string): string {
   let a = 0x811c9dc5;

@@ -47,6 +47,16 @@ async function createWebhook(dir: string, path: string, events = 'invoice.paid')
 }
 
 describe('credentials', () => {
+  it('one address written two ways (a trailing slash) shares one cached token: no new token request', async () => {
+    const dir = await loggedIn();
+    const tokens = readFileSync(join(dir, 'tokens.json'), 'utf8');
+    const slashed = await cli(['webhooks', 'list', '--json', '--debug'], dir, { env: { WHSVC_BASE_URL: `${sandbox.info.base_url}/` } });
+    expect(slashed.code, slashed.stderr).toBe(0);
+    expect(slashed.stderr).toContain('/v1/webhooks');
+    expect(slashed.stderr).not.toContain('/v1/oauth/token');
+    expect(readFileSync(join(dir, 'tokens.json'), 'utf8')).toBe(tokens);
+  });
+
   it('logs in from stdin, stores the profile 0600, and never shows the secret', async () => {
     const dir = await loggedIn();
     for (const file of ['config.json', 'tokens.json']) {
