@@ -164,6 +164,8 @@ export class ResendReport {
   private firstJson = true;
   private jsonBegun = false;
   private readonly stillFailing: string[] = [];
+  /** Those the service refused or never answered for (a wrong id, a 5xx): not re-sent, so not "still failing". */
+  private readonly notResent: string[] = [];
   private readonly failingWebhooks = new Set<string>();
 
   constructor(
@@ -202,7 +204,8 @@ export class ResendReport {
     else if (result.outcome === 'error') t.errors += 1;
     else t[result.outcome] += 1;
     if (result.outcome === 'failed' || result.outcome === 'error') {
-      if (this.stillFailing.length < SHOWN_FAILING) this.stillFailing.push(target.deliveryId);
+      const list = result.outcome === 'failed' ? this.stillFailing : this.notResent;
+      if (list.length < SHOWN_FAILING) list.push(target.deliveryId);
       if (target.webhookId) this.failingWebhooks.add(target.webhookId);
     }
     if (this.deps.json) {
@@ -273,9 +276,15 @@ export class ResendReport {
       if (t.pending) parts.push(`${t.pending} still under way`);
       parts.push(`${t.already_delivered} already delivered`, `${t.errors} error${t.errors === 1 ? '' : 's'}`);
       this.deps.stdout.write(`Re-sent ${t.resent} deliver${t.resent === 1 ? 'y' : 'ies'}: ${parts.join(', ')}.\n`);
-      if (t.failed + t.errors > 0) {
-        const more = t.failed + t.errors - this.stillFailing.length;
+      if (t.failed > 0) {
+        const more = t.failed - this.stillFailing.length;
         this.deps.stdout.write(`Still failing: ${this.stillFailing.join(' ')}${more > 0 ? ` and ${more} more` : ''}\n`);
+      }
+      if (t.errors > 0) {
+        const more = t.errors - this.notResent.length;
+        this.deps.stdout.write(`Not re-sent (errors above): ${this.notResent.join(' ')}${more > 0 ? ` and ${more} more` : ''}\n`);
+      }
+      if (t.failed + t.errors > 0) {
         const webhooks = [...this.failingWebhooks];
         if (webhooks.length > 0) {
           this.deps.stdout.write(
