@@ -1,6 +1,7 @@
 // An esbuild plugin: the bundle requires Node's built-ins instead of importing them.
 import { execFileSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
+import { relative } from 'node:path';
 
 /**
  * The exports of a built-in that are plain values, asked of a fresh Node for
@@ -45,9 +46,9 @@ const GETTERS_ARE_THE_API = new Set(['async_hooks']);
 const LOADED_AT_FIRST_USE = new Set(['child_process', 'crypto', 'http', 'https', 'net', 'tls', 'zlib', 'readline', 'dns', 'worker_threads', 'v8']);
 const SHARES_THE_PROGRAM_S_COPY = new Set(['commander']);
 
-/** Whose copy of the built-in modules an importer gets: a package's name, or 'program'. */
-function ownerOf(importer) {
-  const match = /[\\/]node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(importer);
+/** Whose copy of the built-in modules an importer gets: a package's name, or 'program'. The path is relative to the project, which may itself sit in a node_modules. */
+function ownerOf(importer, root) {
+  const match = /^node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(relative(root, importer));
   const name = match?.[1].replace(/\\/g, '/');
   return !name || SHARES_THE_PROGRAM_S_COPY.has(name) ? 'program' : name;
 }
@@ -87,14 +88,16 @@ module.exports = new Proxy({}, {
 export const builtinsByRequire = {
   name: 'builtins-by-require',
   setup(build) {
+    const root = build.initialOptions.absWorkingDir ?? process.cwd();
+    const owner = (importer) => ownerOf(importer, root);
     const names = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]));
     build.onResolve({ filter: /^[a-z0-9_:/]+$/ }, (args) =>
       args.kind === 'import-statement' && names.has(args.path)
-        ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin', suffix: `?${ownerOf(args.importer)}` }
+        ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin', suffix: `?${owner(args.importer)}` }
         : undefined,
     );
     build.onResolve({ filter: /^(node:)?(http2|crypto|tls)$/ }, (args) =>
-      args.kind === 'require-call' && ownerOf(args.importer) !== 'program' && PACKAGES_REQUIRE_AT_FIRST_USE.has(args.path.replace(/^node:/, ''))
+      args.kind === 'require-call' && owner(args.importer) !== 'program' && PACKAGES_REQUIRE_AT_FIRST_USE.has(args.path.replace(/^node:/, ''))
         ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin-at-first-use' }
         : undefined,
     );
