@@ -62,8 +62,9 @@ interface AuthFacts {
 export function explainAuthFailure(error: AuthError, facts: AuthFacts): AuthError {
   // Those that say already what to do (another address, a login that failed) stand as they are.
   if (error.hint) return error;
-  const address = `${facts.baseUrl} (from ${facts.baseUrlSource})`;
-  const profile = `profile ${facts.profile} (from ${facts.profileSource})`;
+  // "(from the default)" says nothing: a default is named as one.
+  const address = facts.baseUrlSource === 'the default' ? `${facts.baseUrl} (the default address)` : `${facts.baseUrl} (from ${facts.baseUrlSource})`;
+  const profile = facts.profileSource === 'the default' ? `profile ${facts.profile} (the default profile)` : `profile ${facts.profile} (from ${facts.profileSource})`;
   const login = [
     'whsvc login',
     facts.profile === 'default' ? '' : `--profile ${shellWord(facts.profile)}`,

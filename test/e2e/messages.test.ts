@@ -88,6 +88,16 @@ describe('messages that say what to do', () => {
       expect(hint).toBe('hint: log in: whsvc login --profile ci --client-id ID; or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET (a sandbox prints its client id and secret when it starts)');
     });
 
+    it('not logged in, with the default profile: named as the default, not "(from the default)"', async () => {
+      const dir = mkdtempSync(join(configDir, 'default-'));
+      const result = await cli(['webhooks', 'list'], { WHSVC_CONFIG_DIR: dir, WHSVC_PROFILE: undefined });
+      expect(result.code).toBe(3);
+      const [message] = lines(result.stderr);
+      expect(message).toBe(
+        `whsvc: not logged in: nothing to send to ${sandbox.info.base_url} (from WHSVC_BASE_URL): profile default (the default profile) holds no credentials, and WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET are not set`,
+      );
+    });
+
     it('a profile whose secret the service no longer takes (a sandbox restarted)', async () => {
       const dir = mkdtempSync(join(configDir, 'stale-'));
       writeFileSync(
