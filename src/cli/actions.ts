@@ -3,7 +3,6 @@ import { AuthError } from '../api/errors.js';
 import { buildDeps, readGlobals, type CommandDeps } from './context.js';
 import { processIo } from './deps.js';
 import { installInterruptHandler } from './interrupt.js';
-import { keepHeapSmall } from './memory.js';
 import { inquirerPrompter } from './prompter.js';
 import { ExitCode } from './errors.js';
 import { didYouMean } from './suggest.js';
@@ -40,16 +39,14 @@ export const collect =
 /**
  * The action of an API command: the dependencies are built from the global
  * options, the verb's run function gets them, and the exit code it returns
- * becomes the process's. A bulk command (recover, health) keeps V8's heap small.
+ * becomes the process's.
  */
-export function apiAction<O>(verb: RunModule<O>, toOptions: (args: string[], opts: Record<string, any>) => O, { bulk = false } = {}) {
+export function apiAction<O>(verb: RunModule<O>, toOptions: (args: string[], opts: Record<string, any>) => O) {
   return async (...args: unknown[]) => {
     const command = args[args.length - 1] as Command;
     const opts = command.optsWithGlobals();
     const positional = args.slice(0, -2) as string[];
     installInterruptHandler();
-    // Thousands of requests in one process: memory stays flat (see memory.ts).
-    if (bulk) keepHeapSmall();
     const deps = await buildDeps(readGlobals(opts, process.env), processIo(), inquirerPrompter);
     try {
       process.exitCode = await verb.run(toOptions(positional, opts), deps);

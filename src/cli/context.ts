@@ -6,6 +6,7 @@ import { isLoopbackHost, redactUserinfo } from '../net.js';
 import { shellWord } from './output.js';
 import { colorsFor, type Colors } from '../render/colors.js';
 import { withSpinner } from '../render/spinner.js';
+import { keepHeapSmall } from './memory.js';
 import type { Io } from './deps.js';
 import type { Prompter } from './prompter.js';
 
@@ -46,6 +47,8 @@ export interface CommandDeps extends Io {
   apiFor(baseUrl: string, credentials: Credentials): ApiClient;
   /** The client id in use, from the environment or the profile. */
   clientId: string | undefined;
+  /** Memory kept flat for a run of thousands of requests (memory.ts); called once the run's code is loaded. */
+  keepHeapSmall?: () => void;
   /** An authentication failure retold with what was used, where each came from, and the command that fixes it. */
   explainAuthFailure?: (error: AuthError) => AuthError;
 }
@@ -250,6 +253,7 @@ export async function buildDeps(
     now: Date.now,
     apiFor: (base, creds) => apiFor(base, creds),
     clientId: credentials?.clientId,
+    keepHeapSmall,
     explainAuthFailure: (error) =>
       explainAuthFailure(error, {
         profile: globals.profile,

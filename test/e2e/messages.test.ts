@@ -90,11 +90,11 @@ describe('messages that say what to do', () => {
 
     it('not logged in, with the default profile: named as the default, not "(from the default)"', async () => {
       const dir = mkdtempSync(join(configDir, 'default-'));
-      const result = await cli(['webhooks', 'list'], { WHSVC_CONFIG_DIR: dir, WHSVC_PROFILE: undefined });
+      const result = await cli(['webhooks', 'list'], { WHSVC_CONFIG_DIR: dir, WHSVC_PROFILE: undefined, WHSVC_BASE_URL: undefined });
       expect(result.code).toBe(3);
       const [message] = lines(result.stderr);
       expect(message).toBe(
-        `whsvc: not logged in: nothing to send to ${sandbox.info.base_url} (from WHSVC_BASE_URL): profile default (the default profile) holds no credentials, and WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET are not set`,
+        'whsvc: not logged in: nothing to send to http://127.0.0.1:4010 (the default address): profile default (the default profile) holds no credentials, and WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET are not set',
       );
     });
 

@@ -19,7 +19,7 @@ describe('the built-ins a command loads', () => {
   let preload: string;
 
   beforeAll(async () => {
-    sandbox = await startSandboxProcess(['--quiet']);
+    sandbox = await startSandboxProcess(['--quiet', '--max-attempts', '1']);
     dir = mkdtempSync(join(tmpdir(), 'whsvc-modules-'));
     preload = join(dir, 'preload.cjs');
     writeFileSync(preload, "process.on('exit', () => require('node:fs').writeFileSync(process.env.MODULES_OUT, process.moduleLoadList.join('\\n')));\n");
@@ -54,5 +54,35 @@ describe('the built-ins a command loads', () => {
     const signature = `sha256=${createHmac('sha256', 'whsec_x').update('{"id":"inv_1"}').digest('hex')}`;
     const { modules } = await loadedBy(['verify', '--secret', 'whsec_x', '--payload-file', payload, '--signature', signature], 'verify');
     expect(modules.has('crypto')).toBe(true);
+  });
+
+  it('recover and tail keep the heap small without spoiling the compile cache for the next command', async () => {
+    // V8's flags are part of what Node's compile cache checks: set before a module is first compiled, they would
+    // have its cache entry rewritten for them, and rejected by the next command (src/cli/memory.ts).
+    const env = { ...sandboxEnv(sandbox.info, join(dir, 'config')), NODE_COMPILE_CACHE: join(dir, 'compile-cache') };
+    const created = await runCli(['webhooks', 'create', '--url', 'http://127.0.0.1:9/down', '--events', 'invoice.paid', '--json'], { env });
+    expect(created.code, created.stderr).toBe(0);
+    const webhook = JSON.parse(created.stdout).id as string;
+    const trigger = await runCli(['sandbox', 'trigger', 'invoice.paid', '--base-url', sandbox.info.base_url], { env });
+    expect(trigger.code, trigger.stderr).toBe(0);
+    for (let i = 0; i < 100; i += 1) {
+      const log = await runCli(['deliveries', 'list', webhook, '--status', 'failed', '--json'], { env });
+      if (JSON.parse(log.stdout).data.length > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const rejectedByNextCommand = async () => {
+      const next = await runCli(['webhooks', 'list', '--json'], { env: { ...env, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' } });
+      expect(next.code).toBe(0);
+      expect(next.stderr, 'the cache was read').toMatch(/was accepted/);
+      return next.stderr.split('\n').filter((line) => /rejected/.test(line));
+    };
+    for (let i = 0; i < 2; i += 1) expect((await runCli(['webhooks', 'list', '--json'], { env })).code).toBe(0);
+    expect(await rejectedByNextCommand()).toEqual([]);
+    const recover = await runCli(['deliveries', 'recover', '--webhook', webhook, '--yes', '--json'], { env });
+    expect(JSON.parse(recover.stdout).summary.resent, recover.stderr).toBe(1);
+    expect(await rejectedByNextCommand(), 'after recover').toEqual([]);
+    const tail = await runCli(['deliveries', 'tail', '--json', '--since', '1h', '--count', '1', '--timeout', '20'], { env });
+    expect(tail.code, tail.stderr).toBe(0);
+    expect(await rejectedByNextCommand(), 'after tail').toEqual([]);
   });
 });

@@ -3,7 +3,6 @@ import { examples } from '../../cli/examples.js';
 import { AuthError } from '../../api/errors.js';
 import { apiAction, collect, oneOf, stopRequested } from '../../cli/actions.js';
 import { buildDeps, readGlobals } from '../../cli/context.js';
-import { keepHeapSmall } from '../../cli/memory.js';
 import { inquirerPrompter } from '../../cli/prompter.js';
 import { gracefulInterrupt } from '../../cli/interrupt.js';
 import { duration, integerIn, resourceId, timeBound } from '../../cli/parse.js';
@@ -28,7 +27,6 @@ function tailAction(program: Command) {
   return async (_opts: unknown, command: Command) => {
     const opts = command.optsWithGlobals();
     const stopSignal = stopRequested();
-    keepHeapSmall();
     const timeout: number | undefined = command.opts().timeout ?? program.opts().timeout;
     const deps = await buildDeps(readGlobals({ ...opts, timeout: undefined }, process.env), processIo(), inquirerPrompter);
     try {
@@ -129,7 +127,6 @@ export function register(program: Command): void {
           stop: gracefulInterrupt(),
           argv: process.argv.slice(2),
         }),
-        { bulk: true },
       ),
     );
   deliveries

@@ -115,7 +115,7 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
   }
 
   const report = new ResendReport(deps, total);
-  await resendAll(deps, targets, { concurrency: options.concurrency, stop: options.stop, report });
+  await resendAll(deps, keepingHeapSmall(targets, deps), { concurrency: options.concurrency, stop: options.stop, report });
   const interrupted = options.stop?.aborted === true;
   if (report.tally.selected === 0 && !interrupted && !deps.json) return nothingToDo(deps, options.status);
   return report.finish(interrupted, options.argv && resumeCommand(options.argv, since, until));
@@ -128,6 +128,19 @@ function nothingToDo(deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json'>, stat
 }
 
 /** --dry-run: what would be re-sent, as it is found, and how many; nothing is sent. */
+/**
+ * The targets, with memory kept flat from the first one on (see memory.ts):
+ * by then a log page was read, so the code the re-sends need is loaded.
+ */
+async function* keepingHeapSmall(targets: AsyncIterable<Candidate> | Candidate[], deps: CommandDeps): AsyncIterable<Candidate> {
+  let first = true;
+  for await (const target of targets) {
+    if (first) deps.keepHeapSmall?.();
+    first = false;
+    yield target;
+  }
+}
+
 async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, status: string, stop: AbortSignal | undefined): Promise<number> {
   const row = (c: Candidate) => ({
     delivery_id: c.deliveryId,

@@ -164,8 +164,8 @@ export class ResendReport {
   private firstJson = true;
   private jsonBegun = false;
   private readonly stillFailing: string[] = [];
-  /** Those the service refused or never answered for (a wrong id, a 5xx): not re-sent, so not "still failing". */
-  private readonly notResent: string[] = [];
+  /** Those whose retry ended in an error (a wrong id, a 5xx, no answer): not known to have failed again, so not "still failing". */
+  private readonly erred: string[] = [];
   private readonly failingWebhooks = new Set<string>();
 
   constructor(
@@ -204,7 +204,7 @@ export class ResendReport {
     else if (result.outcome === 'error') t.errors += 1;
     else t[result.outcome] += 1;
     if (result.outcome === 'failed' || result.outcome === 'error') {
-      const list = result.outcome === 'failed' ? this.stillFailing : this.notResent;
+      const list = result.outcome === 'failed' ? this.stillFailing : this.erred;
       if (list.length < SHOWN_FAILING) list.push(target.deliveryId);
       if (target.webhookId) this.failingWebhooks.add(target.webhookId);
     }
@@ -247,7 +247,7 @@ export class ResendReport {
     const all = this.total ?? t.selected;
     const total = this.scanning ? `${t.selected} found so far` : String(all);
     const left = !this.scanning && rate > 0 && done < all ? ` · ~${Math.ceil((all - done) / rate)} s left` : '';
-    this.progress.update(`re-sending ${done}/${total} · ${t.delivered} delivered · ${t.failed + t.errors} still failing · ${rate.toFixed(1)}/s${left}`, force);
+    this.progress.update(`re-sending ${done}/${total} · ${t.delivered} delivered · ${t.failed} still failing${t.errors ? ` · ${t.errors} error${t.errors === 1 ? '' : 's'}` : ''} · ${rate.toFixed(1)}/s${left}`, force);
   }
 
   /** A run that failed part-way: the JSON document, if begun, is closed with what was done and why it stopped. */
@@ -281,8 +281,8 @@ export class ResendReport {
         this.deps.stdout.write(`Still failing: ${this.stillFailing.join(' ')}${more > 0 ? ` and ${more} more` : ''}\n`);
       }
       if (t.errors > 0) {
-        const more = t.errors - this.notResent.length;
-        this.deps.stdout.write(`Not re-sent (errors above): ${this.notResent.join(' ')}${more > 0 ? ` and ${more} more` : ''}\n`);
+        const more = t.errors - this.erred.length;
+        this.deps.stdout.write(`Errors (see above): ${this.erred.join(' ')}${more > 0 ? ` and ${more} more` : ''}\n`);
       }
       if (t.failed + t.errors > 0) {
         const webhooks = [...this.failingWebhooks];

@@ -322,6 +322,8 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
         await Promise.race([sleep(wait), interrupted]);
         continue;
       }
+      // Polls until stopped, in one process; the code they need is loaded once the first went through.
+      if (polls === 0) deps.keepHeapSmall?.();
       if (failures > 0) note(`the service answers again after ${seconds(pollStart - lastPoll)}: catching up`);
       failures = 0;
       lastError = '';

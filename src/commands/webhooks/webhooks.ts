@@ -101,5 +101,5 @@ export function register(program: Command): void {
         'whsvc webhooks health --fail-under 95 --json   # in a cron job or CI: exit 1 below 95% delivered',
       ),
     )
-    .action(apiAction(healthVerb, ([ids], o) => ({ ids: (ids as unknown as string[] | undefined) ?? [], since: o.since, failUnder: o.failUnder }), { bulk: true }));
+    .action(apiAction(healthVerb, ([ids], o) => ({ ids: (ids as unknown as string[] | undefined) ?? [], since: o.since, failUnder: o.failUnder })));
 }

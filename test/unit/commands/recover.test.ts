@@ -95,7 +95,7 @@ describe('deliveries recover', () => {
     expect(code).toBe(1);
     expect(fake.stdout.text).toContain('Re-sent 1 delivery: 0 delivered, 1 failed again, 1 already delivered, 1 error.');
     expect(fake.stdout.text).toContain('Still failing: dlv_Z1\n');
-    expect(fake.stdout.text).toContain('Not re-sent (errors above): dlv_Y1\n');
+    expect(fake.stdout.text).toContain('Errors (see above): dlv_Y1\n');
     expect(fake.stdout.text).toContain('List them: whsvc deliveries list wh_1 --status failed');
     expect(fake.stderr.text).toMatch(/error dlv_Y1 invoice.paid: not re-sent: boom \(HTTP 500 internal_error\)/);
     expect(fake.stderr.text).toMatch(/failed dlv_Z1 invoice.paid: failed again \(answered 503\)/);
