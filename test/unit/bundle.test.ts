@@ -12,7 +12,7 @@ function staticGraph(entry: string): Map<string, string> {
     if (seen.has(file)) return;
     const text = readFileSync(file, 'utf8');
     seen.set(file, text);
-    for (const [, spec] of text.matchAll(/^(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gms)) visit(resolve(dirname(file), spec!));
+    for (const match of text.matchAll(/^(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"|^import\s+"(\.[^"]+)"/gms)) visit(resolve(dirname(file), (match[1] ?? match[2])!));
   };
   visit(entry);
   return seen;
