@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { WHSVC_BIN, runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -418,6 +420,22 @@ describe('events, test and deliveries', () => {
 });
 
 describe('failures a user meets', () => {
+  it('a service that never answers: --timeout ends the request, one line, exit 1', async () => {
+    const hanging = createServer(() => undefined);
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+      const result = await cli(['webhooks', 'list', '--timeout', '1'], freshConfig(), {
+        env: { WHSVC_BASE_URL: base, WHSVC_CLIENT_ID: 'client', WHSVC_CLIENT_SECRET: 'secret' },
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr.split('\n')[0]).toBe(`whsvc: 127.0.0.1:${(hanging.address() as AddressInfo).port} did not answer: no answer within 1 s`);
+    } finally {
+      hanging.closeAllConnections();
+      await new Promise((resolve) => hanging.close(resolve));
+    }
+  });
+
   it('says clearly when the service is down (exit 1), with no stack trace', async () => {
     const dir = freshConfig();
     const dead = await startReceiver();
