@@ -78,6 +78,7 @@ describe('whsvc listen', () => {
     const secretFile = join(workDir, 'fail-first-secret.txt');
     const listener = await listen(['--secret-file', secretFile, '--fail-first', '2', '--count', '1', '--timeout', '60', '--json']);
     await waitFor(() => listener.stderr().includes('answering 500 to the first 2 attempts of each delivery'), 'the line naming the failure rule');
+    expect(listener.stderr(), 'the default answer is not announced').not.toContain('(--respond-status)');
     const created = await runCli(['webhooks', 'create', '--url', `${listener.url}/ff`, '--events', 'invoice.paid', '--secret-file', secretFile, '--json'], { env: apiEnv() });
     expect(created.code, created.stderr).toBe(0);
     const webhookId = JSON.parse(created.stdout).id;
@@ -177,6 +178,7 @@ describe('whsvc listen', () => {
     const secretFile = join(workDir, 'fail-secret.txt');
     const listener = await listen(['--secret-file', secretFile, '--respond-status', '503', '--json']);
     try {
+      await waitFor(() => listener.stderr().includes('answering 503 to verified deliveries (--respond-status)'), 'the line naming the answer');
       const created = await runCli(['webhooks', 'create', '--url', listener.url, '--events', 'sales_order.created', '--secret-file', secretFile, '--json'], { env: apiEnv() });
       await runCli(['sandbox', 'trigger', 'sales_order.created'], { env: apiEnv() });
       await waitFor(() => listener.stdout().trim().split('\n').filter(Boolean).length >= 3, 'three attempts');

@@ -283,6 +283,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     options.failFirst === undefined ? '' : `the first ${options.failFirst} attempt${options.failFirst === 1 ? '' : 's'} of each delivery`,
     seed === undefined ? '' : `${Math.round(options.failRate! * 1000) / 10}% of attempts (--seed ${seed} fails the same ones again)`,
   ].filter(Boolean);
+  if (options.respondStatus !== 200) deps.stderr.write(`  answering ${options.respondStatus} to verified deliveries (--respond-status)\n`);
   if (failing.length > 0) deps.stderr.write(`  answering 500 to ${failing.join(', and ')}\n`);
   if (options.delayMs) deps.stderr.write(`  answering after ${options.delayMs} ms\n`);
   if (options.secretFile && secret.current() === undefined) {
