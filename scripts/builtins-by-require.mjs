@@ -8,7 +8,15 @@ import { relative } from 'node:path';
  * each module: a lazy getter turns into a value once read, and loading one
  * built-in reads getters of others.
  */
+const exportsByName = new Map();
+
 function exportsOf(name) {
+  if (!exportsByName.has(name)) exportsByName.set(name, askNodeForExports(name));
+  return exportsByName.get(name);
+}
+
+/** One fresh Node per built-in, asked once per build: each package's copy of a built-in's module has the same exports. */
+function askNodeForExports(name) {
   const script = `const loaded = require(${JSON.stringify(`node:${name}`)});
 const out = { plain: [], getters: [], functions: [] };
 for (const key of Object.keys(loaded)) {
