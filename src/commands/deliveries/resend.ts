@@ -262,6 +262,13 @@ export class ResendReport {
     return { selected: t.selected, resent: t.resent, delivered: t.delivered, failed: t.failed, pending: t.pending, already_delivered: t.already_delivered, errors: t.errors };
   }
 
+  /** The first ids of a kind of outcome, and how many more there were; nothing when there were none. */
+  private writeIds(label: string, shown: string[], count: number): void {
+    if (count === 0) return;
+    const more = count - shown.length;
+    this.deps.stdout.write(`${label}: ${shown.join(' ')}${more > 0 ? ` and ${more} more` : ''}\n`);
+  }
+
   /** The summary, and the exit code: 0 when every re-sent delivery got through, 1 when any did not, 130 when stopped. */
   finish(interrupted: boolean, resumeCommand?: string): number {
     this.progress?.clear();
@@ -276,14 +283,8 @@ export class ResendReport {
       if (t.pending) parts.push(`${t.pending} still under way`);
       parts.push(`${t.already_delivered} already delivered`, `${t.errors} error${t.errors === 1 ? '' : 's'}`);
       this.deps.stdout.write(`Re-sent ${t.resent} deliver${t.resent === 1 ? 'y' : 'ies'}: ${parts.join(', ')}.\n`);
-      if (t.failed > 0) {
-        const more = t.failed - this.stillFailing.length;
-        this.deps.stdout.write(`Still failing: ${this.stillFailing.join(' ')}${more > 0 ? ` and ${more} more` : ''}\n`);
-      }
-      if (t.errors > 0) {
-        const more = t.errors - this.erred.length;
-        this.deps.stdout.write(`Errors (see above): ${this.erred.join(' ')}${more > 0 ? ` and ${more} more` : ''}\n`);
-      }
+      this.writeIds('Still failing', this.stillFailing, t.failed);
+      this.writeIds('Errors (see above)', this.erred, t.errors);
       if (t.failed + t.errors > 0) {
         const webhooks = [...this.failingWebhooks];
         if (webhooks.length > 0) {
