@@ -53,30 +53,19 @@ try {
     spawnSync(process.execPath, [bin, 'webhooks', 'create', '--url', 'http://127.0.0.1:9/hook', '--events', 'invoice.paid', '--inactive'], { env });
   }
 
+  // The same GET twice, importing node:http as an ES module (the yardstick) and requiring it: an ES import
+  // of node:http reads all of its exports, and one of them (WebSocket) loads Node's own copy of undici,
+  // with crypto; require() does not.
+  const getScript = `request(process.env.URL, { headers: { authorization: 'Bearer ' + process.env.TOKEN } }, (res) => {
+  let body = '';
+  res.on('data', (c) => (body += c));
+  res.on('end', () => process.stdout.write(body));
+}).end();
+`;
   const bareGet = join(work, 'bare-get.mjs');
-  writeFileSync(
-    bareGet,
-    `import { request } from 'node:http';
-request(process.env.URL, { headers: { authorization: 'Bearer ' + process.env.TOKEN } }, (res) => {
-  let body = '';
-  res.on('data', (c) => (body += c));
-  res.on('end', () => process.stdout.write(body));
-}).end();
-`,
-  );
-  // The same GET from CommonJS: an ES import of node:http reads all of its exports, and one of them
-  // (WebSocket) loads Node's own copy of undici, with crypto; require() does not.
+  writeFileSync(bareGet, `import { request } from 'node:http';\n${getScript}`);
   const bareGetCjs = join(work, 'bare-get.cjs');
-  writeFileSync(
-    bareGetCjs,
-    `const { request } = require('node:http');
-request(process.env.URL, { headers: { authorization: 'Bearer ' + process.env.TOKEN } }, (res) => {
-  let body = '';
-  res.on('data', (c) => (body += c));
-  res.on('end', () => process.stdout.write(body));
-}).end();
-`,
-  );
+  writeFileSync(bareGetCjs, `const { request } = require('node:http');\n${getScript}`);
   const bareFetch = join(work, 'bare-fetch.mjs');
   writeFileSync(bareFetch, `const res = await fetch(process.env.URL, { headers: { authorization: 'Bearer ' + process.env.TOKEN } });\nprocess.stdout.write(await res.text());\n`);
   const empty = join(work, 'empty.mjs');
