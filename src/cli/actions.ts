@@ -51,9 +51,14 @@ export function apiAction<O>(verb: RunModule<O>, toOptions: (args: string[], opt
     try {
       process.exitCode = await verb.run(toOptions(positional, opts), deps);
     } catch (error) {
-      throw error instanceof AuthError && deps.explainAuthFailure ? deps.explainAuthFailure(error) : error;
+      throw explained(error, deps);
     }
   };
+}
+
+/** An authentication failure retold with what was used and how to fix it (CommandDeps.explainAuthFailure); any other error as it is. */
+export function explained(error: unknown, deps: Pick<CommandDeps, 'explainAuthFailure'>): unknown {
+  return error instanceof AuthError && deps.explainAuthFailure ? deps.explainAuthFailure(error) : error;
 }
 
 /** Resolves with the exit code once the user asks to stop: Ctrl-C is 130, SIGTERM a clean 0. */

@@ -1,7 +1,6 @@
 import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
 import { examples } from '../../cli/examples.js';
-import { AuthError } from '../../api/errors.js';
-import { apiAction, collect, oneOf, stopRequested } from '../../cli/actions.js';
+import { apiAction, collect, explained, oneOf, stopRequested } from '../../cli/actions.js';
 import { buildDeps, readGlobals } from '../../cli/context.js';
 import { inquirerPrompter } from '../../cli/prompter.js';
 import { gracefulInterrupt } from '../../cli/interrupt.js';
@@ -49,7 +48,7 @@ function tailAction(program: Command) {
       // A poll abandoned on Ctrl-C may still wait on the service (a Retry-After, say): nothing is left to do.
       process.exit(code);
     } catch (error) {
-      throw error instanceof AuthError && deps.explainAuthFailure ? deps.explainAuthFailure(error) : error;
+      throw explained(error, deps);
     }
   };
 }
