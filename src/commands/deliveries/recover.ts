@@ -127,7 +127,6 @@ function nothingToDo(deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json'>, stat
   return ExitCode.ok;
 }
 
-/** --dry-run: what would be re-sent, as it is found, and how many; nothing is sent. */
 /**
  * The targets, with memory kept flat from the first one on (see memory.ts):
  * by then a log page was read, so the code the re-sends need is loaded.
@@ -141,6 +140,7 @@ async function* keepingHeapSmall(targets: AsyncIterable<Candidate> | Candidate[]
   }
 }
 
+/** --dry-run: what would be re-sent, as it is found, and how many; nothing is sent. */
 async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, status: string, stop: AbortSignal | undefined): Promise<number> {
   const row = (c: Candidate) => ({
     delivery_id: c.deliveryId,
