@@ -15,7 +15,8 @@
 // one attempt per delivery with each run, alike for both.
 // Peak RSS (the kernel's maxrss, read by a preloaded hook at exit) of
 // `recover --yes --json` over 10 and over 10,000 failed deliveries, each in its
-// own sandbox, median of 3 runs.
+// own sandbox, median of 3 runs; beside it, the bare script's over the same
+// log, as a yardstick of what Node itself grows to for that many requests.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -168,21 +169,26 @@ if (PARTS.includes('rss')) {
   const rows = [];
   for (const count of [10, 10_000]) {
     const box = await sandboxWithFailures(count);
-    const measure = async (hook, extra) => {
-      const samples = [];
-      for (let i = 0; i < 3; i++) {
-        const file = join(work, `m-${count}-${i}`);
-        await timed([WHSVC, 'deliveries', 'recover', '--yes', '--json'], { ...box.env, NODE_OPTIONS: `${extra} --require ${join(work, hook)}`, BENCH_RSS_FILE: file });
-        samples.push(Number(readFileSync(file, 'utf8')) / 1024);
+    const bareEnv = { ...process.env, BASE: box.info.base_url, TOKEN: box.token, WEBHOOK: box.webhook };
+    // Interleaved: recover, the bare script, recover, … (each run adds an attempt per delivery to the log, alike for both).
+    const samples = { rss: [], bare: [], live: [] };
+    for (let i = 0; i < 3; i++) {
+      for (const [name, args, env, hook, extra] of [
+        ['rss', [WHSVC, 'deliveries', 'recover', '--yes', '--json'], box.env, 'maxrss.cjs', ''],
+        ['bare', [join(work, 'bare.mjs')], bareEnv, 'maxrss.cjs', ''],
+        ['live', [WHSVC, 'deliveries', 'recover', '--yes', '--json'], box.env, 'live.cjs', '--expose-gc'],
+      ]) {
+        const file = join(work, `m-${count}-${name}-${i}`);
+        await timed(args, { ...env, NODE_OPTIONS: `${extra} --require ${join(work, hook)}`, BENCH_RSS_FILE: file });
+        samples[name].push(Number(readFileSync(file, 'utf8')) / 1024);
       }
-      return median(samples);
-    };
-    rows.push({ count, rss: await measure('maxrss.cjs', ''), live: await measure('live.cjs', '--expose-gc') });
+    }
+    rows.push({ count, rss: median(samples.rss), bare: median(samples.bare), live: median(samples.live) });
     await box.stop();
   }
-  console.log('| failed deliveries re-sent | peak RSS (median of 3) | peak live heap, after a full GC every 20 ms (median of 3) |');
-  console.log('|---|---|---|');
-  for (const r of rows) console.log(`| ${r.count.toLocaleString('en')} | ${r.rss.toFixed(1)} MB | ${r.live.toFixed(1)} MB |`);
-  console.log(`\n10,000 / 10: peak RSS ${(rows[1].rss / rows[0].rss).toFixed(2)}x, live heap ${(rows[1].live / rows[0].live).toFixed(2)}x`);
+  console.log('| failed deliveries re-sent | recover: peak RSS (median of 3) | the bare script: peak RSS (median of 3) | recover: peak live heap, after a full GC every 20 ms (median of 3) |');
+  console.log('|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.count.toLocaleString('en')} | ${r.rss.toFixed(1)} MB | ${r.bare.toFixed(1)} MB | ${r.live.toFixed(1)} MB |`);
+  console.log(`\n10,000 / 10: recover's peak RSS ${(rows[1].rss / rows[0].rss).toFixed(2)}x, the bare script's ${(rows[1].bare / rows[0].bare).toFixed(2)}x, recover's live heap ${(rows[1].live / rows[0].live).toFixed(2)}x`);
 }
 rmSync(work, { recursive: true, force: true });
