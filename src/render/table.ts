@@ -17,6 +17,13 @@ export interface TableOptions {
   whole?: number[];
   /** Columns shortened only when the others cannot give enough (an event type, a time). */
   reluctant?: number[];
+  /**
+   * Columns left out, in this order, when the terminal is too narrow for all
+   * of them, or only fits them by cutting one to fewer than 8 characters: a
+   * row that wraps, or a column that reads `http:/…`, is worse than one
+   * column fewer (`--json` and the plain rows keep them all).
+   */
+  dropFirst?: number[];
   /** No terminal: tab-separated rows, no header, nothing shortened, as `gh` prints into a pipe. */
   plain?: boolean;
 }
@@ -27,6 +34,8 @@ export const tableTime = (iso: string | undefined, now: number, options: TableOp
 const GAP = 2;
 /** The narrowest a shortened column gets (its title is cut too, when nothing else can give). */
 const MIN_SHORTENED = 5;
+/** Narrower than this, a shortened column is left out instead when the table says which may be (dropFirst). */
+const LEGIBLE = 8;
 
 /**
  * A table of sanitised cells. On a terminal: borderless columns (cli-table3,
@@ -42,19 +51,29 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
   const firstPage = widths.length === 0;
   head.forEach((_title, i) => {
     if (firstPage) widths[i] = natural[i]!;
-    else if (whole.has(i)) widths[i] = Math.max(widths[i]!, natural[i]!);
+    else if (whole.has(i) && widths[i] !== DROPPED) widths[i] = Math.max(widths[i]!, natural[i]!);
   });
   if (firstPage && options.maxWidth) {
     const wholeOrReluctant = new Set([...whole, ...(options.reluctant ?? [])]);
-    fit(widths, wholeOrReluctant, options.maxWidth);
-    fit(widths, whole, options.maxWidth);
+    const toDrop = [...(options.dropFirst ?? [])];
+    for (;;) {
+      fit(widths, wholeOrReluctant, options.maxWidth);
+      fit(widths, whole, options.maxWidth);
+      // A column cut to a few characters (`http:/…`) tells nothing: one fewer gives the others room.
+      const squeezed = widths.some((width, i) => width !== DROPPED && !whole.has(i) && width < LEGIBLE && natural[i]! > width);
+      const next = toDrop.shift();
+      if ((totalWidth(widths) <= options.maxWidth && !squeezed) || next === undefined) break;
+      // One column fewer, and the others start again from their whole widths.
+      widths.forEach((width, i) => (widths[i] = width === DROPPED || i === next ? DROPPED : natural[i]!));
+    }
     // A streamed list's later pages keep these widths: room the terminal has to spare goes to the columns cut first.
     if (options.widths) spread(widths, wholeOrReluctant, options.maxWidth);
   }
+  const shown = head.map((_title, i) => i).filter((i) => widths[i] !== DROPPED);
   const { default: Table } = await import('cli-table3');
   const table = new Table({
-    head: head.map((h) => colors.bold(h)),
-    colWidths: [...widths],
+    head: shown.map((i) => colors.bold(head[i]!)),
+    colWidths: shown.map((i) => widths[i]!),
     wordWrap: false,
     truncate: '…',
     chars: {
@@ -63,12 +82,18 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
     },
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
   });
-  for (const row of cells) table.push(row);
+  for (const row of cells) table.push(shown.map((i) => row[i] ?? ''));
   const lines = table.toString().split('\n').map((line) => line.trimEnd());
   return `${(options.withHead === false ? lines.slice(1) : lines).join('\n')}\n`;
 }
 
-const totalWidth = (widths: number[]) => widths.reduce((sum, width) => sum + width, 0) + GAP * (widths.length - 1);
+/** The width of a column left out (dropFirst): kept in the shared widths so that later pages leave it out too. */
+const DROPPED = -1;
+
+const totalWidth = (widths: number[]) => {
+  const shown = widths.filter((width) => width !== DROPPED);
+  return shown.reduce((sum, width) => sum + width, 0) + GAP * (shown.length - 1);
+};
 
 /** Narrows the widest shortenable column, one character at a time, until the row fits or nothing more can give. */
 function fit(widths: number[], whole: Set<number>, maxWidth: number): void {
@@ -76,7 +101,7 @@ function fit(widths: number[], whole: Set<number>, maxWidth: number): void {
   while (total > maxWidth) {
     let widest = -1;
     widths.forEach((width, i) => {
-      if (!whole.has(i) && width > MIN_SHORTENED && (widest < 0 || width > widths[widest]!)) widest = i;
+      if (!whole.has(i) && width !== DROPPED && width > MIN_SHORTENED && (widest < 0 || width > widths[widest]!)) widest = i;
     });
     if (widest < 0) return;
     widths[widest]! -= 1;
@@ -86,7 +111,7 @@ function fit(widths: number[], whole: Set<number>, maxWidth: number): void {
 
 /** Shares the width left over among the shortenable columns, in proportion to their widths. */
 function spread(widths: number[], whole: Set<number>, maxWidth: number): void {
-  const open = widths.map((_width, i) => i).filter((i) => !whole.has(i));
+  const open = widths.map((_width, i) => i).filter((i) => !whole.has(i) && widths[i] !== DROPPED);
   const spare = maxWidth - totalWidth(widths);
   const base = open.reduce((sum, i) => sum + widths[i]!, 0);
   if (spare <= 0 || base === 0) return;

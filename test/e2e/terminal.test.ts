@@ -158,7 +158,7 @@ describeInTerminal('in a real terminal (tmux)', () => {
       expect(lines.some((line) => line.includes('…'))).toBe(true);
       // Every row's STATUS starts where the header's does, whichever page it came on.
       const statusColumn = lines[0]!.indexOf('STATUS');
-      for (const line of lines.slice(1)) expect(line.slice(statusColumn), line).toMatch(/^(active|paused) /);
+      for (const line of lines.slice(1)) expect(line.slice(statusColumn), line).toMatch(/^(active|paused)( |$)/);
     });
 
     it('deliveries list at 80 columns: rows fit; the id and the event type whole, the attempt number kept', async () => {
@@ -174,6 +174,11 @@ describeInTerminal('in a real terminal (tmux)', () => {
         for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
         expect(lines.find((line) => line.startsWith(`${first.id} `))).toMatch(/ invoice\.paid +failed +500 +1 /);
         expect(lines.some((line) => / invoice\.paid +failed +500 +2 of d/.test(line))).toBe(true);
+        // At 60 columns the attempt and the time are left out rather than wrap the rows or cut them to a few characters.
+        const narrowest = await outputOf(narrow(`deliveries list ${webhookId}`, 60));
+        expect(narrowest[0]).toMatch(/^ID +EVENT +STATUS +CODE$/);
+        for (const line of narrowest) expect(line.length, line).toBeLessThanOrEqual(60);
+        expect(narrowest.find((line) => line.startsWith(`${first.id} `))).toMatch(/ invoice\.paid +failed +500$/);
       } finally {
         receiver.respondWith = () => 200;
       }

@@ -36,4 +36,27 @@ describe('tables', () => {
     const text = await renderTable(['ID', 'NOTE'], [['wh_1', 'a\tb\nc']], plain, { plain: true });
     expect(text).toBe('wh_1\ta b c\n');
   });
+
+  it('too narrow for every column: leaves them out in the order given rather than wrap a row or cut one to a few characters', async () => {
+    const head = ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'];
+    const rows = [['dlv_300f0befb612d50ca4c16834', 'invoice.paid', 'failed', '503', '1', '2 minutes ago']];
+    const options = { whole: [0, 2], reluctant: [1, 5], dropFirst: [4, 5, 1] };
+    const at = async (maxWidth: number) => (await renderTable(head, rows, plain, { ...options, maxWidth })).trimEnd().split('\n');
+    // Wide enough: all of them, nothing cut.
+    expect((await at(100))[0]).toBe('ID                            EVENT         STATUS  CODE  ATTEMPT  CREATED');
+    // 60 columns: ATTEMPT, then CREATED (it would read `2 min…`) are left out; the event type keeps its whole width.
+    expect(await at(60)).toEqual(['ID                            EVENT         STATUS  CODE', 'dlv_300f0befb612d50ca4c16834  invoice.paid  failed  503']);
+    // Narrower still: the event type goes too; the id and the status stay whole.
+    expect(await at(45)).toEqual(['ID                            STATUS  CODE', 'dlv_300f0befb612d50ca4c16834  failed  503']);
+    for (const width of [45, 50, 60, 70, 80]) for (const line of await at(width)) expect(line.length, `at ${width}`).toBeLessThanOrEqual(width);
+  });
+
+  it('the later pages of a streamed list leave out the columns the first page left out', async () => {
+    const widths: number[] = [];
+    const options = { whole: [0], dropFirst: [2], maxWidth: 30, widths };
+    const first = await renderTable(['ID', 'URL', 'CREATED'], [['wh_0123456789', 'https://a.example/h', 'just now']], plain, options);
+    const second = await renderTable(['ID', 'URL', 'CREATED'], [['wh_9876543210', 'https://b.example/h', '3 days ago']], plain, { ...options, withHead: false });
+    expect(first).toBe('ID             URL\nwh_0123456789  https://a.exam…\n');
+    expect(second).toBe('wh_9876543210  https://b.exam…\n');
+  });
 });

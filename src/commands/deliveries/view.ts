@@ -42,12 +42,13 @@ export async function deliveryTable(items: Delivery[], colors: Colors, now: numb
     const rows = items.map((d) => [d.id, d.event, d.status, code(d), String(d.attempts ?? ''), tableTime(d.created_at, now, options), ...(d.delivery_id ? [d.delivery_id] : [])]);
     return renderTable([], rows, colors, options);
   }
-  // The id stays whole; "2 of dlv_…" gives way first (keeping its number and the id's start), the event type and the time last.
+  // The id and the status stay whole; "2 of dlv_…" gives way first (keeping its number and the id's start), the event
+  // type and the time last. Too narrow for all: the attempt, then the time, then the event type are left out.
   return renderTable(
     ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
     items.map((d) => [d.id, d.event, d.status, code(d), attemptOf(d), tableTime(d.created_at, now, options)]),
     colors,
-    { whole: [0], reluctant: [1, 5], ...options },
+    { whole: [0, 2], reluctant: [1, 5], dropFirst: [4, 5, 1], ...options },
   );
 }
 

@@ -19,7 +19,8 @@ export async function webhookTable(webhooks: Webhook[], colors: Colors, now: num
     ['ID', 'URL', 'EVENTS', 'STATUS', 'CREATED'],
     webhooks.map((w) => [w.id, w.url, (w.events ?? []).join(', '), w.active ? 'active' : 'paused', tableTime(w.created_at, now, options)]),
     colors,
-    { whole: [0], reluctant: [4], ...options },
+    // Too narrow for all: the time, then the event types are left out; the id and the status stay whole.
+    { whole: [0, 3], reluctant: [4], dropFirst: [4, 2], ...options },
   );
 }
 
