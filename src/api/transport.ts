@@ -1,4 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher } from 'undici';
 
 export interface TransportRequest {
@@ -111,36 +110,13 @@ function tlsMessage(code: string, message: string): string {
 /** undici's request, imported once: a dynamic import() resolves the module again at each call, which a bulk command's thousands of requests pay for. */
 let requestModule: Promise<typeof import('undici/lib/api/api-request.js')> | undefined;
 
-let parserTierChosen = false;
-
-/**
- * undici parses HTTP/1 with llhttp compiled to WebAssembly. V8 starts it on
- * its baseline compiler and, after a dozen responses, recompiles the parser's
- * one large function with its optimizing compiler: 70 to 90 ms of CPU on a
- * background thread and a 23 MB peak of compiler memory, in every command
- * that reads more than a few pages. whsvc's answers are small JSON documents:
- * on the baseline code a recover of 1,000 deliveries takes the same time, and
- * its peak memory is that much lower (the README's benchmarks). So the parser
- * stays there. Set once the first request is under way and before its
- * connection opens, which is when undici compiles the parser; set at the same
- * point in every command, so that Node's compile cache, whose entries are
- * checked against V8's flags, finds each module compiled under the flags it
- * is loaded under.
- */
-function keepParserOnBaselineCompiler(): void {
-  if (parserTierChosen) return;
-  parserTierChosen = true;
-  setFlagsFromString('--no-wasm-dynamic-tiering');
-  setFlagsFromString('--no-wasm-tier-up');
-}
-
 export function undiciTransport(dispatcher: Dispatcher | (() => Promise<Dispatcher>)): Transport {
   const ready = typeof dispatcher === 'function' ? dispatcher : () => Promise.resolve(dispatcher);
   return async (req) => {
     try {
       // Loaded at the first request, not at start-up: a command that fails before sending never pays for undici.
       const [{ default: request }, target] = await Promise.all([(requestModule ??= import('undici/lib/api/api-request.js')), ready()]);
-      const answer = request.call(target, {
+      const response = await request.call(target, {
         origin: req.url.origin,
         path: req.url.pathname + req.url.search,
         method: req.method as Dispatcher.HttpMethod,
@@ -148,8 +124,6 @@ export function undiciTransport(dispatcher: Dispatcher | (() => Promise<Dispatch
         body: req.body ?? null,
         signal: AbortSignal.timeout(req.timeoutMs),
       });
-      keepParserOnBaselineCompiler();
-      const response = await answer;
       const text = await response.body.text();
       return { status: response.statusCode, headers: { ...response.headers }, text };
     } catch (error) {

@@ -85,24 +85,4 @@ describe('the built-ins a command loads', () => {
     expect(tail.code, tail.stderr).toBe(0);
     expect(await rejectedByNextCommand(), 'after tail').toEqual([]);
   });
-
-  it("keeps undici's HTTP parser on V8's baseline compiler however many answers it reads", async () => {
-    // After a dozen answers V8 would recompile llhttp's WebAssembly with its optimizing compiler: 70-90 ms of CPU
-    // and a 23 MB peak of compiler memory (src/api/transport.ts). V8's own trace says which compiler ran.
-    const env = sandboxEnv(sandbox.info, join(dir, 'config'));
-    const created = await runCli(['webhooks', 'create', '--url', 'http://127.0.0.1:9/down', '--events', 'invoice.paid', '--json'], { env });
-    expect(created.code, created.stderr).toBe(0);
-    const webhook = JSON.parse(created.stdout).id as string;
-    for (let i = 0; i < 12; i += 1) expect((await runCli(['sandbox', 'trigger', 'invoice.paid', '--base-url', sandbox.info.base_url], { env })).code).toBe(0);
-    for (let i = 0; i < 100; i += 1) {
-      const log = await runCli(['deliveries', 'list', webhook, '--status', 'failed', '--json'], { env });
-      if (JSON.parse(log.stdout).data.length >= 12) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const recover = await runCli(['deliveries', 'recover', '--webhook', webhook, '--yes', '--json'], { env, nodeOptions: ['--trace-wasm-compilation-times'] });
-    expect(recover.code, recover.stderr).toBe(1);
-    expect(recover.stdout, 'the trace is there to read').toMatch(/using Liftoff/);
-    expect(recover.stdout.split('\n').filter((line) => /using TurboFan/.test(line))).toEqual([]);
-    expect(recover.stdout).toMatch(/"resent":12/);
-  });
 });

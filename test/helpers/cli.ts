@@ -13,10 +13,10 @@ export interface CliResult {
 /** Runs the built `whsvc` binary as a user would, with no TTY. */
 export function runCli(
   args: string[],
-  options: { env?: Record<string, string | undefined>; input?: string; timeoutMs?: number; nodeOptions?: string[] } = {},
+  options: { env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(options.nodeOptions ?? []), WHSVC_BIN, ...args], {
+    const child = spawn(process.execPath, [WHSVC_BIN, ...args], {
       env: { ...process.env, NO_COLOR: '1', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
