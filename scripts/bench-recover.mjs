@@ -170,14 +170,16 @@ if (PARTS.includes('rss')) {
   for (const count of [10, 10_000]) {
     const box = await sandboxWithFailures(count);
     const bareEnv = { ...process.env, BASE: box.info.base_url, TOKEN: box.token, WEBHOOK: box.webhook };
-    // Interleaved: recover, the bare script, recover, … (each run adds an attempt per delivery to the log, alike for both).
+    // Interleaved, each round in a turned order: every run adds an attempt per delivery to the log, so each of the
+    // three reads the shortest, the middle and the longest log of a round once.
     const samples = { rss: [], bare: [], live: [] };
+    const runs = [
+      ['rss', [WHSVC, 'deliveries', 'recover', '--yes', '--json'], box.env, 'maxrss.cjs', ''],
+      ['bare', [join(work, 'bare.mjs')], bareEnv, 'maxrss.cjs', ''],
+      ['live', [WHSVC, 'deliveries', 'recover', '--yes', '--json'], box.env, 'live.cjs', '--expose-gc'],
+    ];
     for (let i = 0; i < 3; i++) {
-      for (const [name, args, env, hook, extra] of [
-        ['rss', [WHSVC, 'deliveries', 'recover', '--yes', '--json'], box.env, 'maxrss.cjs', ''],
-        ['bare', [join(work, 'bare.mjs')], bareEnv, 'maxrss.cjs', ''],
-        ['live', [WHSVC, 'deliveries', 'recover', '--yes', '--json'], box.env, 'live.cjs', '--expose-gc'],
-      ]) {
+      for (const [name, args, env, hook, extra] of [...runs.slice(i), ...runs.slice(0, i)]) {
         const file = join(work, `m-${count}-${name}-${i}`);
         await timed(args, { ...env, NODE_OPTIONS: `${extra} --require ${join(work, hook)}`, BENCH_RSS_FILE: file });
         samples[name].push(Number(readFileSync(file, 'utf8')) / 1024);

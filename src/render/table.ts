@@ -19,9 +19,9 @@ export interface TableOptions {
   reluctant?: number[];
   /**
    * Columns left out, in this order, when the terminal is too narrow for all
-   * of them, or only fits them by cutting one to fewer than 8 characters: a
-   * row that wraps, or a column that reads `http:/…`, is worse than one
-   * column fewer (`--json` and the plain rows keep them all).
+   * of them without cutting one to fewer than 8 characters: a row that wraps,
+   * or a column that reads `http:/…`, is worse than one column fewer
+   * (`--json` and the plain rows keep them all).
    */
   dropFirst?: number[];
   /** No terminal: tab-separated rows, no header, nothing shortened, as `gh` prints into a pipe. */
@@ -34,7 +34,7 @@ export const tableTime = (iso: string | undefined, now: number, options: TableOp
 const GAP = 2;
 /** The narrowest a shortened column gets (its title is cut too, when nothing else can give). */
 const MIN_SHORTENED = 5;
-/** Narrower than this, a shortened column is left out instead when the table says which may be (dropFirst). */
+/** A column is cut narrower than this only when no other may be left out (dropFirst). */
 const LEGIBLE = 8;
 
 /**
@@ -54,18 +54,25 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
     else if (whole.has(i) && widths[i] !== DROPPED) widths[i] = Math.max(widths[i]!, natural[i]!);
   });
   if (firstPage && options.maxWidth) {
+    const maxWidth = options.maxWidth;
     const wholeOrReluctant = new Set([...whole, ...(options.reluctant ?? [])]);
+    // Cut to no fewer than 8 characters while a column may still be left out (a column whose values are shorter
+    // keeps them, only its title is cut); once none may, to no fewer than 5.
+    const legible = head.map((_title, i) => Math.max(MIN_SHORTENED, Math.min(LEGIBLE, ...cells.map((row) => displayWidth(row[i] ?? '')))));
+    const least = head.map(() => MIN_SHORTENED);
+    const fitDownTo = (floors: number[]) => {
+      fit(widths, wholeOrReluctant, maxWidth, floors);
+      fit(widths, whole, maxWidth, floors);
+    };
     const toDrop = [...(options.dropFirst ?? [])];
-    for (;;) {
-      fit(widths, wholeOrReluctant, options.maxWidth);
-      fit(widths, whole, options.maxWidth);
-      // A column cut to a few characters (`http:/…`) tells nothing: one fewer gives the others room.
-      const squeezed = widths.some((width, i) => width !== DROPPED && !whole.has(i) && width < LEGIBLE && natural[i]! > width);
-      const next = toDrop.shift();
-      if ((totalWidth(widths) <= options.maxWidth && !squeezed) || next === undefined) break;
+    fitDownTo(legible);
+    while (totalWidth(widths) > maxWidth && toDrop.length > 0) {
       // One column fewer, and the others start again from their whole widths.
+      const next = toDrop.shift();
       widths.forEach((width, i) => (widths[i] = width === DROPPED || i === next ? DROPPED : natural[i]!));
+      fitDownTo(legible);
     }
+    fitDownTo(least);
     // A streamed list's later pages keep these widths: room the terminal has to spare goes to the columns cut first.
     if (options.widths) spread(widths, wholeOrReluctant, options.maxWidth);
   }
@@ -95,13 +102,13 @@ const totalWidth = (widths: number[]) => {
   return shown.reduce((sum, width) => sum + width, 0) + GAP * (shown.length - 1);
 };
 
-/** Narrows the widest shortenable column, one character at a time, until the row fits or nothing more can give. */
-function fit(widths: number[], whole: Set<number>, maxWidth: number): void {
+/** Narrows the widest shortenable column, one character at a time, until the row fits or none is above its floor. */
+function fit(widths: number[], whole: Set<number>, maxWidth: number, floors: number[]): void {
   let total = totalWidth(widths);
   while (total > maxWidth) {
     let widest = -1;
     widths.forEach((width, i) => {
-      if (!whole.has(i) && width !== DROPPED && width > MIN_SHORTENED && (widest < 0 || width > widths[widest]!)) widest = i;
+      if (!whole.has(i) && width !== DROPPED && width > floors[i]! && (widest < 0 || width > widths[widest]!)) widest = i;
     });
     if (widest < 0) return;
     widths[widest]! -= 1;

@@ -44,7 +44,11 @@ describe('tables', () => {
     const at = async (maxWidth: number) => (await renderTable(head, rows, plain, { ...options, maxWidth })).trimEnd().split('\n');
     // Wide enough: all of them, nothing cut.
     expect((await at(100))[0]).toBe('ID                            EVENT         STATUS  CODE  ATTEMPT  CREATED');
-    // 60 columns: ATTEMPT, then CREATED (it would read `2 min…`) are left out; the event type keeps its whole width.
+    // A little narrower: a title is cut (ATTEMPT over values of one digit) before any column is left out.
+    expect(await at(78)).toEqual(['ID                            EVENT         STATUS  CODE  ATTE…  CREATED', 'dlv_300f0befb612d50ca4c16834  invoice.paid  failed  503   1      2 minutes ago']);
+    // Then the event type and the time give way down to 8 characters before anything is left out.
+    expect((await at(70))[1]).toBe('dlv_300f0befb612d50ca4c16834  invoice…  failed  503   1      2 minute…');
+    // 60 columns: ATTEMPT, then CREATED (it would be cut under 8) are left out; the event type keeps its whole width.
     expect(await at(60)).toEqual(['ID                            EVENT         STATUS  CODE', 'dlv_300f0befb612d50ca4c16834  invoice.paid  failed  503']);
     // Narrower still: the event type goes too; the id and the status stay whole.
     expect(await at(45)).toEqual(['ID                            STATUS  CODE', 'dlv_300f0befb612d50ca4c16834  failed  503']);

@@ -186,7 +186,7 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
     const code = (c: Candidate) => (c.attempt.response_code === null ? '-' : String(c.attempt.response_code));
     const cells = rows.map((c) => [c.deliveryId, c.webhookId ?? '', c.attempt.event, c.attempt.status, code(c), String(c.attempt.attempts ?? ''), tableTime(c.attempt.created_at, deps.now(), layout)]);
     const head = layout.plain ? [] : ['DELIVERY', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'LAST TRY'];
-    deps.stdout.write(await renderTable(head, cells, deps.colors, { whole: [0, 1], reluctant: [2, 6], dropFirst: [5, 4, 3, 6, 1], ...layout, withHead: widths.length === 0, widths }));
+    deps.stdout.write(await renderTable(head, cells, deps.colors, { whole: [0, 1, 3, 4], reluctant: [2, 6], dropFirst: [3, 5, 4, 6, 1], ...layout, withHead: widths.length === 0, widths }));
     rows = [];
   };
   for await (const candidate of candidates) {
