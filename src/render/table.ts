@@ -47,7 +47,8 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
   if (options.plain) return cells.map((row) => `${row.join('\t')}\n`).join('');
   const widths = options.widths ?? [];
   const whole = new Set(options.whole ?? [0]);
-  const natural = head.map((title, i) => Math.max(title.length, ...cells.map((row) => displayWidth(row[i] ?? ''))));
+  const valuesWidth = head.map((_title, i) => Math.max(0, ...cells.map((row) => displayWidth(row[i] ?? ''))));
+  const natural = head.map((title, i) => Math.max(title.length, valuesWidth[i]!));
   const firstPage = widths.length === 0;
   head.forEach((_title, i) => {
     if (firstPage) widths[i] = natural[i]!;
@@ -58,7 +59,7 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
     const wholeOrReluctant = new Set([...whole, ...(options.reluctant ?? [])]);
     // Cut to no fewer than 8 characters while a column may still be left out (a column whose values are shorter
     // keeps them, only its title is cut); once none may, to no fewer than 5.
-    const legible = head.map((_title, i) => Math.max(MIN_SHORTENED, Math.min(LEGIBLE, ...cells.map((row) => displayWidth(row[i] ?? '')))));
+    const legible = valuesWidth.map((width) => Math.max(MIN_SHORTENED, Math.min(LEGIBLE, width)));
     const least = head.map(() => MIN_SHORTENED);
     const fitDownTo = (floors: number[]) => {
       fit(widths, wholeOrReluctant, maxWidth, floors);

@@ -55,6 +55,15 @@ describe('tables', () => {
     for (const width of [45, 50, 60, 70, 80]) for (const line of await at(width)) expect(line.length, `at ${width}`).toBeLessThanOrEqual(width);
   });
 
+  it('a column of long and short values counts by its longest: it is not cut under 8 while another may be left out', async () => {
+    const rows = [
+      ['dlv_1234567890', 'invoice.paid', '2 minutes ago'],
+      ['dlv_1234567891', 'x', 'now'],
+    ];
+    const text = await renderTable(['ID', 'EVENT', 'CREATED'], rows, plain, { whole: [0], reluctant: [1, 2], dropFirst: [2], maxWidth: 32 });
+    expect(text).toBe('ID              EVENT\ndlv_1234567890  invoice.paid\ndlv_1234567891  x\n');
+  });
+
   it('the later pages of a streamed list leave out the columns the first page left out', async () => {
     const widths: number[] = [];
     const options = { whole: [0], dropFirst: [2], maxWidth: 30, widths };

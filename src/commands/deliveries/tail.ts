@@ -47,7 +47,6 @@ const EVENT_WIDTH = 26;
 /** The width of an id of the sandbox's (`dlv_` and 24 hex digits); another service's may differ, and then lines do. */
 const ID_WIDTH = 28;
 
-
 /** A failure worth waiting out: the service busy or unreachable. Anything else (auth, permission, a bug) ends the tail. */
 const passing = (error: unknown) =>
   error instanceof NetworkError || (error instanceof ApiError && (error.status === 429 || error.status === 408 || error.status >= 500));
