@@ -66,8 +66,9 @@ export function explainAuthFailure(error: AuthError, facts: AuthFacts): AuthErro
   // Those that say already what to do (another address, a login that failed) stand as they are.
   if (error.hint) return error;
   // "(from the default)" says nothing: a default is named as one.
-  const address = facts.baseUrlSource === 'the default' ? `${facts.baseUrl} (the default address)` : `${facts.baseUrl} (from ${facts.baseUrlSource})`;
-  const profile = facts.profileSource === 'the default' ? `profile ${facts.profile} (the default profile)` : `profile ${facts.profile} (from ${facts.profileSource})`;
+  const told = (value: string, source: string, asDefault: string) => `${value} (${source === 'the default' ? asDefault : `from ${source}`})`;
+  const address = told(facts.baseUrl, facts.baseUrlSource, 'the default address');
+  const profile = `profile ${told(facts.profile, facts.profileSource, 'the default profile')}`;
   const login = [
     'whsvc login',
     facts.profile === 'default' ? '' : `--profile ${shellWord(facts.profile)}`,
