@@ -51,6 +51,9 @@ process.stdout.write(JSON.stringify(out));`;
  * each set of importers, and every chunk is a module more to load.
  */
 const GETTERS_ARE_THE_API = new Set(['async_hooks']);
+
+/** A built-in's functions that a wrapper loading the module at the call can stand for: those named in lower case (not classes). */
+const wrappableFunctions = (name) => exportsOf(name).functions.filter((key) => /^[a-z]/.test(key));
 const LOADED_AT_FIRST_USE = new Set(['child_process', 'crypto', 'http', 'https', 'net', 'tls', 'zlib', 'readline', 'dns', 'worker_threads', 'v8']);
 const SHARES_THE_PROGRAM_S_COPY = new Set(['commander']);
 
@@ -76,7 +79,7 @@ const PACKAGES_REQUIRE_AT_FIRST_USE = new Set(['http2', 'crypto', 'tls']);
 
 function requiredAtFirstUse(name) {
   const specifier = JSON.stringify(`node:${name}`);
-  const functions = exportsOf(name).functions.filter((key) => /^[a-z]/.test(key));
+  const functions = wrappableFunctions(name);
   const constants = name === 'http2' ? execFileSync(process.execPath, ['-p', 'JSON.stringify(require("node:http2").constants)'], { encoding: 'utf8' }).trim() : undefined;
   return `const load = () => process.getBuiltinModule(${specifier});
 const functions = new Set(${JSON.stringify(functions)});
@@ -112,11 +115,11 @@ export const builtinsByRequire = {
     build.onLoad({ filter: /.*/, namespace: 'builtin-at-first-use' }, ({ path }) => ({ contents: requiredAtFirstUse(path), loader: 'js' }));
     build.onLoad({ filter: /.*/, namespace: 'builtin' }, ({ path }) => {
       const specifier = JSON.stringify(`node:${path}`);
-      const { plain, getters, functions } = exportsOf(path);
+      const { plain, getters } = exportsOf(path);
       const lines = LOADED_AT_FIRST_USE.has(path)
         ? [
             `const m = new Proxy({}, { get: (_, key) => process.getBuiltinModule(${specifier})[key] });`,
-            ...functions.filter((key) => /^[a-z]/.test(key)).map((key) => `export const ${key} = (...args) => m.${key}(...args);`),
+            ...wrappableFunctions(path).map((key) => `export const ${key} = (...args) => m.${key}(...args);`),
           ]
         : [
             path === 'process' ? 'const m = process;' : `const m = process.getBuiltinModule(${specifier});`,
