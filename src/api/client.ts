@@ -55,6 +55,40 @@ export function scopeFor(method: string): string {
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
+/**
+ * The service's clock, as its answers' `Date` headers tell it: times in the
+ * log are the service's, so "3 minutes ago" is counted from its now, not the
+ * laptop's (a sandbox whose clock was moved, or a machine whose clock is off).
+ * A `Date` header counts whole seconds, so an offset under two seconds is
+ * within what it can tell and read as none.
+ */
+export class ServiceClock {
+  private offset = 0;
+  private heard = false;
+
+  constructor(private readonly localNow: () => number = Date.now) {}
+
+  /** Whether the service has answered yet (with a date or without). */
+  get known(): boolean {
+    return this.heard;
+  }
+
+  note(dateHeader: string | string[] | undefined, receivedAt: number): void {
+    this.heard = true;
+    const value = Array.isArray(dateHeader) ? dateHeader[0] : dateHeader;
+    const date = value === undefined ? Number.NaN : Date.parse(value);
+    // A service that sends no date: this machine's clock is all there is.
+    if (Number.isNaN(date)) return;
+    // The header's second began at `date`; the middle of it is the best guess of the service's now.
+    const offset = date + 500 - receivedAt;
+    this.offset = Math.abs(offset) < 2000 ? 0 : offset;
+  }
+
+  now(): number {
+    return this.localNow() + this.offset;
+  }
+}
+
 export interface CallOptions {
   query?: Query;
   body?: unknown;
@@ -94,9 +128,12 @@ export class ApiClient {
   private tokenRequest: Promise<CachedToken> | undefined;
   /** Waits on 429/503 before a request gives up; a bulk command that must get through raises it. */
   retryAfterWaits = MAX_RETRY_AFTER_WAITS;
+  /** The service's now, from its answers (the times in its log are on this clock). */
+  readonly serviceClock: ServiceClock;
 
   constructor(private readonly options: ApiClientOptions) {
     this.now = options.now ?? Date.now;
+    this.serviceClock = new ServiceClock(this.now);
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
@@ -189,6 +226,15 @@ export class ApiClient {
   }
 
   /** The parsed JSON of a call; with `expect`, an answer of another shape is an ApiError, never a crash further on. */
+  /**
+   * The service's now, for a time counted back from it (`--since 2h`): when
+   * none of the service's answers has told it yet, one small read asks.
+   */
+  async askServiceNow(): Promise<number> {
+    if (!this.serviceClock.known) await this.call('GET', '/v1/webhooks', { query: { limit: 1 } });
+    return this.serviceClock.now();
+  }
+
   async json<T = unknown>(method: string, path: string, options: CallOptions & { expect?: Shape } = {}): Promise<T> {
     const response = await this.call(method, path, options);
     if (response.text === '' && !options.expect) return undefined as T;
@@ -273,6 +319,7 @@ export class ApiClient {
         }
         throw new NetworkError(networkMessage(error, url), url.host, error.sent, error.proxy);
       }
+      this.serviceClock.note(response.headers.date, this.now());
       this.options.debug?.(
         `< ${response.status} (${this.now() - started} ms)\n${redactHeaders(response.headers)}${response.text ? `\n\n${redactText(response.text)}` : ''}\n`,
       );

@@ -16,6 +16,8 @@ export interface LoggedAttempt {
   attempts?: number;
   created_at: string;
   delivery_id?: string;
+  /** When the delivery's automatic retry is due, on a failed delivery's newest attempt (the sandbox's extension). */
+  next_attempt_at?: string | null;
 }
 
 export interface LoggedWebhook {

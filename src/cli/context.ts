@@ -42,7 +42,10 @@ export interface CommandDeps extends Io {
   json: boolean;
   canPrompt: boolean;
   prompter: Prompter;
+  /** This machine's clock: for what it measures itself (elapsed time, its token's expiry, its caches). */
   now: () => number;
+  /** The service's clock (its `Date` header): every time read against the service's own times ("3 minutes ago"). */
+  serviceNow: () => number;
   /** A client for other credentials (login proves them before storing). */
   apiFor(baseUrl: string, credentials: Credentials): ApiClient;
   /** The client id in use, from the environment or the profile. */
@@ -252,6 +255,7 @@ export async function buildDeps(
     canPrompt: globals.input && Boolean(io.stdin.isTTY) && Boolean(io.stderr.isTTY),
     prompter,
     now: Date.now,
+    serviceNow: () => api.serviceClock.now(),
     apiFor: (base, creds) => apiFor(base, creds),
     clientId: credentials?.clientId,
     keepHeapSmall,

@@ -39,6 +39,35 @@ export function relativeTime(iso: string | undefined, now: number): string {
   return iso;
 }
 
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * A time of day as log lines print it (the sandbox's log, tail, listen, a
+ * retry due): local time to the second, with the date before it when it is
+ * not the day of `now` (the service's now), as the inspector shows it.
+ */
+export function clockTime(iso: string, now: number, withMs = false): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '--:--:--';
+  const ms = withMs ? `.${String(date.getMilliseconds()).padStart(3, '0')}` : '';
+  const time = `${pad2(date.getHours())}:${pad2(date.getMinutes())}:${pad2(date.getSeconds())}${ms}`;
+  if (date.toDateString() === new Date(now).toDateString()) return time;
+  return `${date.getFullYear()}-${pad2(date.getMonth() + 1)}-${pad2(date.getDate())} ${time}`;
+}
+
+/**
+ * A delivery's state in words, the same everywhere (tables, blocks, tail, the
+ * sandbox's log, the inspector): the status, and for a failed one whose
+ * automatic retry is scheduled, `failed · retry due 14:02:05`. Given no `now`
+ * (a table's column, which must fit a narrow terminal beside a whole id), the
+ * time is left out: `failed · retry due`.
+ */
+export function statusWords(status: string, nextAttemptAt: string | null | undefined, now?: number): string {
+  const word = sanitize(status);
+  if (status !== 'failed' || !nextAttemptAt) return word;
+  return now === undefined ? `${word} · retry due` : `${word} · retry due ${clockTime(nextAttemptAt, now)}`;
+}
+
 /**
  * A key/value block for one object. Values pass through sanitize here, the
  * one gate for server strings; colour a value with `styled` after that.

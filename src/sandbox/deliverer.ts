@@ -100,6 +100,10 @@ interface Lane {
   waiting: Array<() => void>;
 }
 
+/** The next automatic attempt's time, said of a failed attempt only. */
+const nextAttemptAt = (status: string, due: number | null | undefined): string | null =>
+  status === 'failed' && due !== null && due !== undefined ? new Date(due).toISOString() : null;
+
 export class Deliverer {
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly lanes = new Map<string, Lane>();
@@ -297,7 +301,7 @@ export class Deliverer {
     return true;
   }
 
-  /** The next attempt of an existing delivery: an automatic retry that is due, or a manual one. */
+    /** The next attempt of an existing delivery: an automatic retry that is due, or a manual one. */
   private async sendNext(chainId: string, kind: 'automatic', retried?: undefined): Promise<AttemptRecord | undefined>;
   private async sendNext(chainId: string, kind: 'manual', retried: string): Promise<AttemptRecord | 'already_delivered' | undefined>;
   private async sendNext(chainId: string, kind: 'automatic' | 'manual', retried?: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
@@ -359,6 +363,7 @@ export class Deliverer {
       created_at: new Date(begun.startedAt).toISOString(),
       body: chain.body,
       signature: chain.signature,
+      next_attempt_at: nextAttemptAt(outcome.status, retryAt ?? (begun.kind === 'manual' ? chain.next_due_at : null)),
     };
     this.deps.onAttempt?.(attempt, webhook);
     return attempt;

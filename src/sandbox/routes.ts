@@ -39,7 +39,8 @@ export interface RouteDeps {
 
 // --- response shapes: the fields section 2 of the interface lists, in its order, then the
 // sandbox's documented extensions (README): `delivery_id` says which delivery an attempt
-// belongs to; a retrieved attempt also says why it failed and what the endpoint answered ---
+// belongs to, `next_attempt_at` when its automatic retry is due (a failed delivery's newest
+// attempt); a retrieved attempt also says why it failed and what the endpoint answered ---
 
 const WEBHOOK_FIELDS = {
   listed: ['id', 'url', 'events', 'active', 'created_at'],
@@ -48,10 +49,13 @@ const WEBHOOK_FIELDS = {
 } as const;
 
 const DELIVERY_FIELDS = {
-  listed: ['id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id'],
-  tested: ['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at'],
-  retried: ['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id'],
-  retrieved: ['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'signature', 'payload', 'created_at', 'delivery_id', 'failure_reason', 'response_body'],
+  listed: ['id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id', 'next_attempt_at'],
+  tested: ['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at', 'next_attempt_at'],
+  retried: ['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id', 'next_attempt_at'],
+  retrieved: [
+    'id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'signature', 'payload', 'created_at',
+    'delivery_id', 'next_attempt_at', 'failure_reason', 'response_body',
+  ],
 } as const;
 
 function pick<T, K extends keyof T>(record: T, fields: readonly K[]): Pick<T, K> {

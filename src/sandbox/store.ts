@@ -37,6 +37,23 @@ export interface ChainRecord {
 
 export type AttemptStatus = 'pending' | 'delivered' | 'failed';
 
+/**
+ * A delivery's status, the one rule of the whole tool: delivered once any of
+ * its attempts got through; otherwise its newest attempt's status (failed, or
+ * pending while it is under way), pending before its first. A failed delivery
+ * may have an automatic retry due: that is said beside the status
+ * (`next_attempt_at`), never as another status.
+ */
+export function deliveryStatus(delivered: boolean, newest: AttemptStatus | undefined): AttemptStatus {
+  if (delivered) return 'delivered';
+  return newest === 'failed' ? 'failed' : 'pending';
+}
+
+/** deliveryStatus in SQL, for the delivery (chain) `c`. */
+export const DELIVERY_STATUS_SQL = `CASE WHEN c.delivered = 1 THEN 'delivered'
+  WHEN (SELECT x.status FROM attempts x WHERE x.chain_id = c.id ORDER BY x.attempt DESC LIMIT 1) = 'failed' THEN 'failed'
+  ELSE 'pending' END`;
+
 export interface AttemptRecord {
   seq: number;
   id: string;
@@ -53,6 +70,8 @@ export interface AttemptRecord {
   created_at: string;
   body: string;
   signature: string;
+  /** When the delivery's next automatic attempt is due, on the newest attempt of a failed delivery that has one; else null. */
+  next_attempt_at: string | null;
 }
 
 export interface PageQuery {
@@ -148,11 +167,14 @@ function toAttempt(row: Row): AttemptRecord {
     created_at: String(row.created_at),
     body: String(row.body),
     signature: String(row.signature),
+    next_attempt_at: row.next_attempt_at === null || row.next_attempt_at === undefined ? null : new Date(Number(row.next_attempt_at)).toISOString(),
   };
 }
 
 const ATTEMPT_COLUMNS = `a.seq, a.id, a.chain_id, a.webhook_id, w.account_id, c.event, a.attempt, a.status,
-  a.response_code, a.response_body, a.error, a.duration_ms, a.created_at, c.body, c.signature`;
+  a.response_code, a.response_body, a.error, a.duration_ms, a.created_at, c.body, c.signature,
+  CASE WHEN a.status = 'failed' AND c.delivered = 0 AND c.next_due_at IS NOT NULL
+    AND a.attempt = (SELECT MAX(n.attempt) FROM attempts n WHERE n.chain_id = a.chain_id) THEN c.next_due_at END AS next_attempt_at`;
 const ATTEMPT_FROM = `attempts a JOIN chains c ON c.id = a.chain_id JOIN webhooks w ON w.id = a.webhook_id`;
 
 /**

@@ -372,11 +372,12 @@ describe('events, test and deliveries', () => {
       expect(test.code).toBe(1);
       expect(test.stdout).toMatch(/status\s+failed/);
       expect(test.stderr).toContain('the endpoint did not accept the test event (it answered 500)');
-      expect(test.stderr).toContain(`the service retries it automatically, with backoff: follow it with \`whsvc deliveries list ${webhook.id} --status failed\``);
+      expect(test.stderr).toMatch(/the service retries it automatically, with backoff \(retry due \d\d:\d\d:\d\d\): follow it with /);
+      expect(test.stderr).toContain(`follow it with \`whsvc deliveries list ${webhook.id} --status failed\``);
       expect(test.stdout).toMatch(/response\s+500/);
 
       const testJson = await cli(['test', webhook.id, '--json'], dir);
-      expect(Object.keys(JSON.parse(testJson.stdout))).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at']);
+      expect(Object.keys(JSON.parse(testJson.stdout))).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at', 'next_attempt_at']);
 
       const log = JSON.parse((await cli(['deliveries', 'list', webhook.id, '--json'], dir)).stdout);
       expect(log.data.length).toBeGreaterThanOrEqual(2);

@@ -419,7 +419,8 @@ describe('with a manual clock', () => {
       await failing.waitFor(1);
       const read = async () => (await http(manualBase, 'GET', `${API}/deliveries/${id}`)).json as InspectorDelivery;
       for (let i = 0; i < 200 && (await read()).attempts[0]?.status === 'pending'; i++) await new Promise((r) => setTimeout(r, 25));
-      expect(await read()).toMatchObject({ status: 'pending', next_attempt_at: '2030-01-01T00:00:05.000Z' });
+      // Failed, with its automatic retry due: one word for the state, the retry said beside it (as the CLI says it).
+      expect(await read()).toMatchObject({ status: 'failed', next_attempt_at: '2030-01-01T00:00:05.000Z' });
       const overview = (await http(manualBase, 'GET', `${API}/overview`)).json as InspectorOverview;
       expect(overview.sandbox.clock).toBe('manual');
       expect(overview.due).toEqual([{ delivery_id: id, webhook_id: created.json.id, event: 'invoice.paid', attempt: 2, due_at: '2030-01-01T00:00:05.000Z' }]);

@@ -449,15 +449,15 @@ describe('deliveries', () => {
     expect(payload).toEqual({ id: 'inv_42', event: 'invoice.paid', amount: { amount: expect.any(Number), currency: expect.stringMatching(/^[A-Z]{3}$/) } });
 
     const items = await waitForDeliveries(webhook.id, (d) => d.length === 1 && d[0].status === 'delivered');
-    expect(Object.keys(items[0])).toEqual(['id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id']);
+    expect(Object.keys(items[0])).toEqual(['id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id', 'next_attempt_at']);
     expect(items[0]).toMatchObject({ id: deliveryId, event: 'invoice.paid', status: 'delivered', response_code: 200, attempts: 1, delivery_id: deliveryId });
 
     const detail = await call('GET', `/v1/webhooks/webhook-deliveries/${deliveryId}`);
     expect(Object.keys(detail.json)).toEqual([
       'id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'signature', 'payload', 'created_at',
-      'delivery_id', 'failure_reason', 'response_body',
+      'delivery_id', 'next_attempt_at', 'failure_reason', 'response_body',
     ]);
-    expect(detail.json).toMatchObject({ delivery_id: deliveryId, failure_reason: null });
+    expect(detail.json).toMatchObject({ delivery_id: deliveryId, next_attempt_at: null, failure_reason: null });
     expect(detail.json.signature).toBe(expected);
     expect(detail.json.payload).toEqual(payload);
     expect(detail.json.webhook_id).toBe(webhook.id);
@@ -469,7 +469,7 @@ describe('deliveries', () => {
     const webhook = await createWebhook('/test-send', ['product.updated']);
     const result = await call('POST', `/v1/webhooks/${webhook.id}/test`, { body: { event: 'product.updated' } });
     expect(result.status, result.text).toBe(200);
-    expect(Object.keys(result.json)).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at']);
+    expect(Object.keys(result.json)).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at', 'next_attempt_at']);
     expect(result.json).toMatchObject({ webhook_id: webhook.id, event: 'product.updated', status: 'delivered', response_code: 200 });
     const arrived = receiver.received.find((r) => r.headers['x-service-delivery-id'] === result.json.id)!;
     expect(JSON.parse(arrived.body).event).toBe('product.updated');
@@ -525,7 +525,7 @@ describe('deliveries', () => {
       const original = await call('GET', `/v1/webhooks/webhook-deliveries/${deliveryId}`);
       const retried = await call('POST', `/v1/webhooks/webhook-deliveries/${deliveryId}/retry`);
       expect(retried.status, retried.text).toBe(200);
-      expect(Object.keys(retried.json)).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id']);
+      expect(Object.keys(retried.json)).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id', 'next_attempt_at']);
       expect(retried.json).toMatchObject({ webhook_id: webhook.id, event: 'sales_order.created', status: 'delivered', response_code: 200, attempts: 5, delivery_id: deliveryId });
       expect(retried.json.id).not.toBe(deliveryId);
       const detail = await call('GET', `/v1/webhooks/webhook-deliveries/${retried.json.id}`);

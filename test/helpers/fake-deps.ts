@@ -208,12 +208,13 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     });
   };
 
+  const api = client({ credentials, withCache: options.tokenCache ?? false });
   const deps: CommandDeps = {
     stdin: fakeStdin(options.stdin ?? '', options.stdinTTY ?? false),
     stdout,
     stderr,
     env,
-    api: client({ credentials, withCache: options.tokenCache ?? false }),
+    api,
     config,
     profileName,
     credentialSource: options.credentialSource ?? (credentials ? 'profile' : 'none'),
@@ -223,6 +224,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     canPrompt: options.canPrompt ?? false,
     prompter,
     now: () => clock.now,
+    serviceNow: () => api.serviceClock.now(),
     apiFor: (baseUrl, creds) => client({ credentials: creds, baseUrl }),
     clientId: credentials?.clientId,
   };

@@ -19,7 +19,7 @@ export async function run(options: DeliveriesListOptions, deps: CommandDeps): Pr
         query: { limit: options.limit, cursor, status: options.status },
         expect: 'page',
       }),
-    renderPage: (items, table) => deliveryTable(items, deps.colors, deps.now(), table),
+    renderPage: (items, table) => deliveryTable(items, deps.colors, deps.serviceNow(), table),
     empty: 'No deliveries.\n',
     nextCommand: (cursor) =>
       ['whsvc deliveries list', options.webhookId, options.status ? `--status ${options.status}` : '', options.limit ? `--limit ${options.limit}` : '', `--cursor ${cursor}`]

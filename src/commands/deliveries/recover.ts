@@ -1,7 +1,7 @@
 import { allWebhooks, attemptsOf, deliveryKey, type LoggedAttempt } from '../../api/log.js';
 import { ApiError } from '../../api/errors.js';
 import { renderTable, tableTime } from '../../render/table.js';
-import { sanitize } from '../../render/text.js';
+import { sanitize, statusWords } from '../../render/text.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
@@ -79,13 +79,19 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
   if (!options.dryRun && !options.yes && !deps.canPrompt) {
     throw usageError(`re-sending needs confirmation: pass --yes, or see what would be re-sent with --dry-run (${NO_PROMPT})`);
   }
-  const now = deps.now();
-  const since = options.since && boundAt(options.since, now);
-  const until = options.until && boundAt(options.until, now);
-  if (since !== undefined && until !== undefined && since > until) throw usageError('--since is later than --until: nothing can be in between');
+  const emptyWindow = () => usageError('--since is later than --until: nothing can be in between');
+  // Two durations, or two times, are ordered before any request; a duration and a time only against the service's now.
+  const sameKind = options.since && options.until && 'ago' in options.since === 'ago' in options.until;
+  if (sameKind && boundAt(options.since!, 0) > boundAt(options.until!, 0)) throw emptyWindow();
   if (options.events.length > 0) await checkEventTypes(deps, options.events, '--event');
   // Each webhook named must exist before anything is listed or sent (an unknown one is exit 5, nothing done).
   for (const id of options.webhooks) await deps.api.json('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' });
+  // A window counted back from now is counted on the service's clock, as the times in its log are.
+  const countsBack = [options.since, options.until].some((bound) => bound !== undefined && 'ago' in bound);
+  const now = countsBack ? await deps.api.askServiceNow() : deps.serviceNow();
+  const since = options.since && boundAt(options.since, now);
+  const until = options.until && boundAt(options.until, now);
+  if (since !== undefined && until !== undefined && since > until) throw emptyWindow();
   const select = () => selectDeliveries(deps, { status: options.status, webhooks: options.webhooks, events: options.events, since, until });
 
   if (options.dryRun) return dryRun(deps, select(), options.status, options.stop);
@@ -184,7 +190,8 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
   const flush = async () => {
     if (rows.length === 0) return;
     const code = (c: Candidate) => (c.attempt.response_code === null ? '-' : String(c.attempt.response_code));
-    const cells = rows.map((c) => [c.deliveryId, c.webhookId ?? '', c.attempt.event, c.attempt.status, code(c), String(c.attempt.attempts ?? ''), tableTime(c.attempt.created_at, deps.now(), layout)]);
+    const status = (c: Candidate) => (layout.plain ? c.attempt.status : statusWords(c.attempt.status, c.attempt.next_attempt_at));
+    const cells = rows.map((c) => [c.deliveryId, c.webhookId ?? '', c.attempt.event, status(c), code(c), String(c.attempt.attempts ?? ''), tableTime(c.attempt.created_at, deps.serviceNow(), layout)]);
     const head = layout.plain ? [] : ['DELIVERY', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'LAST TRY'];
     deps.stdout.write(await renderTable(head, cells, deps.colors, { whole: [0, 1, 3, 4], reluctant: [2, 6], dropFirst: [3, 5, 4, 6, 1], ...layout, withHead: widths.length === 0, widths }));
     rows = [];

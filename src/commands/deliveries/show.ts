@@ -5,6 +5,6 @@ import { deliveryBlock, type Delivery } from './view.js';
 export async function run(options: { id: string }, deps: CommandDeps): Promise<number> {
   const delivery = await deps.api.json<Delivery>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(options.id)}`, { expect: 'delivery' });
   if (deps.json) printJson(deps, delivery);
-  else deps.stdout.write(deliveryBlock(delivery, deps.colors, deps.now()));
+  else deps.stdout.write(deliveryBlock(delivery, deps.colors, deps.serviceNow()));
   return 0;
 }

@@ -7,7 +7,7 @@ import { ExitCode, usageError } from '../../cli/errors.js';
 import { forwardUrl } from '../../cli/forward.js';
 import { PLATFORM_NAME, boundAt, type TimeBound } from '../../cli/parse.js';
 import { secretSource, type SecretSource } from '../../cli/secret.js';
-import { relativeTime, sanitize } from '../../render/text.js';
+import { clockTime, relativeTime, sanitize, statusWords } from '../../render/text.js';
 import { FORWARDED_BOUND, checkWritable, holdCheckpoint, readCheckpoint, writeCheckpoint, type Checkpoint, type WebhookPosition } from './tail-checkpoint.js';
 import { Follower, type Change, type StartAt } from './tail-follow.js';
 import { forwardDelivery, type ForwardOutcome, type ForwardTarget } from './tail-forward.js';
@@ -102,7 +102,6 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
       'give each service its own --checkpoint FILE',
     );
   }
-  const startedAt = deps.now();
   // Each webhook named must exist (exit 5 otherwise), before anything is followed.
   const named = new Map<string, string | undefined>();
   for (const id of options.webhookIds ?? []) {
@@ -112,7 +111,9 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
 
   const err = deps.errColors;
   const note = (text: string) => deps.stderr.write(`whsvc: ${text}\n`);
-  const initialStart: StartAt = options.since ? { kind: 'since', at: boundAt(options.since, startedAt) } : { kind: 'now' };
+  // --since 2h is counted back from the service's now, as the times in its log are.
+  const since = options.since && boundAt(options.since, 'ago' in options.since ? await deps.api.askServiceNow() : 0);
+  const initialStart: StartAt = since !== undefined ? { kind: 'since', at: since } : { kind: 'now' };
   const fromCheckpoint = (webhook: { id: string; created_at?: string | undefined }): StartAt | undefined => {
     if (!checkpoint) return undefined;
     const entry = checkpoint.webhooks[webhook.id];
@@ -129,7 +130,7 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
   const follower = new Follower(deps.api, { webhookIds: options.webhookIds, initialStart, startFor: fromCheckpoint });
 
   if (checkpoint) {
-    note(`catching up from the checkpoint ${options.checkpoint} (saved ${relativeTime(checkpoint.saved_at, startedAt)}, ${checkpoint.saved_at})`);
+    note(`catching up from the checkpoint ${options.checkpoint} (saved ${relativeTime(checkpoint.saved_at, deps.serviceNow())}, ${checkpoint.saved_at})`);
   } else if (options.checkpoint !== undefined) {
     note(`no checkpoint at ${options.checkpoint} yet: starting from ${options.since ? 'the --since time' : 'now'}; the position is kept there from now on`);
   }
@@ -170,12 +171,14 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
     const content = JSON.stringify(next);
     if (content === written) return;
     written = content;
-    writeCheckpoint(options.checkpoint, { ...next, saved_at: new Date(deps.now()).toISOString() });
+    // On the service's clock: it is held against the times of its log (a webhook created since).
+    writeCheckpoint(options.checkpoint, { ...next, saved_at: new Date(deps.serviceNow()).toISOString() });
   };
 
   // --- output -----------------------------------------------------------------------------------
   const out = deps.colors;
-  const clock = (iso: string) => (Number.isNaN(Date.parse(iso)) ? '--:--:--' : new Date(Date.parse(iso)).toISOString().slice(11, 19));
+  // One clock for attempt and forward lines: the service's (a sandbox's clock may have been moved).
+  const clock = (iso: string) => clockTime(iso, deps.serviceNow());
   // On a terminal narrower than a whole line, the attempt's own id (in `deliveries show` and --json) goes
   // first, then the event column narrows (a long type ends in …); ids stay whole. A pipe gets whole lines.
   const columns = deps.stdout.isTTY ? deps.stdout.columns : undefined;
@@ -195,7 +198,7 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
       deps.stdout.write(
         `${JSON.stringify({
           change: change.kind,
-          time: new Date(deps.now()).toISOString(),
+          time: new Date(deps.serviceNow()).toISOString(),
           webhook_id: change.webhookId,
           event: a.event,
           status: a.status,
@@ -209,9 +212,11 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
       );
       return;
     }
-    const status = change.kind === 'status' ? `${statusLabel(change.previous!, out)} → ${statusLabel(a.status, out)}` : statusLabel(a.status, out);
-    // "pending → delivered" is the widest the sandbox's statuses make.
-    const pad = ' '.repeat(Math.max(0, 19 - (change.kind === 'status' ? `${change.previous} → ${a.status}` : a.status).length));
+    const retry = { nextAttemptAt: a.next_attempt_at, now: deps.serviceNow() };
+    const status = change.kind === 'status' ? `${statusLabel(change.previous!, out)} → ${statusLabel(a.status, out, retry)}` : statusLabel(a.status, out, retry);
+    // "pending → delivered" is the widest the sandbox's statuses make, a retry due aside.
+    const words = statusWords(a.status, a.next_attempt_at, retry.now);
+    const pad = ' '.repeat(Math.max(0, 19 - (change.kind === 'status' ? `${change.previous} → ${words}` : words).length));
     const code = a.response_code === null || a.response_code === undefined ? '-' : String(a.response_code);
     deps.stdout.write(`${clock(a.created_at)}  ${sanitize(change.webhookId)}  ${eventCell(sanitize(a.event))}  ${status}${pad}  ${code.padStart(3)}  ${ref(a)}\n`);
   };
@@ -221,7 +226,7 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
       deps.stdout.write(
         `${JSON.stringify({
           change: outcome.kind === 'answered' ? 'forwarded' : 'forward_failed',
-          time: new Date(deps.now()).toISOString(),
+          time: new Date(deps.serviceNow()).toISOString(),
           webhook_id: waiting.change.webhookId,
           event: a.event,
           attempt: a.attempts ?? null,
@@ -240,7 +245,7 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
         ? `app ${outcome.status >= 200 && outcome.status < 300 ? out.green(String(outcome.status)) : out.red(String(outcome.status))}`
         : `${out.red(`app down (${sanitize(outcome.error)})`)}: not forwarded yet, tried again at the next poll`;
     const signature = { verified: out.green('signature ok'), mismatch: out.red('signature does NOT match the rebuilt body'), unchecked: out.dim('signature not checked') }[outcome.signature];
-    deps.stdout.write(`${clock(new Date(deps.now()).toISOString())}  → ${target!.href}  ${ref(a)}  ${answer}  ${signature}\n`);
+    deps.stdout.write(`${clock(new Date(deps.serviceNow()).toISOString())}  → ${target!.href}  ${ref(a)}  ${answer}  ${signature}\n`);
   };
 
   const forwardWaiting = async (stopped: () => boolean): Promise<void> => {
@@ -295,7 +300,7 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
   let polls = 0;
   let failures = 0;
   let lastError = '';
-  let lastPoll = startedAt;
+  let lastPoll = deps.now();
   try {
     while (!ended()) {
       const pollStart = deps.now();

@@ -1,6 +1,6 @@
 import type { Colors } from '../../render/colors.js';
 import { renderTable, tableTime, type TableOptions } from '../../render/table.js';
-import { keyValues, relativeTime, sanitize, sanitizeBlock } from '../../render/text.js';
+import { clockTime, keyValues, relativeTime, sanitize, sanitizeBlock, statusWords } from '../../render/text.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
 
@@ -14,6 +14,8 @@ export interface Delivery {
   webhook_id?: string;
   event: string;
   status: string;
+  /** When the delivery's automatic retry is due, on a failed delivery's newest attempt (the sandbox's extension). */
+  next_attempt_at?: string | null;
   response_code: number | null;
   attempts?: number;
   signature?: string;
@@ -21,10 +23,11 @@ export interface Delivery {
   created_at: string;
 }
 
-export function statusLabel(status: string, colors: Colors): string {
-  if (status === 'delivered') return colors.green(status);
-  if (status === 'failed') return colors.red(status);
-  return colors.yellow(sanitize(status));
+/** The status word in its colour; a failed delivery's retry due after it, in the same words as everywhere (statusWords). */
+export function statusLabel(status: string, colors: Colors, retry?: { nextAttemptAt: string | null | undefined; now: number }): string {
+  const word = status === 'delivered' ? colors.green(status) : status === 'failed' ? colors.red(status) : colors.yellow(sanitize(status));
+  const words = retry ? statusWords(status, retry.nextAttemptAt, retry.now) : status;
+  return words === status ? word : `${word}${colors.yellow(words.slice(status.length))}`;
 }
 
 type Pair = [string, string | { styled: string }];
@@ -46,7 +49,7 @@ export async function deliveryTable(items: Delivery[], colors: Colors, now: numb
   // type and the time last. Too narrow for all: the attempt, then the time, then the event type are left out.
   return renderTable(
     ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
-    items.map((d) => [d.id, d.event, d.status, code(d), attemptOf(d), tableTime(d.created_at, now, options)]),
+    items.map((d) => [d.id, d.event, statusWords(d.status, d.next_attempt_at), code(d), attemptOf(d), tableTime(d.created_at, now, options)]),
     colors,
     { whole: [0, 2], reluctant: [1, 5], dropFirst: [4, 5, 1], ...options },
   );
@@ -57,7 +60,7 @@ export function deliveryBlock(delivery: Delivery, colors: Colors, now: number): 
     ['id', delivery.id],
     ...(delivery.webhook_id ? [['webhook', delivery.webhook_id] as Pair] : []),
     ['event', delivery.event],
-    ['status', { styled: statusLabel(delivery.status, colors) }],
+    ['status', { styled: statusLabel(delivery.status, colors, { nextAttemptAt: delivery.next_attempt_at, now }) }],
     ['response', delivery.response_code === null ? 'no HTTP response' : String(delivery.response_code)],
     ...(delivery.failure_reason ? [['failure', delivery.failure_reason] as Pair] : []),
     ...(delivery.attempts === undefined ? [] : [['attempt', attemptOf(delivery)] as Pair]),
@@ -78,22 +81,23 @@ export function deliveryBlock(delivery: Delivery, colors: Colors, now: number): 
  * went through.
  */
 export function reportSentAttempt(
-  deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'colors' | 'now'>,
+  deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'colors' | 'serviceNow'>,
   attempt: Delivery,
   what: string,
   /** Whether automatic retries follow a failure (the interface's own, for a test send), to say so. */
   retriesFollow = false,
 ): number {
   if (deps.json) printJson(deps, attempt);
-  else deps.stdout.write(deliveryBlock(attempt, deps.colors, deps.now()));
+  else deps.stdout.write(deliveryBlock(attempt, deps.colors, deps.serviceNow()));
   if (attempt.status !== 'failed') return 0;
   const answer = attempt.response_code === null ? 'no HTTP response' : `it answered ${attempt.response_code}`;
   deps.stderr.write(`whsvc: the endpoint did not accept the ${what} (${sanitize(answer)})\n`);
   if (!retriesFollow) return 1;
   // The interface retries failed deliveries by itself, with backoff; say so, and how to follow them.
   const webhook = typeof attempt.webhook_id === 'string' ? sanitize(attempt.webhook_id) : '<webhook-id>';
+  const due = attempt.next_attempt_at ? ` (retry due ${clockTime(attempt.next_attempt_at, deps.serviceNow())})` : '';
   deps.stderr.write(
-    `hint: the service retries it automatically, with backoff: follow it with \`whsvc deliveries list ${webhook} --status failed\`; \`whsvc deliveries retry ${sanitize(attempt.id)}\` sends it again now\n`,
+    `hint: the service retries it automatically, with backoff${due}: follow it with \`whsvc deliveries list ${webhook} --status failed\`; \`whsvc deliveries retry ${sanitize(attempt.id)}\` sends it again now\n`,
   );
   return 1;
 }

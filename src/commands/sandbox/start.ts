@@ -4,7 +4,7 @@ import { CliError, listenError } from '../../cli/errors.js';
 import { ManualSandboxClock } from '../../sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { AttemptRecord, WebhookRecord } from '../../sandbox/store.js';
-import { sanitize } from '../../render/text.js';
+import { clockTime, sanitize, statusWords } from '../../render/text.js';
 
 export interface SandboxStartOptions {
   port: number;
@@ -33,11 +33,11 @@ export interface SandboxStartDeps extends Io {
 /** One line per attempt on stderr: what was sent where, and what came of it (the endpoint's answer, cut short). */
 function attemptLine(attempt: AttemptRecord, webhook: WebhookRecord): string {
   // The sandbox's time: with a manual clock, when the attempt was due, not when the jump ran.
-  const time = attempt.created_at.slice(11, 19);
+  const time = clockTime(attempt.created_at, Date.parse(attempt.created_at));
   const answer = attempt.response_code === null ? 'no response' : String(attempt.response_code);
   const reason = attempt.status === 'failed' && attempt.error ? `: ${attempt.error}` : '';
   const body = attempt.response_body ? `  "${attempt.response_body.slice(0, 80)}${attempt.response_body.length > 80 ? '…' : ''}"` : '';
-  return sanitize(`${time} ${attempt.status.padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${reason}${body}  (${attempt.chain_id} #${attempt.attempt})`) + '\n';
+  return sanitize(`${time} ${statusWords(attempt.status, attempt.next_attempt_at, Date.parse(attempt.created_at)).padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${reason}${body}  (${attempt.chain_id} #${attempt.attempt})`) + '\n';
 }
 
 export async function run(options: SandboxStartOptions, deps: SandboxStartDeps): Promise<number> {

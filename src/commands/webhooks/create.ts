@@ -118,7 +118,7 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
     return 0;
   }
   const secretPair: Array<[string, string]> = reserved ? [] : [['signing secret', webhook.signing_secret]];
-  deps.stdout.write(webhookBlock(webhook, deps.colors, deps.now(), secretPair));
+  deps.stdout.write(webhookBlock(webhook, deps.colors, deps.serviceNow(), secretPair));
   if (reserved) {
     deps.stderr.write(`${deps.errColors.green('✓')} Signing secret written to ${options.secretFile} (mode 0600). It is not shown again.\n`);
   } else {

@@ -26,6 +26,8 @@ export interface WebhookHealth {
   deliveries: number;
   delivered: number;
   failed: number;
+  /** Of the failed, those whose automatic retry is due (when the service says so: `next_attempt_at`). */
+  retry_due: number;
   pending: number;
   /** Shares of `deliveries`, 0 to 1; null when there are none. */
   delivered_share: number | null;
@@ -56,6 +58,7 @@ export class HealthTally {
   deliveries = 0;
   delivered = 0;
   failed = 0;
+  retryDue = 0;
   pending = 0;
   lastDeliveredAt: string | null = null;
   lastFailedAt: string | null = null;
@@ -75,7 +78,10 @@ export class HealthTally {
     this.seen.add(key);
     this.deliveries += 1;
     if (attempt.status === 'delivered') this.delivered += 1;
-    else if (attempt.status === 'failed') this.failed += 1;
+    else if (attempt.status === 'failed') {
+      this.failed += 1;
+      if (attempt.next_attempt_at) this.retryDue += 1;
+    }
     // pending, or a state this version does not know: not finished.
     else this.pending += 1;
     if (this.streakOpen) {
@@ -94,6 +100,7 @@ export class HealthTally {
       deliveries: this.deliveries,
       delivered: this.delivered,
       failed: this.failed,
+      retry_due: this.retryDue,
       pending: this.pending,
       delivered_share: share(this.delivered),
       failed_share: share(this.failed),
@@ -123,9 +130,9 @@ export function worstFirst(a: WebhookHealth, b: WebhookHealth): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-async function healthOf(api: ApiClient, webhook: LoggedWebhook, since: number, failUnder: number | undefined): Promise<WebhookHealth> {
+async function healthOf(api: ApiClient, webhook: LoggedWebhook, since: () => number, failUnder: number | undefined): Promise<WebhookHealth> {
   const tally = new HealthTally();
-  for await (const attempt of attemptsOf(api, webhook.id, { since })) tally.add(attempt);
+  for await (const attempt of attemptsOf(api, webhook.id, { since: since() })) tally.add(attempt);
   return tally.result(webhook, failUnder);
 }
 
@@ -231,7 +238,9 @@ export async function healthTable(rows: WebhookHealth[], colors: Colors, now: nu
 }
 
 export async function run(options: HealthOptions, deps: CommandDeps): Promise<number> {
-  const since = boundAt(options.since ?? DEFAULT_SINCE, deps.now());
+  // Counted back from the service's now, known once it has answered (the webhooks are read first).
+  let sinceAt: number | undefined;
+  const since = () => (sinceAt ??= boundAt(options.since ?? DEFAULT_SINCE, deps.serviceNow()));
   const found = await eachLimited(webhooksOf(deps.api, options.ids), CONCURRENCY, async (webhook) => {
     try {
       return await healthOf(deps.api, webhook, since, options.failUnder);
@@ -245,11 +254,11 @@ export async function run(options: HealthOptions, deps: CommandDeps): Promise<nu
   const rows = found.filter((row): row is WebhookHealth => row !== undefined);
   rows.sort(worstFirst);
   if (deps.json) {
-    printJson(deps, { since: new Date(since).toISOString(), fail_under: options.failUnder === undefined ? null : options.failUnder / 100, webhooks: rows });
+    printJson(deps, { since: new Date(since()).toISOString(), fail_under: options.failUnder === undefined ? null : options.failUnder / 100, webhooks: rows });
   } else {
     const layout = tableLayout(deps.stdout);
     if (rows.length === 0) writeEmptyNote(deps, layout, 'No webhooks. Create one with: whsvc webhooks create --url URL --events TYPE\n');
-    else deps.stdout.write(await healthTable(rows, deps.colors, deps.now(), layout));
+    else deps.stdout.write(await healthTable(rows, deps.colors, deps.serviceNow(), layout));
   }
   const below = rows.filter((row) => isBelow(row, options.failUnder));
   if (below.length === 0) return 0;

@@ -15,7 +15,7 @@ export async function run(options: ListOptions, deps: CommandDeps): Promise<numb
     firstCursor: options.cursor,
     fetchPage: (cursor) =>
       deps.api.json<Page<Webhook>>('GET', '/v1/webhooks', { query: { limit: options.limit, cursor, active: options.active }, expect: 'page' }),
-    renderPage: (items, table) => webhookTable(items, deps.colors, deps.now(), table),
+    renderPage: (items, table) => webhookTable(items, deps.colors, deps.serviceNow(), table),
     empty: 'No webhooks. Create one with: whsvc webhooks create --url URL --events TYPE\n',
     nextCommand: (cursor) =>
       ['whsvc webhooks list', options.active === undefined ? '' : `--active ${options.active}`, options.limit ? `--limit ${options.limit}` : '', `--cursor ${cursor}`]

@@ -44,6 +44,6 @@ export async function run(options: UpdateOptions, deps: CommandDeps): Promise<nu
   };
   const updated = await deps.api.json<Webhook>('PATCH', path, { body, expect: 'webhook' });
   if (deps.json) printJson(deps, updated);
-  else deps.stdout.write(webhookBlock(updated, deps.colors, deps.now()));
+  else deps.stdout.write(webhookBlock(updated, deps.colors, deps.serviceNow()));
   return 0;
 }

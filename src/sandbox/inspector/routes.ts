@@ -9,7 +9,7 @@ import type { Cursors } from '../cursor.js';
 import { deliveryHeaders, type Deliverer, type DeliveryPolicy } from '../deliverer.js';
 import { ApiError, badRequest, notFound, readJsonObject, sendJson } from '../http.js';
 import type { Reply, RouteContext } from '../routes.js';
-import type { AttemptStatus, Store } from '../store.js';
+import { DELIVERY_STATUS_SQL, deliveryStatus, type AttemptStatus, type Store } from '../store.js';
 import { parseLimit, rejectUnknownFields, validateEventType } from '../validation.js';
 import { isLoopbackHost } from '../../net.js';
 import { signatureHeaderName } from '../../signing/signature.js';
@@ -81,14 +81,10 @@ const INSPECTOR_PRINCIPAL: Principal = { client_id: 'inspector', account_id: DEM
 const ID = /^[A-Za-z0-9_-]{1,100}$/;
 const STATUSES: readonly DeliveryStatus[] = ['delivered', 'failed', 'pending'];
 
-/** The status of a delivery, from its chain: the same rule in SQL (lists, filters) and in code (one delivery). */
-const STATUS_SQL = `CASE WHEN c.delivered = 1 THEN 'delivered'
-  WHEN c.next_due_at IS NOT NULL OR EXISTS (SELECT 1 FROM attempts p WHERE p.chain_id = c.id AND p.status = 'pending') THEN 'pending'
-  ELSE 'failed' END`;
 
 const LIST_SQL = `SELECT * FROM (
   SELECT c.rowid AS seq, c.id, c.webhook_id, w.url AS webhook_url, c.event, c.created_at, c.next_due_at,
-    ${STATUS_SQL} AS status,
+    ${DELIVERY_STATUS_SQL} AS status,
     (SELECT COUNT(*) FROM attempts n WHERE n.chain_id = c.id) AS attempt_count,
     l.response_code AS response_code, l.created_at AS last_attempt_at
   FROM chains c JOIN webhooks w ON w.id = c.webhook_id
@@ -102,10 +98,10 @@ const LIST_SQL = `SELECT * FROM (
 ) WHERE (:status IS NULL OR status = :status)
 ORDER BY seq DESC LIMIT :limit`;
 
-const COUNTS_SQL = `SELECT c.webhook_id, COUNT(*) AS total, SUM(c.delivered) AS delivered,
-  SUM(CASE WHEN c.delivered = 0 AND (c.next_due_at IS NOT NULL
-    OR EXISTS (SELECT 1 FROM attempts p WHERE p.chain_id = c.id AND p.status = 'pending')) THEN 1 ELSE 0 END) AS pending
-  FROM chains c JOIN webhooks w ON w.id = c.webhook_id WHERE w.account_id = ? GROUP BY c.webhook_id`;
+const COUNTS_SQL = `SELECT webhook_id, COUNT(*) AS total, SUM(status = 'delivered') AS delivered, SUM(status = 'pending') AS pending,
+  SUM(status = 'failed') AS failed, SUM(status = 'failed' AND next_due_at IS NOT NULL) AS retry_due
+  FROM (SELECT c.webhook_id, c.next_due_at, ${DELIVERY_STATUS_SQL} AS status
+    FROM chains c JOIN webhooks w ON w.id = c.webhook_id WHERE w.account_id = ?) GROUP BY webhook_id`;
 
 type Row = Record<string, SQLInputValue>;
 
@@ -182,13 +178,15 @@ export function createInspector(deps: InspectorDeps): Inspector {
       const total = Number(count?.total ?? 0);
       const delivered = Number(count?.delivered ?? 0);
       const pending = Number(count?.pending ?? 0);
+      const failed = Number(count?.failed ?? 0);
+      const retryDue = Number(count?.retry_due ?? 0);
       return {
         id: w.id,
         url: w.url,
         events: w.events,
         active: w.active,
         created_at: w.created_at,
-        deliveries: { total, delivered, pending, failed: total - delivered - pending },
+        deliveries: { total, delivered, pending, failed, retry_due: retryDue },
       };
     });
     return {
@@ -225,7 +223,7 @@ export function createInspector(deps: InspectorDeps): Inspector {
       attempt_count: Number(row.attempt_count),
       created_at: String(row.created_at),
       last_attempt_at: str(row.last_attempt_at),
-      next_attempt_at: iso(num(row.next_due_at)),
+      next_attempt_at: row.status === 'failed' ? iso(num(row.next_due_at)) : null,
     };
   }
 
@@ -290,8 +288,7 @@ export function createInspector(deps: InspectorDeps): Inspector {
     });
     const last = attempts[attempts.length - 1];
     const nextDue = num(chain.next_due_at);
-    const status: DeliveryStatus =
-      Number(chain.delivered) === 1 ? 'delivered' : nextDue !== null || attempts.some((a) => a.status === 'pending') ? 'pending' : 'failed';
+    const status: DeliveryStatus = deliveryStatus(Number(chain.delivered) === 1, last?.status);
     const body = String(chain.body);
     const signature = String(chain.signature);
     return {
@@ -304,7 +301,7 @@ export function createInspector(deps: InspectorDeps): Inspector {
       attempt_count: attempts.length,
       created_at: String(chain.created_at),
       last_attempt_at: last?.created_at ?? null,
-      next_attempt_at: iso(nextDue),
+      next_attempt_at: status === 'failed' ? iso(nextDue) : null,
       webhook_active: Number(chain.webhook_active) === 1,
       signature,
       signature_header: signatureHeader,

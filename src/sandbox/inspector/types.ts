@@ -2,7 +2,7 @@
 // and the page (client/app.ts). Nothing here may name a secret: no signing
 // secret, client secret or token is ever part of an inspector answer.
 
-/** A delivery's status: delivered once any attempt got through; pending while an attempt is under way or a retry is due; failed when no more are coming. */
+/** A delivery's status, the rule of the whole tool (the store's deliveryStatus): delivered once any attempt got through, else its newest attempt's. */
 export type DeliveryStatus = 'delivered' | 'failed' | 'pending';
 
 export interface InspectorWebhook {
@@ -11,7 +11,8 @@ export interface InspectorWebhook {
   events: string[];
   active: boolean;
   created_at: string;
-  deliveries: { total: number; delivered: number; failed: number; pending: number };
+  /** `retry_due`: of the failed, those whose automatic retry is scheduled. */
+  deliveries: { total: number; delivered: number; failed: number; pending: number; retry_due: number };
 }
 
 export interface InspectorEventType {

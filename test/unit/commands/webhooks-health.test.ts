@@ -52,9 +52,10 @@ describe('webhooks health: the figures', () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);
     mockWebhooks(fake, [hook('wh_1')]);
-    // Newest first, over two pages: d5 in flight, d4 and d3 failed (d3 on its second attempt), d2 delivered on its second attempt.
+    // Newest first, over two pages: d5 in flight, d4 and d3 failed (d3 on its second attempt; d4 with its retry due), d2 delivered
+    // on its second attempt.
     const queries = mockLog(fake, 'wh_1', [
-      [attempt('a7', 'd5', 'pending', null, 1), attempt('a6', 'd4', 'failed', 503, 2), attempt('a5', 'd3', 'failed', null, 3, 2)],
+      [attempt('a7', 'd5', 'pending', null, 1), { ...attempt('a6', 'd4', 'failed', 503, 2), next_attempt_at: at(-MINUTE) }, attempt('a5', 'd3', 'failed', null, 3, 2)],
       [attempt('a4', 'd2', 'delivered', 200, 4, 2), attempt('a3', 'd3', 'failed', 500, 5), attempt('a1', 'd2', 'failed', 500, 7)],
     ]);
     expect(await health({ ids: [] }, fake.deps)).toBe(0);
@@ -69,6 +70,7 @@ describe('webhooks health: the figures', () => {
           deliveries: 4,
           delivered: 1,
           failed: 2,
+          retry_due: 1,
           pending: 1,
           delivered_share: 0.25,
           failed_share: 0.5,
@@ -151,6 +153,7 @@ describe('webhooks health: the figures', () => {
       deliveries: 0,
       delivered: 0,
       failed: 0,
+      retry_due: 0,
       pending: 0,
       delivered_share: null,
       failed_share: null,

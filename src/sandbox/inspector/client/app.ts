@@ -13,6 +13,7 @@ import type {
   InspectorOverview,
   InspectorWebhook,
 } from '../types.js';
+import { clockTime as clockTimeAt, statusWords } from '../../../render/text.js';
 
 const API = '/_sandbox/inspector/api';
 const PAGE_SIZE = 50;
@@ -83,16 +84,9 @@ function noteSandboxTime(now: string, manual: boolean): void {
   }
 }
 
-const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
-function clockTime(iso: string, withMs = false): string {
-  const date = new Date(iso);
-  const time = `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
-  const today = new Date(sandboxNow());
-  const sameDay = date.toDateString() === today.toDateString();
-  const day = sameDay ? '' : `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} `;
-  return `${day}${time}${withMs ? `.${pad(date.getMilliseconds(), 3)}` : ''}`;
-}
+/** A time of day on the sandbox's clock (the day before it when not today there). */
+const clockTime = (iso: string, withMs = false): string => clockTimeAt(iso, sandboxNow(), withMs);
 
 function span(ms: number): string {
   const abs = Math.abs(ms);
@@ -224,9 +218,9 @@ function copyButton(text: () => string, label = 'Copy'): HTMLButtonElement {
 
 const STATUS_MARK: Record<DeliveryStatus, string> = { delivered: '✓', failed: '✕', pending: '…' };
 
-/** A status in colour and in words, never colour alone. */
-function statusBadge(status: DeliveryStatus): HTMLElement {
-  return h('span', { class: `badge status-${status}` }, h('span', { class: 'mark', 'aria-hidden': 'true' }, STATUS_MARK[status]), status);
+/** A status in colour and in words, never colour alone; a failed delivery's retry due said as the CLI says it. */
+function statusBadge(status: DeliveryStatus, nextAttemptAt?: string | null): HTMLElement {
+  return h('span', { class: `badge status-${status}` }, h('span', { class: 'mark', 'aria-hidden': 'true' }, STATUS_MARK[status]), statusWords(status, nextAttemptAt, sandboxNow()));
 }
 
 function codeChip(code: number | null, status: DeliveryStatus): HTMLElement {
@@ -326,7 +320,7 @@ function fillSelect(select: HTMLSelectElement, allLabel: string | undefined, opt
 }
 
 function webhookCard(webhook: InspectorWebhook): HTMLElement {
-  const { total, delivered, failed, pending } = webhook.deliveries;
+  const { total, delivered, failed, pending, retry_due: retryDue } = webhook.deliveries;
   const show = h(
     'button',
     { type: 'button', class: 'webhook-main', title: 'Show the deliveries of this webhook' },
@@ -344,7 +338,7 @@ function webhookCard(webhook: InspectorWebhook): HTMLElement {
             `${total} ${total === 1 ? 'delivery' : 'deliveries'}: `,
             h('span', { class: 'n-delivered' }, `${delivered} delivered`),
             failed ? ', ' : '',
-            failed ? h('span', { class: 'n-failed' }, `${failed} failed`) : '',
+            failed ? h('span', { class: 'n-failed' }, `${failed} failed${retryDue ? ` (${retryDue === failed ? 'each' : retryDue} with a retry due)` : ''}`) : '',
             pending ? ', ' : '',
             pending ? h('span', { class: 'n-pending' }, `${pending} pending`) : '',
           ),
@@ -466,7 +460,7 @@ function deliveryRow(row: InspectorDeliveryItem, showUrl: boolean): HTMLElement 
   const button = h(
     'button',
     { type: 'button', class: 'delivery-main' },
-    h('span', { class: 'line1' }, statusBadge(row.status), h('span', { class: 'event' }, row.event), codeChip(row.response_code, row.status)),
+    h('span', { class: 'line1' }, statusBadge(row.status, row.next_attempt_at), h('span', { class: 'event' }, row.event), codeChip(row.response_code, row.status)),
     h(
       'span',
       { class: 'line2' },
@@ -475,7 +469,7 @@ function deliveryRow(row: InspectorDeliveryItem, showUrl: boolean): HTMLElement 
       timeEl(row.last_attempt_at ?? row.created_at, { rel: true }),
     ),
     showUrl ? h('span', { class: 'line3 muted' }, `→ ${row.webhook_url}`) : null,
-    row.next_attempt_at ? h('span', { class: 'line3 next' }, 'next attempt ', h('span', { 'data-due': row.next_attempt_at, title: row.next_attempt_at }, relative(row.next_attempt_at))) : null,
+    row.next_attempt_at ? h('span', { class: 'line3 next' }, 'retry due ', h('span', { 'data-due': row.next_attempt_at, title: row.next_attempt_at }, relative(row.next_attempt_at))) : null,
   );
   button.addEventListener('click', () => openDelivery(row.id));
   const li = h('li', { class: `delivery status-${row.status}` }, button);
@@ -559,7 +553,7 @@ function renderDetail(d: InspectorDelivery): void {
     'div',
     { class: 'detail-head' },
     back,
-    h('div', { class: 'title-row' }, h('h2', {}, d.event), statusBadge(d.status), codeChip(d.response_code, d.status)),
+    h('div', { class: 'title-row' }, h('h2', {}, d.event), statusBadge(d.status, d.next_attempt_at), codeChip(d.response_code, d.status)),
     h('div', { class: 'id-row' }, h('span', { class: 'mono', id: 'detail-id' }, d.id), copyButton(() => d.id, 'Copy id')),
     h(
       'dl',
@@ -576,7 +570,7 @@ function renderDetail(d: InspectorDelivery): void {
       { class: 'actions' },
       retry,
       d.next_attempt_at
-        ? h('span', { class: 'next' }, 'Next automatic attempt ', h('span', { 'data-due': d.next_attempt_at, title: d.next_attempt_at }, relative(d.next_attempt_at)))
+        ? h('span', { class: 'next' }, 'Automatic retry due ', h('span', { 'data-due': d.next_attempt_at, title: d.next_attempt_at }, relative(d.next_attempt_at)))
         : d.status === 'failed'
           ? h('span', { class: 'muted' }, 'No more automatic attempts: retry it by hand once the receiver is fixed.')
           : null,
@@ -643,7 +637,7 @@ function timeline(d: InspectorDelivery, shown: InspectorAttempt | undefined): HT
         'li',
         { class: 'attempt future' },
         h('span', { class: 'dot', 'aria-hidden': 'true' }),
-        h('span', { class: 'attempt-body' }, h('span', { class: 'line1' }, h('strong', {}, `#${(last?.attempt ?? 0) + 1}`), ' due ', timeEl(d.next_attempt_at, { rel: true }))),
+        h('span', { class: 'attempt-body' }, h('span', { class: 'line1' }, h('strong', {}, `#${(last?.attempt ?? 0) + 1}`), ' retry due ', timeEl(d.next_attempt_at, { rel: true }))),
       ),
     );
   }

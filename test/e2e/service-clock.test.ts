@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
+// One clock and one vocabulary: times are counted from the service's now (its
+// Date header), and a failed delivery whose automatic retry is scheduled says
+// "failed · retry due HH:MM:SS" in the CLI, the sandbox's log and the inspector.
+
+let workDir: string;
+let sandbox: SandboxProcess;
+let receiver: Receiver;
+let cli: (args: string[]) => ReturnType<typeof runCli>;
+
+const MINUTE = 60_000;
+/** A local time of day as `toTimeString` writes it, independently of the code under test. */
+const timeOfDay = (iso: string) => new Date(iso).toTimeString().slice(0, 8);
+
+beforeAll(async () => {
+  workDir = mkdtempSync(join(tmpdir(), 'whsvc-service-clock-'));
+  sandbox = await startSandboxProcess(['--clock', 'manual', '--retry-base-ms', String(MINUTE), '--max-attempts', '3']);
+  receiver = await startReceiver(() => 500);
+  const configDir = mkdtempSync(join(workDir, 'config-'));
+  cli = (args) => runCli(args, { env: { ...sandboxEnv(sandbox.info, configDir), CI: 'true' } });
+});
+
+afterAll(async () => {
+  await sandbox?.stop();
+  await receiver?.close();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+async function inspectorOverview(): Promise<{ webhooks: Array<{ id: string; deliveries: Record<string, number> }> }> {
+  const response = await fetch(new URL('/_sandbox/inspector/api/overview', sandbox.info.base_url));
+  expect(response.status).toBe(200);
+  return (await response.json()) as never;
+}
+
+describe('one clock (the service\'s) and one word for each state', () => {
+  it('a failed delivery with its retry scheduled reads "failed · retry due" everywhere; times count from the moved clock', async () => {
+    const created = await cli(['webhooks', 'create', '--url', `${receiver.url}/fail`, '--events', 'invoice.paid', '--secret-file', join(workDir, 'whsec.txt'), '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const webhookId = JSON.parse(created.stdout).id as string;
+
+    const triggered = await cli(['sandbox', 'trigger', 'invoice.paid']);
+    expect(triggered.code, triggered.stderr).toBe(0);
+    await receiver.waitFor(1);
+
+    // The API: the newest attempt of the failed delivery says when its automatic retry is due.
+    let first: Record<string, any> | undefined;
+    await expect
+      .poll(async () => {
+        const listed = await cli(['deliveries', 'list', webhookId, '--json']);
+        first = JSON.parse(listed.stdout).data[0];
+        return first?.status;
+      })
+      .toBe('failed');
+    expect(Date.parse(first!.next_attempt_at) - Date.parse(first!.created_at)).toBe(MINUTE);
+    const due = timeOfDay(first!.next_attempt_at);
+
+    // deliveries show, the sandbox's own log and the inspector use the same words.
+    const shown = await cli(['deliveries', 'show', first!.id]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(new RegExp(`^status\\s+failed · retry due ${due}$`, 'm'));
+    await expect.poll(() => sandbox.stderr()).toContain(`failed · retry due ${due} invoice.paid -> ${receiver.url}/fail`);
+    const before = (await inspectorOverview()).webhooks.find((w) => w.id === webhookId)!;
+    expect(before.deliveries).toEqual({ total: 1, delivered: 0, failed: 1, pending: 0, retry_due: 1 });
+
+    const health = await cli(['webhooks', 'health', webhookId, '--json']);
+    expect(JSON.parse(health.stdout).webhooks[0]).toMatchObject({ failed: 1, retry_due: 1, pending: 0 });
+
+    // Three days on the sandbox's clock: the retries play out, the last one has none due.
+    const advanced = await cli(['sandbox', 'clock', 'advance', '3d']);
+    expect(advanced.code, advanced.stderr).toBe(0);
+    const listed = JSON.parse((await cli(['deliveries', 'list', webhookId, '--json'])).stdout).data as Array<Record<string, any>>;
+    expect(listed.map((a) => [a.attempts, a.status, a.next_attempt_at])).toEqual([
+      [3, 'failed', null],
+      [2, 'failed', null],
+      [1, 'failed', null],
+    ]);
+    const after = (await inspectorOverview()).webhooks.find((w) => w.id === webhookId)!;
+    expect(after.deliveries).toEqual({ total: 1, delivered: 0, failed: 1, pending: 0, retry_due: 0 });
+
+    // Relative times count from the sandbox's now (three days on), not this machine's.
+    const webhook = await cli(['webhooks', 'get', webhookId]);
+    expect(webhook.stdout).toMatch(/^created\s+3 days ago \(/m);
+    const last = await cli(['deliveries', 'show', listed[0]!.id]);
+    expect(last.stdout).toMatch(/^status\s+failed$/m);
+    expect(last.stdout).toMatch(/^created\s+3 days ago \(/m);
+  });
+});
