@@ -4,19 +4,32 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandboxProcess } from '../helpers/cli.js';
+import { startTlsFront } from '../helpers/proxy.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let workDir: string;
-let installedBin: string;
+let installedLauncher: string;
 let tarball: string;
+
+/**
+ * The Node versions the installed package is run on: the oldest and newest
+ * lines `engines` accepts, which .ci/run installs and names in
+ * WHSVC_TEST_NODES (colon-separated); on a developer's machine without them,
+ * the Node running the tests.
+ */
+const NODES = process.env.WHSVC_TEST_NODES ? process.env.WHSVC_TEST_NODES.split(':').filter(Boolean) : [process.execPath];
+if (process.env.CI && !process.env.WHSVC_TEST_NODES) throw new Error('CI runs the packed package on Node 22 and 26: set WHSVC_TEST_NODES to their node binaries, as .ci/run does');
+const versionOf = (node: string) => execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 
 function npm(args: string[], cwd = root): string {
   return execFileSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_loglevel: 'error', npm_config_update_notifier: 'false' } });
 }
 
-function installed(args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
+/** The installed `whsvc`, run by the given Node. */
+function installedOn(node: string, args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(installedBin, args, { env: { ...process.env, NO_COLOR: '1', ...options.env } });
+    const child = spawn(node, [installedLauncher, ...args], { env: { ...process.env, NO_COLOR: '1', ...options.env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));
@@ -34,7 +47,7 @@ beforeAll(() => {
   (globalThis as { packedFiles?: string[] }).packedFiles = packed[0]!.files.map((f) => f.path);
   const prefix = join(workDir, 'prefix');
   npm(['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', tarball], workDir);
-  installedBin = join(prefix, 'bin', 'whsvc');
+  installedLauncher = join(prefix, 'lib', 'node_modules', 'whsvc', 'bin', 'whsvc.cjs');
 }, 180_000);
 
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -49,8 +62,13 @@ describe('the published package', () => {
     expect(files.filter((f) => !/^(bin\/|dist\/|package\.json$|README\.md$|LICENSE$)/.test(f))).toEqual([]);
     expect(files.some((f) => f.endsWith('.map') || f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
   });
+});
 
-  it('installs globally and runs --version and --help', async () => {
+describe.each(NODES.map((node) => [versionOf(node), node]))('the installed package on Node %s', (version, node) => {
+  const installed = (args: string[], options?: { input?: string; env?: Record<string, string> }) => installedOn(node, args, options);
+  const spawnInstalled = (args: string[]) => spawn(node, [installedLauncher, ...args]);
+
+  it('runs --version and --help', async () => {
     const version = await installed(['--version']);
     expect(version.code).toBe(0);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
@@ -62,7 +80,7 @@ describe('the published package', () => {
   });
 
   it('runs the sandbox flow from the installed package: listen, create with the secret captured, trigger, verified', async () => {
-    const sandbox = spawn(installedBin, ['sandbox', 'start', '--port', '0', '--json', '--quiet']);
+    const sandbox = spawnInstalled(['sandbox', 'start', '--port', '0', '--json', '--quiet']);
     try {
       const info = await new Promise<{ base_url: string; client_id: string; client_secret: string }>((resolve, reject) => {
         let out = '';
@@ -73,13 +91,13 @@ describe('the published package', () => {
         sandbox.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
       });
       const env = {
-        WHSVC_CONFIG_DIR: join(workDir, 'config'),
+        WHSVC_CONFIG_DIR: join(workDir, `config-${version}`),
         WHSVC_BASE_URL: info.base_url,
         WHSVC_CLIENT_ID: info.client_id,
         WHSVC_CLIENT_SECRET: info.client_secret,
       };
-      const secretFile = join(workDir, 'whsec.txt');
-      const listener = spawn(installedBin, ['listen', '--port', '0', '--secret-file', secretFile, '--count', '1', '--timeout', '60']);
+      const secretFile = join(workDir, `whsec-${version}.txt`);
+      const listener = spawnInstalled(['listen', '--port', '0', '--secret-file', secretFile, '--count', '1', '--timeout', '60']);
       let listenOut = '';
       listener.stdout.on('data', (c: Buffer) => (listenOut += c));
       const url = await new Promise<string>((resolve) => {
@@ -98,6 +116,28 @@ describe('the published package', () => {
       expect(listenOut).toMatch(/invoice\.paid\s+dlv_\w+ #1\s+signature ok\s+-> 200/);
     } finally {
       sandbox.kill('SIGTERM');
+    }
+  });
+
+  it('talks to an https service (a private CA through NODE_EXTRA_CA_CERTS): token, list, create', async () => {
+    const sandbox = await startSandboxProcess(['--quiet']);
+    const front = await startTlsFront(sandbox.info.base_url);
+    try {
+      const env = {
+        WHSVC_CONFIG_DIR: join(workDir, `config-https-${version}`),
+        WHSVC_BASE_URL: front.url,
+        WHSVC_CLIENT_ID: sandbox.info.client_id,
+        WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
+        NODE_EXTRA_CA_CERTS: front.caFile,
+      };
+      const created = await installed(['webhooks', 'create', '--url', 'https://example.com/hooks', '--events', 'invoice.paid', '--json'], { env });
+      expect(created.code, created.stderr).toBe(0);
+      const listed = await installed(['webhooks', 'list', '--json'], { env });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(JSON.parse(listed.stdout).data.map((w: { id: string }) => w.id)).toEqual([JSON.parse(created.stdout).id]);
+    } finally {
+      await front.close();
+      await sandbox.stop();
     }
   });
 });

@@ -99,7 +99,7 @@ export function register(program: Command): void {
     .addOption(new Option('--since <when>', 'only deliveries tried since then: 2h, 30m, 3d, or an ISO 8601 time (default: the whole log)').argParser(timeBound))
     .addOption(new Option('--until <when>', 'only deliveries tried until then (same forms)').argParser(timeBound))
     .addOption(new Option('--event <type>', 'only this event type (repeatable)').argParser(collect((v) => v)).default([], 'all'))
-    .addOption(new Option('--status <status>', 'which deliveries: failed, or pending (under way for too long)').argParser(oneOf(['failed', 'pending'])).default('failed'))
+    .addOption(new Option('--status <status>', 'which deliveries: failed (also those with a retry due), or pending (under way for too long)').argParser(oneOf(['failed', 'pending'])).default('failed'))
     .option('--dry-run', 'list what would be re-sent, and send nothing')
     .option('-y, --yes', 'do not ask for confirmation')
     .addOption(concurrencyOption())
