@@ -12,6 +12,7 @@ import type { Prompter } from './prompter.js';
 
 import { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_S } from './defaults.js';
 import { usageError } from './errors.js';
+import { durationMs } from './parse.js';
 
 export { DEFAULT_BASE_URL };
 
@@ -27,7 +28,8 @@ export interface GlobalOptions {
   color: boolean;
   input: boolean;
   debug: boolean;
-  timeout?: number | undefined;
+  /** The limit of each request (--request-timeout); WHSVC_TIMEOUT is read in buildDeps, where a bad value is a usage error. */
+  requestTimeoutMs?: number | undefined;
 }
 
 /** Everything a command's run function works with; tests build it with fakes. */
@@ -115,8 +117,18 @@ export function readGlobals(opts: Record<string, unknown>, env: NodeJS.ProcessEn
     color: opts.color !== false,
     input: opts.input !== false && env.CI !== 'true' && env.CI !== '1',
     debug: Boolean(opts.debug) || env.WHSVC_DEBUG === '1',
-    timeout: (opts.timeout as number | undefined) ?? (env.WHSVC_TIMEOUT ? Number(env.WHSVC_TIMEOUT) : undefined),
+    requestTimeoutMs: opts.requestTimeout as number | undefined,
   };
+}
+
+/** WHSVC_TIMEOUT: a duration as --request-timeout takes it (a bare number is seconds); empty is unset. */
+function requestTimeoutFromEnv(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const ms = durationMs(value);
+  if (ms === undefined || ms < 1 || ms > 86_400_000) {
+    throw usageError(`WHSVC_TIMEOUT ${JSON.stringify(value)} is not a request timeout`, 'a duration from 1ms to 24h, such as 10s or 2m');
+  }
+  return ms;
 }
 
 function checkBaseUrl(value: string, source: string): string {
@@ -202,6 +214,7 @@ export async function buildDeps(
   let { credentials } = resolved;
   const baseUrlSource = globals.baseUrl !== undefined ? globals.baseUrlSource ?? '--base-url' : profile ? `profile ${globals.profile}` : 'the default';
   const baseUrl = checkBaseUrl(globals.baseUrl ?? profile?.base_url ?? DEFAULT_BASE_URL, baseUrlSource);
+  const requestTimeoutMs = globals.requestTimeoutMs ?? requestTimeoutFromEnv(io.env.WHSVC_TIMEOUT) ?? DEFAULT_TIMEOUT_S * 1000;
   // A profile's secret goes only to the address it was proven on at login (as gh binds a token to its host).
   // Credentials from the environment are the user's explicit choice for the address given.
   let notLoggedIn: string | AuthError = `not logged in (profile ${globals.profile})`;
@@ -235,7 +248,7 @@ export async function buildDeps(
       credentials: creds,
       tokenCache,
       transport: sendWithProgress,
-      timeoutMs: (globals.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+      timeoutMs: requestTimeoutMs,
       userAgent: `whsvc/${WHSVC_VERSION}`,
       notLoggedIn,
       debug: globals.debug ? (text) => io.stderr.write(errColors.dim(text)) : undefined,

@@ -1,3 +1,4 @@
+import { shellWord } from './output.js';
 /** Exit codes of PRODUCT.md. */
 export const ExitCode = {
   ok: 0,
@@ -32,4 +33,34 @@ export function listenError(error: unknown, host: string, port: number): CliErro
     return new CliError(`port ${port} on ${host} is already in use`, ExitCode.failure, 'pick another with --port N, or --port 0 for any free port');
   }
   return new CliError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
+}
+
+/**
+ * commander's usage errors in the tool's own style, the one its commands'
+ * checks use: the flag, the value given, and why (`--request-timeout 0: must
+ * be at least 1 ms`), with no quoting of flag names and no trailing period.
+ */
+export function usageMessage(commanderMessage: string): string {
+  const [first = '', ...rest] = commanderMessage.replace(/^error: /, '').split('\n');
+  const why = (text: string) => text.replace(/\.$/, '').replace(/^[A-Z]/, (c) => c.toLowerCase());
+  let line = first;
+  let match: RegExpExecArray | null;
+  if ((match = /^option '(-[^ ,']+)(?:, (--[^ ']+))?[^']*' argument '(.*)' is invalid\. (.*)$/.exec(first))) {
+    line = `${match[2] ?? match[1]} ${shellWord(match[3]!)}: ${why(match[4]!)}`;
+  } else if ((match = /^command-argument value '(.*)' is invalid for argument '([^']+)'\. (.*)$/.exec(first))) {
+    // The argument parsers name the value themselves; say it once.
+    line = match[3]!.includes(JSON.stringify(match[1])) ? why(match[3]!) : `<${match[2]}> ${shellWord(match[1]!)}: ${why(match[3]!)}`;
+  } else if ((match = /^option '(-[^ ,']+)(?:, (--[^ ']+))?[^']*' argument missing$/.exec(first))) {
+    line = `${match[2] ?? match[1]} needs a value`;
+  } else if ((match = /^missing required argument '([^']+)'$/.exec(first))) {
+    line = `<${match[1]}> is required`;
+  } else if ((match = /^required option '(-[^ ,']+)(?:, (--[^ ']+))?[^']*' not specified$/.exec(first))) {
+    line = `${match[2] ?? match[1]} is required`;
+  } else if ((match = /^unknown (option|command) '([^']+)'$/.exec(first))) {
+    line = `unknown ${match[1]} ${match[2]}`;
+    if (match[2] === '--timeout') line += ' (the limit of each request is --request-timeout; --timeout is how long listen and tail wait)';
+  } else if ((match = /^too many arguments(?: for '([^']+)')?\. (.*)$/.exec(first))) {
+    line = `too many arguments${match[1] ? ` for ${match[1]}` : ''}: ${why(match[2]!)}`;
+  }
+  return [line, ...rest].join('\n');
 }

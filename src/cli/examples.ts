@@ -1,4 +1,67 @@
-/** The "Examples:" block every command's --help ends with (a test walks them all). */
-export function examples(...lines: string[]): string {
-  return `\n${lines.length === 1 ? 'Example' : 'Examples'}:\n${lines.map((line) => `  ${line}`).join('\n')}`;
+import type { Command } from 'commander';
+
+interface HelpContext {
+  error: boolean;
+  command: Command;
+}
+
+/**
+ * The "Examples:" block every command's --help ends with (a test walks them
+ * all), fitted to the help's width when it is drawn: a line too long for the
+ * terminal is broken between words with a shell continuation (` \`), so that
+ * it can still be copied whole, and its `# comment` goes on a line of its own
+ * above it, instead of the terminal cutting a word in two.
+ */
+export function examples(...lines: string[]): (context: HelpContext) => string {
+  return ({ error, command }) => {
+    const output = command.configureOutput();
+    const width = (error ? output.getErrHelpWidth?.() : output.getOutHelpWidth?.()) ?? 80;
+    return `\n${lines.length === 1 ? 'Example' : 'Examples'}:\n${lines.flatMap((line) => fitExample(line, width)).join('\n')}`;
+  };
+}
+
+const INDENT = '  ';
+const CONTINUED = '    ';
+
+/** One example as the lines of a help `width` columns wide (each indented). */
+export function fitExample(example: string, width: number): string[] {
+  if (INDENT.length + example.length <= width) return [INDENT + example];
+  if (example.startsWith('# ')) return wrapComment(example.slice(2), width);
+  const comment = /^(.*?)\s+(#\s.*)$/.exec(example);
+  if (comment) return [...fitExample(comment[2]!, width), ...fitExample(comment[1]!, width)];
+  const lines: string[] = [];
+  let line = INDENT;
+  const words = shellWords(example);
+  for (const [i, word] of words.entries()) {
+    const start = line === INDENT || line === CONTINUED;
+    // Room for the word, and for ` \` after it unless it is the last.
+    if (!start && line.length + 1 + word.length + (i < words.length - 1 ? 2 : 0) > width) {
+      lines.push(`${line} \\`);
+      line = CONTINUED;
+    }
+    line += line === INDENT || line === CONTINUED ? word : ` ${word}`;
+  }
+  return [...lines, line];
+}
+
+/** A `# comment` as lines of `# ` and words. */
+function wrapComment(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(/\s+/)) {
+    const line = lines.at(-1);
+    if (line !== undefined && line.length + 1 + word.length <= width) lines[lines.length - 1] = `${line} ${word}`;
+    else lines.push(`${INDENT}# ${word}`);
+  }
+  return lines;
+}
+
+/** The words of a command line, a quoted string (with its spaces) being one, and an option kept with its value. */
+function shellWords(text: string): string[] {
+  const words = text.match(/(?:'[^']*'|"[^"]*"|\S)+/g) ?? [];
+  return words.reduce<string[]>((units, word) => {
+    const last = units.at(-1);
+    if (last !== undefined && /^--?[\w-]+$/.test(last) && !word.startsWith('-')) units[units.length - 1] = `${last} ${word}`;
+    else units.push(word);
+    return units;
+  }, []);
 }

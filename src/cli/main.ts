@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { ApiError, AuthError, NetworkError } from '../api/errors.js';
-import { CliError, ExitCode } from './errors.js';
+import { CliError, ExitCode, usageMessage } from './errors.js';
 import { ConfigError } from '../config/errors.js';
 import { stdoutGone, stdoutWasClosed } from './interrupt.js';
 import { buildProgram } from './program.js';
@@ -22,7 +22,7 @@ async function reportError(error: unknown): Promise<number> {
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) return ExitCode.ok;
     // commander has printed its line (and suggestion) already.
-    if (jsonErrors) process.stderr.write(`${JSON.stringify({ error: { status: null, code: 'usage', message: error.message.replace(/^error: /, '') } })}\n`);
+    if (jsonErrors) process.stderr.write(`${JSON.stringify({ error: { status: null, code: 'usage', message: usageMessage(error.message) } })}\n`);
     return ExitCode.usage;
   }
   if (error instanceof CliError) {

@@ -38,12 +38,13 @@ export function durationMs(value: string): number | undefined {
   return Number.isFinite(ms) ? Math.round(ms) : undefined;
 }
 
-/** A commander parser for a duration up to `maxMs`. */
-export function duration(maxMs: number) {
+/** A commander parser for a duration from `minMs` up to `maxMs`. */
+export function duration(maxMs: number, minMs = 0) {
   return (value: string): number => {
     const ms = durationMs(value);
     if (ms === undefined) throw new InvalidArgumentError('must be a duration such as 500ms, 90s, 30m, 2h or 3d.');
     if (ms > maxMs) throw new InvalidArgumentError(`must be at most ${maxMs / 1000} s.`);
+    if (ms < minMs) throw new InvalidArgumentError(`must be at least ${minMs} ms.`);
     return ms;
   };
 }

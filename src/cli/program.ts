@@ -1,6 +1,8 @@
 import { Command, Help, Option } from 'commander';
 import { DEFAULT_BASE_URL } from './defaults.js';
-import { integerIn } from './parse.js';
+import { usageMessage } from './errors.js';
+import { examples } from './examples.js';
+import { duration } from './parse.js';
 import { register as auth } from '../commands/auth/auth.js';
 import { register as completion } from '../commands/completion/completion.js';
 import { register as deliveries } from '../commands/deliveries/deliveries.js';
@@ -36,12 +38,20 @@ export function buildProgram(commandName?: string): Command {
     .version(WHSVC_VERSION, '-v, --version', 'print the version')
     .showSuggestionAfterError()
     .showHelpAfterError('hint: see --help for usage')
-    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'whsvc: ')) })
+    .configureOutput({ outputError: (text, write) => write(`whsvc: ${usageMessage(text)}`) })
     .exitOverride()
     .configureHelp({
       // Every command's help lists the global options too (--json, --profile, …).
       showGlobalOptions: true,
       minWidthToWrap: 20,
+      // A group's commands first, then its options and the inherited ones, as gh lists them.
+      formatHelp(command, helper) {
+        const sections = Help.prototype.formatHelp.call(helper, command, helper).trimEnd().split('\n\n');
+        const commands = sections.findIndex((section) => section.startsWith('Commands:'));
+        const options = sections.findIndex((section) => /^(Arguments|Options|Global Options):/.test(section));
+        if (commands > options && options >= 0) sections.splice(options, 0, ...sections.splice(commands, 1));
+        return `${sections.join('\n\n')}\n`;
+      },
       formatItem(term, termWidth, description, helper) {
         const width = helper.helpWidth ?? 80;
         if (!description || width - termWidth - 4 >= 40) return Help.prototype.formatItem.call(helper, term, termWidth, description, helper);
@@ -55,21 +65,25 @@ export function buildProgram(commandName?: string): Command {
     .option('--no-color', 'no colour (also NO_COLOR); colour is only ever used on a terminal')
     .option('--no-input', 'never prompt; missing input is a usage error (also CI=true)')
     .option('--debug', 'HTTP exchanges on stderr, secrets redacted (also WHSVC_DEBUG=1)')
-    .addOption(new Option('--timeout <seconds>', 'timeout of each request (env WHSVC_TIMEOUT; default 30)').argParser(integerIn(1, 86_400)))
+    .addOption(
+      new Option('--request-timeout <duration>', 'limit of each request, such as 10s or 2m (env WHSVC_TIMEOUT; default 30s)').argParser(duration(86_400_000, 1)),
+    )
+    .addHelpText(
+      'after',
+      examples(
+        '# the service, locally, and a login to it',
+        'whsvc sandbox start',
+        'whsvc login --client-id sbx_demo_readwrite',
+        '# a webhook, its signing secret written to a file',
+        'whsvc webhooks create --url https://example.com/hooks --events invoice.paid --secret-file whsec.txt',
+        '# a local receiver that verifies signatures, and the log',
+        'whsvc listen --secret-file whsec.txt',
+        'whsvc deliveries list wh_…',
+      ),
+    )
     .addHelpText(
       'after',
       `
-Examples:
-  # the service, locally, and a login to it
-  whsvc sandbox start
-  whsvc login --client-id sbx_demo_readwrite
-  # a webhook, its signing secret written to a file
-  whsvc webhooks create --url https://example.com/hooks \\
-    --events invoice.paid --secret-file whsec.txt
-  # a local receiver that verifies signatures, and the log
-  whsvc listen --secret-file whsec.txt
-  whsvc deliveries list wh_…
-
 Exit codes:
   0 ok, 1 failure, 2 usage, 3 authentication, 4 permission,
   5 not found, 6 timed out waiting, 130 interrupted`,

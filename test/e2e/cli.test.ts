@@ -421,19 +421,45 @@ describe('events, test and deliveries', () => {
 });
 
 describe('failures a user meets', () => {
-  it('a service that never answers: --timeout ends the request, one line, exit 1', async () => {
+  it('a service that never answers: --request-timeout (or WHSVC_TIMEOUT) ends the request, one line, exit 1', async () => {
     const hanging = createServer(() => undefined);
     await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
     try {
-      const base = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
-      const result = await cli(['webhooks', 'list', '--timeout', '1'], freshConfig(), {
-        env: { WHSVC_BASE_URL: base, WHSVC_CLIENT_ID: 'client', WHSVC_CLIENT_SECRET: 'secret' },
-      });
-      expect(result.code).toBe(1);
-      expect(result.stderr.split('\n')[0]).toBe(`whsvc: 127.0.0.1:${(hanging.address() as AddressInfo).port} did not answer: no answer within 1 s`);
+      const address = `127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+      const env = { WHSVC_BASE_URL: `http://${address}`, WHSVC_CLIENT_ID: 'client', WHSVC_CLIENT_SECRET: 'secret' };
+      const byFlag = await cli(['webhooks', 'list', '--request-timeout', '1500ms'], freshConfig(), { env });
+      expect(byFlag.code).toBe(1);
+      expect(byFlag.stderr.split('\n')[0]).toBe(`whsvc: ${address} did not answer: no answer within 1.5 s`);
+      const byEnv = await cli(['webhooks', 'list'], freshConfig(), { env: { ...env, WHSVC_TIMEOUT: '1' } });
+      expect(byEnv.code).toBe(1);
+      expect(byEnv.stderr.split('\n')[0]).toBe(`whsvc: ${address} did not answer: no answer within 1 s`);
     } finally {
       hanging.closeAllConnections();
       await new Promise((resolve) => hanging.close(resolve));
+    }
+  });
+
+  it('--timeout is only ever a command\'s own wait: before another command it is unknown, and says which flag limits a request', async () => {
+    const result = await cli(['--timeout', '2', 'webhooks', 'list'], freshConfig());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^whsvc: unknown option --timeout \(the limit of each request is --request-timeout; .*\)\n/);
+    const badEnv = await cli(['webhooks', 'list'], freshConfig(), { env: { WHSVC_TIMEOUT: 'soon' } });
+    expect(badEnv.code).toBe(2);
+    expect(badEnv.stderr.split('\n')[0]).toBe('whsvc: WHSVC_TIMEOUT "soon" is not a request timeout');
+  });
+
+  it('option errors read in one style: the flag, the value, and why', async () => {
+    const cases: Array<[string[], string]> = [
+      [['webhooks', 'list', '--limit', '0'], 'whsvc: --limit 0: must be an integer from 1 to 200'],
+      [['webhooks', 'list', '--request-timeout', 'soon'], 'whsvc: --request-timeout soon: must be a duration such as 500ms, 90s, 30m, 2h or 3d'],
+      [['sandbox', 'start', '--clock', 'sundial'], 'whsvc: --clock sundial: allowed choices are wall, manual'],
+      [['webhooks', 'create', '--url'], 'whsvc: --url needs a value'],
+      [['webhooks', 'get'], 'whsvc: <id> is required'],
+    ];
+    for (const [args, line] of cases) {
+      const result = await cli(args, freshConfig());
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr.split('\n')[0], args.join(' ')).toBe(line);
     }
   });
 

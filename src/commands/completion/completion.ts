@@ -27,7 +27,7 @@ export function register(program: Command): void {
       const separator = process.argv.indexOf('--');
       const words = separator < 0 ? [] : process.argv.slice(separator + 1);
       const eventTypes = async () => {
-        const deps = await buildDeps({ ...readGlobals({}, process.env), timeout: 2 }, processIo(), inquirerPrompter);
+        const deps = await buildDeps({ ...readGlobals({}, process.env), requestTimeoutMs: 2000 }, processIo(), inquirerPrompter);
         const cached = deps.config.readCatalog(deps.api.baseUrl);
         if (cached) return cached.data.map((e) => e.type);
         return (await fetchCatalog(deps).catch(() => [])).map((e) => e.type);

@@ -19,15 +19,13 @@ const concurrencyOption = () =>
 /**
  * The action of `deliveries tail`: as apiAction, except that Ctrl-C (and
  * SIGTERM) is how a tail ends, exit 0, after the forward under way and the
- * checkpoint are done; and that --timeout is how long to follow (commander
- * hands it to the global option of that name), not the request timeout.
+ * checkpoint are done.
  */
-function tailAction(program: Command) {
+function tailAction() {
   return async (_opts: unknown, command: Command) => {
     const opts = command.optsWithGlobals();
     const stopSignal = stopRequested();
-    const timeout: number | undefined = command.opts().timeout ?? program.opts().timeout;
-    const deps = await buildDeps(readGlobals({ ...opts, timeout: undefined }, process.env), processIo(), inquirerPrompter);
+    const deps = await buildDeps(readGlobals(opts, process.env), processIo(), inquirerPrompter);
     try {
       const code = await tailVerb.run(
         {
@@ -35,7 +33,7 @@ function tailAction(program: Command) {
           status: opts.status,
           events: opts.event,
           intervalMs: opts.interval ?? tailVerb.DEFAULT_INTERVAL_MS,
-          timeout,
+          timeout: opts.timeout,
           count: opts.count,
           since: opts.since,
           forwardTo: opts.forwardTo,
@@ -152,7 +150,7 @@ export function register(program: Command): void {
         'whsvc deliveries tail --status delivered --count 3 --timeout 60 --json   # in CI',
       ),
     )
-    .action(tailAction(program));
+    .action(tailAction());
 }
 
 /** --interval: a duration from 200 ms to 5 minutes. */

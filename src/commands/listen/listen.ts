@@ -49,8 +49,6 @@ export function register(program: Command): void {
     )
     .action(async (_opts, command: Command) => {
       const opts = command.optsWithGlobals();
-      // For listen, --timeout is how long to wait; commander may hand it to the global option of that name.
-      const timeout: number | undefined = command.opts().timeout ?? program.opts().timeout;
       process.exitCode = await run(
         {
           port: opts.port,
@@ -65,7 +63,7 @@ export function register(program: Command): void {
           forwardTo: opts.forwardTo,
           events: opts.events,
           count: opts.count,
-          timeout,
+          timeout: opts.timeout,
           json: Boolean(opts.json),
           color: opts.color !== false,
         },

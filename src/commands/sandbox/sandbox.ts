@@ -43,12 +43,11 @@ export function register(program: Command): void {
       ),
     )
     .addOption(new Option('--rate-limit <n>', 'answer 429 with Retry-After beyond N API requests per second per client (default: no limit)').argParser(integerIn(1, 1_000_000)))
-    .option('--json', 'print one JSON line with the base URL and credentials on stdout when ready')
     .option('--quiet', 'do not log each delivery attempt on stderr')
     .addOption(new Option('--clock <kind>', 'wall, or manual: time stands still until `whsvc sandbox clock advance`').choices(['wall', 'manual']).default('wall'))
     .addHelpText(
       'after',
-      examples('whsvc sandbox start', 'whsvc sandbox start --data-dir ./.sandbox   # keep everything across restarts', 'whsvc sandbox start --port 0 --json --quiet  # in tests'),
+      examples('whsvc sandbox start', 'whsvc sandbox start --data-dir ./.sandbox   # keep everything across restarts', 'whsvc sandbox start --port 0 --json --quiet  # in tests: one JSON line, its address and credentials, when ready'),
     )
     .action(async (_opts, command: Command) => {
       const opts = command.optsWithGlobals();
@@ -100,7 +99,6 @@ export function register(program: Command): void {
     .description('make an event occur in a running sandbox (sandbox-only endpoint, outside /v1)')
     .argument('<event-type>', 'an event type of the catalog, e.g. invoice.paid')
     .option('--data <json>', 'fields to set in the payload, as a JSON object')
-    .option('--json', 'print the sandbox\'s answer as JSON')
     .addHelpText('after', examples('whsvc sandbox trigger invoice.paid', `whsvc sandbox trigger invoice.paid --data '{"id":"inv_42"}'`))
     .action(async (eventType: string, _opts, command: Command) => {
       const opts = command.optsWithGlobals();

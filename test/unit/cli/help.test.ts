@@ -9,9 +9,9 @@ function commandsOf(command: Command, path: string[] = []): Array<{ path: string
     .flatMap((sub) => [{ path: [...path, sub.name()].join(' '), command: sub }, ...commandsOf(sub, [...path, sub.name()])]);
 }
 
-function helpOf(command: Command): string {
+function helpOf(command: Command, width = 80): string {
   let text = '';
-  command.configureOutput({ writeOut: (chunk) => (text += chunk) });
+  command.configureOutput({ writeOut: (chunk) => (text += chunk), getOutHelpWidth: () => width });
   command.outputHelp();
   return text;
 }
@@ -30,6 +30,40 @@ describe('--help', () => {
     expect(help).toMatch(/^Global Options:$/m);
     expect(help).toContain('--json');
     expect(help).toContain('--profile <name>');
-    expect(help).toMatch(new RegExp(`^Examples?:\\n {2}(whsvc ${path.split(' ')[0]}|\\S.*whsvc ${path.split(' ')[0]})`, 'm'));
+    expect(help).toMatch(new RegExp(`^Examples?:\\n {2}(# .*\\n {2})?(whsvc ${path.split(' ')[0]}|\\S.*whsvc ${path.split(' ')[0]})`, 'm'));
+  });
+
+  it('no command has an option of the same name as a global one', () => {
+    const program = buildProgram();
+    const globals = new Set(program.options.flatMap((option) => [option.long, option.short]).filter(Boolean));
+    const shadowing = all.flatMap(({ path, command }) =>
+      command.options.flatMap((option) => [option.long, option.short]).filter((flag) => flag !== '--help' && flag !== '-h' && globals.has(flag)).map((flag) => `${path} ${flag}`),
+    );
+    expect(shadowing).toEqual([]);
+  });
+
+  it('a group lists its commands before its options and the inherited ones', () => {
+    for (const { path, command } of all.filter((c) => c.command.commands.length > 0)) {
+      const help = helpOf(command);
+      expect(help.indexOf('\nCommands:'), path).toBeGreaterThan(0);
+      expect(help.indexOf('\nCommands:'), path).toBeLessThan(help.indexOf('\nOptions:'));
+      expect(help.indexOf('\nOptions:'), path).toBeLessThan(help.indexOf('\nGlobal Options:'));
+    }
+  });
+
+  it.each([60, 80, 120])('at %i columns no example is cut, and each still reads as the whole command', (width) => {
+    // Every word of every example, wherever the lines were broken (a comment's `#` and a continuation's `\` aside).
+    const words = (lines: string[]) => lines.join(' ').split(/\s+/).filter((word) => word !== '' && word !== '#' && word !== '\\').sort();
+    for (const { path, command } of [{ path: 'whsvc', command: buildProgram() }, ...all]) {
+      const lines = examplesOf(helpOf(command, width));
+      for (const line of lines) expect(line.length, `${path}: ${line}`).toBeLessThanOrEqual(width);
+      expect(words(lines), path).toEqual(words(examplesOf(helpOf(command, 200))));
+    }
   });
 });
+
+/** The lines of a help's Examples block. */
+function examplesOf(help: string): string[] {
+  const start = help.search(/^Examples?:$/m);
+  return help.slice(start).split('\n').slice(1).filter((line, i, lines) => lines.slice(0, i + 1).every((l) => l.startsWith('  ')));
+}
