@@ -254,7 +254,7 @@ export class ApiClient {
     const requiredScope = response.status === 403 ? (described.requiredScope ?? scopeFor(method)) : undefined;
     let message = described.message ?? (described.code ? `the service refused ${method} ${path}` : `the service refused ${method} ${path} without saying why`);
     if (response.status === 429 || response.status === 503) message += `; ${this.gaveUp(response)}`;
-    return new ApiError(response.status, described.code, message, requiredScope);
+    return new ApiError(response.status, described.code, message, requiredScope, path);
   }
 
   /** Why a 429 or 503 was not waited out, as the end of its message. */

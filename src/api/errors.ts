@@ -6,6 +6,8 @@ export class ApiError extends Error {
     message: string,
     /** The scope a 403 says is missing, when the body names it. */
     readonly requiredScope?: string,
+    /** The path of the request it answered. */
+    readonly path?: string,
   ) {
     super(message);
   }

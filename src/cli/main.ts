@@ -18,6 +18,13 @@ function writeError(message: string, exitCode: number, hint?: string, status?: n
   return exitCode;
 }
 
+/** Where to find the right id after a 404: the command that lists what the request asked for. */
+function listCommandFor(path: string | undefined): string | undefined {
+  if (path?.startsWith('/v1/webhooks/webhook-deliveries/')) return "see a webhook's deliveries and their ids: whsvc deliveries list WEBHOOK_ID";
+  if (path?.startsWith('/v1/webhooks/')) return 'see the webhooks and their ids: whsvc webhooks list';
+  return undefined;
+}
+
 async function reportError(error: unknown): Promise<number> {
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) return ExitCode.ok;
@@ -46,7 +53,8 @@ async function reportError(error: unknown): Promise<number> {
       return writeError(message, ExitCode.permission, `log in with a client that has ${scope}`, 403, error.code);
     }
     const exit = status === 401 ? ExitCode.auth : status === 404 ? ExitCode.notFound : ExitCode.failure;
-    return writeError(`${error.message} (HTTP ${status}${error.code ? ` ${error.code}` : ''})`, exit, undefined, status, error.code, error.message);
+    const hint = status === 404 ? listCommandFor(error.path) : undefined;
+    return writeError(`${error.message} (HTTP ${status}${error.code ? ` ${error.code}` : ''})`, exit, hint, status, error.code, error.message);
   }
   const debug = process.argv.includes('--debug') || process.env.WHSVC_DEBUG === '1';
   process.stderr.write(`whsvc: unexpected error: ${(error as Error)?.message ?? String(error)}\n`);

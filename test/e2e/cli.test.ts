@@ -266,7 +266,12 @@ describe('credentials', () => {
     expect(JSON.parse(deleted.stdout)).toEqual({ id, deleted: true });
     const gone = await cli(['webhooks', 'get', id], dir);
     expect(gone.code).toBe(5);
-    expect(gone.stderr).toContain(`no webhook with id ${id} (HTTP 404 not_found)`);
+    expect(gone.stderr).toBe(`whsvc: no webhook with id ${id} (HTTP 404 not_found)\nhint: see the webhooks and their ids: whsvc webhooks list\n`);
+    const deleteGone = await cli(['webhooks', 'delete', id, '--yes'], dir);
+    expect(deleteGone.code).toBe(5);
+    const deliveryGone = await cli(['deliveries', 'show', 'dlv_000000000000000000000000'], dir);
+    expect(deliveryGone.code).toBe(5);
+    expect(deliveryGone.stderr).toMatch(/\nhint: see a webhook's deliveries and their ids: whsvc deliveries list WEBHOOK_ID\n$/);
     const goneJson = await cli(['webhooks', 'get', id, '--json'], dir);
     const errorLine = JSON.parse(goneJson.stderr.split('\n').find((line) => line.startsWith('{'))!);
     expect(errorLine).toEqual({ error: { status: 404, code: 'not_found', message: `no webhook with id ${id}` } });

@@ -39,9 +39,9 @@ function cli(args: string[]) {
   });
 }
 
-async function cliJson(args: string[]) {
+async function cliJson(args: string[], exitCode = 0) {
   const result = await cli([...args, '--json']);
-  expect(result.code, result.stderr).toBe(0);
+  expect(result.code, result.stderr).toBe(exitCode);
   return JSON.parse(result.stdout);
 }
 
@@ -153,7 +153,8 @@ const NOTHING = {
 
 describe('webhooks health against the sandbox', () => {
   it('--json: the figures of the log built above, worst first', async () => {
-    const result = await cliJson(['webhooks', 'health']);
+    // Unhealthy webhooks among them: exit 1.
+    const result = await cliJson(['webhooks', 'health'], 1);
     // 24 hours back from the sandbox's now (its clock was moved on an hour), not this machine's: its Date header counts whole seconds.
     const sandboxNow = Date.parse((await cliJson(['sandbox', 'clock'])).now);
     expect(Math.abs(sandboxNow - 24 * HOUR - Date.parse(result.since))).toBeLessThan(2000);
@@ -240,7 +241,7 @@ describe('webhooks health against the sandbox', () => {
 
   it('--since: a delivery counts when its newest attempt is in the window', async () => {
     const figures = async (since: number) => {
-      const result = await cliJson(['webhooks', 'health', ids.ok!, ids.down!, ids.mixed!, '--since', iso(since)]);
+      const result = await cliJson(['webhooks', 'health', ids.ok!, ids.down!, ids.mixed!, '--since', iso(since)], 1);
       expect(result.since).toBe(iso(since));
       return Object.fromEntries(result.webhooks.map((w: Record<string, unknown>) => [w.id, [w.deliveries, w.delivered, w.failed]]));
     };
@@ -252,9 +253,10 @@ describe('webhooks health against the sandbox', () => {
     expect(await figures(HOUR / 2)).toEqual({ [ids.ok!]: [4, 4, 0], [ids.down!]: [4, 0, 4], [ids.mixed!]: [4, 2, 2] });
   });
 
-  it('in a pipe: tab-separated rows worst first, ISO times', async () => {
+  it('in a pipe: tab-separated rows worst first, ISO times; exit 1 with one line naming the unhealthy', async () => {
     const result = await cli(['webhooks', 'health']);
-    expect(result.code, result.stderr).toBe(0);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toBe(`whsvc: 2 webhooks are unhealthy: ${ids.down} (its newest 5 deliveries failed), ${ids.mixed} (its newest 2 deliveries failed)\n`);
     const rows = result.stdout.trimEnd().split('\n').map((line) => line.split('\t'));
     expect(rows.map((row) => row[0])).toEqual([ids.down, ids.mixed, ids.slow, ids.ok, ids.idle]);
     expect(rows[1]).toEqual([ids.mixed, `${receiver.url}/mixed`, 'active', '5', '0.6', '0.4', '0', '2', iso(HOUR), iso(HOUR), '503', 'unhealthy']);
@@ -264,15 +266,17 @@ describe('webhooks health against the sandbox', () => {
   it('--fail-under sets the exit code and names the webhooks below it', async () => {
     const under50 = await cli(['webhooks', 'health', '--fail-under', '50']);
     expect(under50.code).toBe(1);
-    expect(under50.stderr).toBe(`whsvc: 2 webhooks delivered less than 50%: ${ids.down} (0%), ${ids.slow} (0%)\n`);
+    expect(under50.stderr).toBe(
+      `whsvc: 3 webhooks are unhealthy: ${ids.down} (its newest 5 deliveries failed; 0% delivered, under 50%), ${ids.mixed} (its newest 2 deliveries failed), ${ids.slow} (0% delivered, under 50%)\n`,
+    );
     // 3 of 5 is exactly 60%: not below.
     const under60 = await cli(['webhooks', 'health', ids.mixed!, ids.ok!, ids.idle!, '--fail-under', '60%', '--json']);
-    expect(under60.code, under60.stderr).toBe(0);
+    expect(under60.code, under60.stderr).toBe(1);
     expect(JSON.parse(under60.stdout).webhooks.map((w: { healthy: boolean }) => w.healthy)).toEqual([false, true, true]);
     const under61 = await cli(['webhooks', 'health', ids.mixed!, ids.ok!, '--fail-under', '61%', '--json']);
     expect(under61.code).toBe(1);
     expect(JSON.parse(under61.stdout).fail_under).toBe(0.61);
-    expect(under61.stderr).toBe(`whsvc: 1 webhook delivered less than 61%: ${ids.mixed} (60%)\n`);
+    expect(under61.stderr).toBe(`whsvc: 1 webhook is unhealthy: ${ids.mixed} (its newest 2 deliveries failed; 60% delivered, under 61%)\n`);
     expect((await cli(['webhooks', 'health', ids.ok!, ids.idle!, '--fail-under', '100'])).code).toBe(0);
   });
 

@@ -116,6 +116,14 @@ export class HealthTally {
   }
 }
 
+/** Why a row is unhealthy, in a few words: its newest deliveries failing, its delivered share below --fail-under, or both. */
+function whyUnhealthy(row: WebhookHealth, failUnder: number | undefined): string {
+  const reasons: string[] = [];
+  if (row.failing_streak > 0) reasons.push(row.failing_streak === 1 ? 'its newest delivery failed' : `its newest ${row.failing_streak} deliveries failed`);
+  if (isBelow(row, failUnder)) reasons.push(`${percent(row.delivered_share)} delivered, under ${failUnder}%`);
+  return reasons.join('; ');
+}
+
 /** Whether a webhook's delivered share is below `failUnder` percent (never, with no deliveries). */
 export function isBelow(row: Pick<WebhookHealth, 'deliveries' | 'delivered'>, failUnder: number | undefined): boolean {
   // In whole numbers where it can: 19 of 20 is not below 95.
@@ -260,9 +268,9 @@ export async function run(options: HealthOptions, deps: CommandDeps): Promise<nu
     if (rows.length === 0) writeEmptyNote(deps, layout, 'No webhooks. Create one with: whsvc webhooks create --url URL --events TYPE\n');
     else deps.stdout.write(await healthTable(rows, deps.colors, deps.serviceNow(), layout));
   }
-  const below = rows.filter((row) => isBelow(row, options.failUnder));
-  if (below.length === 0) return 0;
-  const named = below.map((row) => `${sanitize(row.id)} (${percent(row.delivered_share)})`).join(', ');
-  deps.stderr.write(`whsvc: ${below.length === 1 ? '1 webhook' : `${below.length} webhooks`} delivered less than ${options.failUnder}%: ${named}\n`);
+  const unhealthy = rows.filter((row) => !row.healthy);
+  if (unhealthy.length === 0) return 0;
+  const named = unhealthy.map((row) => `${sanitize(row.id)} (${whyUnhealthy(row, options.failUnder)})`).join(', ');
+  deps.stderr.write(`whsvc: ${unhealthy.length === 1 ? '1 webhook is' : `${unhealthy.length} webhooks are`} unhealthy: ${named}\n`);
   return 1;
 }

@@ -89,16 +89,16 @@ export function register(program: Command): void {
     .action(apiAction(deleteVerb, ([id], o) => ({ id: id!, yes: Boolean(o.yes) })));
   webhooks
     .command('health')
-    .description('delivered share, failures and last outcomes per webhook, worst first')
+    .description('delivered share, failures and last outcomes per webhook, worst first; exit 1 when any is unhealthy')
     .addArgument(new Argument('[ids...]', 'webhook ids (default: every webhook)').argParser(collect(resourceId('webhook'))))
     .addOption(new Option('--since <time>', 'the window: a duration back from now (30m, 2h, 3d) or an ISO 8601 time; default 24h').argParser(timeBound))
-    .addOption(new Option('--fail-under <pct>', 'exit 1 when a webhook delivered less than this percentage (95 or 95%)').argParser(percentage))
+    .addOption(new Option('--fail-under <pct>', 'a webhook that delivered less than this percentage (95 or 95%) is unhealthy too').argParser(percentage))
     .addHelpText(
       'after',
       examples(
         'whsvc webhooks health',
         'whsvc webhooks health wh_… --since 2h',
-        'whsvc webhooks health --fail-under 95 --json   # in a cron job or CI: exit 1 below 95% delivered',
+        'whsvc webhooks health --fail-under 95 --json   # in a cron job or CI: exit 1 when unhealthy',
       ),
     )
     .action(apiAction(healthVerb, ([ids], o) => ({ ids: (ids as unknown as string[] | undefined) ?? [], since: o.since, failUnder: o.failUnder })));

@@ -58,7 +58,7 @@ describe('webhooks health: the figures', () => {
       [attempt('a7', 'd5', 'pending', null, 1), { ...attempt('a6', 'd4', 'failed', 503, 2), next_attempt_at: at(-MINUTE) }, attempt('a5', 'd3', 'failed', null, 3, 2)],
       [attempt('a4', 'd2', 'delivered', 200, 4, 2), attempt('a3', 'd3', 'failed', 500, 5), attempt('a1', 'd2', 'failed', 500, 7)],
     ]);
-    expect(await health({ ids: [] }, fake.deps)).toBe(0);
+    expect(await health({ ids: [] }, fake.deps)).toBe(1);
     expect(JSON.parse(fake.stdout.text)).toEqual({
       since: at(24 * HOUR),
       fail_under: null,
@@ -88,7 +88,7 @@ describe('webhooks health: the figures', () => {
       ['200', null],
       ['200', 'cur_wh_1_1'],
     ]);
-    expect(fake.stderr.text).toBe('');
+    expect(fake.stderr.text).toBe('whsvc: 1 webhook is unhealthy: wh_1 (its newest 2 deliveries failed)\n');
   });
 
   it('a webhook deleted while the others are read is left out with a note, not the end of the report', async () => {
@@ -182,7 +182,8 @@ describe('webhooks health: order, threshold, output', () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);
     mockFleet(fake);
-    expect(await health({ ids: [] }, fake.deps)).toBe(0);
+    expect(await health({ ids: [] }, fake.deps)).toBe(1);
+    expect(fake.stderr.text).toBe('whsvc: 1 webhook is unhealthy: wh_b (its newest 2 deliveries failed)\n');
     expect(rowsOf(fake).map((r) => [r.id, r.failing_streak, r.delivered_share, r.healthy])).toEqual([
       ['wh_b', 2, 1 / 3, false],
       ['wh_a', 0, 0.5, true],
@@ -191,7 +192,7 @@ describe('webhooks health: order, threshold, output', () => {
     ]);
   });
 
-  it('--fail-under: exit 1 and a stderr line naming those below; exactly at the threshold is not below', async () => {
+  it('--fail-under: those below are unhealthy too, exit 1, one stderr line naming each and why; exactly at the threshold is not below', async () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);
     mockFleet(fake);
@@ -204,14 +205,24 @@ describe('webhooks health: order, threshold, output', () => {
       ['wh_c', true],
       ['wh_d', true],
     ]);
-    expect(fake.stderr.text).toBe('whsvc: 2 webhooks delivered less than 95%: wh_b (33.3%), wh_a (50%)\n');
+    expect(fake.stderr.text).toBe('whsvc: 2 webhooks are unhealthy: wh_b (its newest 2 deliveries failed; 33.3% delivered, under 95%), wh_a (50% delivered, under 95%)\n');
   });
 
-  it('--fail-under that nobody is below: exit 0', async () => {
+  it('--fail-under that nobody is below: only a failing streak is unhealthy', async () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);
     mockFleet(fake);
-    expect(await health({ ids: [], failUnder: 33 }, fake.deps)).toBe(0);
+    expect(await health({ ids: [], failUnder: 33 }, fake.deps)).toBe(1);
+    expect(fake.stderr.text).toBe('whsvc: 1 webhook is unhealthy: wh_b (its newest 2 deliveries failed)\n');
+  });
+
+  it('every webhook shown healthy: exit 0, nothing on stderr', async () => {
+    const fake = fakeDeps({ json: true });
+    mockToken(fake.mock);
+    mockWebhooks(fake, [hook('wh_1'), hook('wh_2')]);
+    mockLog(fake, 'wh_1', [[attempt('a2', 'd2', 'delivered', 200, 1), attempt('a1', 'd1', 'failed', 500, 2)]]);
+    mockLog(fake, 'wh_2', [[]]);
+    expect(await health({ ids: [], failUnder: 50 }, fake.deps)).toBe(0);
     expect(fake.stderr.text).toBe('');
   });
 
@@ -230,7 +241,7 @@ describe('webhooks health: order, threshold, output', () => {
         .map((row) => `${row.join('\t')}\n`)
         .join(''),
     );
-    expect(fake.stderr.text).toBe('whsvc: 1 webhook delivered less than 50%: wh_b (33.3%)\n');
+    expect(fake.stderr.text).toBe('whsvc: 1 webhook is unhealthy: wh_b (its newest 2 deliveries failed; 33.3% delivered, under 50%)\n');
   });
 
   it('on a terminal: a table with percentages and relative times, the unhealthy in red, failures got over in yellow', async () => {
