@@ -79,3 +79,8 @@ export function keyValues(
   const width = Math.max(...pairs.map(([key]) => key.length));
   return pairs.map(([key, value]) => `${label(key.padEnd(width))}  ${typeof value === 'string' ? sanitize(value) : value.styled}`).join('\n') + '\n';
 }
+
+/** A count and its noun, `1 delivery`, `3 deliveries`; `plural` when it is not the noun and an s. */
+export function counted(count: number, noun: string, plural = /y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : plural}`;
+}

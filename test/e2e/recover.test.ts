@@ -141,7 +141,7 @@ describe('deliveries recover against the real sandbox', () => {
 
   it('stops cleanly on SIGINT: the sends in flight finish, the summary is true, and running it again resumes', async () => {
     const s = await setup('interrupt');
-    await createWebhook(s, '/slow', 'invoice.paid');
+    const webhookId = await createWebhook(s, '/slow', 'invoice.paid');
     await trigger(s, 'invoice.paid', 12);
     await s.receiver.waitFor(12);
     s.down.value = false;
@@ -166,14 +166,21 @@ describe('deliveries recover against the real sandbox', () => {
     expect(report.summary.resent).toBe(resentByFirstRun);
     expect(report.summary.delivered).toBe(resentByFirstRun);
     expect(resentByFirstRun).toBeLessThan(12);
-    expect(stderr).toMatch(/not re-sent; run `whsvc deliveries recover --yes --json --concurrency 1` again to resume/);
+    const resume = /run `whsvc (.*?)` again to resume/.exec(stderr)?.[1]?.split(' ');
+    // The window ends where the stopped run began: resumed later, it reads the same deliveries.
+    expect(resume).toEqual(['deliveries', 'recover', '--yes', '--json', '--concurrency', '1', '--until', expect.stringMatching(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/)]);
 
+    // A delivery that fails after the stop (its attempt the 13th failed one of the log) is not the stopped run's.
+    s.down.value = true;
+    await trigger(s, 'invoice.paid', 1);
+    await expect.poll(async () => json(await s.cli(['deliveries', 'list', webhookId, '--status', 'failed', '--json'])).data.length, { timeout: 30_000 }).toBe(13);
+    s.down.value = false;
     s.receiver.answerDelayMs = 0;
-    const resumed = json(await s.cli(['deliveries', 'recover', '--yes', '--json']));
+    const resumed = json(await s.cli(resume!));
     expect(resumed.summary).toMatchObject({ selected: 12 - resentByFirstRun, delivered: 12 - resentByFirstRun });
     const sends = s.sends();
-    expect(sends.size).toBe(12);
-    for (const [id, count] of sends) expect(count, id).toBe(2);
+    expect(sends.size).toBe(13);
+    expect([...sends.values()].sort()).toEqual([1, ...Array(12).fill(2)]);
   });
 
   it('a reader that goes away (| head -1) stops the run like Ctrl-C, exit 1 with what was not re-sent; running it again resumes', async () => {
@@ -195,7 +202,7 @@ describe('deliveries recover against the real sandbox', () => {
     child.stdout.destroy();
     const code = await exited;
     expect(code, stderr).toBe(1);
-    expect(stderr).toMatch(/the output was closed, so the run stopped: \d+ selected deliver(y was|ies were) not re-sent/);
+    expect(stderr).toMatch(/the output was closed, so the run stopped: of those re-sent, \d+ got through and 0 did not; \d+ selected deliver(y was|ies were) not re-sent; run `whsvc deliveries recover --yes --json --concurrency 1 --until \S+` to resume\n/);
     const resentByFirstRun = s.receiver.received.length - 10;
     expect(resentByFirstRun).toBeLessThan(10);
     s.receiver.answerDelayMs = 0;

@@ -1,7 +1,7 @@
 import { allWebhooks, attemptsOf, deliveryKey, type LoggedAttempt } from '../../api/log.js';
 import { ApiError } from '../../api/errors.js';
 import { renderTable, tableTime } from '../../render/table.js';
-import { sanitize, statusWords } from '../../render/text.js';
+import { counted, sanitize, statusWords } from '../../render/text.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
@@ -112,7 +112,7 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
     if (all.length === 0) return nothingToDo(deps, options.status);
     const webhookCount = new Set(all.map((c) => c.webhookId)).size;
     const sure = await deps.prompter.confirm(
-      `Re-send ${all.length} ${options.status} deliver${all.length === 1 ? 'y' : 'ies'} of ${webhookCount} webhook${webhookCount === 1 ? '' : 's'} now?`,
+      `Re-send ${counted(all.length, `${options.status} delivery`, `${options.status} deliveries`)} of ${counted(webhookCount, 'webhook')} now?`,
       false,
     );
     if (!sure) throw new CliError('nothing re-sent', ExitCode.failure);
@@ -124,7 +124,8 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
   await resendAll(deps, keepingHeapSmall(targets, deps), { concurrency: options.concurrency, stop: options.stop, report });
   const interrupted = options.stop?.aborted === true;
   if (report.tally.selected === 0 && !interrupted && !deps.json) return nothingToDo(deps, options.status);
-  return report.finish(interrupted, options.argv && resumeCommand(options.argv, since, until));
+  // The resume command reads the same window later: it ends where this run's did, now unless --until said otherwise.
+  return report.finish(interrupted, options.argv && resumeCommand(options.argv, since, until ?? now));
 }
 
 function nothingToDo(deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json'>, status: string): number {
@@ -211,17 +212,19 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
     return ExitCode.interrupted;
   }
   if (count === 0) deps.stderr.write(`No ${status} deliveries to re-send.\n`);
-  else deps.stderr.write(`Would re-send ${count} deliver${count === 1 ? 'y' : 'ies'} of ${webhooks.size} webhook${webhooks.size === 1 ? '' : 's'} (dry run: nothing sent). Without --dry-run, add --yes to skip the question.\n`);
+  else deps.stderr.write(`Would re-send ${counted(count, 'delivery')} of ${counted(webhooks.size, 'webhook')} (dry run: nothing sent). Without --dry-run, add --yes to skip the question.\n`);
   return ExitCode.ok;
 }
 
 /**
  * The command line that runs this selection again, without a question: how
  * to resume after a stop. A window given as a duration back from now is
- * written as the times it meant, so that resuming later reads the same window.
+ * written as the times it meant, and a window with no end ends where the
+ * stopped run began (`until`), so that resuming later reads the same window.
  */
 export function resumeCommand(argv: string[], since?: number, until?: number): string {
   const words: string[] = [];
+  let untilWritten = false;
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
     if (word === '--dry-run') continue;
@@ -229,11 +232,13 @@ export function resumeCommand(argv: string[], since?: number, until?: number): s
     const at = flag === '--since' ? since : flag === '--until' ? until : undefined;
     if (at !== undefined) {
       words.push(flag, new Date(at).toISOString());
+      untilWritten ||= flag === '--until';
       if (!inline) i += 1;
       continue;
     }
     words.push(word);
   }
+  if (until !== undefined && !untilWritten) words.push('--until', new Date(until).toISOString());
   if (!words.includes('--yes') && !words.includes('-y')) words.push('--yes');
   return ['whsvc', ...words.map(shellWord)].join(' ');
 }

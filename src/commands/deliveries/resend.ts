@@ -1,7 +1,7 @@
 import { ApiError, AuthError, NetworkError, RequestStopped } from '../../api/errors.js';
 import { deliveryKey } from '../../api/log.js';
 import { ProgressLine } from '../../render/progress.js';
-import { sanitize } from '../../render/text.js';
+import { counted, sanitize } from '../../render/text.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { ExitCode } from '../../cli/errors.js';
 import { stdoutWasClosed } from '../../cli/interrupt.js';
@@ -282,7 +282,7 @@ export class ResendReport {
       const parts = [`${t.delivered} delivered`, `${t.failed} failed again`];
       if (t.pending) parts.push(`${t.pending} still under way`);
       parts.push(`${t.already_delivered} already delivered`, `${t.errors} error${t.errors === 1 ? '' : 's'}`);
-      this.deps.stdout.write(`Re-sent ${t.resent} deliver${t.resent === 1 ? 'y' : 'ies'}: ${parts.join(', ')}.\n`);
+      this.deps.stdout.write(`Re-sent ${counted(t.resent, 'delivery')}: ${parts.join(', ')}.\n`);
       this.writeIds('Still failing', this.stillFailing, t.failed);
       this.writeIds('Errors (see above)', this.erred, t.errors);
       if (t.failed + t.errors > 0) {
@@ -297,15 +297,17 @@ export class ResendReport {
         }
       }
     }
+    const notReSent = notTaken > 0 ? `${counted(notTaken, 'selected delivery', 'selected deliveries')} ${notTaken === 1 ? 'was' : 'were'} not re-sent; ` : '';
     if (stdoutWasClosed()) {
+      const outcome = `of those re-sent, ${t.delivered} got through and ${t.failed + t.errors} did not`;
       this.deps.stderr.write(
-        `whsvc: the output was closed, so the run stopped: ${notTaken} selected deliver${notTaken === 1 ? 'y was' : 'ies were'} not re-sent (${t.delivered} delivered, ${t.failed + t.errors} not); ${resumeCommand ? `run \`${resumeCommand}\` to resume` : 'run the command again to resume'}\n`,
+        `whsvc: the output was closed, so the run stopped: ${outcome}; ${notReSent}${resumeCommand ? `run \`${resumeCommand}\` to resume` : 'run the command again to resume'}\n`,
       );
       return ExitCode.failure;
     }
     if (interrupted) {
       this.deps.stderr.write(
-        `whsvc: stopped: ${notTaken > 0 ? `${notTaken} selected deliver${notTaken === 1 ? 'y was' : 'ies were'} not re-sent; ` : ''}${resumeCommand ? `run \`${resumeCommand}\` again to resume (what was delivered since is skipped)` : 'run the command again to resume'}\n`,
+        `whsvc: stopped: ${notReSent}${resumeCommand ? `run \`${resumeCommand}\` again to resume (what was delivered since is skipped)` : 'run the command again to resume'}\n`,
       );
       return ExitCode.interrupted;
     }

@@ -135,7 +135,7 @@ describe('deliveries recover', () => {
     expect(code).toBe(130);
     expect(retried(fake)).toEqual([]);
     // The window as the times it meant: resumed later, it reads the same deliveries.
-    expect(fake.stderr.text).toContain(`run \`whsvc deliveries recover --webhook wh_1 --since ${new Date(T0 - 2 * 3_600_000).toISOString()} --yes\` again to resume`);
+    expect(fake.stderr.text).toContain(`run \`whsvc deliveries recover --webhook wh_1 --since ${new Date(T0 - 2 * 3_600_000).toISOString()} --until ${new Date(T0).toISOString()} --yes\` again to resume`);
   });
 });
 
