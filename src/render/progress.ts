@@ -1,15 +1,17 @@
-import type { OutputStream } from './stream.js';
+import { holdLine, releaseLine, type OutputStream } from './stream.js';
 
 /** Redraws at most this often: a terminal flooded with redraws only flickers. */
 const REDRAW_MS = 100;
 
 /**
  * One status line on a terminal, redrawn in place and wiped at the end. Only
- * for a stream that is a terminal; the caller decides.
+ * for a stream that is a terminal; the caller decides. From its first draw to
+ * its wipe it holds the stream's line: no spinner draws there meanwhile.
  */
 export class ProgressLine {
   private drawnAt = Number.NEGATIVE_INFINITY;
   private shown = false;
+  private drawn = '';
 
   constructor(
     private readonly stream: OutputStream,
@@ -24,12 +26,20 @@ export class ProgressLine {
     const width = this.stream.columns ?? 80;
     // Wider than the terminal would wrap, and \r would then only go back to the second row.
     const fitted = text.length >= width ? `${text.slice(0, Math.max(0, width - 2))}…` : text;
+    holdLine(this.stream);
     this.stream.write(`\r\u001b[2K${fitted}`);
     this.shown = true;
+    this.drawn = fitted;
+  }
+
+  /** Writes whole lines above the progress line, which is drawn again below them. */
+  writeAbove(lines: string): void {
+    this.stream.write(this.shown ? `\r\u001b[2K${lines}${this.drawn}` : lines);
   }
 
   clear(): void {
     if (this.shown) this.stream.write('\r\u001b[2K');
     this.shown = false;
+    releaseLine(this.stream);
   }
 }

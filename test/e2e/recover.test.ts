@@ -238,6 +238,14 @@ describeInTerminal('deliveries recover in a real terminal (tmux)', () => {
     session.press('Enter');
     const during = await session.waitFor(/re-sending [1-5]\/6 · \d+ delivered · 0 still failing · [\d.]+\/s/, 30_000);
     expect(during).not.toContain('Re-sent');
+    // The screen, sampled until the run ends: the progress line is never drawn over by the per-request spinner.
+    const samples: string[] = [];
+    for (let screen = session.screen(); !/EXIT=\d+/.test(screen); screen = session.screen()) {
+      samples.push(screen);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(samples.filter((sample) => sample.includes('waiting for'))).toEqual([]);
+    expect(samples.filter((sample) => sample.includes('re-sending')).length).toBeGreaterThan(samples.length / 2);
     const screen = await session.waitFor(/EXIT=\d+/, 60_000);
     expect(screen).toContain('EXIT=0');
     expect(screen).toContain('Re-sent 6 deliveries: 6 delivered, 0 failed again, 0 already delivered, 0 errors.');

@@ -225,7 +225,6 @@ export class ResendReport {
       );
       this.firstJson = false;
     } else if (result.outcome !== 'delivered' && result.outcome !== 'already_delivered') {
-      this.progress?.clear();
       const why =
         result.outcome === 'error'
           ? `not re-sent: ${result.error}`
@@ -233,7 +232,9 @@ export class ResendReport {
             ? 're-sent, still under way'
             : `failed again (${result.attempt?.response_code === null || result.attempt?.response_code === undefined ? 'no HTTP response' : `answered ${result.attempt.response_code}`})`;
       const label = result.outcome === 'pending' ? this.deps.errColors.yellow('pending') : this.deps.errColors.red(result.outcome === 'error' ? 'error' : 'failed');
-      this.deps.stderr.write(`${label} ${sanitize(target.deliveryId)}${target.event ? ` ${sanitize(target.event)}` : ''}: ${sanitize(why)}\n`);
+      const line = `${label} ${sanitize(target.deliveryId)}${target.event ? ` ${sanitize(target.event)}` : ''}: ${sanitize(why)}\n`;
+      if (this.progress) this.progress.writeAbove(line);
+      else this.deps.stderr.write(line);
     }
     this.redraw();
   }
