@@ -140,7 +140,7 @@ describe('whsvc listen', () => {
     expect(answer.status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(390);
     await waitFor(() => slow.stdout().includes('->'), 'the line of the late answer');
-    expect(slow.stdout()).toMatch(/signature ok {2}-> 200 \(--respond-status, after 400 ms\)/);
+    expect(slow.stdout()).toMatch(/signature ok {2}-> 200 \(default, after 400 ms\)/);
     slow.child.kill('SIGINT');
     await slow.exit;
   });

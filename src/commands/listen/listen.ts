@@ -5,7 +5,7 @@ import { duration, integerIn, share } from '../../cli/parse.js';
 import { processIo } from '../../cli/deps.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
 import { ConfigStore } from '../../config/store.js';
-import { run } from './run.js';
+import { DEFAULT_RESPOND_STATUS, run } from './run.js';
 
 /**
  * The event types of the catalog cached by an earlier command (listen needs no
@@ -28,7 +28,7 @@ export function register(program: Command): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--secret-file <path>', 'the signing secret, read from this file (re-read when it changes)')
     .option('--secret <secret>', 'the signing secret (prefer --secret-file or WHSVC_LISTEN_SECRET: argv is visible to other users)')
-    .addOption(new Option('--respond-status <code>', 'status to answer verified deliveries with').default(200).argParser(integerIn(100, 599)))
+    .addOption(new Option('--respond-status <code>', 'status to answer verified deliveries with').default(DEFAULT_RESPOND_STATUS).argParser(integerIn(100, 599)))
     .addOption(new Option('--fail-first <n>', 'answer 500 to the first N attempts of each delivery (by its delivery id), then as usual').argParser(integerIn(1, 1000)))
     .addOption(new Option('--fail-rate <share>', 'answer 500 to this share of attempts (0.25 or 25%), reproducibly with --seed').argParser(share))
     .option('--seed <seed>', 'the seed of --fail-rate: the same seed fails the same attempts (default: a random one, printed)')

@@ -59,6 +59,8 @@ function failsByRate(seed: string, deliveryId: string, attempt: string, rate: nu
 }
 
 /** Wide enough for the catalog's longest type (production_order.completed), so the lines line up. */
+/** What a verified delivery is answered when --respond-status is not given. */
+export const DEFAULT_RESPOND_STATUS = 200;
 const EVENT_WIDTH = 26;
 
 function platformHeader(headers: IncomingHttpHeaders, suffix: string): string | undefined {
@@ -254,7 +256,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
             fail_first: `--fail-first: attempt ${attemptNumber} of ${options.failFirst}`,
             fail_rate: `--fail-rate ${options.failRate}, seed ${seed}`,
             forward: 'forwarded',
-            respond_status: '--respond-status',
+            respond_status: options.respondStatus === DEFAULT_RESPOND_STATUS ? 'default' : '--respond-status',
           }[rule];
           const ruleText = `(${because}${options.delayMs ? `, after ${options.delayMs} ms` : ''})`;
           const flags = [
@@ -283,7 +285,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     options.failFirst === undefined ? '' : `the first ${options.failFirst} attempt${options.failFirst === 1 ? '' : 's'} of each delivery`,
     seed === undefined ? '' : `${Math.round(options.failRate! * 1000) / 10}% of attempts (--seed ${seed} fails the same ones again)`,
   ].filter(Boolean);
-  if (options.respondStatus !== 200) deps.stderr.write(`  answering ${options.respondStatus} to verified deliveries (--respond-status)\n`);
+  if (options.respondStatus !== DEFAULT_RESPOND_STATUS) deps.stderr.write(`  answering ${options.respondStatus} to verified deliveries (--respond-status)\n`);
   if (failing.length > 0) deps.stderr.write(`  answering 500 to ${failing.join(', and ')}\n`);
   if (options.delayMs) deps.stderr.write(`  answering after ${options.delayMs} ms\n`);
   if (options.secretFile && secret.current() === undefined) {
