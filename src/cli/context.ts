@@ -16,7 +16,7 @@ import { durationMs } from './parse.js';
 
 export { DEFAULT_BASE_URL };
 
-/** The global options of PRODUCT.md, after flags and environment are merged. */
+/** The global options, after flags and environment are merged. */
 export interface GlobalOptions {
   profile: string;
   /** Where the profile name came from, for messages. */

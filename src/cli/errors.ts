@@ -1,5 +1,5 @@
 import { shellWord } from './output.js';
-/** Exit codes of PRODUCT.md. */
+/** The exit codes, as the README lists them. */
 export const ExitCode = {
   ok: 0,
   failure: 1,
