@@ -38,9 +38,16 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-function isStale(seen: { holder: Holder | undefined; ageMs: number }): boolean {
-  if (seen.ageMs > STALE_AFTER_MS) return true;
+/**
+ * Whether a lock was left by a process that died holding it: its process is
+ * gone (on this machine), or, for a lock taken for milliseconds, it is older
+ * than STALE_AFTER_MS. A lock held for as long as a command runs is never
+ * stale by age; one that cannot be read (it is linked into place whole, so
+ * never half written) is.
+ */
+function isStale(seen: { holder: Holder | undefined; ageMs: number }, heldLong: boolean): boolean {
   const { holder } = seen;
+  if (heldLong ? holder === undefined : seen.ageMs > STALE_AFTER_MS) return true;
   return holder !== undefined && holder.host === hostname() && !isAlive(holder.pid);
 }
 
@@ -70,7 +77,7 @@ function breakStaleLock(path: string, stale: { holder: Holder | undefined; ageMs
   try {
     const now = readHolder(path);
     if (now === undefined) return true;
-    const same = stale.holder !== undefined ? now.holder?.nonce === stale.holder.nonce : now.holder === undefined && now.ageMs > STALE_AFTER_MS;
+    const same = stale.holder !== undefined ? now.holder?.nonce === stale.holder.nonce : now.holder === undefined;
     if (same) unlinkSync(path);
     return true;
   } catch {
@@ -103,6 +110,28 @@ function tryLock(lockPath: string, me: Holder): boolean {
   }
 }
 
+const newHolder = (): Holder => ({ pid: process.pid, host: hostname(), nonce: Math.random().toString(36).slice(2) });
+
+/** Takes `lockPath` for `me` if it is free or stale (breaking it); otherwise tells who holds it. */
+function take(lockPath: string, me: Holder, heldLong: boolean): { taken: true } | { taken: false; holder: Holder | undefined } {
+  for (;;) {
+    if (tryLock(lockPath, me)) return { taken: true };
+    const seen = readHolder(lockPath);
+    if (seen === undefined) continue; // let go meanwhile
+    if (!isStale(seen, heldLong) || !breakStaleLock(lockPath, seen)) return { taken: false, holder: seen.holder };
+  }
+}
+
+/** Lets go of `lockPath` if it is still `me`'s: one broken as stale may be another process's by now. */
+function release(lockPath: string, me: Holder): void {
+  if (readHolder(lockPath)?.holder?.nonce !== me.nonce) return;
+  try {
+    unlinkSync(lockPath);
+  } catch {
+    // broken by another process meanwhile: nothing of ours to remove
+  }
+}
+
 /**
  * Runs `work` holding `<path>.lock`, so that a read-modify-write of `path` by
  * one whsvc process never loses another's. The lock is a file linked into
@@ -112,18 +141,18 @@ function tryLock(lockPath: string, me: Holder): boolean {
  */
 export async function withFileLock<T>(path: string, work: () => Promise<T>): Promise<T> {
   const lockPath = `${path}.lock`;
-  const me: Holder = { pid: process.pid, host: hostname(), nonce: Math.random().toString(36).slice(2) };
+  const me = newHolder();
   const deadline = Date.now() + GIVE_UP_AFTER_MS;
   for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
+    let attempt: ReturnType<typeof take>;
     try {
-      if (tryLock(lockPath, me)) break;
+      attempt = take(lockPath, me, false);
     } catch (error) {
       throw new ConfigError(`cannot lock ${path}: ${(error as Error).message}`);
     }
-    const seen = readHolder(lockPath);
-    if (seen && isStale(seen) && breakStaleLock(lockPath, seen)) continue;
+    if (attempt.taken) break;
     if (Date.now() > deadline) {
-      const who = seen?.holder ? ` (held by process ${seen.holder.pid})` : '';
+      const who = attempt.holder ? ` (held by process ${attempt.holder.pid})` : '';
       throw new ConfigError(`another whsvc is still writing ${path}${who}`, `try again; if no whsvc is running, delete ${lockPath}`);
     }
     await new Promise((resolve) => setTimeout(resolve, wait / 2 + Math.random() * wait));
@@ -131,13 +160,20 @@ export async function withFileLock<T>(path: string, work: () => Promise<T>): Pro
   try {
     return await work();
   } finally {
-    const still = readHolder(lockPath);
-    if (still?.holder?.nonce === me.nonce) {
-      try {
-        unlinkSync(lockPath);
-      } catch {
-        // broken by another process after STALE_AFTER_MS: nothing of ours to remove
-      }
-    }
+    release(lockPath, me);
   }
+}
+
+/**
+ * Takes `<path>.lock` for as long as a command runs (a tail's checkpoint:
+ * two tails on one file would each forward every delivery), without waiting.
+ * A lock whose process is gone (kill -9) is taken over. Returns the release,
+ * or the process that holds it; an error of the file system throws.
+ */
+export function holdFileLock(path: string): { release: () => void } | { heldBy: number | undefined } {
+  const lockPath = `${path}.lock`;
+  const me = newHolder();
+  const attempt = take(lockPath, me, true);
+  if (!attempt.taken) return { heldBy: attempt.holder?.pid };
+  return { release: () => release(lockPath, me) };
 }

@@ -1,7 +1,7 @@
-import { accessSync, constants, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { isAlive } from '../../config/lock.js';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { writeFileSync } from 'atomically';
+import { holdFileLock } from '../../config/lock.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
 import type { Position } from './tail-follow.js';
 
@@ -86,14 +86,11 @@ export function checkWritable(path: string): void {
   }
 }
 
-/** Writes the checkpoint whole or not at all: to a file beside it, then renamed over it. */
+/** Writes the checkpoint whole or not at all, as conf writes the config: atomically's write beside it, then rename. */
 export function writeCheckpoint(path: string, checkpoint: Checkpoint): void {
-  const temporary = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, `${JSON.stringify(checkpoint, null, 1)}\n`);
-    renameSync(temporary, path);
+    writeFileSync(path, `${JSON.stringify(checkpoint, null, 1)}\n`);
   } catch (error) {
-    rmSync(temporary, { force: true });
     throw new CliError(`cannot write the checkpoint ${path}: ${(error as Error).message}`);
   }
 }
@@ -104,32 +101,16 @@ export function writeCheckpoint(path: string, checkpoint: Checkpoint): void {
  * is taken over. Returns the release.
  */
 export function holdCheckpoint(path: string): () => void {
-  const lockPath = `${path}.lock`;
-  const me = JSON.stringify({ pid: process.pid, host: hostname() });
-  for (let tries = 0; ; tries++) {
-    try {
-      writeFileSync(lockPath, me, { flag: 'wx', mode: 0o600 });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || tries > 0) throw new CliError(`cannot lock the checkpoint ${path}: ${(error as Error).message}`);
-      let holder: { pid?: unknown; host?: unknown } = {};
-      try {
-        holder = JSON.parse(readFileSync(lockPath, 'utf8')) as typeof holder;
-      } catch {
-        // unreadable: taken as stale
-      }
-      const alive = typeof holder.pid === 'number' && (holder.host !== hostname() || isAlive(holder.pid));
-      if (alive) {
-        throw new CliError(`the checkpoint ${path} is in use by another tail (process ${String(holder.pid)})`, ExitCode.usage, `one tail per checkpoint file; if none is running, delete ${lockPath}`);
-      }
-      rmSync(lockPath, { force: true });
-    }
+  let held: ReturnType<typeof holdFileLock>;
+  try {
+    held = holdFileLock(path);
+  } catch (error) {
+    throw new CliError(`cannot lock the checkpoint ${path}: ${(error as Error).message}`);
   }
-  return () => {
-    try {
-      if (readFileSync(lockPath, 'utf8') === me) rmSync(lockPath, { force: true });
-    } catch {
-      // gone already
-    }
-  };
+  if ('release' in held) return held.release;
+  throw new CliError(
+    `the checkpoint ${path} is in use by another tail${held.heldBy === undefined ? '' : ` (process ${held.heldBy})`}`,
+    ExitCode.usage,
+    `one tail per checkpoint file; if none is running, delete ${path}.lock`,
+  );
 }
