@@ -25,6 +25,52 @@ export function writeEmptyNote(deps: Pick<CommandDeps, 'stdout' | 'stderr'>, lay
   (layout.plain ? deps.stderr : deps.stdout).write(note);
 }
 
+/**
+ * One JSON document written as it goes, `{ head…, "<key>": [items…], tail… }`:
+ * begun with the first item (or at the end), so that a run that fails before
+ * any leaves stdout empty, and ended whatever happens, so that stdout is one
+ * whole document. Compact (an item a line) or `pretty`, as printJson writes.
+ */
+export class JsonDocumentStream {
+  private begun = false;
+  count = 0;
+
+  constructor(
+    private readonly out: { write(chunk: string): unknown },
+    private readonly key: string,
+    private readonly head: Record<string, unknown> = {},
+    private readonly pretty = false,
+  ) {}
+
+  /** Whether anything was written. */
+  get started(): boolean {
+    return this.begun;
+  }
+
+  item(value: unknown): void {
+    this.begin();
+    this.out.write(`${this.count === 0 ? '' : ','}\n${this.pretty ? `    ${JSON.stringify(value, null, 2).replace(/\n/g, '\n    ')}` : JSON.stringify(value)}`);
+    this.count += 1;
+  }
+
+  end(tail: Record<string, unknown>): void {
+    this.begin();
+    const fields = Object.entries(tail).map(([name, value]) => `,${this.field(name, value)}`);
+    this.out.write(`${this.count === 0 ? '' : this.pretty ? '\n  ' : '\n'}]${fields.join('')}${this.pretty ? '\n' : ''}}\n`);
+  }
+
+  private begin(): void {
+    if (this.begun) return;
+    this.begun = true;
+    const fields = Object.entries(this.head).map(([name, value]) => `${this.field(name, value)},`);
+    this.out.write(`{${fields.join('')}${this.pretty ? `\n  ${JSON.stringify(this.key)}: [` : `${JSON.stringify(this.key)}:[`}`);
+  }
+
+  private field(name: string, value: unknown): string {
+    return this.pretty ? `\n  ${JSON.stringify(name)}: ${JSON.stringify(value, null, 2).replace(/\n/g, '\n  ')}` : `${JSON.stringify(name)}:${JSON.stringify(value)}`;
+  }
+}
+
 export function printJson(deps: Pick<CommandDeps, 'stdout'>, value: unknown): void {
   deps.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
@@ -64,14 +110,11 @@ export async function writePages<T>(
   let count = 0;
   // Shared by the pages, so that they line up.
   const widths: number[] = [];
-  if (deps.json) deps.stdout.write('{\n  "data": [');
+  const document = deps.json ? new JsonDocumentStream(deps.stdout, 'data', {}, true) : undefined;
   for (;;) {
     const page = await options.fetchPage(cursor);
-    if (deps.json) {
-      for (const item of page.data) {
-        deps.stdout.write(`${count === 0 ? '' : ','}\n    ${JSON.stringify(item, null, 2).replace(/\n/g, '\n    ')}`);
-        count += 1;
-      }
+    if (document) {
+      for (const item of page.data) document.item(item);
     } else if (page.data.length > 0) {
       deps.stdout.write(await options.renderPage(page.data, { ...layout, withHead: first, widths }));
       count += page.data.length;
@@ -80,6 +123,6 @@ export async function writePages<T>(
     if (!page.has_more || !page.next_cursor) break;
     cursor = page.next_cursor;
   }
-  if (deps.json) deps.stdout.write(`${count === 0 ? '' : '\n  '}],\n  "has_more": false,\n  "next_cursor": null\n}\n`);
+  if (document) document.end({ has_more: false, next_cursor: null });
   else if (count === 0) emptyNote();
 }

@@ -5,7 +5,7 @@ import { counted, sanitize, statusWords } from '../../render/text.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
-import { printJson, shellWord, tableLayout } from '../../cli/output.js';
+import { JsonDocumentStream, printJson, shellWord, tableLayout } from '../../cli/output.js';
 import { stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, type TimeBound } from '../../cli/parse.js';
 import { ResendReport, resendAll, type ResendTarget } from './resend.js';
@@ -162,26 +162,19 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
   let count = 0;
   const webhooks = new Set<string | undefined>();
   if (deps.json) {
-    // Begun with the first delivery found, and closed whatever happens: stdout is one JSON document or nothing.
-    let begun = false;
-    const close = (extra: string) => {
-      if (!begun) deps.stdout.write('{"dry_run":true,"deliveries":[');
-      deps.stdout.write(`${count === 0 ? '' : '\n'}],"summary":{"selected":${count},"webhooks":${webhooks.size}},"interrupted":${stop?.aborted === true}${extra}}\n`);
-    };
+    const document = new JsonDocumentStream(deps.stdout, 'deliveries', { dry_run: true });
+    const summary = () => ({ summary: { selected: document.count, webhooks: webhooks.size }, interrupted: stop?.aborted === true });
     try {
       for await (const candidate of candidates) {
         if (stop?.aborted) break;
-        if (!begun) deps.stdout.write('{"dry_run":true,"deliveries":[');
-        begun = true;
-        deps.stdout.write(`${count === 0 ? '\n' : ',\n'}${JSON.stringify(row(candidate))}`);
-        count += 1;
+        document.item(row(candidate));
         webhooks.add(candidate.webhookId);
       }
     } catch (error) {
-      if (begun) close(`,"error":${JSON.stringify((error as Error).message)}`);
+      if (document.started) document.end({ ...summary(), error: (error as Error).message });
       throw error;
     }
-    close('');
+    document.end(summary());
     return stop?.aborted && !stdoutWasClosed() ? ExitCode.interrupted : ExitCode.ok;
   }
   // Printed a page of rows at a time, the pages sharing the first one's column widths.

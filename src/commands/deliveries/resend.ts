@@ -3,6 +3,7 @@ import { deliveryKey } from '../../api/log.js';
 import { ProgressLine } from '../../render/progress.js';
 import { counted, sanitize } from '../../render/text.js';
 import type { CommandDeps } from '../../cli/context.js';
+import { JsonDocumentStream } from '../../cli/output.js';
 import { ExitCode } from '../../cli/errors.js';
 import { stdoutWasClosed } from '../../cli/interrupt.js';
 import type { Delivery } from './view.js';
@@ -161,8 +162,7 @@ export class ResendReport {
   private readonly started: number;
   /** Whether the targets are still being found (a log walk): the total grows until the walk ends. */
   private scanning: boolean;
-  private firstJson = true;
-  private jsonBegun = false;
+  private readonly document: JsonDocumentStream | undefined;
   private readonly stillFailing: string[] = [];
   /** Those whose retry ended in an error (a wrong id, a 5xx, no answer): not known to have failed again, so not "still failing". */
   private readonly erred: string[] = [];
@@ -176,13 +176,7 @@ export class ResendReport {
     this.scanning = total === undefined;
     this.started = deps.now();
     this.progress = deps.stderr.isTTY ? new ProgressLine(deps.stderr, deps.now) : undefined;
-  }
-
-  /** The JSON document is begun with its first outcome (or at the end): a run that fails before any leaves stdout empty. */
-  private beginJson(): void {
-    if (this.jsonBegun) return;
-    this.jsonBegun = true;
-    this.deps.stdout.write('{"dry_run":false,"deliveries":[');
+    this.document = deps.json ? new JsonDocumentStream(deps.stdout, 'deliveries', { dry_run: false }) : undefined;
   }
 
   taken(): void {
@@ -208,22 +202,18 @@ export class ResendReport {
       if (list.length < SHOWN_FAILING) list.push(target.deliveryId);
       if (target.webhookId) this.failingWebhooks.add(target.webhookId);
     }
-    if (this.deps.json) {
-      this.beginJson();
+    if (this.document) {
       const a = result.attempt;
-      this.deps.stdout.write(
-        `${this.firstJson ? '\n' : ',\n'}${JSON.stringify({
-          delivery_id: target.deliveryId,
-          retried_attempt_id: target.attemptId,
-          webhook_id: target.webhookId ?? a?.webhook_id ?? null,
-          event: target.event ?? a?.event ?? null,
-          outcome: result.outcome,
-          attempt_id: a?.id ?? null,
-          response_code: a?.response_code ?? null,
-          error: result.error ?? null,
-        })}`,
-      );
-      this.firstJson = false;
+      this.document.item({
+        delivery_id: target.deliveryId,
+        retried_attempt_id: target.attemptId,
+        webhook_id: target.webhookId ?? a?.webhook_id ?? null,
+        event: target.event ?? a?.event ?? null,
+        outcome: result.outcome,
+        attempt_id: a?.id ?? null,
+        response_code: a?.response_code ?? null,
+        error: result.error ?? null,
+      });
     } else if (result.outcome !== 'delivered' && result.outcome !== 'already_delivered') {
       const why =
         result.outcome === 'error'
@@ -254,8 +244,8 @@ export class ResendReport {
   /** A run that failed part-way: the JSON document, if begun, is closed with what was done and why it stopped. */
   failed(error: unknown): void {
     this.progress?.clear();
-    if (!this.deps.json || !this.jsonBegun) return;
-    this.deps.stdout.write(`${this.firstJson ? '' : '\n'}],"summary":${JSON.stringify(this.summary())},"interrupted":false,"error":${JSON.stringify((error as Error)?.message ?? String(error))}}\n`);
+    if (!this.document?.started) return;
+    this.document.end({ summary: this.summary(), interrupted: false, error: (error as Error)?.message ?? String(error) });
   }
 
   private summary() {
@@ -276,9 +266,8 @@ export class ResendReport {
     const t = this.tally;
     const summary = this.summary();
     const notTaken = t.selected - (t.resent + t.already_delivered + t.errors);
-    if (this.deps.json) {
-      this.beginJson();
-      this.deps.stdout.write(`${this.firstJson ? '' : '\n'}],"summary":${JSON.stringify(summary)},"interrupted":${interrupted}}\n`);
+    if (this.document) {
+      this.document.end({ summary, interrupted });
     } else {
       const parts = [`${t.delivered} delivered`, `${t.failed} failed again`];
       if (t.pending) parts.push(`${t.pending} still under way`);

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { JsonDocumentStream } from '../../../src/cli/output.js';
+
+function sink() {
+  const out = { text: '', write: (chunk: string) => (out.text += chunk) };
+  return out;
+}
+
+describe('JsonDocumentStream', () => {
+  it('writes nothing until the first item, then one whole document, an item a line', () => {
+    const out = sink();
+    const document = new JsonDocumentStream(out, 'deliveries', { dry_run: true });
+    expect(out.text).toBe('');
+    document.item({ id: 'a' });
+    document.item({ id: 'b', note: 'x\ny' });
+    expect(document.started).toBe(true);
+    document.end({ summary: { selected: 2 }, interrupted: false });
+    expect(out.text).toBe('{"dry_run":true,"deliveries":[\n{"id":"a"},\n{"id":"b","note":"x\\ny"}\n],"summary":{"selected":2},"interrupted":false}\n');
+    expect(JSON.parse(out.text)).toEqual({ dry_run: true, deliveries: [{ id: 'a' }, { id: 'b', note: 'x\ny' }], summary: { selected: 2 }, interrupted: false });
+  });
+
+  it('with no item, the end alone is still one document', () => {
+    const out = sink();
+    const document = new JsonDocumentStream(out, 'deliveries', { dry_run: false });
+    expect(document.started).toBe(false);
+    document.end({ summary: { selected: 0 } });
+    expect(JSON.parse(out.text)).toEqual({ dry_run: false, deliveries: [], summary: { selected: 0 } });
+  });
+
+  it('pretty: the same bytes as printing the whole page at once', () => {
+    const page = { data: [{ id: 'wh_1', events: ['a', 'b'] }, { id: 'wh_2', events: [] }], has_more: false, next_cursor: null };
+    const out = sink();
+    const document = new JsonDocumentStream(out, 'data', {}, true);
+    for (const item of page.data) document.item(item);
+    document.end({ has_more: false, next_cursor: null });
+    expect(out.text).toBe(`${JSON.stringify(page, null, 2)}\n`);
+    const empty = sink();
+    new JsonDocumentStream(empty, 'data', {}, true).end({ has_more: false, next_cursor: null });
+    expect(empty.text).toBe(`${JSON.stringify({ data: [], has_more: false, next_cursor: null }, null, 2)}\n`);
+  });
+});
