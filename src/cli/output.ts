@@ -1,5 +1,5 @@
 import type { TableOptions } from '../render/table.js';
-import { sanitize } from '../render/text.js';
+import { sanitize, shellQuote } from '../render/text.js';
 import type { CommandDeps } from './context.js';
 
 export interface Page<T = Record<string, unknown>> {
@@ -11,8 +11,7 @@ export interface Page<T = Record<string, unknown>> {
 
 /** A server string made safe to paste into a shell: control characters removed, quoted unless plain. */
 export function shellWord(value: string): string {
-  const clean = sanitize(value);
-  return /^[A-Za-z0-9._=\/:@%+-]+$/.test(clean) ? clean : `'${clean.replace(/'/g, `'\\''`)}'`;
+  return shellQuote(sanitize(value));
 }
 
 /** How a table suits stdout: fitted to a terminal's width, or plain tab-separated rows in a pipe. */

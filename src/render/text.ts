@@ -10,6 +10,11 @@ export function sanitize(value: unknown): string {
   return String(value ?? '').replace(LINE_BREAKS, ' ').replace(CONTROL, '');
 }
 
+/** Text as one word of a POSIX shell, exactly: as it is when plain, else in single quotes. */
+export function shellQuote(text: string): string {
+  return /^[A-Za-z0-9._=\/:@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
 /** A server text shown as a block (a payload): its own line breaks kept, every other control character removed. */
 export function sanitizeBlock(value: string): string {
   return value.replace(CONTROL, '');

@@ -1,7 +1,7 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, readBody, sendJson } from './http.js';
 import { newSecret } from './ids.js';
+import { sameSecret } from '../signing/signature.js';
 import type { ClientRecord, Store } from './store.js';
 
 export const DEMO_ACCOUNT = 'acct_demo';
@@ -46,12 +46,6 @@ class OAuthError extends Error {
   ) {
     super(message);
   }
-}
-
-function sameSecret(a: string, b: string): boolean {
-  // Hash first so that the comparison takes the same time whatever the lengths.
-  const digest = (s: string) => createHash('sha256').update(s).digest();
-  return timingSafeEqual(digest(a), digest(b));
 }
 
 function parseTokenRequest(req: IncomingMessage, raw: string): Record<string, unknown> {

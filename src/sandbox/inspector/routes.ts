@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SQLInputValue, StatementSync } from 'node:sqlite';
@@ -12,7 +12,8 @@ import type { Reply, RouteContext } from '../routes.js';
 import { DELIVERY_STATUS_SQL, deliveryStatus, type AttemptStatus, type Store } from '../store.js';
 import { parseLimit, rejectUnknownFields, validateEventType } from '../validation.js';
 import { isLoopbackHost } from '../../net.js';
-import { signatureHeaderName } from '../../signing/signature.js';
+import { sameSecret, signatureHeaderName } from '../../signing/signature.js';
+import { shellQuote } from '../../render/text.js';
 import type {
   DeliveryStatus,
   InspectorAttempt,
@@ -109,13 +110,6 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 const num = (value: SQLInputValue | undefined) => (value === null || value === undefined ? null : Number(value));
 const str = (value: SQLInputValue | undefined) => (value === null || value === undefined ? null : String(value));
 
-/** A string for a POSIX shell, in single quotes. */
-const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
-
-function sameToken(a: string, b: string): boolean {
-  const digest = (s: string) => createHash('sha256').update(s).digest();
-  return timingSafeEqual(digest(a), digest(b));
-}
 
 function isLoopbackAddress(address: string): boolean {
   return address === '::1' || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i.test(address);
@@ -405,7 +399,7 @@ export function createInspector(deps: InspectorDeps): Inspector {
   function checkAccess(req: IncomingMessage, query: URLSearchParams): void {
     if (token === undefined) return checkLoopbackHost(req);
     const given = query.get('token') ?? cookieValue(req.headers.cookie, cookieName) ?? req.headers['x-whsvc-inspector-token'];
-    if (typeof given !== 'string' || !sameToken(given, token)) {
+    if (typeof given !== 'string' || !sameSecret(given, token)) {
       throw new ApiError(
         401,
         'inspector_token_required',
