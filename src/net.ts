@@ -63,3 +63,108 @@ export function webhookUrl(value: unknown): { href: string } | { problem: string
 export function redactUserinfo(value: string): string {
   return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i, '$1***@');
 }
+
+export class TransportError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    /** True once the request may have reached the server (so it may have acted). */
+    readonly sent: boolean,
+    /** The proxy the request went to, credentials left out, when it was the proxy that failed. */
+    readonly proxy?: string,
+    /** The system's own words (`connect ECONNREFUSED 127.0.0.1:3128`), naming the address that failed. */
+    readonly detail?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Why a server was not reached, in the words whsvc says it in everywhere: its own requests, forwards, and the sandbox's log. */
+const PLAIN_WORDS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection reset',
+};
+
+/** A limit of time as people read it: `500 ms`, `10 s`, `1.5 s`. */
+export const timeLimit = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${ms / 1000} s`);
+
+/** Failures before the request can have left this process (no connection was made): the service cannot have acted. */
+const NOT_SENT: Record<string, string> = {
+  ECONNREFUSED: 'ECONNREFUSED',
+  ENOTFOUND: 'ENOTFOUND',
+  EAI_AGAIN: 'EAI_AGAIN',
+  EHOSTUNREACH: 'EHOSTUNREACH',
+  ENETUNREACH: 'ENETUNREACH',
+  EADDRNOTAVAIL: 'EADDRNOTAVAIL',
+  UND_ERR_CONNECT_TIMEOUT: 'ETIMEDOUT',
+};
+
+/** Failures once the connection was up: the request may have reached the service. */
+const MAYBE_SENT: Record<string, string> = {
+  ECONNRESET: 'ECONNRESET',
+  EPIPE: 'EPIPE',
+  ETIMEDOUT: 'ETIMEDOUT',
+  UND_ERR_SOCKET: 'ECONNRESET',
+  UND_ERR_CLOSED: 'ECONNRESET',
+  UND_ERR_HEADERS_TIMEOUT: 'ETIMEDOUT',
+  UND_ERR_BODY_TIMEOUT: 'ETIMEDOUT',
+};
+
+type ErrorLike = { name?: unknown; code?: unknown; message?: unknown; cause?: ErrorLike; port?: unknown };
+
+/** The failure itself, or what it wraps (`TypeError: fetch failed` wraps what happened in its cause). */
+function rootOf(error: unknown): ErrorLike {
+  let current = error as ErrorLike | undefined;
+  while (current?.cause && typeof current.cause === 'object' && current.code === undefined) current = current.cause;
+  return current ?? {};
+}
+
+/**
+ * A failure of undici as the TransportError the client understands. Anything
+ * that is not a network failure (a MockAgent "not matched", a bad argument)
+ * is returned unchanged, so that it shows as the bug it is.
+ */
+export function toTransportError(error: unknown, timeoutMs: number): unknown {
+  if (error instanceof TransportError) return error;
+  const root = rootOf(error);
+  const name = (error as ErrorLike | undefined)?.name ?? root.name;
+  if (name === 'TimeoutError' || root.name === 'TimeoutError') {
+    return new TransportError(`no answer within ${timeLimit(timeoutMs)}`, 'ETIMEDOUT', true);
+  }
+  const code = typeof root.code === 'string' ? root.code : undefined;
+  const message = typeof root.message === 'string' ? root.message.split('\n')[0]! : String(error);
+  const refusedByProxy = /Proxy response \((\d+)\)/.exec(message);
+  if (refusedByProxy) return new TransportError(`the proxy refused the tunnel (HTTP ${refusedByProxy[1]})`, 'EPROXY', false);
+  if (code && code in NOT_SENT) return new TransportError(plainWords(NOT_SENT[code]!, message, timeoutMs), NOT_SENT[code]!, false, undefined, message);
+  if (code && code in MAYBE_SENT) return new TransportError(plainWords(MAYBE_SENT[code]!, message, timeoutMs), MAYBE_SENT[code]!, true, undefined, message);
+  // TLS refused before anything was sent: an https URL on a plain-http port, or a certificate not trusted.
+  if (code && (code.startsWith('ERR_SSL_') || code === 'EPROTO' || CERTIFICATE_PROBLEM.test(code))) {
+    return new TransportError(tlsMessage(code, message), 'ETLS', false);
+  }
+  // Another system error of the socket (EHOSTDOWN, say): a network failure all the same.
+  if (code && /^E[A-Z]+$/.test(code)) return new TransportError(message, code, true);
+  return root instanceof Error ? root : error;
+}
+
+function plainWords(code: string, message: string, timeoutMs: number): string {
+  if (code === 'ETIMEDOUT') return `no answer within ${timeLimit(timeoutMs)}`;
+  return PLAIN_WORDS[code] ?? message;
+}
+
+/** OpenSSL's verification failures as Node names them: CERT_HAS_EXPIRED, UNABLE_TO_VERIFY_LEAF_SIGNATURE, ERR_TLS_CERT_ALTNAME_INVALID, … */
+const CERTIFICATE_PROBLEM = /CERT|SIGNATURE|^UNABLE_TO_/;
+
+function tlsMessage(code: string, message: string): string {
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG') {
+    return 'the TLS handshake failed: the port answers plain http, not https';
+  }
+  if (CERTIFICATE_PROBLEM.test(code)) {
+    return `the server's certificate is not trusted (${code}); a private CA goes in NODE_EXTRA_CA_CERTS`;
+  }
+  return `the TLS handshake failed (${code}): ${message.replace(/^.*routines:/, '')}`;
+}

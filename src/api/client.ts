@@ -1,7 +1,8 @@
 import { ApiError, AuthError, NetworkError, RequestStopped, describeErrorBody } from './errors.js';
 import { redactHeaders, redactText } from './redact.js';
 import { shapeProblem, type Shape } from './shapes.js';
-import { TransportError, type Transport, type TransportResponse } from './transport.js';
+import { TransportError } from '../net.js';
+import type { Transport, TransportResponse } from './transport.js';
 
 export interface Credentials {
   clientId: string;
@@ -349,7 +350,7 @@ function networkMessage(error: TransportError, url: URL): string {
   if (error.proxy) return error.message;
   switch (error.code) {
     case 'ECONNREFUSED':
-      return `cannot connect to ${url.host}: connection refused`;
+      return `cannot connect to ${url.host}: ${error.message}`;
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return `cannot resolve the host ${url.hostname}`;

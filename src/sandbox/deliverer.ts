@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import { newId } from './ids.js';
 import type { AttemptRecord, ChainRecord, Store, WebhookRecord } from './store.js';
 import { sign, signatureHeaderName } from '../signing/signature.js';
+import { TransportError, toTransportError } from '../net.js';
 
 export interface DeliveryPolicy {
   /** First automatic retry delay; each later one doubles, up to maxDelayMs. */
@@ -491,13 +492,6 @@ async function readLimited(body: Dispatcher.ResponseData['body'], limit: number)
 }
 
 function describeSendError(error: unknown, timeoutMs: number): string {
-  const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string } };
-  const code = err.code ?? err.cause?.code;
-  if (err.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return `no answer within ${timeoutMs} ms`;
-  }
-  if (code === 'ECONNREFUSED') return 'connection refused';
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'host not found';
-  return err.message ?? String(error);
+  const failure = toTransportError(error, timeoutMs);
+  return failure instanceof TransportError ? failure.message : ((error as Error).message ?? String(error));
 }

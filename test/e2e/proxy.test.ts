@@ -101,7 +101,7 @@ describe('proxies from the environment (undici EnvHttpProxyAgent)', () => {
     const result = await list(sandbox.info.base_url, { HTTP_PROXY: down, WHSVC_CONFIG_DIR: mkdtempSync(join(configDir, 'c-')) });
     expect(result.code).toBe(1);
     const [first, hint, jsonLine, ...rest] = result.stderr.trimEnd().split('\n');
-    expect(first).toMatch(/^whsvc: cannot reach the proxy http:\/\/127\.0\.0\.1:\d+: connect ECONNREFUSED/);
+    expect(first).toMatch(/^whsvc: cannot reach the proxy http:\/\/127\.0\.0\.1:\d+: connection refused$/);
     expect(hint).toMatch(/^hint: .*NO_PROXY/);
     expect(JSON.parse(jsonLine!).error.message).toMatch(/^cannot reach the proxy http:\/\/127\.0\.0\.1:\d+/);
     expect(rest).toEqual([]);

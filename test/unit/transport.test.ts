@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TransportError, proxyForDisplay, proxySettings, toTransportError } from '../../src/api/transport.js';
+import { proxyForDisplay, proxySettings } from '../../src/api/transport.js';
+import { TransportError, toTransportError } from '../../src/net.js';
 
 /** fetch's way of failing: a TypeError whose cause says what happened. */
 const fetchFailed = (cause: Record<string, unknown>) => Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(String(cause.message ?? 'x')), cause) });
@@ -20,6 +21,16 @@ describe('toTransportError', () => {
   it('a proxy refusing the tunnel is a network error, nothing sent', () => {
     const error = toTransportError(fetchFailed({ code: 'UND_ERR_ABORTED', message: 'Proxy response (407) !== 200 when HTTP Tunneling' }), 1000);
     expect(error).toMatchObject({ code: 'EPROXY', sent: false, message: 'the proxy refused the tunnel (HTTP 407)' });
+  });
+
+  it.each([
+    [{ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:9' }, 'connection refused', false],
+    [{ code: 'ENOTFOUND', message: 'getaddrinfo ENOTFOUND nowhere.invalid' }, 'host not found', false],
+    [{ code: 'UND_ERR_SOCKET', message: 'other side closed' }, 'connection reset', true],
+    [{ code: 'UND_ERR_HEADERS_TIMEOUT', message: 'Headers Timeout Error' }, 'no answer within 500 ms', true],
+  ])('%o is said in plain words, the same for every request whsvc makes', (cause, words, sent) => {
+    expect(toTransportError(fetchFailed(cause), 500)).toMatchObject({ message: words, sent });
+    expect(toTransportError(Object.assign(new Error(cause.message), { code: cause.code }), 500)).toMatchObject({ message: words, sent });
   });
 
   it('a timeout of the signal is ETIMEDOUT, maybe sent', () => {

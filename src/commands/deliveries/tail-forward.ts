@@ -1,7 +1,8 @@
 import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import { deliveryKey, type LoggedAttempt } from '../../api/log.js';
-import { TransportError, type Transport } from '../../api/transport.js';
+import type { Transport } from '../../api/transport.js';
+import { TransportError } from '../../net.js';
 import type { SecretSource } from '../../cli/secret.js';
 import { signatureHeaderName, verify } from '../../signing/signature.js';
 import type { Delivery } from './view.js';
@@ -63,6 +64,6 @@ export async function forwardDelivery(api: ApiClient, target: ForwardTarget, att
     return { kind: 'answered', status: answer.status, signature, record };
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
-    return { kind: 'no_answer', error: error.code === 'ECONNREFUSED' ? 'connection refused' : error.message, signature, record };
+    return { kind: 'no_answer', error: error.message, signature, record };
   }
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defaultTransport, TransportError, type Transport } from '../../api/transport.js';
+import { defaultTransport, type Transport } from '../../api/transport.js';
+import { TransportError } from '../../net.js';
 import { colorsFor } from '../../render/colors.js';
 import { sanitize } from '../../render/text.js';
 import { verify } from '../../signing/signature.js';
@@ -89,7 +90,7 @@ async function forward(send: Transport, target: URL, headers: IncomingHttpHeader
     return { status: answer.status };
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
-    return { status: null, error: error.code === 'ECONNREFUSED' ? 'connection refused' : error.message };
+    return { status: null, error: error.message };
   }
 }
 

@@ -3,7 +3,8 @@ import { CliError, usageError } from '../../cli/errors.js';
 import { notOneOf } from '../../cli/suggest.js';
 import { EVENT_TYPES } from '../../sandbox/catalog.js';
 import { describeErrorBody } from '../../api/errors.js';
-import { TransportError, type Transport, type TransportResponse } from '../../api/transport.js';
+import { TransportError } from '../../net.js';
+import type { Transport, TransportResponse } from '../../api/transport.js';
 import { sanitize } from '../../render/text.js';
 
 export interface SandboxTriggerOptions {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MockAgent, errors } from 'undici';
-import { TransportError } from '../../../src/api/transport.js';
+import { TransportError } from '../../../src/net.js';
 import { ORIGIN, fakeDeps, finishFakeDeps, rejectionOf } from '../../helpers/fake-deps.js';
 import { refusedError, resetError, undiciTransport } from '../../helpers/undici-transport.js';
 

@@ -3,7 +3,8 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Interceptable } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TransportError, type TransportRequest, type TransportResponse } from '../../../src/api/transport.js';
+import type { TransportRequest, TransportResponse } from '../../../src/api/transport.js';
+import { TransportError, toTransportError } from '../../../src/net.js';
 import { run, type TailOptions } from '../../../src/commands/deliveries/tail.js';
 import { holdCheckpoint } from '../../../src/commands/deliveries/tail-checkpoint.js';
 import { sign, verify } from '../../../src/signing/signature.js';
@@ -146,7 +147,7 @@ function fakeApp() {
     transport: async (request: TransportRequest): Promise<TransportResponse> => {
       if (app.down > 0) {
         app.down -= 1;
-        throw new TransportError('connect ECONNREFUSED 127.0.0.1:3000', 'ECONNREFUSED', false);
+        throw toTransportError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3000'), { code: 'ECONNREFUSED' }), 10_000);
       }
       app.received.push({ url: request.url.href, headers: request.headers, body: String(request.body) });
       return { status: app.status, headers: {}, text: 'ok' };
