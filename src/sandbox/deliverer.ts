@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import type { Clock } from './clock.js';
 import { newId } from './ids.js';
 import type { AttemptRecord, ChainRecord, Store, WebhookRecord } from './store.js';
-import { sign, signatureHeaderName } from '../signing/signature.js';
+import { deliveryHeaders as protocolHeaders, sign } from '../signing/signature.js';
 import { TransportError, toTransportError } from '../net.js';
 
 export interface DeliveryPolicy {
@@ -57,16 +57,7 @@ export function deliveryHeaders(
   attempt: number,
   attemptId: string,
 ): Record<string, string> {
-  const platform = policy.platformName;
-  return {
-    'content-type': 'application/json',
-    'user-agent': policy.userAgent,
-    [signatureHeaderName(platform)]: chain.signature,
-    [`X-${platform}-Event`]: chain.event,
-    [`X-${platform}-Delivery-Id`]: chain.id,
-    [`X-${platform}-Attempt`]: String(attempt),
-    [`X-${platform}-Attempt-Id`]: attemptId,
-  };
+  return protocolHeaders(policy.platformName, policy.userAgent, { signature: chain.signature, event: chain.event, deliveryId: chain.id, attempt, attemptId });
 }
 
 interface SendOutcome {

@@ -23,6 +23,42 @@ export function signatureHeaderName(platformName = 'Service'): string {
   return `X-${platformName}-Signature`;
 }
 
+/** What a delivery's headers say, besides its content type and user agent. */
+export interface DeliveryFacts {
+  signature: string;
+  event: string;
+  deliveryId: string;
+  attempt: number;
+  attemptId: string;
+}
+
+/**
+ * The headers of a delivery, `X-<Platform>-Signature`, `-Event`,
+ * `-Delivery-Id`, `-Attempt` and `-Attempt-Id`: as the sandbox sends it, and
+ * as `deliveries tail --forward-to` passes a logged one on.
+ */
+export function deliveryHeaders(platformName: string, userAgent: string, facts: DeliveryFacts): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': userAgent,
+    [signatureHeaderName(platformName)]: facts.signature,
+    [`X-${platformName}-Event`]: facts.event,
+    [`X-${platformName}-Delivery-Id`]: facts.deliveryId,
+    [`X-${platformName}-Attempt`]: String(facts.attempt),
+    [`X-${platformName}-Attempt-Id`]: facts.attemptId,
+  };
+}
+
+/** The delivery headers of a request, whatever its platform name (as a receiver reads them); absent ones undefined. */
+export function readDeliveryHeaders(headers: Record<string, string | string[] | undefined>): Partial<Record<'signature' | 'event' | 'deliveryId' | 'attempt' | 'attemptId', string>> {
+  const named = (suffix: string) => {
+    const name = Object.keys(headers).find((key) => new RegExp(`^x-.+-${suffix}$`, 'i').test(key));
+    const value = name ? headers[name] : undefined;
+    return Array.isArray(value) ? value[0] : value;
+  };
+  return { signature: named('signature'), event: named('event'), deliveryId: named('delivery-id'), attempt: named('attempt'), attemptId: named('attempt-id') };
+}
+
 /**
  * Checks a signature in constant time. Accepts it with or without the
  * `sha256=` prefix; anything that is not 64 hex digits is simply invalid.

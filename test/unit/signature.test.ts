@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { SIGNATURE_PREFIX, sign, signatureHeaderName, verify } from '../../src/signing/signature.js';
+import { SIGNATURE_PREFIX, deliveryHeaders, readDeliveryHeaders, sign, signatureHeaderName, verify } from '../../src/signing/signature.js';
 
 const SECRET = 'whsec_3b1f0c9d8e7a6b5c';
 const BODY = JSON.stringify({ id: 'inv_0001', event: 'invoice.paid', amount: { amount: 12900, currency: 'EUR' } });
@@ -100,5 +100,16 @@ describe('signatureHeaderName', () => {
 
   it('uses the platform name', () => {
     expect(signatureHeaderName('Acme')).toBe('X-Acme-Signature');
+  });
+});
+
+describe('the delivery headers', () => {
+  it('are read back whatever the platform name, as a receiver sees them (lower case)', () => {
+    const facts = { signature: sign('whsec_x', '{}'), event: 'invoice.paid', deliveryId: 'dlv_1', attempt: 2, attemptId: 'dlv_2' };
+    const sent = deliveryHeaders('Acme', 'test/1', facts);
+    expect(sent).toMatchObject({ 'content-type': 'application/json', 'user-agent': 'test/1', 'X-Acme-Signature': facts.signature, 'X-Acme-Attempt': '2', 'X-Acme-Attempt-Id': 'dlv_2' });
+    const received = Object.fromEntries(Object.entries(sent).map(([name, value]) => [name.toLowerCase(), value]));
+    expect(readDeliveryHeaders(received)).toEqual({ ...facts, attempt: '2' });
+    expect(readDeliveryHeaders({ 'content-type': 'application/json' })).toEqual({ signature: undefined, event: undefined, deliveryId: undefined, attempt: undefined, attemptId: undefined });
   });
 });

@@ -4,7 +4,7 @@ import { deliveryKey, type LoggedAttempt } from '../../api/log.js';
 import type { Transport } from '../../api/transport.js';
 import { TransportError } from '../../net.js';
 import type { SecretSource } from '../../cli/secret.js';
-import { signatureHeaderName, verify } from '../../signing/signature.js';
+import { deliveryHeaders, verify } from '../../signing/signature.js';
 import type { Delivery } from './view.js';
 
 /** How long the local app has to answer a forwarded delivery (the sandbox's own delivery timeout). */
@@ -50,15 +50,13 @@ export async function forwardDelivery(api: ApiClient, target: ForwardTarget, att
   const secret = target.secret?.current();
   const signature: SignatureCheck = secret === undefined ? 'unchecked' : verify(secret, body, record.signature) ? 'verified' : 'mismatch';
   const platform = target.platform;
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'user-agent': `whsvc/${WHSVC_VERSION} (deliveries tail --forward-to)`,
-    [signatureHeaderName(platform)]: record.signature,
-    [`X-${platform}-Event`]: record.event ?? attempt.event,
-    [`X-${platform}-Delivery-Id`]: deliveryKey({ id: attempt.id, delivery_id: record.delivery_id ?? attempt.delivery_id }),
-    [`X-${platform}-Attempt`]: String(record.attempts ?? attempt.attempts ?? 1),
-    [`X-${platform}-Attempt-Id`]: attempt.id,
-  };
+  const headers = deliveryHeaders(target.platform, `whsvc/${WHSVC_VERSION} (deliveries tail --forward-to)`, {
+    signature: record.signature,
+    event: record.event ?? attempt.event,
+    deliveryId: deliveryKey({ id: attempt.id, delivery_id: record.delivery_id ?? attempt.delivery_id }),
+    attempt: record.attempts ?? attempt.attempts ?? 1,
+    attemptId: attempt.id,
+  });
   try {
     const answer = await target.send({ method: 'POST', url: target.url, headers, body, timeoutMs: FORWARD_TIMEOUT_MS });
     return { kind: 'answered', status: answer.status, signature, record };

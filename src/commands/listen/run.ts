@@ -5,7 +5,7 @@ import { defaultTransport, type Transport } from '../../api/transport.js';
 import { TransportError } from '../../net.js';
 import { colorsFor } from '../../render/colors.js';
 import { sanitize } from '../../render/text.js';
-import { verify } from '../../signing/signature.js';
+import { readDeliveryHeaders, verify } from '../../signing/signature.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, listenError, usageError } from '../../cli/errors.js';
 import { httpUrl } from '../../net.js';
@@ -59,16 +59,10 @@ function failsByRate(seed: string, deliveryId: string, attempt: string, rate: nu
   return digest.readUInt32BE(0) / 2 ** 32 < rate;
 }
 
-/** Wide enough for the catalog's longest type (production_order.completed), so the lines line up. */
 /** What a verified delivery is answered when --respond-status is not given. */
 export const DEFAULT_RESPOND_STATUS = 200;
+/** Wide enough for the catalog's longest type (production_order.completed), so the lines line up. */
 const EVENT_WIDTH = 26;
-
-function platformHeader(headers: IncomingHttpHeaders, suffix: string): string | undefined {
-  const name = Object.keys(headers).find((key) => new RegExp(`^x-.+-${suffix}$`).test(key));
-  const value = name ? headers[name] : undefined;
-  return Array.isArray(value) ? value[0] : value;
-}
 
 interface ForwardResult {
   status: number | null;
@@ -176,8 +170,9 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
           return;
         }
         const body = Buffer.concat(chunks);
-        const signature = platformHeader(req.headers, 'signature');
-        const headerEvent = platformHeader(req.headers, 'event');
+        const delivery = readDeliveryHeaders(req.headers);
+        const signature = delivery.signature;
+        const headerEvent = delivery.event;
         // The body's event is signed; the header is not, and may have been rewritten.
         const signedEvent = bodyEvent(body);
         const event = signedEvent ?? headerEvent;
@@ -188,8 +183,8 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
         }
         const key = secret.current();
         const state: SignatureState = !signature ? 'unsigned' : key === undefined ? 'unchecked' : verify(key, body, signature) ? 'ok' : 'bad';
-        const deliveryId = platformHeader(req.headers, 'delivery-id');
-        const attempt = platformHeader(req.headers, 'attempt');
+        const deliveryId = delivery.deliveryId;
+        const attempt = delivery.attempt;
         // Only what passed (or could not be checked) is remembered: a forged request must not poison an id.
         const { repeat, of: repeatOf } = state === 'ok' || state === 'unchecked' ? seen.note(deliveryId, attempt, body) : { repeat: null, of: null };
         // A signed body under headers that lie about it, or sent again as another delivery: someone replays it.
