@@ -49,7 +49,7 @@ export const MAX_RETRY_AFTER_S = 30;
 /** A GET whose connection was reset is tried this many more times. */
 export const GET_RESET_RETRIES = 2;
 
-/** The scope each endpoint needs (section 4 of the interface), for 403s whose body does not say. */
+/** The scope each endpoint needs (as the interface lists them), for 403s whose body does not say. */
 export function scopeFor(method: string): string {
   return method === 'GET' ? 'webhooks:read' : 'webhooks:write';
 }

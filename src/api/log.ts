@@ -1,6 +1,6 @@
 import type { ApiClient, Query } from './client.js';
 
-/** A list page of the interface (section 2, page envelope). */
+/** A list page of the interface: the page envelope. */
 export interface LogPage<T> {
   data: T[];
   has_more: boolean;

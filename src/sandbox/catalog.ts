@@ -5,7 +5,7 @@ export interface EventType {
   desc: string;
 }
 
-/** The catalog of section 6 of the interface, in module order (grouped by module). */
+/** The interface's event catalog, in module order (grouped by module). */
 export const EVENT_CATALOG: readonly EventType[] = [
   { type: 'product.updated', module: 'products', desc: "A product's master data changed." },
   { type: 'inventory.changed', module: 'inventory', desc: 'On-hand quantity moved at a location.' },

@@ -37,7 +37,7 @@ export interface RouteDeps {
   cursors: Cursors;
 }
 
-// --- response shapes: the fields section 2 of the interface lists, in its order, then the
+// --- response shapes: the fields the interface lists for each object, in its order, then the
 // sandbox's documented extensions (README): `delivery_id` says which delivery an attempt
 // belongs to, `next_attempt_at` when its automatic retry is due (a failed delivery's newest
 // attempt); a retrieved attempt also says why it failed and what the endpoint answered ---
