@@ -10,6 +10,17 @@ export function isLoopbackHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
+/**
+ * Where a request to `url` connects, and the Host header it carries. A plain
+ * http `*.localhost` name counts as this machine (so credentials may go there
+ * unencrypted) only because whsvc itself sends it to 127.0.0.1: the system
+ * resolver could answer otherwise. Any other URL goes where it says.
+ */
+export function connectionFor(url: URL): { origin: string; host?: string } {
+  if (url.protocol !== 'http:' || !url.hostname.endsWith('.localhost')) return { origin: url.origin };
+  return { origin: `http://127.0.0.1:${url.port || '80'}`, host: url.host };
+}
+
 export const MAX_URL_LENGTH = 2048;
 
 // Characters that change how a URL reads without changing where it goes:

@@ -28,6 +28,15 @@ export interface LoggedWebhook {
   created_at: string;
 }
 
+/**
+ * The HTTP status an endpoint answered, or undefined when it gave none: the
+ * interface's integer `response_code` is 0 then (as the sandbox sends it),
+ * and a service that sends null instead means the same.
+ */
+export function answeredStatus(code: number | null | undefined): number | undefined {
+  return typeof code === 'number' && code > 0 ? code : undefined;
+}
+
 /** The interface's largest page: fewest requests for a whole log. */
 export const MAX_PAGE = 200;
 

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { TransportError, toTransportError } from '../net.js';
+import { connectionFor, TransportError, toTransportError } from '../net.js';
 
 export interface TransportRequest {
   method: string;
@@ -33,11 +33,12 @@ export function undiciTransport(dispatcher: Dispatcher | (() => Promise<Dispatch
     try {
       // Loaded at the first request, not at start-up: a command that fails before sending never pays for undici.
       const [{ default: request }, target] = await Promise.all([(requestModule ??= import('undici/lib/api/api-request.js')), ready()]);
+      const { origin, host } = connectionFor(req.url);
       const response = await request.call(target, {
-        origin: req.url.origin,
+        origin,
         path: req.url.pathname + req.url.search,
         method: req.method as Dispatcher.HttpMethod,
-        headers: req.headers,
+        headers: host ? { ...req.headers, host } : req.headers,
         body: req.body ?? null,
         signal: AbortSignal.timeout(req.timeoutMs),
       });

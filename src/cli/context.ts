@@ -6,6 +6,7 @@ import { isLoopbackHost, redactUserinfo } from '../net.js';
 import { shellWord } from './output.js';
 import { colorsFor, type Colors } from '../render/colors.js';
 import { withSpinner } from '../render/spinner.js';
+import { quoted } from '../render/text.js';
 import { keepHeapSmall } from './memory.js';
 import type { Io } from './deps.js';
 import type { Prompter } from './prompter.js';
@@ -121,6 +122,14 @@ export function readGlobals(opts: Record<string, unknown>, env: NodeJS.ProcessEn
   };
 }
 
+/** A profile name is printed in messages: one with control characters (which would drive the terminal) is refused, shown escaped. */
+function checkProfileName(name: string, source: string | undefined): void {
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) {
+    throw usageError(`the profile name ${quoted(name)}${source ? ` (from ${source})` : ''} holds control characters`, 'profile names are letters, digits, dots, dashes and the like');
+  }
+}
+
 /** WHSVC_TIMEOUT: a duration as --request-timeout takes it (a bare number is seconds); empty is unset. */
 function requestTimeoutFromEnv(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
@@ -207,6 +216,7 @@ export async function buildDeps(
   prompter: Prompter,
   transport: Transport = defaultTransport(io.env),
 ): Promise<CommandDeps> {
+  checkProfileName(globals.profile, globals.profileSource);
   const config = new ConfigStore(io.env.WHSVC_CONFIG_DIR);
   const profile = config.getProfile(globals.profile);
   const resolved = resolveCredentials(io.env, profile);

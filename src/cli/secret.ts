@@ -8,6 +8,11 @@ export interface SecretSource {
   current(): string | undefined;
 }
 
+/** An empty --secret-file (an unset variable in CI, say) is a usage error before anything runs: never "no file, print it". */
+export function checkSecretFilePath(path: string | undefined, purpose = 'the file that holds the secret'): void {
+  if (path !== undefined && path.trim() === '') throw usageError(`--secret-file is empty: give the path of ${purpose}`);
+}
+
 /**
  * A signing secret from --secret-file, --secret or an environment variable.
  * A file is read again whenever it changes, so that `listen --secret-file F`
@@ -21,7 +26,7 @@ export function secretSource(
   if (options.secret !== undefined && options.secretFile !== undefined) throw usageError('pass --secret or --secret-file, not both');
   if (options.secretFile !== undefined) {
     const path = options.secretFile;
-    if (path.trim() === '') throw usageError('--secret-file is empty: give the path of the file that holds the secret');
+    checkSecretFilePath(path);
     let cached: { mtimeMs: number; secret: string } | undefined;
     return {
       describe: `the secret in ${path}`,

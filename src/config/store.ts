@@ -31,7 +31,7 @@ interface Files {
 export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env): string {
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Preferences', 'whsvc');
   if (process.platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'whsvc', 'Config');
-  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'whsvc');
+  return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'whsvc');
 }
 
 function ageMs(path: string): number {
@@ -70,7 +70,8 @@ export class ConfigStore {
   readonly dir: string;
 
   constructor(dir: string | undefined) {
-    this.dir = dir ?? defaultConfigDir();
+    // An empty WHSVC_CONFIG_DIR is unset, as shells and CI systems treat an empty variable.
+    this.dir = dir || defaultConfigDir();
   }
 
   path(name: keyof Files): string {

@@ -15,6 +15,12 @@ export function shellQuote(text: string): string {
   return /^[A-Za-z0-9._=\/:@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/** A value quoted for a message with every control character escaped (`"a\\u001b[31m"`): seen as it is, never acted on. */
+export function quoted(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** A server text shown as a block (a payload): its own line breaks kept, every other control character removed. */
 export function sanitizeBlock(value: string): string {
   return value.replace(CONTROL, '');

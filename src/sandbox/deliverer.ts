@@ -3,7 +3,7 @@ import type { Clock } from './clock.js';
 import { newId } from './ids.js';
 import type { AttemptRecord, ChainRecord, Store, WebhookRecord } from './store.js';
 import { deliveryHeaders as protocolHeaders, sign } from '../signing/signature.js';
-import { TransportError, toTransportError } from '../net.js';
+import { connectionFor, TransportError, toTransportError } from '../net.js';
 
 export interface DeliveryPolicy {
   /** First automatic retry delay; each later one doubles, up to maxDelayMs. */
@@ -436,11 +436,13 @@ export class Deliverer {
     const signal = AbortSignal.timeout(policy.timeoutMs);
     try {
       const url = new URL(webhook.url);
+      const { origin, host } = connectionFor(url);
+      const headers = deliveryHeaders(policy, chain, attempt, attemptId);
       const response = await dispatcher.request({
-        origin: url.origin,
+        origin,
         path: url.pathname + url.search,
         method: 'POST',
-        headers: deliveryHeaders(policy, chain, attempt, attemptId),
+        headers: host ? { ...headers, host } : headers,
         body: chain.body,
         signal,
         headersTimeout: policy.timeoutMs,

@@ -50,7 +50,7 @@ const WEBHOOK_FIELDS = {
 
 const DELIVERY_FIELDS = {
   listed: ['id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id', 'next_attempt_at'],
-  tested: ['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at', 'next_attempt_at'],
+  tested: ['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at', 'next_attempt_at', 'failure_reason'],
   retried: ['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id', 'next_attempt_at'],
   retrieved: [
     'id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'signature', 'payload', 'created_at',
@@ -75,6 +75,8 @@ const deliveryView = (fields: keyof typeof DELIVERY_FIELDS) => {
         payload: withPayload ? (JSON.parse(a.body) as unknown) : undefined,
         delivery_id: a.chain_id,
         failure_reason: a.error,
+        // An integer, as the interface declares it: 0 when the endpoint gave no HTTP answer.
+        response_code: a.response_code ?? 0,
       },
       DELIVERY_FIELDS[fields],
     );

@@ -382,7 +382,13 @@ describe('events, test and deliveries', () => {
       expect(test.stdout).toMatch(/response\s+500/);
 
       const testJson = await cli(['test', webhook.id, '--json'], dir);
-      expect(Object.keys(JSON.parse(testJson.stdout))).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at', 'next_attempt_at']);
+      expect(Object.keys(JSON.parse(testJson.stdout))).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at', 'next_attempt_at', 'failure_reason']);
+      expect(test.stderr).not.toContain('is not subscribed');
+      const unsubscribed = await cli(['test', webhook.id, '--event', 'invoice.paid'], dir);
+      expect(unsubscribed.stderr.split('\n')[0]).toBe(
+        `whsvc: webhook ${webhook.id} is not subscribed to invoice.paid: this test is sent to it, real invoice.paid events are not (add it with \`whsvc webhooks update ${webhook.id} --add-events invoice.paid\`)`,
+      );
+      expect(unsubscribed.stdout).toMatch(/event\s+invoice\.paid/);
 
       const log = JSON.parse((await cli(['deliveries', 'list', webhook.id, '--json'], dir)).stdout);
       expect(log.data.length).toBeGreaterThanOrEqual(2);

@@ -469,7 +469,7 @@ describe('deliveries', () => {
     const webhook = await createWebhook('/test-send', ['product.updated']);
     const result = await call('POST', `/v1/webhooks/${webhook.id}/test`, { body: { event: 'product.updated' } });
     expect(result.status, result.text).toBe(200);
-    expect(Object.keys(result.json)).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at', 'next_attempt_at']);
+    expect(Object.keys(result.json)).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at', 'next_attempt_at', 'failure_reason']);
     expect(result.json).toMatchObject({ webhook_id: webhook.id, event: 'product.updated', status: 'delivered', response_code: 200 });
     const arrived = receiver.received.find((r) => r.headers['x-service-delivery-id'] === result.json.id)!;
     expect(JSON.parse(arrived.body).event).toBe('product.updated');
@@ -548,13 +548,19 @@ describe('deliveries', () => {
     }
   });
 
-  it('records a refused connection as failed with a null response_code', async () => {
+  it('records a refused connection as failed with response_code 0, an integer as the interface declares, everywhere it is answered', async () => {
     const dead = await startReceiver();
     const url = dead.url;
     await dead.close();
     const created = await call('POST', '/v1/webhooks', { body: { url: `${url}/gone`, events: ['production_order.completed'] } });
-    const result = await call('POST', `/v1/webhooks/${created.json.id}/test`, { body: { event: 'production_order.completed' } });
-    expect(result.json).toMatchObject({ status: 'failed', response_code: null });
+    const tested = await call('POST', `/v1/webhooks/${created.json.id}/test`, { body: { event: 'production_order.completed' } });
+    expect(tested.json).toMatchObject({ status: 'failed', response_code: 0, failure_reason: 'connection refused' });
+    const listed = await call('GET', `/v1/webhooks/${created.json.id}/deliveries`);
+    expect(listed.json.data.map((d: { response_code: unknown }) => d.response_code)).toEqual([0]);
+    const retrieved = await call('GET', `/v1/webhooks/webhook-deliveries/${tested.json.id}`);
+    expect(retrieved.json).toMatchObject({ response_code: 0, failure_reason: 'connection refused' });
+    const retried = await call('POST', `/v1/webhooks/webhook-deliveries/${tested.json.id}/retry`);
+    expect(retried.json).toMatchObject({ status: 'failed', response_code: 0 });
     await call('DELETE', `/v1/webhooks/${created.json.id}`);
   });
 

@@ -1,4 +1,4 @@
-import { allWebhooks, attemptsOf, deliveryKey, type LoggedAttempt } from '../../api/log.js';
+import { allWebhooks, answeredStatus, attemptsOf, deliveryKey, type LoggedAttempt } from '../../api/log.js';
 import { ApiError } from '../../api/errors.js';
 import { renderTable, tableTime } from '../../render/table.js';
 import { counted, sanitize, statusWords } from '../../render/text.js';
@@ -183,7 +183,7 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
   let rows: Candidate[] = [];
   const flush = async () => {
     if (rows.length === 0) return;
-    const code = (c: Candidate) => (c.attempt.response_code === null ? '-' : String(c.attempt.response_code));
+    const code = (c: Candidate) => String(answeredStatus(c.attempt.response_code) ?? '-');
     const status = (c: Candidate) => (layout.plain ? c.attempt.status : statusWords(c.attempt.status, c.attempt.next_attempt_at));
     const cells = rows.map((c) => [c.deliveryId, c.webhookId ?? '', c.attempt.event, status(c), code(c), String(c.attempt.attempts ?? ''), tableTime(c.attempt.created_at, deps.serviceNow(), layout)]);
     const head = layout.plain ? [] : ['DELIVERY', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'LAST TRY'];

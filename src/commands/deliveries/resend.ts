@@ -1,5 +1,5 @@
 import { ApiError, AuthError, NetworkError, RequestStopped } from '../../api/errors.js';
-import { deliveryKey } from '../../api/log.js';
+import { answeredStatus, deliveryKey } from '../../api/log.js';
 import { ProgressLine } from '../../render/progress.js';
 import { counted, sanitize } from '../../render/text.js';
 import type { CommandDeps } from '../../cli/context.js';
@@ -220,7 +220,7 @@ export class ResendReport {
           ? `not re-sent: ${result.error}`
           : result.outcome === 'pending'
             ? 're-sent, still under way'
-            : `failed again (${result.attempt?.response_code === null || result.attempt?.response_code === undefined ? 'no HTTP response' : `answered ${result.attempt.response_code}`})`;
+            : `failed again (${answeredStatus(result.attempt?.response_code) === undefined ? 'no HTTP response' : `answered ${result.attempt!.response_code}`})`;
       const label = result.outcome === 'pending' ? this.deps.errColors.yellow('pending') : this.deps.errColors.red(result.outcome === 'error' ? 'error' : 'failed');
       const line = `${label} ${sanitize(target.deliveryId)}${target.event ? ` ${sanitize(target.event)}` : ''}: ${sanitize(why)}\n`;
       if (this.progress) this.progress.writeAbove(line);

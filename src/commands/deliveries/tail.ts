@@ -1,5 +1,5 @@
 import { ApiError, NetworkError } from '../../api/errors.js';
-import { deliveryKey, type LoggedAttempt, type LoggedWebhook } from '../../api/log.js';
+import { answeredStatus, deliveryKey, type LoggedAttempt, type LoggedWebhook } from '../../api/log.js';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
@@ -217,7 +217,7 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
     // "pending → delivered" is the widest the sandbox's statuses make, a retry due aside.
     const words = statusWords(a.status, a.next_attempt_at, retry.now);
     const pad = ' '.repeat(Math.max(0, 19 - (change.kind === 'status' ? `${change.previous} → ${words}` : words).length));
-    const code = a.response_code === null || a.response_code === undefined ? '-' : String(a.response_code);
+    const code = String(answeredStatus(a.response_code) ?? '-');
     deps.stdout.write(`${clock(a.created_at)}  ${sanitize(change.webhookId)}  ${eventCell(sanitize(a.event))}  ${status}${pad}  ${code.padStart(3)}  ${ref(a)}\n`);
   };
   const printForward = (waiting: Waiting, outcome: Exclude<ForwardOutcome, { kind: 'cannot' }>) => {

@@ -1,6 +1,7 @@
 import type { Colors } from '../../render/colors.js';
 import { renderTable, tableTime, type TableOptions } from '../../render/table.js';
 import { clockTime, keyValues, relativeTime, sanitize, sanitizeBlock, statusWords } from '../../render/text.js';
+import { answeredStatus } from '../../api/log.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
 
@@ -39,7 +40,7 @@ function attemptOf(delivery: Delivery): string {
 }
 
 export async function deliveryTable(items: Delivery[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
-  const code = (d: Delivery) => (d.response_code === null ? '-' : String(d.response_code));
+  const code = (d: Delivery) => String(answeredStatus(d.response_code) ?? '-');
   if (options.plain) {
     // For scripts: the attempt's number alone, and its delivery's id (when the service says it) last.
     const rows = items.map((d) => [d.id, d.event, d.status, code(d), String(d.attempts ?? ''), tableTime(d.created_at, now, options), ...(d.delivery_id ? [d.delivery_id] : [])]);
@@ -61,7 +62,7 @@ export function deliveryBlock(delivery: Delivery, colors: Colors, now: number): 
     ...(delivery.webhook_id ? [['webhook', delivery.webhook_id] as Pair] : []),
     ['event', delivery.event],
     ['status', { styled: statusLabel(delivery.status, colors, { nextAttemptAt: delivery.next_attempt_at, now }) }],
-    ['response', delivery.response_code === null ? 'no HTTP response' : String(delivery.response_code)],
+    ['response', String(answeredStatus(delivery.response_code) ?? 'no HTTP response')],
     ...(delivery.failure_reason ? [['failure', delivery.failure_reason] as Pair] : []),
     ...(delivery.attempts === undefined ? [] : [['attempt', attemptOf(delivery)] as Pair]),
     ['created', `${relativeTime(delivery.created_at, now)} (${delivery.created_at})`],
@@ -90,7 +91,9 @@ export function reportSentAttempt(
   if (deps.json) printJson(deps, attempt);
   else deps.stdout.write(deliveryBlock(attempt, deps.colors, deps.serviceNow()));
   if (attempt.status !== 'failed') return 0;
-  const answer = attempt.response_code === null ? 'no HTTP response' : `it answered ${attempt.response_code}`;
+  const status = answeredStatus(attempt.response_code);
+  // Why there was no answer, when the service says (the sandbox's failure_reason: a timeout, a refused connection).
+  const answer = status === undefined ? `no HTTP response${attempt.failure_reason ? `: ${attempt.failure_reason}` : ''}` : `it answered ${status}`;
   deps.stderr.write(`whsvc: the endpoint did not accept the ${what} (${sanitize(answer)})\n`);
   if (!retriesFollow) return 1;
   // The interface retries failed deliveries by itself, with backoff; say so, and how to follow them.

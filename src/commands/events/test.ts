@@ -1,10 +1,22 @@
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
+import { sanitize } from '../../render/text.js';
 import { reportSentAttempt, type Delivery } from '../deliveries/view.js';
+import type { Webhook } from '../webhooks/view.js';
 
 export async function run(options: { webhookId: string; event?: string | undefined }, deps: CommandDeps): Promise<number> {
-  if (options.event) await checkEventTypes(deps, [options.event], '--event');
-  const delivery = await deps.api.json<Delivery>('POST', `/v1/webhooks/${encodeURIComponent(options.webhookId)}/test`, {
+  const path = `/v1/webhooks/${encodeURIComponent(options.webhookId)}`;
+  if (options.event) {
+    await checkEventTypes(deps, [options.event], '--event');
+    // The test send goes out all the same; the real events of that type will not, which is worth knowing.
+    const webhook = await deps.api.json<Webhook>('GET', path, { expect: 'webhook' });
+    if (Array.isArray(webhook.events) && !webhook.events.includes(options.event)) {
+      deps.stderr.write(
+        `whsvc: webhook ${sanitize(options.webhookId)} is not subscribed to ${options.event}: this test is sent to it, real ${options.event} events are not (add it with \`whsvc webhooks update ${sanitize(options.webhookId)} --add-events ${options.event}\`)\n`,
+      );
+    }
+  }
+  const delivery = await deps.api.json<Delivery>('POST', `${path}/test`, {
     body: options.event ? { event: options.event } : {},
     expect: 'delivery',
   });

@@ -34,7 +34,7 @@ export interface SandboxStartDeps extends Io {
 function attemptLine(attempt: AttemptRecord, webhook: WebhookRecord): string {
   // The sandbox's time: with a manual clock, when the attempt was due, not when the jump ran.
   const time = clockTime(attempt.created_at, Date.parse(attempt.created_at));
-  const answer = attempt.response_code === null ? 'no response' : String(attempt.response_code);
+  const answer = attempt.response_code === null || attempt.response_code === 0 ? 'no response' : String(attempt.response_code);
   const reason = attempt.status === 'failed' && attempt.error ? `: ${attempt.error}` : '';
   const body = attempt.response_body ? `  "${attempt.response_body.slice(0, 80)}${attempt.response_body.length > 80 ? '…' : ''}"` : '';
   return sanitize(`${time} ${statusWords(attempt.status, attempt.next_attempt_at, Date.parse(attempt.created_at)).padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${reason}${body}  (${attempt.chain_id} #${attempt.attempt})`) + '\n';

@@ -5,6 +5,7 @@ import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { onInterrupt } from '../../cli/interrupt.js';
 import { printJson } from '../../cli/output.js';
+import { checkSecretFilePath } from '../../cli/secret.js';
 import { checkUrl } from './url.js';
 import { redactUserinfo } from '../../net.js';
 import { webhookBlock, type Webhook } from './view.js';
@@ -43,7 +44,34 @@ function reserveSecretFile(path: string, force: boolean): { fd: number; created:
   }
 }
 
+/**
+ * The secret could not be written after the webhook was made (a full disk):
+ * the webhook is deleted again, so that no webhook is left whose secret is
+ * lost, and the one error line says so; if the delete fails too, it names the
+ * webhook and how to delete it. The secret itself is never printed.
+ */
+async function undoCreate(deps: CommandDeps, id: string, path: string, error: unknown, discard: () => void): Promise<CliError> {
+  try {
+    discard();
+  } catch {
+    // the file may be gone or unwritable: the delete below matters more
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  const why = `cannot write the signing secret to ${path}: ${code === 'ENOSPC' ? 'no space left on the device' : (error as Error).message}`;
+  try {
+    await deps.api.call('DELETE', `/v1/webhooks/${encodeURIComponent(id)}`);
+  } catch (deleteError) {
+    return new CliError(
+      `${why}; webhook ${id} was created and could not be deleted again (${(deleteError as Error).message})`,
+      ExitCode.failure,
+      `its secret is lost: delete it with \`whsvc webhooks delete ${id} --yes\`, then create it again with a --secret-file that can be written`,
+    );
+  }
+  return new CliError(`${why}; webhook ${id} was deleted again, so nothing was created`, ExitCode.failure, 'free some space or choose another path, then run the command again');
+}
+
 export async function run(options: CreateOptions, deps: CommandDeps): Promise<number> {
+  checkSecretFilePath(options.secretFile, 'the file to write the secret to');
   let url = options.url;
   if (url === undefined) {
     if (!deps.canPrompt) throw usageError(`--url is required (${NO_PROMPT})`);
@@ -64,7 +92,7 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
     await checkEventTypes(deps, events, '--events');
   }
 
-  const reserved = options.secretFile ? reserveSecretFile(options.secretFile, options.force) : undefined;
+  const reserved = options.secretFile !== undefined ? reserveSecretFile(options.secretFile, options.force) : undefined;
   const discardReserved = () => {
     if (!reserved) return;
     closeSync(reserved.fd);
@@ -103,9 +131,15 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
     );
   }
   if (reserved) {
-    ftruncateSync(reserved.fd, 0);
-    writeSync(reserved.fd, `${webhook.signing_secret}\n`, 0);
-    closeSync(reserved.fd);
+    try {
+      // Written over the old content, then cut to length: a write that fails leaves a --force'd file as it was, or nearly.
+      const line = `${webhook.signing_secret}\n`;
+      writeSync(reserved.fd, line, 0);
+      ftruncateSync(reserved.fd, Buffer.byteLength(line));
+      closeSync(reserved.fd);
+    } catch (error) {
+      throw await undoCreate(deps, webhook.id, options.secretFile!, error, () => discardReserved());
+    }
   }
   if (deps.json) {
     // The secret is in the file: CI logs that keep stdout must never hold it; the object says where it went.

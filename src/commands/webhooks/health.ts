@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
-import { allWebhooks, attemptsOf, deliveryKey, type LoggedAttempt, type LoggedWebhook } from '../../api/log.js';
+import { allWebhooks, answeredStatus, attemptsOf, deliveryKey, type LoggedAttempt, type LoggedWebhook } from '../../api/log.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
 import { boundAt, type TimeBound } from '../../cli/parse.js';
@@ -71,7 +71,7 @@ export class HealthTally {
     if (attempt.status === 'delivered' && this.lastDeliveredAt === null) this.lastDeliveredAt = attempt.created_at;
     if (attempt.status === 'failed' && this.lastFailedAt === null) {
       this.lastFailedAt = attempt.created_at;
-      this.lastFailureCode = attempt.response_code ?? null;
+      this.lastFailureCode = answeredStatus(attempt.response_code) ?? null;
     }
     const key = deliveryKey(attempt);
     if (this.seen.has(key)) return;

@@ -4,6 +4,7 @@ import { usageError } from '../../cli/errors.js';
 import { printJson } from '../../cli/output.js';
 import { checkUrl } from './url.js';
 import { redactUserinfo } from '../../net.js';
+import { sanitize } from '../../render/text.js';
 import { webhookBlock, type Webhook } from './view.js';
 
 export interface UpdateOptions {
@@ -33,6 +34,11 @@ export async function run(options: UpdateOptions, deps: CommandDeps): Promise<nu
   let newEvents = events;
   if (addEvents !== undefined || removeEvents !== undefined) {
     const current = await deps.api.json<Webhook>('GET', path, { expect: 'webhook' });
+    // What changes nothing is said, not done silently: a typo in a script shows up here.
+    const already = (addEvents ?? []).filter((e) => current.events.includes(e));
+    const absent = (removeEvents ?? []).filter((e) => !current.events.includes(e));
+    if (already.length > 0) deps.stderr.write(`whsvc: webhook ${sanitize(id)} is already subscribed to ${already.join(', ')}: nothing to add\n`);
+    if (absent.length > 0) deps.stderr.write(`whsvc: webhook ${sanitize(id)} is not subscribed to ${absent.join(', ')}: nothing to remove\n`);
     const merged = [...current.events, ...(addEvents ?? []).filter((e) => !current.events.includes(e))];
     newEvents = merged.filter((e) => !(removeEvents ?? []).includes(e));
     if (newEvents.length === 0) throw usageError('that would leave the webhook with no events; delete it, or pause it with --inactive');

@@ -1,0 +1,105 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
+// The edges where a promise about secrets, configuration and names used to break.
+let sandbox: SandboxProcess;
+let receiver: Receiver;
+let workDir: string;
+
+beforeAll(async () => {
+  [sandbox, receiver] = await Promise.all([startSandboxProcess(['--quiet']), startReceiver()]);
+  workDir = mkdtempSync(join(tmpdir(), 'whsvc-edges-'));
+});
+
+afterAll(async () => {
+  await sandbox?.stop();
+  await receiver?.close();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+const env = (extra: Record<string, string | undefined> = {}) => ({ ...sandboxEnv(sandbox.info, mkdtempSync(join(workDir, 'config-'))), CI: 'true', ...extra });
+const cli = (args: string[], extra: Record<string, string | undefined> = {}) => runCli(args, { env: env(extra) });
+
+async function webhookIds(): Promise<string[]> {
+  const listed = await cli(['webhooks', 'list', '--all', '--json']);
+  expect(listed.code, listed.stderr).toBe(0);
+  return JSON.parse(listed.stdout).data.map((w: { id: string }) => w.id);
+}
+
+describe('the signing secret is never lost nor shown when a file was asked for', () => {
+  it('an empty --secret-file (an unset variable in CI) is a usage error before any request, with or without --json', async () => {
+    const before = await webhookIds();
+    for (const json of [[], ['--json']]) {
+      const result = await cli(['webhooks', 'create', '--url', `${receiver.url}/empty`, '--events', 'invoice.paid', '--secret-file', '', ...json]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.split('\n')[0]).toBe('whsvc: --secret-file is empty: give the path of the file to write the secret to');
+      expect(result.stdout + result.stderr).not.toMatch(/whsec_/);
+    }
+    expect(await webhookIds()).toEqual(before);
+  });
+
+  it.runIf(existsSync('/dev/full'))('a secret file that fails at write time (a full disk): the webhook is deleted again and the one line says so', async () => {
+    const before = await webhookIds();
+    const result = await cli(['webhooks', 'create', '--url', `${receiver.url}/full`, '--events', 'invoice.paid', '--secret-file', '/dev/full', '--force']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^whsvc: cannot write the signing secret to \/dev\/full: no space left on the device; webhook wh_\w+ was deleted again, so nothing was created\nhint: /);
+    expect(result.stderr).not.toMatch(/whsec_|unexpected error/);
+    expect(await webhookIds()).toEqual(before);
+  });
+});
+
+describe('configuration and names', () => {
+  it('WHSVC_CONFIG_DIR="" is read as unset: the OS config dir (under XDG_CONFIG_HOME), not an error', async () => {
+    const xdg = mkdtempSync(join(workDir, 'xdg-'));
+    const login = await runCli(['login', '--client-id', sandbox.info.client_id, '--client-secret-stdin'], {
+      env: { WHSVC_BASE_URL: sandbox.info.base_url, WHSVC_CONFIG_DIR: '', XDG_CONFIG_HOME: xdg, CI: 'true', WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined },
+      input: `${sandbox.info.client_secret}\n`,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    expect(readdirSync(join(xdg, 'whsvc'))).toContain('config.json');
+  });
+
+  it('a profile name with control characters is refused, and shown escaped, never raw', async () => {
+    for (const [args, extra, source] of [
+      [['--profile', 'a\u001b[31mb', 'webhooks', 'list'], {}, '--profile'],
+      [['webhooks', 'list'], { WHSVC_PROFILE: 'x\u009b2Jy\nz' }, 'WHSVC_PROFILE'],
+    ] as const) {
+      const result = await cli([...args], { ...extra, WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined });
+      expect(result.code).toBe(2);
+      expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+      expect(result.stderr.split('\n')[0]).toMatch(new RegExp(`^whsvc: the profile name ".*\\\\u00(1b|9b).*" \\(from ${source}\\) holds control characters$`));
+    }
+  });
+
+  it('a *.localhost address goes to 127.0.0.1 because whsvc sends it there, not because a resolver said so', async () => {
+    const { port } = new URL(sandbox.info.base_url);
+    const local = { WHSVC_BASE_URL: `http://api.localhost:${port}` };
+    const created = await cli(['webhooks', 'create', '--url', `http://app.localhost:${new URL(receiver.url).port}/local`, '--events', 'invoice.paid', '--json'], local);
+    expect(created.code, created.stderr).toBe(0);
+    const trigger = await cli(['sandbox', 'trigger', 'invoice.paid'], local);
+    expect(trigger.code, trigger.stderr).toBe(0);
+    const [request] = await receiver.waitFor(1, 20_000, '/local');
+    expect(request!.headers.host).toBe(`app.localhost:${new URL(receiver.url).port}`);
+    await cli(['webhooks', 'delete', JSON.parse(created.stdout).id, '--yes'], local);
+  });
+});
+
+describe('what changes nothing is said', () => {
+  it('update --add-events of an event already subscribed, or --remove-events of one not subscribed, says so on stderr and goes on', async () => {
+    const created = await cli(['webhooks', 'create', '--url', `${receiver.url}/update`, '--events', 'invoice.paid', '--json']);
+    const { id } = JSON.parse(created.stdout);
+    const result = await cli(['webhooks', 'update', id, '--add-events', 'invoice.paid,product.updated', '--remove-events', 'sales_order.created', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).events).toEqual(['invoice.paid', 'product.updated']);
+    expect(result.stderr).toBe(
+      `whsvc: webhook ${id} is already subscribed to invoice.paid: nothing to add\nwhsvc: webhook ${id} is not subscribed to sales_order.created: nothing to remove\n`,
+    );
+    await cli(['webhooks', 'delete', id, '--yes']);
+  });
+});
