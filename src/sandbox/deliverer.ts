@@ -181,15 +181,19 @@ export class Deliverer {
    * `target` (the manual clock): the clock is moved to each due time, the
    * attempts due then are really sent and recorded, their next retries are
    * scheduled from there, and so on; then the clock is moved to `target`.
-   * Sends under way when it is called end first. One advance at a time.
+   * Sends under way when it is called end first. One advance at a time: a
+   * second waits for the first, and its target is computed then, from where
+   * the first left the clock (`target` of that time), so that no time is lost
+   * to a jump computed in the middle of another. `target` may throw to refuse.
    */
-  advance(target: number, moveTo: (time: number) => void): Promise<AttemptRecord[]> {
+  advance(target: number | ((now: number) => number), moveTo: (time: number) => void): Promise<AttemptRecord[]> {
     const run = this.advancing.then(async () => {
       const sent: AttemptRecord[] = [];
       await this.settle();
+      if (typeof target === 'function') target = target(this.deps.clock.now());
       for (;;) {
         const due = this.deps.store.earliestDue();
-        if (due === undefined || due > target || this.stopped) break;
+        if (due === undefined || due > (target as number) || this.stopped) break;
         moveTo(due);
         const chains = this.deps.store.dueChains(due, 500);
         const attempts = await Promise.all(chains.map((chain) => this.withChainLock(chain.id, () => this.sendNext(chain.id, 'automatic'))));
@@ -198,7 +202,7 @@ export class Deliverer {
         // Nothing could be sent at that time (never expected): stop rather than spin.
         if (made.length === 0 && this.deps.store.earliestDue() === due) break;
       }
-      moveTo(target);
+      moveTo(target as number);
       return sent;
     });
     this.advancing = run.catch(() => undefined);

@@ -232,22 +232,26 @@ export function clockRoutes({ store, deliverer, clock, onMoved }: { store: Store
         throw new ApiError(409, 'clock_not_manual', 'the sandbox runs on the wall clock; start it with `whsvc sandbox start --clock manual` to move its time');
       }
       rejectUnknownFields(body, ['advance_ms', 'to']);
-      const from = clock.now();
-      let target: number;
+      let targetFrom: (now: number) => number;
       if (body.advance_ms !== undefined && body.to === undefined) {
         if (!Number.isSafeInteger(body.advance_ms) || (body.advance_ms as number) < 0 || (body.advance_ms as number) > MAX_JUMP_MS) {
-          throw new ApiError(400, 'invalid_field', `advance_ms: must be an integer of milliseconds from 0 to ${MAX_JUMP_MS}`);
+          throw new ApiError(400, 'invalid_field', `the time to move by must be an integer of milliseconds from 0 to ${MAX_JUMP_MS}`);
         }
-        target = from + (body.advance_ms as number);
+        targetFrom = (now) => now + (body.advance_ms as number);
       } else if (body.to !== undefined && body.advance_ms === undefined) {
-        target = typeof body.to === 'string' && /^\d{4}-\d\d-\d\dT/.test(body.to) ? Date.parse(body.to) : NaN;
-        if (Number.isNaN(target)) throw new ApiError(400, 'invalid_field', 'to: must be an ISO 8601 time, such as 2030-01-01T00:00:00Z');
-        if (target < from) throw new ApiError(400, 'invalid_field', `to: the clock only moves forward; it is ${new Date(from).toISOString()}`);
-        if (target - from > MAX_JUMP_MS) throw new ApiError(400, 'invalid_field', 'to: at most ten years ahead');
+        const to = typeof body.to === 'string' && /^\d{4}-\d\d-\d\dT/.test(body.to) ? Date.parse(body.to) : NaN;
+        if (Number.isNaN(to)) throw new ApiError(400, 'invalid_field', 'the time to move to must be an ISO 8601 time, such as 2030-01-01T00:00:00Z');
+        // Checked against the clock as it stands when this move's turn comes (after any jump under way).
+        targetFrom = (now) => {
+          if (to < now) throw new ApiError(400, 'invalid_field', `the clock only moves forward; it is ${new Date(now).toISOString()}`);
+          if (to - now > MAX_JUMP_MS) throw new ApiError(400, 'invalid_field', 'the clock moves at most ten years ahead at once');
+          return to;
+        };
       } else {
         throw new ApiError(400, 'invalid_field', 'give advance_ms (milliseconds) or to (an ISO 8601 time), one of them');
       }
-      const sent = await deliverer.advance(target, (time) => clock.moveTo(time));
+      let from = clock.now();
+      const sent = await deliverer.advance((now) => targetFrom((from = now)), (time) => clock.moveTo(time));
       onMoved(clock.now());
       return {
         status: 200,

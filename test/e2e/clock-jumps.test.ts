@@ -1,0 +1,89 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ManualSandboxClock } from '../../src/sandbox/clock.js';
+import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { http, getToken } from '../helpers/http.js';
+
+const T0 = Date.parse('2030-01-01T00:00:00Z');
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A receiver that answers 500 at once to the first request, and holds every later one until released. */
+async function gatedReceiver() {
+  const held: ServerResponse[] = [];
+  let count = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      count += 1;
+      if (count === 1) res.writeHead(500).end();
+      else held.push(res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(async () => {
+    for (const res of held.splice(0)) res.writeHead(500).end();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    held: () => held.length,
+    release: () => {
+      for (const res of held.splice(0)) res.writeHead(500).end();
+    },
+  };
+}
+
+async function manualSandbox(): Promise<{ sandbox: Sandbox; base: string; token: string }> {
+  const sandbox = createSandbox({ clock: new ManualSandboxClock(T0), policy: { retryBaseMs: 1000, maxAttempts: 3, timeoutMs: 60_000 } });
+  const base = await sandbox.listen(0, '127.0.0.1');
+  cleanups.push(() => sandbox.close());
+  const token = await getToken(base, sandbox.clients[0]!.client_id, sandbox.clients[0]!.client_secret);
+  return { sandbox, base, token };
+}
+
+describe('two clock jumps at once', () => {
+  it.each([
+    ['advance_ms', { advance_ms: HOUR }, T0 + 2 * DAY + HOUR],
+    ['to, checked against where the first ended', { to: new Date(T0 + 2 * DAY + HOUR).toISOString() }, T0 + 2 * DAY + HOUR],
+  ])('the second (%s) waits for the first and goes on from where it ended: no time is lost', async (_name, second, end) => {
+    const { sandbox, base, token } = await manualSandbox();
+    const receiver = await gatedReceiver();
+    const call = (method: string, path: string, body?: Record<string, unknown>) => http(base, method, path, { token, ...(body ? { body } : {}) });
+    expect((await call('POST', '/v1/webhooks', { url: `${receiver.url}/hook`, events: ['invoice.paid'] })).status).toBe(201);
+    expect((await http(base, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } })).status).toBe(202);
+    // The first attempt failed at once: its retry is due in a second of sandbox time.
+    await vi.waitFor(() => expect(sandbox.store.earliestDue()).toBe(T0 + 1000));
+
+    const advance = vi.spyOn(sandbox.deliverer, 'advance');
+    const first = call('POST', '/_sandbox/clock', { advance_ms: 2 * DAY });
+    // The first jump is under way: its retry is at the receiver, held there.
+    await vi.waitFor(() => expect(receiver.held()).toBe(1), { timeout: 20_000 });
+    const secondMove = call('POST', '/_sandbox/clock', second);
+    // The second has been asked for (its handler has called the deliverer) while the first still runs.
+    await vi.waitFor(() => expect(advance).toHaveBeenCalledTimes(2), { timeout: 20_000 });
+    receiver.release();
+    const released = setInterval(() => receiver.release(), 20);
+    try {
+      const [one, two] = await Promise.all([first, secondMove]);
+      expect(one.status, one.text).toBe(200);
+      expect(two.status, two.text).toBe(200);
+      expect(one.json.now).toBe(new Date(T0 + 2 * DAY).toISOString());
+      expect(two.json.from).toBe(new Date(T0 + 2 * DAY).toISOString());
+      expect(two.json.now).toBe(new Date(end).toISOString());
+      // The jump outlived the token: a new one reads the clock.
+      const fresh = await getToken(base, sandbox.clients[0]!.client_id, sandbox.clients[0]!.client_secret);
+      const shown = await http(base, 'GET', '/_sandbox/clock', { token: fresh });
+      expect(shown.json?.now, shown.text).toBe(new Date(end).toISOString());
+    } finally {
+      clearInterval(released);
+    }
+  });
+});
