@@ -335,7 +335,7 @@ export class Deliverer {
   private async complete(begun: Begun): Promise<AttemptRecord> {
     const { store, clock, policy } = this.deps;
     const { chain, webhook } = begun;
-    const outcome = await this.post(webhook, chain, begun.attempt, begun.attemptId);
+    const outcome = await this.post(webhook, chain, begun.attempt, begun.attemptId, begun.kind);
     let retryAt: number | undefined;
     await this.record(() => {
       store.finishAttempt(begun.attemptId, outcome);
@@ -405,14 +405,22 @@ export class Deliverer {
     }
   }
 
-  /** Waits for a turn among the webhook's sends; resolves with its lane once a send may start. */
-  private async turn(webhookId: string): Promise<Lane> {
+  /**
+   * Waits for a turn among the webhook's sends; resolves with its lane once a
+   * send may start. An attempt that has to wait is marked queued in the store
+   * meanwhile: a sandbox killed then never sent it (see recoverInterrupted).
+   */
+  private async turn(webhookId: string, attemptId: string, kind: 'automatic' | 'manual'): Promise<Lane> {
     let lane = this.lanes.get(webhookId);
     if (!lane) {
       lane = { dispatcher: this.deps.dispatcherFor(webhookId), inFlight: 0, waiting: [] };
       this.lanes.set(webhookId, lane);
     }
-    if (lane.inFlight >= this.deps.policy.concurrencyPerWebhook) await new Promise<void>((resolve) => lane.waiting.push(resolve));
+    if (lane.inFlight >= this.deps.policy.concurrencyPerWebhook) {
+      this.deps.store.markQueued(attemptId, kind);
+      await new Promise<void>((resolve) => lane.waiting.push(resolve));
+      this.deps.store.markQueued(attemptId, undefined);
+    }
     lane.inFlight += 1;
     return lane;
   }
@@ -422,8 +430,8 @@ export class Deliverer {
     lane.waiting.shift()?.();
   }
 
-  private async post(webhook: WebhookRecord, chain: ChainRecord, attempt: number, attemptId: string): Promise<SendOutcome> {
-    const lane = await this.turn(webhook.id);
+  private async post(webhook: WebhookRecord, chain: ChainRecord, attempt: number, attemptId: string, kind: 'automatic' | 'manual'): Promise<SendOutcome> {
+    const lane = await this.turn(webhook.id, attemptId, kind);
     try {
       return await this.send(lane.dispatcher, webhook, chain, attempt, attemptId);
     } finally {

@@ -104,7 +104,7 @@ CREATE TABLE IF NOT EXISTS attempts (
   chain_id TEXT NOT NULL REFERENCES chains (id) ON DELETE CASCADE,
   webhook_id TEXT NOT NULL, attempt INTEGER NOT NULL, status TEXT NOT NULL,
   response_code INTEGER, response_body TEXT, error TEXT, duration_ms INTEGER,
-  created_at TEXT NOT NULL);
+  created_at TEXT NOT NULL, queued TEXT);
 CREATE INDEX IF NOT EXISTS attempts_by_webhook ON attempts (webhook_id, seq);
 CREATE INDEX IF NOT EXISTS attempts_by_chain ON attempts (chain_id, attempt);
 `;
@@ -211,6 +211,8 @@ export class Store {
     }
     this.db.exec('PRAGMA foreign_keys = ON;');
     this.db.exec(SCHEMA);
+    // A store made before attempts could be marked queued.
+    if (!this.all('PRAGMA table_info(attempts)').some((column) => column.name === 'queued')) this.db.exec('ALTER TABLE attempts ADD COLUMN queued TEXT');
   }
 
   /** A number that moves whenever a webhook, a delivery or an attempt is written (never for tokens or meta). */
@@ -540,15 +542,38 @@ export class Store {
   }
 
   /**
+   * Marks an attempt as waiting for its turn among its webhook's sends
+   * (`kind`: an automatic attempt or a manual retry), or, with undefined, as
+   * sent. Only attempts that had to wait are marked, so that the common case
+   * writes nothing more.
+   */
+  markQueued(id: string, kind: 'automatic' | 'manual' | undefined): void {
+    this.run('UPDATE attempts SET queued = ? WHERE id = ?', kind ?? null, id);
+  }
+
+  /**
    * Attempts left pending by a sandbox that stopped mid-send become failed,
    * and their deliveries are due again at once (unless already delivered or
-   * already scheduled).
+   * already scheduled). Attempts that were still waiting for their turn were
+   * never sent: they are taken back (an automatic one gives its try back and
+   * is due again at once), not recorded as failed tries.
    */
   recoverInterrupted(now: number): number {
     this.changeCount += 1;
     return this.transaction(() => {
-      const pending = this.all("SELECT id, chain_id FROM attempts WHERE status = 'pending'");
+      const pending = this.all("SELECT id, chain_id, queued FROM attempts WHERE status = 'pending'");
       for (const row of pending) {
+        if (row.queued !== null) {
+          this.run('DELETE FROM attempts WHERE id = ?', row.id as string);
+          if (row.queued === 'automatic') {
+            this.run(
+              'UPDATE chains SET auto_attempts = MAX(0, auto_attempts - 1), next_due_at = COALESCE(next_due_at, ?) WHERE id = ? AND delivered = 0',
+              now,
+              row.chain_id as string,
+            );
+          }
+          continue;
+        }
         this.run(
           "UPDATE attempts SET status = 'failed', error = 'the sandbox stopped during this attempt' WHERE id = ?",
           row.id as string,
@@ -558,4 +583,5 @@ export class Store {
       return pending.length;
     });
   }
+
 }

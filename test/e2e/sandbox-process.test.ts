@@ -79,6 +79,49 @@ describe('whsvc sandbox start', () => {
     }
   });
 
+  it('after a kill -9, attempts that were only queued (never sent) are sent as the same try, not counted as failed ones', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'whsvc-kill-'));
+    // One send at a time to the webhook, and a receiver that never answers: one attempt in flight, the rest queued.
+    const hanging = await startReceiver();
+    hanging.answerDelayMs = 600_000;
+    const args = ['--quiet', '--data-dir', dir, '--concurrency-per-webhook', '1', '--max-attempts', '2', '--retry-base-ms', '600000'];
+    const first = await startSandboxProcess(args);
+    try {
+      const token = await getToken(first.info.base_url, first.info.client_id, first.info.client_secret);
+      const created = await http(first.info.base_url, 'POST', '/v1/webhooks', { token, body: { url: `${hanging.url}/hang`, events: ['invoice.paid'] } });
+      expect(created.status).toBe(201);
+      for (let i = 0; i < 3; i++) expect((await runCli(['sandbox', 'trigger', 'invoice.paid', '--base-url', first.info.base_url])).code).toBe(0);
+      await hanging.waitFor(1, 20_000);
+      expect(await first.stop('SIGKILL')).toBe(null);
+      await hanging.close();
+
+      const second = await startSandboxProcess(args);
+      try {
+        const again = await getToken(second.info.base_url, second.info.client_id, second.info.client_secret);
+        // The receiver is gone: every send now fails at once, and no automatic retry falls due within the test.
+        let log: Array<{ delivery_id: string; attempts: number; status: string }> = [];
+        await expect
+          .poll(
+            async () => {
+              log = (await http(second.info.base_url, 'GET', `/v1/webhooks/${created.json.id}/deliveries`, { token: again })).json.data;
+              return log.filter((d) => d.status !== 'pending').length;
+            },
+            { timeout: 20_000 },
+          )
+          .toBe(4);
+        const tries = new Map<string, number[]>();
+        for (const d of log) tries.set(d.delivery_id, [...(tries.get(d.delivery_id) ?? []), d.attempts]);
+        // The one in flight at the kill: a failed try, then its retry (2 of 2). The two queued: their first try, once.
+        expect([...tries.values()].map((numbers) => numbers.sort().join(',')).sort()).toEqual(['1', '1', '1,2']);
+      } finally {
+        await second.stop('SIGKILL');
+      }
+    } finally {
+      await first.stop('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('keeps serving and delivering when the reader of its log goes away, and SIGTERM still exits 0', async () => {
     // As in `whsvc sandbox start 2>&1 >ready.json | head -c 50`: the log's pipe closes early.
     const sandbox = await startSandboxProcess([]);

@@ -689,6 +689,32 @@ describe('Deliverer: start, recovery and stop', () => {
     expect(chain(record.id)).toMatchObject({ auto_attempts: 2, delivered: true, next_due_at: null });
   });
 
+  it('start(): an attempt that was only waiting for its turn (never sent) is taken back, not a failed try: the delivery goes out as that attempt', async () => {
+    const record = insertChain({ auto_attempts: 1, next_due_at: null });
+    store.insertAttempt({ id: record.id, chain_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
+    store.markQueued(record.id, 'automatic');
+    answer(200);
+    deliverer.start();
+    expect(chain(record.id)).toMatchObject({ auto_attempts: 0 });
+    await clock.runDue();
+    expect(sent()).toHaveLength(1);
+    expect(sent()[0]!.headers['x-service-attempt']).toBe('1');
+    expect(attemptsOf(webhook).map((a) => [a.id, a.attempt, a.status])).toEqual([[record.id, 1, 'delivered']]);
+    expect(chain(record.id)).toMatchObject({ auto_attempts: 1, delivered: true });
+  });
+
+  it('start(): a manual retry that was only waiting for its turn is dropped, not recorded as failed', async () => {
+    const record = insertChain({ auto_attempts: 1, next_due_at: null, delivered: false });
+    store.insertAttempt({ id: record.id, chain_id: record.id, webhook_id: webhook.id, created_at: record.created_at }, 1);
+    store.finishAttempt(record.id, { status: 'failed', response_code: 500, response_body: null, error: 'endpoint answered 500', duration_ms: 1 });
+    store.insertAttempt({ id: 'dlv_manual', chain_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
+    store.markQueued('dlv_manual', 'manual');
+    deliverer.start();
+    await clock.advance(60_000);
+    expect(sent()).toHaveLength(0);
+    expect(attemptsOf(webhook).map((a) => [a.id, a.status])).toEqual([[record.id, 'failed']]);
+  });
+
   it('start(): a pending attempt of a delivered delivery is marked failed but not re-sent', async () => {
     const record = insertChain({ delivered: true, next_due_at: null });
     store.insertAttempt({ id: record.id, chain_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
