@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { http, getToken, type HttpResult } from '../helpers/http.js';
@@ -307,6 +308,27 @@ describe('validation', () => {
     expectApiError(await call('PATCH', `/v1/webhooks/${webhook.id}`, { body: { actve: true } }), 400, 'unknown_field', 'actve');
     expectApiError(await call('PATCH', `/v1/webhooks/${webhook.id}`, { body: { events: [] } }), 400, 'invalid_field', 'events');
     expectApiError(await call('POST', `/v1/webhooks/${webhook.id}/test`, { body: { event: 'nope' } }), 400, 'invalid_field', 'event');
+  });
+
+  it('a body over the limit, sent whole before the answer is read, still gets its 413: the rest is read and dropped first', async () => {
+    const { port } = new URL(base);
+    const body = Buffer.alloc(4 * 1024 * 1024, 'a');
+    for (const declared of [true, false]) {
+      for (let i = 0; i < 3; i++) {
+        const answer = await new Promise<string>((resolve, reject) => {
+          const socket = connect(Number(port), '127.0.0.1');
+          let text = '';
+          socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+          socket.on('end', () => resolve(text));
+          socket.on('error', (error) => reject(new Error(`${error.message} after ${JSON.stringify(text.slice(0, 40))}`)));
+          const head = declared ? `content-length: ${body.length}` : 'transfer-encoding: chunked';
+          socket.write(`POST /v1/webhooks HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${token}\r\ncontent-type: application/json\r\n${head}\r\n\r\n`);
+          socket.write(declared ? body : Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]));
+        });
+        expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+        expect(answer).toContain('"payload_too_large"');
+      }
+    }
   });
 
   it('refuses bodies that are not a JSON object, and too large ones with 413', async () => {
