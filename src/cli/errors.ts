@@ -1,3 +1,4 @@
+import { isLoopbackHost } from '../net.js';
 import { shellWord } from './output.js';
 /** The exit codes, as the README lists them. */
 export const ExitCode = {
@@ -26,6 +27,13 @@ export class CliError extends Error {
 export const NO_PROMPT = 'prompts are off: no terminal, --no-input or CI=true';
 
 export const usageError = (message: string, hint?: string) => new CliError(message, ExitCode.usage, hint);
+
+/** What to check when the service at `host` (`127.0.0.1:4010`) gave no answer: on this machine, it is usually a sandbox not started. */
+export function unreachableHint(host: string): string {
+  const hostname = host.replace(/:\d+$/, '');
+  const where = "check --base-url, WHSVC_BASE_URL or the profile's base URL";
+  return isLoopbackHost(hostname) ? `is the sandbox running there? Start it with \`whsvc sandbox start\`, or ${where}` : `is the service running at ${host}? ${where[0]!.toUpperCase()}${where.slice(1)}`;
+}
 
 /** A server that could not listen, said the way a user can act on. */
 export function listenError(error: unknown, host: string, port: number): CliError {

@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { ApiError, AuthError, NetworkError } from '../api/errors.js';
-import { CliError, ExitCode, usageMessage } from './errors.js';
+import { CliError, ExitCode, unreachableHint, usageMessage } from './errors.js';
 import { ConfigError } from '../config/errors.js';
 import { stdoutGone, stdoutWasClosed } from './interrupt.js';
 import { buildProgram } from './program.js';
@@ -42,7 +42,7 @@ async function reportError(error: unknown): Promise<number> {
   if (error instanceof NetworkError) {
     const hint = error.proxy
       ? 'check HTTPS_PROXY / HTTP_PROXY, or name the host in NO_PROXY to go around the proxy'
-      : `is the service running at ${error.host}? Check --base-url, WHSVC_BASE_URL or the profile's base URL`;
+      : unreachableHint(error.host);
     return writeError(error.message, ExitCode.failure, hint);
   }
   if (error instanceof ApiError) {

@@ -479,12 +479,14 @@ describe('failures a user meets', () => {
     const dead = await startReceiver();
     const url = dead.url;
     await dead.close();
-    const result = await cli(['webhooks', 'list'], dir, {
-      env: { WHSVC_BASE_URL: url, WHSVC_CLIENT_ID: 'a', WHSVC_CLIENT_SECRET: 'b' },
-    });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`cannot connect to ${new URL(url).host}: connection refused`);
-    expect(result.stderr).not.toMatch(/\n\s+at /);
+    // Every command says it the same way; on this machine, the hint is the sandbox.
+    for (const args of [['webhooks', 'list'], ['deliveries', 'list', 'wh_1'], ['sandbox', 'clock'], ['sandbox', 'trigger', 'invoice.paid'], ['test', 'wh_1']]) {
+      const result = await cli(args, dir, { env: { WHSVC_BASE_URL: url, WHSVC_CLIENT_ID: 'a', WHSVC_CLIENT_SECRET: 'b' } });
+      expect(result.code, args.join(' ')).toBe(1);
+      expect(result.stderr, args.join(' ')).toBe(
+        `whsvc: cannot connect to ${new URL(url).host}: connection refused\nhint: is the sandbox running there? Start it with \`whsvc sandbox start\`, or check --base-url, WHSVC_BASE_URL or the profile's base URL\n`,
+      );
+    }
   });
 
   it('with --json, every error is also one JSON line on stderr, usage errors and local ones included', async () => {

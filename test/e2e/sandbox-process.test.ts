@@ -178,7 +178,8 @@ describe('whsvc sandbox trigger', () => {
     await dead.close();
     const result = await runCli(['sandbox', 'trigger', 'invoice.paid', '--base-url', url]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`cannot reach the sandbox at ${url}`);
+    expect(result.stderr.split('\n')[0]).toBe(`whsvc: cannot connect to ${new URL(url).host}: connection refused`);
+    expect(result.stderr).toContain('Start it with `whsvc sandbox start`');
   });
 
   it('merges --data into the payload and prints the answer with --json', async () => {

@@ -1,5 +1,5 @@
 import type { Io } from '../../cli/deps.js';
-import { CliError, usageError } from '../../cli/errors.js';
+import { CliError, unreachableHint, usageError } from '../../cli/errors.js';
 import { notOneOf } from '../../cli/suggest.js';
 import { EVENT_TYPES } from '../../sandbox/catalog.js';
 import { describeErrorBody } from '../../api/errors.js';
@@ -50,7 +50,7 @@ export async function run(options: SandboxTriggerOptions, deps: Io & { transport
     });
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
-    throw new CliError(`cannot reach the sandbox at ${url.origin}: ${error.message}`, 1, 'is `whsvc sandbox start` running there? Pass its address with --base-url or WHSVC_BASE_URL');
+    throw new CliError(`cannot connect to ${url.host}: ${error.message}`, 1, unreachableHint(url.host));
   }
   const { text } = response;
   if (response.status < 200 || response.status >= 300) {
