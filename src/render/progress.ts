@@ -1,4 +1,5 @@
 import { holdLine, releaseLine, type OutputStream } from './stream.js';
+import { cutEnd } from './width.js';
 
 /** Redraws at most this often: a terminal flooded with redraws only flickers. */
 const REDRAW_MS = 100;
@@ -25,7 +26,7 @@ export class ProgressLine {
     this.drawnAt = now;
     const width = this.stream.columns ?? 80;
     // Wider than the terminal would wrap, and \r would then only go back to the second row.
-    const fitted = text.length >= width ? `${text.slice(0, Math.max(0, width - 2))}…` : text;
+    const fitted = cutEnd(text, width - 1);
     holdLine(this.stream);
     this.stream.write(`\r\u001b[2K${fitted}`);
     this.shown = true;

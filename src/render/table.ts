@@ -1,5 +1,6 @@
 import type { Colors } from './colors.js';
 import { relativeTime, sanitize } from './text.js';
+import { cutEnd, displayWidth, shortenUrl, urlKeptWidth } from './width.js';
 
 export interface TableOptions {
   /** False for the pages after the first of a streamed list: rows only. */
@@ -19,11 +20,15 @@ export interface TableOptions {
   reluctant?: number[];
   /**
    * Columns left out, in this order, when the terminal is too narrow for all
-   * of them without cutting one to fewer than 8 characters: a row that wraps,
-   * or a column that reads `http:/…`, is worse than one column fewer
-   * (`--json` and the plain rows keep them all).
+   * of them without cutting one to fewer than 8 characters (a URL to less
+   * than its host's start, port and path end): a row that wraps, or a column
+   * that reads `http:/…`, is worse than one column fewer (`--json` and the
+   * plain rows keep them all). Those of them whose values are all alike say
+   * nothing that tells the rows apart: they go first.
    */
   dropFirst?: number[];
+  /** Columns of URLs: cut at the end of their host, so that the port and the end of the path stay (shortenUrl). */
+  urls?: number[];
   /** No terminal: tab-separated rows, no header, nothing shortened, as `gh` prints into a pipe. */
   plain?: boolean;
 }
@@ -47,8 +52,10 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
   if (options.plain) return cells.map((row) => `${row.join('\t')}\n`).join('');
   const widths = options.widths ?? [];
   const whole = new Set(options.whole ?? [0]);
+  const urls = new Set(options.urls ?? []);
   const valuesWidth = head.map((_title, i) => Math.max(0, ...cells.map((row) => displayWidth(row[i] ?? ''))));
-  const natural = head.map((title, i) => Math.max(title.length, valuesWidth[i]!));
+  // cli-table3 draws an empty column one character wide.
+  const natural = head.map((title, i) => Math.max(1, displayWidth(title), valuesWidth[i]!));
   const firstPage = widths.length === 0;
   head.forEach((_title, i) => {
     if (firstPage) widths[i] = natural[i]!;
@@ -57,15 +64,23 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
   if (firstPage && options.maxWidth) {
     const maxWidth = options.maxWidth;
     const wholeOrReluctant = new Set([...whole, ...(options.reluctant ?? [])]);
-    // Cut to no fewer than 8 characters while a column may still be left out (a column whose values are shorter
-    // keeps them, only its title is cut); once none may, to no fewer than 5.
-    const legible = valuesWidth.map((width) => Math.max(MIN_SHORTENED, Math.min(LEGIBLE, width)));
+    // Cut to no fewer than 8 characters (a URL: its host's start, its port and its path's end) while a column may
+    // still be left out (a column whose values are shorter keeps them, only its title is cut); once none may, to 5.
+    const legible = valuesWidth.map((width, i) =>
+      urls.has(i) ? Math.max(MIN_SHORTENED, ...cells.map((row) => urlKeptWidth(row[i] ?? ''))) : Math.max(MIN_SHORTENED, Math.min(LEGIBLE, width)),
+    );
     const least = head.map(() => MIN_SHORTENED);
     const fitDownTo = (floors: number[]) => {
       fit(widths, wholeOrReluctant, maxWidth, floors);
       fit(widths, whole, maxWidth, floors);
     };
-    const toDrop = [...(options.dropFirst ?? [])];
+    // A column that may be left out and whose values are all alike tells no row from another: it goes before anything
+    // is cut (a URL above all), unless the command holds it more needed than others (reluctant: an event type, a time).
+    const dropFirst = options.dropFirst ?? [];
+    const reluctant = new Set(options.reluctant ?? []);
+    const alike = (i: number) => cells.length > 1 && !reluctant.has(i) && cells.every((row) => row[i] === cells[0]![i]);
+    for (const i of dropFirst.filter(alike)) if (totalWidth(widths) > maxWidth) widths[i] = DROPPED;
+    const toDrop = dropFirst.filter((i) => widths[i] !== DROPPED);
     fitDownTo(legible);
     while (totalWidth(widths) > maxWidth && toDrop.length > 0) {
       // One column fewer, and the others start again from their whole widths.
@@ -77,10 +92,12 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
     // A streamed list's later pages keep these widths: room the terminal has to spare goes to the columns cut first.
     if (options.widths) spread(widths, wholeOrReluctant, options.maxWidth);
   }
+  // Cells are cut here, where each column's way of cutting is known; cli-table3 then finds every cell fitting.
+  const cut = (text: string, i: number) => (displayWidth(text) <= widths[i]! ? text : urls.has(i) ? shortenUrl(text, widths[i]!) : cutEnd(text, widths[i]!));
   const shown = head.map((_title, i) => i).filter((i) => widths[i] !== DROPPED);
   const { default: Table } = await import('cli-table3');
   const table = new Table({
-    head: shown.map((i) => colors.bold(head[i]!)),
+    head: shown.map((i) => colors.bold(cutEnd(head[i]!, widths[i]!))),
     colWidths: shown.map((i) => widths[i]!),
     wordWrap: false,
     truncate: '…',
@@ -90,7 +107,7 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
     },
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
   });
-  for (const row of cells) table.push(shown.map((i) => row[i] ?? ''));
+  for (const row of cells) table.push(shown.map((i) => cut(row[i] ?? '', i)));
   const lines = table.toString().split('\n').map((line) => line.trimEnd());
   return `${(options.withHead === false ? lines.slice(1) : lines).join('\n')}\n`;
 }
@@ -125,12 +142,3 @@ function spread(widths: number[], whole: Set<number>, maxWidth: number): void {
   if (spare <= 0 || base === 0) return;
   for (const i of open) widths[i]! += Math.floor((spare * widths[i]!) / base);
 }
-
-/** Columns a cell takes on a terminal: East Asian wide characters and emoji take two. */
-function displayWidth(text: string): number {
-  let width = 0;
-  for (const char of text) width += WIDE.test(char) ? 2 : 1;
-  return width;
-}
-
-const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;

@@ -186,6 +186,37 @@ describeInTerminal('in a real terminal (tmux)', () => {
       }
     });
 
+    it('deliveries tail and listen at 80 columns: each line fits, the ids lose their middle, the status stays whole', async () => {
+      const env = { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: sandbox.info.base_url, WHSVC_CLIENT_ID: sandbox.info.client_id, WHSVC_CLIENT_SECRET: sandbox.info.client_secret };
+      const secretFile = join(configDir, 'listen-80.txt');
+      const listen = narrow(`listen --port 0 --secret-file ${secretFile} --count 2 --timeout 60`, 80);
+      const ready = await listen.waitFor(/ready at (http:\/\/\S+)/);
+      const listenUrl = /ready at (http:\/\/\S+)/.exec(ready)![1]!;
+      const created = await runCli(['webhooks', 'create', '--url', `${listenUrl}/hooks`, '--events', 'invoice.paid,production_order.completed', '--secret-file', secretFile, '--json'], { env });
+      const webhookId = JSON.parse(created.stdout).id as string;
+      for (const event of ['invoice.paid', 'production_order.completed']) expect((await runCli(['test', webhookId, '--event', event], { env })).code).toBe(0);
+      const listened = await outputOf(listen);
+      const received = listened.filter((line) => /^\d\d:\d\d:\d\d {2}/.test(line));
+      expect(received, listened.join('\n')).toHaveLength(2);
+      for (const line of received) expect(line.length, line).toBeLessThanOrEqual(80);
+      for (const line of received) expect(line).toMatch(/ dlv_\S*…\S* #1 +signature ok +-> 200 /);
+
+      // A delivery that fails and has its retry due: the longest status a tail line shows, whole.
+      receiver.respondWith = (request) => (request.path === '/tail-80' ? 500 : 200);
+      try {
+        const failing = JSON.parse((await runCli(['webhooks', 'create', '--url', `${receiver.url}/tail-80`, '--events', 'production_order.completed', '--json'], { env })).stdout).id as string;
+        expect((await runCli(['test', failing, '--event', 'production_order.completed'], { env })).code).toBe(1);
+        const lines = await outputOf(narrow(`deliveries tail --webhook ${webhookId} --webhook ${failing} --since 1h --count 3`, 80));
+        const attempts = lines.filter((line) => /^\d\d:\d\d:\d\d {2}wh_/.test(line));
+        expect(attempts, lines.join('\n')).toHaveLength(3);
+        for (const line of attempts) expect(line.length, line).toBeLessThanOrEqual(80);
+        expect(attempts.some((line) => / failed · retry due \d\d:\d\d:\d\d +500 +dlv_/.test(line)), attempts.join('\n')).toBe(true);
+        for (const line of attempts) expect(line).toMatch(/^\S+ {2}wh_\S*…\S* /);
+      } finally {
+        receiver.respondWith = () => 200;
+      }
+    });
+
     it('events: the descriptions are shortened, not wrapped under the module column', async () => {
       const lines = await outputOf(narrow('events'));
       expect(lines[0]).toMatch(/^MODULE +EVENT +DESCRIPTION$/);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PLAIN as plain } from '../../src/render/colors.js';
 import { renderTable } from '../../src/render/table.js';
+import { displayWidth } from '../../src/render/width.js';
 
 describe('tables', () => {
   it('the pages of a streamed list line up under the first page: a longer value later is shortened with …', async () => {
@@ -71,5 +72,46 @@ describe('tables', () => {
     const second = await renderTable(['ID', 'URL', 'CREATED'], [['wh_9876543210', 'https://b.example/h', '3 days ago']], plain, { ...options, withHead: false });
     expect(first).toBe('ID             URL\nwh_0123456789  https://a.exam…\n');
     expect(second).toBe('wh_9876543210  https://b.exam…\n');
+  });
+});
+
+describe('tables keep what tells rows apart', () => {
+  const head = ['ID', 'URL', 'EVENTS', 'STATUS', 'CREATED'];
+  const webhooks = [9001, 9002, 9003, 9004].map((port) => [`wh_${port}aaaaaaaaaaaaaaaaaaaaaa`, `http://127.0.0.1:${port}/hooks/fail`, port % 2 ? 'invoice.paid, sales_order.created' : 'invoice.paid', 'active', '10 minutes ago']);
+  const options = { whole: [0, 3], reluctant: [4], dropFirst: [4, 2], urls: [1] };
+
+  it('at 80 columns a URL keeps its port and its path\'s end: the time and the event types give way first', async () => {
+    const lines = (await renderTable(head, webhooks, plain, { ...options, maxWidth: 80 })).trimEnd().split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(lines[0]).not.toContain('CREATED');
+    const urls = lines.slice(1).map((line) => line.split(/\s{2,}/)[1]);
+    expect(new Set(urls).size).toBe(4);
+    for (const [i, url] of urls.entries()) expect(url).toContain(`:${9001 + i}/hooks/fail`);
+  });
+
+  it('at 60 columns the URLs still differ, by their port', async () => {
+    const lines = (await renderTable(head, webhooks, plain, { ...options, maxWidth: 60 })).trimEnd().split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(60);
+    const urls = lines.slice(1).map((line) => line.split(/\s{2,}/)[1]);
+    expect(new Set(urls).size).toBe(4);
+  });
+
+  it('a column that reads the same on every row goes before a URL is cut', async () => {
+    const rows = [9001, 9002].map((port) => [`wh_${port}`, `http://127.0.0.1:${port}/hooks/fail`, '0%', '100%', '3']);
+    const text = await renderTable(['ID', 'URL', 'PENDING', 'FAILED', 'STREAK'], rows, plain, { whole: [0, 4], dropFirst: [2, 3], urls: [1], maxWidth: 52 });
+    expect(text.split('\n')[0]).toBe('ID       URL                               STREAK');
+    expect(text).toContain('http://127.0.0.1:9001/hooks/fail');
+  });
+
+  it('a cell with emoji or CJK lines up, cut only when it does not fit', async () => {
+    const text = await renderTable(['ID', 'NOTE', 'N'], [['a', 'rocket 🚀 launch', '1'], ['b', '👍🏽 ok', '2'], ['c', '請求書', '3']], plain, { maxWidth: 80 });
+    const lines = text.trimEnd().split('\n');
+    expect(lines[1]).toBe('a   rocket 🚀 launch  1');
+    // The last column starts at the same terminal column on every row.
+    const lastColumnAt = lines.map((line) => displayWidth(line.slice(0, line.lastIndexOf(' ') + 1)));
+    expect(new Set(lastColumnAt)).toEqual(new Set([displayWidth('a   rocket 🚀 launch  ')]));
+    const narrow = (await renderTable(['ID', 'NOTE'], [['a', 'rocket 🚀 launch 請求書']], plain, { maxWidth: 14 })).trimEnd().split('\n');
+    for (const line of narrow) expect(displayWidth(line), line).toBeLessThanOrEqual(14);
+    expect(narrow[1]).toBe('a   rocket 🚀…');
   });
 });

@@ -7,6 +7,7 @@ import { ExitCode, usageError } from '../../cli/errors.js';
 import { forwardUrl } from '../../cli/forward.js';
 import { PLATFORM_NAME, boundAt, type TimeBound } from '../../cli/parse.js';
 import { secretSource, type SecretSource } from '../../cli/secret.js';
+import { fittedLine, type LineField } from '../../render/line.js';
 import { clockTime, relativeTime, sanitize, statusWords } from '../../render/text.js';
 import { FORWARDED_BOUND, checkWritable, holdCheckpoint, readCheckpoint, writeCheckpoint, type Checkpoint, type WebhookPosition } from './tail-checkpoint.js';
 import { Follower, type Change, type StartAt } from './tail-follow.js';
@@ -44,8 +45,6 @@ export const DEFAULT_INTERVAL_MS = 2_000;
 export const MAX_BACKOFF_MS = 60_000;
 /** Wide enough for the catalog's longest type (production_order.completed), as listen lines up. */
 const EVENT_WIDTH = 26;
-/** The width of an id of the sandbox's (`dlv_` and 24 hex digits); another service's may differ, and then lines do. */
-const ID_WIDTH = 28;
 
 /** A failure worth waiting out: the service busy or unreachable. Anything else (auth, permission, a bug) ends the tail. */
 const passing = (error: unknown) =>
@@ -179,18 +178,16 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
   const out = deps.colors;
   // One clock for attempt and forward lines: the service's (a sandbox's clock may have been moved).
   const clock = (iso: string) => clockTime(iso, deps.serviceNow());
-  // On a terminal narrower than a whole line, the attempt's own id (in `deliveries show` and --json) goes
-  // first, then the event column narrows (a long type ends in …); ids stay whole. A pipe gets whole lines.
+  // On a terminal, a line fits its width (fitLine): the attempt's own id (in `deliveries show` and --json) goes first,
+  // then the ids lose their middle, then the event type is cut; a status change too long even so shows only the
+  // new status. A pipe gets whole lines.
   const columns = deps.stdout.isTTY ? deps.stdout.columns : undefined;
-  const fullWidth = 8 + 2 + ID_WIDTH + 2 + EVENT_WIDTH + 2 + 19 + 2 + 3 + 2 + (ID_WIDTH + 3) + (ID_WIDTH + 3);
-  const withAttemptId = columns === undefined || columns >= fullWidth;
-  const restWidth = fullWidth - (withAttemptId ? 0 : ID_WIDTH + 3);
-  const eventWidth = columns === undefined || columns >= restWidth ? EVENT_WIDTH : Math.max(8, EVENT_WIDTH - (restWidth - columns));
-  const eventCell = (event: string) => (event.length > eventWidth ? `${event.slice(0, eventWidth - 1)}…` : event.padEnd(eventWidth));
-  const ref = (attempt: LoggedAttempt) => {
+  const fitted = (fieldsFor: (short: boolean) => LineField[]) => fittedLine([fieldsFor(false), fieldsFor(true)], columns);
+  const refFields = (attempt: LoggedAttempt): LineField[] => {
     const key = deliveryKey(attempt);
     const number = attempt.attempts === undefined ? '' : ` #${attempt.attempts}`;
-    return `${sanitize(key)}${number}${key === attempt.id || !withAttemptId ? '' : out.dim(` (${sanitize(attempt.id)})`)}`;
+    const own = key === attempt.id ? [] : [{ text: `(${sanitize(attempt.id)})`, styled: out.dim(`(${sanitize(attempt.id)})`), optional: true, attached: true }];
+    return [{ text: `${sanitize(key)}${number}`, min: 14, cut: 'middle', give: 2 }, ...own];
   };
   const printChange = (change: Change) => {
     const a = change.attempt;
@@ -213,12 +210,23 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
       return;
     }
     const retry = { nextAttemptAt: a.next_attempt_at, now: deps.serviceNow() };
-    const status = change.kind === 'status' ? `${statusLabel(change.previous!, out)} → ${statusLabel(a.status, out, retry)}` : statusLabel(a.status, out, retry);
-    // "pending → delivered" is the widest the sandbox's statuses make, a retry due aside.
     const words = statusWords(a.status, a.next_attempt_at, retry.now);
-    const pad = ' '.repeat(Math.max(0, 19 - (change.kind === 'status' ? `${change.previous} → ${words}` : words).length));
     const code = String(answeredStatus(a.response_code) ?? '-');
-    deps.stdout.write(`${clock(a.created_at)}  ${sanitize(change.webhookId)}  ${eventCell(sanitize(a.event))}  ${status}${pad}  ${code.padStart(3)}  ${ref(a)}\n`);
+    const line = fitted((short) => {
+      const withPrevious = change.kind === 'status' && !short;
+      return [
+        { text: clock(a.created_at) },
+        { text: sanitize(change.webhookId), min: 10, cut: 'middle', give: 1 },
+        { text: sanitize(a.event), pad: EVENT_WIDTH, min: 8, cut: 'end', give: 3 },
+        // "pending → delivered" is the widest the sandbox's statuses make, a retry due aside.
+        withPrevious
+          ? { text: `${sanitize(change.previous!)} → ${words}`, styled: `${statusLabel(change.previous!, out)} → ${statusLabel(a.status, out, retry)}`, pad: 19 }
+          : { text: words, styled: statusLabel(a.status, out, retry), pad: 19 },
+        { text: code.padStart(3) },
+        ...refFields(a),
+      ];
+    });
+    deps.stdout.write(`${line}\n`);
   };
   const printForward = (waiting: Waiting, outcome: Exclude<ForwardOutcome, { kind: 'cannot' }>) => {
     const a = waiting.change.attempt;
@@ -242,10 +250,19 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
     }
     const answer =
       outcome.kind === 'answered'
-        ? `app ${outcome.status >= 200 && outcome.status < 300 ? out.green(String(outcome.status)) : out.red(String(outcome.status))}`
-        : `${out.red(`app down (${sanitize(outcome.error)})`)}: not forwarded yet, tried again at the next poll`;
-    const signature = { verified: out.green('signature ok'), mismatch: out.red('signature does NOT match the rebuilt body'), unchecked: out.dim('signature not checked') }[outcome.signature];
-    deps.stdout.write(`${clock(new Date(deps.serviceNow()).toISOString())}  → ${target!.href}  ${ref(a)}  ${answer}  ${signature}\n`);
+        ? { text: `app ${outcome.status}`, styled: `app ${outcome.status >= 200 && outcome.status < 300 ? out.green(String(outcome.status)) : out.red(String(outcome.status))}` }
+        : { text: `app down (${sanitize(outcome.error)}): not forwarded yet, tried again at the next poll`, styled: `${out.red(`app down (${sanitize(outcome.error)})`)}: not forwarded yet, tried again at the next poll` };
+    const signatureWords = { verified: 'signature ok', mismatch: 'signature does NOT match the rebuilt body', unchecked: 'signature not checked' }[outcome.signature];
+    const signatureStyle = { verified: out.green, mismatch: out.red, unchecked: out.dim }[outcome.signature];
+    const signature = { text: signatureWords, styled: signatureStyle(signatureWords) };
+    const line = fitted(() => [
+      { text: clock(new Date(deps.serviceNow()).toISOString()) },
+      { text: `→ ${target!.href}`, min: 16, cut: 'url', give: 1 },
+      ...refFields(a),
+      { text: answer.text, styled: answer.styled },
+      { text: signature.text, styled: signature.styled, min: 12, cut: 'end', give: 4 },
+    ]);
+    deps.stdout.write(`${line}\n`);
   };
 
   const forwardWaiting = async (stopped: () => boolean): Promise<void> => {

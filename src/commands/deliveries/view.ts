@@ -47,7 +47,8 @@ export async function deliveryTable(items: Delivery[], colors: Colors, now: numb
     return renderTable([], rows, colors, options);
   }
   // The id and the status stay whole; "2 of dlv_…" gives way first (keeping its number and the id's start), the event
-  // type and the time last. Too narrow for all: the attempt, then the time, then the event type are left out.
+  // type and the time last. Too narrow for all: the attempt, then the time, then the event type are left out (one
+  // that reads the same on every row before anything is cut).
   return renderTable(
     ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
     items.map((d) => [d.id, d.event, statusWords(d.status, d.next_attempt_at), code(d), attemptOf(d), tableTime(d.created_at, now, options)]),

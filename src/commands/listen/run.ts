@@ -5,6 +5,7 @@ import { defaultTransport, type Transport } from '../../api/transport.js';
 import { TransportError } from '../../net.js';
 import { colorsFor } from '../../render/colors.js';
 import { sanitize } from '../../render/text.js';
+import { fittedLine, type LineField } from '../../render/line.js';
 import { readDeliveryHeaders, verify } from '../../signing/signature.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, listenError, usageError } from '../../cli/errors.js';
@@ -243,8 +244,8 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
             })}\n`,
           );
         } else {
-          const label = { ok: colors.green('signature ok'), bad: colors.red('signature BAD'), unsigned: colors.yellow('unsigned'), unchecked: colors.yellow('not checked (no secret yet)') }[state];
-          const forwardText = forwarded ? `  app ${forwarded.status ?? `down (${forwarded.error})`}` : '';
+          const labelWords = { ok: 'signature ok', bad: 'signature BAD', unsigned: 'unsigned', unchecked: 'not checked (no secret yet)' }[state];
+          const labelColor = { ok: colors.green, bad: colors.red, unsigned: colors.yellow, unchecked: colors.yellow }[state];
           const because = {
             signature: 'signature',
             replay: 'replay',
@@ -255,15 +256,23 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
             respond_status: options.respondStatus === DEFAULT_RESPOND_STATUS ? 'default' : '--respond-status',
           }[rule];
           const ruleText = `(${because}${options.delayMs ? `, after ${options.delayMs} ms` : ''})`;
-          const flags = [
-            eventMismatch ? colors.red(`header says ${sanitize(headerEvent!)}`) : '',
-            repeat === 'retry' ? colors.yellow(`retry of ${sanitize(repeatOf!)}`) : '',
-            repeat === 'replay' ? colors.red(`REPLAY of ${sanitize(repeatOf!)}`) : '',
-            repeat === 'same_body' ? colors.yellow(`same body as ${sanitize(repeatOf!)}`) : '',
-          ].filter(Boolean);
-          deps.stdout.write(
-            `${now().toISOString().slice(11, 19)}  ${sanitize(event ?? '(no event)').padEnd(EVENT_WIDTH)}  ${`${sanitize(deliveryId ?? '-')}${attempt ? ` #${sanitize(attempt)}` : ''}`.padEnd(32)}  ${label}${flags.map((flag) => `  ${flag}`).join('')}  -> ${status} ${colors.dim(ruleText)}${forwardText}\n`,
-          );
+          const flags: Array<[string, (text: string) => string]> = [];
+          if (eventMismatch) flags.push([`header says ${sanitize(headerEvent!)}`, colors.red]);
+          if (repeat === 'retry') flags.push([`retry of ${sanitize(repeatOf!)}`, colors.yellow]);
+          if (repeat === 'replay') flags.push([`REPLAY of ${sanitize(repeatOf!)}`, colors.red]);
+          if (repeat === 'same_body') flags.push([`same body as ${sanitize(repeatOf!)}`, colors.yellow]);
+          const forwardText = forwarded ? `app ${forwarded.status ?? `down (${forwarded.error})`}` : '';
+          // On a terminal the line fits its width (fitLine): the delivery id loses its middle, then the event type is cut.
+          const fields: LineField[] = [
+            { text: now().toISOString().slice(11, 19) },
+            { text: sanitize(event ?? '(no event)'), pad: EVENT_WIDTH, min: 8, cut: 'end', give: 2 },
+            { text: `${sanitize(deliveryId ?? '-')}${attempt ? ` #${sanitize(attempt)}` : ''}`, pad: 32, min: 14, cut: 'middle', give: 1 },
+            { text: labelWords, styled: labelColor(labelWords) },
+            ...flags.map(([text, color]): LineField => ({ text, styled: color(text), min: 16, cut: 'middle', give: 3 })),
+            { text: `-> ${status} ${ruleText}`, styled: `-> ${status} ${colors.dim(ruleText)}`, min: 7, cut: 'end', give: 4 },
+            ...(forwardText ? [{ text: forwardText }] : []),
+          ];
+          deps.stdout.write(`${fittedLine([fields], deps.stdout.isTTY ? deps.stdout.columns : undefined)}\n`);
         }
         if (options.count !== undefined && verified >= options.count) finish(bad + refused > 0 ? ExitCode.failure : ExitCode.ok);
       })();

@@ -19,8 +19,9 @@ export async function webhookTable(webhooks: Webhook[], colors: Colors, now: num
     ['ID', 'URL', 'EVENTS', 'STATUS', 'CREATED'],
     webhooks.map((w) => [w.id, w.url, (w.events ?? []).join(', '), w.active ? 'active' : 'paused', tableTime(w.created_at, now, options)]),
     colors,
-    // Too narrow for all: the time, then the event types are left out; the id and the status stay whole.
-    { whole: [0, 3], reluctant: [4], dropFirst: [4, 2], ...options },
+    // Too narrow for all: the time, then the event types are left out; the id and the status stay whole, and the URL
+    // keeps its host's start, its port and its path's end (what tells webhooks apart) until nothing else can give.
+    { whole: [0, 3], reluctant: [4], dropFirst: [4, 2], urls: [1], ...options },
   );
 }
 

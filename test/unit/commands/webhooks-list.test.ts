@@ -49,7 +49,7 @@ describe('webhooks list', () => {
     );
   });
 
-  it('on a narrow terminal: every line fits, the widest cells end in …, ids stay whole', async () => {
+  it('on a narrow terminal: every line fits, a URL keeps its host\'s start and its path\'s end, the time goes first, ids stay whole', async () => {
     const fake = fakeDeps({ ...TERMINAL, stdoutColumns: 60 });
     mockToken(fake.mock);
     const long = hook(1, { url: 'https://a-rather-long-host-name.example.com/webhooks/incoming', events: ['invoice.paid', 'sales_order.created'] });
@@ -58,8 +58,9 @@ describe('webhooks list', () => {
     const lines = fake.stdout.text.trimEnd().split('\n');
     expect(lines).toHaveLength(3);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
-    expect(lines[1]).toMatch(/^wh_000001 +https:\/\/a\S*… +invoice\S*… +paused +1 hour ago$/);
-    expect(lines[2]).toMatch(/^wh_000002 +https:\/\/hook\S*… +invoice\.paid +active +1 hour ago$/);
+    expect(lines[0]).toMatch(/^ID +URL +EVENTS +STATUS$/);
+    expect(lines[1]).toMatch(/^wh_000001 +https:\/\/a\S*…\/webhooks\/incoming +invoice\S*… +paused$/);
+    expect(lines[2]).toMatch(/^wh_000002 +https:\/\/hooks2\.example\.com\/in +invoice\S* +active$/);
   });
 
   it('prints a table of the page on stdout and the exact next-page command on stderr', async () => {
