@@ -49,8 +49,8 @@ if (answer !== undefined) {
   writeSync(1, answer);
 } else {
   require('node:module').enableCompileCache?.();
-  import('../dist/cli/main.js').catch((error) => {
-    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist/cli/main.js')) throw error;
+  import('../dist/main.js').catch((error) => {
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !String(error.message).includes('dist/main.js')) throw error;
     writeSync(2, 'whsvc: the program is not built yet (no dist/); run `npm run build` (or `./run npm run build`) first\n');
     process.exitCode = 1;
   });

@@ -16,7 +16,7 @@ const { version } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8
 rmSync(new URL('dist', root), { recursive: true, force: true });
 await build({
   absWorkingDir: new URL('.', root).pathname,
-  entryPoints: ['src/cli/main.ts'],
+  entryPoints: ['src/main.ts'],
   outdir: 'dist',
   outbase: 'src',
   bundle: true,
@@ -35,7 +35,7 @@ await build({
   // The sandbox inspector's page, bundled for the browser and embedded in a chunk of its own.
   plugins: [builtinsByRequire, inspectorAssets(root)],
 });
-const help = execFileSync(process.execPath, [new URL('dist/cli/main.js', root).pathname, '--help'], {
+const help = execFileSync(process.execPath, [new URL('dist/main.js', root).pathname, '--help'], {
   encoding: 'utf8',
   env: { ...process.env, COLUMNS: '80' },
 });

@@ -3,7 +3,7 @@
 // (test/unit/reference.test.ts) fails when the file differs from what the tree
 // makes now; `npm run reference` writes it anew.
 import type { Command } from 'commander';
-import { buildProgram } from '../src/cli/program.js';
+import { buildProgram } from '../src/program.js';
 
 const WIDTH = 80;
 

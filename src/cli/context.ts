@@ -3,7 +3,7 @@ import { AuthError } from '../api/errors.js';
 import { defaultTransport, proxyForDisplay, proxySettings, type Transport } from '../api/transport.js';
 import { ConfigStore, type Profile } from '../config/store.js';
 import { isLoopbackHost, redactUserinfo } from '../net.js';
-import { shellWord } from './output.js';
+import { shellWord } from '../render/text.js';
 import { colorsFor, type Colors } from '../render/colors.js';
 import { withSpinner } from '../render/spinner.js';
 import { quoted } from '../render/text.js';

@@ -1,5 +1,5 @@
 import { isLoopbackHost } from '../net.js';
-import { shellWord } from './output.js';
+import { shellWord } from '../render/text.js';
 /** The exit codes, as the README lists them. */
 export const ExitCode = {
   ok: 0,

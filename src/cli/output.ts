@@ -1,5 +1,5 @@
 import type { TableOptions } from '../render/table.js';
-import { sanitize, shellQuote } from '../render/text.js';
+import { shellWord } from '../render/text.js';
 import type { CommandDeps } from './context.js';
 
 export interface Page<T = Record<string, unknown>> {
@@ -7,11 +7,6 @@ export interface Page<T = Record<string, unknown>> {
   has_more: boolean;
   next_cursor: string | null;
   [extra: string]: unknown;
-}
-
-/** A server string made safe to paste into a shell: control characters removed, quoted unless plain. */
-export function shellWord(value: string): string {
-  return shellQuote(sanitize(value));
 }
 
 /** How a table suits stdout: fitted to a terminal's width, or plain tab-separated rows in a pipe. */

@@ -15,6 +15,11 @@ export function shellQuote(text: string): string {
   return /^[A-Za-z0-9._=\/:@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/** A server string made safe to paste into a shell: control characters removed, quoted unless plain. */
+export function shellWord(value: string): string {
+  return shellQuote(sanitize(value));
+}
+
 /** A value quoted for a message with every control character escaped (`"a\\u001b[31m"`): seen as it is, never acted on. */
 export function quoted(value: string): string {
   // eslint-disable-next-line no-control-regex

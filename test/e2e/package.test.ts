@@ -56,7 +56,7 @@ describe('the published package', () => {
   it('holds only what runs: the launcher, the bundle, the README and package.json', () => {
     const files = (globalThis as { packedFiles?: string[] }).packedFiles!;
     expect(files).toContain('bin/whsvc.cjs');
-    expect(files).toContain('dist/cli/main.js');
+    expect(files).toContain('dist/main.js');
     expect(files).toContain('package.json');
     expect(files).toContain('README.md');
     expect(files.filter((f) => !/^(bin\/|dist\/|package\.json$|README\.md$|LICENSE$)/.test(f))).toEqual([]);

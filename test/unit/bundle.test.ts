@@ -31,7 +31,7 @@ const HEAVY: Array<[string, RegExp]> = [
 
 describe('what start-up loads (the built bundle, built by the test setup)', () => {
   it('the program itself (help, parsing) loads none of the heavy modules', () => {
-    const graph = staticGraph(join(dist, 'cli/main.js'));
+    const graph = staticGraph(join(dist, 'main.js'));
     for (const [name, marker] of HEAVY) {
       const holders = [...graph].filter(([, text]) => marker.test(text)).map(([file]) => file);
       expect(holders, `${name} is loaded at start-up by ${holders.join(', ')}`).toEqual([]);
@@ -42,16 +42,16 @@ describe('what start-up loads (the built bundle, built by the test setup)', () =
     // Each ES module costs a command about 0.2 ms to load (the README's benchmarks), so the path of an API command is kept
     // short: the program, and the chunks esbuild makes of what it shares with the packages loaded later (the text and
     // network helpers with the sandbox, atomically with conf, string-width with cli-table3).
-    const graph = staticGraph(join(dist, 'cli/main.js'));
+    const graph = staticGraph(join(dist, 'main.js'));
     expect(graph.size, [...graph.keys()].join(', ')).toBeLessThanOrEqual(5);
-    const main = graph.get(join(dist, 'cli/main.js'))!;
+    const main = graph.get(join(dist, 'main.js'))!;
     for (const verb of ['webhooks list', 'deliveries recover', 'deliveries tail', 'listen', 'verify']) {
       expect(main, verb).toContain(`// src/commands/${verb.replace(' ', '/').replace(/^(listen|verify)$/, '$1/run')}.ts`);
     }
   });
 
   it('the built-ins that take milliseconds to load (crypto, http, …) are loaded at their first use, not at start-up', () => {
-    const graph = staticGraph(join(dist, 'cli/main.js'));
+    const graph = staticGraph(join(dist, 'main.js'));
     const text = [...graph.values()].join('\n');
     expect(text, 'signing and listen are in the graph, so this checks something real').toMatch(/createHmac|createServer/);
     expect(text).not.toMatch(/= process\.getBuiltinModule\("node:(crypto|http|https|net|tls|zlib|child_process|readline|v8)"\)/);
@@ -61,8 +61,8 @@ describe('what start-up loads (the built bundle, built by the test setup)', () =
   });
 
   it('the inspector page is bundled in, loaded by `sandbox start` only when the page is first asked for', () => {
-    const main = readFileSync(join(dist, 'cli/main.js'), 'utf8');
-    const start = staticGraph(join(dist, 'chunks', /import\("\.\.\/chunks\/(start-[^"]+)"\)/.exec(main)![1]!));
+    const main = readFileSync(join(dist, 'main.js'), 'utf8');
+    const start = staticGraph(join(dist, 'chunks', /import\("\.\/chunks\/(start-[^"]+)"\)/.exec(main)![1]!));
     const files = [...start.values()];
     expect(files.some((text) => text.includes('inspector_token_required')), 'the routes come with sandbox start').toBe(true);
     expect(files.some((text) => text.includes('trigger-form')), 'the page files are not loaded with it').toBe(false);
@@ -75,7 +75,7 @@ describe('what start-up loads (the built bundle, built by the test setup)', () =
   });
 
   it('the heavy modules are in the bundle, so these checks look for something real', () => {
-    const all = staticGraph(join(dist, 'chunks', /import\("\.\.\/chunks\/(start-[^"]+)"\)/.exec(readFileSync(join(dist, 'cli/main.js'), 'utf8'))![1]!));
+    const all = staticGraph(join(dist, 'chunks', /import\("\.\/chunks\/(start-[^"]+)"\)/.exec(readFileSync(join(dist, 'main.js'), 'utf8'))![1]!));
     expect([...all.values()].some((text) => HEAVY[0]![1].test(text))).toBe(true);
     expect([...all.values()].some((text) => HEAVY[2]![1].test(text))).toBe(true);
   });

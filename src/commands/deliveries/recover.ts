@@ -1,11 +1,11 @@
 import { allWebhooks, answeredStatus, attemptsOf, deliveryKey, type LoggedAttempt } from '../../api/log.js';
 import { ApiError } from '../../api/errors.js';
 import { renderTable, tableTime } from '../../render/table.js';
-import { counted, sanitize, statusWords } from '../../render/text.js';
+import { counted, sanitize, shellWord, statusWords } from '../../render/text.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
-import { JsonDocumentStream, printJson, shellWord, tableLayout } from '../../cli/output.js';
+import { JsonDocumentStream, printJson, tableLayout } from '../../cli/output.js';
 import { stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, type TimeBound } from '../../cli/parse.js';
 import { ResendReport, resendAll, type ResendTarget } from './resend.js';

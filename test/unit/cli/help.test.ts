@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../../src/cli/program.js';
+import { buildProgram } from '../../../src/program.js';
 
 /** Every command a user can ask help for (not commander's own `help`, nor hidden ones). */
 function commandsOf(command: Command, path: string[] = []): Array<{ path: string; command: Command }> {

@@ -1,8 +1,8 @@
 import { CommanderError } from 'commander';
-import { ApiError, AuthError, NetworkError } from '../api/errors.js';
-import { CliError, ExitCode, unreachableHint, usageMessage } from './errors.js';
-import { ConfigError } from '../config/errors.js';
-import { stdoutGone, stdoutWasClosed } from './interrupt.js';
+import { ApiError, AuthError, NetworkError } from './api/errors.js';
+import { CliError, ExitCode, unreachableHint, usageMessage } from './cli/errors.js';
+import { ConfigError } from './config/errors.js';
+import { stdoutGone, stdoutWasClosed } from './cli/interrupt.js';
 import { buildProgram } from './program.js';
 
 /** With --json anywhere on the line, every error is also one JSON line on stderr, usage errors included. */

@@ -1,16 +1,16 @@
 import { Command, Help, Option } from 'commander';
-import { DEFAULT_BASE_URL } from './defaults.js';
-import { usageMessage } from './errors.js';
-import { examples } from './examples.js';
-import { duration } from './parse.js';
-import { register as auth } from '../commands/auth/auth.js';
-import { register as completion } from '../commands/completion/completion.js';
-import { register as deliveries } from '../commands/deliveries/deliveries.js';
-import { register as events } from '../commands/events/events.js';
-import { register as listen } from '../commands/listen/listen.js';
-import { register as sandbox } from '../commands/sandbox/sandbox.js';
-import { register as verify } from '../commands/verify/verify.js';
-import { register as webhooks } from '../commands/webhooks/webhooks.js';
+import { DEFAULT_BASE_URL } from './cli/defaults.js';
+import { usageMessage } from './cli/errors.js';
+import { examples } from './cli/examples.js';
+import { duration } from './cli/parse.js';
+import { register as auth } from './commands/auth/auth.js';
+import { register as completion } from './commands/completion/completion.js';
+import { register as deliveries } from './commands/deliveries/deliveries.js';
+import { register as events } from './commands/events/events.js';
+import { register as listen } from './commands/listen/listen.js';
+import { register as sandbox } from './commands/sandbox/sandbox.js';
+import { register as verify } from './commands/verify/verify.js';
+import { register as webhooks } from './commands/webhooks/webhooks.js';
 
 /** Which definitions hold each top-level command. */
 const REGISTRARS: Record<string, (program: Command) => void> = {
