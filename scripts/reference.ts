@@ -2,7 +2,7 @@
 // itself: each command's --help as whsvc prints it at 80 columns. A unit test
 // (test/unit/reference.test.ts) fails when the file differs from what the tree
 // makes now; `npm run reference` writes it anew.
-import type { Command } from 'commander';
+import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
 import { buildProgram } from '../src/program.js';
 
 const WIDTH = 80;

@@ -1,12 +1,13 @@
-import { CommanderError } from 'commander';
+import { CommanderError } from '@commander-js/extra-typings';
 import { ApiError, AuthError, NetworkError } from './api/errors.js';
 import { CliError, ExitCode, unreachableHint, usageMessage } from './cli/errors.js';
 import { ConfigError } from './config/errors.js';
 import { stdoutGone, stdoutWasClosed } from './cli/interrupt.js';
 import { buildProgram } from './program.js';
 
-/** With --json anywhere on the line, every error is also one JSON line on stderr, usage errors included. */
-const jsonErrors = process.argv.slice(2).includes('--json');
+/** How errors are told, from the global options as commander parsed them: with --json, also as one JSON line on stderr. */
+let jsonErrors = false;
+let debug = false;
 
 /** One line (and a hint) for people; with --json also the JSON line, whose message leaves out what status and code say. */
 function writeError(message: string, exitCode: number, hint?: string, status?: number, code?: string, jsonMessage = message): number {
@@ -56,7 +57,6 @@ async function reportError(error: unknown): Promise<number> {
     const hint = status === 404 ? listCommandFor(error.path) : undefined;
     return writeError(`${error.message} (HTTP ${status}${error.code ? ` ${error.code}` : ''})`, exit, hint, status, error.code, error.message);
   }
-  const debug = process.argv.includes('--debug') || process.env.WHSVC_DEBUG === '1';
   process.stderr.write(`whsvc: unexpected error: ${(error as Error)?.message ?? String(error)}\n`);
   if (debug) process.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
   else process.stderr.write('hint: run again with --debug for details\n');
@@ -89,8 +89,13 @@ guardOutput();
 /** The first word that is not an option: the top-level command, when the options before it take no value. */
 const commandName = process.argv.slice(2).find((arg) => !arg.startsWith('-'));
 
+const program = buildProgram(commandName);
 try {
-  await buildProgram(commandName).parseAsync(process.argv);
+  await program.parseAsync(process.argv);
 } catch (error) {
+  // The global options as parsed, usage errors included: `--data '--json'` is a value, not the flag.
+  const globals = program.opts();
+  jsonErrors = globals.json === true;
+  debug = globals.debug === true || process.env.WHSVC_DEBUG === '1';
   process.exitCode = await reportError(error);
 }

@@ -1,4 +1,4 @@
-import { Command, Help, Option } from 'commander';
+import { Command, Help, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DEFAULT_BASE_URL } from './cli/defaults.js';
 import { usageMessage } from './cli/errors.js';
 import { examples } from './cli/examples.js';
@@ -13,7 +13,7 @@ import { register as verify } from './commands/verify/verify.js';
 import { register as webhooks } from './commands/webhooks/webhooks.js';
 
 /** Which definitions hold each top-level command. */
-const REGISTRARS: Record<string, (program: Command) => void> = {
+const REGISTRARS: Record<string, (program: CommandUnknownOpts) => void> = {
   sandbox,
   login: auth,
   logout: auth,
@@ -32,7 +32,7 @@ const REGISTRARS: Record<string, (program: Command) => void> = {
  * are built (a few milliseconds saved on every API command); anything else
  * (help, a typo that wants suggestions, completion) gets them all.
  */
-export function buildProgram(commandName?: string): Command {
+export function buildProgram(commandName?: string): CommandUnknownOpts {
   const program = new Command('whsvc')
     .description('Manage webhooks on the business-platform API, and run a local sandbox of the service.')
     .version(WHSVC_VERSION, '-v, --version', 'print the version')

@@ -1,59 +1,48 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { AuthError } from '../api/errors.js';
-import { buildDeps, readGlobals, type CommandDeps } from './context.js';
-import { processIo } from './deps.js';
+import { buildDeps, readGlobals, type CommandDeps, type GlobalOptions } from './context.js';
+import { processIo, type Io } from './deps.js';
 import { installInterruptHandler } from './interrupt.js';
 import { inquirerPrompter } from './prompter.js';
-import { ExitCode } from './errors.js';
-import { didYouMean } from './suggest.js';
 
-type RunModule<O> = { run(options: O, deps: CommandDeps): Promise<number> };
-
-/** A value from a fixed set, checked before any request, with a suggestion for near misses. */
-export function oneOf(choices: string[]) {
-  return (value: string) => {
-    // commander's line already names the option and the value.
-    if (!choices.includes(value)) throw new InvalidArgumentError(`Use one of ${choices.join(', ')}${didYouMean(value, choices)}`);
-    return value;
-  };
+/** What every command's action starts from: the process's streams and the global options, read once. */
+export interface ActionContext {
+  io: Io;
+  globals: GlobalOptions;
+  /** The command being run (its parent chain holds the program). */
+  command: CommandUnknownOpts;
+  /** The dependencies of a command that talks to the service (client, config, prompter), built at the first call. */
+  deps(): Promise<CommandDeps>;
 }
-
-const splitList = (value: string): string[] => value.split(',').map((s) => s.trim()).filter(Boolean);
-
-/** A comma-separated filter (listen --events): a value given twice is the same filter. */
-export const distinctList = (value: string): string[] => [...new Set(splitList(value))];
-
-/** A comma-separated list option; a value given twice is a mistake, refused before any request. */
-export function list(value: string): string[] {
-  const items = splitList(value);
-  const twice = items.find((item, i) => items.indexOf(item) !== i);
-  if (twice !== undefined) throw new InvalidArgumentError(`${twice} is listed twice.`);
-  return items;
-}
-
-/** A repeatable option's or a variadic argument's parser: each value checked, all kept. */
-export const collect =
-  <T>(parse: (value: string) => T) =>
-  (value: string, previous: T[] | undefined): T[] => [...(previous ?? []), parse(value)];
 
 /**
- * The action of an API command: the dependencies are built from the global
- * options, the verb's run function gets them, and the exit code it returns
- * becomes the process's.
+ * The one action wrapper. commander calls it with the command's arguments,
+ * its options (typed from their declaration) and the command last; it reads
+ * the global options once, installs the Ctrl-C handling (exit 130; a command
+ * that stops cleanly replaces it, see interrupt.ts), hands `run` its context,
+ * and makes the exit code it returns the process's. Errors go up to main.ts,
+ * which turns each into one line and an exit code; an authentication failure
+ * is retold first with what was used (explained).
  */
-export function apiAction<O>(verb: RunModule<O>, toOptions: (args: string[], opts: Record<string, any>) => O) {
-  return async (...args: unknown[]) => {
-    const command = args[args.length - 1] as Command;
-    const opts = command.optsWithGlobals();
-    const positional = args.slice(0, -2) as string[];
+export function action<A extends unknown[]>(run: (context: ActionContext, ...args: A) => Promise<number>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    const command = args[args.length - 1] as CommandUnknownOpts;
     installInterruptHandler();
-    const deps = await buildDeps(readGlobals(opts, process.env), processIo(), inquirerPrompter);
+    const io = processIo();
+    const globals = readGlobals(command.optsWithGlobals(), io.env);
+    let built: CommandDeps | undefined;
+    const context: ActionContext = { io, globals, command, deps: async () => (built ??= await buildDeps(globals, io, inquirerPrompter)) };
     try {
-      process.exitCode = await verb.run(toOptions(positional, opts), deps);
+      process.exitCode = await run(context, ...args);
     } catch (error) {
-      throw explained(error, deps);
+      throw built ? explained(error, built) : error;
     }
   };
+}
+
+/** The action of a command that talks to the service: `run` gets the dependencies built from the global options. */
+export function apiAction<A extends unknown[]>(run: (deps: CommandDeps, ...args: A) => Promise<number>): (...args: A) => Promise<void> {
+  return action(async (context, ...args: A) => run(await context.deps(), ...args));
 }
 
 /** An authentication failure retold with what was used and how to fix it (CommandDeps.explainAuthFailure); any other error as it is. */
@@ -61,13 +50,19 @@ export function explained(error: unknown, deps: Pick<CommandDeps, 'explainAuthFa
   return error instanceof AuthError && deps.explainAuthFailure ? deps.explainAuthFailure(error) : error;
 }
 
-/** Resolves with the exit code once the user asks to stop: Ctrl-C is 130, SIGTERM a clean 0. */
-export function stopRequested(): Promise<number> {
-  return new Promise((resolve) => {
-    process.once('SIGINT', () => {
-      resolve(ExitCode.interrupted);
-      process.once('SIGINT', () => process.exit(ExitCode.interrupted));
-    });
-    process.once('SIGTERM', () => resolve(ExitCode.ok));
-  });
+/**
+ * A verb defined in its own file joins its group: the group's settings (help
+ * layout, error output, suggestions) are copied to it and to its own
+ * subcommands, as `.command()` does for a command made in place.
+ */
+export function addVerbs(group: CommandUnknownOpts, ...verbs: CommandUnknownOpts[]): void {
+  for (const verb of verbs) {
+    adopt(group, verb);
+    group.addCommand(verb);
+  }
+}
+
+function adopt(parent: CommandUnknownOpts, child: CommandUnknownOpts): void {
+  child.copyInheritedSettings(parent);
+  for (const grandchild of child.commands) adopt(child, grandchild);
 }

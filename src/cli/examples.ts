@@ -1,8 +1,8 @@
-import type { Command } from 'commander';
+import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 
 interface HelpContext {
   error: boolean;
-  command: Command;
+  command: CommandUnknownOpts;
 }
 
 /**

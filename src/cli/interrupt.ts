@@ -41,6 +41,22 @@ export function gracefulInterrupt(): AbortSignal {
   return controller.signal;
 }
 
+/**
+ * For a command that runs until it is told to stop (tail, listen, the
+ * sandbox): resolves with the exit code once the user asks, Ctrl-C 130 and
+ * SIGTERM a clean 0; a second Ctrl-C exits at once.
+ */
+export function stopRequested(): Promise<number> {
+  process.removeListener('SIGINT', interrupt);
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => {
+      resolve(130);
+      process.once('SIGINT', () => process.exit(130));
+    });
+    process.once('SIGTERM', () => resolve(0));
+  });
+}
+
 let onStdoutClosed: (() => void) | undefined;
 let stdoutClosed = false;
 

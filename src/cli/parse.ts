@@ -1,4 +1,5 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from '@commander-js/extra-typings';
+import { didYouMean } from './suggest.js';
 
 /** commander argument parsers: a bad value is a usage error (exit 2) before anything runs. */
 export function integerIn(min: number, max: number) {
@@ -89,3 +90,30 @@ export const boundAt = (bound: TimeBound, now: number): number => ('ago' in boun
 
 /** A platform name for the delivery headers (`X-<name>-Signature`): letters, digits and dashes, from a letter, at most 40. */
 export const PLATFORM_NAME = /^[A-Za-z][A-Za-z0-9-]{0,39}$/;
+
+/** A value from a fixed set, checked before any request, with a suggestion for near misses. */
+export function oneOf<const T extends string>(choices: readonly T[]) {
+  return (value: string): T => {
+    // commander's line already names the option and the value.
+    if (!(choices as readonly string[]).includes(value)) throw new InvalidArgumentError(`Use one of ${choices.join(', ')}${didYouMean(value, [...choices])}`);
+    return value as T;
+  };
+}
+
+const splitList = (value: string): string[] => value.split(',').map((s) => s.trim()).filter(Boolean);
+
+/** A comma-separated filter (listen --events): a value given twice is the same filter. */
+export const distinctList = (value: string): string[] => [...new Set(splitList(value))];
+
+/** A comma-separated list option; a value given twice is a mistake, refused before any request. */
+export function list(value: string): string[] {
+  const items = splitList(value);
+  const twice = items.find((item, i) => items.indexOf(item) !== i);
+  if (twice !== undefined) throw new InvalidArgumentError(`${twice} is listed twice.`);
+  return items;
+}
+
+/** A repeatable option's or a variadic argument's parser: each value checked, all kept. */
+export const collect =
+  <T>(parse: (value: string) => T) =>
+  (value: string, previous: T[] | undefined): T[] => [...(previous ?? []), parse(value)];

@@ -46,7 +46,7 @@ describe('what start-up loads (the built bundle, built by the test setup)', () =
     expect(graph.size, [...graph.keys()].join(', ')).toBeLessThanOrEqual(5);
     const main = graph.get(join(dist, 'main.js'))!;
     for (const verb of ['webhooks list', 'deliveries recover', 'deliveries tail', 'listen', 'verify']) {
-      expect(main, verb).toContain(`// src/commands/${verb.replace(' ', '/').replace(/^(listen|verify)$/, '$1/run')}.ts`);
+      expect(main, verb).toContain(`// src/commands/${verb.replace(' ', '/').replace(/^(listen|verify)$/, '$1/$1')}.ts`);
     }
   });
 
@@ -62,7 +62,7 @@ describe('what start-up loads (the built bundle, built by the test setup)', () =
 
   it('the inspector page is bundled in, loaded by `sandbox start` only when the page is first asked for', () => {
     const main = readFileSync(join(dist, 'main.js'), 'utf8');
-    const start = staticGraph(join(dist, 'chunks', /import\("\.\/chunks\/(start-[^"]+)"\)/.exec(main)![1]!));
+    const start = staticGraph(join(dist, 'chunks', /import\("\.\/chunks\/(serve-[^"]+)"\)/.exec(main)![1]!));
     const files = [...start.values()];
     expect(files.some((text) => text.includes('inspector_token_required')), 'the routes come with sandbox start').toBe(true);
     expect(files.some((text) => text.includes('trigger-form')), 'the page files are not loaded with it').toBe(false);
@@ -75,7 +75,7 @@ describe('what start-up loads (the built bundle, built by the test setup)', () =
   });
 
   it('the heavy modules are in the bundle, so these checks look for something real', () => {
-    const all = staticGraph(join(dist, 'chunks', /import\("\.\/chunks\/(start-[^"]+)"\)/.exec(readFileSync(join(dist, 'main.js'), 'utf8'))![1]!));
+    const all = staticGraph(join(dist, 'chunks', /import\("\.\/chunks\/(serve-[^"]+)"\)/.exec(readFileSync(join(dist, 'main.js'), 'utf8'))![1]!));
     expect([...all.values()].some((text) => HEAVY[0]![1].test(text))).toBe(true);
     expect([...all.values()].some((text) => HEAVY[2]![1].test(text))).toBe(true);
   });

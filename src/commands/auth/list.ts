@@ -1,6 +1,15 @@
+import { Command } from '@commander-js/extra-typings';
+import { apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
 import { renderTable, tableTime } from '../../render/table.js';
 import { tokenIdentity, type CommandDeps } from '../../cli/context.js';
 import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
+
+export const command = () =>
+  new Command('list')
+    .description('every profile: base URL, client id, scope and token expiry; the one in use marked *')
+    .addHelpText('after', examples('whsvc auth list', "whsvc auth list --json | jq -r '.profiles[].name'"))
+    .action(apiAction((deps) => run({}, deps)));
 
 /** Every profile with its address, client and cached token; never a secret or a token. */
 export async function run(_options: object, deps: CommandDeps): Promise<number> {

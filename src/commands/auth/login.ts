@@ -1,9 +1,40 @@
+import { Command, Option } from '@commander-js/extra-typings';
+import { action } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
 import { sanitize } from '../../render/text.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { tokenIdentity } from '../../cli/context.js';
 import { AuthError } from '../../api/errors.js';
 import { NO_PROMPT, usageError } from '../../cli/errors.js';
 import { printJson } from '../../cli/output.js';
+
+export const command = () =>
+  new Command('login')
+    .description('store credentials in a profile, after proving them with a token request')
+    .option('--client-id <id>', 'the API client id (asked when missing on a terminal)')
+    .option('--client-secret-stdin', 'read the client secret from standard input (it never goes on the command line)')
+    .option('--scope <scopes>', 'space-separated scopes to request (default: all the client has)')
+    // Not an option: there only to say where the secret goes instead (its value is never echoed).
+    .addOption(new Option('--client-secret <secret>').hideHelp())
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc login --client-id sbx_demo_readwrite            # asks for the secret, masked',
+        'printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin',
+        'whsvc login --profile prod --base-url https://api.example.com --client-id ID',
+      ),
+    )
+    .action(
+      action(async (context, o) => {
+        if (o.clientSecret !== undefined) {
+          throw usageError(
+            'there is no --client-secret: a secret on the command line is visible to other users and kept in shell history',
+            'pipe it in: printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin (or leave it out on a terminal to be asked, masked)',
+          );
+        }
+        return run({ clientId: o.clientId, clientSecretStdin: Boolean(o.clientSecretStdin), scope: o.scope }, await context.deps());
+      }),
+    );
 
 export interface LoginOptions {
   clientId?: string | undefined;

@@ -1,5 +1,14 @@
+import { Command } from '@commander-js/extra-typings';
+import { apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
+
+export const command = () =>
+  new Command('logout')
+    .description("forget the profile's credentials and cached token")
+    .addHelpText('after', examples('whsvc logout', 'whsvc logout --profile prod'))
+    .action(apiAction((deps) => run({}, deps)));
 
 export async function run(_options: object, deps: CommandDeps): Promise<number> {
   const existed = await deps.config.deleteProfile(deps.profileName);

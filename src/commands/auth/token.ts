@@ -1,5 +1,14 @@
+import { Command } from '@commander-js/extra-typings';
+import { apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
+
+export const command = () =>
+  new Command('token')
+    .description('print a valid access token (for curl)')
+    .addHelpText('after', examples('curl -H "Authorization: Bearer $(whsvc auth token)" "$WHSVC_BASE_URL/v1/webhooks"'))
+    .action(apiAction((deps) => run({}, deps)));
 
 export async function run(_options: object, deps: CommandDeps): Promise<number> {
   const token = await deps.api.token();

@@ -1,6 +1,21 @@
+import { Argument, Command, Option } from '@commander-js/extra-typings';
+import { apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
+import { integerIn, oneOf, resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { writePages, type Page } from '../../cli/output.js';
 import { deliveryTable, type Delivery } from './view.js';
+
+export const command = () =>
+  new Command('list')
+    .description("a webhook's delivery attempts, newest first")
+    .addArgument(new Argument('<webhook-id>', 'webhook id').argParser(resourceId('webhook')))
+    .addOption(new Option('--status <status>', 'delivered, failed or pending').argParser(oneOf(['delivered', 'failed', 'pending'])))
+    .addOption(new Option('--limit <n>', 'page size, 1 to 200').argParser(integerIn(1, 200)))
+    .option('--cursor <cursor>', 'the page after this cursor')
+    .option('--all', 'every page, streamed as it arrives')
+    .addHelpText('after', examples('whsvc deliveries list wh_… --status failed', 'whsvc deliveries list wh_… --all --json'))
+    .action(apiAction((deps, webhookId, o) => run({ webhookId, status: o.status, limit: o.limit, cursor: o.cursor, all: Boolean(o.all) }, deps)));
 
 export interface DeliveriesListOptions {
   webhookId: string;

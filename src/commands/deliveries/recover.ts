@@ -1,3 +1,6 @@
+import { Command, Option } from '@commander-js/extra-typings';
+import { apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
 import { allWebhooks, answeredStatus, attemptsOf, deliveryKey, type LoggedAttempt } from '../../api/log.js';
 import { ApiError } from '../../api/errors.js';
 import { renderTable, tableTime } from '../../render/table.js';
@@ -6,9 +9,52 @@ import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { JsonDocumentStream, printJson, tableLayout } from '../../cli/output.js';
-import { stdoutWasClosed } from '../../cli/interrupt.js';
-import { boundAt, type TimeBound } from '../../cli/parse.js';
-import { ResendReport, resendAll, type ResendTarget } from './resend.js';
+import { gracefulInterrupt, stdoutWasClosed } from '../../cli/interrupt.js';
+import { boundAt, collect, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
+import { ResendReport, concurrencyOption, resendAll, type ResendTarget } from './resend.js';
+
+export const command = () =>
+  new Command('recover')
+    .description('after an outage: re-send every failed delivery (of all webhooks, or those named), each once')
+    .addOption(new Option('--webhook <id>', 'only this webhook (repeatable)').argParser(collect(resourceId('webhook'))).default([] as string[], 'all'))
+    .addOption(new Option('--since <when>', 'only deliveries tried since then: 2h, 30m, 3d, or an ISO 8601 time (default: the whole log)').argParser(timeBound))
+    .addOption(new Option('--until <when>', 'only deliveries tried until then (same forms)').argParser(timeBound))
+    .addOption(new Option('--event <type>', 'only this event type (repeatable)').argParser(collect((v) => v)).default([] as string[], 'all'))
+    .addOption(
+      new Option('--status <status>', 'which deliveries: failed (also those with a retry due), or pending (under way for too long)')
+        .argParser(oneOf(['failed', 'pending']))
+        .default('failed' as const),
+    )
+    .option('--dry-run', 'list what would be re-sent, and send nothing')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .addOption(concurrencyOption())
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc deliveries recover --since 2h --dry-run',
+        'whsvc deliveries recover --since 2h --yes',
+        'whsvc deliveries recover --webhook wh_… --event invoice.paid --since 2026-11-23T08:00:00Z --yes --json',
+      ),
+    )
+    .action(
+      apiAction((deps, o) =>
+        run(
+          {
+            status: o.status,
+            webhooks: [...new Set(o.webhook)],
+            events: o.event,
+            since: o.since,
+            until: o.until,
+            dryRun: Boolean(o.dryRun),
+            yes: Boolean(o.yes),
+            concurrency: o.concurrency,
+            stop: gracefulInterrupt(),
+            argv: process.argv.slice(2),
+          },
+          deps,
+        ),
+      ),
+    );
 
 export interface RecoverOptions {
   status: 'failed' | 'pending';

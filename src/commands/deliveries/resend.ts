@@ -1,3 +1,5 @@
+import { Option } from '@commander-js/extra-typings';
+import { integerIn } from '../../cli/parse.js';
 import { ApiError, AuthError, NetworkError, RequestStopped } from '../../api/errors.js';
 import { answeredStatus, deliveryKey } from '../../api/log.js';
 import { ProgressLine } from '../../render/progress.js';
@@ -7,6 +9,9 @@ import { JsonDocumentStream } from '../../cli/output.js';
 import { ExitCode } from '../../cli/errors.js';
 import { stdoutWasClosed } from '../../cli/interrupt.js';
 import type { Delivery } from './view.js';
+
+/** Sends in flight at once in a bulk re-send (retry of several ids, recover); the maximum keeps one run from flooding the service. */
+export const concurrencyOption = () => new Option('--concurrency <n>', 're-sends in flight at once, 1 to 32').default(8).argParser(integerIn(1, 32));
 
 /** An attempt to re-send: the newest attempt of a failed (or pending) delivery. */
 export interface ResendTarget {

@@ -1,6 +1,19 @@
+import { Argument, Command } from '@commander-js/extra-typings';
+import { apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
+import { gracefulInterrupt } from '../../cli/interrupt.js';
+import { collect, resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
-import { ResendReport, resendAll, targetsFromIds } from './resend.js';
+import { ResendReport, concurrencyOption, resendAll, targetsFromIds } from './resend.js';
 import { reportSentAttempt, type Delivery } from './view.js';
+
+export const command = () =>
+  new Command('retry')
+    .description('re-send failed or pending attempts now (several ids: side by side, with a summary)')
+    .addArgument(new Argument('<delivery-id...>', 'delivery ids').argParser(collect(resourceId('delivery'))))
+    .addOption(concurrencyOption())
+    .addHelpText('after', examples('whsvc deliveries retry dlv_…', 'whsvc deliveries retry dlv_A dlv_B dlv_C --json'))
+    .action(apiAction((deps, ids, o) => run({ ids, concurrency: o.concurrency, stop: gracefulInterrupt }, deps)));
 
 export interface RetryOptions {
   ids: string[];

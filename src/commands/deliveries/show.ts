@@ -1,6 +1,17 @@
+import { Argument, Command } from '@commander-js/extra-typings';
+import { apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
+import { resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
 import { deliveryBlock, type Delivery } from './view.js';
+
+export const command = () =>
+  new Command('show')
+    .description('one attempt, with its payload and signature')
+    .addArgument(new Argument('<delivery-id>', 'delivery id').argParser(resourceId('delivery')))
+    .addHelpText('after', examples('whsvc deliveries show dlv_…', 'whsvc deliveries show dlv_… --json | jq .payload'))
+    .action(apiAction((deps, id) => run({ id }, deps)));
 
 export async function run(options: { id: string }, deps: CommandDeps): Promise<number> {
   const delivery = await deps.api.json<Delivery>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(options.id)}`, { expect: 'delivery' });

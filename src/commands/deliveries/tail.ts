@@ -1,3 +1,7 @@
+import { Command, InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { action } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
+import { stopRequested } from '../../cli/interrupt.js';
 import { ApiError, NetworkError } from '../../api/errors.js';
 import { answeredStatus, deliveryKey, type LoggedAttempt, type LoggedWebhook } from '../../api/log.js';
 import { defaultTransport, type Transport } from '../../api/transport.js';
@@ -5,7 +9,7 @@ import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
 import { forwardUrl } from '../../cli/forward.js';
-import { PLATFORM_NAME, boundAt, type TimeBound } from '../../cli/parse.js';
+import { PLATFORM_NAME, boundAt, collect, duration, integerIn, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { fittedLine, type LineField } from '../../render/line.js';
 import { clockTime, relativeTime, sanitize, statusWords } from '../../render/text.js';
@@ -13,6 +17,63 @@ import { FORWARDED_BOUND, checkWritable, holdCheckpoint, readCheckpoint, writeCh
 import { Follower, type Change, type StartAt } from './tail-follow.js';
 import { forwardDelivery, type ForwardOutcome, type ForwardTarget } from './tail-forward.js';
 import { statusLabel } from './view.js';
+
+export const command = () =>
+  new Command('tail')
+    .description('follow the delivery log live: each new attempt and each change of status, once; --forward-to relays new deliveries to a local app')
+    .addOption(new Option('--webhook <id>', 'only this webhook (repeatable; default every webhook, new ones included)').argParser(collect(resourceId('webhook'))))
+    .addOption(new Option('--status <status>', 'only lines of attempts now delivered, failed or pending').argParser(oneOf(['delivered', 'failed', 'pending'])))
+    .addOption(new Option('--event <type>', 'only this event type (repeatable)').argParser(collect((value: string) => value)))
+    .addOption(new Option('--interval <duration>', 'time between polls (200ms to 5m; default 2s)').argParser(interval))
+    .addOption(new Option('--timeout <seconds>', 'stop after S seconds: exit 0, or 6 when --count was not reached').argParser(integerIn(1, 86_400)))
+    .addOption(new Option('--count <n>', 'stop after N lines (exit 0), e.g. --status delivered --count 3 in CI').argParser(integerIn(1, 1_000_000)))
+    .addOption(new Option('--since <time>', 'start from this time (2h, or ISO 8601) instead of now, when there is no checkpoint').argParser(timeBound))
+    .option('--forward-to <url>', 'send each new delivery (once, not its retries) to this URL, as the service sent it')
+    .option('--secret-file <path>', "with --forward-to and one --webhook: check that the rebuilt body carries the stored signature, with the webhook's signing secret in this file")
+    .option('--platform-name <name>', 'the platform name of the forwarded headers, X-<name>-Signature', 'Service')
+    .option('--checkpoint <file>', 'keep the position in FILE: a restart catches up on what it missed, and forwards none twice')
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc deliveries tail',
+        'whsvc deliveries tail --webhook wh_… --status failed',
+        'whsvc deliveries tail --json | jq -c \'select(.change == "status")\'',
+        'whsvc deliveries tail --webhook wh_… --forward-to http://localhost:3000/webhooks --secret-file whsec.txt --checkpoint tail.json',
+        'whsvc deliveries tail --status delivered --count 3 --timeout 60 --json   # in CI',
+      ),
+    )
+    // Ctrl-C (and SIGTERM) is how a tail ends, exit 0, after the forward under way and the checkpoint are done.
+    .action(
+      action(async (context, o) => {
+        const stopSignal = stopRequested();
+        const deps = await context.deps();
+        const code = await run(
+          {
+            webhookIds: o.webhook,
+            status: o.status,
+            events: o.event,
+            intervalMs: o.interval ?? DEFAULT_INTERVAL_MS,
+            timeout: o.timeout,
+            count: o.count,
+            since: o.since,
+            forwardTo: o.forwardTo,
+            secretFile: o.secretFile,
+            platformName: o.platformName,
+            checkpoint: o.checkpoint,
+          },
+          { ...deps, stopSignal },
+        );
+        // A poll abandoned on Ctrl-C may still wait on the service (a Retry-After, say): nothing is left to do.
+        process.exit(code);
+      }),
+    );
+
+/** --interval: a duration from 200 ms to 5 minutes. */
+function interval(value: string): number {
+  const ms = duration(300_000)(value);
+  if (ms < 200) throw new InvalidArgumentError('must be at least 200ms.');
+  return ms;
+}
 
 export interface TailOptions {
   /** Only these webhooks; else every webhook, new ones included. */

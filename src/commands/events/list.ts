@@ -1,7 +1,16 @@
+import { Command } from '@commander-js/extra-typings';
+import { apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
 import { fetchCatalog, type EventTypeEntry } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson, tableLayout } from '../../cli/output.js';
 import { renderTable } from '../../render/table.js';
+
+export const command = () =>
+  new Command('events')
+    .description('the event-type catalog, grouped by module')
+    .addHelpText('after', examples('whsvc events', "whsvc events --json | jq -r '.data[].type'"))
+    .action(apiAction((deps) => run({}, deps)));
 
 export async function run(_options: object, deps: CommandDeps): Promise<number> {
   if (deps.json) {

@@ -1,8 +1,20 @@
+import { Argument, Command } from '@commander-js/extra-typings';
+import { apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
+import { resourceId } from '../../cli/parse.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { sanitize } from '../../render/text.js';
 import { reportSentAttempt, type Delivery } from '../deliveries/view.js';
 import type { Webhook } from '../webhooks/view.js';
+
+export const command = () =>
+  new Command('test')
+    .description('send a sample event to a webhook now (exit 1 if the endpoint did not accept it)')
+    .addArgument(new Argument('<webhook-id>', 'webhook id').argParser(resourceId('webhook')))
+    .option('--event <type>', 'event type to simulate (default invoice.paid)')
+    .addHelpText('after', examples('whsvc test wh_…', 'whsvc test wh_… --event sales_order.created'))
+    .action(apiAction((deps, webhookId, o) => run({ webhookId, event: o.event }, deps)));
 
 export async function run(options: { webhookId: string; event?: string | undefined }, deps: CommandDeps): Promise<number> {
   const path = `/v1/webhooks/${encodeURIComponent(options.webhookId)}`;

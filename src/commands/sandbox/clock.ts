@@ -1,8 +1,31 @@
+import { Argument, Command } from '@commander-js/extra-typings';
+import { addVerbs, apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
+import { duration } from '../../cli/parse.js';
 import { renderTable, tableTime } from '../../render/table.js';
 import { keyValues } from '../../render/text.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { usageError } from '../../cli/errors.js';
 import { printJson, tableLayout } from '../../cli/output.js';
+
+export const command = () => {
+  const clock = new Command('clock')
+    .description("the sandbox's time and the automatic attempts due next; with --clock manual, advance and set move it")
+    .addHelpText('after', examples('whsvc sandbox clock', 'whsvc sandbox clock advance 1h', 'whsvc sandbox clock set 2030-01-01T00:00:00Z'))
+    .action(apiAction((deps) => run({ action: 'show' }, deps)));
+  const advance = new Command('advance')
+    .description('move a manual clock forward, sending every attempt that falls due on the way, in order')
+    .addArgument(new Argument('<duration>', 'how far: 90s, 30m, 2h, 3d').argParser(duration(10 * 365 * 86_400_000)))
+    .addHelpText('after', examples('whsvc sandbox clock advance 3d        # a whole retry schedule, played out', 'whsvc sandbox clock advance 90s --json'))
+    .action(apiAction((deps, ms) => run({ action: 'advance', ms }, deps)));
+  const set = new Command('set')
+    .description('move a manual clock forward to a time (never back), sending what falls due on the way')
+    .argument('<time>', 'an ISO 8601 time, e.g. 2030-01-01T00:00:00Z')
+    .addHelpText('after', examples('whsvc sandbox clock set 2030-01-01T00:00:00Z'))
+    .action(apiAction((deps, to) => run({ action: 'set', to }, deps)));
+  addVerbs(clock, advance, set);
+  return clock;
+};
 
 export interface ClockOptions {
   action: 'show' | 'advance' | 'set';

@@ -1,10 +1,12 @@
-import { resolve } from 'node:path';
-import type { Io } from '../../cli/deps.js';
-import { CliError, listenError } from '../../cli/errors.js';
-import { ManualSandboxClock } from '../../sandbox/clock.js';
-import { createSandbox, type Sandbox } from '../../sandbox/server.js';
-import type { AttemptRecord, WebhookRecord } from '../../sandbox/store.js';
-import { clockTime, sanitize, statusWords } from '../../render/text.js';
+import { Command, Option } from '@commander-js/extra-typings';
+import { action } from '../../cli/actions.js';
+import { CliError, ExitCode } from '../../cli/errors.js';
+import { examples } from '../../cli/examples.js';
+import { stopRequested } from '../../cli/interrupt.js';
+import { PLATFORM_NAME, integerIn } from '../../cli/parse.js';
+
+/** Deliveries an in-memory sandbox keeps (about 5 KB each with their attempts): see the benchmarks. */
+const MEMORY_MAX_DELIVERIES = 10_000;
 
 export interface SandboxStartOptions {
   port: number;
@@ -25,91 +27,62 @@ export interface SandboxStartOptions {
   quiet: boolean;
 }
 
-export interface SandboxStartDeps extends Io {
-  /** Resolves when the user asks the sandbox to stop, with the exit code to stop with. */
-  stopSignal: Promise<number>;
-}
-
-/** One line per attempt on stderr: what was sent where, and what came of it (the endpoint's answer, cut short). */
-function attemptLine(attempt: AttemptRecord, webhook: WebhookRecord): string {
-  // The sandbox's time: with a manual clock, when the attempt was due, not when the jump ran.
-  const time = clockTime(attempt.created_at, Date.parse(attempt.created_at));
-  const answer = attempt.response_code === null || attempt.response_code === 0 ? 'no response' : String(attempt.response_code);
-  const reason = attempt.status === 'failed' && attempt.error ? `: ${attempt.error}` : '';
-  const body = attempt.response_body ? `  "${attempt.response_body.slice(0, 80)}${attempt.response_body.length > 80 ? '…' : ''}"` : '';
-  return sanitize(`${time} ${statusWords(attempt.status, attempt.next_attempt_at, Date.parse(attempt.created_at)).padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${reason}${body}  (${attempt.chain_id} #${attempt.attempt})`) + '\n';
-}
-
-export async function run(options: SandboxStartOptions, deps: SandboxStartDeps): Promise<number> {
-  const dataDir = options.dataDir ? resolve(options.dataDir) : undefined;
-  let sandbox: Sandbox;
-  try {
-    sandbox = createSandbox({
-      dataDir,
-      ...(options.manualClock ? { clock: new ManualSandboxClock(Date.now()) } : {}),
-      ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
-      tokenTtlSeconds: options.tokenTtl,
-      policy: {
-        retryBaseMs: options.retryBaseMs,
-        maxAttempts: options.maxAttempts,
-        platformName: options.platformName,
-        timeoutMs: options.deliveryTimeoutMs,
-        concurrencyPerWebhook: options.concurrencyPerWebhook,
-        maxDeliveries: options.maxDeliveries,
-      },
-      onFirstDrop: () =>
-        deps.stderr.write(
-          `whsvc sandbox: more than ${options.maxDeliveries} deliveries: the oldest are dropped from now on, with their attempts (--max-deliveries N keeps more, --data-dir keeps them on disk)\n`,
-        ),
-      ...(options.quiet ? {} : { onAttempt: (a: AttemptRecord, w: WebhookRecord) => deps.stderr.write(attemptLine(a, w)) }),
-    });
-  } catch (error) {
-    throw new CliError(`cannot open the sandbox store in ${dataDir}: ${(error as Error).message}`);
-  }
-  let baseUrl: string;
-  try {
-    baseUrl = await sandbox.listen(options.port, options.host);
-  } catch (error) {
-    await sandbox.close();
-    throw listenError(error, options.host, options.port);
-  }
-
-  const [readWrite, readOnly] = sandbox.clients;
-  deps.stderr.write(
-    [
-      `whsvc sandbox ready at ${baseUrl}`,
-      `  inspector: ${sandbox.inspector.url(baseUrl)}  (open it in a browser: deliveries live, attempts, payloads, retry)`,
-      `  read-write client: ${readWrite!.client_id}  secret: ${readWrite!.client_secret}`,
-      `  read-only client:  ${readOnly!.client_id}  secret: ${readOnly!.client_secret}`,
-      `  store: ${dataDir ? `${dataDir} (kept across restarts)` : 'in memory (gone when stopped; --data-dir DIR keeps it)'}${Number.isFinite(options.maxDeliveries) ? `; the newest ${options.maxDeliveries} deliveries kept` : ''}`,
-      `  retries: first after ${options.retryBaseMs} ms, doubling, ${options.maxAttempts} attempts at most; signature header X-${options.platformName}-Signature`,
-      `  each webhook: ${options.concurrencyPerWebhook} sends in flight on its own connections; a send fails after ${options.deliveryTimeoutMs} ms without an answer`,
-      ...(options.rateLimit ? [`  rate limit: ${options.rateLimit} API requests per second per client, then 429 with Retry-After`] : []),
-      ...(options.manualClock
-        ? [`  clock: manual, at ${new Date(sandbox.deliverer.now()).toISOString()}: retries wait for \`whsvc sandbox clock advance 1h\``]
-        : []),
-      `  trigger an event: whsvc sandbox trigger invoice.paid --base-url ${baseUrl}`,
-      '  Ctrl-C stops it',
-      '',
-    ].join('\n'),
-  );
-
-  if (options.json) {
-    deps.stdout.write(
-      JSON.stringify({
-        base_url: baseUrl,
-        inspector_url: sandbox.inspector.url(baseUrl),
-        client_id: readWrite!.client_id,
-        client_secret: readWrite!.client_secret,
-        readonly_client_id: readOnly!.client_id,
-        readonly_client_secret: readOnly!.client_secret,
-        data_dir: dataDir ?? null,
-      }) + '\n',
+export const command = () =>
+  new Command('start')
+    .description('serve the whole interface on loopback, with real signed deliveries and retries')
+    .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default(4010).argParser(integerIn(0, 65535)))
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--data-dir <dir>', 'keep webhooks, deliveries, clients and due retries in DIR (SQLite) across restarts')
+    .addOption(new Option('--retry-base-ms <n>', 'first automatic retry delay; doubles each time').default(5000).argParser(integerIn(1, 86_400_000)))
+    .addOption(new Option('--max-attempts <n>', 'automatic attempts per delivery, the first included').default(5).argParser(integerIn(1, 50)))
+    .addOption(new Option('--token-ttl <seconds>', 'lifetime of access tokens').default(3600).argParser(integerIn(1, 86_400 * 30)))
+    .option('--platform-name <name>', 'the platform name in the signature header, X-<name>-Signature', 'Service')
+    .addOption(new Option('--delivery-timeout-ms <n>', 'a delivery not answered within this fails').default(10_000).argParser(integerIn(1, 600_000)))
+    .addOption(
+      new Option('--concurrency-per-webhook <n>', 'sends in flight to one webhook, each on its own connection; more wait their turn, their timeout not yet running')
+        .default(64)
+        .argParser(integerIn(1, 1024)),
+    )
+    .addOption(
+      new Option('--max-deliveries <n>', `deliveries kept, oldest dropped first (default ${MEMORY_MAX_DELIVERIES} in memory, all with --data-dir)`).argParser(
+        integerIn(1, 1_000_000_000),
+      ),
+    )
+    .addOption(new Option('--rate-limit <n>', 'answer 429 with Retry-After beyond N API requests per second per client (default: no limit)').argParser(integerIn(1, 1_000_000)))
+    .option('--quiet', 'do not log each delivery attempt on stderr')
+    .addOption(new Option('--clock <kind>', 'wall, or manual: time stands still until `whsvc sandbox clock advance`').choices(['wall', 'manual'] as const).default('wall' as const))
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc sandbox start',
+        'whsvc sandbox start --data-dir ./.sandbox   # keep everything across restarts',
+        'whsvc sandbox start --port 0 --json --quiet  # in tests: one JSON line, its address and credentials, when ready',
+      ),
+    )
+    .action(
+      action(async ({ io, globals }, o) => {
+        if (!PLATFORM_NAME.test(o.platformName)) {
+          throw new CliError('--platform-name must be letters, digits and dashes, starting with a letter', ExitCode.usage);
+        }
+        const { run } = await import('./serve.js');
+        return run(
+          {
+            port: o.port,
+            host: o.host,
+            dataDir: o.dataDir,
+            retryBaseMs: o.retryBaseMs,
+            maxAttempts: o.maxAttempts,
+            tokenTtl: o.tokenTtl,
+            platformName: o.platformName,
+            deliveryTimeoutMs: o.deliveryTimeoutMs,
+            concurrencyPerWebhook: o.concurrencyPerWebhook,
+            maxDeliveries: o.maxDeliveries ?? (o.dataDir ? Number.POSITIVE_INFINITY : MEMORY_MAX_DELIVERIES),
+            json: globals.json,
+            manualClock: o.clock === 'manual',
+            rateLimit: o.rateLimit,
+            quiet: Boolean(o.quiet),
+          },
+          { ...io, stopSignal: stopRequested() },
+        );
+      }),
     );
-  }
-
-  const exitCode = await deps.stopSignal;
-  deps.stderr.write('whsvc sandbox: stopping (waiting for deliveries under way)\n');
-  await sandbox.close();
-  return exitCode;
-}

@@ -1,3 +1,8 @@
+import { Command } from '@commander-js/extra-typings';
+import { action } from '../../cli/actions.js';
+import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
+import { examples } from '../../cli/examples.js';
+import { defaultTransport } from '../../api/transport.js';
 import type { Io } from '../../cli/deps.js';
 import { CliError, unreachableHint, usageError } from '../../cli/errors.js';
 import { notOneOf } from '../../cli/suggest.js';
@@ -6,6 +11,18 @@ import { describeErrorBody } from '../../api/errors.js';
 import { TransportError } from '../../net.js';
 import type { Transport, TransportResponse } from '../../api/transport.js';
 import { sanitize } from '../../render/text.js';
+
+export const command = () =>
+  new Command('trigger')
+    .description('make an event occur in a running sandbox (sandbox-only endpoint, outside /v1)')
+    .argument('<event-type>', 'an event type of the catalog, e.g. invoice.paid')
+    .option('--data <json>', 'fields to set in the payload, as a JSON object')
+    .addHelpText('after', examples('whsvc sandbox trigger invoice.paid', `whsvc sandbox trigger invoice.paid --data '{"id":"inv_42"}'`))
+    .action(
+      action(async ({ io, globals }, eventType, o) =>
+        run({ eventType, data: o.data, baseUrl: globals.baseUrl ?? DEFAULT_BASE_URL, json: globals.json }, { ...io, transport: defaultTransport(io.env) }),
+      ),
+    );
 
 export interface SandboxTriggerOptions {
   eventType: string;

@@ -1,3 +1,7 @@
+import { Command, Option } from '@commander-js/extra-typings';
+import { apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
+import { list } from '../../cli/parse.js';
 import { closeSync, constants, fchmodSync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { NetworkError } from '../../api/errors.js';
 import { checkEventTypes, fetchCatalog } from '../../cli/catalog.js';
@@ -10,6 +14,25 @@ import { checkUrl } from './url.js';
 import { redactUserinfo } from '../../net.js';
 import { webhookBlock, type Webhook } from './view.js';
 
+export const command = () =>
+  new Command('create')
+    .description('create a webhook; its signing secret is shown once')
+    .option('--url <url>', 'the https endpoint (asked when missing on a terminal)')
+    .addOption(new Option('--events <types>', 'comma-separated event types (a checklist when missing on a terminal)').argParser(list))
+    .option('--inactive', 'create it paused')
+    .option('--secret-file <path>', 'write the signing secret to this file (mode 0600) instead of showing it')
+    .option('--force', 'let --secret-file overwrite an existing file')
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc webhooks create --url https://example.com/hooks --events invoice.paid,sales_order.created',
+        'whsvc webhooks create --url https://example.com/hooks --events invoice.paid --secret-file ./whsec.txt',
+      ),
+    )
+    .action(
+      apiAction((deps, o) => run({ url: o.url, events: o.events, inactive: Boolean(o.inactive), secretFile: o.secretFile, force: Boolean(o.force) }, deps)),
+    );
+
 export interface CreateOptions {
   url?: string | undefined;
   events?: string[] | undefined;
@@ -17,7 +40,6 @@ export interface CreateOptions {
   secretFile?: string | undefined;
   force: boolean;
 }
-
 
 /**
  * Reserves the secret file before the webhook exists, so that a path that

@@ -1,7 +1,19 @@
+import { Argument, Command } from '@commander-js/extra-typings';
+import { apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
+import { resourceId } from '../../cli/parse.js';
 import { sanitize } from '../../render/text.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { printJson } from '../../cli/output.js';
+
+export const command = () =>
+  new Command('delete')
+    .description('delete a webhook (asks on a terminal; --yes otherwise)')
+    .addArgument(new Argument('<id>', 'webhook id').argParser(resourceId('webhook')))
+    .option('-y, --yes', 'do not ask for confirmation')
+    .addHelpText('after', examples('whsvc webhooks delete wh_…', 'whsvc webhooks delete wh_… --yes   # in scripts'))
+    .action(apiAction((deps, id, o) => run({ id, yes: Boolean(o.yes) }, deps)));
 
 export async function run(options: { id: string; yes: boolean }, deps: CommandDeps): Promise<number> {
   if (!options.yes) {

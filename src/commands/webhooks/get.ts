@@ -1,6 +1,17 @@
+import { Argument, Command } from '@commander-js/extra-typings';
+import { apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
+import { resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
 import { webhookBlock, type Webhook } from './view.js';
+
+export const command = () =>
+  new Command('get')
+    .description('one webhook')
+    .addArgument(new Argument('<id>', 'webhook id').argParser(resourceId('webhook')))
+    .addHelpText('after', examples('whsvc webhooks get wh_…', 'whsvc webhooks get wh_… --json'))
+    .action(apiAction((deps, id) => run({ id }, deps)));
 
 export async function run(options: { id: string }, deps: CommandDeps): Promise<number> {
   const webhook = await deps.api.json<Webhook>('GET', `/v1/webhooks/${encodeURIComponent(options.id)}`, { expect: 'webhook' });

@@ -1,12 +1,31 @@
+import { Argument, Command, Option } from '@commander-js/extra-typings';
+import { apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
 import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import { allWebhooks, answeredStatus, attemptsOf, deliveryKey, type LoggedAttempt, type LoggedWebhook } from '../../api/log.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
-import { boundAt, type TimeBound } from '../../cli/parse.js';
+import { boundAt, collect, percentage, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import type { Colors } from '../../render/colors.js';
 import { renderTable, tableTime, type TableOptions } from '../../render/table.js';
 import { sanitize } from '../../render/text.js';
+
+export const command = () =>
+  new Command('health')
+    .description('delivered share, failures and last outcomes per webhook, worst first; exit 1 when any is unhealthy')
+    .addArgument(new Argument('[ids...]', 'webhook ids (default: every webhook)').argParser(collect(resourceId('webhook'))))
+    .addOption(new Option('--since <time>', 'the window: a duration back from now (30m, 2h, 3d) or an ISO 8601 time; default 24h').argParser(timeBound))
+    .addOption(new Option('--fail-under <pct>', 'a webhook that delivered less than this percentage (95 or 95%) is unhealthy too').argParser(percentage))
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc webhooks health',
+        'whsvc webhooks health wh_… --since 2h',
+        'whsvc webhooks health --fail-under 95 --json   # in a cron job or CI: exit 1 when unhealthy',
+      ),
+    )
+    .action(apiAction((deps, ids, o) => run({ ids: ids ?? [], since: o.since, failUnder: o.failUnder }, deps)));
 
 export interface HealthOptions {
   /** The webhooks to look at; every webhook of the account when empty. */

@@ -1,6 +1,24 @@
+import { Command, Option } from '@commander-js/extra-typings';
+import { apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
+import { integerIn, oneOf } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { writePages, type Page } from '../../cli/output.js';
 import { webhookTable, type Webhook } from './view.js';
+
+export const command = () =>
+  new Command('list')
+    .description('one page of webhooks, or every page with --all')
+    .addOption(new Option('--active <bool>', 'only active (true) or paused (false) webhooks').argParser(oneOf(['true', 'false'])))
+    .addOption(new Option('--limit <n>', 'page size, 1 to 200').argParser(integerIn(1, 200)))
+    .option('--cursor <cursor>', 'the page after this cursor (printed with a page that has more)')
+    .option('--all', 'every page, streamed as it arrives')
+    .addHelpText('after', examples('whsvc webhooks list --active true', 'whsvc webhooks list --all --json | jq -r \'.data[].url\''))
+    .action(
+      apiAction((deps, o) =>
+        run({ active: o.active === undefined ? undefined : o.active === 'true', limit: o.limit, cursor: o.cursor, all: Boolean(o.all) }, deps),
+      ),
+    );
 
 export interface ListOptions {
   active?: boolean | undefined;

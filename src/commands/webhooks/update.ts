@@ -1,3 +1,7 @@
+import { Argument, Command, Option } from '@commander-js/extra-typings';
+import { apiAction } from '../../cli/actions.js';
+import { examples } from '../../cli/examples.js';
+import { list, resourceId } from '../../cli/parse.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { usageError } from '../../cli/errors.js';
@@ -6,6 +10,26 @@ import { checkUrl } from './url.js';
 import { redactUserinfo } from '../../net.js';
 import { sanitize } from '../../render/text.js';
 import { webhookBlock, type Webhook } from './view.js';
+
+export const command = () =>
+  new Command('update')
+    .description('change only what is given')
+    .addArgument(new Argument('<id>', 'webhook id').argParser(resourceId('webhook')))
+    .option('--url <url>', 'new endpoint')
+    .addOption(new Option('--events <types>', 'replace the event list').argParser(list))
+    .addOption(new Option('--add-events <types>', 'add to the current event list').argParser(list))
+    .addOption(new Option('--remove-events <types>', 'remove from the current event list').argParser(list))
+    .addOption(new Option('--active', 'resume deliveries').conflicts('inactive'))
+    .addOption(new Option('--inactive', 'pause deliveries').conflicts('active'))
+    .addHelpText('after', examples('whsvc webhooks update wh_… --add-events invoice.paid', 'whsvc webhooks update wh_… --inactive          # pause deliveries'))
+    .action(
+      apiAction((deps, id, o) =>
+        run(
+          { id, url: o.url, events: o.events, addEvents: o.addEvents, removeEvents: o.removeEvents, active: o.active ? true : o.inactive ? false : undefined },
+          deps,
+        ),
+      ),
+    );
 
 export interface UpdateOptions {
   id: string;

@@ -1,0 +1,99 @@
+// `sandbox start`'s run, loaded at its first use (start.ts): the sandbox's server, store and deliverer are not on the path of
+// any other command.
+import { resolve } from 'node:path';
+import type { Io } from '../../cli/deps.js';
+import type { SandboxStartOptions } from './start.js';
+import { CliError, listenError } from '../../cli/errors.js';
+import { ManualSandboxClock } from '../../sandbox/clock.js';
+import { createSandbox, type Sandbox } from '../../sandbox/server.js';
+import type { AttemptRecord, WebhookRecord } from '../../sandbox/store.js';
+import { clockTime, sanitize, statusWords } from '../../render/text.js';
+
+export interface SandboxStartDeps extends Io {
+  /** Resolves when the user asks the sandbox to stop, with the exit code to stop with. */
+  stopSignal: Promise<number>;
+}
+
+/** One line per attempt on stderr: what was sent where, and what came of it (the endpoint's answer, cut short). */
+function attemptLine(attempt: AttemptRecord, webhook: WebhookRecord): string {
+  // The sandbox's time: with a manual clock, when the attempt was due, not when the jump ran.
+  const time = clockTime(attempt.created_at, Date.parse(attempt.created_at));
+  const answer = attempt.response_code === null || attempt.response_code === 0 ? 'no response' : String(attempt.response_code);
+  const reason = attempt.status === 'failed' && attempt.error ? `: ${attempt.error}` : '';
+  const body = attempt.response_body ? `  "${attempt.response_body.slice(0, 80)}${attempt.response_body.length > 80 ? '…' : ''}"` : '';
+  return sanitize(`${time} ${statusWords(attempt.status, attempt.next_attempt_at, Date.parse(attempt.created_at)).padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${reason}${body}  (${attempt.chain_id} #${attempt.attempt})`) + '\n';
+}
+
+export async function run(options: SandboxStartOptions, deps: SandboxStartDeps): Promise<number> {
+  const dataDir = options.dataDir ? resolve(options.dataDir) : undefined;
+  let sandbox: Sandbox;
+  try {
+    sandbox = createSandbox({
+      dataDir,
+      ...(options.manualClock ? { clock: new ManualSandboxClock(Date.now()) } : {}),
+      ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+      tokenTtlSeconds: options.tokenTtl,
+      policy: {
+        retryBaseMs: options.retryBaseMs,
+        maxAttempts: options.maxAttempts,
+        platformName: options.platformName,
+        timeoutMs: options.deliveryTimeoutMs,
+        concurrencyPerWebhook: options.concurrencyPerWebhook,
+        maxDeliveries: options.maxDeliveries,
+      },
+      onFirstDrop: () =>
+        deps.stderr.write(
+          `whsvc sandbox: more than ${options.maxDeliveries} deliveries: the oldest are dropped from now on, with their attempts (--max-deliveries N keeps more, --data-dir keeps them on disk)\n`,
+        ),
+      ...(options.quiet ? {} : { onAttempt: (a: AttemptRecord, w: WebhookRecord) => deps.stderr.write(attemptLine(a, w)) }),
+    });
+  } catch (error) {
+    throw new CliError(`cannot open the sandbox store in ${dataDir}: ${(error as Error).message}`);
+  }
+  let baseUrl: string;
+  try {
+    baseUrl = await sandbox.listen(options.port, options.host);
+  } catch (error) {
+    await sandbox.close();
+    throw listenError(error, options.host, options.port);
+  }
+
+  const [readWrite, readOnly] = sandbox.clients;
+  deps.stderr.write(
+    [
+      `whsvc sandbox ready at ${baseUrl}`,
+      `  inspector: ${sandbox.inspector.url(baseUrl)}  (open it in a browser: deliveries live, attempts, payloads, retry)`,
+      `  read-write client: ${readWrite!.client_id}  secret: ${readWrite!.client_secret}`,
+      `  read-only client:  ${readOnly!.client_id}  secret: ${readOnly!.client_secret}`,
+      `  store: ${dataDir ? `${dataDir} (kept across restarts)` : 'in memory (gone when stopped; --data-dir DIR keeps it)'}${Number.isFinite(options.maxDeliveries) ? `; the newest ${options.maxDeliveries} deliveries kept` : ''}`,
+      `  retries: first after ${options.retryBaseMs} ms, doubling, ${options.maxAttempts} attempts at most; signature header X-${options.platformName}-Signature`,
+      `  each webhook: ${options.concurrencyPerWebhook} sends in flight on its own connections; a send fails after ${options.deliveryTimeoutMs} ms without an answer`,
+      ...(options.rateLimit ? [`  rate limit: ${options.rateLimit} API requests per second per client, then 429 with Retry-After`] : []),
+      ...(options.manualClock
+        ? [`  clock: manual, at ${new Date(sandbox.deliverer.now()).toISOString()}: retries wait for \`whsvc sandbox clock advance 1h\``]
+        : []),
+      `  trigger an event: whsvc sandbox trigger invoice.paid --base-url ${baseUrl}`,
+      '  Ctrl-C stops it',
+      '',
+    ].join('\n'),
+  );
+
+  if (options.json) {
+    deps.stdout.write(
+      JSON.stringify({
+        base_url: baseUrl,
+        inspector_url: sandbox.inspector.url(baseUrl),
+        client_id: readWrite!.client_id,
+        client_secret: readWrite!.client_secret,
+        readonly_client_id: readOnly!.client_id,
+        readonly_client_secret: readOnly!.client_secret,
+        data_dir: dataDir ?? null,
+      }) + '\n',
+    );
+  }
+
+  const exitCode = await deps.stopSignal;
+  deps.stderr.write('whsvc sandbox: stopping (waiting for deliveries under way)\n');
+  await sandbox.close();
+  return exitCode;
+}
