@@ -4,7 +4,7 @@ import { examples } from '../../cli/examples.js';
 import { integerIn, oneOf, resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { writePages, type Page } from '../../cli/output.js';
-import { deliveryTable, type Delivery } from './view.js';
+import { deliveryTable, type Delivery } from './shared/view.js';
 
 export const command = () =>
   new Command('list')

@@ -11,7 +11,7 @@ import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { JsonDocumentStream, printJson, tableLayout } from '../../cli/output.js';
 import { gracefulInterrupt, stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, collect, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
-import { ResendReport, concurrencyOption, resendAll, type ResendTarget } from './resend.js';
+import { ResendReport, concurrencyOption, resendAll, type ResendTarget } from './shared/resend.js';
 
 export const command = () =>
   new Command('recover')

@@ -4,8 +4,8 @@ import { examples } from '../../cli/examples.js';
 import { gracefulInterrupt } from '../../cli/interrupt.js';
 import { collect, resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
-import { ResendReport, concurrencyOption, resendAll, targetsFromIds } from './resend.js';
-import { reportSentAttempt, type Delivery } from './view.js';
+import { ResendReport, concurrencyOption, resendAll, targetsFromIds } from './shared/resend.js';
+import { reportSentAttempt, type Delivery } from './shared/view.js';
 
 export const command = () =>
   new Command('retry')

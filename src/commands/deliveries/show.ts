@@ -4,7 +4,7 @@ import { examples } from '../../cli/examples.js';
 import { resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
-import { deliveryBlock, type Delivery } from './view.js';
+import { deliveryBlock, type Delivery } from './shared/view.js';
 
 export const command = () =>
   new Command('show')

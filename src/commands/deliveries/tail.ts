@@ -13,10 +13,10 @@ import { PLATFORM_NAME, boundAt, collect, duration, integerIn, oneOf, resourceId
 import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { fittedLine, type LineField } from '../../render/line.js';
 import { clockTime, relativeTime, sanitize, statusWords } from '../../render/text.js';
-import { FORWARDED_BOUND, checkWritable, holdCheckpoint, readCheckpoint, writeCheckpoint, type Checkpoint, type WebhookPosition } from './tail-checkpoint.js';
-import { Follower, type Change, type StartAt } from './tail-follow.js';
-import { forwardDelivery, type ForwardOutcome, type ForwardTarget } from './tail-forward.js';
-import { statusLabel } from './view.js';
+import { FORWARDED_BOUND, checkWritable, holdCheckpoint, readCheckpoint, writeCheckpoint, type Checkpoint, type WebhookPosition } from './tail/checkpoint.js';
+import { Follower, type Change, type StartAt } from './tail/follow.js';
+import { forwardDelivery, type ForwardOutcome, type ForwardTarget } from './tail/forward.js';
+import { statusLabel } from './shared/view.js';
 
 export const command = () =>
   new Command('tail')

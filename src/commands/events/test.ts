@@ -5,8 +5,8 @@ import { resourceId } from '../../cli/parse.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { sanitize } from '../../render/text.js';
-import { reportSentAttempt, type Delivery } from '../deliveries/view.js';
-import type { Webhook } from '../webhooks/view.js';
+import { reportSentAttempt, type Delivery } from '../deliveries/shared/view.js';
+import type { Webhook } from '../webhooks/shared/view.js';
 
 export const command = () =>
   new Command('test')

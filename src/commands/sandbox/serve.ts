@@ -2,12 +2,30 @@
 // any other command.
 import { resolve } from 'node:path';
 import type { Io } from '../../cli/deps.js';
-import type { SandboxStartOptions } from './start.js';
 import { CliError, listenError } from '../../cli/errors.js';
 import { ManualSandboxClock } from '../../sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { AttemptRecord, WebhookRecord } from '../../sandbox/store.js';
 import { clockTime, sanitize, statusWords } from '../../render/text.js';
+
+export interface SandboxStartOptions {
+  port: number;
+  host: string;
+  dataDir?: string | undefined;
+  retryBaseMs: number;
+  maxAttempts: number;
+  tokenTtl: number;
+  platformName: string;
+  deliveryTimeoutMs: number;
+  concurrencyPerWebhook: number;
+  /** Infinity keeps every delivery. */
+  maxDeliveries: number;
+  json: boolean;
+  /** --clock manual: the sandbox's time moves only when told (whsvc sandbox clock advance). */
+  manualClock?: boolean;
+  rateLimit?: number | undefined;
+  quiet: boolean;
+}
 
 export interface SandboxStartDeps extends Io {
   /** Resolves when the user asks the sandbox to stop, with the exit code to stop with. */

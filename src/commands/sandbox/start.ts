@@ -8,25 +8,6 @@ import { PLATFORM_NAME, integerIn } from '../../cli/parse.js';
 /** Deliveries an in-memory sandbox keeps (about 5 KB each with their attempts): see the benchmarks. */
 const MEMORY_MAX_DELIVERIES = 10_000;
 
-export interface SandboxStartOptions {
-  port: number;
-  host: string;
-  dataDir?: string | undefined;
-  retryBaseMs: number;
-  maxAttempts: number;
-  tokenTtl: number;
-  platformName: string;
-  deliveryTimeoutMs: number;
-  concurrencyPerWebhook: number;
-  /** Infinity keeps every delivery. */
-  maxDeliveries: number;
-  json: boolean;
-  /** --clock manual: the sandbox's time moves only when told (whsvc sandbox clock advance). */
-  manualClock?: boolean;
-  rateLimit?: number | undefined;
-  quiet: boolean;
-}
-
 export const command = () =>
   new Command('start')
     .description('serve the whole interface on loopback, with real signed deliveries and retries')

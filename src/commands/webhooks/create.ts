@@ -10,9 +10,9 @@ import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { onInterrupt } from '../../cli/interrupt.js';
 import { printJson } from '../../cli/output.js';
 import { checkSecretFilePath } from '../../cli/secret.js';
-import { checkUrl } from './url.js';
+import { checkUrl } from './shared/url.js';
 import { redactUserinfo } from '../../net.js';
-import { webhookBlock, type Webhook } from './view.js';
+import { webhookBlock, type Webhook } from './shared/view.js';
 
 export const command = () =>
   new Command('create')

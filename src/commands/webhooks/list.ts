@@ -4,7 +4,7 @@ import { examples } from '../../cli/examples.js';
 import { integerIn, oneOf } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { writePages, type Page } from '../../cli/output.js';
-import { webhookTable, type Webhook } from './view.js';
+import { webhookTable, type Webhook } from './shared/view.js';
 
 export const command = () =>
   new Command('list')

@@ -6,10 +6,10 @@ import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { usageError } from '../../cli/errors.js';
 import { printJson } from '../../cli/output.js';
-import { checkUrl } from './url.js';
+import { checkUrl } from './shared/url.js';
 import { redactUserinfo } from '../../net.js';
 import { sanitize } from '../../render/text.js';
-import { webhookBlock, type Webhook } from './view.js';
+import { webhookBlock, type Webhook } from './shared/view.js';
 
 export const command = () =>
   new Command('update')

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TransportRequest, TransportResponse } from '../../../src/api/transport.js';
 import { TransportError, toTransportError } from '../../../src/net.js';
 import { run, type TailOptions } from '../../../src/commands/deliveries/tail.js';
-import { holdCheckpoint } from '../../../src/commands/deliveries/tail-checkpoint.js';
+import { holdCheckpoint } from '../../../src/commands/deliveries/tail/checkpoint.js';
 import { sign, verify } from '../../../src/signing/signature.js';
 import { CATALOG, T0, fakeDeps, finishFakeDeps, jsonReply, mockToken, queryOf, rejectionOf, type FakeDepsOptions } from '../../helpers/fake-deps.js';
 

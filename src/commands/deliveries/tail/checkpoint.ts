@@ -1,9 +1,9 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileSync } from 'atomically';
-import { holdFileLock } from '../../config/lock.js';
-import { CliError, ExitCode } from '../../cli/errors.js';
-import type { Position } from './tail-follow.js';
+import { holdFileLock } from '../../../config/lock.js';
+import { CliError, ExitCode } from '../../../cli/errors.js';
+import type { Position } from './follow.js';
 
 /** Delivery ids kept as forwarded: enough to drop the retries of any delivery still being retried. */
 export const FORWARDED_BOUND = 10_000;

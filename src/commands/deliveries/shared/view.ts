@@ -1,9 +1,9 @@
-import type { Colors } from '../../render/colors.js';
-import { renderTable, tableTime, type TableOptions } from '../../render/table.js';
-import { clockTime, keyValues, relativeTime, sanitize, sanitizeBlock, statusWords } from '../../render/text.js';
-import { answeredStatus } from '../../api/log.js';
-import type { CommandDeps } from '../../cli/context.js';
-import { printJson } from '../../cli/output.js';
+import type { Colors } from '../../../render/colors.js';
+import { renderTable, tableTime, type TableOptions } from '../../../render/table.js';
+import { clockTime, keyValues, relativeTime, sanitize, sanitizeBlock, statusWords } from '../../../render/text.js';
+import { answeredStatus } from '../../../api/log.js';
+import type { CommandDeps } from '../../../cli/context.js';
+import { printJson } from '../../../cli/output.js';
 
 export interface Delivery {
   id: string;

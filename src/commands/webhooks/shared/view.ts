@@ -1,6 +1,6 @@
-import type { Colors } from '../../render/colors.js';
-import { renderTable, tableTime, type TableOptions } from '../../render/table.js';
-import { keyValues, relativeTime } from '../../render/text.js';
+import type { Colors } from '../../../render/colors.js';
+import { renderTable, tableTime, type TableOptions } from '../../../render/table.js';
+import { keyValues, relativeTime } from '../../../render/text.js';
 
 export interface Webhook {
   id: string;

@@ -1,6 +1,6 @@
-import type { ApiClient } from '../../api/client.js';
-import { ApiError } from '../../api/errors.js';
-import { MAX_PAGE, allWebhooks, type LogPage, type LoggedAttempt } from '../../api/log.js';
+import type { ApiClient } from '../../../api/client.js';
+import { ApiError } from '../../../api/errors.js';
+import { MAX_PAGE, allWebhooks, type LogPage, type LoggedAttempt } from '../../../api/log.js';
 
 /**
  * Following the delivery log of several webhooks by polling, without reading

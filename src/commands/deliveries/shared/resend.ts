@@ -1,13 +1,13 @@
 import { Option } from '@commander-js/extra-typings';
-import { integerIn } from '../../cli/parse.js';
-import { ApiError, AuthError, NetworkError, RequestStopped } from '../../api/errors.js';
-import { answeredStatus, deliveryKey } from '../../api/log.js';
-import { ProgressLine } from '../../render/progress.js';
-import { counted, sanitize } from '../../render/text.js';
-import type { CommandDeps } from '../../cli/context.js';
-import { JsonDocumentStream } from '../../cli/output.js';
-import { ExitCode } from '../../cli/errors.js';
-import { stdoutWasClosed } from '../../cli/interrupt.js';
+import { integerIn } from '../../../cli/parse.js';
+import { ApiError, AuthError, NetworkError, RequestStopped } from '../../../api/errors.js';
+import { answeredStatus, deliveryKey } from '../../../api/log.js';
+import { ProgressLine } from '../../../render/progress.js';
+import { counted, sanitize } from '../../../render/text.js';
+import type { CommandDeps } from '../../../cli/context.js';
+import { JsonDocumentStream } from '../../../cli/output.js';
+import { ExitCode } from '../../../cli/errors.js';
+import { stdoutWasClosed } from '../../../cli/interrupt.js';
 import type { Delivery } from './view.js';
 
 /** Sends in flight at once in a bulk re-send (retry of several ids, recover); the maximum keeps one run from flooding the service. */

@@ -1,11 +1,11 @@
-import type { ApiClient } from '../../api/client.js';
-import { ApiError } from '../../api/errors.js';
-import { deliveryKey, type LoggedAttempt } from '../../api/log.js';
-import type { Transport } from '../../api/transport.js';
-import { TransportError } from '../../net.js';
-import type { SecretSource } from '../../cli/secret.js';
-import { deliveryHeaders, verify } from '../../signing/signature.js';
-import type { Delivery } from './view.js';
+import type { ApiClient } from '../../../api/client.js';
+import { ApiError } from '../../../api/errors.js';
+import { deliveryKey, type LoggedAttempt } from '../../../api/log.js';
+import type { Transport } from '../../../api/transport.js';
+import { TransportError } from '../../../net.js';
+import type { SecretSource } from '../../../cli/secret.js';
+import { deliveryHeaders, verify } from '../../../signing/signature.js';
+import type { Delivery } from '../shared/view.js';
 
 /** How long the local app has to answer a forwarded delivery (the sandbox's own delivery timeout). */
 export const FORWARD_TIMEOUT_MS = 10_000;

@@ -1,4 +1,4 @@
-import { webhookUrl } from '../../net.js';
+import { webhookUrl } from '../../../net.js';
 
 /** The endpoint URL as the service would take it: true, or why not (asked again at the prompt). */
 export function checkUrl(value: string): true | string {
