@@ -35,7 +35,9 @@ const receiverUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
 
 function startSandbox() {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WHSVC, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--clock', 'manual'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [WHSVC, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--clock', 'manual'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;

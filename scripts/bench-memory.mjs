@@ -30,7 +30,23 @@ async function run(label, events, extraArgs) {
     });
   });
   await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const sandbox = spawn(process.execPath, [...(process.env.BENCH_SANDBOX_NODE_ARGS ?? '').split(' ').filter(Boolean), WHSVC, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--max-attempts', '1', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const sandbox = spawn(
+    process.execPath,
+    [
+      ...(process.env.BENCH_SANDBOX_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      WHSVC,
+      'sandbox',
+      'start',
+      '--port',
+      '0',
+      '--json',
+      '--quiet',
+      '--max-attempts',
+      '1',
+      ...extraArgs,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stderr = '';
   sandbox.stderr.on('data', (c) => (stderr += c));
   const info = await new Promise((resolve, reject) => {
@@ -43,12 +59,21 @@ async function run(label, events, extraArgs) {
   });
   const pool = new Pool(info.base_url, { connections: IN_FLIGHT });
   const call = async (method, path, body, token) => {
-    const res = await pool.request({ method, path, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+    const res = await pool.request({
+      method,
+      path,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
     const text = await res.body.text();
     if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
     return JSON.parse(text);
   };
-  const { access_token } = await call('POST', '/v1/oauth/token', { grant_type: 'client_credentials', client_id: info.client_id, client_secret: info.client_secret });
+  const { access_token } = await call('POST', '/v1/oauth/token', {
+    grant_type: 'client_credentials',
+    client_id: info.client_id,
+    client_secret: info.client_secret,
+  });
   await call('POST', '/v1/webhooks', { url: `http://127.0.0.1:${receiver.address().port}/hook`, events: ['invoice.paid'] }, access_token);
   const baseline = kib(sandbox.pid, 'VmRSS');
   const started = Date.now();
@@ -79,4 +104,7 @@ results.push(await run('no cap (--max-deliveries 1000000000)', EVENTS, ['--max-d
 console.log(`\nSandbox memory, in memory mode (${IN_FLIGHT} triggers in flight, one webhook, a receiver that answers at once)\n`);
 console.log('| sandbox | events delivered | RSS when ready | peak RSS | time | said it dropped old deliveries |');
 console.log('|---|---|---|---|---|---|');
-for (const r of results) console.log(`| ${r.label} | ${r.events.toLocaleString('en')} | ${mb(r.baseline)} | ${mb(r.peak)} | ${r.seconds.toFixed(0)} s | ${r.dropped ? 'yes, once' : 'no'} |`);
+for (const r of results)
+  console.log(
+    `| ${r.label} | ${r.events.toLocaleString('en')} | ${mb(r.baseline)} | ${mb(r.peak)} | ${r.seconds.toFixed(0)} s | ${r.dropped ? 'yes, once' : 'no'} |`,
+  );

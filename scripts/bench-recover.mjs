@@ -72,11 +72,14 @@ agent.destroy();
 process.stdout.write(JSON.stringify({ sent }) + '\\n');
 `;
 writeFileSync(join(work, 'bare.mjs'), BARE);
-writeFileSync(join(work, 'maxrss.cjs'), "process.on('exit', () => require('node:fs').writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));\n");
+writeFileSync(
+  join(work, 'maxrss.cjs'),
+  "process.on('exit', () => require('node:fs').writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS)));\n",
+);
 // The live heap: a full collection every 20 ms, the largest heap left after one (in KB, as maxrss).
 writeFileSync(
   join(work, 'live.cjs'),
-  "let peak = 0; const t = setInterval(() => { global.gc(); peak = Math.max(peak, process.memoryUsage().heapUsed); }, 20); t.unref();\n" +
+  'let peak = 0; const t = setInterval(() => { global.gc(); peak = Math.max(peak, process.memoryUsage().heapUsed); }, 20); t.unref();\n' +
     "process.on('exit', () => require('node:fs').writeFileSync(process.env.BENCH_RSS_FILE, String(peak / 1024)));\n",
 );
 
@@ -89,7 +92,11 @@ async function sandboxWithFailures(count) {
     });
   });
   await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const child = spawn(process.execPath, [WHSVC, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--max-attempts', '1', '--max-deliveries', String(count * 2)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [WHSVC, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--max-attempts', '1', '--max-deliveries', String(count * 2)],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const info = await new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (c) => {
@@ -100,20 +107,31 @@ async function sandboxWithFailures(count) {
   });
   const pool = new Pool(info.base_url, { connections: 32 });
   const call = async (method, path, body, token) => {
-    const res = await pool.request({ method, path, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body && JSON.stringify(body) });
+    const res = await pool.request({
+      method,
+      path,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body && JSON.stringify(body),
+    });
     const text = await res.body.text();
     if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
     return JSON.parse(text);
   };
-  const { access_token: token } = await call('POST', '/v1/oauth/token', { grant_type: 'client_credentials', client_id: info.client_id, client_secret: info.client_secret });
+  const { access_token: token } = await call('POST', '/v1/oauth/token', {
+    grant_type: 'client_credentials',
+    client_id: info.client_id,
+    client_secret: info.client_secret,
+  });
   const { id: webhook } = await call('POST', '/v1/webhooks', { url: `http://127.0.0.1:${receiver.address().port}/hook`, events: ['invoice.paid'] }, token);
   let next = 0;
-  await Promise.all(Array.from({ length: 32 }, async () => {
-    while (next < count) {
-      next += 1;
-      await call('POST', '/_sandbox/events', { type: 'invoice.paid' });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < count) {
+        next += 1;
+        await call('POST', '/_sandbox/events', { type: 'invoice.paid' });
+      }
+    }),
+  );
   // Until every first attempt has failed (none pending).
   for (;;) {
     const pending = await call('GET', `/v1/webhooks/${webhook}/deliveries?status=pending&limit=1`, undefined, token);
@@ -122,8 +140,25 @@ async function sandboxWithFailures(count) {
   }
   await pool.close();
   const configDir = mkdtempSync(join(work, 'config-'));
-  const env = { ...process.env, WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: info.base_url, WHSVC_CLIENT_ID: info.client_id, WHSVC_CLIENT_SECRET: info.client_secret, CI: 'true', NO_COLOR: '1' };
-  return { info, token, webhook, env, stop: () => (child.kill(), new Promise((resolve) => receiver.close(resolve))) };
+  const env = {
+    ...process.env,
+    WHSVC_CONFIG_DIR: configDir,
+    WHSVC_BASE_URL: info.base_url,
+    WHSVC_CLIENT_ID: info.client_id,
+    WHSVC_CLIENT_SECRET: info.client_secret,
+    CI: 'true',
+    NO_COLOR: '1',
+  };
+  return {
+    info,
+    token,
+    webhook,
+    env,
+    stop: () => {
+      child.kill();
+      return new Promise((resolve) => receiver.close(resolve));
+    },
+  };
 }
 
 function timed(args, env) {
@@ -134,7 +169,9 @@ function timed(args, env) {
     let err = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (err += c));
-    child.on('exit', (code) => (code === 0 || code === 1 ? resolve({ ms: performance.now() - started, out }) : reject(new Error(`${args.join(' ')} exited ${code}: ${err}`))));
+    child.on('exit', (code) =>
+      code === 0 || code === 1 ? resolve({ ms: performance.now() - started, out }) : reject(new Error(`${args.join(' ')} exited ${code}: ${err}`)),
+    );
   });
 }
 
@@ -154,15 +191,18 @@ if (PARTS.includes('time')) {
     const b = await timed([join(work, 'bare.mjs')], { ...process.env, BASE: s.info.base_url, TOKEN: s.token, WEBHOOK: s.webhook });
     if (JSON.parse(b.out).sent !== DELIVERIES) throw new Error(`the bare script sent ${b.out}`);
     bareMs.push(b.ms);
-}
-await s.stop();
-console.log(`Node ${process.version}; recover of ${DELIVERIES} failed deliveries, ${RUNS} interleaved pairs (median wall ms)\n`);
-console.log('| run | median ms | min | max |');
-console.log('|---|---|---|---|');
-for (const [name, list] of [['whsvc deliveries recover --yes --json', recoverMs], ['bare node:http script', bareMs]]) {
-  console.log(`| ${name} | ${median(list).toFixed(0)} | ${Math.min(...list).toFixed(0)} | ${Math.max(...list).toFixed(0)} |`);
-}
-console.log(`\nrecover / bare: ${(median(recoverMs) / median(bareMs)).toFixed(2)}x\n`);
+  }
+  await s.stop();
+  console.log(`Node ${process.version}; recover of ${DELIVERIES} failed deliveries, ${RUNS} interleaved pairs (median wall ms)\n`);
+  console.log('| run | median ms | min | max |');
+  console.log('|---|---|---|---|');
+  for (const [name, list] of [
+    ['whsvc deliveries recover --yes --json', recoverMs],
+    ['bare node:http script', bareMs],
+  ]) {
+    console.log(`| ${name} | ${median(list).toFixed(0)} | ${Math.min(...list).toFixed(0)} | ${Math.max(...list).toFixed(0)} |`);
+  }
+  console.log(`\nrecover / bare: ${(median(recoverMs) / median(bareMs)).toFixed(2)}x\n`);
 }
 
 if (PARTS.includes('rss')) {
@@ -188,9 +228,13 @@ if (PARTS.includes('rss')) {
     rows.push({ count, rss: median(samples.rss), bare: median(samples.bare), live: median(samples.live) });
     await box.stop();
   }
-  console.log('| failed deliveries re-sent | recover: peak RSS (median of 3) | the bare script: peak RSS (median of 3) | recover: peak live heap, after a full GC every 20 ms (median of 3) |');
+  console.log(
+    '| failed deliveries re-sent | recover: peak RSS (median of 3) | the bare script: peak RSS (median of 3) | recover: peak live heap, after a full GC every 20 ms (median of 3) |',
+  );
   console.log('|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.count.toLocaleString('en')} | ${r.rss.toFixed(1)} MB | ${r.bare.toFixed(1)} MB | ${r.live.toFixed(1)} MB |`);
-  console.log(`\n10,000 / 10: recover's peak RSS ${(rows[1].rss / rows[0].rss).toFixed(2)}x, the bare script's ${(rows[1].bare / rows[0].bare).toFixed(2)}x, recover's live heap ${(rows[1].live / rows[0].live).toFixed(2)}x`);
+  console.log(
+    `\n10,000 / 10: recover's peak RSS ${(rows[1].rss / rows[0].rss).toFixed(2)}x, the bare script's ${(rows[1].bare / rows[0].bare).toFixed(2)}x, recover's live heap ${(rows[1].live / rows[0].live).toFixed(2)}x`,
+  );
 }
 rmSync(work, { recursive: true, force: true });

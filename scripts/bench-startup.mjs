@@ -28,7 +28,9 @@ function time(args, options = {}) {
 function measureAll(cases) {
   for (const c of cases) for (let i = 0; i < 3; i++) time(c.args, c.options); // warm the OS cache and Node's compile cache
   const samples = cases.map(() => []);
-  for (let round = 0; round < RUNS; round++) cases.forEach((c, i) => samples[i].push(time(c.args, c.options)));
+  for (let round = 0; round < RUNS; round++) {
+    for (const [i, c] of cases.entries()) samples[i].push(time(c.args, c.options));
+  }
   return samples.map((list) => {
     list.sort((a, b) => a - b);
     return { median: list[Math.floor(list.length / 2)], min: list[0], max: list[list.length - 1] };
@@ -67,7 +69,10 @@ try {
   const bareGetCjs = join(work, 'bare-get.cjs');
   writeFileSync(bareGetCjs, `const { request } = require('node:http');\n${getScript}`);
   const bareFetch = join(work, 'bare-fetch.mjs');
-  writeFileSync(bareFetch, `const res = await fetch(process.env.URL, { headers: { authorization: 'Bearer ' + process.env.TOKEN } });\nprocess.stdout.write(await res.text());\n`);
+  writeFileSync(
+    bareFetch,
+    `const res = await fetch(process.env.URL, { headers: { authorization: 'Bearer ' + process.env.TOKEN } });\nprocess.stdout.write(await res.text());\n`,
+  );
   const empty = join(work, 'empty.mjs');
   writeFileSync(empty, '');
   const payload = join(work, 'payload.json');

@@ -133,14 +133,11 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => void fail(`interrupted (${signal}) while ${stage}; subprocesses stopped`, 130));
 }
 
-const overall = setTimeout(
-  () => void fail(`gave up after ${TIMEOUT_S} s (BENCH_TIMEOUT_S) while ${stage}; subprocesses stopped`),
-  TIMEOUT_S * 1000,
-);
+const overall = setTimeout(() => void fail(`gave up after ${TIMEOUT_S} s (BENCH_TIMEOUT_S) while ${stage}; subprocesses stopped`), TIMEOUT_S * 1000);
 
 // --- the receiver (another process) ------------------------------------------
 
-const RECEIVER_SOURCE = String.raw`
+const RECEIVER_SOURCE = `
 import http from 'node:http';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -322,7 +319,8 @@ async function startSandbox(dataDir) {
   });
   const sandbox = { child, info, stderr: () => stderr, stopping: false };
   child.once('exit', (code, signal) => {
-    if (!sandbox.stopping && !finishing) log(`the sandbox ${dataDir ? '(--data-dir)' : '(memory)'} exited unexpectedly (${signal ?? code}); its stderr:\n${stderr.slice(-4000)}`);
+    if (!sandbox.stopping && !finishing)
+      log(`the sandbox ${dataDir ? '(--data-dir)' : '(memory)'} exited unexpectedly (${signal ?? code}); its stderr:\n${stderr.slice(-4000)}`);
   });
   return sandbox;
 }
@@ -505,7 +503,10 @@ async function stopSandbox(sandbox) {
   stage = `stopping the sandbox (${sandbox.mode})`;
   sandbox.stopping = true;
   await stopChild(sandbox.child);
-  const internal = sandbox.stderr().split('\n').filter((l) => l.includes('internal error'));
+  const internal = sandbox
+    .stderr()
+    .split('\n')
+    .filter((l) => l.includes('internal error'));
   if (internal.length > 0) log(`the sandbox (${sandbox.mode}) logged ${internal.length} internal errors, the first: ${internal[0]}`);
 }
 
@@ -546,7 +547,9 @@ async function measure(receiver) {
             checkRun(r, `${mode} at ${c} in flight`);
             runs[mode].push(r);
             const extra = mode === 'floor' ? '' : `  (triggers accepted ${r.sendRate.toFixed(0)}/s; ${r.sockets} sockets open to the receiver)`;
-            log(`${mode.padEnd(8)} C=${String(c).padStart(3)} run ${i}/${RUNS}: ${r.rate.toFixed(0).padStart(6)}/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms${extra}`);
+            log(
+              `${mode.padEnd(8)} C=${String(c).padStart(3)} run ${i}/${RUNS}: ${r.rate.toFixed(0).padStart(6)}/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms${extra}`,
+            );
           }
         }
         for (const mode of MODES) results[mode].set(c, { ...median(runs[mode]), runs: runs[mode] });
@@ -590,7 +593,9 @@ function report(floor, memory, disk, startedAt) {
       `delivered body ≈ ${Math.round([...memory.values()][0]?.bytes ?? 0)} bytes (floor ${Math.round([...floor.values()][0]?.bytes ?? 0)}).`,
   );
   lines.push('');
-  lines.push('| in flight (C) | floor /s | sandbox memory /s (% of floor) | sandbox --data-dir /s (% of floor) | floor p50 / p99 ms | memory p50 / p99 ms | --data-dir p50 / p99 ms |');
+  lines.push(
+    '| in flight (C) | floor /s | sandbox memory /s (% of floor) | sandbox --data-dir /s (% of floor) | floor p50 / p99 ms | memory p50 / p99 ms | --data-dir p50 / p99 ms |',
+  );
   lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const c of LEVELS) {
     const f = floor.get(c);
@@ -614,7 +619,9 @@ function report(floor, memory, disk, startedAt) {
   if (RUNS > 1) {
     lines.push(
       `- range over the ${RUNS} runs (/s): ` +
-        LEVELS.map((c) => `C=${c}: floor ${spread(floor.get(c).runs)}, memory ${spread(memory.get(c).runs)}, --data-dir ${spread(disk.get(c).runs)}`).join('; ') +
+        LEVELS.map((c) => `C=${c}: floor ${spread(floor.get(c).runs)}, memory ${spread(memory.get(c).runs)}, --data-dir ${spread(disk.get(c).runs)}`).join(
+          '; ',
+        ) +
         '.',
     );
   }
@@ -627,7 +634,11 @@ function report(floor, memory, disk, startedAt) {
   const us = (ms, n) => (Number.isFinite(ms) ? Math.round((1000 * ms) / n).toLocaleString('en-US') : 'n/a');
   const cores = (ms, wallMs) => (Number.isFinite(ms) ? (ms / wallMs).toFixed(2) : 'n/a');
   for (const c of LEVELS) {
-    for (const [mode, cell] of [['floor', floor.get(c)], ['memory', memory.get(c)], ['data-dir', disk.get(c)]]) {
+    for (const [mode, cell] of [
+      ['floor', floor.get(c)],
+      ['memory', memory.get(c)],
+      ['data-dir', disk.get(c)],
+    ]) {
       const sum = (k) => cell.runs.reduce((acc, r) => acc + r.cpu[k], 0);
       const n = cell.runs.reduce((acc, r) => acc + r.got, 0);
       const sandbox = mode === 'floor' ? 0 : sum(mode);
@@ -642,11 +653,13 @@ function report(floor, memory, disk, startedAt) {
   }
   lines.push('');
   lines.push(
-    '- *rest of the machine* is CPU used by processes other than the bench\'s during its runs, and *steal* is CPU the hypervisor gave to other guests: ' +
-      'where either is high the figures above are low and noisy. *sandbox load* near 1.00 means the sandbox\'s single thread was the bottleneck.',
+    "- *rest of the machine* is CPU used by processes other than the bench's during its runs, and *steal* is CPU the hypervisor gave to other guests: " +
+      "where either is high the figures above are low and noisy. *sandbox load* near 1.00 means the sandbox's single thread was the bottleneck.",
   );
   if (noisy.length > 0) {
-    lines.push(`- **warning**: other processes or guests took more than 0.2 of a core during ${noisy.join(', ')}; run again on a quieter machine for figures to compare.`);
+    lines.push(
+      `- **warning**: other processes or guests took more than 0.2 of a core during ${noisy.join(', ')}; run again on a quieter machine for figures to compare.`,
+    );
   }
   const top = Math.max(...LEVELS);
   const m = memory.get(top).rate / floor.get(top).rate;

@@ -80,7 +80,8 @@ const PACKAGES_REQUIRE_AT_FIRST_USE = new Set(['http2', 'crypto', 'tls']);
 function requiredAtFirstUse(name) {
   const specifier = JSON.stringify(`node:${name}`);
   const functions = wrappableFunctions(name);
-  const constants = name === 'http2' ? execFileSync(process.execPath, ['-p', 'JSON.stringify(require("node:http2").constants)'], { encoding: 'utf8' }).trim() : undefined;
+  const constants =
+    name === 'http2' ? execFileSync(process.execPath, ['-p', 'JSON.stringify(require("node:http2").constants)'], { encoding: 'utf8' }).trim() : undefined;
   return `const load = () => process.getBuiltinModule(${specifier});
 const functions = new Set(${JSON.stringify(functions)});
 const wrappers = new Map();

@@ -83,9 +83,7 @@ try {
   if (code !== 0) process.exitCode = 1;
 
   say('The delivery log');
-  const webhookId = JSON.parse(
-    spawnSync(process.execPath, [whsvcBin, 'webhooks', 'list', '--json'], { env, encoding: 'utf8' }).stdout,
-  ).data[0].id;
+  const webhookId = JSON.parse(spawnSync(process.execPath, [whsvcBin, 'webhooks', 'list', '--json'], { env, encoding: 'utf8' }).stdout).data[0].id;
   whsvc(['deliveries', 'list', webhookId]);
 } catch (error) {
   process.stderr.write(`demo failed: ${error.message}\n`);

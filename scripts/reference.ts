@@ -34,7 +34,7 @@ export function commandReference(): string {
   return [
     '# whsvc command reference',
     '',
-    'Every command\'s `--help`, as whsvc prints it at 80 columns. Made from the command tree by `npm run reference`;',
+    "Every command's `--help`, as whsvc prints it at 80 columns. Made from the command tree by `npm run reference`;",
     'a test fails when this file and the tree differ. The README is the guide; this page is the whole surface.',
     '',
     contents,

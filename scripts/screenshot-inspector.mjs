@@ -36,10 +36,14 @@ function startReceiver() {
       const id = req.headers['x-service-delivery-id'];
       const count = (seen.get(id) ?? 0) + 1;
       seen.set(id, count);
-      const answer = (status, body) => setTimeout(() => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      }, 20 + Math.floor(Math.random() * 60));
+      const answer = (status, body) =>
+        setTimeout(
+          () => {
+            res.writeHead(status, { 'content-type': 'application/json' });
+            res.end(JSON.stringify(body));
+          },
+          20 + Math.floor(Math.random() * 60),
+        );
       if (req.url === '/billing' && count <= 2) return answer(500, { error: 'database is locked, try again' });
       if (req.url === '/legacy') return answer(503, { error: 'maintenance' });
       answer(200, { received: true });
@@ -50,9 +54,13 @@ function startReceiver() {
 
 function startSandbox() {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`${root}bin/whsvc`, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--retry-base-ms', '1000', '--max-attempts', '3'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [`${root}bin/whsvc`, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--retry-base-ms', '1000', '--max-attempts', '3'],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let stdout = '';
     child.stdout.on('data', (chunk) => {
       stdout += chunk;
@@ -101,7 +109,10 @@ try {
   await sleep(4500);
 
   browser = await chromium.launch({ executablePath, args: ['--no-sandbox'] });
-  const page = await browser.newPage({ viewport: { width: Number(values.width), height: Number(values.height) }, colorScheme: values.scheme === 'dark' ? 'dark' : 'light' });
+  const page = await browser.newPage({
+    viewport: { width: Number(values.width), height: Number(values.height) },
+    colorScheme: values.scheme === 'dark' ? 'dark' : 'light',
+  });
   await page.goto(info.inspector_url);
   await page.waitForSelector('.delivery');
   await page.click(`.delivery[data-id="${paid.deliveries[0]}"] button`);

@@ -38,19 +38,25 @@ async function reportError(error: unknown): Promise<number> {
   }
   if (error instanceof ConfigError) return writeError(error.message, ExitCode.failure, error.hint);
   if (error instanceof AuthError) {
-    return writeError(error.message, ExitCode.auth, error.hint ?? 'run `whsvc login`, or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET', error.status, error.code ?? 'unauthorized');
+    return writeError(
+      error.message,
+      ExitCode.auth,
+      error.hint ?? 'run `whsvc login`, or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET',
+      error.status,
+      error.code ?? 'unauthorized',
+    );
   }
   if (error instanceof NetworkError) {
-    const hint = error.proxy
-      ? 'check HTTPS_PROXY / HTTP_PROXY, or name the host in NO_PROXY to go around the proxy'
-      : unreachableHint(error.host);
+    const hint = error.proxy ? 'check HTTPS_PROXY / HTTP_PROXY, or name the host in NO_PROXY to go around the proxy' : unreachableHint(error.host);
     return writeError(error.message, ExitCode.failure, hint);
   }
   if (error instanceof ApiError) {
     const status = error.status;
     if (status === 403) {
       const scope = error.requiredScope ?? 'a scope the token lacks';
-      const message = error.message.includes(scope) ? `permission denied: ${error.message}` : `permission denied: this needs the ${scope} scope (${error.message})`;
+      const message = error.message.includes(scope)
+        ? `permission denied: ${error.message}`
+        : `permission denied: this needs the ${scope} scope (${error.message})`;
       return writeError(message, ExitCode.permission, `log in with a client that has ${scope}`, 403, error.code);
     }
     const exit = status === 401 ? ExitCode.auth : status === 404 ? ExitCode.notFound : ExitCode.failure;
@@ -78,7 +84,9 @@ function guardOutput(): void {
       if (stdoutGone()) return;
       process.exit(ExitCode.ok);
     }
-    process.stderr.write(`whsvc: cannot write the output: ${error.code === 'ENOSPC' ? 'no space left on the device' : error.message} (${error.code ?? 'error'})\n`);
+    process.stderr.write(
+      `whsvc: cannot write the output: ${error.code === 'ENOSPC' ? 'no space left on the device' : error.message} (${error.code ?? 'error'})\n`,
+    );
     process.exit(ExitCode.failure);
   });
   process.stderr.on('error', () => {});

@@ -66,7 +66,9 @@ export function buildProgram(commandName?: string): CommandUnknownOpts {
     .option('--no-input', 'never prompt; missing input is a usage error (also CI=true)')
     .option('--debug', 'HTTP exchanges on stderr, secrets redacted (also WHSVC_DEBUG=1)')
     .addOption(
-      new Option('--request-timeout <duration>', 'limit of each request, such as 10s or 2m (env WHSVC_TIMEOUT; default 30s)').argParser(duration(86_400_000, 1)),
+      new Option('--request-timeout <duration>', 'limit of each request, such as 10s or 2m (env WHSVC_TIMEOUT; default 30s)').argParser(
+        duration(86_400_000, 1),
+      ),
     )
     .addHelpText(
       'after',

@@ -104,13 +104,10 @@ function unlessStopped(wait: Promise<void>, stop: AbortSignal | undefined): Prom
   return new Promise((resolve, reject) => {
     const onStop = () => reject(new RequestStopped());
     stop.addEventListener('abort', onStop, { once: true });
-    wait.then(
-      () => {
-        stop.removeEventListener('abort', onStop);
-        resolve();
-      },
-      reject,
-    );
+    wait.then(() => {
+      stop.removeEventListener('abort', onStop);
+      resolve();
+    }, reject);
   });
 }
 
@@ -262,7 +259,8 @@ export class ApiClient {
   private gaveUp(response: TransportResponse): string {
     const seconds = retryAfterSeconds(response.headers['retry-after'], this.now());
     if (seconds === undefined) return 'it gave no Retry-After: try again later';
-    if (seconds > MAX_RETRY_AFTER_S) return `it asked to wait ${seconds} s (Retry-After), longer than whsvc waits (${MAX_RETRY_AFTER_S} s): gave up; try again then`;
+    if (seconds > MAX_RETRY_AFTER_S)
+      return `it asked to wait ${seconds} s (Retry-After), longer than whsvc waits (${MAX_RETRY_AFTER_S} s): gave up; try again then`;
     return `still busy after ${this.retryAfterWaits} waits as it asked (Retry-After): gave up; try again later`;
   }
 

@@ -56,7 +56,9 @@ const oneLine = (text: string) => text.replace(CONTROL_OR_SPACE, ' ').trim();
 export function describeErrorBody(text: string, contentType = ''): { code?: string; message?: string; requiredScope?: string } {
   const described = describeRaw(text, contentType);
   return Object.fromEntries(
-    Object.entries(described).map(([key, value]) => [key, oneLine(value as string)]).filter(([, value]) => value !== ''),
+    Object.entries(described)
+      .map(([key, value]) => [key, oneLine(value as string)])
+      .filter(([, value]) => value !== ''),
   ) as typeof described;
 }
 

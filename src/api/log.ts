@@ -58,7 +58,11 @@ export async function* allWebhooks(api: ApiClient): AsyncGenerator<LoggedWebhook
  * A webhook's attempts, newest first, down to `since` (epoch ms): the log is
  * newest first, so the first attempt older than that ends the walk.
  */
-export async function* attemptsOf(api: ApiClient, webhookId: string, options: { status?: string | undefined; since?: number | undefined } = {}): AsyncGenerator<LoggedAttempt> {
+export async function* attemptsOf(
+  api: ApiClient,
+  webhookId: string,
+  options: { status?: string | undefined; since?: number | undefined } = {},
+): AsyncGenerator<LoggedAttempt> {
   for await (const page of pages<LoggedAttempt>(api, `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`, { status: options.status })) {
     for (const attempt of page) {
       if (options.since !== undefined && Date.parse(attempt.created_at) < options.since) return;

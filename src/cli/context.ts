@@ -80,7 +80,9 @@ export function explainAuthFailure(error: AuthError, facts: AuthFacts): AuthErro
     facts.profile === 'default' ? '' : `--profile ${shellWord(facts.profile)}`,
     facts.baseUrlSource === '--base-url' ? `--base-url ${shellWord(facts.baseUrl)}` : '',
     `--client-id ${facts.clientId === undefined ? 'ID' : shellWord(facts.clientId)}`,
-  ].filter(Boolean).join(' ');
+  ]
+    .filter(Boolean)
+    .join(' ');
   // The base URL was checked (checkBaseUrl) before any request could fail.
   const loopback = isLoopbackHost(new URL(facts.baseUrl).hostname);
   const restarted = loopback ? '; a sandbox started again without --data-dir has new client secrets: take them from its start-up output' : '';
@@ -126,7 +128,10 @@ export function readGlobals(opts: Record<string, unknown>, env: NodeJS.ProcessEn
 function checkProfileName(name: string, source: string | undefined): void {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) {
-    throw usageError(`the profile name ${quoted(name)}${source ? ` (from ${source})` : ''} holds control characters`, 'profile names are letters, digits, dots, dashes and the like');
+    throw usageError(
+      `the profile name ${quoted(name)}${source ? ` (from ${source})` : ''} holds control characters`,
+      'profile names are letters, digits, dots, dashes and the like',
+    );
   }
 }
 
@@ -148,7 +153,10 @@ function checkBaseUrl(value: string, source: string): string {
     url = undefined;
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw usageError(`the base URL ${JSON.stringify(redactUserinfo(value))} (from ${source}) is not an http(s) URL`, 'for example --base-url http://127.0.0.1:4010');
+    throw usageError(
+      `the base URL ${JSON.stringify(redactUserinfo(value))} (from ${source}) is not an http(s) URL`,
+      'for example --base-url http://127.0.0.1:4010',
+    );
   }
   if (url.username !== '' || url.password !== '') {
     // It would be printed in messages and sent nowhere useful: the service authenticates with tokens.
@@ -156,7 +164,10 @@ function checkBaseUrl(value: string, source: string): string {
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     // Credentials and tokens would cross the network in the clear.
-    throw usageError(`the base URL ${value} (from ${source}) must use https: plain http is only for this machine (localhost, 127.0.0.1, [::1])`, `use https://${url.host}${url.pathname === '/' ? '' : url.pathname}`);
+    throw usageError(
+      `the base URL ${value} (from ${source}) must use https: plain http is only for this machine (localhost, 127.0.0.1, [::1])`,
+      `use https://${url.host}${url.pathname === '/' ? '' : url.pathname}`,
+    );
   }
   return value;
 }
@@ -210,19 +221,14 @@ function fingerprint(text: string): string {
   return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
 }
 
-export async function buildDeps(
-  globals: GlobalOptions,
-  io: Io,
-  prompter: Prompter,
-  transport: Transport = defaultTransport(io.env),
-): Promise<CommandDeps> {
+export async function buildDeps(globals: GlobalOptions, io: Io, prompter: Prompter, transport: Transport = defaultTransport(io.env)): Promise<CommandDeps> {
   checkProfileName(globals.profile, globals.profileSource);
   const config = new ConfigStore(io.env.WHSVC_CONFIG_DIR);
   const profile = config.getProfile(globals.profile);
   const resolved = resolveCredentials(io.env, profile);
   const { source } = resolved;
   let { credentials } = resolved;
-  const baseUrlSource = globals.baseUrl !== undefined ? globals.baseUrlSource ?? '--base-url' : profile ? `profile ${globals.profile}` : 'the default';
+  const baseUrlSource = globals.baseUrl !== undefined ? (globals.baseUrlSource ?? '--base-url') : profile ? `profile ${globals.profile}` : 'the default';
   const baseUrl = checkBaseUrl(globals.baseUrl ?? profile?.base_url ?? DEFAULT_BASE_URL, baseUrlSource);
   const requestTimeoutMs = globals.requestTimeoutMs ?? requestTimeoutFromEnv(io.env.WHSVC_TIMEOUT) ?? DEFAULT_TIMEOUT_S * 1000;
   // A profile's secret goes only to the address it was proven on at login (as gh binds a token to its host).
@@ -244,7 +250,11 @@ export async function buildDeps(
     const proxies = proxySettings(io.env);
     if (proxies) {
       const shown = (proxy: string | undefined) => (proxy ? proxyForDisplay(proxy) : 'none');
-      io.stderr.write(errColors.dim(`proxy (undici EnvHttpProxyAgent): http ${shown(proxies.httpProxy)}, https ${shown(proxies.httpsProxy)}, no proxy for ${proxies.noProxy || 'nothing'}\n`));
+      io.stderr.write(
+        errColors.dim(
+          `proxy (undici EnvHttpProxyAgent): http ${shown(proxies.httpProxy)}, https ${shown(proxies.httpsProxy)}, no proxy for ${proxies.noProxy || 'nothing'}\n`,
+        ),
+      );
     }
   }
   // Progress only where someone watches: a terminal on stderr, and no --debug output to tangle with.

@@ -32,7 +32,9 @@ export const usageError = (message: string, hint?: string) => new CliError(messa
 export function unreachableHint(host: string): string {
   const hostname = host.replace(/:\d+$/, '');
   const where = "check --base-url, WHSVC_BASE_URL or the profile's base URL";
-  return isLoopbackHost(hostname) ? `is the sandbox running there? Start it with \`whsvc sandbox start\`, or ${where}` : `is the service running at ${host}? ${where[0]!.toUpperCase()}${where.slice(1)}`;
+  return isLoopbackHost(hostname)
+    ? `is the sandbox running there? Start it with \`whsvc sandbox start\`, or ${where}`
+    : `is the service running at ${host}? ${where[0]!.toUpperCase()}${where.slice(1)}`;
 }
 
 /** A server that could not listen, said the way a user can act on. */

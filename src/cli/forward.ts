@@ -9,7 +9,10 @@ export function forwardUrl(value: string): URL {
     throw usageError(`--forward-to ${JSON.stringify(value)} is not a URL`, 'for example --forward-to http://localhost:3000/webhooks');
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    throw usageError(`--forward-to ${JSON.stringify(value)}: only http:// and https:// URLs can receive deliveries`, 'for example --forward-to http://localhost:3000/webhooks');
+    throw usageError(
+      `--forward-to ${JSON.stringify(value)}: only http:// and https:// URLs can receive deliveries`,
+      'for example --forward-to http://localhost:3000/webhooks',
+    );
   }
   return target;
 }

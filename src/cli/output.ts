@@ -61,7 +61,9 @@ export class JsonDocumentStream {
   }
 
   private field(name: string, value: unknown): string {
-    return this.pretty ? `\n  ${JSON.stringify(name)}: ${JSON.stringify(value, null, 2).replace(/\n/g, '\n  ')}` : `${JSON.stringify(name)}:${JSON.stringify(value)}`;
+    return this.pretty
+      ? `\n  ${JSON.stringify(name)}: ${JSON.stringify(value, null, 2).replace(/\n/g, '\n  ')}`
+      : `${JSON.stringify(name)}:${JSON.stringify(value)}`;
   }
 }
 

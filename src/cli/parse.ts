@@ -67,7 +67,10 @@ export function percentage(value: string): number {
   const match = /^(\d+(?:\.\d+)?)(%?)$/.exec(value.trim());
   const p = match ? Number(match[1]) : NaN;
   if (!(p >= 0 && p <= 100)) throw new InvalidArgumentError('must be a percentage from 0 to 100, such as 95 or 95%.');
-  if (p > 0 && p < 1 && !match![2]) throw new InvalidArgumentError(`must be a percentage from 0 to 100: write ${Math.round(p * 1000) / 10} for ${Math.round(p * 1000) / 10}% (or ${value.trim()}% for under one percent).`);
+  if (p > 0 && p < 1 && !match![2])
+    throw new InvalidArgumentError(
+      `must be a percentage from 0 to 100: write ${Math.round(p * 1000) / 10} for ${Math.round(p * 1000) / 10}% (or ${value.trim()}% for under one percent).`,
+    );
   return p;
 }
 
@@ -100,7 +103,11 @@ export function oneOf<const T extends string>(choices: readonly T[]) {
   };
 }
 
-const splitList = (value: string): string[] => value.split(',').map((s) => s.trim()).filter(Boolean);
+const splitList = (value: string): string[] =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /** A comma-separated filter (listen --events): a value given twice is the same filter. */
 export const distinctList = (value: string): string[] => [...new Set(splitList(value))];

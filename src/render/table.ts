@@ -71,8 +71,8 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
     );
     const least = head.map(() => MIN_SHORTENED);
     const fitDownTo = (floors: number[]) => {
-      fit(widths, wholeOrReluctant, maxWidth, floors);
-      fit(widths, whole, maxWidth, floors);
+      narrowColumns(widths, wholeOrReluctant, maxWidth, floors);
+      narrowColumns(widths, whole, maxWidth, floors);
     };
     // A column that may be left out and whose values are all alike tells no row from another: it goes before anything
     // is cut (a URL above all), unless the command holds it more needed than others (reluctant: an event type, a time).
@@ -85,7 +85,9 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
     while (totalWidth(widths) > maxWidth && toDrop.length > 0) {
       // One column fewer, and the others start again from their whole widths.
       const next = toDrop.shift();
-      widths.forEach((width, i) => (widths[i] = width === DROPPED || i === next ? DROPPED : natural[i]!));
+      widths.forEach((width, i) => {
+        widths[i] = width === DROPPED || i === next ? DROPPED : natural[i]!;
+      });
       fitDownTo(legible);
     }
     fitDownTo(least);
@@ -102,13 +104,29 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
     wordWrap: false,
     truncate: '…',
     chars: {
-      top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '',
-      'bottom-right': '', left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' '.repeat(GAP),
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: ' '.repeat(GAP),
     },
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
   });
   for (const row of cells) table.push(shown.map((i) => cut(row[i] ?? '', i)));
-  const lines = table.toString().split('\n').map((line) => line.trimEnd());
+  const lines = table
+    .toString()
+    .split('\n')
+    .map((line) => line.trimEnd());
   return `${(options.withHead === false ? lines.slice(1) : lines).join('\n')}\n`;
 }
 
@@ -121,7 +139,7 @@ const totalWidth = (widths: number[]) => {
 };
 
 /** Narrows the widest shortenable column, one character at a time, until the row fits or none is above its floor. */
-function fit(widths: number[], whole: Set<number>, maxWidth: number, floors: number[]): void {
+function narrowColumns(widths: number[], whole: Set<number>, maxWidth: number, floors: number[]): void {
   let total = totalWidth(widths);
   while (total > maxWidth) {
     let widest = -1;

@@ -7,12 +7,14 @@ const LINE_BREAKS = /[\t\n\r]/g;
 
 /** A server value for one line (a cell, a key/value pair): control characters removed, line breaks made spaces. */
 export function sanitize(value: unknown): string {
-  return String(value ?? '').replace(LINE_BREAKS, ' ').replace(CONTROL, '');
+  return String(value ?? '')
+    .replace(LINE_BREAKS, ' ')
+    .replace(CONTROL, '');
 }
 
 /** Text as one word of a POSIX shell, exactly: as it is when plain, else in single quotes. */
 export function shellQuote(text: string): string {
-  return /^[A-Za-z0-9._=\/:@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+  return /^[A-Za-z0-9._=/:@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** A server string made safe to paste into a shell: control characters removed, quoted unless plain. */
@@ -88,10 +90,7 @@ export function statusWords(status: string, nextAttemptAt: string | null | undef
  * A key/value block for one object. Values pass through sanitize here, the
  * one gate for server strings; colour a value with `styled` after that.
  */
-export function keyValues(
-  pairs: Array<[string, string | { styled: string }]>,
-  label: (s: string) => string = (s) => s,
-): string {
+export function keyValues(pairs: Array<[string, string | { styled: string }]>, label: (s: string) => string = (s) => s): string {
   const width = Math.max(...pairs.map(([key]) => key.length));
   return pairs.map(([key, value]) => `${label(key.padEnd(width))}  ${typeof value === 'string' ? sanitize(value) : value.styled}`).join('\n') + '\n';
 }

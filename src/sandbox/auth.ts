@@ -32,7 +32,9 @@ export function seedClients(store: Store): ClientRecord[] {
       label: 'read-only',
     },
   ];
-  store.transaction(() => clients.forEach((c) => store.insertClient(c)));
+  store.transaction(() => {
+    for (const client of clients) store.insertClient(client);
+  });
   return clients;
 }
 
@@ -81,13 +83,7 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
 }
 
 /** POST /v1/oauth/token: the client credentials grant (RFC 6749 section 4.4). */
-export async function handleTokenRequest(
-  req: IncomingMessage,
-  res: ServerResponse,
-  store: Store,
-  tokenTtlSeconds: number,
-  now: number,
-): Promise<void> {
+export async function handleTokenRequest(req: IncomingMessage, res: ServerResponse, store: Store, tokenTtlSeconds: number, now: number): Promise<void> {
   const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
   try {
     let raw: string;

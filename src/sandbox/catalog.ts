@@ -1,4 +1,3 @@
-
 export interface EventType {
   type: string;
   module: string;

@@ -151,7 +151,9 @@ export class Deliverer {
   async deliverEvent(accountId: string, type: string, payload: Record<string, unknown>): Promise<string[]> {
     const prepared = this.deps.store.subscribedActiveWebhooks(accountId, type).map((webhook) => this.prepareFirst(webhook, type, payload));
     const recorded: Begun[] = [];
-    await this.record(() => prepared.forEach((first) => this.insertFirst(first) && recorded.push(first)));
+    await this.record(() => {
+      for (const first of prepared) if (this.insertFirst(first)) recorded.push(first);
+    });
     for (const first of recorded) {
       this.withChainLock(first.chain.id, () => this.complete(first)).catch((error: unknown) => this.reportFailure(first.chain.id, error));
     }
@@ -290,14 +292,11 @@ export class Deliverer {
     const { store } = this.deps;
     if (!store.webhookById(first.webhook.id)) return false;
     store.insertChain(first.chain);
-    first.seq = store.insertAttempt(
-      { id: first.attemptId, chain_id: first.chain.id, webhook_id: first.webhook.id, created_at: first.chain.created_at },
-      1,
-    ).seq;
+    first.seq = store.insertAttempt({ id: first.attemptId, chain_id: first.chain.id, webhook_id: first.webhook.id, created_at: first.chain.created_at }, 1).seq;
     return true;
   }
 
-    /** The next attempt of an existing delivery: an automatic retry that is due, or a manual one. */
+  /** The next attempt of an existing delivery: an automatic retry that is due, or a manual one. */
   private async sendNext(chainId: string, kind: 'automatic', retried?: undefined): Promise<AttemptRecord | undefined>;
   private async sendNext(chainId: string, kind: 'manual', retried: string): Promise<AttemptRecord | 'already_delivered' | undefined>;
   private async sendNext(chainId: string, kind: 'automatic' | 'manual', retried?: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
@@ -380,7 +379,7 @@ export class Deliverer {
         this.recordsWritten = null;
         try {
           this.deps.store.transaction(() => {
-            batch.forEach((write) => write());
+            for (const write of batch) write();
             this.keepWithinCap();
           });
           resolve();

@@ -53,8 +53,19 @@ const DELIVERY_FIELDS = {
   tested: ['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at', 'next_attempt_at', 'failure_reason'],
   retried: ['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id', 'next_attempt_at'],
   retrieved: [
-    'id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'signature', 'payload', 'created_at',
-    'delivery_id', 'next_attempt_at', 'failure_reason', 'response_body',
+    'id',
+    'webhook_id',
+    'event',
+    'status',
+    'response_code',
+    'attempts',
+    'signature',
+    'payload',
+    'created_at',
+    'delivery_id',
+    'next_attempt_at',
+    'failure_reason',
+    'response_body',
   ],
 } as const;
 
@@ -219,8 +230,7 @@ const MAX_JUMP_MS = 10 * 365 * 86_400_000;
  * plays out what falls due on the way.
  */
 export function clockRoutes({ store, deliverer, clock, onMoved }: { store: Store; deliverer: Deliverer; clock: Clock; onMoved: (now: number) => void }) {
-  const upcoming = () =>
-    store.upcoming(20).map((due) => ({ ...due, due_at: new Date(due.due_at).toISOString() }));
+  const upcoming = () => store.upcoming(20).map((due) => ({ ...due, due_at: new Date(due.due_at).toISOString() }));
   return {
     async show(): Promise<Reply> {
       return { status: 200, body: { clock: isManual(clock) ? 'manual' : 'wall', now: new Date(clock.now()).toISOString(), due: upcoming() } };
@@ -251,7 +261,10 @@ export function clockRoutes({ store, deliverer, clock, onMoved }: { store: Store
         throw new ApiError(400, 'invalid_field', 'give advance_ms (milliseconds) or to (an ISO 8601 time), one of them');
       }
       let from = clock.now();
-      const sent = await deliverer.advance((now) => targetFrom((from = now)), (time) => clock.moveTo(time));
+      const sent = await deliverer.advance(
+        (now) => targetFrom((from = now)),
+        (time) => clock.moveTo(time),
+      );
       onMoved(clock.now());
       return {
         status: 200,

@@ -292,14 +292,7 @@ export class Store {
 
   insertToken(token: string, clientId: string, accountId: string, scope: string, expiresAt: number): void {
     this.run('DELETE FROM tokens WHERE expires_at < ?', expiresAt - 86_400_000);
-    this.run(
-      'INSERT INTO tokens (token, client_id, account_id, scope, expires_at) VALUES (?, ?, ?, ?, ?)',
-      token,
-      clientId,
-      accountId,
-      scope,
-      expiresAt,
-    );
+    this.run('INSERT INTO tokens (token, client_id, account_id, scope, expires_at) VALUES (?, ?, ?, ?, ?)', token, clientId, accountId, scope, expiresAt);
   }
 
   findToken(token: string): { client_id: string; account_id: string; scopes: string[]; expires_at: number } | undefined {
@@ -495,11 +488,14 @@ export class Store {
   /** Records an attempt under way; its number is one more than the delivery's highest unless given. */
   insertAttempt(attempt: { id: string; chain_id: string; webhook_id: string; created_at: string }, number?: number): { number: number; seq: number } {
     this.changeCount += 1;
-    const attemptNumber =
-      number ?? Number(this.get('SELECT COALESCE(MAX(attempt), 0) + 1 AS next FROM attempts WHERE chain_id = ?', attempt.chain_id)!.next);
-    const result = this.statement(
-      `INSERT INTO attempts (id, chain_id, webhook_id, attempt, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?)`,
-    ).run(attempt.id, attempt.chain_id, attempt.webhook_id, attemptNumber, attempt.created_at);
+    const attemptNumber = number ?? Number(this.get('SELECT COALESCE(MAX(attempt), 0) + 1 AS next FROM attempts WHERE chain_id = ?', attempt.chain_id)!.next);
+    const result = this.statement(`INSERT INTO attempts (id, chain_id, webhook_id, attempt, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?)`).run(
+      attempt.id,
+      attempt.chain_id,
+      attempt.webhook_id,
+      attemptNumber,
+      attempt.created_at,
+    );
     return { number: attemptNumber, seq: Number(result.lastInsertRowid) };
   }
 
@@ -574,14 +570,10 @@ export class Store {
           }
           continue;
         }
-        this.run(
-          "UPDATE attempts SET status = 'failed', error = 'the sandbox stopped during this attempt' WHERE id = ?",
-          row.id as string,
-        );
+        this.run("UPDATE attempts SET status = 'failed', error = 'the sandbox stopped during this attempt' WHERE id = ?", row.id as string);
         this.run('UPDATE chains SET next_due_at = ? WHERE id = ? AND delivered = 0 AND next_due_at IS NULL', now, row.chain_id as string);
       }
       return pending.length;
     });
   }
-
 }

@@ -3,7 +3,6 @@ import { badRequest } from './http.js';
 import type { AttemptStatus } from './store.js';
 import { webhookUrl } from '../net.js';
 
-
 /** A value from a request, for an error message: strings quoted and clipped, anything else by its kind. */
 export function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);

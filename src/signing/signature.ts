@@ -50,7 +50,9 @@ export function deliveryHeaders(platformName: string, userAgent: string, facts: 
 }
 
 /** The delivery headers of a request, whatever its platform name (as a receiver reads them); absent ones undefined. */
-export function readDeliveryHeaders(headers: Record<string, string | string[] | undefined>): Partial<Record<'signature' | 'event' | 'deliveryId' | 'attempt' | 'attemptId', string>> {
+export function readDeliveryHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Partial<Record<'signature' | 'event' | 'deliveryId' | 'attempt' | 'attemptId', string>> {
   const named = (suffix: string) => {
     const name = Object.keys(headers).find((key) => new RegExp(`^x-.+-${suffix}$`, 'i').test(key));
     const value = name ? headers[name] : undefined;

@@ -31,7 +31,14 @@ function freshConfig(): string {
 function cli(args: string[], configDir: string, extra: { env?: Record<string, string | undefined>; input?: string } = {}) {
   return runCli(args, {
     ...extra,
-    env: { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: sandbox.info.base_url, WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined, CI: 'true', ...extra.env },
+    env: {
+      WHSVC_CONFIG_DIR: configDir,
+      WHSVC_BASE_URL: sandbox.info.base_url,
+      WHSVC_CLIENT_ID: undefined,
+      WHSVC_CLIENT_SECRET: undefined,
+      CI: 'true',
+      ...extra.env,
+    },
   });
 }
 
@@ -73,7 +80,12 @@ describe('credentials', () => {
     expect(status.stdout + status.stderr).not.toContain(sandbox.info.client_secret);
 
     const json = await cli(['auth', 'status', '--json'], dir);
-    expect(JSON.parse(json.stdout)).toMatchObject({ profile: 'default', source: 'profile', client_id: sandbox.info.client_id, scope: 'webhooks:read webhooks:write' });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      profile: 'default',
+      source: 'profile',
+      client_id: sandbox.info.client_id,
+      scope: 'webhooks:read webhooks:write',
+    });
 
     const token = await cli(['auth', 'token'], dir);
     expect(token.code).toBe(0);
@@ -90,17 +102,35 @@ describe('credentials', () => {
 
   it('auth list: every profile with its address, client, scope and token expiry, the one in use marked; never a secret', async () => {
     const dir = await loggedIn();
-    const second = await cli(['login', '--profile', 'reader', '--client-id', sandbox.info.readonly_client_id, '--client-secret-stdin', '--scope', 'webhooks:read'], dir, {
-      input: sandbox.info.readonly_client_secret,
-    });
+    const second = await cli(
+      ['login', '--profile', 'reader', '--client-id', sandbox.info.readonly_client_id, '--client-secret-stdin', '--scope', 'webhooks:read'],
+      dir,
+      {
+        input: sandbox.info.readonly_client_secret,
+      },
+    );
     expect(second.code, second.stderr).toBe(0);
     const json = await cli(['auth', 'list', '--json'], dir, { env: { WHSVC_PROFILE: 'reader' } });
     expect(json.code, json.stderr).toBe(0);
     const listed = JSON.parse(json.stdout);
     expect(listed).toEqual({
       profiles: [
-        { name: 'default', active: false, base_url: sandbox.info.base_url, client_id: sandbox.info.client_id, scope: 'webhooks:read webhooks:write', token_expires_at: expect.stringMatching(/^\d{4}-/) },
-        { name: 'reader', active: true, base_url: sandbox.info.base_url, client_id: sandbox.info.readonly_client_id, scope: 'webhooks:read', token_expires_at: expect.stringMatching(/^\d{4}-/) },
+        {
+          name: 'default',
+          active: false,
+          base_url: sandbox.info.base_url,
+          client_id: sandbox.info.client_id,
+          scope: 'webhooks:read webhooks:write',
+          token_expires_at: expect.stringMatching(/^\d{4}-/),
+        },
+        {
+          name: 'reader',
+          active: true,
+          base_url: sandbox.info.base_url,
+          client_id: sandbox.info.readonly_client_id,
+          scope: 'webhooks:read',
+          token_expires_at: expect.stringMatching(/^\d{4}-/),
+        },
       ],
       env_credentials: false,
     });
@@ -249,11 +279,23 @@ describe('credentials', () => {
     const listed = await cli(['webhooks', 'list'], dir);
     // In a pipe: tab-separated rows, no header, whole values, ISO times.
     expect(listed.stdout).not.toContain('URL');
-    const row = listed.stdout.split('\n').find((line) => line.startsWith(`${id}\t`))!.split('\t');
-    expect(row).toEqual([id, expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//), 'invoice.paid, product.updated', 'active', expect.stringMatching(/^\d{4}-\d\d-\d\dT/)]);
+    const row = listed.stdout
+      .split('\n')
+      .find((line) => line.startsWith(`${id}\t`))!
+      .split('\t');
+    expect(row).toEqual([
+      id,
+      expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//),
+      'invoice.paid, product.updated',
+      'active',
+      expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    ]);
     expect(listed.stdout).toContain(`${created.id}\t`);
 
-    const added = await cli(['webhooks', 'update', id, '--add-events', 'sales_order.created', '--remove-events', 'product.updated', '--inactive', '--json'], dir);
+    const added = await cli(
+      ['webhooks', 'update', id, '--add-events', 'sales_order.created', '--remove-events', 'product.updated', '--inactive', '--json'],
+      dir,
+    );
     expect(added.code, added.stderr).toBe(0);
     expect(JSON.parse(added.stdout)).toMatchObject({ id, events: ['invoice.paid', 'sales_order.created'], active: false });
     const paused = await cli(['webhooks', 'list', '--active', 'false', '--json'], dir);
@@ -347,7 +389,12 @@ describe('credentials', () => {
     // In a pipe: one tab-separated row per webhook, every page alike.
     const human = await cli(['webhooks', 'list', '--all', '--limit', '5'], dir);
     expect(human.stdout.match(/wh_\w+/g)).toHaveLength(total);
-    expect(human.stdout.trimEnd().split('\n').every((line) => line.split('\t').length === 5)).toBe(true);
+    expect(
+      human.stdout
+        .trimEnd()
+        .split('\n')
+        .every((line) => line.split('\t').length === 5),
+    ).toBe(true);
 
     const page = await cli(['webhooks', 'list', '--limit', '5'], dir);
     const hint = /More on the next page: (whsvc webhooks list --limit 5 --cursor \S+)/.exec(page.stderr);
@@ -382,7 +429,16 @@ describe('events, test and deliveries', () => {
       expect(test.stdout).toMatch(/response\s+500/);
 
       const testJson = await cli(['test', webhook.id, '--json'], dir);
-      expect(Object.keys(JSON.parse(testJson.stdout))).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at', 'next_attempt_at', 'failure_reason']);
+      expect(Object.keys(JSON.parse(testJson.stdout))).toEqual([
+        'id',
+        'webhook_id',
+        'event',
+        'status',
+        'response_code',
+        'created_at',
+        'next_attempt_at',
+        'failure_reason',
+      ]);
       expect(test.stderr).not.toContain('is not subscribed');
       const unsubscribed = await cli(['test', webhook.id, '--event', 'invoice.paid'], dir);
       expect(unsubscribed.stderr.split('\n')[0]).toBe(
@@ -450,7 +506,7 @@ describe('failures a user meets', () => {
     }
   });
 
-  it('--timeout is only ever a command\'s own wait: before another command it is unknown, and says which flag limits a request', async () => {
+  it("--timeout is only ever a command's own wait: before another command it is unknown, and says which flag limits a request", async () => {
     const result = await cli(['--timeout', '2', 'webhooks', 'list'], freshConfig());
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^whsvc: unknown option --timeout \(the limit of each request is --request-timeout; .*\)\n/);
@@ -480,7 +536,13 @@ describe('failures a user meets', () => {
     const url = dead.url;
     await dead.close();
     // Every command says it the same way; on this machine, the hint is the sandbox.
-    for (const args of [['webhooks', 'list'], ['deliveries', 'list', 'wh_1'], ['sandbox', 'clock'], ['sandbox', 'trigger', 'invoice.paid'], ['test', 'wh_1']]) {
+    for (const args of [
+      ['webhooks', 'list'],
+      ['deliveries', 'list', 'wh_1'],
+      ['sandbox', 'clock'],
+      ['sandbox', 'trigger', 'invoice.paid'],
+      ['test', 'wh_1'],
+    ]) {
       const result = await cli(args, dir, { env: { WHSVC_BASE_URL: url, WHSVC_CLIENT_ID: 'a', WHSVC_CLIENT_SECRET: 'b' } });
       expect(result.code, args.join(' ')).toBe(1);
       expect(result.stderr, args.join(' ')).toBe(

@@ -30,12 +30,22 @@ function cli(args: string[], configDir: string, extra: { env?: Record<string, st
   return runCli(args, {
     timeoutMs: 120_000,
     ...extra,
-    env: { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: undefined, WHSVC_PROFILE: undefined, WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined, CI: 'true', ...extra.env },
+    env: {
+      WHSVC_CONFIG_DIR: configDir,
+      WHSVC_BASE_URL: undefined,
+      WHSVC_PROFILE: undefined,
+      WHSVC_CLIENT_ID: undefined,
+      WHSVC_CLIENT_SECRET: undefined,
+      CI: 'true',
+      ...extra.env,
+    },
   });
 }
 
 const login = (dir: string, profile: string) =>
-  cli(['login', '--profile', profile, '--base-url', sandbox.info.base_url, '--client-id', sandbox.info.client_id, '--client-secret-stdin'], dir, { input: sandbox.info.client_secret });
+  cli(['login', '--profile', profile, '--base-url', sandbox.info.base_url, '--client-id', sandbox.info.client_id, '--client-secret-stdin'], dir, {
+    input: sandbox.info.client_secret,
+  });
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, Record<string, { client_id?: string; access_token?: string }>>;
 
@@ -73,10 +83,14 @@ describe('a process killed in the middle of a write', () => {
     const dir = freshConfig();
     const names = Array.from({ length: 30 }, (_, i) => `k${i}`);
     const runs = names.map((name, i) => {
-      const child = spawn(process.execPath, [WHSVC_BIN, 'login', '--profile', name, '--base-url', sandbox.info.base_url, '--client-id', sandbox.info.client_id, '--client-secret-stdin'], {
-        env: { ...process.env, WHSVC_CONFIG_DIR: dir, CI: 'true', NO_COLOR: '1' },
-        stdio: ['pipe', 'ignore', 'ignore'],
-      });
+      const child = spawn(
+        process.execPath,
+        [WHSVC_BIN, 'login', '--profile', name, '--base-url', sandbox.info.base_url, '--client-id', sandbox.info.client_id, '--client-secret-stdin'],
+        {
+          env: { ...process.env, WHSVC_CONFIG_DIR: dir, CI: 'true', NO_COLOR: '1' },
+          stdio: ['pipe', 'ignore', 'ignore'],
+        },
+      );
       child.stdin.end(sandbox.info.client_secret);
       if (i % 3 === 0) setTimeout(() => child.kill('SIGKILL'), 100 + Math.random() * 400);
       return new Promise<{ name: string; code: number | null }>((resolve) => child.on('exit', (code) => resolve({ name, code })));
@@ -169,7 +183,9 @@ describe('credentials go only where they were proven', () => {
 
   it('credentials from the environment go to the address given', async () => {
     const dir = freshConfig();
-    const result = await cli(['webhooks', 'list'], dir, { env: { WHSVC_BASE_URL: elsewhereUrl, WHSVC_CLIENT_ID: 'env-client', WHSVC_CLIENT_SECRET: 'env-secret' } });
+    const result = await cli(['webhooks', 'list'], dir, {
+      env: { WHSVC_BASE_URL: elsewhereUrl, WHSVC_CLIENT_ID: 'env-client', WHSVC_CLIENT_SECRET: 'env-secret' },
+    });
     expect(result.code).toBe(3);
     expect(hits.some((hit) => hit.startsWith('POST /v1/oauth/token') && hit.includes('env-client'))).toBe(true);
   });

@@ -48,7 +48,9 @@ describe('the signing secret is never lost nor shown when a file was asked for',
     const result = await cli(['webhooks', 'create', '--url', `${receiver.url}/full`, '--events', 'invoice.paid', '--secret-file', '/dev/full', '--force']);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^whsvc: cannot write the signing secret to \/dev\/full: no space left on the device; webhook wh_\w+ was deleted again, so nothing was created\nhint: /);
+    expect(result.stderr).toMatch(
+      /^whsvc: cannot write the signing secret to \/dev\/full: no space left on the device; webhook wh_\w+ was deleted again, so nothing was created\nhint: /,
+    );
     expect(result.stderr).not.toMatch(/whsec_|unexpected error/);
     expect(await webhookIds()).toEqual(before);
   });
@@ -58,7 +60,14 @@ describe('configuration and names', () => {
   it('WHSVC_CONFIG_DIR="" is read as unset: the OS config dir (under XDG_CONFIG_HOME), not an error', async () => {
     const xdg = mkdtempSync(join(workDir, 'xdg-'));
     const login = await runCli(['login', '--client-id', sandbox.info.client_id, '--client-secret-stdin'], {
-      env: { WHSVC_BASE_URL: sandbox.info.base_url, WHSVC_CONFIG_DIR: '', XDG_CONFIG_HOME: xdg, CI: 'true', WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined },
+      env: {
+        WHSVC_BASE_URL: sandbox.info.base_url,
+        WHSVC_CONFIG_DIR: '',
+        XDG_CONFIG_HOME: xdg,
+        CI: 'true',
+        WHSVC_CLIENT_ID: undefined,
+        WHSVC_CLIENT_SECRET: undefined,
+      },
       input: `${sandbox.info.client_secret}\n`,
     });
     expect(login.code, login.stderr).toBe(0);
@@ -80,7 +89,10 @@ describe('configuration and names', () => {
   it('a *.localhost address goes to 127.0.0.1 because whsvc sends it there, not because a resolver said so', async () => {
     const { port } = new URL(sandbox.info.base_url);
     const local = { WHSVC_BASE_URL: `http://api.localhost:${port}` };
-    const created = await cli(['webhooks', 'create', '--url', `http://app.localhost:${new URL(receiver.url).port}/local`, '--events', 'invoice.paid', '--json'], local);
+    const created = await cli(
+      ['webhooks', 'create', '--url', `http://app.localhost:${new URL(receiver.url).port}/local`, '--events', 'invoice.paid', '--json'],
+      local,
+    );
     expect(created.code, created.stderr).toBe(0);
     const trigger = await cli(['sandbox', 'trigger', 'invoice.paid'], local);
     expect(trigger.code, trigger.stderr).toBe(0);

@@ -58,7 +58,8 @@ async function settled(expected: Record<string, number>, timeoutMs = 30_000): Pr
   for (;;) {
     const logs = await Promise.all(Object.entries(expected).map(async ([name, count]) => ({ name, count, log: await attempts(ids[name]!) })));
     if (logs.every(({ count, log }) => log.length === count && log.every((a) => a.status !== 'pending'))) return;
-    if (Date.now() > deadline) throw new Error(`logs not settled: ${JSON.stringify(logs.map(({ name, count, log }) => [name, count, log.map((a) => a.status)]))}`);
+    if (Date.now() > deadline)
+      throw new Error(`logs not settled: ${JSON.stringify(logs.map(({ name, count, log }) => [name, count, log.map((a) => a.status)]))}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -256,8 +257,13 @@ describe('webhooks health against the sandbox', () => {
   it('in a pipe: tab-separated rows worst first, ISO times; exit 1 with one line naming the unhealthy', async () => {
     const result = await cli(['webhooks', 'health']);
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toBe(`whsvc: 2 webhooks are unhealthy: ${ids.down} (its newest 5 deliveries failed), ${ids.mixed} (its newest 2 deliveries failed)\n`);
-    const rows = result.stdout.trimEnd().split('\n').map((line) => line.split('\t'));
+    expect(result.stderr).toBe(
+      `whsvc: 2 webhooks are unhealthy: ${ids.down} (its newest 5 deliveries failed), ${ids.mixed} (its newest 2 deliveries failed)\n`,
+    );
+    const rows = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.split('\t'));
     expect(rows.map((row) => row[0])).toEqual([ids.down, ids.mixed, ids.slow, ids.ok, ids.idle]);
     expect(rows[1]).toEqual([ids.mixed, `${receiver.url}/mixed`, 'active', '5', '0.6', '0.4', '0', '2', iso(HOUR), iso(HOUR), '503', 'unhealthy']);
     expect(rows[4]).toEqual([ids.idle, `${receiver.url}/idle`, 'active', '0', '-', '-', '-', '0', '-', '-', '-', 'healthy']);

@@ -114,7 +114,7 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
     await receiver?.close();
   });
 
-  it('sandbox start printed the inspector\'s address: the base address, no token on loopback', () => {
+  it("sandbox start printed the inspector's address: the base address, no token on loopback", () => {
     expect(sandbox.info.inspector_url).toBe(`${base}/`);
     expect(sandbox.stderr()).toContain(`inspector: ${base}/`);
   });
@@ -155,7 +155,9 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
     expect(payload).toContain('\n  "id": "inv_browser_2"');
     expect(await page.locator('#detail table.headers').textContent()).toContain('X-Service-Delivery-Id');
     expect(await page.locator('#detail .sig').textContent()).toMatch(/X-Service-Signature: sha256=[0-9a-f]{64}/);
-    expect(await page.locator('#detail pre.cmd').textContent()).toMatch(/^printf '%s' '\{.*\}' \| whsvc verify --signature sha256=[0-9a-f]{64} --secret-file \.\/whsec\.txt$/);
+    expect(await page.locator('#detail pre.cmd').textContent()).toMatch(
+      /^printf '%s' '\{.*\}' \| whsvc verify --signature sha256=[0-9a-f]{64} --secret-file \.\/whsec\.txt$/,
+    );
     expect(page.url()).toContain(`#${id}`);
   });
 
@@ -204,10 +206,14 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
     await page.waitForFunction(() => [...document.querySelectorAll('.delivery .badge')].every((b) => b.textContent?.includes('failed')), undefined, WAIT);
     await page.selectOption('#f-status', '');
     await page.selectOption('#f-event', 'product.updated');
-    await page.waitForFunction(() => {
-      const events = [...document.querySelectorAll('.delivery .event')].map((e) => e.textContent);
-      return events.length === 1 && events[0] === 'product.updated';
-    }, undefined, WAIT);
+    await page.waitForFunction(
+      () => {
+        const events = [...document.querySelectorAll('.delivery .event')].map((e) => e.textContent);
+        return events.length === 1 && events[0] === 'product.updated';
+      },
+      undefined,
+      WAIT,
+    );
     await page.selectOption('#f-event', '');
     await page.click(`.webhook[data-id="${webhooks.orders!.id}"] .webhook-main`);
     await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 2, undefined, WAIT);
@@ -215,16 +221,26 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
     await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 4, undefined, WAIT);
     const last = await page.locator('.delivery').last().getAttribute('data-id');
     await page.fill('#f-q', last!);
-    await page.waitForFunction((wanted) => {
-      const rows = [...document.querySelectorAll('.delivery')];
-      return rows.length === 1 && rows[0]!.dataset.id === wanted && document.getElementById('detail-id')?.textContent === wanted;
-    }, last, WAIT);
+    await page.waitForFunction(
+      (wanted) => {
+        const rows = [...document.querySelectorAll('.delivery')];
+        return rows.length === 1 && rows[0]!.dataset.id === wanted && document.getElementById('detail-id')?.textContent === wanted;
+      },
+      last,
+      WAIT,
+    );
     await page.fill('#f-q', '');
   });
 
   it('shows no secret in the page or in any of its data routes', async () => {
     const texts: string[] = [await page.content()];
-    const routes = ['/', '/_sandbox/inspector/app.js', '/_sandbox/inspector/style.css', '/_sandbox/inspector/api/overview', '/_sandbox/inspector/api/deliveries?limit=200'];
+    const routes = [
+      '/',
+      '/_sandbox/inspector/app.js',
+      '/_sandbox/inspector/style.css',
+      '/_sandbox/inspector/api/overview',
+      '/_sandbox/inspector/api/deliveries?limit=200',
+    ];
     for (const route of routes) texts.push((await http(base, 'GET', route)).text);
     const ids = ((await http(base, 'GET', '/_sandbox/inspector/api/deliveries?limit=200')).json.data as Array<{ id: string }>).map((d) => d.id);
     expect(ids.length).toBe(4);
@@ -272,13 +288,16 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
     await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 1, undefined, WAIT);
     expect((await http(base, 'DELETE', `/v1/webhooks/${webhooks.html!.id}`, { token })).status).toBe(204);
     await page.waitForFunction(
-      () => document.querySelectorAll('.webhook').length === 2 && document.querySelectorAll('.delivery').length === 50 && document.getElementById('all-webhooks').getAttribute('aria-pressed') === 'true',
+      () =>
+        document.querySelectorAll('.webhook').length === 2 &&
+        document.querySelectorAll('.delivery').length === 50 &&
+        document.getElementById('all-webhooks').getAttribute('aria-pressed') === 'true',
       undefined,
       WAIT,
     );
   });
 
-  it('reads well at a phone\'s width: the list, then one delivery in its place', async () => {
+  it("reads well at a phone's width: the list, then one delivery in its place", async () => {
     const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
     try {
       await phone.goto(`${base}/`);

@@ -77,7 +77,13 @@ function getWithHost(path: string, host: string, post?: unknown): Promise<{ stat
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, path, method: post === undefined ? 'GET' : 'POST', headers: { host, ...(post === undefined ? {} : { 'content-type': 'application/json' }) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: post === undefined ? 'GET' : 'POST',
+        headers: { host, ...(post === undefined ? {} : { 'content-type': 'application/json' }) },
+      },
       (res) => {
         let body = '';
         res.on('data', (chunk: Buffer) => (body += chunk));
@@ -258,7 +264,7 @@ describe('data routes', () => {
     expectError(await get(`${API}/deliveries?${query}`), status, code);
   });
 
-  it('answers unknown ids, routes and methods with the sandbox\'s JSON errors', async () => {
+  it("answers unknown ids, routes and methods with the sandbox's JSON errors", async () => {
     expectError(await get(`${API}/deliveries/dlv_000000000000000000000000`), 404, 'not_found');
     expectError(await get(`${API}/deliveries/%3Cscript%3E`), 400, 'invalid_parameter');
     expectError(await get(`${API}/nothing`), 404, 'not_found');
@@ -295,7 +301,11 @@ describe('actions', () => {
     const [id] = await trigger('sales_order.created');
     await waitForDelivery(id!, (d) => d.status === 'failed' && d.attempt_count === 2);
     expectError(await http(base, 'POST', `${API}/deliveries/${id}/retry`), 415, 'unsupported_media_type');
-    expectError(await http(base, 'POST', `${API}/deliveries/${id}/retry`, { rawBody: '{}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectError(
+      await http(base, 'POST', `${API}/deliveries/${id}/retry`, { rawBody: '{}', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
     expectError(await post(`${API}/deliveries/${id}/retry`, {}, { origin: 'https://evil.example' }), 403, 'cross_origin');
     expectError(await post(`${API}/deliveries/${id}/retry`, { force: true }), 400, 'unknown_field');
     expect((await post(`${API}/deliveries/${id}/retry`, {}, { origin: base })).status).toBe(200);

@@ -41,9 +41,20 @@ afterAll(async () => {
 describe('Ctrl-C', () => {
   it('exits 130 and leaves no secret file behind when the create is interrupted', async () => {
     const secretFile = join(workDir, 'whsec.txt');
-    const child = spawn(process.execPath, [WHSVC_BIN, 'webhooks', 'create', '--url', 'https://example.com/h', '--events', 'invoice.paid', '--secret-file', secretFile], {
-      env: { ...process.env, WHSVC_CONFIG_DIR: join(workDir, 'config'), WHSVC_BASE_URL: baseUrl, WHSVC_CLIENT_ID: 'a', WHSVC_CLIENT_SECRET: 'b', NO_COLOR: '1' },
-    });
+    const child = spawn(
+      process.execPath,
+      [WHSVC_BIN, 'webhooks', 'create', '--url', 'https://example.com/h', '--events', 'invoice.paid', '--secret-file', secretFile],
+      {
+        env: {
+          ...process.env,
+          WHSVC_CONFIG_DIR: join(workDir, 'config'),
+          WHSVC_BASE_URL: baseUrl,
+          WHSVC_CLIENT_ID: 'a',
+          WHSVC_CLIENT_SECRET: 'b',
+          NO_COLOR: '1',
+        },
+      },
+    );
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

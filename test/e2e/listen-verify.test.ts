@@ -59,11 +59,17 @@ describe('whsvc listen', () => {
   it('as a CI check: starts before the secret exists, counts verified deliveries, exits 0', async () => {
     const secretFile = join(workDir, 'ci-secret.txt');
     const listener = await listen(['--secret-file', secretFile, '--count', '2', '--timeout', '60', '--json']);
-    const created = await runCli(['webhooks', 'create', '--url', `${listener.url}/hook`, '--events', 'invoice.paid', '--secret-file', secretFile, '--json'], { env: apiEnv() });
+    const created = await runCli(['webhooks', 'create', '--url', `${listener.url}/hook`, '--events', 'invoice.paid', '--secret-file', secretFile, '--json'], {
+      env: apiEnv(),
+    });
     expect(created.code, created.stderr).toBe(0);
     for (let i = 0; i < 2; i++) expect((await runCli(['sandbox', 'trigger', 'invoice.paid'], { env: apiEnv() })).code).toBe(0);
     expect(await listener.exit).toBe(0);
-    const lines = listener.stdout().trim().split('\n').map((line) => JSON.parse(line));
+    const lines = listener
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toHaveLength(2);
     for (const line of lines) {
       expect(line).toMatchObject({ event: 'invoice.paid', signature: 'ok', verified: true, status: 200, attempt: 1 });
@@ -79,13 +85,19 @@ describe('whsvc listen', () => {
     const listener = await listen(['--secret-file', secretFile, '--fail-first', '2', '--count', '1', '--timeout', '60', '--json']);
     await waitFor(() => listener.stderr().includes('answering 500 to the first 2 attempts of each delivery'), 'the line naming the failure rule');
     expect(listener.stderr(), 'the default answer is not announced').not.toContain('(--respond-status)');
-    const created = await runCli(['webhooks', 'create', '--url', `${listener.url}/ff`, '--events', 'invoice.paid', '--secret-file', secretFile, '--json'], { env: apiEnv() });
+    const created = await runCli(['webhooks', 'create', '--url', `${listener.url}/ff`, '--events', 'invoice.paid', '--secret-file', secretFile, '--json'], {
+      env: apiEnv(),
+    });
     expect(created.code, created.stderr).toBe(0);
     const webhookId = JSON.parse(created.stdout).id;
     expect((await runCli(['sandbox', 'trigger', 'invoice.paid'], { env: apiEnv() })).code).toBe(0);
     // --count counts the delivery once it is taken, on its third attempt.
     expect(await listener.exit).toBe(0);
-    const lines = listener.stdout().trim().split('\n').map((line) => JSON.parse(line));
+    const lines = listener
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((l) => [l.attempt, l.status, l.rule])).toEqual([
       [1, 500, 'fail_first'],
       [2, 500, 'fail_first'],
@@ -136,7 +148,11 @@ describe('whsvc listen', () => {
     await waitFor(() => slow.stderr().includes('answering after 400 ms'), 'the line naming the delay');
     const started = Date.now();
     const body = '{"event":"invoice.paid"}';
-    const answer = await fetch(slow.url, { method: 'POST', body, headers: { 'x-service-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` } });
+    const answer = await fetch(slow.url, {
+      method: 'POST',
+      body,
+      headers: { 'x-service-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` },
+    });
     expect(answer.status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(390);
     await waitFor(() => slow.stdout().includes('->'), 'the line of the late answer');
@@ -179,10 +195,16 @@ describe('whsvc listen', () => {
     const listener = await listen(['--secret-file', secretFile, '--respond-status', '503', '--json']);
     try {
       await waitFor(() => listener.stderr().includes('answering 503 to verified deliveries (--respond-status)'), 'the line naming the answer');
-      const created = await runCli(['webhooks', 'create', '--url', listener.url, '--events', 'sales_order.created', '--secret-file', secretFile, '--json'], { env: apiEnv() });
+      const created = await runCli(['webhooks', 'create', '--url', listener.url, '--events', 'sales_order.created', '--secret-file', secretFile, '--json'], {
+        env: apiEnv(),
+      });
       await runCli(['sandbox', 'trigger', 'sales_order.created'], { env: apiEnv() });
       await waitFor(() => listener.stdout().trim().split('\n').filter(Boolean).length >= 3, 'three attempts');
-      const attempts = listener.stdout().trim().split('\n').map((line) => JSON.parse(line));
+      const attempts = listener
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       expect(attempts.map((a) => [a.attempt, a.status, a.verified])).toEqual([
         [1, 503, true],
         [2, 503, true],
@@ -227,16 +249,27 @@ describe('whsvc listen', () => {
 describe('whsvc listen trusts only what is signed', () => {
   const secret = 'whsec_replay';
   const sign = (body: string) => 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
-  const post = (url: string, body: string, headers: Record<string, string>) => fetch(url, { method: 'POST', body, headers: { 'x-service-signature': sign(body), ...headers } });
+  const post = (url: string, body: string, headers: Record<string, string>) =>
+    fetch(url, { method: 'POST', body, headers: { 'x-service-signature': sign(body), ...headers } });
 
   it('an unsigned request cannot poison a delivery id: the real delivery with that id is still taken', async () => {
     const listener = await listen(['--secret', secret, '--count', '1', '--timeout', '60', '--json']);
     const body = '{"id":"inv_p","event":"invoice.paid"}';
-    const forged = await fetch(listener.url, { method: 'POST', body, headers: { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_next', 'x-service-attempt': '1' } });
+    const forged = await fetch(listener.url, {
+      method: 'POST',
+      body,
+      headers: { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_next', 'x-service-attempt': '1' },
+    });
     expect(forged.status).toBe(400);
-    expect((await post(listener.url, body, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_next', 'x-service-attempt': '1' })).status).toBe(200);
+    expect((await post(listener.url, body, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_next', 'x-service-attempt': '1' })).status).toBe(
+      200,
+    );
     expect(await listener.exit).toBe(1);
-    const lines = listener.stdout().trim().split('\n').map((line) => JSON.parse(line));
+    const lines = listener
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((line) => [line.signature, line.repeat, line.status])).toEqual([
       ['unsigned', null, 400],
       ['ok', null, 200],
@@ -249,7 +282,11 @@ describe('whsvc listen trusts only what is signed', () => {
     const first = await post(listener.url, paid, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_real_1', 'x-service-attempt': '1' });
     expect(first.status).toBe(200);
     // The captured delivery again, its headers forged: another event, another id, another attempt.
-    const forged = await post(listener.url, paid, { 'x-service-event': 'production_order.completed', 'x-service-delivery-id': 'dlv_forged_1', 'x-service-attempt': '99' });
+    const forged = await post(listener.url, paid, {
+      'x-service-event': 'production_order.completed',
+      'x-service-delivery-id': 'dlv_forged_1',
+      'x-service-attempt': '99',
+    });
     expect(forged.status).toBe(400);
     // Sent again as it was: a replay of the same attempt.
     const again = await post(listener.url, paid, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_real_1', 'x-service-attempt': '1' });
@@ -258,13 +295,21 @@ describe('whsvc listen trusts only what is signed', () => {
     const retry = await post(listener.url, paid, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_real_1', 'x-service-attempt': '2' });
     expect(retry.status).toBe(200);
     // Another event whose payload happens to be the same bytes, under its own delivery id: a delivery like any other.
-    expect((await post(listener.url, paid, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_real_3', 'x-service-attempt': '1' })).status).toBe(200);
+    expect(
+      (await post(listener.url, paid, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_real_3', 'x-service-attempt': '1' })).status,
+    ).toBe(200);
     expect(listener.child.exitCode).toBeNull();
     const other = '{"id":"inv_2","event":"invoice.paid"}';
-    expect((await post(listener.url, other, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_real_2', 'x-service-attempt': '1' })).status).toBe(200);
+    expect(
+      (await post(listener.url, other, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_real_2', 'x-service-attempt': '1' })).status,
+    ).toBe(200);
     // Three distinct deliveries reached --count 3; the refused ones make the exit 1.
     expect(await listener.exit).toBe(1);
-    const lines = listener.stdout().trim().split('\n').map((line) => JSON.parse(line));
+    const lines = listener
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((line) => [line.event, line.header_event, line.event_mismatch, line.delivery_id, line.repeat, line.repeat_of, line.status])).toEqual([
       ['invoice.paid', 'invoice.paid', false, 'dlv_real_1', null, null, 200],
       ['invoice.paid', 'production_order.completed', true, 'dlv_forged_1', 'same_body', 'dlv_real_1', 400],

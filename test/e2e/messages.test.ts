@@ -43,7 +43,10 @@ describe('messages that say what to do', () => {
   });
 
   it('--secret-file "" is a usage error, for listen and verify alike', async () => {
-    for (const args of [['listen', '--port', '0', '--secret-file', '', '--timeout', '5'], ['verify', '--signature', 'a'.repeat(64), '--secret-file', '']]) {
+    for (const args of [
+      ['listen', '--port', '0', '--secret-file', '', '--timeout', '5'],
+      ['verify', '--signature', 'a'.repeat(64), '--secret-file', ''],
+    ]) {
       const result = await cli(args, {}, '{}');
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain('--secret-file is empty');
@@ -85,7 +88,9 @@ describe('messages that say what to do', () => {
       expect(message).toBe(
         `whsvc: not logged in: nothing to send to ${sandbox.info.base_url} (from WHSVC_BASE_URL): profile ci (from --profile) holds no credentials, and WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET are not set`,
       );
-      expect(hint).toBe('hint: log in: whsvc login --profile ci --client-id ID; or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET (a sandbox prints its client id and secret when it starts)');
+      expect(hint).toBe(
+        'hint: log in: whsvc login --profile ci --client-id ID; or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET (a sandbox prints its client id and secret when it starts)',
+      );
     });
 
     it('not logged in, with the default profile: named as the default, not "(from the default)"', async () => {
@@ -102,7 +107,9 @@ describe('messages that say what to do', () => {
       const dir = mkdtempSync(join(configDir, 'stale-'));
       writeFileSync(
         join(dir, 'config.json'),
-        JSON.stringify({ profiles: { old: { base_url: sandbox.info.base_url, client_id: sandbox.info.client_id, client_secret: 'sbx_secret_of_an_earlier_run' } } }),
+        JSON.stringify({
+          profiles: { old: { base_url: sandbox.info.base_url, client_id: sandbox.info.client_id, client_secret: 'sbx_secret_of_an_earlier_run' } },
+        }),
       );
       const result = await cli(['webhooks', 'list'], { WHSVC_CONFIG_DIR: dir, WHSVC_PROFILE: 'old', WHSVC_BASE_URL: undefined });
       expect(result.code).toBe(3);
@@ -114,7 +121,11 @@ describe('messages that say what to do', () => {
       );
       expect(result.stderr).not.toContain('sbx_secret_of_an_earlier_run');
       // Given with --base-url, the address is part of the fix.
-      const flagged = await cli(['webhooks', 'list', '--base-url', sandbox.info.base_url], { WHSVC_CONFIG_DIR: dir, WHSVC_PROFILE: 'old', WHSVC_BASE_URL: undefined });
+      const flagged = await cli(['webhooks', 'list', '--base-url', sandbox.info.base_url], {
+        WHSVC_CONFIG_DIR: dir,
+        WHSVC_PROFILE: 'old',
+        WHSVC_BASE_URL: undefined,
+      });
       expect(lines(flagged.stderr)[1]).toContain(`whsvc login --profile old --base-url ${sandbox.info.base_url} --client-id ${sandbox.info.client_id}`);
     });
 
@@ -134,7 +145,9 @@ describe('messages that say what to do', () => {
       const result = await cli(['webhooks', 'list'], { WHSVC_CLIENT_ID: sandbox.info.client_id, WHSVC_CLIENT_SECRET: 'wrong-env-secret' });
       expect(result.code).toBe(3);
       const [message, hint] = lines(result.stderr);
-      expect(message).toContain(`(client ${sandbox.info.client_id} from WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET, at ${sandbox.info.base_url} (from WHSVC_BASE_URL))`);
+      expect(message).toContain(
+        `(client ${sandbox.info.client_id} from WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET, at ${sandbox.info.base_url} (from WHSVC_BASE_URL))`,
+      );
       expect(hint).toMatch(/^hint: check the values of WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET/);
       expect(result.stderr).not.toMatch(/\bset WHSVC_CLIENT_ID|whsvc login/);
       expect(result.stderr).not.toContain('wrong-env-secret');

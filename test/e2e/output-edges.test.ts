@@ -13,10 +13,19 @@ let env: Record<string, string>;
 beforeAll(async () => {
   sandbox = await startSandboxProcess(['--quiet']);
   configDir = mkdtempSync(join(tmpdir(), 'whsvc-edges-'));
-  env = { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: sandbox.info.base_url, WHSVC_CLIENT_ID: sandbox.info.client_id, WHSVC_CLIENT_SECRET: sandbox.info.client_secret, CI: 'true' };
+  env = {
+    WHSVC_CONFIG_DIR: configDir,
+    WHSVC_BASE_URL: sandbox.info.base_url,
+    WHSVC_CLIENT_ID: sandbox.info.client_id,
+    WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
+    CI: 'true',
+  };
   const token = await getToken(sandbox.info.base_url, sandbox.info.client_id, sandbox.info.client_secret);
   for (let i = 0; i < 30; i++) {
-    const created = await http(sandbox.info.base_url, 'POST', '/v1/webhooks', { token, body: { url: `http://127.0.0.1:9/h${i}`, events: ['invoice.paid'], active: false } });
+    const created = await http(sandbox.info.base_url, 'POST', '/v1/webhooks', {
+      token,
+      body: { url: `http://127.0.0.1:9/h${i}`, events: ['invoice.paid'], active: false },
+    });
     expect(created.status).toBe(201);
   }
 });

@@ -19,7 +19,8 @@ let tarball: string;
  * the Node running the tests.
  */
 const NODES = process.env.WHSVC_TEST_NODES ? process.env.WHSVC_TEST_NODES.split(':').filter(Boolean) : [process.execPath];
-if (process.env.CI && !process.env.WHSVC_TEST_NODES) throw new Error('CI runs the packed package on Node 22 and 26: set WHSVC_TEST_NODES to their node binaries, as .ci/run does');
+if (process.env.CI && !process.env.WHSVC_TEST_NODES)
+  throw new Error('CI runs the packed package on Node 22 and 26: set WHSVC_TEST_NODES to their node binaries, as .ci/run does');
 const versionOf = (node: string) => execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
 
 function npm(args: string[], cwd = root): string {
@@ -42,7 +43,10 @@ function installedOn(node: string, args: string[], options: { input?: string; en
 // --ignore-scripts: prepack would rebuild dist/ under the other test files' feet; globalSetup built it.
 beforeAll(() => {
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-pack-'));
-  const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', workDir])) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', workDir])) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
   tarball = join(workDir, packed[0]!.filename);
   (globalThis as { packedFiles?: string[] }).packedFiles = packed[0]!.files.map((f) => f.path);
   const prefix = join(workDir, 'prefix');

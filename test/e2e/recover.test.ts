@@ -173,7 +173,9 @@ describe('deliveries recover against the real sandbox', () => {
     // A delivery that fails after the stop (its attempt the 13th failed one of the log) is not the stopped run's.
     s.down.value = true;
     await trigger(s, 'invoice.paid', 1);
-    await expect.poll(async () => json(await s.cli(['deliveries', 'list', webhookId, '--status', 'failed', '--json'])).data.length, { timeout: 30_000 }).toBe(13);
+    await expect
+      .poll(async () => json(await s.cli(['deliveries', 'list', webhookId, '--status', 'failed', '--json'])).data.length, { timeout: 30_000 })
+      .toBe(13);
     s.down.value = false;
     s.receiver.answerDelayMs = 0;
     const resumed = json(await s.cli(resume!));
@@ -202,7 +204,9 @@ describe('deliveries recover against the real sandbox', () => {
     child.stdout.destroy();
     const code = await exited;
     expect(code, stderr).toBe(1);
-    expect(stderr).toMatch(/the output was closed, so the run stopped: of those re-sent, \d+ got through and 0 did not; \d+ selected deliver(y was|ies were) not re-sent; run `whsvc deliveries recover --yes --json --concurrency 1 --until \S+` to resume\n/);
+    expect(stderr).toMatch(
+      /the output was closed, so the run stopped: of those re-sent, \d+ got through and 0 did not; \d+ selected deliver(y was|ies were) not re-sent; run `whsvc deliveries recover --yes --json --concurrency 1 --until \S+` to resume\n/,
+    );
     const resentByFirstRun = s.receiver.received.length - 10;
     expect(resentByFirstRun).toBeLessThan(10);
     s.receiver.answerDelayMs = 0;

@@ -35,7 +35,12 @@ function listen(args: string[]): Promise<Listener> {
     const exited = new Promise((done) => child.on('exit', done));
     const listener: Listener = {
       url: '',
-      lines: () => stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line)),
+      lines: () =>
+        stdout
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line)),
       stop: () => {
         child.kill('SIGINT');
         return exited;
@@ -61,8 +66,7 @@ async function until(check: () => boolean, what: string, timeoutMs = 30_000): Pr
 }
 
 function cliFor(sandbox: SandboxProcess, configDir: string) {
-  return (args: string[]) =>
-    runCli(args, { env: { ...sandboxEnv(sandbox.info, configDir), CI: 'true' } });
+  return (args: string[]) => runCli(args, { env: { ...sandboxEnv(sandbox.info, configDir), CI: 'true' } });
 }
 
 const SECOND = 1000;
@@ -91,7 +95,13 @@ describe('sandbox start --clock manual', () => {
     const t0 = Date.parse(start.now);
     const shown = JSON.parse((await cli(['sandbox', 'clock', '--json'])).stdout);
     expect(shown.due).toEqual([
-      { delivery_id: receiver.lines()[0]!.delivery_id, webhook_id: webhookId, event: 'invoice.paid', attempt: 2, due_at: new Date(t0 + 5 * SECOND).toISOString() },
+      {
+        delivery_id: receiver.lines()[0]!.delivery_id,
+        webhook_id: webhookId,
+        event: 'invoice.paid',
+        attempt: 2,
+        due_at: new Date(t0 + 5 * SECOND).toISOString(),
+      },
     ]);
 
     const step = async (duration: string) => {

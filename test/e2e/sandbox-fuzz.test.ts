@@ -112,7 +112,11 @@ const BAD_BODIES: Array<[string, string, string]> = [
   ['a __proto__ field', JSON_TYPE, '{"__proto__":{"url":"https://example.com/h"},"events":["invoice.paid"]}'],
   ['a constructor field', JSON_TYPE, '{"constructor":1,"url":"https://example.com/h","events":["invoice.paid"]}'],
   ['deeply nested arrays', JSON_TYPE, `{"url":"https://example.com/h","events":${deep(20_000)}}`],
-  ['deeply nested objects in a field', JSON_TYPE, `{"type":"invoice.paid","data":{"a":${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}},"url":"https://example.com/h","events":["invoice.paid"]}`],
+  [
+    'deeply nested objects in a field',
+    JSON_TYPE,
+    `{"type":"invoice.paid","data":{"a":${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}},"url":"https://example.com/h","events":["invoice.paid"]}`,
+  ],
   ['a huge body', JSON_TYPE, JSON.stringify({ url: 'https://example.com/h', events: ['invoice.paid'], pad: 'x'.repeat(200_000) })],
   ['a huge URL', JSON_TYPE, JSON.stringify({ url: `https://example.com/${'a'.repeat(10_000)}`, events: ['invoice.paid'] })],
   ['lone surrogates', JSON_TYPE, '{"url":"https://example.com/\\ud800","events":["invoice.paid"]}'],
@@ -123,15 +127,26 @@ const BAD_BODIES: Array<[string, string, string]> = [
 
 describe('a fuzz corpus against the real sandbox', () => {
   it('bodies of the wrong shape or type, on every route that takes one', async () => {
-    const created = await raw(request('POST', '/v1/webhooks', { token: writeToken, type: JSON_TYPE, body: JSON.stringify({ url: 'https://example.com/fuzz', events: ['invoice.paid'], active: false }) }));
+    const created = await raw(
+      request('POST', '/v1/webhooks', {
+        token: writeToken,
+        type: JSON_TYPE,
+        body: JSON.stringify({ url: 'https://example.com/fuzz', events: ['invoice.paid'], active: false }),
+      }),
+    );
     expect(created?.status, created?.body).toBe(201);
     const id = (JSON.parse(created!.body) as { id: string }).id;
     for (const [name, type, body] of BAD_BODIES) {
       expectJsonError(await raw(request('POST', '/v1/webhooks', { token: writeToken, type, body })), `create with ${name}`);
-      if (name !== 'an empty body') expectJsonError(await raw(request('PATCH', `/v1/webhooks/${id}`, { token: writeToken, type, body })), `update with ${name}`);
+      if (name !== 'an empty body')
+        expectJsonError(await raw(request('PATCH', `/v1/webhooks/${id}`, { token: writeToken, type, body })), `update with ${name}`);
       expectJsonError(await raw(request('POST', '/_sandbox/events', { type, body })), `trigger with ${name}`);
       expectJsonError(await raw(request('POST', '/v1/oauth/token', { type, body })), `token with ${name}`);
-      if (body !== '') expectJsonError(await raw(request('POST', `/v1/webhooks/${id}/test`, { token: writeToken, type, body: body.replace('"url"', '"event"') })), `test send with ${name}`);
+      if (body !== '')
+        expectJsonError(
+          await raw(request('POST', `/v1/webhooks/${id}/test`, { token: writeToken, type, body: body.replace('"url"', '"event"') })),
+          `test send with ${name}`,
+        );
     }
   });
 
@@ -162,7 +177,8 @@ describe('a fuzz corpus against the real sandbox', () => {
       '*',
     ];
     for (const path of paths) expectJsonError(await raw(request('GET', path, { token: readToken })), `GET ${path}`);
-    for (const method of ['PUT', 'TRACE', 'PROPFIND', 'DELETE']) expectJsonError(await raw(request(method, '/v1/webhooks', { token: writeToken })), `${method} /v1/webhooks`);
+    for (const method of ['PUT', 'TRACE', 'PROPFIND', 'DELETE'])
+      expectJsonError(await raw(request(method, '/v1/webhooks', { token: writeToken })), `${method} /v1/webhooks`);
   });
 
   it('bad tokens and scopes', async () => {
@@ -171,7 +187,9 @@ describe('a fuzz corpus against the real sandbox', () => {
     for (const header of ['authorization: Basic Zm9vOmJhcg==', 'authorization: Bearer', 'authorization: bearer  ', `authorization: Token ${writeToken}`]) {
       expectJsonError(await raw(request('GET', '/v1/webhooks', { headers: [header] })), header);
     }
-    const scoped = await raw(request('POST', '/v1/webhooks', { token: readToken, type: JSON_TYPE, body: JSON.stringify({ url: 'https://example.com/h', events: ['invoice.paid'] }) }));
+    const scoped = await raw(
+      request('POST', '/v1/webhooks', { token: readToken, type: JSON_TYPE, body: JSON.stringify({ url: 'https://example.com/h', events: ['invoice.paid'] }) }),
+    );
     expectJsonError(scoped, 'a write with a read-only token');
     expect(scoped!.status).toBe(403);
     const grants = [
@@ -181,7 +199,8 @@ describe('a fuzz corpus against the real sandbox', () => {
       `grant_type=client_credentials&client_id=${sandbox.info.readonly_client_id}&client_secret=${sandbox.info.readonly_client_secret}&scope=webhooks:write`,
       `grant_type=client_credentials&client_id=${sandbox.info.client_id}&client_secret=${sandbox.info.client_secret}&scope=admin`,
     ];
-    for (const body of grants) expectJsonError(await raw(request('POST', '/v1/oauth/token', { type: 'application/x-www-form-urlencoded', body })), `token request ${body.slice(0, 40)}`);
+    for (const body of grants)
+      expectJsonError(await raw(request('POST', '/v1/oauth/token', { type: 'application/x-www-form-urlencoded', body })), `token request ${body.slice(0, 40)}`);
   });
 
   it('requests that are not valid HTTP get a JSON 4xx, not a bare close', async () => {
@@ -193,14 +212,18 @@ describe('a fuzz corpus against the real sandbox', () => {
       ['a control character in a header', 'GET /v1/webhooks HTTP/1.1\r\nhost: x\r\nx-a: b\u0001c\r\n\r\n'],
       ['both content-length and chunked', 'POST /_sandbox/events HTTP/1.1\r\nhost: x\r\ncontent-length: 3\r\ntransfer-encoding: chunked\r\n\r\n0\r\n\r\n'],
       ['two content-lengths', 'POST /_sandbox/events HTTP/1.1\r\nhost: x\r\ncontent-length: 3\r\ncontent-length: 4\r\n\r\nabcd'],
-      ['a bad chunk size', 'POST /_sandbox/events HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n'],
+      [
+        'a bad chunk size',
+        'POST /_sandbox/events HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n',
+      ],
       ['headers larger than the limit', `GET /v1/webhooks HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(100_000)}\r\n\r\n`],
     ];
     for (const [name, text] of broken) expectJsonError(await raw(text), name);
   });
 
   it('a client that hangs up mid-body, or mid-headers, is no error of the sandbox', async () => {
-    const partial = (path: string) => `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nauthorization: Bearer ${writeToken}\r\ncontent-length: 1000\r\n\r\n{"type":"inv`;
+    const partial = (path: string) =>
+      `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nauthorization: Bearer ${writeToken}\r\ncontent-length: 1000\r\n\r\n{"type":"inv`;
     for (const path of ['/_sandbox/events', '/v1/webhooks', '/v1/oauth/token']) {
       for (let i = 0; i < 5; i += 1) await raw(partial(path), { hangUpAfterWrite: true });
     }

@@ -224,9 +224,13 @@ describe('webhook endpoints', () => {
     const result = await call('GET', '/v1/webhooks/webhook-events');
     expect(result.status).toBe(200);
     expect(Object.keys(result.json)).toEqual(['data']);
-    expect(result.json.data.map((e: { type: string }) => e.type).sort()).toEqual(
-      ['inventory.changed', 'invoice.paid', 'product.updated', 'production_order.completed', 'sales_order.created'],
-    );
+    expect(result.json.data.map((e: { type: string }) => e.type).sort()).toEqual([
+      'inventory.changed',
+      'invoice.paid',
+      'product.updated',
+      'production_order.completed',
+      'sales_order.created',
+    ]);
     for (const entry of result.json.data) expect(Object.keys(entry)).toEqual(['type', 'module', 'desc']);
     const modules = result.json.data.map((e: { module: string }) => e.module);
     expect(modules).toEqual([...new Set(modules)]);
@@ -250,7 +254,11 @@ describe('validation', () => {
     ['url relative', { url: '/hooks', events: ['invoice.paid'] }, 'url'],
     ['url http to a public host', { url: 'http://example.com/hook', events: ['invoice.paid'] }, 'https'],
     ['url ftp', { url: 'ftp://example.com/hook', events: ['invoice.paid'] }, 'url'],
-    ['url with a newline (URL parsing would drop it silently)', { url: 'https://example.com/a\nsigning secret  whsec_FAKE', events: ['invoice.paid'] }, 'control characters'],
+    [
+      'url with a newline (URL parsing would drop it silently)',
+      { url: 'https://example.com/a\nsigning secret  whsec_FAKE', events: ['invoice.paid'] },
+      'control characters',
+    ],
     ['url with an escape sequence', { url: 'https://example.com/\u001b[31m', events: ['invoice.paid'] }, 'control characters'],
     ['url too long', { url: `https://example.com/${'a'.repeat(2100)}`, events: ['invoice.paid'] }, '2048'],
     ['url with no host before the path (https:///x)', { url: 'https:///evil.example/x', events: ['invoice.paid'] }, 'scheme://host'],
@@ -288,11 +296,22 @@ describe('validation', () => {
     const webhook = await createWebhook('/ct');
     const form = { rawBody: JSON.stringify(valid()), headers: { 'content-type': 'application/x-www-form-urlencoded' } };
     expectApiError(await call('POST', '/v1/webhooks', form), 415, 'unsupported_media_type', 'application/json');
-    expectApiError(await call('PATCH', `/v1/webhooks/${webhook.id}`, { rawBody: '{"active":false}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
-    expectApiError(await call('POST', `/v1/webhooks/${webhook.id}/test`, { rawBody: '{}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+    expectApiError(
+      await call('PATCH', `/v1/webhooks/${webhook.id}`, { rawBody: '{"active":false}', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
+    expectApiError(
+      await call('POST', `/v1/webhooks/${webhook.id}/test`, { rawBody: '{}', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
     expect((await call('GET', `/v1/webhooks/${webhook.id}`)).json.active).toBe(true);
     // JSON with a charset, or a +json type, is JSON; a test send with no body at all needs no type.
-    expect((await call('PATCH', `/v1/webhooks/${webhook.id}`, { rawBody: '{"active":true}', headers: { 'content-type': 'application/json; charset=utf-8' } })).status).toBe(200);
+    expect(
+      (await call('PATCH', `/v1/webhooks/${webhook.id}`, { rawBody: '{"active":true}', headers: { 'content-type': 'application/json; charset=utf-8' } }))
+        .status,
+    ).toBe(200);
     expect((await call('POST', `/v1/webhooks/${webhook.id}/test`)).status).toBe(200);
   });
 
@@ -476,8 +495,19 @@ describe('deliveries', () => {
 
     const detail = await call('GET', `/v1/webhooks/webhook-deliveries/${deliveryId}`);
     expect(Object.keys(detail.json)).toEqual([
-      'id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'signature', 'payload', 'created_at',
-      'delivery_id', 'next_attempt_at', 'failure_reason', 'response_body',
+      'id',
+      'webhook_id',
+      'event',
+      'status',
+      'response_code',
+      'attempts',
+      'signature',
+      'payload',
+      'created_at',
+      'delivery_id',
+      'next_attempt_at',
+      'failure_reason',
+      'response_body',
     ]);
     expect(detail.json).toMatchObject({ delivery_id: deliveryId, next_attempt_at: null, failure_reason: null });
     expect(detail.json.signature).toBe(expected);
@@ -547,8 +577,25 @@ describe('deliveries', () => {
       const original = await call('GET', `/v1/webhooks/webhook-deliveries/${deliveryId}`);
       const retried = await call('POST', `/v1/webhooks/webhook-deliveries/${deliveryId}/retry`);
       expect(retried.status, retried.text).toBe(200);
-      expect(Object.keys(retried.json)).toEqual(['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id', 'next_attempt_at']);
-      expect(retried.json).toMatchObject({ webhook_id: webhook.id, event: 'sales_order.created', status: 'delivered', response_code: 200, attempts: 5, delivery_id: deliveryId });
+      expect(Object.keys(retried.json)).toEqual([
+        'id',
+        'webhook_id',
+        'event',
+        'status',
+        'response_code',
+        'attempts',
+        'created_at',
+        'delivery_id',
+        'next_attempt_at',
+      ]);
+      expect(retried.json).toMatchObject({
+        webhook_id: webhook.id,
+        event: 'sales_order.created',
+        status: 'delivered',
+        response_code: 200,
+        attempts: 5,
+        delivery_id: deliveryId,
+      });
       expect(retried.json.id).not.toBe(deliveryId);
       const detail = await call('GET', `/v1/webhooks/webhook-deliveries/${retried.json.id}`);
       expect(detail.json.signature).toBe(original.json.signature);

@@ -47,7 +47,9 @@ async function trigger(sandbox: SandboxProcess, type: string, count: number): Pr
   // In bursts of 50 at a time: the events are acknowledged once recorded, the sends go on behind.
   for (let sent = 0; sent < count; sent += 50) {
     await Promise.all(
-      Array.from({ length: Math.min(50, count - sent) }, () => http(sandbox.info.base_url, 'POST', '/_sandbox/events', { body: { type } }).then((r) => expect(r.status).toBe(202))),
+      Array.from({ length: Math.min(50, count - sent) }, () =>
+        http(sandbox.info.base_url, 'POST', '/_sandbox/events', { body: { type } }).then((r) => expect(r.status).toBe(202)),
+      ),
     );
   }
 }
@@ -57,7 +59,9 @@ async function statuses(sandbox: SandboxProcess, token: string, id: string): Pro
   const counts: Record<string, number> = {};
   let cursor: string | null = null;
   do {
-    const page = await http(sandbox.info.base_url, 'GET', `/v1/webhooks/${id}/deliveries?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token });
+    const page = await http(sandbox.info.base_url, 'GET', `/v1/webhooks/${id}/deliveries?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+      token,
+    });
     for (const item of page.json.data as Array<{ status: string }>) counts[item.status] = (counts[item.status] ?? 0) + 1;
     cursor = page.json.next_cursor;
   } while (cursor);
@@ -101,7 +105,11 @@ describe('the log tells the truth under load', () => {
     // they are delivered long before any hanging send could end, or never within the bound.
     await trigger(sandbox, 'product.updated', 400);
     await trigger(sandbox, 'invoice.paid', 50);
-    await until(async () => (await statuses(sandbox, token, good)).delivered === 50, 'the good webhook getting its 50 deliveries while the other hangs', 30_000);
+    await until(
+      async () => (await statuses(sandbox, token, good)).delivered === 50,
+      'the good webhook getting its 50 deliveries while the other hangs',
+      30_000,
+    );
     expect(await statuses(sandbox, token, good)).toEqual({ delivered: 50 });
     expect(await statuses(sandbox, token, hanging)).toEqual({ pending: 400 });
   });

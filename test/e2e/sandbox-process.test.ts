@@ -24,7 +24,15 @@ describe('whsvc sandbox start', () => {
     receiver.respondWith = () => 500;
     const retryBaseMs = 1_500;
     const first = await startSandboxProcess(['--data-dir', dataDir, '--retry-base-ms', String(retryBaseMs), '--max-attempts', '3']);
-    expect(Object.keys(first.info)).toEqual(['base_url', 'inspector_url', 'client_id', 'client_secret', 'readonly_client_id', 'readonly_client_secret', 'data_dir']);
+    expect(Object.keys(first.info)).toEqual([
+      'base_url',
+      'inspector_url',
+      'client_id',
+      'client_secret',
+      'readonly_client_id',
+      'readonly_client_secret',
+      'data_dir',
+    ]);
     expect(first.info.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(first.stderr()).toContain(`ready at ${first.info.base_url}`);
     expect(first.info.inspector_url).toBe(`${first.info.base_url}/`);
@@ -130,7 +138,8 @@ describe('whsvc sandbox start', () => {
     const created = await http(sandbox.info.base_url, 'POST', '/v1/webhooks', { token, body: { url: `${receiver.url}/epipe`, events: ['invoice.paid'] } });
     expect(created.status).toBe(201);
     // Each delivery writes a log line into the closed pipe.
-    for (let i = 0; i < 20; i += 1) expect((await http(sandbox.info.base_url, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } })).status).toBe(202);
+    for (let i = 0; i < 20; i += 1)
+      expect((await http(sandbox.info.base_url, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } })).status).toBe(202);
     expect(await receiver.waitFor(20, 20_000, '/epipe')).toHaveLength(20);
     expect((await http(sandbox.info.base_url, 'GET', '/v1/webhooks', { token })).status).toBe(200);
     expect(sandbox.child.exitCode).toBeNull();
@@ -186,8 +195,14 @@ describe('whsvc sandbox trigger', () => {
     const sandbox = await startSandboxProcess(['--quiet']);
     try {
       const result = await runCli([
-        'sandbox', 'trigger', 'invoice.paid', '--json', '--base-url', sandbox.info.base_url,
-        '--data', '{"id":"inv_from_flag","amount":{"amount":5,"currency":"USD"}}',
+        'sandbox',
+        'trigger',
+        'invoice.paid',
+        '--json',
+        '--base-url',
+        sandbox.info.base_url,
+        '--data',
+        '{"id":"inv_from_flag","amount":{"amount":5,"currency":"USD"}}',
       ]);
       expect(result.code, result.stderr).toBe(0);
       const answer = JSON.parse(result.stdout);

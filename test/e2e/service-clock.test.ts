@@ -38,9 +38,19 @@ async function inspectorOverview(): Promise<{ webhooks: Array<{ id: string; deli
   return (await response.json()) as never;
 }
 
-describe('one clock (the service\'s) and one word for each state', () => {
+describe("one clock (the service's) and one word for each state", () => {
   it('a failed delivery with its retry scheduled reads "failed · retry due" everywhere; times count from the moved clock', async () => {
-    const created = await cli(['webhooks', 'create', '--url', `${receiver.url}/fail`, '--events', 'invoice.paid', '--secret-file', join(workDir, 'whsec.txt'), '--json']);
+    const created = await cli([
+      'webhooks',
+      'create',
+      '--url',
+      `${receiver.url}/fail`,
+      '--events',
+      'invoice.paid',
+      '--secret-file',
+      join(workDir, 'whsec.txt'),
+      '--json',
+    ]);
     expect(created.code, created.stderr).toBe(0);
     const webhookId = JSON.parse(created.stdout).id as string;
 

@@ -36,12 +36,19 @@ describe('the built-ins a command loads', () => {
       env: { ...sandboxEnv(sandbox.info, join(dir, 'config')), NODE_OPTIONS: `--require ${preload}`, MODULES_OUT: out, ...extraEnv },
     });
     expect(result.code, result.stderr).toBe(0);
-    const modules = new Set(readFileSync(out, 'utf8').split('\n').filter((line) => line.startsWith('NativeModule ')).map((line) => line.slice('NativeModule '.length)));
+    const modules = new Set(
+      readFileSync(out, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('NativeModule '))
+        .map((line) => line.slice('NativeModule '.length)),
+    );
     return { modules, stdout: result.stdout };
   }
 
   it('webhooks list --json (token request and GET over http://) loads none of them', async () => {
-    await runCli(['webhooks', 'create', '--url', 'https://example.com/hook', '--events', 'invoice.paid', '--json'], { env: sandboxEnv(sandbox.info, join(dir, 'config')) });
+    await runCli(['webhooks', 'create', '--url', 'https://example.com/hook', '--events', 'invoice.paid', '--json'], {
+      env: sandboxEnv(sandbox.info, join(dir, 'config')),
+    });
     const { modules, stdout } = await loadedBy(['webhooks', 'list', '--json'], 'list');
     expect(JSON.parse(stdout).data).toHaveLength(1);
     expect(modules.has('http'), 'the list is read, so this sees what was loaded').toBe(true);

@@ -140,7 +140,19 @@ describe('whsvc deliveries tail', () => {
     const news = lines.filter((l) => l.change === 'new');
     expect(news.map((l) => l.attempt_id).sort()).toEqual(log.map((a) => a.id).sort());
     for (const line of lines) {
-      expect(Object.keys(line)).toEqual(['change', 'time', 'webhook_id', 'event', 'status', 'previous_status', 'response_code', 'attempt', 'attempt_id', 'delivery_id', 'created_at']);
+      expect(Object.keys(line)).toEqual([
+        'change',
+        'time',
+        'webhook_id',
+        'event',
+        'status',
+        'previous_status',
+        'response_code',
+        'attempt',
+        'attempt_id',
+        'delivery_id',
+        'created_at',
+      ]);
       expect(line).toMatchObject({ webhook_id: webhook.id, event: 'invoice.paid' });
     }
     for (const attempt of log) {
@@ -181,7 +193,19 @@ describe('whsvc deliveries tail', () => {
     const secretFile = join(workDir, 'whsec.txt');
     writeFileSync(secretFile, webhook.signing_secret);
     const checkpoint = join(workDir, 'tail-checkpoint.json');
-    const args = ['--webhook', webhook.id, '--forward-to', `${app.url}/local`, '--secret-file', secretFile, '--checkpoint', checkpoint, '--interval', '200ms', '--json'];
+    const args = [
+      '--webhook',
+      webhook.id,
+      '--forward-to',
+      `${app.url}/local`,
+      '--secret-file',
+      secretFile,
+      '--checkpoint',
+      checkpoint,
+      '--interval',
+      '200ms',
+      '--json',
+    ];
     const deliveredTwice = async (count: number) => {
       await waitFor(() => endpoint.received.filter((r) => r.headers['x-service-attempt'] === '2').length >= count, `${count} deliveries retried and delivered`);
     };
@@ -214,7 +238,10 @@ describe('whsvc deliveries tail', () => {
     const log = await logOf(webhook.id);
     expect(log).toHaveLength(16);
     // The deliveries, oldest first, as the log has them.
-    const deliveries = log.filter((a) => a.attempts === 1).map((a) => a.id).reverse();
+    const deliveries = log
+      .filter((a) => a.attempts === 1)
+      .map((a) => a.id)
+      .reverse();
     const forwardedIds = app.received.map((r) => String(r.headers['x-service-delivery-id']));
     expect(forwardedIds).toEqual(deliveries);
     for (const request of app.received) {
@@ -232,10 +259,13 @@ describe('whsvc deliveries tail', () => {
   it('--count with --timeout: exit 6 when the count is not reached in time, with one line saying so', async () => {
     const endpoint = await receiver(() => 200);
     const webhook = await createWebhook(`${endpoint.url}/quiet`);
-    const result = await runCli(['deliveries', 'tail', '--webhook', webhook.id, '--status', 'delivered', '--count', '1', '--timeout', '2', '--interval', '200ms'], {
-      env: apiEnv(),
-      timeoutMs: 40_000,
-    });
+    const result = await runCli(
+      ['deliveries', 'tail', '--webhook', webhook.id, '--status', 'delivered', '--count', '1', '--timeout', '2', '--interval', '200ms'],
+      {
+        env: apiEnv(),
+        timeoutMs: 40_000,
+      },
+    );
     expect(result.code, result.stderr).toBe(6);
     expect(result.stderr).toContain('whsvc: 0 of 1 lines within 2 s');
     expect(result.stdout).toBe('');

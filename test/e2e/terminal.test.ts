@@ -133,7 +133,12 @@ describeInTerminal('in a real terminal (tmux)', () => {
     const outputOf = async (session: TmuxSession) => {
       await session.waitFor(/EXIT=\d+/);
       const lines = session.screen(false, true).split('\n');
-      return lines.slice(0, lines.findIndex((line) => line.startsWith('EXIT='))).filter((line) => line.trim() !== '');
+      return lines
+        .slice(
+          0,
+          lines.findIndex((line) => line.startsWith('EXIT=')),
+        )
+        .filter((line) => line.trim() !== '');
     };
 
     it('webhooks list --all: rows fit, long cells end in …, ids whole, every page under one header', async () => {
@@ -164,7 +169,12 @@ describeInTerminal('in a real terminal (tmux)', () => {
     it('deliveries list at 80 columns: rows fit; the id and the status with its retry due whole', async () => {
       receiver.respondWith = (request) => (request.path === '/narrow-down' ? 500 : 200);
       try {
-        const env = { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: sandbox.info.base_url, WHSVC_CLIENT_ID: sandbox.info.client_id, WHSVC_CLIENT_SECRET: sandbox.info.client_secret };
+        const env = {
+          WHSVC_CONFIG_DIR: configDir,
+          WHSVC_BASE_URL: sandbox.info.base_url,
+          WHSVC_CLIENT_ID: sandbox.info.client_id,
+          WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
+        };
         const created = await runCli(['webhooks', 'create', '--url', `${receiver.url}/narrow-down`, '--events', 'invoice.paid', '--json'], { env });
         const webhookId = JSON.parse(created.stdout).id;
         const first = JSON.parse((await runCli(['test', webhookId, '--json'], { env })).stdout);
@@ -174,25 +184,39 @@ describeInTerminal('in a real terminal (tmux)', () => {
         for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
         // The newest attempt of the failed delivery says when its automatic retry is due, whole; the first is failed alone.
         expect(lines.find((line) => line.startsWith(`${first.id} `))).toMatch(/ invoice\S* +failed +500( |$)/);
-        expect(lines.some((line) => / invoice\S* +failed · retry due +500( |$)/.test(line)), lines.join('\n')).toBe(true);
+        expect(
+          lines.some((line) => / invoice\S* +failed · retry due +500( |$)/.test(line)),
+          lines.join('\n'),
+        ).toBe(true);
         // At 60 columns the attempt, the time and the event type are left out rather than wrap the rows or cut the status.
         const narrowest = await outputOf(narrow(`deliveries list ${webhookId}`, 60));
         expect(narrowest[0], narrowest.join('\n')).toMatch(/^ID +(EVENT +)?STATUS +CODE( +CREAT\S*)?$/);
         for (const line of narrowest) expect(line.length, line).toBeLessThanOrEqual(60);
         expect(narrowest.find((line) => line.startsWith(`${first.id} `))).toMatch(/ failed +500( |$)/);
-        expect(narrowest.some((line) => / failed · retry due +500( |$)/.test(line)), narrowest.join('\n')).toBe(true);
+        expect(
+          narrowest.some((line) => / failed · retry due +500( |$)/.test(line)),
+          narrowest.join('\n'),
+        ).toBe(true);
       } finally {
         receiver.respondWith = () => 200;
       }
     });
 
     it('deliveries tail and listen at 80 columns: each line fits, the ids lose their middle, the status stays whole', async () => {
-      const env = { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: sandbox.info.base_url, WHSVC_CLIENT_ID: sandbox.info.client_id, WHSVC_CLIENT_SECRET: sandbox.info.client_secret };
+      const env = {
+        WHSVC_CONFIG_DIR: configDir,
+        WHSVC_BASE_URL: sandbox.info.base_url,
+        WHSVC_CLIENT_ID: sandbox.info.client_id,
+        WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
+      };
       const secretFile = join(configDir, 'listen-80.txt');
       const listen = narrow(`listen --port 0 --secret-file ${secretFile} --count 2 --timeout 60`, 80);
       const ready = await listen.waitFor(/ready at (http:\/\/\S+)/);
       const listenUrl = /ready at (http:\/\/\S+)/.exec(ready)![1]!;
-      const created = await runCli(['webhooks', 'create', '--url', `${listenUrl}/hooks`, '--events', 'invoice.paid,production_order.completed', '--secret-file', secretFile, '--json'], { env });
+      const created = await runCli(
+        ['webhooks', 'create', '--url', `${listenUrl}/hooks`, '--events', 'invoice.paid,production_order.completed', '--secret-file', secretFile, '--json'],
+        { env },
+      );
       const webhookId = JSON.parse(created.stdout).id as string;
       for (const event of ['invoice.paid', 'production_order.completed']) expect((await runCli(['test', webhookId, '--event', event], { env })).code).toBe(0);
       const listened = await outputOf(listen);
@@ -204,13 +228,18 @@ describeInTerminal('in a real terminal (tmux)', () => {
       // A delivery that fails and has its retry due: the longest status a tail line shows, whole.
       receiver.respondWith = (request) => (request.path === '/tail-80' ? 500 : 200);
       try {
-        const failing = JSON.parse((await runCli(['webhooks', 'create', '--url', `${receiver.url}/tail-80`, '--events', 'production_order.completed', '--json'], { env })).stdout).id as string;
+        const failing = JSON.parse(
+          (await runCli(['webhooks', 'create', '--url', `${receiver.url}/tail-80`, '--events', 'production_order.completed', '--json'], { env })).stdout,
+        ).id as string;
         expect((await runCli(['test', failing, '--event', 'production_order.completed'], { env })).code).toBe(1);
         const lines = await outputOf(narrow(`deliveries tail --webhook ${webhookId} --webhook ${failing} --since 1h --count 3`, 80));
         const attempts = lines.filter((line) => /^\d\d:\d\d:\d\d {2}wh_/.test(line));
         expect(attempts, lines.join('\n')).toHaveLength(3);
         for (const line of attempts) expect(line.length, line).toBeLessThanOrEqual(80);
-        expect(attempts.some((line) => / failed · retry due \d\d:\d\d:\d\d +500 +dlv_/.test(line)), attempts.join('\n')).toBe(true);
+        expect(
+          attempts.some((line) => / failed · retry due \d\d:\d\d:\d\d +500 +dlv_/.test(line)),
+          attempts.join('\n'),
+        ).toBe(true);
         for (const line of attempts) expect(line).toMatch(/^\S+ {2}wh_\S*…\S* /);
       } finally {
         receiver.respondWith = () => 200;
@@ -228,9 +257,15 @@ describeInTerminal('in a real terminal (tmux)', () => {
     it('--help is laid out for the terminal, at the top level and for a command', async () => {
       for (const args of ['--help', 'webhooks create --help']) {
         const lines = await outputOf(narrow(args));
-        expect(lines.some((line) => line.startsWith('Usage: whsvc')), args).toBe(true);
+        expect(
+          lines.some((line) => line.startsWith('Usage: whsvc')),
+          args,
+        ).toBe(true);
         // Example commands are for copying: they are never wrapped, whatever the width.
-        const prose = lines.slice(0, lines.findIndex((line) => /^Examples?:$/.test(line)));
+        const prose = lines.slice(
+          0,
+          lines.findIndex((line) => /^Examples?:$/.test(line)),
+        );
         expect(prose.length, args).toBeGreaterThan(10);
         for (const line of prose) expect(line.length, `${args}: ${line}`).toBeLessThanOrEqual(60);
       }
@@ -270,9 +305,9 @@ describeInTerminal('in a real terminal (tmux)', () => {
     });
 
     it('at the create checklist: no webhook is created', async () => {
-      const before = await fetch(`${sandbox.info.base_url}/v1/webhooks?limit=200`, { headers: { authorization: `Bearer ${(await token()).access_token}` } }).then(
-        (r) => r.json() as Promise<{ data: unknown[] }>,
-      );
+      const before = await fetch(`${sandbox.info.base_url}/v1/webhooks?limit=200`, {
+        headers: { authorization: `Bearer ${(await token()).access_token}` },
+      }).then((r) => r.json() as Promise<{ data: unknown[] }>);
       const session = open('webhooks create');
       await session.waitFor(/Endpoint URL/);
       session.type(`${receiver.url}/cut`);
@@ -280,9 +315,9 @@ describeInTerminal('in a real terminal (tmux)', () => {
       await session.waitFor(/Events to subscribe to/);
       session.press('C-c');
       interrupted(await session.waitFor(/EXIT=\d+/));
-      const after = await fetch(`${sandbox.info.base_url}/v1/webhooks?limit=200`, { headers: { authorization: `Bearer ${(await token()).access_token}` } }).then(
-        (r) => r.json() as Promise<{ data: unknown[] }>,
-      );
+      const after = await fetch(`${sandbox.info.base_url}/v1/webhooks?limit=200`, {
+        headers: { authorization: `Bearer ${(await token()).access_token}` },
+      }).then((r) => r.json() as Promise<{ data: unknown[] }>);
       expect(after.data.length).toBe(before.data.length);
     });
 

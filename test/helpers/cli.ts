@@ -11,10 +11,7 @@ export interface CliResult {
 }
 
 /** Runs the built `whsvc` binary as a user would, with no TTY. */
-export function runCli(
-  args: string[],
-  options: { env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {},
-): Promise<CliResult> {
+export function runCli(args: string[], options: { env?: Record<string, string | undefined>; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [WHSVC_BIN, ...args], {
       env: { ...process.env, NO_COLOR: '1', ...options.env },

@@ -271,7 +271,12 @@ export function mockToken(
     const body =
       options.body ??
       (status === 200
-        ? { access_token: options.token ?? 'tok_test_1', token_type: 'Bearer', expires_in: options.expiresIn ?? 3600, ...(options.scope ? { scope: options.scope } : {}) }
+        ? {
+            access_token: options.token ?? 'tok_test_1',
+            token_type: 'Bearer',
+            expires_in: options.expiresIn ?? 3600,
+            ...(options.scope ? { scope: options.scope } : {}),
+          }
         : { error: 'invalid_client', error_description: 'client authentication failed' });
     return { statusCode: status, data: JSON.stringify(body), responseOptions: { headers: { 'content-type': 'application/json' } } };
   });

@@ -71,10 +71,27 @@ export async function startTlsFront(backend: string): Promise<TlsFront> {
   const dir = mkdtempSync(join(tmpdir(), 'whsvc-tls-'));
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   const sockets = new Set<Socket>();
   const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
     const upstream = httpRequest(new URL(req.url ?? '/', backend), { method: req.method, headers: req.headers }, (answer) => {

@@ -11,12 +11,24 @@ export class TmuxSession {
       .map(([key, value]) => `${key}=${shellQuote(value)}`)
       .join(' ');
     // The shell stays after the command so that the screen can still be read.
-    execFileSync('tmux', ['new-session', '-d', '-s', this.name, '-x', String(size.columns), '-y', String(size.rows), `env -u CI ${exports} ${command}; echo "EXIT=$?"; sleep 600`]);
+    execFileSync('tmux', [
+      'new-session',
+      '-d',
+      '-s',
+      this.name,
+      '-x',
+      String(size.columns),
+      '-y',
+      String(size.rows),
+      `env -u CI ${exports} ${command}; echo "EXIT=$?"; sleep 600`,
+    ]);
   }
 
   /** The screen; `joined` undoes the terminal's wrapping, so that a line too long for it shows as one long line. */
   screen(withEscapes = false, joined = false): string {
-    return execFileSync('tmux', ['capture-pane', '-p', ...(withEscapes ? ['-e'] : []), ...(joined ? ['-J', '-S', '-'] : []), '-t', this.name], { encoding: 'utf8' });
+    return execFileSync('tmux', ['capture-pane', '-p', ...(withEscapes ? ['-e'] : []), ...(joined ? ['-J', '-S', '-'] : []), '-t', this.name], {
+      encoding: 'utf8',
+    });
   }
 
   type(text: string): void {

@@ -12,7 +12,8 @@ function staticGraph(entry: string): Map<string, string> {
     if (seen.has(file)) return;
     const text = readFileSync(file, 'utf8');
     seen.set(file, text);
-    for (const match of text.matchAll(/^(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"|^import\s+"(\.[^"]+)"/gms)) visit(resolve(dirname(file), (match[1] ?? match[2])!));
+    for (const match of text.matchAll(/^(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"|^import\s+"(\.[^"]+)"/gms))
+      visit(resolve(dirname(file), (match[1] ?? match[2])!));
   };
   visit(entry);
   return seen;
@@ -38,7 +39,7 @@ describe('what start-up loads (the built bundle, built by the test setup)', () =
     }
   });
 
-  it('start-up is a few modules: every command\'s code is in the program\'s graph, not a chunk per command', () => {
+  it("start-up is a few modules: every command's code is in the program's graph, not a chunk per command", () => {
     // Each ES module costs a command about 0.2 ms to load (the README's benchmarks), so the path of an API command is kept
     // short: the program, and the chunks esbuild makes of what it shares with the packages loaded later (the text and
     // network helpers with the sandbox, atomically with conf, string-width with cli-table3).
@@ -64,8 +65,14 @@ describe('what start-up loads (the built bundle, built by the test setup)', () =
     const main = readFileSync(join(dist, 'main.js'), 'utf8');
     const start = staticGraph(join(dist, 'chunks', /import\("\.\/chunks\/(serve-[^"]+)"\)/.exec(main)![1]!));
     const files = [...start.values()];
-    expect(files.some((text) => text.includes('inspector_token_required')), 'the routes come with sandbox start').toBe(true);
-    expect(files.some((text) => text.includes('trigger-form')), 'the page files are not loaded with it').toBe(false);
+    expect(
+      files.some((text) => text.includes('inspector_token_required')),
+      'the routes come with sandbox start',
+    ).toBe(true);
+    expect(
+      files.some((text) => text.includes('trigger-form')),
+      'the page files are not loaded with it',
+    ).toBe(false);
     const assets = /import\("\.\/(assets-[^"]+)"\)/.exec(files.join('\n'))?.[1];
     expect(assets, 'the page files are a chunk of their own').toBeDefined();
     const page = readFileSync(join(dist, 'chunks', assets!), 'utf8');

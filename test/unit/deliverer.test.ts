@@ -220,7 +220,11 @@ describe('Deliverer: a delivered event', () => {
     expect(new Set(ids).size).toBe(2);
     await flushPromises();
     expect(sent()).toHaveLength(2);
-    expect(sent().map((r) => r.headers['x-service-delivery-id']).sort()).toEqual([...ids].sort());
+    expect(
+      sent()
+        .map((r) => r.headers['x-service-delivery-id'])
+        .sort(),
+    ).toEqual([...ids].sort());
     expect(attemptsOf(webhook)).toHaveLength(1);
     expect(attemptsOf(other)).toHaveLength(1);
 
@@ -734,10 +738,11 @@ describe('Deliverer: start, recovery and stop', () => {
     answer(200);
     deliverer.start();
     await clock.runDue();
-    expect(sent().map((r) => r.headers['x-service-delivery-id']).sort()).toEqual([
-      'dlv_aaaaaaaaaaaaaaaaaaaaaaaa',
-      'dlv_cccccccccccccccccccccccc',
-    ]);
+    expect(
+      sent()
+        .map((r) => r.headers['x-service-delivery-id'])
+        .sort(),
+    ).toEqual(['dlv_aaaaaaaaaaaaaaaaaaaaaaaa', 'dlv_cccccccccccccccccccccccc']);
     const firstOfC = attemptsOf(webhook).find((a) => a.chain_id === 'dlv_cccccccccccccccccccccccc');
     expect(firstOfC).toMatchObject({ id: 'dlv_cccccccccccccccccccccccc', attempt: 1, status: 'delivered' });
     await clock.advance(1_999);

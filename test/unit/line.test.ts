@@ -16,7 +16,9 @@ describe('log lines fitted to a terminal', () => {
   it('in a pipe: every field whole and padded, the colour as given', () => {
     const { line, fits } = fitLine(tailLine('delivered'));
     expect(fits).toBe(true);
-    expect(line).toBe(`08:27:47  wh_326807ce730391d25809a772  ${'invoice.paid'.padEnd(26)}  <delivered>${' '.repeat(10)}    -  dlv_90217b164c40c3dedd222e5e #1  (dlv_0000000000000000000000ff)`);
+    expect(line).toBe(
+      `08:27:47  wh_326807ce730391d25809a772  ${'invoice.paid'.padEnd(26)}  <delivered>${' '.repeat(10)}    -  dlv_90217b164c40c3dedd222e5e #1  (dlv_0000000000000000000000ff)`,
+    );
   });
 
   it('at 80 columns: the optional field goes, the padding goes, the ids lose their middle; the status stays whole', () => {

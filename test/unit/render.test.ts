@@ -4,7 +4,10 @@ import { keyValues, sanitize, sanitizeBlock } from '../../src/render/text.js';
 describe('server strings on the terminal', () => {
   it('a value cannot forge another line nor drive the terminal', () => {
     const forged = 'https://example.com/a\nsigning secret  whsec_FAKE\u001b[31m\u0007\u009b';
-    const block = keyValues([['url', forged], ['id', 'wh_1']]);
+    const block = keyValues([
+      ['url', forged],
+      ['id', 'wh_1'],
+    ]);
     expect(block.split('\n').filter(Boolean)).toHaveLength(2);
     expect(block).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     expect(block).toContain('url  https://example.com/a signing secret  whsec_FAKE[31m');

@@ -10,8 +10,8 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const at = (ms: number) => new Date(ms).toISOString();
 
-describe('ServiceClock: the service\'s now, from its Date header', () => {
-  it('is this machine\'s clock until the service answers, and after an answer without a date', () => {
+describe("ServiceClock: the service's now, from its Date header", () => {
+  it("is this machine's clock until the service answers, and after an answer without a date", () => {
     let local = T0;
     const clock = new ServiceClock(() => local);
     expect(clock.known).toBe(false);
@@ -22,7 +22,7 @@ describe('ServiceClock: the service\'s now, from its Date header', () => {
     expect(clock.now()).toBe(T0 + 1000);
   });
 
-  it('follows a service whose clock is days ahead (a moved sandbox), and moves on with this machine\'s', () => {
+  it("follows a service whose clock is days ahead (a moved sandbox), and moves on with this machine's", () => {
     let local = T0;
     const clock = new ServiceClock(() => local);
     clock.note(new Date(T0 + 3 * DAY).toUTCString(), T0);
@@ -61,7 +61,7 @@ describe('statusWords and clockTime: one way to say a state and a time of day', 
   });
 });
 
-describe('relative times count from the service\'s now', () => {
+describe("relative times count from the service's now", () => {
   it('deliveries show: an attempt made 2 hours before the service\'s now reads "2 hours ago", whatever this machine\'s clock says', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
@@ -69,7 +69,16 @@ describe('relative times count from the service\'s now', () => {
     fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_1', method: 'GET' }).reply(
       json(
         200,
-        { id: 'dlv_1', webhook_id: 'wh_1', event: 'invoice.paid', status: 'failed', response_code: 500, attempts: 1, created_at: at(serviceNow - 2 * HOUR), next_attempt_at: at(serviceNow + 60_000) },
+        {
+          id: 'dlv_1',
+          webhook_id: 'wh_1',
+          event: 'invoice.paid',
+          status: 'failed',
+          response_code: 500,
+          attempts: 1,
+          created_at: at(serviceNow - 2 * HOUR),
+          next_attempt_at: at(serviceNow + 60_000),
+        },
         { date: new Date(serviceNow).toUTCString() },
       ),
     );

@@ -14,9 +14,7 @@ describe('sign', () => {
   });
 
   it('matches the RFC 4231 test vector (test case 2)', () => {
-    expect(sign('Jefe', 'what do ya want for nothing?')).toBe(
-      'sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
-    );
+    expect(sign('Jefe', 'what do ya want for nothing?')).toBe('sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
   });
 
   it('signs bytes the same as the equal string', () => {
@@ -107,9 +105,21 @@ describe('the delivery headers', () => {
   it('are read back whatever the platform name, as a receiver sees them (lower case)', () => {
     const facts = { signature: sign('whsec_x', '{}'), event: 'invoice.paid', deliveryId: 'dlv_1', attempt: 2, attemptId: 'dlv_2' };
     const sent = deliveryHeaders('Acme', 'test/1', facts);
-    expect(sent).toMatchObject({ 'content-type': 'application/json', 'user-agent': 'test/1', 'X-Acme-Signature': facts.signature, 'X-Acme-Attempt': '2', 'X-Acme-Attempt-Id': 'dlv_2' });
+    expect(sent).toMatchObject({
+      'content-type': 'application/json',
+      'user-agent': 'test/1',
+      'X-Acme-Signature': facts.signature,
+      'X-Acme-Attempt': '2',
+      'X-Acme-Attempt-Id': 'dlv_2',
+    });
     const received = Object.fromEntries(Object.entries(sent).map(([name, value]) => [name.toLowerCase(), value]));
     expect(readDeliveryHeaders(received)).toEqual({ ...facts, attempt: '2' });
-    expect(readDeliveryHeaders({ 'content-type': 'application/json' })).toEqual({ signature: undefined, event: undefined, deliveryId: undefined, attempt: undefined, attemptId: undefined });
+    expect(readDeliveryHeaders({ 'content-type': 'application/json' })).toEqual({
+      signature: undefined,
+      event: undefined,
+      deliveryId: undefined,
+      attempt: undefined,
+      attemptId: undefined,
+    });
   });
 });

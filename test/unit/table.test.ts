@@ -7,10 +7,18 @@ describe('tables', () => {
   it('the pages of a streamed list line up under the first page: a longer value later is shortened with …', async () => {
     const widths: number[] = [];
     const first = await renderTable(['ID', 'URL', 'ON'], [['wh_1', 'https://a.example/h', 'yes']], plain, { widths });
-    const second = await renderTable(['ID', 'URL', 'ON'], [['wh_2', 'https://b.example/h', 'no'], ['wh_3', 'https://a-much-longer-host.example/hooks', 'yes']], plain, {
-      withHead: false,
-      widths,
-    });
+    const second = await renderTable(
+      ['ID', 'URL', 'ON'],
+      [
+        ['wh_2', 'https://b.example/h', 'no'],
+        ['wh_3', 'https://a-much-longer-host.example/hooks', 'yes'],
+      ],
+      plain,
+      {
+        withHead: false,
+        widths,
+      },
+    );
     expect(first).toBe('ID    URL                  ON\nwh_1  https://a.example/h  yes\n');
     expect(second).toBe('wh_2  https://b.example/h  no\nwh_3  https://a-much-lon…  yes\n');
   });
@@ -46,7 +54,10 @@ describe('tables', () => {
     // Wide enough: all of them, nothing cut.
     expect((await at(100))[0]).toBe('ID                            EVENT         STATUS  CODE  ATTEMPT  CREATED');
     // A little narrower: a title is cut (ATTEMPT over values of one digit) before any column is left out.
-    expect(await at(78)).toEqual(['ID                            EVENT         STATUS  CODE  ATTE…  CREATED', 'dlv_300f0befb612d50ca4c16834  invoice.paid  failed  503   1      2 minutes ago']);
+    expect(await at(78)).toEqual([
+      'ID                            EVENT         STATUS  CODE  ATTE…  CREATED',
+      'dlv_300f0befb612d50ca4c16834  invoice.paid  failed  503   1      2 minutes ago',
+    ]);
     // Then the event type and the time give way down to 8 characters before anything is left out.
     expect((await at(70))[1]).toBe('dlv_300f0befb612d50ca4c16834  invoice…  failed  503   1      2 minute…');
     // 60 columns: ATTEMPT, then CREATED (it would be cut under 8) are left out; the event type keeps its whole width.
@@ -69,7 +80,10 @@ describe('tables', () => {
     const widths: number[] = [];
     const options = { whole: [0], dropFirst: [2], maxWidth: 30, widths };
     const first = await renderTable(['ID', 'URL', 'CREATED'], [['wh_0123456789', 'https://a.example/h', 'just now']], plain, options);
-    const second = await renderTable(['ID', 'URL', 'CREATED'], [['wh_9876543210', 'https://b.example/h', '3 days ago']], plain, { ...options, withHead: false });
+    const second = await renderTable(['ID', 'URL', 'CREATED'], [['wh_9876543210', 'https://b.example/h', '3 days ago']], plain, {
+      ...options,
+      withHead: false,
+    });
     expect(first).toBe('ID             URL\nwh_0123456789  https://a.exam…\n');
     expect(second).toBe('wh_9876543210  https://b.exam…\n');
   });
@@ -77,10 +91,16 @@ describe('tables', () => {
 
 describe('tables keep what tells rows apart', () => {
   const head = ['ID', 'URL', 'EVENTS', 'STATUS', 'CREATED'];
-  const webhooks = [9001, 9002, 9003, 9004].map((port) => [`wh_${port}aaaaaaaaaaaaaaaaaaaaaa`, `http://127.0.0.1:${port}/hooks/fail`, port % 2 ? 'invoice.paid, sales_order.created' : 'invoice.paid', 'active', '10 minutes ago']);
+  const webhooks = [9001, 9002, 9003, 9004].map((port) => [
+    `wh_${port}aaaaaaaaaaaaaaaaaaaaaa`,
+    `http://127.0.0.1:${port}/hooks/fail`,
+    port % 2 ? 'invoice.paid, sales_order.created' : 'invoice.paid',
+    'active',
+    '10 minutes ago',
+  ]);
   const options = { whole: [0, 3], reluctant: [4], dropFirst: [4, 2], urls: [1] };
 
-  it('at 80 columns a URL keeps its port and its path\'s end: the time and the event types give way first', async () => {
+  it("at 80 columns a URL keeps its port and its path's end: the time and the event types give way first", async () => {
     const lines = (await renderTable(head, webhooks, plain, { ...options, maxWidth: 80 })).trimEnd().split('\n');
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
     expect(lines[0]).not.toContain('CREATED');
@@ -104,7 +124,16 @@ describe('tables keep what tells rows apart', () => {
   });
 
   it('a cell with emoji or CJK lines up, cut only when it does not fit', async () => {
-    const text = await renderTable(['ID', 'NOTE', 'N'], [['a', 'rocket 🚀 launch', '1'], ['b', '👍🏽 ok', '2'], ['c', '請求書', '3']], plain, { maxWidth: 80 });
+    const text = await renderTable(
+      ['ID', 'NOTE', 'N'],
+      [
+        ['a', 'rocket 🚀 launch', '1'],
+        ['b', '👍🏽 ok', '2'],
+        ['c', '請求書', '3'],
+      ],
+      plain,
+      { maxWidth: 80 },
+    );
     const lines = text.trimEnd().split('\n');
     expect(lines[1]).toBe('a   rocket 🚀 launch  1');
     // The last column starts at the same terminal column on every row.

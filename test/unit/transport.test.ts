@@ -3,7 +3,8 @@ import { proxyForDisplay, proxySettings } from '../../src/api/transport.js';
 import { TransportError, toTransportError } from '../../src/net.js';
 
 /** fetch's way of failing: a TypeError whose cause says what happened. */
-const fetchFailed = (cause: Record<string, unknown>) => Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(String(cause.message ?? 'x')), cause) });
+const fetchFailed = (cause: Record<string, unknown>) =>
+  Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(String(cause.message ?? 'x')), cause) });
 
 describe('toTransportError', () => {
   it.each([
@@ -11,7 +12,10 @@ describe('toTransportError', () => {
     ['DEPTH_ZERO_SELF_SIGNED_CERT', /certificate is not trusted .*NODE_EXTRA_CA_CERTS/],
     ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', /certificate is not trusted/],
   ])('TLS failure %s is one line saying what to do, nothing sent', (code, message) => {
-    const error = toTransportError(fetchFailed({ code, message: 'C0B7:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl\nmore' }), 1000);
+    const error = toTransportError(
+      fetchFailed({ code, message: 'C0B7:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl\nmore' }),
+      1000,
+    );
     expect(error).toBeInstanceOf(TransportError);
     expect((error as TransportError).message).toMatch(message);
     expect((error as TransportError).message).not.toContain('\n');
@@ -42,7 +46,11 @@ describe('toTransportError', () => {
 describe('proxy settings', () => {
   it('none without a proxy variable; lower case first, as curl; https falls back to the http proxy', () => {
     expect(proxySettings({ NO_PROXY: 'x' })).toBeUndefined();
-    expect(proxySettings({ http_proxy: 'http://a:1', HTTP_PROXY: 'http://b:1', no_proxy: 'h' })).toEqual({ httpProxy: 'http://a:1', httpsProxy: 'http://a:1', noProxy: 'h' });
+    expect(proxySettings({ http_proxy: 'http://a:1', HTTP_PROXY: 'http://b:1', no_proxy: 'h' })).toEqual({
+      httpProxy: 'http://a:1',
+      httpsProxy: 'http://a:1',
+      noProxy: 'h',
+    });
     expect(proxySettings({ HTTPS_PROXY: 'http://s:1' })).toEqual({ httpProxy: undefined, httpsProxy: 'http://s:1', noProxy: undefined });
   });
 

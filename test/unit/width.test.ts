@@ -23,7 +23,7 @@ describe('widths as a terminal draws them', () => {
     expect(cutMiddle('abc', 3)).toBe('abc');
   });
 
-  it('shortens a URL where URLs are alike: the host\'s end goes, the port and the path\'s end stay', () => {
+  it("shortens a URL where URLs are alike: the host's end goes, the port and the path's end stay", () => {
     expect(shortenUrl('http://127.0.0.1:9001/fail', 22)).toBe('http://127.…:9001/fail');
     expect(shortenUrl('http://127.0.0.1:9001/fail', 21)).toBe('http://127…:9001/fail');
     expect(shortenUrl('http://127.0.0.1:9001/fail', 40)).toBe('http://127.0.0.1:9001/fail');

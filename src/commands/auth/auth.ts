@@ -10,9 +10,6 @@ import { command as token } from './token.js';
 /** Defines `login`, `logout`, `auth list`, `auth status` and `auth token`. */
 export function register(program: CommandUnknownOpts): void {
   addVerbs(program, login(), logout());
-  const auth = program
-    .command('auth')
-    .description('credentials and tokens')
-    .addHelpText('after', examples('whsvc auth list', 'whsvc auth status --check'));
+  const auth = program.command('auth').description('credentials and tokens').addHelpText('after', examples('whsvc auth list', 'whsvc auth status --check'));
   addVerbs(auth, list(), status(), token());
 }

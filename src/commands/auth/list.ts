@@ -45,7 +45,15 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
       p.scope ?? 'all granted',
       p.token_expires_at === null ? 'no token' : tableTime(p.token_expires_at, now, layout),
     ]);
-    deps.stdout.write(await renderTable(['', 'PROFILE', 'BASE URL', 'CLIENT ID', 'SCOPE', 'TOKEN EXPIRES'], rows, deps.colors, { ...layout, whole: [0, 1], reluctant: [3, 5], dropFirst: [4, 5, 3], urls: [2] }));
+    deps.stdout.write(
+      await renderTable(['', 'PROFILE', 'BASE URL', 'CLIENT ID', 'SCOPE', 'TOKEN EXPIRES'], rows, deps.colors, {
+        ...layout,
+        whole: [0, 1],
+        reluctant: [3, 5],
+        dropFirst: [4, 5, 3],
+        urls: [2],
+      }),
+    );
   }
   if (envCredentials) {
     deps.stderr.write(`${deps.errColors.yellow('!')} WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET are set: commands use them, not a profile\n`);

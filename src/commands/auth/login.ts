@@ -1,3 +1,4 @@
+import type { CachedToken } from '../../api/client.js';
 import { Command, Option } from '@commander-js/extra-typings';
 import { action } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -68,7 +69,7 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
 
   const credentials = { clientId, clientSecret, scope: options.scope };
   // Prove the credentials first: a rejected secret stores nothing.
-  let token;
+  let token: CachedToken;
   try {
     token = await deps.apiFor(baseUrl, credentials).requestToken();
   } catch (error) {
@@ -82,7 +83,12 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
     }
     throw error;
   }
-  await deps.config.setProfile(deps.profileName, { base_url: baseUrl, client_id: clientId, client_secret: clientSecret, ...(options.scope ? { scope: options.scope } : {}) });
+  await deps.config.setProfile(deps.profileName, {
+    base_url: baseUrl,
+    client_id: clientId,
+    client_secret: clientSecret,
+    ...(options.scope ? { scope: options.scope } : {}),
+  });
   await deps.config.tokenCache(deps.profileName, tokenIdentity(baseUrl, credentials)).write(token);
 
   if (deps.json) {

@@ -137,7 +137,7 @@ export async function candidates(program: CommandUnknownOpts, words: string[], e
   if (current.startsWith('-')) {
     return visibleOptions(command)
       .map((o) => o.long)
-      .filter((name): name is string => Boolean(name && name.startsWith(current)));
+      .filter((name): name is string => Boolean(name?.startsWith(current)));
   }
   return command.commands
     .filter((c) => !(c as CommandUnknownOpts & { _hidden?: boolean })._hidden && c.name() !== 'help')

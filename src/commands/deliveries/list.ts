@@ -37,7 +37,13 @@ export async function run(options: DeliveriesListOptions, deps: CommandDeps): Pr
     renderPage: (items, table) => deliveryTable(items, deps.colors, deps.serviceNow(), table),
     empty: 'No deliveries.\n',
     nextCommand: (cursor) =>
-      ['whsvc deliveries list', options.webhookId, options.status ? `--status ${options.status}` : '', options.limit ? `--limit ${options.limit}` : '', `--cursor ${cursor}`]
+      [
+        'whsvc deliveries list',
+        options.webhookId,
+        options.status ? `--status ${options.status}` : '',
+        options.limit ? `--limit ${options.limit}` : '',
+        `--cursor ${cursor}`,
+      ]
         .filter(Boolean)
         .join(' '),
   });

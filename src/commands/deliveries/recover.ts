@@ -175,7 +175,13 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
 }
 
 function nothingToDo(deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json'>, status: string): number {
-  if (deps.json) printJson(deps, { dry_run: false, deliveries: [], summary: { selected: 0, resent: 0, delivered: 0, failed: 0, pending: 0, already_delivered: 0, errors: 0 }, interrupted: false });
+  if (deps.json)
+    printJson(deps, {
+      dry_run: false,
+      deliveries: [],
+      summary: { selected: 0, resent: 0, delivered: 0, failed: 0, pending: 0, already_delivered: 0, errors: 0 },
+      interrupted: false,
+    });
   else deps.stderr.write(`No ${status} deliveries to re-send.\n`);
   return ExitCode.ok;
 }
@@ -231,9 +237,26 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
     if (rows.length === 0) return;
     const code = (c: Candidate) => String(answeredStatus(c.attempt.response_code) ?? '-');
     const status = (c: Candidate) => (layout.plain ? c.attempt.status : statusWords(c.attempt.status, c.attempt.next_attempt_at));
-    const cells = rows.map((c) => [c.deliveryId, c.webhookId ?? '', c.attempt.event, status(c), code(c), String(c.attempt.attempts ?? ''), tableTime(c.attempt.created_at, deps.serviceNow(), layout)]);
+    const cells = rows.map((c) => [
+      c.deliveryId,
+      c.webhookId ?? '',
+      c.attempt.event,
+      status(c),
+      code(c),
+      String(c.attempt.attempts ?? ''),
+      tableTime(c.attempt.created_at, deps.serviceNow(), layout),
+    ]);
     const head = layout.plain ? [] : ['DELIVERY', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'LAST TRY'];
-    deps.stdout.write(await renderTable(head, cells, deps.colors, { whole: [0, 1, 3, 4], reluctant: [2, 6], dropFirst: [3, 5, 4, 6, 1], ...layout, withHead: widths.length === 0, widths }));
+    deps.stdout.write(
+      await renderTable(head, cells, deps.colors, {
+        whole: [0, 1, 3, 4],
+        reluctant: [2, 6],
+        dropFirst: [3, 5, 4, 6, 1],
+        ...layout,
+        withHead: widths.length === 0,
+        widths,
+      }),
+    );
     rows = [];
   };
   for await (const candidate of candidates) {
@@ -251,7 +274,10 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
     return ExitCode.interrupted;
   }
   if (count === 0) deps.stderr.write(`No ${status} deliveries to re-send.\n`);
-  else deps.stderr.write(`Would re-send ${counted(count, 'delivery')} of ${counted(webhooks.size, 'webhook')} (dry run: nothing sent). Without --dry-run, add --yes to skip the question.\n`);
+  else
+    deps.stderr.write(
+      `Would re-send ${counted(count, 'delivery')} of ${counted(webhooks.size, 'webhook')} (dry run: nothing sent). Without --dry-run, add --yes to skip the question.\n`,
+    );
   return ExitCode.ok;
 }
 

@@ -14,14 +14,16 @@ import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { fittedLine, type LineField } from '../../render/line.js';
 import { clockTime, relativeTime, sanitize, statusWords } from '../../render/text.js';
 import { FORWARDED_BOUND, checkWritable, holdCheckpoint, readCheckpoint, writeCheckpoint, type Checkpoint, type WebhookPosition } from './tail/checkpoint.js';
-import { Follower, type Change, type StartAt } from './tail/follow.js';
+import { Follower, type Change, type PollReport, type StartAt } from './tail/follow.js';
 import { forwardDelivery, type ForwardOutcome, type ForwardTarget } from './tail/forward.js';
 import { statusLabel } from './shared/view.js';
 
 export const command = () =>
   new Command('tail')
     .description('follow the delivery log live: each new attempt and each change of status, once; --forward-to relays new deliveries to a local app')
-    .addOption(new Option('--webhook <id>', 'only this webhook (repeatable; default every webhook, new ones included)').argParser(collect(resourceId('webhook'))))
+    .addOption(
+      new Option('--webhook <id>', 'only this webhook (repeatable; default every webhook, new ones included)').argParser(collect(resourceId('webhook'))),
+    )
     .addOption(new Option('--status <status>', 'only lines of attempts now delivered, failed or pending').argParser(oneOf(['delivered', 'failed', 'pending'])))
     .addOption(new Option('--event <type>', 'only this event type (repeatable)').argParser(collect((value: string) => value)))
     .addOption(new Option('--interval <duration>', 'time between polls (200ms to 5m; default 2s)').argParser(interval))
@@ -29,7 +31,10 @@ export const command = () =>
     .addOption(new Option('--count <n>', 'stop after N lines (exit 0), e.g. --status delivered --count 3 in CI').argParser(integerIn(1, 1_000_000)))
     .addOption(new Option('--since <time>', 'start from this time (2h, or ISO 8601) instead of now, when there is no checkpoint').argParser(timeBound))
     .option('--forward-to <url>', 'send each new delivery (once, not its retries) to this URL, as the service sent it')
-    .option('--secret-file <path>', "with --forward-to and one --webhook: check that the rebuilt body carries the stored signature, with the webhook's signing secret in this file")
+    .option(
+      '--secret-file <path>',
+      "with --forward-to and one --webhook: check that the rebuilt body carries the stored signature, with the webhook's signing secret in this file",
+    )
     .option('--platform-name <name>', 'the platform name of the forwarded headers, X-<name>-Signature', 'Service')
     .option('--checkpoint <file>', 'keep the position in FILE: a restart catches up on what it missed, and forwards none twice')
     .addHelpText(
@@ -129,7 +134,7 @@ function checkOptions(options: TailOptions, deps: TailDeps): { target?: URL; sec
   let secret: SecretSource | undefined;
   if (options.secretFile !== undefined) {
     if (options.webhookIds?.length !== 1) {
-      throw usageError('--secret-file holds one webhook\'s signing secret: follow that one webhook with --webhook ID');
+      throw usageError("--secret-file holds one webhook's signing secret: follow that one webhook with --webhook ID");
     }
     secret = secretSource({ secretFile: options.secretFile }, deps.env);
     if (secret.current() === undefined) throw usageError(`--secret-file ${options.secretFile} cannot be read, or is empty`);
@@ -281,7 +286,11 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
         { text: sanitize(a.event), pad: EVENT_WIDTH, min: 8, cut: 'end', give: 3 },
         // "pending → delivered" is the widest the sandbox's statuses make, a retry due aside.
         withPrevious
-          ? { text: `${sanitize(change.previous!)} → ${words}`, styled: `${statusLabel(change.previous!, out)} → ${statusLabel(a.status, out, retry)}`, pad: 19 }
+          ? {
+              text: `${sanitize(change.previous!)} → ${words}`,
+              styled: `${statusLabel(change.previous!, out)} → ${statusLabel(a.status, out, retry)}`,
+              pad: 19,
+            }
           : { text: words, styled: statusLabel(a.status, out, retry), pad: 19 },
         { text: code.padStart(3) },
         ...refFields(a),
@@ -311,9 +320,17 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
     }
     const answer =
       outcome.kind === 'answered'
-        ? { text: `app ${outcome.status}`, styled: `app ${outcome.status >= 200 && outcome.status < 300 ? out.green(String(outcome.status)) : out.red(String(outcome.status))}` }
-        : { text: `app down (${sanitize(outcome.error)}): not forwarded yet, tried again at the next poll`, styled: `${out.red(`app down (${sanitize(outcome.error)})`)}: not forwarded yet, tried again at the next poll` };
-    const signatureWords = { verified: 'signature ok', mismatch: 'signature does NOT match the rebuilt body', unchecked: 'signature not checked' }[outcome.signature];
+        ? {
+            text: `app ${outcome.status}`,
+            styled: `app ${outcome.status >= 200 && outcome.status < 300 ? out.green(String(outcome.status)) : out.red(String(outcome.status))}`,
+          }
+        : {
+            text: `app down (${sanitize(outcome.error)}): not forwarded yet, tried again at the next poll`,
+            styled: `${out.red(`app down (${sanitize(outcome.error)})`)}: not forwarded yet, tried again at the next poll`,
+          };
+    const signatureWords = { verified: 'signature ok', mismatch: 'signature does NOT match the rebuilt body', unchecked: 'signature not checked' }[
+      outcome.signature
+    ];
     const signatureStyle = { verified: out.green, mismatch: out.red, unchecked: out.dim }[outcome.signature];
     const signature = { text: signatureWords, styled: signatureStyle(signatureWords) };
     const line = fitted(() => [
@@ -337,7 +354,7 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
           mismatchExplained = true;
           note(
             `${sanitize(waiting.key)}: the body rebuilt from the stored payload does not carry the stored signature under ${secret!.describe}. ` +
-              'Either that secret is not this webhook\'s, or the service signed other bytes than the compact JSON of the payload: ' +
+              "Either that secret is not this webhook's, or the service signed other bytes than the compact JSON of the payload: " +
               'your app will refuse this forward for that reason, not for a bug of its own. Forwarded all the same.',
           );
         }
@@ -383,9 +400,11 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
     while (!ended()) {
       const pollStart = deps.now();
       if (polls > 0 && failures === 0 && pollStart - lastPoll > options.intervalMs * 3 + 30_000) {
-        note(`the last poll was ${relativeTime(new Date(lastPoll).toISOString(), pollStart).replace(/ ago$/, '')} ago (the machine slept, or was too busy): catching up`);
+        note(
+          `the last poll was ${relativeTime(new Date(lastPoll).toISOString(), pollStart).replace(/ ago$/, '')} ago (the machine slept, or was too busy): catching up`,
+        );
       }
-      let report;
+      let report: PollReport;
       try {
         const polling = follower.poll();
         // Abandoned when the user stops: its end, whatever it is, no longer matters.
@@ -399,7 +418,8 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
         failures += 1;
         const wait = Math.min(options.intervalMs * 2 ** failures, Math.max(MAX_BACKOFF_MS, options.intervalMs));
         const message = (error as Error).message;
-        if (message !== lastError) note(`${err.yellow('cannot poll the delivery log')}: ${message}; trying again in ${seconds(wait)} (nothing is missed: the log keeps it)`);
+        if (message !== lastError)
+          note(`${err.yellow('cannot poll the delivery log')}: ${message}; trying again in ${seconds(wait)} (nothing is missed: the log keeps it)`);
         lastError = message;
         await Promise.race([sleep(wait), interrupted]);
         continue;
@@ -423,7 +443,9 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
       if (polls > 0) {
         for (const behind of report.behind) {
           if (report.added.some((added) => added.webhookId === behind.webhookId)) continue;
-          note(`${sanitize(behind.webhookId)}: ${behind.count} new attempts since the last poll, more than one page: falling behind, reading on (a shorter --interval helps)`);
+          note(
+            `${sanitize(behind.webhookId)}: ${behind.count} new attempts since the last poll, more than one page: falling behind, reading on (a shorter --interval helps)`,
+          );
         }
       }
       for (const change of report.changes) {
@@ -439,9 +461,15 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
         }
       }
       if (polls === 0) {
-        const which = options.webhookIds ? `${options.webhookIds.length} webhook${options.webhookIds.length === 1 ? '' : 's'}` : `every webhook (${follower.webhookIds.length} now; new ones are picked up)`;
+        const which = options.webhookIds
+          ? `${options.webhookIds.length} webhook${options.webhookIds.length === 1 ? '' : 's'}`
+          : `every webhook (${follower.webhookIds.length} now; new ones are picked up)`;
         const caughtUp = report.changes.filter((change) => change.kind === 'new').length;
-        const from = checkpoint ? `from the checkpoint (${caughtUp} attempt${caughtUp === 1 ? '' : 's'} since)` : options.since ? 'from the --since time' : 'from now';
+        const from = checkpoint
+          ? `from the checkpoint (${caughtUp} attempt${caughtUp === 1 ? '' : 's'} since)`
+          : options.since
+            ? 'from the --since time'
+            : 'from now';
         note(
           `following ${which} ${from}, every ${seconds(options.intervalMs)}${target ? `; forwarding each new delivery to ${target.href}` : ''}; Ctrl-C to stop`,
         );
@@ -464,7 +492,10 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
   } finally {
     clearTimeout(deadlineTimer);
   }
-  if (queue.length > 0) note(`${queue.length} deliver${queue.length === 1 ? 'y was' : 'ies were'} not forwarded yet${options.checkpoint ? ': the checkpoint keeps them for the next run' : ''}`);
+  if (queue.length > 0)
+    note(
+      `${queue.length} deliver${queue.length === 1 ? 'y was' : 'ies were'} not forwarded yet${options.checkpoint ? ': the checkpoint keeps them for the next run' : ''}`,
+    );
   if (timedOut && options.count !== undefined) {
     note(`${printed} of ${options.count} lines within ${options.timeout} s`);
     return ExitCode.timedOut;

@@ -33,8 +33,12 @@ export const command = () =>
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--secret-file <path>', 'the signing secret, read from this file (re-read when it changes)')
     .option('--secret <secret>', 'the signing secret (prefer --secret-file or WHSVC_LISTEN_SECRET: argv is visible to other users)')
-    .addOption(new Option('--respond-status <code>', 'status to answer verified deliveries with').default(DEFAULT_RESPOND_STATUS).argParser(integerIn(100, 599)))
-    .addOption(new Option('--fail-first <n>', 'answer 500 to the first N attempts of each delivery (by its delivery id), then as usual').argParser(integerIn(1, 1000)))
+    .addOption(
+      new Option('--respond-status <code>', 'status to answer verified deliveries with').default(DEFAULT_RESPOND_STATUS).argParser(integerIn(100, 599)),
+    )
+    .addOption(
+      new Option('--fail-first <n>', 'answer 500 to the first N attempts of each delivery (by its delivery id), then as usual').argParser(integerIn(1, 1000)),
+    )
     .addOption(new Option('--fail-rate <share>', 'answer 500 to this share of attempts (0.25 or 25%), reproducibly with --seed').argParser(share))
     .option('--seed <seed>', 'the seed of --fail-rate: the same seed fails the same attempts (default: a random one, printed)')
     .addOption(new Option('--delay <duration>', 'answer only after this long (500ms, 5s, 2m), to try delivery timeouts').argParser(duration(600_000)))
@@ -187,7 +191,11 @@ class Seen {
   private readonly byId = new Map<string, { bodyHash: string; attempt: number }>();
   private readonly byBody = new Map<string, string>();
 
-  note(deliveryId: string | undefined, attemptHeader: string | undefined, body: Buffer): { repeat: 'retry' | 'replay' | 'same_body' | null; of: string | null } {
+  note(
+    deliveryId: string | undefined,
+    attemptHeader: string | undefined,
+    body: Buffer,
+  ): { repeat: 'retry' | 'replay' | 'same_body' | null; of: string | null } {
     const bodyHash = createHash('sha256').update(body).digest('hex');
     const attempt = Number(attemptHeader ?? NaN);
     const earlierBody = this.byBody.get(bodyHash);
@@ -286,7 +294,14 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
           [status, rule] = [forwarded.status ?? 502, 'forward'];
         }
         if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
-        const refusal = state === 'bad' ? 'signature does not match\n' : eventMismatch ? 'event header does not match the signed body\n' : repeat === 'replay' ? 'replay of a delivery already received\n' : '';
+        const refusal =
+          state === 'bad'
+            ? 'signature does not match\n'
+            : eventMismatch
+              ? 'event header does not match the signed body\n'
+              : repeat === 'replay'
+                ? 'replay of a delivery already received\n'
+                : '';
         res.writeHead(status, { 'content-type': 'text/plain' }).end(refusal);
         // --count counts distinct deliveries taken (not failed on purpose): a later attempt of one already counted is shown, not counted again.
         if (state === 'ok' && !suspect && rule !== 'fail_first' && rule !== 'fail_rate') {
@@ -369,7 +384,9 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   if (failing.length > 0) deps.stderr.write(`  answering 500 to ${failing.join(', and ')}\n`);
   if (options.delayMs) deps.stderr.write(`  answering after ${options.delayMs} ms\n`);
   if (options.secretFile && secret.current() === undefined) {
-    deps.stderr.write(`  ${options.secretFile} is not there yet: \`whsvc webhooks create --url ${url} --events … --secret-file ${options.secretFile}\` writes it\n`);
+    deps.stderr.write(
+      `  ${options.secretFile} is not there yet: \`whsvc webhooks create --url ${url} --events … --secret-file ${options.secretFile}\` writes it\n`,
+    );
   }
 
   let timer: NodeJS.Timeout | undefined;
@@ -386,6 +403,9 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
   if (bad > 0) deps.stderr.write(`whsvc listen: ${bad} deliver${bad === 1 ? 'y' : 'ies'} with a bad or missing signature\n`);
-  if (refused > 0) deps.stderr.write(`whsvc listen: ${refused} replayed deliver${refused === 1 ? 'y' : 'ies'} or event header${refused === 1 ? '' : 's'} contradicting the signed body, refused\n`);
+  if (refused > 0)
+    deps.stderr.write(
+      `whsvc listen: ${refused} replayed deliver${refused === 1 ? 'y' : 'ies'} or event header${refused === 1 ? '' : 's'} contradicting the signed body, refused\n`,
+    );
   return code === ExitCode.ok && bad + refused > 0 ? ExitCode.failure : code;
 }

@@ -64,9 +64,7 @@ export async function run(options: ClockOptions, deps: CommandDeps): Promise<num
     }
     body = { to: new Date(to).toISOString() };
   }
-  const state = body
-    ? await deps.api.json<ClockState>('POST', '/_sandbox/clock', { body })
-    : await deps.api.json<ClockState>('GET', '/_sandbox/clock');
+  const state = body ? await deps.api.json<ClockState>('POST', '/_sandbox/clock', { body }) : await deps.api.json<ClockState>('GET', '/_sandbox/clock');
   if (deps.json) {
     printJson(deps, state);
     return 0;
@@ -77,7 +75,15 @@ export async function run(options: ClockOptions, deps: CommandDeps): Promise<num
       `Moved the sandbox's clock from ${state.from} to ${state.now}: ${state.sent} attempt${state.sent === 1 ? '' : 's'} sent, ${state.delivered} delivered, ${state.failed} failed\n`,
     );
   } else {
-    deps.stdout.write(keyValues([['now', state.now], ['clock', state.clock === 'manual' ? 'manual (moved by whsvc sandbox clock advance)' : 'wall clock']], deps.colors.dim));
+    deps.stdout.write(
+      keyValues(
+        [
+          ['now', state.now],
+          ['clock', state.clock === 'manual' ? 'manual (moved by whsvc sandbox clock advance)' : 'wall clock'],
+        ],
+        deps.colors.dim,
+      ),
+    );
   }
   if (state.due.length === 0) {
     deps.stdout.write('No automatic attempts are due.\n');
@@ -88,7 +94,13 @@ export async function run(options: ClockOptions, deps: CommandDeps): Promise<num
   deps.stdout.write(
     await renderTable(
       ['DELIVERY', 'ATTEMPT', 'EVENT', 'WEBHOOK', 'DUE'],
-      state.due.map((due) => [due.delivery_id, String(due.attempt), due.event, due.webhook_id, layout.plain ? due.due_at : `${tableTime(due.due_at, now, layout)} (${due.due_at})`]),
+      state.due.map((due) => [
+        due.delivery_id,
+        String(due.attempt),
+        due.event,
+        due.webhook_id,
+        layout.plain ? due.due_at : `${tableTime(due.due_at, now, layout)} (${due.due_at})`,
+      ]),
       deps.colors,
       { ...layout, whole: [0], reluctant: [2, 3] },
     ),

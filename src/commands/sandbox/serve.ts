@@ -39,7 +39,11 @@ function attemptLine(attempt: AttemptRecord, webhook: WebhookRecord): string {
   const answer = attempt.response_code === null || attempt.response_code === 0 ? 'no response' : String(attempt.response_code);
   const reason = attempt.status === 'failed' && attempt.error ? `: ${attempt.error}` : '';
   const body = attempt.response_body ? `  "${attempt.response_body.slice(0, 80)}${attempt.response_body.length > 80 ? '…' : ''}"` : '';
-  return sanitize(`${time} ${statusWords(attempt.status, attempt.next_attempt_at, Date.parse(attempt.created_at)).padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${reason}${body}  (${attempt.chain_id} #${attempt.attempt})`) + '\n';
+  return (
+    sanitize(
+      `${time} ${statusWords(attempt.status, attempt.next_attempt_at, Date.parse(attempt.created_at)).padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${reason}${body}  (${attempt.chain_id} #${attempt.attempt})`,
+    ) + '\n'
+  );
 }
 
 export async function run(options: SandboxStartOptions, deps: SandboxStartDeps): Promise<number> {

@@ -20,7 +20,10 @@ export const command = () =>
     .option('--platform-name <name>', 'the platform name in the signature header, X-<name>-Signature', 'Service')
     .addOption(new Option('--delivery-timeout-ms <n>', 'a delivery not answered within this fails').default(10_000).argParser(integerIn(1, 600_000)))
     .addOption(
-      new Option('--concurrency-per-webhook <n>', 'sends in flight to one webhook, each on its own connection; more wait their turn, their timeout not yet running')
+      new Option(
+        '--concurrency-per-webhook <n>',
+        'sends in flight to one webhook, each on its own connection; more wait their turn, their timeout not yet running',
+      )
         .default(64)
         .argParser(integerIn(1, 1024)),
     )
@@ -29,9 +32,17 @@ export const command = () =>
         integerIn(1, 1_000_000_000),
       ),
     )
-    .addOption(new Option('--rate-limit <n>', 'answer 429 with Retry-After beyond N API requests per second per client (default: no limit)').argParser(integerIn(1, 1_000_000)))
+    .addOption(
+      new Option('--rate-limit <n>', 'answer 429 with Retry-After beyond N API requests per second per client (default: no limit)').argParser(
+        integerIn(1, 1_000_000),
+      ),
+    )
     .option('--quiet', 'do not log each delivery attempt on stderr')
-    .addOption(new Option('--clock <kind>', 'wall, or manual: time stands still until `whsvc sandbox clock advance`').choices(['wall', 'manual'] as const).default('wall' as const))
+    .addOption(
+      new Option('--clock <kind>', 'wall, or manual: time stands still until `whsvc sandbox clock advance`')
+        .choices(['wall', 'manual'] as const)
+        .default('wall' as const),
+    )
     .addHelpText(
       'after',
       examples(

@@ -93,6 +93,6 @@ export async function run(options: VerifyOptions, io: Io): Promise<number> {
   io.stderr.write(`invalid: signature does not match the ${body.length}-byte body (expected sha256=${expected.slice(0, 8)}…, got ${sanitizeGiven(shown)})\n`);
   if (!/^[0-9a-fA-F]{64}$/.test(given)) io.stderr.write('hint: a signature is sha256= followed by 64 hex digits\n');
   else if (hint) io.stderr.write(`hint: ${hint}\n`);
-  else io.stderr.write('hint: check that the secret is this webhook\'s signing_secret and that the body is byte for byte what was sent\n');
+  else io.stderr.write("hint: check that the secret is this webhook's signing_secret and that the body is byte for byte what was sent\n");
   return ExitCode.failure;
 }

@@ -89,7 +89,11 @@ async function undoCreate(deps: CommandDeps, id: string, path: string, error: un
       `its secret is lost: delete it with \`whsvc webhooks delete ${id} --yes\`, then create it again with a --secret-file that can be written`,
     );
   }
-  return new CliError(`${why}; webhook ${id} was deleted again, so nothing was created`, ExitCode.failure, 'free some space or choose another path, then run the command again');
+  return new CliError(
+    `${why}; webhook ${id} was deleted again, so nothing was created`,
+    ExitCode.failure,
+    'free some space or choose another path, then run the command again',
+  );
 }
 
 export async function run(options: CreateOptions, deps: CommandDeps): Promise<number> {
@@ -168,7 +172,9 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
     printJson(
       deps,
       reserved
-        ? Object.fromEntries(Object.entries(webhook).map(([key, value]) => (key === 'signing_secret' ? ['signing_secret_file', options.secretFile] : [key, value])))
+        ? Object.fromEntries(
+            Object.entries(webhook).map(([key, value]) => (key === 'signing_secret' ? ['signing_secret_file', options.secretFile] : [key, value])),
+          )
         : webhook,
     );
     return 0;

@@ -13,7 +13,7 @@ export const command = () =>
     .addOption(new Option('--limit <n>', 'page size, 1 to 200').argParser(integerIn(1, 200)))
     .option('--cursor <cursor>', 'the page after this cursor (printed with a page that has more)')
     .option('--all', 'every page, streamed as it arrives')
-    .addHelpText('after', examples('whsvc webhooks list --active true', 'whsvc webhooks list --all --json | jq -r \'.data[].url\''))
+    .addHelpText('after', examples('whsvc webhooks list --active true', "whsvc webhooks list --all --json | jq -r '.data[].url'"))
     .action(
       apiAction((deps, o) =>
         run({ active: o.active === undefined ? undefined : o.active === 'true', limit: o.limit, cursor: o.cursor, all: Boolean(o.all) }, deps),
@@ -36,7 +36,12 @@ export async function run(options: ListOptions, deps: CommandDeps): Promise<numb
     renderPage: (items, table) => webhookTable(items, deps.colors, deps.serviceNow(), table),
     empty: 'No webhooks. Create one with: whsvc webhooks create --url URL --events TYPE\n',
     nextCommand: (cursor) =>
-      ['whsvc webhooks list', options.active === undefined ? '' : `--active ${options.active}`, options.limit ? `--limit ${options.limit}` : '', `--cursor ${cursor}`]
+      [
+        'whsvc webhooks list',
+        options.active === undefined ? '' : `--active ${options.active}`,
+        options.limit ? `--limit ${options.limit}` : '',
+        `--cursor ${cursor}`,
+      ]
         .filter(Boolean)
         .join(' '),
   });

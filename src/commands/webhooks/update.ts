@@ -50,7 +50,11 @@ export async function run(options: UpdateOptions, deps: CommandDeps): Promise<nu
   }
   const urlProblem = url === undefined ? true : checkUrl(url);
   if (urlProblem !== true) throw usageError(`--url ${JSON.stringify(redactUserinfo(url ?? ''))}: ${urlProblem}`);
-  for (const [flag, types] of [['--events', events], ['--add-events', addEvents], ['--remove-events', removeEvents]] as const) {
+  for (const [flag, types] of [
+    ['--events', events],
+    ['--add-events', addEvents],
+    ['--remove-events', removeEvents],
+  ] as const) {
     if (types && types.length > 0) await checkEventTypes(deps, types, flag);
   }
   const path = `/v1/webhooks/${encodeURIComponent(id)}`;

@@ -82,7 +82,6 @@ const INSPECTOR_PRINCIPAL: Principal = { client_id: 'inspector', account_id: DEM
 const ID = /^[A-Za-z0-9_-]{1,100}$/;
 const STATUSES: readonly DeliveryStatus[] = ['delivered', 'failed', 'pending'];
 
-
 const LIST_SQL = `SELECT * FROM (
   SELECT c.rowid AS seq, c.id, c.webhook_id, w.url AS webhook_url, c.event, c.created_at, c.next_due_at,
     ${DELIVERY_STATUS_SQL} AS status,
@@ -110,7 +109,6 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 const num = (value: SQLInputValue | undefined) => (value === null || value === undefined ? null : Number(value));
 const str = (value: SQLInputValue | undefined) => (value === null || value === undefined ? null : String(value));
 
-
 function isLoopbackAddress(address: string): boolean {
   return address === '::1' || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i.test(address);
 }
@@ -134,7 +132,10 @@ function cookieValue(header: string | undefined, name: string): string | undefin
 function checkQuery(query: URLSearchParams, known: readonly string[]): void {
   for (const key of query.keys()) {
     if (key !== 'token' && !known.includes(key)) {
-      throw badRequest('invalid_parameter', `${key}: unknown query parameter; ${known.length ? `this route takes ${known.join(', ')}` : 'this route takes none'}`);
+      throw badRequest(
+        'invalid_parameter',
+        `${key}: unknown query parameter; ${known.length ? `this route takes ${known.join(', ')}` : 'this route takes none'}`,
+      );
     }
   }
 }
@@ -319,7 +320,10 @@ export function createInspector(deps: InspectorDeps): Inspector {
     if (!retried) throw notFound('delivery', id);
     return {
       status: 200,
-      body: { delivery_id: retried.chain_id, attempt: { id: retried.id, attempt: retried.attempt, status: retried.status, response_code: retried.response_code } },
+      body: {
+        delivery_id: retried.chain_id,
+        attempt: { id: retried.id, attempt: retried.attempt, status: retried.status, response_code: retried.response_code },
+      },
     };
   }
 
@@ -397,7 +401,10 @@ export function createInspector(deps: InspectorDeps): Inspector {
 
   /** Throws the 401 or 403 a request gets before it reaches a route. */
   function checkAccess(req: IncomingMessage, query: URLSearchParams): void {
-    if (token === undefined) return checkLoopbackHost(req);
+    if (token === undefined) {
+      checkLoopbackHost(req);
+      return;
+    }
     const given = query.get('token') ?? cookieValue(req.headers.cookie, cookieName) ?? req.headers['x-whsvc-inspector-token'];
     if (typeof given !== 'string' || !sameSecret(given, token)) {
       throw new ApiError(

@@ -15,9 +15,7 @@ describe('ApiClient: token request', () => {
     const bodies = mockToken(fake.mock, { token: 'tok_A', scope: 'webhooks:read webhooks:write' });
     const api = fake.client({ credentials: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, scope: 'webhooks:read webhooks:write' } });
     const token = await api.token();
-    expect(bodies).toEqual([
-      { grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: CLIENT_SECRET, scope: 'webhooks:read webhooks:write' },
-    ]);
+    expect(bodies).toEqual([{ grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: CLIENT_SECRET, scope: 'webhooks:read webhooks:write' }]);
     const sent = fake.requests[0]!;
     expect(sent.method).toBe('POST');
     expect(sent.url.pathname).toBe('/v1/oauth/token');
@@ -134,7 +132,10 @@ describe('ApiClient: 401 and 403', () => {
     const fake = fakeDeps();
     mockToken(fake.mock, { token: 'tok_old' });
     mockToken(fake.mock, { token: 'tok_new' });
-    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(401, { message: 'no' })).times(2);
+    fake.mock
+      .intercept({ path: '/v1/webhooks', method: 'GET' })
+      .reply(json(401, { message: 'no' }))
+      .times(2);
     const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
     expect(error).toBeInstanceOf(AuthError);
     expect(fake.requests).toHaveLength(4);
@@ -215,7 +216,9 @@ describe('ApiClient: Retry-After', () => {
     const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 429 });
-    expect(error.message).toBe(`rate limited; it asked to wait ${MAX_RETRY_AFTER_S + 1} s (Retry-After), longer than whsvc waits (${MAX_RETRY_AFTER_S} s): gave up; try again then`);
+    expect(error.message).toBe(
+      `rate limited; it asked to wait ${MAX_RETRY_AFTER_S + 1} s (Retry-After), longer than whsvc waits (${MAX_RETRY_AFTER_S} s): gave up; try again then`,
+    );
     expect(fake.sleeps).toEqual([]);
   });
 
@@ -301,12 +304,10 @@ describe('ApiClient: requests', () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     const paths: string[] = [];
-    fake.mock
-      .intercept({ path: (p) => pathOnly(p) === '/v1/webhooks', method: 'GET' })
-      .reply((opts) => {
-        paths.push(opts.path);
-        return jsonReply(200, PAGE);
-      });
+    fake.mock.intercept({ path: (p) => pathOnly(p) === '/v1/webhooks', method: 'GET' }).reply((opts) => {
+      paths.push(opts.path);
+      return jsonReply(200, PAGE);
+    });
     await fake.deps.api.json('GET', '/v1/webhooks', { query: { cursor: 'a b&c=d/+é?', limit: 20, active: false, status: undefined } });
     const raw = paths[0]!;
     expect(raw).not.toContain(' ');
@@ -350,20 +351,16 @@ describe('ApiClient: --debug', () => {
     const ACCESS = 'tok_DEBUG_very_secret_access_token';
     const SIGNING = 'whsec_DEBUG_signing_secret_123456';
     mockToken(fake.mock, { token: ACCESS });
-    fake.mock
-      .intercept({ path: '/v1/webhooks', method: 'POST' })
-      .reply(
-        json(201, {
-          id: 'wh_dbg',
-          url: 'https://e.example/h',
-          events: ['invoice.paid'],
-          active: true,
-          signing_secret: SIGNING,
-        }),
-      );
-    fake.mock
-      .intercept({ path: (p) => pathOnly(p) === '/v1/webhooks', method: 'GET' })
-      .reply(json(200, PAGE, { 'set-cookie': `session=${ACCESS}` }));
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(
+      json(201, {
+        id: 'wh_dbg',
+        url: 'https://e.example/h',
+        events: ['invoice.paid'],
+        active: true,
+        signing_secret: SIGNING,
+      }),
+    );
+    fake.mock.intercept({ path: (p) => pathOnly(p) === '/v1/webhooks', method: 'GET' }).reply(json(200, PAGE, { 'set-cookie': `session=${ACCESS}` }));
     await fake.deps.api.json('POST', '/v1/webhooks', { body: { url: 'https://e.example/h', events: ['invoice.paid'] } });
     await fake.deps.api.json('GET', '/v1/webhooks', { query: { limit: 5 } });
     const log = fake.debugLog.join('');

@@ -64,12 +64,14 @@ describe('describeErrorBody', () => {
   });
 
   it('HTML: the title', () => {
-    const html = '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
+    const html =
+      '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
     expect(oneLine(describeErrorBody(html, 'text/html'))).toBe('502 Bad Gateway');
   });
 
   it('HTML without a title: the first text, not scripts or styles', () => {
-    const html = '<html><head><style>h1{color:red}</style><script>var x = 1;</script></head><body>\n  <h1>Service Unavailable</h1>\n<p>try later</p></body></html>';
+    const html =
+      '<html><head><style>h1{color:red}</style><script>var x = 1;</script></head><body>\n  <h1>Service Unavailable</h1>\n<p>try later</p></body></html>';
     expect(oneLine(describeErrorBody(html))).toBe('Service Unavailable');
   });
 

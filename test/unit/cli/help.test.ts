@@ -21,7 +21,21 @@ describe('--help', () => {
 
   it('covers every command', () => {
     expect(all.map((c) => c.path)).toEqual(
-      expect.arrayContaining(['sandbox start', 'login', 'logout', 'auth list', 'auth status', 'webhooks list', 'webhooks delete', 'deliveries retry', 'events', 'test', 'listen', 'verify', 'completion']),
+      expect.arrayContaining([
+        'sandbox start',
+        'login',
+        'logout',
+        'auth list',
+        'auth status',
+        'webhooks list',
+        'webhooks delete',
+        'deliveries retry',
+        'events',
+        'test',
+        'listen',
+        'verify',
+        'completion',
+      ]),
     );
   });
 
@@ -37,7 +51,10 @@ describe('--help', () => {
     const program = buildProgram();
     const globals = new Set(program.options.flatMap((option) => [option.long, option.short]).filter(Boolean));
     const shadowing = all.flatMap(({ path, command }) =>
-      command.options.flatMap((option) => [option.long, option.short]).filter((flag) => flag !== '--help' && flag !== '-h' && globals.has(flag)).map((flag) => `${path} ${flag}`),
+      command.options
+        .flatMap((option) => [option.long, option.short])
+        .filter((flag) => flag !== '--help' && flag !== '-h' && globals.has(flag))
+        .map((flag) => `${path} ${flag}`),
     );
     expect(shadowing).toEqual([]);
   });
@@ -53,7 +70,12 @@ describe('--help', () => {
 
   it.each([60, 80, 120])('at %i columns no example is cut, and each still reads as the whole command', (width) => {
     // Every word of every example, wherever the lines were broken (a comment's `#` and a continuation's `\` aside).
-    const words = (lines: string[]) => lines.join(' ').split(/\s+/).filter((word) => word !== '' && word !== '#' && word !== '\\').sort();
+    const words = (lines: string[]) =>
+      lines
+        .join(' ')
+        .split(/\s+/)
+        .filter((word) => word !== '' && word !== '#' && word !== '\\')
+        .sort();
     for (const { path, command } of [{ path: 'whsvc', command: buildProgram() }, ...all]) {
       const lines = examplesOf(helpOf(command, width));
       for (const line of lines) expect(line.length, `${path}: ${line}`).toBeLessThanOrEqual(width);
@@ -65,5 +87,9 @@ describe('--help', () => {
 /** The lines of a help's Examples block. */
 function examplesOf(help: string): string[] {
   const start = help.search(/^Examples?:$/m);
-  return help.slice(start).split('\n').slice(1).filter((line, i, lines) => lines.slice(0, i + 1).every((l) => l.startsWith('  ')));
+  return help
+    .slice(start)
+    .split('\n')
+    .slice(1)
+    .filter((_line, i, lines) => lines.slice(0, i + 1).every((l) => l.startsWith('  ')));
 }

@@ -28,7 +28,14 @@ describe('JsonDocumentStream', () => {
   });
 
   it('pretty: the same bytes as printing the whole page at once', () => {
-    const page = { data: [{ id: 'wh_1', events: ['a', 'b'] }, { id: 'wh_2', events: [] }], has_more: false, next_cursor: null };
+    const page = {
+      data: [
+        { id: 'wh_1', events: ['a', 'b'] },
+        { id: 'wh_2', events: [] },
+      ],
+      has_more: false,
+      next_cursor: null,
+    };
     const out = sink();
     const document = new JsonDocumentStream(out, 'data', {}, true);
     for (const item of page.data) document.item(item);

@@ -18,7 +18,9 @@ const req = (method = 'GET') => ({ method, url: new URL(`${ORIGIN}/x?y=1`), head
 describe('fetchTransport on undici (through the test helper)', () => {
   it('returns status, headers and text', async () => {
     const a = agent();
-    a.get(ORIGIN).intercept({ path: '/x?y=1', method: 'GET' }).reply(418, 'teapot', { headers: { 'x-a': 'b' } });
+    a.get(ORIGIN)
+      .intercept({ path: '/x?y=1', method: 'GET' })
+      .reply(418, 'teapot', { headers: { 'x-a': 'b' } });
     const response = await undiciTransport(a)(req());
     expect(response).toMatchObject({ status: 418, text: 'teapot', headers: { 'x-a': 'b' } });
     a.assertNoPendingInterceptors();

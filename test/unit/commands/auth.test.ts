@@ -46,9 +46,7 @@ describe('login', () => {
     const bodies = mockToken(fake.mock, { token: 'tok_login', scope: 'webhooks:read webhooks:write', expiresIn: 3600 });
     const code = await login({ clientId: 'cli_new', clientSecretStdin: true, scope: 'webhooks:read webhooks:write' }, fake.deps);
     expect(code).toBe(0);
-    expect(bodies).toEqual([
-      { grant_type: 'client_credentials', client_id: 'cli_new', client_secret: NEW_SECRET, scope: 'webhooks:read webhooks:write' },
-    ]);
+    expect(bodies).toEqual([{ grant_type: 'client_credentials', client_id: 'cli_new', client_secret: NEW_SECRET, scope: 'webhooks:read webhooks:write' }]);
     const store = new ConfigStore(fake.configDir);
     expect(store.getProfile('default')).toEqual({
       base_url: ORIGIN,
@@ -57,7 +55,9 @@ describe('login', () => {
       scope: 'webhooks:read webhooks:write',
     });
     expect(statSync(store.path('config')).mode & 0o777).toBe(0o600);
-    const cached = store.tokenCache('default', tokenIdentity(ORIGIN, { clientId: 'cli_new', clientSecret: NEW_SECRET, scope: 'webhooks:read webhooks:write' })).read();
+    const cached = store
+      .tokenCache('default', tokenIdentity(ORIGIN, { clientId: 'cli_new', clientSecret: NEW_SECRET, scope: 'webhooks:read webhooks:write' }))
+      .read();
     expect(cached).toMatchObject({ access_token: 'tok_login', expires_at: T0 + 3600_000 });
     for (const file of filesIn(fake.configDir)) expect(statSync(file.path).mode & 0o777, file.path).toBe(0o600);
     const out = fake.stdout.text + fake.stderr.text;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Interceptable } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TransportRequest, TransportResponse } from '../../../src/api/transport.js';
-import { TransportError, toTransportError } from '../../../src/net.js';
+import { toTransportError } from '../../../src/net.js';
 import { run, type TailOptions } from '../../../src/commands/deliveries/tail.js';
 import { holdCheckpoint } from '../../../src/commands/deliveries/tail/checkpoint.js';
 import { sign, verify } from '../../../src/signing/signature.js';
@@ -112,7 +112,9 @@ class FakeLog {
     match = /^\/v1\/webhooks\/([^/]+)$/.exec(url.pathname);
     if (match) {
       const webhook = this.webhooks.find((w) => w.id === match![1]);
-      return webhook ? jsonReply(200, { ...webhook, url: 'https://example.com/h', events: ['invoice.paid'], active: true }) : jsonReply(404, { error: { code: 'not_found', message: 'no such webhook' } });
+      return webhook
+        ? jsonReply(200, { ...webhook, url: 'https://example.com/h', events: ['invoice.paid'], active: true })
+        : jsonReply(404, { error: { code: 'not_found', message: 'no such webhook' } });
     }
     return jsonReply(404, { error: { code: 'not_found', message: path } });
   }
@@ -188,7 +190,8 @@ async function tail(
 }
 
 /** [change, attempt id, status] of each attempt line. */
-const brief = (lines: Array<Record<string, unknown>>) => lines.filter((l) => l.change === 'new' || l.change === 'status').map((l) => [l.change, l.attempt_id, l.status]);
+const brief = (lines: Array<Record<string, unknown>>) =>
+  lines.filter((l) => l.change === 'new' || l.change === 'status').map((l) => [l.change, l.attempt_id, l.status]);
 
 describe('deliveries tail: following the log', () => {
   it('prints each new attempt once, and each change of status once, across polls; nothing from before it started', async () => {
@@ -243,9 +246,21 @@ describe('deliveries tail: following the log', () => {
   it('on a terminal narrower than a whole line: the attempt id goes, then the event column narrows; ids stay whole', async () => {
     const lineAt = async (columns: number) => {
       const log = new FakeLog().webhook('wh_aaaaaaaaaaaaaaaaaaaaaaaa');
-      const { stdout } = await tail(log, {}, [() => log.add('wh_aaaaaaaaaaaaaaaaaaaaaaaa', 'dlv_bbbbbbbbbbbbbbbbbbbbbbbb', { of: 'dlv_cccccccccccccccccccccccc', status: 'delivered', event: 'production_order.completed' })], {
-        fake: { json: false, stdoutTTY: true, stdoutColumns: columns, env: { NO_COLOR: '1' } },
-      });
+      const { stdout } = await tail(
+        log,
+        {},
+        [
+          () =>
+            log.add('wh_aaaaaaaaaaaaaaaaaaaaaaaa', 'dlv_bbbbbbbbbbbbbbbbbbbbbbbb', {
+              of: 'dlv_cccccccccccccccccccccccc',
+              status: 'delivered',
+              event: 'production_order.completed',
+            }),
+        ],
+        {
+          fake: { json: false, stdoutTTY: true, stdoutColumns: columns, env: { NO_COLOR: '1' } },
+        },
+      );
       return stdout.trimEnd();
     };
     const wide = await lineAt(200);
@@ -261,9 +276,14 @@ describe('deliveries tail: following the log', () => {
 
   it('the human line: time, webhook, event, status, code, delivery and attempt', async () => {
     const log = new FakeLog().webhook('wh_1');
-    const { stdout } = await tail(log, {}, [() => log.add('wh_1', 'dlv_a'), () => log.set('dlv_a', 'failed', 503), () => log.add('wh_1', 'dlv_a2', { of: 'dlv_a', status: 'delivered' })], {
-      fake: { json: false },
-    });
+    const { stdout } = await tail(
+      log,
+      {},
+      [() => log.add('wh_1', 'dlv_a'), () => log.set('dlv_a', 'failed', 503), () => log.add('wh_1', 'dlv_a2', { of: 'dlv_a', status: 'delivered' })],
+      {
+        fake: { json: false },
+      },
+    );
     const rows = stdout.trim().split('\n');
     expect(rows[0]).toMatch(/^\d\d:\d\d:\d\d {2}wh_1 {2}invoice\.paid\s+pending\s+- {2}dlv_a #1$/);
     expect(rows[1]).toMatch(/wh_1 {2}invoice\.paid\s+pending → failed\s+503 {2}dlv_a #1$/);
@@ -330,7 +350,9 @@ describe('deliveries tail: following the log', () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     new FakeLog().install(fake.mock);
-    const error = await rejectionOf(run({ intervalMs: 1000, platformName: 'Service', events: ['invoice.payed'] }, { ...fake.deps, stopSignal: new Promise(() => {}) }));
+    const error = await rejectionOf(
+      run({ intervalMs: 1000, platformName: 'Service', events: ['invoice.payed'] }, { ...fake.deps, stopSignal: new Promise(() => {}) }),
+    );
     expect(error.message).toMatch(/invoice\.payed.*invoice\.paid/);
   });
 
@@ -353,7 +375,8 @@ describe('deliveries tail: following the log', () => {
 
   it('429: waits as the service asks (Retry-After) and goes on; busy beyond that, it backs off and catches up, printing nothing twice', async () => {
     const log = new FakeLog().webhook('wh_1');
-    const busy = (path: string) => (path.includes('/deliveries') ? jsonReply(429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '1' }) : undefined);
+    const busy = (path: string) =>
+      path.includes('/deliveries') ? jsonReply(429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '1' }) : undefined;
     const { lines, stderr, waits, fake } = await tail(log, { webhookIds: ['wh_1'] }, [
       () => {
         log.add('wh_1', 'dlv_a');
@@ -382,7 +405,8 @@ describe('deliveries tail: following the log', () => {
 
   it('a poll that fails half-way (one webhook read, the next not) loses nothing: the next poll prints it, once', async () => {
     const log = new FakeLog().webhook('wh_1').webhook('wh_2');
-    const down = (path: string) => (path.startsWith('/v1/webhooks/wh_2/deliveries') ? jsonReply(503, { error: { code: 'unavailable', message: 'down for a moment' } }) : undefined);
+    const down = (path: string) =>
+      path.startsWith('/v1/webhooks/wh_2/deliveries') ? jsonReply(503, { error: { code: 'unavailable', message: 'down for a moment' } }) : undefined;
     const { lines, stderr } = await tail(log, {}, [
       () => {
         log.add('wh_1', 'dlv_a', { status: 'delivered' });
@@ -410,7 +434,9 @@ describe('deliveries tail: following the log', () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     new FakeLog().install(fake.mock);
-    expect(await rejectionOf(run({ intervalMs: 1000, platformName: 'Service', webhookIds: ['wh_nope'] }, { ...fake.deps, stopSignal: new Promise(() => {}) }))).toMatchObject({ status: 404 });
+    expect(
+      await rejectionOf(run({ intervalMs: 1000, platformName: 'Service', webhookIds: ['wh_nope'] }, { ...fake.deps, stopSignal: new Promise(() => {}) })),
+    ).toMatchObject({ status: 404 });
   });
 });
 
@@ -438,10 +464,22 @@ describe('deliveries tail --forward-to', () => {
       expect(first.url).toBe('http://127.0.0.1:3000/hooks');
       expect(first.body).toBe(JSON.stringify(log.payloadOf({ delivery_id: 'dlv_a', event: 'invoice.paid' } as Attempt)));
       expect(verify(SECRET, first.body, first.headers['X-Service-Signature']!)).toBe(true);
-      expect(first.headers).toMatchObject({ 'content-type': 'application/json', 'X-Service-Event': 'invoice.paid', 'X-Service-Attempt': '1', 'X-Service-Attempt-Id': 'dlv_a' });
+      expect(first.headers).toMatchObject({
+        'content-type': 'application/json',
+        'X-Service-Event': 'invoice.paid',
+        'X-Service-Attempt': '1',
+        'X-Service-Attempt-Id': 'dlv_a',
+      });
       const forwards = lines.filter((l) => l.change === 'forwarded');
       expect(forwards).toEqual([
-        expect.objectContaining({ delivery_id: 'dlv_a', attempt_id: 'dlv_a', url: 'http://127.0.0.1:3000/hooks', app_status: 200, error: null, signature: 'verified' }),
+        expect.objectContaining({
+          delivery_id: 'dlv_a',
+          attempt_id: 'dlv_a',
+          url: 'http://127.0.0.1:3000/hooks',
+          app_status: 200,
+          error: null,
+          signature: 'verified',
+        }),
         expect.objectContaining({ delivery_id: 'dlv_b', event: 'product.updated', app_status: 200, signature: 'verified' }),
       ]);
     } finally {
@@ -455,7 +493,12 @@ describe('deliveries tail --forward-to', () => {
       writeFileSync(join(dir, 'whsec.txt'), 'whsec_of_another_webhook');
       const log = new FakeLog().webhook('wh_1');
       const app = fakeApp();
-      const { lines, stderr } = await tail(log, { webhookIds: ['wh_1'], forwardTo: 'http://127.0.0.1:3000/', secretFile: join(dir, 'whsec.txt') }, [() => log.add('wh_1', 'dlv_a')], { app });
+      const { lines, stderr } = await tail(
+        log,
+        { webhookIds: ['wh_1'], forwardTo: 'http://127.0.0.1:3000/', secretFile: join(dir, 'whsec.txt') },
+        [() => log.add('wh_1', 'dlv_a')],
+        { app },
+      );
       expect(app.received).toHaveLength(1);
       expect(lines.find((l) => l.change === 'forwarded')).toMatchObject({ signature: 'mismatch' });
       expect(stderr).toMatch(/does not carry the stored signature under the secret in .*whsec\.txt.*not for a bug of its own\. Forwarded all the same/);
@@ -483,15 +526,20 @@ describe('deliveries tail --forward-to', () => {
     );
     expect(app.received.map((r) => r.headers['X-Service-Delivery-Id'])).toEqual(['dlv_a', 'dlv_b', 'dlv_c']);
     // Refused twice, said once; nothing after it jumped the queue.
-    expect(lines.filter((l) => l.change === 'forward_failed')).toEqual([expect.objectContaining({ delivery_id: 'dlv_a', app_status: null, error: 'connection refused' })]);
+    expect(lines.filter((l) => l.change === 'forward_failed')).toEqual([
+      expect.objectContaining({ delivery_id: 'dlv_a', app_status: null, error: 'connection refused' }),
+    ]);
     expect(lines.filter((l) => l.change === 'forwarded').map((l) => l.delivery_id)).toEqual(['dlv_a', 'dlv_b', 'dlv_c']);
-    expect(stderr).toBe('whsvc: following every webhook (1 now; new ones are picked up) from now, every 1 s; forwarding each new delivery to http://127.0.0.1:3000/; Ctrl-C to stop\n');
+    expect(stderr).toBe(
+      'whsvc: following every webhook (1 now; new ones are picked up) from now, every 1 s; forwarding each new delivery to http://127.0.0.1:3000/; Ctrl-C to stop\n',
+    );
   });
 
   it('the service out of reach while a delivery is retrieved: said, and the delivery is forwarded at the next poll', async () => {
     const log = new FakeLog().webhook('wh_1');
     const app = fakeApp();
-    const busy = (path: string) => (path.startsWith('/v1/webhooks/webhook-deliveries/') ? jsonReply(503, { error: { code: 'unavailable', message: 'down for a moment' } }) : undefined);
+    const busy = (path: string) =>
+      path.startsWith('/v1/webhooks/webhook-deliveries/') ? jsonReply(503, { error: { code: 'unavailable', message: 'down for a moment' } }) : undefined;
     const { code, lines, stderr } = await tail(
       log,
       { forwardTo: 'http://127.0.0.1:3000/' },
@@ -517,7 +565,10 @@ describe('deliveries tail --forward-to', () => {
     expect(await rejectionOf(run({ ...base, forwardTo: 'ftp://x/' }, deps))).toMatchObject({ exitCode: 2 });
     expect(await rejectionOf(run({ ...base, forwardTo: 'not a url' }, deps))).toMatchObject({ exitCode: 2 });
     expect(await rejectionOf(run({ ...base, secretFile: 'whsec.txt' }, deps))).toMatchObject({ exitCode: 2, message: expect.stringMatching(/--forward-to/) });
-    expect(await rejectionOf(run({ ...base, forwardTo: 'http://127.0.0.1:3000/', secretFile: 'whsec.txt' }, deps))).toMatchObject({ exitCode: 2, message: expect.stringMatching(/--webhook/) });
+    expect(await rejectionOf(run({ ...base, forwardTo: 'http://127.0.0.1:3000/', secretFile: 'whsec.txt' }, deps))).toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(/--webhook/),
+    });
     expect(await rejectionOf(run({ ...base, platformName: 'X Y' }, deps))).toMatchObject({ exitCode: 2 });
     expect(fake.requests).toHaveLength(0);
   });
@@ -547,7 +598,12 @@ describe('deliveries tail --checkpoint', () => {
       ]);
       expect(app.received.map((r) => r.headers['X-Service-Delivery-Id'])).toEqual(['dlv_a', 'dlv_b', 'dlv_c', 'dlv_d']);
       const saved = JSON.parse(readFileSync(checkpoint, 'utf8'));
-      expect(saved).toMatchObject({ whsvc_tail_checkpoint: 1, base_url: 'http://127.0.0.1:4010', webhooks: { wh_1: { after: { id: 'dlv_d' } } }, forwarded: ['dlv_a', 'dlv_b', 'dlv_c', 'dlv_d'] });
+      expect(saved).toMatchObject({
+        whsvc_tail_checkpoint: 1,
+        base_url: 'http://127.0.0.1:4010',
+        webhooks: { wh_1: { after: { id: 'dlv_d' } } },
+        forwarded: ['dlv_a', 'dlv_b', 'dlv_c', 'dlv_d'],
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -559,11 +615,16 @@ describe('deliveries tail --checkpoint', () => {
       const checkpoint = join(dir, 'tail.json');
       const log = new FakeLog().webhook('wh_1');
       const app = fakeApp();
-      const first = await tail(log, { forwardTo: 'http://127.0.0.1:3000/', checkpoint, count: 1 }, [
-        () => {
-          for (const id of ['dlv_a', 'dlv_b', 'dlv_c']) log.add('wh_1', id, { status: 'delivered' });
-        },
-      ], { app });
+      const first = await tail(
+        log,
+        { forwardTo: 'http://127.0.0.1:3000/', checkpoint, count: 1 },
+        [
+          () => {
+            for (const id of ['dlv_a', 'dlv_b', 'dlv_c']) log.add('wh_1', id, { status: 'delivered' });
+          },
+        ],
+        { app },
+      );
       expect(first.code).toBe(0);
       expect(brief(first.lines)).toEqual([['new', 'dlv_a', 'delivered']]);
       expect(app.received.map((r) => r.headers['X-Service-Delivery-Id'])).toEqual(['dlv_a', 'dlv_b', 'dlv_c']);
@@ -581,7 +642,12 @@ describe('deliveries tail --checkpoint', () => {
       const checkpoint = join(dir, 'tail.json');
       const release = holdCheckpoint(checkpoint);
       const fake = fakeDeps();
-      const error = await rejectionOf(run({ intervalMs: 1000, platformName: 'Service', checkpoint }, { ...fake.deps, stopSignal: new Promise(() => undefined), sleep: async () => undefined }));
+      const error = await rejectionOf(
+        run(
+          { intervalMs: 1000, platformName: 'Service', checkpoint },
+          { ...fake.deps, stopSignal: new Promise(() => undefined), sleep: async () => undefined },
+        ),
+      );
       expect(error).toMatchObject({ exitCode: 2 });
       expect(error.message).toContain(`the checkpoint ${checkpoint} is in use by another tail (process ${process.pid})`);
       release();
@@ -624,7 +690,7 @@ describe('deliveries tail --checkpoint', () => {
     }
   });
 
-  it('a corrupt checkpoint is one clear error, exit 1, and the file is left as it was; another service\'s is a usage error', async () => {
+  it("a corrupt checkpoint is one clear error, exit 1, and the file is left as it was; another service's is a usage error", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'whsvc-tail-'));
     try {
       const checkpoint = join(dir, 'tail.json');
@@ -632,11 +698,26 @@ describe('deliveries tail --checkpoint', () => {
       const fake = fakeDeps();
       const deps = { ...fake.deps, stopSignal: new Promise<void>(() => {}) };
       const error = await rejectionOf(run({ intervalMs: 1000, platformName: 'Service', checkpoint }, deps));
-      expect(error).toMatchObject({ exitCode: 1, message: expect.stringMatching(/checkpoint .*tail\.json is not one that deliveries tail wrote \(it is not JSON\)/) });
+      expect(error).toMatchObject({
+        exitCode: 1,
+        message: expect.stringMatching(/checkpoint .*tail\.json is not one that deliveries tail wrote \(it is not JSON\)/),
+      });
       expect(readFileSync(checkpoint, 'utf8')).toBe('{"whsvc_tail_checkpoint": 1, "base_url": ');
-      writeFileSync(checkpoint, JSON.stringify({ whsvc_tail_checkpoint: 1, base_url: 'https://api.example.com', forward_to: null, saved_at: new Date(T0).toISOString(), webhooks: {}, forwarded: [] }));
+      writeFileSync(
+        checkpoint,
+        JSON.stringify({
+          whsvc_tail_checkpoint: 1,
+          base_url: 'https://api.example.com',
+          forward_to: null,
+          saved_at: new Date(T0).toISOString(),
+          webhooks: {},
+          forwarded: [],
+        }),
+      );
       expect(await rejectionOf(run({ intervalMs: 1000, platformName: 'Service', checkpoint }, deps))).toMatchObject({ exitCode: 2 });
-      expect(await rejectionOf(run({ intervalMs: 1000, platformName: 'Service', checkpoint: join(dir, 'missing', 'tail.json') }, deps))).toMatchObject({ exitCode: 2 });
+      expect(await rejectionOf(run({ intervalMs: 1000, platformName: 'Service', checkpoint: join(dir, 'missing', 'tail.json') }, deps))).toMatchObject({
+        exitCode: 2,
+      });
       expect(fake.requests).toHaveLength(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });

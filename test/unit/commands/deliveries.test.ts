@@ -84,9 +84,7 @@ describe('deliveries retry', () => {
   it('POSTs the retry and shows the new attempt', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
-    fake.mock
-      .intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_1/retry', method: 'POST' })
-      .reply(json(201, delivery({ id: 'dlv_9', attempts: 3 })));
+    fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_1/retry', method: 'POST' }).reply(json(201, delivery({ id: 'dlv_9', attempts: 3 })));
     await retry({ ids: ['dlv_1'], concurrency: 8 }, fake.deps);
     expect(fake.stdout.text).toMatch(/^id\s+dlv_9$/m);
     expect(fake.stdout.text).toMatch(/^attempt\s+3$/m);
@@ -107,9 +105,7 @@ describe('test', () => {
   it('exits 1 when the returned status is failed', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
-    fake.mock
-      .intercept({ path: '/v1/webhooks/wh_1/test', method: 'POST' })
-      .reply(json(200, delivery({ status: 'failed', response_code: 500 })));
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1/test', method: 'POST' }).reply(json(200, delivery({ status: 'failed', response_code: 500 })));
     const code = await testCommand({ webhookId: 'wh_1' }, fake.deps);
     expect(code).toBe(1);
     expect(fake.stdout.text).toMatch(/^status\s+failed$/m);
@@ -120,7 +116,9 @@ describe('test', () => {
     mockToken(fake.mock);
     mockCatalog(fake.mock);
     const bodies: unknown[] = [];
-    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(json(200, { id: 'wh_1', url: 'https://example.com/h', events: ['product.updated'], active: true }));
+    fake.mock
+      .intercept({ path: '/v1/webhooks/wh_1', method: 'GET' })
+      .reply(json(200, { id: 'wh_1', url: 'https://example.com/h', events: ['product.updated'], active: true }));
     fake.mock.intercept({ path: '/v1/webhooks/wh_1/test', method: 'POST' }).reply((opts) => {
       bodies.push(JSON.parse(String(opts.body)));
       return jsonReply(200, delivery({ event: 'product.updated' }));

@@ -31,24 +31,27 @@ const options = (fields: Partial<RecoverOptions> = {}): RecoverOptions => ({
 /** Two webhooks; wh_1's log on two pages, newest first. */
 function mockLog(fake: ReturnType<typeof fakeDeps>) {
   fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks?'), method: 'GET' }).reply(json(200, page([{ id: 'wh_1' }, { id: 'wh_2' }])));
+  fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?') && !queryOf(p).has('cursor'), method: 'GET' }).reply(
+    json(
+      200,
+      page(
+        [
+          attempt('dlv_A2', 'dlv_A1', 'delivered', 5), // A: delivered since its failure
+          attempt('dlv_B2', 'dlv_B1', 'failed', 6), // B: failed twice: re-sent once, as its newest attempt
+          attempt('dlv_A1', 'dlv_A1', 'failed', 30),
+        ],
+        'c1',
+      ),
+    ),
+  );
   fake.mock
-    .intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?') && !queryOf(p).has('cursor'), method: 'GET' })
+    .intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?') && queryOf(p).get('cursor') === 'c1', method: 'GET' })
     .reply(
       json(
         200,
-        page(
-          [
-            attempt('dlv_A2', 'dlv_A1', 'delivered', 5), // A: delivered since its failure
-            attempt('dlv_B2', 'dlv_B1', 'failed', 6), // B: failed twice: re-sent once, as its newest attempt
-            attempt('dlv_A1', 'dlv_A1', 'failed', 30),
-          ],
-          'c1',
-        ),
+        page([attempt('dlv_B1', 'dlv_B1', 'failed', 40), attempt('dlv_C1', 'dlv_C1', 'pending', 41), attempt('dlv_D1', 'dlv_D1', 'failed', 300)], 'c2'),
       ),
     );
-  fake.mock
-    .intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?') && queryOf(p).get('cursor') === 'c1', method: 'GET' })
-    .reply(json(200, page([attempt('dlv_B1', 'dlv_B1', 'failed', 40), attempt('dlv_C1', 'dlv_C1', 'pending', 41), attempt('dlv_D1', 'dlv_D1', 'failed', 300)], 'c2')));
   fake.mock
     .intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_2/deliveries?'), method: 'GET' })
     .reply(json(200, page([attempt('dlv_E1', 'dlv_E1', 'failed', 10, { event: 'sales_order.created' })])));
@@ -74,7 +77,16 @@ describe('deliveries recover', () => {
     const out = JSON.parse(fake.stdout.text);
     expect(out.summary).toEqual({ selected: 1, resent: 1, delivered: 1, failed: 0, pending: 0, already_delivered: 0, errors: 0 });
     expect(out.deliveries).toEqual([
-      { delivery_id: 'dlv_B1', retried_attempt_id: 'dlv_B2', webhook_id: 'wh_1', event: 'invoice.paid', outcome: 'delivered', attempt_id: 'dlv_B3', response_code: 200, error: null },
+      {
+        delivery_id: 'dlv_B1',
+        retried_attempt_id: 'dlv_B2',
+        webhook_id: 'wh_1',
+        event: 'invoice.paid',
+        outcome: 'delivered',
+        attempt_id: 'dlv_B3',
+        response_code: 200,
+        error: null,
+      },
     ]);
     expect(out.interrupted).toBe(false);
   });
@@ -82,13 +94,15 @@ describe('deliveries recover', () => {
   it('a 409 is "already delivered", a 500 on one retry is an error of that delivery and the run goes on: exit 1', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
-    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?'), method: 'GET' }).reply(
-      json(200, page([attempt('dlv_X1', 'dlv_X1', 'failed', 1), attempt('dlv_Y1', 'dlv_Y1', 'failed', 2), attempt('dlv_Z1', 'dlv_Z1', 'failed', 3)])),
-    );
+    fake.mock
+      .intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?'), method: 'GET' })
+      .reply(json(200, page([attempt('dlv_X1', 'dlv_X1', 'failed', 1), attempt('dlv_Y1', 'dlv_Y1', 'failed', 2), attempt('dlv_Z1', 'dlv_Z1', 'failed', 3)])));
     fake.mock
       .intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_X1/retry', method: 'POST' })
       .reply(json(409, { error: { code: 'already_delivered', message: 'delivered already' } }));
-    fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_Y1/retry', method: 'POST' }).reply(json(500, { error: { code: 'internal_error', message: 'boom' } }));
+    fake.mock
+      .intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_Y1/retry', method: 'POST' })
+      .reply(json(500, { error: { code: 'internal_error', message: 'boom' } }));
     fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_Z1/retry', method: 'POST' }).reply(json(200, attempt('dlv_Z2', 'dlv_Z1', 'failed', 0)));
     fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(json(200, { id: 'wh_1' }));
     const code = await recover(options({ webhooks: ['wh_1'] }), fake.deps);
@@ -105,7 +119,9 @@ describe('deliveries recover', () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);
     mockLog(fake);
-    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?') && queryOf(p).get('cursor') === 'c2', method: 'GET' }).reply(json(200, page([])));
+    fake.mock
+      .intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?') && queryOf(p).get('cursor') === 'c2', method: 'GET' })
+      .reply(json(200, page([])));
     const code = await recover(options({ dryRun: true, yes: false }), fake.deps);
     expect(code).toBe(0);
     expect(retried(fake)).toEqual([]);
@@ -126,7 +142,9 @@ describe('deliveries recover', () => {
   it('a stop before anything is taken re-sends nothing and exits 130 with how to resume', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
-    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?'), method: 'GET' }).reply(json(200, page([attempt('dlv_X1', 'dlv_X1', 'failed', 1)])));
+    fake.mock
+      .intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?'), method: 'GET' })
+      .reply(json(200, page([attempt('dlv_X1', 'dlv_X1', 'failed', 1)])));
     fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(json(200, { id: 'wh_1' }));
     const stop = new AbortController();
     stop.abort();
@@ -135,7 +153,9 @@ describe('deliveries recover', () => {
     expect(code).toBe(130);
     expect(retried(fake)).toEqual([]);
     // The window as the times it meant: resumed later, it reads the same deliveries.
-    expect(fake.stderr.text).toContain(`run \`whsvc deliveries recover --webhook wh_1 --since ${new Date(T0 - 2 * 3_600_000).toISOString()} --until ${new Date(T0).toISOString()} --yes\` again to resume`);
+    expect(fake.stderr.text).toContain(
+      `run \`whsvc deliveries recover --webhook wh_1 --since ${new Date(T0 - 2 * 3_600_000).toISOString()} --until ${new Date(T0).toISOString()} --yes\` again to resume`,
+    );
   });
 });
 
@@ -165,10 +185,18 @@ describe('deliveries recover: the bad day of the run itself', () => {
   it('a webhook deleted while the others are read is skipped with a note; a failure mid-walk still closes the JSON document', async () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);
-    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks?'), method: 'GET' }).reply(json(200, page([{ id: 'wh_1' }, { id: 'wh_gone' }, { id: 'wh_3' }])));
-    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?'), method: 'GET' }).reply(json(200, page([attempt('dlv_X1', 'dlv_X1', 'failed', 1)])));
-    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_gone/deliveries?'), method: 'GET' }).reply(json(404, { error: { code: 'not_found', message: 'gone' } }));
-    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_3/deliveries?'), method: 'GET' }).reply(json(500, { error: { code: 'internal_error', message: 'boom' } }));
+    fake.mock
+      .intercept({ path: (p) => p.startsWith('/v1/webhooks?'), method: 'GET' })
+      .reply(json(200, page([{ id: 'wh_1' }, { id: 'wh_gone' }, { id: 'wh_3' }])));
+    fake.mock
+      .intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?'), method: 'GET' })
+      .reply(json(200, page([attempt('dlv_X1', 'dlv_X1', 'failed', 1)])));
+    fake.mock
+      .intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_gone/deliveries?'), method: 'GET' })
+      .reply(json(404, { error: { code: 'not_found', message: 'gone' } }));
+    fake.mock
+      .intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_3/deliveries?'), method: 'GET' })
+      .reply(json(500, { error: { code: 'internal_error', message: 'boom' } }));
     const error = await rejectionOf(recover(options({ dryRun: true }), fake.deps));
     expect(error).toMatchObject({ status: 500 });
     expect(fake.stderr.text).toContain('webhook wh_gone was deleted while its log was read: skipped');
@@ -182,7 +210,9 @@ describe('deliveries recover: the bad day of the run itself', () => {
     mockToken(fake.mock);
     fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(json(200, { id: 'wh_1' }));
     const bare = (id: string, status: string) => ({ id, event: 'invoice.paid', status, response_code: 503, attempts: 1, created_at: ago(1) });
-    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?'), method: 'GET' }).reply(json(200, page([bare('a1', 'failed'), bare('a2', 'failed')])));
+    fake.mock
+      .intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?'), method: 'GET' })
+      .reply(json(200, page([bare('a1', 'failed'), bare('a2', 'failed')])));
     await recover(options({ webhooks: ['wh_1'], dryRun: true }), fake.deps);
     expect(JSON.parse(fake.stdout.text).summary.selected).toBe(2);
     expect(fake.stderr.text.match(/does not say which delivery/g)).toHaveLength(1);
@@ -210,8 +240,12 @@ describe('deliveries retry with several ids', () => {
   it('re-sends each id once, side by side, with the summary; exit 1 when one failed again', async () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);
-    fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_1/retry', method: 'POST' }).reply(json(200, { ...attempt('dlv_3', 'dlv_1', 'delivered', 0), webhook_id: 'wh_1' }));
-    fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_2/retry', method: 'POST' }).reply(json(200, { ...attempt('dlv_4', 'dlv_2', 'failed', 0), webhook_id: 'wh_1' }));
+    fake.mock
+      .intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_1/retry', method: 'POST' })
+      .reply(json(200, { ...attempt('dlv_3', 'dlv_1', 'delivered', 0), webhook_id: 'wh_1' }));
+    fake.mock
+      .intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_2/retry', method: 'POST' })
+      .reply(json(200, { ...attempt('dlv_4', 'dlv_2', 'failed', 0), webhook_id: 'wh_1' }));
     const code = await retry({ ids: ['dlv_1', 'dlv_2', 'dlv_1'], concurrency: 2 }, fake.deps);
     expect(code).toBe(1);
     const out = JSON.parse(fake.stdout.text);

@@ -197,9 +197,7 @@ describe('webhooks create: the signing secret', () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     mockCatalog(fake.mock);
-    fake.mock
-      .intercept({ path: '/v1/webhooks', method: 'POST' })
-      .reply(() => jsonReply(400, { error: { code: 'invalid_url', message: 'url must be https' } }));
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(() => jsonReply(400, { error: { code: 'invalid_url', message: 'url must be https' } }));
     const file = join(fake.configDir, 'existing.txt');
     writeFileSync(file, 'whsec_previous_still_in_use\n', { mode: 0o600 });
     await rejectionOf(create(options({ url: URL_, events: ['invoice.paid'], secretFile: file, force: true }), fake.deps));
@@ -253,9 +251,7 @@ describe('webhooks create: no answer', () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     mockCatalog(fake.mock);
-    fake.mock
-      .intercept({ path: '/v1/webhooks', method: 'POST' })
-      .reply(() => jsonReply(400, { error: { code: 'invalid_url', message: 'url must be https' } }));
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(() => jsonReply(400, { error: { code: 'invalid_url', message: 'url must be https' } }));
     const file = join(fake.configDir, 'whsec.txt');
     const error = await rejectionOf(create(options({ url: URL_, events: ['invoice.paid'], secretFile: file }), fake.deps));
     expect(error).toMatchObject({ status: 400, code: 'invalid_url' });
@@ -276,7 +272,9 @@ describe('webhooks create: no answer', () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     mockCatalog(fake.mock);
-    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(() => jsonReply(201, { id: 'wh_nosecret', url: URL_, events: ['invoice.paid'], active: true }));
+    fake.mock
+      .intercept({ path: '/v1/webhooks', method: 'POST' })
+      .reply(() => jsonReply(201, { id: 'wh_nosecret', url: URL_, events: ['invoice.paid'], active: true }));
     const file = join(fake.configDir, 'whsec.txt');
     const error = await rejectionOf(create(options({ url: URL_, events: ['invoice.paid'], secretFile: file }), fake.deps));
     expect(error).toBeInstanceOf(CliError);

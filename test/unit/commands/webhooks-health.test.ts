@@ -14,7 +14,15 @@ function hook(id: string, extra: Record<string, unknown> = {}) {
 
 /** An attempt record as the sandbox lists it. */
 function attempt(id: string, delivery: string | undefined, status: string, code: number | null, minutesAgo: number, number = 1) {
-  return { id, event: 'invoice.paid', status, response_code: code, attempts: number, created_at: at(minutesAgo * MINUTE), ...(delivery ? { delivery_id: delivery } : {}) };
+  return {
+    id,
+    event: 'invoice.paid',
+    status,
+    response_code: code,
+    attempts: number,
+    created_at: at(minutesAgo * MINUTE),
+    ...(delivery ? { delivery_id: delivery } : {}),
+  };
 }
 
 /** GET /v1/webhooks answered with these webhooks, in one page. */
@@ -55,7 +63,11 @@ describe('webhooks health: the figures', () => {
     // Newest first, over two pages: d5 in flight, d4 and d3 failed (d3 on its second attempt; d4 with its retry due), d2 delivered
     // on its second attempt.
     const queries = mockLog(fake, 'wh_1', [
-      [attempt('a7', 'd5', 'pending', null, 1), { ...attempt('a6', 'd4', 'failed', 503, 2), next_attempt_at: at(-MINUTE) }, attempt('a5', 'd3', 'failed', null, 3, 2)],
+      [
+        attempt('a7', 'd5', 'pending', null, 1),
+        { ...attempt('a6', 'd4', 'failed', 503, 2), next_attempt_at: at(-MINUTE) },
+        attempt('a5', 'd3', 'failed', null, 3, 2),
+      ],
       [attempt('a4', 'd2', 'delivered', 200, 4, 2), attempt('a3', 'd3', 'failed', 500, 5), attempt('a1', 'd2', 'failed', 500, 7)],
     ]);
     expect(await health({ ids: [] }, fake.deps)).toBe(1);
@@ -108,7 +120,9 @@ describe('webhooks health: the figures', () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);
     mockWebhooks(fake, [hook('wh_1')]);
-    mockLog(fake, 'wh_1', [[attempt('a3', undefined, 'delivered', 200, 1), attempt('a2', undefined, 'failed', 500, 2), attempt('a1', undefined, 'failed', 500, 3)]]);
+    mockLog(fake, 'wh_1', [
+      [attempt('a3', undefined, 'delivered', 200, 1), attempt('a2', undefined, 'failed', 500, 2), attempt('a1', undefined, 'failed', 500, 3)],
+    ]);
     await health({ ids: [] }, fake.deps);
     expect(rowsOf(fake)[0]).toMatchObject({ deliveries: 3, delivered: 1, failed: 2, failing_streak: 0, healthy: true, last_failure_code: 500 });
   });
@@ -122,13 +136,27 @@ describe('webhooks health: the figures', () => {
     mockLog(
       fake,
       'wh_1',
-      [[attempt('a4', 'd3', 'failed', 500, 30), attempt('a3', 'd2', 'delivered', 200, 50, 2), attempt('a2', 'd2', 'failed', 500, 70), attempt('a1', 'd1', 'failed', 500, 90)]],
+      [
+        [
+          attempt('a4', 'd3', 'failed', 500, 30),
+          attempt('a3', 'd2', 'delivered', 200, 50, 2),
+          attempt('a2', 'd2', 'failed', 500, 70),
+          attempt('a1', 'd1', 'failed', 500, 90),
+        ],
+      ],
       { moreAfterLast: true },
     );
     await health({ ids: [], since: { ago: HOUR } }, fake.deps);
     const parsed = JSON.parse(fake.stdout.text);
     expect(parsed.since).toBe(at(HOUR));
-    expect(parsed.webhooks[0]).toMatchObject({ deliveries: 2, delivered: 1, failed: 1, failing_streak: 1, last_failed_at: at(30 * MINUTE), last_delivered_at: at(50 * MINUTE) });
+    expect(parsed.webhooks[0]).toMatchObject({
+      deliveries: 2,
+      delivered: 1,
+      failed: 1,
+      failing_streak: 1,
+      last_failed_at: at(30 * MINUTE),
+      last_delivered_at: at(50 * MINUTE),
+    });
   });
 
   it('an ISO --since is the window start as given', async () => {
@@ -173,7 +201,9 @@ function mockFleet(fake: FakeDeps) {
   mockWebhooks(fake, [hook('wh_c'), hook('wh_d', { active: false }), hook('wh_a'), hook('wh_b')]);
   mockLog(fake, 'wh_a', [[attempt('a2', 'a2', 'delivered', 200, 1), attempt('a1', 'a1', 'failed', 500, 2)]]);
   mockLog(fake, 'wh_b', [[attempt('b3', 'b3', 'failed', 503, 1), attempt('b2', 'b2', 'failed', null, 2), attempt('b1', 'b1', 'delivered', 200, 3)]]);
-  mockLog(fake, 'wh_c', [[...Array.from({ length: 19 }, (_, i) => attempt(`c${i + 2}`, `c${i + 2}`, 'delivered', 204, i + 1)), attempt('c1', 'c1', 'failed', 410, 30)]]);
+  mockLog(fake, 'wh_c', [
+    [...Array.from({ length: 19 }, (_, i) => attempt(`c${i + 2}`, `c${i + 2}`, 'delivered', 204, i + 1)), attempt('c1', 'c1', 'failed', 410, 30)],
+  ]);
   mockLog(fake, 'wh_d', [[]]);
 }
 
@@ -205,7 +235,9 @@ describe('webhooks health: order, threshold, output', () => {
       ['wh_c', true],
       ['wh_d', true],
     ]);
-    expect(fake.stderr.text).toBe('whsvc: 2 webhooks are unhealthy: wh_b (its newest 2 deliveries failed; 33.3% delivered, under 95%), wh_a (50% delivered, under 95%)\n');
+    expect(fake.stderr.text).toBe(
+      'whsvc: 2 webhooks are unhealthy: wh_b (its newest 2 deliveries failed; 33.3% delivered, under 95%), wh_a (50% delivered, under 95%)\n',
+    );
   });
 
   it('--fail-under that nobody is below: only a failing streak is unhealthy', async () => {
@@ -268,7 +300,10 @@ describe('webhooks health: order, threshold, output', () => {
     mockFleet(fake);
     await health({ ids: [] }, fake.deps);
     // eslint-disable-next-line no-control-regex
-    const lines = fake.stdout.text.trimEnd().split('\n').map((line) => line.replace(/\u001b\[\d+m/g, ''));
+    const lines = fake.stdout.text
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.replace(/\u001b\[\d+m/g, ''));
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
     expect(lines[0]).toMatch(/^ID\s+URL\s+STATUS\s+TOTAL\s+OK\s+FAILED\s+PENDING\s+STREAK\s+LAST/);
     expect(lines[1]).toMatch(/^wh_b\s+\S+\s+active\s+3\s+33\.3%\s+66\.7%\s+0%\s+2\s/);
@@ -278,7 +313,9 @@ describe('webhooks health: order, threshold, output', () => {
     const fake = fakeDeps({ stdoutTTY: true, stdoutColumns: 160, env: { NO_COLOR: '1' } });
     mockToken(fake.mock);
     mockWebhooks(fake, [hook('wh_1')]);
-    mockLog(fake, 'wh_1', [[...Array.from({ length: 1999 }, (_, i) => attempt(`a${i + 1}`, `a${i + 1}`, 'delivered', 200, 1)), attempt('a0', 'a0', 'failed', 500, 2)]]);
+    mockLog(fake, 'wh_1', [
+      [...Array.from({ length: 1999 }, (_, i) => attempt(`a${i + 1}`, `a${i + 1}`, 'delivered', 200, 1)), attempt('a0', 'a0', 'failed', 500, 2)],
+    ]);
     await health({ ids: [] }, fake.deps);
     expect(fake.stdout.text.split('\n')[1]).toMatch(/\s+2000\s+99\.9%\s+0\.1%\s+0%\s+0\s/);
   });

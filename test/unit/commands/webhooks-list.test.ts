@@ -49,7 +49,7 @@ describe('webhooks list', () => {
     );
   });
 
-  it('on a narrow terminal: every line fits, a URL keeps its host\'s start and its path\'s end, the time goes first, ids stay whole', async () => {
+  it("on a narrow terminal: every line fits, a URL keeps its host's start and its path's end, the time goes first, ids stay whole", async () => {
     const fake = fakeDeps({ ...TERMINAL, stdoutColumns: 60 });
     mockToken(fake.mock);
     const long = hook(1, { url: 'https://a-rather-long-host-name.example.com/webhooks/incoming', events: ['invoice.paid', 'sales_order.created'] });
@@ -221,9 +221,7 @@ describe('server strings cannot drive the terminal', () => {
   it('control characters are removed from the list table', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
-    mockPages(fake, [
-      { data: [hook(1, { url: EVIL_URL, id: 'wh_\u001b[31mred', events: ['invoice.paid\u0007'] })], has_more: false, next_cursor: null },
-    ]);
+    mockPages(fake, [{ data: [hook(1, { url: EVIL_URL, id: 'wh_\u001b[31mred', events: ['invoice.paid\u0007'] })], has_more: false, next_cursor: null }]);
     await list({ all: false }, fake.deps);
     expect(fake.stdout.text).not.toMatch(CONTROL);
     expect(fake.stdout.text).toContain('https://evil.example/]0;pwnedx[2J31m');
@@ -328,11 +326,7 @@ describe('events', () => {
     fake.mock.intercept({ path: '/v1/webhooks/webhook-events', method: 'GET' }).reply(json(200, interleaved));
     await events({}, fake.deps);
     const rows = fake.stdout.text.trimEnd().split('\n').slice(1);
-    expect(rows.map((r) => r.split(/\s+/).slice(0, 2).join(' '))).toEqual([
-      'invoicing invoice.paid',
-      'invoicing invoice.created',
-      'sales sales_order.created',
-    ]);
+    expect(rows.map((r) => r.split(/\s+/).slice(0, 2).join(' '))).toEqual(['invoicing invoice.paid', 'invoicing invoice.created', 'sales sales_order.created']);
   });
 
   it('--json prints the service answer as is', async () => {

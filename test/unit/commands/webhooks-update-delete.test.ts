@@ -171,9 +171,7 @@ describe('webhooks delete', () => {
   it('a 404 is passed on as an ApiError (exit 5 in main)', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
-    fake.mock
-      .intercept({ path: '/v1/webhooks/wh_gone', method: 'DELETE' })
-      .reply(json(404, { error: { code: 'not_found', message: 'no webhook wh_gone' } }));
+    fake.mock.intercept({ path: '/v1/webhooks/wh_gone', method: 'DELETE' }).reply(json(404, { error: { code: 'not_found', message: 'no webhook wh_gone' } }));
     const error = await rejectionOf(del({ id: 'wh_gone', yes: true }, fake.deps));
     expect(error).toMatchObject({ status: 404, code: 'not_found' });
     expect(fake.stdout.text).toBe('');

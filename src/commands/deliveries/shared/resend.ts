@@ -53,7 +53,10 @@ const SHOWN_FAILING = 10;
 /** Sends one retry and says what came of it; only what stops the whole run (credentials, permission) is thrown. */
 async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget, stop: AbortSignal | undefined): Promise<ResendResult | undefined> {
   try {
-    const attempt = await deps.api.json<Delivery>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(target.attemptId)}/retry`, { expect: 'delivery', stop });
+    const attempt = await deps.api.json<Delivery>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(target.attemptId)}/retry`, {
+      expect: 'delivery',
+      stop,
+    });
     const outcome: Outcome = attempt.status === 'delivered' ? 'delivered' : attempt.status === 'failed' ? 'failed' : 'pending';
     return { target, outcome, attempt };
   } catch (error) {
@@ -226,7 +229,8 @@ export class ResendReport {
           : result.outcome === 'pending'
             ? 're-sent, still under way'
             : `failed again (${answeredStatus(result.attempt?.response_code) === undefined ? 'no HTTP response' : `answered ${result.attempt!.response_code}`})`;
-      const label = result.outcome === 'pending' ? this.deps.errColors.yellow('pending') : this.deps.errColors.red(result.outcome === 'error' ? 'error' : 'failed');
+      const label =
+        result.outcome === 'pending' ? this.deps.errColors.yellow('pending') : this.deps.errColors.red(result.outcome === 'error' ? 'error' : 'failed');
       const line = `${label} ${sanitize(target.deliveryId)}${target.event ? ` ${sanitize(target.event)}` : ''}: ${sanitize(why)}\n`;
       if (this.progress) this.progress.writeAbove(line);
       else this.deps.stderr.write(line);
@@ -243,7 +247,10 @@ export class ResendReport {
     const all = this.total ?? t.selected;
     const total = this.scanning ? `${t.selected} found so far` : String(all);
     const left = !this.scanning && rate > 0 && done < all ? ` · ~${Math.ceil((all - done) / rate)} s left` : '';
-    this.progress.update(`re-sending ${done}/${total} · ${t.delivered} delivered · ${t.failed} still failing${t.errors ? ` · ${t.errors} error${t.errors === 1 ? '' : 's'}` : ''} · ${rate.toFixed(1)}/s${left}`, force);
+    this.progress.update(
+      `re-sending ${done}/${total} · ${t.delivered} delivered · ${t.failed} still failing${t.errors ? ` · ${t.errors} error${t.errors === 1 ? '' : 's'}` : ''} · ${rate.toFixed(1)}/s${left}`,
+      force,
+    );
   }
 
   /** A run that failed part-way: the JSON document, if begun, is closed with what was done and why it stopped. */
@@ -255,7 +262,15 @@ export class ResendReport {
 
   private summary() {
     const t = this.tally;
-    return { selected: t.selected, resent: t.resent, delivered: t.delivered, failed: t.failed, pending: t.pending, already_delivered: t.already_delivered, errors: t.errors };
+    return {
+      selected: t.selected,
+      resent: t.resent,
+      delivered: t.delivered,
+      failed: t.failed,
+      pending: t.pending,
+      already_delivered: t.already_delivered,
+      errors: t.errors,
+    };
   }
 
   /** The first ids of a kind of outcome, and how many more there were; nothing when there were none. */

@@ -43,7 +43,15 @@ export async function deliveryTable(items: Delivery[], colors: Colors, now: numb
   const code = (d: Delivery) => String(answeredStatus(d.response_code) ?? '-');
   if (options.plain) {
     // For scripts: the attempt's number alone, and its delivery's id (when the service says it) last.
-    const rows = items.map((d) => [d.id, d.event, d.status, code(d), String(d.attempts ?? ''), tableTime(d.created_at, now, options), ...(d.delivery_id ? [d.delivery_id] : [])]);
+    const rows = items.map((d) => [
+      d.id,
+      d.event,
+      d.status,
+      code(d),
+      String(d.attempts ?? ''),
+      tableTime(d.created_at, now, options),
+      ...(d.delivery_id ? [d.delivery_id] : []),
+    ]);
     return renderTable([], rows, colors, options);
   }
   // The id and the status stay whole; "2 of dlv_…" gives way first (keeping its number and the id's start), the event

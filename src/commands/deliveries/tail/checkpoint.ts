@@ -82,7 +82,10 @@ export function checkWritable(path: string): void {
     accessSync(dirname(path), constants.W_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new CliError(`cannot write the checkpoint ${path}: ${code === 'ENOENT' ? `the directory ${dirname(path)} does not exist` : `the directory ${dirname(path)} is not writable`}`, ExitCode.usage);
+    throw new CliError(
+      `cannot write the checkpoint ${path}: ${code === 'ENOENT' ? `the directory ${dirname(path)} does not exist` : `the directory ${dirname(path)} is not writable`}`,
+      ExitCode.usage,
+    );
   }
 }
 

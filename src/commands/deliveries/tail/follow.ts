@@ -163,7 +163,17 @@ export class Follower {
   }
 
   private add(webhook: { id: string }, start: StartAt, report: PollReport): void {
-    const state: WebhookState = { id: webhook.id, seen: new Map(), pending: new Map(), start, marker: undefined, floor: undefined, since: undefined, top: null, shown: new Set() };
+    const state: WebhookState = {
+      id: webhook.id,
+      seen: new Map(),
+      pending: new Map(),
+      start,
+      marker: undefined,
+      floor: undefined,
+      since: undefined,
+      top: null,
+      shown: new Set(),
+    };
     if (start.kind === 'after') {
       state.marker = { id: start.id, created_at: start.createdAt };
       state.floor = Date.parse(start.createdAt);
@@ -174,7 +184,10 @@ export class Follower {
   }
 
   private async page(webhookId: string, limit: number, cursor: string | undefined): Promise<LogPage<LoggedAttempt>> {
-    return this.api.json<LogPage<LoggedAttempt>>('GET', `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`, { query: { limit, cursor }, expect: 'page' });
+    return this.api.json<LogPage<LoggedAttempt>>('GET', `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`, {
+      query: { limit, cursor },
+      expect: 'page',
+    });
   }
 
   /** Whether an attempt ends the walk for new ones: seen, the marker, or older than the floor. */
@@ -225,7 +238,7 @@ export class Follower {
     for (let i = fresh.length - 1; i >= 0; i--) {
       const attempt = fresh[i]!;
       const older = i + 1 < fresh.length ? fresh[i + 1]! : stop;
-      changes.push({ kind: 'new', webhookId: state.id, attempt, before: older ? position(older) : state.marker ?? null });
+      changes.push({ kind: 'new', webhookId: state.id, attempt, before: older ? position(older) : (state.marker ?? null) });
       this.remember(state, attempt);
     }
     if (fresh[0]) state.top = position(fresh[0]);
@@ -278,7 +291,15 @@ export class Follower {
 /** A retrieved attempt's fields that a list item has (the retrieve answer also holds payload and signature). */
 function pick(attempt: LoggedAttempt): Partial<LoggedAttempt> {
   const { id, event, status, response_code, attempts, created_at, delivery_id } = attempt;
-  return { id, event, status, response_code, ...(attempts === undefined ? {} : { attempts }), created_at, ...(delivery_id === undefined ? {} : { delivery_id }) };
+  return {
+    id,
+    event,
+    status,
+    response_code,
+    ...(attempts === undefined ? {} : { attempts }),
+    created_at,
+    ...(delivery_id === undefined ? {} : { delivery_id }),
+  };
 }
 
 const position = (attempt: LoggedAttempt): Position => ({ id: attempt.id, created_at: attempt.created_at });

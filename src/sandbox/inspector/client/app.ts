@@ -27,7 +27,11 @@ const OVERVIEW_WEBHOOKS = 200;
 type Child = Node | string | null | undefined | false;
 
 /** An element with attributes and children; strings become text nodes, never markup. */
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | boolean | undefined> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | boolean | undefined> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === false) continue;
@@ -83,7 +87,6 @@ function noteSandboxTime(now: string, manual: boolean): void {
     state.offset = at - Date.now();
   }
 }
-
 
 /** A time of day on the sandbox's clock (the day before it when not today there). */
 const clockTime = (iso: string, withMs = false): string => clockTimeAt(iso, sandboxNow(), withMs);
@@ -220,7 +223,12 @@ const STATUS_MARK: Record<DeliveryStatus, string> = { delivered: '✓', failed: 
 
 /** A status in colour and in words, never colour alone; a failed delivery's retry due said as the CLI says it. */
 function statusBadge(status: DeliveryStatus, nextAttemptAt?: string | null): HTMLElement {
-  return h('span', { class: `badge status-${status}` }, h('span', { class: 'mark', 'aria-hidden': 'true' }, STATUS_MARK[status]), statusWords(status, nextAttemptAt, sandboxNow()));
+  return h(
+    'span',
+    { class: `badge status-${status}` },
+    h('span', { class: 'mark', 'aria-hidden': 'true' }, STATUS_MARK[status]),
+    statusWords(status, nextAttemptAt, sandboxNow()),
+  );
 }
 
 function codeChip(code: number | null, status: DeliveryStatus): HTMLElement {
@@ -284,10 +292,26 @@ function renderOverview(overview: InspectorOverview): void {
   all.setAttribute('aria-pressed', String(state.filters.webhook === ''));
   all.hidden = overview.webhooks.length < 2;
 
-  fillSelect(byId<HTMLSelectElement>('f-webhook'), 'All webhooks', overview.webhooks.map((w) => [w.id, `${w.url} (${w.id})`]), state.filters.webhook);
-  fillSelect(byId<HTMLSelectElement>('f-event'), 'All events', overview.catalog.map((e) => [e.type, e.type]), state.filters.event);
+  fillSelect(
+    byId<HTMLSelectElement>('f-webhook'),
+    'All webhooks',
+    overview.webhooks.map((w) => [w.id, `${w.url} (${w.id})`]),
+    state.filters.webhook,
+  );
+  fillSelect(
+    byId<HTMLSelectElement>('f-event'),
+    'All events',
+    overview.catalog.map((e) => [e.type, e.type]),
+    state.filters.event,
+  );
   const trigger = byId<HTMLSelectElement>('trigger-type');
-  if (trigger.options.length === 0) fillSelect(trigger, undefined, overview.catalog.map((e) => [e.type, e.type]), 'invoice.paid');
+  if (trigger.options.length === 0)
+    fillSelect(
+      trigger,
+      undefined,
+      overview.catalog.map((e) => [e.type, e.type]),
+      'invoice.paid',
+    );
 
   const manual = overview.sandbox.clock === 'manual';
   byId('clock-panel').hidden = !manual;
@@ -325,7 +349,12 @@ function webhookCard(webhook: InspectorWebhook): HTMLElement {
     'button',
     { type: 'button', class: 'webhook-main', title: 'Show the deliveries of this webhook' },
     h('span', { class: 'webhook-url' }, webhook.url),
-    h('span', { class: 'webhook-meta' }, h('span', { class: `pill ${webhook.active ? 'active' : 'paused'}` }, webhook.active ? 'active' : 'paused'), h('span', { class: 'mono muted' }, webhook.id)),
+    h(
+      'span',
+      { class: 'webhook-meta' },
+      h('span', { class: `pill ${webhook.active ? 'active' : 'paused'}` }, webhook.active ? 'active' : 'paused'),
+      h('span', { class: 'mono muted' }, webhook.id),
+    ),
     h('span', { class: 'chips' }, ...webhook.events.map((event) => h('span', { class: 'chip' }, event))),
     h(
       'span',
@@ -338,7 +367,9 @@ function webhookCard(webhook: InspectorWebhook): HTMLElement {
             `${total} ${total === 1 ? 'delivery' : 'deliveries'}: `,
             h('span', { class: 'n-delivered' }, `${delivered} delivered`),
             failed ? ', ' : '',
-            failed ? h('span', { class: 'n-failed' }, `${failed} failed${retryDue ? ` (${retryDue === failed ? 'each' : retryDue} with a retry due)` : ''}`) : '',
+            failed
+              ? h('span', { class: 'n-failed' }, `${failed} failed${retryDue ? ` (${retryDue === failed ? 'each' : retryDue} with a retry due)` : ''}`)
+              : '',
             pending ? ', ' : '',
             pending ? h('span', { class: 'n-pending' }, `${pending} pending`) : '',
           ),
@@ -346,16 +377,18 @@ function webhookCard(webhook: InspectorWebhook): HTMLElement {
   );
   show.addEventListener('click', () => setFilter('webhook', state.filters.webhook === webhook.id ? '' : webhook.id));
   const test = h('button', { type: 'button', class: 'small', title: `Send a sample invoice.paid to ${webhook.url}` }, 'Send test');
-  test.addEventListener('click', () =>
-    void act(test, 'Sending…', async () => {
-      const event = webhook.events.includes('invoice.paid') ? 'invoice.paid' : webhook.events[0];
-      const result = await api<{ delivery_id: string; status: string; response_code: number | null }>(`/webhooks/${encodeURIComponent(webhook.id)}/test`, {
-        method: 'POST',
-        body: event ? { event } : {},
-      });
-      openDelivery(result.delivery_id);
-      return `Test ${event ?? 'event'} sent: ${result.status}${result.response_code === null ? '' : ` (${result.response_code})`}`;
-    }),
+  test.addEventListener(
+    'click',
+    () =>
+      void act(test, 'Sending…', async () => {
+        const event = webhook.events.includes('invoice.paid') ? 'invoice.paid' : webhook.events[0];
+        const result = await api<{ delivery_id: string; status: string; response_code: number | null }>(`/webhooks/${encodeURIComponent(webhook.id)}/test`, {
+          method: 'POST',
+          body: event ? { event } : {},
+        });
+        openDelivery(result.delivery_id);
+        return `Test ${event ?? 'event'} sent: ${result.status}${result.response_code === null ? '' : ` (${result.response_code})`}`;
+      }),
   );
   const li = h('li', { class: 'webhook' }, show, h('div', { class: 'webhook-actions' }, test));
   li.dataset.id = webhook.id;
@@ -413,7 +446,8 @@ async function loadListNow(mode: 'fresh' | 'live' | 'more', generation: number):
   const beyond =
     mode === 'live' && page.has_more && overlaps
       ? state.rows.filter(
-          (r) => !ids.has(r.id) && Date.parse(r.created_at) <= oldest && (webhooks.size === 0 || webhooks.size >= OVERVIEW_WEBHOOKS || webhooks.has(r.webhook_id)),
+          (r) =>
+            !ids.has(r.id) && Date.parse(r.created_at) <= oldest && (webhooks.size === 0 || webhooks.size >= OVERVIEW_WEBHOOKS || webhooks.has(r.webhook_id)),
         )
       : [];
   state.rows = [...page.data, ...beyond];
@@ -460,7 +494,13 @@ function deliveryRow(row: InspectorDeliveryItem, showUrl: boolean): HTMLElement 
   const button = h(
     'button',
     { type: 'button', class: 'delivery-main' },
-    h('span', { class: 'line1' }, statusBadge(row.status, row.next_attempt_at), h('span', { class: 'event' }, row.event), codeChip(row.response_code, row.status)),
+    h(
+      'span',
+      { class: 'line1' },
+      statusBadge(row.status, row.next_attempt_at),
+      h('span', { class: 'event' }, row.event),
+      codeChip(row.response_code, row.status),
+    ),
     h(
       'span',
       { class: 'line2' },
@@ -469,7 +509,14 @@ function deliveryRow(row: InspectorDeliveryItem, showUrl: boolean): HTMLElement 
       timeEl(row.last_attempt_at ?? row.created_at, { rel: true }),
     ),
     showUrl ? h('span', { class: 'line3 muted' }, `→ ${row.webhook_url}`) : null,
-    row.next_attempt_at ? h('span', { class: 'line3 next' }, 'retry due ', h('span', { 'data-due': row.next_attempt_at, title: row.next_attempt_at }, relative(row.next_attempt_at))) : null,
+    row.next_attempt_at
+      ? h(
+          'span',
+          { class: 'line3 next' },
+          'retry due ',
+          h('span', { 'data-due': row.next_attempt_at, title: row.next_attempt_at }, relative(row.next_attempt_at)),
+        )
+      : null,
   );
   button.addEventListener('click', () => openDelivery(row.id));
   const li = h('li', { class: `delivery status-${row.status}` }, button);
@@ -505,7 +552,12 @@ function closeDelivery(): void {
   history.replaceState(null, '', location.pathname);
   for (const li of byId('deliveries').children) li.classList.remove('selected');
   byId('detail').replaceChildren(
-    h('div', { class: 'placeholder' }, h('p', {}, h('strong', {}, 'Select a delivery')), h('p', {}, "Its attempts on a time line, the payload, the headers sent, the signature and the receiver's answer show here.")),
+    h(
+      'div',
+      { class: 'placeholder' },
+      h('p', {}, h('strong', {}, 'Select a delivery')),
+      h('p', {}, "Its attempts on a time line, the payload, the headers sent, the signature and the receiver's answer show here."),
+    ),
   );
 }
 
@@ -539,14 +591,28 @@ function renderDetail(d: InspectorDelivery): void {
   const back = h('button', { type: 'button', class: 'back small' }, '← Deliveries');
   back.addEventListener('click', closeDelivery);
 
-  const retry = h('button', { type: 'button', class: 'primary', disabled: d.status === 'delivered', title: d.status === 'delivered' ? 'Delivered: nothing to retry' : 'Send it again now, same body and signature' }, 'Retry now');
-  retry.addEventListener('click', () =>
-    void act(retry, 'Retrying…', async () => {
-      const result = await api<{ attempt: { attempt: number; status: string; response_code: number | null } }>(`/deliveries/${encodeURIComponent(d.id)}/retry`, { method: 'POST', body: {} });
-      state.attempt = undefined;
-      const { attempt } = result;
-      return `Attempt #${attempt.attempt}: ${attempt.status}${attempt.response_code === null ? '' : ` (${attempt.response_code})`}`;
-    }),
+  const retry = h(
+    'button',
+    {
+      type: 'button',
+      class: 'primary',
+      disabled: d.status === 'delivered',
+      title: d.status === 'delivered' ? 'Delivered: nothing to retry' : 'Send it again now, same body and signature',
+    },
+    'Retry now',
+  );
+  retry.addEventListener(
+    'click',
+    () =>
+      void act(retry, 'Retrying…', async () => {
+        const result = await api<{ attempt: { attempt: number; status: string; response_code: number | null } }>(
+          `/deliveries/${encodeURIComponent(d.id)}/retry`,
+          { method: 'POST', body: {} },
+        );
+        state.attempt = undefined;
+        const { attempt } = result;
+        return `Attempt #${attempt.attempt}: ${attempt.status}${attempt.response_code === null ? '' : ` (${attempt.response_code})`}`;
+      }),
   );
 
   const head = h(
@@ -554,7 +620,12 @@ function renderDetail(d: InspectorDelivery): void {
     { class: 'detail-head' },
     back,
     h('div', { class: 'title-row' }, h('h2', {}, d.event), statusBadge(d.status, d.next_attempt_at), codeChip(d.response_code, d.status)),
-    h('div', { class: 'id-row' }, h('span', { class: 'mono', id: 'detail-id' }, d.id), copyButton(() => d.id, 'Copy id')),
+    h(
+      'div',
+      { class: 'id-row' },
+      h('span', { class: 'mono', id: 'detail-id' }, d.id),
+      copyButton(() => d.id, 'Copy id'),
+    ),
     h(
       'dl',
       { class: 'facts' },
@@ -563,31 +634,59 @@ function renderDetail(d: InspectorDelivery): void {
       h('dt', {}, 'Created'),
       h('dd', {}, timeEl(d.created_at, { rel: true })),
       h('dt', {}, 'Attempts'),
-      h('dd', {}, `${d.attempt_count}`, state.overview ? h('span', { class: 'muted' }, ` (${state.overview.sandbox.max_attempts} automatic at most; manual retries add more)`) : ''),
+      h(
+        'dd',
+        {},
+        `${d.attempt_count}`,
+        state.overview ? h('span', { class: 'muted' }, ` (${state.overview.sandbox.max_attempts} automatic at most; manual retries add more)`) : '',
+      ),
     ),
     h(
       'div',
       { class: 'actions' },
       retry,
       d.next_attempt_at
-        ? h('span', { class: 'next' }, 'Automatic retry due ', h('span', { 'data-due': d.next_attempt_at, title: d.next_attempt_at }, relative(d.next_attempt_at)))
+        ? h(
+            'span',
+            { class: 'next' },
+            'Automatic retry due ',
+            h('span', { 'data-due': d.next_attempt_at, title: d.next_attempt_at }, relative(d.next_attempt_at)),
+          )
         : d.status === 'failed'
           ? h('span', { class: 'muted' }, 'No more automatic attempts: retry it by hand once the receiver is fixed.')
           : null,
     ),
   );
 
-  const sections: HTMLElement[] = [head, section('Attempts', timeline(d, shown)), section('Payload', jsonView(d.body), copyButton(() => d.body, 'Copy raw body'))];
+  const sections: HTMLElement[] = [
+    head,
+    section('Attempts', timeline(d, shown)),
+    section(
+      'Payload',
+      jsonView(d.body),
+      copyButton(() => d.body, 'Copy raw body'),
+    ),
+  ];
   if (shown) {
     sections.push(section(`Receiver's answer · attempt #${shown.attempt}`, answer(shown)));
     sections.push(section(`Request headers · attempt #${shown.attempt}`, headersTable(shown)));
   }
   sections.push(
-    section('Signature', h('p', { class: 'sig' }, h('span', { class: 'mono muted' }, `${d.signature_header}: `), h('span', { class: 'mono break' }, d.signature)), copyButton(() => d.signature)),
+    section(
+      'Signature',
+      h('p', { class: 'sig' }, h('span', { class: 'mono muted' }, `${d.signature_header}: `), h('span', { class: 'mono break' }, d.signature)),
+      copyButton(() => d.signature),
+    ),
     section(
       'Verify it',
       h('pre', { class: 'code-block cmd', tabindex: '0' }, d.verify_command),
-      h('p', { class: 'hint' }, 'With the webhook\'s signing secret in ./whsec.txt (', h('code', {}, 'whsvc webhooks create … --secret-file ./whsec.txt'), '). The inspector never shows a secret.'),
+      h(
+        'p',
+        { class: 'hint' },
+        "With the webhook's signing secret in ./whsec.txt (",
+        h('code', {}, 'whsvc webhooks create … --secret-file ./whsec.txt'),
+        '). The inspector never shows a secret.',
+      ),
       copyButton(() => d.verify_command),
     ),
   );
@@ -617,7 +716,14 @@ function timeline(d: InspectorDelivery, shown: InspectorAttempt | undefined): HT
       h(
         'span',
         { class: 'attempt-body' },
-        h('span', { class: 'line1' }, h('strong', {}, `#${a.attempt}`), statusBadge(a.status), codeChip(a.response_code, a.status), a.duration_ms !== null && a.status !== 'pending' ? h('span', { class: 'muted' }, span(a.duration_ms)) : null),
+        h(
+          'span',
+          { class: 'line1' },
+          h('strong', {}, `#${a.attempt}`),
+          statusBadge(a.status),
+          codeChip(a.response_code, a.status),
+          a.duration_ms !== null && a.status !== 'pending' ? h('span', { class: 'muted' }, span(a.duration_ms)) : null,
+        ),
         h('span', { class: 'line2' }, timeEl(a.created_at, { ms: true }), h('span', { class: 'mono muted' }, a.id)),
         a.failure_reason ? h('span', { class: 'line3 reason' }, a.failure_reason) : null,
       ),
@@ -630,14 +736,22 @@ function timeline(d: InspectorDelivery, shown: InspectorAttempt | undefined): HT
   });
   if (d.next_attempt_at) {
     const last = d.attempts[d.attempts.length - 1];
-    if (last) append(list, h('li', { class: 'gap' }, `↓ ${span(Math.max(0, Date.parse(d.next_attempt_at) - Date.parse(last.created_at) - (last.duration_ms ?? 0)))} later`));
+    if (last)
+      append(
+        list,
+        h('li', { class: 'gap' }, `↓ ${span(Math.max(0, Date.parse(d.next_attempt_at) - Date.parse(last.created_at) - (last.duration_ms ?? 0)))} later`),
+      );
     append(
       list,
       h(
         'li',
         { class: 'attempt future' },
         h('span', { class: 'dot', 'aria-hidden': 'true' }),
-        h('span', { class: 'attempt-body' }, h('span', { class: 'line1' }, h('strong', {}, `#${(last?.attempt ?? 0) + 1}`), ' retry due ', timeEl(d.next_attempt_at, { rel: true }))),
+        h(
+          'span',
+          { class: 'attempt-body' },
+          h('span', { class: 'line1' }, h('strong', {}, `#${(last?.attempt ?? 0) + 1}`), ' retry due ', timeEl(d.next_attempt_at, { rel: true })),
+        ),
       ),
     );
   }
@@ -766,8 +880,10 @@ function start(): void {
     });
   });
   for (const button of document.querySelectorAll<HTMLButtonElement>('[data-advance]')) {
-    button.addEventListener('click', () =>
-      void act(button, 'Moving…', async () => advanceMessage(await api('/clock', { method: 'POST', body: { advance_ms: Number(button.dataset.advance) } }))),
+    button.addEventListener(
+      'click',
+      () =>
+        void act(button, 'Moving…', async () => advanceMessage(await api('/clock', { method: 'POST', body: { advance_ms: Number(button.dataset.advance) } }))),
     );
   }
   const next = byId<HTMLButtonElement>('advance-next');

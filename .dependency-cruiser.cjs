@@ -1,0 +1,63 @@
+// The layer rules of src/ (docs/architecture.md): each layer imports only those below it, and nothing imports the
+// composition root (main.ts, program.ts), which alone stands over the command groups. `npm test` runs them.
+const below = {
+  commands: ['^src/main\\.ts$', '^src/program\\.ts$'],
+  cli: ['^src/main\\.ts$', '^src/program\\.ts$', '^src/commands/'],
+  foundations: ['^src/main\\.ts$', '^src/program\\.ts$', '^src/commands/', '^src/cli/', '^src/sandbox/'],
+};
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', comment: 'Files that import each other cannot be read or tested apart.', from: {}, to: { circular: true } },
+    {
+      name: 'commands-below-the-root',
+      severity: 'error',
+      comment: 'A command does not reach up to the program that gathers it.',
+      from: { path: '^src/commands/' },
+      to: { path: below.commands },
+    },
+    {
+      name: 'commands-share-through-shared',
+      severity: 'error',
+      comment: "A group uses another group's code only through that group's shared/ folder.",
+      from: { path: '^src/commands/([^/]+)/' },
+      to: { path: '^src/commands/', pathNot: ['^src/commands/$1/', '^src/commands/[^/]+/shared/'] },
+    },
+    {
+      name: 'cli-is-plumbing',
+      severity: 'error',
+      comment: 'cli/ serves the commands; it never imports them, nor the root.',
+      from: { path: '^src/cli/' },
+      to: { path: below.cli },
+    },
+    {
+      name: 'foundations-know-no-terminal',
+      severity: 'error',
+      comment: 'api/, config/, render/, signing/ and net.ts know nothing of the CLI, the commands or the sandbox.',
+      from: { path: ['^src/api/', '^src/config/', '^src/render/', '^src/signing/', '^src/net\\.ts$'] },
+      to: { path: below.foundations },
+    },
+    {
+      name: 'render-knows-no-http',
+      severity: 'error',
+      comment: 'Rendering and signing know nothing of HTTP clients or files on disk.',
+      from: { path: ['^src/render/', '^src/signing/', '^src/net\\.ts$'] },
+      to: { path: ['^src/api/', '^src/config/'] },
+    },
+    {
+      name: 'sandbox-is-the-service',
+      severity: 'error',
+      comment: "The sandbox is the service: it uses the protocol (signing/), net.ts and render/'s text helpers, never the CLI's client or config.",
+      from: { path: '^src/sandbox/' },
+      to: { path: ['^src/main\\.ts$', '^src/program\\.ts$', '^src/commands/', '^src/cli/', '^src/api/', '^src/config/'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['^src/sandbox/inspector/client/'] },
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
