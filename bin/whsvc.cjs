@@ -3,7 +3,7 @@
 // package.json and the help text written at build time, without loading the
 // program: they are the commands a CLI is most often judged by. CommonJS, and
 // fs.writeSync rather than process.stdout, because both cost a Node process
-// more to set up than the answer itself (see the README's benchmarks).
+// more to set up than the answer itself (see docs/benchmarks.md).
 // Everything else goes to the bundled program, through Node's compile cache.
 'use strict';
 const { fstatSync, readFileSync, statSync, writeSync } = require('node:fs');

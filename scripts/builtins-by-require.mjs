@@ -33,7 +33,7 @@ process.stdout.write(JSON.stringify(out));`;
  * Node's own modules through require(), not `import`: an ESM import of a
  * built-in makes Node read every export of it, and many are lazy getters that
  * load more of Node (process.report, fs.ReadStream, util.parseArgs, …); in all
- * that cost a command about 8 ms (see the README's benchmarks). Each built-in
+ * that cost a command about 8 ms (see docs/benchmarks.md). Each built-in
  * becomes a module whose default export is what require() returns and whose
  * named exports are its plain values; a getter is left out (importing one fails
  * the build, loudly) but for the modules whose API is getters.

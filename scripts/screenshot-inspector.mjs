@@ -1,4 +1,4 @@
-// Remakes docs/inspector.png, the README's picture of the sandbox inspector:
+// Remakes docs/inspector.png, the picture of the sandbox inspector in docs/inspector.md:
 // starts the built sandbox and a local receiver, makes a few deliveries (one
 // endpoint fails twice before it takes them, one is down), opens the page in
 // headless Chromium (Debian's chromium, through playwright-core) and saves a

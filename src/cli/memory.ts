@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
  * with its optimizing compilers, whose working memory, for several functions
  * at a time, was the largest part of a long run's peak. recover of 10,000
  * failed deliveries peaked at 202 MB of RSS while its live heap stayed under
- * 10 MB (73 MB for 10 deliveries); the README's benchmarks give the figures
+ * 10 MB (73 MB for 10 deliveries); docs/benchmarks.md gives the figures
  * now. Such a run spends its time waiting for the service's answers, not
  * running this process's code: it takes as long without the optimizing
  * compilers, for about 3% more CPU.

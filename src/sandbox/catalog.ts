@@ -29,7 +29,7 @@ function sampleId(prefix: string): string {
 
 /**
  * A sample payload of each event type. invoice.paid is exactly the shape the
- * interface gives; the others are the sandbox's own, documented in the README.
+ * interface gives; the others are the sandbox's own, documented in docs/sandbox.md (Payloads).
  */
 export function samplePayload(type: string, now: Date): Record<string, unknown> {
   switch (type) {

@@ -38,7 +38,7 @@ export interface RouteDeps {
 }
 
 // --- response shapes: the fields the interface lists for each object, in its order, then the
-// sandbox's documented extensions (README): `delivery_id` says which delivery an attempt
+// sandbox's documented extensions (docs/sandbox.md): `delivery_id` says which delivery an attempt
 // belongs to, `next_attempt_at` when its automatic retry is due (a failed delivery's newest
 // attempt); a retrieved attempt also says why it failed and what the endpoint answered ---
 

@@ -9,7 +9,7 @@ import { runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '..
 // preload (NODE_OPTIONS=--require) writes Node's list of loaded built-ins at
 // exit. The built-ins that cost milliseconds each and that a plain http://
 // request does not need (HTTP/2, TLS, crypto, which undici requires as it
-// loads) must load only when used: the README's start-up figures depend on it.
+// loads) must load only when used: the start-up figures of docs/benchmarks.md depend on it.
 
 const COSTLY = ['crypto', 'tls', 'http2', 'child_process', 'readline'];
 

@@ -40,7 +40,7 @@ describe('what start-up loads (the built bundle, built by the test setup)', () =
   });
 
   it("start-up is a few modules: every command's code is in the program's graph, not a chunk per command", () => {
-    // Each ES module costs a command about 0.2 ms to load (the README's benchmarks), so the path of an API command is kept
+    // Each ES module costs a command about 0.2 ms to load (docs/benchmarks.md), so the path of an API command is kept
     // short: the program, and the chunks esbuild makes of what it shares with the packages loaded later (the text and
     // network helpers with the sandbox, atomically with conf, string-width with cli-table3).
     const graph = staticGraph(join(dist, 'main.js'));
