@@ -5,15 +5,13 @@ import { examples } from '../../cli/examples.js';
 import { stopRequested } from '../../cli/interrupt.js';
 import { distinctList, duration, integerIn, share } from '../../cli/parse.js';
 import { ConfigStore } from '../../config/store.js';
-import { createHash } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { TransportError } from '../../net.js';
 import { colorsFor } from '../../render/colors.js';
-import { sanitize } from '../../render/text.js';
-import { fittedLine, type LineField } from '../../render/line.js';
-import { readDeliveryHeaders, verify } from '../../signing/signature.js';
+import { Answerer } from './answer.js';
+import { receiptJson, receiptLine, type AnswerWords, type Receipt } from './receipt.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, listenError, usageError } from '../../cli/errors.js';
 import { httpUrl } from '../../net.js';
@@ -124,26 +122,8 @@ export interface ListenDeps extends Io {
   transport?: Transport;
 }
 
-type SignatureState = 'ok' | 'bad' | 'unsigned' | 'unchecked';
-
-/** What decided the answer to a request, on every line listen prints. */
-type Rule = 'signature' | 'replay' | 'event_mismatch' | 'fail_first' | 'fail_rate' | 'forward' | 'respond_status';
-
-/**
- * Whether --fail-rate fails this attempt: a hash of the seed, the delivery id
- * and the attempt number, so that the same seed fails the same attempts
- * whatever order they arrive in.
- */
-function failsByRate(seed: string, deliveryId: string, attempt: string, rate: number): boolean {
-  const digest = createHash('sha256').update(`${seed}\0${deliveryId}\0${attempt}`).digest();
-  return digest.readUInt32BE(0) / 2 ** 32 < rate;
-}
-
 /** What a verified delivery is answered when --respond-status is not given. */
 export const DEFAULT_RESPOND_STATUS = 200;
-/** Wide enough for the catalog's longest type (production_order.completed), so the lines line up. */
-const EVENT_WIDTH = 26;
-
 interface ForwardResult {
   status: number | null;
   error?: string;
@@ -168,57 +148,6 @@ async function forward(send: Transport, target: URL, headers: IncomingHttpHeader
   }
 }
 
-/** The `event` field of a JSON body: what the signature covers, unlike the headers. */
-function bodyEvent(body: Buffer): string | undefined {
-  try {
-    const event = (JSON.parse(body.toString('utf8')) as { event?: unknown }).event;
-    return typeof event === 'string' ? event : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * What `listen` remembers of the deliveries it has seen, to tell a new one
- * from a repeat: the signature covers the body only, with no timestamp, so a
- * captured delivery can be sent again with any delivery id or attempt header.
- * A delivery id is the key: the same id with the same body and a higher
- * attempt number is the sender's retry; the same id with an attempt already
- * seen, or with another body, is a replay. The same body under a new id is
- * only noted: two events can have identical payloads.
- */
-class Seen {
-  private readonly byId = new Map<string, { bodyHash: string; attempt: number }>();
-  private readonly byBody = new Map<string, string>();
-
-  note(
-    deliveryId: string | undefined,
-    attemptHeader: string | undefined,
-    body: Buffer,
-  ): { repeat: 'retry' | 'replay' | 'same_body' | null; of: string | null } {
-    const bodyHash = createHash('sha256').update(body).digest('hex');
-    const attempt = Number(attemptHeader ?? NaN);
-    const earlierBody = this.byBody.get(bodyHash);
-    if (deliveryId === undefined) {
-      if (earlierBody !== undefined) return { repeat: 'same_body', of: earlierBody };
-      this.byBody.set(bodyHash, '(no id)');
-      return { repeat: null, of: null };
-    }
-    const earlier = this.byId.get(deliveryId);
-    if (earlier) {
-      if (earlier.bodyHash === bodyHash && Number.isInteger(attempt) && attempt > earlier.attempt) {
-        earlier.attempt = attempt;
-        return { repeat: 'retry', of: deliveryId };
-      }
-      return { repeat: 'replay', of: deliveryId };
-    }
-    this.byId.set(deliveryId, { bodyHash, attempt: Number.isInteger(attempt) ? attempt : 0 });
-    if (earlierBody !== undefined) return { repeat: 'same_body', of: earlierBody };
-    this.byBody.set(bodyHash, deliveryId);
-    return { repeat: null, of: null };
-  }
-}
-
 export async function run(options: ListenOptions, deps: ListenDeps): Promise<number> {
   const secret = secretSource(options, deps.env, 'WHSVC_LISTEN_SECRET');
   const known = deps.knownEventTypes;
@@ -229,144 +158,57 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   }
   const forwardTarget = options.forwardTo === undefined ? undefined : forwardUrl(options.forwardTo);
   const send = deps.transport ?? defaultTransport(deps.env);
-  const seen = new Seen();
-  /** Attempts received per delivery id, for --fail-first. */
-  const attemptsOf = new Map<string, number>();
-  /** Deliveries counted for --count: each once, however many attempts it takes. */
-  const counted = new Set<string>();
-  let requestNumber = 0;
   const seed = options.failRate === undefined ? undefined : (options.seed ?? Math.random().toString(36).slice(2, 8));
+  const answerer = new Answerer(
+    {
+      respondStatus: options.respondStatus,
+      failFirst: options.failFirst,
+      failRate: options.failRate,
+      seed,
+      events: options.events,
+      forwarding: Boolean(forwardTarget),
+    },
+    () => secret.current(),
+  );
+  const { tally } = answerer;
+  const words: AnswerWords = {
+    defaultStatus: options.respondStatus === DEFAULT_RESPOND_STATUS,
+    failFirst: options.failFirst,
+    failRate: options.failRate,
+    seed,
+    delayMs: options.delayMs,
+  };
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
   const now = deps.now ?? (() => new Date());
-  let verified = 0;
-  let bad = 0;
-  let refused = 0;
   let finish: (code: number) => void = () => {};
   const finished = new Promise<number>((resolve) => (finish = resolve));
 
+  const receive = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
+    if (req.method !== 'POST') {
+      res.writeHead(405, { allow: 'POST' }).end();
+      return;
+    }
+    const decision = answerer.decide(req.headers, body);
+    if (decision.filtered) {
+      res.writeHead(decision.status).end();
+      return;
+    }
+    let forwarded: Receipt['forwarded'];
+    if (decision.rule === 'forward') {
+      const answer = await forward(send, forwardTarget!, req.headers, body, req.url ?? '/');
+      forwarded = { url: forwardTarget!.href, ...answer };
+      decision.status = answer.status ?? 502;
+    }
+    if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+    res.writeHead(decision.status, { 'content-type': 'text/plain' }).end(decision.refusal);
+    const receipt: Receipt = { decision, receivedAt: now(), headers: req.headers, body, forwarded };
+    deps.stdout.write(options.json ? receiptJson(receipt, words) : receiptLine(receipt, words, colors, deps.stdout.isTTY ? deps.stdout.columns : undefined));
+    if (options.count !== undefined && tally.verified >= options.count) finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
+  };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      void (async () => {
-        if (req.method !== 'POST') {
-          res.writeHead(405, { allow: 'POST' }).end();
-          return;
-        }
-        const body = Buffer.concat(chunks);
-        const delivery = readDeliveryHeaders(req.headers);
-        const signature = delivery.signature;
-        const headerEvent = delivery.event;
-        // The body's event is signed; the header is not, and may have been rewritten.
-        const signedEvent = bodyEvent(body);
-        const event = signedEvent ?? headerEvent;
-        const eventMismatch = signedEvent !== undefined && headerEvent !== undefined && headerEvent !== signedEvent;
-        if (options.events && event && !options.events.includes(event)) {
-          res.writeHead(options.respondStatus).end();
-          return;
-        }
-        const key = secret.current();
-        const state: SignatureState = !signature ? 'unsigned' : key === undefined ? 'unchecked' : verify(key, body, signature) ? 'ok' : 'bad';
-        const deliveryId = delivery.deliveryId;
-        const attempt = delivery.attempt;
-        // Only what passed (or could not be checked) is remembered: a forged request must not poison an id.
-        const { repeat, of: repeatOf } = state === 'ok' || state === 'unchecked' ? seen.note(deliveryId, attempt, body) : { repeat: null, of: null };
-        // A signed body under headers that lie about it, or sent again as another delivery: someone replays it.
-        const suspect = eventMismatch || repeat === 'replay';
-        requestNumber += 1;
-        const attemptNumber = deliveryId === undefined ? 1 : (attemptsOf.get(deliveryId) ?? 0) + 1;
-        if (deliveryId !== undefined && (state === 'ok' || state === 'unchecked')) attemptsOf.set(deliveryId, attemptNumber);
-        let status = options.respondStatus;
-        let rule: Rule = 'respond_status';
-        let forwarded: ForwardResult | undefined;
-        if (state === 'bad' || (state === 'unsigned' && key !== undefined)) {
-          [status, rule] = [400, 'signature'];
-          bad += 1;
-        } else if (suspect) {
-          [status, rule] = [400, eventMismatch ? 'event_mismatch' : 'replay'];
-          refused += 1;
-        } else if (options.failFirst !== undefined && attemptNumber <= options.failFirst) {
-          [status, rule] = [500, 'fail_first'];
-        } else if (seed !== undefined && failsByRate(seed, deliveryId ?? `request ${requestNumber}`, attempt ?? String(attemptNumber), options.failRate!)) {
-          [status, rule] = [500, 'fail_rate'];
-        } else if (forwardTarget && (state === 'ok' || state === 'unchecked')) {
-          forwarded = await forward(send, forwardTarget, req.headers, body, req.url ?? '/');
-          [status, rule] = [forwarded.status ?? 502, 'forward'];
-        }
-        if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
-        const refusal =
-          state === 'bad'
-            ? 'signature does not match\n'
-            : eventMismatch
-              ? 'event header does not match the signed body\n'
-              : repeat === 'replay'
-                ? 'replay of a delivery already received\n'
-                : '';
-        res.writeHead(status, { 'content-type': 'text/plain' }).end(refusal);
-        // --count counts distinct deliveries taken (not failed on purpose): a later attempt of one already counted is shown, not counted again.
-        if (state === 'ok' && !suspect && rule !== 'fail_first' && rule !== 'fail_rate') {
-          if (deliveryId === undefined) verified += 1;
-          else if (!counted.has(deliveryId)) {
-            counted.add(deliveryId);
-            verified += 1;
-          }
-        }
-
-        if (options.json) {
-          deps.stdout.write(
-            `${JSON.stringify({
-              received_at: now().toISOString(),
-              event: event ?? null,
-              header_event: headerEvent ?? null,
-              event_mismatch: eventMismatch,
-              delivery_id: deliveryId ?? null,
-              repeat,
-              repeat_of: repeatOf,
-              attempt: attempt === undefined ? null : Number(attempt),
-              signature: state,
-              verified: state === 'ok',
-              status,
-              rule,
-              delay_ms: options.delayMs ?? 0,
-              forward: forwarded ? { url: forwardTarget!.href, status: forwarded.status, ...(forwarded.error ? { error: forwarded.error } : {}) } : null,
-              headers: req.headers,
-              body: body.toString('utf8'),
-            })}\n`,
-          );
-        } else {
-          const labelWords = { ok: 'signature ok', bad: 'signature BAD', unsigned: 'unsigned', unchecked: 'not checked (no secret yet)' }[state];
-          const labelColor = { ok: colors.green, bad: colors.red, unsigned: colors.yellow, unchecked: colors.yellow }[state];
-          const because = {
-            signature: 'signature',
-            replay: 'replay',
-            event_mismatch: 'event header',
-            fail_first: `--fail-first: attempt ${attemptNumber} of ${options.failFirst}`,
-            fail_rate: `--fail-rate ${options.failRate}, seed ${seed}`,
-            forward: 'forwarded',
-            respond_status: options.respondStatus === DEFAULT_RESPOND_STATUS ? 'default' : '--respond-status',
-          }[rule];
-          const ruleText = `(${because}${options.delayMs ? `, after ${options.delayMs} ms` : ''})`;
-          const flags: Array<[string, (text: string) => string]> = [];
-          if (eventMismatch) flags.push([`header says ${sanitize(headerEvent!)}`, colors.red]);
-          if (repeat === 'retry') flags.push([`retry of ${sanitize(repeatOf!)}`, colors.yellow]);
-          if (repeat === 'replay') flags.push([`REPLAY of ${sanitize(repeatOf!)}`, colors.red]);
-          if (repeat === 'same_body') flags.push([`same body as ${sanitize(repeatOf!)}`, colors.yellow]);
-          const forwardText = forwarded ? `app ${forwarded.status ?? `down (${forwarded.error})`}` : '';
-          // On a terminal the line fits its width (fitLine): the delivery id loses its middle, then the event type is cut.
-          const fields: LineField[] = [
-            { text: now().toISOString().slice(11, 19) },
-            { text: sanitize(event ?? '(no event)'), pad: EVENT_WIDTH, min: 8, cut: 'end', give: 2 },
-            { text: `${sanitize(deliveryId ?? '-')}${attempt ? ` #${sanitize(attempt)}` : ''}`, pad: 32, min: 14, cut: 'middle', give: 1 },
-            { text: labelWords, styled: labelColor(labelWords) },
-            ...flags.map(([text, color]): LineField => ({ text, styled: color(text), min: 16, cut: 'middle', give: 3 })),
-            { text: `-> ${status} ${ruleText}`, styled: `-> ${status} ${colors.dim(ruleText)}`, min: 7, cut: 'end', give: 4 },
-            ...(forwardText ? [{ text: forwardText }] : []),
-          ];
-          deps.stdout.write(`${fittedLine([fields], deps.stdout.isTTY ? deps.stdout.columns : undefined)}\n`);
-        }
-        if (options.count !== undefined && verified >= options.count) finish(bad + refused > 0 ? ExitCode.failure : ExitCode.ok);
-      })();
-    });
+    req.on('end', () => void receive(req, res, Buffer.concat(chunks)));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -393,15 +235,16 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   if (options.timeout !== undefined) {
     timer = setTimeout(() => {
       if (options.count !== undefined) {
-        deps.stderr.write(`whsvc listen: ${verified} of ${options.count} verified deliveries within ${options.timeout} s\n`);
+        deps.stderr.write(`whsvc listen: ${tally.verified} of ${options.count} verified deliveries within ${options.timeout} s\n`);
         finish(ExitCode.timedOut);
-      } else finish(bad + refused > 0 ? ExitCode.failure : ExitCode.ok);
+      } else finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
     }, options.timeout * 1000);
   }
   const code = await Promise.race([finished, deps.stopSignal]);
   clearTimeout(timer);
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
+  const { bad, refused } = tally;
   if (bad > 0) deps.stderr.write(`whsvc listen: ${bad} deliver${bad === 1 ? 'y' : 'ies'} with a bad or missing signature\n`);
   if (refused > 0)
     deps.stderr.write(

@@ -1,0 +1,89 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Colors } from '../../render/colors.js';
+import { fittedLine, type LineField } from '../../render/line.js';
+import { sanitize } from '../../render/text.js';
+import type { Decision } from './answer.js';
+
+/** One request as listen shows it: what it decided, what the app answered a forward, and the request itself. */
+export interface Receipt {
+  decision: Decision;
+  receivedAt: Date;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  /** The app's answer to a forward: its status, or null and why there was none. */
+  forwarded?: { url: string; status: number | null; error?: string | undefined } | undefined;
+}
+
+/** How listen was told to answer, as its lines say it. */
+export interface AnswerWords {
+  /** The default answer, not a flag given: `(default)`. */
+  defaultStatus: boolean;
+  failFirst?: number | undefined;
+  failRate?: number | undefined;
+  seed?: string | undefined;
+  delayMs?: number | undefined;
+}
+
+/** Wide enough for the catalog's longest type (production_order.completed), so the lines line up. */
+const EVENT_WIDTH = 26;
+
+/** The --json line of a request (NDJSON). */
+export function receiptJson(receipt: Receipt, words: AnswerWords): string {
+  const { decision: d, forwarded } = receipt;
+  return `${JSON.stringify({
+    received_at: receipt.receivedAt.toISOString(),
+    event: d.event ?? null,
+    header_event: d.headerEvent ?? null,
+    event_mismatch: d.eventMismatch,
+    delivery_id: d.deliveryId ?? null,
+    repeat: d.repeat,
+    repeat_of: d.repeatOf,
+    attempt: d.attempt === undefined ? null : Number(d.attempt),
+    signature: d.signature,
+    verified: d.signature === 'ok',
+    status: d.status,
+    rule: d.rule,
+    delay_ms: words.delayMs ?? 0,
+    forward: forwarded ? { url: forwarded.url, status: forwarded.status, ...(forwarded.error ? { error: forwarded.error } : {}) } : null,
+    headers: receipt.headers,
+    body: receipt.body.toString('utf8'),
+  })}\n`;
+}
+
+/**
+ * The line a person reads: time, event, delivery and attempt, the signature's
+ * verdict, what is odd about it (a retry, a replay), and the answer with the
+ * rule that decided it. On a terminal it fits `columns` (fitLine): the
+ * delivery id loses its middle, then the event type is cut.
+ */
+export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors, columns?: number): string {
+  const { decision: d, forwarded } = receipt;
+  const labelWords = { ok: 'signature ok', bad: 'signature BAD', unsigned: 'unsigned', unchecked: 'not checked (no secret yet)' }[d.signature];
+  const labelColor = { ok: colors.green, bad: colors.red, unsigned: colors.yellow, unchecked: colors.yellow }[d.signature];
+  const because = {
+    signature: 'signature',
+    replay: 'replay',
+    event_mismatch: 'event header',
+    fail_first: `--fail-first: attempt ${d.attemptNumber} of ${words.failFirst}`,
+    fail_rate: `--fail-rate ${words.failRate}, seed ${words.seed}`,
+    forward: 'forwarded',
+    respond_status: words.defaultStatus ? 'default' : '--respond-status',
+  }[d.rule];
+  const ruleText = `(${because}${words.delayMs ? `, after ${words.delayMs} ms` : ''})`;
+  const flags: Array<[string, (text: string) => string]> = [];
+  if (d.eventMismatch) flags.push([`header says ${sanitize(d.headerEvent)}`, colors.red]);
+  if (d.repeat === 'retry') flags.push([`retry of ${sanitize(d.repeatOf)}`, colors.yellow]);
+  if (d.repeat === 'replay') flags.push([`REPLAY of ${sanitize(d.repeatOf)}`, colors.red]);
+  if (d.repeat === 'same_body') flags.push([`same body as ${sanitize(d.repeatOf)}`, colors.yellow]);
+  const forwardText = forwarded ? `app ${forwarded.status ?? `down (${forwarded.error})`}` : '';
+  const fields: LineField[] = [
+    { text: receipt.receivedAt.toISOString().slice(11, 19) },
+    { text: sanitize(d.event ?? '(no event)'), pad: EVENT_WIDTH, min: 8, cut: 'end', give: 2 },
+    { text: `${sanitize(d.deliveryId ?? '-')}${d.attempt ? ` #${sanitize(d.attempt)}` : ''}`, pad: 32, min: 14, cut: 'middle', give: 1 },
+    { text: labelWords, styled: labelColor(labelWords) },
+    ...flags.map(([text, color]): LineField => ({ text, styled: color(text), min: 16, cut: 'middle', give: 3 })),
+    { text: `-> ${d.status} ${ruleText}`, styled: `-> ${d.status} ${colors.dim(ruleText)}`, min: 7, cut: 'end', give: 4 },
+    ...(forwardText ? [{ text: forwardText }] : []),
+  ];
+  return `${fittedLine([fields], columns)}\n`;
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { Answerer, type AnswerRules } from '../../src/commands/listen/answer.js';
+import { deliveryHeaders, sign } from '../../src/signing/signature.js';
+
+const SECRET = 'whsec_test';
+const body = (event = 'invoice.paid', id = 'inv_1') => Buffer.from(JSON.stringify({ id, event, amount: { amount: 100, currency: 'USD' } }));
+/** The headers the sandbox sends, as Node hands them to a server (lower-case names). */
+const headersFor = (payload: Buffer, deliveryId: string, attempt: number, options: { event?: string; secret?: string } = {}) =>
+  Object.fromEntries(
+    Object.entries(
+      deliveryHeaders('Service', 'test', {
+        signature: sign(options.secret ?? SECRET, payload),
+        event: options.event ?? (JSON.parse(payload.toString()) as { event: string }).event,
+        deliveryId,
+        attempt,
+        attemptId: `${deliveryId}_${attempt}`,
+      }),
+    ).map(([name, value]) => [name.toLowerCase(), value]),
+  );
+const answerer = (rules: Partial<AnswerRules> = {}, secret: { now: string | undefined } = { now: SECRET }) =>
+  new Answerer({ respondStatus: 200, forwarding: false, ...rules }, () => secret.now);
+
+describe("listen's answer, decided without a server", () => {
+  it('a signed delivery is taken and counted once, its retry taken and not counted again', () => {
+    const a = answerer();
+    const payload = body();
+    const first = a.decide(headersFor(payload, 'dlv_1', 1), payload);
+    expect(first).toMatchObject({ signature: 'ok', status: 200, rule: 'respond_status', repeat: null, event: 'invoice.paid', deliveryId: 'dlv_1' });
+    const retry = a.decide(headersFor(payload, 'dlv_1', 2), payload);
+    expect(retry).toMatchObject({ signature: 'ok', status: 200, repeat: 'retry', repeatOf: 'dlv_1' });
+    expect(a.tally).toEqual({ verified: 1, bad: 0, refused: 0 });
+  });
+
+  it('a bad signature is 400 and counted bad; a replay (the same attempt again) is refused', () => {
+    const a = answerer();
+    const payload = body();
+    expect(a.decide(headersFor(payload, 'dlv_1', 1, { secret: 'whsec_other' }), payload)).toMatchObject({ signature: 'bad', status: 400, rule: 'signature' });
+    a.decide(headersFor(payload, 'dlv_2', 1), payload);
+    const replay = a.decide(headersFor(payload, 'dlv_2', 1), payload);
+    expect(replay).toMatchObject({ status: 400, rule: 'replay', repeat: 'replay', refusal: 'replay of a delivery already received\n' });
+    expect(a.tally).toEqual({ verified: 1, bad: 1, refused: 1 });
+  });
+
+  it('an event header that contradicts the signed body is refused', () => {
+    const payload = body('invoice.paid');
+    const decision = answerer().decide(headersFor(payload, 'dlv_1', 1, { event: 'sales_order.created' }), payload);
+    expect(decision).toMatchObject({ eventMismatch: true, event: 'invoice.paid', headerEvent: 'sales_order.created', status: 400, rule: 'event_mismatch' });
+  });
+
+  it('--fail-first fails the first attempts of each delivery, then takes it and counts it', () => {
+    const a = answerer({ failFirst: 2 });
+    const payload = body();
+    const statuses = [1, 2, 3].map((n) => a.decide(headersFor(payload, 'dlv_1', n), payload)).map((d) => [d.status, d.rule]);
+    expect(statuses).toEqual([
+      [500, 'fail_first'],
+      [500, 'fail_first'],
+      [200, 'respond_status'],
+    ]);
+    expect(a.tally.verified).toBe(1);
+  });
+
+  it('--fail-rate with a seed fails the same attempts whatever the order', () => {
+    const decide = (order: number[]) => {
+      const a = answerer({ failRate: 0.5, seed: 's7' });
+      return Object.fromEntries(
+        order.map((n) => {
+          const payload = body('invoice.paid', `inv_${n}`);
+          return [n, a.decide(headersFor(payload, `dlv_${n}`, 1), payload).rule];
+        }),
+      );
+    };
+    const numbers = Array.from({ length: 20 }, (_, i) => i + 1);
+    const forward = decide(numbers);
+    expect(decide(numbers.toReversed())).toEqual(forward);
+    expect(Object.values(forward)).toContain('fail_rate');
+    expect(Object.values(forward)).toContain('respond_status');
+  });
+
+  it('no secret yet: not checked, answered, not counted; with forwarding the app answers', () => {
+    const payload = body();
+    expect(answerer({}, { now: undefined }).decide(headersFor(payload, 'dlv_1', 1), payload)).toMatchObject({ signature: 'unchecked', status: 200 });
+    expect(answerer({ forwarding: true }).decide(headersFor(payload, 'dlv_1', 1), payload)).toMatchObject({ rule: 'forward' });
+  });
+
+  it('--events leaves other types out: answered, neither remembered nor counted', () => {
+    const a = answerer({ events: ['sales_order.created'] });
+    const payload = body('invoice.paid');
+    expect(a.decide(headersFor(payload, 'dlv_1', 1), payload)).toMatchObject({ filtered: true, status: 200 });
+    expect(a.tally).toEqual({ verified: 0, bad: 0, refused: 0 });
+  });
+});
