@@ -3,7 +3,7 @@ import { action } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { stopRequested } from '../../cli/interrupt.js';
 import { ApiError, NetworkError } from '../../api/errors.js';
-import { answeredStatus, deliveryKey, type LoggedAttempt, type LoggedWebhook } from '../../api/log.js';
+import type { LoggedAttempt, LoggedWebhook } from '../../api/log.js';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
@@ -11,12 +11,11 @@ import { ExitCode, usageError } from '../../cli/errors.js';
 import { forwardUrl } from '../../cli/forward.js';
 import { PLATFORM_NAME, boundAt, collect, duration, integerIn, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import { secretSource, type SecretSource } from '../../cli/secret.js';
-import { fittedLine, type LineField } from '../../render/line.js';
-import { clockTime, relativeTime, sanitize, statusWords } from '../../render/text.js';
-import { FORWARDED_BOUND, checkWritable, holdCheckpoint, readCheckpoint, writeCheckpoint, type Checkpoint, type WebhookPosition } from './tail/checkpoint.js';
+import { relativeTime, sanitize } from '../../render/text.js';
+import { CheckpointWriter, checkWritable, holdCheckpoint, readCheckpoint, type Checkpoint } from './tail/checkpoint.js';
 import { Follower, type Change, type PollReport, type StartAt } from './tail/follow.js';
-import { forwardDelivery, type ForwardOutcome, type ForwardTarget } from './tail/forward.js';
-import { statusLabel } from './shared/view.js';
+import { TailPrinter } from './tail/printer.js';
+import { ForwardQueue } from './tail/queue.js';
 
 export const command = () =>
   new Command('tail')
@@ -109,19 +108,10 @@ export interface TailDeps extends CommandDeps {
 export const DEFAULT_INTERVAL_MS = 2_000;
 /** The longest wait between polls while the service cannot be reached (doubling from the interval). */
 export const MAX_BACKOFF_MS = 60_000;
-/** Wide enough for the catalog's longest type (production_order.completed), as listen lines up. */
-const EVENT_WIDTH = 26;
 
 /** A failure worth waiting out: the service busy or unreachable. Anything else (auth, permission, a bug) ends the tail. */
 const passing = (error: unknown) =>
   error instanceof NetworkError || (error instanceof ApiError && (error.status === 429 || error.status === 408 || error.status >= 500));
-
-interface Waiting {
-  change: Change;
-  key: string;
-  /** Tried already, and the app did not answer: said once. */
-  told: boolean;
-}
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
@@ -167,32 +157,9 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
       'give each service its own --checkpoint FILE',
     );
   }
-  // Each webhook named must exist (exit 5 otherwise), before anything is followed.
-  const named = new Map<string, string | undefined>();
-  for (const id of options.webhookIds ?? []) {
-    const webhook = await deps.api.json<LoggedWebhook>('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' });
-    named.set(id, webhook.created_at);
-  }
-
   const err = deps.errColors;
   const note = (text: string) => deps.stderr.write(`whsvc: ${text}\n`);
-  // --since 2h is counted back from the service's now, as the times in its log are.
-  const since = options.since && boundAt(options.since, 'ago' in options.since ? await deps.api.askServiceNow() : 0);
-  const initialStart: StartAt = since !== undefined ? { kind: 'since', at: since } : { kind: 'now' };
-  const fromCheckpoint = (webhook: { id: string; created_at?: string | undefined }): StartAt | undefined => {
-    if (!checkpoint) return undefined;
-    const entry = checkpoint.webhooks[webhook.id];
-    if (entry) {
-      if (entry.after) return { kind: 'after', id: entry.after.id, createdAt: entry.after.created_at };
-      return entry.since ? { kind: 'since', at: Date.parse(entry.since) } : { kind: 'all' };
-    }
-    // Not in the checkpoint: created since it was saved (its whole log is new), or not followed then.
-    const created = webhook.created_at ?? named.get(webhook.id);
-    if (created !== undefined && Date.parse(created) >= Date.parse(checkpoint.saved_at)) return { kind: 'all' };
-    note(`${sanitize(webhook.id)} is not in the checkpoint: following it from ${options.since ? 'the --since time' : 'now'}`);
-    return undefined;
-  };
-  const follower = new Follower(deps.api, { webhookIds: options.webhookIds, initialStart, startFor: fromCheckpoint });
+  const follower = await startFollower(options, deps, checkpoint, note);
 
   if (checkpoint) {
     note(`catching up from the checkpoint ${options.checkpoint} (saved ${relativeTime(checkpoint.saved_at, deps.serviceNow())}, ${checkpoint.saved_at})`);
@@ -200,179 +167,27 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
     note(`no checkpoint at ${options.checkpoint} yet: starting from ${options.since ? 'the --since time' : 'now'}; the position is kept there from now on`);
   }
 
-  // --- forwarding, in the order the attempts came; a delivery once -----------------------------
-  const forwarded: string[] = [...(checkpoint?.forwarded ?? [])];
-  const forwardedSet = new Set(forwarded);
-  const queue: Waiting[] = [];
-  const forwardTarget: ForwardTarget | undefined = target && {
-    url: target,
-    platform: options.platformName,
-    secret,
-    send: deps.transport ?? defaultTransport(deps.env),
-  };
-  let mismatchExplained = false;
+  const printer = new TailPrinter(deps, target?.href);
+  const queue =
+    target &&
+    new ForwardQueue(
+      deps.api,
+      { url: target, platform: options.platformName, secret, send: deps.transport ?? defaultTransport(deps.env) },
+      printer,
+      note,
+      checkpoint?.forwarded ?? [],
+    );
+  const writer =
+    options.checkpoint === undefined
+      ? undefined
+      : new CheckpointWriter(
+          options.checkpoint,
+          { baseUrl: deps.api.baseUrl, forwardTo: target?.href ?? checkpoint?.forward_to ?? null },
+          checkpoint,
+          deps.serviceNow,
+        );
+  const save = () => writer?.save(follower.positions(), (id) => queue?.heldBack(id), queue?.forwarded ?? checkpoint?.forwarded ?? []);
   const wants = (attempt: LoggedAttempt) => events === undefined || events.includes(attempt.event);
-
-  const positions = new Map<string, WebhookPosition>(Object.entries(checkpoint?.webhooks ?? {}));
-  const gone = new Set<string>();
-  /** What was written last, its time left out: a poll that changed nothing writes nothing. */
-  let written = '';
-  const save = () => {
-    if (options.checkpoint === undefined) return;
-    for (const [id, { after, since }] of follower.positions()) {
-      // An attempt still to forward holds its webhook's position back to the attempt before it.
-      const held = queue.find((w) => w.change.webhookId === id);
-      positions.set(id, { after: held ? (held.change.before ?? null) : after, since: since === undefined ? null : new Date(since).toISOString() });
-    }
-    for (const id of gone) positions.delete(id);
-    const next: Checkpoint = {
-      whsvc_tail_checkpoint: 1,
-      base_url: deps.api.baseUrl,
-      forward_to: target?.href ?? checkpoint?.forward_to ?? null,
-      saved_at: '',
-      webhooks: Object.fromEntries(positions),
-      forwarded,
-    };
-    const content = JSON.stringify(next);
-    if (content === written) return;
-    written = content;
-    // On the service's clock: it is held against the times of its log (a webhook created since).
-    writeCheckpoint(options.checkpoint, { ...next, saved_at: new Date(deps.serviceNow()).toISOString() });
-  };
-
-  // --- output -----------------------------------------------------------------------------------
-  const out = deps.colors;
-  // One clock for attempt and forward lines: the service's (a sandbox's clock may have been moved).
-  const clock = (iso: string) => clockTime(iso, deps.serviceNow());
-  // On a terminal, a line fits its width (fitLine): the attempt's own id (in `deliveries show` and --json) goes first,
-  // then the ids lose their middle, then the event type is cut; a status change too long even so shows only the
-  // new status. A pipe gets whole lines.
-  const columns = deps.stdout.isTTY ? deps.stdout.columns : undefined;
-  const fitted = (fieldsFor: (short: boolean) => LineField[]) => fittedLine([fieldsFor(false), fieldsFor(true)], columns);
-  const refFields = (attempt: LoggedAttempt): LineField[] => {
-    const key = deliveryKey(attempt);
-    const number = attempt.attempts === undefined ? '' : ` #${attempt.attempts}`;
-    const own = key === attempt.id ? [] : [{ text: `(${sanitize(attempt.id)})`, styled: out.dim(`(${sanitize(attempt.id)})`), optional: true, attached: true }];
-    return [{ text: `${sanitize(key)}${number}`, min: 14, cut: 'middle', give: 2 }, ...own];
-  };
-  const printChange = (change: Change) => {
-    const a = change.attempt;
-    if (deps.json) {
-      deps.stdout.write(
-        `${JSON.stringify({
-          change: change.kind,
-          time: new Date(deps.serviceNow()).toISOString(),
-          webhook_id: change.webhookId,
-          event: a.event,
-          status: a.status,
-          previous_status: change.previous ?? null,
-          response_code: a.response_code ?? null,
-          attempt: a.attempts ?? null,
-          attempt_id: a.id,
-          delivery_id: deliveryKey(a),
-          created_at: a.created_at,
-        })}\n`,
-      );
-      return;
-    }
-    const retry = { nextAttemptAt: a.next_attempt_at, now: deps.serviceNow() };
-    const words = statusWords(a.status, a.next_attempt_at, retry.now);
-    const code = String(answeredStatus(a.response_code) ?? '-');
-    const line = fitted((short) => {
-      const withPrevious = change.kind === 'status' && !short;
-      return [
-        { text: clock(a.created_at) },
-        { text: sanitize(change.webhookId), min: 10, cut: 'middle', give: 1 },
-        { text: sanitize(a.event), pad: EVENT_WIDTH, min: 8, cut: 'end', give: 3 },
-        // "pending → delivered" is the widest the sandbox's statuses make, a retry due aside.
-        withPrevious
-          ? {
-              text: `${sanitize(change.previous!)} → ${words}`,
-              styled: `${statusLabel(change.previous!, out)} → ${statusLabel(a.status, out, retry)}`,
-              pad: 19,
-            }
-          : { text: words, styled: statusLabel(a.status, out, retry), pad: 19 },
-        { text: code.padStart(3) },
-        ...refFields(a),
-      ];
-    });
-    deps.stdout.write(`${line}\n`);
-  };
-  const printForward = (waiting: Waiting, outcome: Exclude<ForwardOutcome, { kind: 'cannot' }>) => {
-    const a = waiting.change.attempt;
-    if (deps.json) {
-      deps.stdout.write(
-        `${JSON.stringify({
-          change: outcome.kind === 'answered' ? 'forwarded' : 'forward_failed',
-          time: new Date(deps.serviceNow()).toISOString(),
-          webhook_id: waiting.change.webhookId,
-          event: a.event,
-          attempt: a.attempts ?? null,
-          attempt_id: a.id,
-          delivery_id: waiting.key,
-          url: target!.href,
-          app_status: outcome.kind === 'answered' ? outcome.status : null,
-          error: outcome.kind === 'no_answer' ? outcome.error : null,
-          signature: outcome.signature,
-        })}\n`,
-      );
-      return;
-    }
-    const answer =
-      outcome.kind === 'answered'
-        ? {
-            text: `app ${outcome.status}`,
-            styled: `app ${outcome.status >= 200 && outcome.status < 300 ? out.green(String(outcome.status)) : out.red(String(outcome.status))}`,
-          }
-        : {
-            text: `app down (${sanitize(outcome.error)}): not forwarded yet, tried again at the next poll`,
-            styled: `${out.red(`app down (${sanitize(outcome.error)})`)}: not forwarded yet, tried again at the next poll`,
-          };
-    const signatureWords = { verified: 'signature ok', mismatch: 'signature does NOT match the rebuilt body', unchecked: 'signature not checked' }[
-      outcome.signature
-    ];
-    const signatureStyle = { verified: out.green, mismatch: out.red, unchecked: out.dim }[outcome.signature];
-    const signature = { text: signatureWords, styled: signatureStyle(signatureWords) };
-    const line = fitted(() => [
-      { text: clock(new Date(deps.serviceNow()).toISOString()) },
-      { text: `→ ${target!.href}`, min: 16, cut: 'url', give: 1 },
-      ...refFields(a),
-      { text: answer.text, styled: answer.styled },
-      { text: signature.text, styled: signature.styled, min: 12, cut: 'end', give: 4 },
-    ]);
-    deps.stdout.write(`${line}\n`);
-  };
-
-  const forwardWaiting = async (stopped: () => boolean): Promise<void> => {
-    while (queue.length > 0 && !stopped()) {
-      const waiting = queue[0]!;
-      const outcome = await forwardDelivery(deps.api, forwardTarget!, waiting.change.attempt);
-      if (outcome.kind === 'cannot') {
-        note(`cannot forward ${sanitize(waiting.key)}: ${outcome.why}; left out`);
-      } else {
-        if (outcome.signature === 'mismatch' && !mismatchExplained) {
-          mismatchExplained = true;
-          note(
-            `${sanitize(waiting.key)}: the body rebuilt from the stored payload does not carry the stored signature under ${secret!.describe}. ` +
-              "Either that secret is not this webhook's, or the service signed other bytes than the compact JSON of the payload: " +
-              'your app will refuse this forward for that reason, not for a bug of its own. Forwarded all the same.',
-          );
-        }
-        if (outcome.kind === 'no_answer') {
-          // Not forwarded, not checkpointed: tried again at the next poll, ahead of the newer ones.
-          if (!waiting.told) printForward(waiting, outcome);
-          waiting.told = true;
-          return;
-        }
-        printForward(waiting, outcome);
-        forwarded.push(waiting.key);
-        forwardedSet.add(waiting.key);
-        for (const old of forwarded.splice(0, Math.max(0, forwarded.length - FORWARDED_BOUND))) forwardedSet.delete(old);
-      }
-      queue.shift();
-      save();
-    }
-  };
 
   // --- the loop ---------------------------------------------------------------------------------
   let stopRequested = false;
@@ -431,7 +246,7 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
       lastError = '';
       lastPoll = pollStart;
       for (const id of report.gone) {
-        gone.add(id);
+        writer?.drop(id);
         note(`${sanitize(id)} is gone (deleted): no longer followed`);
       }
       if (options.webhookIds && follower.webhookIds.length === 0) {
@@ -451,14 +266,11 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
       for (const change of report.changes) {
         // --count N: N lines, even when one poll brings more; what comes after them is still forwarded (and checkpointed).
         if (matches(change) && (options.count === undefined || printed < options.count)) {
-          printChange(change);
+          printer.change(change);
           printed += 1;
         }
         // Forwarded: each delivery once, the first attempt of it seen; retries of it are not.
-        if (forwardTarget && change.kind === 'new' && wants(change.attempt)) {
-          const key = deliveryKey(change.attempt);
-          if (!forwardedSet.has(key) && !queue.some((w) => w.key === key)) queue.push({ change, key, told: false });
-        }
+        if (queue && change.kind === 'new' && wants(change.attempt)) queue.offer(change);
       }
       if (polls === 0) {
         const which = options.webhookIds
@@ -475,9 +287,9 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
         );
       }
       polls += 1;
-      if (forwardTarget) {
+      if (queue) {
         try {
-          await forwardWaiting(() => stopRequested);
+          await queue.drain(() => stopRequested, save);
         } catch (error) {
           // The service, busy or out of reach while a delivery was retrieved: the queue waits for the next poll.
           if (!passing(error)) throw error;
@@ -492,13 +304,44 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
   } finally {
     clearTimeout(deadlineTimer);
   }
-  if (queue.length > 0)
+  if (queue && queue.size > 0)
     note(
-      `${queue.length} deliver${queue.length === 1 ? 'y was' : 'ies were'} not forwarded yet${options.checkpoint ? ': the checkpoint keeps them for the next run' : ''}`,
+      `${queue.size} deliver${queue.size === 1 ? 'y was' : 'ies were'} not forwarded yet${options.checkpoint ? ': the checkpoint keeps them for the next run' : ''}`,
     );
   if (timedOut && options.count !== undefined) {
     note(`${printed} of ${options.count} lines within ${options.timeout} s`);
     return ExitCode.timedOut;
   }
   return ExitCode.ok;
+}
+
+/**
+ * The follower of the log, each webhook starting where the checkpoint left it
+ * (one created since it was saved: from its start), else at --since or now.
+ * Each webhook named must exist (exit 5 otherwise), before anything is followed.
+ */
+async function startFollower(options: TailOptions, deps: TailDeps, checkpoint: Checkpoint | undefined, note: (text: string) => void): Promise<Follower> {
+  const named = new Map<string, string | undefined>();
+  for (const id of options.webhookIds ?? []) {
+    const webhook = await deps.api.json<LoggedWebhook>('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' });
+    named.set(id, webhook.created_at);
+  }
+
+  // --since 2h is counted back from the service's now, as the times in its log are.
+  const since = options.since && boundAt(options.since, 'ago' in options.since ? await deps.api.askServiceNow() : 0);
+  const initialStart: StartAt = since !== undefined ? { kind: 'since', at: since } : { kind: 'now' };
+  const fromCheckpoint = (webhook: { id: string; created_at?: string | undefined }): StartAt | undefined => {
+    if (!checkpoint) return undefined;
+    const entry = checkpoint.webhooks[webhook.id];
+    if (entry) {
+      if (entry.after) return { kind: 'after', id: entry.after.id, createdAt: entry.after.created_at };
+      return entry.since ? { kind: 'since', at: Date.parse(entry.since) } : { kind: 'all' };
+    }
+    // Not in the checkpoint: created since it was saved (its whole log is new), or not followed then.
+    const created = webhook.created_at ?? named.get(webhook.id);
+    if (created !== undefined && Date.parse(created) >= Date.parse(checkpoint.saved_at)) return { kind: 'all' };
+    note(`${sanitize(webhook.id)} is not in the checkpoint: following it from ${options.since ? 'the --since time' : 'now'}`);
+    return undefined;
+  };
+  return new Follower(deps.api, { webhookIds: options.webhookIds, initialStart, startFor: fromCheckpoint });
 }

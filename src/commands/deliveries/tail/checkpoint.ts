@@ -117,3 +117,55 @@ export function holdCheckpoint(path: string): () => void {
     `one tail per checkpoint file; if none is running, delete ${path}.lock`,
   );
 }
+
+/**
+ * Keeps `--checkpoint FILE` up to date: per webhook the attempt after which
+ * nothing is left to do (one still to forward holds it back), the webhooks
+ * gone, and the deliveries forwarded. A save that would change nothing but
+ * its time writes nothing.
+ */
+export class CheckpointWriter {
+  private readonly positions: Map<string, WebhookPosition>;
+  private readonly gone = new Set<string>();
+  /** What was written last, its time left out. */
+  private written = '';
+
+  constructor(
+    private readonly path: string,
+    private readonly header: { baseUrl: string; forwardTo: string | null },
+    previous: Checkpoint | undefined,
+    /** The service's clock: the save time is held against the times of its log (a webhook created since). */
+    private readonly serviceNow: () => number,
+  ) {
+    this.positions = new Map(Object.entries(previous?.webhooks ?? {}));
+  }
+
+  /** A webhook deleted: no longer kept. */
+  drop(webhookId: string): void {
+    this.gone.add(webhookId);
+  }
+
+  save(
+    followed: Map<string, { after: Position | null; since: number | undefined }>,
+    heldBack: (webhookId: string) => Position | null | undefined,
+    forwarded: string[],
+  ): void {
+    for (const [id, { after, since }] of followed) {
+      const held = heldBack(id);
+      this.positions.set(id, { after: held === undefined ? after : held, since: since === undefined ? null : new Date(since).toISOString() });
+    }
+    for (const id of this.gone) this.positions.delete(id);
+    const next: Checkpoint = {
+      whsvc_tail_checkpoint: 1,
+      base_url: this.header.baseUrl,
+      forward_to: this.header.forwardTo,
+      saved_at: '',
+      webhooks: Object.fromEntries(this.positions),
+      forwarded,
+    };
+    const content = JSON.stringify(next);
+    if (content === this.written) return;
+    this.written = content;
+    writeCheckpoint(this.path, { ...next, saved_at: new Date(this.serviceNow()).toISOString() });
+  }
+}

@@ -1,0 +1,143 @@
+import { answeredStatus, deliveryKey, type LoggedAttempt } from '../../../api/log.js';
+import type { Colors } from '../../../render/colors.js';
+import { fittedLine, type LineField } from '../../../render/line.js';
+import type { OutputStream } from '../../../render/stream.js';
+import { clockTime, sanitize, statusWords } from '../../../render/text.js';
+import { statusLabel } from '../shared/view.js';
+import type { ForwardOutcome } from './forward.js';
+import type { Change } from './follow.js';
+
+/** Wide enough for the catalog's longest type (production_order.completed), as listen lines up. */
+const EVENT_WIDTH = 26;
+
+/** A forward's outcome that has a line: it was sent, and answered or not. */
+export type ForwardLine = Exclude<ForwardOutcome, { kind: 'cannot' }>;
+
+/**
+ * tail's stdout: a line per attempt or change of status, and per forward,
+ * each as NDJSON with --json. Every time is the service's (a sandbox's clock
+ * may have been moved), so an attempt line and a forward line of one stream
+ * agree. On a terminal a line fits its width (fitLine): the attempt's own id
+ * (in `deliveries show` and --json) goes first, then the ids lose their
+ * middle, then the event type is cut; a status change too long even so shows
+ * only the new status. A pipe gets whole lines.
+ */
+export class TailPrinter {
+  constructor(
+    private readonly out: { stdout: OutputStream; colors: Colors; json: boolean; serviceNow: () => number },
+    /** Where forwards go (--forward-to), for their lines. */
+    private readonly forwardUrl?: string,
+  ) {}
+
+  change(change: Change): void {
+    const a = change.attempt;
+    if (this.out.json) {
+      this.write(
+        JSON.stringify({
+          change: change.kind,
+          time: this.nowIso(),
+          webhook_id: change.webhookId,
+          event: a.event,
+          status: a.status,
+          previous_status: change.previous ?? null,
+          response_code: a.response_code ?? null,
+          attempt: a.attempts ?? null,
+          attempt_id: a.id,
+          delivery_id: deliveryKey(a),
+          created_at: a.created_at,
+        }),
+      );
+      return;
+    }
+    const { colors } = this.out;
+    const retry = { nextAttemptAt: a.next_attempt_at, now: this.out.serviceNow() };
+    const words = statusWords(a.status, a.next_attempt_at, retry.now);
+    const code = String(answeredStatus(a.response_code) ?? '-');
+    const fields = (withPrevious: boolean): LineField[] => [
+      { text: this.clock(a.created_at) },
+      { text: sanitize(change.webhookId), min: 10, cut: 'middle', give: 1 },
+      { text: sanitize(a.event), pad: EVENT_WIDTH, min: 8, cut: 'end', give: 3 },
+      // "pending → delivered" is the widest the sandbox's statuses make, a retry due aside.
+      withPrevious
+        ? {
+            text: `${sanitize(change.previous!)} → ${words}`,
+            styled: `${statusLabel(change.previous!, colors)} → ${statusLabel(a.status, colors, retry)}`,
+            pad: 19,
+          }
+        : { text: words, styled: statusLabel(a.status, colors, retry), pad: 19 },
+      { text: code.padStart(3) },
+      ...this.refFields(a),
+    ];
+    this.write(fittedLine(change.kind === 'status' ? [fields(true), fields(false)] : [fields(false)], this.columns()));
+  }
+
+  forward(change: Change, key: string, outcome: ForwardLine): void {
+    const a = change.attempt;
+    if (this.out.json) {
+      this.write(
+        JSON.stringify({
+          change: outcome.kind === 'answered' ? 'forwarded' : 'forward_failed',
+          time: this.nowIso(),
+          webhook_id: change.webhookId,
+          event: a.event,
+          attempt: a.attempts ?? null,
+          attempt_id: a.id,
+          delivery_id: key,
+          url: this.forwardUrl,
+          app_status: outcome.kind === 'answered' ? outcome.status : null,
+          error: outcome.kind === 'no_answer' ? outcome.error : null,
+          signature: outcome.signature,
+        }),
+      );
+      return;
+    }
+    const { colors } = this.out;
+    const answer =
+      outcome.kind === 'answered'
+        ? {
+            text: `app ${outcome.status}`,
+            styled: `app ${outcome.status >= 200 && outcome.status < 300 ? colors.green(String(outcome.status)) : colors.red(String(outcome.status))}`,
+          }
+        : {
+            text: `app down (${sanitize(outcome.error)}): not forwarded yet, tried again at the next poll`,
+            styled: `${colors.red(`app down (${sanitize(outcome.error)})`)}: not forwarded yet, tried again at the next poll`,
+          };
+    const signatureWords = { verified: 'signature ok', mismatch: 'signature does NOT match the rebuilt body', unchecked: 'signature not checked' }[
+      outcome.signature
+    ];
+    const signatureStyle = { verified: colors.green, mismatch: colors.red, unchecked: colors.dim }[outcome.signature];
+    const fields: LineField[] = [
+      { text: this.clock(this.nowIso()) },
+      { text: `→ ${this.forwardUrl}`, min: 16, cut: 'url', give: 1 },
+      ...this.refFields(a),
+      answer,
+      { text: signatureWords, styled: signatureStyle(signatureWords), min: 12, cut: 'end', give: 4 },
+    ];
+    this.write(fittedLine([fields], this.columns()));
+  }
+
+  /** The delivery and the attempt's number (`dlv_A #2`), and the attempt's own id when it is not the delivery's. */
+  private refFields(attempt: LoggedAttempt): LineField[] {
+    const key = deliveryKey(attempt);
+    const number = attempt.attempts === undefined ? '' : ` #${attempt.attempts}`;
+    const ownId = `(${sanitize(attempt.id)})`;
+    const own: LineField[] = key === attempt.id ? [] : [{ text: ownId, styled: this.out.colors.dim(ownId), optional: true, attached: true }];
+    return [{ text: `${sanitize(key)}${number}`, min: 14, cut: 'middle', give: 2 }, ...own];
+  }
+
+  private clock(iso: string): string {
+    return clockTime(iso, this.out.serviceNow());
+  }
+
+  private nowIso(): string {
+    return new Date(this.out.serviceNow()).toISOString();
+  }
+
+  private columns(): number | undefined {
+    return this.out.stdout.isTTY ? this.out.stdout.columns : undefined;
+  }
+
+  private write(line: string): void {
+    this.out.stdout.write(`${line}\n`);
+  }
+}

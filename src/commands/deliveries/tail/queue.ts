@@ -1,0 +1,88 @@
+import type { ApiClient } from '../../../api/client.js';
+import { deliveryKey } from '../../../api/log.js';
+import { sanitize } from '../../../render/text.js';
+import { FORWARDED_BOUND } from './checkpoint.js';
+import type { Change, Position } from './follow.js';
+import { forwardDelivery, type ForwardTarget } from './forward.js';
+import type { TailPrinter } from './printer.js';
+
+interface Waiting {
+  change: Change;
+  key: string;
+  /** Tried already, and the app did not answer: said once. */
+  told: boolean;
+}
+
+/**
+ * What `tail --forward-to` still has to send, in the order the attempts came:
+ * each delivery once (its first attempt seen; its retries are not), the ids
+ * forwarded kept (bounded) so that a restart from a checkpoint sends none
+ * twice. An app that does not answer holds the queue: the same delivery is
+ * tried again at the next poll, ahead of the newer ones.
+ */
+export class ForwardQueue {
+  private readonly waiting: Waiting[] = [];
+  /** Delivery ids forwarded, newest last. */
+  readonly forwarded: string[];
+  private readonly forwardedSet: Set<string>;
+  private mismatchExplained = false;
+
+  constructor(
+    private readonly api: ApiClient,
+    private readonly target: ForwardTarget,
+    private readonly printer: TailPrinter,
+    private readonly note: (text: string) => void,
+    alreadyForwarded: string[],
+  ) {
+    this.forwarded = [...alreadyForwarded];
+    this.forwardedSet = new Set(this.forwarded);
+  }
+
+  get size(): number {
+    return this.waiting.length;
+  }
+
+  /** A new attempt: its delivery waits to be forwarded, unless it was or already waits. */
+  offer(change: Change): void {
+    const key = deliveryKey(change.attempt);
+    if (!this.forwardedSet.has(key) && !this.waiting.some((w) => w.key === key)) this.waiting.push({ change, key, told: false });
+  }
+
+  /** The position a delivery still to forward holds its webhook back to: the attempt before it (null: the log's start). */
+  heldBack(webhookId: string): Position | null | undefined {
+    const held = this.waiting.find((w) => w.change.webhookId === webhookId);
+    return held ? (held.change.before ?? null) : undefined;
+  }
+
+  /** Sends what waits, in order, until done, stopped, or the app does not answer; `sent` after each one leaves the queue. */
+  async drain(stopped: () => boolean, sent: () => void): Promise<void> {
+    while (this.waiting.length > 0 && !stopped()) {
+      const waiting = this.waiting[0]!;
+      const outcome = await forwardDelivery(this.api, this.target, waiting.change.attempt);
+      if (outcome.kind === 'cannot') {
+        this.note(`cannot forward ${sanitize(waiting.key)}: ${outcome.why}; left out`);
+      } else {
+        if (outcome.signature === 'mismatch' && !this.mismatchExplained) {
+          this.mismatchExplained = true;
+          this.note(
+            `${sanitize(waiting.key)}: the body rebuilt from the stored payload does not carry the stored signature under ${this.target.secret!.describe}. ` +
+              "Either that secret is not this webhook's, or the service signed other bytes than the compact JSON of the payload: " +
+              'your app will refuse this forward for that reason, not for a bug of its own. Forwarded all the same.',
+          );
+        }
+        if (outcome.kind === 'no_answer') {
+          // Not forwarded, not checkpointed: tried again at the next poll, ahead of the newer ones.
+          if (!waiting.told) this.printer.forward(waiting.change, waiting.key, outcome);
+          waiting.told = true;
+          return;
+        }
+        this.printer.forward(waiting.change, waiting.key, outcome);
+        this.forwarded.push(waiting.key);
+        this.forwardedSet.add(waiting.key);
+        for (const old of this.forwarded.splice(0, Math.max(0, this.forwarded.length - FORWARDED_BOUND))) this.forwardedSet.delete(old);
+      }
+      this.waiting.shift();
+      sent();
+    }
+  }
+}
