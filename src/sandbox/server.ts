@@ -12,6 +12,7 @@ import { newId } from './ids.js';
 import { createInspector, type Inspector } from './inspector/routes.js';
 import { clockRoutes, webhookRoutes, type Reply, type RouteContext } from './routes.js';
 import { RateLimiter } from './rate-limit.js';
+import { Router } from './router.js';
 import { Store, type AttemptRecord, type ClientRecord, type WebhookRecord } from './store.js';
 import { rejectUnknownFields, validateEventType } from './validation.js';
 import { httpUrl } from '../net.js';
@@ -43,31 +44,14 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-interface Route {
-  method: string;
-  path: string[];
-  scope?: string;
+/** An API route: what it needs of the token, and what it does. */
+interface ApiRoute {
+  scope: string;
   handle: (ctx: RouteContext) => Promise<Reply>;
 }
 
-/** Path segments that are never taken as an {id}. */
+/** Path segments of the interface that are never taken as an {id}. */
 const LITERAL_SEGMENTS = new Set(['webhook-events', 'webhook-deliveries']);
-
-function matchPath(pattern: string[], segments: string[]): Record<string, string> | undefined {
-  if (pattern.length !== segments.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < pattern.length; i++) {
-    const expected = pattern[i]!;
-    const actual = segments[i]!;
-    if (expected.startsWith(':')) {
-      if (LITERAL_SEGMENTS.has(actual) || actual === '') return undefined;
-      params[expected.slice(1)] = actual;
-    } else if (expected !== actual) {
-      return undefined;
-    }
-  }
-  return params;
-}
 
 /** What a request node:http could not even parse is answered with, as [status, reason phrase, code, message]. */
 function malformedRequest(error: NodeJS.ErrnoException): [number, string, string, string] {
@@ -125,20 +109,21 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   const rateLimiter = options.rateLimit ? new RateLimiter(options.rateLimit, options.rateLimitNow) : undefined;
 
-  const routes: Route[] = [
-    { method: 'GET', path: ['v1', 'webhooks'], scope: 'webhooks:read', handle: api.list },
-    { method: 'POST', path: ['v1', 'webhooks'], scope: 'webhooks:write', handle: api.create },
-    { method: 'GET', path: ['v1', 'webhooks', 'webhook-events'], scope: 'webhooks:read', handle: api.events },
-    { method: 'GET', path: ['v1', 'webhooks', 'webhook-deliveries', ':id'], scope: 'webhooks:read', handle: api.delivery },
-    { method: 'POST', path: ['v1', 'webhooks', 'webhook-deliveries', ':id', 'retry'], scope: 'webhooks:write', handle: api.retry },
-    { method: 'GET', path: ['v1', 'webhooks', ':id'], scope: 'webhooks:read', handle: api.get },
-    { method: 'PATCH', path: ['v1', 'webhooks', ':id'], scope: 'webhooks:write', handle: api.update },
-    { method: 'DELETE', path: ['v1', 'webhooks', ':id'], scope: 'webhooks:write', handle: api.remove },
-    { method: 'POST', path: ['v1', 'webhooks', ':id', 'test'], scope: 'webhooks:write', handle: api.test },
-    { method: 'GET', path: ['v1', 'webhooks', ':id', 'deliveries'], scope: 'webhooks:read', handle: api.deliveries },
-    { method: 'GET', path: ['_sandbox', 'clock'], scope: 'webhooks:read', handle: clockApi.show },
-    { method: 'POST', path: ['_sandbox', 'clock'], scope: 'webhooks:write', handle: clockApi.move },
-  ];
+  const read = (handle: ApiRoute['handle']): ApiRoute => ({ scope: 'webhooks:read', handle });
+  const write = (handle: ApiRoute['handle']): ApiRoute => ({ scope: 'webhooks:write', handle });
+  const router = new Router<ApiRoute>(LITERAL_SEGMENTS)
+    .add('GET', 'v1/webhooks', read(api.list))
+    .add('POST', 'v1/webhooks', write(api.create))
+    .add('GET', 'v1/webhooks/webhook-events', read(api.events))
+    .add('GET', 'v1/webhooks/webhook-deliveries/:id', read(api.delivery))
+    .add('POST', 'v1/webhooks/webhook-deliveries/:id/retry', write(api.retry))
+    .add('GET', 'v1/webhooks/:id', read(api.get))
+    .add('PATCH', 'v1/webhooks/:id', write(api.update))
+    .add('DELETE', 'v1/webhooks/:id', write(api.remove))
+    .add('POST', 'v1/webhooks/:id/test', write(api.test))
+    .add('GET', 'v1/webhooks/:id/deliveries', read(api.deliveries))
+    .add('GET', '_sandbox/clock', read(clockApi.show))
+    .add('POST', '_sandbox/clock', write(clockApi.move));
 
   async function triggerEvent(req: IncomingMessage): Promise<Reply> {
     // JSON only: a web page cannot send that cross-origin without a preflight, so no page can trigger events.
@@ -191,20 +176,11 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       return sendJson(res, reply.status, reply.body);
     }
 
-    const matches = routes.flatMap((route) => {
-      const params = matchPath(route.path, segments);
-      return params ? [{ route, params }] : [];
-    });
-    if (matches.length === 0) throw new ApiError(404, 'not_found', `no such endpoint: ${method} ${pathname}`);
-    const match = matches.find((m) => m.route.method === method);
-    if (!match) {
-      const allow = matches.map((m) => m.route.method).join(', ');
-      throw new ApiError(405, 'method_not_allowed', `${method} is not allowed here; use ${allow}`, { allow });
-    }
+    const { handler: route, params } = router.match(method, segments, `endpoint: ${method} ${pathname}`);
     const now = clock.now();
-    const principal = authenticate(req, store, match.route.scope!, now);
+    const principal = authenticate(req, store, route.scope, now);
     rateLimiter?.take(principal.client_id);
-    const reply = await match.route.handle({ req, query, params: match.params, principal, now });
+    const reply = await route.handle({ req, query, params, principal, now });
     if (reply.status === 204) return sendEmpty(res, 204);
     sendJson(res, reply.status, reply.body);
   }

@@ -50,7 +50,7 @@ export function deliveryStatus(delivered: boolean, newest: AttemptStatus | undef
 }
 
 /** deliveryStatus in SQL, for the delivery (chain) `c`. */
-export const DELIVERY_STATUS_SQL = `CASE WHEN c.delivered = 1 THEN 'delivered'
+const DELIVERY_STATUS_SQL = `CASE WHEN c.delivered = 1 THEN 'delivered'
   WHEN (SELECT x.status FROM attempts x WHERE x.chain_id = c.id ORDER BY x.attempt DESC LIMIT 1) = 'failed' THEN 'failed'
   ELSE 'pending' END`;
 
@@ -176,6 +176,62 @@ const ATTEMPT_COLUMNS = `a.seq, a.id, a.chain_id, a.webhook_id, w.account_id, c.
   CASE WHEN a.status = 'failed' AND c.delivered = 0 AND c.next_due_at IS NOT NULL
     AND a.attempt = (SELECT MAX(n.attempt) FROM attempts n WHERE n.chain_id = a.chain_id) THEN c.next_due_at END AS next_attempt_at`;
 const ATTEMPT_FROM = `attempts a JOIN chains c ON c.id = a.chain_id JOIN webhooks w ON w.id = a.webhook_id`;
+
+/** What the inspector's list of deliveries is filtered by (null: not filtered); `before` is a delivery's seq, for paging. */
+export interface DeliveryFilter {
+  before: number | null;
+  webhook: string | null;
+  event: string | null;
+  status: AttemptStatus | null;
+  /** The start of the delivery's id, or of one of its attempts' ids. */
+  q: string | null;
+}
+
+/** One delivery as a list shows it. */
+export interface DeliverySummary {
+  seq: number;
+  id: string;
+  webhook_id: string;
+  webhook_url: string;
+  event: string;
+  status: AttemptStatus;
+  /** Of its newest attempt. */
+  response_code: number | null;
+  attempt_count: number;
+  created_at: string;
+  last_attempt_at: string | null;
+  next_due_at: number | null;
+}
+
+export interface DeliveryCounts {
+  total: number;
+  delivered: number;
+  pending: number;
+  failed: number;
+  /** Failed, with an automatic retry scheduled. */
+  retry_due: number;
+}
+
+const DELIVERY_PAGE_SQL = `SELECT * FROM (
+  SELECT c.rowid AS seq, c.id, c.webhook_id, w.url AS webhook_url, c.event, c.created_at, c.next_due_at,
+    ${DELIVERY_STATUS_SQL} AS status,
+    (SELECT COUNT(*) FROM attempts n WHERE n.chain_id = c.id) AS attempt_count,
+    l.response_code AS response_code, l.created_at AS last_attempt_at
+  FROM chains c JOIN webhooks w ON w.id = c.webhook_id
+  LEFT JOIN attempts l ON l.id = (SELECT x.id FROM attempts x WHERE x.chain_id = c.id ORDER BY x.attempt DESC LIMIT 1)
+  WHERE w.account_id = :account
+    AND (:before IS NULL OR c.rowid < :before)
+    AND (:webhook IS NULL OR c.webhook_id = :webhook)
+    AND (:event IS NULL OR c.event = :event)
+    AND (:q IS NULL OR substr(c.id, 1, length(:q)) = :q
+         OR EXISTS (SELECT 1 FROM attempts s WHERE s.chain_id = c.id AND substr(s.id, 1, length(:q)) = :q))
+) WHERE (:status IS NULL OR status = :status)
+ORDER BY seq DESC LIMIT :limit`;
+
+const DELIVERY_COUNTS_SQL = `SELECT webhook_id, COUNT(*) AS total, SUM(status = 'delivered') AS delivered, SUM(status = 'pending') AS pending,
+  SUM(status = 'failed') AS failed, SUM(status = 'failed' AND next_due_at IS NOT NULL) AS retry_due
+  FROM (SELECT c.webhook_id, c.next_due_at, ${DELIVERY_STATUS_SQL} AS status
+    FROM chains c JOIN webhooks w ON w.id = c.webhook_id WHERE w.account_id = ?) GROUP BY webhook_id`;
 
 /**
  * The sandbox's store: SQLite through node:sqlite, in memory or in
@@ -575,5 +631,61 @@ export class Store {
       }
       return pending.length;
     });
+  }
+
+  // --- the inspector's views: deliveries with their status, counted and found ---------------------
+
+  /** A page of deliveries, newest first, with each one's status (deliveryStatus), attempt count and last attempt. */
+  deliveryPage(accountId: string, filter: DeliveryFilter, limit: number): DeliverySummary[] {
+    const rows = this.statement(DELIVERY_PAGE_SQL).all({ account: accountId, limit, ...filter }) as Row[];
+    return rows.map((row) => ({
+      seq: Number(row.seq),
+      id: String(row.id),
+      webhook_id: String(row.webhook_id),
+      webhook_url: String(row.webhook_url),
+      event: String(row.event),
+      status: row.status as AttemptStatus,
+      response_code: row.response_code === null ? null : Number(row.response_code),
+      attempt_count: Number(row.attempt_count),
+      created_at: String(row.created_at),
+      last_attempt_at: row.last_attempt_at === null ? null : String(row.last_attempt_at),
+      next_due_at: row.next_due_at === null ? null : Number(row.next_due_at),
+    }));
+  }
+
+  /** Per webhook of the account: its deliveries by status, and the failed ones with a retry due. */
+  deliveryCounts(accountId: string): Map<string, DeliveryCounts> {
+    return new Map(
+      this.all(DELIVERY_COUNTS_SQL, accountId).map((row) => [
+        String(row.webhook_id),
+        {
+          total: Number(row.total ?? 0),
+          delivered: Number(row.delivered ?? 0),
+          pending: Number(row.pending ?? 0),
+          failed: Number(row.failed ?? 0),
+          retry_due: Number(row.retry_due ?? 0),
+        },
+      ]),
+    );
+  }
+
+  /** A delivery of the account by its id, or by the id of one of its attempts, with its webhook's URL and state. */
+  findDelivery(accountId: string, id: string): (ChainRecord & { webhook_url: string; webhook_active: boolean }) | undefined {
+    const owner = this.get('SELECT chain_id FROM attempts WHERE id = ?', id);
+    const chainId = this.get('SELECT id FROM chains WHERE id = ?', id) ? id : owner ? String(owner.chain_id) : undefined;
+    if (chainId === undefined) return undefined;
+    const row = this.get(
+      `SELECT c.*, w.url AS webhook_url, w.active AS webhook_active FROM chains c JOIN webhooks w ON w.id = c.webhook_id
+        WHERE c.id = ? AND w.account_id = ?`,
+      chainId,
+      accountId,
+    );
+    if (!row) return undefined;
+    return { ...toChain(row), webhook_url: String(row.webhook_url), webhook_active: Number(row.webhook_active) === 1 };
+  }
+
+  /** Every attempt of a delivery, first to last. */
+  attemptsOfDelivery(chainId: string): AttemptRecord[] {
+    return this.all(`SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPT_FROM} WHERE a.chain_id = ? ORDER BY a.attempt`, chainId).map(toAttempt);
   }
 }

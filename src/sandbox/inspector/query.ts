@@ -1,0 +1,21 @@
+import { badRequest } from '../http.js';
+
+const ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** Refuses query parameters a route does not take (a typo would otherwise filter nothing, silently); `token` is the access's. */
+export function checkQuery(query: URLSearchParams, known: readonly string[]): void {
+  for (const key of query.keys()) {
+    if (key !== 'token' && !known.includes(key)) {
+      throw badRequest(
+        'invalid_parameter',
+        `${key}: unknown query parameter; ${known.length ? `this route takes ${known.join(', ')}` : 'this route takes none'}`,
+      );
+    }
+  }
+}
+
+/** An id in a path or a query, refused before any lookup when it cannot be one. */
+export function idParameter(name: string, value: string): string {
+  if (!ID.test(value)) throw badRequest('invalid_parameter', `${name}: must be an id such as dlv_… or wh_… (letters, digits, _ and -)`);
+  return value;
+}

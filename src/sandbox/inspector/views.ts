@@ -1,0 +1,143 @@
+import { DEMO_ACCOUNT } from '../auth.js';
+import { EVENT_CATALOG } from '../catalog.js';
+import { isManual, type Clock } from '../clock.js';
+import type { Cursors } from '../cursor.js';
+import { deliveryHeaders, type DeliveryPolicy } from '../deliverer.js';
+import { badRequest, notFound } from '../http.js';
+import { deliveryStatus, type DeliverySummary, type Store } from '../store.js';
+import { parseLimit, validateEventType } from '../validation.js';
+import { signatureHeaderName } from '../../signing/signature.js';
+import { shellQuote } from '../../render/text.js';
+import type { DeliveryStatus, InspectorAttempt, InspectorDelivery, InspectorDeliveryItem, InspectorDeliveryPage, InspectorOverview } from './types.js';
+import { idParameter } from './query.js';
+
+const STATUSES: readonly DeliveryStatus[] = ['delivered', 'failed', 'pending'];
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * What the inspector's data routes answer, read from the store: the overview,
+ * a page of deliveries, one delivery with its attempts. Each view names its
+ * fields one by one, so that no answer ever holds a secret.
+ */
+export class InspectorViews {
+  readonly signatureHeader: string;
+
+  constructor(private readonly deps: { store: Store; clock: Clock; cursors: Cursors; policy: DeliveryPolicy }) {
+    this.signatureHeader = signatureHeaderName(deps.policy.platformName);
+  }
+
+  overview(): InspectorOverview {
+    const { store, clock, policy } = this.deps;
+    const counts = store.deliveryCounts(DEMO_ACCOUNT);
+    const rows = store.listWebhooks(DEMO_ACCOUNT, { limit: 201 });
+    const none = { total: 0, delivered: 0, pending: 0, failed: 0, retry_due: 0 };
+    return {
+      sandbox: {
+        version: WHSVC_VERSION,
+        clock: isManual(clock) ? 'manual' : 'wall',
+        now: new Date(clock.now()).toISOString(),
+        signature_header: this.signatureHeader,
+        max_attempts: policy.maxAttempts,
+        retry_base_ms: policy.retryBaseMs,
+        changes: store.changes,
+      },
+      catalog: EVENT_CATALOG.map(({ type, module, desc }) => ({ type, module, desc })),
+      webhooks: rows.slice(0, 200).map((w) => ({
+        id: w.id,
+        url: w.url,
+        events: w.events,
+        active: w.active,
+        created_at: w.created_at,
+        deliveries: { ...(counts.get(w.id) ?? none) },
+      })),
+      webhooks_more: rows.length > 200,
+      due: store.upcoming(5).map((due) => ({
+        delivery_id: due.delivery_id,
+        webhook_id: due.webhook_id,
+        event: due.event,
+        attempt: due.attempt,
+        due_at: new Date(due.due_at).toISOString(),
+      })),
+    };
+  }
+
+  /** A page of deliveries, newest first, filtered by the query's webhook, event, status and id start (q). */
+  deliveries(query: URLSearchParams): InspectorDeliveryPage {
+    const { store, cursors } = this.deps;
+    const limit = parseLimit(query.get('limit'));
+    const webhook = query.get('webhook') || null;
+    if (webhook !== null && !store.findWebhook(DEMO_ACCOUNT, idParameter('webhook', webhook))) throw notFound('webhook', webhook);
+    const event = query.get('event') || null;
+    if (event !== null) validateEventType('event', event);
+    const status = query.get('status') || null;
+    if (status !== null && !(STATUSES as readonly string[]).includes(status)) {
+      throw badRequest('invalid_parameter', `status: must be one of ${STATUSES.join(', ')}`);
+    }
+    const q = query.get('q')?.trim() || null;
+    if (q !== null) idParameter('q', q);
+    const list = 'inspector:deliveries';
+    const cursor = query.get('cursor');
+    const before = cursor === null || cursor === '' ? null : cursors.decode(list, cursor);
+    const rows = store.deliveryPage(DEMO_ACCOUNT, { before, webhook, event, status: status as DeliveryStatus | null, q }, limit + 1);
+    const hasMore = rows.length > limit;
+    const items = rows.slice(0, limit);
+    return {
+      data: items.map(deliveryItem),
+      has_more: hasMore,
+      next_cursor: hasMore ? cursors.encode(list, items[items.length - 1]!.seq) : null,
+    };
+  }
+
+  /** A delivery by its id, or by the id of one of its attempts, with every attempt and the headers it was sent with. */
+  delivery(id: string): InspectorDelivery {
+    const { store, policy } = this.deps;
+    const chain = store.findDelivery(DEMO_ACCOUNT, idParameter('id', id));
+    if (!chain) throw notFound('delivery', id);
+    const attempts: InspectorAttempt[] = store.attemptsOfDelivery(chain.id).map((a) => ({
+      id: a.id,
+      attempt: a.attempt,
+      status: a.status,
+      response_code: a.response_code,
+      duration_ms: a.duration_ms,
+      failure_reason: a.error,
+      response_body: a.response_body,
+      created_at: a.created_at,
+      headers: deliveryHeaders(policy, { id: chain.id, event: chain.event, signature: chain.signature }, a.attempt, a.id),
+    }));
+    const last = attempts[attempts.length - 1];
+    const status: DeliveryStatus = deliveryStatus(chain.delivered, last?.status);
+    return {
+      id: chain.id,
+      webhook_id: chain.webhook_id,
+      webhook_url: chain.webhook_url,
+      event: chain.event,
+      status,
+      response_code: last?.response_code ?? null,
+      attempt_count: attempts.length,
+      created_at: chain.created_at,
+      last_attempt_at: last?.created_at ?? null,
+      next_attempt_at: status === 'failed' ? iso(chain.next_due_at) : null,
+      webhook_active: chain.webhook_active,
+      signature: chain.signature,
+      signature_header: this.signatureHeader,
+      body: chain.body,
+      attempts,
+      verify_command: `printf '%s' ${shellQuote(chain.body)} | whsvc verify --signature ${chain.signature} --secret-file ./whsec.txt`,
+    };
+  }
+}
+
+function deliveryItem(row: DeliverySummary): InspectorDeliveryItem {
+  return {
+    id: row.id,
+    webhook_id: row.webhook_id,
+    webhook_url: row.webhook_url,
+    event: row.event,
+    status: row.status,
+    response_code: row.response_code,
+    attempt_count: row.attempt_count,
+    created_at: row.created_at,
+    last_attempt_at: row.last_attempt_at,
+    next_attempt_at: row.status === 'failed' ? iso(row.next_due_at) : null,
+  };
+}
