@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Clock } from './clock.js';
 
 /** An API error as the sandbox answers it: `{ "error": { "code", "message" } }`. */
 export class ApiError extends Error {
@@ -174,4 +175,63 @@ export function parseJsonObject(text: string, optional = false): Record<string, 
   }
   if (nestingDepth(value) > MAX_JSON_DEPTH) throw badRequest('invalid_json', `request body is nested more than ${MAX_JSON_DEPTH} levels deep`);
   return value as Record<string, unknown>;
+}
+
+/**
+ * The sandbox's HTTP server around a request handler: every answer carries
+ * the service's clock in its `Date` header (clients count "3 minutes ago" from
+ * it, also when the clock was moved); an ApiError becomes its JSON answer, a
+ * client gone is let go, and any other error is a 500 that hides our
+ * internals (its stack goes to stderr) while the server keeps serving. A
+ * request node:http cannot even parse gets a JSON answer too, then the close.
+ */
+export function serve(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>, clock: Clock): Server {
+  const server = createServer((req, res) => {
+    res.setHeader('date', new Date(clock.now()).toUTCString());
+    handle(req, res).catch((error: unknown) => {
+      if (error instanceof ClientGone || res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (error instanceof ApiError) {
+        sendApiError(res, error);
+        if (error.headers.connection === 'close') req.resume();
+        return;
+      }
+      process.stderr.write(`whsvc sandbox: internal error on ${req.method} ${req.url}: ${(error as Error)?.stack ?? String(error)}\n`);
+      sendApiError(res, new ApiError(500, 'internal_error', 'the sandbox failed to handle this request'));
+    });
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const [status, reason, code, message] = malformedRequest(error);
+    const text = JSON.stringify({ error: { code, message } });
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+    );
+  });
+  return server;
+}
+
+/** What a request node:http could not even parse is answered with, as [status, reason phrase, code, message]. */
+function malformedRequest(error: NodeJS.ErrnoException): [number, string, string, string] {
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'Request Header Fields Too Large', 'headers_too_large', 'the request headers are too large'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'Request Timeout', 'request_timeout', 'the request did not arrive in time'];
+    case 'HPE_INVALID_METHOD':
+      return [400, 'Bad Request', 'malformed_request', 'the request method is not valid HTTP'];
+    case 'HPE_INVALID_URL':
+      return [400, 'Bad Request', 'malformed_request', 'the request target is not a valid path'];
+    case 'HPE_INVALID_VERSION':
+      return [400, 'Bad Request', 'malformed_request', 'the request is not HTTP/1.x'];
+    default: {
+      const reason = (error as { reason?: string }).reason;
+      return [400, 'Bad Request', 'malformed_request', `the request is not valid HTTP/1.1${reason ? `: ${reason.toLowerCase()}` : ''}`];
+    }
+  }
 }

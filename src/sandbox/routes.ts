@@ -3,9 +3,9 @@ import { EVENT_CATALOG, samplePayload } from './catalog.js';
 import { isManual, type Clock } from './clock.js';
 import type { Cursors } from './cursor.js';
 import type { Deliverer } from './deliverer.js';
-import { ApiError, notFound, readJsonObject } from './http.js';
+import { ApiError, badRequest, notFound, readJsonObject } from './http.js';
 import { newId, newSecret } from './ids.js';
-import type { Principal } from './auth.js';
+import { DEMO_ACCOUNT, type Principal } from './auth.js';
 import type { AttemptRecord, Store, WebhookRecord } from './store.js';
 import {
   parseActiveFilter,
@@ -288,5 +288,23 @@ export function clockRoutes({ store, deliverer, clock, onMoved }: { store: Store
         },
       };
     },
+  };
+}
+
+/**
+ * `POST /_sandbox/events`: makes an event occur, delivered to every active
+ * webhook subscribed to it. JSON only: a web page cannot send that
+ * cross-origin without a preflight, so no page can trigger events.
+ */
+export function eventTrigger({ deliverer, clock }: { deliverer: Deliverer; clock: Clock }) {
+  return async (req: IncomingMessage): Promise<Reply> => {
+    const body = await readJsonObject(req);
+    rejectUnknownFields(body, ['type', 'data']);
+    const type = validateEventType('type', body.type);
+    const data = body.data ?? {};
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw badRequest('invalid_field', 'data: must be a JSON object');
+    const payload = { ...samplePayload(type, new Date(clock.now())), ...data, event: type };
+    const deliveries = await deliverer.deliverEvent(DEMO_ACCOUNT, type, payload);
+    return { status: 202, body: { id: newId('evt'), type, payload, deliveries } };
   };
 }

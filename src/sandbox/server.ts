@@ -1,20 +1,17 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Agent, type Dispatcher } from 'undici';
-import { authenticate, DEMO_ACCOUNT, handleTokenRequest, seedClients } from './auth.js';
-import { samplePayload } from './catalog.js';
+import { authenticate, handleTokenRequest, seedClients } from './auth.js';
 import { isManual, systemClock, type Clock } from './clock.js';
 import { Cursors } from './cursor.js';
 import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from './deliverer.js';
-import { ApiError, badRequest, ClientGone, readJsonObject, sendApiError, sendEmpty, sendJson } from './http.js';
-import { newId } from './ids.js';
+import { ApiError, badRequest, sendEmpty, sendJson, serve } from './http.js';
 import { createInspector, type Inspector } from './inspector/routes.js';
-import { clockRoutes, webhookRoutes, type Reply, type RouteContext } from './routes.js';
+import { clockRoutes, eventTrigger, webhookRoutes, type Reply, type RouteContext } from './routes.js';
 import { RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
 import { Store, type AttemptRecord, type ClientRecord, type WebhookRecord } from './store.js';
-import { rejectUnknownFields, validateEventType } from './validation.js';
 import { httpUrl } from '../net.js';
 
 export interface SandboxOptions {
@@ -52,26 +49,6 @@ interface ApiRoute {
 
 /** Path segments of the interface that are never taken as an {id}. */
 const LITERAL_SEGMENTS = new Set(['webhook-events', 'webhook-deliveries']);
-
-/** What a request node:http could not even parse is answered with, as [status, reason phrase, code, message]. */
-function malformedRequest(error: NodeJS.ErrnoException): [number, string, string, string] {
-  switch (error.code) {
-    case 'HPE_HEADER_OVERFLOW':
-      return [431, 'Request Header Fields Too Large', 'headers_too_large', 'the request headers are too large'];
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return [408, 'Request Timeout', 'request_timeout', 'the request did not arrive in time'];
-    case 'HPE_INVALID_METHOD':
-      return [400, 'Bad Request', 'malformed_request', 'the request method is not valid HTTP'];
-    case 'HPE_INVALID_URL':
-      return [400, 'Bad Request', 'malformed_request', 'the request target is not a valid path'];
-    case 'HPE_INVALID_VERSION':
-      return [400, 'Bad Request', 'malformed_request', 'the request is not HTTP/1.x'];
-    default: {
-      const reason = (error as { reason?: string }).reason;
-      return [400, 'Bad Request', 'malformed_request', `the request is not valid HTTP/1.1${reason ? `: ${reason.toLowerCase()}` : ''}`];
-    }
-  }
-}
 
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const clock = options.clock ?? systemClock;
@@ -125,17 +102,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     .add('GET', '_sandbox/clock', read(clockApi.show))
     .add('POST', '_sandbox/clock', write(clockApi.move));
 
-  async function triggerEvent(req: IncomingMessage): Promise<Reply> {
-    // JSON only: a web page cannot send that cross-origin without a preflight, so no page can trigger events.
-    const body = await readJsonObject(req);
-    rejectUnknownFields(body, ['type', 'data']);
-    const type = validateEventType('type', body.type);
-    const data = body.data ?? {};
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw badRequest('invalid_field', 'data: must be a JSON object');
-    const payload = { ...samplePayload(type, new Date(clock.now())), ...data, event: type };
-    const deliveries = await deliverer.deliverEvent(DEMO_ACCOUNT, type, payload);
-    return { status: 202, body: { id: newId('evt'), type, payload, deliveries } };
-  }
+  const triggerEvent = eventTrigger({ deliverer, clock });
 
   const inspector = createInspector({
     store,
@@ -185,35 +152,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     sendJson(res, reply.status, reply.body);
   }
 
-  const server = createServer((req, res) => {
-    // The service's clock in every answer: clients count "3 minutes ago" from it, also when the clock was moved.
-    res.setHeader('date', new Date(clock.now()).toUTCString());
-    handle(req, res).catch((error: unknown) => {
-      if (error instanceof ClientGone || res.headersSent) {
-        res.destroy();
-        return;
-      }
-      if (error instanceof ApiError) {
-        sendApiError(res, error);
-        if (error.headers.connection === 'close') req.resume();
-        return;
-      }
-      // A bug of ours: say so, without the internals, and keep serving.
-      process.stderr.write(`whsvc sandbox: internal error on ${req.method} ${req.url}: ${(error as Error)?.stack ?? String(error)}\n`);
-      sendApiError(res, new ApiError(500, 'internal_error', 'the sandbox failed to handle this request'));
-    });
-  });
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || error.code === 'ECONNRESET') {
-      socket.destroy();
-      return;
-    }
-    const [status, reason, code, message] = malformedRequest(error);
-    const text = JSON.stringify({ error: { code, message } });
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
-    );
-  });
+  const server = serve(handle, clock);
 
   let closed: Promise<void> | undefined;
   return {

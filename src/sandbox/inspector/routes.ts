@@ -11,6 +11,7 @@ import type { Reply, RouteContext } from '../routes.js';
 import type { Store } from '../store.js';
 import { rejectUnknownFields, validateEventType } from '../validation.js';
 import { InspectorAccess } from './access.js';
+import { PageFiles } from './page.js';
 import { checkQuery, idParameter } from './query.js';
 import { DATA_HEADERS, LiveStream } from './stream.js';
 import { InspectorViews } from './views.js';
@@ -44,14 +45,6 @@ export interface Inspector {
 
 const PREFIX = '_sandbox/inspector';
 
-const PAGE_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-};
-
 const INSPECTOR_PRINCIPAL: Principal = { client_id: 'inspector', account_id: DEMO_ACCOUNT, scopes: ['webhooks:read', 'webhooks:write'] };
 
 interface Request {
@@ -67,13 +60,7 @@ export function createInspector(deps: InspectorDeps): Inspector {
   const access = new InspectorAccess();
   const views = new InspectorViews(deps);
   const live = new LiveStream(deps);
-  let assets: Promise<{ html: string; css: string; js: string }> | undefined;
-
-  const loadPage = () => {
-    assets ??= import('./assets.js').then((module) => module.loadAssets());
-    assets.catch(() => (assets = undefined));
-    return assets;
-  };
+  const pages = new PageFiles(access);
 
   /** A data route: it takes the query parameters named, and answers JSON. */
   const data =
@@ -97,8 +84,8 @@ export function createInspector(deps: InspectorDeps): Inspector {
       res.writeHead(308, { location: '/' });
       res.end();
     })
-    .add('GET', 'app.js', async ({ res, query }) => asset(res, query, 'js'))
-    .add('GET', 'style.css', async ({ res, query }) => asset(res, query, 'css'))
+    .add('GET', 'app.js', async ({ res, query }) => pages.asset(res, query, 'js'))
+    .add('GET', 'style.css', async ({ res, query }) => pages.asset(res, query, 'css'))
     .add(
       'GET',
       'api/overview',
@@ -169,43 +156,6 @@ export function createInspector(deps: InspectorDeps): Inspector {
     return { status: 200, body: { delivery_id: attempt.chain_id, status: attempt.status, response_code: attempt.response_code } };
   }
 
-  /** The page at `/`: without its token on a network address, a page that says how to open it. */
-  async function page(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
-    checkQuery(query, []);
-    try {
-      access.check(req, query);
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 401) throw error;
-      const text = `<!doctype html><meta charset="utf-8"><title>whsvc sandbox inspector</title>
-<p>This sandbox listens on a network address, so its inspector needs the token that <code>whsvc sandbox start</code> printed.
-Open the inspector address it printed (it ends in <code>/?token=…</code>).</p>\n`;
-      res.writeHead(401, { 'content-type': 'text/html; charset=utf-8', ...PAGE_HEADERS, 'cache-control': 'no-store' });
-      res.end(text);
-      return;
-    }
-    const cookie = access.tokenCookie(query);
-    if (cookie !== undefined) {
-      // The token becomes a cookie of this page only, and leaves the address bar (and the history).
-      res.writeHead(303, { location: '/', 'set-cookie': cookie, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
-      res.end();
-      return;
-    }
-    const { html } = await loadPage();
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...PAGE_HEADERS });
-    res.end(html);
-  }
-
-  async function asset(res: ServerResponse, query: URLSearchParams, kind: 'js' | 'css'): Promise<void> {
-    checkQuery(query, []);
-    const loaded = await loadPage();
-    res.writeHead(200, {
-      'content-type': kind === 'js' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8',
-      'cache-control': 'no-cache',
-      'x-content-type-options': 'nosniff',
-    });
-    res.end(kind === 'js' ? loaded.js : loaded.css);
-  }
-
   return {
     expose: (address) => access.expose(address),
     checkLoopbackHost: (req) => access.checkLoopbackHost(req),
@@ -215,7 +165,7 @@ Open the inspector address it printed (it ends in <code>/?token=…</code>).</p>
       const method = req.method ?? 'GET';
       if (path === '') {
         if (method !== 'GET') throw new ApiError(405, 'method_not_allowed', `${method} is not allowed here; use GET`, { allow: 'GET' });
-        return page(req, res, query);
+        return pages.page(req, res, query);
       }
       access.check(req, query);
       const rest = path === PREFIX ? [''] : path.slice(PREFIX.length + 1).split('/');
