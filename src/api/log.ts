@@ -1,32 +1,5 @@
 import type { ApiClient, Query } from './client.js';
-
-/** A list page of the interface: the page envelope. */
-export interface LogPage<T> {
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
-
-/** A delivery attempt as the list endpoint gives it, with the sandbox's `delivery_id` when the service sends it. */
-export interface LoggedAttempt {
-  id: string;
-  event: string;
-  status: string;
-  response_code: number | null;
-  attempts?: number;
-  created_at: string;
-  delivery_id?: string;
-  /** When the delivery's automatic retry is due, on a failed delivery's newest attempt (the sandbox's extension). */
-  next_attempt_at?: string | null;
-}
-
-export interface LoggedWebhook {
-  id: string;
-  url: string;
-  events: string[];
-  active: boolean;
-  created_at: string;
-}
+import type { Attempt, Page, Webhook } from './shapes.js';
 
 /**
  * The HTTP status an endpoint answered, or undefined when it gave none: the
@@ -44,14 +17,14 @@ export const MAX_PAGE = 200;
 export async function* pages<T>(api: ApiClient, path: string, query: Query = {}): AsyncGenerator<T[]> {
   let cursor: string | undefined;
   do {
-    const page = await api.json<LogPage<T>>('GET', path, { query: { ...query, limit: MAX_PAGE, cursor }, expect: 'page' });
+    const page = await api.json<Page<T>>('GET', path, { query: { ...query, limit: MAX_PAGE, cursor }, expect: 'page' });
     yield page.data;
     cursor = page.has_more && page.next_cursor ? page.next_cursor : undefined;
   } while (cursor);
 }
 
-export async function* allWebhooks(api: ApiClient): AsyncGenerator<LoggedWebhook> {
-  for await (const page of pages<LoggedWebhook>(api, '/v1/webhooks')) yield* page;
+export async function* allWebhooks(api: ApiClient): AsyncGenerator<Webhook> {
+  for await (const page of pages<Webhook>(api, '/v1/webhooks')) yield* page;
 }
 
 /**
@@ -62,8 +35,8 @@ export async function* attemptsOf(
   api: ApiClient,
   webhookId: string,
   options: { status?: string | undefined; since?: number | undefined } = {},
-): AsyncGenerator<LoggedAttempt> {
-  for await (const page of pages<LoggedAttempt>(api, `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`, { status: options.status })) {
+): AsyncGenerator<Attempt> {
+  for await (const page of pages<Attempt>(api, `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`, { status: options.status })) {
     for (const attempt of page) {
       if (options.since !== undefined && Date.parse(attempt.created_at) < options.since) return;
       yield attempt;
@@ -72,4 +45,4 @@ export async function* attemptsOf(
 }
 
 /** The delivery an attempt belongs to: the service's `delivery_id` when it sends one, else the attempt alone. */
-export const deliveryKey = (attempt: Pick<LoggedAttempt, 'id' | 'delivery_id'>): string => attempt.delivery_id ?? attempt.id;
+export const deliveryKey = (attempt: Pick<Attempt, 'id' | 'delivery_id'>): string => attempt.delivery_id ?? attempt.id;

@@ -1,3 +1,55 @@
+// The service's answers, typed once: the names follow the interface, and the
+// project's words (docs/architecture.md): the interface's "delivery" record is
+// an attempt, here `Attempt`.
+
+/** A list's page envelope. Fields this version does not know are kept (--json prints them). */
+export interface Page<T = Record<string, unknown>> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+  [extra: string]: unknown;
+}
+
+export interface Webhook {
+  id: string;
+  url: string;
+  events: string[];
+  active: boolean;
+  /** Only in the answer to its creation. */
+  signing_secret?: string;
+  created_at?: string;
+  updated_at?: string;
+}
+
+/** One attempt: the interface's "delivery" record, with the sandbox's extensions when the service sends them. */
+export interface Attempt {
+  id: string;
+  /** The delivery this attempt belongs to (the sandbox's extension; the id of its first attempt). */
+  delivery_id?: string;
+  webhook_id?: string;
+  event: string;
+  status: string;
+  /** The endpoint's HTTP status; 0 (or null, from another service) when it gave no answer. */
+  response_code: number | null;
+  /** The attempt's number. */
+  attempts?: number;
+  created_at: string;
+  /** When the delivery's automatic retry is due, on a failed delivery's newest attempt (the sandbox's extension). */
+  next_attempt_at?: string | null;
+  /** Why the attempt failed, and what the endpoint answered (the sandbox's extension, on retrieve). */
+  failure_reason?: string | null;
+  response_body?: string | null;
+  signature?: string;
+  payload?: unknown;
+}
+
+/** An event type of the catalog. */
+export interface EventType {
+  type: string;
+  module: string;
+  desc: string;
+}
+
 /** What an answer of the service must look like before a command reads it. */
 export type Shape = 'webhook' | 'delivery' | 'page' | 'catalog';
 

@@ -2,23 +2,21 @@ import type { CommandDeps } from './context.js';
 import { usageError } from './errors.js';
 import { notOneOf } from './suggest.js';
 
-import type { CatalogEntry } from '../config/store.js';
-
-export type EventTypeEntry = CatalogEntry;
+import type { EventType } from '../api/shapes.js';
 
 /** How long a fetched catalog is trusted for checking event types (completion uses it whatever its age). */
 export const CATALOG_TTL_MS = 10 * 60 * 1000;
 
 /** The service's event catalog, fetched now; kept in the config dir for checks and shell completion. */
-export async function fetchCatalog(deps: Pick<CommandDeps, 'api' | 'config' | 'now'>): Promise<EventTypeEntry[]> {
-  const body = await deps.api.json<{ data: EventTypeEntry[] }>('GET', '/v1/webhooks/webhook-events', { expect: 'catalog' });
+export async function fetchCatalog(deps: Pick<CommandDeps, 'api' | 'config' | 'now'>): Promise<EventType[]> {
+  const body = await deps.api.json<{ data: EventType[] }>('GET', '/v1/webhooks/webhook-events', { expect: 'catalog' });
   // Only a cache: a config dir that cannot be written must not fail the command.
   await deps.config.writeCatalog(deps.api.baseUrl, body.data, deps.now()).catch(() => undefined);
   return body.data;
 }
 
 /** The catalog, from the cache when it is fresh enough. */
-export async function catalog(deps: Pick<CommandDeps, 'api' | 'config' | 'now'>): Promise<EventTypeEntry[]> {
+export async function catalog(deps: Pick<CommandDeps, 'api' | 'config' | 'now'>): Promise<EventType[]> {
   const cached = deps.config.readCatalog(deps.api.baseUrl);
   if (cached && deps.now() - cached.fetched_at < CATALOG_TTL_MS) return cached.data;
   return fetchCatalog(deps);

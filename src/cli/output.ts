@@ -1,13 +1,9 @@
+import type { Page } from '../api/shapes.js';
 import type { TableOptions } from '../render/table.js';
 import { shellWord } from '../render/text.js';
 import type { CommandDeps } from './context.js';
 
-export interface Page<T = Record<string, unknown>> {
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
-  [extra: string]: unknown;
-}
+export type { Page };
 
 /** How a table suits stdout: fitted to a terminal's width, or plain tab-separated rows in a pipe. */
 export function tableLayout(stdout: CommandDeps['stdout']): TableOptions {

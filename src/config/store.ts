@@ -1,3 +1,4 @@
+import type { EventType } from '../api/shapes.js';
 import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -12,14 +13,8 @@ export interface Profile {
   scope?: string | undefined;
 }
 
-export interface CatalogEntry {
-  type: string;
-  module: string;
-  desc: string;
-}
-
 type TokenEntries = Record<string, CachedToken & { key: string }>;
-type CatalogEntries = Record<string, { fetched_at: number; data: CatalogEntry[] }>;
+type CatalogEntries = Record<string, { fetched_at: number; data: EventType[] }>;
 
 interface Files {
   config: { profiles?: Record<string, Profile> };
@@ -185,12 +180,12 @@ export class ConfigStore {
   }
 
   /** The event catalog last fetched from `baseUrl`, if any, with when it was fetched. */
-  readCatalog(baseUrl: string): { fetched_at: number; data: CatalogEntry[] } | undefined {
+  readCatalog(baseUrl: string): { fetched_at: number; data: EventType[] } | undefined {
     const cached = own(this.read('catalog').catalogs, baseUrl);
     return cached && Array.isArray(cached.data) ? cached : undefined;
   }
 
-  async writeCatalog(baseUrl: string, data: CatalogEntry[], fetchedAt: number): Promise<void> {
+  async writeCatalog(baseUrl: string, data: EventType[], fetchedAt: number): Promise<void> {
     await this.update('catalog', 'catalogs', (current) => withEntry(current.catalogs, baseUrl, { fetched_at: fetchedAt, data }));
   }
 }

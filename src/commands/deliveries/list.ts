@@ -1,10 +1,11 @@
+import type { Attempt, Page } from '../../api/shapes.js';
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { integerIn, oneOf, resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
-import { writePages, type Page } from '../../cli/output.js';
-import { deliveryTable, type Delivery } from './shared/view.js';
+import { writePages } from '../../cli/output.js';
+import { deliveryTable } from './shared/view.js';
 
 export const command = () =>
   new Command('list')
@@ -26,11 +27,11 @@ export interface DeliveriesListOptions {
 }
 
 export async function run(options: DeliveriesListOptions, deps: CommandDeps): Promise<number> {
-  await writePages<Delivery>(deps, {
+  await writePages<Attempt>(deps, {
     all: options.all,
     firstCursor: options.cursor,
     fetchPage: (cursor) =>
-      deps.api.json<Page<Delivery>>('GET', `/v1/webhooks/${encodeURIComponent(options.webhookId)}/deliveries`, {
+      deps.api.json<Page<Attempt>>('GET', `/v1/webhooks/${encodeURIComponent(options.webhookId)}/deliveries`, {
         query: { limit: options.limit, cursor, status: options.status },
         expect: 'page',
       }),

@@ -1,7 +1,8 @@
+import type { Attempt } from '../../api/shapes.js';
 import { Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
-import { allWebhooks, answeredStatus, attemptsOf, deliveryKey, type LoggedAttempt } from '../../api/log.js';
+import { allWebhooks, answeredStatus, attemptsOf, deliveryKey } from '../../api/log.js';
 import { ApiError } from '../../api/errors.js';
 import { renderTable, tableTime } from '../../render/table.js';
 import { counted, sanitize, shellWord, statusWords } from '../../render/text.js';
@@ -73,7 +74,7 @@ export interface RecoverOptions {
 
 /** A delivery chosen for a re-send, with what the log says of it. */
 interface Candidate extends ResendTarget {
-  attempt: LoggedAttempt;
+  attempt: Attempt;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Attempt } from '../../api/shapes.js';
 import { Argument, Command } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -5,7 +6,7 @@ import { gracefulInterrupt } from '../../cli/interrupt.js';
 import { collect, resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { ResendReport, concurrencyOption, resendAll, targetsFromIds } from './shared/resend.js';
-import { reportSentAttempt, type Delivery } from './shared/view.js';
+import { reportSentAttempt } from './shared/view.js';
 
 export const command = () =>
   new Command('retry')
@@ -26,7 +27,7 @@ export interface RetryOptions {
 export async function run(options: RetryOptions, deps: CommandDeps): Promise<number> {
   const ids = [...new Set(options.ids)];
   if (ids.length === 1) {
-    const attempt = await deps.api.json<Delivery>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(ids[0]!)}/retry`, { expect: 'delivery' });
+    const attempt = await deps.api.json<Attempt>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(ids[0]!)}/retry`, { expect: 'delivery' });
     return reportSentAttempt(deps, attempt, 'retry');
   }
   const stop = options.stop?.();

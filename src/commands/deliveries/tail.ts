@@ -1,9 +1,9 @@
+import type { Attempt, Webhook } from '../../api/shapes.js';
 import { Command, InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import { action } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { stopRequested } from '../../cli/interrupt.js';
 import { ApiError, NetworkError } from '../../api/errors.js';
-import type { LoggedAttempt, LoggedWebhook } from '../../api/log.js';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
@@ -187,7 +187,7 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
           deps.serviceNow,
         );
   const save = () => writer?.save(follower.positions(), (id) => queue?.heldBack(id), queue?.forwarded ?? checkpoint?.forwarded ?? []);
-  const wants = (attempt: LoggedAttempt) => events === undefined || events.includes(attempt.event);
+  const wants = (attempt: Attempt) => events === undefined || events.includes(attempt.event);
 
   // --- the loop ---------------------------------------------------------------------------------
   let stopRequested = false;
@@ -323,7 +323,7 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
 async function startFollower(options: TailOptions, deps: TailDeps, checkpoint: Checkpoint | undefined, note: (text: string) => void): Promise<Follower> {
   const named = new Map<string, string | undefined>();
   for (const id of options.webhookIds ?? []) {
-    const webhook = await deps.api.json<LoggedWebhook>('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' });
+    const webhook = await deps.api.json<Webhook>('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' });
     named.set(id, webhook.created_at);
   }
 

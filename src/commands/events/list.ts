@@ -1,7 +1,8 @@
+import type { EventType } from '../../api/shapes.js';
 import { Command } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
-import { fetchCatalog, type EventTypeEntry } from '../../cli/catalog.js';
+import { fetchCatalog } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson, tableLayout } from '../../cli/output.js';
 import { renderTable } from '../../render/table.js';
@@ -18,7 +19,7 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
     return 0;
   }
   const catalog = await fetchCatalog(deps);
-  const byModule = new Map<string, EventTypeEntry[]>();
+  const byModule = new Map<string, EventType[]>();
   for (const entry of catalog) byModule.set(entry.module, [...(byModule.get(entry.module) ?? []), entry]);
   const rows = [...byModule.values()].flat().map((e) => [e.module, e.type, e.desc]);
   deps.stdout.write(await renderTable(['MODULE', 'EVENT', 'DESCRIPTION'], rows, deps.colors, { ...tableLayout(deps.stdout), whole: [], reluctant: [1] }));

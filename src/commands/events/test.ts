@@ -1,3 +1,4 @@
+import type { Attempt, Webhook } from '../../api/shapes.js';
 import { Argument, Command } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -5,8 +6,7 @@ import { resourceId } from '../../cli/parse.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { sanitize } from '../../render/text.js';
-import { reportSentAttempt, type Delivery } from '../deliveries/shared/view.js';
-import type { Webhook } from '../webhooks/shared/view.js';
+import { reportSentAttempt } from '../deliveries/shared/view.js';
 
 export const command = () =>
   new Command('test')
@@ -28,7 +28,7 @@ export async function run(options: { webhookId: string; event?: string | undefin
       );
     }
   }
-  const delivery = await deps.api.json<Delivery>('POST', `${path}/test`, {
+  const delivery = await deps.api.json<Attempt>('POST', `${path}/test`, {
     body: options.event ? { event: options.event } : {},
     expect: 'delivery',
   });

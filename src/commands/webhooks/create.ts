@@ -1,3 +1,4 @@
+import type { Webhook } from '../../api/shapes.js';
 import { Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -12,7 +13,7 @@ import { printJson } from '../../cli/output.js';
 import { checkSecretFilePath } from '../../cli/secret.js';
 import { checkUrl } from './shared/url.js';
 import { redactUserinfo } from '../../net.js';
-import { webhookBlock, type Webhook } from './shared/view.js';
+import { webhookBlock } from './shared/view.js';
 
 export const command = () =>
   new Command('create')

@@ -1,10 +1,11 @@
+import type { Webhook } from '../../api/shapes.js';
 import { Argument, Command } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
-import { webhookBlock, type Webhook } from './shared/view.js';
+import { webhookBlock } from './shared/view.js';
 
 export const command = () =>
   new Command('get')

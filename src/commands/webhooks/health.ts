@@ -1,9 +1,10 @@
+import type { Attempt, Webhook } from '../../api/shapes.js';
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
-import { allWebhooks, answeredStatus, attemptsOf, deliveryKey, type LoggedAttempt, type LoggedWebhook } from '../../api/log.js';
+import { allWebhooks, answeredStatus, attemptsOf, deliveryKey } from '../../api/log.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
 import { boundAt, collect, percentage, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
@@ -86,7 +87,7 @@ export class HealthTally {
   private streakOpen = true;
   private readonly seen = new Set<string>();
 
-  add(attempt: LoggedAttempt): void {
+  add(attempt: Attempt): void {
     if (attempt.status === 'delivered' && this.lastDeliveredAt === null) this.lastDeliveredAt = attempt.created_at;
     if (attempt.status === 'failed' && this.lastFailedAt === null) {
       this.lastFailedAt = attempt.created_at;
@@ -110,7 +111,7 @@ export class HealthTally {
   }
 
   /** The figures of `webhook`; `failUnder` (percent) decides `healthy` too when given. */
-  result(webhook: Pick<LoggedWebhook, 'id' | 'url' | 'active'>, failUnder?: number): WebhookHealth {
+  result(webhook: Pick<Webhook, 'id' | 'url' | 'active'>, failUnder?: number): WebhookHealth {
     const share = (n: number) => (this.deliveries === 0 ? null : n / this.deliveries);
     const row: WebhookHealth = {
       id: webhook.id,
@@ -157,18 +158,18 @@ export function worstFirst(a: WebhookHealth, b: WebhookHealth): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-async function healthOf(api: ApiClient, webhook: LoggedWebhook, since: () => number, failUnder: number | undefined): Promise<WebhookHealth> {
+async function healthOf(api: ApiClient, webhook: Webhook, since: () => number, failUnder: number | undefined): Promise<WebhookHealth> {
   const tally = new HealthTally();
   for await (const attempt of attemptsOf(api, webhook.id, { since: since() })) tally.add(attempt);
   return tally.result(webhook, failUnder);
 }
 
 /** The webhooks given by id, each read first (an unknown one is its 404 before any log is read), or every webhook. */
-async function* webhooksOf(api: ApiClient, ids: string[]): AsyncGenerator<LoggedWebhook> {
+async function* webhooksOf(api: ApiClient, ids: string[]): AsyncGenerator<Webhook> {
   if (ids.length === 0) return yield* allWebhooks(api);
   const distinct = [...new Set(ids)];
-  const found: LoggedWebhook[] = [];
-  for (const id of distinct) found.push(await api.json<LoggedWebhook>('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' }));
+  const found: Webhook[] = [];
+  for (const id of distinct) found.push(await api.json<Webhook>('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' }));
   yield* found;
 }
 

@@ -1,10 +1,11 @@
+import type { Page, Webhook } from '../../api/shapes.js';
 import { Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { integerIn, oneOf } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
-import { writePages, type Page } from '../../cli/output.js';
-import { webhookTable, type Webhook } from './shared/view.js';
+import { writePages } from '../../cli/output.js';
+import { webhookTable } from './shared/view.js';
 
 export const command = () =>
   new Command('list')

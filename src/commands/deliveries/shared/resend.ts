@@ -1,3 +1,4 @@
+import type { Attempt } from '../../../api/shapes.js';
 import { Option } from '@commander-js/extra-typings';
 import { integerIn } from '../../../cli/parse.js';
 import { ApiError, AuthError, NetworkError, RequestStopped } from '../../../api/errors.js';
@@ -8,7 +9,6 @@ import type { CommandDeps } from '../../../cli/context.js';
 import { JsonDocumentStream } from '../../../cli/output.js';
 import { ExitCode } from '../../../cli/errors.js';
 import { stdoutWasClosed } from '../../../cli/interrupt.js';
-import type { Delivery } from './view.js';
 
 /** Sends in flight at once in a bulk re-send (retry of several ids, recover); the maximum keeps one run from flooding the service. */
 export const concurrencyOption = () => new Option('--concurrency <n>', 're-sends in flight at once, 1 to 32').default(8).argParser(integerIn(1, 32));
@@ -27,7 +27,7 @@ export interface ResendResult {
   target: ResendTarget;
   outcome: Outcome;
   /** The new attempt the retry made. */
-  attempt?: Delivery;
+  attempt?: Attempt;
   error?: string;
 }
 
@@ -53,7 +53,7 @@ const SHOWN_FAILING = 10;
 /** Sends one retry and says what came of it; only what stops the whole run (credentials, permission) is thrown. */
 async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget, stop: AbortSignal | undefined): Promise<ResendResult | undefined> {
   try {
-    const attempt = await deps.api.json<Delivery>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(target.attemptId)}/retry`, {
+    const attempt = await deps.api.json<Attempt>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(target.attemptId)}/retry`, {
       expect: 'delivery',
       stop,
     });

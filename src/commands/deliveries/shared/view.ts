@@ -2,27 +2,9 @@ import type { Colors } from '../../../render/colors.js';
 import { renderTable, tableTime, type TableOptions } from '../../../render/table.js';
 import { clockTime, keyValues, relativeTime, sanitize, sanitizeBlock, statusWords } from '../../../render/text.js';
 import { answeredStatus } from '../../../api/log.js';
+import type { Attempt } from '../../../api/shapes.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { printJson } from '../../../cli/output.js';
-
-export interface Delivery {
-  id: string;
-  /** The delivery this attempt belongs to (the sandbox's extension; the id of its first attempt). */
-  delivery_id?: string;
-  /** Why the attempt failed, and what the endpoint answered (the sandbox's extension, on retrieve). */
-  failure_reason?: string | null;
-  response_body?: string | null;
-  webhook_id?: string;
-  event: string;
-  status: string;
-  /** When the delivery's automatic retry is due, on a failed delivery's newest attempt (the sandbox's extension). */
-  next_attempt_at?: string | null;
-  response_code: number | null;
-  attempts?: number;
-  signature?: string;
-  payload?: unknown;
-  created_at: string;
-}
 
 /** The status word in its colour; a failed delivery's retry due after it, in the same words as everywhere (statusWords). */
 export function statusLabel(status: string, colors: Colors, retry?: { nextAttemptAt: string | null | undefined; now: number }): string {
@@ -34,13 +16,13 @@ export function statusLabel(status: string, colors: Colors, retry?: { nextAttemp
 type Pair = [string, string | { styled: string }];
 
 /** `2 of dlv_A` for a retry whose delivery the service names; a first attempt's own id is its delivery's. */
-function attemptOf(delivery: Delivery): string {
+function attemptOf(delivery: Attempt): string {
   const attempt = delivery.attempts === undefined ? '' : String(delivery.attempts);
   return delivery.delivery_id && delivery.delivery_id !== delivery.id ? `${attempt} of ${delivery.delivery_id}` : attempt;
 }
 
-export async function deliveryTable(items: Delivery[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
-  const code = (d: Delivery) => String(answeredStatus(d.response_code) ?? '-');
+export async function deliveryTable(items: Attempt[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
+  const code = (d: Attempt) => String(answeredStatus(d.response_code) ?? '-');
   if (options.plain) {
     // For scripts: the attempt's number alone, and its delivery's id (when the service says it) last.
     const rows = items.map((d) => [
@@ -65,7 +47,7 @@ export async function deliveryTable(items: Delivery[], colors: Colors, now: numb
   );
 }
 
-export function deliveryBlock(delivery: Delivery, colors: Colors, now: number): string {
+export function deliveryBlock(delivery: Attempt, colors: Colors, now: number): string {
   const pairs: Pair[] = [
     ['id', delivery.id],
     ...(delivery.webhook_id ? [['webhook', delivery.webhook_id] as Pair] : []),
@@ -92,7 +74,7 @@ export function deliveryBlock(delivery: Delivery, colors: Colors, now: number): 
  */
 export function reportSentAttempt(
   deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'colors' | 'serviceNow'>,
-  attempt: Delivery,
+  attempt: Attempt,
   what: string,
   /** Whether automatic retries follow a failure (the interface's own, for a test send), to say so. */
   retriesFollow = false,

@@ -1,6 +1,7 @@
+import type { Attempt, Page } from '../../../api/shapes.js';
 import type { ApiClient } from '../../../api/client.js';
 import { ApiError } from '../../../api/errors.js';
-import { MAX_PAGE, allWebhooks, type LogPage, type LoggedAttempt } from '../../../api/log.js';
+import { MAX_PAGE, allWebhooks } from '../../../api/log.js';
 
 /**
  * Following the delivery log of several webhooks by polling, without reading
@@ -34,7 +35,7 @@ export type StartAt =
 export interface Change {
   kind: 'new' | 'status';
   webhookId: string;
-  attempt: LoggedAttempt;
+  attempt: Attempt;
   /** The status it had, for a change. */
   previous?: string;
   /** The attempt just older in the webhook's log, when known (null: the start of the log): a checkpoint's position. */
@@ -52,7 +53,7 @@ interface WebhookState {
   /** The attempts seen (id → last status), newest last, bounded by SEEN_BOUND. */
   seen: Map<string, string>;
   /** Attempts seen pending, whose change is awaited: id → the attempt as last seen. */
-  pending: Map<string, LoggedAttempt>;
+  pending: Map<string, Attempt>;
   /** Until the first walk: where it starts. */
   start: StartAt | undefined;
   /** A position that ends every walk (a checkpoint's), and a time floor below which nothing is new. */
@@ -183,15 +184,15 @@ export class Follower {
     report.added.push({ webhookId: webhook.id, start });
   }
 
-  private async page(webhookId: string, limit: number, cursor: string | undefined): Promise<LogPage<LoggedAttempt>> {
-    return this.api.json<LogPage<LoggedAttempt>>('GET', `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`, {
+  private async page(webhookId: string, limit: number, cursor: string | undefined): Promise<Page<Attempt>> {
+    return this.api.json<Page<Attempt>>('GET', `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`, {
       query: { limit, cursor },
       expect: 'page',
     });
   }
 
   /** Whether an attempt ends the walk for new ones: seen, the marker, or older than the floor. */
-  private known(state: WebhookState, attempt: LoggedAttempt): boolean {
+  private known(state: WebhookState, attempt: Attempt): boolean {
     if (state.seen.has(attempt.id) || attempt.id === state.marker?.id) return true;
     return state.floor !== undefined && Date.parse(attempt.created_at) < state.floor;
   }
@@ -208,10 +209,10 @@ export class Follower {
       if (page.data[0]) state.top = position(page.data[0]);
       return changes;
     }
-    const fresh: LoggedAttempt[] = [];
+    const fresh: Attempt[] = [];
     /** Seen attempts the pages show with another status, applied once the walk is whole. */
-    const moved: Array<{ attempt: LoggedAttempt; previous: string }> = [];
-    let stop: LoggedAttempt | undefined;
+    const moved: Array<{ attempt: Attempt; previous: string }> = [];
+    let stop: Attempt | undefined;
     let cursor: string | undefined;
     let pages = 0;
     for (;;) {
@@ -245,12 +246,12 @@ export class Follower {
     return changes;
   }
 
-  private changed(state: WebhookState, attempt: LoggedAttempt, previous: string): Change {
+  private changed(state: WebhookState, attempt: Attempt, previous: string): Change {
     this.remember(state, attempt);
     return { kind: 'status', webhookId: state.id, attempt, previous };
   }
 
-  private remember(state: WebhookState, attempt: LoggedAttempt): void {
+  private remember(state: WebhookState, attempt: Attempt): void {
     state.seen.delete(attempt.id);
     state.seen.set(attempt.id, attempt.status);
     if (attempt.status === 'pending') state.pending.set(attempt.id, attempt);
@@ -264,7 +265,7 @@ export class Follower {
    * by one, at most RECHECKS_PER_POLL per poll, in turn.
    */
   private async recheckPending(changes: Change[]): Promise<void> {
-    const waiting: Array<[WebhookState, LoggedAttempt]> = [];
+    const waiting: Array<[WebhookState, Attempt]> = [];
     for (const state of this.webhooks.values()) {
       for (const attempt of state.pending.values()) if (!state.shown.has(attempt.id)) waiting.push([state, attempt]);
     }
@@ -275,9 +276,9 @@ export class Follower {
     for (const [state, attempt] of turn) {
       // Already changed in a page of this poll.
       if (!state.pending.has(attempt.id)) continue;
-      let now: LoggedAttempt;
+      let now: Attempt;
       try {
-        now = await this.api.json<LoggedAttempt>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(attempt.id)}`, { expect: 'delivery' });
+        now = await this.api.json<Attempt>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(attempt.id)}`, { expect: 'delivery' });
       } catch (error) {
         if (!isGone(error)) throw error;
         state.pending.delete(attempt.id);
@@ -289,7 +290,7 @@ export class Follower {
 }
 
 /** A retrieved attempt's fields that a list item has (the retrieve answer also holds payload and signature). */
-function pick(attempt: LoggedAttempt): Partial<LoggedAttempt> {
+function pick(attempt: Attempt): Partial<Attempt> {
   const { id, event, status, response_code, attempts, created_at, delivery_id } = attempt;
   return {
     id,
@@ -302,7 +303,7 @@ function pick(attempt: LoggedAttempt): Partial<LoggedAttempt> {
   };
 }
 
-const position = (attempt: LoggedAttempt): Position => ({ id: attempt.id, created_at: attempt.created_at });
+const position = (attempt: Attempt): Position => ({ id: attempt.id, created_at: attempt.created_at });
 
 /**
  * Sorted by the attempts' times, so that an attempt's failure comes before

@@ -1,11 +1,11 @@
+import type { Attempt } from '../../../api/shapes.js';
 import type { ApiClient } from '../../../api/client.js';
 import { ApiError } from '../../../api/errors.js';
-import { deliveryKey, type LoggedAttempt } from '../../../api/log.js';
+import { deliveryKey } from '../../../api/log.js';
 import type { Transport } from '../../../api/transport.js';
 import { TransportError } from '../../../net.js';
 import type { SecretSource } from '../../../cli/secret.js';
 import { deliveryHeaders, verify } from '../../../signing/signature.js';
-import type { Delivery } from '../shared/view.js';
 
 /** How long the local app has to answer a forwarded delivery (the sandbox's own delivery timeout). */
 export const FORWARD_TIMEOUT_MS = 10_000;
@@ -23,9 +23,9 @@ export type SignatureCheck = 'verified' | 'mismatch' | 'unchecked';
 
 export type ForwardOutcome =
   /** The app answered (whatever its status): forwarded. */
-  | { kind: 'answered'; status: number; signature: SignatureCheck; record: Delivery }
+  | { kind: 'answered'; status: number; signature: SignatureCheck; record: Attempt }
   /** No answer (the app is down, or too slow): not forwarded; tried again later. */
-  | { kind: 'no_answer'; error: string; signature: SignatureCheck; record: Delivery }
+  | { kind: 'no_answer'; error: string; signature: SignatureCheck; record: Attempt }
   /** Nothing that can be sent: the attempt is gone, or its record holds no payload or signature. */
   | { kind: 'cannot'; why: string };
 
@@ -36,10 +36,10 @@ export type ForwardOutcome =
  * checks first that the rebuilt body carries the stored signature (it is
  * forwarded either way; the check says whose problem a failing signature is).
  */
-export async function forwardDelivery(api: ApiClient, target: ForwardTarget, attempt: LoggedAttempt): Promise<ForwardOutcome> {
-  let record: Delivery;
+export async function forwardDelivery(api: ApiClient, target: ForwardTarget, attempt: Attempt): Promise<ForwardOutcome> {
+  let record: Attempt;
   try {
-    record = await api.json<Delivery>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(attempt.id)}`, { expect: 'delivery' });
+    record = await api.json<Attempt>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(attempt.id)}`, { expect: 'delivery' });
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return { kind: 'cannot', why: 'the attempt is gone from the log' };
     throw error;

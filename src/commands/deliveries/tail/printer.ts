@@ -1,4 +1,5 @@
-import { answeredStatus, deliveryKey, type LoggedAttempt } from '../../../api/log.js';
+import type { Attempt } from '../../../api/shapes.js';
+import { answeredStatus, deliveryKey } from '../../../api/log.js';
 import type { Colors } from '../../../render/colors.js';
 import { fittedLine, type LineField } from '../../../render/line.js';
 import type { OutputStream } from '../../../render/stream.js';
@@ -117,7 +118,7 @@ export class TailPrinter {
   }
 
   /** The delivery and the attempt's number (`dlv_A #2`), and the attempt's own id when it is not the delivery's. */
-  private refFields(attempt: LoggedAttempt): LineField[] {
+  private refFields(attempt: Attempt): LineField[] {
     const key = deliveryKey(attempt);
     const number = attempt.attempts === undefined ? '' : ` #${attempt.attempts}`;
     const ownId = `(${sanitize(attempt.id)})`;

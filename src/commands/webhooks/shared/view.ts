@@ -1,16 +1,7 @@
+import type { Webhook } from '../../../api/shapes.js';
 import type { Colors } from '../../../render/colors.js';
 import { renderTable, tableTime, type TableOptions } from '../../../render/table.js';
 import { keyValues, relativeTime } from '../../../render/text.js';
-
-export interface Webhook {
-  id: string;
-  url: string;
-  events: string[];
-  active: boolean;
-  signing_secret?: string;
-  created_at?: string;
-  updated_at?: string;
-}
 
 export const activeLabel = (active: boolean, colors: Colors) => (active ? colors.green('active') : colors.yellow('paused'));
 
