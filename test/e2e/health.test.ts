@@ -3,7 +3,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -53,15 +53,18 @@ async function attempts(webhookId: string): Promise<Array<{ status: string }>> {
 }
 
 /** Waits until each webhook's log holds `count` attempts, none of them in flight. */
-async function settled(expected: Record<string, number>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const logs = await Promise.all(Object.entries(expected).map(async ([name, count]) => ({ name, count, log: await attempts(ids[name]!) })));
-    if (logs.every(({ count, log }) => log.length === count && log.every((a) => a.status !== 'pending'))) return;
-    if (Date.now() > deadline)
-      throw new Error(`logs not settled: ${JSON.stringify(logs.map(({ name, count, log }) => [name, count, log.map((a) => a.status)]))}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+async function settled(expected: Record<string, number>, timeout = 30_000): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const logs = await Promise.all(Object.entries(expected).map(async ([name, count]) => ({ name, count, log: await attempts(ids[name]!) })));
+      const summary = JSON.stringify(logs.map(({ name, count, log }) => [name, count, log.map((a) => a.status)]));
+      expect(
+        logs.every(({ count, log }) => log.length === count && log.every((a) => a.status !== 'pending')),
+        `logs not settled: ${summary}`,
+      ).toBe(true);
+    },
+    { timeout, interval: 50 },
+  );
 }
 
 async function trigger(type: string): Promise<void> {
@@ -120,10 +123,7 @@ beforeAll(async () => {
   await settled({ ok: 5, down: 7, mixed: 6 });
   // And one delivery in flight to slow.
   await trigger('sales_order.created');
-  for (const deadline = Date.now() + 30_000; held.length === 0; ) {
-    if (Date.now() > deadline) throw new Error('the slow receiver got nothing');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await vi.waitFor(() => expect(held.length, 'the slow receiver got nothing').toBeGreaterThan(0), { timeout: 30_000, interval: 50 });
 });
 
 afterAll(async () => {

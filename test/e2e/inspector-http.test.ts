@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { ManualSandboxClock } from '../../src/sandbox/clock.js';
 import type { InspectorDelivery, InspectorDeliveryPage, InspectorOverview } from '../../src/sandbox/inspector/types.js';
@@ -61,15 +61,16 @@ function expectError(result: HttpResult, status: number, code: string) {
 }
 
 /** Reads one delivery until `predicate` holds: attempts end in the background. */
-async function waitForDelivery(id: string, predicate: (d: InspectorDelivery) => boolean, timeoutMs = 30_000): Promise<InspectorDelivery> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const result = await get(`${API}/deliveries/${id}`);
-    expect(result.status, result.text).toBe(200);
-    if (predicate(result.json)) return result.json as InspectorDelivery;
-    if (Date.now() > deadline) throw new Error(`delivery ${id} never matched: ${result.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function waitForDelivery(id: string, predicate: (d: InspectorDelivery) => boolean, timeout = 30_000): Promise<InspectorDelivery> {
+  return vi.waitFor(
+    async () => {
+      const result = await get(`${API}/deliveries/${id}`);
+      expect(result.status, result.text).toBe(200);
+      expect(predicate(result.json), `delivery ${id}: ${result.text}`).toBe(true);
+      return result.json as InspectorDelivery;
+    },
+    { timeout, interval: 50 },
+  );
 }
 
 /** GET with a Host header of the test's choosing (fetch does not let one set it). */

@@ -47,14 +47,6 @@ function listen(args: string[], env: Record<string, string> = {}): Promise<Liste
   });
 }
 
-async function waitFor(check: () => boolean, what: string, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 describe('whsvc listen', () => {
   it('as a CI check: starts before the secret exists, counts verified deliveries, exits 0', async () => {
     const secretFile = join(workDir, 'ci-secret.txt');
@@ -83,7 +75,13 @@ describe('whsvc listen', () => {
   it('--fail-first 2: a delivery fails twice, then recovers; each line says which rule answered', async () => {
     const secretFile = join(workDir, 'fail-first-secret.txt');
     const listener = await listen(['--secret-file', secretFile, '--fail-first', '2', '--count', '1', '--timeout', '60', '--json']);
-    await waitFor(() => listener.stderr().includes('answering 500 to the first 2 attempts of each delivery'), 'the line naming the failure rule');
+    await expect
+      .poll(() => listener.stderr().includes('answering 500 to the first 2 attempts of each delivery'), {
+        message: 'the line naming the failure rule',
+        timeout: 20_000,
+        interval: 25,
+      })
+      .toBe(true);
     expect(listener.stderr(), 'the default answer is not announced').not.toContain('(--respond-status)');
     const created = await runCli(['webhooks', 'create', '--url', `${listener.url}/ff`, '--events', 'invoice.paid', '--secret-file', secretFile, '--json'], {
       env: apiEnv(),
@@ -145,7 +143,9 @@ describe('whsvc listen', () => {
     }
 
     const slow = await listen(['--secret', secret, '--delay', '400ms']);
-    await waitFor(() => slow.stderr().includes('answering after 400 ms'), 'the line naming the delay');
+    await expect
+      .poll(() => slow.stderr().includes('answering after 400 ms'), { message: 'the line naming the delay', timeout: 20_000, interval: 25 })
+      .toBe(true);
     const started = Date.now();
     const body = '{"event":"invoice.paid"}';
     const answer = await fetch(slow.url, {
@@ -155,7 +155,7 @@ describe('whsvc listen', () => {
     });
     expect(answer.status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(390);
-    await waitFor(() => slow.stdout().includes('->'), 'the line of the late answer');
+    await expect.poll(() => slow.stdout().includes('->'), { message: 'the line of the late answer', timeout: 20_000, interval: 25 }).toBe(true);
     expect(slow.stdout()).toMatch(/signature ok {2}-> 200 \(default, after 400 ms\)/);
     slow.child.kill('SIGINT');
     await slow.exit;
@@ -194,12 +194,20 @@ describe('whsvc listen', () => {
     const secretFile = join(workDir, 'fail-secret.txt');
     const listener = await listen(['--secret-file', secretFile, '--respond-status', '503', '--json']);
     try {
-      await waitFor(() => listener.stderr().includes('answering 503 to verified deliveries (--respond-status)'), 'the line naming the answer');
+      await expect
+        .poll(() => listener.stderr().includes('answering 503 to verified deliveries (--respond-status)'), {
+          message: 'the line naming the answer',
+          timeout: 20_000,
+          interval: 25,
+        })
+        .toBe(true);
       const created = await runCli(['webhooks', 'create', '--url', listener.url, '--events', 'sales_order.created', '--secret-file', secretFile, '--json'], {
         env: apiEnv(),
       });
       await runCli(['sandbox', 'trigger', 'sales_order.created'], { env: apiEnv() });
-      await waitFor(() => listener.stdout().trim().split('\n').filter(Boolean).length >= 3, 'three attempts');
+      await expect
+        .poll(() => listener.stdout().trim().split('\n').filter(Boolean).length >= 3, { message: 'three attempts', timeout: 20_000, interval: 25 })
+        .toBe(true);
       const attempts = listener
         .stdout()
         .trim()
@@ -236,7 +244,9 @@ describe('whsvc listen', () => {
       // The sender's retry of the same delivery is relayed again (the app decides what a duplicate means).
       const down = await fetch(listener.url, { method: 'POST', body, headers: { ...headers, 'x-service-attempt': '2' } });
       expect(down.status).toBe(502);
-      await waitFor(() => /app down \(connection refused\)/.test(listener.stdout()), 'the app-down line');
+      await expect
+        .poll(() => /app down \(connection refused\)/.test(listener.stdout()), { message: 'the app-down line', timeout: 20_000, interval: 25 })
+        .toBe(true);
       expect(listener.stdout()).toMatch(/signature ok\s+-> 202 \(forwarded\)\s+app 202/);
       expect(listener.child.exitCode).toBeNull();
     } finally {
@@ -327,7 +337,7 @@ describe('whsvc listen trusts only what is signed', () => {
       const body = '{"id":"inv_3","event":"invoice.paid"}';
       await post(listener.url, body, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_a', 'x-service-attempt': '1' });
       await post(listener.url, body, { 'x-service-event': 'production_order.completed', 'x-service-delivery-id': 'dlv_forged_1', 'x-service-attempt': '99' });
-      await waitFor(() => listener.stdout().trim().split('\n').length >= 2, 'two lines');
+      await expect.poll(() => listener.stdout().trim().split('\n').length >= 2, { message: 'two lines', timeout: 20_000, interval: 25 }).toBe(true);
       const [, forgedLine] = listener.stdout().trim().split('\n');
       expect(forgedLine).toMatch(/invoice\.paid\s+dlv_forged_1 #99\s+signature ok\s+header says production_order\.completed\s+same body as dlv_a\s+-> 400/);
       expect(forgedLine).not.toMatch(/^\S+\s+production_order/);

@@ -68,14 +68,6 @@ async function statuses(sandbox: SandboxProcess, token: string, id: string): Pro
   return counts;
 }
 
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 describe('the log tells the truth under load', () => {
   it('a burst to a slow but working receiver: every delivery delivered, none recorded failed', async () => {
     const receiver = await startLoadReceiver(500);
@@ -87,8 +79,16 @@ describe('the log tells the truth under load', () => {
     const id = await webhook(sandbox, token, `${receiver.url}/slow`, ['invoice.paid']);
     const events = 1200;
     await trigger(sandbox, 'invoice.paid', events);
-    await until(async () => (receiver.answered.get('/slow') ?? 0) >= events, `the receiver answering ${events} deliveries`);
-    await until(async () => ((await statuses(sandbox, token, id)).pending ?? 0) === 0, 'every attempt recorded');
+    await expect
+      .poll(async () => (receiver.answered.get('/slow') ?? 0) >= events, {
+        message: `the receiver answering ${events} deliveries`,
+        timeout: 120_000,
+        interval: 200,
+      })
+      .toBe(true);
+    await expect
+      .poll(async () => ((await statuses(sandbox, token, id)).pending ?? 0) === 0, { message: 'every attempt recorded', timeout: 120_000, interval: 200 })
+      .toBe(true);
     expect(await statuses(sandbox, token, id)).toEqual({ delivered: events });
   });
 
@@ -105,11 +105,13 @@ describe('the log tells the truth under load', () => {
     // they are delivered long before any hanging send could end, or never within the bound.
     await trigger(sandbox, 'product.updated', 400);
     await trigger(sandbox, 'invoice.paid', 50);
-    await until(
-      async () => (await statuses(sandbox, token, good)).delivered === 50,
-      'the good webhook getting its 50 deliveries while the other hangs',
-      30_000,
-    );
+    await expect
+      .poll(async () => (await statuses(sandbox, token, good)).delivered === 50, {
+        message: 'the good webhook getting its 50 deliveries while the other hangs',
+        timeout: 30_000,
+        interval: 200,
+      })
+      .toBe(true);
     expect(await statuses(sandbox, token, good)).toEqual({ delivered: 50 });
     expect(await statuses(sandbox, token, hanging)).toEqual({ pending: 400 });
   });
@@ -123,8 +125,12 @@ describe('the log tells the truth under load', () => {
     const token = await getToken(sandbox.info.base_url, sandbox.info.client_id, sandbox.info.client_secret);
     const id = await webhook(sandbox, token, `${receiver.url}/good`, ['invoice.paid']);
     await trigger(sandbox, 'invoice.paid', 100);
-    await until(async () => (receiver.answered.get('/good') ?? 0) >= 100, 'the receiver answering 100 deliveries');
-    await until(async () => ((await statuses(sandbox, token, id)).pending ?? 0) === 0, 'every attempt recorded');
+    await expect
+      .poll(async () => (receiver.answered.get('/good') ?? 0) >= 100, { message: 'the receiver answering 100 deliveries', timeout: 120_000, interval: 200 })
+      .toBe(true);
+    await expect
+      .poll(async () => ((await statuses(sandbox, token, id)).pending ?? 0) === 0, { message: 'every attempt recorded', timeout: 120_000, interval: 200 })
+      .toBe(true);
     expect(await statuses(sandbox, token, id)).toEqual({ delivered: 25 });
     expect(sandbox.stderr().match(/the oldest are dropped/g)).toHaveLength(1);
   });

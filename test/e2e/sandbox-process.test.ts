@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli, startSandboxProcess } from '../helpers/cli.js';
 import { getToken, http } from '../helpers/http.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -68,14 +68,14 @@ describe('whsvc sandbox start', () => {
       expect(retried!.body).toBe(firstAttempt!.body);
 
       const again = await getToken(second.info.base_url, second.info.client_id, second.info.client_secret);
-      const log = await (async () => {
-        for (let i = 0; i < 400; i++) {
+      const log = await vi.waitFor(
+        async () => {
           const result = await http(second.info.base_url, 'GET', `/v1/webhooks/${created.json.id}/deliveries`, { token: again });
-          if (result.json.data[0]?.status === 'delivered') return result.json.data;
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        throw new Error('the retried attempt was never recorded as delivered');
-      })();
+          expect(result.json.data[0]?.status, 'the retried attempt recorded as delivered').toBe('delivered');
+          return result.json.data;
+        },
+        { timeout: 20_000, interval: 50 },
+      );
       expect(log.map((d: { attempts: number; status: string; response_code: number }) => [d.attempts, d.status, d.response_code])).toEqual([
         [2, 'delivered', 204],
         [1, 'failed', 500],

@@ -72,11 +72,12 @@ describe('the built-ins a command loads', () => {
     const webhook = JSON.parse(created.stdout).id as string;
     const trigger = await runCli(['sandbox', 'trigger', 'invoice.paid', '--base-url', sandbox.info.base_url], { env });
     expect(trigger.code, trigger.stderr).toBe(0);
-    for (let i = 0; i < 100; i += 1) {
-      const log = await runCli(['deliveries', 'list', webhook, '--status', 'failed', '--json'], { env });
-      if (JSON.parse(log.stdout).data.length > 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await expect
+      .poll(async () => JSON.parse((await runCli(['deliveries', 'list', webhook, '--status', 'failed', '--json'], { env })).stdout).data.length, {
+        timeout: 10_000,
+        interval: 100,
+      })
+      .toBeGreaterThan(0);
     const rejectedByNextCommand = async () => {
       const next = await runCli(['webhooks', 'list', '--json'], { env: { ...env, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' } });
       expect(next.code).toBe(0);

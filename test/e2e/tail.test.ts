@@ -74,14 +74,6 @@ function startTail(args: string[]): Promise<Tail> {
   });
 }
 
-async function waitFor(check: () => boolean, what: string, timeoutMs = 40_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function createWebhook(url: string): Promise<{ id: string; signing_secret: string }> {
@@ -127,7 +119,7 @@ describe('whsvc deliveries tail', () => {
       const lines = ndjson(tail.stdout());
       return lines.filter((l) => l.attempt === 2 && l.status === 'delivered').length === 2;
     };
-    await waitFor(settled, 'both deliveries delivered on their second attempt, in the tail');
+    await expect.poll(settled, { message: 'both deliveries delivered on their second attempt, in the tail', timeout: 40_000, interval: 50 }).toBe(true);
     // A few more polls: nothing may come twice.
     await sleep(1_000);
     tail.child.kill('SIGINT');
@@ -207,13 +199,19 @@ describe('whsvc deliveries tail', () => {
       '--json',
     ];
     const deliveredTwice = async (count: number) => {
-      await waitFor(() => endpoint.received.filter((r) => r.headers['x-service-attempt'] === '2').length >= count, `${count} deliveries retried and delivered`);
+      await expect
+        .poll(() => endpoint.received.filter((r) => r.headers['x-service-attempt'] === '2').length >= count, {
+          message: `${count} deliveries retried and delivered`,
+          timeout: 40_000,
+          interval: 50,
+        })
+        .toBe(true);
     };
 
     const first = await startTail(args);
     expect(first.stderr()).toContain(`no checkpoint at ${checkpoint} yet`);
     await trigger(3);
-    await waitFor(() => app.received.length >= 3, 'the first 3 deliveries forwarded');
+    await expect.poll(() => app.received.length >= 3, { message: 'the first 3 deliveries forwarded', timeout: 40_000, interval: 50 }).toBe(true);
     await deliveredTwice(3);
     first.child.kill('SIGINT');
     expect(await first.exit).toBe(0);
@@ -226,9 +224,11 @@ describe('whsvc deliveries tail', () => {
 
     const second = await startTail(args);
     expect(second.stderr()).toContain(`catching up from the checkpoint ${checkpoint}`);
-    await waitFor(() => app.received.length >= 6, 'the 3 deliveries made while it was stopped forwarded');
+    await expect
+      .poll(() => app.received.length >= 6, { message: 'the 3 deliveries made while it was stopped forwarded', timeout: 40_000, interval: 50 })
+      .toBe(true);
     await trigger(2);
-    await waitFor(() => app.received.length >= 8, 'the 2 newest deliveries forwarded');
+    await expect.poll(() => app.received.length >= 8, { message: 'the 2 newest deliveries forwarded', timeout: 40_000, interval: 50 }).toBe(true);
     await deliveredTwice(8);
     // Polls enough to see every retry in the log: none may be forwarded.
     await sleep(1_500);
@@ -296,10 +296,16 @@ describe('whsvc deliveries tail against a rate-limited service', () => {
       const exit = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
       child.stdout.on('data', (c: Buffer) => (stdout += c));
       child.stderr.on('data', (c: Buffer) => (stderr += c));
-      await waitFor(() => /^whsvc: following /m.test(stderr), 'the tail to follow');
+      await expect.poll(() => /^whsvc: following /m.test(stderr), { message: 'the tail to follow', timeout: 40_000, interval: 50 }).toBe(true);
       for (let i = 0; i < 3; i++) expect((await runCli(['sandbox', 'trigger', 'invoice.paid'], { env: writer })).code).toBe(0);
-      await waitFor(() => ndjson(stdout).filter((l) => l.status === 'delivered').length >= 3, 'the 3 attempts delivered, in the tail');
-      await waitFor(() => stderr.includes('answered 429'), 'a 429');
+      await expect
+        .poll(() => ndjson(stdout).filter((l) => l.status === 'delivered').length >= 3, {
+          message: 'the 3 attempts delivered, in the tail',
+          timeout: 40_000,
+          interval: 50,
+        })
+        .toBe(true);
+      await expect.poll(() => stderr.includes('answered 429'), { message: 'a 429', timeout: 40_000, interval: 50 }).toBe(true);
       await sleep(1_500);
       child.kill('SIGINT');
       expect(await exit).toBe(0);
