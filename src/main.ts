@@ -4,6 +4,7 @@ import { CliError, ExitCode, unreachableHint, usageMessage } from './cli/errors.
 import { ConfigError } from './config/errors.js';
 import { stdoutGone, stdoutWasClosed } from './cli/interrupt.js';
 import { buildProgram } from './program.js';
+import { shellWord } from './render/text.js';
 
 /** How errors are told, from the global options as commander parsed them: with --json, also as one JSON line on stderr. */
 let jsonErrors = false;
@@ -19,10 +20,18 @@ function writeError(message: string, exitCode: number, hint?: string, status?: n
   return exitCode;
 }
 
-/** Where to find the right id after a 404: the command that lists what the request asked for. */
+/** Where to find the right id after a 404: the command that lists what the request asked for, or the one for the kind of id given. */
 function listCommandFor(path: string | undefined): string | undefined {
-  if (path?.startsWith('/v1/webhooks/webhook-deliveries/')) return "see a webhook's deliveries and their ids: whsvc deliveries list WEBHOOK_ID";
-  if (path?.startsWith('/v1/webhooks/')) return 'see the webhooks and their ids: whsvc webhooks list';
+  const segments = (path ?? '').split('?')[0]!.split('/');
+  const id = decodeURIComponent(segments[segments[3] === 'webhook-deliveries' ? 4 : 3] ?? '');
+  if (path?.startsWith('/v1/webhooks/webhook-deliveries/')) {
+    if (id.startsWith('wh_')) return `${shellWord(id)} is a webhook id: its deliveries are listed by whsvc deliveries list ${shellWord(id)}`;
+    return "see a webhook's deliveries and their ids: whsvc deliveries list WEBHOOK_ID";
+  }
+  if (path?.startsWith('/v1/webhooks/')) {
+    if (id.startsWith('dlv_')) return `${shellWord(id)} is a delivery id: whsvc deliveries show ${shellWord(id)}`;
+    return 'see the webhooks and their ids: whsvc webhooks list';
+  }
   return undefined;
 }
 

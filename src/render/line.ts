@@ -12,51 +12,65 @@ export interface LineField {
   min?: number;
   /** Where it is cut: at its end (a name), in its middle (an id: its start and its end stay), or as a URL (shortenUrl). */
   cut?: 'end' | 'middle' | 'url';
-  /** Left out first when the line is too long (a detail shown elsewhere too). */
-  optional?: boolean;
-  /** Fields that may be cut give way in this order, lowest first (then in the order given). */
+  /** Left out when the line is too long, at this step of `give`'s order (a detail shown elsewhere too: early; a
+   *  field that matters but less than what is left: late). Without it the field is never left out. */
+  drop?: number;
+  /** The step, in one order with `drop`'s, at which the field is cut down to its `min` (lowest first). */
   give?: number;
   /** Follows the field before it after one space, not two (a detail of it, such as an id in parentheses). */
   attached?: boolean;
 }
 
 const GAP = 2;
-const gapBefore = (field: LineField) => (field.attached ? 1 : GAP);
 
 /**
  * Fields joined two spaces apart, fitted into `maxWidth` columns (none: a pipe,
- * every field whole): first the optional fields go, then the padding, then the
- * fields that may be cut are cut, in their `give` order, down to their `min`.
- * `fits` says whether that was enough; the line is then its caller's to try
- * in a shorter form. Widths are the terminal's (displayWidth).
+ * every field whole): first the padding goes, then step by step in one order
+ * (`give` and `drop`, lowest first) a field is cut down to its `min` or left
+ * out, until the line fits. `fits` says whether that was enough; the line is
+ * then its caller's to try in a shorter form. Widths are the terminal's
+ * (displayWidth).
  */
 export function fitLine(fields: LineField[], maxWidth?: number): { line: string; fits: boolean } {
-  let shown = fields;
-  let widths = shown.map((field) => Math.max(displayWidth(field.text), field.pad ?? 0));
+  const widths = fields.map((field) => Math.max(displayWidth(field.text), field.pad ?? 0));
+  const dropped = new Set<number>();
+  // A field attached to the one before it follows it after one space, unless that one was left out.
+  const gapAt = (i: number) => (fields[i]!.attached && !dropped.has(i - 1) ? 1 : GAP);
+  const shown = () => fields.map((_field, i) => i).filter((i) => !dropped.has(i));
   // The last field is never padded: nothing comes after it to line up.
-  const used = (i: number) => (i === shown.length - 1 ? Math.min(widths[i]!, displayWidth(shown[i]!.text)) : widths[i]!);
-  const total = () => shown.reduce((sum, field, i) => sum + used(i) + (i === 0 ? 0 : gapBefore(field)), 0);
+  const used = (i: number, last: number) => (i === last ? Math.min(widths[i]!, displayWidth(fields[i]!.text)) : widths[i]!);
+  const total = () => {
+    const indexes = shown();
+    const last = indexes[indexes.length - 1];
+    return indexes.reduce((sum, i, n) => sum + used(i, last!) + (n === 0 ? 0 : gapAt(i)), 0);
+  };
   if (maxWidth !== undefined && total() > maxWidth) {
-    if (shown.some((field) => field.optional)) {
-      const kept = shown.map((field, i) => [field, widths[i]!] as const).filter(([field]) => !field.optional);
-      shown = kept.map(([field]) => field);
-      widths = kept.map(([, width]) => width);
-    }
-    for (let i = 0; i < shown.length && total() > maxWidth; i++) widths[i] = Math.min(widths[i]!, displayWidth(shown[i]!.text));
-    const byGive = shown.map((_field, i) => i).sort((a, b) => (shown[a]!.give ?? 0) - (shown[b]!.give ?? 0));
-    for (const i of byGive) {
-      const min = shown[i]!.min;
+    for (let i = 0; i < fields.length && total() > maxWidth; i++) widths[i] = Math.min(widths[i]!, displayWidth(fields[i]!.text));
+    const steps = fields
+      .flatMap((field, i) => [
+        ...(field.min !== undefined ? [{ rank: field.give ?? 0, i, kind: 'cut' as const }] : []),
+        ...(field.drop !== undefined ? [{ rank: field.drop, i, kind: 'drop' as const }] : []),
+      ])
+      .sort((a, b) => a.rank - b.rank);
+    for (const step of steps) {
       if (total() <= maxWidth) break;
-      if (min !== undefined) widths[i] = Math.max(min, used(i) - (total() - maxWidth));
+      if (step.kind === 'drop') dropped.add(step.i);
+      else if (!dropped.has(step.i))
+        widths[step.i] = Math.max(fields[step.i]!.min!, Math.min(widths[step.i]!, displayWidth(fields[step.i]!.text)) - (total() - maxWidth));
     }
   }
-  const parts = shown.map((field, i) => {
-    const width = widths[i]!;
-    const textWidth = displayWidth(field.text);
-    const text = textWidth <= width ? (field.styled ?? field.text) : cutField(field, width);
-    return i === shown.length - 1 ? text : text + ' '.repeat(Math.max(0, width - Math.min(textWidth, width)));
-  });
-  const line = parts.map((part, i) => (i === 0 ? part : ' '.repeat(gapBefore(shown[i]!)) + part)).join('');
+  const indexes = shown();
+  const last = indexes[indexes.length - 1];
+  const line = indexes
+    .map((i, n) => {
+      const field = fields[i]!;
+      const width = widths[i]!;
+      const textWidth = displayWidth(field.text);
+      const text = textWidth <= width ? (field.styled ?? field.text) : cutField(field, width);
+      const padded = i === last ? text : text + ' '.repeat(Math.max(0, width - Math.min(textWidth, width)));
+      return n === 0 ? padded : ' '.repeat(gapAt(i)) + padded;
+    })
+    .join('');
   return { line, fits: maxWidth === undefined || total() <= maxWidth };
 }
 
@@ -71,7 +85,7 @@ export function fittedLine(forms: LineField[][], maxWidth?: number): string {
     if (fitted.fits) return fitted.line;
   }
   const last = forms[forms.length - 1]!;
-  const text = last.map((field, i) => (i === 0 ? '' : ' '.repeat(gapBefore(field))) + padEnd(field.text, field.pad ?? 0)).join('');
+  const text = last.map((field, i) => (i === 0 ? '' : ' '.repeat(field.attached ? 1 : GAP)) + padEnd(field.text, field.pad ?? 0)).join('');
   return cutEnd(text.trimEnd(), maxWidth!);
 }
 

@@ -1,6 +1,6 @@
 import type { Colors } from './colors.js';
 import { relativeTime, sanitize } from './text.js';
-import { cutEnd, displayWidth, shortenUrl, urlKeptWidth } from './width.js';
+import { cutEnd, cutMiddle, displayWidth, shortenUrl, urlKeptWidth } from './width.js';
 
 export interface TableOptions {
   /** False for the pages after the first of a streamed list: rows only. */
@@ -29,6 +29,8 @@ export interface TableOptions {
   dropFirst?: number[];
   /** Columns of URLs: cut at the end of their host, so that the port and the end of the path stay (shortenUrl). */
   urls?: number[];
+  /** Columns cut in their middle, so that their start and their end both stay (an id, a list of scopes). */
+  middle?: number[];
   /** No terminal: tab-separated rows, no header, nothing shortened, as `gh` prints into a pipe. */
   plain?: boolean;
 }
@@ -95,7 +97,12 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
     if (options.widths) spread(widths, wholeOrReluctant, options.maxWidth);
   }
   // Cells are cut here, where each column's way of cutting is known; cli-table3 then finds every cell fitting.
-  const cut = (text: string, i: number) => (displayWidth(text) <= widths[i]! ? text : urls.has(i) ? shortenUrl(text, widths[i]!) : cutEnd(text, widths[i]!));
+  const middle = new Set(options.middle ?? []);
+  const cut = (text: string, i: number) => {
+    if (displayWidth(text) <= widths[i]!) return text;
+    if (urls.has(i)) return shortenUrl(text, widths[i]!);
+    return middle.has(i) ? cutMiddle(text, widths[i]!) : cutEnd(text, widths[i]!);
+  };
   const shown = head.map((_title, i) => i).filter((i) => widths[i] !== DROPPED);
   const { default: Table } = await import('cli-table3');
   const table = new Table({

@@ -51,7 +51,8 @@ export function relativeTime(iso: string | undefined, now: number): string {
   const format = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
   let size = 1;
   for (const [limit, unit] of units) {
-    if (abs < limit) return format.format(Math.round(seconds / size), unit);
+    // Counted in this unit only while it rounds below the next one: 59.7 minutes reads "1 hour", not "60 minutes".
+    if (Math.round(abs / size) * size < limit) return format.format(Math.round(seconds / size), unit);
     size = limit;
   }
   return iso;

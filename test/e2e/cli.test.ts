@@ -314,6 +314,12 @@ describe('credentials', () => {
     const deliveryGone = await cli(['deliveries', 'show', 'dlv_000000000000000000000000'], dir);
     expect(deliveryGone.code).toBe(5);
     expect(deliveryGone.stderr).toMatch(/\nhint: see a webhook's deliveries and their ids: whsvc deliveries list WEBHOOK_ID\n$/);
+    // An id of the other kind: the hint names the command for it.
+    const webhookAsDelivery = await cli(['deliveries', 'show', id], dir);
+    expect(webhookAsDelivery.code).toBe(5);
+    expect(webhookAsDelivery.stderr).toMatch(new RegExp(`\\nhint: ${id} is a webhook id: its deliveries are listed by whsvc deliveries list ${id}\\n$`));
+    const deliveryAsWebhook = await cli(['webhooks', 'get', 'dlv_000000000000000000000000'], dir);
+    expect(deliveryAsWebhook.stderr).toMatch(/\nhint: dlv_000000000000000000000000 is a delivery id: whsvc deliveries show dlv_000000000000000000000000\n$/);
     const goneJson = await cli(['webhooks', 'get', id, '--json'], dir);
     const errorLine = JSON.parse(goneJson.stderr.split('\n').find((line) => line.startsWith('{'))!);
     expect(errorLine).toEqual({ error: { status: 404, code: 'not_found', message: `no webhook with id ${id}` } });

@@ -121,7 +121,7 @@ describe('the log tells the truth under load', () => {
     cleanups.push(() => receiver.close());
     const sandbox = await startSandboxProcess(['--quiet', '--max-attempts', '1', '--max-deliveries', '25']);
     cleanups.push(() => sandbox.stop('SIGKILL'));
-    expect(sandbox.stderr()).toContain('the newest 25 deliveries kept');
+    expect(sandbox.stderr()).toContain('in memory, the newest 25 deliveries');
     const token = await getToken(sandbox.info.base_url, sandbox.info.client_id, sandbox.info.client_secret);
     const id = await webhook(sandbox, token, `${receiver.url}/good`, ['invoice.paid']);
     await trigger(sandbox, 'invoice.paid', 100);

@@ -36,8 +36,15 @@ describe('whsvc sandbox start', () => {
     expect(first.info.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(first.stderr()).toContain(`ready at ${first.info.base_url}`);
     expect(first.info.inspector_url).toBe(`${first.info.base_url}/`);
-    expect(first.stderr()).toContain(`inspector: ${first.info.base_url}/`);
-    expect(first.stderr()).toContain(first.info.readonly_client_id);
+    expect(first.stderr()).toContain(`  inspector     ${first.info.base_url}/  `);
+    expect(first.stderr()).toContain(`  read-only     client ${first.info.readonly_client_id}\n`);
+    // Each secret on a line of its own, so that it is copied whole; every line fits 80 columns but the address's own.
+    expect(first.stderr()).toContain(`\n                secret ${first.info.client_secret}\n`);
+    for (const line of first
+      .stderr()
+      .split('\n')
+      .filter((line) => !line.includes(first.info.base_url)))
+      expect(line.length, line).toBeLessThanOrEqual(80);
 
     const token = await getToken(first.info.base_url, first.info.client_id, first.info.client_secret);
     const created = await http(first.info.base_url, 'POST', '/v1/webhooks', {

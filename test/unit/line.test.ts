@@ -4,12 +4,12 @@ import { displayWidth } from '../../src/render/width.js';
 
 const tailLine = (status: string): LineField[] => [
   { text: '08:27:47' },
-  { text: 'wh_326807ce730391d25809a772', min: 10, cut: 'middle', give: 1 },
-  { text: 'invoice.paid', pad: 26, min: 8, cut: 'end', give: 3 },
+  { text: 'wh_326807ce730391d25809a772', min: 10, cut: 'middle', give: 1, drop: 4 },
+  { text: 'production_order.completed', pad: 26, min: 12, cut: 'end', give: 5, drop: 6 },
   { text: status, styled: `<${status}>`, pad: 19 },
   { text: '  -' },
   { text: 'dlv_90217b164c40c3dedd222e5e #1', min: 14, cut: 'middle', give: 2 },
-  { text: '(dlv_0000000000000000000000ff)', optional: true },
+  { text: '(dlv_0000000000000000000000ff)', drop: 0, attached: true },
 ];
 
 describe('log lines fitted to a terminal', () => {
@@ -17,29 +17,43 @@ describe('log lines fitted to a terminal', () => {
     const { line, fits } = fitLine(tailLine('delivered'));
     expect(fits).toBe(true);
     expect(line).toBe(
-      `08:27:47  wh_326807ce730391d25809a772  ${'invoice.paid'.padEnd(26)}  <delivered>${' '.repeat(10)}    -  dlv_90217b164c40c3dedd222e5e #1  (dlv_0000000000000000000000ff)`,
+      `08:27:47  wh_326807ce730391d25809a772  production_order.completed  <delivered>${' '.repeat(10)}    -  dlv_90217b164c40c3dedd222e5e #1 (dlv_0000000000000000000000ff)`,
     );
   });
 
-  it('at 80 columns: the optional field goes, the padding goes, the ids lose their middle; the status stays whole', () => {
+  it('at 80 columns: the attempt id goes, the ids lose their middle, the webhook id goes before the event type is cut short', () => {
     const status = 'failed · retry due 08:31:08';
     const { line, fits } = fitLine(tailLine(status), 80);
     expect(fits).toBe(true);
     expect(line).toContain(`<${status}>`);
     expect(line).not.toContain('dlv_0000');
-    expect(line).toMatch(/wh_3\S*…\S*9a772/);
+    expect(line).not.toContain('wh_');
+    expect(line).toMatch(/production_o\S*/);
     expect(line).toMatch(/dlv_\S*…\S* #1$/);
     expect(displayWidth(line.replace(/[<>]/g, ''))).toBeLessThanOrEqual(80);
   });
 
-  it('at 100 columns the event type stays whole: the ids give way first', () => {
-    const { line } = fitLine(tailLine('failed · retry due 08:31:08'), 100);
-    expect(line).toContain('invoice.paid');
-    expect(displayWidth(line.replace(/[<>]/g, ''))).toBeLessThanOrEqual(100);
+  it('at 100 columns the webhook id stays, its middle gone; at 120 the event type is whole', () => {
+    const at100 = fitLine(tailLine('failed · retry due 08:31:08'), 100).line;
+    expect(at100).toMatch(/wh_3\S*…\S*9a772/);
+    expect(displayWidth(at100.replace(/[<>]/g, ''))).toBeLessThanOrEqual(100);
+    expect(fitLine(tailLine('failed · retry due 08:31:08'), 120).line).toContain('production_order.completed');
+  });
+
+  it('at 60 columns what tells the state stays whole: time, status, code, delivery; the rest goes in order', () => {
+    const { line, fits } = fitLine(tailLine('failed · retry due 08:31:08'), 60);
+    expect(fits).toBe(true);
+    expect(line).toMatch(/^08:27:47 {2}<failed · retry due 08:31:08> +- {2}dlv_\S*…\S* #1$/);
+  });
+
+  it('an attached field follows after one space, two when the field before it is left out', () => {
+    const fields: LineField[] = [{ text: 'a' }, { text: 'pending →', drop: 1 }, { text: 'failed', attached: true }, { text: 'end' }];
+    expect(fitLine(fields).line).toBe('a  pending → failed  end');
+    expect(fitLine(fields, 15).line).toBe('a  failed  end');
   });
 
   it('a form that does not fit gives way to the next; none fitting, the last is cut at its end', () => {
-    const long = tailLine('pending → failed · retry due 08:31:08');
+    const long = tailLine('pending → failed · retry due 08:31:08').map((field) => ({ ...field, drop: undefined }));
     const short = tailLine('failed · retry due 08:31:08');
     expect(fittedLine([long, short], 80)).toContain('<failed · retry due 08:31:08>');
     const cut = fittedLine([long, short], 40);

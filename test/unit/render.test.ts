@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyValues, sanitize, sanitizeBlock } from '../../src/render/text.js';
+import { keyValues, sanitize, sanitizeBlock, relativeTime } from '../../src/render/text.js';
 
 describe('server strings on the terminal', () => {
   it('a value cannot forge another line nor drive the terminal', () => {
@@ -20,5 +20,16 @@ describe('server strings on the terminal', () => {
   it('sanitize makes one line; sanitizeBlock keeps line breaks but no other control character', () => {
     expect(sanitize('a\tb\r\nc')).toBe('a b  c');
     expect(sanitizeBlock('{\n  "a": "\u001b]0;x\u0007"\n}')).toBe('{\n  "a": "]0;x"\n}');
+  });
+});
+
+describe('relative times', () => {
+  it('a time that rounds to the next unit is said in it: 59.7 minutes is an hour, not "60 minutes"', () => {
+    const now = Date.parse('2026-11-25T12:00:00Z');
+    const ago = (seconds: number) => relativeTime(new Date(now - seconds * 1000).toISOString(), now);
+    expect(ago(3582)).toBe('1 hour ago');
+    expect(ago(3500)).toBe('58 minutes ago');
+    expect(ago(59)).toBe('59 seconds ago');
+    expect(ago(89_990)).toBe('yesterday');
   });
 });

@@ -52,6 +52,7 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
         reluctant: [3, 5],
         dropFirst: [4, 5, 3],
         urls: [2],
+        middle: [3, 4],
       }),
     );
   }

@@ -234,7 +234,9 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
         const wait = Math.min(options.intervalMs * 2 ** failures, Math.max(MAX_BACKOFF_MS, options.intervalMs));
         const message = (error as Error).message;
         if (message !== lastError)
-          note(`${err.yellow('cannot poll the delivery log')}: ${message}; trying again in ${seconds(wait)} (nothing is missed: the log keeps it)`);
+          note(
+            `${err.yellow('cannot poll the delivery log')}: ${message}; trying again in ${seconds(wait)} (what the service logged meanwhile is caught up on once it answers)`,
+          );
         lastError = message;
         await Promise.race([sleep(wait), interrupted]);
         continue;

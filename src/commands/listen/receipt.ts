@@ -70,19 +70,23 @@ export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors
     respond_status: words.defaultStatus ? 'default' : '--respond-status',
   }[d.rule];
   const ruleText = `(${because}${words.delayMs ? `, after ${words.delayMs} ms` : ''})`;
+  // A retry or a replay of the delivery on this line names no id: it is the one beside it.
   const flags: Array<[string, (text: string) => string]> = [];
   if (d.eventMismatch) flags.push([`header says ${sanitize(d.headerEvent)}`, colors.red]);
-  if (d.repeat === 'retry') flags.push([`retry of ${sanitize(d.repeatOf)}`, colors.yellow]);
-  if (d.repeat === 'replay') flags.push([`REPLAY of ${sanitize(d.repeatOf)}`, colors.red]);
+  if (d.repeat === 'retry') flags.push([d.repeatOf === d.deliveryId ? 'retry' : `retry of ${sanitize(d.repeatOf)}`, colors.yellow]);
+  if (d.repeat === 'replay') flags.push([d.repeatOf === d.deliveryId ? 'REPLAY' : `REPLAY of ${sanitize(d.repeatOf)}`, colors.red]);
   if (d.repeat === 'same_body') flags.push([`same body as ${sanitize(d.repeatOf)}`, colors.yellow]);
   const forwardText = forwarded ? `app ${forwarded.status ?? `down (${forwarded.error})`}` : '';
+  // On a narrow terminal, in this order: the delivery id loses its middle, the rule's words are cut, the event type
+  // and a flag's id are cut, the rule's words go, then the event type. The verdict and the answer's status stay whole.
   const fields: LineField[] = [
     { text: receipt.receivedAt.toISOString().slice(11, 19) },
-    { text: sanitize(d.event ?? '(no event)'), pad: EVENT_WIDTH, min: 8, cut: 'end', give: 2 },
+    { text: sanitize(d.event ?? '(no event)'), pad: EVENT_WIDTH, min: 12, cut: 'end', give: 3, drop: 5 },
     { text: `${sanitize(d.deliveryId ?? '-')}${d.attempt ? ` #${sanitize(d.attempt)}` : ''}`, pad: 32, min: 14, cut: 'middle', give: 1 },
     { text: labelWords, styled: labelColor(labelWords) },
-    ...flags.map(([text, color]): LineField => ({ text, styled: color(text), min: 16, cut: 'middle', give: 3 })),
-    { text: `-> ${d.status} ${ruleText}`, styled: `-> ${d.status} ${colors.dim(ruleText)}`, min: 7, cut: 'end', give: 4 },
+    ...flags.map(([text, color]): LineField => ({ text, styled: color(text), min: 12, cut: 'middle', give: 3 })),
+    { text: `-> ${d.status}` },
+    { text: ruleText, styled: colors.dim(ruleText), attached: true, min: 10, cut: 'end', give: 2, drop: 4 },
     ...(forwardText ? [{ text: forwardText }] : []),
   ];
   return `${fittedLine([fields], columns)}\n`;

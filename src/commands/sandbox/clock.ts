@@ -102,7 +102,7 @@ export async function run(options: ClockOptions, deps: CommandDeps): Promise<num
         layout.plain ? due.due_at : `${tableTime(due.due_at, now, layout)} (${due.due_at})`,
       ]),
       deps.colors,
-      { ...layout, whole: [0], reluctant: [2, 3] },
+      { ...layout, whole: [0, 1, 3], reluctant: [2, 4], dropFirst: [3, 2] },
     ),
   );
   return 0;

@@ -2,6 +2,7 @@
 // any other command.
 import { resolve } from 'node:path';
 import type { Io } from '../../cli/deps.js';
+import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
 import { CliError, listenError } from '../../cli/errors.js';
 import { ManualSandboxClock } from '../../sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../sandbox/server.js';
@@ -37,8 +38,10 @@ function attemptLine(attempt: AttemptRecord, webhook: WebhookRecord): string {
   // The sandbox's time: with a manual clock, when the attempt was due, not when the jump ran.
   const time = clockTime(attempt.created_at, Date.parse(attempt.created_at));
   const answer = attempt.response_code === null || attempt.response_code === 0 ? 'no response' : String(attempt.response_code);
-  const reason = attempt.status === 'failed' && attempt.error ? `: ${attempt.error}` : '';
-  const body = attempt.response_body ? `  "${attempt.response_body.slice(0, 80)}${attempt.response_body.length > 80 ? '…' : ''}"` : '';
+  // The reason, unless it only says the code again ("endpoint answered 503").
+  const reason = attempt.status === 'failed' && attempt.error && attempt.error !== `endpoint answered ${attempt.response_code}` ? `: ${attempt.error}` : '';
+  const answered = attempt.response_body?.trim();
+  const body = answered ? `  "${answered.slice(0, 80)}${answered.length > 80 ? '…' : ''}"` : '';
   return (
     sanitize(
       `${time} ${statusWords(attempt.status, attempt.next_attempt_at, Date.parse(attempt.created_at)).padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${reason}${body}  (${attempt.chain_id} #${attempt.attempt})`,
@@ -81,20 +84,29 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
   }
 
   const [readWrite, readOnly] = sandbox.clients;
+  // Each line fits 80 columns (with the default address), a secret on a line of its own so that it is copied whole.
+  const kept = Number.isFinite(options.maxDeliveries) ? `the newest ${options.maxDeliveries} deliveries` : 'every delivery';
+  const baseUrlFlag = baseUrl === DEFAULT_BASE_URL ? '' : ` --base-url ${baseUrl}`;
   deps.stderr.write(
     [
       `whsvc sandbox ready at ${baseUrl}`,
-      `  inspector: ${sandbox.inspector.url(baseUrl)}  (open it in a browser: deliveries live, attempts, payloads, retry)`,
-      `  read-write client: ${readWrite!.client_id}  secret: ${readWrite!.client_secret}`,
-      `  read-only client:  ${readOnly!.client_id}  secret: ${readOnly!.client_secret}`,
-      `  store: ${dataDir ? `${dataDir} (kept across restarts)` : 'in memory (gone when stopped; --data-dir DIR keeps it)'}${Number.isFinite(options.maxDeliveries) ? `; the newest ${options.maxDeliveries} deliveries kept` : ''}`,
-      `  retries: first after ${options.retryBaseMs} ms, doubling, ${options.maxAttempts} attempts at most; signature header X-${options.platformName}-Signature`,
-      `  each webhook: ${options.concurrencyPerWebhook} sends in flight on its own connections; a send fails after ${options.deliveryTimeoutMs} ms without an answer`,
-      ...(options.rateLimit ? [`  rate limit: ${options.rateLimit} API requests per second per client, then 429 with Retry-After`] : []),
+      `  inspector     ${sandbox.inspector.url(baseUrl)}  (in a browser: every delivery, live)`,
+      `  read-write    client ${readWrite!.client_id}`,
+      `                secret ${readWrite!.client_secret}`,
+      `  read-only     client ${readOnly!.client_id}`,
+      `                secret ${readOnly!.client_secret}`,
+      `  store         ${dataDir ? `${dataDir} (kept across restarts)` : `in memory, ${kept} (--data-dir DIR keeps it)`}`,
+      `  retries       first after ${options.retryBaseMs} ms, doubling, ${options.maxAttempts} attempts at most`,
+      `  signature     X-${options.platformName}-Signature: sha256=<hex>`,
+      `  each webhook  ${options.concurrencyPerWebhook} sends at once; one fails unanswered after ${options.deliveryTimeoutMs} ms`,
+      ...(options.rateLimit ? [`  rate limit    ${options.rateLimit} API requests a second per client, then 429`] : []),
       ...(options.manualClock
-        ? [`  clock: manual, at ${new Date(sandbox.deliverer.now()).toISOString()}: retries wait for \`whsvc sandbox clock advance 1h\``]
+        ? [
+            `  clock         manual, at ${new Date(sandbox.deliverer.now()).toISOString()}`,
+            '                (time moves with `whsvc sandbox clock advance 1h`)',
+          ]
         : []),
-      `  trigger an event: whsvc sandbox trigger invoice.paid --base-url ${baseUrl}`,
+      `  trigger       whsvc sandbox trigger invoice.paid${baseUrlFlag}`,
       '  Ctrl-C stops it',
       '',
     ].join('\n'),

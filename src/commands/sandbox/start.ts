@@ -1,5 +1,6 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { action } from '../../cli/actions.js';
+import { DEFAULT_SANDBOX_PORT } from '../../cli/defaults.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
 import { stopRequested } from '../../cli/interrupt.js';
@@ -11,7 +12,7 @@ const MEMORY_MAX_DELIVERIES = 10_000;
 export const command = () =>
   new Command('start')
     .description('serve the whole interface on loopback, with real signed deliveries and retries')
-    .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default(4010).argParser(integerIn(0, 65535)))
+    .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default(DEFAULT_SANDBOX_PORT).argParser(integerIn(0, 65535)))
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--data-dir <dir>', 'keep webhooks, deliveries, clients and due retries in DIR (SQLite) across restarts')
     .addOption(new Option('--retry-base-ms <n>', 'first automatic retry delay; doubles each time').default(5000).argParser(integerIn(1, 86_400_000)))

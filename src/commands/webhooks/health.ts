@@ -247,9 +247,9 @@ export async function healthTable(rows: WebhookHealth[], colors: Colors, now: nu
       orDash(r.last_failure_code),
     ]),
     colors,
-    // Too narrow for all: what says least of the health is left out first, down to the id, the share delivered,
-    // the streak and the last failure's code.
-    { whole: [0, 2, 3, 4, 5, 6, 7, 10], reluctant: [8, 9], dropFirst: [6, 8, 1, 3, 5, 2, 9], urls: [1], ...options },
+    // Too narrow for all: what says least of the health is left out first (the shares the others imply, the totals),
+    // down to the id, the URL, the share delivered, the streak and the last failure's code.
+    { whole: [0, 2, 3, 4, 5, 6, 7, 10], reluctant: [8, 9], dropFirst: [6, 8, 5, 3, 2, 1, 9], urls: [1], ...options },
   );
   if (!colors.enabled) return text;
   // Colour whole rows (cells are sanitised, so colour cannot go into them): red for the unhealthy, yellow for failures since got over.

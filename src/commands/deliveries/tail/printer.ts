@@ -18,10 +18,8 @@ export type ForwardLine = Exclude<ForwardOutcome, { kind: 'cannot' }>;
  * tail's stdout: a line per attempt or change of status, and per forward,
  * each as NDJSON with --json. Every time is the service's (a sandbox's clock
  * may have been moved), so an attempt line and a forward line of one stream
- * agree. On a terminal a line fits its width (fitLine): the attempt's own id
- * (in `deliveries show` and --json) goes first, then the ids lose their
- * middle, then the event type is cut; a status change too long even so shows
- * only the new status. A pipe gets whole lines.
+ * agree. On a terminal a line fits its width (fitLine, in the order given
+ * with its fields); a pipe gets whole lines.
  */
 export class TailPrinter {
   constructor(
@@ -54,22 +52,26 @@ export class TailPrinter {
     const retry = { nextAttemptAt: a.next_attempt_at, now: this.out.serviceNow() };
     const words = statusWords(a.status, a.next_attempt_at, retry.now);
     const code = String(answeredStatus(a.response_code) ?? '-');
-    const fields = (withPrevious: boolean): LineField[] => [
+    // On a narrow terminal, in this order: the attempt's own id goes, the webhook id loses its middle, "pending →"
+    // goes, the delivery id loses its middle, the webhook id goes, the event type is cut, then goes. The status, its
+    // retry due and the code stay whole.
+    const previous = change.kind === 'status' ? sanitize(change.previous!) : undefined;
+    const fields: LineField[] = [
       { text: this.clock(a.created_at) },
-      { text: sanitize(change.webhookId), min: 10, cut: 'middle', give: 1 },
-      { text: sanitize(a.event), pad: EVENT_WIDTH, min: 8, cut: 'end', give: 3 },
-      // "pending → delivered" is the widest the sandbox's statuses make, a retry due aside.
-      withPrevious
-        ? {
-            text: `${sanitize(change.previous!)} → ${words}`,
-            styled: `${statusLabel(change.previous!, colors)} → ${statusLabel(a.status, colors, retry)}`,
-            pad: 19,
-          }
-        : { text: words, styled: statusLabel(a.status, colors, retry), pad: 19 },
+      { text: sanitize(change.webhookId), min: 10, cut: 'middle', give: 1, drop: 4 },
+      { text: sanitize(a.event), pad: EVENT_WIDTH, min: 12, cut: 'end', give: 5, drop: 6 },
+      ...(previous === undefined ? [] : [{ text: `${previous} →`, styled: `${statusLabel(change.previous!, colors)} →`, drop: 2 }]),
+      // "pending → delivered" is the widest the sandbox's statuses make, a retry due aside: the code lines up after it.
+      {
+        text: words,
+        styled: statusLabel(a.status, colors, retry),
+        pad: Math.max(0, 19 - (previous === undefined ? 0 : previous.length + 3)),
+        attached: previous !== undefined,
+      },
       { text: code.padStart(3) },
       ...this.refFields(a),
     ];
-    this.write(fittedLine(change.kind === 'status' ? [fields(true), fields(false)] : [fields(false)], this.columns()));
+    this.write(fittedLine([fields], this.columns()));
   }
 
   forward(change: Change, key: string, outcome: ForwardLine): void {
@@ -122,7 +124,7 @@ export class TailPrinter {
     const key = deliveryKey(attempt);
     const number = attempt.attempts === undefined ? '' : ` #${attempt.attempts}`;
     const ownId = `(${sanitize(attempt.id)})`;
-    const own: LineField[] = key === attempt.id ? [] : [{ text: ownId, styled: this.out.colors.dim(ownId), optional: true, attached: true }];
+    const own: LineField[] = key === attempt.id ? [] : [{ text: ownId, styled: this.out.colors.dim(ownId), drop: 0, attached: true }];
     return [{ text: `${sanitize(key)}${number}`, min: 14, cut: 'middle', give: 2 }, ...own];
   }
 
