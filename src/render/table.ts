@@ -31,6 +31,9 @@ export interface TableOptions {
   urls?: number[];
   /** Columns cut in their middle, so that their start and their end both stay (an id, a list of scopes). */
   middle?: number[];
+  /** Columns of event types (or lists of them): not cut under 12 characters while another may be left out, so that
+   *  `product.upd…` and `production_…` still differ. */
+  events?: number[];
   /** No terminal: tab-separated rows, no header, nothing shortened, as `gh` prints into a pipe. */
   plain?: boolean;
 }
@@ -43,6 +46,8 @@ const GAP = 2;
 const MIN_SHORTENED = 5;
 /** A column is cut narrower than this only when no other may be left out (dropFirst). */
 const LEGIBLE = 8;
+/** The same for event types, whose first 8 characters may be alike (`product.`, `producti`). */
+const LEGIBLE_EVENT = 12;
 
 /**
  * A table of sanitised cells. On a terminal: borderless columns (cli-table3,
@@ -68,19 +73,20 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
     const wholeOrReluctant = new Set([...whole, ...(options.reluctant ?? [])]);
     // Cut to no fewer than 8 characters (a URL: its host's start, its port and its path's end) while a column may
     // still be left out (a column whose values are shorter keeps them, only its title is cut); once none may, to 5.
-    const legible = valuesWidth.map((width, i) =>
-      urls.has(i) ? Math.max(MIN_SHORTENED, ...cells.map((row) => urlKeptWidth(row[i] ?? ''))) : Math.max(MIN_SHORTENED, Math.min(LEGIBLE, width)),
-    );
+    const events = new Set(options.events ?? []);
+    const legible = valuesWidth.map((width, i) => {
+      if (urls.has(i)) return Math.max(MIN_SHORTENED, ...cells.map((row) => urlKeptWidth(row[i] ?? '')));
+      return Math.max(MIN_SHORTENED, Math.min(events.has(i) ? LEGIBLE_EVENT : LEGIBLE, width));
+    });
     const least = head.map(() => MIN_SHORTENED);
     const fitDownTo = (floors: number[]) => {
       narrowColumns(widths, wholeOrReluctant, maxWidth, floors);
       narrowColumns(widths, whole, maxWidth, floors);
     };
     // A column that may be left out and whose values are all alike tells no row from another: it goes before anything
-    // is cut (a URL above all), unless the command holds it more needed than others (reluctant: an event type, a time).
+    // is cut (a URL above all).
     const dropFirst = options.dropFirst ?? [];
-    const reluctant = new Set(options.reluctant ?? []);
-    const alike = (i: number) => cells.length > 1 && !reluctant.has(i) && cells.every((row) => row[i] === cells[0]![i]);
+    const alike = (i: number) => cells.length > 1 && cells.every((row) => row[i] === cells[0]![i]);
     for (const i of dropFirst.filter(alike)) if (totalWidth(widths) > maxWidth) widths[i] = DROPPED;
     const toDrop = dropFirst.filter((i) => widths[i] !== DROPPED);
     fitDownTo(legible);

@@ -180,12 +180,13 @@ describeInTerminal('in a real terminal (tmux)', () => {
         const first = JSON.parse((await runCli(['test', webhookId, '--json'], { env })).stdout);
         expect((await runCli(['deliveries', 'retry', first.id], { env })).code).toBe(1);
         const lines = await outputOf(narrow(`deliveries list ${webhookId}`, 80));
-        expect(lines[0]).toMatch(/^ID +EVENT +STATUS +CODE/);
+        // Every attempt is of invoice.paid: the EVENT column tells no row apart, and goes before anything is cut.
+        expect(lines[0]).toMatch(/^ID +STATUS +CODE/);
         for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
         // The newest attempt of the failed delivery says when its automatic retry is due, whole; the first is failed alone.
-        expect(lines.find((line) => line.startsWith(`${first.id} `))).toMatch(/ invoice\S* +failed +500( |$)/);
+        expect(lines.find((line) => line.startsWith(`${first.id} `))).toMatch(/ +failed +500( |$)/);
         expect(
-          lines.some((line) => / invoice\S* +failed · retry due +500( |$)/.test(line)),
+          lines.some((line) => / +failed · retry due +500( |$)/.test(line)),
           lines.join('\n'),
         ).toBe(true);
         // At 60 columns the attempt, the time and the event type are left out rather than wrap the rows or cut the status.

@@ -253,6 +253,7 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
         whole: [0, 1, 3, 4],
         reluctant: [2, 6],
         dropFirst: [3, 5, 4, 6, 1],
+        events: [2],
         ...layout,
         withHead: widths.length === 0,
         widths,

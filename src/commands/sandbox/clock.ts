@@ -3,7 +3,7 @@ import { addVerbs, apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { duration } from '../../cli/parse.js';
 import { renderTable, tableTime } from '../../render/table.js';
-import { keyValues } from '../../render/text.js';
+import { clockTime, keyValues } from '../../render/text.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { usageError } from '../../cli/errors.js';
 import { printJson, tableLayout } from '../../cli/output.js';
@@ -99,10 +99,10 @@ export async function run(options: ClockOptions, deps: CommandDeps): Promise<num
         String(due.attempt),
         due.event,
         due.webhook_id,
-        layout.plain ? due.due_at : `${tableTime(due.due_at, now, layout)} (${due.due_at})`,
+        layout.plain ? due.due_at : `${tableTime(due.due_at, now, layout)} (${clockTime(due.due_at, now)})`,
       ]),
       deps.colors,
-      { ...layout, whole: [0, 1, 3], reluctant: [2, 4], dropFirst: [3, 2] },
+      { ...layout, whole: [0, 1, 3], reluctant: [2, 4], dropFirst: [3, 2], events: [2] },
     ),
   );
   return 0;

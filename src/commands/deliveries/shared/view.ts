@@ -43,7 +43,7 @@ export async function deliveryTable(items: Attempt[], colors: Colors, now: numbe
     ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
     items.map((d) => [d.id, d.event, statusWords(d.status, d.next_attempt_at), code(d), attemptOf(d), tableTime(d.created_at, now, options)]),
     colors,
-    { whole: [0, 2], reluctant: [1, 5], dropFirst: [4, 5, 1], ...options },
+    { whole: [0, 2], reluctant: [1, 5], dropFirst: [4, 5, 1], events: [1], ...options },
   );
 }
 

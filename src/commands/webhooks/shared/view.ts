@@ -12,7 +12,7 @@ export async function webhookTable(webhooks: Webhook[], colors: Colors, now: num
     colors,
     // Too narrow for all: the time, then the event types are left out; the id and the status stay whole, and the URL
     // keeps its host's start, its port and its path's end (what tells webhooks apart) until nothing else can give.
-    { whole: [0, 3], reluctant: [4], dropFirst: [4, 2], urls: [1], ...options },
+    { whole: [0, 3], reluctant: [4], dropFirst: [4, 2], urls: [1], events: [2], ...options },
   );
 }
 
