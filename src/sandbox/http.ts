@@ -235,3 +235,19 @@ function malformedRequest(error: NodeJS.ErrnoException): [number, string, string
     }
   }
 }
+
+/** A request's path, decoded into segments, and its query; a parameter given twice or a bad percent-encoding is a 400. */
+export function requestTarget(req: IncomingMessage): { pathname: string; segments: string[]; query: URLSearchParams } {
+  const target = req.url ?? '/';
+  const pathname = target.split('?')[0]!;
+  const query = new URLSearchParams(target.includes('?') ? target.slice(target.indexOf('?') + 1) : '');
+  const repeated = [...query.keys()].find((key, index, keys) => keys.indexOf(key) !== index);
+  if (repeated !== undefined) throw new ApiError(400, 'invalid_parameter', `${repeated}: given more than once`);
+  let segments: string[];
+  try {
+    segments = pathname.split('/').slice(1).map(decodeURIComponent);
+  } catch {
+    throw badRequest('invalid_path', 'the request path is not valid percent-encoding');
+  }
+  return { pathname, segments, query };
+}

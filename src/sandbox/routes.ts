@@ -6,6 +6,7 @@ import type { Deliverer } from './deliverer.js';
 import { ApiError, badRequest, notFound, readJsonObject } from './http.js';
 import { newId, newSecret } from './ids.js';
 import { DEMO_ACCOUNT, type Principal } from './auth.js';
+import { Router } from './router.js';
 import type { AttemptRecord, Store, WebhookRecord } from './store.js';
 import {
   parseActiveFilter,
@@ -307,4 +308,32 @@ export function eventTrigger({ deliverer, clock }: { deliverer: Deliverer; clock
     const deliveries = await deliverer.deliverEvent(DEMO_ACCOUNT, type, payload);
     return { status: 202, body: { id: newId('evt'), type, payload, deliveries } };
   };
+}
+
+/** An API route: what it needs of the token, and what it does. */
+interface ApiRoute {
+  scope: string;
+  handle: (ctx: RouteContext) => Promise<Reply>;
+}
+
+/** Path segments of the interface that are never taken as an {id}. */
+const LITERAL_SEGMENTS = new Set(['webhook-events', 'webhook-deliveries']);
+
+/** The interface's routes, each with the scope its token needs. */
+export function apiRouter(api: ReturnType<typeof webhookRoutes>, clockApi: ReturnType<typeof clockRoutes>): Router<ApiRoute> {
+  const read = (handle: ApiRoute['handle']): ApiRoute => ({ scope: 'webhooks:read', handle });
+  const write = (handle: ApiRoute['handle']): ApiRoute => ({ scope: 'webhooks:write', handle });
+  return new Router<ApiRoute>(LITERAL_SEGMENTS)
+    .add('GET', 'v1/webhooks', read(api.list))
+    .add('POST', 'v1/webhooks', write(api.create))
+    .add('GET', 'v1/webhooks/webhook-events', read(api.events))
+    .add('GET', 'v1/webhooks/webhook-deliveries/:id', read(api.delivery))
+    .add('POST', 'v1/webhooks/webhook-deliveries/:id/retry', write(api.retry))
+    .add('GET', 'v1/webhooks/:id', read(api.get))
+    .add('PATCH', 'v1/webhooks/:id', write(api.update))
+    .add('DELETE', 'v1/webhooks/:id', write(api.remove))
+    .add('POST', 'v1/webhooks/:id/test', write(api.test))
+    .add('GET', 'v1/webhooks/:id/deliveries', read(api.deliveries))
+    .add('GET', '_sandbox/clock', read(clockApi.show))
+    .add('POST', '_sandbox/clock', write(clockApi.move));
 }

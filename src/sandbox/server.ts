@@ -6,11 +6,10 @@ import { authenticate, handleTokenRequest, seedClients } from './auth.js';
 import { isManual, systemClock, type Clock } from './clock.js';
 import { Cursors } from './cursor.js';
 import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from './deliverer.js';
-import { ApiError, badRequest, sendEmpty, sendJson, serve } from './http.js';
+import { ApiError, requestTarget, sendEmpty, sendJson, serve } from './http.js';
 import { createInspector, type Inspector } from './inspector/routes.js';
-import { clockRoutes, eventTrigger, webhookRoutes, type Reply, type RouteContext } from './routes.js';
+import { apiRouter, clockRoutes, eventTrigger, webhookRoutes } from './routes.js';
 import { RateLimiter } from './rate-limit.js';
-import { Router } from './router.js';
 import { Store, type AttemptRecord, type ClientRecord, type WebhookRecord } from './store.js';
 import { httpUrl } from '../net.js';
 
@@ -41,15 +40,6 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
-/** An API route: what it needs of the token, and what it does. */
-interface ApiRoute {
-  scope: string;
-  handle: (ctx: RouteContext) => Promise<Reply>;
-}
-
-/** Path segments of the interface that are never taken as an {id}. */
-const LITERAL_SEGMENTS = new Set(['webhook-events', 'webhook-deliveries']);
-
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const clock = options.clock ?? systemClock;
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
@@ -62,18 +52,11 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   }
   const cursors = new Cursors(cursorKey);
   const policy = { ...DEFAULT_POLICY, ...options.policy };
-  // Each webhook its own connections (see concurrencyPerWebhook), closed with the sandbox.
-  const ownDispatchers: Agent[] = [];
-  const dispatcherFor = (): Dispatcher => {
-    if (options.dispatcher) return options.dispatcher;
-    const agent = new Agent({ connections: policy.concurrencyPerWebhook, keepAliveTimeout: 4_000, connect: { timeout: policy.timeoutMs } });
-    ownDispatchers.push(agent);
-    return agent;
-  };
+  const dispatchers = options.dispatcher ? { dispatcherFor: () => options.dispatcher!, close: async () => {} } : webhookDispatchers(policy);
   const deliverer = new Deliverer({
     store,
     clock,
-    dispatcherFor,
+    dispatcherFor: dispatchers.dispatcherFor,
     policy,
     ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
     ...(options.onFirstDrop ? { onFirstDrop: options.onFirstDrop } : {}),
@@ -86,22 +69,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   const rateLimiter = options.rateLimit ? new RateLimiter(options.rateLimit, options.rateLimitNow) : undefined;
 
-  const read = (handle: ApiRoute['handle']): ApiRoute => ({ scope: 'webhooks:read', handle });
-  const write = (handle: ApiRoute['handle']): ApiRoute => ({ scope: 'webhooks:write', handle });
-  const router = new Router<ApiRoute>(LITERAL_SEGMENTS)
-    .add('GET', 'v1/webhooks', read(api.list))
-    .add('POST', 'v1/webhooks', write(api.create))
-    .add('GET', 'v1/webhooks/webhook-events', read(api.events))
-    .add('GET', 'v1/webhooks/webhook-deliveries/:id', read(api.delivery))
-    .add('POST', 'v1/webhooks/webhook-deliveries/:id/retry', write(api.retry))
-    .add('GET', 'v1/webhooks/:id', read(api.get))
-    .add('PATCH', 'v1/webhooks/:id', write(api.update))
-    .add('DELETE', 'v1/webhooks/:id', write(api.remove))
-    .add('POST', 'v1/webhooks/:id/test', write(api.test))
-    .add('GET', 'v1/webhooks/:id/deliveries', read(api.deliveries))
-    .add('GET', '_sandbox/clock', read(clockApi.show))
-    .add('POST', '_sandbox/clock', write(clockApi.move));
-
+  const router = apiRouter(api, clockApi);
   const triggerEvent = eventTrigger({ deliverer, clock });
 
   const inspector = createInspector({
@@ -115,17 +83,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const target = req.url ?? '/';
-    const pathname = target.split('?')[0]!;
-    const query = new URLSearchParams(target.includes('?') ? target.slice(target.indexOf('?') + 1) : '');
-    const repeated = [...query.keys()].find((key, index, keys) => keys.indexOf(key) !== index);
-    if (repeated !== undefined) throw new ApiError(400, 'invalid_parameter', `${repeated}: given more than once`);
-    let segments: string[];
-    try {
-      segments = pathname.split('/').slice(1).map(decodeURIComponent);
-    } catch {
-      throw badRequest('invalid_path', 'the request path is not valid percent-encoding');
-    }
+    const { pathname, segments, query } = requestTarget(req);
     const method = req.method ?? 'GET';
     const path = segments.join('/');
 
@@ -181,10 +139,25 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         await deliverer.stop();
         server.closeAllConnections();
         await stopped;
-        await Promise.all(ownDispatchers.map((agent) => agent.close()));
+        await dispatchers.close();
         store.close();
       })();
       return closed;
+    },
+  };
+}
+
+/** Each webhook its own connections (see concurrencyPerWebhook), with keep-alive; all closed with the sandbox. */
+function webhookDispatchers(policy: DeliveryPolicy): { dispatcherFor: () => Dispatcher; close: () => Promise<void> } {
+  const agents: Agent[] = [];
+  return {
+    dispatcherFor() {
+      const agent = new Agent({ connections: policy.concurrencyPerWebhook, keepAliveTimeout: 4_000, connect: { timeout: policy.timeoutMs } });
+      agents.push(agent);
+      return agent;
+    },
+    close: async () => {
+      await Promise.all(agents.map((agent) => agent.close()));
     },
   };
 }
