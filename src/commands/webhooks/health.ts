@@ -2,6 +2,7 @@ import type { Attempt, Webhook } from '../../api/shapes.js';
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
+import pMap from 'p-map';
 import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import { allWebhooks, answeredStatus, attemptsOf, deliveryKey } from '../../api/log.js';
@@ -173,27 +174,6 @@ async function* webhooksOf(api: ApiClient, ids: string[]): AsyncGenerator<Webhoo
   yield* found;
 }
 
-/** Runs `work` on each item, `limit` at a time; the first error stops the taking of more. */
-async function eachLimited<T, R>(items: AsyncIterable<T>, limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const iterator = items[Symbol.asyncIterator]();
-  const results: R[] = [];
-  let failed = false;
-  const worker = async () => {
-    while (!failed) {
-      const next = await iterator.next();
-      if (next.done) return;
-      try {
-        results.push(await work(next.value));
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: limit }, worker));
-  return results;
-}
-
 const percent = (share: number | null): string => {
   if (share === null) return '-';
   const p = share * 100;
@@ -269,16 +249,21 @@ export async function run(options: HealthOptions, deps: CommandDeps): Promise<nu
   // Counted back from the service's now, known once it has answered (the webhooks are read first).
   let sinceAt: number | undefined;
   const since = () => (sinceAt ??= boundAt(options.since ?? DEFAULT_SINCE, deps.serviceNow()));
-  const found = await eachLimited(webhooksOf(deps.api, options.ids), CONCURRENCY, async (webhook) => {
-    try {
-      return await healthOf(deps.api, webhook, since, options.failUnder);
-    } catch (error) {
-      // Deleted while the others were read: it has no health left to tell (a webhook named on the line is an error, 404).
-      if (options.ids.length > 0 || !(error instanceof ApiError) || error.status !== 404) throw error;
-      deps.stderr.write(`whsvc: webhook ${sanitize(webhook.id)} was deleted while its log was read: left out\n`);
-      return undefined;
-    }
-  });
+  // CONCURRENCY webhooks' logs read at a time; the first error stops the taking of more.
+  const found = await pMap(
+    webhooksOf(deps.api, options.ids),
+    async (webhook) => {
+      try {
+        return await healthOf(deps.api, webhook, since, options.failUnder);
+      } catch (error) {
+        // Deleted while the others were read: it has no health left to tell (a webhook named on the line is an error, 404).
+        if (options.ids.length > 0 || !(error instanceof ApiError) || error.status !== 404) throw error;
+        deps.stderr.write(`whsvc: webhook ${sanitize(webhook.id)} was deleted while its log was read: left out\n`);
+        return undefined;
+      }
+    },
+    { concurrency: CONCURRENCY },
+  );
   const rows = found.filter((row): row is WebhookHealth => row !== undefined);
   rows.sort(worstFirst);
   if (deps.json) {

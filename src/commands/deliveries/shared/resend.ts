@@ -82,7 +82,9 @@ async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget, s
  * connection pool, one shared Retry-After pause). The targets are read ahead
  * of the workers but never more than READ_AHEAD at a time. Once `stop` fires,
  * nothing new is taken; the sends in flight finish, and those still waiting
- * out a Retry-After are not sent.
+ * out a Retry-After are not sent. Not p-map (health's pool): p-map pulls its
+ * input only as a worker frees up, and here the walk of the log, page by page,
+ * must run ahead of the sends so that no worker waits on a page read.
  */
 export async function resendAll(
   deps: Pick<CommandDeps, 'api'>,
