@@ -256,15 +256,7 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
         note('none of the webhooks named with --webhook is left to follow');
         return ExitCode.failure;
       }
-      if (polls > 0) for (const added of report.added) note(`following the new webhook ${sanitize(added.webhookId)}`);
-      if (polls > 0) {
-        for (const behind of report.behind) {
-          if (report.added.some((added) => added.webhookId === behind.webhookId)) continue;
-          note(
-            `${sanitize(behind.webhookId)}: ${behind.count} new attempts since the last poll, more than one page: falling behind, reading on (a shorter --interval helps)`,
-          );
-        }
-      }
+      if (polls > 0) noteNewWebhooksAndLag(report, note);
       for (const change of report.changes) {
         // --count N: N lines, even when one poll brings more; what comes after them is still forwarded (and checkpointed).
         if (matches(change) && (options.count === undefined || printed < options.count)) {
@@ -274,20 +266,7 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
         // Forwarded: each delivery once, the first attempt of it seen; retries of it are not.
         if (queue && change.kind === 'new' && wants(change.attempt)) queue.offer(change);
       }
-      if (polls === 0) {
-        const which = options.webhookIds
-          ? `${options.webhookIds.length} webhook${options.webhookIds.length === 1 ? '' : 's'}`
-          : `every webhook (${follower.webhookIds.length} now; new ones are picked up)`;
-        const caughtUp = report.changes.filter((change) => change.kind === 'new').length;
-        const from = checkpoint
-          ? `from the checkpoint (${caughtUp} attempt${caughtUp === 1 ? '' : 's'} since)`
-          : options.since
-            ? 'from the --since time'
-            : 'from now';
-        note(
-          `following ${which} ${from}, every ${seconds(options.intervalMs)}${target ? `; forwarding each new delivery to ${target.href}` : ''}; Ctrl-C to stop`,
-        );
-      }
+      if (polls === 0) note(followingLine(options, follower.webhookIds.length, report, checkpoint !== undefined, target));
       polls += 1;
       if (queue) {
         try {
@@ -346,4 +325,29 @@ async function startFollower(options: TailOptions, deps: TailDeps, checkpoint: C
     return undefined;
   };
   return new Follower(deps.api, { webhookIds: options.webhookIds, initialStart, startFor: fromCheckpoint });
+}
+
+/** What the first poll says: what is followed, from when, how often, and where deliveries are forwarded. */
+function followingLine(options: TailOptions, followed: number, report: PollReport, fromCheckpoint: boolean, target: URL | undefined): string {
+  const which = options.webhookIds
+    ? `${options.webhookIds.length} webhook${options.webhookIds.length === 1 ? '' : 's'}`
+    : `every webhook (${followed} now; new ones are picked up)`;
+  const caughtUp = report.changes.filter((change) => change.kind === 'new').length;
+  const from = fromCheckpoint
+    ? `from the checkpoint (${caughtUp} attempt${caughtUp === 1 ? '' : 's'} since)`
+    : options.since
+      ? 'from the --since time'
+      : 'from now';
+  return `following ${which} ${from}, every ${seconds(options.intervalMs)}${target ? `; forwarding each new delivery to ${target.href}` : ''}; Ctrl-C to stop`;
+}
+
+/** After the first poll: the webhooks created since, and those whose new attempts filled more than a page. */
+function noteNewWebhooksAndLag(report: PollReport, note: (text: string) => void): void {
+  for (const added of report.added) note(`following the new webhook ${sanitize(added.webhookId)}`);
+  for (const behind of report.behind) {
+    if (report.added.some((added) => added.webhookId === behind.webhookId)) continue;
+    note(
+      `${sanitize(behind.webhookId)}: ${behind.count} new attempts since the last poll, more than one page: falling behind, reading on (a shorter --interval helps)`,
+    );
+  }
 }

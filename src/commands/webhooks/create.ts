@@ -99,13 +99,37 @@ async function undoCreate(deps: CommandDeps, id: string, path: string, error: un
 
 export async function run(options: CreateOptions, deps: CommandDeps): Promise<number> {
   checkSecretFilePath(options.secretFile, 'the file to write the secret to');
+  const { url, events } = await askForWhatIsMissing(options, deps);
+  const reserved = options.secretFile !== undefined ? reserveSecretFile(options.secretFile, options.force) : undefined;
+  const discardReserved = () => {
+    if (!reserved) return;
+    closeSync(reserved.fd);
+    if (reserved.created) unlinkSync(options.secretFile!);
+  };
+  const webhook = await postWebhook(deps, { url, events, inactive: options.inactive }, discardReserved);
+  if (reserved) {
+    try {
+      // Written over the old content, then cut to length: a write that fails leaves a --force'd file as it was, or nearly.
+      const line = `${webhook.signing_secret}\n`;
+      writeSync(reserved.fd, line, 0);
+      ftruncateSync(reserved.fd, Buffer.byteLength(line));
+      closeSync(reserved.fd);
+    } catch (error) {
+      throw await undoCreate(deps, webhook.id, options.secretFile!, error, () => discardReserved());
+    }
+  }
+  printCreated(deps, webhook, reserved ? options.secretFile : undefined);
+  return 0;
+}
+
+/** The URL and the event types, asked on a terminal when not given (the catalog as a checklist), and checked. */
+async function askForWhatIsMissing(options: CreateOptions, deps: CommandDeps): Promise<{ url: string; events: string[] }> {
   let url = options.url;
   if (url === undefined) {
     if (!deps.canPrompt) throw usageError(`--url is required (${NO_PROMPT})`);
     url = await deps.prompter.input('Endpoint URL (https://…)', checkUrl);
   }
   if (checkUrl(url) !== true) throw usageError(`--url ${JSON.stringify(redactUserinfo(url))}: ${checkUrl(url)}`);
-
   let events = options.events;
   if (events === undefined || events.length === 0) {
     if (!deps.canPrompt) throw usageError(`--events is required, e.g. --events invoice.paid,product.updated (${NO_PROMPT})`);
@@ -118,76 +142,74 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
   } else {
     await checkEventTypes(deps, events, '--events');
   }
+  return { url, events };
+}
 
-  const reserved = options.secretFile !== undefined ? reserveSecretFile(options.secretFile, options.force) : undefined;
-  const discardReserved = () => {
-    if (!reserved) return;
-    closeSync(reserved.fd);
-    if (reserved.created) unlinkSync(options.secretFile!);
-  };
+/**
+ * The create request. Ctrl-C while it is under way, or a request that got no
+ * answer, says the webhook may exist; an answer without its signing secret is
+ * an error (the secret cannot be had again). `discard` undoes the secret file
+ * reserved for it.
+ */
+async function postWebhook(
+  deps: CommandDeps,
+  wanted: { url: string; events: string[]; inactive: boolean },
+  discard: () => void,
+): Promise<Webhook & { signing_secret: string }> {
   const unregister = onInterrupt(() => {
-    discardReserved();
+    discard();
     deps.stderr.write(`whsvc: interrupted while creating: the webhook may exist without its secret; check with \`whsvc webhooks list\`\n`);
   });
   let webhook: Webhook;
   try {
     webhook = await deps.api.json<Webhook>('POST', '/v1/webhooks', {
-      body: { url, events, ...(options.inactive ? { active: false } : {}) },
+      body: { url: wanted.url, events: wanted.events, ...(wanted.inactive ? { active: false } : {}) },
       expect: 'webhook',
     });
   } catch (error) {
-    discardReserved();
-    unregister();
+    discard();
     if (error instanceof NetworkError && error.mayHaveActed) {
       throw new CliError(
         `the create request got no answer (${error.message}): the webhook may have been created, and its signing secret was not received`,
         ExitCode.failure,
-        `check with \`whsvc webhooks list\`; if a webhook for ${url} is there, delete it (\`whsvc webhooks delete <id>\`) and create it again to get a secret`,
+        `check with \`whsvc webhooks list\`; if a webhook for ${wanted.url} is there, delete it (\`whsvc webhooks delete <id>\`) and create it again to get a secret`,
       );
     }
     throw error;
+  } finally {
+    unregister();
   }
-  unregister();
-
-  if (typeof webhook.signing_secret !== 'string' || webhook.signing_secret === '') {
-    discardReserved();
+  const secret = webhook.signing_secret;
+  if (typeof secret !== 'string' || secret === '') {
+    discard();
     throw new CliError(
       `webhook ${webhook.id} was created, but the service's answer holds no signing_secret`,
       ExitCode.failure,
       `delete it (\`whsvc webhooks delete ${webhook.id}\`) and create it again`,
     );
   }
-  if (reserved) {
-    try {
-      // Written over the old content, then cut to length: a write that fails leaves a --force'd file as it was, or nearly.
-      const line = `${webhook.signing_secret}\n`;
-      writeSync(reserved.fd, line, 0);
-      ftruncateSync(reserved.fd, Buffer.byteLength(line));
-      closeSync(reserved.fd);
-    } catch (error) {
-      throw await undoCreate(deps, webhook.id, options.secretFile!, error, () => discardReserved());
-    }
-  }
+  return { ...webhook, signing_secret: secret };
+}
+
+/** The webhook created; its secret shown once, unless it went to a file (then named instead, --json included). */
+function printCreated(deps: CommandDeps, webhook: Webhook & { signing_secret: string }, secretFile: string | undefined): void {
   if (deps.json) {
     // The secret is in the file: CI logs that keep stdout must never hold it; the object says where it went.
     printJson(
       deps,
-      reserved
-        ? Object.fromEntries(
-            Object.entries(webhook).map(([key, value]) => (key === 'signing_secret' ? ['signing_secret_file', options.secretFile] : [key, value])),
-          )
+      secretFile !== undefined
+        ? Object.fromEntries(Object.entries(webhook).map(([key, value]) => (key === 'signing_secret' ? ['signing_secret_file', secretFile] : [key, value])))
         : webhook,
     );
-    return 0;
+    return;
   }
-  const secretPair: Array<[string, string]> = reserved ? [] : [['signing secret', webhook.signing_secret]];
+  const secretPair: Array<[string, string]> = secretFile !== undefined ? [] : [['signing secret', webhook.signing_secret]];
   deps.stdout.write(webhookBlock(webhook, deps.colors, deps.serviceNow(), secretPair));
-  if (reserved) {
-    deps.stderr.write(`${deps.errColors.green('✓')} Signing secret written to ${options.secretFile} (mode 0600). It is not shown again.\n`);
+  if (secretFile !== undefined) {
+    deps.stderr.write(`${deps.errColors.green('✓')} Signing secret written to ${secretFile} (mode 0600). It is not shown again.\n`);
   } else {
     deps.stderr.write(
       `${deps.errColors.yellow('!')} Save the signing secret now: it is shown only this once. (--secret-file PATH writes it to a file instead.)\n`,
     );
   }
-  return 0;
 }
