@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { Clock } from './clock.js';
 import { newId } from './ids.js';
-import type { AttemptRecord, ChainRecord, Store, WebhookRecord } from './store.js';
+import type { AttemptRecord, DeliveryRecord, Store, WebhookRecord } from './store.js';
 import { deliveryHeaders as protocolHeaders, sign } from '../signing/signature.js';
 import { connectionFor, TransportError, toTransportError } from '../net.js';
 
@@ -53,11 +53,17 @@ export interface DelivererDeps {
 /** The headers an attempt is sent with (the inspector shows them as sent). */
 export function deliveryHeaders(
   policy: Pick<DeliveryPolicy, 'platformName' | 'userAgent'>,
-  chain: Pick<ChainRecord, 'id' | 'event' | 'signature'>,
+  delivery: Pick<DeliveryRecord, 'id' | 'event' | 'signature'>,
   attempt: number,
   attemptId: string,
 ): Record<string, string> {
-  return protocolHeaders(policy.platformName, policy.userAgent, { signature: chain.signature, event: chain.event, deliveryId: chain.id, attempt, attemptId });
+  return protocolHeaders(policy.platformName, policy.userAgent, {
+    signature: delivery.signature,
+    event: delivery.event,
+    deliveryId: delivery.id,
+    attempt,
+    attemptId,
+  });
 }
 
 interface SendOutcome {
@@ -70,7 +76,7 @@ interface SendOutcome {
 
 interface Begun {
   /** The delivery as it stands once this attempt is recorded (auto_attempts counted). */
-  chain: ChainRecord;
+  delivery: DeliveryRecord;
   webhook: WebhookRecord;
   kind: 'automatic' | 'manual';
   attemptId: string;
@@ -81,8 +87,8 @@ interface Begun {
 
 /**
  * Sends deliveries and schedules their automatic retries. A delivery (a
- * "chain" of attempts) is only ever sent by one attempt at a time: every
- * send holds the chain's lock, and an automatic retry re-reads the chain under
+ * delivery's attempts) is only ever sent by one attempt at a time: every
+ * send holds the delivery's lock, and an automatic retry re-reads the delivery under
  * that lock, so a manual retry can never make a scheduled one fire twice.
  */
 /** One webhook's share: its connections, its sends in flight, and the sends waiting for a turn. */
@@ -155,9 +161,9 @@ export class Deliverer {
       for (const first of prepared) if (this.insertFirst(first)) recorded.push(first);
     });
     for (const first of recorded) {
-      this.withChainLock(first.chain.id, () => this.complete(first)).catch((error: unknown) => this.reportFailure(first.chain.id, error));
+      this.withDeliveryLock(first.delivery.id, () => this.complete(first)).catch((error: unknown) => this.reportFailure(first.delivery.id, error));
     }
-    return recorded.map((b) => b.chain.id);
+    return recorded.map((b) => b.delivery.id);
   }
 
   /** The test endpoint: a delivery of a sample event, sent at once; resolves with its first attempt (undefined if the webhook is gone). */
@@ -165,7 +171,7 @@ export class Deliverer {
     const first = this.prepareFirst(webhook, type, payload);
     let recorded = false;
     await this.record(() => (recorded = this.insertFirst(first)));
-    return recorded ? this.withChainLock(first.chain.id, () => this.complete(first)) : undefined;
+    return recorded ? this.withDeliveryLock(first.delivery.id, () => this.complete(first)) : undefined;
   }
 
   /**
@@ -174,8 +180,8 @@ export class Deliverer {
    * delivery that got through meanwhile (this attempt or another) is not sent
    * again.
    */
-  async retry(chainId: string, attemptId: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
-    return this.withChainLock(chainId, () => this.sendNext(chainId, 'manual', attemptId));
+  async retry(deliveryId: string, attemptId: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
+    return this.withDeliveryLock(deliveryId, () => this.sendNext(deliveryId, 'manual', attemptId));
   }
 
   /**
@@ -197,8 +203,8 @@ export class Deliverer {
         const due = this.deps.store.earliestDue();
         if (due === undefined || due > (target as number) || this.stopped) break;
         moveTo(due);
-        const chains = this.deps.store.dueChains(due, 500);
-        const attempts = await Promise.all(chains.map((chain) => this.withChainLock(chain.id, () => this.sendNext(chain.id, 'automatic'))));
+        const deliveries = this.deps.store.dueDeliveries(due, 500);
+        const attempts = await Promise.all(deliveries.map((delivery) => this.withDeliveryLock(delivery.id, () => this.sendNext(delivery.id, 'automatic'))));
         const made = attempts.filter((attempt): attempt is AttemptRecord => attempt !== undefined);
         sent.push(...made);
         // Nothing could be sent at that time (never expected): stop rather than spin.
@@ -231,13 +237,13 @@ export class Deliverer {
     this.timerDueAt = Infinity;
     if (this.stopped) return;
     let underway = 0;
-    for (const chain of this.deps.store.dueChains(this.deps.clock.now(), 500)) {
+    for (const delivery of this.deps.store.dueDeliveries(this.deps.clock.now(), 500)) {
       underway += 1;
-      if (this.locks.has(chain.id)) {
+      if (this.locks.has(delivery.id)) {
         this.dueWhileBusy = true;
         continue;
       }
-      this.withChainLock(chain.id, () => this.sendNext(chain.id, 'automatic')).catch((error: unknown) => this.reportFailure(chain.id, error));
+      this.withDeliveryLock(delivery.id, () => this.sendNext(delivery.id, 'automatic')).catch((error: unknown) => this.reportFailure(delivery.id, error));
     }
     // The next retry not yet due is armed when one of these sends ends (their due times are cleared by then).
     if (underway === 0) this.arm();
@@ -245,21 +251,21 @@ export class Deliverer {
   }
 
   /** A send nobody awaits failed inside the sandbox (the store, say): reported, never an unhandled rejection. */
-  private reportFailure(chainId: string, error: unknown): void {
+  private reportFailure(deliveryId: string, error: unknown): void {
     this.pausedUntil = this.deps.clock.now() + 1_000;
-    process.stderr.write(`whsvc sandbox: delivery ${chainId} failed inside the sandbox: ${(error as Error)?.message ?? error}\n`);
+    process.stderr.write(`whsvc sandbox: delivery ${deliveryId} failed inside the sandbox: ${(error as Error)?.message ?? error}\n`);
   }
 
-  private withChainLock<T>(chainId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(chainId) ?? Promise.resolve();
+  private withDeliveryLock<T>(deliveryId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(deliveryId) ?? Promise.resolve();
     const current = previous.then(work, work);
     const settled = current.then(
       () => undefined,
       () => undefined,
     );
-    this.locks.set(chainId, settled);
+    this.locks.set(deliveryId, settled);
     void settled.then(() => {
-      if (this.locks.get(chainId) === settled) this.locks.delete(chainId);
+      if (this.locks.get(deliveryId) === settled) this.locks.delete(deliveryId);
       if (this.dueWhileBusy) {
         this.dueWhileBusy = false;
         this.arm();
@@ -272,7 +278,7 @@ export class Deliverer {
   private prepareFirst(webhook: WebhookRecord, type: string, payload: Record<string, unknown>): Begun {
     const now = this.deps.clock.now();
     const body = JSON.stringify(payload);
-    const chain: ChainRecord = {
+    const delivery: DeliveryRecord = {
       id: newId('dlv'),
       webhook_id: webhook.id,
       event: type,
@@ -284,43 +290,51 @@ export class Deliverer {
       created_at: new Date(now).toISOString(),
     };
     // The first attempt's id is the delivery's id.
-    return { chain, webhook, kind: 'automatic', attemptId: chain.id, attempt: 1, seq: 0, startedAt: now };
+    return { delivery, webhook, kind: 'automatic', attemptId: delivery.id, attempt: 1, seq: 0, startedAt: now };
   }
 
   /** Records a prepared delivery with its first attempt under way (inside a transaction); false if its webhook is gone. */
   private insertFirst(first: Begun): boolean {
     const { store } = this.deps;
     if (!store.webhookById(first.webhook.id)) return false;
-    store.insertChain(first.chain);
-    first.seq = store.insertAttempt({ id: first.attemptId, chain_id: first.chain.id, webhook_id: first.webhook.id, created_at: first.chain.created_at }, 1).seq;
+    store.insertDelivery(first.delivery);
+    first.seq = store.insertAttempt(
+      { id: first.attemptId, delivery_id: first.delivery.id, webhook_id: first.webhook.id, created_at: first.delivery.created_at },
+      1,
+    ).seq;
     return true;
   }
 
   /** The next attempt of an existing delivery: an automatic retry that is due, or a manual one. */
-  private async sendNext(chainId: string, kind: 'automatic', retried?: undefined): Promise<AttemptRecord | undefined>;
-  private async sendNext(chainId: string, kind: 'manual', retried: string): Promise<AttemptRecord | 'already_delivered' | undefined>;
-  private async sendNext(chainId: string, kind: 'automatic' | 'manual', retried?: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
+  private async sendNext(deliveryId: string, kind: 'automatic', retried?: undefined): Promise<AttemptRecord | undefined>;
+  private async sendNext(deliveryId: string, kind: 'manual', retried: string): Promise<AttemptRecord | 'already_delivered' | undefined>;
+  private async sendNext(deliveryId: string, kind: 'automatic' | 'manual', retried?: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
     const { store, clock } = this.deps;
     const started = clock.now();
     const begun = store.transaction((): Begun | 'already_delivered' | undefined => {
-      const chain = store.findChain(chainId);
-      if (!chain) return undefined;
+      const delivery = store.deliveryById(deliveryId);
+      if (!delivery) return undefined;
       // Once any attempt of a delivery got through, it is delivered: a manual retry would only send it twice.
-      if (retried !== undefined && (chain.delivered || store.attemptStatus(retried) === 'delivered')) return 'already_delivered';
-      const webhook = store.webhookById(chain.webhook_id);
+      if (retried !== undefined && (delivery.delivered || store.attemptStatus(retried) === 'delivered')) return 'already_delivered';
+      const webhook = store.webhookById(delivery.webhook_id);
       if (!webhook) return undefined;
       if (kind === 'automatic') {
-        if (this.stopped || chain.delivered || chain.next_due_at === null || chain.next_due_at > started) return undefined;
+        if (this.stopped || delivery.delivered || delivery.next_due_at === null || delivery.next_due_at > started) return undefined;
         // A retry due on a paused webhook waits, still due, until it is resumed.
-        if (chain.auto_attempts > 0 && !webhook.active) return undefined;
-        chain.auto_attempts += 1;
-        chain.next_due_at = null;
-        store.updateChainSchedule(chain.id, chain);
+        if (delivery.auto_attempts > 0 && !webhook.active) return undefined;
+        delivery.auto_attempts += 1;
+        delivery.next_due_at = null;
+        store.updateDeliverySchedule(delivery.id, delivery);
       }
       // A delivery recorded but never sent (by an older sandbox) gets its own id for its first attempt.
-      const attemptId = kind === 'automatic' && chain.auto_attempts === 1 ? chain.id : newId('dlv');
-      const { number, seq } = store.insertAttempt({ id: attemptId, chain_id: chain.id, webhook_id: webhook.id, created_at: new Date(started).toISOString() });
-      return { chain, webhook, kind, attemptId, attempt: number, seq, startedAt: started };
+      const attemptId = kind === 'automatic' && delivery.auto_attempts === 1 ? delivery.id : newId('dlv');
+      const { number, seq } = store.insertAttempt({
+        id: attemptId,
+        delivery_id: delivery.id,
+        webhook_id: webhook.id,
+        created_at: new Date(started).toISOString(),
+      });
+      return { delivery, webhook, kind, attemptId, attempt: number, seq, startedAt: started };
     });
     return begun === undefined || begun === 'already_delivered' ? begun : this.complete(begun);
   }
@@ -333,32 +347,32 @@ export class Deliverer {
    */
   private async complete(begun: Begun): Promise<AttemptRecord> {
     const { store, clock, policy } = this.deps;
-    const { chain, webhook } = begun;
-    const outcome = await this.post(webhook, chain, begun.attempt, begun.attemptId, begun.kind);
+    const { delivery, webhook } = begun;
+    const outcome = await this.post(webhook, delivery, begun.attempt, begun.attemptId, begun.kind);
     let retryAt: number | undefined;
     await this.record(() => {
       store.finishAttempt(begun.attemptId, outcome);
       if (outcome.status === 'delivered') {
-        store.updateChainSchedule(chain.id, { auto_attempts: chain.auto_attempts, next_due_at: null, delivered: true });
-      } else if (begun.kind === 'automatic' && chain.auto_attempts < policy.maxAttempts && !chain.delivered) {
-        retryAt = clock.now() + Math.min(policy.maxDelayMs, policy.retryBaseMs * 2 ** (chain.auto_attempts - 1));
-        store.updateChainSchedule(chain.id, { auto_attempts: chain.auto_attempts, next_due_at: retryAt, delivered: false });
+        store.updateDeliverySchedule(delivery.id, { auto_attempts: delivery.auto_attempts, next_due_at: null, delivered: true });
+      } else if (begun.kind === 'automatic' && delivery.auto_attempts < policy.maxAttempts && !delivery.delivered) {
+        retryAt = clock.now() + Math.min(policy.maxDelayMs, policy.retryBaseMs * 2 ** (delivery.auto_attempts - 1));
+        store.updateDeliverySchedule(delivery.id, { auto_attempts: delivery.auto_attempts, next_due_at: retryAt, delivered: false });
       }
     });
     if (retryAt !== undefined) this.arm(retryAt);
     const attempt: AttemptRecord = {
       seq: begun.seq,
       id: begun.attemptId,
-      chain_id: chain.id,
+      delivery_id: delivery.id,
       webhook_id: webhook.id,
       account_id: webhook.account_id,
-      event: chain.event,
+      event: delivery.event,
       attempt: begun.attempt,
       ...outcome,
       created_at: new Date(begun.startedAt).toISOString(),
-      body: chain.body,
-      signature: chain.signature,
-      next_attempt_at: nextAttemptAt(outcome.status, retryAt ?? (begun.kind === 'manual' ? chain.next_due_at : null)),
+      body: delivery.body,
+      signature: delivery.signature,
+      next_attempt_at: nextAttemptAt(outcome.status, retryAt ?? (begun.kind === 'manual' ? delivery.next_due_at : null)),
     };
     this.deps.onAttempt?.(attempt, webhook);
     return attempt;
@@ -429,16 +443,16 @@ export class Deliverer {
     lane.waiting.shift()?.();
   }
 
-  private async post(webhook: WebhookRecord, chain: ChainRecord, attempt: number, attemptId: string, kind: 'automatic' | 'manual'): Promise<SendOutcome> {
+  private async post(webhook: WebhookRecord, delivery: DeliveryRecord, attempt: number, attemptId: string, kind: 'automatic' | 'manual'): Promise<SendOutcome> {
     const lane = await this.turn(webhook.id, attemptId, kind);
     try {
-      return await this.send(lane.dispatcher, webhook, chain, attempt, attemptId);
+      return await this.send(lane.dispatcher, webhook, delivery, attempt, attemptId);
     } finally {
       this.endTurn(lane);
     }
   }
 
-  private async send(dispatcher: Dispatcher, webhook: WebhookRecord, chain: ChainRecord, attempt: number, attemptId: string): Promise<SendOutcome> {
+  private async send(dispatcher: Dispatcher, webhook: WebhookRecord, delivery: DeliveryRecord, attempt: number, attemptId: string): Promise<SendOutcome> {
     const { policy } = this.deps;
     // Started only now that a connection of this webhook's is free: it measures the receiver, not the queue.
     // Real time, not the sandbox's: a manual clock stands still while the receiver takes its time.
@@ -448,13 +462,13 @@ export class Deliverer {
     try {
       const url = new URL(webhook.url);
       const { origin, host } = connectionFor(url);
-      const headers = deliveryHeaders(policy, chain, attempt, attemptId);
+      const headers = deliveryHeaders(policy, delivery, attempt, attemptId);
       const response = await dispatcher.request({
         origin,
         path: url.pathname + url.search,
         method: 'POST',
         headers: host ? { ...headers, host } : headers,
-        body: chain.body,
+        body: delivery.body,
         signal,
         headersTimeout: policy.timeoutMs,
         bodyTimeout: policy.timeoutMs,

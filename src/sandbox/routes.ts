@@ -85,7 +85,7 @@ const deliveryView = (fields: keyof typeof DELIVERY_FIELDS) => {
         ...a,
         attempts: a.attempt,
         payload: withPayload ? (JSON.parse(a.body) as unknown) : undefined,
-        delivery_id: a.chain_id,
+        delivery_id: a.delivery_id,
         failure_reason: a.error,
         // An integer, as the interface declares it: 0 when the endpoint gave no HTTP answer.
         response_code: a.response_code ?? 0,
@@ -207,12 +207,12 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
 
     async retry(ctx: RouteContext): Promise<Reply> {
       const attempt = attemptOr404(store, ctx);
-      const retried = await deliverer.retry(attempt.chain_id, attempt.id);
+      const retried = await deliverer.retry(attempt.delivery_id, attempt.id);
       if (retried === 'already_delivered') {
         throw new ApiError(
           409,
           'already_delivered',
-          `delivery ${attempt.chain_id} was delivered (by this attempt or a later one); only a failed or pending delivery is retried`,
+          `delivery ${attempt.delivery_id} was delivered (by this attempt or a later one); only a failed or pending delivery is retried`,
         );
       }
       if (!retried) throw notFound('delivery', attempt.id);
@@ -277,7 +277,7 @@ export function clockRoutes({ store, deliverer, clock, onMoved }: { store: Store
           failed: sent.filter((a) => a.status === 'failed').length,
           attempts: sent.map((a) => ({
             id: a.id,
-            delivery_id: a.chain_id,
+            delivery_id: a.delivery_id,
             webhook_id: a.webhook_id,
             event: a.event,
             attempt: a.attempt,

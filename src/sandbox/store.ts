@@ -23,7 +23,7 @@ export interface WebhookRecord {
 }
 
 /** One delivery: an event occurrence for one webhook, sent by one or more attempts. */
-export interface ChainRecord {
+export interface DeliveryRecord {
   id: string;
   webhook_id: string;
   event: string;
@@ -49,15 +49,15 @@ export function deliveryStatus(delivered: boolean, newest: AttemptStatus | undef
   return newest === 'failed' ? 'failed' : 'pending';
 }
 
-/** deliveryStatus in SQL, for the delivery (chain) `c`. */
+/** deliveryStatus in SQL, for the delivery (delivery) `c`. */
 const DELIVERY_STATUS_SQL = `CASE WHEN c.delivered = 1 THEN 'delivered'
-  WHEN (SELECT x.status FROM attempts x WHERE x.chain_id = c.id ORDER BY x.attempt DESC LIMIT 1) = 'failed' THEN 'failed'
+  WHEN (SELECT x.status FROM attempts x WHERE x.delivery_id = c.id ORDER BY x.attempt DESC LIMIT 1) = 'failed' THEN 'failed'
   ELSE 'pending' END`;
 
 export interface AttemptRecord {
   seq: number;
   id: string;
-  chain_id: string;
+  delivery_id: string;
   webhook_id: string;
   account_id: string;
   event: string;
@@ -92,21 +92,21 @@ CREATE TABLE IF NOT EXISTS webhooks (
   url TEXT NOT NULL, events TEXT NOT NULL, active INTEGER NOT NULL, signing_secret TEXT NOT NULL,
   created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS webhooks_by_account ON webhooks (account_id, seq);
-CREATE TABLE IF NOT EXISTS chains (
+CREATE TABLE IF NOT EXISTS deliveries (
   id TEXT PRIMARY KEY, webhook_id TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
   event TEXT NOT NULL, body TEXT NOT NULL, signature TEXT NOT NULL,
   auto_attempts INTEGER NOT NULL DEFAULT 0, next_due_at INTEGER, delivered INTEGER NOT NULL DEFAULT 0,
   created_at TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS chains_due ON chains (next_due_at) WHERE next_due_at IS NOT NULL;
-CREATE INDEX IF NOT EXISTS chains_by_webhook ON chains (webhook_id);
+CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (next_due_at) WHERE next_due_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS deliveries_by_webhook ON deliveries (webhook_id);
 CREATE TABLE IF NOT EXISTS attempts (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
-  chain_id TEXT NOT NULL REFERENCES chains (id) ON DELETE CASCADE,
+  delivery_id TEXT NOT NULL REFERENCES deliveries (id) ON DELETE CASCADE,
   webhook_id TEXT NOT NULL, attempt INTEGER NOT NULL, status TEXT NOT NULL,
   response_code INTEGER, response_body TEXT, error TEXT, duration_ms INTEGER,
   created_at TEXT NOT NULL, queued TEXT);
 CREATE INDEX IF NOT EXISTS attempts_by_webhook ON attempts (webhook_id, seq);
-CREATE INDEX IF NOT EXISTS attempts_by_chain ON attempts (chain_id, attempt);
+CREATE INDEX IF NOT EXISTS attempts_by_delivery ON attempts (delivery_id, attempt);
 `;
 
 type Row = Record<string, SQLInputValue>;
@@ -135,7 +135,7 @@ function toWebhook(row: Row): WebhookRecord {
   };
 }
 
-function toChain(row: Row): ChainRecord {
+function toDelivery(row: Row): DeliveryRecord {
   return {
     id: String(row.id),
     webhook_id: String(row.webhook_id),
@@ -154,7 +154,7 @@ function toAttempt(row: Row): AttemptRecord {
   return {
     seq: Number(row.seq),
     id: String(row.id),
-    chain_id: String(row.chain_id),
+    delivery_id: String(row.delivery_id),
     webhook_id: String(row.webhook_id),
     account_id: String(row.account_id),
     event: String(row.event),
@@ -171,11 +171,11 @@ function toAttempt(row: Row): AttemptRecord {
   };
 }
 
-const ATTEMPT_COLUMNS = `a.seq, a.id, a.chain_id, a.webhook_id, w.account_id, c.event, a.attempt, a.status,
+const ATTEMPT_COLUMNS = `a.seq, a.id, a.delivery_id, a.webhook_id, w.account_id, c.event, a.attempt, a.status,
   a.response_code, a.response_body, a.error, a.duration_ms, a.created_at, c.body, c.signature,
   CASE WHEN a.status = 'failed' AND c.delivered = 0 AND c.next_due_at IS NOT NULL
-    AND a.attempt = (SELECT MAX(n.attempt) FROM attempts n WHERE n.chain_id = a.chain_id) THEN c.next_due_at END AS next_attempt_at`;
-const ATTEMPT_FROM = `attempts a JOIN chains c ON c.id = a.chain_id JOIN webhooks w ON w.id = a.webhook_id`;
+    AND a.attempt = (SELECT MAX(n.attempt) FROM attempts n WHERE n.delivery_id = a.delivery_id) THEN c.next_due_at END AS next_attempt_at`;
+const ATTEMPT_FROM = `attempts a JOIN deliveries c ON c.id = a.delivery_id JOIN webhooks w ON w.id = a.webhook_id`;
 
 /** What the inspector's list of deliveries is filtered by (null: not filtered); `before` is a delivery's seq, for paging. */
 export interface DeliveryFilter {
@@ -215,23 +215,23 @@ export interface DeliveryCounts {
 const DELIVERY_PAGE_SQL = `SELECT * FROM (
   SELECT c.rowid AS seq, c.id, c.webhook_id, w.url AS webhook_url, c.event, c.created_at, c.next_due_at,
     ${DELIVERY_STATUS_SQL} AS status,
-    (SELECT COUNT(*) FROM attempts n WHERE n.chain_id = c.id) AS attempt_count,
+    (SELECT COUNT(*) FROM attempts n WHERE n.delivery_id = c.id) AS attempt_count,
     l.response_code AS response_code, l.created_at AS last_attempt_at
-  FROM chains c JOIN webhooks w ON w.id = c.webhook_id
-  LEFT JOIN attempts l ON l.id = (SELECT x.id FROM attempts x WHERE x.chain_id = c.id ORDER BY x.attempt DESC LIMIT 1)
+  FROM deliveries c JOIN webhooks w ON w.id = c.webhook_id
+  LEFT JOIN attempts l ON l.id = (SELECT x.id FROM attempts x WHERE x.delivery_id = c.id ORDER BY x.attempt DESC LIMIT 1)
   WHERE w.account_id = :account
     AND (:before IS NULL OR c.rowid < :before)
     AND (:webhook IS NULL OR c.webhook_id = :webhook)
     AND (:event IS NULL OR c.event = :event)
     AND (:q IS NULL OR substr(c.id, 1, length(:q)) = :q
-         OR EXISTS (SELECT 1 FROM attempts s WHERE s.chain_id = c.id AND substr(s.id, 1, length(:q)) = :q))
+         OR EXISTS (SELECT 1 FROM attempts s WHERE s.delivery_id = c.id AND substr(s.id, 1, length(:q)) = :q))
 ) WHERE (:status IS NULL OR status = :status)
 ORDER BY seq DESC LIMIT :limit`;
 
 const DELIVERY_COUNTS_SQL = `SELECT webhook_id, COUNT(*) AS total, SUM(status = 'delivered') AS delivered, SUM(status = 'pending') AS pending,
   SUM(status = 'failed') AS failed, SUM(status = 'failed' AND next_due_at IS NOT NULL) AS retry_due
   FROM (SELECT c.webhook_id, c.next_due_at, ${DELIVERY_STATUS_SQL} AS status
-    FROM chains c JOIN webhooks w ON w.id = c.webhook_id WHERE w.account_id = ?) GROUP BY webhook_id`;
+    FROM deliveries c JOIN webhooks w ON w.id = c.webhook_id WHERE w.account_id = ?) GROUP BY webhook_id`;
 
 /**
  * The sandbox's store: SQLite through node:sqlite, in memory or in
@@ -244,7 +244,7 @@ export class Store {
   private readonly statements = new Map<string, StatementSync>();
   private readonly subscribers = new Map<string, WebhookRecord[]>();
   /** Deliveries recorded, counted as they are inserted and dropped; counted afresh after a webhook's deletion takes its own away. */
-  private chainsCounted: number | undefined;
+  private deliveriesCounted: number | undefined;
   /** Counts the writes to webhooks, deliveries and attempts: the inspector page refreshes when it moves. */
   private changeCount = 0;
 
@@ -266,6 +266,11 @@ export class Store {
       }
     }
     this.db.exec('PRAGMA foreign_keys = ON;');
+    // A store made when a delivery was called a chain (its table chains, its attempts' chain_id): renamed, data kept.
+    if (this.get("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'chains'")) {
+      this.db.exec(`DROP INDEX IF EXISTS chains_due; DROP INDEX IF EXISTS chains_by_webhook; DROP INDEX IF EXISTS attempts_by_chain;
+        ALTER TABLE chains RENAME TO deliveries; ALTER TABLE attempts RENAME COLUMN chain_id TO delivery_id;`);
+    }
     this.db.exec(SCHEMA);
     // A store made before attempts could be marked queued.
     if (!this.all('PRAGMA table_info(attempts)').some((column) => column.name === 'queued')) this.db.exec('ALTER TABLE attempts ADD COLUMN queued TEXT');
@@ -421,7 +426,7 @@ export class Store {
   deleteWebhook(accountId: string, id: string): boolean {
     this.changeCount += 1;
     this.subscribers.clear();
-    this.chainsCounted = undefined;
+    this.deliveriesCounted = undefined;
     return this.run('DELETE FROM webhooks WHERE id = ? AND account_id = ?', id, accountId) > 0;
   }
 
@@ -449,23 +454,23 @@ export class Store {
     ).map(toWebhook);
   }
 
-  // --- deliveries (chains) and their attempts --------------------------------
+  // --- deliveries (deliveries) and their attempts --------------------------------
 
-  insertChain(chain: ChainRecord): void {
+  insertDelivery(delivery: DeliveryRecord): void {
     this.changeCount += 1;
-    if (this.chainsCounted !== undefined) this.chainsCounted += 1;
+    if (this.deliveriesCounted !== undefined) this.deliveriesCounted += 1;
     this.run(
-      `INSERT INTO chains (id, webhook_id, event, body, signature, auto_attempts, next_due_at, delivered, created_at)
+      `INSERT INTO deliveries (id, webhook_id, event, body, signature, auto_attempts, next_due_at, delivered, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      chain.id,
-      chain.webhook_id,
-      chain.event,
-      chain.body,
-      chain.signature,
-      chain.auto_attempts,
-      chain.next_due_at,
-      chain.delivered ? 1 : 0,
-      chain.created_at,
+      delivery.id,
+      delivery.webhook_id,
+      delivery.event,
+      delivery.body,
+      delivery.signature,
+      delivery.auto_attempts,
+      delivery.next_due_at,
+      delivery.delivered ? 1 : 0,
+      delivery.created_at,
     );
   }
 
@@ -474,28 +479,28 @@ export class Store {
    * all but those in `busy` (a send under way). Returns how many went.
    */
   dropOldestDeliveries(max: number, busy: ReadonlySet<string> | ReadonlyMap<string, unknown>): number {
-    this.chainsCounted ??= Number(this.get('SELECT COUNT(*) AS n FROM chains')!.n);
-    const excess = this.chainsCounted - max;
+    this.deliveriesCounted ??= Number(this.get('SELECT COUNT(*) AS n FROM deliveries')!.n);
+    const excess = this.deliveriesCounted - max;
     if (excess <= 0) return 0;
-    const oldest = this.all('SELECT id FROM chains ORDER BY rowid LIMIT ?', excess + busy.size)
+    const oldest = this.all('SELECT id FROM deliveries ORDER BY rowid LIMIT ?', excess + busy.size)
       .map((row) => String(row.id))
       .filter((id) => !busy.has(id))
       .slice(0, excess);
-    for (const id of oldest) this.run('DELETE FROM chains WHERE id = ?', id);
+    for (const id of oldest) this.run('DELETE FROM deliveries WHERE id = ?', id);
     if (oldest.length > 0) this.changeCount += 1;
-    this.chainsCounted -= oldest.length;
+    this.deliveriesCounted -= oldest.length;
     return oldest.length;
   }
 
-  findChain(id: string): ChainRecord | undefined {
-    const row = this.get('SELECT * FROM chains WHERE id = ?', id);
-    return row ? toChain(row) : undefined;
+  deliveryById(id: string): DeliveryRecord | undefined {
+    const row = this.get('SELECT * FROM deliveries WHERE id = ?', id);
+    return row ? toDelivery(row) : undefined;
   }
 
-  updateChainSchedule(id: string, fields: { auto_attempts: number; next_due_at: number | null; delivered: boolean }): void {
+  updateDeliverySchedule(id: string, fields: { auto_attempts: number; next_due_at: number | null; delivered: boolean }): void {
     this.changeCount += 1;
     this.run(
-      'UPDATE chains SET auto_attempts = ?, next_due_at = ?, delivered = ? WHERE id = ?',
+      'UPDATE deliveries SET auto_attempts = ?, next_due_at = ?, delivered = ? WHERE id = ?',
       fields.auto_attempts,
       fields.next_due_at,
       fields.delivered ? 1 : 0,
@@ -504,22 +509,22 @@ export class Store {
   }
 
   /** Deliveries whose automatic retry is due by `now`, on webhooks that are active. */
-  dueChains(now: number, limit: number): ChainRecord[] {
+  dueDeliveries(now: number, limit: number): DeliveryRecord[] {
     return this.all(
-      `SELECT c.* FROM chains c JOIN webhooks w ON w.id = c.webhook_id
+      `SELECT c.* FROM deliveries c JOIN webhooks w ON w.id = c.webhook_id
        WHERE c.next_due_at IS NOT NULL AND c.next_due_at <= ? AND w.active = 1
        ORDER BY c.next_due_at LIMIT ?`,
       now,
       limit,
-    ).map(toChain);
+    ).map(toDelivery);
   }
 
   /** The automatic attempts scheduled next (on active webhooks), soonest first, with the number each will have. */
   upcoming(limit: number): Array<{ delivery_id: string; webhook_id: string; event: string; attempt: number; due_at: number }> {
     return this.all(
       `SELECT c.id AS delivery_id, c.webhook_id, c.event, c.next_due_at AS due_at,
-         (SELECT COALESCE(MAX(a.attempt), 0) + 1 FROM attempts a WHERE a.chain_id = c.id) AS attempt
-       FROM chains c JOIN webhooks w ON w.id = c.webhook_id
+         (SELECT COALESCE(MAX(a.attempt), 0) + 1 FROM attempts a WHERE a.delivery_id = c.id) AS attempt
+       FROM deliveries c JOIN webhooks w ON w.id = c.webhook_id
        WHERE c.next_due_at IS NOT NULL AND w.active = 1
        ORDER BY c.next_due_at, c.id LIMIT ?`,
       limit,
@@ -535,19 +540,20 @@ export class Store {
   /** When the next automatic retry on an active webhook falls due, if any is scheduled. */
   earliestDue(): number | undefined {
     const row = this.get(
-      `SELECT MIN(c.next_due_at) AS due FROM chains c JOIN webhooks w ON w.id = c.webhook_id
+      `SELECT MIN(c.next_due_at) AS due FROM deliveries c JOIN webhooks w ON w.id = c.webhook_id
        WHERE c.next_due_at IS NOT NULL AND w.active = 1`,
     );
     return row && row.due !== null ? Number(row.due) : undefined;
   }
 
   /** Records an attempt under way; its number is one more than the delivery's highest unless given. */
-  insertAttempt(attempt: { id: string; chain_id: string; webhook_id: string; created_at: string }, number?: number): { number: number; seq: number } {
+  insertAttempt(attempt: { id: string; delivery_id: string; webhook_id: string; created_at: string }, number?: number): { number: number; seq: number } {
     this.changeCount += 1;
-    const attemptNumber = number ?? Number(this.get('SELECT COALESCE(MAX(attempt), 0) + 1 AS next FROM attempts WHERE chain_id = ?', attempt.chain_id)!.next);
-    const result = this.statement(`INSERT INTO attempts (id, chain_id, webhook_id, attempt, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?)`).run(
+    const attemptNumber =
+      number ?? Number(this.get('SELECT COALESCE(MAX(attempt), 0) + 1 AS next FROM attempts WHERE delivery_id = ?', attempt.delivery_id)!.next);
+    const result = this.statement(`INSERT INTO attempts (id, delivery_id, webhook_id, attempt, status, created_at) VALUES (?, ?, ?, ?, 'pending', ?)`).run(
       attempt.id,
-      attempt.chain_id,
+      attempt.delivery_id,
       attempt.webhook_id,
       attemptNumber,
       attempt.created_at,
@@ -613,21 +619,21 @@ export class Store {
   recoverInterrupted(now: number): number {
     this.changeCount += 1;
     return this.transaction(() => {
-      const pending = this.all("SELECT id, chain_id, queued FROM attempts WHERE status = 'pending'");
+      const pending = this.all("SELECT id, delivery_id, queued FROM attempts WHERE status = 'pending'");
       for (const row of pending) {
         if (row.queued !== null) {
           this.run('DELETE FROM attempts WHERE id = ?', row.id as string);
           if (row.queued === 'automatic') {
             this.run(
-              'UPDATE chains SET auto_attempts = MAX(0, auto_attempts - 1), next_due_at = COALESCE(next_due_at, ?) WHERE id = ? AND delivered = 0',
+              'UPDATE deliveries SET auto_attempts = MAX(0, auto_attempts - 1), next_due_at = COALESCE(next_due_at, ?) WHERE id = ? AND delivered = 0',
               now,
-              row.chain_id as string,
+              row.delivery_id as string,
             );
           }
           continue;
         }
         this.run("UPDATE attempts SET status = 'failed', error = 'the sandbox stopped during this attempt' WHERE id = ?", row.id as string);
-        this.run('UPDATE chains SET next_due_at = ? WHERE id = ? AND delivered = 0 AND next_due_at IS NULL', now, row.chain_id as string);
+        this.run('UPDATE deliveries SET next_due_at = ? WHERE id = ? AND delivered = 0 AND next_due_at IS NULL', now, row.delivery_id as string);
       }
       return pending.length;
     });
@@ -670,22 +676,22 @@ export class Store {
   }
 
   /** A delivery of the account by its id, or by the id of one of its attempts, with its webhook's URL and state. */
-  findDelivery(accountId: string, id: string): (ChainRecord & { webhook_url: string; webhook_active: boolean }) | undefined {
-    const owner = this.get('SELECT chain_id FROM attempts WHERE id = ?', id);
-    const chainId = this.get('SELECT id FROM chains WHERE id = ?', id) ? id : owner ? String(owner.chain_id) : undefined;
-    if (chainId === undefined) return undefined;
+  findDelivery(accountId: string, id: string): (DeliveryRecord & { webhook_url: string; webhook_active: boolean }) | undefined {
+    const owner = this.get('SELECT delivery_id FROM attempts WHERE id = ?', id);
+    const deliveryId = this.get('SELECT id FROM deliveries WHERE id = ?', id) ? id : owner ? String(owner.delivery_id) : undefined;
+    if (deliveryId === undefined) return undefined;
     const row = this.get(
-      `SELECT c.*, w.url AS webhook_url, w.active AS webhook_active FROM chains c JOIN webhooks w ON w.id = c.webhook_id
+      `SELECT c.*, w.url AS webhook_url, w.active AS webhook_active FROM deliveries c JOIN webhooks w ON w.id = c.webhook_id
         WHERE c.id = ? AND w.account_id = ?`,
-      chainId,
+      deliveryId,
       accountId,
     );
     if (!row) return undefined;
-    return { ...toChain(row), webhook_url: String(row.webhook_url), webhook_active: Number(row.webhook_active) === 1 };
+    return { ...toDelivery(row), webhook_url: String(row.webhook_url), webhook_active: Number(row.webhook_active) === 1 };
   }
 
   /** Every attempt of a delivery, first to last. */
-  attemptsOfDelivery(chainId: string): AttemptRecord[] {
-    return this.all(`SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPT_FROM} WHERE a.chain_id = ? ORDER BY a.attempt`, chainId).map(toAttempt);
+  attemptsOfDelivery(deliveryId: string): AttemptRecord[] {
+    return this.all(`SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPT_FROM} WHERE a.delivery_id = ? ORDER BY a.attempt`, deliveryId).map(toAttempt);
   }
 }

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MockAgent } from 'undici';
 import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from '../../src/sandbox/deliverer.js';
-import { Store, type AttemptRecord, type ChainRecord, type WebhookRecord } from '../../src/sandbox/store.js';
+import { Store, type AttemptRecord, type DeliveryRecord, type WebhookRecord } from '../../src/sandbox/store.js';
 import { ManualClock, flushPromises } from '../helpers/manual-clock.js';
 
 const ORIGIN = 'http://127.0.0.1:9999';
@@ -106,13 +106,13 @@ function attemptsOf(wh: WebhookRecord): AttemptRecord[] {
   return store.listAttempts(wh.id, { limit: 1_000 }).reverse();
 }
 
-function chain(id: string): ChainRecord {
-  const found = store.findChain(id);
-  if (!found) throw new Error(`no chain ${id}`);
+function delivery(id: string): DeliveryRecord {
+  const found = store.deliveryById(id);
+  if (!found) throw new Error(`no delivery ${id}`);
   return found;
 }
 
-/** Delivers the test event and lets the first send complete; returns the delivery (chain) id. */
+/** Delivers the test event and lets the first send complete; returns the delivery (delivery) id. */
 async function deliverOne(): Promise<string> {
   const ids = await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
   expect(ids).toHaveLength(1);
@@ -169,7 +169,7 @@ describe('Deliverer: a delivered event', () => {
     const attempt = attempts[0]!;
     expect(attempt).toMatchObject({
       id,
-      chain_id: id,
+      delivery_id: id,
       webhook_id: webhook.id,
       account_id: ACCOUNT,
       event: EVENT,
@@ -183,7 +183,7 @@ describe('Deliverer: a delivered event', () => {
       body,
       signature: expectedSignature(SECRET, body),
     });
-    expect(chain(id)).toMatchObject({ delivered: true, next_due_at: null, auto_attempts: 1 });
+    expect(delivery(id)).toMatchObject({ delivered: true, next_due_at: null, auto_attempts: 1 });
 
     expect(seen).toHaveLength(1);
     expect(seen[0]!.attempt).toMatchObject({ id, status: 'delivered', response_code: 200 });
@@ -247,21 +247,21 @@ describe('Deliverer: failures and backoff', () => {
     for (let i = 0; i < 4; i += 1) answer(500, { data: 'boom' });
     const id = await deliverOne();
     expect(sent()).toHaveLength(1);
-    expect(chain(id)).toMatchObject({ auto_attempts: 1, next_due_at: t0 + 1_000, delivered: false });
+    expect(delivery(id)).toMatchObject({ auto_attempts: 1, next_due_at: t0 + 1_000, delivered: false });
 
     // Attempt 2: not before +1000 ms, exactly at +1000 ms.
     await clock.advance(999);
     expect(sent()).toHaveLength(1);
     await clock.advance(1);
     expect(sent()).toHaveLength(2);
-    expect(chain(id)).toMatchObject({ auto_attempts: 2, next_due_at: t0 + 1_000 + 2_000 });
+    expect(delivery(id)).toMatchObject({ auto_attempts: 2, next_due_at: t0 + 1_000 + 2_000 });
 
     // Attempt 3: 2000 ms after attempt 2.
     await clock.advance(1_999);
     expect(sent()).toHaveLength(2);
     await clock.advance(1);
     expect(sent()).toHaveLength(3);
-    expect(chain(id)).toMatchObject({ auto_attempts: 3, next_due_at: t0 + 3_000 + 4_000 });
+    expect(delivery(id)).toMatchObject({ auto_attempts: 3, next_due_at: t0 + 3_000 + 4_000 });
 
     // Attempt 4: 4000 ms after attempt 3.
     await clock.advance(3_999);
@@ -270,7 +270,7 @@ describe('Deliverer: failures and backoff', () => {
     expect(sent()).toHaveLength(4);
 
     // The 4th was the last automatic attempt: nothing is scheduled, ever.
-    expect(chain(id)).toMatchObject({ auto_attempts: 4, next_due_at: null, delivered: false });
+    expect(delivery(id)).toMatchObject({ auto_attempts: 4, next_due_at: null, delivered: false });
     await clock.advance(30 * 24 * 3_600_000);
     expect(sent()).toHaveLength(4);
     expect(clock.pendingTimers).toBe(0);
@@ -282,7 +282,7 @@ describe('Deliverer: failures and backoff', () => {
     expect(attempts.map((a) => a.response_body)).toEqual(['boom', 'boom', 'boom', 'boom']);
     expect(attempts.map((a) => a.error)).toEqual(Array(4).fill('endpoint answered 500'));
     expect(attempts.map((a) => Date.parse(a.created_at) - t0)).toEqual([0, 1_000, 3_000, 7_000]);
-    expect(attempts.every((a) => a.chain_id === id)).toBe(true);
+    expect(attempts.every((a) => a.delivery_id === id)).toBe(true);
     expect(attempts[0]!.id).toBe(id);
     expect(new Set(attempts.map((a) => a.id)).size).toBe(4);
 
@@ -302,15 +302,15 @@ describe('Deliverer: failures and backoff', () => {
     deliverer = makeDeliverer({ retryBaseMs: 1_000, maxDelayMs: 1_500, maxAttempts: 4 });
     for (let i = 0; i < 4; i += 1) answer(503);
     const id = await deliverOne();
-    expect(chain(id).next_due_at).toBe(t0 + 1_000);
+    expect(delivery(id).next_due_at).toBe(t0 + 1_000);
     await clock.advance(1_000);
     expect(sent()).toHaveLength(2);
-    expect(chain(id).next_due_at).toBe(t0 + 1_000 + 1_500); // 2000 capped to 1500
+    expect(delivery(id).next_due_at).toBe(t0 + 1_000 + 1_500); // 2000 capped to 1500
     await clock.advance(1_499);
     expect(sent()).toHaveLength(2);
     await clock.advance(1);
     expect(sent()).toHaveLength(3);
-    expect(chain(id).next_due_at).toBe(t0 + 2_500 + 1_500); // 4000 capped to 1500
+    expect(delivery(id).next_due_at).toBe(t0 + 2_500 + 1_500); // 4000 capped to 1500
     await clock.advance(1_500);
     expect(sent()).toHaveLength(4);
     await clock.advance(3_600_000);
@@ -323,18 +323,18 @@ describe('Deliverer: failures and backoff', () => {
     deliverer = makeDeliverer({ maxAttempts: 1 });
     answer(500);
     const id = await deliverOne();
-    expect(chain(id)).toMatchObject({ auto_attempts: 1, next_due_at: null, delivered: false });
+    expect(delivery(id)).toMatchObject({ auto_attempts: 1, next_due_at: null, delivered: false });
     await clock.advance(24 * 3_600_000);
     expect(sent()).toHaveLength(1);
   });
 
-  it('stops the chain when a retry succeeds', async () => {
+  it('stops the delivery when a retry succeeds', async () => {
     answer(500);
     answer(200, { data: 'ok' });
     const id = await deliverOne();
     await clock.advance(1_000);
     expect(sent()).toHaveLength(2);
-    expect(chain(id)).toMatchObject({ delivered: true, next_due_at: null, auto_attempts: 2 });
+    expect(delivery(id)).toMatchObject({ delivered: true, next_due_at: null, auto_attempts: 2 });
     await clock.advance(30 * 24 * 3_600_000);
     expect(sent()).toHaveLength(2);
     expect(clock.pendingTimers).toBe(0);
@@ -359,7 +359,7 @@ describe('Deliverer: failures and backoff', () => {
       response_body: null,
       error: 'connection refused',
     });
-    expect(chain(id).next_due_at).toBe(t0 + 1_000);
+    expect(delivery(id).next_due_at).toBe(t0 + 1_000);
     await clock.advance(1_000);
     expect(sent()).toHaveLength(2);
     expect(attemptsOf(webhook)[1]).toMatchObject({ attempt: 2, status: 'delivered', response_code: 200 });
@@ -400,7 +400,7 @@ describe('Deliverer: failures and backoff', () => {
       response_code: 302,
       error: 'endpoint answered 302',
     });
-    expect(chain(id)).toMatchObject({ delivered: false, next_due_at: t0 + 1_000 });
+    expect(delivery(id)).toMatchObject({ delivered: false, next_due_at: t0 + 1_000 });
     // Let the retry go (and succeed) so no interceptor or timer is left behind.
     answer(200);
     await clock.advance(1_000);
@@ -436,17 +436,17 @@ describe('Deliverer: manual retries', () => {
     const manualAttempt = await manual;
     await flushPromises();
     expect(sent()).toHaveLength(3);
-    expect(manualAttempt).toMatchObject({ attempt: 3, status: 'failed', response_code: 500, chain_id: id });
+    expect(manualAttempt).toMatchObject({ attempt: 3, status: 'failed', response_code: 500, delivery_id: id });
 
     // The manual retry does not count as an automatic attempt: the 3rd automatic is due 2000 ms after the 2nd.
-    expect(chain(id)).toMatchObject({ auto_attempts: 2, next_due_at: t0 + 1_000 + 2_000 });
+    expect(delivery(id)).toMatchObject({ auto_attempts: 2, next_due_at: t0 + 1_000 + 2_000 });
     await clock.advance(1_999);
     expect(sent()).toHaveLength(3);
     await clock.advance(1);
     expect(sent()).toHaveLength(4);
     expect(sent().map((r) => r.headers['x-service-attempt'])).toEqual(['1', '2', '3', '4']);
     expect(attemptsOf(webhook).map((a) => a.attempt)).toEqual([1, 2, 3, 4]);
-    expect(chain(id)).toMatchObject({ auto_attempts: 3, next_due_at: t0 + 3_000 + 4_000 });
+    expect(delivery(id)).toMatchObject({ auto_attempts: 3, next_due_at: t0 + 3_000 + 4_000 });
 
     // Let the 4th automatic attempt (the last) fail; nothing more.
     answer(500);
@@ -484,11 +484,11 @@ describe('Deliverer: manual retries', () => {
     const attempts = attemptsOf(webhook);
     expect(attempts.map((a) => Date.parse(a.created_at) - t0)).toEqual([0, 500, 1_100]);
     // The automatic attempt sent late is the 2nd automatic one; the next is 2000 ms after it.
-    expect(chain(id)).toMatchObject({ auto_attempts: 2, next_due_at: t0 + 1_100 + 2_000 });
+    expect(delivery(id)).toMatchObject({ auto_attempts: 2, next_due_at: t0 + 1_100 + 2_000 });
     answer(200);
     await clock.advance(1_000);
     expect(sent()).toHaveLength(4);
-    expect(chain(id).delivered).toBe(true);
+    expect(delivery(id).delivered).toBe(true);
   });
 
   it('a failed manual retry before the automatic retry is due leaves the automatic schedule as it was', async () => {
@@ -499,12 +499,12 @@ describe('Deliverer: manual retries', () => {
     await clock.advance(400);
     const manual = await deliverer.retry(id, id);
     expect(manual).toMatchObject({ attempt: 2, status: 'failed', response_code: 500 });
-    expect(chain(id)).toMatchObject({ auto_attempts: 1, next_due_at: t0 + 1_000, delivered: false });
+    expect(delivery(id)).toMatchObject({ auto_attempts: 1, next_due_at: t0 + 1_000, delivered: false });
     await clock.advance(599);
     expect(sent()).toHaveLength(2);
     await clock.advance(1);
     expect(sent()).toHaveLength(3);
-    expect(chain(id)).toMatchObject({ delivered: true, next_due_at: null });
+    expect(delivery(id)).toMatchObject({ delivered: true, next_due_at: null });
   });
 
   it('a manual retry asked while the attempt is still being sent, which then succeeds, is not sent', async () => {
@@ -524,12 +524,12 @@ describe('Deliverer: manual retries', () => {
     answer(500);
     answer(200, { data: 'finally' }); // manual
     const id = await deliverOne();
-    expect(chain(id).next_due_at).toBe(t0 + 1_000);
+    expect(delivery(id).next_due_at).toBe(t0 + 1_000);
     await clock.advance(300);
     const manual = await deliverer.retry(id, id);
     expect(manual).toMatchObject({ attempt: 2, status: 'delivered', response_code: 200, response_body: 'finally' });
     expect((manual as AttemptRecord).id).not.toBe(id);
-    expect(chain(id)).toMatchObject({ delivered: true, next_due_at: null });
+    expect(delivery(id)).toMatchObject({ delivered: true, next_due_at: null });
     const request = sent()[1]!;
     expect(request.headers['x-service-attempt']).toBe('2');
     expect(request.headers['x-service-delivery-id']).toBe(id);
@@ -548,10 +548,10 @@ describe('Deliverer: manual retries', () => {
     answer(500); // manual
     const id = await deliverOne();
     await clock.advance(1_000);
-    expect(chain(id)).toMatchObject({ auto_attempts: 2, next_due_at: null });
+    expect(delivery(id)).toMatchObject({ auto_attempts: 2, next_due_at: null });
     const manual = await deliverer.retry(id, id);
     expect(manual).toMatchObject({ attempt: 3, status: 'failed' });
-    expect(chain(id)).toMatchObject({ auto_attempts: 2, next_due_at: null, delivered: false });
+    expect(delivery(id)).toMatchObject({ auto_attempts: 2, next_due_at: null, delivered: false });
     await clock.advance(24 * 3_600_000);
     expect(sent()).toHaveLength(3);
   });
@@ -571,7 +571,7 @@ describe('Deliverer: paused and deleted webhooks', () => {
     await clock.advance(10_000);
     expect(sent()).toHaveLength(1);
     // Still due, not dropped, not counted.
-    expect(chain(id)).toMatchObject({ auto_attempts: 1, next_due_at: t0 + 1_000, delivered: false });
+    expect(delivery(id)).toMatchObject({ auto_attempts: 1, next_due_at: t0 + 1_000, delivered: false });
 
     answer(200);
     setActive(webhook, true);
@@ -581,7 +581,7 @@ describe('Deliverer: paused and deleted webhooks', () => {
     const attempts = attemptsOf(webhook);
     expect(attempts[1]).toMatchObject({ attempt: 2, status: 'delivered', response_code: 200 });
     expect(Date.parse(attempts[1]!.created_at)).toBe(t0 + 10_100);
-    expect(chain(id)).toMatchObject({ auto_attempts: 2, delivered: true, next_due_at: null });
+    expect(delivery(id)).toMatchObject({ auto_attempts: 2, delivered: true, next_due_at: null });
   });
 
   it('a webhook paused between finding the due retry and sending it: the retry is held, still due', async () => {
@@ -589,10 +589,10 @@ describe('Deliverer: paused and deleted webhooks', () => {
     const id = await deliverOne();
     // Pause the webhook right after the deliverer has listed what is due (a request
     // pausing it can land between the two).
-    const dueChains = store.dueChains.bind(store);
+    const dueDeliveries = store.dueDeliveries.bind(store);
     let paused = false;
-    store.dueChains = (now: number, limit: number) => {
-      const due = dueChains(now, limit);
+    store.dueDeliveries = (now: number, limit: number) => {
+      const due = dueDeliveries(now, limit);
       if (due.length > 0 && !paused) {
         paused = true;
         setActive(webhook, false);
@@ -603,14 +603,14 @@ describe('Deliverer: paused and deleted webhooks', () => {
     expect(paused).toBe(true);
     expect(sent()).toHaveLength(1);
     expect(attemptsOf(webhook)).toHaveLength(1);
-    expect(chain(id)).toMatchObject({ auto_attempts: 1, next_due_at: t0 + 1_000, delivered: false });
+    expect(delivery(id)).toMatchObject({ auto_attempts: 1, next_due_at: t0 + 1_000, delivered: false });
 
     answer(200);
     setActive(webhook, true);
     deliverer.wake();
     await clock.runDue();
     expect(sent()).toHaveLength(2);
-    expect(chain(id)).toMatchObject({ auto_attempts: 2, delivered: true });
+    expect(delivery(id)).toMatchObject({ auto_attempts: 2, delivered: true });
   });
 
   it('does not deliver new events to a paused webhook', async () => {
@@ -624,7 +624,7 @@ describe('Deliverer: paused and deleted webhooks', () => {
     answer(500);
     const id = await deliverOne();
     expect(store.deleteWebhook(ACCOUNT, webhook.id)).toBe(true);
-    expect(store.findChain(id)).toBeUndefined();
+    expect(store.deliveryById(id)).toBeUndefined();
     await clock.advance(30 * 24 * 3_600_000);
     expect(sent()).toHaveLength(1);
     expect(clock.pendingTimers).toBe(0);
@@ -639,16 +639,16 @@ describe('Deliverer: paused and deleted webhooks', () => {
     store.deleteWebhook(ACCOUNT, webhook.id);
     held.open();
     await flushPromises();
-    expect(store.findChain(id!)).toBeUndefined();
+    expect(store.deliveryById(id!)).toBeUndefined();
     await clock.advance(24 * 3_600_000);
     expect(sent()).toHaveLength(1);
   });
 });
 
 describe('Deliverer: start, recovery and stop', () => {
-  function insertChain(fields: Partial<ChainRecord> = {}): ChainRecord {
+  function insertDelivery(fields: Partial<DeliveryRecord> = {}): DeliveryRecord {
     const body = JSON.stringify(PAYLOAD);
-    const record: ChainRecord = {
+    const record: DeliveryRecord = {
       id: 'dlv_0123456789abcdef01234567',
       webhook_id: webhook.id,
       event: EVENT,
@@ -660,14 +660,14 @@ describe('Deliverer: start, recovery and stop', () => {
       created_at: new Date(t0).toISOString(),
       ...fields,
     };
-    store.insertChain(record);
+    store.insertDelivery(record);
     return record;
   }
 
   it('start(): an attempt left pending becomes failed and its delivery is sent again', async () => {
     // A sandbox stopped during the first send: the attempt was begun, never finished.
-    const record = insertChain({ auto_attempts: 1, next_due_at: null });
-    store.insertAttempt({ id: record.id, chain_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
+    const record = insertDelivery({ auto_attempts: 1, next_due_at: null });
+    store.insertAttempt({ id: record.id, delivery_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
     expect(attemptsOf(webhook)[0]!.status).toBe('pending');
 
     await clock.advance(60_000);
@@ -690,28 +690,28 @@ describe('Deliverer: start, recovery and stop', () => {
       [2, 'delivered'],
     ]);
     expect(Date.parse(attempts[1]!.created_at)).toBe(t0 + 60_000);
-    expect(chain(record.id)).toMatchObject({ auto_attempts: 2, delivered: true, next_due_at: null });
+    expect(delivery(record.id)).toMatchObject({ auto_attempts: 2, delivered: true, next_due_at: null });
   });
 
   it('start(): an attempt that was only waiting for its turn (never sent) is taken back, not a failed try: the delivery goes out as that attempt', async () => {
-    const record = insertChain({ auto_attempts: 1, next_due_at: null });
-    store.insertAttempt({ id: record.id, chain_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
+    const record = insertDelivery({ auto_attempts: 1, next_due_at: null });
+    store.insertAttempt({ id: record.id, delivery_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
     store.markQueued(record.id, 'automatic');
     answer(200);
     deliverer.start();
-    expect(chain(record.id)).toMatchObject({ auto_attempts: 0 });
+    expect(delivery(record.id)).toMatchObject({ auto_attempts: 0 });
     await clock.runDue();
     expect(sent()).toHaveLength(1);
     expect(sent()[0]!.headers['x-service-attempt']).toBe('1');
     expect(attemptsOf(webhook).map((a) => [a.id, a.attempt, a.status])).toEqual([[record.id, 1, 'delivered']]);
-    expect(chain(record.id)).toMatchObject({ auto_attempts: 1, delivered: true });
+    expect(delivery(record.id)).toMatchObject({ auto_attempts: 1, delivered: true });
   });
 
   it('start(): a manual retry that was only waiting for its turn is dropped, not recorded as failed', async () => {
-    const record = insertChain({ auto_attempts: 1, next_due_at: null, delivered: false });
-    store.insertAttempt({ id: record.id, chain_id: record.id, webhook_id: webhook.id, created_at: record.created_at }, 1);
+    const record = insertDelivery({ auto_attempts: 1, next_due_at: null, delivered: false });
+    store.insertAttempt({ id: record.id, delivery_id: record.id, webhook_id: webhook.id, created_at: record.created_at }, 1);
     store.finishAttempt(record.id, { status: 'failed', response_code: 500, response_body: null, error: 'endpoint answered 500', duration_ms: 1 });
-    store.insertAttempt({ id: 'dlv_manual', chain_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
+    store.insertAttempt({ id: 'dlv_manual', delivery_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
     store.markQueued('dlv_manual', 'manual');
     deliverer.start();
     await clock.advance(60_000);
@@ -720,8 +720,8 @@ describe('Deliverer: start, recovery and stop', () => {
   });
 
   it('start(): a pending attempt of a delivered delivery is marked failed but not re-sent', async () => {
-    const record = insertChain({ delivered: true, next_due_at: null });
-    store.insertAttempt({ id: record.id, chain_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
+    const record = insertDelivery({ delivered: true, next_due_at: null });
+    store.insertAttempt({ id: record.id, delivery_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
     deliverer.start();
     await clock.advance(60_000);
     expect(sent()).toHaveLength(0);
@@ -729,10 +729,10 @@ describe('Deliverer: start, recovery and stop', () => {
   });
 
   it('start(): sends retries that fell due while the sandbox was stopped, and those not yet due at their time', async () => {
-    insertChain({ id: 'dlv_aaaaaaaaaaaaaaaaaaaaaaaa', auto_attempts: 2, next_due_at: t0 - 5_000 });
-    insertChain({ id: 'dlv_bbbbbbbbbbbbbbbbbbbbbbbb', auto_attempts: 1, next_due_at: t0 + 2_000 });
+    insertDelivery({ id: 'dlv_aaaaaaaaaaaaaaaaaaaaaaaa', auto_attempts: 2, next_due_at: t0 - 5_000 });
+    insertDelivery({ id: 'dlv_bbbbbbbbbbbbbbbbbbbbbbbb', auto_attempts: 1, next_due_at: t0 + 2_000 });
     // Created but never sent (stopped before the first send).
-    insertChain({ id: 'dlv_cccccccccccccccccccccccc', auto_attempts: 0, next_due_at: t0 - 1 });
+    insertDelivery({ id: 'dlv_cccccccccccccccccccccccc', auto_attempts: 0, next_due_at: t0 - 1 });
     answer(200);
     answer(200);
     answer(200);
@@ -743,7 +743,7 @@ describe('Deliverer: start, recovery and stop', () => {
         .map((r) => r.headers['x-service-delivery-id'])
         .sort(),
     ).toEqual(['dlv_aaaaaaaaaaaaaaaaaaaaaaaa', 'dlv_cccccccccccccccccccccccc']);
-    const firstOfC = attemptsOf(webhook).find((a) => a.chain_id === 'dlv_cccccccccccccccccccccccc');
+    const firstOfC = attemptsOf(webhook).find((a) => a.delivery_id === 'dlv_cccccccccccccccccccccccc');
     expect(firstOfC).toMatchObject({ id: 'dlv_cccccccccccccccccccccccc', attempt: 1, status: 'delivered' });
     await clock.advance(1_999);
     expect(sent()).toHaveLength(2);
@@ -773,7 +773,7 @@ describe('Deliverer: start, recovery and stop', () => {
     // The send finished and was recorded before stop() resolved.
     expect(attemptsOf(webhook)[0]).toMatchObject({ status: 'failed', response_code: 500 });
     // Its retry is kept for the next start, but this deliverer sends nothing more.
-    expect(chain(id!).next_due_at).toBe(t0 + 1_000);
+    expect(delivery(id!).next_due_at).toBe(t0 + 1_000);
     expect(clock.pendingTimers).toBe(0);
     await clock.advance(24 * 3_600_000);
     expect(sent()).toHaveLength(1);
@@ -784,7 +784,7 @@ describe('Deliverer: start, recovery and stop', () => {
     deliverer.start();
     await clock.runDue();
     expect(sent()).toHaveLength(2);
-    expect(chain(id!).delivered).toBe(true);
+    expect(delivery(id!).delivered).toBe(true);
   });
 
   it('stop() resolves at once when nothing is being sent', async () => {
@@ -804,11 +804,11 @@ describe('Deliverer: sendTest', () => {
     answer(200);
     const attempt = await deliverer.sendTest(webhook, 'sales_order.created', { id: 'so_1', event: 'sales_order.created' });
     expect(attempt).toMatchObject({ attempt: 1, status: 'failed', response_code: 500, event: 'sales_order.created' });
-    expect(attempt!.id).toBe(attempt!.chain_id);
+    expect(attempt!.id).toBe(attempt!.delivery_id);
     expect(sent()[0]!.headers['x-service-event']).toBe('sales_order.created');
     await clock.advance(1_000);
     expect(sent()).toHaveLength(2);
-    expect(chain(attempt!.chain_id).delivered).toBe(true);
+    expect(delivery(attempt!.delivery_id).delivered).toBe(true);
   });
 });
 
@@ -876,9 +876,9 @@ describe('Deliverer: a bounded log', () => {
       ids.push(...(await deliverer.deliverEvent(ACCOUNT, EVENT, { ...PAYLOAD, id: `inv_${i}` })));
       await flushPromises();
     }
-    const kept = attemptsOf(webhook).map((a) => a.chain_id);
+    const kept = attemptsOf(webhook).map((a) => a.delivery_id);
     expect(kept).toEqual(ids.slice(-5));
-    expect(ids.slice(0, 7).every((id) => store.findChain(id) === undefined)).toBe(true);
+    expect(ids.slice(0, 7).every((id) => store.deliveryById(id) === undefined)).toBe(true);
     expect(drops).toHaveLength(1);
   });
 
@@ -892,10 +892,10 @@ describe('Deliverer: a bounded log', () => {
     answer(200);
     await deliverer.deliverEvent(ACCOUNT, EVENT, { ...PAYLOAD, id: 'inv_2' });
     await flushPromises();
-    expect(store.findChain(first!)).toBeDefined();
+    expect(store.deliveryById(first!)).toBeDefined();
     held.open();
     await flushPromises();
-    expect(attemptsOf(webhook).find((a) => a.chain_id === first)?.status).toBe('delivered');
+    expect(attemptsOf(webhook).find((a) => a.delivery_id === first)?.status).toBe('delivered');
   });
 });
 
@@ -907,7 +907,7 @@ describe('Deliverer.advance (the manual clock)', () => {
     const [id] = await own.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
     await flushPromises();
     // Nothing happens by itself: the retry due at 1 s waits for the clock.
-    expect(chain(id!).next_due_at).toBe(t0 + 1_000);
+    expect(delivery(id!).next_due_at).toBe(t0 + 1_000);
     expect(sent()).toHaveLength(1);
 
     expect(await own.advance(t0 + 999, (time) => manual.moveTo(time))).toEqual([]);
@@ -922,7 +922,7 @@ describe('Deliverer.advance (the manual clock)', () => {
       [3, 'delivered', 3_000],
     ]);
     expect(manual.now()).toBe(t0 + 60_000);
-    expect(chain(id!)).toMatchObject({ delivered: true, next_due_at: null });
+    expect(delivery(id!)).toMatchObject({ delivered: true, next_due_at: null });
     expect(sent().map((request) => request.headers['x-service-attempt'])).toEqual(['1', '2', '3']);
     await own.stop();
   });

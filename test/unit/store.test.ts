@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { Store, type WebhookRecord } from '../../src/sandbox/store.js';
 
@@ -28,5 +32,64 @@ describe('Store: the subscribers of an event, kept in memory', () => {
     expect(ids()).toEqual([]);
     expect(store.subscribedActiveWebhooks('other', 'product.updated')).toEqual([]);
     store.close();
+  });
+});
+
+/** The schema of a store made before a delivery had its name in the store (a "chain"), as --data-dir kept it. */
+const CHAIN_SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS clients (
+  client_id TEXT PRIMARY KEY, client_secret TEXT NOT NULL, account_id TEXT NOT NULL,
+  scopes TEXT NOT NULL, label TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS tokens (
+  token TEXT PRIMARY KEY, client_id TEXT NOT NULL, account_id TEXT NOT NULL,
+  scope TEXT NOT NULL, expires_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS webhooks (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, account_id TEXT NOT NULL,
+  url TEXT NOT NULL, events TEXT NOT NULL, active INTEGER NOT NULL, signing_secret TEXT NOT NULL,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS webhooks_by_account ON webhooks (account_id, seq);
+CREATE TABLE IF NOT EXISTS chains (
+  id TEXT PRIMARY KEY, webhook_id TEXT NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+  event TEXT NOT NULL, body TEXT NOT NULL, signature TEXT NOT NULL,
+  auto_attempts INTEGER NOT NULL DEFAULT 0, next_due_at INTEGER, delivered INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chains_due ON chains (next_due_at) WHERE next_due_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS chains_by_webhook ON chains (webhook_id);
+CREATE TABLE IF NOT EXISTS attempts (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
+  chain_id TEXT NOT NULL REFERENCES chains (id) ON DELETE CASCADE,
+  webhook_id TEXT NOT NULL, attempt INTEGER NOT NULL, status TEXT NOT NULL,
+  response_code INTEGER, response_body TEXT, error TEXT, duration_ms INTEGER,
+  created_at TEXT NOT NULL, queued TEXT);
+CREATE INDEX IF NOT EXISTS attempts_by_webhook ON attempts (webhook_id, seq);
+CREATE INDEX IF NOT EXISTS attempts_by_chain ON attempts (chain_id, attempt);
+`;
+
+describe('Store: a --data-dir made by an earlier version', () => {
+  it('is opened with its deliveries, attempts and due retries kept (chains renamed deliveries)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'whsvc-store-'));
+    try {
+      const old = new DatabaseSync(join(dir, 'sandbox.db'));
+      old.exec(CHAIN_SCHEMA);
+      const now = new Date(0).toISOString();
+      old
+        .prepare('INSERT INTO webhooks (id, account_id, url, events, active, signing_secret, created_at, updated_at) VALUES (?, ?, ?, ?, 1, ?, ?, ?)')
+        .run('wh_1', 'acct', 'https://example.com/h', '["invoice.paid"]', 's', now, now);
+      old
+        .prepare(
+          'INSERT INTO chains (id, webhook_id, event, body, signature, auto_attempts, next_due_at, delivered, created_at) VALUES (?, ?, ?, ?, ?, 1, 5000, 0, ?)',
+        )
+        .run('dlv_1', 'wh_1', 'invoice.paid', '{}', 'sha256=x', now);
+      old.prepare("INSERT INTO attempts (id, chain_id, webhook_id, attempt, status, created_at) VALUES ('dlv_1', 'dlv_1', 'wh_1', 1, 'failed', ?)").run(now);
+      old.close();
+      const store = new Store(dir);
+      expect(store.deliveryById('dlv_1')).toMatchObject({ id: 'dlv_1', webhook_id: 'wh_1', next_due_at: 5000, delivered: false });
+      expect(store.attemptsOfDelivery('dlv_1').map((a) => [a.id, a.delivery_id, a.status])).toEqual([['dlv_1', 'dlv_1', 'failed']]);
+      expect(store.dueDeliveries(10_000, 10).map((d) => d.id)).toEqual(['dlv_1']);
+      store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

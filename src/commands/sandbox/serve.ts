@@ -44,7 +44,7 @@ function attemptLine(attempt: AttemptRecord, webhook: WebhookRecord): string {
   const body = answered ? `  "${answered.slice(0, 80)}${answered.length > 80 ? '…' : ''}"` : '';
   return (
     sanitize(
-      `${time} ${statusWords(attempt.status, attempt.next_attempt_at, Date.parse(attempt.created_at)).padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${reason}${body}  (${attempt.chain_id} #${attempt.attempt})`,
+      `${time} ${statusWords(attempt.status, attempt.next_attempt_at, Date.parse(attempt.created_at)).padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${reason}${body}  (${attempt.delivery_id} #${attempt.attempt})`,
     ) + '\n'
   );
 }

@@ -139,7 +139,7 @@ export function createInspector(deps: InspectorDeps): Inspector {
     return {
       status: 200,
       body: {
-        delivery_id: retried.chain_id,
+        delivery_id: retried.delivery_id,
         attempt: { id: retried.id, attempt: retried.attempt, status: retried.status, response_code: retried.response_code },
       },
     };
@@ -153,7 +153,7 @@ export function createInspector(deps: InspectorDeps): Inspector {
     const event = body.event === undefined ? 'invoice.paid' : validateEventType('event', body.event);
     const attempt = await deliverer.sendTest(webhook, event, samplePayload(event, new Date(clock.now())));
     if (!attempt) throw notFound('webhook', webhookId);
-    return { status: 200, body: { delivery_id: attempt.chain_id, status: attempt.status, response_code: attempt.response_code } };
+    return { status: 200, body: { delivery_id: attempt.delivery_id, status: attempt.status, response_code: attempt.response_code } };
   }
 
   return {

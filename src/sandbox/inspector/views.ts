@@ -91,9 +91,9 @@ export class InspectorViews {
   /** A delivery by its id, or by the id of one of its attempts, with every attempt and the headers it was sent with. */
   delivery(id: string): InspectorDelivery {
     const { store, policy } = this.deps;
-    const chain = store.findDelivery(DEMO_ACCOUNT, idParameter('id', id));
-    if (!chain) throw notFound('delivery', id);
-    const attempts: InspectorAttempt[] = store.attemptsOfDelivery(chain.id).map((a) => ({
+    const delivery = store.findDelivery(DEMO_ACCOUNT, idParameter('id', id));
+    if (!delivery) throw notFound('delivery', id);
+    const attempts: InspectorAttempt[] = store.attemptsOfDelivery(delivery.id).map((a) => ({
       id: a.id,
       attempt: a.attempt,
       status: a.status,
@@ -102,27 +102,27 @@ export class InspectorViews {
       failure_reason: a.error,
       response_body: a.response_body,
       created_at: a.created_at,
-      headers: deliveryHeaders(policy, { id: chain.id, event: chain.event, signature: chain.signature }, a.attempt, a.id),
+      headers: deliveryHeaders(policy, { id: delivery.id, event: delivery.event, signature: delivery.signature }, a.attempt, a.id),
     }));
     const last = attempts[attempts.length - 1];
-    const status: DeliveryStatus = deliveryStatus(chain.delivered, last?.status);
+    const status: DeliveryStatus = deliveryStatus(delivery.delivered, last?.status);
     return {
-      id: chain.id,
-      webhook_id: chain.webhook_id,
-      webhook_url: chain.webhook_url,
-      event: chain.event,
+      id: delivery.id,
+      webhook_id: delivery.webhook_id,
+      webhook_url: delivery.webhook_url,
+      event: delivery.event,
       status,
       response_code: last?.response_code ?? null,
       attempt_count: attempts.length,
-      created_at: chain.created_at,
+      created_at: delivery.created_at,
       last_attempt_at: last?.created_at ?? null,
-      next_attempt_at: status === 'failed' ? iso(chain.next_due_at) : null,
-      webhook_active: chain.webhook_active,
-      signature: chain.signature,
+      next_attempt_at: status === 'failed' ? iso(delivery.next_due_at) : null,
+      webhook_active: delivery.webhook_active,
+      signature: delivery.signature,
       signature_header: this.signatureHeader,
-      body: chain.body,
+      body: delivery.body,
       attempts,
-      verify_command: `printf '%s' ${shellQuote(chain.body)} | whsvc verify --signature ${chain.signature} --secret-file ./whsec.txt`,
+      verify_command: `printf '%s' ${shellQuote(delivery.body)} | whsvc verify --signature ${delivery.signature} --secret-file ./whsec.txt`,
     };
   }
 }
