@@ -1,16 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { startReceiver, type Received, type Receiver } from '../helpers/receiver.js';
 
 let sandbox: SandboxProcess;
 let workDir: string;
-const servers: Server[] = [];
+const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   sandbox = await startSandboxProcess(['--quiet', '--retry-base-ms', '300', '--max-attempts', '3']);
@@ -18,37 +17,19 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const server of servers) {
-    server.closeAllConnections();
-    server.close();
-  }
+  await Promise.all(receivers.map((started) => started.close()));
   await sandbox?.stop();
   rmSync(workDir, { recursive: true, force: true });
 });
 
 const apiEnv = () => sandboxEnv(sandbox.info, join(workDir, 'config'));
 
-interface Request {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A receiver on 127.0.0.1 that answers each request as `answer` says, after `delayMs`. */
-async function receiver(answer: (request: Request) => number, delayMs = 0): Promise<{ url: string; received: Request[] }> {
-  const received: Request[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const request = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      received.push(request);
-      const status = answer(request);
-      setTimeout(() => res.writeHead(status).end('answer of the test'), delayMs);
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
+/** A receiver on 127.0.0.1 (the tests' one) that answers each request as `answer` says, after `delayMs`. */
+async function receiver(answer: (request: Received) => number, delayMs = 0): Promise<Receiver> {
+  const started = await startReceiver(answer);
+  started.answerDelayMs = delayMs;
+  receivers.push(started);
+  return started;
 }
 
 interface Tail {
@@ -175,7 +156,7 @@ describe('whsvc deliveries tail', () => {
     // The webhook's own endpoint fails each first attempt: every delivery is retried, and a retry is not forwarded again.
     const endpoint = await receiver((request) => (request.headers['x-service-attempt'] === '1' ? 500 : 200));
     const webhook = await createWebhook(`${endpoint.url}/public`);
-    const verified = (request: Request) => {
+    const verified = (request: Received) => {
       const given = String(request.headers['x-service-signature'] ?? '').replace(/^sha256=/, '');
       const expected = createHmac('sha256', webhook.signing_secret).update(request.body).digest();
       return given.length === 64 && timingSafeEqual(expected, Buffer.from(given, 'hex'));
