@@ -30,6 +30,22 @@ export class Cursors {
     return seq;
   }
 
+  /**
+   * A page of a list, from `limit + 1` rows read after the cursor's position:
+   * the first `limit` as `view` shows them, and the cursor of the next page
+   * when there is one.
+   */
+  page<T extends { seq: number }, V>(
+    rows: T[],
+    limit: number,
+    list: string,
+    view: (row: T) => V,
+  ): { data: V[]; has_more: boolean; next_cursor: string | null } {
+    const hasMore = rows.length > limit;
+    const items = rows.slice(0, limit);
+    return { data: items.map(view), has_more: hasMore, next_cursor: hasMore ? this.encode(list, items[items.length - 1]!.seq) : null };
+  }
+
   private mac(body: string): string {
     return createHmac('sha256', this.key).update(body).digest('base64url').slice(0, 22);
   }

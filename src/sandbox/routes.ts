@@ -94,16 +94,6 @@ const deliveryView = (fields: keyof typeof DELIVERY_FIELDS) => {
     );
 };
 
-function page<T extends { seq: number }>(rows: T[], limit: number, cursors: Cursors, list: string, view: (row: T) => unknown) {
-  const hasMore = rows.length > limit;
-  const items = rows.slice(0, limit);
-  return {
-    data: items.map(view),
-    has_more: hasMore,
-    next_cursor: hasMore ? cursors.encode(list, items[items.length - 1]!.seq) : null,
-  };
-}
-
 function webhookOr404(store: Store, ctx: RouteContext): WebhookRecord {
   const id = ctx.params.id!;
   const webhook = store.findWebhook(ctx.principal.account_id, id);
@@ -127,7 +117,7 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
       const cursor = ctx.query.get('cursor');
       const beforeSeq = cursor === null ? undefined : cursors.decode(list, cursor);
       const rows = store.listWebhooks(ctx.principal.account_id, { beforeSeq, active, limit: limit + 1 });
-      return { status: 200, body: page(rows, limit, cursors, list, webhookView('listed')) };
+      return { status: 200, body: cursors.page(rows, limit, list, webhookView('listed')) };
     },
 
     async create(ctx: RouteContext): Promise<Reply> {
@@ -198,7 +188,7 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
       const cursor = ctx.query.get('cursor');
       const beforeSeq = cursor === null ? undefined : cursors.decode(list, cursor);
       const rows = store.listAttempts(webhook.id, { beforeSeq, status, limit: limit + 1 });
-      return { status: 200, body: page(rows, limit, cursors, list, deliveryView('listed')) };
+      return { status: 200, body: cursors.page(rows, limit, list, deliveryView('listed')) };
     },
 
     async delivery(ctx: RouteContext): Promise<Reply> {

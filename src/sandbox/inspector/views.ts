@@ -79,13 +79,7 @@ export class InspectorViews {
     const cursor = query.get('cursor');
     const before = cursor === null || cursor === '' ? null : cursors.decode(list, cursor);
     const rows = store.deliveryPage(DEMO_ACCOUNT, { before, webhook, event, status: status as DeliveryStatus | null, q }, limit + 1);
-    const hasMore = rows.length > limit;
-    const items = rows.slice(0, limit);
-    return {
-      data: items.map(deliveryItem),
-      has_more: hasMore,
-      next_cursor: hasMore ? cursors.encode(list, items[items.length - 1]!.seq) : null,
-    };
+    return cursors.page(rows, limit, list, deliveryItem);
   }
 
   /** A delivery by its id, or by the id of one of its attempts, with every attempt and the headers it was sent with. */
