@@ -8,6 +8,7 @@ import { register as completion } from './commands/completion/completion.js';
 import { register as deliveries } from './commands/deliveries/deliveries.js';
 import { register as events } from './commands/events/events.js';
 import { register as listen } from './commands/listen/listen.js';
+import { register as replay } from './commands/replay/replay.js';
 import { register as sandbox } from './commands/sandbox/sandbox.js';
 import { register as verify } from './commands/verify/verify.js';
 import { register as webhooks } from './commands/webhooks/webhooks.js';
@@ -23,6 +24,7 @@ const REGISTRARS: Record<string, (program: CommandUnknownOpts) => void> = {
   test: events,
   deliveries,
   listen,
+  replay,
   verify,
   completion,
 };

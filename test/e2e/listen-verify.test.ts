@@ -1,10 +1,10 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver } from '../helpers/receiver.js';
 
 let sandbox: SandboxProcess;
@@ -22,30 +22,7 @@ afterAll(async () => {
 
 const apiEnv = () => sandboxEnv(sandbox.info, join(workDir, 'config'));
 
-interface Listener {
-  child: ChildProcess;
-  url: string;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<number | null>;
-}
-
-/** Starts `whsvc listen --port 0 …` and waits for its ready line. */
-function listen(args: string[], env: Record<string, string> = {}): Promise<Listener> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WHSVC_BIN, 'listen', '--port', '0', ...args], { env: { ...process.env, NO_COLOR: '1', ...env } });
-    let stdout = '';
-    let stderr = '';
-    const exit = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c;
-      const match = /ready at (http:\/\/\S+)/.exec(stderr);
-      if (match) resolve({ child, url: match[1]!, stdout: () => stdout, stderr: () => stderr, exit });
-    });
-    void exit.then((code) => reject(new Error(`listen exited with ${code} before it was ready: ${stderr}`)));
-  });
-}
+const listen = startListen;
 
 describe('whsvc listen', () => {
   it('as a CI check: starts before the secret exists, counts verified deliveries, exits 0', async () => {

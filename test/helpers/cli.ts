@@ -103,3 +103,28 @@ export function startSandboxProcess(args: string[] = [], timeoutMs = 30_000): Pr
     });
   });
 }
+
+export interface Listener {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+/** Starts `whsvc listen --port 0 …` and waits for its ready line. */
+export function startListen(args: string[], env: Record<string, string> = {}): Promise<Listener> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WHSVC_BIN, 'listen', '--port', '0', ...args], { env: { ...process.env, NO_COLOR: '1', ...env } });
+    let stdout = '';
+    let stderr = '';
+    const exit = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c;
+      const match = /ready at (http:\/\/\S+)/.exec(stderr);
+      if (match) resolve({ child, url: match[1]!, stdout: () => stdout, stderr: () => stderr, exit });
+    });
+    void exit.then((code) => reject(new Error(`listen exited with ${code} before it was ready: ${stderr}`)));
+  });
+}

@@ -5,11 +5,12 @@ import { examples } from '../../cli/examples.js';
 import { stopRequested } from '../../cli/interrupt.js';
 import { distinctList, duration, integerIn, share } from '../../cli/parse.js';
 import { ConfigStore } from '../../config/store.js';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defaultTransport, type Transport } from '../../api/transport.js';
-import { TransportError } from '../../net.js';
 import { colorsFor } from '../../render/colors.js';
+import { RecordFile, recordedRequest } from '../replay/shared/record.js';
+import { sendAsReceived } from '../replay/shared/send.js';
 import { Answerer } from './answer.js';
 import { receiptJson, receiptLine, type AnswerWords, type Receipt } from './receipt.js';
 import type { Io } from '../../cli/deps.js';
@@ -44,6 +45,7 @@ export const command = () =>
     .addOption(new Option('--events <types>', 'only show these event types (comma-separated)').argParser(distinctList))
     .addOption(new Option('--count <n>', 'exit 0 after N verified deliveries').argParser(integerIn(1, 1_000_000)))
     .addOption(new Option('--timeout <seconds>', 'stop after S seconds; exit 6 if --count was not reached').argParser(integerIn(1, 86_400)))
+    .option('--record <file>', 'append each delivery received to FILE, one JSON line each (mode 0600), for `whsvc replay`')
     .addHelpText(
       'after',
       examples(
@@ -52,6 +54,7 @@ export const command = () =>
         'whsvc listen --port 0 --secret-file ./whsec.txt --count 1 --timeout 30 --json   # in CI',
         'whsvc listen --secret-file ./whsec.txt --fail-first 2        # fails twice, then recovers',
         'whsvc listen --secret-file ./whsec.txt --fail-rate 0.3 --seed 7 --delay 2s',
+        'whsvc listen --secret-file ./whsec.txt --record deliveries.ndjson   # then: whsvc replay deliveries.ndjson --to URL',
       ),
     )
     .action(
@@ -71,6 +74,7 @@ export const command = () =>
             events: o.events,
             count: o.count,
             timeout: o.timeout,
+            record: o.record,
             json: globals.json,
             color: globals.color,
           },
@@ -108,6 +112,8 @@ export interface ListenOptions {
   events?: string[] | undefined;
   count?: number | undefined;
   timeout?: number | undefined;
+  /** Append each delivery received to this file (`whsvc replay` sends them again). */
+  record?: string | undefined;
   json: boolean;
   color: boolean;
 }
@@ -124,29 +130,6 @@ export interface ListenDeps extends Io {
 
 /** What a verified delivery is answered when --respond-status is not given. */
 export const DEFAULT_RESPOND_STATUS = 200;
-interface ForwardResult {
-  status: number | null;
-  error?: string;
-}
-
-/** Headers that describe the hop, not the delivery: the forward makes its own. */
-const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
-
-async function forward(send: Transport, target: URL, headers: IncomingHttpHeaders, body: Buffer, path: string): Promise<ForwardResult> {
-  const url = new URL(target);
-  if (path !== '/' && url.pathname === '/') url.pathname = path.split('?')[0]!;
-  const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_HEADERS.has(name)) kept[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  try {
-    const answer = await send({ method: 'POST', url, headers: kept, body, timeoutMs: 10_000 });
-    return { status: answer.status };
-  } catch (error) {
-    if (!(error instanceof TransportError)) throw error;
-    return { status: null, error: error.message };
-  }
-}
 
 export async function run(options: ListenOptions, deps: ListenDeps): Promise<number> {
   const secret = secretSource(options, deps.env, 'WHSVC_LISTEN_SECRET');
@@ -178,6 +161,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     seed,
     delayMs: options.delayMs,
   };
+  const recorder = options.record === undefined ? undefined : new RecordFile(options.record);
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
   const now = deps.now ?? (() => new Date());
   let finish: (code: number) => void = () => {};
@@ -189,18 +173,31 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       return;
     }
     const decision = answerer.decide(req.headers, body);
+    const record = (answered: number) =>
+      recorder?.append({
+        whsvc_record: 1,
+        received_at: now().toISOString(),
+        ...recordedRequest(req.method ?? 'POST', req.url ?? '/', req.headers, body),
+        signature: decision.filtered ? 'unchecked' : decision.signature,
+        event: decision.event ?? null,
+        delivery_id: decision.deliveryId ?? null,
+        attempt: decision.attempt === undefined || Number.isNaN(Number(decision.attempt)) ? null : Number(decision.attempt),
+        answered,
+      });
     if (decision.filtered) {
       res.writeHead(decision.status).end();
+      record(decision.status);
       return;
     }
     let forwarded: Receipt['forwarded'];
     if (decision.rule === 'forward') {
-      const answer = await forward(send, forwardTarget!, req.headers, body, req.url ?? '/');
+      const answer = await sendAsReceived(send, forwardTarget!, req.headers, body, req.url ?? '/');
       forwarded = { url: forwardTarget!.href, ...answer };
       decision.status = answer.status ?? 502;
     }
     if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     res.writeHead(decision.status, { 'content-type': 'text/plain' }).end(decision.refusal);
+    record(decision.status);
     const receipt: Receipt = { decision, receivedAt: now(), headers: req.headers, body, forwarded };
     deps.stdout.write(options.json ? receiptJson(receipt, words) : receiptLine(receipt, words, colors, deps.stdout.isTTY ? deps.stdout.columns : undefined));
     if (options.count !== undefined && tally.verified >= options.count) finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
@@ -225,6 +222,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   if (options.respondStatus !== DEFAULT_RESPOND_STATUS) deps.stderr.write(`  answering ${options.respondStatus} to verified deliveries (--respond-status)\n`);
   if (failing.length > 0) deps.stderr.write(`  answering 500 to ${failing.join(', and ')}\n`);
   if (options.delayMs) deps.stderr.write(`  answering after ${options.delayMs} ms\n`);
+  if (recorder) deps.stderr.write(`  recording each delivery to ${recorder.path} (replay them with: whsvc replay ${recorder.path} --to URL)\n`);
   if (options.secretFile && secret.current() === undefined) {
     deps.stderr.write(
       `  ${options.secretFile} is not there yet: \`whsvc webhooks create --url ${url} --events … --secret-file ${options.secretFile}\` writes it\n`,
@@ -244,6 +242,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   clearTimeout(timer);
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
+  recorder?.close();
   const { bad, refused } = tally;
   if (bad > 0) deps.stderr.write(`whsvc listen: ${bad} deliver${bad === 1 ? 'y' : 'ies'} with a bad or missing signature\n`);
   if (refused > 0)

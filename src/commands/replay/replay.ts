@@ -1,0 +1,207 @@
+import { readFileSync } from 'node:fs';
+import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import pMap from 'p-map';
+import { defaultTransport, type Transport } from '../../api/transport.js';
+import { action, addVerbs } from '../../cli/actions.js';
+import type { Io } from '../../cli/deps.js';
+import { CliError, ExitCode, usageError } from '../../cli/errors.js';
+import { examples } from '../../cli/examples.js';
+import { forwardUrl } from '../../cli/forward.js';
+import { gracefulInterrupt } from '../../cli/interrupt.js';
+import { boundAt, collect, integerIn, timeBound, type TimeBound } from '../../cli/parse.js';
+import { requiredSecret } from '../../cli/secret.js';
+import { colorsFor, type Colors } from '../../render/colors.js';
+import { fittedLine } from '../../render/line.js';
+import { ProgressLine } from '../../render/progress.js';
+import { counted, sanitize } from '../../render/text.js';
+import { sign } from '../../signing/signature.js';
+import { parseRecords, recordedBody, type RecordedDelivery } from './shared/record.js';
+import { sendAsReceived, type SendResult } from './shared/send.js';
+
+/** Defines `replay`. */
+export function register(program: CommandUnknownOpts): void {
+  addVerbs(program, command());
+}
+
+export const command = () =>
+  new Command('replay')
+    .description('send recorded deliveries to an app again, the same bytes and headers: exit 0 when every one got a 2xx (a regression test of a receiver)')
+    .argument('<file>', 'a record file, as `whsvc listen --record FILE` writes it')
+    .requiredOption('--to <url>', 'where to send them (without a path: the path each was received at)')
+    .option('--secret-file <path>', "sign each body again with the secret in this file (the app's own test secret)")
+    .addOption(new Option('--event <type>', 'only this event type (repeatable)').argParser(collect((value: string) => value)))
+    .addOption(new Option('--delivery <id>', 'only this delivery (repeatable)').argParser(collect((value: string) => value)))
+    .addOption(new Option('--since <time>', 'only deliveries recorded since then: 2h, 3d, or an ISO 8601 time').argParser(timeBound))
+    .addOption(new Option('--until <time>', 'only deliveries recorded until then (same forms)').argParser(timeBound))
+    .addOption(new Option('--concurrency <n>', 'replays in flight at once, 1 to 32; 1 keeps the order recorded').default(1).argParser(integerIn(1, 32)))
+    .option('--dry-run', 'list what would be sent, and send nothing')
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc replay deliveries.ndjson --to http://localhost:3000/webhooks',
+        'whsvc replay deliveries.ndjson --to http://localhost:3000/webhooks --secret-file ./test-secret.txt   # in CI',
+        'whsvc replay deliveries.ndjson --to http://localhost:3000 --event invoice.paid --dry-run',
+      ),
+    )
+    .action(
+      action(async ({ io, globals }, file, o) =>
+        run(
+          {
+            file,
+            to: o.to,
+            secretFile: o.secretFile,
+            events: o.event,
+            deliveries: o.delivery,
+            since: o.since,
+            until: o.until,
+            concurrency: o.concurrency,
+            dryRun: Boolean(o.dryRun),
+            json: globals.json,
+            color: globals.color,
+          },
+          { ...io, transport: defaultTransport(io.env), stop: gracefulInterrupt() },
+        ),
+      ),
+    );
+
+export interface ReplayOptions {
+  file: string;
+  to: string;
+  secretFile?: string | undefined;
+  events?: string[] | undefined;
+  deliveries?: string[] | undefined;
+  since?: TimeBound | undefined;
+  until?: TimeBound | undefined;
+  concurrency: number;
+  dryRun: boolean;
+  json: boolean;
+  color: boolean;
+}
+
+export interface ReplayDeps extends Io {
+  transport: Transport;
+  /** Fires on Ctrl-C: no replay is started after it; those in flight finish. */
+  stop?: AbortSignal | undefined;
+  now?: () => number;
+}
+
+/** A replay's outcome: the app's answer and how long it took, or why there was none. */
+interface Replayed {
+  record: RecordedDelivery;
+  result: SendResult;
+  ms: number;
+}
+
+const ok = (status: number | null) => status !== null && status >= 200 && status < 300;
+
+export async function run(options: ReplayOptions, deps: ReplayDeps): Promise<number> {
+  const now = deps.now ?? Date.now;
+  const target = forwardUrl(options.to, '--to');
+  const secret = options.secretFile === undefined ? undefined : requiredSecret({ secretFile: options.secretFile }, deps.env);
+  let text: string;
+  try {
+    text = readFileSync(options.file, 'utf8');
+  } catch (error) {
+    throw new CliError(`${options.file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, ExitCode.usage);
+  }
+  const records = chosen(parseRecords(text, options.file), options, now());
+  const colors = await colorsFor(deps.stdout, deps.env, !options.color);
+  if (options.dryRun) {
+    for (const record of records)
+      deps.stdout.write(options.json ? `${JSON.stringify({ would_send: describe(record) })}\n` : `${line(record, colors, deps)}  (not sent: --dry-run)\n`);
+    deps.stderr.write(`whsvc: ${counted(records.length, 'delivery', 'deliveries')} of ${options.file} would be sent to ${target.href}\n`);
+    return ExitCode.ok;
+  }
+  if (records.length === 0) {
+    deps.stderr.write(`whsvc: no delivery of ${options.file} matches: nothing sent\n`);
+    return ExitCode.ok;
+  }
+  const progress = deps.stderr.isTTY && records.length > 20 ? new ProgressLine(deps.stderr) : undefined;
+  const tally = { sent: 0, ok: 0, refused: 0, no_answer: 0 };
+  const show = (replayed: Replayed) => {
+    tally.sent += 1;
+    if (ok(replayed.result.status)) tally.ok += 1;
+    else if (replayed.result.status === null) tally.no_answer += 1;
+    else tally.refused += 1;
+    const text = options.json
+      ? `${JSON.stringify({ replayed: { ...describe(replayed.record), status: replayed.result.status, error: replayed.result.error ?? null, ms: replayed.ms } })}\n`
+      : `${line(replayed.record, colors, deps, replayed)}\n`;
+    if (progress) progress.writeAbove(text);
+    else deps.stdout.write(text);
+    progress?.update(`replayed ${tally.sent} of ${records.length}: ${tally.ok} answered 2xx`);
+  };
+  try {
+    await pMap(
+      records,
+      async (record) => {
+        if (deps.stop?.aborted) return undefined;
+        const body = recordedBody(record);
+        const headers = secret === undefined ? record.headers : resigned(record.headers, sign(secret, body));
+        const started = now();
+        const result = await sendAsReceived(deps.transport, target, headers, body, record.path);
+        show({ record, result, ms: now() - started });
+        return undefined;
+      },
+      { concurrency: options.concurrency },
+    );
+  } finally {
+    progress?.clear();
+  }
+  const summary = `${counted(tally.sent, 'delivery', 'deliveries')} replayed to ${target.href}: ${tally.ok} answered 2xx, ${tally.refused} refused, ${tally.no_answer} got no answer`;
+  if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { ...tally, to: target.href, interrupted: deps.stop?.aborted === true } })}\n`);
+  deps.stderr.write(`whsvc: ${summary}${deps.stop?.aborted ? ` (interrupted: ${records.length - tally.sent} not sent)` : ''}\n`);
+  if (deps.stop?.aborted) return ExitCode.interrupted;
+  return tally.ok === tally.sent ? ExitCode.ok : ExitCode.failure;
+}
+
+/** The records --event, --delivery, --since and --until choose, in the order recorded. */
+function chosen(records: RecordedDelivery[], options: ReplayOptions, now: number): RecordedDelivery[] {
+  const since = options.since && boundAt(options.since, now);
+  const until = options.until && boundAt(options.until, now);
+  if (since !== undefined && until !== undefined && since > until) throw usageError('--since is after --until: no delivery can match');
+  return records.filter((record) => {
+    const at = Date.parse(record.received_at);
+    if (since !== undefined && at < since) return false;
+    if (until !== undefined && at > until) return false;
+    if (options.events?.length && !options.events.includes(record.event ?? '')) return false;
+    if (options.deliveries?.length && !options.deliveries.includes(record.delivery_id ?? '')) return false;
+    return true;
+  });
+}
+
+/** The headers with the signature made anew: each X-…-Signature header replaced (X-Service-Signature added when there was none). */
+function resigned(headers: Record<string, string>, signature: string): Record<string, string> {
+  const names = Object.keys(headers).filter((name) => /^x-[a-z0-9-]+-signature$/i.test(name));
+  const next = { ...headers };
+  for (const name of names.length ? names : ['x-service-signature']) next[name] = signature;
+  return next;
+}
+
+function describe(record: RecordedDelivery) {
+  return { received_at: record.received_at, event: record.event, delivery_id: record.delivery_id, attempt: record.attempt, path: record.path };
+}
+
+/** One replay's line: the event, the delivery and its attempt, and the app's answer and time, or why there was none. */
+function line(record: RecordedDelivery, colors: Colors, deps: Pick<Io, 'stdout'>, replayed?: Replayed): string {
+  const status = replayed?.result.status;
+  const answer =
+    replayed === undefined
+      ? undefined
+      : status === null || status === undefined
+        ? { text: `-> no answer (${sanitize(replayed.result.error ?? '')})`, styled: colors.red(`-> no answer (${sanitize(replayed.result.error ?? '')})`) }
+        : {
+            text: `-> ${status}  ${replayed.ms} ms`,
+            styled: `-> ${ok(status) ? colors.green(String(status)) : colors.red(String(status))}  ${replayed.ms} ms`,
+          };
+  return fittedLine(
+    [
+      [
+        { text: record.received_at.slice(0, 19).replace('T', ' ') },
+        { text: sanitize(record.event ?? '(no event)'), pad: 26, min: 12, cut: 'end', give: 2, drop: 3 },
+        { text: `${sanitize(record.delivery_id ?? '-')}${record.attempt === null ? '' : ` #${record.attempt}`}`, min: 14, cut: 'middle', give: 1 },
+        ...(answer ? [answer] : []),
+      ],
+    ],
+    deps.stdout.isTTY ? deps.stdout.columns : undefined,
+  );
+}

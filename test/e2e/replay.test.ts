@@ -1,0 +1,120 @@
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
+// The receiver's loop: deliveries of the real sandbox recorded by listen, then replayed to an app, byte for byte.
+
+let sandbox: SandboxProcess;
+let workDir: string;
+let app: Receiver;
+const secretFile = () => join(workDir, 'whsec.txt');
+const recordFile = () => join(workDir, 'deliveries.ndjson');
+const sig = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+beforeAll(async () => {
+  [sandbox, app] = await Promise.all([startSandboxProcess(['--quiet']), startReceiver()]);
+  workDir = mkdtempSync(join(tmpdir(), 'whsvc-replay-'));
+  const env = sandboxEnv(sandbox.info, join(workDir, 'config'));
+  const listener = await startListen(['--secret-file', secretFile(), '--record', recordFile(), '--count', '2', '--timeout', '60']);
+  const created = await runCli(
+    ['webhooks', 'create', '--url', `${listener.url}/hooks`, '--events', 'invoice.paid,product.updated', '--secret-file', secretFile(), '--json'],
+    { env },
+  );
+  expect(created.code, created.stderr).toBe(0);
+  for (const event of ['invoice.paid', 'product.updated']) expect((await runCli(['sandbox', 'trigger', event], { env })).code).toBe(0);
+  expect(await listener.exit).toBe(0);
+});
+
+afterAll(async () => {
+  await Promise.all([sandbox?.stop(), app?.close()]);
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+describe('listen --record, then replay', () => {
+  it('listen records each delivery as one JSON line, mode 0600, with no secret', () => {
+    const text = readFileSync(recordFile(), 'utf8');
+    const records = text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(records).toHaveLength(2);
+    expect(statSync(recordFile()).mode & 0o777).toBe(0o600);
+    expect(text).not.toContain(readFileSync(secretFile(), 'utf8').trim());
+    for (const record of records) {
+      expect(record).toMatchObject({ whsvc_record: 1, method: 'POST', path: '/hooks', signature: 'ok', answered: 200, attempt: 1 });
+      expect(record.delivery_id).toMatch(/^dlv_/);
+      expect(record.headers['x-service-signature']).toBe(sig(readFileSync(secretFile(), 'utf8').trim(), record.body));
+    }
+    expect(records.map((record) => record.event).sort()).toEqual(['invoice.paid', 'product.updated']);
+  });
+
+  it('replay sends the same bytes and signature to the app, in order, and exits 0 when every one got a 2xx', async () => {
+    app.received.length = 0;
+    const records = readFileSync(recordFile(), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const replayed = await runCli(['replay', recordFile(), '--to', `${app.url}/webhooks`]);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(app.received.map((request) => request.path)).toEqual(['/webhooks', '/webhooks']);
+    expect(app.received.map((request) => request.body)).toEqual(records.map((record) => record.body));
+    expect(app.received.map((request) => request.headers['x-service-signature'])).toEqual(records.map((record) => record.headers['x-service-signature']));
+    expect(app.received.map((request) => request.headers['x-service-delivery-id'])).toEqual(records.map((record) => record.delivery_id));
+    expect(replayed.stdout.trim().split('\n')).toHaveLength(2);
+    expect(replayed.stdout).toMatch(/ -> 200 {2}\d+ ms/);
+    expect(replayed.stderr).toContain('2 deliveries replayed');
+  });
+
+  it("--secret-file signs each body again with another secret (the app's own)", async () => {
+    app.received.length = 0;
+    const testSecret = join(workDir, 'app-secret.txt');
+    writeFileSync(testSecret, 'whsec_the_apps_own\n');
+    const replayed = await runCli(['replay', recordFile(), '--to', app.url, '--secret-file', testSecret, '--event', 'product.updated', '--json']);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(app.received).toHaveLength(1);
+    // No path in --to: the path each was received at.
+    expect(app.received[0]!.path).toBe('/hooks');
+    expect(app.received[0]!.headers['x-service-signature']).toBe(sig('whsec_the_apps_own', app.received[0]!.body));
+    const lines = replayed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines[0].replayed).toMatchObject({ event: 'product.updated', status: 200 });
+    expect(lines[1].summary).toMatchObject({ sent: 1, ok: 1, refused: 0, no_answer: 0 });
+    expect(replayed.stdout).not.toContain('whsec_the_apps_own');
+  });
+
+  it('exits 1 when the app refuses one; --dry-run sends nothing', async () => {
+    app.received.length = 0;
+    app.respondWith = (request) => (request.body.includes('invoice.paid') ? 500 : 200);
+    try {
+      const refused = await runCli(['replay', recordFile(), '--to', app.url]);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toMatch(/invoice\.paid .* -> 500 /);
+      expect(refused.stderr).toContain('1 answered 2xx, 1 refused');
+    } finally {
+      app.respondWith = () => 200;
+    }
+    app.received.length = 0;
+    const dry = await runCli(['replay', recordFile(), '--to', app.url, '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('(not sent: --dry-run)');
+    expect(app.received).toHaveLength(0);
+  });
+
+  it('a line that is not a record is exit 2 naming its line, and nothing is sent', async () => {
+    app.received.length = 0;
+    const broken = join(workDir, 'broken.ndjson');
+    writeFileSync(broken, `${readFileSync(recordFile(), 'utf8')}{"not":"a record"}\n`);
+    const result = await runCli(['replay', broken, '--to', app.url]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${broken}:3: not a record`);
+    expect(app.received).toHaveLength(0);
+    const unreadable = await runCli(['replay', join(workDir, 'none.ndjson'), '--to', app.url]);
+    expect(unreadable.code).toBe(2);
+  });
+});
