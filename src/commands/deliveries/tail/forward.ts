@@ -49,7 +49,6 @@ export async function forwardDelivery(api: ApiClient, target: ForwardTarget, att
   const body = JSON.stringify(record.payload);
   const secret = target.secret?.current();
   const signature: SignatureCheck = secret === undefined ? 'unchecked' : verify(secret, body, record.signature) ? 'verified' : 'mismatch';
-  const _platform = target.platform;
   const headers = deliveryHeaders(target.platform, `whsvc/${WHSVC_VERSION} (deliveries tail --forward-to)`, {
     signature: record.signature,
     event: record.event ?? attempt.event,

@@ -1,0 +1,242 @@
+import { Argument, Command } from '@commander-js/extra-typings';
+import { ApiError } from '../../api/errors.js';
+import { answeredStatus, attemptsOf, deliveryKey } from '../../api/log.js';
+import type { Attempt, Webhook } from '../../api/shapes.js';
+import { apiAction } from '../../cli/actions.js';
+import type { CommandDeps } from '../../cli/context.js';
+import { examples } from '../../cli/examples.js';
+import { printJson } from '../../cli/output.js';
+import { resourceId } from '../../cli/parse.js';
+import { requiredSecret } from '../../cli/secret.js';
+import { clockTime, keyValues, sanitize, sanitizeBlock, shellWord } from '../../render/text.js';
+import { deliveryHeaders, verify } from '../../signing/signature.js';
+import { RecordFile, recordedRequest } from '../replay/shared/record.js';
+import { statusLabel } from './shared/view.js';
+
+export const command = () =>
+  new Command('diagnose')
+    .description('why a delivery failed and what to do now: its attempts, what was sent and answered, the failure in plain words, the next commands')
+    .addArgument(new Argument('<delivery-id>', 'a delivery, or any of its attempts').argParser(resourceId('delivery')))
+    .option('--secret-file <path>', "check the stored signature against the payload with the webhook's secret in this file")
+    .option('--record <file>', 'append the delivery to FILE as a record, to send it to a local app with `whsvc replay FILE --to URL`')
+    .addHelpText(
+      'after',
+      examples('whsvc deliveries diagnose dlv_…', 'whsvc deliveries diagnose dlv_… --secret-file ./whsec.txt', 'whsvc deliveries diagnose dlv_… --json'),
+    )
+    .action(apiAction((deps, id, o) => run({ id, secretFile: o.secretFile, record: o.record }, deps)));
+
+export interface DiagnoseOptions {
+  id: string;
+  secretFile?: string | undefined;
+  record?: string | undefined;
+}
+
+/** What went wrong, in words a developer acts on. */
+export interface Diagnosis {
+  kind:
+    | 'delivered'
+    | 'pending'
+    | 'refused'
+    | 'host_not_found'
+    | 'tls'
+    | 'timed_out'
+    | 'no_answer'
+    | 'redirect'
+    | 'signature_refused'
+    | 'client_error'
+    | 'server_error';
+  summary: string;
+  advice: string;
+}
+
+export async function run(options: DiagnoseOptions, deps: CommandDeps): Promise<number> {
+  const secret = options.secretFile === undefined ? undefined : requiredSecret({ secretFile: options.secretFile }, deps.env);
+  const asked = await deps.api.json<Attempt>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(options.id)}`, { expect: 'delivery' });
+  const key = deliveryKey(asked);
+  const webhook = asked.webhook_id === undefined ? undefined : await webhookOf(deps, asked.webhook_id);
+  const attempts = asked.webhook_id === undefined ? [asked] : await attemptsOfDelivery(deps, asked.webhook_id, key, asked);
+  const newest = attempts[attempts.length - 1]!;
+  const latest =
+    newest.id === asked.id
+      ? asked
+      : await deps.api.json<Attempt>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(newest.id)}`, { expect: 'delivery' });
+  const delivered = attempts.some((a) => a.status === 'delivered');
+  const body = asked.payload === undefined ? undefined : JSON.stringify(asked.payload);
+  const signatureCheck =
+    secret === undefined || body === undefined || asked.signature === undefined ? null : verify(secret, body, asked.signature) ? 'matches' : 'does_not_match';
+  const diagnosis = diagnose(delivered ? { ...latest, status: 'delivered' } : latest, signatureCheck);
+  const next = nextSteps(key, diagnosis, webhook, options);
+  if (options.record !== undefined && body !== undefined && asked.signature !== undefined) {
+    const file = new RecordFile(options.record);
+    const headers = deliveryHeaders('Service', `whsvc/${WHSVC_VERSION} (deliveries diagnose --record)`, {
+      signature: asked.signature,
+      event: asked.event,
+      deliveryId: key,
+      attempt: asked.attempts ?? 1,
+      attemptId: asked.id,
+    });
+    const url = webhook ? new URL(webhook.url) : undefined;
+    file.append({
+      whsvc_record: 1,
+      received_at: asked.created_at,
+      ...recordedRequest(
+        'POST',
+        url ? url.pathname + url.search : '/',
+        Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+        Buffer.from(body),
+      ),
+      signature: signatureCheck === 'matches' ? 'ok' : signatureCheck === 'does_not_match' ? 'bad' : 'unchecked',
+      event: asked.event,
+      delivery_id: key,
+      attempt: asked.attempts ?? null,
+      answered: answeredStatus(latest.response_code) ?? 0,
+    });
+    file.close();
+  }
+  if (deps.json) {
+    printJson(deps, {
+      delivery_id: key,
+      webhook: webhook ? { id: webhook.id, url: webhook.url } : asked.webhook_id ? { id: asked.webhook_id, url: null } : null,
+      event: asked.event,
+      status: delivered ? 'delivered' : latest.status,
+      next_attempt_at: latest.next_attempt_at ?? null,
+      attempts: attempts.map((a) => ({ id: a.id, attempt: a.attempts ?? null, status: a.status, response_code: a.response_code, created_at: a.created_at })),
+      answer: { response_code: latest.response_code, failure_reason: latest.failure_reason ?? null, response_body: latest.response_body ?? null },
+      payload: asked.payload ?? null,
+      signature: asked.signature ?? null,
+      signature_check: signatureCheck,
+      diagnosis,
+      next: next.map((step) => step.command),
+    });
+    return 0;
+  }
+  const now = deps.serviceNow();
+  const c = deps.colors;
+  const words = (a: Attempt) => {
+    const code = answeredStatus(a.response_code);
+    return code === undefined ? (a.status === 'pending' ? 'under way' : 'no answer') : String(code);
+  };
+  const timeline = attempts
+    .map((a) => `  #${a.attempts ?? '?'}  ${clockTime(a.created_at, now)}  ${statusLabel(a.status, c)}  ${words(a)}  ${c.dim(sanitize(a.id))}`)
+    .join('\n');
+  const signatureWords =
+    signatureCheck === 'matches'
+      ? c.green(`matches the payload: ${sanitize(options.secretFile!)} holds this webhook's secret`)
+      : c.red(`does NOT match the payload under ${sanitize(options.secretFile!)}: that file does not hold this webhook's secret`);
+  deps.stdout.write(
+    keyValues(
+      [
+        ['delivery', key],
+        ['webhook', webhook ? `${webhook.id}  ${webhook.url}` : (asked.webhook_id ?? '(not named by the service)')],
+        ['event', asked.event],
+        ['status', { styled: statusLabel(delivered ? 'delivered' : latest.status, c, { nextAttemptAt: latest.next_attempt_at, now }) }],
+        ...(latest.failure_reason ? [['failure', latest.failure_reason] as [string, string]] : []),
+        ...(signatureCheck === null ? [] : [['signature', { styled: signatureWords }] as [string, { styled: string }]]),
+        ['why', diagnosis.summary],
+        ['do', diagnosis.advice],
+      ],
+      c.dim,
+    ),
+  );
+  deps.stdout.write(`${c.dim('attempts')}\n${timeline}\n`);
+  if (latest.response_body) deps.stdout.write(`${c.dim('answer')}\n${sanitizeBlock(latest.response_body)}\n`);
+  // Each command on a line of its own, its reason above it: copied whole, at any width.
+  deps.stdout.write(`${c.dim('next')}\n${next.map((step) => `  ${c.dim(`# ${step.why}`)}\n  ${step.command}`).join('\n')}\n`);
+  if (options.record !== undefined) deps.stderr.write(`whsvc: ${key} recorded to ${options.record}\n`);
+  return 0;
+}
+
+async function webhookOf(deps: CommandDeps, id: string): Promise<Webhook | undefined> {
+  try {
+    return await deps.api.json<Webhook>('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+/** Every attempt of the delivery, first to last, from its webhook's log (newest first, walked until the delivery's first attempt). */
+async function attemptsOfDelivery(deps: CommandDeps, webhookId: string, key: string, asked: Attempt): Promise<Attempt[]> {
+  const found: Attempt[] = [];
+  try {
+    for await (const attempt of attemptsOf(deps.api, webhookId)) {
+      if (deliveryKey(attempt) === key) found.push(attempt);
+      if (attempt.id === key) break;
+    }
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 404) throw error;
+  }
+  if (found.length === 0) found.push(asked);
+  return found.sort((a, b) => (a.attempts ?? 0) - (b.attempts ?? 0));
+}
+
+/** The newest attempt's outcome in plain words, and what to do about it. */
+export function diagnose(
+  attempt: Pick<Attempt, 'status' | 'response_code' | 'failure_reason'>,
+  signatureCheck: 'matches' | 'does_not_match' | null,
+): Diagnosis {
+  if (attempt.status === 'delivered') return { kind: 'delivered', summary: 'it was delivered: the endpoint answered 2xx', advice: 'nothing to do' };
+  if (attempt.status === 'pending')
+    return { kind: 'pending', summary: 'an attempt is under way', advice: 'wait for its answer (or see it live: whsvc deliveries tail)' };
+  const code = answeredStatus(attempt.response_code);
+  const reason = attempt.failure_reason ?? '';
+  if (code === undefined) {
+    if (/refused/.test(reason))
+      return {
+        kind: 'refused',
+        summary: 'no answer: the connection was refused (nothing listens at that address and port)',
+        advice: "start your app, or check the webhook URL's host and port",
+      };
+    if (/not found/.test(reason))
+      return {
+        kind: 'host_not_found',
+        summary: "no answer: the URL's host name was not found",
+        advice: 'check the host name in the webhook URL (whsvc webhooks update ID --url …)',
+      };
+    if (/TLS|certificate/i.test(reason))
+      return { kind: 'tls', summary: `no answer: ${reason}`, advice: 'use http:// for a plain port, or a certificate the sender trusts' };
+    if (/no answer within/.test(reason))
+      return {
+        kind: 'timed_out',
+        summary: `no answer in time (${reason})`,
+        advice: 'answer 2xx at once and do the work afterwards (a queue), so that the sender does not give up',
+      };
+    return { kind: 'no_answer', summary: `no answer${reason ? `: ${reason}` : ''}`, advice: 'check that your app is up and reachable at the webhook URL' };
+  }
+  if (code >= 300 && code < 400)
+    return {
+      kind: 'redirect',
+      summary: `the endpoint answered ${code}, a redirect, which is not followed`,
+      advice: 'give the webhook the final URL (whsvc webhooks update ID --url …)',
+    };
+  if (code === 401 || code === 403) {
+    const usual =
+      signatureCheck === 'matches'
+        ? 'the signature matches the payload under your secret, so the usual cause is an app that verified re-serialized JSON instead of the raw body: verify the bytes as received'
+        : "usually the app's signature check refused it: check that the app holds this webhook's secret (--secret-file checks it) and verifies the raw body";
+    return { kind: 'signature_refused', summary: `the endpoint answered ${code}: your app refused it`, advice: usual };
+  }
+  if (code >= 400 && code < 500)
+    return {
+      kind: 'client_error',
+      summary: `the endpoint answered ${code}: your app refused the delivery`,
+      advice: 'see its answer below, and what the app expects of the payload',
+    };
+  return {
+    kind: 'server_error',
+    summary: `the endpoint answered ${code}: your app failed while handling it`,
+    advice: 'see its logs; once fixed, retry the delivery',
+  };
+}
+
+/** The commands to run next: retry it, reproduce it locally, replay it to a local app. */
+function nextSteps(key: string, diagnosis: Diagnosis, webhook: Webhook | undefined, options: DiagnoseOptions): Array<{ command: string; why: string }> {
+  const id = shellWord(key);
+  const steps: Array<{ command: string; why: string }> = [];
+  if (diagnosis.kind !== 'delivered' && diagnosis.kind !== 'pending') steps.push({ command: `whsvc deliveries retry ${id}`, why: 'send it again now' });
+  steps.push({ command: 'whsvc listen --port 9000 --secret-file ./whsec.txt', why: 'a local receiver that shows and verifies what arrives' });
+  const file = shellWord(options.record ?? `${key}.ndjson`);
+  if (options.record === undefined) steps.push({ command: `whsvc deliveries diagnose ${id} --record ${file}`, why: 'keep it, to replay it' });
+  steps.push({ command: `whsvc replay ${file} --to http://localhost:3000${webhook ? '' : '/webhooks'}`, why: 'send it to your app, as it was sent' });
+  return steps;
+}

@@ -1,0 +1,84 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
+// deliveries diagnose against the real sandbox: a refused, a timed-out and a 500 delivery, with the right and a wrong secret.
+
+let sandbox: SandboxProcess;
+let app: Receiver;
+let workDir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  [sandbox, app] = await Promise.all([startSandboxProcess(['--quiet', '--retry-base-ms', '600000', '--delivery-timeout-ms', '300']), startReceiver()]);
+  workDir = mkdtempSync(join(tmpdir(), 'whsvc-diagnose-'));
+  env = sandboxEnv(sandbox.info, join(workDir, 'config'));
+  app.respondWith = (request) => (request.path === '/fails' ? 500 : 200);
+});
+
+afterAll(async () => {
+  await Promise.all([sandbox?.stop(), app?.close()]);
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+/** A webhook to `url`, one test send to it; the attempt's id once it has its outcome. */
+async function sentTo(url: string, secretFile: string): Promise<string> {
+  const created = await runCli(['webhooks', 'create', '--url', url, '--events', 'invoice.paid', '--secret-file', secretFile, '--json'], { env });
+  expect(created.code, created.stderr).toBe(0);
+  const sent = await runCli(['test', JSON.parse(created.stdout).id, '--json'], { env });
+  return JSON.parse(sent.stdout).id as string;
+}
+
+describe('whsvc deliveries diagnose', () => {
+  it('a refused connection: said in plain words, with the next commands', async () => {
+    const id = await sentTo('http://127.0.0.1:9/down', join(workDir, 'refused.txt'));
+    const result = await runCli(['deliveries', 'diagnose', id], { env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^why +no answer: the connection was refused/m);
+    expect(result.stdout).toMatch(/^ {2}whsvc deliveries retry dlv_\S+$/m);
+    expect(result.stdout).toMatch(/^ {2}whsvc replay \S+\.ndjson --to http:\/\/localhost:3000$/m);
+  });
+
+  it('an app that answers too late: timed out', async () => {
+    app.answerDelayMs = 1000;
+    try {
+      const id = await sentTo(`${app.url}/slow`, join(workDir, 'slow.txt'));
+      const result = await runCli(['deliveries', 'diagnose', id, '--json'], { env });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout).diagnosis).toMatchObject({ kind: 'timed_out' });
+    } finally {
+      app.answerDelayMs = 0;
+    }
+  });
+
+  it('a 500, checked with the right secret and with a wrong one; --record then replay sends it to an app as it was sent', async () => {
+    const secretFile = join(workDir, 'fails.txt');
+    const id = await sentTo(`${app.url}/fails`, secretFile);
+    const right = await runCli(['deliveries', 'diagnose', id, '--secret-file', secretFile], { env });
+    expect(right.code, right.stderr).toBe(0);
+    expect(right.stdout).toMatch(/^why +the endpoint answered 500: your app failed while handling it/m);
+    expect(right.stdout).toMatch(/^signature +matches the payload: \S+ holds this webhook's secret/m);
+    writeFileSync(join(workDir, 'wrong.txt'), 'whsec_not_this_one\n');
+    const wrong = JSON.parse((await runCli(['deliveries', 'diagnose', id, '--secret-file', join(workDir, 'wrong.txt'), '--json'], { env })).stdout);
+    expect(wrong).toMatchObject({ signature_check: 'does_not_match', status: 'failed', diagnosis: { kind: 'server_error' } });
+    expect(JSON.stringify(wrong)).not.toContain(readFileSync(secretFile, 'utf8').trim());
+
+    const recorded = join(workDir, 'one.ndjson');
+    expect((await runCli(['deliveries', 'diagnose', id, '--record', recorded], { env })).code).toBe(0);
+    app.received.length = 0;
+    const replayed = await runCli(['replay', recorded, '--to', `${app.url}/replayed`]);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    const shown = JSON.parse((await runCli(['deliveries', 'show', id, '--json'], { env })).stdout);
+    expect(app.received).toHaveLength(1);
+    expect(app.received[0]!.body).toBe(JSON.stringify(shown.payload));
+    expect(app.received[0]!.headers['x-service-signature']).toBe(shown.signature);
+  });
+
+  it('an unknown id is exit 5', async () => {
+    const result = await runCli(['deliveries', 'diagnose', 'dlv_000000000000000000000000'], { env });
+    expect(result.code).toBe(5);
+  });
+});
