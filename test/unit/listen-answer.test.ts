@@ -18,7 +18,7 @@ const headersFor = (payload: Buffer, deliveryId: string, attempt: number, option
     ).map(([name, value]) => [name.toLowerCase(), value]),
   );
 const answerer = (rules: Partial<AnswerRules> = {}, secret: { now: string | undefined } = { now: SECRET }) =>
-  new Answerer({ respondStatus: 200, forwarding: false, ...rules }, () => secret.now);
+  new Answerer({ respondStatus: 200, forwards: () => false, ...rules }, () => secret.now);
 
 describe("listen's answer, decided without a server", () => {
   it('a signed delivery is taken and counted once, its retry taken and not counted again', () => {
@@ -79,7 +79,11 @@ describe("listen's answer, decided without a server", () => {
   it('no secret yet: not checked, answered, not counted; with forwarding the app answers', () => {
     const payload = body();
     expect(answerer({}, { now: undefined }).decide(headersFor(payload, 'dlv_1', 1), payload)).toMatchObject({ signature: 'unchecked', status: 200 });
-    expect(answerer({ forwarding: true }).decide(headersFor(payload, 'dlv_1', 1), payload)).toMatchObject({ rule: 'forward' });
+    const routed = answerer({ forwards: (event) => event === 'invoice.paid' });
+    expect(routed.decide(headersFor(payload, 'dlv_1', 1), payload)).toMatchObject({ rule: 'forward' });
+    // A delivery no route takes gets listen's own answer.
+    const other = body('product.updated');
+    expect(routed.decide(headersFor(other, 'dlv_2', 1), other)).toMatchObject({ rule: 'respond_status', status: 200 });
   });
 
   it('--events leaves other types out: answered, neither remembered nor counted', () => {

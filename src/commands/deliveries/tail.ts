@@ -8,7 +8,7 @@ import { defaultTransport, type Transport } from '../../api/transport.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
-import { forwardUrl } from '../../cli/forward.js';
+import { describeRoutes, forwardRoute, type ForwardRoute } from '../../cli/forward.js';
 import { PLATFORM_NAME, boundAt, collect, duration, integerIn, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { relativeTime, sanitize } from '../../render/text.js';
@@ -29,7 +29,12 @@ export const command = () =>
     .addOption(new Option('--timeout <seconds>', 'stop after S seconds: exit 0, or 6 when --count was not reached').argParser(integerIn(1, 86_400)))
     .addOption(new Option('--count <n>', 'stop after N lines (exit 0), e.g. --status delivered --count 3 in CI').argParser(integerIn(1, 1_000_000)))
     .addOption(new Option('--since <time>', 'start from this time (2h, or ISO 8601) instead of now, when there is no checkpoint').argParser(timeBound))
-    .option('--forward-to <url>', 'send each new delivery (once, not its retries) to this URL, as the service sent it')
+    .addOption(
+      new Option(
+        '--forward-to <[pattern=]url>',
+        'send each new delivery (once, not its retries) to this URL, as the service sent it; repeatable: invoice.*=URL routes by event type, a bare URL takes the rest',
+      ).argParser(collect(forwardRoute)),
+    )
     .option(
       '--secret-file <path>',
       "with --forward-to and one --webhook: check that the rebuilt body carries the stored signature, with the webhook's signing secret in this file",
@@ -43,6 +48,7 @@ export const command = () =>
         'whsvc deliveries tail --webhook wh_… --status failed',
         'whsvc deliveries tail --json | jq -c \'select(.change == "status")\'',
         'whsvc deliveries tail --webhook wh_… --forward-to http://localhost:3000/webhooks --secret-file whsec.txt --checkpoint tail.json',
+        "whsvc deliveries tail --forward-to 'invoice.*=http://localhost:3001' --forward-to http://localhost:3000",
         'whsvc deliveries tail --status delivered --count 3 --timeout 60 --json   # in CI',
       ),
     )
@@ -90,7 +96,8 @@ export interface TailOptions {
   /** Stop after this many lines (attempts and status changes shown). */
   count?: number | undefined;
   since?: TimeBound | undefined;
-  forwardTo?: string | undefined;
+  /** Where new deliveries are forwarded, by event type (--forward-to [PATTERN=]URL). */
+  forwardTo?: ForwardRoute[] | undefined;
   secretFile?: string | undefined;
   platformName: string;
   checkpoint?: string | undefined;
@@ -115,12 +122,12 @@ const passing = (error: unknown) =>
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
-function checkOptions(options: TailOptions, deps: TailDeps): { target?: URL; secret?: SecretSource } {
+function checkOptions(options: TailOptions, deps: TailDeps): { routes: ForwardRoute[]; secret?: SecretSource } {
   if (!PLATFORM_NAME.test(options.platformName)) throw usageError('--platform-name must be letters, digits and dashes, starting with a letter (at most 40)');
-  if (options.secretFile !== undefined && options.forwardTo === undefined) {
+  const routes = options.forwardTo ?? [];
+  if (options.secretFile !== undefined && routes.length === 0) {
     throw usageError('--secret-file checks the deliveries tail forwards: it needs --forward-to URL');
   }
-  const target = options.forwardTo === undefined ? undefined : forwardUrl(options.forwardTo);
   let secret: SecretSource | undefined;
   if (options.secretFile !== undefined) {
     if (options.webhookIds?.length !== 1) {
@@ -133,7 +140,7 @@ function checkOptions(options: TailOptions, deps: TailDeps): { target?: URL; sec
     if (options.checkpoint.trim() === '') throw usageError('--checkpoint is empty: give the path of the file to keep the position in');
     checkWritable(options.checkpoint);
   }
-  return { target, secret };
+  return { routes, secret };
 }
 
 export async function run(given: TailOptions, deps: TailDeps): Promise<number> {
@@ -148,7 +155,7 @@ export async function run(given: TailOptions, deps: TailDeps): Promise<number> {
   }
 }
 
-async function follow(options: TailOptions, deps: TailDeps, { target, secret }: ReturnType<typeof checkOptions>): Promise<number> {
+async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: ReturnType<typeof checkOptions>): Promise<number> {
   const events = options.events?.length ? await checkEventTypes(deps, options.events, '--event') : undefined;
   const checkpoint = options.checkpoint === undefined ? undefined : readCheckpoint(options.checkpoint);
   if (checkpoint && checkpoint.base_url.replace(/\/+$/, '') !== deps.api.baseUrl.replace(/\/+$/, '')) {
@@ -167,22 +174,23 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
     note(`no checkpoint at ${options.checkpoint} yet: starting from ${options.since ? 'the --since time' : 'now'}; the position is kept there from now on`);
   }
 
-  const printer = new TailPrinter(deps, target?.href);
+  const printer = new TailPrinter(deps);
   const queue =
-    target &&
-    new ForwardQueue(
-      deps.api,
-      { url: target, platform: options.platformName, secret, send: deps.transport ?? defaultTransport(deps.env) },
-      printer,
-      note,
-      checkpoint?.forwarded ?? [],
-    );
+    routes.length > 0
+      ? new ForwardQueue(
+          deps.api,
+          { routes, platform: options.platformName, secret, send: deps.transport ?? defaultTransport(deps.env) },
+          printer,
+          note,
+          checkpoint?.forwarded ?? [],
+        )
+      : undefined;
   const writer =
     options.checkpoint === undefined
       ? undefined
       : new CheckpointWriter(
           options.checkpoint,
-          { baseUrl: deps.api.baseUrl, forwardTo: target?.href ?? checkpoint?.forward_to ?? null },
+          { baseUrl: deps.api.baseUrl, forwardTo: routes.length ? describeRoutes(routes) : (checkpoint?.forward_to ?? null) },
           checkpoint,
           deps.serviceNow,
         );
@@ -266,7 +274,7 @@ async function follow(options: TailOptions, deps: TailDeps, { target, secret }: 
         // Forwarded: each delivery once, the first attempt of it seen; retries of it are not.
         if (queue && change.kind === 'new' && wants(change.attempt)) queue.offer(change);
       }
-      if (polls === 0) note(followingLine(options, follower.webhookIds.length, report, checkpoint !== undefined, target));
+      if (polls === 0) note(followingLine(options, follower.webhookIds.length, report, checkpoint !== undefined, routes));
       polls += 1;
       if (queue) {
         try {
@@ -328,7 +336,7 @@ async function startFollower(options: TailOptions, deps: TailDeps, checkpoint: C
 }
 
 /** What the first poll says: what is followed, from when, how often, and where deliveries are forwarded. */
-function followingLine(options: TailOptions, followed: number, report: PollReport, fromCheckpoint: boolean, target: URL | undefined): string {
+function followingLine(options: TailOptions, followed: number, report: PollReport, fromCheckpoint: boolean, routes: ForwardRoute[]): string {
   const which = options.webhookIds
     ? `${options.webhookIds.length} webhook${options.webhookIds.length === 1 ? '' : 's'}`
     : `every webhook (${followed} now; new ones are picked up)`;
@@ -338,7 +346,7 @@ function followingLine(options: TailOptions, followed: number, report: PollRepor
     : options.since
       ? 'from the --since time'
       : 'from now';
-  return `following ${which} ${from}, every ${seconds(options.intervalMs)}${target ? `; forwarding each new delivery to ${target.href}` : ''}; Ctrl-C to stop`;
+  return `following ${which} ${from}, every ${seconds(options.intervalMs)}${routes.length ? `; forwarding each new delivery to ${describeRoutes(routes)}` : ''}; Ctrl-C to stop`;
 }
 
 /** After the first poll: the webhooks created since, and those whose new attempts filled more than a page. */

@@ -12,8 +12,8 @@ export interface AnswerRules {
   seed?: string | undefined;
   /** Only these event types are taken; others get the usual answer and are not shown. */
   events?: string[] | undefined;
-  /** Verified deliveries are relayed to the app (--forward-to), whose answer becomes listen's. */
-  forwarding: boolean;
+  /** Whether a verified delivery of this event type is relayed to an app (--forward-to), whose answer becomes listen's. */
+  forwards: (event: string | undefined) => boolean;
 }
 
 export type SignatureState = 'ok' | 'bad' | 'unsigned' | 'unchecked';
@@ -107,6 +107,7 @@ export class Answerer {
       attemptNumber,
       deliveryId ?? `request ${this.requestNumber}`,
       attempt,
+      event,
     );
     if (rule === 'signature') this.tally.bad += 1;
     if (rule === 'event_mismatch' || rule === 'replay') this.tally.refused += 1;
@@ -138,6 +139,7 @@ export class Answerer {
     attemptNumber: number,
     deliveryKey: string,
     attempt: string | undefined,
+    event: string | undefined,
   ): [number, Rule] {
     const { rules } = this;
     if (signature === 'bad' || (signature === 'unsigned' && hasSecret)) return [400, 'signature'];
@@ -146,7 +148,7 @@ export class Answerer {
     if (rules.seed !== undefined && rules.failRate !== undefined && failsByRate(rules.seed, deliveryKey, attempt ?? String(attemptNumber), rules.failRate)) {
       return [500, 'fail_rate'];
     }
-    if (rules.forwarding && (signature === 'ok' || signature === 'unchecked')) return [502, 'forward'];
+    if (rules.forwards(event) && (signature === 'ok' || signature === 'unchecked')) return [502, 'forward'];
     return [rules.respondStatus, 'respond_status'];
   }
 }

@@ -3,7 +3,7 @@ import { action, addVerbs } from '../../cli/actions.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
 import { examples } from '../../cli/examples.js';
 import { stopRequested } from '../../cli/interrupt.js';
-import { distinctList, duration, integerIn, share } from '../../cli/parse.js';
+import { collect, distinctList, duration, integerIn, share } from '../../cli/parse.js';
 import { ConfigStore } from '../../config/store.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,7 +16,7 @@ import { receiptJson, receiptLine, type AnswerWords, type Receipt } from './rece
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, listenError, usageError } from '../../cli/errors.js';
 import { httpUrl } from '../../net.js';
-import { forwardUrl } from '../../cli/forward.js';
+import { describeRoutes, forwardRoute, routeFor, type ForwardRoute } from '../../cli/forward.js';
 import { secretSource } from '../../cli/secret.js';
 import { notOneOf } from '../../cli/suggest.js';
 
@@ -41,7 +41,12 @@ export const command = () =>
     .addOption(new Option('--fail-rate <share>', 'answer 500 to this share of attempts (0.25 or 25%), reproducibly with --seed').argParser(share))
     .option('--seed <seed>', 'the seed of --fail-rate: the same seed fails the same attempts (default: a random one, printed)')
     .addOption(new Option('--delay <duration>', 'answer only after this long (500ms, 5s, 2m), to try delivery timeouts').argParser(duration(600_000)))
-    .option('--forward-to <url>', 'relay each verified delivery, byte for byte with its headers, to your local app')
+    .addOption(
+      new Option(
+        '--forward-to <[pattern=]url>',
+        'relay each verified delivery, byte for byte with its headers, to your local app; repeatable: invoice.*=URL routes by event type, a bare URL takes the rest',
+      ).argParser(collect(forwardRoute)),
+    )
     .addOption(new Option('--events <types>', 'only show these event types (comma-separated)').argParser(distinctList))
     .addOption(new Option('--count <n>', 'exit 0 after N verified deliveries').argParser(integerIn(1, 1_000_000)))
     .addOption(new Option('--timeout <seconds>', 'stop after S seconds; exit 6 if --count was not reached').argParser(integerIn(1, 86_400)))
@@ -51,6 +56,7 @@ export const command = () =>
       examples(
         'whsvc listen --secret-file ./whsec.txt',
         'whsvc listen --secret-file ./whsec.txt --forward-to http://localhost:3000/webhooks',
+        "whsvc listen --secret-file ./whsec.txt --forward-to 'invoice.*=http://localhost:3001' --forward-to http://localhost:3000",
         'whsvc listen --port 0 --secret-file ./whsec.txt --count 1 --timeout 30 --json   # in CI',
         'whsvc listen --secret-file ./whsec.txt --fail-first 2        # fails twice, then recovers',
         'whsvc listen --secret-file ./whsec.txt --fail-rate 0.3 --seed 7 --delay 2s',
@@ -108,7 +114,8 @@ export interface ListenOptions {
   seed?: string | undefined;
   /** Answer only after this many milliseconds. */
   delayMs?: number | undefined;
-  forwardTo?: string | undefined;
+  /** Where verified deliveries are relayed, by event type (--forward-to [PATTERN=]URL). */
+  forwardTo?: ForwardRoute[] | undefined;
   events?: string[] | undefined;
   count?: number | undefined;
   timeout?: number | undefined;
@@ -139,7 +146,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   if (options.count !== undefined && secret.describe.startsWith('no secret')) {
     throw usageError('--count counts verified deliveries: give the secret with --secret-file FILE or WHSVC_LISTEN_SECRET');
   }
-  const forwardTarget = options.forwardTo === undefined ? undefined : forwardUrl(options.forwardTo);
+  const routes = options.forwardTo ?? [];
   const send = deps.transport ?? defaultTransport(deps.env);
   const seed = options.failRate === undefined ? undefined : (options.seed ?? Math.random().toString(36).slice(2, 8));
   const answerer = new Answerer(
@@ -149,7 +156,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       failRate: options.failRate,
       seed,
       events: options.events,
-      forwarding: Boolean(forwardTarget),
+      forwards: (event) => routeFor(routes, event) !== undefined,
     },
     () => secret.current(),
   );
@@ -191,8 +198,9 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     }
     let forwarded: Receipt['forwarded'];
     if (decision.rule === 'forward') {
-      const answer = await sendAsReceived(send, forwardTarget!, req.headers, body, req.url ?? '/');
-      forwarded = { url: forwardTarget!.href, ...answer };
+      const route = routeFor(routes, decision.event)!;
+      const answer = await sendAsReceived(send, route.url, req.headers, body, req.url ?? '/');
+      forwarded = { url: route.url.href, route: route.label, ...answer };
       decision.status = answer.status ?? 502;
     }
     if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
@@ -214,7 +222,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   });
   const url = httpUrl(server.address() as AddressInfo);
   deps.stderr.write(`whsvc listen: ready at ${url}\n`);
-  deps.stderr.write(`  verifying with ${secret.describe}${forwardTarget ? `; forwarding verified deliveries to ${forwardTarget.href}` : ''}\n`);
+  deps.stderr.write(`  verifying with ${secret.describe}${routes.length ? `; forwarding verified deliveries to ${describeRoutes(routes)}` : ''}\n`);
   const failing = [
     options.failFirst === undefined ? '' : `the first ${options.failFirst} attempt${options.failFirst === 1 ? '' : 's'} of each delivery`,
     seed === undefined ? '' : `${Math.round(options.failRate! * 1000) / 10}% of attempts (--seed ${seed} fails the same ones again)`,

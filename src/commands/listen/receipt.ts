@@ -11,7 +11,7 @@ export interface Receipt {
   headers: IncomingHttpHeaders;
   body: Buffer;
   /** The app's answer to a forward: its status, or null and why there was none. */
-  forwarded?: { url: string; status: number | null; error?: string | undefined } | undefined;
+  forwarded?: { url: string; route: string; status: number | null; error?: string | undefined } | undefined;
 }
 
 /** How listen was told to answer, as its lines say it. */
@@ -44,7 +44,9 @@ export function receiptJson(receipt: Receipt, words: AnswerWords): string {
     status: d.status,
     rule: d.rule,
     delay_ms: words.delayMs ?? 0,
-    forward: forwarded ? { url: forwarded.url, status: forwarded.status, ...(forwarded.error ? { error: forwarded.error } : {}) } : null,
+    forward: forwarded
+      ? { url: forwarded.url, route: forwarded.route, status: forwarded.status, ...(forwarded.error ? { error: forwarded.error } : {}) }
+      : null,
     headers: receipt.headers,
     body: receipt.body.toString('utf8'),
   })}\n`;
@@ -76,7 +78,7 @@ export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors
   if (d.repeat === 'retry') flags.push([d.repeatOf === d.deliveryId ? 'retry' : `retry of ${sanitize(d.repeatOf)}`, colors.yellow]);
   if (d.repeat === 'replay') flags.push([d.repeatOf === d.deliveryId ? 'REPLAY' : `REPLAY of ${sanitize(d.repeatOf)}`, colors.red]);
   if (d.repeat === 'same_body') flags.push([`same body as ${sanitize(d.repeatOf)}`, colors.yellow]);
-  const forwardText = forwarded ? `app ${forwarded.status ?? `down (${forwarded.error})`}` : '';
+  const forwardText = forwarded ? `app ${forwarded.status ?? `down (${forwarded.error})`} via ${forwarded.route}` : '';
   // On a narrow terminal, in this order: the delivery id loses its middle, the rule's words are cut, the event type
   // and a flag's id are cut, the rule's words go, then the event type. The verdict and the answer's status stay whole.
   const fields: LineField[] = [

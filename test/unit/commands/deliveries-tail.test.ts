@@ -2,7 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Interceptable } from 'undici';
+import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { afterEach, describe, expect, it } from 'vitest';
+import { forwardRoute, routeFor } from '../../../src/cli/forward.js';
 import type { TransportRequest, TransportResponse } from '../../../src/api/transport.js';
 import { toTransportError } from '../../../src/net.js';
 import { run, type TailOptions } from '../../../src/commands/deliveries/tail.js';
@@ -449,7 +451,7 @@ describe('deliveries tail --forward-to', () => {
       const app = fakeApp();
       const { lines } = await tail(
         log,
-        { webhookIds: ['wh_1'], forwardTo: 'http://127.0.0.1:3000/hooks', secretFile: join(dir, 'whsec.txt') },
+        { webhookIds: ['wh_1'], forwardTo: [forwardRoute('http://127.0.0.1:3000/hooks')], secretFile: join(dir, 'whsec.txt') },
         [
           () => log.add('wh_1', 'dlv_a', { status: 'failed' }),
           () => {
@@ -495,7 +497,7 @@ describe('deliveries tail --forward-to', () => {
       const app = fakeApp();
       const { lines, stderr } = await tail(
         log,
-        { webhookIds: ['wh_1'], forwardTo: 'http://127.0.0.1:3000/', secretFile: join(dir, 'whsec.txt') },
+        { webhookIds: ['wh_1'], forwardTo: [forwardRoute('http://127.0.0.1:3000/')], secretFile: join(dir, 'whsec.txt') },
         [() => log.add('wh_1', 'dlv_a')],
         { app },
       );
@@ -512,7 +514,7 @@ describe('deliveries tail --forward-to', () => {
     const app = fakeApp();
     const { lines, stderr } = await tail(
       log,
-      { forwardTo: 'http://127.0.0.1:3000/' },
+      { forwardTo: [forwardRoute('http://127.0.0.1:3000/')] },
       [
         () => {
           log.add('wh_1', 'dlv_a', { status: 'delivered' });
@@ -542,7 +544,7 @@ describe('deliveries tail --forward-to', () => {
       path.startsWith('/v1/webhooks/webhook-deliveries/') ? jsonReply(503, { error: { code: 'unavailable', message: 'down for a moment' } }) : undefined;
     const { code, lines, stderr } = await tail(
       log,
-      { forwardTo: 'http://127.0.0.1:3000/' },
+      { forwardTo: [forwardRoute('http://127.0.0.1:3000/')] },
       [
         () => {
           log.add('wh_1', 'dlv_a', { status: 'delivered' });
@@ -562,10 +564,12 @@ describe('deliveries tail --forward-to', () => {
     const fake = fakeDeps();
     const deps = { ...fake.deps, stopSignal: new Promise<void>(() => {}) };
     const base = { intervalMs: 1000, platformName: 'Service' };
-    expect(await rejectionOf(run({ ...base, forwardTo: 'ftp://x/' }, deps))).toMatchObject({ exitCode: 2 });
-    expect(await rejectionOf(run({ ...base, forwardTo: 'not a url' }, deps))).toMatchObject({ exitCode: 2 });
+    // A --forward-to that is not an http(s) URL is refused as commander parses it: a usage error, exit 2.
+    expect(() => forwardRoute('ftp://x/')).toThrow(InvalidArgumentError);
+    expect(() => forwardRoute('not a url')).toThrow(InvalidArgumentError);
+    expect(() => forwardRoute('invoice paid=http://127.0.0.1:3000/')).toThrow(InvalidArgumentError);
     expect(await rejectionOf(run({ ...base, secretFile: 'whsec.txt' }, deps))).toMatchObject({ exitCode: 2, message: expect.stringMatching(/--forward-to/) });
-    expect(await rejectionOf(run({ ...base, forwardTo: 'http://127.0.0.1:3000/', secretFile: 'whsec.txt' }, deps))).toMatchObject({
+    expect(await rejectionOf(run({ ...base, forwardTo: [forwardRoute('http://127.0.0.1:3000/')], secretFile: 'whsec.txt' }, deps))).toMatchObject({
       exitCode: 2,
       message: expect.stringMatching(/--webhook/),
     });
@@ -582,13 +586,18 @@ describe('deliveries tail --checkpoint', () => {
       const log = new FakeLog().webhook('wh_1');
       log.add('wh_1', 'dlv_before', { status: 'delivered' });
       const app = fakeApp();
-      const first = await tail(log, { forwardTo: 'http://127.0.0.1:3000/', checkpoint }, [() => log.add('wh_1', 'dlv_a', { status: 'failed' })], { app });
+      const first = await tail(
+        log,
+        { forwardTo: [forwardRoute('http://127.0.0.1:3000/')], checkpoint },
+        [() => log.add('wh_1', 'dlv_a', { status: 'failed' })],
+        { app },
+      );
       expect(first.stderr).toContain(`no checkpoint at ${checkpoint} yet: starting from now`);
       // While it is stopped: a retry of a delivery forwarded already, and two new ones.
       log.add('wh_1', 'dlv_a2', { of: 'dlv_a', status: 'delivered' });
       log.add('wh_1', 'dlv_b', { status: 'delivered' });
       log.add('wh_1', 'dlv_c', { status: 'failed' });
-      const second = await tail(log, { forwardTo: 'http://127.0.0.1:3000/', checkpoint }, [() => log.add('wh_1', 'dlv_d')], { app });
+      const second = await tail(log, { forwardTo: [forwardRoute('http://127.0.0.1:3000/')], checkpoint }, [() => log.add('wh_1', 'dlv_d')], { app });
       expect(second.stderr).toContain(`catching up from the checkpoint ${checkpoint}`);
       expect(brief(second.lines)).toEqual([
         ['new', 'dlv_a2', 'delivered'],
@@ -617,7 +626,7 @@ describe('deliveries tail --checkpoint', () => {
       const app = fakeApp();
       const first = await tail(
         log,
-        { forwardTo: 'http://127.0.0.1:3000/', checkpoint, count: 1 },
+        { forwardTo: [forwardRoute('http://127.0.0.1:3000/')], checkpoint, count: 1 },
         [
           () => {
             for (const id of ['dlv_a', 'dlv_b', 'dlv_c']) log.add('wh_1', id, { status: 'delivered' });
@@ -628,7 +637,7 @@ describe('deliveries tail --checkpoint', () => {
       expect(first.code).toBe(0);
       expect(brief(first.lines)).toEqual([['new', 'dlv_a', 'delivered']]);
       expect(app.received.map((r) => r.headers['X-Service-Delivery-Id'])).toEqual(['dlv_a', 'dlv_b', 'dlv_c']);
-      const second = await tail(log, { forwardTo: 'http://127.0.0.1:3000/', checkpoint }, [], { app });
+      const second = await tail(log, { forwardTo: [forwardRoute('http://127.0.0.1:3000/')], checkpoint }, [], { app });
       expect(second.code).toBe(0);
       expect(app.received).toHaveLength(3);
     } finally {
@@ -670,7 +679,7 @@ describe('deliveries tail --checkpoint', () => {
       const app = fakeApp();
       await tail(
         log,
-        { forwardTo: 'http://127.0.0.1:3000/', checkpoint },
+        { forwardTo: [forwardRoute('http://127.0.0.1:3000/')], checkpoint },
         [
           () => {
             log.add('wh_1', 'dlv_a', { status: 'delivered' });
@@ -682,7 +691,7 @@ describe('deliveries tail --checkpoint', () => {
       );
       expect(app.received).toHaveLength(0);
       app.down = 0;
-      const second = await tail(log, { forwardTo: 'http://127.0.0.1:3000/', checkpoint }, [], { app });
+      const second = await tail(log, { forwardTo: [forwardRoute('http://127.0.0.1:3000/')], checkpoint }, [], { app });
       expect(app.received.map((r) => r.headers['X-Service-Delivery-Id'])).toEqual(['dlv_a', 'dlv_b']);
       expect(brief(second.lines).map((l) => l[1])).toEqual(['dlv_a', 'dlv_b']);
     } finally {
@@ -722,5 +731,21 @@ describe('deliveries tail --checkpoint', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('--forward-to routes', () => {
+  it('the first pattern that matches the event type wins; a bare URL takes the rest; * matches within a name', () => {
+    const routes = ['invoice.*=http://127.0.0.1:3000/invoices', 'http://127.0.0.1:4000/hooks', 'sales_order.created=http://127.0.0.1:5000/'].map(forwardRoute);
+    expect(routeFor(routes, 'invoice.paid')?.url.href).toBe('http://127.0.0.1:3000/invoices');
+    expect(routeFor(routes, 'sales_order.created')?.url.href).toBe('http://127.0.0.1:5000/');
+    expect(routeFor(routes, 'product.updated')?.label).toBe('*');
+    expect(routeFor(routes, 'invoice.paid.late')?.label).toBe('*');
+    expect(
+      routeFor(
+        routes.filter((route) => route.pattern !== null),
+        'product.updated',
+      ),
+    ).toBeUndefined();
   });
 });

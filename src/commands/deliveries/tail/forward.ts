@@ -4,6 +4,7 @@ import { ApiError } from '../../../api/errors.js';
 import { deliveryKey } from '../../../api/log.js';
 import type { Transport } from '../../../api/transport.js';
 import { TransportError } from '../../../net.js';
+import type { ForwardRoute } from '../../../cli/forward.js';
 import type { SecretSource } from '../../../cli/secret.js';
 import { deliveryHeaders, verify } from '../../../signing/signature.js';
 
@@ -11,7 +12,8 @@ import { deliveryHeaders, verify } from '../../../signing/signature.js';
 export const FORWARD_TIMEOUT_MS = 10_000;
 
 export interface ForwardTarget {
-  url: URL;
+  /** Where each delivery goes, by its event type (the first pattern that matches, else the bare URL). */
+  routes: ForwardRoute[];
   /** The name in the headers: X-<platform>-Signature, … */
   platform: string;
   secret?: SecretSource | undefined;
@@ -36,7 +38,7 @@ export type ForwardOutcome =
  * checks first that the rebuilt body carries the stored signature (it is
  * forwarded either way; the check says whose problem a failing signature is).
  */
-export async function forwardDelivery(api: ApiClient, target: ForwardTarget, attempt: Attempt): Promise<ForwardOutcome> {
+export async function forwardDelivery(api: ApiClient, target: ForwardTarget, url: URL, attempt: Attempt): Promise<ForwardOutcome> {
   let record: Attempt;
   try {
     record = await api.json<Attempt>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(attempt.id)}`, { expect: 'delivery' });
@@ -57,7 +59,7 @@ export async function forwardDelivery(api: ApiClient, target: ForwardTarget, att
     attemptId: attempt.id,
   });
   try {
-    const answer = await target.send({ method: 'POST', url: target.url, headers, body, timeoutMs: FORWARD_TIMEOUT_MS });
+    const answer = await target.send({ method: 'POST', url, headers, body, timeoutMs: FORWARD_TIMEOUT_MS });
     return { kind: 'answered', status: answer.status, signature, record };
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;

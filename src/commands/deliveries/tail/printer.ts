@@ -5,6 +5,7 @@ import { fittedLine, type LineField } from '../../../render/line.js';
 import type { OutputStream } from '../../../render/stream.js';
 import { clockTime, sanitize, statusWords } from '../../../render/text.js';
 import { statusLabel } from '../shared/view.js';
+import type { ForwardRoute } from '../../../cli/forward.js';
 import type { ForwardOutcome } from './forward.js';
 import type { Change } from './follow.js';
 
@@ -22,11 +23,7 @@ export type ForwardLine = Exclude<ForwardOutcome, { kind: 'cannot' }>;
  * with its fields); a pipe gets whole lines.
  */
 export class TailPrinter {
-  constructor(
-    private readonly out: { stdout: OutputStream; colors: Colors; json: boolean; serviceNow: () => number },
-    /** Where forwards go (--forward-to), for their lines. */
-    private readonly forwardUrl?: string,
-  ) {}
+  constructor(private readonly out: { stdout: OutputStream; colors: Colors; json: boolean; serviceNow: () => number }) {}
 
   change(change: Change): void {
     const a = change.attempt;
@@ -74,7 +71,8 @@ export class TailPrinter {
     this.write(fittedLine([fields], this.columns()));
   }
 
-  forward(change: Change, key: string, outcome: ForwardLine): void {
+  /** A forward's line: where it went by which route, and the app's answer. */
+  forward(change: Change, key: string, route: ForwardRoute, outcome: ForwardLine): void {
     const a = change.attempt;
     if (this.out.json) {
       this.write(
@@ -86,7 +84,8 @@ export class TailPrinter {
           attempt: a.attempts ?? null,
           attempt_id: a.id,
           delivery_id: key,
-          url: this.forwardUrl,
+          url: route.url.href,
+          route: route.label,
           app_status: outcome.kind === 'answered' ? outcome.status : null,
           error: outcome.kind === 'no_answer' ? outcome.error : null,
           signature: outcome.signature,
@@ -111,7 +110,8 @@ export class TailPrinter {
     const signatureStyle = { verified: colors.green, mismatch: colors.red, unchecked: colors.dim }[outcome.signature];
     const fields: LineField[] = [
       { text: this.clock(this.nowIso()) },
-      { text: `→ ${this.forwardUrl}`, min: 16, cut: 'url', give: 1 },
+      { text: `→ ${route.url.href}`, min: 16, cut: 'url', give: 1 },
+      { text: `(${route.label})`, attached: true, drop: 3 },
       ...this.refFields(a),
       answer,
       { text: signatureWords, styled: signatureStyle(signatureWords), min: 12, cut: 'end', give: 4 },

@@ -1,5 +1,6 @@
 import type { ApiClient } from '../../../api/client.js';
 import { deliveryKey } from '../../../api/log.js';
+import { routeFor, type ForwardRoute } from '../../../cli/forward.js';
 import { sanitize } from '../../../render/text.js';
 import { FORWARDED_BOUND } from './checkpoint.js';
 import type { Change, Position } from './follow.js';
@@ -9,6 +10,7 @@ import type { TailPrinter } from './printer.js';
 interface Waiting {
   change: Change;
   key: string;
+  route: ForwardRoute;
   /** Tried already, and the app did not answer: said once. */
   told: boolean;
 }
@@ -42,10 +44,11 @@ export class ForwardQueue {
     return this.waiting.length;
   }
 
-  /** A new attempt: its delivery waits to be forwarded, unless it was or already waits. */
+  /** A new attempt: its delivery waits to be forwarded by the route of its event type, unless it has none, was forwarded or already waits. */
   offer(change: Change): void {
     const key = deliveryKey(change.attempt);
-    if (!this.forwardedSet.has(key) && !this.waiting.some((w) => w.key === key)) this.waiting.push({ change, key, told: false });
+    const route = routeFor(this.target.routes, change.attempt.event);
+    if (route && !this.forwardedSet.has(key) && !this.waiting.some((w) => w.key === key)) this.waiting.push({ change, key, route, told: false });
   }
 
   /** The position a delivery still to forward holds its webhook back to: the attempt before it (null: the log's start). */
@@ -58,7 +61,7 @@ export class ForwardQueue {
   async drain(stopped: () => boolean, sent: () => void): Promise<void> {
     while (this.waiting.length > 0 && !stopped()) {
       const waiting = this.waiting[0]!;
-      const outcome = await forwardDelivery(this.api, this.target, waiting.change.attempt);
+      const outcome = await forwardDelivery(this.api, this.target, waiting.route.url, waiting.change.attempt);
       if (outcome.kind === 'cannot') {
         this.note(`cannot forward ${sanitize(waiting.key)}: ${outcome.why}; left out`);
       } else {
@@ -72,11 +75,11 @@ export class ForwardQueue {
         }
         if (outcome.kind === 'no_answer') {
           // Not forwarded, not checkpointed: tried again at the next poll, ahead of the newer ones.
-          if (!waiting.told) this.printer.forward(waiting.change, waiting.key, outcome);
+          if (!waiting.told) this.printer.forward(waiting.change, waiting.key, waiting.route, outcome);
           waiting.told = true;
           return;
         }
-        this.printer.forward(waiting.change, waiting.key, outcome);
+        this.printer.forward(waiting.change, waiting.key, waiting.route, outcome);
         this.forwarded.push(waiting.key);
         this.forwardedSet.add(waiting.key);
         for (const old of this.forwarded.splice(0, Math.max(0, this.forwarded.length - FORWARDED_BOUND))) this.forwardedSet.delete(old);

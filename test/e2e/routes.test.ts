@@ -1,0 +1,103 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+
+// --forward-to routes by event type, for listen and tail: the first pattern that matches wins, a bare URL takes the rest.
+
+let sandbox: SandboxProcess;
+let invoices: Receiver;
+let rest: Receiver;
+let workDir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  [sandbox, invoices, rest] = await Promise.all([startSandboxProcess(['--quiet']), startReceiver(), startReceiver()]);
+  workDir = mkdtempSync(join(tmpdir(), 'whsvc-routes-'));
+  env = sandboxEnv(sandbox.info, join(workDir, 'config'));
+});
+
+afterAll(async () => {
+  await Promise.all([sandbox?.stop(), invoices?.close(), rest?.close()]);
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+const eventOf = (body: string) => (JSON.parse(body) as { event: string }).event;
+const EVENTS = ['invoice.paid', 'product.updated', 'sales_order.created'];
+
+describe('--forward-to [PATTERN=]URL', () => {
+  it('listen sends each verified delivery by the route of its event type, and names the route', async () => {
+    invoices.received.length = 0;
+    rest.received.length = 0;
+    const secretFile = join(workDir, 'listen.txt');
+    const listener = await startListen([
+      '--secret-file',
+      secretFile,
+      '--count',
+      '3',
+      '--timeout',
+      '60',
+      '--json',
+      '--forward-to',
+      `invoice.*=${invoices.url}/invoices`,
+      '--forward-to',
+      `${rest.url}/rest`,
+    ]);
+    const created = await runCli(
+      ['webhooks', 'create', '--url', `${listener.url}/hooks`, '--events', EVENTS.join(','), '--secret-file', secretFile, '--json'],
+      { env },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    for (const event of EVENTS) expect((await runCli(['sandbox', 'trigger', event], { env })).code).toBe(0);
+    expect(await listener.exit).toBe(0);
+    expect(invoices.received.map((request) => [request.path, eventOf(request.body)])).toEqual([['/invoices', 'invoice.paid']]);
+    expect(rest.received.map((request) => eventOf(request.body)).sort()).toEqual(['product.updated', 'sales_order.created']);
+    const lines = listener
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.find((line) => line.event === 'invoice.paid').forward).toMatchObject({ route: 'invoice.*', status: 200 });
+    expect(lines.find((line) => line.event === 'product.updated').forward).toMatchObject({ route: '*', status: 200 });
+  });
+
+  it('deliveries tail forwards each new delivery once by its route; one no route takes is shown, not forwarded', async () => {
+    invoices.received.length = 0;
+    rest.received.length = 0;
+    const created = await runCli(['webhooks', 'create', '--url', 'http://127.0.0.1:9/none', '--events', EVENTS.join(','), '--json'], { env });
+    const webhookId = JSON.parse(created.stdout).id as string;
+    for (const event of EVENTS) expect((await runCli(['sandbox', 'trigger', event], { env })).code).toBe(0);
+    const tail = await runCli(
+      [
+        'deliveries',
+        'tail',
+        '--webhook',
+        webhookId,
+        '--since',
+        '1h',
+        '--count',
+        '3',
+        '--json',
+        '--forward-to',
+        `invoice.*=${invoices.url}/`,
+        '--forward-to',
+        `sales_order.*=${rest.url}/`,
+      ],
+      { env, timeoutMs: 60_000 },
+    );
+    expect(tail.code, tail.stderr).toBe(0);
+    expect(invoices.received.map((request) => eventOf(request.body))).toEqual(['invoice.paid']);
+    expect(rest.received.map((request) => eventOf(request.body))).toEqual(['sales_order.created']);
+    const forwards = tail.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.change === 'forwarded');
+    expect(forwards.map((line) => [line.event, line.route]).sort()).toEqual([
+      ['invoice.paid', 'invoice.*'],
+      ['sales_order.created', 'sales_order.*'],
+    ]);
+  });
+});
