@@ -118,3 +118,44 @@ describe('listen --record, then replay', () => {
     expect(unreadable.code).toBe(2);
   });
 });
+
+describe('deliveries tail --record: real deliveries of the service recorded from its log', () => {
+  it('records each new delivery once, as the service sent it; with --checkpoint a second run records only what is new', async () => {
+    const env = sandboxEnv(sandbox.info, join(workDir, 'config'));
+    const created = await runCli(['webhooks', 'create', '--url', `${app.url}/live`, '--events', 'invoice.paid,product.updated', '--json'], { env });
+    const webhookId = JSON.parse(created.stdout).id as string;
+    const file = join(workDir, 'from-tail.ndjson');
+    const checkpoint = join(workDir, 'tail-checkpoint.json');
+    const tail = (count: number) =>
+      runCli(['deliveries', 'tail', '--webhook', webhookId, '--since', '1h', '--count', String(count), '--record', file, '--checkpoint', checkpoint], {
+        env,
+        timeoutMs: 60_000,
+      });
+    for (const event of ['invoice.paid', 'product.updated']) expect((await runCli(['sandbox', 'trigger', event], { env })).code).toBe(0);
+    const first = await tail(2);
+    expect(first.code, first.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+
+    expect((await runCli(['sandbox', 'trigger', 'invoice.paid'], { env })).code).toBe(0);
+    const second = await tail(1);
+    expect(second.code, second.stderr).toBe(0);
+    const records = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(records).toHaveLength(3);
+    expect(new Set(records.map((record) => record.delivery_id)).size).toBe(3);
+
+    // Replayed, each carries the body and signature the service stored for it.
+    app.received.length = 0;
+    const replayed = await runCli(['replay', file, '--to', `${app.url}/replayed`]);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(app.received).toHaveLength(3);
+    for (const [i, record] of records.entries()) {
+      const stored = JSON.parse((await runCli(['deliveries', 'show', record.delivery_id, '--json'], { env })).stdout);
+      expect(app.received[i]!.body).toBe(JSON.stringify(stored.payload));
+      expect(app.received[i]!.headers['x-service-signature']).toBe(stored.signature);
+    }
+  });
+});

@@ -13,6 +13,7 @@ import { PLATFORM_NAME, boundAt, collect, duration, integerIn, oneOf, resourceId
 import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { relativeTime, sanitize } from '../../render/text.js';
 import { CheckpointWriter, checkWritable, holdCheckpoint, readCheckpoint, type Checkpoint } from './tail/checkpoint.js';
+import { RecordFile } from '../replay/shared/record.js';
 import { Follower, type Change, type PollReport, type StartAt } from './tail/follow.js';
 import { TailPrinter } from './tail/printer.js';
 import { ForwardQueue } from './tail/queue.js';
@@ -40,6 +41,10 @@ export const command = () =>
       "with --forward-to and one --webhook: check that the rebuilt body carries the stored signature, with the webhook's signing secret in this file",
     )
     .option('--platform-name <name>', 'the platform name of the forwarded headers, X-<name>-Signature', 'Service')
+    .option(
+      '--record <file>',
+      'append each new delivery (once, not its retries), as the service sent it, to FILE: the format of listen --record, for whsvc replay',
+    )
     .option('--checkpoint <file>', 'keep the position in FILE: a restart catches up on what it missed, and forwards none twice')
     .addHelpText(
       'after',
@@ -70,6 +75,7 @@ export const command = () =>
             secretFile: o.secretFile,
             platformName: o.platformName,
             checkpoint: o.checkpoint,
+            record: o.record,
           },
           { ...deps, stopSignal },
         );
@@ -101,6 +107,8 @@ export interface TailOptions {
   secretFile?: string | undefined;
   platformName: string;
   checkpoint?: string | undefined;
+  /** Append each new delivery to this record file (`whsvc replay` sends them again). */
+  record?: string | undefined;
 }
 
 export interface TailDeps extends CommandDeps {
@@ -125,8 +133,8 @@ const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 function checkOptions(options: TailOptions, deps: TailDeps): { routes: ForwardRoute[]; secret?: SecretSource } {
   if (!PLATFORM_NAME.test(options.platformName)) throw usageError('--platform-name must be letters, digits and dashes, starting with a letter (at most 40)');
   const routes = options.forwardTo ?? [];
-  if (options.secretFile !== undefined && routes.length === 0) {
-    throw usageError('--secret-file checks the deliveries tail forwards: it needs --forward-to URL');
+  if (options.secretFile !== undefined && routes.length === 0 && options.record === undefined) {
+    throw usageError('--secret-file checks the deliveries tail forwards or records: it needs --forward-to URL or --record FILE');
   }
   let secret: SecretSource | undefined;
   if (options.secretFile !== undefined) {
@@ -175,14 +183,16 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
   }
 
   const printer = new TailPrinter(deps);
+  const recorder = options.record === undefined ? undefined : new RecordFile(options.record);
   const queue =
-    routes.length > 0
+    routes.length > 0 || recorder
       ? new ForwardQueue(
           deps.api,
           { routes, platform: options.platformName, secret, send: deps.transport ?? defaultTransport(deps.env) },
           printer,
           note,
           checkpoint?.forwarded ?? [],
+          recorder,
         )
       : undefined;
   const writer =
@@ -292,6 +302,7 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
     }
   } finally {
     clearTimeout(deadlineTimer);
+    recorder?.close();
   }
   if (queue && queue.size > 0)
     note(
@@ -346,7 +357,7 @@ function followingLine(options: TailOptions, followed: number, report: PollRepor
     : options.since
       ? 'from the --since time'
       : 'from now';
-  return `following ${which} ${from}, every ${seconds(options.intervalMs)}${routes.length ? `; forwarding each new delivery to ${describeRoutes(routes)}` : ''}; Ctrl-C to stop`;
+  return `following ${which} ${from}, every ${seconds(options.intervalMs)}${routes.length ? `; forwarding each new delivery to ${describeRoutes(routes)}` : ''}${options.record ? `; recording each new delivery to ${options.record}` : ''}; Ctrl-C to stop`;
 }
 
 /** After the first poll: the webhooks created since, and those whose new attempts filled more than a page. */

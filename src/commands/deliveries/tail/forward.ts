@@ -31,14 +31,26 @@ export type ForwardOutcome =
   /** Nothing that can be sent: the attempt is gone, or its record holds no payload or signature. */
   | { kind: 'cannot'; why: string };
 
+/** A delivery read back from the service, ready to be sent or recorded: the body and headers the service sent it with. */
+export interface Retrieved {
+  record: Attempt;
+  body: string;
+  headers: Record<string, string>;
+  signature: SignatureCheck;
+}
+
 /**
- * Sends one delivery to the local app as the service sent it: the attempt's
+ * Reads one delivery back from the service as it sent it: the attempt's
  * stored payload as compact JSON (what the sandbox signs), its stored
  * signature, and the delivery headers the sandbox documents. With a secret,
- * checks first that the rebuilt body carries the stored signature (it is
- * forwarded either way; the check says whose problem a failing signature is).
+ * checks that the rebuilt body carries the stored signature (it is forwarded
+ * either way; the check says whose problem a failing signature is).
  */
-export async function forwardDelivery(api: ApiClient, target: ForwardTarget, url: URL, attempt: Attempt): Promise<ForwardOutcome> {
+export async function retrieveDelivery(
+  api: ApiClient,
+  target: Pick<ForwardTarget, 'platform' | 'secret'>,
+  attempt: Attempt,
+): Promise<Retrieved | { kind: 'cannot'; why: string }> {
   let record: Attempt;
   try {
     record = await api.json<Attempt>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(attempt.id)}`, { expect: 'delivery' });
@@ -51,15 +63,21 @@ export async function forwardDelivery(api: ApiClient, target: ForwardTarget, url
   const body = JSON.stringify(record.payload);
   const secret = target.secret?.current();
   const signature: SignatureCheck = secret === undefined ? 'unchecked' : verify(secret, body, record.signature) ? 'verified' : 'mismatch';
-  const headers = deliveryHeaders(target.platform, `whsvc/${WHSVC_VERSION} (deliveries tail --forward-to)`, {
+  const headers = deliveryHeaders(target.platform, `whsvc/${WHSVC_VERSION} (deliveries tail)`, {
     signature: record.signature,
     event: record.event ?? attempt.event,
     deliveryId: deliveryKey({ id: attempt.id, delivery_id: record.delivery_id ?? attempt.delivery_id }),
     attempt: record.attempts ?? attempt.attempts ?? 1,
     attemptId: attempt.id,
   });
+  return { record, body, headers, signature };
+}
+
+/** Sends a delivery read back from the service to the local app, as the service sent it. */
+export async function sendRetrieved(target: Pick<ForwardTarget, 'send'>, url: URL, retrieved: Retrieved): Promise<Exclude<ForwardOutcome, { kind: 'cannot' }>> {
+  const { record, signature } = retrieved;
   try {
-    const answer = await target.send({ method: 'POST', url, headers, body, timeoutMs: FORWARD_TIMEOUT_MS });
+    const answer = await target.send({ method: 'POST', url, headers: retrieved.headers, body: retrieved.body, timeoutMs: FORWARD_TIMEOUT_MS });
     return { kind: 'answered', status: answer.status, signature, record };
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;

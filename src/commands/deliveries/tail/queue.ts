@@ -4,13 +4,16 @@ import { routeFor, type ForwardRoute } from '../../../cli/forward.js';
 import { sanitize } from '../../../render/text.js';
 import { FORWARDED_BOUND } from './checkpoint.js';
 import type { Change, Position } from './follow.js';
-import { forwardDelivery, type ForwardTarget } from './forward.js';
+import { retrieveDelivery, sendRetrieved, type ForwardTarget, type Retrieved } from './forward.js';
+import { answeredStatus } from '../../../api/log.js';
+import { type RecordFile, recordedRequest, type RecordedDelivery } from '../../replay/shared/record.js';
 import type { TailPrinter } from './printer.js';
 
 interface Waiting {
   change: Change;
   key: string;
-  route: ForwardRoute;
+  /** None: only recorded (--record), no route takes its event type. */
+  route: ForwardRoute | undefined;
   /** Tried already, and the app did not answer: said once. */
   told: boolean;
 }
@@ -35,6 +38,8 @@ export class ForwardQueue {
     private readonly printer: TailPrinter,
     private readonly note: (text: string) => void,
     alreadyForwarded: string[],
+    /** --record: each delivery also appended to this file, once. */
+    private readonly recorder?: RecordFile,
   ) {
     this.forwarded = [...alreadyForwarded];
     this.forwardedSet = new Set(this.forwarded);
@@ -48,7 +53,8 @@ export class ForwardQueue {
   offer(change: Change): void {
     const key = deliveryKey(change.attempt);
     const route = routeFor(this.target.routes, change.attempt.event);
-    if (route && !this.forwardedSet.has(key) && !this.waiting.some((w) => w.key === key)) this.waiting.push({ change, key, route, told: false });
+    if ((route || this.recorder) && !this.forwardedSet.has(key) && !this.waiting.some((w) => w.key === key))
+      this.waiting.push({ change, key, route, told: false });
   }
 
   /** The position a delivery still to forward holds its webhook back to: the attempt before it (null: the log's start). */
@@ -61,11 +67,11 @@ export class ForwardQueue {
   async drain(stopped: () => boolean, sent: () => void): Promise<void> {
     while (this.waiting.length > 0 && !stopped()) {
       const waiting = this.waiting[0]!;
-      const outcome = await forwardDelivery(this.api, this.target, waiting.route.url, waiting.change.attempt);
-      if (outcome.kind === 'cannot') {
-        this.note(`cannot forward ${sanitize(waiting.key)}: ${outcome.why}; left out`);
+      const retrieved = await retrieveDelivery(this.api, this.target, waiting.change.attempt);
+      if ('kind' in retrieved) {
+        this.note(`cannot forward ${sanitize(waiting.key)}: ${retrieved.why}; left out`);
       } else {
-        if (outcome.signature === 'mismatch' && !this.mismatchExplained) {
+        if (retrieved.signature === 'mismatch' && !this.mismatchExplained) {
           this.mismatchExplained = true;
           this.note(
             `${sanitize(waiting.key)}: the body rebuilt from the stored payload does not carry the stored signature under ${this.target.secret!.describe}. ` +
@@ -73,13 +79,17 @@ export class ForwardQueue {
               'your app will refuse this forward for that reason, not for a bug of its own. Forwarded all the same.',
           );
         }
-        if (outcome.kind === 'no_answer') {
-          // Not forwarded, not checkpointed: tried again at the next poll, ahead of the newer ones.
-          if (!waiting.told) this.printer.forward(waiting.change, waiting.key, waiting.route, outcome);
-          waiting.told = true;
-          return;
+        if (waiting.route) {
+          const outcome = await sendRetrieved(this.target, waiting.route.url, retrieved);
+          if (outcome.kind === 'no_answer') {
+            // Not forwarded, not checkpointed: tried again at the next poll, ahead of the newer ones.
+            if (!waiting.told) this.printer.forward(waiting.change, waiting.key, waiting.route, outcome);
+            waiting.told = true;
+            return;
+          }
+          this.printer.forward(waiting.change, waiting.key, waiting.route, outcome);
         }
-        this.printer.forward(waiting.change, waiting.key, waiting.route, outcome);
+        this.recorder?.append(recordOf(waiting, retrieved));
         this.forwarded.push(waiting.key);
         this.forwardedSet.add(waiting.key);
         for (const old of this.forwarded.splice(0, Math.max(0, this.forwarded.length - FORWARDED_BOUND))) this.forwardedSet.delete(old);
@@ -88,4 +98,24 @@ export class ForwardQueue {
       sent();
     }
   }
+}
+
+/** A delivery read back from the service as a record (the format of `listen --record`): sent when it was, as it was. */
+function recordOf(waiting: Waiting, retrieved: Retrieved): RecordedDelivery {
+  const { record } = retrieved;
+  return {
+    whsvc_record: 1,
+    received_at: waiting.change.attempt.created_at,
+    ...recordedRequest(
+      'POST',
+      '/',
+      Object.fromEntries(Object.entries(retrieved.headers).map(([name, value]) => [name.toLowerCase(), value])),
+      Buffer.from(retrieved.body),
+    ),
+    signature: retrieved.signature === 'verified' ? 'ok' : retrieved.signature === 'mismatch' ? 'bad' : 'unchecked',
+    event: record.event ?? waiting.change.attempt.event,
+    delivery_id: waiting.key,
+    attempt: record.attempts ?? waiting.change.attempt.attempts ?? null,
+    answered: answeredStatus(record.response_code) ?? 0,
+  };
 }
