@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -157,5 +157,28 @@ describe('deliveries tail --record: real deliveries of the service recorded from
       expect(app.received[i]!.body).toBe(JSON.stringify(stored.payload));
       expect(app.received[i]!.headers['x-service-signature']).toBe(stored.signature);
     }
+  });
+});
+
+describe('bytes that are not UTF-8', () => {
+  it('are recorded as body_base64 and replayed exactly', async () => {
+    const file = join(workDir, 'binary.ndjson');
+    const listener = await startListen(['--record', file, '--timeout', '30']);
+    const bytes = Buffer.from([0x7b, 0xff, 0xfe, 0x00, 0x80, 0x7d]);
+    const answer = await fetch(`${listener.url}/raw`, { method: 'POST', body: bytes, headers: { 'content-type': 'application/octet-stream' } });
+    expect(answer.status).toBe(200);
+    await vi.waitFor(() => expect(readFileSync(file, 'utf8')).toContain('body_base64'));
+    listener.child.kill('SIGTERM');
+    await listener.exit;
+    const [record] = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(record).toMatchObject({ path: '/raw', signature: 'unsigned', body_base64: bytes.toString('base64') });
+    expect(record.body).toBeUndefined();
+    app.received.length = 0;
+    expect((await runCli(['replay', file, '--to', app.url])).code).toBe(0);
+    expect(app.received[0]!.bytes.equals(bytes)).toBe(true);
+    expect(app.received[0]!.path).toBe('/raw');
   });
 });

@@ -5,6 +5,8 @@ export interface Received {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** The body's bytes, exactly as they came. */
+  bytes: Buffer;
   receivedAt: number;
 }
 
@@ -57,7 +59,8 @@ export async function startReceiver(respondWith: (request: Received) => number =
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request: Received = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
+      const bytes = Buffer.concat(chunks);
+      const request: Received = { path: req.url ?? '', headers: req.headers, body: bytes.toString('utf8'), bytes, receivedAt: Date.now() };
       receiver.received.push(request);
       const answer = () => {
         res.statusCode = receiver.respondWith(request);
