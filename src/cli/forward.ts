@@ -55,6 +55,19 @@ export function forwardRoute(value: string): ForwardRoute {
   return { pattern, url, label: pattern ?? '*', matches: (event) => (regex === undefined ? true : event !== undefined && regex.test(event)) };
 }
 
+/** Routes as given, refused when one can never be taken: a second bare URL, or a pattern given twice. */
+export function checkRoutes(routes: readonly ForwardRoute[]): ForwardRoute[] {
+  const bare = routes.filter((route) => route.pattern === null);
+  if (bare.length > 1)
+    throw usageError(
+      `--forward-to takes one bare URL (the route of everything else), not ${bare.length}: ${bare.map((route) => route.url.href).join(', ')}`,
+      "give the others a pattern: --forward-to 'invoice.*=URL'",
+    );
+  const twice = routes.find((route, i) => route.pattern !== null && routes.findIndex((other) => other.pattern === route.pattern) !== i);
+  if (twice) throw usageError(`--forward-to gives the pattern ${twice.pattern} twice: only the first could ever be taken`);
+  return [...routes];
+}
+
 /** The route a delivery of `event` takes: the first pattern that matches it, else the bare URL, else none. */
 export function routeFor(routes: readonly ForwardRoute[], event: string | undefined): ForwardRoute | undefined {
   return routes.find((route) => route.pattern !== null && route.matches(event)) ?? routes.find((route) => route.pattern === null);

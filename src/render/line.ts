@@ -1,4 +1,4 @@
-import { cutEnd, cutMiddle, displayWidth, padEnd, shortenUrl } from './width.js';
+import { cutEnd, cutMiddle, displayWidth, shortenUrl } from './width.js';
 
 /** One field of a log line (tail, listen): its text, and how it gives way on a narrow terminal. */
 export interface LineField {
@@ -31,7 +31,9 @@ const GAP = 2;
  * then its caller's to try in a shorter form. Widths are the terminal's
  * (displayWidth).
  */
-export function fitLine(fields: LineField[], maxWidth?: number): { line: string; fits: boolean } {
+export function fitLine(fields: LineField[], width?: number): { line: string; fits: boolean } {
+  // A terminal that says it has no columns (0: a pseudo-terminal with no size) is treated as a pipe.
+  const maxWidth = width !== undefined && width > 0 ? width : undefined;
   const widths = fields.map((field) => Math.max(displayWidth(field.text), field.pad ?? 0));
   const dropped = new Set<number>();
   // A field attached to the one before it follows it after one space, unless that one was left out.
@@ -55,8 +57,11 @@ export function fitLine(fields: LineField[], maxWidth?: number): { line: string;
     for (const step of steps) {
       if (total() <= maxWidth) break;
       if (step.kind === 'drop') dropped.add(step.i);
-      else if (!dropped.has(step.i))
-        widths[step.i] = Math.max(fields[step.i]!.min!, Math.min(widths[step.i]!, displayWidth(fields[step.i]!.text)) - (total() - maxWidth));
+      else if (!dropped.has(step.i)) {
+        // Never wider than it is: a field already shorter than its min stays as it is.
+        const current = Math.min(widths[step.i]!, displayWidth(fields[step.i]!.text));
+        widths[step.i] = Math.min(current, Math.max(fields[step.i]!.min!, current - (total() - maxWidth)));
+      }
     }
   }
   const indexes = shown();
@@ -79,15 +84,20 @@ export function fitLine(fields: LineField[], maxWidth?: number): { line: string;
  * columns; when none does, the last one cut at its end, its colour lost with
  * what was cut. No `maxWidth` (a pipe): the first form, whole.
  */
-export function fittedLine(forms: LineField[][], maxWidth?: number): string {
+export function fittedLine(forms: LineField[][], width?: number): string {
+  const maxWidth = width !== undefined && width > 0 ? width : undefined;
   for (const fields of forms) {
     const fitted = fitLine(fields, maxWidth);
     if (fitted.fits) return fitted.line;
   }
-  const last = forms[forms.length - 1]!;
-  const text = last.map((field, i) => (i === 0 ? '' : ' '.repeat(field.attached ? 1 : GAP)) + padEnd(field.text, field.pad ?? 0)).join('');
-  return cutEnd(text.trimEnd(), maxWidth!);
+  // None fits: the last form as far as it could be fitted, then cut at its end (its colour lost with what was cut).
+  const fitted = fitLine(forms[forms.length - 1]!, maxWidth).line;
+  return cutEnd(fitted.replace(STYLE, '').trimEnd(), maxWidth!);
 }
+
+/** A terminal's colour codes (chalk's SGR sequences), taken out of a line that is cut as plain text. */
+// biome-ignore lint/complexity/useRegexLiterals: a literal would hold the escape character itself
+const STYLE = new RegExp('\u001b\\[[0-9;]*m', 'g');
 
 function cutField(field: LineField, width: number): string {
   if (field.cut === 'middle') return cutMiddle(field.text, width);

@@ -266,10 +266,21 @@ export class Store {
       }
     }
     this.db.exec('PRAGMA foreign_keys = ON;');
-    // A store made when a delivery was called a chain (its table chains, its attempts' chain_id): renamed, data kept.
-    if (this.get("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'chains'")) {
-      this.db.exec(`DROP INDEX IF EXISTS chains_due; DROP INDEX IF EXISTS chains_by_webhook; DROP INDEX IF EXISTS attempts_by_chain;
-        ALTER TABLE chains RENAME TO deliveries; ALTER TABLE attempts RENAME COLUMN chain_id TO delivery_id;`);
+    // A store made when a delivery was called a chain (its table chains, its attempts' chain_id): renamed, data kept, in one
+    // transaction (a stop half-way leaves it as it was). A chains table beside deliveries, empty, is one an older version
+    // made again on the way back: dropped.
+    const hasTable = (name: string) => this.get("SELECT name FROM sqlite_master WHERE type = 'table' AND name = ?", name) !== undefined;
+    if (hasTable('chains')) {
+      this.transaction(() => {
+        if (!hasTable('deliveries')) {
+          this.db.exec('DROP INDEX IF EXISTS chains_due; DROP INDEX IF EXISTS chains_by_webhook; ALTER TABLE chains RENAME TO deliveries;');
+        } else if (this.get('SELECT 1 FROM chains LIMIT 1') === undefined) {
+          this.db.exec('DROP TABLE chains;');
+        }
+        if (this.all('PRAGMA table_info(attempts)').some((column) => column.name === 'chain_id')) {
+          this.db.exec('DROP INDEX IF EXISTS attempts_by_chain; ALTER TABLE attempts RENAME COLUMN chain_id TO delivery_id;');
+        }
+      });
     }
     this.db.exec(SCHEMA);
     // A store made before attempts could be marked queued.

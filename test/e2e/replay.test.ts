@@ -83,8 +83,8 @@ describe('listen --record, then replay', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
-    expect(lines[0].replayed).toMatchObject({ event: 'product.updated', status: 200 });
-    expect(lines[1].summary).toMatchObject({ sent: 1, ok: 1, refused: 0, no_answer: 0 });
+    expect(lines[0].replayed).toMatchObject({ event: 'product.updated', status: 200, url: `${app.url}/hooks` });
+    expect(lines[1].summary).toMatchObject({ sent: 1, ok: 1, other_status: 0, no_answer: 0 });
     expect(replayed.stdout).not.toContain('whsec_the_apps_own');
   });
 
@@ -95,7 +95,7 @@ describe('listen --record, then replay', () => {
       const refused = await runCli(['replay', recordFile(), '--to', app.url]);
       expect(refused.code).toBe(1);
       expect(refused.stdout).toMatch(/invoice\.paid .* -> 500 /);
-      expect(refused.stderr).toContain('1 answered 2xx, 1 refused');
+      expect(refused.stderr).toContain('1 answered 2xx, 1 answered otherwise, 0 got no answer');
     } finally {
       app.respondWith = () => 200;
     }
@@ -116,6 +116,10 @@ describe('listen --record, then replay', () => {
     expect(app.received).toHaveLength(0);
     const unreadable = await runCli(['replay', join(workDir, 'none.ndjson'), '--to', app.url]);
     expect(unreadable.code).toBe(2);
+    // A filter that takes nothing (a typo, say) fails the run: a regression test that sends nothing must not pass.
+    const none = await runCli(['replay', recordFile(), '--to', app.url, '--event', 'invoice.payed']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('nothing sent');
   });
 });
 
@@ -180,5 +184,20 @@ describe('bytes that are not UTF-8', () => {
     expect((await runCli(['replay', file, '--to', app.url])).code).toBe(0);
     expect(app.received[0]!.bytes.equals(bytes)).toBe(true);
     expect(app.received[0]!.path).toBe('/raw');
+  });
+});
+
+describe('listen --record at the end', () => {
+  it('Ctrl-C while an answer waits (--delay): the answer is given and recorded, then exit 130, no error', async () => {
+    const file = join(workDir, 'delayed.ndjson');
+    const listener = await startListen(['--record', file, '--delay', '1s']);
+    const answered = fetch(`${listener.url}/slow`, { method: 'POST', body: '{"event":"invoice.paid"}' });
+    // The request is in: the listener holds its answer for a second.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    listener.child.kill('SIGINT');
+    expect((await answered).status).toBe(200);
+    expect(await listener.exit).toBe(130);
+    expect(listener.stderr()).not.toMatch(/EBADF|Error:/);
+    expect(JSON.parse(readFileSync(file, 'utf8').trim())).toMatchObject({ path: '/slow', answered: 200 });
   });
 });

@@ -61,3 +61,25 @@ describe('log lines fitted to a terminal', () => {
     expect(cut.endsWith('…')).toBe(true);
   });
 });
+
+describe('log lines: a cut never widens', () => {
+  it('a field shorter than its min stays as it is when the line is cut', () => {
+    const fields: LineField[] = [
+      { text: '12:00:00' },
+      { text: '(no event)', pad: 26, min: 12, cut: 'end', give: 3, drop: 5 },
+      { text: '-', pad: 32, min: 14, cut: 'middle', give: 1 },
+      { text: 'unsigned' },
+      { text: '-> 200' },
+      { text: '(default)', attached: true, min: 10, cut: 'end', give: 2, drop: 4 },
+    ];
+    expect(fitLine(fields, 51).line).toBe('12:00:00  (no event)  -  unsigned  -> 200 (default)');
+    expect(fitLine(fields, 50).line).toBe('12:00:00  (no event)  -  unsigned  -> 200');
+  });
+
+  it('when no form fits, what is cut is the form as fitted, so that what was to go first is gone', () => {
+    const line = fittedLine([tailLine('failed · retry due 08:31:08')], 57);
+    // (The test's colour is <…>, kept as text: only a terminal's escape codes are taken out of a cut line.)
+    expect(line.replace(/[<>]/g, '').startsWith('08:27:47  failed · retry due 08:31:08    -  dlv_')).toBe(true);
+    expect(displayWidth(line)).toBeLessThanOrEqual(57);
+  });
+});

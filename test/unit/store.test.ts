@@ -93,3 +93,24 @@ describe('Store: a --data-dir made by an earlier version', () => {
     }
   });
 });
+
+describe('Store: the rename of an earlier store, the bad days', () => {
+  it('a chains table an older version made again beside deliveries (a downgrade, then an upgrade) is dropped when empty', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'whsvc-store-'));
+    try {
+      const first = new Store(dir);
+      first.close();
+      const old = new DatabaseSync(join(dir, 'sandbox.db'));
+      old.exec('CREATE TABLE chains (id TEXT PRIMARY KEY)');
+      old.close();
+      const store = new Store(dir);
+      expect(store.dueDeliveries(0, 10)).toEqual([]);
+      store.close();
+      const check = new DatabaseSync(join(dir, 'sandbox.db'));
+      expect(check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'chains'").get()).toBeUndefined();
+      check.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -65,7 +65,8 @@ export async function run(options: DiagnoseOptions, deps: CommandDeps): Promise<
   const signatureCheck =
     secret === undefined || body === undefined || asked.signature === undefined ? null : verify(secret, body, asked.signature) ? 'matches' : 'does_not_match';
   const diagnosis = diagnose(delivered ? { ...latest, status: 'delivered' } : latest, signatureCheck);
-  const next = nextSteps(key, diagnosis, webhook, options);
+  const next = nextSteps(key, diagnosis, webhook, options, signatureCheck);
+  const recordable = body !== undefined && asked.signature !== undefined;
   if (options.record !== undefined && body !== undefined && asked.signature !== undefined) {
     const file = new RecordFile(options.record);
     const headers = deliveryHeaders('Service', `whsvc/${WHSVC_VERSION} (deliveries diagnose --record)`, {
@@ -142,7 +143,11 @@ export async function run(options: DiagnoseOptions, deps: CommandDeps): Promise<
   if (latest.response_body) deps.stdout.write(`${c.dim('answer')}\n${sanitizeBlock(latest.response_body)}\n`);
   // Each command on a line of its own, its reason above it: copied whole, at any width.
   deps.stdout.write(`${c.dim('next')}\n${next.map((step) => `  ${c.dim(`# ${step.why}`)}\n  ${step.command}`).join('\n')}\n`);
-  if (options.record !== undefined) deps.stderr.write(`whsvc: ${key} recorded to ${options.record}\n`);
+  if (options.record !== undefined) {
+    deps.stderr.write(
+      recordable ? `whsvc: ${key} recorded to ${options.record}\n` : `whsvc: ${key} not recorded: the service returned no payload or no signature for it\n`,
+    );
+  }
   return 0;
 }
 
@@ -230,11 +235,21 @@ export function diagnose(
 }
 
 /** The commands to run next: retry it, reproduce it locally, replay it to a local app. */
-function nextSteps(key: string, diagnosis: Diagnosis, webhook: Webhook | undefined, options: DiagnoseOptions): Array<{ command: string; why: string }> {
+function nextSteps(
+  key: string,
+  diagnosis: Diagnosis,
+  webhook: Webhook | undefined,
+  options: DiagnoseOptions,
+  signatureCheck: 'matches' | 'does_not_match' | null,
+): Array<{ command: string; why: string }> {
   const id = shellWord(key);
   const steps: Array<{ command: string; why: string }> = [];
   if (diagnosis.kind !== 'delivered' && diagnosis.kind !== 'pending') steps.push({ command: `whsvc deliveries retry ${id}`, why: 'send it again now' });
-  steps.push({ command: 'whsvc listen --port 9000 --secret-file ./whsec.txt', why: 'a local receiver that shows and verifies what arrives' });
+  // The receiver where the webhook points, when that is this machine; with the secret file given, when it is the webhook's.
+  const url = webhook ? new URL(webhook.url) : undefined;
+  const port = url && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) && url.port ? url.port : '9000';
+  const secretFile = options.secretFile !== undefined && signatureCheck !== 'does_not_match' ? shellWord(options.secretFile) : './whsec.txt';
+  steps.push({ command: `whsvc listen --port ${port} --secret-file ${secretFile}`, why: 'a local receiver that shows and verifies what arrives' });
   const file = shellWord(options.record ?? `${key}.ndjson`);
   if (options.record === undefined) steps.push({ command: `whsvc deliveries diagnose ${id} --record ${file}`, why: 'keep it, to replay it' });
   steps.push({ command: `whsvc replay ${file} --to http://localhost:3000${webhook ? '' : '/webhooks'}`, why: 'send it to your app, as it was sent' });

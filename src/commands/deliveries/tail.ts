@@ -8,7 +8,7 @@ import { defaultTransport, type Transport } from '../../api/transport.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
-import { describeRoutes, forwardRoute, type ForwardRoute } from '../../cli/forward.js';
+import { checkRoutes, describeRoutes, forwardRoute, type ForwardRoute } from '../../cli/forward.js';
 import { PLATFORM_NAME, boundAt, collect, duration, integerIn, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { relativeTime, sanitize } from '../../render/text.js';
@@ -132,7 +132,7 @@ const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
 function checkOptions(options: TailOptions, deps: TailDeps): { routes: ForwardRoute[]; secret?: SecretSource } {
   if (!PLATFORM_NAME.test(options.platformName)) throw usageError('--platform-name must be letters, digits and dashes, starting with a letter (at most 40)');
-  const routes = options.forwardTo ?? [];
+  const routes = checkRoutes(options.forwardTo ?? []);
   if (options.secretFile !== undefined && routes.length === 0 && options.record === undefined) {
     throw usageError('--secret-file checks the deliveries tail forwards or records: it needs --forward-to URL or --record FILE');
   }

@@ -16,7 +16,7 @@ import { receiptJson, receiptLine, type AnswerWords, type Receipt } from './rece
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, listenError, usageError } from '../../cli/errors.js';
 import { httpUrl } from '../../net.js';
-import { describeRoutes, forwardRoute, routeFor, type ForwardRoute } from '../../cli/forward.js';
+import { checkRoutes, describeRoutes, forwardRoute, routeFor, type ForwardRoute } from '../../cli/forward.js';
 import { secretSource } from '../../cli/secret.js';
 import { notOneOf } from '../../cli/suggest.js';
 
@@ -146,7 +146,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   if (options.count !== undefined && secret.describe.startsWith('no secret')) {
     throw usageError('--count counts verified deliveries: give the secret with --secret-file FILE or WHSVC_LISTEN_SECRET');
   }
-  const routes = options.forwardTo ?? [];
+  const routes = checkRoutes(options.forwardTo ?? []);
   const send = deps.transport ?? defaultTransport(deps.env);
   const seed = options.failRate === undefined ? undefined : (options.seed ?? Math.random().toString(36).slice(2, 8));
   const answerer = new Answerer(
@@ -174,7 +174,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   let finish: (code: number) => void = () => {};
   const finished = new Promise<number>((resolve) => (finish = resolve));
 
-  const receive = async (req: IncomingMessage, res: ServerResponse, body: Buffer) => {
+  const receive = async (req: IncomingMessage, res: ServerResponse, body: Buffer, arrivedAt: Date) => {
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST' }).end();
       return;
@@ -183,7 +183,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     const record = (answered: number) =>
       recorder?.append({
         whsvc_record: 1,
-        received_at: now().toISOString(),
+        received_at: arrivedAt.toISOString(),
         ...recordedRequest(req.method ?? 'POST', req.url ?? '/', req.headers, body),
         signature: decision.filtered ? 'unchecked' : decision.signature,
         event: decision.event ?? null,
@@ -206,14 +206,19 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     res.writeHead(decision.status, { 'content-type': 'text/plain' }).end(decision.refusal);
     record(decision.status);
-    const receipt: Receipt = { decision, receivedAt: now(), headers: req.headers, body, forwarded };
+    const receipt: Receipt = { decision, receivedAt: arrivedAt, headers: req.headers, body, forwarded };
     deps.stdout.write(options.json ? receiptJson(receipt, words) : receiptLine(receipt, words, colors, deps.stdout.isTTY ? deps.stdout.columns : undefined));
     if (options.count !== undefined && tally.verified >= options.count) finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
   };
+  const inFlight = new Set<Promise<void>>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => void receive(req, res, Buffer.concat(chunks)));
+    req.on('end', () => {
+      // Each request's handling is kept until it ends: listen stops only once every answer is given and recorded.
+      const handled = receive(req, res, Buffer.concat(chunks), now()).finally(() => inFlight.delete(handled));
+      inFlight.add(handled);
+    });
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -248,8 +253,12 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   }
   const code = await Promise.race([finished, deps.stopSignal]);
   clearTimeout(timer);
+  // No new request; those under way (an answer that waits out --delay, a forward) are answered and recorded first.
+  const closed = new Promise((resolve) => server.close(resolve));
+  server.closeIdleConnections();
+  await Promise.allSettled(inFlight);
   server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await closed;
   recorder?.close();
   const { bad, refused } = tally;
   if (bad > 0) deps.stderr.write(`whsvc listen: ${bad} deliver${bad === 1 ? 'y' : 'ies'} with a bad or missing signature\n`);

@@ -78,7 +78,7 @@ export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors
   if (d.repeat === 'retry') flags.push([d.repeatOf === d.deliveryId ? 'retry' : `retry of ${sanitize(d.repeatOf)}`, colors.yellow]);
   if (d.repeat === 'replay') flags.push([d.repeatOf === d.deliveryId ? 'REPLAY' : `REPLAY of ${sanitize(d.repeatOf)}`, colors.red]);
   if (d.repeat === 'same_body') flags.push([`same body as ${sanitize(d.repeatOf)}`, colors.yellow]);
-  const forwardText = forwarded ? `app ${forwarded.status ?? `down (${forwarded.error})`} via ${forwarded.route}` : '';
+  const forwardText = forwarded ? `app ${forwarded.status ?? `down (${forwarded.error})`}` : '';
   // On a narrow terminal, in this order: the delivery id loses its middle, the rule's words are cut, the event type
   // and a flag's id are cut, the rule's words go, then the event type. The verdict and the answer's status stay whole.
   const fields: LineField[] = [
@@ -89,7 +89,7 @@ export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors
     ...flags.map(([text, color]): LineField => ({ text, styled: color(text), min: 12, cut: 'middle', give: 3 })),
     { text: `-> ${d.status}` },
     { text: ruleText, styled: colors.dim(ruleText), attached: true, min: 10, cut: 'end', give: 2, drop: 4 },
-    ...(forwardText ? [{ text: forwardText }] : []),
+    ...(forwarded ? [{ text: forwardText }, { text: `via ${forwarded.route}`, drop: 1 }] : []),
   ];
   return `${fittedLine([fields], columns)}\n`;
 }

@@ -7,7 +7,7 @@ import type { Io } from '../../cli/deps.js';
 import { CliError, ExitCode, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
 import { forwardUrl } from '../../cli/forward.js';
-import { gracefulInterrupt } from '../../cli/interrupt.js';
+import { gracefulInterrupt, stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, collect, integerIn, timeBound, type TimeBound } from '../../cli/parse.js';
 import { requiredSecret } from '../../cli/secret.js';
 import { colorsFor, type Colors } from '../../render/colors.js';
@@ -106,29 +106,36 @@ export async function run(options: ReplayOptions, deps: ReplayDeps): Promise<num
   }
   const records = chosen(parseRecords(text, options.file), options, now());
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
+  if (records.length === 0) {
+    // A regression test that tests nothing must not pass: an empty file, or a filter with a typo, fails it.
+    deps.stderr.write(`whsvc: no delivery of ${options.file} matches: nothing sent\n`);
+    return ExitCode.failure;
+  }
   if (options.dryRun) {
-    for (const record of records)
-      deps.stdout.write(options.json ? `${JSON.stringify({ would_send: describe(record) })}\n` : `${line(record, colors, deps)}  (not sent: --dry-run)\n`);
+    for (const record of records) {
+      const url = urlFor(target, record).href;
+      deps.stdout.write(
+        options.json ? `${JSON.stringify({ would_send: { ...describe(record), url } })}\n` : `${line(record, colors, deps)}  (not sent: --dry-run)\n`,
+      );
+    }
+    if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { would_send: records.length, to: target.href } })}\n`);
     deps.stderr.write(`whsvc: ${counted(records.length, 'delivery', 'deliveries')} of ${options.file} would be sent to ${target.href}\n`);
     return ExitCode.ok;
   }
-  if (records.length === 0) {
-    deps.stderr.write(`whsvc: no delivery of ${options.file} matches: nothing sent\n`);
-    return ExitCode.ok;
-  }
-  const progress = deps.stderr.isTTY && records.length > 20 ? new ProgressLine(deps.stderr) : undefined;
-  const tally = { sent: 0, ok: 0, refused: 0, no_answer: 0 };
+  // Progress only where a person watches both streams: data lines go to stdout, the progress line to stderr.
+  const progress = deps.stderr.isTTY && deps.stdout.isTTY && records.length > 20 ? new ProgressLine(deps.stderr) : undefined;
+  const tally = { sent: 0, ok: 0, other_status: 0, no_answer: 0 };
   const show = (replayed: Replayed) => {
     tally.sent += 1;
     if (ok(replayed.result.status)) tally.ok += 1;
     else if (replayed.result.status === null) tally.no_answer += 1;
-    else tally.refused += 1;
+    else tally.other_status += 1;
     const text = options.json
-      ? `${JSON.stringify({ replayed: { ...describe(replayed.record), status: replayed.result.status, error: replayed.result.error ?? null, ms: replayed.ms } })}\n`
+      ? `${JSON.stringify({ replayed: { ...describe(replayed.record), url: urlFor(target, replayed.record).href, status: replayed.result.status, error: replayed.result.error ?? null, ms: replayed.ms } })}\n`
       : `${line(replayed.record, colors, deps, replayed)}\n`;
-    if (progress) progress.writeAbove(text);
-    else deps.stdout.write(text);
-    progress?.update(`replayed ${tally.sent} of ${records.length}: ${tally.ok} answered 2xx`);
+    progress?.clear();
+    deps.stdout.write(text);
+    progress?.update(`replayed ${tally.sent} of ${records.length}: ${tally.ok} answered 2xx`, true);
   };
   try {
     await pMap(
@@ -147,8 +154,10 @@ export async function run(options: ReplayOptions, deps: ReplayDeps): Promise<num
   } finally {
     progress?.clear();
   }
-  const summary = `${counted(tally.sent, 'delivery', 'deliveries')} replayed to ${target.href}: ${tally.ok} answered 2xx, ${tally.refused} refused, ${tally.no_answer} got no answer`;
+  const summary = `${counted(tally.sent, 'delivery', 'deliveries')} replayed to ${target.href}: ${tally.ok} answered 2xx, ${tally.other_status} answered otherwise, ${tally.no_answer} got no answer`;
   if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { ...tally, to: target.href, interrupted: deps.stop?.aborted === true } })}\n`);
+  // A reader of stdout that went away (`| head`) has what it asked for: exit 0, nothing more said, as every command does.
+  if (stdoutWasClosed()) return ExitCode.ok;
   deps.stderr.write(`whsvc: ${summary}${deps.stop?.aborted ? ` (interrupted: ${records.length - tally.sent} not sent)` : ''}\n`);
   if (deps.stop?.aborted) return ExitCode.interrupted;
   return tally.ok === tally.sent ? ExitCode.ok : ExitCode.failure;
@@ -178,7 +187,14 @@ function resigned(headers: Record<string, string>, signature: string): Record<st
 }
 
 function describe(record: RecordedDelivery) {
-  return { received_at: record.received_at, event: record.event, delivery_id: record.delivery_id, attempt: record.attempt, path: record.path };
+  return { received_at: record.received_at, event: record.event, delivery_id: record.delivery_id, attempt: record.attempt, recorded_path: record.path };
+}
+
+/** Where a record is sent: --to, or, when --to has no path, --to at the path it was received at (as sendAsReceived does). */
+function urlFor(target: URL, record: RecordedDelivery): URL {
+  const url = new URL(target);
+  if (record.path !== '/' && url.pathname === '/') url.pathname = record.path.split('?')[0]!;
+  return url;
 }
 
 /** One replay's line: the event, the delivery and its attempt, and the app's answer and time, or why there was none. */
@@ -198,7 +214,7 @@ function line(record: RecordedDelivery, colors: Colors, deps: Pick<Io, 'stdout'>
       [
         { text: record.received_at.slice(0, 19).replace('T', ' ') },
         { text: sanitize(record.event ?? '(no event)'), pad: 26, min: 12, cut: 'end', give: 2, drop: 3 },
-        { text: `${sanitize(record.delivery_id ?? '-')}${record.attempt === null ? '' : ` #${record.attempt}`}`, min: 14, cut: 'middle', give: 1 },
+        { text: `${sanitize(record.delivery_id ?? '-')}${record.attempt == null ? '' : ` #${record.attempt}`}`, min: 14, cut: 'middle', give: 1 },
         ...(answer ? [answer] : []),
       ],
     ],

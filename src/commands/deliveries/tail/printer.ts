@@ -111,7 +111,7 @@ export class TailPrinter {
     const fields: LineField[] = [
       { text: this.clock(this.nowIso()) },
       { text: `→ ${route.url.href}`, min: 16, cut: 'url', give: 1 },
-      { text: `(${route.label})`, attached: true, drop: 3 },
+      { text: `via ${route.label}`, drop: 3 },
       ...this.refFields(a),
       answer,
       { text: signatureWords, styled: signatureStyle(signatureWords), min: 12, cut: 'end', give: 4 },

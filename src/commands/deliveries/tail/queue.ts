@@ -1,4 +1,5 @@
 import type { ApiClient } from '../../../api/client.js';
+import type { Webhook } from '../../../api/shapes.js';
 import { deliveryKey } from '../../../api/log.js';
 import { routeFor, type ForwardRoute } from '../../../cli/forward.js';
 import { sanitize } from '../../../render/text.js';
@@ -31,6 +32,8 @@ export class ForwardQueue {
   readonly forwarded: string[];
   private readonly forwardedSet: Set<string>;
   private mismatchExplained = false;
+  /** Each webhook's URL path, read once: where a forward to a URL without a path goes, and what a record says. */
+  private readonly paths = new Map<string, Promise<string>>();
 
   constructor(
     private readonly api: ApiClient,
@@ -79,8 +82,11 @@ export class ForwardQueue {
               'your app will refuse this forward for that reason, not for a bug of its own. Forwarded all the same.',
           );
         }
+        const path = await this.pathOf(waiting.change.webhookId);
         if (waiting.route) {
-          const outcome = await sendRetrieved(this.target, waiting.route.url, retrieved);
+          const url = new URL(waiting.route.url);
+          if (url.pathname === '/' && path !== '/') url.pathname = path;
+          const outcome = await sendRetrieved(this.target, url, retrieved);
           if (outcome.kind === 'no_answer') {
             // Not forwarded, not checkpointed: tried again at the next poll, ahead of the newer ones.
             if (!waiting.told) this.printer.forward(waiting.change, waiting.key, waiting.route, outcome);
@@ -89,7 +95,7 @@ export class ForwardQueue {
           }
           this.printer.forward(waiting.change, waiting.key, waiting.route, outcome);
         }
-        this.recorder?.append(recordOf(waiting, retrieved));
+        this.recorder?.append(recordOf(waiting, retrieved, path));
         this.forwarded.push(waiting.key);
         this.forwardedSet.add(waiting.key);
         for (const old of this.forwarded.splice(0, Math.max(0, this.forwarded.length - FORWARDED_BOUND))) this.forwardedSet.delete(old);
@@ -98,17 +104,29 @@ export class ForwardQueue {
       sent();
     }
   }
+
+  private pathOf(webhookId: string): Promise<string> {
+    let path = this.paths.get(webhookId);
+    if (!path) {
+      path = this.api
+        .json<Webhook>('GET', `/v1/webhooks/${encodeURIComponent(webhookId)}`, { expect: 'webhook' })
+        .then((webhook) => new URL(webhook.url).pathname)
+        .catch(() => '/');
+      this.paths.set(webhookId, path);
+    }
+    return path;
+  }
 }
 
 /** A delivery read back from the service as a record (the format of `listen --record`): sent when it was, as it was. */
-function recordOf(waiting: Waiting, retrieved: Retrieved): RecordedDelivery {
+function recordOf(waiting: Waiting, retrieved: Retrieved, path: string): RecordedDelivery {
   const { record } = retrieved;
   return {
     whsvc_record: 1,
     received_at: waiting.change.attempt.created_at,
     ...recordedRequest(
       'POST',
-      '/',
+      path,
       Object.fromEntries(Object.entries(retrieved.headers).map(([name, value]) => [name.toLowerCase(), value])),
       Buffer.from(retrieved.body),
     ),

@@ -42,7 +42,8 @@ export function recordedRequest(
   } catch {
     text = undefined;
   }
-  return { method, path, headers: kept, ...(text !== undefined ? { body: text } : { body_base64: body.toString('base64') }) };
+  // The path without its query: a webhook URL may carry a token there, and a record never holds a secret.
+  return { method, path: path.split('?')[0]!, headers: kept, ...(text !== undefined ? { body: text } : { body_base64: body.toString('base64') }) };
 }
 
 /** The body's bytes, as they were received. */
@@ -67,7 +68,12 @@ export function parseRecords(text: string, file: string): RecordedDelivery[] {
     const record = value as Partial<RecordedDelivery> | null;
     if (typeof record !== 'object' || record === null || record.whsvc_record !== 1) throw problem('not a record (no "whsvc_record": 1)');
     if (typeof record.received_at !== 'string' || Number.isNaN(Date.parse(record.received_at))) throw problem('no received_at time');
-    if (typeof record.headers !== 'object' || record.headers === null) throw problem('no headers object');
+    if (typeof record.path !== 'string' || !record.path.startsWith('/')) throw problem('no path (a string starting with /)');
+    if (typeof record.headers !== 'object' || record.headers === null || Array.isArray(record.headers)) throw problem('no headers object');
+    for (const [name, value] of Object.entries(record.headers)) {
+      if (typeof value !== 'string' || /[\r\n]/.test(value)) throw problem(`the header ${JSON.stringify(name)} is not one line of text`);
+    }
+    if (record.attempt !== undefined && record.attempt !== null && !Number.isInteger(record.attempt)) throw problem('attempt is not a number');
     if (typeof record.body !== 'string' && typeof record.body_base64 !== 'string') throw problem('no body (body or body_base64)');
     records.push(record as RecordedDelivery);
   });
@@ -92,11 +98,15 @@ export class RecordFile {
     }
   }
 
+  private closed = false;
+
   append(record: RecordedDelivery): void {
-    writeSync(this.fd, `${JSON.stringify(record)}\n`);
+    if (!this.closed) writeSync(this.fd, `${JSON.stringify(record)}\n`);
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     closeSync(this.fd);
   }
 }
