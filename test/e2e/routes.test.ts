@@ -89,6 +89,8 @@ describe('--forward-to [PATTERN=]URL', () => {
     );
     expect(tail.code, tail.stderr).toBe(0);
     expect(invoices.received.map((request) => eventOf(request.body))).toEqual(['invoice.paid']);
+    // A route URL without a path: the webhook's own path, as listen forwards to the path it was received at.
+    expect(invoices.received[0]!.path).toBe('/none');
     expect(rest.received.map((request) => eventOf(request.body))).toEqual(['sales_order.created']);
     const forwards = tail.stdout
       .trim()
