@@ -140,6 +140,21 @@ export async function run(options: DiagnoseOptions, deps: CommandDeps): Promise<
     ),
   );
   deps.stdout.write(`${c.dim('attempts')}\n${timeline}\n`);
+  // What was sent: the headers of the newest attempt as the sandbox documents them, and the payload (its signature covers the compact JSON).
+  if (asked.signature !== undefined) {
+    const sent = deliveryHeaders('Service', 'whsvc-sandbox', {
+      signature: asked.signature,
+      event: asked.event,
+      deliveryId: key,
+      attempt: newest.attempts ?? 1,
+      attemptId: newest.id,
+    });
+    const lines = Object.entries(sent)
+      .filter(([name]) => name !== 'user-agent')
+      .map(([name, value]) => `  ${name}: ${sanitize(value)}`);
+    deps.stdout.write(`${c.dim('sent')}\n${lines.join('\n')}\n`);
+  }
+  if (asked.payload !== undefined) deps.stdout.write(`${c.dim('payload')}\n${sanitizeBlock(JSON.stringify(asked.payload, null, 2))}\n`);
   if (latest.response_body) deps.stdout.write(`${c.dim('answer')}\n${sanitizeBlock(latest.response_body)}\n`);
   // Each command on a line of its own, its reason above it: copied whole, at any width.
   deps.stdout.write(`${c.dim('next')}\n${next.map((step) => `  ${c.dim(`# ${step.why}`)}\n  ${step.command}`).join('\n')}\n`);
