@@ -50,6 +50,25 @@ export interface Diagnosis {
 }
 
 export async function run(options: DiagnoseOptions, deps: CommandDeps): Promise<number> {
+  const facts = await gather(options, deps);
+  const recordable = facts.body !== undefined && facts.asked.signature !== undefined;
+  if (options.record !== undefined && recordable) record(options.record, facts);
+  if (deps.json) printJson(deps, asJson(facts));
+  else printFacts(deps, facts, options);
+  if (options.record !== undefined && !deps.json) {
+    deps.stderr.write(
+      recordable
+        ? `whsvc: ${facts.key} recorded to ${options.record}\n`
+        : `whsvc: ${facts.key} not recorded: the service returned no payload or no signature for it\n`,
+    );
+  }
+  return 0;
+}
+
+/** What diagnose finds out: the attempt asked for, its delivery, every attempt of it, the newest one whole, and what to make of it. */
+type Facts = Awaited<ReturnType<typeof gather>>;
+
+async function gather(options: DiagnoseOptions, deps: CommandDeps) {
   const secret = options.secretFile === undefined ? undefined : requiredSecret({ secretFile: options.secretFile }, deps.env);
   const asked = await deps.api.json<Attempt>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(options.id)}`, { expect: 'delivery' });
   const key = deliveryKey(asked);
@@ -66,51 +85,63 @@ export async function run(options: DiagnoseOptions, deps: CommandDeps): Promise<
     secret === undefined || body === undefined || asked.signature === undefined ? null : verify(secret, body, asked.signature) ? 'matches' : 'does_not_match';
   const diagnosis = diagnose(delivered ? { ...latest, status: 'delivered' } : latest, signatureCheck);
   const next = nextSteps(key, diagnosis, webhook, options, signatureCheck);
-  const recordable = body !== undefined && asked.signature !== undefined;
-  if (options.record !== undefined && body !== undefined && asked.signature !== undefined) {
-    const file = new RecordFile(options.record);
-    const headers = deliveryHeaders('Service', `whsvc/${WHSVC_VERSION} (deliveries diagnose --record)`, {
-      signature: asked.signature,
-      event: asked.event,
-      deliveryId: key,
-      attempt: asked.attempts ?? 1,
-      attemptId: asked.id,
-    });
-    const url = webhook ? new URL(webhook.url) : undefined;
-    file.append({
-      whsvc_record: 1,
-      received_at: asked.created_at,
-      ...recordedRequest(
-        'POST',
-        url ? url.pathname + url.search : '/',
-        Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
-        Buffer.from(body),
-      ),
-      signature: signatureCheck === 'matches' ? 'ok' : signatureCheck === 'does_not_match' ? 'bad' : 'unchecked',
-      event: asked.event,
-      delivery_id: key,
-      attempt: asked.attempts ?? null,
-      answered: answeredStatus(latest.response_code) ?? 0,
-    });
-    file.close();
-  }
-  if (deps.json) {
-    printJson(deps, {
-      delivery_id: key,
-      webhook: webhook ? { id: webhook.id, url: webhook.url } : asked.webhook_id ? { id: asked.webhook_id, url: null } : null,
-      event: asked.event,
-      status: delivered ? 'delivered' : latest.status,
-      next_attempt_at: latest.next_attempt_at ?? null,
-      attempts: attempts.map((a) => ({ id: a.id, attempt: a.attempts ?? null, status: a.status, response_code: a.response_code, created_at: a.created_at })),
-      answer: { response_code: latest.response_code, failure_reason: latest.failure_reason ?? null, response_body: latest.response_body ?? null },
-      payload: asked.payload ?? null,
-      signature: asked.signature ?? null,
-      signature_check: signatureCheck,
-      diagnosis,
-      next: next.map((step) => step.command),
-    });
-    return 0;
-  }
+  return { asked, key, webhook, attempts, newest, latest, delivered, body, signatureCheck, diagnosis, next };
+}
+
+/** The delivery appended to a record file (`replay` sends it as it was sent). */
+function record(file: string, { asked, key, webhook, latest, body, signatureCheck }: Facts): void {
+  if (body === undefined || asked.signature === undefined) return;
+  const out = new RecordFile(file);
+  const headers = deliveryHeaders('Service', `whsvc/${WHSVC_VERSION} (deliveries diagnose --record)`, {
+    signature: asked.signature,
+    event: asked.event,
+    deliveryId: key,
+    attempt: asked.attempts ?? 1,
+    attemptId: asked.id,
+  });
+  const url = webhook ? new URL(webhook.url) : undefined;
+  out.append({
+    whsvc_record: 1,
+    received_at: asked.created_at,
+    ...recordedRequest(
+      'POST',
+      url ? url.pathname + url.search : '/',
+      Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+      Buffer.from(body),
+    ),
+    signature: signatureCheck === 'matches' ? 'ok' : signatureCheck === 'does_not_match' ? 'bad' : 'unchecked',
+    event: asked.event,
+    delivery_id: key,
+    attempt: asked.attempts ?? null,
+    answered: answeredStatus(latest.response_code) ?? 0,
+  });
+  out.close();
+}
+
+/** The facts as one JSON document. */
+function asJson({ asked, key, webhook, attempts, latest, delivered, signatureCheck, diagnosis, next }: Facts) {
+  return {
+    delivery_id: key,
+    webhook: webhook ? { id: webhook.id, url: webhook.url } : asked.webhook_id ? { id: asked.webhook_id, url: null } : null,
+    event: asked.event,
+    status: delivered ? 'delivered' : latest.status,
+    next_attempt_at: latest.next_attempt_at ?? null,
+    attempts: attempts.map((a) => ({ id: a.id, attempt: a.attempts ?? null, status: a.status, response_code: a.response_code, created_at: a.created_at })),
+    answer: { response_code: latest.response_code, failure_reason: latest.failure_reason ?? null, response_body: latest.response_body ?? null },
+    payload: asked.payload ?? null,
+    signature: asked.signature ?? null,
+    signature_check: signatureCheck,
+    diagnosis,
+    next: next.map((step) => step.command),
+  };
+}
+
+/** The facts for a person: the delivery, why and what to do, its attempts, what was sent and answered, the next commands. */
+function printFacts(
+  deps: CommandDeps,
+  { asked, key, webhook, attempts, newest, latest, delivered, signatureCheck, diagnosis, next }: Facts,
+  options: DiagnoseOptions,
+): void {
   const now = deps.serviceNow();
   const c = deps.colors;
   const words = (a: Attempt) => {
@@ -158,12 +189,6 @@ export async function run(options: DiagnoseOptions, deps: CommandDeps): Promise<
   if (latest.response_body) deps.stdout.write(`${c.dim('answer')}\n${sanitizeBlock(latest.response_body)}\n`);
   // Each command on a line of its own, its reason above it: copied whole, at any width.
   deps.stdout.write(`${c.dim('next')}\n${next.map((step) => `  ${c.dim(`# ${step.why}`)}\n  ${step.command}`).join('\n')}\n`);
-  if (options.record !== undefined) {
-    deps.stderr.write(
-      recordable ? `whsvc: ${key} recorded to ${options.record}\n` : `whsvc: ${key} not recorded: the service returned no payload or no signature for it\n`,
-    );
-  }
-  return 0;
 }
 
 async function webhookOf(deps: CommandDeps, id: string): Promise<Webhook | undefined> {

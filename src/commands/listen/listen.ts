@@ -226,21 +226,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     server.listen(options.port, options.host, resolve);
   });
   const url = httpUrl(server.address() as AddressInfo);
-  deps.stderr.write(`whsvc listen: ready at ${url}\n`);
-  deps.stderr.write(`  verifying with ${secret.describe}${routes.length ? `; forwarding verified deliveries to ${describeRoutes(routes)}` : ''}\n`);
-  const failing = [
-    options.failFirst === undefined ? '' : `the first ${options.failFirst} attempt${options.failFirst === 1 ? '' : 's'} of each delivery`,
-    seed === undefined ? '' : `${Math.round(options.failRate! * 1000) / 10}% of attempts (--seed ${seed} fails the same ones again)`,
-  ].filter(Boolean);
-  if (options.respondStatus !== DEFAULT_RESPOND_STATUS) deps.stderr.write(`  answering ${options.respondStatus} to verified deliveries (--respond-status)\n`);
-  if (failing.length > 0) deps.stderr.write(`  answering 500 to ${failing.join(', and ')}\n`);
-  if (options.delayMs) deps.stderr.write(`  answering after ${options.delayMs} ms\n`);
-  if (recorder) deps.stderr.write(`  recording each delivery to ${recorder.path} (replay them with: whsvc replay ${recorder.path} --to URL)\n`);
-  if (options.secretFile && secret.current() === undefined) {
-    deps.stderr.write(
-      `  ${options.secretFile} is not there yet: \`whsvc webhooks create --url ${url} --events … --secret-file ${options.secretFile}\` writes it\n`,
-    );
-  }
+  announce(deps.stderr, { url, secret: secret.describe, secretMissing: secret.current() === undefined, routes, seed, recorder }, options);
 
   let timer: NodeJS.Timeout | undefined;
   if (options.timeout !== undefined) {
@@ -267,4 +253,26 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       `whsvc listen: ${refused} replayed deliver${refused === 1 ? 'y' : 'ies'} or event header${refused === 1 ? '' : 's'} contradicting the signed body, refused\n`,
     );
   return code === ExitCode.ok && bad + refused > 0 ? ExitCode.failure : code;
+}
+
+/** What listen says at start, on stderr: where it listens, how it verifies and answers, where it forwards and records. */
+function announce(
+  stderr: Io['stderr'],
+  state: { url: string; secret: string; secretMissing: boolean; routes: ForwardRoute[]; seed: string | undefined; recorder: RecordFile | undefined },
+  options: ListenOptions,
+): void {
+  const { url, routes, seed, recorder } = state;
+  stderr.write(`whsvc listen: ready at ${url}\n`);
+  stderr.write(`  verifying with ${state.secret}${routes.length ? `; forwarding verified deliveries to ${describeRoutes(routes)}` : ''}\n`);
+  const failing = [
+    options.failFirst === undefined ? '' : `the first ${options.failFirst} attempt${options.failFirst === 1 ? '' : 's'} of each delivery`,
+    seed === undefined ? '' : `${Math.round(options.failRate! * 1000) / 10}% of attempts (--seed ${seed} fails the same ones again)`,
+  ].filter(Boolean);
+  if (options.respondStatus !== DEFAULT_RESPOND_STATUS) stderr.write(`  answering ${options.respondStatus} to verified deliveries (--respond-status)\n`);
+  if (failing.length > 0) stderr.write(`  answering 500 to ${failing.join(', and ')}\n`);
+  if (options.delayMs) stderr.write(`  answering after ${options.delayMs} ms\n`);
+  if (recorder) stderr.write(`  recording each delivery to ${recorder.path} (replay them with: whsvc replay ${recorder.path} --to URL)\n`);
+  if (options.secretFile && state.secretMissing) {
+    stderr.write(`  ${options.secretFile} is not there yet: \`whsvc webhooks create --url ${url} --events … --secret-file ${options.secretFile}\` writes it\n`);
+  }
 }
