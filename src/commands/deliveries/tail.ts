@@ -208,19 +208,8 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
   const wants = (attempt: Attempt) => events === undefined || events.includes(attempt.event);
 
   // --- the loop ---------------------------------------------------------------------------------
-  let stopRequested = false;
-  void deps.stopSignal.then(() => (stopRequested = true));
-  let timedOut = false;
-  let deadlineTimer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<void>((resolve) => {
-    if (options.timeout === undefined) return;
-    deadlineTimer = setTimeout(() => {
-      timedOut = true;
-      resolve();
-    }, options.timeout * 1000);
-  });
-  const ended = () => stopRequested || timedOut;
-  const interrupted = Promise.race([deps.stopSignal, deadline]);
+  const stop = stopConditions(deps.stopSignal, options.timeout);
+  const { ended, interrupted } = stop;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const matches = (change: Change) => (options.status === undefined || change.attempt.status === options.status) && wants(change.attempt);
 
@@ -288,7 +277,7 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
       polls += 1;
       if (queue) {
         try {
-          await queue.drain(() => stopRequested, save);
+          await queue.drain(() => stop.stopRequested, save);
         } catch (error) {
           // The service, busy or out of reach while a delivery was retrieved: the queue waits for the next poll.
           if (!passing(error)) throw error;
@@ -301,14 +290,14 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
       await Promise.race([sleep(options.intervalMs), interrupted]);
     }
   } finally {
-    clearTimeout(deadlineTimer);
+    stop.clear();
     recorder?.close();
   }
   if (queue && queue.size > 0)
     note(
       `${queue.size} deliver${queue.size === 1 ? 'y was' : 'ies were'} not forwarded yet${options.checkpoint ? ': the checkpoint keeps them for the next run' : ''}`,
     );
-  if (timedOut && options.count !== undefined) {
+  if (stop.timedOut && options.count !== undefined) {
     note(`${printed} of ${options.count} lines within ${options.timeout} s`);
     return ExitCode.timedOut;
   }
@@ -369,4 +358,33 @@ function noteNewWebhooksAndLag(report: PollReport, note: (text: string) => void)
       `${sanitize(behind.webhookId)}: ${behind.count} new attempts since the last poll, more than one page: falling behind, reading on (a shorter --interval helps)`,
     );
   }
+}
+
+/**
+ * When a tail ends: the user asks (Ctrl-C, SIGTERM) or --timeout runs out.
+ * `interrupted` resolves at either, so that a poll or a wait can be
+ * abandoned; `clear` ends the timer.
+ */
+function stopConditions(stopSignal: Promise<unknown>, timeoutSeconds: number | undefined) {
+  const state = { stopRequested: false, timedOut: false };
+  void stopSignal.then(() => (state.stopRequested = true));
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<void>((resolve) => {
+    if (timeoutSeconds === undefined) return;
+    timer = setTimeout(() => {
+      state.timedOut = true;
+      resolve();
+    }, timeoutSeconds * 1000);
+  });
+  return {
+    get stopRequested() {
+      return state.stopRequested;
+    },
+    get timedOut() {
+      return state.timedOut;
+    },
+    ended: () => state.stopRequested || state.timedOut,
+    interrupted: Promise.race([stopSignal, deadline]),
+    clear: () => clearTimeout(timer),
+  };
 }
