@@ -587,35 +587,48 @@ function renderDetail(d: InspectorDelivery): void {
   const pane = byId('detail');
   const scroll = pane.scrollTop;
   const shown = d.attempts.find((a) => a.id === state.attempt) ?? d.attempts[d.attempts.length - 1];
+  const sections: HTMLElement[] = [
+    detailHead(d),
+    section('Attempts', timeline(d, shown)),
+    section(
+      'Payload',
+      jsonView(d.body),
+      copyButton(() => d.body, 'Copy raw body'),
+    ),
+  ];
+  if (shown) {
+    sections.push(section(`Receiver's answer · attempt #${shown.attempt}`, answer(shown)));
+    sections.push(section(`Request headers · attempt #${shown.attempt}`, headersTable(shown)));
+  }
+  sections.push(
+    section(
+      'Signature',
+      h('p', { class: 'sig' }, h('span', { class: 'mono muted' }, `${d.signature_header}: `), h('span', { class: 'mono break' }, d.signature)),
+      copyButton(() => d.signature),
+    ),
+    section(
+      'Verify it',
+      h('pre', { class: 'code-block cmd', tabindex: '0' }, d.verify_command),
+      h(
+        'p',
+        { class: 'hint' },
+        "With the webhook's signing secret in ./whsec.txt (",
+        h('code', {}, 'whsvc webhooks create … --secret-file ./whsec.txt'),
+        '). The inspector never shows a secret.',
+      ),
+      copyButton(() => d.verify_command),
+    ),
+  );
+  pane.replaceChildren(...sections);
+  pane.scrollTop = scroll;
+}
 
+/** The head of a delivery's pane: back, its event, status and code, its id, where it goes, its attempts, and Retry now. */
+function detailHead(d: InspectorDelivery): HTMLElement {
   const back = h('button', { type: 'button', class: 'back small' }, '← Deliveries');
   back.addEventListener('click', closeDelivery);
-
-  const retry = h(
-    'button',
-    {
-      type: 'button',
-      class: 'primary',
-      disabled: d.status === 'delivered',
-      title: d.status === 'delivered' ? 'Delivered: nothing to retry' : 'Send it again now, same body and signature',
-    },
-    'Retry now',
-  );
-  retry.addEventListener(
-    'click',
-    () =>
-      void act(retry, 'Retrying…', async () => {
-        const result = await api<{ attempt: { attempt: number; status: string; response_code: number | null } }>(
-          `/deliveries/${encodeURIComponent(d.id)}/retry`,
-          { method: 'POST', body: {} },
-        );
-        state.attempt = undefined;
-        const { attempt } = result;
-        return `Attempt #${attempt.attempt}: ${attempt.status}${attempt.response_code === null ? '' : ` (${attempt.response_code})`}`;
-      }),
-  );
-
-  const head = h(
+  const retry = retryButton(d);
+  return h(
     'div',
     { class: 'detail-head' },
     back,
@@ -657,41 +670,35 @@ function renderDetail(d: InspectorDelivery): void {
           : null,
     ),
   );
+}
 
-  const sections: HTMLElement[] = [
-    head,
-    section('Attempts', timeline(d, shown)),
-    section(
-      'Payload',
-      jsonView(d.body),
-      copyButton(() => d.body, 'Copy raw body'),
-    ),
-  ];
-  if (shown) {
-    sections.push(section(`Receiver's answer · attempt #${shown.attempt}`, answer(shown)));
-    sections.push(section(`Request headers · attempt #${shown.attempt}`, headersTable(shown)));
-  }
-  sections.push(
-    section(
-      'Signature',
-      h('p', { class: 'sig' }, h('span', { class: 'mono muted' }, `${d.signature_header}: `), h('span', { class: 'mono break' }, d.signature)),
-      copyButton(() => d.signature),
-    ),
-    section(
-      'Verify it',
-      h('pre', { class: 'code-block cmd', tabindex: '0' }, d.verify_command),
-      h(
-        'p',
-        { class: 'hint' },
-        "With the webhook's signing secret in ./whsec.txt (",
-        h('code', {}, 'whsvc webhooks create … --secret-file ./whsec.txt'),
-        '). The inspector never shows a secret.',
-      ),
-      copyButton(() => d.verify_command),
-    ),
+/** Retry now: the delivery sent again at once, same body and signature (none for a delivered one). */
+function retryButton(d: InspectorDelivery): HTMLButtonElement {
+  const retry = h(
+    'button',
+    {
+      type: 'button',
+      class: 'primary',
+      disabled: d.status === 'delivered',
+      title: d.status === 'delivered' ? 'Delivered: nothing to retry' : 'Send it again now, same body and signature',
+    },
+    'Retry now',
   );
-  pane.replaceChildren(...sections);
-  pane.scrollTop = scroll;
+  retry.addEventListener(
+    'click',
+    () =>
+      void act(retry, 'Retrying…', async () => {
+        const result = await api<{ attempt: { attempt: number; status: string; response_code: number | null } }>(
+          `/deliveries/${encodeURIComponent(d.id)}/retry`,
+          { method: 'POST', body: {} },
+        );
+        state.attempt = undefined;
+        const { attempt } = result;
+        return `Attempt #${attempt.attempt}: ${attempt.status}${attempt.response_code === null ? '' : ` (${attempt.response_code})`}`;
+      }),
+  );
+
+  return retry;
 }
 
 function section(title: string, ...content: Child[]): HTMLElement {
