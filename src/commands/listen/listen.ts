@@ -9,15 +9,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { colorsFor } from '../../render/colors.js';
-import { RecordFile, recordedRequest } from '../replay/shared/record.js';
+import { RecordFile, recordedRequest, type RecordedDelivery } from '../replay/shared/record.js';
 import { sendAsReceived } from '../replay/shared/send.js';
-import { Answerer } from './answer.js';
+import { Answerer, type Decision } from './answer.js';
 import { receiptJson, receiptLine, type AnswerWords, type Receipt } from './receipt.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, listenError, usageError } from '../../cli/errors.js';
 import { httpUrl } from '../../net.js';
 import { checkRoutes, describeRoutes, forwardRoute, routeFor, type ForwardRoute } from '../../cli/forward.js';
-import { secretSource } from '../../cli/secret.js';
+import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { notOneOf } from '../../cli/suggest.js';
 
 /** Defines `listen`. */
@@ -139,35 +139,13 @@ export interface ListenDeps extends Io {
 export const DEFAULT_RESPOND_STATUS = 200;
 
 export async function run(options: ListenOptions, deps: ListenDeps): Promise<number> {
-  const secret = secretSource(options, deps.env, 'WHSVC_LISTEN_SECRET');
-  const known = deps.knownEventTypes;
-  const unknown = known && options.events?.find((type) => !known.includes(type));
-  if (known && unknown !== undefined) throw usageError(`--events: ${notOneOf('event type', unknown, known)}`);
-  if (options.count !== undefined && secret.describe.startsWith('no secret')) {
-    throw usageError('--count counts verified deliveries: give the secret with --secret-file FILE or WHSVC_LISTEN_SECRET');
-  }
-  const routes = checkRoutes(options.forwardTo ?? []);
+  const { secret, routes } = checkOptions(options, deps);
   const send = deps.transport ?? defaultTransport(deps.env);
   const seed = options.failRate === undefined ? undefined : (options.seed ?? Math.random().toString(36).slice(2, 8));
-  const answerer = new Answerer(
-    {
-      respondStatus: options.respondStatus,
-      failFirst: options.failFirst,
-      failRate: options.failRate,
-      seed,
-      events: options.events,
-      forwards: (event) => routeFor(routes, event) !== undefined,
-    },
-    () => secret.current(),
-  );
+  const rules = { respondStatus: options.respondStatus, failFirst: options.failFirst, failRate: options.failRate, seed, events: options.events };
+  const answerer = new Answerer({ ...rules, forwards: (event) => routeFor(routes, event) !== undefined }, () => secret.current());
   const { tally } = answerer;
-  const words: AnswerWords = {
-    defaultStatus: options.respondStatus === DEFAULT_RESPOND_STATUS,
-    failFirst: options.failFirst,
-    failRate: options.failRate,
-    seed,
-    delayMs: options.delayMs,
-  };
+  const words: AnswerWords = { ...rules, defaultStatus: options.respondStatus === DEFAULT_RESPOND_STATUS, delayMs: options.delayMs };
   const recorder = options.record === undefined ? undefined : new RecordFile(options.record);
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
   const now = deps.now ?? (() => new Date());
@@ -180,17 +158,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       return;
     }
     const decision = answerer.decide(req.headers, body);
-    const record = (answered: number) =>
-      recorder?.append({
-        whsvc_record: 1,
-        received_at: arrivedAt.toISOString(),
-        ...recordedRequest(req.method ?? 'POST', req.url ?? '/', req.headers, body),
-        signature: decision.filtered ? 'unchecked' : decision.signature,
-        event: decision.event ?? null,
-        delivery_id: decision.deliveryId ?? null,
-        attempt: decision.attempt === undefined || Number.isNaN(Number(decision.attempt)) ? null : Number(decision.attempt),
-        answered,
-      });
+    const record = (answered: number) => recorder?.append(recordOf(req, body, arrivedAt, decision, answered));
     if (decision.filtered) {
       res.writeHead(decision.status).end();
       record(decision.status);
@@ -275,4 +243,30 @@ function announce(
   if (options.secretFile && state.secretMissing) {
     stderr.write(`  ${options.secretFile} is not there yet: \`whsvc webhooks create --url ${url} --events … --secret-file ${options.secretFile}\` writes it\n`);
   }
+}
+
+/** What cannot work is refused before listen listens: an event type the catalog lacks, --count with no secret, a route never taken. */
+function checkOptions(options: ListenOptions, deps: ListenDeps): { secret: SecretSource; routes: ForwardRoute[] } {
+  const secret = secretSource(options, deps.env, 'WHSVC_LISTEN_SECRET');
+  const known = deps.knownEventTypes;
+  const unknown = known && options.events?.find((type) => !known.includes(type));
+  if (known && unknown !== undefined) throw usageError(`--events: ${notOneOf('event type', unknown, known)}`);
+  if (options.count !== undefined && secret.describe.startsWith('no secret')) {
+    throw usageError('--count counts verified deliveries: give the secret with --secret-file FILE or WHSVC_LISTEN_SECRET');
+  }
+  return { secret, routes: checkRoutes(options.forwardTo ?? []) };
+}
+
+/** A request as `--record` keeps it: when it arrived, the request itself, what listen made of it and answered. */
+function recordOf(req: IncomingMessage, body: Buffer, arrivedAt: Date, decision: Decision, answered: number): RecordedDelivery {
+  return {
+    whsvc_record: 1,
+    received_at: arrivedAt.toISOString(),
+    ...recordedRequest(req.method ?? 'POST', req.url ?? '/', req.headers, body),
+    signature: decision.filtered ? 'unchecked' : decision.signature,
+    event: decision.event ?? null,
+    delivery_id: decision.deliveryId ?? null,
+    attempt: decision.attempt === undefined || Number.isNaN(Number(decision.attempt)) ? null : Number(decision.attempt),
+    answered,
+  };
 }
