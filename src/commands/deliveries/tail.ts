@@ -215,17 +215,11 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
 
   let printed = 0;
   let polls = 0;
-  let failures = 0;
-  let lastError = '';
-  let lastPoll = deps.now();
+  const pace = new PollPace(options.intervalMs, deps.now(), (text) => note(text));
   try {
     while (!ended()) {
       const pollStart = deps.now();
-      if (polls > 0 && failures === 0 && pollStart - lastPoll > options.intervalMs * 3 + 30_000) {
-        note(
-          `the last poll was ${relativeTime(new Date(lastPoll).toISOString(), pollStart).replace(/ ago$/, '')} ago (the machine slept, or was too busy): catching up`,
-        );
-      }
+      if (polls > 0) pace.noteLongPause(pollStart);
       let report: PollReport;
       try {
         const polling = follower.poll();
@@ -237,23 +231,12 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
       } catch (error) {
         // Before the first poll went through, nothing is followed yet: a failure then is the command's.
         if (polls === 0 || !passing(error)) throw error;
-        failures += 1;
-        const wait = Math.min(options.intervalMs * 2 ** failures, Math.max(MAX_BACKOFF_MS, options.intervalMs));
-        const message = (error as Error).message;
-        if (message !== lastError)
-          note(
-            `${err.yellow('cannot poll the delivery log')}: ${message}; trying again in ${seconds(wait)} (what the service logged meanwhile is caught up on once it answers)`,
-          );
-        lastError = message;
-        await Promise.race([sleep(wait), interrupted]);
+        await Promise.race([sleep(pace.failed((error as Error).message, err.yellow('cannot poll the delivery log'))), interrupted]);
         continue;
       }
       // Polls until stopped, in one process; the code they need is loaded once the first went through.
       if (polls === 0) deps.keepHeapSmall?.();
-      if (failures > 0) note(`the service answers again after ${seconds(pollStart - lastPoll)}: catching up`);
-      failures = 0;
-      lastError = '';
-      lastPoll = pollStart;
+      pace.answered(pollStart);
       for (const id of report.gone) {
         writer?.drop(id);
         note(`${sanitize(id)} is gone (deleted): no longer followed`);
@@ -387,4 +370,46 @@ function stopConditions(stopSignal: Promise<unknown>, timeoutSeconds: number | u
     interrupted: Promise.race([stopSignal, deadline]),
     clear: () => clearTimeout(timer),
   };
+}
+
+/**
+ * The pace of polls through a bad patch: a service that does not answer is
+ * waited out, the interval doubled at each failure up to MAX_BACKOFF_MS, each
+ * new failure said once; its return is said, and so is a long pause between
+ * two polls (the machine slept).
+ */
+class PollPace {
+  private failures = 0;
+  private lastError = '';
+
+  constructor(
+    private readonly intervalMs: number,
+    private lastPoll: number,
+    private readonly note: (text: string) => void,
+  ) {}
+
+  /** A poll failed with `message`: the wait before the next one. */
+  failed(message: string, what: string): number {
+    this.failures += 1;
+    const wait = Math.min(this.intervalMs * 2 ** this.failures, Math.max(MAX_BACKOFF_MS, this.intervalMs));
+    if (message !== this.lastError) {
+      this.note(`${what}: ${message}; trying again in ${seconds(wait)} (what the service logged meanwhile is caught up on once it answers)`);
+    }
+    this.lastError = message;
+    return wait;
+  }
+
+  answered(pollStart: number): void {
+    if (this.failures > 0) this.note(`the service answers again after ${seconds(pollStart - this.lastPoll)}: catching up`);
+    this.failures = 0;
+    this.lastError = '';
+    this.lastPoll = pollStart;
+  }
+
+  noteLongPause(pollStart: number): void {
+    if (this.failures === 0 && pollStart - this.lastPoll > this.intervalMs * 3 + 30_000) {
+      const gap = relativeTime(new Date(this.lastPoll).toISOString(), pollStart).replace(/ ago$/, '');
+      this.note(`the last poll was ${gap} ago (the machine slept, or was too busy): catching up`);
+    }
+  }
 }
