@@ -165,46 +165,9 @@ export async function run(given: TailOptions, deps: TailDeps): Promise<number> {
 
 async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: ReturnType<typeof checkOptions>): Promise<number> {
   const events = options.events?.length ? await checkEventTypes(deps, options.events, '--event') : undefined;
-  const checkpoint = options.checkpoint === undefined ? undefined : readCheckpoint(options.checkpoint);
-  if (checkpoint && checkpoint.base_url.replace(/\/+$/, '') !== deps.api.baseUrl.replace(/\/+$/, '')) {
-    throw usageError(
-      `the checkpoint ${options.checkpoint} follows ${sanitize(checkpoint.base_url)}, not ${deps.api.baseUrl}`,
-      'give each service its own --checkpoint FILE',
-    );
-  }
   const err = deps.errColors;
   const note = (text: string) => deps.stderr.write(`whsvc: ${text}\n`);
-  const follower = await startFollower(options, deps, checkpoint, note);
-
-  if (checkpoint) {
-    note(`catching up from the checkpoint ${options.checkpoint} (saved ${relativeTime(checkpoint.saved_at, deps.serviceNow())}, ${checkpoint.saved_at})`);
-  } else if (options.checkpoint !== undefined) {
-    note(`no checkpoint at ${options.checkpoint} yet: starting from ${options.since ? 'the --since time' : 'now'}; the position is kept there from now on`);
-  }
-
-  const printer = new TailPrinter(deps);
-  const recorder = options.record === undefined ? undefined : new RecordFile(options.record);
-  const queue =
-    routes.length > 0 || recorder
-      ? new ForwardQueue(
-          deps.api,
-          { routes, platform: options.platformName, secret, send: deps.transport ?? defaultTransport(deps.env) },
-          printer,
-          note,
-          checkpoint?.forwarded ?? [],
-          recorder,
-        )
-      : undefined;
-  const writer =
-    options.checkpoint === undefined
-      ? undefined
-      : new CheckpointWriter(
-          options.checkpoint,
-          { baseUrl: deps.api.baseUrl, forwardTo: routes.length ? describeRoutes(routes) : (checkpoint?.forward_to ?? null) },
-          checkpoint,
-          deps.serviceNow,
-        );
-  const save = () => writer?.save(follower.positions(), (id) => queue?.heldBack(id), queue?.forwarded ?? checkpoint?.forwarded ?? []);
+  const { checkpoint, follower, printer, recorder, queue, writer, save } = await prepare(options, deps, routes, secret, note);
   const wants = (attempt: Attempt) => events === undefined || events.includes(attempt.event);
 
   // --- the loop ---------------------------------------------------------------------------------
@@ -412,4 +375,52 @@ class PollPace {
       this.note(`the last poll was ${gap} ago (the machine slept, or was too busy): catching up`);
     }
   }
+}
+
+/**
+ * What a tail works with, set up before its first poll: the checkpoint it
+ * resumes from (one of another service is refused), the follower of the log,
+ * the printer, the queue of deliveries to forward or record, and the writer
+ * of the checkpoint with the save that keeps it.
+ */
+async function prepare(options: TailOptions, deps: TailDeps, routes: ForwardRoute[], secret: SecretSource | undefined, note: (text: string) => void) {
+  const checkpoint = options.checkpoint === undefined ? undefined : readCheckpoint(options.checkpoint);
+  if (checkpoint && checkpoint.base_url.replace(/\/+$/, '') !== deps.api.baseUrl.replace(/\/+$/, '')) {
+    throw usageError(
+      `the checkpoint ${options.checkpoint} follows ${sanitize(checkpoint.base_url)}, not ${deps.api.baseUrl}`,
+      'give each service its own --checkpoint FILE',
+    );
+  }
+  const follower = await startFollower(options, deps, checkpoint, note);
+
+  if (checkpoint) {
+    note(`catching up from the checkpoint ${options.checkpoint} (saved ${relativeTime(checkpoint.saved_at, deps.serviceNow())}, ${checkpoint.saved_at})`);
+  } else if (options.checkpoint !== undefined) {
+    note(`no checkpoint at ${options.checkpoint} yet: starting from ${options.since ? 'the --since time' : 'now'}; the position is kept there from now on`);
+  }
+
+  const printer = new TailPrinter(deps);
+  const recorder = options.record === undefined ? undefined : new RecordFile(options.record);
+  const queue =
+    routes.length > 0 || recorder
+      ? new ForwardQueue(
+          deps.api,
+          { routes, platform: options.platformName, secret, send: deps.transport ?? defaultTransport(deps.env) },
+          printer,
+          note,
+          checkpoint?.forwarded ?? [],
+          recorder,
+        )
+      : undefined;
+  const writer =
+    options.checkpoint === undefined
+      ? undefined
+      : new CheckpointWriter(
+          options.checkpoint,
+          { baseUrl: deps.api.baseUrl, forwardTo: routes.length ? describeRoutes(routes) : (checkpoint?.forward_to ?? null) },
+          checkpoint,
+          deps.serviceNow,
+        );
+  const save = () => writer?.save(follower.positions(), (id) => queue?.heldBack(id), queue?.forwarded ?? checkpoint?.forwarded ?? []);
+  return { checkpoint, follower, printer, recorder, queue, writer, save };
 }
