@@ -56,7 +56,7 @@ interface Request {
 type Handler = (request: Request) => Promise<void>;
 
 export function createInspector(deps: InspectorDeps): Inspector {
-  const { store, deliverer, clock } = deps;
+  const { clock } = deps;
   const access = new InspectorAccess();
   const views = new InspectorViews(deps);
   const live = new LiveStream(deps);
@@ -108,12 +108,12 @@ export function createInspector(deps: InspectorDeps): Inspector {
     .add(
       'POST',
       'api/deliveries/:id/retry',
-      act(({ req, params }) => retry(req, params.id!)),
+      act(({ req, params }) => retry(deps, views, req, params.id!)),
     )
     .add(
       'POST',
       'api/webhooks/:id/test',
-      act(({ req, params }) => testSend(req, params.id!)),
+      act(({ req, params }) => testSend(deps, req, params.id!)),
     )
     .add(
       'POST',
@@ -125,36 +125,6 @@ export function createInspector(deps: InspectorDeps): Inspector {
       'api/clock',
       act(({ req, query }) => deps.moveClock({ req, query, params: {}, principal: INSPECTOR_PRINCIPAL, now: clock.now() })),
     );
-
-  async function retry(req: IncomingMessage, id: string): Promise<Reply> {
-    const body = await readJsonObject(req);
-    rejectUnknownFields(body, []);
-    const found = views.delivery(id);
-    const latest = found.attempts[found.attempts.length - 1]?.id ?? found.id;
-    const retried = await deliverer.retry(found.id, latest);
-    if (retried === 'already_delivered') {
-      throw new ApiError(409, 'already_delivered', `delivery ${found.id} was delivered; only a failed or pending delivery is retried`);
-    }
-    if (!retried) throw notFound('delivery', id);
-    return {
-      status: 200,
-      body: {
-        delivery_id: retried.delivery_id,
-        attempt: { id: retried.id, attempt: retried.attempt, status: retried.status, response_code: retried.response_code },
-      },
-    };
-  }
-
-  async function testSend(req: IncomingMessage, webhookId: string): Promise<Reply> {
-    const body = await readJsonObject(req);
-    rejectUnknownFields(body, ['event']);
-    const webhook = store.findWebhook(DEMO_ACCOUNT, idParameter('id', webhookId));
-    if (!webhook) throw notFound('webhook', webhookId);
-    const event = body.event === undefined ? 'invoice.paid' : validateEventType('event', body.event);
-    const attempt = await deliverer.sendTest(webhook, event, samplePayload(event, new Date(clock.now())));
-    if (!attempt) throw notFound('webhook', webhookId);
-    return { status: 200, body: { delivery_id: attempt.delivery_id, status: attempt.status, response_code: attempt.response_code } };
-  }
 
   return {
     expose: (address) => access.expose(address),
@@ -174,4 +144,36 @@ export function createInspector(deps: InspectorDeps): Inspector {
     },
     close: () => live.close(),
   };
+}
+
+/** Retry now: the delivery's latest attempt sent again (409 once it is delivered). */
+async function retry({ deliverer }: InspectorDeps, views: InspectorViews, req: IncomingMessage, id: string): Promise<Reply> {
+  const body = await readJsonObject(req);
+  rejectUnknownFields(body, []);
+  const found = views.delivery(id);
+  const latest = found.attempts[found.attempts.length - 1]?.id ?? found.id;
+  const retried = await deliverer.retry(found.id, latest);
+  if (retried === 'already_delivered') {
+    throw new ApiError(409, 'already_delivered', `delivery ${found.id} was delivered; only a failed or pending delivery is retried`);
+  }
+  if (!retried) throw notFound('delivery', id);
+  return {
+    status: 200,
+    body: {
+      delivery_id: retried.delivery_id,
+      attempt: { id: retried.id, attempt: retried.attempt, status: retried.status, response_code: retried.response_code },
+    },
+  };
+}
+
+/** A test send to a webhook, of invoice.paid or the event asked for. */
+async function testSend({ store, deliverer, clock }: InspectorDeps, req: IncomingMessage, webhookId: string): Promise<Reply> {
+  const body = await readJsonObject(req);
+  rejectUnknownFields(body, ['event']);
+  const webhook = store.findWebhook(DEMO_ACCOUNT, idParameter('id', webhookId));
+  if (!webhook) throw notFound('webhook', webhookId);
+  const event = body.event === undefined ? 'invoice.paid' : validateEventType('event', body.event);
+  const attempt = await deliverer.sendTest(webhook, event, samplePayload(event, new Date(clock.now())));
+  if (!attempt) throw notFound('webhook', webhookId);
+  return { status: 200, body: { delivery_id: attempt.delivery_id, status: attempt.status, response_code: attempt.response_code } };
 }
