@@ -45,12 +45,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
   const store = new Store(options.dataDir);
   const clients = seedClients(store);
-  let cursorKey = store.getMeta('cursor_key');
-  if (!cursorKey) {
-    cursorKey = randomBytes(32).toString('hex');
-    store.setMeta('cursor_key', cursorKey);
-  }
-  const cursors = new Cursors(cursorKey);
+  const cursors = new Cursors(cursorKey(store));
   const policy = { ...DEFAULT_POLICY, ...options.policy };
   const dispatchers = options.dispatcher ? { dispatcherFor: () => options.dispatcher!, close: async () => {} } : webhookDispatchers(policy);
   const deliverer = new Deliverer({
@@ -82,34 +77,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     moveClock: clockApi.move,
   });
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const { pathname, segments, query } = requestTarget(req);
-    const method = req.method ?? 'GET';
-    const path = segments.join('/');
-
-    // The inspector: its page at the base address, its routes under /_sandbox/inspector/.
-    if (pathname === '/' || inspector.owns(path)) return inspector.handle(req, res, pathname === '/' ? '' : path, query);
-    if (path === 'v1/oauth/token') {
-      if (method !== 'POST') throw new ApiError(405, 'method_not_allowed', 'use POST', { allow: 'POST' });
-      return handleTokenRequest(req, res, store, tokenTtlSeconds, clock.now());
-    }
-    if (path === '_sandbox/events') {
-      if (method !== 'POST') throw new ApiError(405, 'method_not_allowed', 'use POST', { allow: 'POST' });
-      // It needs no token: on loopback, at least no page that rebound its name to 127.0.0.1 may make events occur.
-      inspector.checkLoopbackHost(req);
-      const reply = await triggerEvent(req);
-      return sendJson(res, reply.status, reply.body);
-    }
-
-    const { handler: route, params } = router.match(method, segments, `endpoint: ${method} ${pathname}`);
-    const now = clock.now();
-    const principal = authenticate(req, store, route.scope, now);
-    rateLimiter?.take(principal.client_id);
-    const reply = await route.handle({ req, query, params, principal, now });
-    if (reply.status === 204) return sendEmpty(res, 204);
-    sendJson(res, reply.status, reply.body);
-  }
-
+  const handle = requestHandler({ store, clock, tokenTtlSeconds, inspector, router, triggerEvent, rateLimiter });
   const server = serve(handle, clock);
 
   let closed: Promise<void> | undefined;
@@ -159,5 +127,59 @@ function webhookDispatchers(policy: DeliveryPolicy): { dispatcherFor: () => Disp
     close: async () => {
       await Promise.all(agents.map((agent) => agent.close()));
     },
+  };
+}
+
+/** The secret of the store's cursors: made once, kept with its data (a cursor outlives a restart with --data-dir). */
+function cursorKey(store: Store): string {
+  let key = store.getMeta('cursor_key');
+  if (!key) {
+    key = randomBytes(32).toString('hex');
+    store.setMeta('cursor_key', key);
+  }
+  return key;
+}
+
+/**
+ * Where a request goes: the inspector (its page at the base address, its
+ * routes under /_sandbox/inspector/), the token endpoint, the sandbox's
+ * trigger, or an API route after its token, its scope and the rate limit.
+ */
+function requestHandler(parts: {
+  store: Store;
+  clock: Clock;
+  tokenTtlSeconds: number;
+  inspector: Inspector;
+  router: ReturnType<typeof apiRouter>;
+  triggerEvent: ReturnType<typeof eventTrigger>;
+  rateLimiter: RateLimiter | undefined;
+}): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const { store, clock, tokenTtlSeconds, inspector, router, triggerEvent, rateLimiter } = parts;
+  return async (req, res) => {
+    const { pathname, segments, query } = requestTarget(req);
+    const method = req.method ?? 'GET';
+    const path = segments.join('/');
+
+    // The inspector: its page at the base address, its routes under /_sandbox/inspector/.
+    if (pathname === '/' || inspector.owns(path)) return inspector.handle(req, res, pathname === '/' ? '' : path, query);
+    if (path === 'v1/oauth/token') {
+      if (method !== 'POST') throw new ApiError(405, 'method_not_allowed', 'use POST', { allow: 'POST' });
+      return handleTokenRequest(req, res, store, tokenTtlSeconds, clock.now());
+    }
+    if (path === '_sandbox/events') {
+      if (method !== 'POST') throw new ApiError(405, 'method_not_allowed', 'use POST', { allow: 'POST' });
+      // It needs no token: on loopback, at least no page that rebound its name to 127.0.0.1 may make events occur.
+      inspector.checkLoopbackHost(req);
+      const reply = await triggerEvent(req);
+      return sendJson(res, reply.status, reply.body);
+    }
+
+    const { handler: route, params } = router.match(method, segments, `endpoint: ${method} ${pathname}`);
+    const now = clock.now();
+    const principal = authenticate(req, store, route.scope, now);
+    rateLimiter?.take(principal.client_id);
+    const reply = await route.handle({ req, query, params, principal, now });
+    if (reply.status === 204) return sendEmpty(res, 204);
+    sendJson(res, reply.status, reply.body);
   };
 }
