@@ -42,6 +42,25 @@ export interface TableOptions {
 export const tableTime = (iso: string | undefined, now: number, options: TableOptions) => (options.plain ? (iso ?? '') : relativeTime(iso, now));
 
 const GAP = 2;
+
+/** No border: columns apart by GAP spaces, as gh prints its lists. */
+const BORDERLESS = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: ' '.repeat(GAP),
+};
 /** The narrowest a shortened column gets (its title is cut too, when nothing else can give). */
 const MIN_SHORTENED = 5;
 /** A column is cut narrower than this only when no other may be left out (dropFirst). */
@@ -68,40 +87,7 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
     if (firstPage) widths[i] = natural[i]!;
     else if (whole.has(i) && widths[i] !== DROPPED) widths[i] = Math.max(widths[i]!, natural[i]!);
   });
-  if (firstPage && options.maxWidth) {
-    const maxWidth = options.maxWidth;
-    const wholeOrReluctant = new Set([...whole, ...(options.reluctant ?? [])]);
-    // Cut to no fewer than 8 characters (a URL: its host's start, its port and its path's end) while a column may
-    // still be left out (a column whose values are shorter keeps them, only its title is cut); once none may, to 5.
-    const events = new Set(options.events ?? []);
-    const legible = valuesWidth.map((width, i) => {
-      if (urls.has(i)) return Math.max(MIN_SHORTENED, ...cells.map((row) => urlKeptWidth(row[i] ?? '')));
-      return Math.max(MIN_SHORTENED, Math.min(events.has(i) ? LEGIBLE_EVENT : LEGIBLE, width));
-    });
-    const least = head.map(() => MIN_SHORTENED);
-    const fitDownTo = (floors: number[]) => {
-      narrowColumns(widths, wholeOrReluctant, maxWidth, floors);
-      narrowColumns(widths, whole, maxWidth, floors);
-    };
-    // A column that may be left out and whose values are all alike tells no row from another: it goes before anything
-    // is cut (a URL above all).
-    const dropFirst = options.dropFirst ?? [];
-    const alike = (i: number) => cells.length > 1 && cells.every((row) => row[i] === cells[0]![i]);
-    for (const i of dropFirst.filter(alike)) if (totalWidth(widths) > maxWidth) widths[i] = DROPPED;
-    const toDrop = dropFirst.filter((i) => widths[i] !== DROPPED);
-    fitDownTo(legible);
-    while (totalWidth(widths) > maxWidth && toDrop.length > 0) {
-      // One column fewer, and the others start again from their whole widths.
-      const next = toDrop.shift();
-      widths.forEach((width, i) => {
-        widths[i] = width === DROPPED || i === next ? DROPPED : natural[i]!;
-      });
-      fitDownTo(legible);
-    }
-    fitDownTo(least);
-    // A streamed list's later pages keep these widths: room the terminal has to spare goes to the columns cut first.
-    if (options.widths) spread(widths, wholeOrReluctant, options.maxWidth);
-  }
+  if (firstPage && options.maxWidth) fitToWidth(widths, { cells, valuesWidth, natural, whole, urls }, options.maxWidth, options);
   // Cells are cut here, where each column's way of cutting is known; cli-table3 then finds every cell fitting.
   const middle = new Set(options.middle ?? []);
   const cut = (text: string, i: number) => {
@@ -116,23 +102,7 @@ export async function renderTable(head: string[], rows: string[][], colors: Colo
     colWidths: shown.map((i) => widths[i]!),
     wordWrap: false,
     truncate: '…',
-    chars: {
-      top: '',
-      'top-mid': '',
-      'top-left': '',
-      'top-right': '',
-      bottom: '',
-      'bottom-mid': '',
-      'bottom-left': '',
-      'bottom-right': '',
-      left: '',
-      'left-mid': '',
-      mid: '',
-      'mid-mid': '',
-      right: '',
-      'right-mid': '',
-      middle: ' '.repeat(GAP),
-    },
+    chars: BORDERLESS,
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
   });
   for (const row of cells) table.push(shown.map((i) => cut(row[i] ?? '', i)));
@@ -172,4 +142,53 @@ function spread(widths: number[], whole: Set<number>, maxWidth: number): void {
   const base = open.reduce((sum, i) => sum + widths[i]!, 0);
   if (spare <= 0 || base === 0) return;
   for (const i of open) widths[i]! += Math.floor((spare * widths[i]!) / base);
+}
+
+/**
+ * The widths of a table's columns fitted to `maxWidth`: first a column that
+ * may be left out and reads the same on every row goes; then columns are cut
+ * to no fewer than 8 characters (an event type: 12; a URL: its host's start,
+ * its port and its path's end) while one may still be left out, and when
+ * cutting is not enough, the next in `dropFirst` is left out; once none may
+ * be, they are cut to 5. A streamed list's later pages keep these widths: the
+ * room the terminal has to spare goes to the columns cut first.
+ */
+function fitToWidth(
+  widths: number[],
+  table: { cells: string[][]; valuesWidth: number[]; natural: number[]; whole: Set<number>; urls: Set<number> },
+  maxWidth: number,
+  options: TableOptions,
+): void {
+  const { cells, valuesWidth, natural, whole, urls } = table;
+  const wholeOrReluctant = new Set([...whole, ...(options.reluctant ?? [])]);
+  // Cut to no fewer than 8 characters (a URL: its host's start, its port and its path's end) while a column may
+  // still be left out (a column whose values are shorter keeps them, only its title is cut); once none may, to 5.
+  const events = new Set(options.events ?? []);
+  const legible = valuesWidth.map((width, i) => {
+    if (urls.has(i)) return Math.max(MIN_SHORTENED, ...cells.map((row) => urlKeptWidth(row[i] ?? '')));
+    return Math.max(MIN_SHORTENED, Math.min(events.has(i) ? LEGIBLE_EVENT : LEGIBLE, width));
+  });
+  const least = widths.map(() => MIN_SHORTENED);
+  const fitDownTo = (floors: number[]) => {
+    narrowColumns(widths, wholeOrReluctant, maxWidth, floors);
+    narrowColumns(widths, whole, maxWidth, floors);
+  };
+  // A column that may be left out and whose values are all alike tells no row from another: it goes before anything
+  // is cut (a URL above all).
+  const dropFirst = options.dropFirst ?? [];
+  const alike = (i: number) => cells.length > 1 && cells.every((row) => row[i] === cells[0]![i]);
+  for (const i of dropFirst.filter(alike)) if (totalWidth(widths) > maxWidth) widths[i] = DROPPED;
+  const toDrop = dropFirst.filter((i) => widths[i] !== DROPPED);
+  fitDownTo(legible);
+  while (totalWidth(widths) > maxWidth && toDrop.length > 0) {
+    // One column fewer, and the others start again from their whole widths.
+    const next = toDrop.shift();
+    widths.forEach((width, i) => {
+      widths[i] = width === DROPPED || i === next ? DROPPED : natural[i]!;
+    });
+    fitDownTo(legible);
+  }
+  fitDownTo(least);
+  // A streamed list's later pages keep these widths: room the terminal has to spare goes to the columns cut first.
+  if (options.widths) spread(widths, wholeOrReluctant, maxWidth);
 }
