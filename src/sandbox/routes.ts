@@ -108,6 +108,7 @@ function attemptOr404(store: Store, ctx: RouteContext): AttemptRecord {
   return attempt;
 }
 
+/** The webhooks themselves: list, create, read, change, delete, and the event catalog they subscribe to. */
 export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
   return {
     async list(ctx: RouteContext): Promise<Reply> {
@@ -169,7 +170,12 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
     async events(): Promise<Reply> {
       return { status: 200, body: { data: EVENT_CATALOG } };
     },
+  };
+}
 
+/** What a webhook was sent: test sends, its delivery log, one attempt, and a retry. */
+export function deliveryRoutes({ store, deliverer, cursors }: RouteDeps) {
+  return {
     async test(ctx: RouteContext): Promise<Reply> {
       const body = await readJsonObject(ctx.req, true);
       const webhook = webhookOr404(store, ctx);
@@ -310,20 +316,24 @@ interface ApiRoute {
 const LITERAL_SEGMENTS = new Set(['webhook-events', 'webhook-deliveries']);
 
 /** The interface's routes, each with the scope its token needs. */
-export function apiRouter(api: ReturnType<typeof webhookRoutes>, clockApi: ReturnType<typeof clockRoutes>): Router<ApiRoute> {
+export function apiRouter(
+  api: ReturnType<typeof webhookRoutes>,
+  log: ReturnType<typeof deliveryRoutes>,
+  clockApi: ReturnType<typeof clockRoutes>,
+): Router<ApiRoute> {
   const read = (handle: ApiRoute['handle']): ApiRoute => ({ scope: 'webhooks:read', handle });
   const write = (handle: ApiRoute['handle']): ApiRoute => ({ scope: 'webhooks:write', handle });
   return new Router<ApiRoute>(LITERAL_SEGMENTS)
     .add('GET', 'v1/webhooks', read(api.list))
     .add('POST', 'v1/webhooks', write(api.create))
     .add('GET', 'v1/webhooks/webhook-events', read(api.events))
-    .add('GET', 'v1/webhooks/webhook-deliveries/:id', read(api.delivery))
-    .add('POST', 'v1/webhooks/webhook-deliveries/:id/retry', write(api.retry))
+    .add('GET', 'v1/webhooks/webhook-deliveries/:id', read(log.delivery))
+    .add('POST', 'v1/webhooks/webhook-deliveries/:id/retry', write(log.retry))
     .add('GET', 'v1/webhooks/:id', read(api.get))
     .add('PATCH', 'v1/webhooks/:id', write(api.update))
     .add('DELETE', 'v1/webhooks/:id', write(api.remove))
-    .add('POST', 'v1/webhooks/:id/test', write(api.test))
-    .add('GET', 'v1/webhooks/:id/deliveries', read(api.deliveries))
+    .add('POST', 'v1/webhooks/:id/test', write(log.test))
+    .add('GET', 'v1/webhooks/:id/deliveries', read(log.deliveries))
     .add('GET', '_sandbox/clock', read(clockApi.show))
     .add('POST', '_sandbox/clock', write(clockApi.move));
 }

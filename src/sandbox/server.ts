@@ -8,7 +8,7 @@ import { Cursors } from './cursor.js';
 import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from './deliverer.js';
 import { ApiError, requestTarget, sendEmpty, sendJson, serve } from './http.js';
 import { createInspector, type Inspector } from './inspector/routes.js';
-import { apiRouter, clockRoutes, eventTrigger, webhookRoutes } from './routes.js';
+import { apiRouter, clockRoutes, deliveryRoutes, eventTrigger, webhookRoutes } from './routes.js';
 import { RateLimiter } from './rate-limit.js';
 import { Store, type AttemptRecord, type ClientRecord, type WebhookRecord } from './store.js';
 import { httpUrl } from '../net.js';
@@ -56,7 +56,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
     ...(options.onFirstDrop ? { onFirstDrop: options.onFirstDrop } : {}),
   });
-  const api = webhookRoutes({ store, deliverer, cursors });
+  const routeDeps = { store, deliverer, cursors };
   // A manual clock carries on from where it stood when the sandbox stopped (with --data-dir).
   const CLOCK_KEY = 'manual_clock_now';
   if (isManual(clock)) clock.moveTo(Number(store.getMeta(CLOCK_KEY) ?? 0));
@@ -64,7 +64,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   const rateLimiter = options.rateLimit ? new RateLimiter(options.rateLimit, options.rateLimitNow) : undefined;
 
-  const router = apiRouter(api, clockApi);
+  const router = apiRouter(webhookRoutes(routeDeps), deliveryRoutes(routeDeps), clockApi);
   const triggerEvent = eventTrigger({ deliverer, clock });
 
   const inspector = createInspector({

@@ -55,31 +55,37 @@ interface Request {
 }
 type Handler = (request: Request) => Promise<void>;
 
-export function createInspector(deps: InspectorDeps): Inspector {
-  const { clock } = deps;
-  const access = new InspectorAccess();
-  const views = new InspectorViews(deps);
-  const live = new LiveStream(deps);
-  const pages = new PageFiles(access);
+/** The parts of the inspector its routes use. */
+interface Parts {
+  deps: InspectorDeps;
+  access: InspectorAccess;
+  views: InspectorViews;
+  live: LiveStream;
+  pages: PageFiles;
+}
 
-  /** A data route: it takes the query parameters named, and answers JSON. */
-  const data =
-    (known: readonly string[], view: (request: Request) => unknown): Handler =>
-    async (request) => {
-      checkQuery(request.query, known);
-      sendJson(request.res, 200, view(request), DATA_HEADERS);
-    };
-  /** An action: a JSON body only (no form of another site can send one), from the page's own origin only. */
-  const act =
-    (run: (request: Request) => Promise<Reply>): Handler =>
-    async (request) => {
-      access.checkSameOrigin(request.req);
-      checkQuery(request.query, []);
-      const reply = await run(request);
-      sendJson(request.res, reply.status, reply.body, DATA_HEADERS);
-    };
+/** A data route: it takes the query parameters named, and answers JSON. */
+const data =
+  (known: readonly string[], view: (request: Request) => unknown): Handler =>
+  async (request) => {
+    checkQuery(request.query, known);
+    sendJson(request.res, 200, view(request), DATA_HEADERS);
+  };
 
-  const router = new Router<Handler>()
+/** An action: a JSON body only (no form of another site can send one), from the page's own origin only. */
+const act =
+  (access: InspectorAccess, run: (request: Request) => Promise<Reply>): Handler =>
+  async (request) => {
+    access.checkSameOrigin(request.req);
+    checkQuery(request.query, []);
+    const reply = await run(request);
+    sendJson(request.res, reply.status, reply.body, DATA_HEADERS);
+  };
+
+/** The inspector's routes, relative to its prefix. */
+function inspectorRoutes({ deps, access, views, live, pages }: Parts): Router<Handler> {
+  const moveClock = ({ req, query }: Request) => deps.moveClock({ req, query, params: {}, principal: INSPECTOR_PRINCIPAL, now: deps.clock.now() });
+  return new Router<Handler>()
     .add('GET', '', async ({ res }) => {
       res.writeHead(308, { location: '/' });
       res.end();
@@ -108,23 +114,26 @@ export function createInspector(deps: InspectorDeps): Inspector {
     .add(
       'POST',
       'api/deliveries/:id/retry',
-      act(({ req, params }) => retry(deps, views, req, params.id!)),
+      act(access, ({ req, params }) => retry(deps, views, req, params.id!)),
     )
     .add(
       'POST',
       'api/webhooks/:id/test',
-      act(({ req, params }) => testSend(deps, req, params.id!)),
+      act(access, ({ req, params }) => testSend(deps, req, params.id!)),
     )
     .add(
       'POST',
       'api/events',
-      act(({ req }) => deps.trigger(req)),
+      act(access, ({ req }) => deps.trigger(req)),
     )
-    .add(
-      'POST',
-      'api/clock',
-      act(({ req, query }) => deps.moveClock({ req, query, params: {}, principal: INSPECTOR_PRINCIPAL, now: clock.now() })),
-    );
+    .add('POST', 'api/clock', act(access, moveClock));
+}
+
+export function createInspector(deps: InspectorDeps): Inspector {
+  const access = new InspectorAccess();
+  const live = new LiveStream(deps);
+  const pages = new PageFiles(access);
+  const router = inspectorRoutes({ deps, access, views: new InspectorViews(deps), live, pages });
 
   return {
     expose: (address) => access.expose(address),
