@@ -675,7 +675,7 @@ function report(floor, memory, disk, startedAt) {
 
 async function main() {
   const startedAt = Date.now();
-  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) {
+  if (!existsSync(join(ROOT, 'dist', 'main.js'))) {
     throw new BenchError('dist/ is not built: run `node scripts/build.mjs` (or `npm run bench`, which builds first)');
   }
   stage = 'starting the receiver';
