@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { WHSVC_BIN, runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -495,10 +493,9 @@ describe('events, test and deliveries', () => {
 
 describe('failures a user meets', () => {
   it('a service that never answers: --request-timeout (or WHSVC_TIMEOUT) ends the request, one line, exit 1', async () => {
-    const hanging = createServer(() => undefined);
-    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    const hanging = await startReceiver(() => 'hold');
     try {
-      const address = `127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+      const address = new URL(hanging.url).host;
       const env = { WHSVC_BASE_URL: `http://${address}`, WHSVC_CLIENT_ID: 'client', WHSVC_CLIENT_SECRET: 'secret' };
       const byFlag = await cli(['webhooks', 'list', '--request-timeout', '1500ms'], freshConfig(), { env });
       expect(byFlag.code).toBe(1);
@@ -507,8 +504,7 @@ describe('failures a user meets', () => {
       expect(byEnv.code).toBe(1);
       expect(byEnv.stderr.split('\n')[0]).toBe(`whsvc: ${address} did not answer: no answer within 1 s`);
     } finally {
-      hanging.closeAllConnections();
-      await new Promise((resolve) => hanging.close(resolve));
+      await hanging.close();
     }
   });
 

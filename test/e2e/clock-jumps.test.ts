@@ -1,9 +1,8 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualSandboxClock } from '../../src/sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { http, getToken } from '../helpers/http.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 const T0 = Date.parse('2030-01-01T00:00:00Z');
 const HOUR = 3_600_000;
@@ -14,31 +13,14 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A receiver that answers 500 at once to the first request, and holds every later one until released. */
-async function gatedReceiver() {
-  const held: ServerResponse[] = [];
-  let count = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      count += 1;
-      if (count === 1) res.writeHead(500).end();
-      else held.push(res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+/** A receiver that answers 500 at once to the first request, and holds every later one until released (with a 500). */
+async function gatedReceiver(): Promise<Receiver> {
+  const receiver = await startReceiver(() => (receiver.received.length === 1 ? 500 : 'hold'));
   cleanups.push(async () => {
-    for (const res of held.splice(0)) res.writeHead(500).end();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    receiver.release(500);
+    await receiver.close();
   });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    held: () => held.length,
-    release: () => {
-      for (const res of held.splice(0)) res.writeHead(500).end();
-    },
-  };
+  return receiver;
 }
 
 async function manualSandbox(): Promise<{ sandbox: Sandbox; base: string; token: string }> {
@@ -69,8 +51,8 @@ describe('two clock jumps at once', () => {
     const secondMove = call('POST', '/_sandbox/clock', second);
     // The second has been asked for (its handler has called the deliverer) while the first still runs.
     await vi.waitFor(() => expect(advance).toHaveBeenCalledTimes(2), { timeout: 20_000 });
-    receiver.release();
-    const released = setInterval(() => receiver.release(), 20);
+    receiver.release(500);
+    const released = setInterval(() => receiver.release(500), 20);
     try {
       const [one, two] = await Promise.all([first, secondMove]);
       expect(one.status, one.text).toBe(200);

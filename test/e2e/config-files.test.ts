@@ -1,11 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WHSVC_BIN, runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // The CLI's own files under the bad day: many whsvc processes writing at once
 // (CI jobs sharing a home directory), a process killed mid-write, profile
@@ -145,22 +144,16 @@ describe('profile names are data', () => {
 });
 
 describe('credentials go only where they were proven', () => {
-  let elsewhere: Server;
+  let elsewhere: Receiver;
   let elsewhereUrl: string;
-  const hits: string[] = [];
+  /** What reached the other address: method, path and body of each request. */
+  const hits = () => elsewhere.received.map((r) => `${r.method} ${r.path} ${r.body}`);
   beforeAll(async () => {
-    elsewhere = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk) => (body += chunk));
-      req.on('end', () => {
-        hits.push(`${req.method} ${req.url} ${body}`);
-        res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_client","error_description":"no"}');
-      });
-    });
-    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
-    elsewhereUrl = `http://localhost:${(elsewhere.address() as AddressInfo).port}`;
+    const refusal = { status: 401, body: '{"error":"invalid_client","error_description":"no"}', headers: { 'content-type': 'application/json' } };
+    elsewhere = await startReceiver(() => refusal);
+    elsewhereUrl = `http://localhost:${new URL(elsewhere.url).port}`;
   });
-  afterAll(() => new Promise((resolve) => elsewhere.close(resolve)));
+  afterAll(() => elsewhere.close());
 
   it('a profile’s secret is not sent to another address: exit 3 naming both, nothing sent', async () => {
     const dir = freshConfig();
@@ -175,7 +168,7 @@ describe('credentials go only where they were proven', () => {
     const flag = await cli(['webhooks', 'list', '--base-url', elsewhereUrl], dir);
     expect(flag.code).toBe(3);
     expect(flag.stderr).toContain('(from --base-url)');
-    expect(hits).toEqual([]);
+    expect(hits()).toEqual([]);
     // The same address written another way is the same address.
     const same = await cli(['webhooks', 'list', '--json'], dir, { env: { WHSVC_BASE_URL: `${sandbox.info.base_url}/` } });
     expect(same.code, same.stderr).toBe(0);
@@ -187,7 +180,7 @@ describe('credentials go only where they were proven', () => {
       env: { WHSVC_BASE_URL: elsewhereUrl, WHSVC_CLIENT_ID: 'env-client', WHSVC_CLIENT_SECRET: 'env-secret' },
     });
     expect(result.code).toBe(3);
-    expect(hits.some((hit) => hit.startsWith('POST /v1/oauth/token') && hit.includes('env-client'))).toBe(true);
+    expect(hits().some((hit) => hit.startsWith('POST /v1/oauth/token') && hit.includes('env-client'))).toBe(true);
   });
 
   it.each(['http://example.com', 'http://10.0.0.5:4010', 'http://169.254.169.254'])('plain http to %s is refused before any request (exit 2)', async (url) => {

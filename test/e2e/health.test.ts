@@ -1,6 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -21,8 +19,6 @@ let receiver: Receiver;
 let workDir: string;
 let configDir: string;
 let mixedMode: 'first-fails' | 'ok' | 'down' = 'first-fails';
-const held: ServerResponse[] = [];
-let slowServer: ReturnType<typeof createServer>;
 let slowUrl: string;
 let token: string;
 const ids: Record<string, string> = {};
@@ -75,16 +71,11 @@ async function trigger(type: string): Promise<void> {
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-health-'));
   configDir = mkdtempSync(join(workDir, 'config-'));
-  slowServer = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => held.push(res));
-  });
-  await new Promise<void>((resolve) => slowServer.listen(0, '127.0.0.1', resolve));
-  slowUrl = `http://127.0.0.1:${(slowServer.address() as AddressInfo).port}/slow`;
   [sandbox, receiver] = await Promise.all([
     // A long delivery timeout keeps the slow delivery pending; a day-long token outlives the clock's jump.
     startSandboxProcess(['--quiet', '--clock', 'manual', '--max-attempts', '3', '--delivery-timeout-ms', '120000', '--token-ttl', '86400']),
     startReceiver((request) => {
+      if (request.path === '/slow') return 'hold';
       if (request.path === '/ok') return 200;
       if (request.path === '/mixed') {
         if (mixedMode === 'first-fails') return request.headers['x-service-attempt'] === '1' ? 500 : 200;
@@ -93,6 +84,7 @@ beforeAll(async () => {
       return 500;
     }),
   ]);
+  slowUrl = `${receiver.url}/slow`;
   token = (await cli(['auth', 'token'])).stdout.trim();
   for (const [name, url, events] of [
     ['ok', `${receiver.url}/ok`, 'invoice.paid'],
@@ -123,15 +115,13 @@ beforeAll(async () => {
   await settled({ ok: 5, down: 7, mixed: 6 });
   // And one delivery in flight to slow.
   await trigger('sales_order.created');
-  await vi.waitFor(() => expect(held.length, 'the slow receiver got nothing').toBeGreaterThan(0), { timeout: 30_000, interval: 50 });
+  await vi.waitFor(() => expect(receiver.held(), 'the slow receiver got nothing').toBeGreaterThan(0), { timeout: 30_000, interval: 50 });
 });
 
 afterAll(async () => {
-  for (const res of held.splice(0)) res.end();
+  receiver?.release();
   await sandbox?.stop();
   await receiver?.close();
-  slowServer?.closeAllConnections();
-  await new Promise((resolve) => slowServer?.close(resolve));
   rmSync(workDir, { recursive: true, force: true });
 });
 
@@ -298,10 +288,7 @@ describe('webhooks health against the sandbox', () => {
   });
 
   it('the delivery in flight counts as delivered once it is taken', async () => {
-    for (const res of held.splice(0)) {
-      res.statusCode = 200;
-      res.end();
-    }
+    receiver.release(200);
     await settled({ slow: 1 });
     const result = await cliJson(['webhooks', 'health', ids.slow!]);
     expect(result.webhooks[0]).toMatchObject({ deliveries: 1, delivered: 1, pending: 0, delivered_share: 1, last_delivered_at: iso(HOUR) });

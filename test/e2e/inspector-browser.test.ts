@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { getToken, http } from '../helpers/http.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // The inspector in a real headless Chromium (Debian's `chromium`, driven by
 // playwright-core), against the built `whsvc sandbox start`: it lists a
@@ -25,39 +24,21 @@ const WAIT = { timeout: 45_000 };
 const HTML_PAYLOAD = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"><b>bold?</b>';
 const HTML_ANSWER = '<h1 id="injected">hello from the receiver</h1><script>window.__pwned = 3</script>';
 
-/** A receiver whose status the test sets per path; /html answers with HTML. */
-interface TestReceiver {
-  url: string;
-  status: Map<string, number>;
-  count: number;
-  close(): Promise<void>;
-}
+/** The status the receiver answers on each path (200 when unset); /html answers with HTML. */
+const statusByPath = new Map<string, number>();
 
-async function startTestReceiver(): Promise<TestReceiver> {
-  const receiver: TestReceiver = { url: '', status: new Map(), count: 0, close: async () => undefined };
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      receiver.count += 1;
-      const status = receiver.status.get(req.url ?? '') ?? 200;
-      const html = req.url === '/html';
-      res.writeHead(status, { 'content-type': html ? 'text/html' : 'application/json' });
-      res.end(html ? HTML_ANSWER : JSON.stringify({ received: true }));
-    });
+function startTestReceiver(): Promise<Receiver> {
+  return startReceiver((request) => {
+    const status = statusByPath.get(request.path) ?? 200;
+    return request.path === '/html'
+      ? { status, body: HTML_ANSWER, headers: { 'content-type': 'text/html' } }
+      : { status, body: JSON.stringify({ received: true }), headers: { 'content-type': 'application/json' } };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  receiver.close = () =>
-    new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return receiver;
 }
 
 describe.skipIf(!available)('the inspector in headless Chromium', () => {
   let sandbox: SandboxProcess;
-  let receiver: TestReceiver;
+  let receiver: Receiver;
   let browser: Browser;
   let page: Page;
   let base: string;
@@ -173,13 +154,13 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
   });
 
   it('retries a failed delivery and shows the new attempt', async () => {
-    receiver.status.set('/flaky', 503);
+    statusByPath.set('/flaky', 503);
     const id = await trigger('sales_order.created');
     await page.waitForFunction((wanted) => document.querySelector(`.delivery[data-id="${wanted}"] .badge`)?.textContent?.includes('failed'), id, WAIT);
     await open(id);
     expect(await page.locator('#detail .timeline .attempt').count()).toBe(1);
     expect(await page.locator('#detail .timeline').textContent()).toContain('endpoint answered 503');
-    receiver.status.set('/flaky', 200);
+    statusByPath.set('/flaky', 200);
     await page.click('#detail button:has-text("Retry now")');
     await page.waitForFunction(() => document.querySelectorAll('#detail .timeline .attempt').length === 2, undefined, WAIT);
     const second = page.locator('#detail .timeline .attempt').nth(1);

@@ -1,40 +1,27 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WHSVC_BIN } from '../helpers/cli.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
-let server: Server;
-let baseUrl: string;
+let service: Receiver;
 let workDir: string;
-let createArrived: () => void;
-const arrived = new Promise<void>((resolve) => (createArrived = resolve));
 
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-int-'));
   // A service that hands out tokens and the catalog, then never answers the create.
-  server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      if (req.url === '/v1/oauth/token') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"t","token_type":"Bearer","expires_in":3600}');
-      } else if (req.url === '/v1/webhooks/webhook-events') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[{"type":"invoice.paid","module":"finance","desc":"x"}]}');
-      } else {
-        createArrived();
-      }
-    });
+  const json = (body: string) => ({ status: 200, body, headers: { 'content-type': 'application/json' } });
+  service = await startReceiver((request) => {
+    if (request.path === '/v1/oauth/token') return json('{"access_token":"t","token_type":"Bearer","expires_in":3600}');
+    if (request.path === '/v1/webhooks/webhook-events') return json('{"data":[{"type":"invoice.paid","module":"finance","desc":"x"}]}');
+    return 'hold';
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await service.close();
   rmSync(workDir, { recursive: true, force: true });
 });
 
@@ -48,7 +35,7 @@ describe('Ctrl-C', () => {
         env: {
           ...process.env,
           WHSVC_CONFIG_DIR: join(workDir, 'config'),
-          WHSVC_BASE_URL: baseUrl,
+          WHSVC_BASE_URL: service.url,
           WHSVC_CLIENT_ID: 'a',
           WHSVC_CLIENT_SECRET: 'b',
           NO_COLOR: '1',
@@ -58,7 +45,7 @@ describe('Ctrl-C', () => {
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    await arrived;
+    await service.waitFor(1, 20_000, '/v1/webhooks');
     expect(existsSync(secretFile)).toBe(true);
     child.kill('SIGINT');
     expect(await exited).toBe(130);

@@ -1,35 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { getToken, http } from '../helpers/http.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 /** A receiver on one host:port: /slow answers 200 after `slowMs`, /hang never answers, anything else at once. */
-async function startLoadReceiver(slowMs: number): Promise<{ url: string; answered: Map<string, number>; close(): void }> {
-  const answered = new Map<string, number>();
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      if (path === '/hang') return;
-      const reply = () => {
-        answered.set(path, (answered.get(path) ?? 0) + 1);
-        res.writeHead(200).end('ok');
-      };
-      if (path === '/slow') setTimeout(reply, slowMs);
-      else reply();
-    });
-  });
-  server.maxConnections = 4096;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', 4096, resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    answered,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
+function startLoadReceiver(slowMs: number): Promise<Receiver> {
+  return startReceiver((request) => (request.path === '/hang' ? 'hold' : request.path === '/slow' ? { status: 200, delayMs: slowMs } : 200));
 }
 
 const cleanups: Array<() => unknown> = [];
