@@ -19,6 +19,13 @@ export interface DeliveryPolicy {
    * endpoint that hangs can only ever hold its own connections.
    */
   concurrencyPerWebhook: number;
+  /**
+   * A webhook whose connections are all busy and none of whose sends has ended
+   * for this long is stalled (an endpoint that hangs or crawls): an event for
+   * it is acknowledged without waiting any longer for a turn, and its delivery
+   * waits its turn inside the sandbox.
+   */
+  stalledAfterMs: number;
   /** Deliveries kept (with their attempts): past it the oldest are dropped. Infinity keeps all. */
   maxDeliveries: number;
   /** What the endpoint answered is kept up to this many bytes. */
@@ -33,6 +40,7 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
   maxAttempts: 5,
   timeoutMs: 10_000,
   concurrencyPerWebhook: 64,
+  stalledAfterMs: 1_000,
   maxDeliveries: Number.POSITIVE_INFINITY,
   responseBodyLimit: 1_024,
   platformName: 'Service',
@@ -83,6 +91,8 @@ interface Begun {
   attempt: number;
   seq: number;
   startedAt: number;
+  /** Called once the send has a connection of its webhook's, or is left to wait behind a stalled one. */
+  onTurn?: () => void;
 }
 
 /**
@@ -96,6 +106,8 @@ interface Lane {
   dispatcher: Dispatcher;
   inFlight: number;
   waiting: Array<() => void>;
+  /** When a send of this webhook last ended (performance.now()). */
+  lastEndedAt: number;
 }
 
 /** The next automatic attempt's time, said of a failed attempt only. */
@@ -152,7 +164,10 @@ export class Deliverer {
    * Resolves once each delivery and its first attempt are recorded (with
    * those of other events of the same moment, in one transaction), so an
    * acknowledged event survives a stop: a sandbox stopped before the send
-   * still sends it when it comes back. The sends go on in the background.
+   * still sends it when it comes back. It also waits until each send has a
+   * connection of its webhook's, so that events come no faster than they are
+   * delivered and no queue builds up behind the acknowledgement; a stalled
+   * webhook (policy.stalledAfterMs) is not waited for. The sends go on in the background.
    */
   async deliverEvent(accountId: string, type: string, payload: Record<string, unknown>): Promise<string[]> {
     const prepared = this.deps.store.subscribedActiveWebhooks(accountId, type).map((webhook) => this.prepareFirst(webhook, type, payload));
@@ -160,9 +175,15 @@ export class Deliverer {
     await this.record(() => {
       for (const first of prepared) if (this.insertFirst(first)) recorded.push(first);
     });
-    for (const first of recorded) {
-      this.withDeliveryLock(first.delivery.id, () => this.complete(first)).catch((error: unknown) => this.reportFailure(first.delivery.id, error));
-    }
+    const turns = recorded.map((first) => {
+      const { promise, resolve } = Promise.withResolvers<void>();
+      first.onTurn = resolve;
+      this.withDeliveryLock(first.delivery.id, () => this.complete(first))
+        .catch((error: unknown) => this.reportFailure(first.delivery.id, error))
+        .finally(resolve);
+      return promise;
+    });
+    await Promise.all(turns);
     return recorded.map((b) => b.delivery.id);
   }
 
@@ -348,7 +369,7 @@ export class Deliverer {
   private async complete(begun: Begun): Promise<AttemptRecord> {
     const { store, clock, policy } = this.deps;
     const { delivery, webhook } = begun;
-    const outcome = await this.post(webhook, delivery, begun.attempt, begun.attemptId, begun.kind);
+    const outcome = await this.post(webhook, delivery, begun);
     let retryAt: number | undefined;
     await this.record(() => {
       store.finishAttempt(begun.attemptId, outcome);
@@ -423,30 +444,40 @@ export class Deliverer {
    * send may start. An attempt that has to wait is marked queued in the store
    * meanwhile: a sandbox killed then never sent it (see recoverInterrupted).
    */
-  private async turn(webhookId: string, attemptId: string, kind: 'automatic' | 'manual'): Promise<Lane> {
+  private async turn(webhookId: string, { attemptId, kind, onTurn }: Begun): Promise<Lane> {
     let lane = this.lanes.get(webhookId);
     if (!lane) {
-      lane = { dispatcher: this.deps.dispatcherFor(webhookId), inFlight: 0, waiting: [] };
+      lane = { dispatcher: this.deps.dispatcherFor(webhookId), inFlight: 0, waiting: [], lastEndedAt: performance.now() };
       this.lanes.set(webhookId, lane);
     }
     if (lane.inFlight >= this.deps.policy.concurrencyPerWebhook) {
       this.deps.store.markQueued(attemptId, kind);
+      // Told when the webhook stalls (no send ended for stalledAfterMs), if its turn has not come by then.
+      let stalled: NodeJS.Timeout | undefined;
+      if (onTurn) {
+        const stalledIn = this.deps.policy.stalledAfterMs - (performance.now() - lane.lastEndedAt);
+        if (stalledIn <= 0) onTurn();
+        else stalled = setTimeout(onTurn, stalledIn).unref();
+      }
       await new Promise<void>((resolve) => lane.waiting.push(resolve));
+      clearTimeout(stalled);
       this.deps.store.markQueued(attemptId, undefined);
     }
     lane.inFlight += 1;
+    onTurn?.();
     return lane;
   }
 
   private endTurn(lane: Lane): void {
     lane.inFlight -= 1;
+    lane.lastEndedAt = performance.now();
     lane.waiting.shift()?.();
   }
 
-  private async post(webhook: WebhookRecord, delivery: DeliveryRecord, attempt: number, attemptId: string, kind: 'automatic' | 'manual'): Promise<SendOutcome> {
-    const lane = await this.turn(webhook.id, attemptId, kind);
+  private async post(webhook: WebhookRecord, delivery: DeliveryRecord, begun: Begun): Promise<SendOutcome> {
+    const lane = await this.turn(webhook.id, begun);
     try {
-      return await this.send(lane.dispatcher, webhook, delivery, attempt, attemptId);
+      return await this.send(lane.dispatcher, webhook, delivery, begun.attempt, begun.attemptId);
     } finally {
       this.endTurn(lane);
     }

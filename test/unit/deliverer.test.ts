@@ -1,6 +1,6 @@
 import { ManualSandboxClock } from '../../src/sandbox/clock.js';
 import { createHmac } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MockAgent } from 'undici';
 import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from '../../src/sandbox/deliverer.js';
 import { Store, type AttemptRecord, type DeliveryRecord, type WebhookRecord } from '../../src/sandbox/store.js';
@@ -824,7 +824,8 @@ describe('Deliverer: each webhook its own share of sends', () => {
         lanesAsked.push(id);
         return agent;
       },
-      policy: { ...DEFAULT_POLICY, maxAttempts: 1, concurrencyPerWebhook: 2 },
+      // Stalled at once: each event is acknowledged while its delivery waits its turn.
+      policy: { ...DEFAULT_POLICY, maxAttempts: 1, concurrencyPerWebhook: 2, stalledAfterMs: 0 },
     });
     const slow = gate();
     for (let i = 0; i < 4; i++) {
@@ -856,6 +857,57 @@ describe('Deliverer: each webhook its own share of sends', () => {
     await flushPromises();
     expect(dispatched.filter((d) => d === 'hook')).toHaveLength(4);
     expect(attemptsOf(webhook).map((a) => a.status)).toEqual(['delivered', 'delivered', 'delivered', 'delivered']);
+  });
+});
+
+describe('Deliverer: no queue behind the acknowledgement', () => {
+  /** Events whose deliveries to /hook wait at the endpoint until the gate opens. */
+  function heldEndpoint(count: number) {
+    const held = gate();
+    for (let i = 0; i < count; i++) {
+      agent
+        .get(ORIGIN)
+        .intercept({ path: '/hook', method: 'POST' })
+        .reply(async () => {
+          await held.promise;
+          return { statusCode: 200, data: '' };
+        });
+    }
+    return held;
+  }
+
+  it("an event is acknowledged once its send has one of the webhook's connections: while they are all busy, it waits for a send to end", async () => {
+    await deliverer.stop();
+    deliverer = makeDeliverer({ maxAttempts: 1, concurrencyPerWebhook: 2, stalledAfterMs: 600_000 });
+    const held = heldEndpoint(3);
+    await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    let acknowledged = false;
+    const third = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD).then((ids) => {
+      acknowledged = true;
+      return ids;
+    });
+    try {
+      // Recorded (it survives a stop), waiting for a connection, and not acknowledged.
+      await vi.waitFor(() => expect(attemptsOf(webhook)).toHaveLength(3));
+      await flushPromises();
+      expect(acknowledged).toBe(false);
+    } finally {
+      held.open();
+    }
+    expect(await third).toHaveLength(1);
+    await vi.waitFor(() => expect(attemptsOf(webhook).map((a) => a.status)).toEqual(['delivered', 'delivered', 'delivered']));
+  });
+
+  it('a stalled webhook (no send ended for stalledAfterMs) is not waited for: the event is acknowledged and its delivery waits inside', async () => {
+    await deliverer.stop();
+    deliverer = makeDeliverer({ maxAttempts: 1, concurrencyPerWebhook: 1, stalledAfterMs: 0 });
+    const held = heldEndpoint(2);
+    await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    expect(await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD)).toHaveLength(1);
+    expect(attemptsOf(webhook).map((a) => a.status)).toEqual(['pending', 'pending']);
+    held.open();
+    await vi.waitFor(() => expect(attemptsOf(webhook).map((a) => a.status)).toEqual(['delivered', 'delivered']));
   });
 });
 
