@@ -16,6 +16,17 @@ export const systemClock: Clock = {
 };
 
 /**
+ * Real elapsed time (performance.now()), whatever the sandbox's clock says:
+ * what connections take is measured in it (a manual clock stands still while
+ * a receiver takes its time).
+ */
+export const elapsedClock: Clock = {
+  now: () => performance.now(),
+  setTimeout: systemClock.setTimeout,
+  clearTimeout: systemClock.clearTimeout,
+};
+
+/**
  * The sandbox's time with `--clock manual`: it stands still until it is moved
  * (forward only). What falls due now still happens at once; anything set for
  * later waits for an advance, which plays it out (Deliverer.advance).

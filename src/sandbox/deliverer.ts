@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { Clock } from './clock.js';
+import { elapsedClock, type Clock } from './clock.js';
 import { newId } from './ids.js';
 import type { AttemptRecord, DeliveryRecord, Store, WebhookRecord } from './store.js';
 import { deliveryHeaders as protocolHeaders, sign } from '../signing/signature.js';
@@ -53,6 +53,8 @@ export interface DelivererDeps {
   /** The connections of one webhook (at least concurrencyPerWebhook of them); asked once per webhook. */
   dispatcherFor: (webhookId: string) => Dispatcher;
   policy: DeliveryPolicy;
+  /** Real elapsed time, for a lane's stall (elapsedClock unless a test gives its own). */
+  elapsed?: Clock;
   onAttempt?: (attempt: AttemptRecord, webhook: WebhookRecord) => void;
   /** Told once, the first time old deliveries are dropped to keep maxDeliveries. */
   onFirstDrop?: (dropped: number) => void;
@@ -106,9 +108,16 @@ interface Lane {
   dispatcher: Dispatcher;
   inFlight: number;
   waiting: Array<() => void>;
-  /** When a send of this webhook last ended (performance.now()). */
-  lastEndedAt: number;
+  /** When the lane last made progress (elapsed time): a send of it ended, or its connections all became busy. */
+  progressAt: number;
+  /** Acknowledgements of events whose sends wait in this lane, given at once if it stalls first. */
+  acks: Set<() => void>;
+  /** Looks again at whether the lane stalled, while acknowledgements wait. */
+  stallTimer: unknown;
 }
+
+/** The longest delay a timer takes (about 24.8 days): a lane is never counted stalled after a longer stalledAfterMs. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The next automatic attempt's time, said of a failed attempt only. */
 const nextAttemptAt = (status: string, due: number | null | undefined): string | null =>
@@ -447,31 +456,62 @@ export class Deliverer {
   private async turn(webhookId: string, { attemptId, kind, onTurn }: Begun): Promise<Lane> {
     let lane = this.lanes.get(webhookId);
     if (!lane) {
-      lane = { dispatcher: this.deps.dispatcherFor(webhookId), inFlight: 0, waiting: [], lastEndedAt: performance.now() };
+      lane = { dispatcher: this.deps.dispatcherFor(webhookId), inFlight: 0, waiting: [], progressAt: 0, acks: new Set(), stallTimer: null };
       this.lanes.set(webhookId, lane);
     }
-    if (lane.inFlight >= this.deps.policy.concurrencyPerWebhook) {
+    const limit = this.deps.policy.concurrencyPerWebhook;
+    if (lane.inFlight >= limit) {
       this.deps.store.markQueued(attemptId, kind);
-      // Told when the webhook stalls (no send ended for stalledAfterMs), if its turn has not come by then.
-      let stalled: NodeJS.Timeout | undefined;
-      if (onTurn) {
-        const stalledIn = this.deps.policy.stalledAfterMs - (performance.now() - lane.lastEndedAt);
-        if (stalledIn <= 0) onTurn();
-        else stalled = setTimeout(onTurn, stalledIn).unref();
-      }
+      if (onTurn) this.acknowledgeIfStalled(lane, onTurn);
       await new Promise<void>((resolve) => lane.waiting.push(resolve));
-      clearTimeout(stalled);
+      if (onTurn) lane.acks.delete(onTurn);
       this.deps.store.markQueued(attemptId, undefined);
     }
     lane.inFlight += 1;
+    // Its connections all busy from now: a stall is counted from here, not from an idle time before.
+    if (lane.inFlight === limit) lane.progressAt = this.elapsed.now();
     onTurn?.();
     return lane;
   }
 
   private endTurn(lane: Lane): void {
     lane.inFlight -= 1;
-    lane.lastEndedAt = performance.now();
+    lane.progressAt = this.elapsed.now();
     lane.waiting.shift()?.();
+  }
+
+  private get elapsed(): Clock {
+    return this.deps.elapsed ?? elapsedClock;
+  }
+
+  /** How long until the lane counts as stalled (0 or less: it is). */
+  private stalledIn(lane: Lane): number {
+    return this.deps.policy.stalledAfterMs - (this.elapsed.now() - lane.progressAt);
+  }
+
+  /** Acknowledges now if the lane is stalled; else once it stalls, unless the send's turn comes first. */
+  private acknowledgeIfStalled(lane: Lane, acknowledge: () => void): void {
+    if (this.stalledIn(lane) <= 0) {
+      acknowledge();
+      return;
+    }
+    lane.acks.add(acknowledge);
+    this.watchStall(lane);
+  }
+
+  /** One timer per lane, looking again when the lane would stall if nothing ended meanwhile. */
+  private watchStall(lane: Lane): void {
+    const stalledIn = this.stalledIn(lane);
+    if (lane.stallTimer !== null || lane.acks.size === 0 || !(stalledIn < MAX_TIMER_MS)) return;
+    lane.stallTimer = this.elapsed.setTimeout(() => {
+      lane.stallTimer = null;
+      if (this.stalledIn(lane) <= 0) {
+        for (const acknowledge of lane.acks) acknowledge();
+        lane.acks.clear();
+      } else {
+        this.watchStall(lane);
+      }
+    }, stalledIn);
   }
 
   private async post(webhook: WebhookRecord, delivery: DeliveryRecord, begun: Begun): Promise<SendOutcome> {

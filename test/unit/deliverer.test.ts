@@ -911,6 +911,90 @@ describe('Deliverer: no queue behind the acknowledgement', () => {
   });
 });
 
+describe('Deliverer: when a webhook counts as stalled', () => {
+  /** Deliveries to /hook each held at the endpoint until the test opens their gate, in order. */
+  function gatedEndpoint(count: number) {
+    const gates = Array.from({ length: count }, () => gate());
+    for (const held of gates) {
+      agent
+        .get(ORIGIN)
+        .intercept({ path: '/hook', method: 'POST' })
+        .reply(async () => {
+          await held.promise;
+          return { statusCode: 200, data: '' };
+        });
+    }
+    return gates;
+  }
+
+  /** An event made to occur, and whether it has been acknowledged yet. */
+  function occur(target: Deliverer) {
+    const event = { acknowledged: false, done: Promise.resolve<string[]>([]) };
+    event.done = target.deliverEvent(ACCOUNT, EVENT, PAYLOAD).then((ids) => {
+      event.acknowledged = true;
+      return ids;
+    });
+    return event;
+  }
+
+  let elapsed: ManualClock;
+  beforeEach(async () => {
+    await deliverer.stop();
+    elapsed = new ManualClock(0);
+    deliverer = new Deliverer({
+      store,
+      clock,
+      elapsed,
+      dispatcherFor: () => agent,
+      policy: { ...DEFAULT_POLICY, maxAttempts: 1, concurrencyPerWebhook: 1, stalledAfterMs: 1_000 },
+    });
+  });
+
+  it('counts from the last send that ended, not from when the event began waiting: sends that keep ending are no stall', async () => {
+    const gates = gatedEndpoint(3);
+    try {
+      await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+      const second = occur(deliverer);
+      const third = occur(deliverer);
+      await vi.waitFor(() => expect(attemptsOf(webhook)).toHaveLength(3));
+      await elapsed.advance(900);
+      gates[0]!.open();
+      await second.done;
+      // 600 ms after the first send ended: the second is under way, the third waits its turn, unacknowledged.
+      await elapsed.advance(600);
+      await flushPromises();
+      expect(third.acknowledged).toBe(false);
+      // A second with nothing ended: the webhook is stalled, and the third is acknowledged while it waits.
+      await elapsed.advance(400);
+      await third.done;
+      expect(attemptsOf(webhook).map((a) => a.status)).toEqual(['delivered', 'pending', 'pending']);
+    } finally {
+      for (const held of gates) held.open();
+    }
+    await vi.waitFor(() => expect(attemptsOf(webhook).map((a) => a.status)).toEqual(['delivered', 'delivered', 'delivered']));
+  });
+
+  it('counts from when its connections became busy, not from an idle time before', async () => {
+    agent.get(ORIGIN).intercept({ path: '/hook', method: 'POST' }).reply(200, '');
+    await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    await vi.waitFor(() => expect(attemptsOf(webhook).map((a) => a.status)).toEqual(['delivered']));
+    // Ten idle seconds, then two events at once: the second waits for the first, which has just begun.
+    await elapsed.advance(10_000);
+    const gates = gatedEndpoint(2);
+    try {
+      await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+      const queued = occur(deliverer);
+      await vi.waitFor(() => expect(attemptsOf(webhook)).toHaveLength(3));
+      await flushPromises();
+      expect(queued.acknowledged).toBe(false);
+      await elapsed.advance(1_000);
+      await queued.done;
+    } finally {
+      for (const held of gates) held.open();
+    }
+  });
+});
+
 describe('Deliverer: a bounded log', () => {
   it('keeps the newest maxDeliveries deliveries with their attempts, drops the oldest, and says so once', async () => {
     await deliverer.stop();
