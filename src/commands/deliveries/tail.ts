@@ -12,6 +12,7 @@ import { checkRoutes, describeRoutes, forwardRoute, type ForwardRoute } from '..
 import { PLATFORM_NAME, boundAt, collect, duration, integerIn, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { relativeTime, sanitize } from '../../render/text.js';
+import type { Colors } from '../../render/colors.js';
 import { CheckpointWriter, checkWritable, holdCheckpoint, readCheckpoint, type Checkpoint } from './tail/checkpoint.js';
 import { RecordFile } from '../replay/shared/record.js';
 import { Follower, type Change, type PollReport, type StartAt } from './tail/follow.js';
@@ -210,26 +211,10 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
         return ExitCode.failure;
       }
       if (polls > 0) noteNewWebhooksAndLag(report, note);
-      for (const change of report.changes) {
-        // --count N: N lines, even when one poll brings more; what comes after them is still forwarded (and checkpointed).
-        if (matches(change) && (options.count === undefined || printed < options.count)) {
-          printer.change(change);
-          printed += 1;
-        }
-        // Forwarded: each delivery once, the first attempt of it seen; retries of it are not.
-        if (queue && change.kind === 'new' && wants(change.attempt)) queue.offer(change);
-      }
+      printed = takeChanges(report.changes, printed, { count: options.count, printer, queue, matches, wants });
       if (polls === 0) note(followingLine(options, follower.webhookIds.length, report, checkpoint !== undefined, routes));
       polls += 1;
-      if (queue) {
-        try {
-          await queue.drain(() => stop.stopRequested, save);
-        } catch (error) {
-          // The service, busy or out of reach while a delivery was retrieved: the queue waits for the next poll.
-          if (!passing(error)) throw error;
-          note(`${err.yellow('cannot retrieve the next delivery to forward')}: ${(error as Error).message}; trying again at the next poll`);
-        }
-      }
+      if (queue) await drainQueue(queue, () => stop.stopRequested, save, note, err);
       save();
       if (options.count !== undefined && printed >= options.count) return ExitCode.ok;
       if (ended()) break;
@@ -248,6 +233,50 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
     return ExitCode.timedOut;
   }
   return ExitCode.ok;
+}
+
+/**
+ * Prints the changes one poll brought that --status and --event let through,
+ * up to --count lines in all, and queues each new delivery to forward; returns
+ * the count of lines printed so far.
+ */
+function takeChanges(
+  changes: Change[],
+  printed: number,
+  {
+    count,
+    printer,
+    queue,
+    matches,
+    wants,
+  }: {
+    count: number | undefined;
+    printer: TailPrinter;
+    queue: ForwardQueue | undefined;
+    matches: (change: Change) => boolean;
+    wants: (attempt: Attempt) => boolean;
+  },
+): number {
+  for (const change of changes) {
+    // --count N: N lines, even when one poll brings more; what comes after them is still forwarded (and checkpointed).
+    if (matches(change) && (count === undefined || printed < count)) {
+      printer.change(change);
+      printed += 1;
+    }
+    // Forwarded: each delivery once, the first attempt of it seen; retries of it are not.
+    if (queue && change.kind === 'new' && wants(change.attempt)) queue.offer(change);
+  }
+  return printed;
+}
+
+/** Forwards what is queued; the service busy or out of reach while a delivery was retrieved leaves the rest for the next poll. */
+async function drainQueue(queue: ForwardQueue, stopRequested: () => boolean, save: () => void, note: (text: string) => void, err: Colors): Promise<void> {
+  try {
+    await queue.drain(stopRequested, save);
+  } catch (error) {
+    if (!passing(error)) throw error;
+    note(`${err.yellow('cannot retrieve the next delivery to forward')}: ${(error as Error).message}; trying again at the next poll`);
+  }
 }
 
 /**

@@ -152,7 +152,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   let finish: (code: number) => void = () => {};
   const finished = new Promise<number>((resolve) => (finish = resolve));
 
-  const receive = async (req: IncomingMessage, res: ServerResponse, body: Buffer, arrivedAt: Date) => {
+  const receive: Receive = async (req, res, body, arrivedAt) => {
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST' }).end();
       return;
@@ -178,23 +178,8 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     deps.stdout.write(options.json ? receiptJson(receipt, words) : receiptLine(receipt, words, colors, deps.stdout.isTTY ? deps.stdout.columns : undefined));
     if (options.count !== undefined && tally.verified >= options.count) finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
   };
-  const inFlight = new Set<Promise<void>>();
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      // Each request's handling is kept until it ends: listen stops only once every answer is given and recorded.
-      const handled = receive(req, res, Buffer.concat(chunks), now()).finally(() => inFlight.delete(handled));
-      inFlight.add(handled);
-    });
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => reject(listenError(error, options.host, options.port)));
-    server.listen(options.port, options.host, resolve);
-  });
-  const url = httpUrl(server.address() as AddressInfo);
-  announce(deps.stderr, { url, secret: secret.describe, secretMissing: secret.current() === undefined, routes, seed, recorder }, options);
+  const server = await serveRequests(receive, options, now);
+  announce(deps.stderr, { url: server.url, secret: secret.describe, secretMissing: secret.current() === undefined, routes, seed, recorder }, options);
 
   let timer: NodeJS.Timeout | undefined;
   if (options.timeout !== undefined) {
@@ -207,12 +192,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   }
   const code = await Promise.race([finished, deps.stopSignal]);
   clearTimeout(timer);
-  // No new request; those under way (an answer that waits out --delay, a forward) are answered and recorded first.
-  const closed = new Promise((resolve) => server.close(resolve));
-  server.closeIdleConnections();
-  await Promise.allSettled(inFlight);
-  server.closeAllConnections();
-  await closed;
+  await server.stop();
   recorder?.close();
   const { bad, refused } = tally;
   if (bad > 0) deps.stderr.write(`whsvc listen: ${bad} deliver${bad === 1 ? 'y' : 'ies'} with a bad or missing signature\n`);
@@ -221,6 +201,40 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       `whsvc listen: ${refused} replayed deliver${refused === 1 ? 'y' : 'ies'} or event header${refused === 1 ? '' : 's'} contradicting the signed body, refused\n`,
     );
   return code === ExitCode.ok && bad + refused > 0 ? ExitCode.failure : code;
+}
+
+type Receive = (req: IncomingMessage, res: ServerResponse, body: Buffer, arrivedAt: Date) => Promise<void>;
+
+/**
+ * The HTTP server around `receive`, listening on --host and --port. stop():
+ * no new request; those under way (an answer that waits out --delay, a
+ * forward) are answered and recorded first.
+ */
+async function serveRequests(receive: Receive, options: ListenOptions, now: () => Date): Promise<{ url: string; stop(): Promise<void> }> {
+  const inFlight = new Set<Promise<void>>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      // Each request's handling is kept until it ends: listen stops only once every answer is given and recorded.
+      const handled = receive(req, res, Buffer.concat(chunks), now()).finally(() => inFlight.delete(handled));
+      inFlight.add(handled);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) => reject(listenError(error, options.host, options.port)));
+    server.listen(options.port, options.host, resolve);
+  });
+  return {
+    url: httpUrl(server.address() as AddressInfo),
+    async stop() {
+      const closed = new Promise((resolve) => server.close(resolve));
+      server.closeIdleConnections();
+      await Promise.allSettled(inFlight);
+      server.closeAllConnections();
+      await closed;
+    },
+  };
 }
 
 /** What listen says at start, on stderr: where it listens, how it verifies and answers, where it forwards and records. */

@@ -84,33 +84,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
   }
 
   const [readWrite, readOnly] = sandbox.clients;
-  // Each line fits 80 columns (with the default address), a secret on a line of its own so that it is copied whole.
-  const kept = Number.isFinite(options.maxDeliveries) ? `the newest ${options.maxDeliveries} deliveries` : 'every delivery';
-  const baseUrlFlag = baseUrl === DEFAULT_BASE_URL ? '' : ` --base-url ${baseUrl}`;
-  deps.stderr.write(
-    [
-      `whsvc sandbox ready at ${baseUrl}`,
-      `  inspector     ${sandbox.inspector.url(baseUrl)}  (in a browser: every delivery, live)`,
-      `  read-write    client ${readWrite!.client_id}`,
-      `                secret ${readWrite!.client_secret}`,
-      `  read-only     client ${readOnly!.client_id}`,
-      `                secret ${readOnly!.client_secret}`,
-      `  store         ${dataDir ? `${dataDir} (kept across restarts)` : `in memory, ${kept} (--data-dir DIR keeps it)`}`,
-      `  retries       first after ${options.retryBaseMs} ms, doubling, ${options.maxAttempts} attempts at most`,
-      `  signature     X-${options.platformName}-Signature: sha256=<hex>`,
-      `  each webhook  ${options.concurrencyPerWebhook} sends at once; one fails unanswered after ${options.deliveryTimeoutMs} ms`,
-      ...(options.rateLimit ? [`  rate limit    ${options.rateLimit} API requests a second per client, then 429`] : []),
-      ...(options.manualClock
-        ? [
-            `  clock         manual, at ${new Date(sandbox.deliverer.now()).toISOString()}`,
-            '                (time moves with `whsvc sandbox clock advance 1h`)',
-          ]
-        : []),
-      `  trigger       whsvc sandbox trigger invoice.paid${baseUrlFlag}`,
-      '  Ctrl-C stops it',
-      '',
-    ].join('\n'),
-  );
+  deps.stderr.write(banner(sandbox, baseUrl, dataDir, options));
 
   if (options.json) {
     deps.stdout.write(
@@ -130,4 +104,30 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
   deps.stderr.write('whsvc sandbox: stopping (waiting for deliveries under way)\n');
   await sandbox.close();
   return exitCode;
+}
+
+/** What `sandbox start` says when it is ready, on stderr. Each line fits 80 columns (with the default address), a secret on a line of its own so that it is copied whole. */
+function banner(sandbox: Sandbox, baseUrl: string, dataDir: string | undefined, options: SandboxStartOptions): string {
+  const [readWrite, readOnly] = sandbox.clients;
+  const kept = Number.isFinite(options.maxDeliveries) ? `the newest ${options.maxDeliveries} deliveries` : 'every delivery';
+  const baseUrlFlag = baseUrl === DEFAULT_BASE_URL ? '' : ` --base-url ${baseUrl}`;
+  return [
+    `whsvc sandbox ready at ${baseUrl}`,
+    `  inspector     ${sandbox.inspector.url(baseUrl)}  (in a browser: every delivery, live)`,
+    `  read-write    client ${readWrite!.client_id}`,
+    `                secret ${readWrite!.client_secret}`,
+    `  read-only     client ${readOnly!.client_id}`,
+    `                secret ${readOnly!.client_secret}`,
+    `  store         ${dataDir ? `${dataDir} (kept across restarts)` : `in memory, ${kept} (--data-dir DIR keeps it)`}`,
+    `  retries       first after ${options.retryBaseMs} ms, doubling, ${options.maxAttempts} attempts at most`,
+    `  signature     X-${options.platformName}-Signature: sha256=<hex>`,
+    `  each webhook  ${options.concurrencyPerWebhook} sends at once; one fails unanswered after ${options.deliveryTimeoutMs} ms`,
+    ...(options.rateLimit ? [`  rate limit    ${options.rateLimit} API requests a second per client, then 429`] : []),
+    ...(options.manualClock
+      ? [`  clock         manual, at ${new Date(sandbox.deliverer.now()).toISOString()}`, '                (time moves with `whsvc sandbox clock advance 1h`)']
+      : []),
+    `  trigger       whsvc sandbox trigger invoice.paid${baseUrlFlag}`,
+    '  Ctrl-C stops it',
+    '',
+  ].join('\n');
 }
