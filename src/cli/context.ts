@@ -221,42 +221,58 @@ function fingerprint(text: string): string {
   return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
 }
 
+/**
+ * The credentials a command may use at `baseUrl`. A profile's secret goes only to the address it
+ * was proven on at login (as gh binds a token to its host); credentials from the environment are
+ * the user's explicit choice for the address given. Without credentials, what "not logged in" says.
+ */
+function credentialsFor(
+  profileName: string,
+  profile: ReturnType<ConfigStore['getProfile']>,
+  resolved: ReturnType<typeof resolveCredentials>,
+  baseUrl: string,
+  baseUrlSource: string,
+): { credentials: Credentials | undefined; notLoggedIn: string | AuthError } {
+  if (resolved.source === 'profile' && profile && !sameAddress(baseUrl, profile.base_url)) {
+    return {
+      credentials: undefined,
+      notLoggedIn: new AuthError(
+        `profile ${profileName} logged in to ${profile.base_url} (stored by whsvc login); its credentials are not sent to ${baseUrl} (from ${baseUrlSource})`,
+        undefined,
+        'other_address',
+        `to use it there, log in to it under a profile of its own: whsvc login --base-url ${shellWord(baseUrl)} --profile <name>; or drop ${baseUrlSource}`,
+      ),
+    };
+  }
+  return { credentials: resolved.credentials, notLoggedIn: `not logged in (profile ${profileName})` };
+}
+
+/** With --debug: which proxies undici goes through, from the environment (without their user names and passwords). */
+function sayProxy(io: Io, errColors: Colors): void {
+  const proxies = proxySettings(io.env);
+  if (!proxies) return;
+  const shown = (proxy: string | undefined) => (proxy ? proxyForDisplay(proxy) : 'none');
+  io.stderr.write(
+    errColors.dim(
+      `proxy (undici EnvHttpProxyAgent): http ${shown(proxies.httpProxy)}, https ${shown(proxies.httpsProxy)}, no proxy for ${proxies.noProxy || 'nothing'}\n`,
+    ),
+  );
+}
+
 export async function buildDeps(globals: GlobalOptions, io: Io, prompter: Prompter, transport: Transport = defaultTransport(io.env)): Promise<CommandDeps> {
   checkProfileName(globals.profile, globals.profileSource);
   const config = new ConfigStore(io.env.WHSVC_CONFIG_DIR);
   const profile = config.getProfile(globals.profile);
   const resolved = resolveCredentials(io.env, profile);
   const { source } = resolved;
-  let { credentials } = resolved;
   const baseUrlSource = globals.baseUrl !== undefined ? (globals.baseUrlSource ?? '--base-url') : profile ? `profile ${globals.profile}` : 'the default';
   const baseUrl = checkBaseUrl(globals.baseUrl ?? profile?.base_url ?? DEFAULT_BASE_URL, baseUrlSource);
   const requestTimeoutMs = globals.requestTimeoutMs ?? requestTimeoutFromEnv(io.env.WHSVC_TIMEOUT) ?? DEFAULT_TIMEOUT_S * 1000;
-  // A profile's secret goes only to the address it was proven on at login (as gh binds a token to its host).
-  // Credentials from the environment are the user's explicit choice for the address given.
-  let notLoggedIn: string | AuthError = `not logged in (profile ${globals.profile})`;
-  if (source === 'profile' && profile && !sameAddress(baseUrl, profile.base_url)) {
-    credentials = undefined;
-    notLoggedIn = new AuthError(
-      `profile ${globals.profile} logged in to ${profile.base_url} (stored by whsvc login); its credentials are not sent to ${baseUrl} (from ${baseUrlSource})`,
-      undefined,
-      'other_address',
-      `to use it there, log in to it under a profile of its own: whsvc login --base-url ${shellWord(baseUrl)} --profile <name>; or drop ${baseUrlSource}`,
-    );
-  }
+  const { credentials, notLoggedIn } = credentialsFor(globals.profile, profile, resolved, baseUrl, baseUrlSource);
   const identity = tokenIdentity(baseUrl, credentials);
   const cacheName = source === 'env' ? `env:${credentials!.clientId}` : globals.profile;
   const [colors, errColors] = await Promise.all([colorsFor(io.stdout, io.env, !globals.color), colorsFor(io.stderr, io.env, !globals.color)]);
-  if (globals.debug) {
-    const proxies = proxySettings(io.env);
-    if (proxies) {
-      const shown = (proxy: string | undefined) => (proxy ? proxyForDisplay(proxy) : 'none');
-      io.stderr.write(
-        errColors.dim(
-          `proxy (undici EnvHttpProxyAgent): http ${shown(proxies.httpProxy)}, https ${shown(proxies.httpsProxy)}, no proxy for ${proxies.noProxy || 'nothing'}\n`,
-        ),
-      );
-    }
-  }
+  if (globals.debug) sayProxy(io, errColors);
   // Progress only where someone watches: a terminal on stderr, and no --debug output to tangle with.
   const showProgress = Boolean(io.stderr.isTTY) && !globals.debug;
   const sendWithProgress: Transport = showProgress

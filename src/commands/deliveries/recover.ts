@@ -200,36 +200,42 @@ async function* keepingHeapSmall(targets: AsyncIterable<Candidate> | Candidate[]
   }
 }
 
+/** A delivery --dry-run would re-send, as --json writes it. */
+const dryRunRow = (c: Candidate) => ({
+  delivery_id: c.deliveryId,
+  attempt_id: c.attemptId,
+  webhook_id: c.webhookId ?? null,
+  event: c.attempt.event,
+  status: c.attempt.status,
+  response_code: c.attempt.response_code,
+  attempts: c.attempt.attempts ?? null,
+  created_at: c.attempt.created_at,
+});
+
+/** --dry-run --json: one document, its rows written as they are found, then a summary. */
+async function dryRunAsJson(deps: CommandDeps, candidates: AsyncIterable<Candidate>, stop: AbortSignal | undefined): Promise<number> {
+  const webhooks = new Set<string | undefined>();
+  const document = new JsonDocumentStream(deps.stdout, 'deliveries', { dry_run: true });
+  const summary = () => ({ summary: { selected: document.count, webhooks: webhooks.size }, interrupted: stop?.aborted === true });
+  try {
+    for await (const candidate of candidates) {
+      if (stop?.aborted) break;
+      document.item(dryRunRow(candidate));
+      webhooks.add(candidate.webhookId);
+    }
+  } catch (error) {
+    if (document.started) document.end({ ...summary(), error: (error as Error).message });
+    throw error;
+  }
+  document.end(summary());
+  return stop?.aborted && !stdoutWasClosed() ? ExitCode.interrupted : ExitCode.ok;
+}
+
 /** --dry-run: what would be re-sent, as it is found, and how many; nothing is sent. */
 async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, status: string, stop: AbortSignal | undefined): Promise<number> {
-  const row = (c: Candidate) => ({
-    delivery_id: c.deliveryId,
-    attempt_id: c.attemptId,
-    webhook_id: c.webhookId ?? null,
-    event: c.attempt.event,
-    status: c.attempt.status,
-    response_code: c.attempt.response_code,
-    attempts: c.attempt.attempts ?? null,
-    created_at: c.attempt.created_at,
-  });
+  if (deps.json) return dryRunAsJson(deps, candidates, stop);
   let count = 0;
   const webhooks = new Set<string | undefined>();
-  if (deps.json) {
-    const document = new JsonDocumentStream(deps.stdout, 'deliveries', { dry_run: true });
-    const summary = () => ({ summary: { selected: document.count, webhooks: webhooks.size }, interrupted: stop?.aborted === true });
-    try {
-      for await (const candidate of candidates) {
-        if (stop?.aborted) break;
-        document.item(row(candidate));
-        webhooks.add(candidate.webhookId);
-      }
-    } catch (error) {
-      if (document.started) document.end({ ...summary(), error: (error as Error).message });
-      throw error;
-    }
-    document.end(summary());
-    return stop?.aborted && !stdoutWasClosed() ? ExitCode.interrupted : ExitCode.ok;
-  }
   // Printed a page of rows at a time, the pages sharing the first one's column widths.
   const layout = tableLayout(deps.stdout);
   const widths: number[] = [];
