@@ -53,7 +53,7 @@ export interface DelivererDeps {
   /** The connections of one webhook (at least concurrencyPerWebhook of them); asked once per webhook. */
   dispatcherFor: (webhookId: string) => Dispatcher;
   policy: DeliveryPolicy;
-  /** Real elapsed time, for a lane's stall (elapsedClock unless a test gives its own). */
+  /** Real elapsed time, for how long a send takes and when a lane stalls (elapsedClock unless a test gives its own). */
   elapsed?: Clock;
   onAttempt?: (attempt: AttemptRecord, webhook: WebhookRecord) => void;
   /** Told once, the first time old deliveries are dropped to keep maxDeliveries. */
@@ -527,7 +527,7 @@ export class Deliverer {
     const { policy } = this.deps;
     // Started only now that a connection of this webhook's is free: it measures the receiver, not the queue.
     // Real time, not the sandbox's: a manual clock stands still while the receiver takes its time.
-    const started = performance.now();
+    const started = this.elapsed.now();
     // One bound on the whole exchange, whatever the dispatcher honours of headersTimeout and bodyTimeout.
     const signal = AbortSignal.timeout(policy.timeoutMs);
     try {
@@ -551,7 +551,7 @@ export class Deliverer {
         response_code: response.statusCode,
         response_body: responseBody,
         error: ok ? null : `endpoint answered ${response.statusCode}`,
-        duration_ms: Math.round(performance.now() - started),
+        duration_ms: Math.round(this.elapsed.now() - started),
       };
     } catch (error) {
       return {
@@ -559,7 +559,7 @@ export class Deliverer {
         response_code: null,
         response_body: null,
         error: describeSendError(error, policy.timeoutMs),
-        duration_ms: Math.round(performance.now() - started),
+        duration_ms: Math.round(this.elapsed.now() - started),
       };
     }
   }
