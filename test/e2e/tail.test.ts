@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, startWhsvcUntil, type Running, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Received, type Receiver } from '../helpers/receiver.js';
 
 let sandbox: SandboxProcess;
@@ -32,27 +32,11 @@ async function receiver(answer: (request: Received) => number, delayMs = 0): Pro
   return started;
 }
 
-interface Tail {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<number | null>;
-}
+type Tail = Running;
 
 /** Starts `whsvc deliveries tail …` and waits until it follows (its "following" line). */
 function startTail(args: string[]): Promise<Tail> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WHSVC_BIN, 'deliveries', 'tail', ...args], { env: { ...process.env, NO_COLOR: '1', ...apiEnv() } });
-    let stdout = '';
-    let stderr = '';
-    const exit = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    child.stdout.on('data', (c: Buffer) => (stdout += c));
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c;
-      if (/^whsvc: following /m.test(stderr)) resolve({ child, stdout: () => stdout, stderr: () => stderr, exit });
-    });
-    void exit.then((code) => reject(new Error(`tail exited with ${code} before it followed: ${stderr}`)));
-  });
+  return startWhsvcUntil(['deliveries', 'tail', ...args], /^whsvc: following /m, 'tail', apiEnv());
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -104,27 +104,40 @@ export function startSandboxProcess(args: string[] = [], timeoutMs = 30_000): Pr
   });
 }
 
-export interface Listener {
+/** A whsvc process left running: its output so far, and its exit. */
+export interface Running {
   child: ChildProcess;
-  url: string;
   stdout: () => string;
   stderr: () => string;
   exit: Promise<number | null>;
 }
 
-/** Starts `whsvc listen --port 0 …` and waits for its ready line. */
-export function startListen(args: string[], env: Record<string, string> = {}): Promise<Listener> {
+/**
+ * Starts `whsvc <args>` and resolves once its stderr matches `ready` (with
+ * the match); rejects, naming `what`, if it exits before.
+ */
+export function startWhsvcUntil(args: string[], ready: RegExp, what: string, env: Record<string, string> = {}): Promise<Running & { ready: RegExpExecArray }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WHSVC_BIN, 'listen', '--port', '0', ...args], { env: { ...process.env, NO_COLOR: '1', ...env } });
+    const child = spawn(process.execPath, [WHSVC_BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env } });
     let stdout = '';
     let stderr = '';
     const exit = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
     child.stdout.on('data', (c: Buffer) => (stdout += c));
     child.stderr.on('data', (c: Buffer) => {
       stderr += c;
-      const match = /ready at (http:\/\/\S+)/.exec(stderr);
-      if (match) resolve({ child, url: match[1]!, stdout: () => stdout, stderr: () => stderr, exit });
+      const match = ready.exec(stderr);
+      if (match) resolve({ child, stdout: () => stdout, stderr: () => stderr, exit, ready: match });
     });
-    void exit.then((code) => reject(new Error(`listen exited with ${code} before it was ready: ${stderr}`)));
+    void exit.then((code) => reject(new Error(`${what} exited with ${code} before it was ready: ${stderr}`)));
   });
+}
+
+export interface Listener extends Running {
+  url: string;
+}
+
+/** Starts `whsvc listen --port 0 …` and waits for its ready line. */
+export async function startListen(args: string[], env: Record<string, string> = {}): Promise<Listener> {
+  const running = await startWhsvcUntil(['listen', '--port', '0', ...args], /ready at (http:\/\/\S+)/, 'listen', env);
+  return { ...running, url: running.ready[1]! };
 }

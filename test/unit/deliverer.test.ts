@@ -861,18 +861,10 @@ describe('Deliverer: each webhook its own share of sends', () => {
 });
 
 describe('Deliverer: no queue behind the acknowledgement', () => {
-  /** Events whose deliveries to /hook wait at the endpoint until the gate opens. */
+  /** Deliveries to /hook, each held at the endpoint until the one gate opens. */
   function heldEndpoint(count: number) {
     const held = gate();
-    for (let i = 0; i < count; i++) {
-      agent
-        .get(ORIGIN)
-        .intercept({ path: '/hook', method: 'POST' })
-        .reply(async () => {
-          await held.promise;
-          return { statusCode: 200, data: '' };
-        });
-    }
+    for (let i = 0; i < count; i++) answer(200, { wait: held.promise });
     return held;
   }
 
@@ -912,18 +904,10 @@ describe('Deliverer: no queue behind the acknowledgement', () => {
 });
 
 describe('Deliverer: when a webhook counts as stalled', () => {
-  /** Deliveries to /hook each held at the endpoint until the test opens their gate, in order. */
+  /** Deliveries to /hook, each held at the endpoint until the test opens its own gate, in order. */
   function gatedEndpoint(count: number) {
     const gates = Array.from({ length: count }, () => gate());
-    for (const held of gates) {
-      agent
-        .get(ORIGIN)
-        .intercept({ path: '/hook', method: 'POST' })
-        .reply(async () => {
-          await held.promise;
-          return { statusCode: 200, data: '' };
-        });
-    }
+    for (const held of gates) answer(200, { wait: held.promise });
     return gates;
   }
 
