@@ -55,7 +55,7 @@ describe('whsvc sandbox start', () => {
 
     const triggered = await runCli(['sandbox', 'trigger', 'invoice.paid', '--base-url', first.info.base_url]);
     expect(triggered.code, triggered.stderr).toBe(0);
-    expect(triggered.stdout).toMatch(/Triggered invoice\.paid \(evt_\w+\): 1 delivery on the way/);
+    expect(triggered.stdout).toMatch(/Triggered invoice\.paid \(evt_\w+\): 1 delivery pending/);
     const [firstAttempt] = await receiver.waitFor(1, 20_000, '/kept');
 
     expect(await first.stop('SIGTERM')).toBe(0);

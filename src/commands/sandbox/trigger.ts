@@ -81,7 +81,7 @@ export async function run(options: SandboxTriggerOptions, deps: Io & { transport
   const result = JSON.parse(text) as TriggerResponse;
   const count = result.deliveries.length;
   deps.stdout.write(
-    `Triggered ${sanitize(result.type)} (${sanitize(result.id)}): ${count === 0 ? 'no active webhook is subscribed to it' : `${count} deliver${count === 1 ? 'y' : 'ies'} on the way`}\n`,
+    `Triggered ${sanitize(result.type)} (${sanitize(result.id)}): ${count === 0 ? 'no active webhook is subscribed to it' : `${count} deliver${count === 1 ? 'y' : 'ies'} pending`}\n`,
   );
   for (const id of result.deliveries) deps.stdout.write(`  ${sanitize(id)}\n`);
   return 0;
