@@ -326,7 +326,7 @@ export class Deliverer {
   /** Records a prepared delivery with its first attempt under way (inside a transaction); false if its webhook is gone. */
   private insertFirst(first: Begun): boolean {
     const { store } = this.deps;
-    if (!store.webhookById(first.webhook.id)) return false;
+    if (!store.hasWebhook(first.webhook.id)) return false;
     store.insertDelivery(first.delivery);
     first.seq = store.insertAttempt(
       { id: first.attemptId, delivery_id: first.delivery.id, webhook_id: first.webhook.id, created_at: first.delivery.created_at },
@@ -529,7 +529,11 @@ export class Deliverer {
     // Real time, not the sandbox's: a manual clock stands still while the receiver takes its time.
     const started = this.elapsed.now();
     // One bound on the whole exchange, whatever the dispatcher honours of headersTimeout and bodyTimeout.
-    const signal = AbortSignal.timeout(policy.timeoutMs);
+    // Cleared as soon as the exchange ends: AbortSignal.timeout would keep a timer and its signal alive for the
+    // whole timeoutMs after every send, thousands of them at once under a steady stream, all for the GC to copy.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), policy.timeoutMs);
+    const { signal } = controller;
     try {
       const url = new URL(webhook.url);
       const { origin, host } = connectionFor(url);
@@ -561,23 +565,33 @@ export class Deliverer {
         error: describeSendError(error, policy.timeoutMs),
         duration_ms: Math.round(this.elapsed.now() - started),
       };
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
 
-async function readLimited(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array);
-    chunks.push(buffer);
-    size += buffer.length;
-    if (size > limit) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+/**
+ * The endpoint's answer, kept up to `limit` bytes; past it the rest is not read. Read with listeners rather than
+ * an async iterator: this runs once per send, and the iterator's promise per chunk is most of its cost.
+ */
+function readLimited(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => resolve(Buffer.concat(chunks).subarray(0, limit).toString('utf8'));
+    body.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > limit) {
+        // undici reports a body destroyed before its end as an error: the listener stays, the promise is settled by then.
+        body.destroy();
+        done();
+      }
+    });
+    body.once('end', done);
+    body.on('error', reject);
+  });
 }
 
 function describeSendError(error: unknown, timeoutMs: number): string {

@@ -1,10 +1,11 @@
 import { ManualSandboxClock } from '../../src/sandbox/clock.js';
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MockAgent } from 'undici';
+import { Agent, MockAgent } from 'undici';
 import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from '../../src/sandbox/deliverer.js';
 import { Store, type AttemptRecord, type DeliveryRecord, type WebhookRecord } from '../../src/sandbox/store.js';
 import { ManualClock, flushPromises } from '../helpers/manual-clock.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 const ORIGIN = 'http://127.0.0.1:9999';
 const HOOK_URL = `${ORIGIN}/hook`;
@@ -239,6 +240,23 @@ describe('Deliverer: a delivered event', () => {
     answer(200, { data: 'x'.repeat(5_000) });
     await deliverOne();
     expect(attemptsOf(webhook)[0]!.response_body).toBe('x'.repeat(16));
+  });
+
+  it('keeps responseBodyLimit bytes of a long answer on a real connection, without an error, and the next send goes as before', async () => {
+    await deliverer.stop();
+    const receiver = await startReceiver(() => ({ status: 200, body: 'y'.repeat(2_000_000) }));
+    const connections = new Agent();
+    const real = insertWebhook({ url: `${receiver.url}/hook` });
+    deliverer = new Deliverer({ store, clock, dispatcherFor: () => connections, policy: { ...DEFAULT_POLICY, responseBodyLimit: 100 } });
+    try {
+      for (const id of ['inv_long_1', 'inv_long_2']) await deliverer.deliverEvent(ACCOUNT, EVENT, { ...PAYLOAD, id });
+      await vi.waitFor(() => expect(attemptsOf(real).map((a) => a.status)).toEqual(['delivered', 'delivered']));
+      expect(attemptsOf(real).map((a) => a.response_body)).toEqual(['y'.repeat(100), 'y'.repeat(100)]);
+    } finally {
+      await deliverer.stop();
+      await connections.close();
+      await receiver.close();
+    }
   });
 });
 
