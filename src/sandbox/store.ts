@@ -403,6 +403,10 @@ export class Store {
     return row ? toWebhook(row) : undefined;
   }
 
+  hasWebhook(id: string): boolean {
+    return this.get('SELECT 1 FROM webhooks WHERE id = ?', id) !== undefined;
+  }
+
   webhookById(id: string): WebhookRecord | undefined {
     const row = this.get('SELECT * FROM webhooks WHERE id = ?', id);
     return row ? toWebhook(row) : undefined;
@@ -493,10 +497,14 @@ export class Store {
     this.deliveriesCounted ??= Number(this.get('SELECT COUNT(*) AS n FROM deliveries')!.n);
     const excess = this.deliveriesCounted - max;
     if (excess <= 0) return 0;
-    const oldest = this.all('SELECT id FROM deliveries ORDER BY rowid LIMIT ?', excess + busy.size)
-      .map((row) => String(row.id))
-      .filter((id) => !busy.has(id))
-      .slice(0, excess);
+    // The oldest `excess`, passing over the busy ones: read a few at a time, as the oldest are seldom busy.
+    const oldest: string[] = [];
+    for (let offset = 0; oldest.length < excess; ) {
+      const rows = this.all('SELECT id FROM deliveries ORDER BY rowid LIMIT ? OFFSET ?', excess - oldest.length, offset);
+      if (rows.length === 0) break;
+      offset += rows.length;
+      for (const row of rows) if (!busy.has(String(row.id))) oldest.push(String(row.id));
+    }
     for (const id of oldest) this.run('DELETE FROM deliveries WHERE id = ?', id);
     if (oldest.length > 0) this.changeCount += 1;
     this.deliveriesCounted -= oldest.length;

@@ -35,6 +35,35 @@ describe('Store: the subscribers of an event, kept in memory', () => {
   });
 });
 
+describe('Store: keeping the newest deliveries', () => {
+  it('drops the oldest past the cap, passing over busy ones however many, and keeps the newest', () => {
+    const store = new Store();
+    webhook(store, 'wh_1', ['invoice.paid']);
+    const ids = Array.from({ length: 8 }, (_, i) => `dlv_${i}`);
+    for (const id of ids) {
+      store.insertDelivery({
+        id,
+        webhook_id: 'wh_1',
+        event: 'invoice.paid',
+        body: '{}',
+        signature: 's',
+        auto_attempts: 1,
+        next_due_at: null,
+        delivered: true,
+        created_at: new Date(0).toISOString(),
+      });
+    }
+    const kept = () => ids.filter((id) => store.deliveryById(id) !== undefined);
+    expect(store.dropOldestDeliveries(3, new Set(['dlv_0', 'dlv_1', 'dlv_3']))).toBe(5);
+    expect(kept()).toEqual(['dlv_0', 'dlv_1', 'dlv_3']);
+    // Everything left busy: nothing can go, and the store says so.
+    expect(store.dropOldestDeliveries(1, new Set(ids))).toBe(0);
+    expect(store.dropOldestDeliveries(1, new Set(['dlv_3']))).toBe(2);
+    expect(kept()).toEqual(['dlv_3']);
+    store.close();
+  });
+});
+
 /** The schema of a store made before a delivery had its name in the store (a "chain"), as --data-dir kept it. */
 const CHAIN_SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
