@@ -3,7 +3,10 @@
 // events (default 100,000) delivered to a receiver that answers 200 at once,
 // with the default cap on the deliveries kept; the same cap over a fifth as
 // many events, to show the peak no longer grows with the count; and without a
-// cap, for contrast.
+// cap, for contrast. Then the soak: BENCH_SOAK_EVENTS events (default
+// 1,000,000; 0 skips it) at a steady BENCH_SOAK_RATE a second (default 4,000),
+// the sandbox's resident set sampled every second through the run, to show
+// that the peak reached after warm-up (the first tenth) holds to the end.
 //
 //   node scripts/bench-memory.mjs        (uses the dist/ already built)
 import { spawn } from 'node:child_process';
@@ -15,12 +18,19 @@ import { Pool } from 'undici';
 
 const WHSVC = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'whsvc');
 const EVENTS = Number(process.env.BENCH_MEMORY_EVENTS ?? 100_000);
+const SOAK_EVENTS = Number(process.env.BENCH_SOAK_EVENTS ?? 1_000_000);
+const SOAK_RATE = Number(process.env.BENCH_SOAK_RATE ?? 4_000);
 const IN_FLIGHT = 64;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const kib = (pid, field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 const mb = (kb) => `${(kb / 1024).toFixed(0)} MB`;
 
-async function run(label, events, extraArgs) {
+/**
+ * Delivers `events` events through a fresh in-memory sandbox, IN_FLIGHT triggers at a time; with `rate`, no
+ * faster than that many a second, and the sandbox's resident set sampled every second meanwhile.
+ */
+async function run(label, events, extraArgs, { rate } = {}) {
   let received = 0;
   const receiver = http.createServer((req, res) => {
     req.resume();
@@ -77,23 +87,37 @@ async function run(label, events, extraArgs) {
   await call('POST', '/v1/webhooks', { url: `http://127.0.0.1:${receiver.address().port}/hook`, events: ['invoice.paid'] }, access_token);
   const baseline = kib(sandbox.pid, 'VmRSS');
   const started = Date.now();
+  const samples = [];
+  const sampler = rate
+    ? setInterval(() => {
+        samples.push({ seconds: (Date.now() - started) / 1000, received, rss: kib(sandbox.pid, 'VmRSS'), peak: kib(sandbox.pid, 'VmHWM') });
+        if (process.stderr.isTTY)
+          process.stderr.write(`\rsoak: ${received.toLocaleString('en')} of ${events.toLocaleString('en')} events, RSS ${mb(samples.at(-1).rss)}  `);
+      }, 1000)
+    : undefined;
   let next = 0;
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async () => {
       while (next < events) {
-        next += 1;
+        const index = next++;
+        // A steady stream: event i is not triggered before i / rate seconds into the run.
+        const due = rate ? started + (index * 1000) / rate - Date.now() : 0;
+        if (due > 0) await sleep(due);
         await call('POST', '/_sandbox/events', { type: 'invoice.paid' });
       }
     }),
   );
-  while (received < events) await new Promise((resolve) => setTimeout(resolve, 100));
+  while (received < events) await sleep(100);
+  clearInterval(sampler);
+  if (sampler && process.stderr.isTTY) process.stderr.write('\n');
   const seconds = (Date.now() - started) / 1000;
   const peak = kib(sandbox.pid, 'VmHWM');
+  samples.push({ seconds, received, rss: kib(sandbox.pid, 'VmRSS'), peak });
   await pool.close();
   sandbox.kill('SIGTERM');
   receiver.close();
   const dropped = /the oldest are dropped/.test(stderr);
-  return { label, events, baseline, peak, seconds, dropped };
+  return { label, events, baseline, peak, seconds, dropped, samples };
 }
 
 const results = [];
@@ -108,3 +132,18 @@ for (const r of results)
   console.log(
     `| ${r.label} | ${r.events.toLocaleString('en')} | ${mb(r.baseline)} | ${mb(r.peak)} | ${r.seconds.toFixed(0)} s | ${r.dropped ? 'yes, once' : 'no'} |`,
   );
+
+if (SOAK_EVENTS > 0) {
+  const soak = await run('soak', SOAK_EVENTS, [], { rate: SOAK_RATE });
+  // The peak reached by the end of each tenth of the events (and the resident set then).
+  const tenths = Array.from({ length: 10 }, (_, i) => soak.samples.find((s) => s.received >= ((i + 1) * SOAK_EVENTS) / 10) ?? soak.samples.at(-1));
+  const warm = tenths[0];
+  console.log(
+    `\nSoak: ${SOAK_EVENTS.toLocaleString('en')} events at ${SOAK_RATE.toLocaleString('en')} a second (${(SOAK_EVENTS / soak.seconds).toFixed(0)} delivered a second), default cap, RSS sampled every second (${soak.samples.length} samples)\n`,
+  );
+  console.log('| events delivered | time | RSS then | peak RSS so far | peak ÷ peak after warm-up |');
+  console.log('|---:|---:|---:|---:|---:|');
+  for (const s of tenths)
+    console.log(`| ${s.received.toLocaleString('en')} | ${s.seconds.toFixed(0)} s | ${mb(s.rss)} | ${mb(s.peak)} | ${(s.peak / warm.peak).toFixed(2)}× |`);
+  console.log(`\nPeak RSS at the end ÷ peak after warm-up (the first tenth): ${(soak.peak / warm.peak).toFixed(2)}× (aim ≤ 1.2×)`);
+}

@@ -28,10 +28,11 @@
 //   BENCH_STALL_S      give up when the receiver gets nothing new for this long (default 30)
 //   BENCH_SANDBOX_NODE_ARGS  extra node flags for the sandbox process, space-separated,
 //                      e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it
+//   BENCH_SANDBOX_STDOUT  a file the sandbox's stdout is appended to (what --trace-gc prints, say)
 
 import { fork, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -57,6 +58,7 @@ const RUNS = envInt('BENCH_RUNS', 5);
 const WARMUP = envInt('BENCH_WARMUP', 200, 0);
 const TIMEOUT_S = envInt('BENCH_TIMEOUT_S', 600);
 const STALL_S = envInt('BENCH_STALL_S', 30);
+const SANDBOX_STDOUT = process.env.BENCH_SANDBOX_STDOUT || '';
 const LEVELS = (process.env.BENCH_CONCURRENCY || '1,10,100').split(',').map((s) => {
   const n = Number(s.trim());
   if (!Number.isInteger(n) || n < 1) {
@@ -302,14 +304,22 @@ async function startSandbox(dataDir) {
   const info = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new BenchError(`the sandbox did not print its JSON line within 20 s\n${stderr}`)), 20_000);
     child.stdout.on('data', (chunk) => {
+      if (SANDBOX_STDOUT) appendFileSync(SANDBOX_STDOUT, chunk);
+      if (stdout === null) return;
       stdout += chunk;
-      const nl = stdout.indexOf('\n');
-      if (nl < 0) return;
-      clearTimeout(timer);
-      try {
-        resolve(JSON.parse(stdout.slice(0, nl)));
-      } catch {
-        reject(new BenchError(`the sandbox printed something other than JSON: ${stdout.slice(0, nl)}`));
+      // A node flag that prints (--trace-gc, say) may come before the JSON line: lines not starting with { are skipped.
+      for (let nl = stdout.indexOf('\n'); nl >= 0; nl = stdout.indexOf('\n')) {
+        const line = stdout.slice(0, nl);
+        stdout = stdout.slice(nl + 1);
+        if (!line.startsWith('{')) continue;
+        clearTimeout(timer);
+        stdout = null;
+        try {
+          resolve(JSON.parse(line));
+        } catch {
+          reject(new BenchError(`the sandbox printed something other than JSON: ${line}`));
+        }
+        return;
       }
     });
     child.once('exit', (code, signal) => {
