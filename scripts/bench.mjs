@@ -28,6 +28,8 @@
 //   BENCH_STALL_S      give up when the receiver gets nothing new for this long (default 30)
 //   BENCH_SANDBOX_NODE_ARGS  extra node flags for the sandbox process, space-separated,
 //                      e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it
+//   BENCH_RATE         events a second at most, each level (default 0: as fast as C in flight allows); the
+//                      p50 / p99 of a stream the sandbox keeps up with, rather than of one that saturates it
 //   BENCH_SANDBOX_STDOUT  a file the sandbox's stdout is appended to (what --trace-gc prints, say)
 
 import { fork, spawn } from 'node:child_process';
@@ -59,6 +61,7 @@ const WARMUP = envInt('BENCH_WARMUP', 200, 0);
 const TIMEOUT_S = envInt('BENCH_TIMEOUT_S', 600);
 const STALL_S = envInt('BENCH_STALL_S', 30);
 const SANDBOX_STDOUT = process.env.BENCH_SANDBOX_STDOUT || '';
+const RATE = envInt('BENCH_RATE', 0, 0);
 const LEVELS = (process.env.BENCH_CONCURRENCY || '1,10,100').split(',').map((s) => {
   const n = Number(s.trim());
   if (!Number.isInteger(n) || n < 1) {
@@ -370,7 +373,10 @@ async function inFlight(receiver, secret, tag, c, n, sendOne) {
   const t0 = wall();
   const worker = async () => {
     while (started < n) {
-      started++;
+      const index = started++;
+      // With BENCH_RATE, an open loop: event i is not sent before i / rate seconds into the run.
+      const wait = RATE ? t0 + (index * 1000) / RATE - wall() : 0;
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       await sendOne();
     }
   };
