@@ -579,7 +579,12 @@ function readLimited(body: Dispatcher.ResponseData['body'], limit: number): Prom
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = () => resolve(Buffer.concat(chunks).subarray(0, limit).toString('utf8'));
+    let settled = false;
+    const done = () => {
+      if (settled) return;
+      settled = true;
+      resolve(Buffer.concat(chunks).subarray(0, limit).toString('utf8'));
+    };
     body.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;

@@ -497,13 +497,15 @@ export class Store {
     this.deliveriesCounted ??= Number(this.get('SELECT COUNT(*) AS n FROM deliveries')!.n);
     const excess = this.deliveriesCounted - max;
     if (excess <= 0) return 0;
-    // The oldest `excess`, passing over the busy ones: read a few at a time, as the oldest are seldom busy.
+    // The oldest `excess`, passing over the busy ones. The oldest are seldom busy, so the first read asks for just
+    // `excess`; each further read starts after the last row seen and asks for twice as many, so that a long run of
+    // busy ones (a stalled webhook's backlog) costs a few reads, never a read per row.
     const oldest: string[] = [];
-    for (let offset = 0; oldest.length < excess; ) {
-      const rows = this.all('SELECT id FROM deliveries ORDER BY rowid LIMIT ? OFFSET ?', excess - oldest.length, offset);
-      if (rows.length === 0) break;
-      offset += rows.length;
-      for (const row of rows) if (!busy.has(String(row.id))) oldest.push(String(row.id));
+    for (let after = 0, page = excess; oldest.length < excess; page *= 2) {
+      const rows = this.all('SELECT rowid AS position, id FROM deliveries WHERE rowid > ? ORDER BY rowid LIMIT ?', after, page);
+      for (const row of rows) if (!busy.has(String(row.id)) && oldest.length < excess) oldest.push(String(row.id));
+      if (rows.length < page) break;
+      after = Number(rows.at(-1)!.position);
     }
     for (const id of oldest) this.run('DELETE FROM deliveries WHERE id = ?', id);
     if (oldest.length > 0) this.changeCount += 1;

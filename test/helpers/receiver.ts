@@ -14,9 +14,11 @@ export interface Received {
 /**
  * What the receiver does with a request: answers with a status (and a body,
  * headers, after a delay when given), or holds it unanswered until the test
- * calls release() (an endpoint that hangs, or a delivery kept in flight).
+ * calls release() (an endpoint that hangs, or a delivery kept in flight), or
+ * ('stall-body') sends its status line, headers and a first part of the body,
+ * then stalls until release() ends it.
  */
-export type Answer = number | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hold';
+export type Answer = number | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number } | 'hold' | 'stall-body';
 
 export interface Receiver {
   url: string;
@@ -31,7 +33,7 @@ export interface Receiver {
   waitFor(count: number, timeoutMs?: number, path?: string): Promise<Received[]>;
   /** How many requests are held, unanswered. */
   held(): number;
-  /** Answers every held request with `status`. */
+  /** Answers every held request with `status`, and ends every stalled body. */
   release(status?: number): void;
   close(): Promise<void>;
 }
@@ -42,6 +44,7 @@ const DEFAULT_BODY = 'answer from the test receiver';
 export async function startReceiver(respondWith: (request: Received) => Answer = () => 200): Promise<Receiver> {
   const waiters: Array<() => void> = [];
   const held: Array<{ request: Received; res: ServerResponse }> = [];
+  const stalled: ServerResponse[] = [];
   const answer = (request: Received, res: ServerResponse, status: number, body = DEFAULT_BODY, headers: Record<string, string> = {}) => {
     res.writeHead(status, headers).end(body);
     receiver.answered.set(request.path, (receiver.answered.get(request.path) ?? 0) + 1);
@@ -74,10 +77,12 @@ export async function startReceiver(respondWith: (request: Received) => Answer =
     held: () => held.length,
     release(status = 200) {
       for (const { request, res } of held.splice(0)) answer(request, res, status);
+      for (const res of stalled.splice(0)) res.end();
     },
     close: () =>
       new Promise((resolve) => {
         held.splice(0);
+        stalled.splice(0);
         server.closeAllConnections();
         server.close(() => resolve());
       }),
@@ -99,6 +104,9 @@ export async function startReceiver(respondWith: (request: Received) => Answer =
       const decided = receiver.respondWith(request);
       if (decided === 'hold') {
         held.push({ request, res });
+      } else if (decided === 'stall-body') {
+        res.writeHead(200, { 'content-type': 'text/plain' }).write('a first part, and the rest never comes');
+        stalled.push(res);
       } else {
         const { status, body, headers, delayMs } = typeof decided === 'number' ? { status: decided } : decided;
         const delay = delayMs ?? receiver.answerDelayMs;

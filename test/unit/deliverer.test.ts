@@ -260,6 +260,37 @@ describe('Deliverer: a delivered event', () => {
   });
 });
 
+describe('Deliverer: the time limit of a send', () => {
+  it('covers the body of the answer too: a body that stalls after its first part fails the attempt at timeoutMs', async () => {
+    await deliverer.stop();
+    const receiver = await startReceiver(() => 'stall-body');
+    const connections = new Agent();
+    const stalling = insertWebhook({ url: `${receiver.url}/hook` });
+    deliverer = new Deliverer({ store, clock, dispatcherFor: () => connections, policy: { ...DEFAULT_POLICY, timeoutMs: 150, maxAttempts: 1 } });
+    try {
+      await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+      await vi.waitFor(() => expect(attemptsOf(stalling).map((a) => a.status)).toEqual(['failed']));
+      expect(attemptsOf(stalling)[0]).toMatchObject({ response_code: null, error: 'no answer within 150 ms' });
+    } finally {
+      receiver.release();
+      await deliverer.stop();
+      await connections.close();
+      await receiver.close();
+    }
+  });
+
+  it('ends with the send: no timer is left behind once the answer is in', async () => {
+    await deliverer.stop();
+    deliverer = makeDeliverer({ timeoutMs: 60_000 });
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
+    answer(200);
+    await deliverOne();
+    expect(attemptsOf(webhook)[0]!.status).toBe('delivered');
+    expect(timers()).toBe(before);
+  });
+});
+
 describe('Deliverer: failures and backoff', () => {
   it('retries a failed delivery with doubling delays, and stops after maxAttempts', async () => {
     for (let i = 0; i < 4; i += 1) answer(500, { data: 'boom' });
