@@ -22,6 +22,7 @@ const SOAK_EVENTS = Number(process.env.BENCH_SOAK_EVENTS ?? 1_000_000);
 const SOAK_RATE = Number(process.env.BENCH_SOAK_RATE ?? 4_000);
 const IN_FLIGHT = 64;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const STALL_MS = 30_000;
 
 const kib = (pid, field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 const mb = (kb) => `${(kb / 1024).toFixed(0)} MB`;
@@ -85,40 +86,70 @@ async function run(label, events, extraArgs, { rate } = {}) {
     client_secret: info.client_secret,
   });
   await call('POST', '/v1/webhooks', { url: `http://127.0.0.1:${receiver.address().port}/hook`, events: ['invoice.paid'] }, access_token);
+  // A sandbox that dies mid-run ends the run with its stderr, rather than leaving the bench waiting or sampling nothing.
+  const died = new Promise((_, reject) =>
+    sandbox.once('exit', (code, signal) => reject(new Error(`the sandbox exited (${signal ?? code}) mid-run:\n${stderr.slice(-4000)}`))),
+  );
+  died.catch(() => {});
   const baseline = kib(sandbox.pid, 'VmRSS');
   const started = Date.now();
   const samples = [];
+  const sample = () => ({ seconds: (Date.now() - started) / 1000, received, rss: kib(sandbox.pid, 'VmRSS'), peak: kib(sandbox.pid, 'VmHWM') });
   const sampler = rate
     ? setInterval(() => {
-        samples.push({ seconds: (Date.now() - started) / 1000, received, rss: kib(sandbox.pid, 'VmRSS'), peak: kib(sandbox.pid, 'VmHWM') });
+        if (sandbox.exitCode !== null || sandbox.signalCode !== null) return;
+        samples.push(sample());
         if (process.stderr.isTTY)
           process.stderr.write(`\rsoak: ${received.toLocaleString('en')} of ${events.toLocaleString('en')} events, RSS ${mb(samples.at(-1).rss)}  `);
       }, 1000)
     : undefined;
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < events) {
-        const index = next++;
-        // A steady stream: event i is not triggered before i / rate seconds into the run.
-        const due = rate ? started + (index * 1000) / rate - Date.now() : 0;
-        if (due > 0) await sleep(due);
-        await call('POST', '/_sandbox/events', { type: 'invoice.paid' });
-      }
-    }),
-  );
-  while (received < events) await sleep(100);
-  clearInterval(sampler);
-  if (sampler && process.stderr.isTTY) process.stderr.write('\n');
-  const seconds = (Date.now() - started) / 1000;
-  const peak = kib(sandbox.pid, 'VmHWM');
-  samples.push({ seconds, received, rss: kib(sandbox.pid, 'VmRSS'), peak });
-  await pool.close();
-  sandbox.kill('SIGTERM');
-  receiver.close();
+  let seconds;
+  let peak;
+  try {
+    let next = 0;
+    const triggering = Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < events) {
+          const index = next++;
+          // A steady stream: event i is not triggered before i / rate seconds into the run.
+          const due = rate ? started + (index * 1000) / rate - Date.now() : 0;
+          if (due > 0) await sleep(due);
+          await call('POST', '/_sandbox/events', { type: 'invoice.paid' });
+        }
+      }),
+    );
+    await Promise.race([triggering, died]);
+    // Every delivery received, or the run gives up once nothing new has come for STALL_MS.
+    for (let seen = received, quietSince = Date.now(); received < events; await Promise.race([sleep(100), died])) {
+      if (received !== seen) [seen, quietSince] = [received, Date.now()];
+      if (Date.now() - quietSince > STALL_MS) throw new Error(`the receiver got ${received} of ${events} deliveries, and nothing new for ${STALL_MS / 1000} s`);
+    }
+    seconds = (Date.now() - started) / 1000;
+    peak = kib(sandbox.pid, 'VmHWM');
+    samples.push(sample());
+  } catch (error) {
+    // A trigger refused because the sandbox died says less than the sandbox's own end.
+    throw await Promise.race([died, sleep(1000)]).then(
+      () => error,
+      (death) => death,
+    );
+  } finally {
+    clearInterval(sampler);
+    if (sampler && process.stderr.isTTY) process.stderr.write('\n');
+    await pool.close();
+    sandbox.kill('SIGTERM');
+    receiver.close();
+  }
   const dropped = /the oldest are dropped/.test(stderr);
   return { label, events, baseline, peak, seconds, dropped, samples };
 }
+
+// A run that fails says why in one message, without a stack: what the sandbox said is in it.
+for (const event of ['uncaughtException', 'unhandledRejection'])
+  process.on(event, (error) => {
+    console.error(`bench-memory: ${error instanceof Error ? error.message : error}`);
+    process.exit(1);
+  });
 
 const results = [];
 const fifth = Math.round(EVENTS / 5);
