@@ -36,14 +36,17 @@ const receiverUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
 function startSandbox() {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [WHSVC, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--clock', 'manual'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // Its banner stays out of the bench's output; what it said is shown only if it dies.
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
       if (out.includes('\n')) resolve({ child, info: JSON.parse(out.slice(0, out.indexOf('\n'))) });
     });
-    child.on('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
+    child.on('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${stderr.slice(-4000)}`)));
   });
 }
 
