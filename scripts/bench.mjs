@@ -385,7 +385,8 @@ async function inFlight(receiver, secret, tag, c, n, sendOne) {
   const [sent, s] = await Promise.all([sending, done]);
   const sendRate = n / ((sent - t0) / 1000);
   // Each event's time is taken when it is sent, not when it was due: a stream that fell behind would hide its wait.
-  if (RATE && sendRate < 0.98 * RATE && !tag.endsWith('-warm')) log(`${tag}: sent ${Math.round(sendRate)}/s, short of BENCH_RATE=${RATE}: its latencies leave out how late events went`);
+  if (RATE && sendRate < 0.98 * RATE && !tag.endsWith('-warm'))
+    log(`${tag}: sent ${Math.round(sendRate)}/s, short of BENCH_RATE=${RATE}: its latencies leave out how late events went`);
   return { ...s, t0, rate: n / ((s.last - t0) / 1000), sendRate };
 }
 
