@@ -97,12 +97,6 @@ interface Begun {
   onTurn?: () => void;
 }
 
-/**
- * Sends deliveries and schedules their automatic retries. A delivery (a
- * delivery's attempts) is only ever sent by one attempt at a time: every
- * send holds the delivery's lock, and an automatic retry re-reads the delivery under
- * that lock, so a manual retry can never make a scheduled one fire twice.
- */
 /** One webhook's share: its connections, its sends in flight, and the sends waiting for a turn. */
 interface Lane {
   dispatcher: Dispatcher;
@@ -123,6 +117,12 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 const nextAttemptAt = (status: string, due: number | null | undefined): string | null =>
   status === 'failed' && due !== null && due !== undefined ? new Date(due).toISOString() : null;
 
+/**
+ * Sends deliveries and schedules their automatic retries. A delivery is only
+ * ever sent by one of its attempts at a time: every send holds the delivery's
+ * lock, and an automatic retry re-reads the delivery under that lock, so a
+ * manual retry can never make a scheduled one fire twice.
+ */
 export class Deliverer {
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly lanes = new Map<string, Lane>();

@@ -49,7 +49,7 @@ export function deliveryStatus(delivered: boolean, newest: AttemptStatus | undef
   return newest === 'failed' ? 'failed' : 'pending';
 }
 
-/** deliveryStatus in SQL, for the delivery (delivery) `c`. */
+/** deliveryStatus in SQL, for the delivery `c`. */
 const DELIVERY_STATUS_SQL = `CASE WHEN c.delivered = 1 THEN 'delivered'
   WHEN (SELECT x.status FROM attempts x WHERE x.delivery_id = c.id ORDER BY x.attempt DESC LIMIT 1) = 'failed' THEN 'failed'
   ELSE 'pending' END`;
@@ -469,7 +469,7 @@ export class Store {
     ).map(toWebhook);
   }
 
-  // --- deliveries (deliveries) and their attempts --------------------------------
+  // --- deliveries and their attempts ----------------------------------------------
 
   insertDelivery(delivery: DeliveryRecord): void {
     this.changeCount += 1;

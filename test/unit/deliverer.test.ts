@@ -113,7 +113,7 @@ function delivery(id: string): DeliveryRecord {
   return found;
 }
 
-/** Delivers the test event and lets the first send complete; returns the delivery (delivery) id. */
+/** Delivers the test event and lets the first send complete; returns the delivery's id. */
 async function deliverOne(): Promise<string> {
   const ids = await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
   expect(ids).toHaveLength(1);
