@@ -11,13 +11,9 @@
 // (just past the last retry), 3 days and 300 days are run interleaved,
 // BENCH_CLOCK_RUNS times each (default 7), and the medians are printed.
 
-import { spawn } from 'node:child_process';
 import http from 'node:http';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { startSandbox } from './sandbox-process.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const WHSVC = join(ROOT, 'bin', 'whsvc');
 const EVENTS = Number(process.env.BENCH_CLOCK_EVENTS || 100);
 const RUNS = Number(process.env.BENCH_CLOCK_RUNS || 7);
 const JUMPS = [
@@ -33,23 +29,6 @@ const receiver = http.createServer((req, res) => {
 await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const receiverUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
 
-function startSandbox() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WHSVC, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--clock', 'manual'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    // Its banner stays out of the bench's output; what it said is shown only if it dies.
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('\n')) resolve({ child, info: JSON.parse(out.slice(0, out.indexOf('\n'))) });
-    });
-    child.on('exit', (code) => reject(new Error(`sandbox exited with ${code}: ${stderr.slice(-4000)}`)));
-  });
-}
-
 async function call(base, token, method, path, body) {
   const response = await fetch(`${base}${path}`, {
     method,
@@ -62,7 +41,8 @@ async function call(base, token, method, path, body) {
 }
 
 async function oneRun(jumpMs) {
-  const { child, info } = await startSandbox();
+  // Its banner stays out of the bench's output; what it said is shown only if it dies before it is ready.
+  const { child, info } = await startSandbox(['--quiet', '--clock', 'manual']);
   try {
     const base = info.base_url;
     const { access_token: token } = await call(base, undefined, 'POST', '/v1/oauth/token', {

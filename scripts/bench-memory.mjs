@@ -9,14 +9,11 @@
 // that the peak reached after warm-up (the first tenth) holds to the end.
 //
 //   node scripts/bench-memory.mjs        (uses the dist/ already built)
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { benchNodeArgs, startSandbox } from './sandbox-process.mjs';
 
-const WHSVC = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'whsvc');
 const EVENTS = Number(process.env.BENCH_MEMORY_EVENTS ?? 100_000);
 const SOAK_EVENTS = Number(process.env.BENCH_SOAK_EVENTS ?? 1_000_000);
 const SOAK_RATE = Number(process.env.BENCH_SOAK_RATE ?? 4_000);
@@ -41,33 +38,7 @@ async function run(label, events, extraArgs, { rate } = {}) {
     });
   });
   await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const sandbox = spawn(
-    process.execPath,
-    [
-      ...(process.env.BENCH_SANDBOX_NODE_ARGS ?? '').split(' ').filter(Boolean),
-      WHSVC,
-      'sandbox',
-      'start',
-      '--port',
-      '0',
-      '--json',
-      '--quiet',
-      '--max-attempts',
-      '1',
-      ...extraArgs,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  sandbox.stderr.on('data', (c) => (stderr += c));
-  const info = await new Promise((resolve, reject) => {
-    let out = '';
-    sandbox.stdout.on('data', (c) => {
-      out += c;
-      if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
-    });
-    sandbox.on('exit', (code) => reject(new Error(`sandbox exited ${code}: ${stderr}`)));
-  });
+  const { child: sandbox, info, stderr } = await startSandbox(['--quiet', '--max-attempts', '1', ...extraArgs], { nodeArgs: benchNodeArgs() });
   const pool = new Pool(info.base_url, { connections: IN_FLIGHT });
   const call = async (method, path, body, token) => {
     const res = await pool.request({
@@ -88,7 +59,7 @@ async function run(label, events, extraArgs, { rate } = {}) {
   await call('POST', '/v1/webhooks', { url: `http://127.0.0.1:${receiver.address().port}/hook`, events: ['invoice.paid'] }, access_token);
   // A sandbox that dies mid-run ends the run with its stderr, rather than leaving the bench waiting or sampling nothing.
   const died = new Promise((_, reject) =>
-    sandbox.once('exit', (code, signal) => reject(new Error(`the sandbox exited (${signal ?? code}) mid-run:\n${stderr.slice(-4000)}`))),
+    sandbox.once('exit', (code, signal) => reject(new Error(`the sandbox exited (${signal ?? code}) mid-run:\n${stderr().slice(-4000)}`))),
   );
   died.catch(() => {});
   const baseline = kib(sandbox.pid, 'VmRSS');
@@ -140,7 +111,7 @@ async function run(label, events, extraArgs, { rate } = {}) {
     sandbox.kill('SIGTERM');
     receiver.close();
   }
-  const dropped = /the oldest are dropped/.test(stderr);
+  const dropped = /the oldest are dropped/.test(stderr());
   return { label, events, baseline, peak, seconds, dropped, samples };
 }
 

@@ -21,11 +21,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Pool } from 'undici';
+import { startSandbox, WHSVC } from './sandbox-process.mjs';
 
-const WHSVC = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'whsvc');
 const DELIVERIES = Number(process.env.BENCH_RECOVER_DELIVERIES ?? 1000);
 const RUNS = Number(process.env.BENCH_RECOVER_RUNS ?? 15);
 // Which parts to run: time, rss or both (default).
@@ -92,19 +91,7 @@ async function sandboxWithFailures(count) {
     });
   });
   await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const child = spawn(
-    process.execPath,
-    [WHSVC, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--max-attempts', '1', '--max-deliveries', String(count * 2)],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const info = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-      if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
-    });
-    child.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
-  });
+  const { child, info } = await startSandbox(['--quiet', '--max-attempts', '1', '--max-deliveries', String(count * 2)]);
   const pool = new Pool(info.base_url, { connections: 32 });
   const call = async (method, path, body, token) => {
     const res = await pool.request({

@@ -2,15 +2,14 @@
 // yardsticks run in the same loop on the same Node: an empty .mjs file (a Node
 // program that does nothing) for --version and --help, and a bare node:http GET
 // of the same page for `webhooks list --json`.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { startSandbox, WHSVC } from './sandbox-process.mjs';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 41);
-const bin = fileURLToPath(new URL('../bin/whsvc', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'whsvc-bench-startup-'));
 
 function time(args, options = {}) {
@@ -37,22 +36,14 @@ function measureAll(cases) {
   });
 }
 
-const sandbox = spawn(process.execPath, [bin, 'sandbox', 'start', '--port', '0', '--json', '--quiet'], { stdio: ['ignore', 'pipe', 'ignore'] });
+const { child: sandbox, info } = await startSandbox(['--quiet']);
 try {
-  const info = await new Promise((resolve, reject) => {
-    let out = '';
-    sandbox.stdout.on('data', (c) => {
-      out += c;
-      if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
-    });
-    sandbox.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
-  });
   const env = { ...process.env, WHSVC_CONFIG_DIR: join(work, 'config'), WHSVC_BASE_URL: info.base_url, NO_COLOR: '1' };
-  const login = spawnSync(process.execPath, [bin, 'login', '--client-id', info.client_id, '--client-secret-stdin'], { env, input: info.client_secret });
+  const login = spawnSync(process.execPath, [WHSVC, 'login', '--client-id', info.client_id, '--client-secret-stdin'], { env, input: info.client_secret });
   if (login.status !== 0) throw new Error(`login failed: ${login.stderr}`);
-  const token = spawnSync(process.execPath, [bin, 'auth', 'token'], { env, encoding: 'utf8' }).stdout.trim();
+  const token = spawnSync(process.execPath, [WHSVC, 'auth', 'token'], { env, encoding: 'utf8' }).stdout.trim();
   for (let i = 0; i < 3; i++) {
-    spawnSync(process.execPath, [bin, 'webhooks', 'create', '--url', 'http://127.0.0.1:9/hook', '--events', 'invoice.paid', '--inactive'], { env });
+    spawnSync(process.execPath, [WHSVC, 'webhooks', 'create', '--url', 'http://127.0.0.1:9/hook', '--events', 'invoice.paid', '--inactive'], { env });
   }
 
   // The same GET twice, importing node:http as an ES module (the yardstick) and requiring it: an ES import
@@ -83,14 +74,14 @@ try {
   const getEnv = { env: { ...process.env, URL: `${info.base_url}/v1/webhooks`, TOKEN: token } };
   const cases = [
     { name: 'an empty `.mjs` (yardstick)', args: [empty] },
-    { name: '`whsvc --version`', args: [bin, '--version'] },
-    { name: '`whsvc --help`', args: [bin, '--help'] },
-    { name: '`whsvc webhooks --help` (loads the program)', args: [bin, 'webhooks', '--help'] },
+    { name: '`whsvc --version`', args: [WHSVC, '--version'] },
+    { name: '`whsvc --help`', args: [WHSVC, '--help'] },
+    { name: '`whsvc webhooks --help` (loads the program)', args: [WHSVC, 'webhooks', '--help'] },
     { name: 'bare `node:http` GET of /v1/webhooks (yardstick)', args: [bareGet], options: getEnv },
     { name: 'bare `node:http` GET, CommonJS (`require`)', args: [bareGetCjs], options: getEnv },
     { name: 'bare global `fetch` GET of /v1/webhooks', args: [bareFetch], options: getEnv },
-    { name: '`whsvc webhooks list --json` (cached token)', args: [bin, 'webhooks', 'list', '--json'], options: { env } },
-    { name: '`whsvc verify` on a 1 MB payload', args: [bin, 'verify', '--signature', signature, '--secret', 'whsec_bench', '--payload-file', payload] },
+    { name: '`whsvc webhooks list --json` (cached token)', args: [WHSVC, 'webhooks', 'list', '--json'], options: { env } },
+    { name: '`whsvc verify` on a 1 MB payload', args: [WHSVC, 'verify', '--signature', signature, '--secret', 'whsec_bench', '--payload-file', payload] },
   ];
   const results = measureAll(cases);
   const [empties, version, help, , get, , , list] = results;

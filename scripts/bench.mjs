@@ -32,17 +32,14 @@
 //                      p50 / p99 of a stream the sandbox keeps up with, rather than of one that saturates it
 //   BENCH_SANDBOX_STDOUT  a file the sandbox's stdout is appended to (what --trace-gc prints, say)
 
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Pool } from 'undici';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const WHSVC = join(ROOT, 'bin', 'whsvc');
+import { benchNodeArgs, ROOT, startSandbox as startSandboxProcess } from './sandbox-process.mjs';
 
 const envInt = (name, fallback, min = 1) => {
   const raw = process.env[name];
@@ -292,48 +289,17 @@ class Receiver {
 // --- the sandbox (another process) -------------------------------------------
 
 async function startSandbox(dataDir) {
-  const nodeArgs = (process.env.BENCH_SANDBOX_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const args = [...nodeArgs, WHSVC, 'sandbox', 'start', '--port', '0', '--json', '--quiet'];
-  if (dataDir) args.push('--data-dir', dataDir);
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = ['--quiet', ...(dataDir ? ['--data-dir', dataDir] : [])];
+  const onStdout = SANDBOX_STDOUT ? (chunk) => appendFileSync(SANDBOX_STDOUT, chunk) : undefined;
+  const started = startSandboxProcess(args, { nodeArgs: benchNodeArgs(), onStdout });
+  const { child, info, stderr } = await started.catch((error) => {
+    throw new BenchError(error.message);
+  });
   children.add(child);
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk) => {
-    if (stderr.length < 200_000) stderr += chunk;
-  });
-  let stdout = '';
-  child.stdout.setEncoding('utf8');
-  const info = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new BenchError(`the sandbox did not print its JSON line within 20 s\n${stderr}`)), 20_000);
-    child.stdout.on('data', (chunk) => {
-      if (SANDBOX_STDOUT) appendFileSync(SANDBOX_STDOUT, chunk);
-      if (stdout === null) return;
-      stdout += chunk;
-      // A node flag that prints (--trace-gc, say) may come before the JSON line: lines not starting with { are skipped.
-      for (let nl = stdout.indexOf('\n'); nl >= 0; nl = stdout.indexOf('\n')) {
-        const line = stdout.slice(0, nl);
-        stdout = stdout.slice(nl + 1);
-        if (!line.startsWith('{')) continue;
-        clearTimeout(timer);
-        stdout = null;
-        try {
-          resolve(JSON.parse(line));
-        } catch {
-          reject(new BenchError(`the sandbox printed something other than JSON: ${line}`));
-        }
-        return;
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new BenchError(`the sandbox exited (${signal ?? code}) before it was ready\n${stderr}`));
-    });
-  });
-  const sandbox = { child, info, stderr: () => stderr, stopping: false };
+  const sandbox = { child, info, stderr, stopping: false };
   child.once('exit', (code, signal) => {
     if (!sandbox.stopping && !finishing)
-      log(`the sandbox ${dataDir ? '(--data-dir)' : '(memory)'} exited unexpectedly (${signal ?? code}); its stderr:\n${stderr.slice(-4000)}`);
+      log(`the sandbox ${dataDir ? '(--data-dir)' : '(memory)'} exited unexpectedly (${signal ?? code}); its stderr:\n${stderr().slice(-4000)}`);
   });
   return sandbox;
 }

@@ -6,9 +6,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { startSandbox, WHSVC as whsvcBin } from './sandbox-process.mjs';
 
-const whsvcBin = fileURLToPath(new URL('../bin/whsvc', import.meta.url));
 const workDir = mkdtempSync(join(tmpdir(), 'whsvc-demo-'));
 // A config dir of the demo's own, so the demo never touches your profiles.
 const env = { ...process.env, WHSVC_CONFIG_DIR: join(workDir, 'config') };
@@ -23,17 +22,12 @@ function whsvc(args, { input, shown } = {}) {
 
 say('Start the sandbox: the service, locally (a real HTTP server on a free port)');
 process.stdout.write('$ whsvc sandbox start --port 0 --json &\n');
-const sandbox = spawn(process.execPath, [whsvcBin, 'sandbox', 'start', '--port', '0', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-sandbox.stderr.on('data', (chunk) => process.stdout.write(`  [sandbox] ${chunk.toString().trimEnd().replace(/\n/g, '\n  [sandbox] ')}\n`));
-const info = await new Promise((resolve, reject) => {
-  let out = '';
-  sandbox.stdout.on('data', (chunk) => {
-    out += chunk;
-    // The ready lines go to stderr first; let them show before going on.
-    if (out.includes('\n')) setTimeout(() => resolve(JSON.parse(out.slice(0, out.indexOf('\n')))), 50);
-  });
-  sandbox.on('exit', (code) => reject(new Error(`the sandbox exited with ${code}`)));
+const { child: sandbox, info } = await startSandbox([], {
+  env,
+  onStderr: (chunk) => process.stdout.write(`  [sandbox] ${chunk.trimEnd().replace(/\n/g, '\n  [sandbox] ')}\n`),
 });
+// The ready lines go to stderr first; let them show before going on.
+await new Promise((resolve) => setTimeout(resolve, 50));
 env.WHSVC_BASE_URL = info.base_url;
 const stop = () => {
   if (sandbox.exitCode === null) sandbox.kill('SIGTERM');

@@ -7,15 +7,13 @@
 //   ./run npm run build && ./run node scripts/screenshot-inspector.mjs [--out FILE] [--width PX] [--height PX] [--scheme light|dark]
 //
 // CHROMIUM=/path/to/chromium picks another browser binary.
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { startSandbox } from './sandbox-process.mjs';
 import { chromium } from 'playwright-core';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({
   options: {
     out: { type: 'string', default: 'docs/inspector.png' },
@@ -52,24 +50,6 @@ function startReceiver() {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-function startSandbox() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [`${root}bin/whsvc`, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--retry-base-ms', '1000', '--max-attempts', '3'],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    let stdout = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      if (stdout.includes('\n')) resolve({ child, info: JSON.parse(stdout.slice(0, stdout.indexOf('\n'))) });
-    });
-    child.on('exit', (code) => reject(new Error(`the sandbox exited (${code}) before it was ready; is dist/ built? (./run npm run build)`)));
-  });
-}
-
 async function call(base, method, path, body, token) {
   const response = await fetch(base + path, {
     method,
@@ -84,7 +64,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const receiver = await startReceiver();
 const receiverUrl = `http://127.0.0.1:${receiver.address().port}`;
-const { child, info } = await startSandbox();
+const { child, info } = await startSandbox(['--quiet', '--retry-base-ms', '1000', '--max-attempts', '3'], { onStderr: (chunk) => process.stderr.write(chunk) });
 let browser;
 try {
   const base = info.base_url;
