@@ -85,6 +85,9 @@ describe.each(NODES.map((node) => [versionOf(node), node]))('the installed packa
 
   it('runs the sandbox flow from the installed package: listen, create with the secret captured, trigger, verified', async () => {
     const sandbox = spawnInstalled(['sandbox', 'start', '--port', '0', '--json', '--quiet']);
+    let sandboxStderr = '';
+    sandbox.stderr.on('data', (c: Buffer) => (sandboxStderr += c));
+    const sandboxClosed = new Promise((resolve) => sandbox.on('close', resolve));
     try {
       const info = await new Promise<{ base_url: string; client_id: string; client_secret: string }>((resolve, reject) => {
         let out = '';
@@ -121,6 +124,10 @@ describe.each(NODES.map((node) => [versionOf(node), node]))('the installed packa
     } finally {
       sandbox.kill('SIGTERM');
     }
+    await sandboxClosed;
+    // Node 22 calls node:sqlite experimental: the sandbox does not pass that on to its user.
+    expect(sandboxStderr).toContain('whsvc sandbox ready at');
+    expect(sandboxStderr).not.toMatch(/Warning/);
   });
 
   it('talks to an https service (a private CA through NODE_EXTRA_CA_CERTS): token, list, create', async () => {

@@ -57,6 +57,7 @@ export const command = () =>
         if (!PLATFORM_NAME.test(o.platformName)) {
           throw new CliError('--platform-name must be letters, digits and dashes, starting with a letter', ExitCode.usage);
         }
+        passOverSqliteWarning();
         const { run } = await import('./serve.js');
         return run(
           {
@@ -79,3 +80,16 @@ export const command = () =>
         );
       }),
     );
+
+/**
+ * Node 22 calls node:sqlite experimental, and says so on stderr at every start
+ * of the sandbox. The store is the sandbox's own, tested on each Node line
+ * `engines` accepts, so that one warning is not passed on; every other warning is.
+ */
+function passOverSqliteWarning(): void {
+  const emitWarning = process.emitWarning.bind(process) as (...args: unknown[]) => void;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const text = typeof warning === 'string' ? warning : warning.message;
+    if (!text.startsWith('SQLite is an experimental feature')) emitWarning(warning, ...rest);
+  }) as typeof process.emitWarning;
+}
