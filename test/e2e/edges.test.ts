@@ -49,11 +49,36 @@ describe('the signing secret is never lost nor shown when a file was asked for',
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
-      /^whsvc: cannot write the signing secret to \/dev\/full: no space left on the device; webhook wh_\w+ was deleted again, so nothing was created\nhint: /,
+      /^whsvc: cannot write the signing secret to \/dev\/full: no space left on the device; webhook wh_\w+ was deleted again, so nothing was created\nhint: free some space or choose another path/,
     );
     expect(result.stderr).not.toMatch(/whsec_|unexpected error/);
     expect(await webhookIds()).toEqual(before);
   });
+
+  // /proc/version opens for writing as root, then refuses the write (ESPIPE): a failure that is not a full disk.
+  it.runIf(existsSync('/proc/version') && process.getuid?.() === 0)(
+    'a secret file that fails at write time for another reason: the hint does not speak of space',
+    async () => {
+      const before = await webhookIds();
+      const result = await cli([
+        'webhooks',
+        'create',
+        '--url',
+        `${receiver.url}/proc`,
+        '--events',
+        'invoice.paid',
+        '--secret-file',
+        '/proc/version',
+        '--force',
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /^whsvc: cannot write the signing secret to \/proc\/version: .+; webhook wh_\w+ was deleted again, so nothing was created\nhint: choose a path to a file you can write/,
+      );
+      expect(result.stderr).not.toMatch(/space/);
+      expect(await webhookIds()).toEqual(before);
+    },
+  );
 });
 
 describe('configuration and names', () => {

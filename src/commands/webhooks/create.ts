@@ -3,7 +3,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { list } from '../../cli/parse.js';
-import { closeSync, constants, fchmodSync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, ftruncateSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { NetworkError } from '../../api/errors.js';
 import { checkEventTypes, fetchCatalog } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
@@ -53,6 +53,8 @@ function reserveSecretFile(path: string, force: boolean): { fd: number; created:
     return { fd: open(constants.O_CREAT | constants.O_EXCL), created: true };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    // A directory is not a file --force could overwrite: --force is not offered.
+    if (code === 'EEXIST' && isDirectory(path)) throw usageError(`--secret-file ${path} is a directory`, 'give the path of a file to write the secret to');
     if (code === 'EEXIST' && !force) throw usageError(`--secret-file ${path} already exists`, 'pass --force to overwrite it, or choose another path');
     if (code !== 'EEXIST') throw usageError(`--secret-file ${path} cannot be written: ${(error as Error).message}`);
   }
@@ -64,6 +66,14 @@ function reserveSecretFile(path: string, force: boolean): { fd: number; created:
     return { fd, created: false };
   } catch (error) {
     throw usageError(`--secret-file ${path} cannot be written: ${(error as Error).message}`);
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 
@@ -93,7 +103,7 @@ async function undoCreate(deps: CommandDeps, id: string, path: string, error: un
   return new CliError(
     `${why}; webhook ${id} was deleted again, so nothing was created`,
     ExitCode.failure,
-    'free some space or choose another path, then run the command again',
+    `${code === 'ENOSPC' ? 'free some space or choose another path' : 'choose a path to a file you can write'}, then run the command again`,
   );
 }
 

@@ -169,6 +169,18 @@ describe('webhooks create: the signing secret', () => {
     expect(fake.requests.some((r) => r.method === 'POST' && r.url.pathname === '/v1/webhooks')).toBe(false);
   });
 
+  it('a directory as --secret-file: usage error that does not offer --force, and no POST', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    const error = await rejectionOf(create(options({ url: URL_, events: ['invoice.paid'], secretFile: fake.configDir }), fake.deps));
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toBe(`--secret-file ${fake.configDir} is a directory`);
+    expect(error.hint).not.toContain('--force');
+    expect(fake.requests.some((r) => r.method === 'POST' && r.url.pathname === '/v1/webhooks')).toBe(false);
+  });
+
   it('an existing --secret-file with --force is overwritten', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
