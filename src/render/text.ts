@@ -96,6 +96,11 @@ export function keyValues(pairs: Array<[string, string | { styled: string }]>, l
   return pairs.map(([key, value]) => `${label(key.padEnd(width))}  ${typeof value === 'string' ? sanitize(value) : value.styled}`).join('\n') + '\n';
 }
 
+/** The first few of a longer list, and how many more there were: `a, b, c and 5 more`. */
+export function andMore(shown: string[], total: number, separator = ', '): string {
+  return `${shown.join(separator)}${total > shown.length ? ` and ${total - shown.length} more` : ''}`;
+}
+
 /** A count and its noun, `1 delivery`, `3 deliveries`; `plural` when it is not the noun and an s. */
 export function counted(count: number, noun: string, plural = /y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`): string {
   return `${count} ${count === 1 ? noun : plural}`;

@@ -11,7 +11,7 @@ import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
 import { boundAt, collect, percentage, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import type { Colors } from '../../render/colors.js';
 import { renderTable, tableTime, type TableOptions } from '../../render/table.js';
-import { sanitize } from '../../render/text.js';
+import { andMore, sanitize } from '../../render/text.js';
 
 export const command = () =>
   new Command('health')
@@ -136,6 +136,9 @@ export class HealthTally {
     return row;
   }
 }
+
+/** How many unhealthy webhooks the closing line names. */
+const NAMED_UNHEALTHY = 3;
 
 /** Why a row is unhealthy, in a few words: its newest deliveries failing, its delivered share below --fail-under, or both. */
 function whyUnhealthy(row: WebhookHealth, failUnder: number | undefined): string {
@@ -275,7 +278,11 @@ export async function run(options: HealthOptions, deps: CommandDeps): Promise<nu
   }
   const unhealthy = rows.filter((row) => !row.healthy);
   if (unhealthy.length === 0) return 0;
-  const named = unhealthy.map((row) => `${sanitize(row.id)} (${whyUnhealthy(row, options.failUnder)})`).join(', ');
+  // The worst few by name: the table above (or --json) has them all, and a line per terminal row reads better than thirty.
+  const named = andMore(
+    unhealthy.slice(0, NAMED_UNHEALTHY).map((row) => `${sanitize(row.id)} (${whyUnhealthy(row, options.failUnder)})`),
+    unhealthy.length,
+  );
   deps.stderr.write(`whsvc: ${unhealthy.length === 1 ? '1 webhook is' : `${unhealthy.length} webhooks are`} unhealthy: ${named}\n`);
   return 1;
 }

@@ -240,6 +240,25 @@ describe('webhooks health: order, threshold, output', () => {
     );
   });
 
+  it('many unhealthy: the closing line names the worst three and counts the rest (the table has them all)', async () => {
+    const fake = fakeDeps({ json: true });
+    mockToken(fake.mock);
+    const ids = ['wh_1', 'wh_2', 'wh_3', 'wh_4', 'wh_5'];
+    mockWebhooks(
+      fake,
+      ids.map((id) => hook(id)),
+    );
+    for (const [i, id] of ids.entries()) {
+      // wh_1 fails most in a row, wh_5 least: worst first is the order of the ids.
+      mockLog(fake, id, [Array.from({ length: 6 - i }, (_, n) => attempt(`${id}_${n}`, `${id}_${n}`, 'failed', 500, n + 1))]);
+    }
+    expect(await health({ ids: [] }, fake.deps)).toBe(1);
+    expect(rowsOf(fake)).toHaveLength(5);
+    expect(fake.stderr.text).toBe(
+      'whsvc: 5 webhooks are unhealthy: wh_1 (its newest 6 deliveries failed), wh_2 (its newest 5 deliveries failed), wh_3 (its newest 4 deliveries failed) and 2 more\n',
+    );
+  });
+
   it('--fail-under that nobody is below: only a failing streak is unhealthy', async () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);

@@ -4,7 +4,7 @@ import { integerIn } from '../../../cli/parse.js';
 import { ApiError, AuthError, NetworkError, RequestStopped } from '../../../api/errors.js';
 import { answeredStatus, deliveryKey } from '../../../api/log.js';
 import { ProgressLine } from '../../../render/progress.js';
-import { counted, sanitize } from '../../../render/text.js';
+import { andMore, counted, sanitize } from '../../../render/text.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { JsonDocumentStream } from '../../../cli/output.js';
 import { ExitCode } from '../../../cli/errors.js';
@@ -278,8 +278,7 @@ export class ResendReport {
   /** The first ids of a kind of outcome, and how many more there were; nothing when there were none. */
   private writeIds(label: string, shown: string[], count: number): void {
     if (count === 0) return;
-    const more = count - shown.length;
-    this.deps.stdout.write(`${label}: ${shown.join(' ')}${more > 0 ? ` and ${more} more` : ''}\n`);
+    this.deps.stdout.write(`${label}: ${andMore(shown, count, ' ')}\n`);
   }
 
   /** The summary, and the exit code: 0 when every re-sent delivery got through, 1 when any did not, 130 when stopped. */
