@@ -3,10 +3,15 @@
 //   npm run bench            (builds dist/ first)
 //   node scripts/bench.mjs   (uses the dist/ already built)
 //
-// Three kinds of process take part:
+// Four kinds of process take part:
 //   - a receiver, forked from a file written to the temp dir: node:http on
 //     127.0.0.1, answers 200 to every POST, checks each signature, and reports
 //     counts and latencies back over IPC;
+//   - a relay, forked the same way: the least a process between the events and
+//     the receiver can do. It reads each event, signs it and POSTs it onward
+//     (node:http keep-alive), and answers 202 once the POST is sent, as the
+//     sandbox does; it has the sandbox's processes and hops without its work,
+//     so the sandbox's latency is read against it on the same machine;
 //   - the sandbox, `whsvc sandbox start --port 0 --json --quiet`, once in memory
 //     and once with --data-dir (a fresh temp dir), with one webhook pointing at
 //     the receiver;
@@ -148,6 +153,7 @@ const SIG_HEADER = process.env.BENCH_SIG_HEADER.toLowerCase();
 let phase = null;
 let stray = 0;
 let sockets = 0;
+let accepted = 0;
 
 function pct(sorted, q) {
   if (sorted.length === 0) return null;
@@ -159,7 +165,7 @@ function summary(p) {
   return {
     tag: p.tag, got: p.got, expect: p.expect, first: p.first, last: p.last,
     p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), max: pct(sorted, 1),
-    badSig: p.badSig, bytes: p.got ? p.bytes / p.got : 0, stray, sockets,
+    badSig: p.badSig, bytes: p.got ? p.bytes / p.got : 0, stray, sockets, opened: accepted - p.acceptedBefore,
   };
 }
 
@@ -195,6 +201,7 @@ const server = http.createServer((req, res) => {
 });
 server.on('connection', (socket) => {
   sockets++;
+  accepted++;
   socket.on('close', () => sockets--);
 });
 server.keepAliveTimeout = 60_000;
@@ -204,7 +211,7 @@ server.listen(0, '127.0.0.1', () => process.send({ type: 'listening', port: serv
 process.on('message', (m) => {
   if (m.cmd === 'phase') {
     phase = { tag: m.tag, expect: m.expect, secret: m.secret, got: 0, n: 0, lat: new Float64Array(m.expect),
-      first: Infinity, last: -Infinity, badSig: 0, bytes: 0 };
+      first: Infinity, last: -Infinity, badSig: 0, bytes: 0, acceptedBefore: accepted };
     process.send({ type: 'phase', tag: m.tag });
   } else if (m.cmd === 'progress') {
     process.send({ type: 'progress', tag: phase && phase.tag, got: phase ? phase.got : 0, stray });
@@ -232,20 +239,8 @@ class Receiver {
   }
 
   static async start() {
-    const file = join(tmpRoot, 'receiver.mjs');
-    writeFileSync(file, RECEIVER_SOURCE);
-    const child = fork(file, [], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: { ...process.env, BENCH_SIG_HEADER: `X-${PLATFORM}-Signature` },
-      execArgv: [],
-    });
-    children.add(child);
-    const first = await Promise.race([
-      new Promise((resolve) => child.once('message', resolve)),
-      new Promise((_, reject) => child.once('exit', (code) => reject(new BenchError(`the receiver exited (${code}) before listening`)))),
-      new Promise((_, reject) => setTimeout(() => reject(new BenchError('the receiver did not listen within 10 s')), 10_000).unref()),
-    ]);
-    return new Receiver(child, first.port);
+    const { child, port } = await forkListener('receiver', RECEIVER_SOURCE, { BENCH_SIG_HEADER: `X-${PLATFORM}-Signature` });
+    return new Receiver(child, port);
   }
 
   get url() {
@@ -284,6 +279,69 @@ class Receiver {
       }
     }
   }
+}
+
+// --- the relay (another process) ----------------------------------------------
+
+const RELAY_SOURCE = `
+import http from 'node:http';
+import { createHmac, randomBytes } from 'node:crypto';
+
+const target = new URL(process.env.BENCH_RELAY_TARGET);
+const secret = process.env.BENCH_RELAY_SECRET;
+const platform = process.env.BENCH_PLATFORM;
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const event = JSON.parse(Buffer.concat(chunks));
+    const id = 'dlv_' + randomBytes(12).toString('hex');
+    const body = JSON.stringify({ id: 'inv_' + randomBytes(6).toString('hex'), event: event.type, amount: { amount: 12900, currency: 'EUR' }, ...event.data });
+    const out = http.request({
+      agent, host: target.hostname, port: target.port, path: target.pathname, method: 'POST',
+      headers: {
+        'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'whsvc-bench-relay',
+        ['X-' + platform + '-Signature']: 'sha256=' + createHmac('sha256', secret).update(body).digest('hex'),
+        ['X-' + platform + '-Event']: event.type, ['X-' + platform + '-Delivery-Id']: id,
+        ['X-' + platform + '-Attempt']: '1', ['X-' + platform + '-Attempt-Id']: id,
+      },
+    }, (answer) => answer.resume());
+    out.on('error', (error) => process.stderr.write('relay: ' + error.message + '\\n'));
+    out.end(body);
+    const ack = JSON.stringify({ delivery_ids: [id] });
+    res.writeHead(202, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(ack) });
+    res.end(ack);
+  });
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => process.send({ type: 'listening', port: server.address().port }));
+process.on('disconnect', () => process.exit(0));
+`;
+
+/** Forks one of the helper processes written above; resolves once it listens, with its port. */
+async function forkListener(name, source, env) {
+  const file = join(tmpRoot, `${name}.mjs`);
+  writeFileSync(file, source);
+  const child = fork(file, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { ...process.env, ...env }, execArgv: [] });
+  children.add(child);
+  const first = await Promise.race([
+    new Promise((resolve) => child.once('message', resolve)),
+    new Promise((_, reject) => child.once('exit', (code) => reject(new BenchError(`the ${name} exited (${code}) before listening`)))),
+    new Promise((_, reject) => setTimeout(() => reject(new BenchError(`the ${name} did not listen within 10 s`)), 10_000).unref()),
+  ]);
+  return { child, port: first.port };
+}
+
+async function startRelay(receiver) {
+  const secret = `whsec_${randomBytes(24).toString('base64url')}`;
+  const { child, port } = await forkListener('relay', RELAY_SOURCE, {
+    BENCH_RELAY_TARGET: receiver.url,
+    BENCH_RELAY_SECRET: secret,
+    BENCH_PLATFORM: PLATFORM,
+  });
+  return { child, secret, baseUrl: `http://127.0.0.1:${port}` };
 }
 
 // --- the sandbox (another process) -------------------------------------------
@@ -356,8 +414,8 @@ async function inFlight(receiver, secret, tag, c, n, sendOne) {
   return { ...s, t0, rate: n / ((s.last - t0) / 1000), sendRate };
 }
 
-/** C trigger requests in flight until n events have occurred, and until the receiver has had all n deliveries. */
-async function sandboxRun(receiver, pool, secret, tag, c, n) {
+/** C trigger requests (to the sandbox or the relay) in flight until n events have occurred, and until the receiver has had all n deliveries. */
+async function triggerRun(receiver, pool, secret, tag, c, n) {
   return inFlight(receiver, secret, tag, c, n, async () => {
     const body = JSON.stringify({ type: EVENT_TYPE, data: { bench_sent_at: wall(), bench_run: tag } });
     const res = await pool.request({ path: '/_sandbox/events', method: 'POST', headers: { 'content-type': 'application/json' }, body });
@@ -466,7 +524,8 @@ function cpuDelta(a, b) {
 
 // --- measuring -------------------------------------------------------------------
 
-const MODES = ['floor', 'memory', 'data-dir'];
+const MODES = ['floor', 'relay', 'memory', 'data-dir'];
+const TRIGGERED = ['relay', 'memory', 'data-dir'];
 
 function median(runs) {
   const sorted = [...runs].sort((a, b) => a.rate - b.rate);
@@ -497,12 +556,12 @@ async function stopSandbox(sandbox) {
 }
 
 /**
- * For each level: a warm-up of each, then RUNS rounds of floor, memory and
- * --data-dir one after the other (order rotated each round), so that whatever
- * else the machine is doing weighs on all three alike. Both sandboxes stay up
- * throughout; the one not measured is idle.
+ * For each level: a warm-up of each, then RUNS rounds of floor, relay, memory
+ * and --data-dir one after the other (order rotated each round), so that
+ * whatever else the machine is doing weighs on all four alike. The relay and
+ * both sandboxes stay up throughout; those not measured are idle.
  */
-async function measure(receiver) {
+async function measure(receiver, relay) {
   const results = Object.fromEntries(MODES.map((m) => [m, new Map()]));
   const floorSecret = `whsec_${randomBytes(24).toString('base64url')}`;
   const sandboxes = {};
@@ -511,14 +570,19 @@ async function measure(receiver) {
     sandboxes['data-dir'] = await startSandboxWithWebhook(receiver, 'data-dir');
     for (const c of LEVELS) {
       const agent = new http.Agent({ keepAlive: true, maxSockets: c });
-      const pools = Object.fromEntries(
-        ['memory', 'data-dir'].map((m) => [m, new Pool(sandboxes[m].info.base_url, { connections: c, keepAliveTimeout: 60_000 })]),
-      );
-      const pids = { receiver: receiver.child.pid, memory: sandboxes.memory.child.pid, 'data-dir': sandboxes['data-dir'].child.pid };
+      const targets = {
+        relay: { baseUrl: relay.baseUrl, secret: relay.secret, pid: relay.child.pid },
+        ...Object.fromEntries(
+          ['memory', 'data-dir'].map((m) => [
+            m,
+            { baseUrl: sandboxes[m].info.base_url, secret: sandboxes[m].webhook.signing_secret, pid: sandboxes[m].child.pid },
+          ]),
+        ),
+      };
+      const pools = Object.fromEntries(TRIGGERED.map((m) => [m, new Pool(targets[m].baseUrl, { connections: c, keepAliveTimeout: 60_000 })]));
+      const pids = { receiver: receiver.child.pid, ...Object.fromEntries(TRIGGERED.map((m) => [m, targets[m].pid])) };
       const once = (mode, tag, n) =>
-        mode === 'floor'
-          ? floorRun(receiver, agent, floorSecret, tag, c, n)
-          : sandboxRun(receiver, pools[mode], sandboxes[mode].webhook.signing_secret, tag, c, n);
+        mode === 'floor' ? floorRun(receiver, agent, floorSecret, tag, c, n) : triggerRun(receiver, pools[mode], targets[mode].secret, tag, c, n);
       try {
         stage = `warming up at ${c} in flight`;
         if (WARMUP > 0) for (const mode of MODES) await once(mode, `${mode}-c${c}-warm`, WARMUP);
@@ -532,7 +596,8 @@ async function measure(receiver) {
             r.cpu = cpuDelta(before, cpuSnapshot(pids));
             checkRun(r, `${mode} at ${c} in flight`);
             runs[mode].push(r);
-            const extra = mode === 'floor' ? '' : `  (triggers accepted ${r.sendRate.toFixed(0)}/s; ${r.sockets} sockets open to the receiver)`;
+            const extra =
+              mode === 'floor' ? '' : `  (triggers accepted ${r.sendRate.toFixed(0)}/s; ${r.sockets} sockets open to the receiver, ${r.opened} opened)`;
             log(
               `${mode.padEnd(8)} C=${String(c).padStart(3)} run ${i}/${RUNS}: ${r.rate.toFixed(0).padStart(6)}/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms${extra}`,
             );
@@ -564,7 +629,8 @@ const spread = (runs) => {
   return `${fmtRate(Math.min(...rates))}–${fmtRate(Math.max(...rates))}`;
 };
 
-function report(floor, memory, disk, startedAt) {
+function report(results, startedAt) {
+  const { floor, relay, memory, 'data-dir': disk } = results;
   const cpus = os.cpus();
   const lines = [];
   lines.push(`### whsvc sandbox delivery throughput`);
@@ -575,28 +641,33 @@ function report(floor, memory, disk, startedAt) {
   );
   lines.push(
     `Events per run: ${LEVELS.map((c) => `${eventsAt(c)} at C=${c}`).join(', ')}; median of ${RUNS} run(s), ` +
-      `after ${WARMUP} warm-up events per level. One webhook, event \`${EVENT_TYPE}\`, ` +
+      `after ${WARMUP} warm-up events per level${RATE ? `, at most ${RATE} events a second` : ''}. One webhook, event \`${EVENT_TYPE}\`, ` +
       `delivered body ≈ ${Math.round([...memory.values()][0]?.bytes ?? 0)} bytes (floor ${Math.round([...floor.values()][0]?.bytes ?? 0)}).`,
   );
   lines.push('');
-  lines.push(
-    '| in flight (C) | floor /s | sandbox memory /s (% of floor) | sandbox --data-dir /s (% of floor) | floor p50 / p99 ms | memory p50 / p99 ms | --data-dir p50 / p99 ms |',
-  );
-  lines.push('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  lines.push('| in flight (C) | floor /s | relay /s (% of floor) | sandbox memory /s (% of floor) | sandbox --data-dir /s (% of floor) |');
+  lines.push('| ---: | ---: | ---: | ---: | ---: |');
   for (const c of LEVELS) {
-    const f = floor.get(c);
-    const m = memory.get(c);
-    const d = disk.get(c);
-    lines.push(
-      `| ${c} | ${fmtRate(f.rate)} | ${fmtRate(m.rate)} (${pctOf(m.rate, f.rate)}) | ${fmtRate(d.rate)} (${pctOf(d.rate, f.rate)}) ` +
-        `| ${fmtMs(f.p50)} / ${fmtMs(f.p99)} | ${fmtMs(m.p50)} / ${fmtMs(m.p99)} | ${fmtMs(d.p50)} / ${fmtMs(d.p99)} |`,
-    );
+    const f = floor.get(c).rate;
+    const cell = (mode) => `${fmtRate(results[mode].get(c).rate)} (${pctOf(results[mode].get(c).rate, f)})`;
+    lines.push(`| ${c} | ${fmtRate(f)} | ${cell('relay')} | ${cell('memory')} | ${cell('data-dir')} |`);
+  }
+  lines.push('');
+  lines.push('| in flight (C) | floor p50 / p99 ms | relay p50 / p99 ms | memory p50 / p99 ms (p99 × relay) | --data-dir p50 / p99 ms (p99 × relay) |');
+  lines.push('| ---: | ---: | ---: | ---: | ---: |');
+  for (const c of LEVELS) {
+    const ms = (r) => `${fmtMs(r.p50)} / ${fmtMs(r.p99)}`;
+    const r = relay.get(c);
+    const vsRelay = (mode) => `${ms(results[mode].get(c))} (${(results[mode].get(c).p99 / r.p99).toFixed(2)}×)`;
+    lines.push(`| ${c} | ${ms(floor.get(c))} | ${ms(r)} | ${vsRelay('memory')} | ${vsRelay('data-dir')} |`);
   }
   lines.push('');
   lines.push(
     '- *floor*: a bare loop in the bench process of signed POSTs (HMAC-SHA256 with node:crypto, node:http keep-alive Agent) ' +
-      'to the same receiver, C in flight. *sandbox*: C `POST /_sandbox/events` in flight from the bench process, each one event ' +
-      'and so one signed delivery from the sandbox process to the receiver process.',
+      'to the same receiver, C in flight. *relay*: C events in flight to a bare `node:http` process that signs each one, POSTs it ' +
+      'to the receiver and answers 202 once it is sent: the processes and hops of the sandbox without its work. *sandbox*: C ' +
+      '`POST /_sandbox/events` in flight from the bench process, each one event and so one signed delivery from the sandbox process ' +
+      'to the receiver process.',
   );
   lines.push(
     '- /s is events received by the receiver divided by the wall time from the first trigger (or POST) until it had them all; ' +
@@ -605,33 +676,31 @@ function report(floor, memory, disk, startedAt) {
   if (RUNS > 1) {
     lines.push(
       `- range over the ${RUNS} runs (/s): ` +
-        LEVELS.map((c) => `C=${c}: floor ${spread(floor.get(c).runs)}, memory ${spread(memory.get(c).runs)}, --data-dir ${spread(disk.get(c).runs)}`).join(
-          '; ',
-        ) +
+        LEVELS.map((c) => `C=${c}: ${MODES.map((mode) => `${mode} ${spread(results[mode].get(c).runs)}`).join(', ')}`).join('; ') +
         '.',
     );
   }
   lines.push('');
   lines.push('CPU per event (µs, summed over the measured runs; from /proc, so in 10 ms ticks for the subprocesses):');
   lines.push('');
-  lines.push('| in flight (C) | run | bench process | sandbox | receiver | total | sandbox load (cores) | rest of the machine (cores) | steal (cores) |');
+  lines.push(
+    '| in flight (C) | run | bench process | relay or sandbox | receiver | total | relay or sandbox load (cores) | rest of the machine (cores) | steal (cores) |',
+  );
   lines.push('| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   const noisy = [];
   const us = (ms, n) => (Number.isFinite(ms) ? Math.round((1000 * ms) / n).toLocaleString('en-US') : 'n/a');
   const cores = (ms, wallMs) => (Number.isFinite(ms) ? (ms / wallMs).toFixed(2) : 'n/a');
+  const label = { floor: 'floor', relay: 'relay', memory: 'sandbox memory', 'data-dir': 'sandbox --data-dir' };
   for (const c of LEVELS) {
-    for (const [mode, cell] of [
-      ['floor', floor.get(c)],
-      ['memory', memory.get(c)],
-      ['data-dir', disk.get(c)],
-    ]) {
+    for (const mode of MODES) {
+      const cell = results[mode].get(c);
       const sum = (k) => cell.runs.reduce((acc, r) => acc + r.cpu[k], 0);
       const n = cell.runs.reduce((acc, r) => acc + r.got, 0);
-      const sandbox = mode === 'floor' ? 0 : sum(mode);
-      const total = sum('bench') + sandbox + sum('receiver');
+      const middle = mode === 'floor' ? 0 : sum(mode);
+      const total = sum('bench') + middle + sum('receiver');
       lines.push(
-        `| ${c} | ${mode === 'floor' ? 'floor' : `sandbox ${mode === 'memory' ? 'memory' : '--data-dir'}`} | ${us(sum('bench'), n)} | ${mode === 'floor' ? '–' : us(sandbox, n)} ` +
-          `| ${us(sum('receiver'), n)} | ${us(total, n)} | ${mode === 'floor' ? '–' : cores(sandbox, sum('wall'))} ` +
+        `| ${c} | ${label[mode]} | ${us(sum('bench'), n)} | ${mode === 'floor' ? '–' : us(middle, n)} ` +
+          `| ${us(sum('receiver'), n)} | ${us(total, n)} | ${mode === 'floor' ? '–' : cores(middle, sum('wall'))} ` +
           `| ${cores(sum('others'), sum('wall'))} | ${cores(sum('steal'), sum('wall'))} |`,
       );
       if ((sum('others') + sum('steal')) / sum('wall') > 0.2) noisy.push(`${mode} at C=${c}`);
@@ -640,7 +709,7 @@ function report(floor, memory, disk, startedAt) {
   lines.push('');
   lines.push(
     "- *rest of the machine* is CPU used by processes other than the bench's during its runs, and *steal* is CPU the hypervisor gave to other guests: " +
-      "where either is high the figures above are low and noisy. *sandbox load* near 1.00 means the sandbox's single thread was the bottleneck.",
+      "where either is high the figures above are low and noisy. *relay or sandbox load* near 1.00 means that process's single thread was the bottleneck.",
   );
   if (noisy.length > 0) {
     lines.push(
@@ -667,10 +736,12 @@ async function main() {
   stage = 'starting the receiver';
   const receiver = await Receiver.start();
   log(`receiver at ${receiver.url} (pid ${receiver.child.pid}); node ${process.version}, ${os.availableParallelism()} CPUs`);
-  const { floor, memory, 'data-dir': disk } = await measure(receiver);
-  stage = 'stopping the receiver';
-  await stopChild(receiver.child, 3_000);
-  process.stdout.write(`${report(floor, memory, disk, startedAt)}\n`);
+  stage = 'starting the relay';
+  const relay = await startRelay(receiver);
+  const results = await measure(receiver, relay);
+  stage = 'stopping the relay and the receiver';
+  await Promise.all([stopChild(relay.child, 3_000), stopChild(receiver.child, 3_000)]);
+  process.stdout.write(`${report(results, startedAt)}\n`);
 }
 
 main().then(
