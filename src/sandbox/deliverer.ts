@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { elapsedClock, type Clock } from './clock.js';
+import { exchange } from './exchange.js';
 import { newId } from './ids.js';
 import type { AttemptRecord, DeliveryRecord, Store, WebhookRecord } from './store.js';
 import { deliveryHeaders as protocolHeaders, sign } from '../signing/signature.js';
@@ -528,33 +529,30 @@ export class Deliverer {
     // Started only now that a connection of this webhook's is free: it measures the receiver, not the queue.
     // Real time, not the sandbox's: a manual clock stands still while the receiver takes its time.
     const started = this.elapsed.now();
-    // One bound on the whole exchange, whatever the dispatcher honours of headersTimeout and bodyTimeout.
-    // Cleared as soon as the exchange ends: AbortSignal.timeout would keep a timer and its signal alive for the
-    // whole timeoutMs after every send, thousands of them at once under a steady stream, all for the GC to copy.
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), policy.timeoutMs);
-    const { signal } = controller;
     try {
       const url = new URL(webhook.url);
       const { origin, host } = connectionFor(url);
       const headers = deliveryHeaders(policy, delivery, attempt, attemptId);
-      const response = await dispatcher.request({
-        origin,
-        path: url.pathname + url.search,
-        method: 'POST',
-        headers: host ? { ...headers, host } : headers,
-        body: delivery.body,
-        signal,
-        headersTimeout: policy.timeoutMs,
-        bodyTimeout: policy.timeoutMs,
-      });
-      const responseBody = await readLimited(response.body, policy.responseBodyLimit);
-      const ok = response.statusCode >= 200 && response.statusCode < 300;
+      // One bound on the whole exchange, whatever the dispatcher honours of headersTimeout and bodyTimeout.
+      const answer = await exchange(
+        dispatcher,
+        {
+          origin,
+          path: url.pathname + url.search,
+          method: 'POST',
+          headers: host ? { ...headers, host } : headers,
+          body: delivery.body,
+          headersTimeout: policy.timeoutMs,
+          bodyTimeout: policy.timeoutMs,
+        },
+        { bodyLimit: policy.responseBodyLimit, timeoutMs: policy.timeoutMs },
+      );
+      const ok = answer.statusCode >= 200 && answer.statusCode < 300;
       return {
         status: ok ? 'delivered' : 'failed',
-        response_code: response.statusCode,
-        response_body: responseBody,
-        error: ok ? null : `endpoint answered ${response.statusCode}`,
+        response_code: answer.statusCode,
+        response_body: answer.body,
+        error: ok ? null : `endpoint answered ${answer.statusCode}`,
         duration_ms: Math.round(this.elapsed.now() - started),
       };
     } catch (error) {
@@ -565,38 +563,8 @@ export class Deliverer {
         error: describeSendError(error, policy.timeoutMs),
         duration_ms: Math.round(this.elapsed.now() - started),
       };
-    } finally {
-      clearTimeout(timer);
     }
   }
-}
-
-/**
- * The endpoint's answer, kept up to `limit` bytes; past it the rest is not read. Read with listeners rather than
- * an async iterator: this runs once per send, and the iterator's promise per chunk is most of its cost.
- */
-function readLimited(body: Dispatcher.ResponseData['body'], limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const done = () => {
-      if (settled) return;
-      settled = true;
-      resolve(Buffer.concat(chunks).subarray(0, limit).toString('utf8'));
-    };
-    body.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size > limit) {
-        // undici reports a body destroyed before its end as an error: the listener stays, the promise is settled by then.
-        body.destroy();
-        done();
-      }
-    });
-    body.once('end', done);
-    body.on('error', reject);
-  });
 }
 
 function describeSendError(error: unknown, timeoutMs: number): string {
