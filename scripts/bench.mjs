@@ -9,8 +9,8 @@
 //     counts and latencies back over IPC;
 //   - a relay, forked the same way: the least a process between the events and
 //     the receiver can do. It reads each event, signs it and POSTs it onward
-//     (node:http keep-alive), and answers 202 once the POST is sent, as the
-//     sandbox does; it has the sandbox's processes and hops without its work,
+//     (node:http keep-alive, 64 connections), and answers 202 once the POST has
+//     a connection, as the sandbox does; it has the sandbox's processes and hops without its work,
 //     so the sandbox's latency is read against it on the same machine;
 //   - the sandbox, `whsvc sandbox start --port 0 --json --quiet`, once in memory
 //     and once with --data-dir (a fresh temp dir), with one webhook pointing at
@@ -290,6 +290,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 const target = new URL(process.env.BENCH_RELAY_TARGET);
 const secret = process.env.BENCH_RELAY_SECRET;
 const platform = process.env.BENCH_PLATFORM;
+// As the sandbox's lane: 64 connections, and an event acknowledged once its POST has one.
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 const server = http.createServer((req, res) => {
@@ -310,9 +311,11 @@ const server = http.createServer((req, res) => {
     }, (answer) => answer.resume());
     out.on('error', (error) => process.stderr.write('relay: ' + error.message + '\\n'));
     out.end(body);
-    const ack = JSON.stringify({ delivery_ids: [id] });
-    res.writeHead(202, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(ack) });
-    res.end(ack);
+    out.once('socket', () => {
+      const ack = JSON.stringify({ delivery_ids: [id] });
+      res.writeHead(202, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(ack) });
+      res.end(ack);
+    });
   });
 });
 server.keepAliveTimeout = 60_000;
@@ -665,7 +668,7 @@ function report(results, startedAt) {
   lines.push(
     '- *floor*: a bare loop in the bench process of signed POSTs (HMAC-SHA256 with node:crypto, node:http keep-alive Agent) ' +
       'to the same receiver, C in flight. *relay*: C events in flight to a bare `node:http` process that signs each one, POSTs it ' +
-      'to the receiver and answers 202 once it is sent: the processes and hops of the sandbox without its work. *sandbox*: C ' +
+      'to the receiver and answers 202 once it has one of its 64 connections: the processes and hops of the sandbox without its work. *sandbox*: C ' +
       '`POST /_sandbox/events` in flight from the bench process, each one event and so one signed delivery from the sandbox process ' +
       'to the receiver process.',
   );
