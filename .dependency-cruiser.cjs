@@ -34,8 +34,8 @@ module.exports = {
     {
       name: 'foundations-know-no-terminal',
       severity: 'error',
-      comment: 'api/, config/, render/, signing/ and net.ts know nothing of the CLI, the commands or the sandbox.',
-      from: { path: ['^src/api/', '^src/config/', '^src/render/', '^src/signing/', '^src/net\\.ts$'] },
+      comment: 'api/, config/, render/, signing/, net.ts and exchange.ts know nothing of the CLI, the commands or the sandbox.',
+      from: { path: ['^src/api/', '^src/config/', '^src/render/', '^src/signing/', '^src/net\\.ts$', '^src/exchange\\.ts$'] },
       to: { path: below.foundations },
     },
     {
@@ -48,7 +48,7 @@ module.exports = {
     {
       name: 'sandbox-is-the-service',
       severity: 'error',
-      comment: "The sandbox is the service: it uses the protocol (signing/), net.ts and render/'s text helpers, never the CLI's client or config.",
+      comment: "The sandbox is the service: it uses the protocol (signing/), net.ts, exchange.ts and render/'s text helpers, never the CLI's client or config.",
       from: { path: '^src/sandbox/' },
       to: { path: ['^src/main\\.ts$', '^src/program\\.ts$', '^src/commands/', '^src/cli/', '^src/api/', '^src/config/'] },
     },

@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { exchange } from '../exchange.js';
 import { connectionFor, TransportError, toTransportError } from '../net.js';
 
 export interface TransportRequest {
@@ -19,31 +20,29 @@ export interface TransportResponse {
 export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
 
 /**
- * Requests through undici's Dispatcher API (`dispatcher.request`), on the
- * given dispatcher: the process's one Agent (keep-alive, shared by every
- * request), a proxy agent, or a test's MockAgent. Redirects are never
+ * Requests through undici's Dispatcher API (`exchange`, with a handler of
+ * ours), on the given dispatcher: the process's one Agent (keep-alive, shared
+ * by every request), a proxy agent, or a test's MockAgent. Redirects are never
  * followed: the token goes only where it was proven.
  */
-/** undici's request, imported once: a dynamic import() resolves the module again at each call, which a bulk command's thousands of requests pay for. */
-let requestModule: Promise<typeof import('undici/lib/api/api-request.js')> | undefined;
-
 export function undiciTransport(dispatcher: Dispatcher | (() => Promise<Dispatcher>)): Transport {
   const ready = typeof dispatcher === 'function' ? dispatcher : () => Promise.resolve(dispatcher);
   return async (req) => {
     try {
-      // Loaded at the first request, not at start-up: a command that fails before sending never pays for undici.
-      const [{ default: request }, target] = await Promise.all([(requestModule ??= import('undici/lib/api/api-request.js')), ready()]);
+      const target = await ready();
       const { origin, host } = connectionFor(req.url);
-      const response = await request.call(target, {
-        origin,
-        path: req.url.pathname + req.url.search,
-        method: req.method as Dispatcher.HttpMethod,
-        headers: host ? { ...req.headers, host } : req.headers,
-        body: req.body ?? null,
-        signal: AbortSignal.timeout(req.timeoutMs),
-      });
-      const text = await response.body.text();
-      return { status: response.statusCode, headers: { ...response.headers }, text };
+      const answer = await exchange(
+        target,
+        {
+          origin,
+          path: req.url.pathname + req.url.search,
+          method: req.method as Dispatcher.HttpMethod,
+          headers: host ? { ...req.headers, host } : req.headers,
+          body: req.body ?? null,
+        },
+        { timeoutMs: req.timeoutMs },
+      );
+      return { status: answer.statusCode, headers: { ...answer.headers }, text: answer.body };
     } catch (error) {
       throw toTransportError(error, req.timeoutMs);
     }

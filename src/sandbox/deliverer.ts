@@ -1,9 +1,9 @@
 import type { Dispatcher } from 'undici';
 import { elapsedClock, type Clock } from './clock.js';
-import { exchange } from './exchange.js';
 import { newId } from './ids.js';
 import type { AttemptRecord, DeliveryRecord, Store, WebhookRecord } from './store.js';
 import { deliveryHeaders as protocolHeaders, sign } from '../signing/signature.js';
+import { exchange } from '../exchange.js';
 import { connectionFor, TransportError, toTransportError } from '../net.js';
 
 export interface DeliveryPolicy {

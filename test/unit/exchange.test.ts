@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { exchange } from '../../src/sandbox/exchange.js';
+import { exchange } from '../../src/exchange.js';
 
 /** A dispatcher that hands its handler to the test, which then plays undici's part. */
 function heldDispatcher(): { dispatcher: Dispatcher; handler: () => Dispatcher.DispatchHandler } {
@@ -57,7 +57,7 @@ describe('exchange', () => {
     agent = new Agent();
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const answer = await exchange(agent, { ...POST, origin }, { bodyLimit: 100, timeoutMs: 10_000 });
-    expect(answer).toEqual({ statusCode: 201, body: 'made' });
+    expect(answer).toMatchObject({ statusCode: 201, body: 'made', headers: { 'content-type': 'text/plain' } });
   });
 
   it('keeps the body up to the limit, then cuts the exchange short and settles once', async () => {
@@ -71,7 +71,7 @@ describe('exchange', () => {
     expect(controller.abortedWith).toHaveLength(1);
     // undici reports the abort it was asked for as an error: the answer already stands.
     handler().onResponseError!(controller, controller.abortedWith[0]!);
-    await expect(settled).resolves.toEqual({ statusCode: 200, body: 'abc' });
+    await expect(settled).resolves.toEqual({ statusCode: 200, headers: {}, body: 'abc' });
   });
 
   it('fails at the time limit even before undici starts the request, and cuts it short once it does', async () => {

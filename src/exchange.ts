@@ -1,32 +1,36 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 
-/** What an endpoint answered: its status, and its body kept up to the limit. */
+/** What the other end answered: its status, its headers, and its body (up to the limit). */
 export interface Answer {
   statusCode: number;
+  headers: IncomingHttpHeaders;
   body: string;
 }
 
 export interface ExchangeLimits {
-  /** Bytes of the answer's body kept; past them the exchange is cut short (its connection closed). */
-  bodyLimit: number;
   /** The whole exchange, from now until the answer's last byte. */
   timeoutMs: number;
+  /** Bytes of the answer's body kept; past them the exchange is cut short (its connection closed). All of it when not given. */
+  bodyLimit?: number | undefined;
 }
 
 /**
- * One request through undici's dispatch API, answered within `timeoutMs`.
+ * One HTTP request through undici's dispatch API, answered within
+ * `timeoutMs`: every request of whsvc, the CLI's (api/transport.ts) and the
+ * sandbox's deliveries alike.
  *
  * Not through `dispatcher.request()`: the handler behind it keeps a closure
  * over undici's request controller, and with that closure every request's
  * objects outlived V8's young-generation collections until the next full
- * one (a sixth of what a send allocates, against under 1% here), which made
- * each collection several times longer: docs/benchmarks.md, "Sandbox
+ * one (a sixth of what a request allocates, against under 1% here), which
+ * made each collection several times longer: docs/benchmarks.md, "Sandbox
  * deliveries". For the same reason no closure is made per exchange here: the
  * timer is given a module function and the exchange as its argument.
  */
 export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: ExchangeLimits): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
-    const handler = new Exchange(resolve, reject, limits.bodyLimit);
+    const handler = new Exchange(resolve, reject, limits.bodyLimit ?? Number.POSITIVE_INFINITY);
     // Cleared as soon as the exchange ends: AbortSignal.timeout would keep a timer and its signal alive for the
     // whole timeoutMs after every send, thousands of them at once under a steady stream.
     handler.timer = setTimeout(timeOut, limits.timeoutMs, handler);
@@ -48,6 +52,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   private reason: Error | null = null;
   private settled = false;
   private statusCode = 0;
+  private headers: IncomingHttpHeaders = {};
   private readonly chunks: Buffer[] = [];
   private size = 0;
 
@@ -63,8 +68,9 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   /** Called for each interim 1xx answer too: the final status comes last. */
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     this.statusCode = statusCode;
+    this.headers = headers;
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -97,7 +103,12 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.timer);
-    this.resolve({ statusCode: this.statusCode, body: Buffer.concat(this.chunks).subarray(0, this.bodyLimit).toString('utf8') });
+    const body = Buffer.concat(this.chunks);
+    this.resolve({
+      statusCode: this.statusCode,
+      headers: this.headers,
+      body: (body.length > this.bodyLimit ? body.subarray(0, this.bodyLimit) : body).toString('utf8'),
+    });
   }
 
   private fail(error: Error): void {
