@@ -25,8 +25,8 @@ export interface ExchangeLimits {
  * objects outlived V8's young-generation collections until the next full
  * one (a sixth of what a request allocates, against under 1% here), which
  * made each collection several times longer: docs/benchmarks.md, "Sandbox
- * deliveries". For the same reason no closure is made per exchange here: the
- * timer is given a module function and the exchange as its argument.
+ * deliveries". For the same reason the handler keeps no closure: the timer
+ * is given a module function and the handler as its argument.
  */
 export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: ExchangeLimits): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
@@ -91,7 +91,10 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.fail(error);
   }
 
-  /** Ends the exchange with `reason`: at once if it is under way, else as soon as undici starts it. */
+  /**
+   * Ends the exchange with `reason`, for the caller at once. A request undici has not started yet
+   * (waiting for its connection) is cut short when it starts, before anything of it is written.
+   */
   abort(reason: Error): void {
     if (this.settled) return;
     this.reason = reason;

@@ -1,5 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { Agent, type Dispatcher } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exchange } from '../../src/exchange.js';
@@ -22,17 +22,22 @@ function heldDispatcher(): { dispatcher: Dispatcher; handler: () => Dispatcher.D
   };
 }
 
-function fakeController(): Dispatcher.DispatchController & { abortedWith: Error[] } {
+/** A controller whose abort reports the error back at once, as undici's does (it ends in onResponseError, synchronously). */
+function fakeController(handler: () => Dispatcher.DispatchHandler): Dispatcher.DispatchController & { abortedWith: Error[] } {
   const abortedWith: Error[] = [];
-  return {
+  const controller = {
     abortedWith,
     aborted: false,
     paused: false,
     reason: null,
-    abort: (reason: Error) => void abortedWith.push(reason),
+    abort: (reason: Error) => {
+      abortedWith.push(reason);
+      handler().onResponseError!(controller, reason);
+    },
     pause: () => {},
     resume: () => {},
   };
+  return controller;
 }
 
 const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
@@ -41,56 +46,93 @@ const POST = { origin: 'http://127.0.0.1:9', path: '/hook', method: 'POST' as co
 describe('exchange', () => {
   let server: Server | undefined;
   let agent: Agent | undefined;
+  const closed: Socket[] = [];
   afterEach(async () => {
-    await agent?.close();
+    await agent?.destroy();
+    server?.closeAllConnections();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     server = agent = undefined;
+    closed.length = 0;
   });
 
-  it('takes the final status after an interim 1xx answer, over a real connection', async () => {
-    server = createServer((req, res) => {
+  /** A real server on 127.0.0.1, port 0, and an Agent to it; resolves with its origin. */
+  async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
+    server = createServer(handle);
+    server.on('connection', (socket) => socket.on('close', () => closed.push(socket)));
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    agent = new Agent();
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  it('takes the final status after an interim 1xx answer, with its headers, and leaves no timer behind', async () => {
+    const origin = await serve((req, res) => {
       req.resume();
       res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
       res.writeHead(201, { 'content-type': 'text/plain' }).end('made');
     });
-    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-    agent = new Agent();
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const answer = await exchange(agent, { ...POST, origin }, { bodyLimit: 100, timeoutMs: 10_000 });
+    const before = timers();
+    const answer = await exchange(agent!, { ...POST, origin }, { timeoutMs: 60_000 });
     expect(answer).toMatchObject({ statusCode: 201, body: 'made', headers: { 'content-type': 'text/plain' } });
+    expect(timers()).toBe(before);
   });
 
-  it('keeps the body up to the limit, then cuts the exchange short and settles once', async () => {
+  it('keeps a long answer up to the limit, then closes the connection, over a real one', async () => {
+    const origin = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('a'.repeat(64 * 1024));
+      // The rest never comes: the exchange must not wait for it.
+    });
+    const answer = await exchange(agent!, { ...POST, origin }, { timeoutMs: 60_000, bodyLimit: 10 });
+    expect(answer).toMatchObject({ statusCode: 200, body: 'a'.repeat(10) });
+    await expect.poll(() => closed.length).toBe(1);
+  });
+
+  it('keeps the body up to the limit and settles once, though undici reports the abort as an error', async () => {
     const { dispatcher, handler } = heldDispatcher();
-    const settled = exchange(dispatcher, POST, { bodyLimit: 3, timeoutMs: 10_000 });
-    const controller = fakeController();
+    const settled = exchange(dispatcher, POST, { bodyLimit: 3, timeoutMs: 60_000 });
+    const controller = fakeController(handler);
     handler().onRequestStart!(controller, {});
     handler().onResponseStart!(controller, 200, {}, 'OK');
     handler().onResponseData!(controller, Buffer.from('ab'));
     handler().onResponseData!(controller, Buffer.from('cdef'));
     expect(controller.abortedWith).toHaveLength(1);
-    // undici reports the abort it was asked for as an error: the answer already stands.
-    handler().onResponseError!(controller, controller.abortedWith[0]!);
     await expect(settled).resolves.toEqual({ statusCode: 200, headers: {}, body: 'abc' });
+  });
+
+  it('fails at the time limit when the body stalls after its first part, over a real connection', async () => {
+    const origin = await serve((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('first part');
+    });
+    await expect(exchange(agent!, { ...POST, origin }, { timeoutMs: 50 })).rejects.toMatchObject({ name: 'TimeoutError' });
   });
 
   it('fails at the time limit even before undici starts the request, and cuts it short once it does', async () => {
     const { dispatcher, handler } = heldDispatcher();
-    const settled = exchange(dispatcher, POST, { bodyLimit: 100, timeoutMs: 5 });
+    const settled = exchange(dispatcher, POST, { timeoutMs: 5 });
     await expect(settled).rejects.toMatchObject({ name: 'TimeoutError' });
-    const controller = fakeController();
+    const controller = fakeController(handler);
     handler().onRequestStart!(controller, {});
     expect(controller.abortedWith.map((e) => e.name)).toEqual(['TimeoutError']);
   });
 
-  it('fails with what the dispatcher throws, and leaves no timer behind', async () => {
+  it('fails with what undici reports for a request it refuses, and leaves no timer behind', async () => {
+    agent = new Agent();
+    const before = timers();
+    await expect(exchange(agent, { ...POST, origin: 'ftp://127.0.0.1:21' }, { timeoutMs: 60_000 })).rejects.toThrow();
+    expect(timers()).toBe(before);
+  });
+
+  it('fails with what a dispatcher throws, and leaves no timer behind', async () => {
     const before = timers();
     const throwing = {
       dispatch() {
         throw new TypeError('invalid origin');
       },
     } as unknown as Dispatcher;
-    await expect(exchange(throwing, POST, { bodyLimit: 100, timeoutMs: 60_000 })).rejects.toThrow('invalid origin');
+    await expect(exchange(throwing, POST, { timeoutMs: 60_000 })).rejects.toThrow('invalid origin');
     expect(timers()).toBe(before);
   });
 });
