@@ -6,10 +6,14 @@
 // cap, for contrast. Then the soak: BENCH_SOAK_EVENTS events (default
 // 1,000,000; 0 skips it) at a steady BENCH_SOAK_RATE a second (default 4,000),
 // the sandbox's resident set sampled every second through the run, to show
-// that the peak reached after warm-up (the first tenth) holds to the end.
+// that the peak reached after warm-up (the first fifth) holds to the end.
 //
 //   node scripts/bench-memory.mjs        (uses the dist/ already built)
-import { readFileSync } from 'node:fs';
+//
+// BENCH_SANDBOX_NODE_ARGS gives the sandbox extra node flags, and
+// BENCH_SANDBOX_STDOUT a file its stdout is appended to (what --trace-gc-nvp
+// prints, say), as in bench.mjs.
+import { appendFileSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { Pool } from 'undici';
 import { benchNodeArgs, startSandbox } from './sandbox-process.mjs';
@@ -17,6 +21,7 @@ import { benchNodeArgs, startSandbox } from './sandbox-process.mjs';
 const EVENTS = Number(process.env.BENCH_MEMORY_EVENTS ?? 100_000);
 const SOAK_EVENTS = Number(process.env.BENCH_SOAK_EVENTS ?? 1_000_000);
 const SOAK_RATE = Number(process.env.BENCH_SOAK_RATE ?? 4_000);
+const SANDBOX_STDOUT = process.env.BENCH_SANDBOX_STDOUT || '';
 const IN_FLIGHT = 64;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const STALL_MS = 30_000;
@@ -38,7 +43,8 @@ async function run(label, events, extraArgs, { rate } = {}) {
     });
   });
   await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const { child: sandbox, info, stderr } = await startSandbox(['--quiet', '--max-attempts', '1', ...extraArgs], { nodeArgs: benchNodeArgs() });
+  const onStdout = SANDBOX_STDOUT ? (chunk) => appendFileSync(SANDBOX_STDOUT, chunk) : undefined;
+  const { child: sandbox, info, stderr } = await startSandbox(['--quiet', '--max-attempts', '1', ...extraArgs], { nodeArgs: benchNodeArgs(), onStdout });
   const pool = new Pool(info.base_url, { connections: IN_FLIGHT });
   const call = async (method, path, body, token) => {
     const res = await pool.request({
@@ -139,7 +145,9 @@ if (SOAK_EVENTS > 0) {
   const soak = await run('soak', SOAK_EVENTS, [], { rate: SOAK_RATE });
   // The peak reached by the end of each tenth of the events (and the resident set then).
   const tenths = Array.from({ length: 10 }, (_, i) => soak.samples.find((s) => s.received >= ((i + 1) * SOAK_EVENTS) / 10) ?? soak.samples.at(-1));
-  const warm = tenths[0];
+  // Warm-up is the first fifth: V8 sizes its young generation from the rates of allocation and survival, and in the
+  // runs of docs/benchmarks.md it reached its full size (64 MB) only at about 126,000 events of the 1,000,000.
+  const warm = tenths[1];
   console.log(
     `\nSoak: ${SOAK_EVENTS.toLocaleString('en')} events at ${SOAK_RATE.toLocaleString('en')} a second (${(SOAK_EVENTS / soak.seconds).toFixed(0)} delivered a second), default cap, RSS sampled every second (${soak.samples.length} samples)\n`,
   );
@@ -147,5 +155,7 @@ if (SOAK_EVENTS > 0) {
   console.log('|---:|---:|---:|---:|---:|');
   for (const s of tenths)
     console.log(`| ${s.received.toLocaleString('en')} | ${s.seconds.toFixed(0)} s | ${mb(s.rss)} | ${mb(s.peak)} | ${(s.peak / warm.peak).toFixed(2)}× |`);
-  console.log(`\nPeak RSS at the end ÷ peak after warm-up (the first tenth): ${(soak.peak / warm.peak).toFixed(2)}× (aim ≤ 1.2×)`);
+  console.log(
+    `\nPeak RSS at the end ÷ peak after warm-up (the first fifth): ${(soak.peak / warm.peak).toFixed(2)}× (aim ≤ 1.2×); ÷ peak after the first tenth: ${(soak.peak / tenths[0].peak).toFixed(2)}×`,
+  );
 }
