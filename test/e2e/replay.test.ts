@@ -52,6 +52,41 @@ describe('listen --record, then replay', () => {
     expect(records.map((record) => record.event).sort()).toEqual(['invoice.paid', 'product.updated']);
   });
 
+  it('a request that is not a delivery (an API command pointed at listen by mistake) is answered but never recorded, nor its credentials', async () => {
+    const file = join(workDir, 'mistaken.ndjson');
+    const secret = 'whsec_listen_mistake_test';
+    writeFileSync(join(workDir, 'mistake-secret.txt'), secret);
+    const listener = await startListen(['--secret-file', join(workDir, 'mistake-secret.txt'), '--record', file, '--count', '1', '--timeout', '30']);
+    const token = await fetch(`${listener.url}/v1/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer tok_should_not_be_kept' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: 'sbx_demo_readwrite', client_secret: 'sbx_secret_should_not_be_kept' }),
+    });
+    expect(token.status).toBeGreaterThanOrEqual(400);
+    const body = JSON.stringify({ id: 'inv_1', event: 'invoice.paid' });
+    const delivery = await fetch(`${listener.url}/hooks`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-service-signature': sig(secret, body),
+        'x-service-event': 'invoice.paid',
+        'x-service-delivery-id': 'dlv_mistake1',
+        cookie: 'session=should_not_be_kept',
+      },
+      body,
+    });
+    expect(delivery.status).toBe(200);
+    expect(await listener.exit).toBe(1);
+    const text = readFileSync(file, 'utf8');
+    expect(
+      text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).path),
+    ).toEqual(['/hooks']);
+    expect(text).not.toMatch(/should_not_be_kept/);
+  });
+
   it('replay sends the same bytes and signature to the app, in order, and exits 0 when every one got a 2xx', async () => {
     app.received.length = 0;
     const records = readFileSync(recordFile(), 'utf8')

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { colorsFor } from '../../render/colors.js';
-import { RecordFile, recordedRequest, type RecordedDelivery } from '../replay/shared/record.js';
+import { carriesClientSecret, RecordFile, recordedRequest, type RecordedDelivery } from '../replay/shared/record.js';
 import { sendAsReceived } from '../replay/shared/send.js';
 import { Answerer, type Decision } from './answer.js';
 import { receiptJson, receiptLine, type AnswerWords, type Receipt } from './receipt.js';
@@ -158,7 +158,11 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       return;
     }
     const decision = answerer.decide(req.headers, body);
-    const record = (answered: number) => recorder?.append(recordOf(req, body, arrivedAt, decision, answered));
+    // A record never holds a secret: a request whose body carries a client secret (an API command pointed at this port
+    // by mistake) is answered but not kept, and so never replayed; credential headers are left out of every record.
+    const record = (answered: number) => {
+      if (!carriesClientSecret(body)) recorder?.append(recordOf(req, body, arrivedAt, decision, answered));
+    };
     if (decision.filtered) {
       res.writeHead(decision.status).end();
       record(decision.status);

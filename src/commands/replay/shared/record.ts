@@ -27,7 +27,10 @@ export interface RecordedDelivery {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** A request as a record's fields: every header (several values of one joined as Node joins them), the body kept exactly. */
+/** Headers that carry credentials, never kept in a record (a delivery has none; a request sent here by mistake may). */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+
+/** A request as a record's fields: every header but credentials (several values of one joined as Node joins them), the body kept exactly. */
 export function recordedRequest(
   method: string,
   path: string,
@@ -35,7 +38,9 @@ export function recordedRequest(
   body: Buffer,
 ): Pick<RecordedDelivery, 'method' | 'path' | 'headers' | 'body' | 'body_base64'> {
   const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) kept[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !CREDENTIAL_HEADERS.has(name)) kept[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
   let text: string | undefined;
   try {
     text = utf8.decode(body);
@@ -44,6 +49,11 @@ export function recordedRequest(
   }
   // The path without its query: a webhook URL may carry a token there, and a record never holds a secret.
   return { method, path: path.split('?')[0]!, headers: kept, ...(text !== undefined ? { body: text } : { body_base64: body.toString('base64') }) };
+}
+
+/** Whether a body holds an OAuth client secret (a token request, as `client_secret` in JSON or a form): never recorded. */
+export function carriesClientSecret(body: Buffer): boolean {
+  return body.includes('client_secret');
 }
 
 /** The body's bytes, as they were received. */
