@@ -68,6 +68,23 @@ describe('the log tells the truth under load', () => {
     expect(await statuses(sandbox, token, id)).toEqual({ delivered: events });
   });
 
+  it("a retry goes at its time while another webhook's send hangs", async () => {
+    const receiver = await startReceiver((request) =>
+      request.path === '/hang' ? 'hold' : request.path === '/flaky' && receiver.received.filter((r) => r.path === '/flaky').length === 1 ? 500 : 200,
+    );
+    cleanups.push(() => receiver.close());
+    const sandbox = await startSandboxProcess(['--quiet', '--retry-base-ms', '300', '--max-attempts', '3', '--delivery-timeout-ms', '60000']);
+    cleanups.push(() => sandbox.stop('SIGKILL'));
+    const token = await getToken(sandbox.info.base_url, sandbox.info.client_id, sandbox.info.client_secret);
+    await webhook(sandbox, token, `${receiver.url}/hang`, ['invoice.paid']);
+    const flaky = await webhook(sandbox, token, `${receiver.url}/flaky`, ['invoice.paid']);
+    await trigger(sandbox, 'invoice.paid', 1);
+    // The hanging send holds its connection for the whole minute of its timeout; the retry is due 300 ms after the failure.
+    await expect.poll(() => receiver.answered.get('/flaky') ?? 0, { message: 'the retry of the flaky webhook', timeout: 20_000, interval: 100 }).toBe(2);
+    expect(await statuses(sandbox, token, flaky)).toEqual({ failed: 1, delivered: 1 });
+    expect(receiver.held()).toBe(1);
+  });
+
   it('an endpoint that hangs cannot starve another on the same host', async () => {
     const receiver = await startLoadReceiver(0);
     cleanups.push(() => receiver.close());

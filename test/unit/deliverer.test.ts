@@ -292,6 +292,27 @@ describe('Deliverer: the time limit of a send', () => {
 });
 
 describe('Deliverer: failures and backoff', () => {
+  it("a retry goes at its time while another webhook's retry hangs", async () => {
+    store.updateWebhook({ ...webhook, events: [EVENT] });
+    const other = insertWebhook({ events: ['sales_order.created'] });
+    answer(500);
+    await deliverOne();
+    const hanging = gate();
+    answer(200, { wait: hanging.promise });
+    await clock.advance(1_000);
+    expect(sent()).toHaveLength(2); // the first webhook's retry, now hanging
+    answer(500);
+    expect(await deliverer.deliverEvent(ACCOUNT, 'sales_order.created', PAYLOAD)).toHaveLength(1);
+    await flushPromises();
+    expect(attemptsOf(other)).toMatchObject([{ status: 'failed' }]);
+    answer(200);
+    await clock.advance(1_000);
+    expect(sent()).toHaveLength(4);
+    expect(attemptsOf(other)).toMatchObject([{ status: 'failed' }, { status: 'delivered' }]);
+    hanging.open();
+    await flushPromises();
+  });
+
   it('retries a failed delivery with doubling delays, and stops after maxAttempts', async () => {
     for (let i = 0; i < 4; i += 1) answer(500, { data: 'boom' });
     const id = await deliverOne();
