@@ -13,7 +13,7 @@ import type { Prompter } from './prompter.js';
 
 import { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_S } from './defaults.js';
 import { usageError } from './errors.js';
-import { durationMs } from './parse.js';
+import { requestTimeoutGivenMs } from './parse.js';
 
 export { DEFAULT_BASE_URL };
 
@@ -133,16 +133,6 @@ function checkProfileName(name: string, source: string | undefined): void {
       'profile names are letters, digits, dots, dashes and the like',
     );
   }
-}
-
-/** WHSVC_TIMEOUT: a duration as --request-timeout takes it (a bare number is seconds); empty is unset. */
-function requestTimeoutFromEnv(value: string | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  const ms = durationMs(value);
-  if (ms === undefined || ms < 1 || ms > 86_400_000) {
-    throw usageError(`WHSVC_TIMEOUT ${JSON.stringify(value)} is not a request timeout`, 'a duration from 1ms to 24h, such as 10s or 2m');
-  }
-  return ms;
 }
 
 function checkBaseUrl(value: string, source: string): string {
@@ -267,7 +257,7 @@ export async function buildDeps(globals: GlobalOptions, io: Io, prompter: Prompt
   const { source } = resolved;
   const baseUrlSource = globals.baseUrl !== undefined ? (globals.baseUrlSource ?? '--base-url') : profile ? `profile ${globals.profile}` : 'the default';
   const baseUrl = checkBaseUrl(globals.baseUrl ?? profile?.base_url ?? DEFAULT_BASE_URL, baseUrlSource);
-  const requestTimeoutMs = globals.requestTimeoutMs ?? requestTimeoutFromEnv(io.env.WHSVC_TIMEOUT) ?? DEFAULT_TIMEOUT_S * 1000;
+  const requestTimeoutMs = requestTimeoutGivenMs(globals, io.env) ?? DEFAULT_TIMEOUT_S * 1000;
   const { credentials, notLoggedIn } = credentialsFor(globals.profile, profile, resolved, baseUrl, baseUrlSource);
   const identity = tokenIdentity(baseUrl, credentials);
   const cacheName = source === 'env' ? `env:${credentials!.clientId}` : globals.profile;

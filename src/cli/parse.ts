@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { didYouMean } from './suggest.js';
+import { usageError } from './errors.js';
 
 /** commander argument parsers: a bad value is a usage error (exit 2) before anything runs. */
 export function integerIn(min: number, max: number) {
@@ -124,3 +125,21 @@ export function list(value: string): string[] {
 export const collect =
   <T>(parse: (value: string) => T) =>
   (value: string, previous: T[] | undefined): T[] => [...(previous ?? []), parse(value)];
+
+/**
+ * The limit of each request when the user set one (--request-timeout, else WHSVC_TIMEOUT): what a delivery sent on to
+ * an app (listen --forward-to, replay) is held to instead of the service's own 10 s.
+ */
+export function requestTimeoutGivenMs(globals: { requestTimeoutMs?: number | undefined }, env: NodeJS.ProcessEnv): number | undefined {
+  return globals.requestTimeoutMs ?? requestTimeoutFromEnv(env.WHSVC_TIMEOUT);
+}
+
+/** WHSVC_TIMEOUT: a duration as --request-timeout takes it (a bare number is seconds); empty is unset. */
+export function requestTimeoutFromEnv(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const ms = durationMs(value);
+  if (ms === undefined || ms < 1 || ms > 86_400_000) {
+    throw usageError(`WHSVC_TIMEOUT ${JSON.stringify(value)} is not a request timeout`, 'a duration from 1ms to 24h, such as 10s or 2m');
+  }
+  return ms;
+}

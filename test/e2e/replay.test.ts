@@ -87,6 +87,43 @@ describe('listen --record, then replay', () => {
     expect(text).not.toMatch(/should_not_be_kept/);
   });
 
+  it("listen's forward is held to --request-timeout (the service's 10 s otherwise)", async () => {
+    const secret = 'whsec_listen_forward_timeout';
+    writeFileSync(join(workDir, 'forward-secret.txt'), secret);
+    app.respondWith = () => 'hold';
+    try {
+      const listener = await startListen([
+        '--secret-file',
+        join(workDir, 'forward-secret.txt'),
+        '--forward-to',
+        `${app.url}/app`,
+        '--request-timeout',
+        '300ms',
+        '--count',
+        '1',
+        '--timeout',
+        '30',
+      ]);
+      const body = JSON.stringify({ id: 'inv_2', event: 'invoice.paid' });
+      const answer = await fetch(`${listener.url}/hooks`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-signature': sig(secret, body),
+          'x-service-event': 'invoice.paid',
+          'x-service-delivery-id': 'dlv_forward1',
+        },
+        body,
+      });
+      expect(answer.status).toBe(502);
+      await listener.exit;
+      expect(listener.stdout()).toContain('no answer within 300 ms');
+    } finally {
+      app.respondWith = () => 200;
+      app.release();
+    }
+  });
+
   it('replay sends the same bytes and signature to the app, in order, and exits 0 when every one got a 2xx', async () => {
     app.received.length = 0;
     const records = readFileSync(recordFile(), 'utf8')
@@ -121,6 +158,18 @@ describe('listen --record, then replay', () => {
     expect(lines[0].replayed).toMatchObject({ event: 'product.updated', status: 200, url: `${app.url}/hooks` });
     expect(lines[1].summary).toMatchObject({ sent: 1, ok: 1, other_status: 0, no_answer: 0 });
     expect(replayed.stdout).not.toContain('whsec_the_apps_own');
+  });
+
+  it("--request-timeout limits each send (the service's 10 s otherwise)", async () => {
+    app.respondWith = () => 'hold';
+    try {
+      const replayed = await runCli(['replay', recordFile(), '--to', app.url, '--event', 'invoice.paid', '--request-timeout', '300ms', '--json']);
+      expect(replayed.code).toBe(1);
+      expect(JSON.parse(replayed.stdout.trim().split('\n')[0]!).replayed).toMatchObject({ status: null, error: 'no answer within 300 ms' });
+    } finally {
+      app.respondWith = () => 200;
+      app.release();
+    }
   });
 
   it('exits 1 when the app refuses one; --dry-run sends nothing', async () => {

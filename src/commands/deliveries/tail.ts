@@ -9,7 +9,7 @@ import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
 import { checkRoutes, describeRoutes, forwardRoute, type ForwardRoute } from '../../cli/forward.js';
-import { PLATFORM_NAME, boundAt, collect, duration, integerIn, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
+import { PLATFORM_NAME, boundAt, collect, duration, integerIn, oneOf, requestTimeoutGivenMs, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { relativeTime, sanitize } from '../../render/text.js';
 import type { Colors } from '../../render/colors.js';
@@ -77,6 +77,7 @@ export const command = () =>
             platformName: o.platformName,
             checkpoint: o.checkpoint,
             record: o.record,
+            forwardTimeoutMs: requestTimeoutGivenMs(context.globals, context.io.env),
           },
           { ...deps, stopSignal },
         );
@@ -107,6 +108,8 @@ export interface TailOptions {
   forwardTo?: ForwardRoute[] | undefined;
   secretFile?: string | undefined;
   platformName: string;
+  /** Each forward's limit (--request-timeout); the service's 10 s when not given. */
+  forwardTimeoutMs?: number | undefined;
   checkpoint?: string | undefined;
   /** Append each new delivery to this record file (`whsvc replay` sends them again). */
   record?: string | undefined;
@@ -434,7 +437,7 @@ async function prepare(options: TailOptions, deps: TailDeps, routes: ForwardRout
     routes.length > 0 || recorder
       ? new ForwardQueue(
           deps.api,
-          { routes, platform: options.platformName, secret, send: deps.transport ?? defaultTransport(deps.env) },
+          { routes, platform: options.platformName, secret, send: deps.transport ?? defaultTransport(deps.env), timeoutMs: options.forwardTimeoutMs },
           printer,
           note,
           checkpoint?.forwarded ?? [],

@@ -3,7 +3,7 @@ import { action, addVerbs } from '../../cli/actions.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
 import { examples } from '../../cli/examples.js';
 import { stopRequested } from '../../cli/interrupt.js';
-import { collect, distinctList, duration, integerIn, share } from '../../cli/parse.js';
+import { collect, distinctList, duration, integerIn, requestTimeoutGivenMs, share } from '../../cli/parse.js';
 import { ConfigStore } from '../../config/store.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -83,6 +83,7 @@ export const command = () =>
             record: o.record,
             json: globals.json,
             color: globals.color,
+            forwardTimeoutMs: requestTimeoutGivenMs(globals, io.env),
           },
           { ...io, stopSignal: stopRequested(), knownEventTypes: o.events ? cachedEventTypes(globals.baseUrl ?? DEFAULT_BASE_URL, io.env) : undefined },
         ),
@@ -121,6 +122,8 @@ export interface ListenOptions {
   timeout?: number | undefined;
   /** Append each delivery received to this file (`whsvc replay` sends them again). */
   record?: string | undefined;
+  /** Each forward's limit (--request-timeout); the service's 10 s when not given. */
+  forwardTimeoutMs?: number | undefined;
   json: boolean;
   color: boolean;
 }
@@ -171,7 +174,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     let forwarded: Receipt['forwarded'];
     if (decision.rule === 'forward') {
       const route = routeFor(routes, decision.event)!;
-      const answer = await sendAsReceived(send, route.url, req.headers, body, req.url ?? '/');
+      const answer = await sendAsReceived(send, route.url, req.headers, body, req.url ?? '/', options.forwardTimeoutMs);
       forwarded = { url: route.url.href, route: route.label, ...answer };
       decision.status = answer.status ?? 502;
     }

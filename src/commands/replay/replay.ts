@@ -3,6 +3,7 @@ import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-ty
 import pMap from 'p-map';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { action, addVerbs } from '../../cli/actions.js';
+import { requestTimeoutGivenMs } from '../../cli/parse.js';
 import type { Io } from '../../cli/deps.js';
 import { CliError, ExitCode, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
@@ -56,6 +57,7 @@ export const command = () =>
             until: o.until,
             concurrency: o.concurrency,
             dryRun: Boolean(o.dryRun),
+            timeoutMs: requestTimeoutGivenMs(globals, io.env),
             json: globals.json,
             color: globals.color,
           },
@@ -74,6 +76,8 @@ export interface ReplayOptions {
   until?: TimeBound | undefined;
   concurrency: number;
   dryRun: boolean;
+  /** Each send's limit (--request-timeout); the service's 10 s when not given. */
+  timeoutMs?: number | undefined;
   json: boolean;
   color: boolean;
 }
@@ -145,7 +149,7 @@ export async function run(options: ReplayOptions, deps: ReplayDeps): Promise<num
         const body = recordedBody(record);
         const headers = secret === undefined ? record.headers : resigned(record.headers, sign(secret, body));
         const started = now();
-        const result = await sendAsReceived(deps.transport, target, headers, body, record.path);
+        const result = await sendAsReceived(deps.transport, target, headers, body, record.path, options.timeoutMs);
         show({ record, result, ms: now() - started });
         return undefined;
       },

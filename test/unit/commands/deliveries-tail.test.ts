@@ -146,9 +146,11 @@ interface AppRequest {
 function fakeApp() {
   const app = {
     received: [] as AppRequest[],
+    timeouts: [] as number[],
     down: 0,
     status: 200,
     transport: async (request: TransportRequest): Promise<TransportResponse> => {
+      app.timeouts.push(request.timeoutMs);
       if (app.down > 0) {
         app.down -= 1;
         throw toTransportError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3000'), { code: 'ECONNREFUSED' }), 10_000);
@@ -535,6 +537,20 @@ describe('deliveries tail --forward-to', () => {
     expect(stderr).toBe(
       'whsvc: following every webhook (1 now; new ones are picked up) from now, every 1 s; forwarding each new delivery to http://127.0.0.1:3000/; Ctrl-C to stop\n',
     );
+  });
+
+  it("each forward waits the service's 10 s for the app, or what --request-timeout says", async () => {
+    for (const [forwardTimeoutMs, expected] of [
+      [undefined, 10_000],
+      [2_500, 2_500],
+    ] as const) {
+      const log = new FakeLog().webhook('wh_1');
+      const app = fakeApp();
+      await tail(log, { forwardTo: [forwardRoute('http://127.0.0.1:3000/')], forwardTimeoutMs }, [() => log.add('wh_1', 'dlv_a', { status: 'delivered' })], {
+        app,
+      });
+      expect(app.timeouts).toEqual([expected]);
+    }
   });
 
   it('the service out of reach while a delivery is retrieved: said, and the delivery is forwarded at the next poll', async () => {

@@ -18,6 +18,8 @@ export interface ForwardTarget {
   platform: string;
   secret?: SecretSource | undefined;
   send: Transport;
+  /** Each forward's limit; FORWARD_TIMEOUT_MS when not given. */
+  timeoutMs?: number | undefined;
 }
 
 /** Whether the body rebuilt from the stored payload carries the stored signature. */
@@ -74,10 +76,20 @@ export async function retrieveDelivery(
 }
 
 /** Sends a delivery read back from the service to the local app, as the service sent it. */
-export async function sendRetrieved(target: Pick<ForwardTarget, 'send'>, url: URL, retrieved: Retrieved): Promise<Exclude<ForwardOutcome, { kind: 'cannot' }>> {
+export async function sendRetrieved(
+  target: Pick<ForwardTarget, 'send' | 'timeoutMs'>,
+  url: URL,
+  retrieved: Retrieved,
+): Promise<Exclude<ForwardOutcome, { kind: 'cannot' }>> {
   const { record, signature } = retrieved;
   try {
-    const answer = await target.send({ method: 'POST', url, headers: retrieved.headers, body: retrieved.body, timeoutMs: FORWARD_TIMEOUT_MS });
+    const answer = await target.send({
+      method: 'POST',
+      url,
+      headers: retrieved.headers,
+      body: retrieved.body,
+      timeoutMs: target.timeoutMs ?? FORWARD_TIMEOUT_MS,
+    });
     return { kind: 'answered', status: answer.status, signature, record };
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;

@@ -11,6 +11,9 @@ export interface SendResult {
 /** Headers that describe the hop, not the delivery: the forward makes its own. */
 const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
 
+/** How long a delivery sent on to an app waits for its answer unless --request-timeout says otherwise: the service's own limit. */
+export const SENT_ON_TIMEOUT_MS = 10_000;
+
 /**
  * A delivery sent on to an app as it was received (listen --forward-to, replay):
  * its body byte for byte, every header but those of the hop, to `target`, or,
@@ -22,7 +25,7 @@ export async function sendAsReceived(
   headers: IncomingHttpHeaders | Record<string, string>,
   body: Buffer,
   path: string,
-  timeoutMs = 10_000,
+  timeoutMs = SENT_ON_TIMEOUT_MS,
 ): Promise<SendResult> {
   const url = new URL(target);
   if (path !== '/' && url.pathname === '/') url.pathname = path.split('?')[0]!;
