@@ -76,3 +76,6 @@ export function routeFor(routes: readonly ForwardRoute[], event: string | undefi
 /** The routes as lines name them: `invoice.*=http://…`, a bare URL as it is. */
 export const describeRoutes = (routes: readonly ForwardRoute[]): string =>
   routes.map((route) => (route.pattern === null ? route.url.href : `${route.pattern}=${route.url.href}`)).join(', ');
+
+/** How long a delivery sent on to an app (listen and tail --forward-to, replay) waits for its answer unless --request-timeout says otherwise: the service's own limit. */
+export const SENT_ON_TIMEOUT_MS = 10_000;

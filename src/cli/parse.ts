@@ -128,7 +128,7 @@ export const collect =
 
 /**
  * The limit of each request when the user set one (--request-timeout, else WHSVC_TIMEOUT): what a delivery sent on to
- * an app (listen --forward-to, replay) is held to instead of the service's own 10 s.
+ * an app (listen and tail --forward-to, replay) is held to instead of the service's own 10 s.
  */
 export function requestTimeoutGivenMs(globals: { requestTimeoutMs?: number | undefined }, env: NodeJS.ProcessEnv): number | undefined {
   return globals.requestTimeoutMs ?? requestTimeoutFromEnv(env.WHSVC_TIMEOUT);

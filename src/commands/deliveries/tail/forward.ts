@@ -3,13 +3,11 @@ import type { ApiClient } from '../../../api/client.js';
 import { ApiError } from '../../../api/errors.js';
 import { deliveryKey } from '../../../api/log.js';
 import type { Transport } from '../../../api/transport.js';
+import { SENT_ON_TIMEOUT_MS } from '../../../cli/forward.js';
 import { TransportError } from '../../../net.js';
 import type { ForwardRoute } from '../../../cli/forward.js';
 import type { SecretSource } from '../../../cli/secret.js';
 import { deliveryHeaders, verify } from '../../../signing/signature.js';
-
-/** How long the local app has to answer a forwarded delivery (the sandbox's own delivery timeout). */
-export const FORWARD_TIMEOUT_MS = 10_000;
 
 export interface ForwardTarget {
   /** Where each delivery goes, by its event type (the first pattern that matches, else the bare URL). */
@@ -18,7 +16,7 @@ export interface ForwardTarget {
   platform: string;
   secret?: SecretSource | undefined;
   send: Transport;
-  /** Each forward's limit; FORWARD_TIMEOUT_MS when not given. */
+  /** Each forward's limit; SENT_ON_TIMEOUT_MS (the service's own) when not given. */
   timeoutMs?: number | undefined;
 }
 
@@ -88,7 +86,7 @@ export async function sendRetrieved(
       url,
       headers: retrieved.headers,
       body: retrieved.body,
-      timeoutMs: target.timeoutMs ?? FORWARD_TIMEOUT_MS,
+      timeoutMs: target.timeoutMs ?? SENT_ON_TIMEOUT_MS,
     });
     return { kind: 'answered', status: answer.status, signature, record };
   } catch (error) {

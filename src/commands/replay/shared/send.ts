@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Transport } from '../../../api/transport.js';
+import { SENT_ON_TIMEOUT_MS } from '../../../cli/forward.js';
 import { TransportError } from '../../../net.js';
 
 /** What the app answered: its status, or null and why there was none. */
@@ -10,9 +11,6 @@ export interface SendResult {
 
 /** Headers that describe the hop, not the delivery: the forward makes its own. */
 const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
-
-/** How long a delivery sent on to an app waits for its answer unless --request-timeout says otherwise: the service's own limit. */
-export const SENT_ON_TIMEOUT_MS = 10_000;
 
 /**
  * A delivery sent on to an app as it was received (listen --forward-to, replay):
