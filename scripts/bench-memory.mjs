@@ -13,15 +13,14 @@
 // BENCH_SANDBOX_NODE_ARGS gives the sandbox extra node flags, and
 // BENCH_SANDBOX_STDOUT a file its stdout is appended to (what --trace-gc-nvp
 // prints, say), as in bench.mjs.
-import { appendFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { Pool } from 'undici';
-import { benchNodeArgs, startSandbox } from './sandbox-process.mjs';
+import { benchNodeArgs, benchStdout, startSandbox } from './sandbox-process.mjs';
 
 const EVENTS = Number(process.env.BENCH_MEMORY_EVENTS ?? 100_000);
 const SOAK_EVENTS = Number(process.env.BENCH_SOAK_EVENTS ?? 1_000_000);
 const SOAK_RATE = Number(process.env.BENCH_SOAK_RATE ?? 4_000);
-const SANDBOX_STDOUT = process.env.BENCH_SANDBOX_STDOUT || '';
 const IN_FLIGHT = 64;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const STALL_MS = 30_000;
@@ -43,7 +42,7 @@ async function run(label, events, extraArgs, { rate } = {}) {
     });
   });
   await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const onStdout = SANDBOX_STDOUT ? (chunk) => appendFileSync(SANDBOX_STDOUT, chunk) : undefined;
+  const onStdout = benchStdout();
   const { child: sandbox, info, stderr } = await startSandbox(['--quiet', '--max-attempts', '1', ...extraArgs], { nodeArgs: benchNodeArgs(), onStdout });
   const pool = new Pool(info.base_url, { connections: IN_FLIGHT });
   const call = async (method, path, body, token) => {

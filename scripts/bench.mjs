@@ -39,12 +39,12 @@
 
 import { fork } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { benchNodeArgs, ROOT, startSandbox as startSandboxProcess } from './sandbox-process.mjs';
+import { benchNodeArgs, benchStdout, ROOT, startSandbox as startSandboxProcess } from './sandbox-process.mjs';
 
 const envInt = (name, fallback, min = 1) => {
   const raw = process.env[name];
@@ -62,7 +62,6 @@ const RUNS = envInt('BENCH_RUNS', 5);
 const WARMUP = envInt('BENCH_WARMUP', 200, 0);
 const TIMEOUT_S = envInt('BENCH_TIMEOUT_S', 600);
 const STALL_S = envInt('BENCH_STALL_S', 30);
-const SANDBOX_STDOUT = process.env.BENCH_SANDBOX_STDOUT || '';
 const RATE = envInt('BENCH_RATE', 0, 0);
 const LEVELS = (process.env.BENCH_CONCURRENCY || '1,10,100').split(',').map((s) => {
   const n = Number(s.trim());
@@ -351,7 +350,7 @@ async function startRelay(receiver) {
 
 async function startSandbox(dataDir) {
   const args = ['--quiet', ...(dataDir ? ['--data-dir', dataDir] : [])];
-  const onStdout = SANDBOX_STDOUT ? (chunk) => appendFileSync(SANDBOX_STDOUT, chunk) : undefined;
+  const onStdout = benchStdout();
   const started = startSandboxProcess(args, { nodeArgs: benchNodeArgs(), onStdout });
   const { child, info, stderr } = await started.catch((error) => {
     throw new BenchError(error.message);

@@ -1,6 +1,7 @@
 // The sandbox as the benchmarks and the demo scripts run it: another process,
 // `whsvc sandbox start --port 0 --json`, ready once it printed its JSON line.
 import { spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -9,6 +10,12 @@ export const WHSVC = join(ROOT, 'bin', 'whsvc');
 
 /** The extra node flags a bench gives its sandbox (BENCH_SANDBOX_NODE_ARGS, space-separated). */
 export const benchNodeArgs = () => (process.env.BENCH_SANDBOX_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+
+/** Where a bench keeps its sandbox's stdout (BENCH_SANDBOX_STDOUT, a file appended to): an `onStdout` for startSandbox, or undefined. */
+export function benchStdout() {
+  const file = process.env.BENCH_SANDBOX_STDOUT;
+  return file ? (chunk) => appendFileSync(file, chunk) : undefined;
+}
 
 /**
  * Starts `whsvc sandbox start --port 0 --json` with `args` after it, and

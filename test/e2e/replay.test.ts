@@ -15,6 +15,22 @@ const secretFile = () => join(workDir, 'whsec.txt');
 const recordFile = () => join(workDir, 'deliveries.ndjson');
 const sig = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
+/** An invoice.paid delivery POSTed to `url` as the service sends one, signed with `secret`. */
+function postDelivery(url: string, secret: string, deliveryId: string, extraHeaders: Record<string, string> = {}): Promise<Response> {
+  const body = JSON.stringify({ id: 'inv_1', event: 'invoice.paid' });
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-service-signature': sig(secret, body),
+      'x-service-event': 'invoice.paid',
+      'x-service-delivery-id': deliveryId,
+      ...extraHeaders,
+    },
+    body,
+  });
+}
+
 beforeAll(async () => {
   [sandbox, app] = await Promise.all([startSandboxProcess(['--quiet']), startReceiver()]);
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-replay-'));
@@ -63,18 +79,7 @@ describe('listen --record, then replay', () => {
       body: JSON.stringify({ grant_type: 'client_credentials', client_id: 'sbx_demo_readwrite', client_secret: 'sbx_secret_should_not_be_kept' }),
     });
     expect(token.status).toBeGreaterThanOrEqual(400);
-    const body = JSON.stringify({ id: 'inv_1', event: 'invoice.paid' });
-    const delivery = await fetch(`${listener.url}/hooks`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-service-signature': sig(secret, body),
-        'x-service-event': 'invoice.paid',
-        'x-service-delivery-id': 'dlv_mistake1',
-        cookie: 'session=should_not_be_kept',
-      },
-      body,
-    });
+    const delivery = await postDelivery(`${listener.url}/hooks`, secret, 'dlv_mistake1', { cookie: 'session=should_not_be_kept' });
     expect(delivery.status).toBe(200);
     expect(await listener.exit).toBe(1);
     const text = readFileSync(file, 'utf8');
@@ -104,17 +109,7 @@ describe('listen --record, then replay', () => {
         '--timeout',
         '30',
       ]);
-      const body = JSON.stringify({ id: 'inv_2', event: 'invoice.paid' });
-      const answer = await fetch(`${listener.url}/hooks`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-service-signature': sig(secret, body),
-          'x-service-event': 'invoice.paid',
-          'x-service-delivery-id': 'dlv_forward1',
-        },
-        body,
-      });
+      const answer = await postDelivery(`${listener.url}/hooks`, secret, 'dlv_forward1');
       expect(answer.status).toBe(502);
       await listener.exit;
       expect(listener.stdout()).toContain('no answer within 300 ms');
