@@ -241,6 +241,8 @@ const DELIVERY_COUNTS_SQL = `SELECT webhook_id, COUNT(*) AS total, SUM(status = 
  */
 export class Store {
   readonly db: DatabaseSync;
+  /** The database file with --data-dir; undefined in memory. */
+  readonly file: string | undefined;
   private readonly statements = new Map<string, StatementSync>();
   private readonly subscribers = new Map<string, WebhookRecord[]>();
   /** Deliveries recorded, counted as they are inserted and dropped; counted afresh after a webhook's deletion takes its own away. */
@@ -250,13 +252,15 @@ export class Store {
 
   constructor(dataDir?: string) {
     if (!dataDir) {
+      this.file = undefined;
       this.db = new DatabaseSync(':memory:');
     } else {
+      this.file = join(dataDir, 'sandbox.db');
       // Client secrets, signing secrets and tokens live here: the folder and its files are the user's alone.
       mkdirSync(dataDir, { recursive: true, mode: 0o700 });
       const umask = process.umask(0o077);
       try {
-        this.db = new DatabaseSync(join(dataDir, 'sandbox.db'));
+        this.db = new DatabaseSync(this.file);
         this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
       } finally {
         process.umask(umask);
@@ -290,6 +294,15 @@ export class Store {
   /** A number that moves whenever a webhook, a delivery or an attempt is written (never for tokens or meta). */
   get changes(): number {
     return this.changeCount;
+  }
+
+  /**
+   * From now on this connection checkpoints only once the log holds
+   * `logPages` pages (SQLite's own default is 1,000): another one copies the
+   * log into the database meanwhile (checkpointer.ts).
+   */
+  checkpointsOnlyAt(logPages: number): void {
+    this.db.exec(`PRAGMA wal_autocheckpoint = ${Math.trunc(logPages)}`);
   }
 
   close(): void {

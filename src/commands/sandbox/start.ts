@@ -5,6 +5,7 @@ import { CliError, ExitCode } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
 import { stopRequested } from '../../cli/interrupt.js';
 import { PLATFORM_NAME, integerIn } from '../../cli/parse.js';
+import { passOverSqliteWarning } from '../../sandbox/sqlite-warning.js';
 
 /** Deliveries an in-memory sandbox keeps (about 5 KB each with their attempts): see the benchmarks. */
 const MEMORY_MAX_DELIVERIES = 10_000;
@@ -80,16 +81,3 @@ export const command = () =>
         );
       }),
     );
-
-/**
- * Node 22 calls node:sqlite experimental, and says so on stderr at every start
- * of the sandbox. The store is the sandbox's own, tested on each Node line
- * `engines` accepts, so that one warning is not passed on; every other warning is.
- */
-function passOverSqliteWarning(): void {
-  const emitWarning = process.emitWarning.bind(process) as (...args: unknown[]) => void;
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    const text = typeof warning === 'string' ? warning : warning.message;
-    if (!text.startsWith('SQLite is an experimental feature')) emitWarning(warning, ...rest);
-  }) as typeof process.emitWarning;
-}
