@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -134,6 +134,29 @@ describe('whsvc sandbox start', () => {
     } finally {
       await first.stop('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(process.platform === 'linux')("runs with V8's young generation bounded, in the process it was started as, unless a bound is given", async () => {
+    const nodeFlags = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const bounded = await startSandboxProcess(['--quiet']);
+    const pid = bounded.child.pid!;
+    try {
+      expect(nodeFlags(pid)).toContain('--max-semi-space-size=4');
+      // Started again in place (same pid): the process the caller holds is the one that serves.
+      expect((await http(bounded.info.base_url, 'GET', '/v1/webhooks')).status).toBe(401);
+    } finally {
+      expect(await bounded.stop('SIGKILL')).toBe(null);
+    }
+    await expect(http(bounded.info.base_url, 'GET', '/v1/webhooks')).rejects.toThrow();
+
+    for (const given of ['--max-semi-space-size=16', '--max_semi_space_size=16']) {
+      const theirs = await startSandboxProcess(['--quiet'], 30_000, { NODE_OPTIONS: given });
+      try {
+        expect(nodeFlags(theirs.child.pid!), given).not.toContain('--max-semi-space-size=4');
+      } finally {
+        expect(await theirs.stop('SIGTERM')).toBe(0);
+      }
     }
   });
 

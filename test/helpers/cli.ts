@@ -58,10 +58,11 @@ export interface SandboxProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `whsvc sandbox start --port 0 --json …` and waits for its ready line. */
-export function startSandboxProcess(args: string[] = [], timeoutMs = 30_000): Promise<SandboxProcess> {
+/** Starts `whsvc sandbox start --port 0 --json …` (with `env` over this process's) and waits for its ready line. */
+export function startSandboxProcess(args: string[] = [], timeoutMs = 30_000, env: Record<string, string> = {}): Promise<SandboxProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [WHSVC_BIN, 'sandbox', 'start', '--port', '0', '--json', ...args], {
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -6,6 +6,7 @@ import { examples } from '../../cli/examples.js';
 import { stopRequested } from '../../cli/interrupt.js';
 import { PLATFORM_NAME, integerIn } from '../../cli/parse.js';
 import { passOverSqliteWarning } from '../../sandbox/sqlite-warning.js';
+import { restartWithYoungGenerationBounded } from './young-generation.js';
 
 /** Deliveries an in-memory sandbox keeps (about 5 KB each with their attempts): see the benchmarks. */
 const MEMORY_MAX_DELIVERIES = 10_000;
@@ -58,6 +59,7 @@ export const command = () =>
         if (!PLATFORM_NAME.test(o.platformName)) {
           throw new CliError('--platform-name must be letters, digits and dashes, starting with a letter', ExitCode.usage);
         }
+        restartWithYoungGenerationBounded();
         passOverSqliteWarning();
         const { run } = await import('./serve.js');
         return run(
