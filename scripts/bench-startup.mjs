@@ -36,6 +36,38 @@ function measureAll(cases) {
   });
 }
 
+/**
+ * `sandbox start` until its JSON line, as started (it starts Node again in place, with V8's young generation
+ * bounded) and with the bound already given in NODE_OPTIONS (no second start), interleaved with an empty .mjs.
+ */
+async function sandboxUntilReady(empty, fmt) {
+  const rounds = Number(process.env.BENCH_STARTUP_SANDBOX_RUNS ?? 15);
+  const ready = async (env) => {
+    const started = process.hrtime.bigint();
+    const { child } = await startSandbox(['--quiet'], { env: { ...process.env, ...env } });
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    await new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.kill('SIGTERM');
+    });
+    return ms;
+  };
+  const kinds = [
+    { name: 'an empty `.mjs` (yardstick)', run: async () => time([empty]) },
+    { name: '`whsvc sandbox start` until ready (starts Node again with the bound)', run: () => ready({}) },
+    { name: 'the same, the bound given in `NODE_OPTIONS` (no second start)', run: () => ready({ NODE_OPTIONS: '--max-semi-space-size=16' }) },
+  ];
+  for (const kind of kinds) await kind.run();
+  const samples = kinds.map(() => []);
+  for (let round = 0; round < rounds; round++) for (const [i, kind] of kinds.entries()) samples[i].push(await kind.run());
+  const medians = samples.map((list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]);
+  console.log(`\n${rounds} rounds, interleaved (median wall ms)\n`);
+  console.log('| sandbox | median ms | × empty .mjs |');
+  console.log('|---|---|---|');
+  for (const [i, kind] of kinds.entries()) console.log(`| ${kind.name} | ${fmt(medians[i])} | ${(medians[i] / medians[0]).toFixed(2)} |`);
+  console.log(`\nThe second start costs \`sandbox start\` ${fmt(medians[1] - medians[2])} ms (${(medians[1] / medians[2]).toFixed(2)}×).`);
+}
+
 const { child: sandbox, info } = await startSandbox(['--quiet']);
 try {
   const env = { ...process.env, WHSVC_CONFIG_DIR: join(work, 'config'), WHSVC_BASE_URL: info.base_url, NO_COLOR: '1' };
@@ -96,6 +128,7 @@ try {
   });
   console.log(`\n\`whsvc --version\` ${ratio(version, empties)}×, \`whsvc --help\` ${ratio(help, empties)}× an empty .mjs (aim ≤ 1.1×).`);
   console.log(`\`webhooks list --json\` ${ratio(list, get)}× the bare node:http GET (aim ≤ 1.2×).`);
+  await sandboxUntilReady(empty, fmt);
 } finally {
   sandbox.kill('SIGTERM');
   rmSync(work, { recursive: true, force: true });

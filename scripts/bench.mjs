@@ -725,6 +725,24 @@ function report(results, startedAt) {
     `- target at C=${top}: memory ≥ 40% of the floor: ${m >= 0.4 ? 'met' : 'NOT met'} (${Math.round(100 * m)}%); ` +
       `--data-dir ≥ 25%: ${d >= 0.25 ? 'met' : 'NOT met'} (${Math.round(100 * d)}%).`,
   );
+  if (memory.has(10)) {
+    const p99 = memory.get(10).p99;
+    lines.push(
+      `- target at C=10: memory p99 ≤ 5 ms: ${p99 <= 5 ? 'met' : 'NOT met'} (${fmtMs(p99)} ms, ${(p99 / relay.get(10).p99).toFixed(2)}× the relay's ` +
+        `${fmtMs(relay.get(10).p99)} ms; --data-dir ${fmtMs(disk.get(10).p99)} ms).`,
+    );
+  }
+  if (!RATE && top > 1) {
+    // Little's law: a closed loop of C in flight at a rate R has a mean latency of C / R; the tail is read against it.
+    const overBound = (mode) => {
+      const r = results[mode].get(top);
+      return r.p99 / ((1000 * top) / r.rate);
+    };
+    const aim = (mode) => `${mode} ${overBound(mode).toFixed(1)}×${overBound(mode) <= 2 ? '' : ' (NOT met)'}`;
+    lines.push(
+      `- target at C=${top}: p99 ≤ 2× Little's bound (C ÷ rate): ${aim('memory')}, ${aim('data-dir')}; the relay's own ${overBound('relay').toFixed(1)}×.`,
+    );
+  }
   return lines.join('\n');
 }
 

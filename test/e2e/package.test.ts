@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_SEMI_SPACE_MB } from '../../src/commands/sandbox/young-generation.js';
 import { startSandboxProcess } from '../helpers/cli.js';
 import { startTlsFront } from '../helpers/proxy.js';
 
@@ -101,7 +102,7 @@ describe.each(NODES.map((node) => [versionOf(node), node]))('the installed packa
       });
       if (process.platform === 'linux') {
         // Started again in place with V8's young generation bounded (process.execve), on this Node line too.
-        expect(readFileSync(`/proc/${sandbox.pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=4');
+        expect(readFileSync(`/proc/${sandbox.pid}/cmdline`, 'utf8').split('\0')).toContain(`--max-semi-space-size=${SANDBOX_SEMI_SPACE_MB}`);
       }
       const env = {
         WHSVC_CONFIG_DIR: join(workDir, `config-${version}`),

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SANDBOX_SEMI_SPACE_MB } from '../../src/commands/sandbox/young-generation.js';
 import { runCli, startSandboxProcess } from '../helpers/cli.js';
 import { getToken, http } from '../helpers/http.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -139,10 +140,11 @@ describe('whsvc sandbox start', () => {
 
   it.runIf(process.platform === 'linux')("runs with V8's young generation bounded, in the process it was started as, unless a bound is given", async () => {
     const nodeFlags = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const ours = `--max-semi-space-size=${SANDBOX_SEMI_SPACE_MB}`;
     const bounded = await startSandboxProcess(['--quiet']);
     const pid = bounded.child.pid!;
     try {
-      expect(nodeFlags(pid)).toContain('--max-semi-space-size=4');
+      expect(nodeFlags(pid)).toContain(ours);
       // Started again in place (same pid): the process the caller holds is the one that serves.
       expect((await http(bounded.info.base_url, 'GET', '/v1/webhooks')).status).toBe(401);
     } finally {
@@ -150,10 +152,10 @@ describe('whsvc sandbox start', () => {
     }
     await expect(http(bounded.info.base_url, 'GET', '/v1/webhooks')).rejects.toThrow();
 
-    for (const given of ['--max-semi-space-size=16', '--max_semi_space_size=16']) {
+    for (const given of ['--max-semi-space-size=32', '--max_semi_space_size=32']) {
       const theirs = await startSandboxProcess(['--quiet'], 30_000, { NODE_OPTIONS: given });
       try {
-        expect(nodeFlags(theirs.child.pid!), given).not.toContain('--max-semi-space-size=4');
+        expect(nodeFlags(theirs.child.pid!), given).not.toContain(ours);
       } finally {
         expect(await theirs.stop('SIGTERM')).toBe(0);
       }

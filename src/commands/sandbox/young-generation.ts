@@ -1,12 +1,14 @@
 /**
  * The sandbox's bound on V8's young generation, in MB a semi-space. Left to
  * itself V8 sizes the young generation from the machine's memory and grows it
- * as a steady stream goes on (64 MB a semi-space on a machine of 24 GB, about
- * half of a busy sandbox's resident set); bounded, the sandbox holds its
- * memory flat from the start at no measured cost in deliveries a second
- * (docs/benchmarks.md, "Sandbox memory").
+ * as a steady stream goes on (64 MB a semi-space on a machine of 24 GB): the
+ * sandbox's resident set then rose with the count of events until V8 was done
+ * growing it. At 16 MB it is reached early and held, and 100 events in flight
+ * cost no more CPU than at 64 (at 4 or 8 MB they did, up to a fifth more:
+ * objects that live through a send were promoted). docs/benchmarks.md,
+ * "Sandbox memory".
  */
-export const SANDBOX_SEMI_SPACE_MB = 4;
+export const SANDBOX_SEMI_SPACE_MB = 16;
 
 /** A bound given by the user, as a node flag or in NODE_OPTIONS, is theirs to keep. */
 const SEMI_SPACE_FLAG = /^--max[-_]semi[-_]space[-_]size(=|$)/;
