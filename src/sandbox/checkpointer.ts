@@ -10,44 +10,84 @@ import type { Store } from './store.js';
  *
  * So a worker thread, with a connection of its own, checkpoints the log every
  * `everyMs`: passively, never waiting for or holding up the sandbox's writes.
- * Under a steady stream a passive checkpoint never quite catches up with the
- * writer, and SQLite starts the log over only once a checkpoint has copied all
- * of it; so the store's own checkpoint still runs, at `restartLogAtPages`,
- * and finds little left to copy or sync. See docs/benchmarks.md, "With
- * `--data-dir`".
+ * SQLite starts the log over at the first write after a checkpoint that copied
+ * all of it, and under a steady stream the worker's never quite does: the
+ * writer appends while it copies. The store's own checkpoint does, since it
+ * runs on the writer's thread right after a commit, with nothing appended
+ * meanwhile; so it still runs, only at `storeCheckpointAtPages`, and finds
+ * little left to copy or sync. See docs/benchmarks.md, "With `--data-dir`".
  */
 export const CHECKPOINT_EVERY_MS = 100;
-/** 8,000 pages of 4 KB: the log, on disk beside the database, stays under about 32 MB. */
-export const RESTART_LOG_AT_PAGES = 8_000;
+/** 8,000 pages of 4 KB: where the store checkpoints (the log overshoots it while the worker holds the checkpoint; 34 MB at most measured). */
+export const STORE_CHECKPOINT_AT_PAGES = 8_000;
+/** SQLite's own threshold, which the store goes back to should the worker fail. */
+const SQLITE_CHECKPOINT_AT_PAGES = 1_000;
+/** How long a stop waits for the worker's last checkpoint before ending it. */
+const STOP_WITHIN_MS = 5_000;
 
 export interface Checkpointer {
-  /** Ends the worker, after a last checkpoint, its connection closed. */
+  /** Ends the worker, its connection closed. */
   stop(): Promise<void>;
 }
+
+export interface CheckpointerOptions {
+  everyMs?: number;
+  storeCheckpointAtPages?: number;
+  /** Told, once, that the worker could not start or stopped on its own (the store checkpoints by itself again). */
+  onFailure?: (why: string) => void;
+}
+
+const sayFailure = (why: string) =>
+  process.stderr.write(`whsvc sandbox: the store's background checkpoints stopped (${why}); the sandbox makes them itself from now on\n`);
 
 /** Hands a store's checkpoints to a worker thread; a store in memory has no log, and needs none. */
 export function checkpointInBackground(
   store: Store,
-  { everyMs = CHECKPOINT_EVERY_MS, restartLogAtPages = RESTART_LOG_AT_PAGES }: { everyMs?: number; restartLogAtPages?: number } = {},
+  { everyMs = CHECKPOINT_EVERY_MS, storeCheckpointAtPages = STORE_CHECKPOINT_AT_PAGES, onFailure = sayFailure }: CheckpointerOptions = {},
 ): Checkpointer | undefined {
   if (store.file === undefined) return undefined;
-  store.checkpointsOnlyAt(restartLogAtPages);
   const source = `(${passOverSqliteWarning.toString()})();\n(${checkpointLoop.toString()})(require('node:worker_threads').workerData);`;
   // Taken from Node when called: the build loads worker_threads at first use, and a class cannot be wrapped so.
   const { Worker } = process.getBuiltinModule('node:worker_threads');
-  const worker = new Worker(source, { eval: true, workerData: { file: store.file, everyMs } });
-  // It never keeps the sandbox alive on its own; should it fail, the store's own checkpoints still keep the log bounded.
+  let worker: InstanceType<typeof Worker>;
+  try {
+    worker = new Worker(source, { eval: true, workerData: { file: store.file, everyMs } });
+  } catch (error) {
+    onFailure((error as Error).message);
+    return undefined;
+  }
+  // It never keeps the sandbox alive on its own.
   worker.unref();
-  worker.on('error', () => undefined);
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let stopping = false;
+  let failed = false;
+  const fail = (why: string) => {
+    if (stopping || failed) return;
+    failed = true;
+    store.checkpointsOnlyAt(SQLITE_CHECKPOINT_AT_PAGES);
+    onFailure(why);
+  };
+  // The store leaves its checkpoints to the worker only once the worker's connection is open.
+  worker.once('message', () => {
+    if (!stopping && !failed) store.checkpointsOnlyAt(storeCheckpointAtPages);
+  });
+  worker.on('error', (error) => fail(error.message));
+  const exited = new Promise<void>((resolve) =>
+    worker.once('exit', (code) => {
+      fail(`its thread ended, code ${code}`);
+      resolve();
+    }),
+  );
   let stopped: Promise<void> | undefined;
   return {
     stop() {
       stopped ??= (async () => {
+        stopping = true;
         // Held while it ends: with nothing else left to do, an unref'd worker's exit would never be waited for.
         worker.ref();
         worker.postMessage('stop');
+        const slow = setTimeout(() => void worker.terminate(), STOP_WITHIN_MS);
         await exited;
+        clearTimeout(slow);
       })();
       return stopped;
     },
@@ -62,17 +102,16 @@ function checkpointLoop({ file, everyMs }: { file: string; everyMs: number }): v
   // A lock held elsewhere (the store's own checkpoint) is not waited for: the next turn tries again.
   db.exec('PRAGMA busy_timeout = 0');
   const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-  const once = () => {
+  const timer = setInterval(() => {
     try {
       checkpoint.get();
     } catch {
       // busy: the next turn tries again
     }
-  };
-  const timer = setInterval(once, everyMs);
+  }, everyMs);
+  parentPort?.postMessage('ready');
   parentPort?.once('message', () => {
     clearInterval(timer);
-    once();
     db.close();
     parentPort.close();
   });

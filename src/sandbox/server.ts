@@ -10,7 +10,7 @@ import { ApiError, requestTarget, sendEmpty, sendJson, serve } from './http.js';
 import { createInspector, type Inspector } from './inspector/routes.js';
 import { apiRouter, clockRoutes, deliveryRoutes, eventTrigger, webhookRoutes } from './routes.js';
 import { RateLimiter } from './rate-limit.js';
-import { checkpointInBackground } from './checkpointer.js';
+import { checkpointInBackground, type Checkpointer } from './checkpointer.js';
 import { Store, type AttemptRecord, type ClientRecord, type WebhookRecord } from './store.js';
 import { httpUrl } from '../net.js';
 
@@ -45,7 +45,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const clock = options.clock ?? systemClock;
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
   const store = new Store(options.dataDir);
-  const checkpointer = checkpointInBackground(store);
+  let checkpointer: Checkpointer | undefined;
   const clients = seedClients(store);
   const cursors = new Cursors(cursorKey(store));
   const policy = { ...DEFAULT_POLICY, ...options.policy };
@@ -98,6 +98,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         });
       });
       deliverer.start();
+      checkpointer ??= checkpointInBackground(store);
       inspector.expose(server.address() as AddressInfo);
       return httpUrl(server.address() as AddressInfo);
     },

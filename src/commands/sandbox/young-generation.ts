@@ -10,21 +10,62 @@
  */
 export const SANDBOX_SEMI_SPACE_MB = 16;
 
-/** A bound given by the user, as a node flag or in NODE_OPTIONS, is theirs to keep. */
+/** What decides whether the sandbox can start Node again: this process's. */
+export interface NodeProcess {
+  platform: NodeJS.Platform;
+  execPath: string;
+  execArgv: readonly string[];
+  argv: readonly string[];
+  env: NodeJS.ProcessEnv;
+  /** An IPC channel to a parent (fork()): Node takes its variables out of env, so a new start would lose it. */
+  hasChannel: boolean;
+  /** False under Node's permission model without child processes allowed. */
+  mayExec: boolean;
+}
+
+/** A bound given by the user (on node's command line or in NODE_OPTIONS) is theirs to keep. */
 const SEMI_SPACE_FLAG = /^--max[-_]semi[-_]space[-_]size(=|$)/;
+/** A debugger attached (or waiting) to this process would have to attach again to the new one. */
+const INSPECT_FLAG = /^--inspect(-brk|-wait)?(=|$)/;
+
+/** NODE_OPTIONS' words, as Node splits them: on spaces, with double quotes keeping a word whole. */
+function nodeOptionWords(nodeOptions: string | undefined): string[] {
+  return [...(nodeOptions ?? '').matchAll(/"((?:\\.|[^"\\])*)"|(\S+)/g)].map((match) => (match[1] ?? match[2] ?? '').replace(/\\(.)/g, '$1'));
+}
+
+/**
+ * The command line that starts this process again with the bound, or
+ * undefined where it should run as it is: a bound already given, Windows
+ * (no execve), a debugger, an IPC channel, or no permission to exec.
+ */
+export function boundedCommandLine(proc: NodeProcess): string[] | undefined {
+  const flags = [...proc.execArgv, ...nodeOptionWords(proc.env.NODE_OPTIONS)];
+  if (flags.some((flag) => SEMI_SPACE_FLAG.test(flag) || INSPECT_FLAG.test(flag))) return undefined;
+  if (proc.platform === 'win32' || proc.hasChannel || !proc.mayExec) return undefined;
+  return [proc.execPath, `--max-semi-space-size=${SANDBOX_SEMI_SPACE_MB}`, ...proc.execArgv, ...proc.argv.slice(1)];
+}
 
 /**
  * V8 reads the young generation's bound only when the process starts: so
- * `sandbox start` starts Node again in the same process (execve keeps its
- * pid, its open files and its environment), with the bound, unless one is
- * already given. Returns only where it did not (already bounded, a platform
- * without execve, or execve refused), and the sandbox then runs as it is.
+ * `sandbox start` starts Node again in the same process (execve keeps its pid,
+ * its stdin, stdout and stderr, and its environment) with the bound. Returns
+ * only where it does not (boundedCommandLine), or where execve refused, and
+ * the sandbox then runs with V8's own sizing.
  */
-export function restartWithYoungGenerationBounded(env: NodeJS.ProcessEnv = process.env): void {
-  const given = [...process.execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)].some((flag) => SEMI_SPACE_FLAG.test(flag));
-  if (given || typeof process.execve !== 'function') return;
+export function restartWithYoungGenerationBounded(): void {
+  if (typeof process.execve !== 'function') return;
+  const commandLine = boundedCommandLine({
+    platform: process.platform,
+    execPath: process.execPath,
+    execArgv: process.execArgv,
+    argv: process.argv,
+    env: process.env,
+    hasChannel: process.channel !== undefined,
+    mayExec: process.permission?.has('child') ?? true,
+  });
+  if (!commandLine) return;
   try {
-    process.execve(process.execPath, [process.execPath, `--max-semi-space-size=${SANDBOX_SEMI_SPACE_MB}`, ...process.execArgv, ...process.argv.slice(1)], env);
+    process.execve(process.execPath, commandLine, process.env);
   } catch {
     // the sandbox runs with V8's own sizing
   }
