@@ -67,6 +67,8 @@ export function deliveryHeaders(
   delivery: Pick<DeliveryRecord, 'id' | 'event' | 'signature'>,
   attempt: number,
   attemptId: string,
+  /** When the attempt was made, by the sandbox's clock (ISO 8601). */
+  sentAt: string,
 ): Record<string, string> {
   return protocolHeaders(policy.platformName, policy.userAgent, {
     signature: delivery.signature,
@@ -74,6 +76,7 @@ export function deliveryHeaders(
     deliveryId: delivery.id,
     attempt,
     attemptId,
+    sentAt,
   });
 }
 
@@ -518,13 +521,13 @@ export class Deliverer {
   private async post(webhook: WebhookRecord, delivery: DeliveryRecord, begun: Begun): Promise<SendOutcome> {
     const lane = await this.turn(webhook.id, begun);
     try {
-      return await this.send(lane.dispatcher, webhook, delivery, begun.attempt, begun.attemptId);
+      return await this.send(lane.dispatcher, webhook, delivery, begun);
     } finally {
       this.endTurn(lane);
     }
   }
 
-  private async send(dispatcher: Dispatcher, webhook: WebhookRecord, delivery: DeliveryRecord, attempt: number, attemptId: string): Promise<SendOutcome> {
+  private async send(dispatcher: Dispatcher, webhook: WebhookRecord, delivery: DeliveryRecord, { attempt, attemptId, startedAt }: Begun): Promise<SendOutcome> {
     const { policy } = this.deps;
     // Started only now that a connection of this webhook's is free: it measures the receiver, not the queue.
     // Real time, not the sandbox's: a manual clock stands still while the receiver takes its time.
@@ -532,7 +535,7 @@ export class Deliverer {
     try {
       const url = new URL(webhook.url);
       const { origin, host } = connectionFor(url);
-      const headers = deliveryHeaders(policy, delivery, attempt, attemptId);
+      const headers = deliveryHeaders(policy, delivery, attempt, attemptId, new Date(startedAt).toISOString());
       // One bound on the whole exchange, whatever the dispatcher honours of headersTimeout and bodyTimeout.
       const answer = await exchange(
         dispatcher,

@@ -30,17 +30,22 @@ export interface DeliveryFacts {
   deliveryId: string;
   attempt: number;
   attemptId: string;
+  /** When the attempt was made, by the sender's clock (ISO 8601): the `Date` header, which listen stamps its line with. */
+  sentAt?: string | undefined;
 }
 
 /**
  * The headers of a delivery, `X-<Platform>-Signature`, `-Event`,
- * `-Delivery-Id`, `-Attempt` and `-Attempt-Id`: as the sandbox sends it, and
- * as `deliveries tail --forward-to` passes a logged one on.
+ * `-Delivery-Id`, `-Attempt` and `-Attempt-Id`, and `Date` when the time is
+ * known: as the sandbox sends it, and as `deliveries tail --forward-to`
+ * passes a logged one on.
  */
 export function deliveryHeaders(platformName: string, userAgent: string, facts: DeliveryFacts): Record<string, string> {
+  const sentAt = facts.sentAt === undefined ? Number.NaN : Date.parse(facts.sentAt);
   return {
     'content-type': 'application/json',
     'user-agent': userAgent,
+    ...(Number.isNaN(sentAt) ? {} : { date: new Date(sentAt).toUTCString() }),
     [signatureHeaderName(platformName)]: facts.signature,
     [`X-${platformName}-Event`]: facts.event,
     [`X-${platformName}-Delivery-Id`]: facts.deliveryId,

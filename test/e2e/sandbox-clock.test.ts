@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { clockTime } from '../../src/render/text.js';
+import { WHSVC_BIN, runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 
 // The sandbox as a test harness: a manual clock plays a retry schedule out in
 // seconds, against a real `whsvc listen --fail-first` receiver.
@@ -198,6 +199,33 @@ describe('sandbox start --clock manual', () => {
     // Without a token, the clock is not shown at all.
     const anonymous = await fetch(`${sandbox.info.base_url}/_sandbox/clock`);
     expect(anonymous.status).toBe(401);
+    await sandbox.stop();
+  });
+
+  it("listen stamps a delivery with the sandbox's time (its Date header), not its own", async () => {
+    const sandbox = await startSandboxProcess(['--quiet', '--clock', 'manual']);
+    running.push(sandbox);
+    const cli = cliFor(sandbox, mkdtempSync(join(workDir, 'config-')));
+    const start = Date.parse(JSON.parse((await cli(['sandbox', 'clock', '--json'])).stdout).now);
+    // Three days and a few hours on, on a whole second: no time of day the wall clock could show now.
+    const moved = new Date(Math.ceil((start + 3 * 86_400_000 + 4 * 3_600_000 + 1_234) / 1000) * 1000);
+    expect((await cli(['sandbox', 'clock', 'set', moved.toISOString()])).code).toBe(0);
+    const secretFile = join(workDir, 'stamp-secret.txt');
+    const human = await startListen(['--secret-file', secretFile, '--count', '1', '--timeout', '60']);
+    running.push({ stop: () => human.child.kill('SIGINT') });
+    const created = await cli(['webhooks', 'create', '--url', `${human.url}/hook`, '--events', 'invoice.paid', '--secret-file', secretFile, '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    expect((await cli(['sandbox', 'trigger', 'invoice.paid'])).code).toBe(0);
+    expect(await human.exit).toBe(0);
+    const [line] = human.stdout().trim().split('\n');
+    expect(line!.startsWith(`${clockTime(moved.toISOString(), moved.getTime())} `), line).toBe(true);
+
+    const json = await listen(['--secret', 'whsec_unused']);
+    const again = await cli(['webhooks', 'create', '--url', `${json.url}/hook`, '--events', 'invoice.paid', '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect((await cli(['sandbox', 'trigger', 'invoice.paid'])).code).toBe(0);
+    await expect.poll(() => json.lines().length, { timeout: 30_000, interval: 25 }).toBeGreaterThanOrEqual(1);
+    expect(json.lines()[0]!.headers.date).toBe(moved.toUTCString());
     await sandbox.stop();
   });
 });

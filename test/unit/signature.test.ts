@@ -102,6 +102,13 @@ describe('signatureHeaderName', () => {
 });
 
 describe('the delivery headers', () => {
+  it("carry the attempt's time as Date when it is known, and no Date when it is not", () => {
+    const facts = { signature: sign('whsec_x', '{}'), event: 'invoice.paid', deliveryId: 'dlv_1', attempt: 1, attemptId: 'dlv_1' };
+    expect(deliveryHeaders('Service', 'test/1', { ...facts, sentAt: '2030-01-02T03:04:05.678Z' }).date).toBe('Wed, 02 Jan 2030 03:04:05 GMT');
+    expect(deliveryHeaders('Service', 'test/1', facts)).not.toHaveProperty('date');
+    expect(deliveryHeaders('Service', 'test/1', { ...facts, sentAt: 'not a time' })).not.toHaveProperty('date');
+  });
+
   it('are read back whatever the platform name, as a receiver sees them (lower case)', () => {
     const facts = { signature: sign('whsec_x', '{}'), event: 'invoice.paid', deliveryId: 'dlv_1', attempt: 2, attemptId: 'dlv_2' };
     const sent = deliveryHeaders('Acme', 'test/1', facts);

@@ -98,6 +98,7 @@ function record(file: string, { asked, key, webhook, latest, body, signatureChec
     deliveryId: key,
     attempt: asked.attempts ?? 1,
     attemptId: asked.id,
+    sentAt: asked.created_at,
   });
   const url = webhook ? new URL(webhook.url) : undefined;
   out.append({
@@ -179,6 +180,7 @@ function printFacts(
       deliveryId: key,
       attempt: newest.attempts ?? 1,
       attemptId: newest.id,
+      sentAt: newest.created_at,
     });
     const lines = Object.entries(sent)
       .filter(([name]) => name !== 'user-agent')

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Colors } from '../../render/colors.js';
 import { fittedLine, type LineField } from '../../render/line.js';
-import { sanitize } from '../../render/text.js';
+import { clockTime, sanitize } from '../../render/text.js';
 import type { Decision } from './answer.js';
 
 /** One request as listen shows it: what it decided, what the app answered a forward, and the request itself. */
@@ -22,6 +22,17 @@ export interface AnswerWords {
   failRate?: number | undefined;
   seed?: string | undefined;
   delayMs?: number | undefined;
+}
+
+/**
+ * The time of day a line is stamped with: the service's, as the sender's
+ * `Date` header says it (the sandbox's clock, moved or not; the attempt's time
+ * when `tail --forward-to` or `replay` sends one on), else when it arrived.
+ */
+function stampOf(receipt: Receipt): string {
+  const sent = typeof receipt.headers.date === 'string' ? Date.parse(receipt.headers.date) : Number.NaN;
+  const time = Number.isNaN(sent) ? receipt.receivedAt.getTime() : sent;
+  return clockTime(new Date(time).toISOString(), time);
 }
 
 /** Wide enough for the catalog's longest type (production_order.completed), so the lines line up. */
@@ -82,7 +93,7 @@ export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors
   // On a narrow terminal, in this order: the delivery id loses its middle, the rule's words are cut, the event type
   // and a flag's id are cut, the rule's words go, then the event type. The verdict and the answer's status stay whole.
   const fields: LineField[] = [
-    { text: receipt.receivedAt.toISOString().slice(11, 19) },
+    { text: stampOf(receipt) },
     { text: sanitize(d.event ?? '(no event)'), pad: EVENT_WIDTH, min: 12, cut: 'end', give: 3, drop: 5 },
     { text: `${sanitize(d.deliveryId ?? '-')}${d.attempt ? ` #${sanitize(d.attempt)}` : ''}`, pad: 32, min: 14, cut: 'middle', give: 1 },
     { text: labelWords, styled: labelColor(labelWords) },

@@ -96,7 +96,7 @@ export class InspectorViews {
       failure_reason: a.error,
       response_body: a.response_body,
       created_at: a.created_at,
-      headers: deliveryHeaders(policy, { id: delivery.id, event: delivery.event, signature: delivery.signature }, a.attempt, a.id),
+      headers: deliveryHeaders(policy, { id: delivery.id, event: delivery.event, signature: delivery.signature }, a.attempt, a.id, a.created_at),
     }));
     const last = attempts[attempts.length - 1];
     const status: DeliveryStatus = deliveryStatus(delivery.delivered, last?.status);

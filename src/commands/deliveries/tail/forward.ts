@@ -69,6 +69,7 @@ export async function retrieveDelivery(
     deliveryId: deliveryKey({ id: attempt.id, delivery_id: record.delivery_id ?? attempt.delivery_id }),
     attempt: record.attempts ?? attempt.attempts ?? 1,
     attemptId: attempt.id,
+    sentAt: record.created_at ?? attempt.created_at,
   });
   return { record, body, headers, signature };
 }
