@@ -8,8 +8,8 @@ import type { Store } from './store.js';
  * sandbox's one thread: a few times a second under a steady stream, each a
  * stall of every request and send for about as long as the fsyncs take.
  *
- * So a worker thread, with a connection of its own, checkpoints the log every
- * `everyMs`: passively, never waiting for or holding up the sandbox's writes.
+ * So a worker thread, with a connection of its own, checkpoints the log, then
+ * waits `everyMs` before the next: passively, never waiting for or holding up the sandbox's writes.
  * SQLite starts the log over at the first write after a checkpoint that copied
  * all of it, and under a steady stream the worker's never quite does: the
  * writer appends while it copies. The store's own checkpoint does, since it
@@ -102,16 +102,19 @@ function checkpointLoop({ file, everyMs }: { file: string; everyMs: number }): v
   // A lock held elsewhere (the store's own checkpoint) is not waited for: the next turn tries again.
   db.exec('PRAGMA busy_timeout = 0');
   const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-  const timer = setInterval(() => {
+  // everyMs after each checkpoint ends, not on a fixed beat: however slow the disk, the store's own checkpoint has
+  // those gaps to take its turn in (it does not wait for the worker's, it tries again at its next commit).
+  let timer = setTimeout(function turn() {
     try {
       checkpoint.get();
     } catch {
       // busy: the next turn tries again
     }
+    timer = setTimeout(turn, everyMs);
   }, everyMs);
   parentPort?.postMessage('ready');
   parentPort?.once('message', () => {
-    clearInterval(timer);
+    clearTimeout(timer);
     db.close();
     parentPort.close();
   });

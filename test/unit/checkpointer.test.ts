@@ -41,12 +41,14 @@ describe('checkpointInBackground: the log copied into the database by a worker t
     again.close();
   });
 
-  it("under a steady writer the log stays bounded: the store's own checkpoint lets it start over, the worker having copied the rest", async () => {
+  it("under a steady writer the log stays bounded: the store's own checkpoint, at its threshold, lets it start over", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'whsvc-checkpoint-'));
     dirs.push(dir);
     const store = new Store(dir);
     const log = join(dir, 'sandbox.db-wal');
-    const checkpointer = checkpointInBackground(store, { everyMs: 5, storeCheckpointAtPages: 200 });
+    // The worker's first turn a minute away: the store's own checkpoint is never turned away by one of the worker's
+    // under way (which only delays it to a later commit), so what is measured is the threshold alone.
+    const checkpointer = checkpointInBackground(store, { everyMs: 60_000, storeCheckpointAtPages: 200 });
     await expect.poll(() => store.db.prepare('PRAGMA wal_autocheckpoint').get(), { timeout: 10_000 }).toEqual({ wal_autocheckpoint: 200 });
     // 3,000 commits of a page or two each, the event loop turning between them as the sandbox's does.
     let largest = 0;
@@ -57,8 +59,8 @@ describe('checkpointInBackground: the log copied into the database by a worker t
         await new Promise((resolve) => setImmediate(resolve));
       }
     }
-    // 200 pages of 4 KB with their frame headers is 0.8 MB: what goes past it is what the worker held up, never the whole stream.
-    expect(largest).toBeLessThan(4_000_000);
+    // 200 pages of 4 KB with their frame headers is 0.8 MB, and a commit adds a page or two: never the whole stream's 25 MB.
+    expect(largest).toBeLessThan(1_000_000);
     await checkpointer!.stop();
     store.close();
   });

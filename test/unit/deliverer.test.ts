@@ -287,7 +287,8 @@ describe('Deliverer: the time limit of a send', () => {
     answer(200);
     await deliverOne();
     expect(attemptsOf(webhook)[0]!.status).toBe('delivered');
-    expect(timers()).toBe(before);
+    // At most as many as before: a timer of undici's own may end meanwhile, and one of ours left behind would be one more.
+    expect(timers()).toBeLessThanOrEqual(before);
   });
 });
 
