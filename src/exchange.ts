@@ -42,7 +42,19 @@ export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOpt
   });
 }
 
+/**
+ * The limit is found past in the event loop's timers phase, which comes
+ * before its I/O: on a busy machine a process can be held off its CPU while
+ * the answer arrives, and find both at once. So the answer already received
+ * is read first (the I/O phase), and the exchange is aborted after it
+ * (setImmediate) only if that did not end it: an endpoint that answered in
+ * time is never recorded as failed because this process was slow to look.
+ */
 function timeOut(handler: Exchange): void {
+  setImmediate(abortLate, handler);
+}
+
+function abortLate(handler: Exchange): void {
   handler.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
 }
 

@@ -1,5 +1,6 @@
 import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { isAlive } from '../alive.js';
 import { ConfigError } from './errors.js';
 
 /** A lock is taken for milliseconds; one older than this was left by a process that died holding it. */
@@ -25,16 +26,6 @@ function readHolder(path: string): { holder: Holder | undefined; ageMs: number }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
-  }
-}
-
-/** Whether a process of this machine is still running (EPERM: it is, and another user's). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

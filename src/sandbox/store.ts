@@ -1,6 +1,7 @@
 import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { isAlive } from '../alive.js';
 
 export interface ClientRecord {
   client_id: string;
@@ -110,6 +111,31 @@ CREATE INDEX IF NOT EXISTS attempts_by_delivery ON attempts (delivery_id, attemp
 `;
 
 type Row = Record<string, SQLInputValue>;
+
+/** The meta key of the pid of the sandbox that holds a --data-dir store. */
+const HOLDER_KEY = 'held_by_pid';
+
+/**
+ * Makes a --data-dir folder (and its parents), the user's alone. Not
+ * mkdirSync's recursive mode: on a path it cannot create under an existing
+ * parent (under /proc) that loops forever; and a file in the folder's place
+ * is said as such.
+ */
+function makeFolder(folder: string): void {
+  try {
+    mkdirSync(folder, { mode: 0o700 });
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      if (!statSync(folder).isDirectory()) throw new Error(`${folder} is a file, not a folder`);
+      return;
+    }
+    if (code !== 'ENOENT' || dirname(folder) === folder || existsSync(dirname(folder))) throw error;
+  }
+  makeFolder(dirname(folder));
+  mkdirSync(folder, { mode: 0o700 });
+}
 
 function toClient(row: Row): ClientRecord {
   return {
@@ -257,7 +283,7 @@ export class Store {
     } else {
       this.file = join(dataDir, 'sandbox.db');
       // Client secrets, signing secrets and tokens live here: the folder and its files are the user's alone.
-      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      makeFolder(dataDir);
       const umask = process.umask(0o077);
       try {
         this.db = new DatabaseSync(this.file);
@@ -289,6 +315,23 @@ export class Store {
     this.db.exec(SCHEMA);
     // A store made before attempts could be marked queued.
     if (!this.all('PRAGMA table_info(attempts)').some((column) => column.name === 'queued')) this.db.exec('ALTER TABLE attempts ADD COLUMN queued TEXT');
+    if (dataDir) this.claim();
+  }
+
+  /**
+   * One sandbox at a time on a store: a second would take the first's sends
+   * under way for ones a crash cut off, and send them again. The holder's pid
+   * is kept in the store; a holder that is gone (stopped, or killed) leaves it
+   * to the next.
+   */
+  private claim(): void {
+    this.transaction(() => {
+      const holder = Number(this.getMeta(HOLDER_KEY));
+      if (holder > 0 && holder !== process.pid && isAlive(holder)) {
+        throw new Error(`another sandbox (pid ${holder}) is using it; stop that one first, or give another --data-dir`);
+      }
+      this.setMeta(HOLDER_KEY, String(process.pid));
+    });
   }
 
   /** A number that moves whenever a webhook, a delivery or an attempt is written (never for tokens or meta). */
@@ -306,7 +349,9 @@ export class Store {
   }
 
   close(): void {
-    if (this.db.isOpen) this.db.close();
+    if (!this.db.isOpen) return;
+    if (this.file !== undefined && this.getMeta(HOLDER_KEY) === String(process.pid)) this.statement('DELETE FROM meta WHERE key = ?').run(HOLDER_KEY);
+    this.db.close();
   }
 
   private statement(sql: string): StatementSync {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -159,6 +159,47 @@ describe('whsvc sandbox start', () => {
       } finally {
         expect(await theirs.stop('SIGTERM')).toBe(0);
       }
+    }
+  });
+
+  it('one sandbox at a time on a --data-dir: a second is refused in one line, and takes over once the first has stopped', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'whsvc-held-'));
+    try {
+      const first = await startSandboxProcess(['--quiet', '--data-dir', dir]);
+      try {
+        const second = await runCli(['sandbox', 'start', '--port', '0', '--quiet', '--data-dir', dir], { timeoutMs: 20_000 });
+        expect(second.code).toBe(1);
+        expect(second.stderr.trim().split('\n')[0]).toBe(
+          `whsvc: cannot open the sandbox store in ${dir}: another sandbox (pid ${first.child.pid}) is using it; stop that one first, or give another --data-dir`,
+        );
+        expect(second.stderr).not.toMatch(/\n\s+at /);
+      } finally {
+        expect(await first.stop('SIGKILL')).toBe(null);
+      }
+      // Killed, not stopped: its pid is still in the store, and is gone.
+      const third = await startSandboxProcess(['--quiet', '--data-dir', dir]);
+      expect(await third.stop('SIGTERM')).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a --data-dir that cannot be a folder is one line, exit 1: a file in its place, or a place no folder can be made', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'whsvc-notdir-'));
+    try {
+      const file = join(dir, 'a-file');
+      writeFileSync(file, 'x');
+      const onFile = await runCli(['sandbox', 'start', '--port', '0', '--quiet', '--data-dir', file], { timeoutMs: 20_000 });
+      expect(onFile.code).toBe(1);
+      expect(onFile.stderr).toContain(`cannot open the sandbox store in ${file}: ${file} is a file, not a folder`);
+      if (process.platform === 'linux') {
+        // Node's recursive mkdirSync loops forever here.
+        const underProc = await runCli(['sandbox', 'start', '--port', '0', '--quiet', '--data-dir', '/proc/whsvc-nope/data'], { timeoutMs: 20_000 });
+        expect(underProc.code).toBe(1);
+        expect(underProc.stderr).toMatch(/^whsvc: cannot open the sandbox store in \/proc\/whsvc-nope\/data: ENOENT/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -101,7 +101,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
   }
 
   const exitCode = await deps.stopSignal;
-  deps.stderr.write('whsvc sandbox: stopping (waiting for deliveries under way)\n');
+  deps.stderr.write('whsvc sandbox: stopping once the sends under way end (Ctrl-C again quits now)\n');
   await sandbox.close();
   return exitCode;
 }
