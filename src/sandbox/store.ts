@@ -315,7 +315,14 @@ export class Store {
     this.db.exec(SCHEMA);
     // A store made before attempts could be marked queued.
     if (!this.all('PRAGMA table_info(attempts)').some((column) => column.name === 'queued')) this.db.exec('ALTER TABLE attempts ADD COLUMN queued TEXT');
-    if (dataDir) this.claim();
+    if (dataDir) {
+      try {
+        this.claim();
+      } catch (error) {
+        this.db.close();
+        throw error;
+      }
+    }
   }
 
   /**
