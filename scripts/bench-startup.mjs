@@ -30,10 +30,13 @@ function measureAll(cases) {
   for (let round = 0; round < RUNS; round++) {
     for (const [i, c] of cases.entries()) samples[i].push(time(c.args, c.options));
   }
-  return samples.map((list) => {
-    list.sort((a, b) => a - b);
-    return { median: list[Math.floor(list.length / 2)], min: list[0], max: list[list.length - 1] };
-  });
+  return samples.map(spread);
+}
+
+/** The median, min and max of a list of timings. */
+function spread(list) {
+  const sorted = [...list].sort((a, b) => a - b);
+  return { median: sorted[Math.floor(sorted.length / 2)], min: sorted[0], max: sorted[sorted.length - 1] };
 }
 
 /**
@@ -61,7 +64,7 @@ async function sandboxUntilReady(empty, fmt) {
   for (const kind of kinds) await kind.run();
   const samples = kinds.map(() => []);
   for (let round = 0; round < rounds; round++) for (const [i, kind] of kinds.entries()) samples[i].push(await kind.run());
-  const medians = samples.map((list) => list.sort((a, b) => a - b)[Math.floor(list.length / 2)]);
+  const medians = samples.map((list) => spread(list).median);
   console.log(`\n${rounds} rounds, interleaved (median wall ms)\n`);
   console.log('| sandbox | median ms | × empty .mjs |');
   console.log('|---|---|---|');

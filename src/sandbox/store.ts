@@ -116,25 +116,25 @@ type Row = Record<string, SQLInputValue>;
 const HOLDER_KEY = 'held_by_pid';
 
 /**
- * Makes a --data-dir folder (and its parents), the user's alone. Not
+ * Makes a --data-dir directory (and its parents), the user's alone. Not
  * mkdirSync's recursive mode: on a path it cannot create under an existing
- * parent (under /proc) that loops forever; and a file in the folder's place
+ * parent (under /proc) that loops forever; and a file in the directory's place
  * is said as such.
  */
-function makeFolder(folder: string): void {
+function makeDirectory(directory: string): void {
   try {
-    mkdirSync(folder, { mode: 0o700 });
+    mkdirSync(directory, { mode: 0o700 });
     return;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') {
-      if (!statSync(folder).isDirectory()) throw new Error(`${folder} is a file, not a folder`);
+      if (!statSync(directory).isDirectory()) throw new Error(`${directory} is a file, not a directory`);
       return;
     }
-    if (code !== 'ENOENT' || dirname(folder) === folder || existsSync(dirname(folder))) throw error;
+    if (code !== 'ENOENT' || dirname(directory) === directory || existsSync(dirname(directory))) throw error;
   }
-  makeFolder(dirname(folder));
-  mkdirSync(folder, { mode: 0o700 });
+  makeDirectory(dirname(directory));
+  mkdirSync(directory, { mode: 0o700 });
 }
 
 function toClient(row: Row): ClientRecord {
@@ -283,7 +283,7 @@ export class Store {
     } else {
       this.file = join(dataDir, 'sandbox.db');
       // Client secrets, signing secrets and tokens live here: the folder and its files are the user's alone.
-      makeFolder(dataDir);
+      makeDirectory(dataDir);
       const umask = process.umask(0o077);
       try {
         this.db = new DatabaseSync(this.file);

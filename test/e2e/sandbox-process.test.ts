@@ -184,14 +184,14 @@ describe('whsvc sandbox start', () => {
     }
   });
 
-  it('a --data-dir that cannot be a folder is one line, exit 1: a file in its place, or a place no folder can be made', async () => {
+  it('a --data-dir that cannot be a directory is one line, exit 1: a file in its place, or a place no directory can be made', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'whsvc-notdir-'));
     try {
       const file = join(dir, 'a-file');
       writeFileSync(file, 'x');
       const onFile = await runCli(['sandbox', 'start', '--port', '0', '--quiet', '--data-dir', file], { timeoutMs: 20_000 });
       expect(onFile.code).toBe(1);
-      expect(onFile.stderr).toContain(`cannot open the sandbox store in ${file}: ${file} is a file, not a folder`);
+      expect(onFile.stderr).toContain(`cannot open the sandbox store in ${file}: ${file} is a file, not a directory`);
       if (process.platform === 'linux') {
         // Node's recursive mkdirSync loops forever here.
         const underProc = await runCli(['sandbox', 'start', '--port', '0', '--quiet', '--data-dir', '/proc/whsvc-nope/data'], { timeoutMs: 20_000 });
