@@ -416,24 +416,31 @@ export class Deliverer {
    * Records what came of an attempt. The outcomes of every send that ends in
    * the same turn of the event loop are written in one transaction (one
    * commit, one write to the log with --data-dir), which is most of what a
-   * busy sandbox spends on its store.
+   * busy sandbox spends on its store. While the store asks its writes to wait
+   * (a checkpoint about to let its log start over), the batch waits, and
+   * grows.
    */
   private record(work: () => void): Promise<void> {
     this.pendingRecords.push(work);
     this.recordsWritten ??= new Promise<void>((resolve, reject) => {
-      setImmediate(() => {
+      const write = () => {
         const batch = this.pendingRecords;
         this.pendingRecords = [];
         this.recordsWritten = null;
         try {
           this.deps.store.transaction(() => {
-            for (const write of batch) write();
+            for (const record of batch) record();
             this.keepWithinCap();
           });
           resolve();
         } catch (error) {
           reject(error);
         }
+      };
+      setImmediate(() => {
+        const wait = this.deps.store.writesMayGo();
+        if (wait === undefined) write();
+        else void wait.then(write);
       });
     });
     return this.recordsWritten;

@@ -275,6 +275,9 @@ export class Store {
   private deliveriesCounted: number | undefined;
   /** Counts the writes to webhooks, deliveries and attempts: the inspector page refreshes when it moves. */
   private changeCount = 0;
+  /** Shared with the checkpointer's worker: non-zero while its checkpoint asks the writes to wait (checkpointer.ts). */
+  private checkpointGate: Int32Array | undefined;
+  private checkpointWaitAtMostMs = 0;
 
   constructor(dataDir?: string) {
     if (!dataDir) {
@@ -353,6 +356,25 @@ export class Store {
    */
   checkpointsOnlyAt(logPages: number): void {
     this.db.exec(`PRAGMA wal_autocheckpoint = ${Math.trunc(logPages)}`);
+  }
+
+  /** From now on the writes wait while `gate` is non-zero, `atMostMs` at a time: see writesMayGo. */
+  shareCheckpointGate(gate: Int32Array, atMostMs: number): void {
+    this.checkpointGate = gate;
+    this.checkpointWaitAtMostMs = atMostMs;
+  }
+
+  /**
+   * Undefined when writes may go ahead now; else a promise that settles once
+   * the checkpoint under way that asked them to wait ends (so that it copies
+   * the whole log, and the next write starts the log over), or after the
+   * time given with the gate.
+   */
+  writesMayGo(): Promise<unknown> | undefined {
+    const gate = this.checkpointGate;
+    if (gate === undefined || Atomics.load(gate, 0) === 0) return undefined;
+    const waiting = Atomics.waitAsync(gate, 0, 1, this.checkpointWaitAtMostMs);
+    return waiting.async ? waiting.value : undefined;
   }
 
   close(): void {
