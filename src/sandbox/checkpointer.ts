@@ -8,26 +8,28 @@ import type { Store } from './store.js';
  * sandbox's one thread: a few times a second under a steady stream, each a
  * stall of every request and send for about as long as the fsyncs take.
  *
- * So a worker thread, with a connection of its own, checkpoints the log, then
- * waits `everyMs` before the next: passively, never waiting for or holding up
- * the sandbox's writes. SQLite starts the log over only at a write that finds
- * all of it copied, and under a steady stream a passive checkpoint never quite
+ * So a worker thread, with a connection of its own, checkpoints the log
+ * passively, then waits `everyMs` before the next. SQLite starts the log over
+ * only at a write that begins with all of it copied and no other connection
+ * reading it, and under a steady stream a passive checkpoint never quite
  * copies all: the writer appends while it copies. So once the log holds
- * `restartAtPages`, the worker copies what was appended since its last turn
- * (little) with the sandbox's writes asked to wait (the store's gate): the
- * sandbox's thread stays free meanwhile, its sends and requests go on, and a
- * write held back only waits (HOLD_AT_MOST_MS at most) and joins the next
- * batch. The store's own checkpoint, on the sandbox's thread, still runs, only
- * at `storeCheckpointAtPages`: should the worker's never find a quiet log.
- * See docs/benchmarks.md, "With `--data-dir`".
+ * `restartAtPages`, the worker makes a second checkpoint right after the
+ * first, of what was appended while the first ran (little), with the store's
+ * gate closed: the deliverer's writes wait (holdAtMostMs at most) and gather
+ * into one batch, while the sandbox's thread goes on with its reads and sends.
+ * Writes that do not wait at the gate (an attempt marked queued, the API's
+ * own) can still keep the log from starting over: the worker sees so at its
+ * next turn and does not close the gate again for `holdBackoffMs`. The store's
+ * own checkpoint, on the sandbox's thread, still runs, only at
+ * `storeCheckpointAtPages`. See docs/benchmarks.md, "With `--data-dir`".
  */
 export const CHECKPOINT_EVERY_MS = 100;
-/** 4,000 pages of 4 KB: where the worker asks the writes to wait so that the log starts over. */
+/** 4,000 pages of 4 KB: where the worker closes the gate so that the log starts over. */
 export const RESTART_AT_PAGES = 4_000;
-/** How long a write waits for the worker's checkpoint at most. */
+/** How long a write waits at the gate at most. */
 const HOLD_AT_MOST_MS = 50;
-/** After a hold that did not let the log start over, how long before the worker holds the writes again. */
-const HOLD_AT_MOST_EVERY_MS = 500;
+/** After a hold that did not let the log start over, how long the worker leaves the gate open. */
+const HOLD_BACKOFF_MS = 500;
 /** 8,000 pages of 4 KB: where the store checkpoints by itself, should the worker's not have let the log start over. */
 export const STORE_CHECKPOINT_AT_PAGES = 8_000;
 /** SQLite's own threshold, which the store goes back to should the worker fail. */
@@ -43,7 +45,8 @@ export interface Checkpointer {
 export interface CheckpointerOptions {
   everyMs?: number;
   restartAtPages?: number;
-  holdEveryMs?: number;
+  holdAtMostMs?: number;
+  holdBackoffMs?: number;
   storeCheckpointAtPages?: number;
   /** Told, once, that the worker could not start or stopped on its own (the store checkpoints by itself again). */
   onFailure?: (why: string) => void;
@@ -58,7 +61,8 @@ export function checkpointInBackground(
   {
     everyMs = CHECKPOINT_EVERY_MS,
     restartAtPages = RESTART_AT_PAGES,
-    holdEveryMs = HOLD_AT_MOST_EVERY_MS,
+    holdAtMostMs = HOLD_AT_MOST_MS,
+    holdBackoffMs = HOLD_BACKOFF_MS,
     storeCheckpointAtPages = STORE_CHECKPOINT_AT_PAGES,
     onFailure = sayFailure,
   }: CheckpointerOptions = {},
@@ -72,7 +76,7 @@ export function checkpointInBackground(
   try {
     worker = new Worker(source, {
       eval: true,
-      workerData: { file: store.file, everyMs, restartAtPages, holdEveryMs, gate },
+      workerData: { file: store.file, everyMs, restartAtPages, holdBackoffMs, gate },
     });
   } catch (error) {
     onFailure((error as Error).message);
@@ -82,19 +86,22 @@ export function checkpointInBackground(
   worker.unref();
   let stopping = false;
   let failed = false;
-  const fail = (why: string) => {
-    if (stopping || failed) return;
-    failed = true;
-    // A worker ended mid-checkpoint leaves no writes waiting.
+  // A worker that ended with the gate closed (killed mid-checkpoint) leaves no write waiting.
+  const openGate = () => {
     Atomics.store(gate, 0, 0);
     Atomics.notify(gate, 0);
+  };
+  const fail = (why: string) => {
+    openGate();
+    if (stopping || failed) return;
+    failed = true;
     store.checkpointsOnlyAt(SQLITE_CHECKPOINT_AT_PAGES);
     onFailure(why);
   };
   // The store leaves its checkpoints to the worker only once the worker's connection is open.
   worker.once('message', () => {
     if (stopping || failed) return;
-    store.shareCheckpointGate(gate, HOLD_AT_MOST_MS);
+    store.shareCheckpointGate(gate, holdAtMostMs);
     store.checkpointsOnlyAt(storeCheckpointAtPages);
   });
   worker.on('error', (error) => fail(error.message));
@@ -115,6 +122,7 @@ export function checkpointInBackground(
         const slow = setTimeout(() => void worker.terminate(), STOP_WITHIN_MS);
         await exited;
         clearTimeout(slow);
+        openGate();
       })();
       return stopped;
     },
@@ -126,21 +134,22 @@ function checkpointLoop({
   file,
   everyMs,
   restartAtPages,
-  holdEveryMs,
+  holdBackoffMs,
   gate,
 }: {
   file: string;
   everyMs: number;
   restartAtPages: number;
-  holdEveryMs: number;
+  holdBackoffMs: number;
   gate: Int32Array;
 }): void {
   const { DatabaseSync } = process.getBuiltinModule('node:sqlite');
   const { parentPort } = process.getBuiltinModule('node:worker_threads');
   const db = new DatabaseSync(file);
-  // A lock held elsewhere (the store's own checkpoint) is not waited for: the next turn tries again.
+  // A lock held elsewhere (the store's own checkpoint) is not waited for: the checkpoint says busy, the next turn tries again.
   db.exec('PRAGMA busy_timeout = 0');
-  const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+  const statement = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+  const checkpoint = () => statement.get() as { busy: number; log: number; checkpointed: number };
   let holdAgainAt = 0;
   /** The log's length at the last hold, until the next turn has seen whether it started over. */
   let heldAtLog = 0;
@@ -148,22 +157,25 @@ function checkpointLoop({
   // those gaps to take its turn in (it does not wait for the worker's, it tries again at its next commit).
   let timer = setTimeout(function turn() {
     try {
-      const { log } = checkpoint.get() as { log: number };
-      // The last hold did not let the log start over (a write that does not wait at the gate came meanwhile: a send
-      // marked queued, say): not again at every turn.
-      if (heldAtLog > 0 && log >= heldAtLog) holdAgainAt = performance.now() + holdEveryMs;
+      const first = checkpoint();
+      // The last hold did not let the log start over (a write that does not wait at the gate came meanwhile, or a
+      // reader held the log): the gate stays open a while.
+      if (heldAtLog > 0 && first.log >= heldAtLog) holdAgainAt = performance.now() + holdBackoffMs;
       heldAtLog = 0;
-      if (log >= restartAtPages && performance.now() >= holdAgainAt) {
+      // A log copied whole already starts over at the next write, gate or not.
+      if (!first.busy && first.log >= restartAtPages && first.checkpointed < first.log && performance.now() >= holdAgainAt) {
         Atomics.store(gate, 0, 1);
         try {
-          heldAtLog = (checkpoint.get() as { log: number }).log;
+          const held = checkpoint();
+          if (held.busy || held.checkpointed < held.log) holdAgainAt = performance.now() + holdBackoffMs;
+          else heldAtLog = held.log;
         } finally {
           Atomics.store(gate, 0, 0);
           Atomics.notify(gate, 0);
         }
       }
     } catch {
-      // busy: the next turn tries again
+      // the database could not be read (a disk error): the next turn tries again
     }
     timer = setTimeout(turn, everyMs);
   }, everyMs);

@@ -344,6 +344,8 @@ export class Deliverer {
   private async sendNext(deliveryId: string, kind: 'manual', retried: string): Promise<AttemptRecord | 'already_delivered' | undefined>;
   private async sendNext(deliveryId: string, kind: 'automatic' | 'manual', retried?: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
     const { store, clock } = this.deps;
+    const wait = store.writesMayGo();
+    if (wait !== undefined) await wait;
     const started = clock.now();
     const begun = store.transaction((): Begun | 'already_delivered' | undefined => {
       const delivery = store.deliveryById(deliveryId);

@@ -277,7 +277,7 @@ export class Store {
   private changeCount = 0;
   /** Shared with the checkpointer's worker: non-zero while its checkpoint asks the writes to wait (checkpointer.ts). */
   private checkpointGate: Int32Array | undefined;
-  private checkpointWaitAtMostMs = 0;
+  private checkpointGateAtMostMs = 0;
 
   constructor(dataDir?: string) {
     if (!dataDir) {
@@ -361,7 +361,7 @@ export class Store {
   /** From now on the writes wait while `gate` is non-zero, `atMostMs` at a time: see writesMayGo. */
   shareCheckpointGate(gate: Int32Array, atMostMs: number): void {
     this.checkpointGate = gate;
-    this.checkpointWaitAtMostMs = atMostMs;
+    this.checkpointGateAtMostMs = atMostMs;
   }
 
   /**
@@ -370,11 +370,19 @@ export class Store {
    * the whole log, and the next write starts the log over), or after the
    * time given with the gate.
    */
-  writesMayGo(): Promise<unknown> | undefined {
+  writesMayGo(): Promise<void> | undefined {
     const gate = this.checkpointGate;
     if (gate === undefined || Atomics.load(gate, 0) === 0) return undefined;
-    const waiting = Atomics.waitAsync(gate, 0, 1, this.checkpointWaitAtMostMs);
-    return waiting.async ? waiting.value : undefined;
+    const waiting = Atomics.waitAsync(gate, 0, 1);
+    if (!waiting.async) return undefined;
+    // A wait on shared memory does not keep the process alive; this timer does, so a stop under way still writes.
+    return new Promise<void>((resolve) => {
+      const bound = setTimeout(resolve, this.checkpointGateAtMostMs);
+      void waiting.value.then(() => {
+        clearTimeout(bound);
+        resolve();
+      });
+    });
   }
 
   close(): void {

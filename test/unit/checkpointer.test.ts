@@ -70,7 +70,14 @@ describe('checkpointInBackground: the log copied into the database by a worker t
     dirs.push(dir);
     const store = new Store(dir);
     const log = join(dir, 'sandbox.db-wal');
-    const checkpointer = checkpointInBackground(store, { everyMs: 5, restartAtPages: 200, holdEveryMs: 0, storeCheckpointAtPages: 1_000_000 });
+    // Writes wait at the gate as long as it takes (a minute): the gate must be opened, not merely time out.
+    const checkpointer = checkpointInBackground(store, {
+      everyMs: 5,
+      restartAtPages: 200,
+      holdAtMostMs: 60_000,
+      holdBackoffMs: 0,
+      storeCheckpointAtPages: 1_000_000,
+    });
     await expect.poll(() => store.db.prepare('PRAGMA wal_autocheckpoint').get(), { timeout: 10_000 }).toEqual({ wal_autocheckpoint: 1_000_000 });
     // The log's salt (bytes 16 to 23 of its header) is drawn afresh each time it starts over.
     const salt = () => {
@@ -82,8 +89,9 @@ describe('checkpointInBackground: the log copied into the database by a worker t
     };
     const salts = new Set<string>();
     // Commits as the sandbox's deliverer makes them, each after the gate lets it, the event loop turning between them,
-    // until the log has started over 10 times (20,000 at most).
-    for (let i = 0; i < 20_000 && salts.size <= 10; i++) {
+    // until the log has started over 10 times (for 20 s at most: a slow disk makes fewer turns).
+    const until = Date.now() + 20_000;
+    for (let i = 0; Date.now() < until && salts.size <= 10; i++) {
       const wait = store.writesMayGo();
       await (wait ?? new Promise((resolve) => setImmediate(resolve)));
       store.setMeta(`filler_${i % 50}`, `${i}`.padEnd(3_000, 'x'));
@@ -92,8 +100,27 @@ describe('checkpointInBackground: the log copied into the database by a worker t
     await checkpointer!.stop();
     store.close();
     // Without the gate the log seldom starts over (only when a passive checkpoint finds no write under way): not once in
-    // 20,000 commits, seen. How large it grows between turns depends on how late the worker's turns come.
+    // 20 s, seen. How large it grows between turns depends on how late the worker's turns come.
     expect(salts.size).toBeGreaterThan(10);
+  });
+
+  it('a write waiting at the closed gate keeps the process alive (a wait on shared memory alone would not) and goes on once it opens', async () => {
+    const store = new Store();
+    const gate = new Int32Array(new SharedArrayBuffer(4));
+    store.shareCheckpointGate(gate, 60_000);
+    expect(store.writesMayGo()).toBeUndefined();
+    Atomics.store(gate, 0, 1);
+    const timersBefore = process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    let opened = false;
+    const waiting = store.writesMayGo()!.then(() => (opened = true));
+    expect(process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length).toBe(timersBefore + 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(opened).toBe(false);
+    Atomics.store(gate, 0, 0);
+    Atomics.notify(gate, 0);
+    await waiting;
+    expect(process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length).toBeLessThanOrEqual(timersBefore);
+    store.close();
   });
 
   it('a worker that cannot open the store is said once, and the store goes back to checkpointing by itself', async () => {

@@ -1092,9 +1092,9 @@ describe('Deliverer: a bounded log', () => {
 
 describe("Deliverer: the store's checkpoint gate (--data-dir)", () => {
   it('an event that comes while a checkpoint asks the writes to wait is recorded, sent and acknowledged once it ends', async () => {
-    const checkpointing = new Int32Array(new SharedArrayBuffer(4));
-    store.shareCheckpointGate(checkpointing, 60_000);
-    Atomics.store(checkpointing, 0, 1);
+    const gate = new Int32Array(new SharedArrayBuffer(4));
+    store.shareCheckpointGate(gate, 60_000);
+    Atomics.store(gate, 0, 1);
     answer(200);
     let acknowledged = false;
     const delivering = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD).then((ids) => {
@@ -1107,8 +1107,8 @@ describe("Deliverer: the store's checkpoint gate (--data-dir)", () => {
     expect(attemptsOf(webhook)).toHaveLength(0);
     expect(sent()).toHaveLength(0);
 
-    Atomics.store(checkpointing, 0, 0);
-    Atomics.notify(checkpointing, 0);
+    Atomics.store(gate, 0, 0);
+    Atomics.notify(gate, 0);
     const [id] = await delivering;
     await flushPromises();
     expect(sent()).toHaveLength(1);
@@ -1116,12 +1116,15 @@ describe("Deliverer: the store's checkpoint gate (--data-dir)", () => {
   });
 
   it('waits no longer than the time given with the gate: a checkpoint that never ends holds nothing up for good', async () => {
-    const checkpointing = new Int32Array(new SharedArrayBuffer(4));
-    store.shareCheckpointGate(checkpointing, 20);
-    Atomics.store(checkpointing, 0, 1);
+    const gate = new Int32Array(new SharedArrayBuffer(4));
+    store.shareCheckpointGate(gate, 100);
+    Atomics.store(gate, 0, 1);
     answer(200);
-    const [id] = await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
-    // The outcome's record waits its 20 ms too.
+    const delivering = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(attemptsOf(webhook), 'still waiting at the gate').toHaveLength(0);
+    const [id] = await delivering;
+    // The outcome's record waits its 100 ms too.
     await vi.waitFor(() => expect(delivery(id!).delivered).toBe(true));
     expect(sent()).toHaveLength(1);
   });
