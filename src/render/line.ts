@@ -10,8 +10,11 @@ export interface LineField {
   pad?: number;
   /** The narrowest it may be cut to; without it the field is never cut. */
   min?: number;
-  /** Where it is cut: at its end (a name), in its middle (an id: its start and its end stay), or as a URL (shortenUrl). */
-  cut?: 'end' | 'middle' | 'url';
+  /**
+   * Where it is cut: at its end (a name), in its middle (its start and its end stay), as a URL (shortenUrl), or as an
+   * id: in its middle, and straight to `min`, so that an id is whole or in its one short form, alike on every line.
+   */
+  cut?: 'end' | 'middle' | 'url' | 'id';
   /** Left out when the line is too long, at this step of `give`'s order (a detail shown elsewhere too: early; a
    *  field that matters but less than what is left: late). Without it the field is never left out. */
   drop?: number;
@@ -22,6 +25,22 @@ export interface LineField {
 }
 
 const GAP = 2;
+
+/** The columns a delivery's id keeps on a narrow terminal: its start and its end (`dlv_3e…fe2d`). */
+const ID_SHORT_WIDTH = 11;
+/** The share of a cut id's room kept from its start: the type prefix and the first characters after it. */
+const ID_START_SHARE = 0.6;
+
+/**
+ * A delivery's id and, one space after it, the attempt's number (`dlv_3e…fe2d #2`): on a narrow terminal the id is
+ * cut to its short form at step `give`, the number never. With `pad`, the pair is padded to that width, so that what
+ * follows lines up whether or not there is a number.
+ */
+export function deliveryIdFields(id: string, attempt: string | number | undefined, give: number, pad?: number): LineField[] {
+  const number = attempt === undefined ? '' : `#${attempt}`;
+  const numberPad = pad === undefined ? {} : { pad: Math.max(0, pad - displayWidth(id) - 1) };
+  return [{ text: id, min: ID_SHORT_WIDTH, cut: 'id', give }, ...(number || pad !== undefined ? [{ text: number, attached: true, ...numberPad }] : [])];
+}
 
 /**
  * Fields joined two spaces apart, fitted into `maxWidth` columns (none: a pipe,
@@ -60,7 +79,8 @@ export function fitLine(fields: LineField[], width?: number): { line: string; fi
       else if (!dropped.has(step.i)) {
         // Never wider than it is: a field already shorter than its min stays as it is.
         const current = Math.min(widths[step.i]!, displayWidth(fields[step.i]!.text));
-        widths[step.i] = Math.min(current, Math.max(fields[step.i]!.min!, current - (total() - maxWidth)));
+        const field = fields[step.i]!;
+        widths[step.i] = Math.min(current, field.cut === 'id' ? field.min! : Math.max(field.min!, current - (total() - maxWidth)));
       }
     }
   }
@@ -101,6 +121,7 @@ const STYLE = new RegExp('\u001b\\[[0-9;]*m', 'g');
 
 function cutField(field: LineField, width: number): string {
   if (field.cut === 'middle') return cutMiddle(field.text, width);
+  if (field.cut === 'id') return cutMiddle(field.text, width, ID_START_SHARE);
   if (field.cut === 'url') return shortenUrl(field.text, width);
   return cutEnd(field.text, width);
 }

@@ -243,7 +243,10 @@ describeInTerminal('in a real terminal (tmux)', () => {
         ).toBe(true);
         // The delivery ids lose their middle; the webhook id too, and on the longest line (a retry due) it goes.
         for (const line of attempts) expect(line).toMatch(/ dlv_\S*…\S* #1$/);
-        expect(attempts.filter((line) => / wh_\S*…\S* /.test(line))).toHaveLength(2);
+        expect(
+          attempts.filter((line) => / wh_\S*…\S* /.test(line)),
+          attempts.join('\n'),
+        ).toHaveLength(2);
         // At 60 columns what says how it went stays whole: the time, the status with its retry due, the code, the delivery.
         const narrowest = (await outputOf(narrow(`deliveries tail --webhook ${webhookId} --webhook ${failing} --since 1h --count 3`, 60))).filter((line) =>
           /^\d\d:\d\d:\d\d {2}/.test(line),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitLine, fittedLine, type LineField } from '../../src/render/line.js';
+import { deliveryIdFields, fitLine, fittedLine, type LineField } from '../../src/render/line.js';
 import { displayWidth } from '../../src/render/width.js';
 
 const tailLine = (status: string): LineField[] => [
@@ -59,6 +59,23 @@ describe('log lines fitted to a terminal', () => {
     const cut = fittedLine([long, short], 40);
     expect(displayWidth(cut)).toBe(40);
     expect(cut.endsWith('…')).toBe(true);
+  });
+});
+
+describe('log lines: an id is whole or in its one short form', () => {
+  it('on lines that need more or less room cut, the same id reads the same, and its attempt number stays', () => {
+    const line = (status: string) => fitLine([{ text: '08:27:47' }, { text: status }, ...deliveryIdFields('dlv_90217b164c40c3dedd222e5e', 2, 1)], 44).line;
+    const ids = ['failed', 'failed · retry due 08:31:08', 'delivered'].map((status) => line(status).split('  ').at(-1));
+    expect(ids).toEqual(['dlv_90…2e5e #2', 'dlv_90…2e5e #2', 'dlv_90…2e5e #2']);
+    // With room for it, whole.
+    expect(fitLine([{ text: '08:27:47' }, ...deliveryIdFields('dlv_90217b164c40c3dedd222e5e', 2, 1)], 50).line).toBe(
+      '08:27:47  dlv_90217b164c40c3dedd222e5e #2',
+    );
+  });
+
+  it('padded (listen), a line with no attempt number lines up with one that has one', () => {
+    const fields = (attempt: number | undefined) => [{ text: '12:00:00' }, ...deliveryIdFields('-', attempt, 1, 32), { text: 'unsigned' }];
+    expect(fitLine(fields(undefined)).line.indexOf('unsigned')).toBe(fitLine(fields(1)).line.indexOf('unsigned'));
   });
 });
 

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Colors } from '../../render/colors.js';
-import { fittedLine, type LineField } from '../../render/line.js';
+import { deliveryIdFields, fittedLine, type LineField } from '../../render/line.js';
 import { clockTime, sanitize } from '../../render/text.js';
 import type { Decision } from './answer.js';
 
@@ -95,7 +95,7 @@ export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors
   const fields: LineField[] = [
     { text: stampOf(receipt) },
     { text: sanitize(d.event ?? '(no event)'), pad: EVENT_WIDTH, min: 12, cut: 'end', give: 3, drop: 5 },
-    { text: `${sanitize(d.deliveryId ?? '-')}${d.attempt ? ` #${sanitize(d.attempt)}` : ''}`, pad: 32, min: 14, cut: 'middle', give: 1 },
+    ...deliveryIdFields(sanitize(d.deliveryId ?? '-'), d.attempt ? sanitize(d.attempt) : undefined, 1, 32),
     { text: labelWords, styled: labelColor(labelWords) },
     ...flags.map(([text, color]): LineField => ({ text, styled: color(text), min: 12, cut: 'middle', give: 3 })),
     { text: `-> ${d.status}` },

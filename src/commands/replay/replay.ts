@@ -12,7 +12,7 @@ import { gracefulInterrupt, stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, collect, integerIn, timeBound, type TimeBound } from '../../cli/parse.js';
 import { requiredSecret } from '../../cli/secret.js';
 import { colorsFor, type Colors } from '../../render/colors.js';
-import { fittedLine } from '../../render/line.js';
+import { deliveryIdFields, fittedLine } from '../../render/line.js';
 import { ProgressLine } from '../../render/progress.js';
 import { counted, sanitize } from '../../render/text.js';
 import { sign } from '../../signing/signature.js';
@@ -218,7 +218,7 @@ function line(record: RecordedDelivery, colors: Colors, deps: Pick<Io, 'stdout'>
       [
         { text: record.received_at.slice(0, 19).replace('T', ' ') },
         { text: sanitize(record.event ?? '(no event)'), pad: 26, min: 12, cut: 'end', give: 2, drop: 3 },
-        { text: `${sanitize(record.delivery_id ?? '-')}${record.attempt == null ? '' : ` #${record.attempt}`}`, min: 14, cut: 'middle', give: 1 },
+        ...deliveryIdFields(sanitize(record.delivery_id ?? '-'), record.attempt ?? undefined, 1),
         ...(answer ? [answer] : []),
       ],
     ],

@@ -1,7 +1,7 @@
 import type { Attempt } from '../../../api/shapes.js';
 import { answeredStatus, deliveryKey } from '../../../api/log.js';
 import type { Colors } from '../../../render/colors.js';
-import { fittedLine, type LineField } from '../../../render/line.js';
+import { deliveryIdFields, fittedLine, type LineField } from '../../../render/line.js';
 import type { OutputStream } from '../../../render/stream.js';
 import { clockTime, sanitize, statusWords } from '../../../render/text.js';
 import { statusLabel } from '../shared/view.js';
@@ -55,7 +55,7 @@ export class TailPrinter {
     const previous = change.kind === 'status' ? sanitize(change.previous!) : undefined;
     const fields: LineField[] = [
       { text: this.clock(a.created_at) },
-      { text: sanitize(change.webhookId), min: 10, cut: 'middle', give: 1, drop: 4 },
+      { text: sanitize(change.webhookId), min: 10, cut: 'id', give: 1, drop: 4 },
       { text: sanitize(a.event), pad: EVENT_WIDTH, min: 12, cut: 'end', give: 5, drop: 6 },
       ...(previous === undefined ? [] : [{ text: `${previous} →`, styled: `${statusLabel(change.previous!, colors)} →`, drop: 2 }]),
       // "pending → delivered" is the widest the sandbox's statuses make, a retry due aside: the code lines up after it.
@@ -122,10 +122,9 @@ export class TailPrinter {
   /** The delivery and the attempt's number (`dlv_A #2`), and the attempt's own id when it is not the delivery's. */
   private refFields(attempt: Attempt): LineField[] {
     const key = deliveryKey(attempt);
-    const number = attempt.attempts === undefined ? '' : ` #${attempt.attempts}`;
     const ownId = `(${sanitize(attempt.id)})`;
     const own: LineField[] = key === attempt.id ? [] : [{ text: ownId, styled: this.out.colors.dim(ownId), drop: 0, attached: true }];
-    return [{ text: `${sanitize(key)}${number}`, min: 14, cut: 'middle', give: 2 }, ...own];
+    return [...deliveryIdFields(sanitize(key), attempt.attempts, 2), ...own];
   }
 
   private clock(iso: string): string {
