@@ -40,6 +40,14 @@ export class ManualSandboxClock implements Clock {
     return this.current;
   }
 
+  /**
+   * Puts the clock where a stopped sandbox's clock stood (with --data-dir), even behind where this one started:
+   * before anything has happened on it, so nothing goes back.
+   */
+  resumeAt(time: number): void {
+    this.current = time;
+  }
+
   /** Moves time forward to `time`; never back. */
   moveTo(time: number): void {
     if (time > this.current) this.current = time;

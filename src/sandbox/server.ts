@@ -61,7 +61,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const routeDeps = { store, deliverer, cursors };
   // A manual clock carries on from where it stood when the sandbox stopped (with --data-dir).
   const CLOCK_KEY = 'manual_clock_now';
-  if (isManual(clock)) clock.moveTo(Number(store.getMeta(CLOCK_KEY) ?? 0));
+  const keptClock = store.getMeta(CLOCK_KEY);
+  if (isManual(clock) && keptClock !== undefined) clock.resumeAt(Number(keptClock));
   const clockApi = clockRoutes({ store, deliverer, clock, onMoved: (now) => store.setMeta(CLOCK_KEY, String(now)) });
 
   const rateLimiter = options.rateLimit ? new RateLimiter(options.rateLimit, options.rateLimitNow) : undefined;

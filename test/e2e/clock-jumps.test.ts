@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualSandboxClock } from '../../src/sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
@@ -67,5 +70,23 @@ describe('two clock jumps at once', () => {
     } finally {
       clearInterval(released);
     }
+  });
+});
+
+describe('a manual clock with --data-dir', () => {
+  it('starts again where it stood, even when the wall clock has gone past it meanwhile', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'whsvc-clock-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const first = createSandbox({ clock: new ManualSandboxClock(T0), dataDir });
+    const firstBase = await first.listen(0, '127.0.0.1');
+    const token = await getToken(firstBase, first.clients[0]!.client_id, first.clients[0]!.client_secret);
+    const moved = await http(firstBase, 'POST', '/_sandbox/clock', { token, body: { advance_ms: 5_000 } });
+    expect(moved.json?.now, moved.text).toBe(new Date(T0 + 5_000).toISOString());
+    await first.close();
+
+    // The next start comes an hour later by the wall clock: its clock stands where the first one's stopped.
+    const second = createSandbox({ clock: new ManualSandboxClock(T0 + HOUR), dataDir });
+    cleanups.push(() => second.close());
+    expect(second.deliverer.now()).toBe(T0 + 5_000);
   });
 });
