@@ -26,20 +26,46 @@ export interface LineField {
 
 const GAP = 2;
 
-/** The columns a delivery's id keeps on a narrow terminal: its start and its end (`dlv_3e…fe2d`). */
+/** The columns a delivery's id keeps in its short form: its start and its end (`dlv_3e…fe2d`). */
 const ID_SHORT_WIDTH = 11;
 /** The share of a cut id's room kept from its start: the type prefix and the first characters after it. */
 const ID_START_SHARE = 0.6;
 
 /**
- * A delivery's id and, one space after it, the attempt's number (`dlv_3e…fe2d #2`): on a narrow terminal the id is
- * cut to its short form at step `give`, the number never. With `pad`, the pair is padded to that width, so that what
- * follows lines up whether or not there is a number.
+ * Whether a stream of lines on a terminal `columns` wide shows its ids in their short form: on one narrower than
+ * `wholeAt` (the width its widest usual line needs with its ids whole), every line does, so that one id reads the
+ * same on each; in a pipe (no columns) none does.
  */
-export function deliveryIdFields(id: string, attempt: string | number | undefined, give: number, pad?: number): LineField[] {
+export function shortIdsAt(columns: number | undefined, wholeAt: number): boolean {
+  return columns !== undefined && columns > 0 && columns < wholeAt;
+}
+
+/**
+ * An id as a line's field: whole, or with `short` in its short form (`dlv_3e…fe2d`, `wh_32…a772`). A line that
+ * still does not fit cuts it to that same form, at step `give`.
+ */
+export function idField(id: string, short: boolean, give: number, minWidth = ID_SHORT_WIDTH): LineField {
+  return { text: short ? shortId(id, minWidth) : id, min: minWidth, cut: 'id', give };
+}
+
+/** An id in its short form: its start and its end, `width` columns in all (`dlv_3e…fe2d`). */
+export function shortId(id: string, width = ID_SHORT_WIDTH): string {
+  return cutMiddle(id, width, ID_START_SHARE);
+}
+
+/**
+ * A delivery's id (idField) and, one space after it, the attempt's number (`dlv_3e…fe2d #2`), never cut. With
+ * `pad`, the pair is padded to that width, so that what follows lines up whether or not there is a number.
+ */
+export function deliveryIdFields(
+  id: string,
+  attempt: string | number | undefined,
+  { short, give, pad }: { short: boolean; give: number; pad?: number },
+): LineField[] {
+  const field = idField(id, short, give);
   const number = attempt === undefined ? '' : `#${attempt}`;
-  const numberPad = pad === undefined ? {} : { pad: Math.max(0, pad - displayWidth(id) - 1) };
-  return [{ text: id, min: ID_SHORT_WIDTH, cut: 'id', give }, ...(number || pad !== undefined ? [{ text: number, attached: true, ...numberPad }] : [])];
+  const numberPad = pad === undefined ? {} : { pad: Math.max(0, pad - displayWidth(field.text) - 1) };
+  return [field, ...(number || pad !== undefined ? [{ text: number, attached: true, ...numberPad }] : [])];
 }
 
 /**
@@ -121,7 +147,7 @@ const STYLE = new RegExp('\u001b\\[[0-9;]*m', 'g');
 
 function cutField(field: LineField, width: number): string {
   if (field.cut === 'middle') return cutMiddle(field.text, width);
-  if (field.cut === 'id') return cutMiddle(field.text, width, ID_START_SHARE);
+  if (field.cut === 'id') return shortId(field.text, width);
   if (field.cut === 'url') return shortenUrl(field.text, width);
   return cutEnd(field.text, width);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deliveryIdFields, fitLine, fittedLine, type LineField } from '../../src/render/line.js';
+import { deliveryIdFields, fitLine, fittedLine, idField, shortIdsAt, type LineField } from '../../src/render/line.js';
 import { displayWidth } from '../../src/render/width.js';
 
 const tailLine = (status: string): LineField[] => [
@@ -62,20 +62,41 @@ describe('log lines fitted to a terminal', () => {
   });
 });
 
-describe('log lines: an id is whole or in its one short form', () => {
-  it('on lines that need more or less room cut, the same id reads the same, and its attempt number stays', () => {
-    const line = (status: string) => fitLine([{ text: '08:27:47' }, { text: status }, ...deliveryIdFields('dlv_90217b164c40c3dedd222e5e', 2, 1)], 44).line;
-    const ids = ['failed', 'failed · retry due 08:31:08', 'delivered'].map((status) => line(status).split('  ').at(-1));
+describe('log lines: an id is whole, or in its one short form on every line', () => {
+  it('on a terminal narrower than a full line, every line has the short form, whatever room it has left; in a pipe none', () => {
+    expect([shortIdsAt(80, 132), shortIdsAt(131, 132), shortIdsAt(132, 132), shortIdsAt(undefined, 132), shortIdsAt(0, 132)]).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+    const line = (status: string) =>
+      fitLine([{ text: '08:27:47' }, { text: status }, ...deliveryIdFields('dlv_90217b164c40c3dedd222e5e', 2, { short: true, give: 1 })], 80).line;
+    const ids = ['failed', 'failed · retry due 08:31:08 with a long tail of words', 'delivered'].map((status) => line(status).split('  ').at(-1));
     expect(ids).toEqual(['dlv_90…2e5e #2', 'dlv_90…2e5e #2', 'dlv_90…2e5e #2']);
-    // With room for it, whole.
-    expect(fitLine([{ text: '08:27:47' }, ...deliveryIdFields('dlv_90217b164c40c3dedd222e5e', 2, 1)], 50).line).toBe(
-      '08:27:47  dlv_90217b164c40c3dedd222e5e #2',
-    );
+    expect(idField('wh_326807ce730391d25809a772', true, 1, 10).text).toBe('wh_32…a772');
   });
 
-  it('padded (listen), a line with no attempt number lines up with one that has one', () => {
-    const fields = (attempt: number | undefined) => [{ text: '12:00:00' }, ...deliveryIdFields('-', attempt, 1, 32), { text: 'unsigned' }];
-    expect(fitLine(fields(undefined)).line.indexOf('unsigned')).toBe(fitLine(fields(1)).line.indexOf('unsigned'));
+  it('on a wide terminal the id is whole; a line that still does not fit cuts it to that same short form', () => {
+    const fields = (status: string) => [
+      { text: '08:27:47' },
+      { text: status },
+      ...deliveryIdFields('dlv_90217b164c40c3dedd222e5e', 2, { short: false, give: 1 }),
+    ];
+    expect(fitLine(fields('failed'), 140).line).toBe('08:27:47  failed  dlv_90217b164c40c3dedd222e5e #2');
+    expect(fitLine(fields('x'.repeat(120)), 140).line.endsWith('dlv_90…2e5e #2')).toBe(true);
+  });
+
+  it('padded (listen), a line with no attempt number lines up with one that has one, short or whole', () => {
+    for (const short of [true, false]) {
+      const fields = (attempt: number | undefined) => [
+        { text: '12:00:00' },
+        ...deliveryIdFields('dlv_90217b164c40c3dedd222e5e', attempt, { short, give: 1, pad: 32 }),
+        { text: 'unsigned' },
+      ];
+      expect(fitLine(fields(undefined)).line.indexOf('unsigned')).toBe(fitLine(fields(1)).line.indexOf('unsigned'));
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Colors } from '../../render/colors.js';
-import { deliveryIdFields, fittedLine, type LineField } from '../../render/line.js';
+import { deliveryIdFields, fittedLine, shortId, shortIdsAt, type LineField } from '../../render/line.js';
 import { clockTime, sanitize } from '../../render/text.js';
 import type { Decision } from './answer.js';
 
@@ -86,16 +86,19 @@ export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors
   // A retry or a replay of the delivery on this line names no id: it is the one beside it.
   const flags: Array<[string, (text: string) => string]> = [];
   if (d.eventMismatch) flags.push([`header says ${sanitize(d.headerEvent)}`, colors.red]);
-  if (d.repeat === 'retry') flags.push([d.repeatOf === d.deliveryId ? 'retry' : `retry of ${sanitize(d.repeatOf)}`, colors.yellow]);
-  if (d.repeat === 'replay') flags.push([d.repeatOf === d.deliveryId ? 'REPLAY' : `REPLAY of ${sanitize(d.repeatOf)}`, colors.red]);
-  if (d.repeat === 'same_body') flags.push([`same body as ${sanitize(d.repeatOf)}`, colors.yellow]);
+  // Ids short on every line of a terminal narrower than a line with a flag and its ids whole.
+  const short = shortIdsAt(columns, 120);
+  const other = (id: unknown) => (short ? shortId(sanitize(id)) : sanitize(id));
+  if (d.repeat === 'retry') flags.push([d.repeatOf === d.deliveryId ? 'retry' : `retry of ${other(d.repeatOf)}`, colors.yellow]);
+  if (d.repeat === 'replay') flags.push([d.repeatOf === d.deliveryId ? 'REPLAY' : `REPLAY of ${other(d.repeatOf)}`, colors.red]);
+  if (d.repeat === 'same_body') flags.push([`same body as ${other(d.repeatOf)}`, colors.yellow]);
   const forwardText = forwarded ? `app ${forwarded.status ?? `down (${forwarded.error})`}` : '';
   // On a narrow terminal, in this order: the delivery id loses its middle, the rule's words are cut, the event type
   // and a flag's id are cut, the rule's words go, then the event type. The verdict and the answer's status stay whole.
   const fields: LineField[] = [
     { text: stampOf(receipt) },
     { text: sanitize(d.event ?? '(no event)'), pad: EVENT_WIDTH, min: 12, cut: 'end', give: 3, drop: 5 },
-    ...deliveryIdFields(sanitize(d.deliveryId ?? '-'), d.attempt ? sanitize(d.attempt) : undefined, 1, 32),
+    ...deliveryIdFields(sanitize(d.deliveryId ?? '-'), d.attempt ? sanitize(d.attempt) : undefined, { short, give: 1, pad: 32 }),
     { text: labelWords, styled: labelColor(labelWords) },
     ...flags.map(([text, color]): LineField => ({ text, styled: color(text), min: 12, cut: 'middle', give: 3 })),
     { text: `-> ${d.status}` },

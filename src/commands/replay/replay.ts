@@ -12,7 +12,7 @@ import { gracefulInterrupt, stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, collect, integerIn, timeBound, type TimeBound } from '../../cli/parse.js';
 import { requiredSecret } from '../../cli/secret.js';
 import { colorsFor, type Colors } from '../../render/colors.js';
-import { deliveryIdFields, fittedLine } from '../../render/line.js';
+import { deliveryIdFields, fittedLine, shortIdsAt } from '../../render/line.js';
 import { ProgressLine } from '../../render/progress.js';
 import { counted, sanitize } from '../../render/text.js';
 import { sign } from '../../signing/signature.js';
@@ -203,6 +203,7 @@ function urlFor(target: URL, record: RecordedDelivery): URL {
 
 /** One replay's line: the event, the delivery and its attempt, and the app's answer and time, or why there was none. */
 function line(record: RecordedDelivery, colors: Colors, deps: Pick<Io, 'stdout'>, replayed?: Replayed): string {
+  const columns = deps.stdout.isTTY ? deps.stdout.columns : undefined;
   const status = replayed?.result.status;
   const answer =
     replayed === undefined
@@ -218,10 +219,10 @@ function line(record: RecordedDelivery, colors: Colors, deps: Pick<Io, 'stdout'>
       [
         { text: record.received_at.slice(0, 19).replace('T', ' ') },
         { text: sanitize(record.event ?? '(no event)'), pad: 26, min: 12, cut: 'end', give: 2, drop: 3 },
-        ...deliveryIdFields(sanitize(record.delivery_id ?? '-'), record.attempt ?? undefined, 1),
+        ...deliveryIdFields(sanitize(record.delivery_id ?? '-'), record.attempt ?? undefined, { short: shortIdsAt(columns, 100), give: 1 }),
         ...(answer ? [answer] : []),
       ],
     ],
-    deps.stdout.isTTY ? deps.stdout.columns : undefined,
+    columns,
   );
 }

@@ -247,7 +247,7 @@ describe('deliveries tail: following the log', () => {
     ]);
   });
 
-  it('on a terminal narrower than a whole line: the attempt id goes, then the event column narrows; ids stay whole', async () => {
+  it('on a terminal narrower than a line with a retry due and its ids whole: every id in its short form, on every line', async () => {
     const lineAt = async (columns: number) => {
       const log = new FakeLog().webhook('wh_aaaaaaaaaaaaaaaaaaaaaaaa');
       const { stdout } = await tail(
@@ -272,10 +272,14 @@ describe('deliveries tail: following the log', () => {
     expect(wide).toContain('(dlv_bbbbbbbbbbbbbbbbbbbbbbbb)');
     const narrow = await lineAt(120);
     expect(narrow.length).toBeLessThanOrEqual(120);
-    expect(narrow).not.toContain('(dlv_b');
-    expect(narrow).toContain('wh_aaaaaaaaaaaaaaaaaaaaaaaa');
-    expect(narrow).toMatch(/dlv_cccccccccccccccccccccccc #\d$/);
-    expect(narrow).toContain('production_order.co');
+    expect(narrow).toContain('wh_aa…aaaa');
+    expect(narrow).toMatch(/dlv_cc…cccc #\d \(dlv_bb…bbbb\)$/);
+    expect(narrow).toContain('production_order.completed');
+    // Narrower still, the attempt's own id goes first, then the event column narrows; the ids keep the same form.
+    const narrower = await lineAt(80);
+    expect(narrower.length).toBeLessThanOrEqual(80);
+    expect(narrower).not.toContain('(dlv_b');
+    expect(narrower).toMatch(/dlv_cc…cccc #\d$/);
   });
 
   it('the human line: time, webhook, event, status, code, delivery and attempt', async () => {

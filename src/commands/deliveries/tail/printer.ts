@@ -1,7 +1,7 @@
 import type { Attempt } from '../../../api/shapes.js';
 import { answeredStatus, deliveryKey } from '../../../api/log.js';
 import type { Colors } from '../../../render/colors.js';
-import { deliveryIdFields, fittedLine, type LineField } from '../../../render/line.js';
+import { deliveryIdFields, fittedLine, idField, shortId, shortIdsAt, type LineField } from '../../../render/line.js';
 import type { OutputStream } from '../../../render/stream.js';
 import { clockTime, sanitize, statusWords } from '../../../render/text.js';
 import { statusLabel } from '../shared/view.js';
@@ -55,7 +55,7 @@ export class TailPrinter {
     const previous = change.kind === 'status' ? sanitize(change.previous!) : undefined;
     const fields: LineField[] = [
       { text: this.clock(a.created_at) },
-      { text: sanitize(change.webhookId), min: 10, cut: 'id', give: 1, drop: 4 },
+      { ...idField(sanitize(change.webhookId), this.shortIds(), 1, 10), drop: 4 },
       { text: sanitize(a.event), pad: EVENT_WIDTH, min: 12, cut: 'end', give: 5, drop: 6 },
       ...(previous === undefined ? [] : [{ text: `${previous} →`, styled: `${statusLabel(change.previous!, colors)} →`, drop: 2 }]),
       // "pending → delivered" is the widest the sandbox's statuses make, a retry due aside: the code lines up after it.
@@ -122,9 +122,9 @@ export class TailPrinter {
   /** The delivery and the attempt's number (`dlv_A #2`), and the attempt's own id when it is not the delivery's. */
   private refFields(attempt: Attempt): LineField[] {
     const key = deliveryKey(attempt);
-    const ownId = `(${sanitize(attempt.id)})`;
+    const ownId = `(${this.shortIds() ? shortId(sanitize(attempt.id)) : sanitize(attempt.id)})`;
     const own: LineField[] = key === attempt.id ? [] : [{ text: ownId, styled: this.out.colors.dim(ownId), drop: 0, attached: true }];
-    return [...deliveryIdFields(sanitize(key), attempt.attempts, 2), ...own];
+    return [...deliveryIdFields(sanitize(key), attempt.attempts, { short: this.shortIds(), give: 2 }), ...own];
   }
 
   private clock(iso: string): string {
@@ -133,6 +133,11 @@ export class TailPrinter {
 
   private nowIso(): string {
     return new Date(this.out.serviceNow()).toISOString();
+  }
+
+  /** Ids in their short form on every line of a terminal narrower than a line with a retry due and its ids whole. */
+  private shortIds(): boolean {
+    return shortIdsAt(this.columns(), 132);
   }
 
   private columns(): number | undefined {
