@@ -93,7 +93,7 @@ export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors
   if (d.repeat === 'replay') flags.push([d.repeatOf === d.deliveryId ? 'REPLAY' : `REPLAY of ${other(d.repeatOf)}`, colors.red]);
   if (d.repeat === 'same_body') flags.push([`same body as ${other(d.repeatOf)}`, colors.yellow]);
   const forwardText = forwarded ? `app ${forwarded.status ?? `down (${forwarded.error})`}` : '';
-  // On a narrow terminal, in this order: the delivery id loses its middle, the rule's words are cut, the event type
+  // On a narrow terminal, in this order: the delivery id takes its short form, the rule's words are cut, the event type
   // and a flag's id are cut, the rule's words go, then the event type. The verdict and the answer's status stay whole.
   const fields: LineField[] = [
     { text: stampOf(receipt) },

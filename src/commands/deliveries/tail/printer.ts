@@ -49,9 +49,9 @@ export class TailPrinter {
     const retry = { nextAttemptAt: a.next_attempt_at, now: this.out.serviceNow() };
     const words = statusWords(a.status, a.next_attempt_at, retry.now);
     const code = String(answeredStatus(a.response_code) ?? '-');
-    // On a narrow terminal, in this order: the attempt's own id goes, the webhook id loses its middle, "pending →"
-    // goes, the delivery id loses its middle, the webhook id goes, the event type is cut, then goes. The status, its
-    // retry due and the code stay whole.
+    // On a narrow terminal the ids are in their short form on every line (shortIds); then, in this order: the attempt's
+    // own id goes, the webhook id takes its short form, "pending →" goes, the delivery id takes its short form, the
+    // webhook id goes, the event type is cut, then goes. The status, its retry due and the code stay whole.
     const previous = change.kind === 'status' ? sanitize(change.previous!) : undefined;
     const fields: LineField[] = [
       { text: this.clock(a.created_at) },
