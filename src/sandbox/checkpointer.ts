@@ -23,15 +23,15 @@ import type { Store } from './store.js';
  * own checkpoint, on the sandbox's thread, still runs, only at
  * `storeCheckpointAtPages`. See docs/benchmarks.md, "With `--data-dir`".
  */
-export const CHECKPOINT_EVERY_MS = 100;
+const CHECKPOINT_EVERY_MS = 100;
 /** 4,000 pages of 4 KB: where the worker closes the gate so that the log starts over. */
-export const RESTART_AT_PAGES = 4_000;
+const RESTART_AT_PAGES = 4_000;
 /** How long a write waits at the gate at most. */
 const HOLD_AT_MOST_MS = 50;
 /** After a hold that did not let the log start over, how long the worker leaves the gate open. */
 const HOLD_BACKOFF_MS = 500;
 /** 8,000 pages of 4 KB: where the store checkpoints by itself, should the worker's not have let the log start over. */
-export const STORE_CHECKPOINT_AT_PAGES = 8_000;
+const STORE_CHECKPOINT_AT_PAGES = 8_000;
 /** SQLite's own threshold, which the store goes back to should the worker fail. */
 const SQLITE_CHECKPOINT_AT_PAGES = 1_000;
 /** How long a stop waits for the worker's last checkpoint before ending it. */

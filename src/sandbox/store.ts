@@ -387,7 +387,7 @@ export class Store {
 
   close(): void {
     if (!this.db.isOpen) return;
-    if (this.file !== undefined && this.getMeta(HOLDER_KEY) === String(process.pid)) this.statement('DELETE FROM meta WHERE key = ?').run(HOLDER_KEY);
+    if (this.file !== undefined && this.getMeta(HOLDER_KEY) === String(process.pid)) this.run('DELETE FROM meta WHERE key = ?', HOLDER_KEY);
     this.db.close();
   }
 

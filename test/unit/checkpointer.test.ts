@@ -10,6 +10,13 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** A store with --data-dir in a temp dir of its own, removed after the test. */
+function storeInTempDir(): { dir: string; store: Store } {
+  const dir = mkdtempSync(join(tmpdir(), 'whsvc-checkpoint-'));
+  dirs.push(dir);
+  return { dir, store: new Store(dir) };
+}
+
 /** About 2 MB written in 500 commits, each to the log. */
 function writeMuch(store: Store): void {
   for (let i = 0; i < 500; i++) store.setMeta(`filler_${i}`, 'x'.repeat(4_000));
@@ -17,9 +24,7 @@ function writeMuch(store: Store): void {
 
 describe('checkpointInBackground: the log copied into the database by a worker thread', () => {
   it('the store alone copies nothing before its own threshold; the worker does, and on stop closes its connection', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'whsvc-checkpoint-'));
-    dirs.push(dir);
-    const store = new Store(dir);
+    const { dir, store } = storeInTempDir();
     const file = join(dir, 'sandbox.db');
     store.checkpointsOnlyAt(100_000);
     writeMuch(store);
@@ -42,9 +47,7 @@ describe('checkpointInBackground: the log copied into the database by a worker t
   });
 
   it("under a steady writer the log stays bounded: the store's own checkpoint, at its threshold, lets it start over", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'whsvc-checkpoint-'));
-    dirs.push(dir);
-    const store = new Store(dir);
+    const { dir, store } = storeInTempDir();
     const log = join(dir, 'sandbox.db-wal');
     // The worker's first turn a minute away: the store's own checkpoint is never turned away by one of the worker's
     // under way (which only delays it to a later commit), so what is measured is the threshold alone.
@@ -66,9 +69,7 @@ describe('checkpointInBackground: the log copied into the database by a worker t
   });
 
   it("under a steady writer that waits at the gate, the worker lets the log start over, the store's own checkpoint out of reach", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'whsvc-checkpoint-'));
-    dirs.push(dir);
-    const store = new Store(dir);
+    const { dir, store } = storeInTempDir();
     const log = join(dir, 'sandbox.db-wal');
     // Writes wait at the gate as long as it takes (a minute): the gate must be opened, not merely time out.
     const checkpointer = checkpointInBackground(store, {
@@ -124,9 +125,7 @@ describe('checkpointInBackground: the log copied into the database by a worker t
   });
 
   it('a worker that cannot open the store is said once, and the store goes back to checkpointing by itself', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'whsvc-checkpoint-'));
-    dirs.push(dir);
-    const store = new Store(dir);
+    const { dir, store } = storeInTempDir();
     rmSync(dir, { recursive: true, force: true });
     const onFailure = vi.fn();
     const checkpointer = checkpointInBackground(store, { everyMs: 10, storeCheckpointAtPages: 100_000, onFailure });
