@@ -94,6 +94,10 @@ describe('the log tells the truth under load', () => {
     await trigger(sandbox, 'invoice.paid', 1);
     // The hanging send holds its connection for the whole minute of its timeout; the retry is due 300 ms after the failure.
     await expect.poll(() => receiver.answered.get('/flaky') ?? 0, { message: 'the retry of the flaky webhook', timeout: 20_000, interval: 100 }).toBe(2);
+    // The receiver has written its answer; the sandbox records it once it has read it.
+    await expect
+      .poll(async () => ((await statuses(sandbox, token, flaky)).pending ?? 0) === 0, { message: 'the retry recorded', timeout: 20_000, interval: 100 })
+      .toBe(true);
     expect(await statuses(sandbox, token, flaky)).toEqual({ failed: 1, delivered: 1 });
     expect(receiver.held()).toBe(1);
   });
