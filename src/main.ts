@@ -2,6 +2,7 @@ import { CommanderError } from '@commander-js/extra-typings';
 import { ApiError, AuthError, NetworkError } from './api/errors.js';
 import { CliError, ExitCode, unreachableHint, usageMessage } from './cli/errors.js';
 import { ConfigError } from './config/errors.js';
+import { FileError } from './files/user-file.js';
 import { stdoutGone, stdoutWasClosed } from './cli/interrupt.js';
 import { buildProgram } from './program.js';
 import { shellWord } from './render/text.js';
@@ -46,6 +47,9 @@ async function reportError(error: unknown): Promise<number> {
     return writeError(error.message, error.exitCode, error.hint, undefined, error.exitCode === ExitCode.usage ? 'usage' : undefined);
   }
   if (error instanceof ConfigError) return writeError(error.message, ExitCode.failure, error.hint);
+  if (error instanceof FileError) {
+    return writeError(error.message, error.refused ? ExitCode.usage : ExitCode.failure, error.hint, undefined, error.refused ? 'usage' : undefined);
+  }
   if (error instanceof AuthError) {
     return writeError(
       error.message,

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,42 +43,7 @@ describe('the signing secret is never lost nor shown when a file was asked for',
     expect(await webhookIds()).toEqual(before);
   });
 
-  it.runIf(existsSync('/dev/full'))('a secret file that fails at write time (a full disk): the webhook is deleted again and the one line says so', async () => {
-    const before = await webhookIds();
-    const result = await cli(['webhooks', 'create', '--url', `${receiver.url}/full`, '--events', 'invoice.paid', '--secret-file', '/dev/full', '--force']);
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(
-      /^whsvc: cannot write the signing secret to \/dev\/full: no space left on the device; webhook wh_\w+ was deleted again, so nothing was created\nhint: free some space or choose another path/,
-    );
-    expect(result.stderr).not.toMatch(/whsec_|unexpected error/);
-    expect(await webhookIds()).toEqual(before);
-  });
-
-  // /proc/version opens for writing as root, then refuses the write (ESPIPE): a failure that is not a full disk.
-  it.runIf(existsSync('/proc/version') && process.getuid?.() === 0)(
-    'a secret file that fails at write time for another reason: the hint does not speak of space',
-    async () => {
-      const before = await webhookIds();
-      const result = await cli([
-        'webhooks',
-        'create',
-        '--url',
-        `${receiver.url}/proc`,
-        '--events',
-        'invoice.paid',
-        '--secret-file',
-        '/proc/version',
-        '--force',
-      ]);
-      expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(
-        /^whsvc: cannot write the signing secret to \/proc\/version: .+; webhook wh_\w+ was deleted again, so nothing was created\nhint: choose a path to a file you can write/,
-      );
-      expect(result.stderr).not.toMatch(/space/);
-      expect(await webhookIds()).toEqual(before);
-    },
-  );
+  // A secret file that fails at write time (a full disk): test/e2e/files.test.ts, on a private tmpfs.
 });
 
 describe('configuration and names', () => {

@@ -13,7 +13,7 @@ import { PLATFORM_NAME, boundAt, collect, duration, integerIn, oneOf, requestTim
 import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { relativeTime, sanitize } from '../../render/text.js';
 import type { Colors } from '../../render/colors.js';
-import { CheckpointWriter, checkWritable, holdCheckpoint, readCheckpoint, type Checkpoint } from './tail/checkpoint.js';
+import { CheckpointWriter, checkWritable, holdCheckpoint, readCheckpoint, recordedSinceSave, type Checkpoint } from './tail/checkpoint.js';
 import { RecordFile } from '../replay/shared/record.js';
 import { Follower, type Change, type PollReport, type StartAt } from './tail/follow.js';
 import { TailPrinter } from './tail/printer.js';
@@ -433,6 +433,8 @@ async function prepare(options: TailOptions, deps: TailDeps, routes: ForwardRout
 
   const printer = new TailPrinter(deps);
   const recorder = options.record === undefined ? undefined : new RecordFile(options.record);
+  // Recorded by a run killed before it saved the checkpoint: not recorded (nor forwarded) again.
+  const recordedSince = recorder ? await recordedSinceSave(checkpoint, recorder.path, recorder.size()) : [];
   const queue =
     routes.length > 0 || recorder
       ? new ForwardQueue(
@@ -440,7 +442,7 @@ async function prepare(options: TailOptions, deps: TailDeps, routes: ForwardRout
           { routes, platform: options.platformName, secret, send: deps.transport ?? defaultTransport(deps.env), timeoutMs: options.forwardTimeoutMs },
           printer,
           note,
-          checkpoint?.forwarded ?? [],
+          [...(checkpoint?.forwarded ?? []), ...recordedSince],
           recorder,
         )
       : undefined;
@@ -452,6 +454,7 @@ async function prepare(options: TailOptions, deps: TailDeps, routes: ForwardRout
           { baseUrl: deps.api.baseUrl, forwardTo: routes.length ? describeRoutes(routes) : (checkpoint?.forward_to ?? null) },
           checkpoint,
           deps.serviceNow,
+          recorder && { file: recorder.path, size: () => recorder.size() },
         );
   const save = () => writer?.save(follower.positions(), (id) => queue?.heldBack(id), queue?.forwarded ?? checkpoint?.forwarded ?? []);
   return { checkpoint, follower, printer, recorder, queue, writer, save };

@@ -19,7 +19,8 @@ export interface AnswerRules {
 export type SignatureState = 'ok' | 'bad' | 'unsigned' | 'unchecked';
 
 /** What decided the answer to a request, on every line listen prints. */
-export type Rule = 'signature' | 'replay' | 'event_mismatch' | 'fail_first' | 'fail_rate' | 'forward' | 'respond_status';
+/** `not_recorded`: --record could not keep it, so it is not acknowledged (503: the sender tries again). */
+export type Rule = 'signature' | 'replay' | 'event_mismatch' | 'fail_first' | 'fail_rate' | 'forward' | 'respond_status' | 'not_recorded';
 
 /** What listen makes of one request: the facts it read, and the answer it decided. */
 export interface Decision {

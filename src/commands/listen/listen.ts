@@ -15,6 +15,7 @@ import { Answerer, type Decision } from './answer.js';
 import { receiptJson, receiptLine, type AnswerWords, type Receipt } from './receipt.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, listenError, usageError } from '../../cli/errors.js';
+import { FileError } from '../../files/user-file.js';
 import { httpUrl } from '../../net.js';
 import { checkRoutes, describeRoutes, forwardRoute, routeFor, type ForwardRoute } from '../../cli/forward.js';
 import { secretSource, type SecretSource } from '../../cli/secret.js';
@@ -149,7 +150,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   const answerer = new Answerer({ ...rules, forwards: (event) => routeFor(routes, event) !== undefined }, () => secret.current());
   const { tally } = answerer;
   const words: AnswerWords = { ...rules, defaultStatus: options.respondStatus === DEFAULT_RESPOND_STATUS, delayMs: options.delayMs };
-  const recorder = options.record === undefined ? undefined : new RecordFile(options.record);
+  const recording = options.record === undefined ? undefined : new Recording(new RecordFile(options.record), deps.stderr);
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
   const now = deps.now ?? (() => new Date());
   let finish: (code: number) => void = () => {};
@@ -161,14 +162,12 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       return;
     }
     const decision = answerer.decide(req.headers, body);
-    // A record never holds a secret: a request whose body carries a client secret (an API command pointed at this port
-    // by mistake) is answered but not kept, and so never replayed; credential headers are left out of every record.
-    const record = (answered: number) => {
-      if (!carriesClientSecret(body)) recorder?.append(recordOf(req, body, arrivedAt, decision, answered));
-    };
+    // Kept before it is answered: a receiver never acknowledges what it has not kept. A request whose body carries a
+    // client secret (an API command pointed at this port by mistake) is answered but never kept, so never replayed.
+    const keep = (answered: number): boolean =>
+      recording === undefined || carriesClientSecret(body) || recording.keep(() => recordOf(req, body, arrivedAt, decision, answered));
     if (decision.filtered) {
-      res.writeHead(decision.status).end();
-      record(decision.status);
+      res.writeHead(keep(decision.status) ? decision.status : NOT_RECORDED_STATUS).end();
       return;
     }
     let forwarded: Receipt['forwarded'];
@@ -179,14 +178,19 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       decision.status = answer.status ?? 502;
     }
     if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
+    if (!keep(decision.status))
+      Object.assign(decision, { status: NOT_RECORDED_STATUS, rule: 'not_recorded', refusal: 'this delivery could not be recorded\n' });
     res.writeHead(decision.status, { 'content-type': 'text/plain' }).end(decision.refusal);
-    record(decision.status);
     const receipt: Receipt = { decision, receivedAt: arrivedAt, headers: req.headers, body, forwarded };
     deps.stdout.write(options.json ? receiptJson(receipt, words) : receiptLine(receipt, words, colors, deps.stdout.isTTY ? deps.stdout.columns : undefined));
     if (options.count !== undefined && tally.verified >= options.count) finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
   };
   const server = await serveRequests(receive, options, now);
-  announce(deps.stderr, { url: server.url, secret: secret.describe, secretMissing: secret.current() === undefined, routes, seed, recorder }, options);
+  announce(
+    deps.stderr,
+    { url: server.url, secret: secret.describe, secretMissing: secret.current() === undefined, routes, seed, recorder: recording?.file },
+    options,
+  );
 
   let timer: NodeJS.Timeout | undefined;
   if (options.timeout !== undefined) {
@@ -200,14 +204,54 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   const code = await Promise.race([finished, deps.stopSignal]);
   clearTimeout(timer);
   await server.stop();
-  recorder?.close();
+  recording?.file.close();
   const { bad, refused } = tally;
+  const unrecorded = recording?.unrecorded ?? 0;
+  if (unrecorded > 0) {
+    deps.stderr.write(
+      `whsvc listen: ${unrecorded} deliver${unrecorded === 1 ? 'y' : 'ies'} not recorded, answered ${NOT_RECORDED_STATUS} for the sender to try again\n`,
+    );
+  }
   if (bad > 0) deps.stderr.write(`whsvc listen: ${bad} deliver${bad === 1 ? 'y' : 'ies'} with a bad or missing signature\n`);
   if (refused > 0)
     deps.stderr.write(
       `whsvc listen: ${refused} replayed deliver${refused === 1 ? 'y' : 'ies'} or event header${refused === 1 ? '' : 's'} contradicting the signed body, refused\n`,
     );
-  return code === ExitCode.ok && bad + refused > 0 ? ExitCode.failure : code;
+  return code === ExitCode.ok && bad + refused + unrecorded > 0 ? ExitCode.failure : code;
+}
+
+/** What a delivery that --record could not keep is answered: not acknowledged, so the sender tries again. */
+const NOT_RECORDED_STATUS = 503;
+
+/**
+ * --record as listen uses it: each record written before its answer, a write
+ * that fails said once on stderr (and its recovery once), and the deliveries
+ * not kept counted.
+ */
+class Recording {
+  unrecorded = 0;
+  private failing = false;
+
+  constructor(
+    readonly file: RecordFile,
+    private readonly stderr: Io['stderr'],
+  ) {}
+
+  /** Writes the record; false when it could not be written (said once until a write works again). */
+  keep(record: () => RecordedDelivery): boolean {
+    try {
+      this.file.append(record());
+    } catch (error) {
+      if (!(error instanceof FileError)) throw error;
+      this.unrecorded += 1;
+      if (!this.failing) this.stderr.write(`whsvc listen: ${error.message}; answering ${NOT_RECORDED_STATUS} so the sender tries again later\n`);
+      this.failing = true;
+      return false;
+    }
+    if (this.failing) this.stderr.write(`whsvc listen: recording to ${this.file.path} again\n`);
+    this.failing = false;
+    return true;
+  }
 }
 
 type Receive = (req: IncomingMessage, res: ServerResponse, body: Buffer, arrivedAt: Date) => Promise<void>;

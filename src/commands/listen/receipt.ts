@@ -81,6 +81,7 @@ export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors
     fail_rate: `--fail-rate ${words.failRate}, seed ${words.seed}`,
     forward: 'forwarded',
     respond_status: words.defaultStatus ? 'default' : '--respond-status',
+    not_recorded: 'not recorded',
   }[d.rule];
   const ruleText = `(${because}${words.delayMs ? `, after ${words.delayMs} ms` : ''})`;
   // A retry or a replay of the delivery on this line names no id: it is the one beside it.

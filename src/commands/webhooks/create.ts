@@ -3,11 +3,11 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { list } from '../../cli/parse.js';
-import { closeSync, constants, fchmodSync, ftruncateSync, openSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { NetworkError } from '../../api/errors.js';
 import { checkEventTypes, fetchCatalog } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
+import { failureReason, isNoSpace, ReservedFile } from '../../files/user-file.js';
 import { onInterrupt } from '../../cli/interrupt.js';
 import { printJson } from '../../cli/output.js';
 import { checkSecretFilePath } from '../../cli/secret.js';
@@ -43,41 +43,6 @@ export interface CreateOptions {
 }
 
 /**
- * Reserves the secret file before the webhook exists, so that a path that
- * cannot be written is found while nothing has been created yet: mode 0600,
- * refusing an existing file unless --force.
- */
-function reserveSecretFile(path: string, force: boolean): { fd: number; created: boolean } {
-  const open = (flags: number) => openSync(path, flags | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600);
-  try {
-    return { fd: open(constants.O_CREAT | constants.O_EXCL), created: true };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // A directory is not a file --force could overwrite: --force is not offered.
-    if (code === 'EEXIST' && isDirectory(path)) throw usageError(`--secret-file ${path} is a directory`, 'give the path of a file to write the secret to');
-    if (code === 'EEXIST' && !force) throw usageError(`--secret-file ${path} already exists`, 'pass --force to overwrite it, or choose another path');
-    if (code !== 'EEXIST') throw usageError(`--secret-file ${path} cannot be written: ${(error as Error).message}`);
-  }
-  try {
-    // --force: the existing file keeps its content until the new secret has arrived (a failed create loses
-    // nothing), and is narrowed to 0600 here, since open's mode applies only to a file it creates.
-    const fd = open(0);
-    fchmodSync(fd, 0o600);
-    return { fd, created: false };
-  } catch (error) {
-    throw usageError(`--secret-file ${path} cannot be written: ${(error as Error).message}`);
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/**
  * The secret could not be written after the webhook was made (a full disk):
  * the webhook is deleted again, so that no webhook is left whose secret is
  * lost, and the one error line says so; if the delete fails too, it names the
@@ -89,8 +54,7 @@ async function undoCreate(deps: CommandDeps, id: string, path: string, error: un
   } catch {
     // the file may be gone or unwritable: the delete below matters more
   }
-  const code = (error as NodeJS.ErrnoException).code;
-  const why = `cannot write the signing secret to ${path}: ${code === 'ENOSPC' ? 'no space left on the device' : (error as Error).message}`;
+  const why = `cannot write the signing secret to ${path}: ${failureReason(error)}`;
   try {
     await deps.api.call('DELETE', `/v1/webhooks/${encodeURIComponent(id)}`);
   } catch (deleteError) {
@@ -103,29 +67,22 @@ async function undoCreate(deps: CommandDeps, id: string, path: string, error: un
   return new CliError(
     `${why}; webhook ${id} was deleted again, so nothing was created`,
     ExitCode.failure,
-    `${code === 'ENOSPC' ? 'free some space or choose another path' : 'choose a path to a file you can write'}, then run the command again`,
+    `${isNoSpace(error) ? 'free some space or choose another path' : 'choose a path to a file you can write'}, then run the command again`,
   );
 }
 
 export async function run(options: CreateOptions, deps: CommandDeps): Promise<number> {
   checkSecretFilePath(options.secretFile, 'the file to write the secret to');
   const { url, events } = await askForWhatIsMissing(options, deps);
-  const reserved = options.secretFile !== undefined ? reserveSecretFile(options.secretFile, options.force) : undefined;
-  const discardReserved = () => {
-    if (!reserved) return;
-    closeSync(reserved.fd);
-    if (reserved.created) unlinkSync(options.secretFile!);
-  };
+  // Reserved before the webhook exists, so that a path that cannot be written is found while nothing has been created.
+  const reserved = options.secretFile !== undefined ? ReservedFile.reserve(options.secretFile, '--secret-file', options.force) : undefined;
+  const discardReserved = () => reserved?.discard();
   const webhook = await postWebhook(deps, { url, events, inactive: options.inactive }, discardReserved);
   if (reserved) {
     try {
-      // Written over the old content, then cut to length: a write that fails leaves a --force'd file as it was, or nearly.
-      const line = `${webhook.signing_secret}\n`;
-      writeSync(reserved.fd, line, 0);
-      ftruncateSync(reserved.fd, Buffer.byteLength(line));
-      closeSync(reserved.fd);
+      reserved.write(`${webhook.signing_secret}\n`);
     } catch (error) {
-      throw await undoCreate(deps, webhook.id, options.secretFile!, error, () => discardReserved());
+      throw await undoCreate(deps, webhook.id, options.secretFile!, error, discardReserved);
     }
   }
   printCreated(deps, webhook, reserved ? options.secretFile : undefined);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errors } from 'undici';
 import { CliError } from '../../../src/cli/errors.js';
+import { FileError } from '../../../src/files/user-file.js';
 import { run as create, type CreateOptions } from '../../../src/commands/webhooks/create.js';
 import { T0, fakeDeps, finishFakeDeps, jsonReply, mockCatalog, mockToken, rejectionOf, type FakeDeps } from '../../helpers/fake-deps.js';
 import { refusedError } from '../../helpers/undici-transport.js';
@@ -162,8 +163,8 @@ describe('webhooks create: the signing secret', () => {
     const file = join(fake.configDir, 'existing.txt');
     writeFileSync(file, 'old secret\n');
     const error = await rejectionOf(create(options({ url: URL_, events: ['invoice.paid'], secretFile: file }), fake.deps));
-    expect(error).toBeInstanceOf(CliError);
-    expect(error.exitCode).toBe(2);
+    expect(error).toBeInstanceOf(FileError);
+    expect(error).toMatchObject({ refused: true, hint: 'pass --force to overwrite it, or choose another path' });
     expect(error.message).toContain('already exists');
     expect(readFileSync(file, 'utf8')).toBe('old secret\n');
     expect(fake.requests.some((r) => r.method === 'POST' && r.url.pathname === '/v1/webhooks')).toBe(false);
@@ -174,9 +175,9 @@ describe('webhooks create: the signing secret', () => {
     mockToken(fake.mock);
     mockCatalog(fake.mock);
     const error = await rejectionOf(create(options({ url: URL_, events: ['invoice.paid'], secretFile: fake.configDir }), fake.deps));
-    expect(error).toBeInstanceOf(CliError);
-    expect(error.exitCode).toBe(2);
-    expect(error.message).toBe(`--secret-file ${fake.configDir} is a directory`);
+    expect(error).toBeInstanceOf(FileError);
+    expect(error).toMatchObject({ refused: true });
+    expect(error.message).toBe(`--secret-file ${fake.configDir} is a directory, not a regular file`);
     expect(error.hint).not.toContain('--force');
     expect(fake.requests.some((r) => r.method === 'POST' && r.url.pathname === '/v1/webhooks')).toBe(false);
   });
@@ -223,7 +224,7 @@ describe('webhooks create: the signing secret', () => {
     const error = await rejectionOf(
       create(options({ url: URL_, events: ['invoice.paid'], secretFile: join(fake.configDir, 'no', 'such', 'dir', 's.txt') }), fake.deps),
     );
-    expect(error).toMatchObject({ exitCode: 2 });
+    expect(error).toMatchObject({ refused: true, message: expect.stringMatching(/: its directory does not exist$/) });
     expect(fake.requests.some((r) => r.method === 'POST' && r.url.pathname === '/v1/webhooks')).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { writeFileSync } from 'atomically';
+import { accessSync, constants, createReadStream, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { checkReplaceable, replaceFile } from '../../../files/user-file.js';
 import { holdFileLock } from '../../../config/lock.js';
 import { CliError, ExitCode } from '../../../cli/errors.js';
 import type { Position } from './follow.js';
@@ -26,6 +27,12 @@ export interface Checkpoint {
   saved_at: string;
   webhooks: Record<string, WebhookPosition>;
   forwarded: string[];
+  /**
+   * The --record file (its absolute path) and its size when this was saved:
+   * what was recorded after that size, by a run killed before its next save,
+   * is not recorded again.
+   */
+  record?: { file: string; size: number } | null;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -45,6 +52,10 @@ function problemOf(value: unknown): string | undefined {
     if (entry.since !== null && !isTime(entry.since)) return `webhook ${id} has no valid "since"`;
   }
   if (!Array.isArray(value.forwarded) || !value.forwarded.every((id) => typeof id === 'string')) return 'no forwarded list';
+  const record = value.record;
+  if (record !== undefined && record !== null && !(isRecord(record) && typeof record.file === 'string' && Number.isSafeInteger(record.size))) {
+    return 'no valid "record"';
+  }
   return undefined;
 }
 
@@ -78,6 +89,7 @@ export function readCheckpoint(path: string): Checkpoint | undefined {
 
 /** Refuses, before anything runs, a checkpoint that could not be written where it is asked for. */
 export function checkWritable(path: string): void {
+  checkReplaceable(path, '--checkpoint');
   try {
     accessSync(dirname(path), constants.W_OK);
   } catch (error) {
@@ -89,13 +101,31 @@ export function checkWritable(path: string): void {
   }
 }
 
-/** Writes the checkpoint whole or not at all, as conf writes the config: atomically's write beside it, then rename. */
+/** Writes the checkpoint whole or not at all (mode 0600): a temporary beside it, then renamed over it. */
 export function writeCheckpoint(path: string, checkpoint: Checkpoint): void {
-  try {
-    writeFileSync(path, `${JSON.stringify(checkpoint, null, 1)}\n`);
-  } catch (error) {
-    throw new CliError(`cannot write the checkpoint ${path}: ${(error as Error).message}`);
+  replaceFile(path, `${JSON.stringify(checkpoint, null, 1)}\n`, '--checkpoint');
+}
+
+/**
+ * The delivery ids recorded to `file` after the checkpoint's save: a run
+ * killed between a record and the save that follows it wrote them, and they
+ * are not recorded again. None when the checkpoint kept another file, or the
+ * file is shorter than it was (cut or rotated since).
+ */
+export async function recordedSinceSave(checkpoint: Checkpoint | undefined, file: string, size: number): Promise<string[]> {
+  const saved = checkpoint?.record;
+  if (!saved || saved.file !== resolve(file) || size <= saved.size) return [];
+  const ids: string[] = [];
+  const lines = createInterface({ input: createReadStream(file, { start: saved.size, end: size - 1 }), crlfDelay: Infinity });
+  for await (const line of lines) {
+    try {
+      const id = (JSON.parse(line) as { delivery_id?: unknown }).delivery_id;
+      if (typeof id === 'string') ids.push(id);
+    } catch {
+      // not a whole record: nothing was recorded by it
+    }
   }
+  return ids;
 }
 
 /**
@@ -136,6 +166,8 @@ export class CheckpointWriter {
     previous: Checkpoint | undefined,
     /** The service's clock: the save time is held against the times of its log (a webhook created since). */
     private readonly serviceNow: () => number,
+    /** The --record file and its size now, kept with each save. */
+    private readonly recorded?: { file: string; size: () => number },
   ) {
     this.positions = new Map(Object.entries(previous?.webhooks ?? {}));
   }
@@ -162,6 +194,7 @@ export class CheckpointWriter {
       saved_at: '',
       webhooks: Object.fromEntries(this.positions),
       forwarded,
+      record: this.recorded ? { file: resolve(this.recorded.file), size: this.recorded.size() } : null,
     };
     const content = JSON.stringify(next);
     if (content === this.written) return;

@@ -1,6 +1,6 @@
-import { closeSync, constants, fchmodSync, openSync, writeSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import { CliError, ExitCode, usageError } from '../../../cli/errors.js';
+import { usageError } from '../../../cli/errors.js';
+import { LineFile } from '../../../files/user-file.js';
 
 /**
  * One delivery as recorded (`listen --record FILE`), a JSON object a line:
@@ -25,7 +25,8 @@ export interface RecordedDelivery {
   answered: number;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a body's leading byte-order mark is part of the signed bytes, and is kept.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Headers that carry credentials, never kept in a record (a delivery has none; a request sent here by mistake may). */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
@@ -51,9 +52,21 @@ export function recordedRequest(
   return { method, path: path.split('?')[0]!, headers: kept, ...(text !== undefined ? { body: text } : { body_base64: body.toString('base64') }) };
 }
 
-/** Whether a body holds an OAuth client secret (a token request, as `client_secret` in JSON or a form): never recorded. */
+/**
+ * Whether a body is a token request, which holds an OAuth client secret (an
+ * API command pointed at listen's port by mistake): a JSON object or a form
+ * with a `client_secret` field. Never recorded. A delivery whose payload
+ * merely mentions `client_secret` is recorded as any other.
+ */
 export function carriesClientSecret(body: Buffer): boolean {
-  return body.includes('client_secret');
+  if (!body.includes('client_secret')) return false;
+  const text = body.toString('utf8');
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, 'client_secret');
+  } catch {
+    return new URLSearchParams(text.trim()).has('client_secret');
+  }
 }
 
 /** The body's bytes, as they were received. */
@@ -91,32 +104,34 @@ export function parseRecords(text: string, file: string): RecordedDelivery[] {
 }
 
 /**
- * A record file open for appending: created with mode 0600 (payloads hold
- * business data), each record written whole as it comes, so that a process
- * killed mid-run loses at most the line in flight.
+ * A record file open for appending (through the one careful writer: never a
+ * symlink nor a device, created 0600 since payloads hold business data), each
+ * record a whole line or nothing, written as it comes, so that a process
+ * killed mid-run loses at most the line in flight. A failed write is a
+ * FileError naming the path.
  */
 export class RecordFile {
-  private readonly fd: number;
+  private readonly file: LineFile;
 
-  constructor(readonly path: string) {
+  constructor(path: string) {
     if (path.trim() === '') throw usageError('--record is empty: give the path of the file to record to');
-    try {
-      this.fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
-      fchmodSync(this.fd, 0o600);
-    } catch (error) {
-      throw new CliError(`--record ${path}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, ExitCode.usage);
-    }
+    this.file = LineFile.open(path, '--record');
   }
 
-  private closed = false;
+  get path(): string {
+    return this.file.path;
+  }
+
+  /** The file's size now: where the next record starts. */
+  size(): number {
+    return this.file.size();
+  }
 
   append(record: RecordedDelivery): void {
-    if (!this.closed) writeSync(this.fd, `${JSON.stringify(record)}\n`);
+    this.file.appendLine(JSON.stringify(record));
   }
 
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    closeSync(this.fd);
+    this.file.close();
   }
 }

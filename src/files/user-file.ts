@@ -1,0 +1,329 @@
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * The one way whsvc writes a file a user named (a secret file, a record file,
+ * a checkpoint): never through a symlink, only ever a regular file, mode 0600
+ * for what it creates, whole lines or nothing, and every failure one line
+ * naming the path. The config and token cache are written by conf, in whsvc's
+ * own config directory, under their lock (config/store.ts).
+ */
+
+/** A file that cannot be written: `refused` before anything was written (a usage error), or a write that failed. */
+export class FileError extends Error {
+  constructor(
+    message: string,
+    readonly refused: boolean,
+    readonly hint?: string,
+    /** What failed, when a write failed: the system's code (ENOSPC) and its words. */
+    readonly failure?: { code: string | undefined; reason: string },
+  ) {
+    super(message);
+  }
+}
+
+/** A write to `path` that failed, as one line. */
+function writeFailed(path: string, error: unknown): FileError {
+  if (error instanceof FileError) return error;
+  const reason = failureReason(error);
+  const code = (error as NodeJS.ErrnoException).code;
+  return new FileError(`cannot write to ${path}: ${reason}`, false, isNoSpace(error) ? 'free some space, or choose another path' : undefined, { code, reason });
+}
+
+/** What is at a path when it is not a regular file, in a user's words; undefined for a regular file. */
+function notRegular(stats: Stats): string | undefined {
+  if (stats.isFile()) return undefined;
+  if (stats.isSymbolicLink()) return 'a symbolic link';
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isSocket()) return 'a socket';
+  return 'a device';
+}
+
+/** A write's failure in a user's words. */
+export function failureReason(error: unknown): string {
+  if (error instanceof FileError) return error.failure?.reason ?? error.message;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC') return 'no space left on the device';
+  if (code === 'EDQUOT') return 'the disk quota is used up';
+  if (code === 'EROFS') return 'the file system is read-only';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'ENOENT') return 'its directory does not exist';
+  if (code === 'ENOTDIR') return 'a part of the path is not a directory';
+  if (code === 'EFBIG') return 'the file is too large';
+  if (code === 'EIO') return 'an input/output error';
+  return (error as Error).message;
+}
+
+export const isNoSpace = (error: unknown) =>
+  ['ENOSPC', 'EDQUOT'].includes((error instanceof FileError ? error.failure?.code : (error as NodeJS.ErrnoException).code) ?? '');
+
+/**
+ * Flags of every open: no symlink as the last part of the path; no wait on a
+ * FIFO with no reader; no terminal becomes ours. (A symlinked directory above
+ * it is the user's own choice of path, as /tmp is on macOS.)
+ */
+const SAFE = constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
+
+/** What is at `path` now (lstat: a symlink is itself), or undefined when nothing is. */
+function existing(path: string, label: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new FileError(`${label} ${path} cannot be written: ${failureReason(error)}`, true);
+  }
+}
+
+/**
+ * Refuses, before it is opened, what is not a regular file of its own: a
+ * symlink, a directory, a device, a FIFO, a socket, or a file with other
+ * hard links (a link planted in a shared directory reaches another file).
+ */
+function refuseUnlessOwnRegularFile(path: string, stats: Stats, label: string): void {
+  const what = notRegular(stats);
+  if (what) throw new FileError(`${label} ${path} is ${what}, not a regular file`, true, 'give the path of a regular file (or of one to create)');
+  if (stats.nlink > 1)
+    throw new FileError(`${label} ${path} has other hard links: it would change another file too`, true, 'give the path of a file of its own');
+}
+
+/** Opens `path` as it was checked: the file opened must be the regular file looked at (nothing swapped in meanwhile). */
+function openChecked(path: string, flags: number, label: string, checked?: Stats): { fd: number; created: boolean } {
+  let fd: number;
+  try {
+    fd = openSync(path, SAFE | flags, 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new FileError(`${label} ${path} is a symbolic link, not a regular file`, true, 'give the path of a regular file');
+    if (code === 'EEXIST') throw new FileError(`${label} ${path} already exists`, true);
+    if (code === 'EISDIR') throw new FileError(`${label} ${path} is a directory, not a regular file`, true);
+    throw new FileError(`${label} ${path} cannot be written: ${failureReason(error)}`, true);
+  }
+  const created = (flags & constants.O_EXCL) !== 0;
+  try {
+    const stats = fstatSync(fd);
+    if (!created) {
+      refuseUnlessOwnRegularFile(path, stats, label);
+      if (checked && (stats.ino !== checked.ino || stats.dev !== checked.dev)) {
+        throw new FileError(`${label} ${path} changed while it was opened`, true, 'run the command again');
+      }
+    }
+    if (created) fchmodSync(fd, 0o600);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return { fd, created };
+}
+
+/**
+ * A file whsvc appends whole lines to (a record file): created 0600, or an
+ * existing regular file appended to with its mode left as the user set it.
+ * A line is written whole: a short write is finished, and a failed one is
+ * cut back, so the file never ends in a cut line.
+ */
+export class LineFile {
+  private closed = false;
+
+  private constructor(
+    readonly path: string,
+    private readonly fd: number,
+    /** Whether this open created the file. */
+    readonly created: boolean,
+  ) {}
+
+  static open(path: string, label: string): LineFile {
+    const before = existing(path, label);
+    if (before) refuseUnlessOwnRegularFile(path, before, label);
+    let opened: { fd: number; created: boolean };
+    try {
+      opened = before
+        ? openChecked(path, constants.O_APPEND, label, before)
+        : openChecked(path, constants.O_APPEND | constants.O_CREAT | constants.O_EXCL, label);
+    } catch (error) {
+      // Made between the look and the open by another process: taken as it is now, checked again.
+      if (before || !(error instanceof FileError) || !error.message.endsWith('already exists')) throw error;
+      return LineFile.open(path, label);
+    }
+    return new LineFile(path, opened.fd, opened.created);
+  }
+
+  /** The file's size now: where the next line starts. */
+  size(): number {
+    return fstatSync(this.fd).size;
+  }
+
+  /** Appends `line` and its newline, whole or not at all; a failure is a FileError naming the path. */
+  appendLine(line: string): void {
+    if (this.closed) throw new FileError(`${this.path} is closed`, false);
+    writeWhole(this.fd, Buffer.from(`${line}\n`, 'utf8'), this.path);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    closeSync(this.fd);
+  }
+}
+
+/**
+ * Writes every byte (a short write is finished), at `position` or appended;
+ * an append that fails is cut back to where it started. One line says why.
+ */
+function writeWhole(fd: number, bytes: Buffer, path: string, position?: number): void {
+  const start = position === undefined ? fstatSync(fd).size : undefined;
+  let written = 0;
+  try {
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written, position === undefined ? null : position + written);
+  } catch (error) {
+    try {
+      if (start !== undefined && written > 0) ftruncateSync(fd, start);
+    } catch {
+      // Cut back as far as the file lets: the error below is what the user needs.
+    }
+    throw writeFailed(path, error);
+  }
+}
+
+/**
+ * A file reserved now and written once later (a signing secret that will
+ * exist only once the webhook does): created 0600, or, with `force`, an
+ * existing regular file narrowed to 0600 that keeps its content until the
+ * new content has arrived.
+ */
+export class ReservedFile {
+  private done = false;
+
+  private constructor(
+    readonly path: string,
+    private readonly fd: number,
+    readonly created: boolean,
+  ) {}
+
+  static reserve(path: string, label: string, force: boolean): ReservedFile {
+    const before = existing(path, label);
+    if (before) {
+      refuseUnlessOwnRegularFile(path, before, label);
+      if (!force) throw new FileError(`${label} ${path} already exists`, true, 'pass --force to overwrite it, or choose another path');
+      const { fd } = openChecked(path, 0, label, before);
+      try {
+        fchmodSync(fd, 0o600);
+      } catch (error) {
+        closeSync(fd);
+        throw new FileError(`${label} ${path} cannot be written: ${failureReason(error)}`, true);
+      }
+      return new ReservedFile(path, fd, false);
+    }
+    const { fd } = openChecked(path, constants.O_CREAT | constants.O_EXCL, label);
+    return new ReservedFile(path, fd, true);
+  }
+
+  /** Writes the content over the old, then cuts the file to its length; a failure is a FileError naming the path. */
+  write(content: string): void {
+    const bytes = Buffer.from(content, 'utf8');
+    writeWhole(this.fd, bytes, this.path, 0);
+    try {
+      ftruncateSync(this.fd, bytes.length);
+      closeSync(this.fd);
+    } catch (error) {
+      throw writeFailed(this.path, error);
+    }
+    this.done = true;
+  }
+
+  /** Gives the reservation up: a file it created is removed, one it was forced onto is left as it was. */
+  discard(): void {
+    if (this.done) return;
+    this.done = true;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // already closed by a failed write
+    }
+    if (this.created) unlinkSync(this.path);
+  }
+}
+
+/** The temporaries of `path`: `.NAME.whsvc-PID-RANDOM.tmp` beside it. */
+const TEMPORARY = (name: string) => new RegExp(`^\\.${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.whsvc-(\\d+)-[0-9a-z]+\\.tmp$`);
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Refuses, before anything runs, a path `replaceFile` would refuse: one that is there and not a regular file of its own. */
+export function checkReplaceable(path: string, label: string): void {
+  const before = existing(path, label);
+  if (before) refuseUnlessOwnRegularFile(path, before, label);
+}
+
+/**
+ * Replaces the whole of `path` with `content`, or leaves it as it was: the
+ * content goes to a temporary beside it (0600), is flushed, and renamed over
+ * it. What is at `path` must be a regular file of its own, or nothing. The
+ * temporaries a killed writer left are removed first.
+ */
+export function replaceFile(path: string, content: string, label: string): void {
+  checkReplaceable(path, label);
+  removeStaleTemporaries(path);
+  const temporary = join(dirname(path), `.${basename(path)}.whsvc-${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`);
+  const { fd } = openChecked(temporary, constants.O_CREAT | constants.O_EXCL, label);
+  try {
+    writeWhole(fd, Buffer.from(content, 'utf8'), path, 0);
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(temporary, path);
+  } catch (error) {
+    try {
+      closeSync(fd);
+    } catch {
+      // closed already
+    }
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // gone already
+    }
+    throw writeFailed(path, error);
+  }
+}
+
+/** Removes the temporaries of `path` whose writer is gone (a kill -9 between write and rename). */
+export function removeStaleTemporaries(path: string): void {
+  const pattern = TEMPORARY(basename(path));
+  let entries: string[];
+  try {
+    entries = readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const match = pattern.exec(entry);
+    if (!match || isAlive(Number(match[1]))) continue;
+    try {
+      unlinkSync(join(dirname(path), entry));
+    } catch {
+      // removed by another run meanwhile
+    }
+  }
+}

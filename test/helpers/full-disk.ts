@@ -1,0 +1,51 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, rmSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A small file system of its own that a test fills up: a real full disk, on a private tmpfs. */
+export interface FullDisk {
+  dir: string;
+  /** Frees the room the filler took, so that writes work again. */
+  free(): void;
+  unmount(): void;
+}
+
+/** Whether this machine lets a test mount a tmpfs (root with mount rights, as CI here is). */
+export function canMountTmpfs(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  try {
+    execFileSync('mount', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Mounts a tmpfs of `sizeKb` under `parent` and fills it, but for `leaveBytes`, with one filler file. */
+export function fullDisk(parent: string, sizeKb = 256, leaveBytes = 0): FullDisk {
+  const dir = join(parent, `full-${Math.random().toString(36).slice(2, 8)}`);
+  mkdirSync(dir);
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeKb}k,mode=0755`, 'tmpfs', dir]);
+  const filler = join(dir, '.filler');
+  const fd = openSync(filler, 'w');
+  const chunk = Buffer.alloc(4096, 0x61);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    closeSync(fd);
+  }
+  if (leaveBytes > 0) {
+    // Room for `leaveBytes` more: the filler cut down by that much, in whole pages.
+    truncateSync(filler, Math.max(0, statSync(filler).size - Math.ceil(leaveBytes / 4096) * 4096));
+  }
+  return {
+    dir,
+    free: () => unlinkSync(filler),
+    unmount: () => {
+      execFileSync('umount', ['-l', dir]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,165 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FileError, LineFile, ReservedFile, replaceFile } from '../../src/files/user-file.js';
+
+// The one writer of the files a user names: what it refuses before anything happens, and what it leaves behind.
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'whsvc-user-file-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const isRoot = process.getuid?.() === 0;
+const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+function refusal(write: () => unknown): FileError {
+  try {
+    write();
+  } catch (error) {
+    expect(error).toBeInstanceOf(FileError);
+    return error as FileError;
+  }
+  throw new Error('expected a refusal');
+}
+
+/** Every kind of path that is not a regular file of its own, each made fresh in the test's directory. */
+const notRegular: Array<[string, (path: string) => void, RegExp]> = [
+  [
+    'a symlink to a victim file',
+    (path) => {
+      writeFileSync(join(dir, 'victim'), 'untouched\n', { mode: 0o644 });
+      symlinkSync(join(dir, 'victim'), path);
+    },
+    /is a symbolic link, not a regular file$/,
+  ],
+  ['a dangling symlink', (path) => symlinkSync(join(dir, 'nowhere'), path), /is a symbolic link, not a regular file$/],
+  ['a directory', (path) => mkdirSync(path), /is a directory, not a regular file$/],
+  ['a FIFO (never waited on)', (path) => execFileSync('mkfifo', [path]), /is a FIFO, not a regular file$/],
+  [
+    'a hard link to a victim file',
+    (path) => {
+      writeFileSync(join(dir, 'victim'), 'untouched\n', { mode: 0o644 });
+      linkSync(join(dir, 'victim'), path);
+    },
+    /has other hard links/,
+  ],
+];
+// A private device node (the machine's own /dev is never touched): a null device, as /dev/null is.
+if (isRoot) notRegular.push(['a device node', (path) => execFileSync('mknod', [path, 'c', '1', '3']), /is a device, not a regular file$/]);
+
+describe.each([
+  ['LineFile.open', (path: string) => LineFile.open(path, '--record')],
+  ['ReservedFile.reserve --force', (path: string) => ReservedFile.reserve(path, '--secret-file', true)],
+  ['replaceFile', (path: string) => replaceFile(path, '{}\n', '--checkpoint')],
+])('%s refuses what is not a regular file of its own, before anything is written', (_name, open) => {
+  it.each(notRegular)('%s', (_kind, make, message) => {
+    const path = join(dir, 'target');
+    make(path);
+    const before = statSync(path, { throwIfNoEntry: false });
+    const error = refusal(() => open(path));
+    expect(error.refused).toBe(true);
+    expect(error.message).toMatch(message);
+    expect(error.message).toContain(path);
+    if (before) expect(modeOf(path)).toBe(before.mode & 0o777);
+    if (existsSync(join(dir, 'victim'))) {
+      expect(readFileSync(join(dir, 'victim'), 'utf8')).toBe('untouched\n');
+      expect(modeOf(join(dir, 'victim'))).toBe(0o644);
+    }
+    // Nothing beside it either (no temporary left behind).
+    expect(readdirSync(dir).sort()).toEqual(['target', ...(existsSync(join(dir, 'victim')) ? ['victim'] : [])].sort());
+  });
+});
+
+describe('LineFile', () => {
+  it('creates the file 0600 whatever the umask, and appends whole lines', () => {
+    const path = join(dir, 'records.ndjson');
+    const previous = process.umask(0o000);
+    try {
+      const file = LineFile.open(path, '--record');
+      file.appendLine('{"a":1}');
+      file.appendLine('{"b":2}');
+      file.close();
+    } finally {
+      process.umask(previous);
+    }
+    expect(modeOf(path)).toBe(0o600);
+    expect(readFileSync(path, 'utf8')).toBe('{"a":1}\n{"b":2}\n');
+  });
+
+  it('appends to an existing regular file and leaves its mode as the user set it', () => {
+    const path = join(dir, 'records.ndjson');
+    writeFileSync(path, 'first\n');
+    chmodSync(path, 0o640);
+    const file = LineFile.open(path, '--record');
+    expect(file.created).toBe(false);
+    file.appendLine('second');
+    file.close();
+    expect(readFileSync(path, 'utf8')).toBe('first\nsecond\n');
+    expect(modeOf(path)).toBe(0o640);
+  });
+
+  it('a missing directory is refused in one line naming the path', () => {
+    const path = join(dir, 'no', 'such', 'records.ndjson');
+    const error = refusal(() => LineFile.open(path, '--record'));
+    expect(error).toMatchObject({ refused: true, message: `--record ${path} cannot be written: its directory does not exist` });
+  });
+});
+
+describe('ReservedFile', () => {
+  it('an existing file without --force is refused and kept as it was', () => {
+    const path = join(dir, 'whsec.txt');
+    writeFileSync(path, 'old\n', { mode: 0o644 });
+    const error = refusal(() => ReservedFile.reserve(path, '--secret-file', false));
+    expect(error).toMatchObject({ refused: true, hint: 'pass --force to overwrite it, or choose another path' });
+    expect(readFileSync(path, 'utf8')).toBe('old\n');
+    expect(modeOf(path)).toBe(0o644);
+  });
+
+  it('--force narrows the regular file the user named to 0600; its content stays until the new one is written', () => {
+    const path = join(dir, 'whsec.txt');
+    writeFileSync(path, 'an older and longer secret\n', { mode: 0o644 });
+    const reserved = ReservedFile.reserve(path, '--secret-file', true);
+    expect(modeOf(path)).toBe(0o600);
+    expect(readFileSync(path, 'utf8')).toBe('an older and longer secret\n');
+    reserved.write('whsec_new\n');
+    expect(readFileSync(path, 'utf8')).toBe('whsec_new\n');
+  });
+
+  it('a discarded reservation removes the file it created, and only that', () => {
+    const created = join(dir, 'new.txt');
+    ReservedFile.reserve(created, '--secret-file', false).discard();
+    expect(existsSync(created)).toBe(false);
+    const forced = join(dir, 'kept.txt');
+    writeFileSync(forced, 'kept\n');
+    ReservedFile.reserve(forced, '--secret-file', true).discard();
+    expect(readFileSync(forced, 'utf8')).toBe('kept\n');
+  });
+});
+
+describe('replaceFile', () => {
+  it('writes the whole file 0600 (an older 0644 one is replaced by its own new file)', () => {
+    const path = join(dir, 'checkpoint.json');
+    writeFileSync(path, '{"old":true}\n', { mode: 0o644 });
+    replaceFile(path, '{"new":true}\n', '--checkpoint');
+    expect(readFileSync(path, 'utf8')).toBe('{"new":true}\n');
+    expect(modeOf(path)).toBe(0o600);
+    expect(readdirSync(dir)).toEqual(['checkpoint.json']);
+  });
+
+  it('removes the temporaries a killed writer left, and leaves those of a live one', () => {
+    const path = join(dir, 'checkpoint.json');
+    // A pid that is surely gone: a process that has ended.
+    const gone = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }));
+    const stale = join(dir, `.checkpoint.json.whsvc-${gone}-abc123.tmp`);
+    const live = join(dir, `.checkpoint.json.whsvc-${process.ppid}-def456.tmp`);
+    const other = join(dir, `.other.json.whsvc-${gone}-abc123.tmp`);
+    for (const file of [stale, live, other]) writeFileSync(file, '{"partial":');
+    replaceFile(path, '{}\n', '--checkpoint');
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    expect(existsSync(other)).toBe(true);
+  });
+});
