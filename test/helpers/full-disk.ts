@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, rmSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** A small file system of its own that a test fills up: a real full disk, on a private tmpfs. */
@@ -10,14 +11,18 @@ export interface FullDisk {
   unmount(): void;
 }
 
-/** Whether this machine lets a test mount a tmpfs (root with mount rights, as CI here is). */
+/** Whether this machine lets a test mount a tmpfs (root with the right to mount, as CI here is): tried once, for real. */
 export function canMountTmpfs(): boolean {
   if (process.getuid?.() !== 0) return false;
+  const dir = mkdtempSync(join(tmpdir(), 'whsvc-mount-'));
   try {
-    execFileSync('mount', ['--version'], { stdio: 'ignore' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir], { stdio: 'ignore' });
+    execFileSync('umount', [dir], { stdio: 'ignore' });
     return true;
   } catch {
     return false;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
