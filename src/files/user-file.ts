@@ -14,6 +14,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { isAlive } from '../alive.js';
 
 /**
  * The one way whsvc writes a file a user named (a secret file, a record file,
@@ -94,9 +95,9 @@ function existing(path: string, label: string): Stats | undefined {
  * symlink, a directory, a device, a FIFO, a socket, or a file with other
  * hard links (a link planted in a shared directory reaches another file).
  */
-function refuseUnlessOwnRegularFile(path: string, stats: Stats, label: string): void {
+function refuseUnlessOwnRegularFile(path: string, stats: Stats, label: string, hint = 'give the path of a regular file (or of one to create)'): void {
   const what = notRegular(stats);
-  if (what) throw new FileError(`${label} ${path} is ${what}, not a regular file`, true, 'give the path of a regular file (or of one to create)');
+  if (what) throw new FileError(`${label} ${path} is ${what}, not a regular file`, true, hint);
   if (stats.nlink > 1)
     throw new FileError(`${label} ${path} has other hard links: it would change another file too`, true, 'give the path of a file of its own');
 }
@@ -261,20 +262,10 @@ export class ReservedFile {
 /** The temporaries of `path`: `.NAME.whsvc-PID-RANDOM.tmp` beside it. */
 const TEMPORARY = (name: string) => new RegExp(`^\\.${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.whsvc-(\\d+)-[0-9a-z]+\\.tmp$`);
 
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Refuses, before anything runs, a path `replaceFile` would refuse: one that is there and not a regular file of its own. */
-export function checkReplaceable(path: string, label: string): void {
+export function checkReplaceable(path: string, label: string, hint?: string): void {
   const before = existing(path, label);
-  if (before) refuseUnlessOwnRegularFile(path, before, label);
+  if (before) refuseUnlessOwnRegularFile(path, before, label, hint);
 }
 
 /**
@@ -319,7 +310,7 @@ export function removeStaleTemporaries(path: string): void {
   }
   for (const entry of entries) {
     const match = pattern.exec(entry);
-    if (!match || isAlive(Number(match[1]))) continue;
+    if (!match || Number(match[1]) === process.pid || isAlive(Number(match[1]))) continue;
     try {
       unlinkSync(join(dirname(path), entry));
     } catch {

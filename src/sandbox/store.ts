@@ -2,6 +2,7 @@ import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlit
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isAlive } from '../alive.js';
+import { checkReplaceable } from '../files/user-file.js';
 
 export interface ClientRecord {
   client_id: string;
@@ -287,6 +288,10 @@ export class Store {
       this.file = join(dataDir, 'sandbox.db');
       // Client secrets, signing secrets and tokens live here: the folder and its files are the user's alone.
       makeDirectory(dataDir);
+      // Only its own regular files: a symlink planted in their place would have SQLite write, and the chmod below
+      // narrow, the file it points to.
+      const files = ['sandbox.db', 'sandbox.db-wal', 'sandbox.db-shm'].map((file) => join(dataDir, file));
+      for (const file of files) checkReplaceable(file, '--data-dir', 'a data dir holds only its own files: remove that one, or give another --data-dir');
       const umask = process.umask(0o077);
       try {
         this.db = new DatabaseSync(this.file);
@@ -294,9 +299,7 @@ export class Store {
       } finally {
         process.umask(umask);
       }
-      for (const file of ['sandbox.db', 'sandbox.db-wal', 'sandbox.db-shm']) {
-        if (existsSync(join(dataDir, file))) chmodSync(join(dataDir, file), 0o600);
-      }
+      for (const file of files) if (existsSync(file)) chmodSync(file, 0o600);
     }
     this.db.exec('PRAGMA foreign_keys = ON;');
     // A store made when a delivery was called a chain (its table chains, its attempts' chain_id): renamed, data kept, in one

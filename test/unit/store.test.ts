@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
+import { FileError } from '../../src/files/user-file.js';
 import { Store, type WebhookRecord } from '../../src/sandbox/store.js';
 
 function webhook(store: Store, id: string, events: string[], active = true): WebhookRecord {
@@ -138,6 +139,26 @@ describe('Store: the rename of an earlier store, the bad days', () => {
       const check = new DatabaseSync(join(dir, 'sandbox.db'));
       expect(check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'chains'").get()).toBeUndefined();
       check.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('Store: a --data-dir holds only its own regular files', () => {
+  it.each(['sandbox.db', 'sandbox.db-wal', 'sandbox.db-shm'])('a symlink planted as %s is refused, and the file it points to is untouched', (name) => {
+    const dir = mkdtempSync(join(tmpdir(), 'whsvc-store-link-'));
+    try {
+      const victim = join(dir, 'victim');
+      writeFileSync(victim, 'untouched\n', { mode: 0o644 });
+      const dataDir = join(dir, 'data');
+      new Store(dataDir).close();
+      rmSync(join(dataDir, name), { force: true });
+      symlinkSync(victim, join(dataDir, name));
+      expect(() => new Store(dataDir)).toThrow(FileError);
+      expect(() => new Store(dataDir)).toThrow(`--data-dir ${join(dataDir, name)} is a symbolic link, not a regular file`);
+      expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
+      expect(statSync(victim).mode & 0o777).toBe(0o644);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { Io } from '../../cli/deps.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
 import { CliError, listenError } from '../../cli/errors.js';
+import { FileError } from '../../files/user-file.js';
 import { ManualSandboxClock } from '../../sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { AttemptRecord, WebhookRecord } from '../../sandbox/store.js';
@@ -73,6 +74,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
       ...(options.quiet ? {} : { onAttempt: (a: AttemptRecord, w: WebhookRecord) => deps.stderr.write(attemptLine(a, w)) }),
     });
   } catch (error) {
+    if (error instanceof FileError) throw error;
     throw new CliError(`cannot open the sandbox store in ${dataDir}: ${(error as Error).message}`);
   }
   let baseUrl: string;
