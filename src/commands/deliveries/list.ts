@@ -1,4 +1,5 @@
-import type { Attempt, Page } from '../../api/shapes.js';
+import type { Attempt } from '../../api/shapes.js';
+import { listAttempts } from '../../api/endpoints.js';
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -30,11 +31,7 @@ export async function run(options: DeliveriesListOptions, deps: CommandDeps): Pr
   await writePages<Attempt>(deps, {
     all: options.all,
     firstCursor: options.cursor,
-    fetchPage: (cursor) =>
-      deps.api.json<Page<Attempt>>('GET', `/v1/webhooks/${encodeURIComponent(options.webhookId)}/deliveries`, {
-        query: { limit: options.limit, cursor, status: options.status },
-        expect: 'page',
-      }),
+    fetchPage: (cursor) => listAttempts(deps.api, options.webhookId, { limit: options.limit, cursor, status: options.status }),
     renderPage: (items, table) => deliveryTable(items, deps.colors, deps.serviceNow(), table),
     empty: 'No deliveries.\n',
     nextCommand: (cursor) =>

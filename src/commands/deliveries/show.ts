@@ -1,4 +1,4 @@
-import type { Attempt } from '../../api/shapes.js';
+import { getAttempt } from '../../api/endpoints.js';
 import { Argument, Command } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -15,7 +15,7 @@ export const command = () =>
     .action(apiAction((deps, id) => run({ id }, deps)));
 
 export async function run(options: { id: string }, deps: CommandDeps): Promise<number> {
-  const delivery = await deps.api.json<Attempt>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(options.id)}`, { expect: 'delivery' });
+  const delivery = await getAttempt(deps.api, options.id);
   if (deps.json) printJson(deps, delivery);
   else deps.stdout.write(deliveryBlock(delivery, deps.colors, deps.serviceNow()));
   return 0;

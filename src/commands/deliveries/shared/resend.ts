@@ -1,4 +1,5 @@
 import type { Attempt } from '../../../api/shapes.js';
+import { retryDelivery } from '../../../api/endpoints.js';
 import { Option } from '@commander-js/extra-typings';
 import { integerIn } from '../../../cli/parse.js';
 import { ApiError, AuthError, NetworkError, RequestStopped } from '../../../api/errors.js';
@@ -53,10 +54,7 @@ const SHOWN_FAILING = 10;
 /** Sends one retry and says what came of it; only what stops the whole run (credentials, permission) is thrown. */
 async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget, stop: AbortSignal | undefined): Promise<ResendResult | undefined> {
   try {
-    const attempt = await deps.api.json<Attempt>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(target.attemptId)}/retry`, {
-      expect: 'delivery',
-      stop,
-    });
+    const attempt = await retryDelivery(deps.api, target.attemptId, { stop });
     const outcome: Outcome = attempt.status === 'delivered' ? 'delivered' : attempt.status === 'failed' ? 'failed' : 'pending';
     return { target, outcome, attempt };
   } catch (error) {
