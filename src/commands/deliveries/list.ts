@@ -6,7 +6,7 @@ import { examples } from '../../cli/examples.js';
 import { integerIn, oneOf, resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { writePages } from '../../cli/output.js';
-import { deliveryTable } from './shared/view.js';
+import { attemptTable } from './shared/view.js';
 
 export const command = () =>
   new Command('list')
@@ -32,7 +32,7 @@ export async function run(options: DeliveriesListOptions, deps: CommandDeps): Pr
     all: options.all,
     firstCursor: options.cursor,
     fetchPage: (cursor) => listAttempts(deps.api, options.webhookId, { limit: options.limit, cursor, status: options.status }),
-    renderPage: (items, table) => deliveryTable(items, deps.colors, deps.serviceNow(), table),
+    renderPage: (items, table) => attemptTable(items, deps.colors, deps.serviceNow(), table),
     empty: 'No deliveries.\n',
     nextCommand: (cursor) =>
       [
