@@ -1,6 +1,7 @@
 import { CommanderError } from '@commander-js/extra-typings';
 import { ApiError, AuthError, NetworkError } from './api/errors.js';
 import { CliError, ExitCode, unreachableHint, usageMessage } from './cli/errors.js';
+import { readGlobals } from './cli/globals.js';
 import { ConfigError } from './config/errors.js';
 import { stdoutGone, stdoutWasClosed } from './cli/interrupt.js';
 import { buildProgram } from './program.js';
@@ -94,8 +95,8 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   // The global options as parsed, usage errors included: `--data '--json'` is a value, not the flag.
-  const globals = program.opts();
-  jsonErrors = globals.json === true;
-  debug = globals.debug === true || process.env.WHSVC_DEBUG === '1';
+  const globals = readGlobals(program, process.env);
+  jsonErrors = globals.json;
+  debug = globals.debug;
   process.exitCode = await reportError(error);
 }
