@@ -12,7 +12,10 @@ import { ExitCode } from '../../../cli/errors.js';
 import { stdoutWasClosed } from '../../../cli/interrupt.js';
 
 /** Sends in flight at once in a bulk re-send (retry of several ids, recover); the maximum keeps one run from flooding the service. */
-export const concurrencyOption = () => new Option('--concurrency <n>', 're-sends in flight at once, 1 to 32').default(8).argParser(integerIn(1, 32));
+const DEFAULT_CONCURRENCY = 8;
+const MAX_CONCURRENCY = 32;
+export const concurrencyOption = () =>
+  new Option('--concurrency <n>', `re-sends in flight at once, 1 to ${MAX_CONCURRENCY}`).default(DEFAULT_CONCURRENCY).argParser(integerIn(1, MAX_CONCURRENCY));
 
 /** An attempt to re-send: the newest attempt of a failed (or pending) delivery. */
 export interface ResendTarget {
@@ -42,8 +45,6 @@ export interface Tally {
   errors: number;
 }
 
-export const DEFAULT_CONCURRENCY = 8;
-export const MAX_CONCURRENCY = 32;
 /** Targets read ahead of the workers: the log walk runs ahead of the sends, in bounded memory. */
 const READ_AHEAD = 64;
 /** A bulk retry must get through a rate limit: each request waits out this many 429s before it counts as an error. */
