@@ -1,11 +1,11 @@
 import { CommanderError } from '@commander-js/extra-typings';
 import { ApiError, AuthError, NetworkError } from './api/errors.js';
 import { CliError, ExitCode, unreachableHint, usageMessage } from './cli/errors.js';
+import { readGlobals } from './cli/globals.js';
 import { ConfigError } from './config/errors.js';
 import { FileError } from './files/user-file.js';
 import { stdoutGone, stdoutWasClosed } from './cli/interrupt.js';
 import { buildProgram } from './program.js';
-import { shellWord } from './render/text.js';
 
 /** How errors are told, from the global options as commander parsed them: with --json, also as one JSON line on stderr. */
 let jsonErrors = false;
@@ -19,21 +19,6 @@ function writeError(message: string, exitCode: number, hint?: string, status?: n
     process.stderr.write(`${JSON.stringify({ error: { status: status ?? null, code: code ?? null, message: jsonMessage } })}\n`);
   }
   return exitCode;
-}
-
-/** Where to find the right id after a 404: the command that lists what the request asked for, or the one for the kind of id given. */
-function listCommandFor(path: string | undefined): string | undefined {
-  const segments = (path ?? '').split('?')[0]!.split('/');
-  const id = decodeURIComponent(segments[segments[3] === 'webhook-deliveries' ? 4 : 3] ?? '');
-  if (path?.startsWith('/v1/webhooks/webhook-deliveries/')) {
-    if (id.startsWith('wh_')) return `${shellWord(id)} is a webhook id: its deliveries are listed by whsvc deliveries list ${shellWord(id)}`;
-    return "see a webhook's deliveries and their ids: whsvc deliveries list WEBHOOK_ID";
-  }
-  if (path?.startsWith('/v1/webhooks/')) {
-    if (id.startsWith('dlv_')) return `${shellWord(id)} is a delivery id: whsvc deliveries show ${shellWord(id)}`;
-    return 'see the webhooks and their ids: whsvc webhooks list';
-  }
-  return undefined;
 }
 
 async function reportError(error: unknown): Promise<number> {
@@ -73,8 +58,7 @@ async function reportError(error: unknown): Promise<number> {
       return writeError(message, ExitCode.permission, `log in with a client that has ${scope}`, 403, error.code);
     }
     const exit = status === 401 ? ExitCode.auth : status === 404 ? ExitCode.notFound : ExitCode.failure;
-    const hint = status === 404 ? listCommandFor(error.path) : undefined;
-    return writeError(`${error.message} (HTTP ${status}${error.code ? ` ${error.code}` : ''})`, exit, hint, status, error.code, error.message);
+    return writeError(`${error.message} (HTTP ${status}${error.code ? ` ${error.code}` : ''})`, exit, error.hint, status, error.code, error.message);
   }
   process.stderr.write(`whsvc: unexpected error: ${(error as Error)?.message ?? String(error)}\n`);
   if (debug) process.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
@@ -115,8 +99,8 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   // The global options as parsed, usage errors included: `--data '--json'` is a value, not the flag.
-  const globals = program.opts();
-  jsonErrors = globals.json === true;
-  debug = globals.debug === true || process.env.WHSVC_DEBUG === '1';
+  const globals = readGlobals(program, process.env);
+  jsonErrors = globals.json;
+  debug = globals.debug;
   process.exitCode = await reportError(error);
 }

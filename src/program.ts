@@ -1,8 +1,7 @@
-import { Command, Help, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { DEFAULT_BASE_URL } from './cli/defaults.js';
+import { Command, Help, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { usageMessage } from './cli/errors.js';
 import { examples } from './cli/examples.js';
-import { duration } from './cli/parse.js';
+import { withGlobalOptions } from './cli/globals.js';
 import { register as auth } from './commands/auth/auth.js';
 import { register as completion } from './commands/completion/completion.js';
 import { register as deliveries } from './commands/deliveries/deliveries.js';
@@ -60,18 +59,8 @@ export function buildProgram(commandName?: string): CommandUnknownOpts {
         // A narrow terminal: each description under its term, wrapped to the width, instead of a column too thin to read.
         return `  ${term}\n${helper.boxWrap(description, width - 6).replace(/^/gm, '      ')}`;
       },
-    })
-    .option('--profile <name>', 'credentials profile (env WHSVC_PROFILE)', undefined)
-    .option('--base-url <url>', `service base address, overriding the profile's (env WHSVC_BASE_URL; default ${DEFAULT_BASE_URL}, the sandbox)`)
-    .option('--json', 'machine output on stdout')
-    .option('--no-color', 'no colour (also NO_COLOR); colour is only ever used on a terminal')
-    .option('--no-input', 'never prompt; missing input is a usage error (also CI=true)')
-    .option('--debug', 'HTTP exchanges on stderr, secrets redacted (also WHSVC_DEBUG=1)')
-    .addOption(
-      new Option('--request-timeout <duration>', 'limit of each request, such as 10s or 2m (env WHSVC_TIMEOUT; default 30s)').argParser(
-        duration(86_400_000, 1),
-      ),
-    )
+    });
+  withGlobalOptions(program)
     .addHelpText(
       'after',
       examples(

@@ -49,6 +49,9 @@ export const MAX_RETRY_AFTER_S = 30;
 /** A GET whose connection was reset is tried this many more times. */
 export const GET_RESET_RETRIES = 2;
 
+/** The token endpoint (the interface's section 5): the client's own, called before any other. */
+const TOKEN_PATH = '/v1/oauth/token';
+
 /** The scope each endpoint needs (as the interface lists them), for 403s whose body does not say. */
 export function scopeFor(method: string): string {
   return method === 'GET' ? 'webhooks:read' : 'webhooks:write';
@@ -95,6 +98,8 @@ export interface CallOptions {
   body?: unknown;
   /** Ends a wait for a Retry-After with RequestStopped, before the request is sent (a bulk run told to stop). */
   stop?: AbortSignal | undefined;
+  /** What a 404 means for what was asked (where to find the right id): the ApiError's hint, given where the call is made. */
+  notFoundHint?: string | undefined;
 }
 
 /** A wait, cut short by `stop`: the request it held back is not sent. */
@@ -181,12 +186,12 @@ export class ApiClient {
       client_secret: credentials.clientSecret,
       ...(credentials.scope ? { scope: credentials.scope } : {}),
     });
-    const response = await this.exchange('POST', '/v1/oauth/token', undefined, body, undefined, false);
+    const response = await this.exchange('POST', TOKEN_PATH, undefined, body, undefined, false);
     if (response.status === 400 || response.status === 401) {
       const { code, message } = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
       throw new AuthError(`the service refused the credentials${code ? ` (${code})` : ''}: ${message ?? `HTTP ${response.status}`}`, response.status, code);
     }
-    if (response.status !== 200) throw this.toApiError('POST', '/v1/oauth/token', response);
+    if (response.status !== 200) throw this.toApiError('POST', TOKEN_PATH, response);
     let parsed: { access_token?: unknown; expires_in?: unknown; scope?: unknown };
     try {
       parsed = JSON.parse(response.text) as typeof parsed;
@@ -219,20 +224,11 @@ export class ApiClient {
         throw new AuthError(`the service refused a fresh access token: ${message ?? 'HTTP 401'}`, 401, code);
       }
     }
-    if (response.status < 200 || response.status >= 300) throw this.toApiError(method, path, response);
+    if (response.status < 200 || response.status >= 300) throw this.toApiError(method, path, response, options.notFoundHint);
     return response;
   }
 
   /** The parsed JSON of a call; with `expect`, an answer of another shape is an ApiError, never a crash further on. */
-  /**
-   * The service's now, for a time counted back from it (`--since 2h`): when
-   * none of the service's answers has told it yet, one small read asks.
-   */
-  async askServiceNow(): Promise<number> {
-    if (!this.serviceClock.known) await this.call('GET', '/v1/webhooks', { query: { limit: 1 } });
-    return this.serviceClock.now();
-  }
-
   async json<T = unknown>(method: string, path: string, options: CallOptions & { expect?: Shape } = {}): Promise<T> {
     const response = await this.call(method, path, options);
     if (response.text === '' && !options.expect) return undefined as T;
@@ -247,12 +243,12 @@ export class ApiClient {
     return value as T;
   }
 
-  private toApiError(method: string, path: string, response: TransportResponse): ApiError {
+  private toApiError(method: string, path: string, response: TransportResponse, notFoundHint?: string): ApiError {
     const described = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
     const requiredScope = response.status === 403 ? (described.requiredScope ?? scopeFor(method)) : undefined;
     let message = described.message ?? (described.code ? `the service refused ${method} ${path}` : `the service refused ${method} ${path} without saying why`);
     if (response.status === 429 || response.status === 503) message += `; ${this.gaveUp(response)}`;
-    return new ApiError(response.status, described.code, message, requiredScope, path);
+    return new ApiError(response.status, described.code, message, requiredScope, response.status === 404 ? notFoundHint : undefined);
   }
 
   /** Why a 429 or 503 was not waited out, as the end of its message. */

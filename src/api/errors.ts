@@ -6,8 +6,8 @@ export class ApiError extends Error {
     message: string,
     /** The scope a 403 says is missing, when the body names it. */
     readonly requiredScope?: string,
-    /** The path of the request it answered. */
-    readonly path?: string,
+    /** What to do about it: for a 404, where to find the right id (the endpoint's, api/endpoints.ts). */
+    readonly hint?: string,
   ) {
     super(message);
   }

@@ -1,4 +1,5 @@
-import type { ApiClient, Query } from './client.js';
+import type { ApiClient } from './client.js';
+import { listAttempts, listWebhooks } from './endpoints.js';
 import type { Attempt, Page, Webhook } from './shapes.js';
 
 /**
@@ -13,18 +14,18 @@ export function answeredStatus(code: number | null | undefined): number | undefi
 /** The interface's largest page: fewest requests for a whole log. */
 export const MAX_PAGE = 200;
 
-/** Every item of a cursor-paginated list, one page in memory at a time. */
-export async function* pages<T>(api: ApiClient, path: string, query: Query = {}): AsyncGenerator<T[]> {
+/** Every item of a cursor-paginated list, one page in memory at a time; `page` fetches the page at a cursor. */
+async function* pages<T>(page: (cursor: string | undefined) => Promise<Page<T>>): AsyncGenerator<T[]> {
   let cursor: string | undefined;
   do {
-    const page = await api.json<Page<T>>('GET', path, { query: { ...query, limit: MAX_PAGE, cursor }, expect: 'page' });
-    yield page.data;
-    cursor = page.has_more && page.next_cursor ? page.next_cursor : undefined;
+    const { data, has_more, next_cursor } = await page(cursor);
+    yield data;
+    cursor = has_more && next_cursor ? next_cursor : undefined;
   } while (cursor);
 }
 
 export async function* allWebhooks(api: ApiClient): AsyncGenerator<Webhook> {
-  for await (const page of pages<Webhook>(api, '/v1/webhooks')) yield* page;
+  for await (const page of pages((cursor) => listWebhooks(api, { limit: MAX_PAGE, cursor }))) yield* page;
 }
 
 /**
@@ -36,7 +37,7 @@ export async function* attemptsOf(
   webhookId: string,
   options: { status?: string | undefined; since?: number | undefined } = {},
 ): AsyncGenerator<Attempt> {
-  for await (const page of pages<Attempt>(api, `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`, { status: options.status })) {
+  for await (const page of pages((cursor) => listAttempts(api, webhookId, { status: options.status, limit: MAX_PAGE, cursor }))) {
     for (const attempt of page) {
       if (options.since !== undefined && Date.parse(attempt.created_at) < options.since) return;
       yield attempt;

@@ -50,14 +50,41 @@ export interface EventType {
   desc: string;
 }
 
+/** An automatic attempt the sandbox's clock has due (`/_sandbox/clock`). */
+export interface DueAttempt {
+  delivery_id: string;
+  webhook_id: string;
+  event: string;
+  attempt: number;
+  due_at: string;
+}
+
+/** The sandbox's clock (`/_sandbox/clock`); after a move, where it moved from and what the jump sent. */
+export interface ClockState {
+  clock?: 'manual' | 'wall';
+  now: string;
+  from?: string;
+  sent?: number;
+  delivered?: number;
+  failed?: number;
+  due: DueAttempt[];
+}
+
+/** The answer of the sandbox's trigger (`/_sandbox/events`): the event, and the id of each delivery it made. */
+export interface TriggeredEvent {
+  id: string;
+  type: string;
+  deliveries: string[];
+}
+
 /** What an answer of the service must look like before a command reads it. */
-export type Shape = 'webhook' | 'delivery' | 'page' | 'catalog';
+export type Shape = 'webhook' | 'attempt' | 'page' | 'catalog';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const CHECKS: Record<Shape, { what: string; ok: (value: Record<string, unknown>) => boolean }> = {
   webhook: { what: 'a webhook (an object with an id)', ok: (v) => typeof v.id === 'string' },
-  delivery: { what: 'a delivery (an object with an id)', ok: (v) => typeof v.id === 'string' },
+  attempt: { what: 'an attempt (an object with an id)', ok: (v) => typeof v.id === 'string' },
   page: { what: 'a page (an object with a data array)', ok: (v) => Array.isArray(v.data) },
   catalog: { what: 'the event catalog (an object with a data array)', ok: (v) => Array.isArray(v.data) },
 };

@@ -1,6 +1,7 @@
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { AuthError } from '../api/errors.js';
-import { buildDeps, readGlobals, type CommandDeps, type GlobalOptions } from './context.js';
+import { buildDeps, type CommandDeps } from './context.js';
+import { readGlobals, type GlobalOptions } from './globals.js';
 import { processIo, type Io } from './deps.js';
 import { installInterruptHandler } from './interrupt.js';
 import { inquirerPrompter } from './prompter.js';
@@ -29,7 +30,7 @@ export function action<A extends unknown[]>(run: (context: ActionContext, ...arg
     const command = args[args.length - 1] as CommandUnknownOpts;
     installInterruptHandler();
     const io = processIo();
-    const globals = readGlobals(command.optsWithGlobals(), io.env);
+    const globals = readGlobals(command, io.env);
     let built: CommandDeps | undefined;
     const context: ActionContext = { io, globals, command, deps: async () => (built ??= await buildDeps(globals, io, inquirerPrompter)) };
     try {

@@ -3,13 +3,14 @@ import { usageError } from './errors.js';
 import { notOneOf } from './suggest.js';
 
 import type { EventType } from '../api/shapes.js';
+import { listEventTypes } from '../api/endpoints.js';
 
 /** How long a fetched catalog is trusted for checking event types (completion uses it whatever its age). */
 export const CATALOG_TTL_MS = 10 * 60 * 1000;
 
 /** The service's event catalog, fetched now; kept in the config dir for checks and shell completion. */
 export async function fetchCatalog(deps: Pick<CommandDeps, 'api' | 'config' | 'now'>): Promise<EventType[]> {
-  const body = await deps.api.json<{ data: EventType[] }>('GET', '/v1/webhooks/webhook-events', { expect: 'catalog' });
+  const body = await listEventTypes(deps.api);
   // Only a cache: a config dir that cannot be written must not fail the command.
   await deps.config.writeCatalog(deps.api.baseUrl, body.data, deps.now()).catch(() => undefined);
   return body.data;

@@ -13,25 +13,10 @@ import type { Prompter } from './prompter.js';
 
 import { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_S } from './defaults.js';
 import { usageError } from './errors.js';
+import type { GlobalOptions } from './globals.js';
 import { requestTimeoutGivenMs } from './parse.js';
 
 export { DEFAULT_BASE_URL };
-
-/** The global options, after flags and environment are merged. */
-export interface GlobalOptions {
-  profile: string;
-  /** Where the profile name came from, for messages. */
-  profileSource?: '--profile' | 'WHSVC_PROFILE' | undefined;
-  baseUrl?: string | undefined;
-  /** Where baseUrl came from, for messages. */
-  baseUrlSource?: '--base-url' | 'WHSVC_BASE_URL' | undefined;
-  json: boolean;
-  color: boolean;
-  input: boolean;
-  debug: boolean;
-  /** The limit of each request (--request-timeout); WHSVC_TIMEOUT is read in buildDeps, where a bad value is a usage error. */
-  requestTimeoutMs?: number | undefined;
-}
 
 /** Everything a command's run function works with; tests build it with fakes. */
 export interface CommandDeps extends Io {
@@ -108,20 +93,6 @@ export function explainAuthFailure(error: AuthError, facts: AuthFacts): AuthErro
     error.code,
     `log in again: ${login}${restarted}`,
   );
-}
-
-export function readGlobals(opts: Record<string, unknown>, env: NodeJS.ProcessEnv): GlobalOptions {
-  return {
-    profile: (opts.profile as string | undefined) ?? env.WHSVC_PROFILE ?? 'default',
-    profileSource: opts.profile !== undefined ? '--profile' : env.WHSVC_PROFILE !== undefined ? 'WHSVC_PROFILE' : undefined,
-    baseUrl: (opts.baseUrl as string | undefined) ?? env.WHSVC_BASE_URL,
-    baseUrlSource: opts.baseUrl !== undefined ? '--base-url' : env.WHSVC_BASE_URL !== undefined ? 'WHSVC_BASE_URL' : undefined,
-    json: Boolean(opts.json),
-    color: opts.color !== false,
-    input: opts.input !== false && env.CI !== 'true' && env.CI !== '1',
-    debug: Boolean(opts.debug) || env.WHSVC_DEBUG === '1',
-    requestTimeoutMs: opts.requestTimeout as number | undefined,
-  };
 }
 
 /** A profile name is printed in messages: one with control characters (which would drive the terminal) is refused, shown escaped. */

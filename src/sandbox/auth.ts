@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, readBody, sendJson } from './http.js';
+import { ErrorAnswer, readBody, sendJson } from './http.js';
 import { newSecret } from './ids.js';
 import { sameSecret } from '../signing/signature.js';
 import type { ClientRecord, Store } from './store.js';
@@ -90,7 +90,7 @@ export async function handleTokenRequest(req: IncomingMessage, res: ServerRespon
     try {
       raw = await readBody(req);
     } catch (error) {
-      if (error instanceof ApiError) throw new OAuthError(error.status, 'invalid_request', error.message);
+      if (error instanceof ErrorAnswer) throw new OAuthError(error.status, 'invalid_request', error.message);
       throw error;
     }
     const params = parseTokenRequest(req, raw);
@@ -141,18 +141,18 @@ export async function handleTokenRequest(req: IncomingMessage, res: ServerRespon
 export function authenticate(req: IncomingMessage, store: Store, requiredScope: string, now: number): Principal {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   if (!match) {
-    throw new ApiError(401, 'unauthorized', 'missing access token: send Authorization: Bearer <token>', {
+    throw new ErrorAnswer(401, 'unauthorized', 'missing access token: send Authorization: Bearer <token>', {
       'www-authenticate': 'Bearer realm="whsvc-sandbox"',
     });
   }
   const token = store.findToken(match[1]!);
   if (!token || token.expires_at <= now) {
-    throw new ApiError(401, 'invalid_token', token ? 'the access token has expired' : 'the access token is not valid', {
+    throw new ErrorAnswer(401, 'invalid_token', token ? 'the access token has expired' : 'the access token is not valid', {
       'www-authenticate': `Bearer realm="whsvc-sandbox", error="invalid_token"`,
     });
   }
   if (!token.scopes.includes(requiredScope)) {
-    throw new ApiError(
+    throw new ErrorAnswer(
       403,
       'insufficient_scope',
       `this endpoint requires the ${requiredScope} scope`,

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Clock } from './clock.js';
 
-/** An API error as the sandbox answers it: `{ "error": { "code", "message" } }`. */
-export class ApiError extends Error {
+/** An error the sandbox answers a request with, as `{ "error": { "code", "message" } }` (the CLI reads it as an ApiError). */
+export class ErrorAnswer extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
@@ -14,8 +14,8 @@ export class ApiError extends Error {
   }
 }
 
-export const badRequest = (code: string, message: string) => new ApiError(400, code, message);
-export const notFound = (what: string, id: string) => new ApiError(404, 'not_found', `no ${what} with id ${id}`);
+export const badRequest = (code: string, message: string) => new ErrorAnswer(400, code, message);
+export const notFound = (what: string, id: string) => new ErrorAnswer(404, 'not_found', `no ${what} with id ${id}`);
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -34,7 +34,7 @@ export function sendEmpty(res: ServerResponse, status: number): void {
   res.end();
 }
 
-export function sendApiError(res: ServerResponse, error: ApiError): void {
+export function sendErrorAnswer(res: ServerResponse, error: ErrorAnswer): void {
   sendJson(res, error.status, { error: { code: error.code, message: error.message, ...error.extra } }, error.headers);
 }
 
@@ -130,13 +130,13 @@ export async function readJsonObject(req: IncomingMessage, optional = false): Pr
   if (optional && text === '' && req.headers['content-type'] === undefined) return {};
   if (!isJsonType(req)) {
     const sent = req.headers['content-type'] === undefined ? 'no Content-Type' : `Content-Type ${JSON.stringify(req.headers['content-type'])}`;
-    throw new ApiError(415, 'unsupported_media_type', `the body must be JSON sent as Content-Type: application/json (got ${sent})`);
+    throw new ErrorAnswer(415, 'unsupported_media_type', `the body must be JSON sent as Content-Type: application/json (got ${sent})`);
   }
   return parseJsonObject(text, optional);
 }
 
-function tooLarge(): ApiError {
-  return new ApiError(413, 'payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`, {
+function tooLarge(): ErrorAnswer {
+  return new ErrorAnswer(413, 'payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`, {
     connection: 'close',
   });
 }
@@ -180,7 +180,7 @@ export function parseJsonObject(text: string, optional = false): Record<string, 
 /**
  * The sandbox's HTTP server around a request handler: every answer carries
  * the service's clock in its `Date` header (clients count "3 minutes ago" from
- * it, also when the clock was moved); an ApiError becomes its JSON answer, a
+ * it, also when the clock was moved); an ErrorAnswer becomes its JSON answer, a
  * client gone is let go, and any other error is a 500 that hides our
  * internals (its stack goes to stderr) while the server keeps serving. A
  * request node:http cannot even parse gets a JSON answer too, then the close.
@@ -193,13 +193,13 @@ export function serve(handle: (req: IncomingMessage, res: ServerResponse) => Pro
         res.destroy();
         return;
       }
-      if (error instanceof ApiError) {
-        sendApiError(res, error);
+      if (error instanceof ErrorAnswer) {
+        sendErrorAnswer(res, error);
         if (error.headers.connection === 'close') req.resume();
         return;
       }
       process.stderr.write(`whsvc sandbox: internal error on ${req.method} ${req.url}: ${(error as Error)?.stack ?? String(error)}\n`);
-      sendApiError(res, new ApiError(500, 'internal_error', 'the sandbox failed to handle this request'));
+      sendErrorAnswer(res, new ErrorAnswer(500, 'internal_error', 'the sandbox failed to handle this request'));
     });
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
@@ -242,7 +242,7 @@ export function requestTarget(req: IncomingMessage): { pathname: string; segment
   const pathname = target.split('?')[0]!;
   const query = new URLSearchParams(target.includes('?') ? target.slice(target.indexOf('?') + 1) : '');
   const repeated = [...query.keys()].find((key, index, keys) => keys.indexOf(key) !== index);
-  if (repeated !== undefined) throw new ApiError(400, 'invalid_parameter', `${repeated}: given more than once`);
+  if (repeated !== undefined) throw new ErrorAnswer(400, 'invalid_parameter', `${repeated}: given more than once`);
   let segments: string[];
   try {
     segments = pathname.split('/').slice(1).map(decodeURIComponent);

@@ -1,4 +1,4 @@
-import { ApiError } from './http.js';
+import { ErrorAnswer } from './http.js';
 
 /** A path pattern's segments: literals, and `:name` for a parameter. */
 type Pattern = string[];
@@ -38,11 +38,11 @@ export class Router<H> {
       const params = this.params(route.pattern, segments);
       return params ? [{ route, params }] : [];
     });
-    if (found.length === 0) throw new ApiError(404, 'not_found', `no such ${describe}`);
+    if (found.length === 0) throw new ErrorAnswer(404, 'not_found', `no such ${describe}`);
     const match = found.find((m) => m.route.method === method);
     if (!match) {
       const allow = [...new Set(found.map((m) => m.route.method))].join(', ');
-      throw new ApiError(405, 'method_not_allowed', `${method} is not allowed here; use ${allow}`, { allow });
+      throw new ErrorAnswer(405, 'method_not_allowed', `${method} is not allowed here; use ${allow}`, { allow });
     }
     return { handler: match.route.handler, params: match.params };
   }

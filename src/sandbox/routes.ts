@@ -3,7 +3,7 @@ import { EVENT_CATALOG, samplePayload } from './catalog.js';
 import { isManual, type Clock } from './clock.js';
 import type { Cursors } from './cursor.js';
 import type { Deliverer } from './deliverer.js';
-import { ApiError, badRequest, notFound, readJsonObject } from './http.js';
+import { ErrorAnswer, badRequest, notFound, readJsonObject } from './http.js';
 import { newId, newSecret } from './ids.js';
 import { DEMO_ACCOUNT, type Principal } from './auth.js';
 import { Router } from './router.js';
@@ -49,7 +49,7 @@ const WEBHOOK_FIELDS = {
   updated: ['id', 'url', 'events', 'active', 'updated_at'],
 } as const;
 
-const DELIVERY_FIELDS = {
+const ATTEMPT_FIELDS = {
   listed: ['id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id', 'next_attempt_at'],
   tested: ['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at', 'next_attempt_at', 'failure_reason'],
   retried: ['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id', 'next_attempt_at'],
@@ -76,9 +76,9 @@ function pick<T, K extends keyof T>(record: T, fields: readonly K[]): Pick<T, K>
 
 const webhookView = (fields: keyof typeof WEBHOOK_FIELDS) => (w: WebhookRecord) => pick(w, WEBHOOK_FIELDS[fields]);
 
-/** A delivery attempt as the interface names its fields: `attempts` is the attempt's number, `payload` the parsed body. */
-const deliveryView = (fields: keyof typeof DELIVERY_FIELDS) => {
-  const withPayload = (DELIVERY_FIELDS[fields] as readonly string[]).includes('payload');
+/** An attempt as the interface names its fields (its "delivery" object): `attempts` is the attempt's number, `payload` the parsed body. */
+const attemptView = (fields: keyof typeof ATTEMPT_FIELDS) => {
+  const withPayload = (ATTEMPT_FIELDS[fields] as readonly string[]).includes('payload');
   return (a: AttemptRecord) =>
     pick(
       {
@@ -90,7 +90,7 @@ const deliveryView = (fields: keyof typeof DELIVERY_FIELDS) => {
         // An integer, as the interface declares it: 0 when the endpoint gave no HTTP answer.
         response_code: a.response_code ?? 0,
       },
-      DELIVERY_FIELDS[fields],
+      ATTEMPT_FIELDS[fields],
     );
 };
 
@@ -183,10 +183,10 @@ export function deliveryRoutes({ store, deliverer, cursors }: RouteDeps) {
       const event = body.event === undefined ? 'invoice.paid' : validateEventType('event', body.event);
       const attempt = await deliverer.sendTest(webhook, event, samplePayload(event, new Date(ctx.now)));
       if (!attempt) throw notFound('webhook', webhook.id);
-      return { status: 200, body: deliveryView('tested')(attempt) };
+      return { status: 200, body: attemptView('tested')(attempt) };
     },
 
-    async deliveries(ctx: RouteContext): Promise<Reply> {
+    async attempts(ctx: RouteContext): Promise<Reply> {
       const limit = parseLimit(ctx.query.get('limit'));
       const status = parseStatusFilter(ctx.query.get('status'));
       const webhook = webhookOr404(store, ctx);
@@ -194,25 +194,25 @@ export function deliveryRoutes({ store, deliverer, cursors }: RouteDeps) {
       const cursor = ctx.query.get('cursor');
       const beforeSeq = cursor === null ? undefined : cursors.decode(list, cursor);
       const rows = store.listAttempts(webhook.id, { beforeSeq, status, limit: limit + 1 });
-      return { status: 200, body: cursors.page(rows, limit, list, deliveryView('listed')) };
+      return { status: 200, body: cursors.page(rows, limit, list, attemptView('listed')) };
     },
 
-    async delivery(ctx: RouteContext): Promise<Reply> {
-      return { status: 200, body: deliveryView('retrieved')(attemptOr404(store, ctx)) };
+    async attempt(ctx: RouteContext): Promise<Reply> {
+      return { status: 200, body: attemptView('retrieved')(attemptOr404(store, ctx)) };
     },
 
     async retry(ctx: RouteContext): Promise<Reply> {
       const attempt = attemptOr404(store, ctx);
       const retried = await deliverer.retry(attempt.delivery_id, attempt.id);
       if (retried === 'already_delivered') {
-        throw new ApiError(
+        throw new ErrorAnswer(
           409,
           'already_delivered',
           `delivery ${attempt.delivery_id} was delivered (by this attempt or a later one); only a failed or pending delivery is retried`,
         );
       }
       if (!retried) throw notFound('delivery', attempt.id);
-      return { status: 200, body: deliveryView('retried')(retried) };
+      return { status: 200, body: attemptView('retried')(retried) };
     },
   };
 }
@@ -236,26 +236,30 @@ export function clockRoutes({ store, deliverer, clock, onMoved }: { store: Store
     async move(ctx: RouteContext): Promise<Reply> {
       const body = await readJsonObject(ctx.req);
       if (!isManual(clock)) {
-        throw new ApiError(409, 'clock_not_manual', 'the sandbox runs on the wall clock; start it with `whsvc sandbox start --clock manual` to move its time');
+        throw new ErrorAnswer(
+          409,
+          'clock_not_manual',
+          'the sandbox runs on the wall clock; start it with `whsvc sandbox start --clock manual` to move its time',
+        );
       }
       rejectUnknownFields(body, ['advance_ms', 'to']);
       let targetFrom: (now: number) => number;
       if (body.advance_ms !== undefined && body.to === undefined) {
         if (!Number.isSafeInteger(body.advance_ms) || (body.advance_ms as number) < 0 || (body.advance_ms as number) > MAX_JUMP_MS) {
-          throw new ApiError(400, 'invalid_field', `the time to move by must be an integer of milliseconds from 0 to ${MAX_JUMP_MS}`);
+          throw new ErrorAnswer(400, 'invalid_field', `the time to move by must be an integer of milliseconds from 0 to ${MAX_JUMP_MS}`);
         }
         targetFrom = (now) => now + (body.advance_ms as number);
       } else if (body.to !== undefined && body.advance_ms === undefined) {
         const to = typeof body.to === 'string' && /^\d{4}-\d\d-\d\dT/.test(body.to) ? Date.parse(body.to) : NaN;
-        if (Number.isNaN(to)) throw new ApiError(400, 'invalid_field', 'the time to move to must be an ISO 8601 time, such as 2030-01-01T00:00:00Z');
+        if (Number.isNaN(to)) throw new ErrorAnswer(400, 'invalid_field', 'the time to move to must be an ISO 8601 time, such as 2030-01-01T00:00:00Z');
         // Checked against the clock as it stands when this move's turn comes (after any jump under way).
         targetFrom = (now) => {
-          if (to < now) throw new ApiError(400, 'invalid_field', `the clock only moves forward; it is ${new Date(now).toISOString()}`);
-          if (to - now > MAX_JUMP_MS) throw new ApiError(400, 'invalid_field', 'the clock moves at most ten years ahead at once');
+          if (to < now) throw new ErrorAnswer(400, 'invalid_field', `the clock only moves forward; it is ${new Date(now).toISOString()}`);
+          if (to - now > MAX_JUMP_MS) throw new ErrorAnswer(400, 'invalid_field', 'the clock moves at most ten years ahead at once');
           return to;
         };
       } else {
-        throw new ApiError(400, 'invalid_field', 'give advance_ms (milliseconds) or to (an ISO 8601 time), one of them');
+        throw new ErrorAnswer(400, 'invalid_field', 'give advance_ms (milliseconds) or to (an ISO 8601 time), one of them');
       }
       let from = clock.now();
       const sent = await deliverer.advance(
@@ -327,13 +331,13 @@ export function apiRouter(
     .add('GET', 'v1/webhooks', read(api.list))
     .add('POST', 'v1/webhooks', write(api.create))
     .add('GET', 'v1/webhooks/webhook-events', read(api.events))
-    .add('GET', 'v1/webhooks/webhook-deliveries/:id', read(log.delivery))
+    .add('GET', 'v1/webhooks/webhook-deliveries/:id', read(log.attempt))
     .add('POST', 'v1/webhooks/webhook-deliveries/:id/retry', write(log.retry))
     .add('GET', 'v1/webhooks/:id', read(api.get))
     .add('PATCH', 'v1/webhooks/:id', write(api.update))
     .add('DELETE', 'v1/webhooks/:id', write(api.remove))
     .add('POST', 'v1/webhooks/:id/test', write(log.test))
-    .add('GET', 'v1/webhooks/:id/deliveries', read(log.deliveries))
+    .add('GET', 'v1/webhooks/:id/deliveries', read(log.attempts))
     .add('GET', '_sandbox/clock', read(clockApi.show))
     .add('POST', '_sandbox/clock', write(clockApi.move));
 }

@@ -6,7 +6,7 @@ import { authenticate, handleTokenRequest, seedClients } from './auth.js';
 import { isManual, systemClock, type Clock } from './clock.js';
 import { Cursors } from './cursor.js';
 import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from './deliverer.js';
-import { ApiError, requestTarget, sendEmpty, sendJson, serve } from './http.js';
+import { ErrorAnswer, requestTarget, sendEmpty, sendJson, serve } from './http.js';
 import { createInspector, type Inspector } from './inspector/routes.js';
 import { apiRouter, clockRoutes, deliveryRoutes, eventTrigger, webhookRoutes } from './routes.js';
 import { RateLimiter } from './rate-limit.js';
@@ -168,11 +168,11 @@ function requestHandler(parts: {
     // The inspector: its page at the base address, its routes under /_sandbox/inspector/.
     if (pathname === '/' || inspector.owns(path)) return inspector.handle(req, res, pathname === '/' ? '' : path, query);
     if (path === 'v1/oauth/token') {
-      if (method !== 'POST') throw new ApiError(405, 'method_not_allowed', 'use POST', { allow: 'POST' });
+      if (method !== 'POST') throw new ErrorAnswer(405, 'method_not_allowed', 'use POST', { allow: 'POST' });
       return handleTokenRequest(req, res, store, tokenTtlSeconds, clock.now());
     }
     if (path === '_sandbox/events') {
-      if (method !== 'POST') throw new ApiError(405, 'method_not_allowed', 'use POST', { allow: 'POST' });
+      if (method !== 'POST') throw new ErrorAnswer(405, 'method_not_allowed', 'use POST', { allow: 'POST' });
       // It needs no token: on loopback, at least no page that rebound its name to 127.0.0.1 may make events occur.
       inspector.checkLoopbackHost(req);
       const reply = await triggerEvent(req);

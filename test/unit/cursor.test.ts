@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Cursors } from '../../src/sandbox/cursor.js';
-import { ApiError } from '../../src/sandbox/http.js';
+import { ErrorAnswer } from '../../src/sandbox/http.js';
 
 const KEY = 'cursor-key-for-unit-tests';
 const LIST = 'deliveries:wh_0123456789abcdef01234567';
@@ -17,11 +17,11 @@ function decodeError(cursors: Cursors, list: string, cursor: string): unknown {
 
 function expectInvalidCursor(cursors: Cursors, list: string, cursor: string): void {
   const error = decodeError(cursors, list, cursor);
-  expect(error).toBeInstanceOf(ApiError);
-  const apiError = error as ApiError;
-  expect(apiError.status).toBe(400);
-  expect(apiError.code).toBe('invalid_cursor');
-  expect(apiError.message).toMatch(/cursor/);
+  expect(error).toBeInstanceOf(ErrorAnswer);
+  const refusal = error as ErrorAnswer;
+  expect(refusal.status).toBe(400);
+  expect(refusal.code).toBe('invalid_cursor');
+  expect(refusal.message).toMatch(/cursor/);
 }
 
 /** A cursor carrying the given text, with no valid MAC unless the text has one. */
@@ -80,7 +80,7 @@ describe('Cursors', () => {
       const changed = `${cursor.slice(0, i)}${replacement}${cursor.slice(i + 1)}`;
       const error = decodeError(cursors, LIST, changed);
       // Changing the last character may only touch base64 padding bits and decode the same.
-      if (error instanceof ApiError) {
+      if (error instanceof ErrorAnswer) {
         expect(error.code).toBe('invalid_cursor');
         refused += 1;
       } else {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/sandbox/rate-limit.js';
-import { ApiError } from '../../src/sandbox/http.js';
+import { ErrorAnswer } from '../../src/sandbox/http.js';
 
 describe('RateLimiter', () => {
   it('lets N requests of a client through in a second, refuses the next with 429 and Retry-After, and starts again the next second', () => {
@@ -14,9 +14,9 @@ describe('RateLimiter', () => {
     } catch (error) {
       refused = error;
     }
-    expect(refused).toBeInstanceOf(ApiError);
-    expect((refused as ApiError).status).toBe(429);
-    expect((refused as ApiError).headers['retry-after']).toBe('1');
+    expect(refused).toBeInstanceOf(ErrorAnswer);
+    expect((refused as ErrorAnswer).status).toBe(429);
+    expect((refused as ErrorAnswer).headers['retry-after']).toBe('1');
     now = 11_000;
     expect(() => limiter.take('a')).not.toThrow();
   });

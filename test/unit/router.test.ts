@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiError } from '../../src/sandbox/http.js';
+import type { ErrorAnswer } from '../../src/sandbox/http.js';
 import { Router } from '../../src/sandbox/router.js';
 
 const router = new Router<string>(new Set(['webhook-events']))
@@ -11,7 +11,7 @@ const failure = (run: () => unknown) => {
   try {
     run();
   } catch (error) {
-    return error as ApiError;
+    return error as ErrorAnswer;
   }
   throw new Error('no error');
 };

@@ -1,4 +1,5 @@
 import { Argument, Command } from '@commander-js/extra-typings';
+import { getAttempt, getWebhook } from '../../api/endpoints.js';
 import { ApiError } from '../../api/errors.js';
 import { answeredStatus, attemptsOf, deliveryKey } from '../../api/log.js';
 import type { Attempt, Webhook } from '../../api/shapes.js';
@@ -70,15 +71,12 @@ type Facts = Awaited<ReturnType<typeof gather>>;
 
 async function gather(options: DiagnoseOptions, deps: CommandDeps) {
   const secret = options.secretFile === undefined ? undefined : requiredSecret({ secretFile: options.secretFile }, deps.env);
-  const asked = await deps.api.json<Attempt>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(options.id)}`, { expect: 'delivery' });
+  const asked = await getAttempt(deps.api, options.id);
   const key = deliveryKey(asked);
   const webhook = asked.webhook_id === undefined ? undefined : await webhookOf(deps, asked.webhook_id);
   const attempts = asked.webhook_id === undefined ? [asked] : await attemptsOfDelivery(deps, asked.webhook_id, key, asked);
   const newest = attempts[attempts.length - 1]!;
-  const latest =
-    newest.id === asked.id
-      ? asked
-      : await deps.api.json<Attempt>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(newest.id)}`, { expect: 'delivery' });
+  const latest = newest.id === asked.id ? asked : await getAttempt(deps.api, newest.id);
   const delivered = attempts.some((a) => a.status === 'delivered');
   const body = asked.payload === undefined ? undefined : JSON.stringify(asked.payload);
   const signatureCheck =
@@ -195,7 +193,7 @@ function printFacts(
 
 async function webhookOf(deps: CommandDeps, id: string): Promise<Webhook | undefined> {
   try {
-    return await deps.api.json<Webhook>('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' });
+    return await getWebhook(deps.api, id);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return undefined;
     throw error;

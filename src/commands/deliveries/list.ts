@@ -1,11 +1,12 @@
-import type { Attempt, Page } from '../../api/shapes.js';
+import type { Attempt } from '../../api/shapes.js';
+import { listAttempts } from '../../api/endpoints.js';
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { integerIn, oneOf, resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { writePages } from '../../cli/output.js';
-import { deliveryTable } from './shared/view.js';
+import { attemptTable } from './shared/view.js';
 
 export const command = () =>
   new Command('list')
@@ -30,12 +31,8 @@ export async function run(options: DeliveriesListOptions, deps: CommandDeps): Pr
   await writePages<Attempt>(deps, {
     all: options.all,
     firstCursor: options.cursor,
-    fetchPage: (cursor) =>
-      deps.api.json<Page<Attempt>>('GET', `/v1/webhooks/${encodeURIComponent(options.webhookId)}/deliveries`, {
-        query: { limit: options.limit, cursor, status: options.status },
-        expect: 'page',
-      }),
-    renderPage: (items, table) => deliveryTable(items, deps.colors, deps.serviceNow(), table),
+    fetchPage: (cursor) => listAttempts(deps.api, options.webhookId, { limit: options.limit, cursor, status: options.status }),
+    renderPage: (items, table) => attemptTable(items, deps.colors, deps.serviceNow(), table),
     empty: 'No deliveries.\n',
     nextCommand: (cursor) =>
       [

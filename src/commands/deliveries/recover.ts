@@ -1,4 +1,5 @@
 import type { Attempt } from '../../api/shapes.js';
+import { askServiceNow, getWebhook } from '../../api/endpoints.js';
 import { Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -132,10 +133,10 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
   if (sameKind && boundAt(options.since!, 0) > boundAt(options.until!, 0)) throw emptyWindow();
   if (options.events.length > 0) await checkEventTypes(deps, options.events, '--event');
   // Each webhook named must exist before anything is listed or sent (an unknown one is exit 5, nothing done).
-  for (const id of options.webhooks) await deps.api.json('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' });
+  for (const id of options.webhooks) await getWebhook(deps.api, id);
   // A window counted back from now is counted on the service's clock, as the times in its log are.
   const countsBack = [options.since, options.until].some((bound) => bound !== undefined && 'ago' in bound);
-  const now = countsBack ? await deps.api.askServiceNow() : deps.serviceNow();
+  const now = countsBack ? await askServiceNow(deps.api) : deps.serviceNow();
   const since = options.since && boundAt(options.since, now);
   const until = options.until && boundAt(options.until, now);
   if (since !== undefined && until !== undefined && since > until) throw emptyWindow();

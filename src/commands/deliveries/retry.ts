@@ -1,4 +1,4 @@
-import type { Attempt } from '../../api/shapes.js';
+import { retryDelivery } from '../../api/endpoints.js';
 import { Argument, Command } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -27,7 +27,7 @@ export interface RetryOptions {
 export async function run(options: RetryOptions, deps: CommandDeps): Promise<number> {
   const ids = [...new Set(options.ids)];
   if (ids.length === 1) {
-    const attempt = await deps.api.json<Attempt>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(ids[0]!)}/retry`, { expect: 'delivery' });
+    const attempt = await retryDelivery(deps.api, ids[0]!);
     return reportSentAttempt(deps, attempt, 'retry');
   }
   const stop = options.stop?.();

@@ -1,11 +1,11 @@
-import type { Attempt } from '../../api/shapes.js';
+import { getAttempt } from '../../api/endpoints.js';
 import { Argument, Command } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
-import { deliveryBlock } from './shared/view.js';
+import { attemptBlock } from './shared/view.js';
 
 export const command = () =>
   new Command('show')
@@ -15,8 +15,8 @@ export const command = () =>
     .action(apiAction((deps, id) => run({ id }, deps)));
 
 export async function run(options: { id: string }, deps: CommandDeps): Promise<number> {
-  const delivery = await deps.api.json<Attempt>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(options.id)}`, { expect: 'delivery' });
-  if (deps.json) printJson(deps, delivery);
-  else deps.stdout.write(deliveryBlock(delivery, deps.colors, deps.serviceNow()));
+  const attempt = await getAttempt(deps.api, options.id);
+  if (deps.json) printJson(deps, attempt);
+  else deps.stdout.write(attemptBlock(attempt, deps.colors, deps.serviceNow()));
   return 0;
 }

@@ -1,4 +1,5 @@
-import type { Attempt, Webhook } from '../../api/shapes.js';
+import type { Attempt } from '../../api/shapes.js';
+import { askServiceNow, getWebhook } from '../../api/endpoints.js';
 import { Command, InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import { action } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -290,12 +291,12 @@ async function drainQueue(queue: ForwardQueue, stopRequested: () => boolean, sav
 async function startFollower(options: TailOptions, deps: TailDeps, checkpoint: Checkpoint | undefined, note: (text: string) => void): Promise<Follower> {
   const named = new Map<string, string | undefined>();
   for (const id of options.webhookIds ?? []) {
-    const webhook = await deps.api.json<Webhook>('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' });
+    const webhook = await getWebhook(deps.api, id);
     named.set(id, webhook.created_at);
   }
 
   // --since 2h is counted back from the service's now, as the times in its log are.
-  const since = options.since && boundAt(options.since, 'ago' in options.since ? await deps.api.askServiceNow() : 0);
+  const since = options.since && boundAt(options.since, 'ago' in options.since ? await askServiceNow(deps.api) : 0);
   const initialStart: StartAt = since !== undefined ? { kind: 'since', at: since } : { kind: 'now' };
   const fromCheckpoint = (webhook: { id: string; created_at?: string | undefined }): StartAt | undefined => {
     if (!checkpoint) return undefined;

@@ -1,4 +1,5 @@
 import type { EventType } from '../../api/shapes.js';
+import { listEventTypes } from '../../api/endpoints.js';
 import { Command } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -15,7 +16,7 @@ export const command = () =>
 
 export async function run(_options: object, deps: CommandDeps): Promise<number> {
   if (deps.json) {
-    printJson(deps, await deps.api.json('GET', '/v1/webhooks/webhook-events'));
+    printJson(deps, await listEventTypes(deps.api));
     return 0;
   }
   const catalog = await fetchCatalog(deps);

@@ -1,4 +1,4 @@
-import type { Attempt, Webhook } from '../../api/shapes.js';
+import { getWebhook, sendTestEvent } from '../../api/endpoints.js';
 import { Argument, Command } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -17,20 +17,16 @@ export const command = () =>
     .action(apiAction((deps, webhookId, o) => run({ webhookId, event: o.event }, deps)));
 
 export async function run(options: { webhookId: string; event?: string | undefined }, deps: CommandDeps): Promise<number> {
-  const path = `/v1/webhooks/${encodeURIComponent(options.webhookId)}`;
   if (options.event) {
     await checkEventTypes(deps, [options.event], '--event');
     // The test send goes out all the same; the real events of that type will not, which is worth knowing.
-    const webhook = await deps.api.json<Webhook>('GET', path, { expect: 'webhook' });
+    const webhook = await getWebhook(deps.api, options.webhookId);
     if (Array.isArray(webhook.events) && !webhook.events.includes(options.event)) {
       deps.stderr.write(
         `whsvc: webhook ${sanitize(options.webhookId)} is not subscribed to ${options.event}: this test is sent to it, real ${options.event} events are not (add it with \`whsvc webhooks update ${sanitize(options.webhookId)} --add-events ${options.event}\`)\n`,
       );
     }
   }
-  const delivery = await deps.api.json<Attempt>('POST', `${path}/test`, {
-    body: options.event ? { event: options.event } : {},
-    expect: 'delivery',
-  });
-  return reportSentAttempt(deps, delivery, 'test event', true);
+  const attempt = await sendTestEvent(deps.api, options.webhookId, options.event);
+  return reportSentAttempt(deps, attempt, 'test event', true);
 }

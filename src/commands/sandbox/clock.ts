@@ -1,4 +1,5 @@
 import { Argument, Command } from '@commander-js/extra-typings';
+import { moveSandboxClock, sandboxClock } from '../../api/endpoints.js';
 import { addVerbs, apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { duration } from '../../cli/parse.js';
@@ -35,36 +36,18 @@ export interface ClockOptions {
   to?: string | undefined;
 }
 
-interface Due {
-  delivery_id: string;
-  webhook_id: string;
-  event: string;
-  attempt: number;
-  due_at: string;
-}
-
-interface ClockState {
-  clock?: 'manual' | 'wall';
-  now: string;
-  from?: string;
-  sent?: number;
-  delivered?: number;
-  failed?: number;
-  due: Due[];
-}
-
 /** `sandbox clock [advance D | set T]`: the sandbox's time (/_sandbox/clock), and the attempts due next. */
 export async function run(options: ClockOptions, deps: CommandDeps): Promise<number> {
-  let body: Record<string, unknown> | undefined;
-  if (options.action === 'advance') body = { advance_ms: options.ms };
+  let move: Parameters<typeof moveSandboxClock>[1] | undefined;
+  if (options.action === 'advance') move = { advance_ms: options.ms };
   if (options.action === 'set') {
     const to = Date.parse(options.to ?? '');
     if (!/^\d{4}-\d\d-\d\dT/.test(options.to ?? '') || Number.isNaN(to)) {
       throw usageError(`${JSON.stringify(options.to)} is not an ISO 8601 time`, 'for example: whsvc sandbox clock set 2030-01-01T00:00:00Z');
     }
-    body = { to: new Date(to).toISOString() };
+    move = { to: new Date(to).toISOString() };
   }
-  const state = body ? await deps.api.json<ClockState>('POST', '/_sandbox/clock', { body }) : await deps.api.json<ClockState>('GET', '/_sandbox/clock');
+  const state = move ? await moveSandboxClock(deps.api, move) : await sandboxClock(deps.api);
   if (deps.json) {
     printJson(deps, state);
     return 0;

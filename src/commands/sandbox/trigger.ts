@@ -10,6 +10,8 @@ import { EVENT_TYPES } from '../../sandbox/catalog.js';
 import { describeErrorBody } from '../../api/errors.js';
 import { TransportError } from '../../net.js';
 import type { Transport, TransportResponse } from '../../api/transport.js';
+import { triggerEvent } from '../../api/endpoints.js';
+import type { TriggeredEvent } from '../../api/shapes.js';
 import { sanitize } from '../../render/text.js';
 
 export const command = () =>
@@ -31,12 +33,6 @@ export interface SandboxTriggerOptions {
   json: boolean;
 }
 
-interface TriggerResponse {
-  id: string;
-  type: string;
-  deliveries: string[];
-}
-
 export async function run(options: SandboxTriggerOptions, deps: Io & { transport: Transport }): Promise<number> {
   if (!EVENT_TYPES.includes(options.eventType)) {
     throw usageError(notOneOf('event type', options.eventType, EVENT_TYPES));
@@ -50,21 +46,16 @@ export async function run(options: SandboxTriggerOptions, deps: Io & { transport
     }
     if (typeof data !== 'object' || data === null || Array.isArray(data)) throw usageError('--data must be a JSON object');
   }
-  let url: URL;
+  let url: URL | undefined;
   try {
-    url = new URL('/_sandbox/events', options.baseUrl);
+    url = new URL(options.baseUrl);
   } catch {
-    throw usageError(`--base-url ${JSON.stringify(options.baseUrl)} is not a URL`);
+    url = undefined;
   }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw usageError(`--base-url ${JSON.stringify(options.baseUrl)} is not an http(s) URL`);
   let response: TransportResponse;
   try {
-    response = await deps.transport({
-      method: 'POST',
-      url,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ type: options.eventType, ...(data === undefined ? {} : { data }) }),
-      timeoutMs: 30_000,
-    });
+    response = await triggerEvent(deps.transport, url, { type: options.eventType, data });
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
     throw new CliError(`cannot connect to ${url.host}: ${error.message}`, 1, unreachableHint(url.host));
@@ -78,7 +69,7 @@ export async function run(options: SandboxTriggerOptions, deps: Io & { transport
     deps.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     return 0;
   }
-  const result = JSON.parse(text) as TriggerResponse;
+  const result = JSON.parse(text) as TriggeredEvent;
   const count = result.deliveries.length;
   deps.stdout.write(
     `Triggered ${sanitize(result.type)} (${sanitize(result.id)}): ${count === 0 ? 'no active webhook is subscribed to it' : `${count} deliver${count === 1 ? 'y' : 'ies'} pending`}\n`,

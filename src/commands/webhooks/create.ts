@@ -1,4 +1,5 @@
 import type { Webhook } from '../../api/shapes.js';
+import { createWebhook, deleteWebhook } from '../../api/endpoints.js';
 import { Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -56,7 +57,7 @@ async function undoCreate(deps: CommandDeps, id: string, path: string, error: un
   }
   const why = `cannot write the signing secret to ${path}: ${failureReason(error)}`;
   try {
-    await deps.api.call('DELETE', `/v1/webhooks/${encodeURIComponent(id)}`);
+    await deleteWebhook(deps.api, id);
   } catch (deleteError) {
     return new CliError(
       `${why}; webhook ${id} was created and could not be deleted again (${(deleteError as Error).message})`,
@@ -129,10 +130,7 @@ async function postWebhook(
   });
   let webhook: Webhook;
   try {
-    webhook = await deps.api.json<Webhook>('POST', '/v1/webhooks', {
-      body: { url: wanted.url, events: wanted.events, ...(wanted.inactive ? { active: false } : {}) },
-      expect: 'webhook',
-    });
+    webhook = await createWebhook(deps.api, { url: wanted.url, events: wanted.events, ...(wanted.inactive ? { active: false } : {}) });
   } catch (error) {
     discard();
     if (error instanceof NetworkError && error.mayHaveActed) {

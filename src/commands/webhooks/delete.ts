@@ -1,4 +1,5 @@
 import { Argument, Command } from '@commander-js/extra-typings';
+import { deleteWebhook, getWebhook } from '../../api/endpoints.js';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { resourceId } from '../../cli/parse.js';
@@ -19,12 +20,12 @@ export async function run(options: { id: string; yes: boolean }, deps: CommandDe
   if (!options.yes) {
     if (!deps.canPrompt) throw usageError(`deleting needs confirmation: pass --yes (${NO_PROMPT})`);
     // Name what goes by its URL, which people know it by, not only its id.
-    const webhook = await deps.api.json<{ url?: unknown }>('GET', `/v1/webhooks/${encodeURIComponent(options.id)}`, { expect: 'webhook' });
+    const webhook: { url?: unknown } = await getWebhook(deps.api, options.id);
     const url = typeof webhook.url === 'string' ? ` (${sanitize(webhook.url)})` : '';
     const sure = await deps.prompter.confirm(`Delete webhook ${options.id}${url}? Its deliveries stop at once and its secret is revoked.`, false);
     if (!sure) throw new CliError('not deleted', ExitCode.failure);
   }
-  await deps.api.call('DELETE', `/v1/webhooks/${encodeURIComponent(options.id)}`);
+  await deleteWebhook(deps.api, options.id);
   if (deps.json) printJson(deps, { id: options.id, deleted: true });
   else deps.stdout.write(`Deleted webhook ${options.id}\n`);
   return 0;

@@ -1,4 +1,4 @@
-import type { Webhook } from '../../api/shapes.js';
+import { getWebhook } from '../../api/endpoints.js';
 import { Argument, Command } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -15,7 +15,7 @@ export const command = () =>
     .action(apiAction((deps, id) => run({ id }, deps)));
 
 export async function run(options: { id: string }, deps: CommandDeps): Promise<number> {
-  const webhook = await deps.api.json<Webhook>('GET', `/v1/webhooks/${encodeURIComponent(options.id)}`, { expect: 'webhook' });
+  const webhook = await getWebhook(deps.api, options.id);
   if (deps.json) printJson(deps, webhook);
   else deps.stdout.write(webhookBlock(webhook, deps.colors, deps.serviceNow()));
   return 0;

@@ -1,4 +1,5 @@
 import type { Attempt, Webhook } from '../../api/shapes.js';
+import { getWebhook } from '../../api/endpoints.js';
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -173,7 +174,7 @@ async function* webhooksOf(api: ApiClient, ids: string[]): AsyncGenerator<Webhoo
   if (ids.length === 0) return yield* allWebhooks(api);
   const distinct = [...new Set(ids)];
   const found: Webhook[] = [];
-  for (const id of distinct) found.push(await api.json<Webhook>('GET', `/v1/webhooks/${encodeURIComponent(id)}`, { expect: 'webhook' }));
+  for (const id of distinct) found.push(await getWebhook(api, id));
   yield* found;
 }
 

@@ -1,4 +1,5 @@
-import type { Page, Webhook } from '../../api/shapes.js';
+import type { Webhook } from '../../api/shapes.js';
+import { listWebhooks } from '../../api/endpoints.js';
 import { Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -32,8 +33,7 @@ export async function run(options: ListOptions, deps: CommandDeps): Promise<numb
   await writePages<Webhook>(deps, {
     all: options.all,
     firstCursor: options.cursor,
-    fetchPage: (cursor) =>
-      deps.api.json<Page<Webhook>>('GET', '/v1/webhooks', { query: { limit: options.limit, cursor, active: options.active }, expect: 'page' }),
+    fetchPage: (cursor) => listWebhooks(deps.api, { limit: options.limit, cursor, active: options.active }),
     renderPage: (items, table) => webhookTable(items, deps.colors, deps.serviceNow(), table),
     empty: 'No webhooks. Create one with: whsvc webhooks create --url URL --events TYPE\n',
     nextCommand: (cursor) =>

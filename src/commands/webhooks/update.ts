@@ -1,4 +1,4 @@
-import type { Webhook } from '../../api/shapes.js';
+import { getWebhook, updateWebhook } from '../../api/endpoints.js';
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -58,11 +58,9 @@ export async function run(options: UpdateOptions, deps: CommandDeps): Promise<nu
   ] as const) {
     if (types && types.length > 0) await checkEventTypes(deps, types, flag);
   }
-  const path = `/v1/webhooks/${encodeURIComponent(id)}`;
-
   let newEvents = events;
   if (addEvents !== undefined || removeEvents !== undefined) {
-    const current = await deps.api.json<Webhook>('GET', path, { expect: 'webhook' });
+    const current = await getWebhook(deps.api, id);
     // What changes nothing is said, not done silently: a typo in a script shows up here.
     const already = (addEvents ?? []).filter((e) => current.events.includes(e));
     const absent = (removeEvents ?? []).filter((e) => !current.events.includes(e));
@@ -77,7 +75,7 @@ export async function run(options: UpdateOptions, deps: CommandDeps): Promise<nu
     ...(newEvents === undefined ? {} : { events: newEvents }),
     ...(active === undefined ? {} : { active }),
   };
-  const updated = await deps.api.json<Webhook>('PATCH', path, { body, expect: 'webhook' });
+  const updated = await updateWebhook(deps.api, id, body);
   if (deps.json) printJson(deps, updated);
   else deps.stdout.write(webhookBlock(updated, deps.colors, deps.serviceNow()));
   return 0;

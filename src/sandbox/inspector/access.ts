@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApiError } from '../http.js';
+import { ErrorAnswer } from '../http.js';
 import { isLoopbackHost } from '../../net.js';
 import { sameSecret } from '../../signing/signature.js';
 
@@ -39,7 +39,7 @@ export class InspectorAccess {
     if (this.token !== undefined) return;
     const host = req.headers.host;
     if (host !== undefined && !isLoopbackHost(hostName(host))) {
-      throw new ApiError(
+      throw new ErrorAnswer(
         403,
         'forbidden_host',
         'on loopback the sandbox answers this only at a loopback address (127.0.0.1, localhost): use the address `whsvc sandbox start` printed',
@@ -55,7 +55,7 @@ export class InspectorAccess {
     }
     const given = query.get('token') ?? cookieValue(req.headers.cookie, this.cookieName) ?? req.headers['x-whsvc-inspector-token'];
     if (typeof given !== 'string' || !sameSecret(given, this.token)) {
-      throw new ApiError(
+      throw new ErrorAnswer(
         401,
         'inspector_token_required',
         'this sandbox listens on a network address: the inspector needs the token `whsvc sandbox start` printed (open the inspector address it printed, with ?token=…)',
@@ -73,7 +73,7 @@ export class InspectorAccess {
     } catch {
       host = undefined;
     }
-    if (host !== req.headers.host) throw new ApiError(403, 'cross_origin', 'the inspector takes actions only from its own page');
+    if (host !== req.headers.host) throw new ErrorAnswer(403, 'cross_origin', 'the inspector takes actions only from its own page');
   }
 }
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError } from '../http.js';
+import { ErrorAnswer } from '../http.js';
 import type { InspectorAccess } from './access.js';
 import { checkQuery } from './query.js';
 
@@ -26,7 +26,7 @@ export class PageFiles {
     try {
       this.access.check(req, query);
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 401) throw error;
+      if (!(error instanceof ErrorAnswer) || error.status !== 401) throw error;
       const text = `<!doctype html><meta charset="utf-8"><title>whsvc sandbox inspector</title>
 <p>This sandbox listens on a network address, so its inspector needs the token that <code>whsvc sandbox start</code> printed.
 Open the inspector address it printed (it ends in <code>/?token=…</code>).</p>\n`;

@@ -5,7 +5,7 @@ import { samplePayload } from '../catalog.js';
 import type { Clock } from '../clock.js';
 import type { Cursors } from '../cursor.js';
 import type { Deliverer, DeliveryPolicy } from '../deliverer.js';
-import { ApiError, notFound, readJsonObject, sendJson } from '../http.js';
+import { ErrorAnswer, notFound, readJsonObject, sendJson } from '../http.js';
 import { Router } from '../router.js';
 import type { Reply, RouteContext } from '../routes.js';
 import type { Store } from '../store.js';
@@ -143,7 +143,7 @@ export function createInspector(deps: InspectorDeps): Inspector {
     async handle(req, res, path, query) {
       const method = req.method ?? 'GET';
       if (path === '') {
-        if (method !== 'GET') throw new ApiError(405, 'method_not_allowed', `${method} is not allowed here; use GET`, { allow: 'GET' });
+        if (method !== 'GET') throw new ErrorAnswer(405, 'method_not_allowed', `${method} is not allowed here; use GET`, { allow: 'GET' });
         return pages.page(req, res, query);
       }
       access.check(req, query);
@@ -163,7 +163,7 @@ async function retry({ deliverer }: InspectorDeps, views: InspectorViews, req: I
   const latest = found.attempts[found.attempts.length - 1]?.id ?? found.id;
   const retried = await deliverer.retry(found.id, latest);
   if (retried === 'already_delivered') {
-    throw new ApiError(409, 'already_delivered', `delivery ${found.id} was delivered; only a failed or pending delivery is retried`);
+    throw new ErrorAnswer(409, 'already_delivered', `delivery ${found.id} was delivered; only a failed or pending delivery is retried`);
   }
   if (!retried) throw notFound('delivery', id);
   return {

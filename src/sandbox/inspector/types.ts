@@ -96,8 +96,3 @@ export interface InspectorChange {
   changes: number;
   now: string;
 }
-
-/** Every error answer: the sandbox's usual shape. */
-export interface InspectorError {
-  error: { code: string; message: string };
-}

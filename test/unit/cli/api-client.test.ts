@@ -394,7 +394,7 @@ describe('ApiClient: --debug', () => {
 describe('ApiClient: answers of an unexpected shape', () => {
   it.each([
     ['webhook', { data: [] }, /not a webhook \(an object with an id\)/],
-    ['delivery', [1, 2], /not a delivery/],
+    ['attempt', [1, 2], /not an attempt/],
     ['page', { data: 'x' }, /not a page \(an object with a data array\)/],
     ['catalog', null, /not the event catalog/],
   ] as const)('expecting a %s, %j is an ApiError naming the request, not a crash later', async (shape, body, message) => {

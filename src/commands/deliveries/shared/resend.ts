@@ -1,4 +1,5 @@
 import type { Attempt } from '../../../api/shapes.js';
+import { retryDelivery } from '../../../api/endpoints.js';
 import { Option } from '@commander-js/extra-typings';
 import { integerIn } from '../../../cli/parse.js';
 import { ApiError, AuthError, NetworkError, RequestStopped } from '../../../api/errors.js';
@@ -11,7 +12,10 @@ import { ExitCode } from '../../../cli/errors.js';
 import { stdoutWasClosed } from '../../../cli/interrupt.js';
 
 /** Sends in flight at once in a bulk re-send (retry of several ids, recover); the maximum keeps one run from flooding the service. */
-export const concurrencyOption = () => new Option('--concurrency <n>', 're-sends in flight at once, 1 to 32').default(8).argParser(integerIn(1, 32));
+const DEFAULT_CONCURRENCY = 8;
+const MAX_CONCURRENCY = 32;
+export const concurrencyOption = () =>
+  new Option('--concurrency <n>', `re-sends in flight at once, 1 to ${MAX_CONCURRENCY}`).default(DEFAULT_CONCURRENCY).argParser(integerIn(1, MAX_CONCURRENCY));
 
 /** An attempt to re-send: the newest attempt of a failed (or pending) delivery. */
 export interface ResendTarget {
@@ -41,8 +45,6 @@ export interface Tally {
   errors: number;
 }
 
-export const DEFAULT_CONCURRENCY = 8;
-export const MAX_CONCURRENCY = 32;
 /** Targets read ahead of the workers: the log walk runs ahead of the sends, in bounded memory. */
 const READ_AHEAD = 64;
 /** A bulk retry must get through a rate limit: each request waits out this many 429s before it counts as an error. */
@@ -53,10 +55,7 @@ const SHOWN_FAILING = 10;
 /** Sends one retry and says what came of it; only what stops the whole run (credentials, permission) is thrown. */
 async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget, stop: AbortSignal | undefined): Promise<ResendResult | undefined> {
   try {
-    const attempt = await deps.api.json<Attempt>('POST', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(target.attemptId)}/retry`, {
-      expect: 'delivery',
-      stop,
-    });
+    const attempt = await retryDelivery(deps.api, target.attemptId, { stop });
     const outcome: Outcome = attempt.status === 'delivered' ? 'delivered' : attempt.status === 'failed' ? 'failed' : 'pending';
     return { target, outcome, attempt };
   } catch (error) {

@@ -16,12 +16,12 @@ export function statusLabel(status: string, colors: Colors, retry?: { nextAttemp
 type Pair = [string, string | { styled: string }];
 
 /** `2 of dlv_A` for a retry whose delivery the service names; a first attempt's own id is its delivery's. */
-function attemptOf(delivery: Attempt): string {
-  const attempt = delivery.attempts === undefined ? '' : String(delivery.attempts);
-  return delivery.delivery_id && delivery.delivery_id !== delivery.id ? `${attempt} of ${delivery.delivery_id}` : attempt;
+function attemptOf(attempt: Attempt): string {
+  const number = attempt.attempts === undefined ? '' : String(attempt.attempts);
+  return attempt.delivery_id && attempt.delivery_id !== attempt.id ? `${number} of ${attempt.delivery_id}` : number;
 }
 
-export async function deliveryTable(items: Attempt[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
+export async function attemptTable(items: Attempt[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
   const code = (d: Attempt) => String(answeredStatus(d.response_code) ?? '-');
   if (options.plain) {
     // For scripts: the attempt's number alone, and its delivery's id (when the service says it) last.
@@ -47,22 +47,22 @@ export async function deliveryTable(items: Attempt[], colors: Colors, now: numbe
   );
 }
 
-export function deliveryBlock(delivery: Attempt, colors: Colors, now: number): string {
+export function attemptBlock(attempt: Attempt, colors: Colors, now: number): string {
   const pairs: Pair[] = [
-    ['id', delivery.id],
-    ...(delivery.webhook_id ? [['webhook', delivery.webhook_id] as Pair] : []),
-    ['event', delivery.event],
-    ['status', { styled: statusLabel(delivery.status, colors, { nextAttemptAt: delivery.next_attempt_at, now }) }],
-    ['response', String(answeredStatus(delivery.response_code) ?? 'no HTTP response')],
-    ...(delivery.failure_reason ? [['failure', delivery.failure_reason] as Pair] : []),
-    ...(delivery.attempts === undefined ? [] : [['attempt', attemptOf(delivery)] as Pair]),
-    ['created', `${relativeTime(delivery.created_at, now)} (${delivery.created_at})`],
-    ...(delivery.signature ? [['signature', delivery.signature] as Pair] : []),
+    ['id', attempt.id],
+    ...(attempt.webhook_id ? [['webhook', attempt.webhook_id] as Pair] : []),
+    ['event', attempt.event],
+    ['status', { styled: statusLabel(attempt.status, colors, { nextAttemptAt: attempt.next_attempt_at, now }) }],
+    ['response', String(answeredStatus(attempt.response_code) ?? 'no HTTP response')],
+    ...(attempt.failure_reason ? [['failure', attempt.failure_reason] as Pair] : []),
+    ...(attempt.attempts === undefined ? [] : [['attempt', attemptOf(attempt)] as Pair]),
+    ['created', `${relativeTime(attempt.created_at, now)} (${attempt.created_at})`],
+    ...(attempt.signature ? [['signature', attempt.signature] as Pair] : []),
   ];
   let text = keyValues(pairs, colors.dim);
-  if (delivery.response_body) text += `${colors.dim('answer')}\n${sanitizeBlock(delivery.response_body)}\n`;
-  if (delivery.payload !== undefined) {
-    text += `${colors.dim('payload')}\n${sanitizeBlock(JSON.stringify(delivery.payload, null, 2))}\n`;
+  if (attempt.response_body) text += `${colors.dim('answer')}\n${sanitizeBlock(attempt.response_body)}\n`;
+  if (attempt.payload !== undefined) {
+    text += `${colors.dim('payload')}\n${sanitizeBlock(JSON.stringify(attempt.payload, null, 2))}\n`;
   }
   return text;
 }
@@ -80,7 +80,7 @@ export function reportSentAttempt(
   retriesFollow = false,
 ): number {
   if (deps.json) printJson(deps, attempt);
-  else deps.stdout.write(deliveryBlock(attempt, deps.colors, deps.serviceNow()));
+  else deps.stdout.write(attemptBlock(attempt, deps.colors, deps.serviceNow()));
   if (attempt.status !== 'failed') return 0;
   const status = answeredStatus(attempt.response_code);
   // Why there was no answer, when the service says (the sandbox's failure_reason: a timeout, a refused connection).

@@ -1,4 +1,5 @@
 import type { Attempt, Page } from '../../../api/shapes.js';
+import { getAttempt, listAttempts } from '../../../api/endpoints.js';
 import type { ApiClient } from '../../../api/client.js';
 import { ApiError } from '../../../api/errors.js';
 import { MAX_PAGE, allWebhooks } from '../../../api/log.js';
@@ -185,10 +186,7 @@ export class Follower {
   }
 
   private async page(webhookId: string, limit: number, cursor: string | undefined): Promise<Page<Attempt>> {
-    return this.api.json<Page<Attempt>>('GET', `/v1/webhooks/${encodeURIComponent(webhookId)}/deliveries`, {
-      query: { limit, cursor },
-      expect: 'page',
-    });
+    return listAttempts(this.api, webhookId, { limit, cursor });
   }
 
   /** Whether an attempt ends the walk for new ones: seen, the marker, or older than the floor. */
@@ -278,7 +276,7 @@ export class Follower {
       if (!state.pending.has(attempt.id)) continue;
       let now: Attempt;
       try {
-        now = await this.api.json<Attempt>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(attempt.id)}`, { expect: 'delivery' });
+        now = await getAttempt(this.api, attempt.id);
       } catch (error) {
         if (!isGone(error)) throw error;
         state.pending.delete(attempt.id);

@@ -1,4 +1,5 @@
 import type { Attempt } from '../../../api/shapes.js';
+import { getAttempt } from '../../../api/endpoints.js';
 import type { ApiClient } from '../../../api/client.js';
 import { ApiError } from '../../../api/errors.js';
 import { deliveryKey } from '../../../api/log.js';
@@ -53,7 +54,7 @@ export async function retrieveDelivery(
 ): Promise<Retrieved | { kind: 'cannot'; why: string }> {
   let record: Attempt;
   try {
-    record = await api.json<Attempt>('GET', `/v1/webhooks/webhook-deliveries/${encodeURIComponent(attempt.id)}`, { expect: 'delivery' });
+    record = await getAttempt(api, attempt.id);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return { kind: 'cannot', why: 'the attempt is gone from the log' };
     throw error;

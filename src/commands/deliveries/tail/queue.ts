@@ -1,5 +1,5 @@
 import type { ApiClient } from '../../../api/client.js';
-import type { Webhook } from '../../../api/shapes.js';
+import { getWebhook } from '../../../api/endpoints.js';
 import { deliveryKey } from '../../../api/log.js';
 import { routeFor, type ForwardRoute } from '../../../cli/forward.js';
 import { sanitize } from '../../../render/text.js';
@@ -108,8 +108,7 @@ export class ForwardQueue {
   private pathOf(webhookId: string): Promise<string> {
     let path = this.paths.get(webhookId);
     if (!path) {
-      path = this.api
-        .json<Webhook>('GET', `/v1/webhooks/${encodeURIComponent(webhookId)}`, { expect: 'webhook' })
+      path = getWebhook(this.api, webhookId)
         .then((webhook) => new URL(webhook.url).pathname)
         .catch(() => '/');
       this.paths.set(webhookId, path);
