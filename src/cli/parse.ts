@@ -1,4 +1,5 @@
-import { InvalidArgumentError } from '@commander-js/extra-typings';
+import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { DEFAULT_PLATFORM_NAME, PLATFORM_NAME } from '../protocol/headers.js';
 import { didYouMean } from './suggest.js';
 import { usageError } from './errors.js';
 
@@ -92,8 +93,16 @@ export function timeBound(value: string): TimeBound {
 /** The epoch milliseconds a bound names, seen from `now`. */
 export const boundAt = (bound: TimeBound, now: number): number => ('ago' in bound ? now - bound.ago : bound.at);
 
-/** A platform name for the delivery headers (`X-<name>-Signature`): letters, digits and dashes, from a letter, at most 40. */
-export const PLATFORM_NAME = /^[A-Za-z][A-Za-z0-9-]{0,39}$/;
+/**
+ * --platform-name NAME: the platform name of the delivery headers
+ * (`X-<name>-Signature`, …), the one the service sends them with; `what` says
+ * what the command does with it.
+ */
+export const platformNameOption = (what: string) =>
+  new Option('--platform-name <name>', what).default(DEFAULT_PLATFORM_NAME).argParser((value: string) => {
+    if (!PLATFORM_NAME.test(value)) throw new InvalidArgumentError('must be letters, digits and dashes, starting with a letter (at most 40).');
+    return value;
+  });
 
 /** A value from a fixed set, checked before any request, with a suggestion for near misses. */
 export function oneOf<const T extends string>(choices: readonly T[]) {

@@ -1,5 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
+import type { Io } from './deps.js';
 import { usageError } from './errors.js';
+import { readStdin, STDIN } from './stdin.js';
 
 export interface SecretSource {
   /** Where the secret comes from, for messages (never the secret itself). */
@@ -16,17 +18,19 @@ export function checkSecretFilePath(path: string | undefined, purpose = 'the fil
 /**
  * A signing secret from --secret-file, --secret or an environment variable.
  * A file is read again whenever it changes, so that `listen --secret-file F`
- * can start before `webhooks create --secret-file F` writes it.
+ * can start before `webhooks create --secret-file F` writes it;
+ * `--secret-file -` reads stdin, once.
  */
-export function secretSource(
+export async function secretSource(
   options: { secret?: string | undefined; secretFile?: string | undefined },
-  env: NodeJS.ProcessEnv,
+  io: Pick<Io, 'env' | 'stdin'>,
   envName?: string,
-): SecretSource {
+): Promise<SecretSource> {
   if (options.secret !== undefined && options.secretFile !== undefined) throw usageError('pass --secret or --secret-file, not both');
   if (options.secretFile !== undefined) {
     const path = options.secretFile;
     checkSecretFilePath(path);
+    if (path === STDIN) return stdinSecret(io.stdin);
     let cached: { mtimeMs: number; secret: string } | undefined;
     return {
       describe: `the secret in ${path}`,
@@ -45,14 +49,26 @@ export function secretSource(
     if (options.secret === '') throw usageError('--secret is empty');
     return { describe: 'the --secret given', current: () => options.secret };
   }
-  const fromEnv = envName ? env[envName] : undefined;
+  const fromEnv = envName ? io.env[envName] : undefined;
   if (fromEnv) return { describe: envName!, current: () => fromEnv };
   return { describe: 'no secret (signatures are not checked)', current: () => undefined };
 }
 
+/** `--secret-file -`: the secret piped in on stdin, read once; a terminal, or nothing piped, is a usage error. */
+async function stdinSecret(stdin: Io['stdin']): Promise<SecretSource> {
+  if (stdin.isTTY) throw usageError('--secret-file - reads the secret from stdin, which is a terminal: pipe it in (--secret-file - < whsec.txt)');
+  const secret = (await readStdin(stdin)).toString('utf8').trim();
+  if (secret === '') throw usageError('--secret-file - read nothing from stdin: pipe the secret in (--secret-file - < whsec.txt)');
+  return { describe: 'the secret from stdin', current: () => secret };
+}
+
 /** The secret a command cannot do without: a usage error when there is none. */
-export function requiredSecret(options: { secret?: string | undefined; secretFile?: string | undefined }, env: NodeJS.ProcessEnv, envName?: string): string {
-  const secret = secretSource(options, env, envName).current();
+export async function requiredSecret(
+  options: { secret?: string | undefined; secretFile?: string | undefined },
+  io: Pick<Io, 'env' | 'stdin'>,
+  envName?: string,
+): Promise<string> {
+  const secret = (await secretSource(options, io, envName)).current();
   if (secret !== undefined) return secret;
   if (options.secretFile !== undefined) throw usageError(`--secret-file ${options.secretFile} cannot be read, or is empty`);
   throw usageError(`a signing secret is required: --secret-file FILE${envName ? `, ${envName}` : ''} or --secret S`);

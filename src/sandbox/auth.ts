@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorAnswer, readBody, sendJson } from './http.js';
 import { newSecret } from './ids.js';
-import { sameSecret } from '../signing/signature.js';
+import { sameSecret } from '../protocol/signature.js';
 import type { ClientRecord, Store } from './store.js';
 
 export const DEMO_ACCOUNT = 'acct_demo';

@@ -2,7 +2,8 @@ import type { Dispatcher } from 'undici';
 import { elapsedClock, type Clock } from './clock.js';
 import { newId } from './ids.js';
 import type { AttemptRecord, DeliveryRecord, Store, WebhookRecord } from './store.js';
-import { deliveryHeaders as protocolHeaders, sign } from '../signing/signature.js';
+import { deliveryHeaders as protocolHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
+import { sign } from '../protocol/signature.js';
 import { exchange } from '../exchange.js';
 import { connectionFor, TransportError, toTransportError } from '../net.js';
 
@@ -44,7 +45,7 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
   stalledAfterMs: 1_000,
   maxDeliveries: Number.POSITIVE_INFINITY,
   responseBodyLimit: 1_024,
-  platformName: 'Service',
+  platformName: DEFAULT_PLATFORM_NAME,
   userAgent: `whsvc-sandbox/${WHSVC_VERSION}`,
 };
 

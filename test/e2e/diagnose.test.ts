@@ -60,14 +60,14 @@ describe('whsvc deliveries diagnose', () => {
     const right = await runCli(['deliveries', 'diagnose', id, '--secret-file', secretFile], { env });
     expect(right.code, right.stderr).toBe(0);
     expect(right.stdout).toMatch(/^why +the endpoint answered 500: your app failed while handling it/m);
-    expect(right.stdout).toMatch(/^signature +matches the payload: \S+ holds this webhook's secret/m);
+    expect(right.stdout).toMatch(/^signature +verified: the signature matches the payload under \S+: it holds this webhook's secret/m);
     // What was sent, and what the endpoint answered.
     expect(right.stdout).toMatch(/^ {2}X-Service-Signature: sha256=[0-9a-f]{64}$/m);
     expect(right.stdout).toMatch(/^payload\n\{\n {2}"id"/m);
     expect(right.stdout).toMatch(/^answer\nanswer from the test receiver$/m);
     writeFileSync(join(workDir, 'wrong.txt'), 'whsec_not_this_one\n');
     const wrong = JSON.parse((await runCli(['deliveries', 'diagnose', id, '--secret-file', join(workDir, 'wrong.txt'), '--json'], { env })).stdout);
-    expect(wrong).toMatchObject({ signature_check: 'does_not_match', status: 'failed', diagnosis: { kind: 'server_error' } });
+    expect(wrong).toMatchObject({ signature_check: 'mismatch', status: 'failed', diagnosis: { kind: 'server_error' } });
     expect(JSON.stringify(wrong)).not.toContain(readFileSync(secretFile, 'utf8').trim());
 
     const recorded = join(workDir, 'one.ndjson');

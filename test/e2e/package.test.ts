@@ -127,7 +127,7 @@ describe.each(NODES.map((node) => [versionOf(node), node]))('the installed packa
       expect(created.code, created.stderr).toBe(0);
       expect((await installed(['sandbox', 'trigger', 'invoice.paid'], { env })).code).toBe(0);
       expect(await listened).toBe(0);
-      expect(listenOut).toMatch(/invoice\.paid\s+dlv_\w+ #1\s+signature ok\s+-> 200/);
+      expect(listenOut).toMatch(/invoice\.paid\s+dlv_\w+ #1\s+signature verified\s+-> 200/);
     } finally {
       sandbox.kill('SIGTERM');
     }

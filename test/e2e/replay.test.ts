@@ -61,7 +61,7 @@ describe('listen --record, then replay', () => {
     expect(statSync(recordFile()).mode & 0o777).toBe(0o600);
     expect(text).not.toContain(readFileSync(secretFile(), 'utf8').trim());
     for (const record of records) {
-      expect(record).toMatchObject({ whsvc_record: 1, method: 'POST', path: '/hooks', signature: 'ok', answered: 200, attempt: 1 });
+      expect(record).toMatchObject({ whsvc_record: 1, method: 'POST', path: '/hooks', signature_check: 'verified', answered: 200, attempt: 1 });
       expect(record.delivery_id).toMatch(/^dlv_/);
       expect(record.headers['x-service-signature']).toBe(sig(readFileSync(secretFile(), 'utf8').trim(), record.body));
     }
@@ -257,7 +257,7 @@ describe('bytes that are not UTF-8', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line));
-    expect(record).toMatchObject({ path: '/raw', signature: 'unsigned', body_base64: bytes.toString('base64') });
+    expect(record).toMatchObject({ path: '/raw', signature_check: 'missing', body_base64: bytes.toString('base64') });
     expect(record.body).toBeUndefined();
     app.received.length = 0;
     expect((await runCli(['replay', file, '--to', app.url])).code).toBe(0);

@@ -217,7 +217,7 @@ describe('whsvc deliveries tail', () => {
     }
     const forwardLines = [...ndjson(first.stdout()), ...ndjson(second.stdout())].filter((l) => l.change === 'forwarded');
     expect(forwardLines.map((l) => l.delivery_id)).toEqual(deliveries);
-    expect(forwardLines.every((l) => l.app_status === 200 && l.signature === 'verified')).toBe(true);
+    expect(forwardLines.every((l) => l.app_status === 200 && l.signature_check === 'verified')).toBe(true);
     expect(JSON.parse(readFileSync(checkpoint, 'utf8')).forwarded).toEqual(deliveries);
   });
 

@@ -224,7 +224,7 @@ describeInTerminal('in a real terminal (tmux)', () => {
       const received = listened.filter((line) => /^\d\d:\d\d:\d\d {2}/.test(line));
       expect(received, listened.join('\n')).toHaveLength(2);
       for (const line of received) expect(line.length, line).toBeLessThanOrEqual(80);
-      for (const line of received) expect(line).toMatch(/ dlv_\S*…\S* #1 +signature ok +-> 200( |$)/);
+      for (const line of received) expect(line).toMatch(/ dlv_\S*…\S* #1 +signature verified +-> 200( |$)/);
 
       // A delivery that fails and has its retry due: the longest status a tail line shows, whole.
       receiver.respondWith = (request) => (request.path === '/tail-80' ? 500 : 200);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Answerer, type AnswerRules } from '../../src/commands/listen/answer.js';
-import { deliveryHeaders, sign } from '../../src/signing/signature.js';
+import { deliveryHeaders } from '../../src/protocol/headers.js';
+import { sign } from '../../src/protocol/signature.js';
 
 const SECRET = 'whsec_test';
 const body = (event = 'invoice.paid', id = 'inv_1') => Buffer.from(JSON.stringify({ id, event, amount: { amount: 100, currency: 'USD' } }));
@@ -25,20 +26,37 @@ describe("listen's answer, decided without a server", () => {
     const a = answerer();
     const payload = body();
     const first = a.decide(headersFor(payload, 'dlv_1', 1), payload);
-    expect(first).toMatchObject({ signature: 'ok', status: 200, rule: 'respond_status', repeat: null, event: 'invoice.paid', deliveryId: 'dlv_1' });
+    expect(first).toMatchObject({ signatureCheck: 'verified', status: 200, rule: 'respond_status', repeat: null, event: 'invoice.paid', deliveryId: 'dlv_1' });
     const retry = a.decide(headersFor(payload, 'dlv_1', 2), payload);
-    expect(retry).toMatchObject({ signature: 'ok', status: 200, repeat: 'retry', repeatOf: 'dlv_1' });
+    expect(retry).toMatchObject({ signatureCheck: 'verified', status: 200, repeat: 'retry', repeatOf: 'dlv_1' });
     expect(a.tally).toEqual({ verified: 1, bad: 0, refused: 0 });
   });
 
   it('a bad signature is 400 and counted bad; a replay (the same attempt again) is refused', () => {
     const a = answerer();
     const payload = body();
-    expect(a.decide(headersFor(payload, 'dlv_1', 1, { secret: 'whsec_other' }), payload)).toMatchObject({ signature: 'bad', status: 400, rule: 'signature' });
+    expect(a.decide(headersFor(payload, 'dlv_1', 1, { secret: 'whsec_other' }), payload)).toMatchObject({
+      signatureCheck: 'mismatch',
+      status: 400,
+      rule: 'signature',
+    });
     a.decide(headersFor(payload, 'dlv_2', 1), payload);
     const replay = a.decide(headersFor(payload, 'dlv_2', 1), payload);
     expect(replay).toMatchObject({ status: 400, rule: 'replay', repeat: 'replay', refusal: 'replay of a delivery already received\n' });
     expect(a.tally).toEqual({ verified: 1, bad: 1, refused: 1 });
+  });
+
+  it('with a secret, a missing or malformed signature is 400 and counted bad; without one, shown and not trusted', () => {
+    const a = answerer();
+    const payload = body();
+    const { 'x-service-signature': _, ...unsigned } = headersFor(payload, 'dlv_1', 1);
+    expect(a.decide(unsigned, payload)).toMatchObject({ signatureCheck: 'missing', status: 400, rule: 'signature', refusal: 'signature missing\n' });
+    const short = { ...unsigned, 'x-service-signature': sign(SECRET, payload).slice(0, -1) };
+    expect(a.decide(short, payload)).toMatchObject({ signatureCheck: 'malformed', status: 400, rule: 'signature', refusal: 'signature malformed\n' });
+    expect(a.tally).toEqual({ verified: 0, bad: 2, refused: 0 });
+    const noSecret = answerer({ forwards: () => true }, { now: undefined });
+    expect(noSecret.decide(unsigned, payload)).toMatchObject({ signatureCheck: 'missing', status: 200, rule: 'respond_status' });
+    expect(noSecret.decide(short, payload)).toMatchObject({ signatureCheck: 'malformed', status: 200, rule: 'respond_status' });
   });
 
   it('an event header that contradicts the signed body is refused', () => {
@@ -78,7 +96,7 @@ describe("listen's answer, decided without a server", () => {
 
   it('no secret yet: not checked, answered, not counted; with forwarding the app answers', () => {
     const payload = body();
-    expect(answerer({}, { now: undefined }).decide(headersFor(payload, 'dlv_1', 1), payload)).toMatchObject({ signature: 'unchecked', status: 200 });
+    expect(answerer({}, { now: undefined }).decide(headersFor(payload, 'dlv_1', 1), payload)).toMatchObject({ signatureCheck: 'not_checked', status: 200 });
     const routed = answerer({ forwards: (event) => event === 'invoice.paid' });
     expect(routed.decide(headersFor(payload, 'dlv_1', 1), payload)).toMatchObject({ rule: 'forward' });
     // A delivery no route takes gets listen's own answer.

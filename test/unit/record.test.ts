@@ -9,7 +9,7 @@ const good = {
   path: '/h',
   headers: { 'x-a': '1' },
   body: '{}',
-  signature: 'ok',
+  signature_check: 'verified',
   event: 'invoice.paid',
   delivery_id: 'dlv_1',
   attempt: 1,

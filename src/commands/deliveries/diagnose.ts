@@ -7,10 +7,12 @@ import { apiAction } from '../../cli/actions.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { examples } from '../../cli/examples.js';
 import { printJson } from '../../cli/output.js';
-import { resourceId } from '../../cli/parse.js';
+import { platformNameOption, resourceId } from '../../cli/parse.js';
 import { requiredSecret } from '../../cli/secret.js';
+import { STDIN } from '../../cli/stdin.js';
 import { clockTime, keyValues, sanitize, sanitizeBlock, shellWord } from '../../render/text.js';
-import { deliveryHeaders, verify } from '../../signing/signature.js';
+import { rebuiltDelivery } from '../../protocol/delivery.js';
+import { checkSignature, type SignatureCheck } from '../../protocol/signature.js';
 import { RecordFile, recordedRequest } from '../replay/shared/record.js';
 import { statusLabel } from './shared/view.js';
 
@@ -18,18 +20,21 @@ export const command = () =>
   new Command('diagnose')
     .description('why a delivery failed and what to do now: its attempts, what was sent and answered, the failure in plain words, the next commands')
     .addArgument(new Argument('<delivery-id>', 'a delivery, or any of its attempts').argParser(resourceId('delivery')))
-    .option('--secret-file <path>', "check the stored signature against the payload with the webhook's secret in this file")
+    .option('--secret-file <path>', "check the stored signature against the payload with the webhook's secret in this file (- reads stdin)")
     .option('--record <file>', 'append the delivery to FILE as a record, to send it to a local app with `whsvc replay FILE --to URL`')
+    .addOption(platformNameOption("the service's platform name (sandbox start --platform-name): the headers shown and recorded are X-<name>-…"))
     .addHelpText(
       'after',
       examples('whsvc deliveries diagnose dlv_…', 'whsvc deliveries diagnose dlv_… --secret-file ./whsec.txt', 'whsvc deliveries diagnose dlv_… --json'),
     )
-    .action(apiAction((deps, id, o) => run({ id, secretFile: o.secretFile, record: o.record }, deps)));
+    .action(apiAction((deps, id, o) => run({ id, secretFile: o.secretFile, record: o.record, platformName: o.platformName }, deps)));
 
 export interface DiagnoseOptions {
   id: string;
   secretFile?: string | undefined;
   record?: string | undefined;
+  /** The platform name the service sends the delivery headers with (X-<name>-Signature, …). */
+  platformName: string;
 }
 
 /** What went wrong, in words a developer acts on. */
@@ -52,7 +57,7 @@ export interface Diagnosis {
 
 export async function run(options: DiagnoseOptions, deps: CommandDeps): Promise<number> {
   const facts = await gather(options, deps);
-  const recordable = facts.body !== undefined && facts.asked.signature !== undefined;
+  const recordable = !('cannot' in facts.sent);
   if (options.record !== undefined && recordable) record(options.record, facts);
   if (deps.json) printJson(deps, asJson(facts));
   else printFacts(deps, facts, options);
@@ -70,7 +75,7 @@ export async function run(options: DiagnoseOptions, deps: CommandDeps): Promise<
 type Facts = Awaited<ReturnType<typeof gather>>;
 
 async function gather(options: DiagnoseOptions, deps: CommandDeps) {
-  const secret = options.secretFile === undefined ? undefined : requiredSecret({ secretFile: options.secretFile }, deps.env);
+  const secret = options.secretFile === undefined ? undefined : await requiredSecret({ secretFile: options.secretFile }, deps);
   const asked = await getAttempt(deps.api, options.id);
   const key = deliveryKey(asked);
   const webhook = asked.webhook_id === undefined ? undefined : await webhookOf(deps, asked.webhook_id);
@@ -78,26 +83,24 @@ async function gather(options: DiagnoseOptions, deps: CommandDeps) {
   const newest = attempts[attempts.length - 1]!;
   const latest = newest.id === asked.id ? asked : await getAttempt(deps.api, newest.id);
   const delivered = attempts.some((a) => a.status === 'delivered');
-  const body = asked.payload === undefined ? undefined : JSON.stringify(asked.payload);
-  const signatureCheck =
-    secret === undefined || body === undefined || asked.signature === undefined ? null : verify(secret, body, asked.signature) ? 'matches' : 'does_not_match';
+  // The attempt asked for as the service sent it (what --record keeps), and its signature checked against the payload.
+  const sent = rebuiltDelivery(asked, key, senderOf(options));
+  const signatureCheck: SignatureCheck =
+    'cannot' in sent ? (typeof asked.signature === 'string' ? 'not_checked' : 'missing') : checkSignature(secret, sent.body, sent.signature);
   const diagnosis = diagnose(delivered ? { ...latest, status: 'delivered' } : latest, signatureCheck);
   const next = nextSteps(key, diagnosis, webhook, options, signatureCheck);
-  return { asked, key, webhook, attempts, newest, latest, delivered, body, signatureCheck, diagnosis, next };
+  return { asked, key, webhook, attempts, newest, latest, delivered, sent, signatureCheck, diagnosis, next };
+}
+
+/** Who sends the delivery rebuilt from the log: the service's platform name, and diagnose as the user agent of a record. */
+function senderOf(options: DiagnoseOptions) {
+  return { platformName: options.platformName, userAgent: `whsvc/${WHSVC_VERSION} (deliveries diagnose --record)` };
 }
 
 /** The delivery appended to a record file (`replay` sends it as it was sent). */
-function record(file: string, { asked, key, webhook, latest, body, signatureCheck }: Facts): void {
-  if (body === undefined || asked.signature === undefined) return;
+function record(file: string, { asked, key, webhook, latest, sent, signatureCheck }: Facts): void {
+  if ('cannot' in sent) return;
   const out = new RecordFile(file);
-  const headers = deliveryHeaders('Service', `whsvc/${WHSVC_VERSION} (deliveries diagnose --record)`, {
-    signature: asked.signature,
-    event: asked.event,
-    deliveryId: key,
-    attempt: asked.attempts ?? 1,
-    attemptId: asked.id,
-    sentAt: asked.created_at,
-  });
   const url = webhook ? new URL(webhook.url) : undefined;
   out.append({
     whsvc_record: 1,
@@ -105,10 +108,10 @@ function record(file: string, { asked, key, webhook, latest, body, signatureChec
     ...recordedRequest(
       'POST',
       url ? url.pathname + url.search : '/',
-      Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
-      Buffer.from(body),
+      Object.fromEntries(Object.entries(sent.headers).map(([k, v]) => [k.toLowerCase(), v])),
+      Buffer.from(sent.body),
     ),
-    signature: signatureCheck === 'matches' ? 'ok' : signatureCheck === 'does_not_match' ? 'bad' : 'unchecked',
+    signature_check: signatureCheck,
     event: asked.event,
     delivery_id: key,
     attempt: asked.attempts ?? null,
@@ -138,7 +141,7 @@ function asJson({ asked, key, webhook, attempts, latest, delivered, signatureChe
 /** The facts for a person: the delivery, why and what to do, its attempts, what was sent and answered, the next commands. */
 function printFacts(
   deps: CommandDeps,
-  { asked, key, webhook, attempts, newest, latest, delivered, signatureCheck, diagnosis, next }: Facts,
+  { asked, key, webhook, attempts, latest, delivered, signatureCheck, diagnosis, next }: Facts,
   options: DiagnoseOptions,
 ): void {
   const now = deps.serviceNow();
@@ -150,10 +153,7 @@ function printFacts(
   const timeline = attempts
     .map((a) => `  #${a.attempts ?? '?'}  ${clockTime(a.created_at, now)}  ${statusLabel(a.status, c)}  ${words(a)}  ${c.dim(sanitize(a.id))}`)
     .join('\n');
-  const signatureWords =
-    signatureCheck === 'matches'
-      ? c.green(`matches the payload: ${sanitize(options.secretFile!)} holds this webhook's secret`)
-      : c.red(`does NOT match the payload under ${sanitize(options.secretFile!)}: that file does not hold this webhook's secret`);
+  const signatureWords = checkWords(signatureCheck, options.secretFile, c);
   deps.stdout.write(
     keyValues(
       [
@@ -162,7 +162,7 @@ function printFacts(
         ['event', asked.event],
         ['status', { styled: statusLabel(delivered ? 'delivered' : latest.status, c, { nextAttemptAt: latest.next_attempt_at, now }) }],
         ...(latest.failure_reason ? [['failure', latest.failure_reason] as [string, string]] : []),
-        ...(signatureCheck === null ? [] : [['signature', { styled: signatureWords }] as [string, { styled: string }]]),
+        ...(signatureWords === undefined ? [] : [['signature', { styled: signatureWords }] as [string, { styled: string }]]),
         ['why', diagnosis.summary],
         ['do', diagnosis.advice],
       ],
@@ -170,17 +170,10 @@ function printFacts(
     ),
   );
   deps.stdout.write(`${c.dim('attempts')}\n${timeline}\n`);
-  // What was sent: the headers of the newest attempt as the sandbox documents them, and the payload (its signature covers the compact JSON).
-  if (asked.signature !== undefined) {
-    const sent = deliveryHeaders('Service', 'whsvc-sandbox', {
-      signature: asked.signature,
-      event: asked.event,
-      deliveryId: key,
-      attempt: newest.attempts ?? 1,
-      attemptId: newest.id,
-      sentAt: newest.created_at,
-    });
-    const lines = Object.entries(sent)
+  // What was sent: the headers of the newest attempt, and the payload (its signature covers the compact JSON).
+  const sent = rebuiltDelivery(latest, key, senderOf(options));
+  if (!('cannot' in sent)) {
+    const lines = Object.entries(sent.headers)
       .filter(([name]) => name !== 'user-agent')
       .map(([name, value]) => `  ${name}: ${sanitize(value)}`);
     deps.stdout.write(`${c.dim('sent')}\n${lines.join('\n')}\n`);
@@ -189,6 +182,23 @@ function printFacts(
   if (latest.response_body) deps.stdout.write(`${c.dim('answer')}\n${sanitizeBlock(latest.response_body)}\n`);
   // Each command on a line of its own, its reason above it: copied whole, at any width.
   deps.stdout.write(`${c.dim('next')}\n${next.map((step) => `  ${c.dim(`# ${step.why}`)}\n  ${step.command}`).join('\n')}\n`);
+}
+
+/** The signature row: the check in its word, and what it means; none when there was no secret to check with and nothing amiss. */
+function checkWords(check: SignatureCheck, secretFile: string | undefined, c: CommandDeps['colors']): string | undefined {
+  const file = secretFile === STDIN ? 'the secret from stdin' : sanitize(secretFile ?? '');
+  switch (check) {
+    case 'verified':
+      return c.green(`verified: the signature matches the payload under ${file}: it holds this webhook's secret`);
+    case 'mismatch':
+      return c.red(`mismatch: the signature does NOT match the payload under ${file}: that is not this webhook's secret`);
+    case 'missing':
+      return c.yellow('missing: the service returned no signature for it');
+    case 'malformed':
+      return c.red('malformed: the stored signature is not sha256= and 64 hex digits');
+    case 'not_checked':
+      return secretFile === undefined ? undefined : c.yellow('not checked: the service returned no payload for it');
+  }
 }
 
 async function webhookOf(deps: CommandDeps, id: string): Promise<Webhook | undefined> {
@@ -216,10 +226,7 @@ async function attemptsOfDelivery(deps: CommandDeps, webhookId: string, key: str
 }
 
 /** The newest attempt's outcome in plain words, and what to do about it. */
-export function diagnose(
-  attempt: Pick<Attempt, 'status' | 'response_code' | 'failure_reason'>,
-  signatureCheck: 'matches' | 'does_not_match' | null,
-): Diagnosis {
+export function diagnose(attempt: Pick<Attempt, 'status' | 'response_code' | 'failure_reason'>, signatureCheck: SignatureCheck): Diagnosis {
   if (attempt.status === 'delivered') return { kind: 'delivered', summary: 'it was delivered: the endpoint answered 2xx', advice: 'nothing to do' };
   if (attempt.status === 'pending')
     return { kind: 'pending', summary: 'an attempt is under way', advice: 'wait for its answer (or see it live: whsvc deliveries tail)' };
@@ -256,7 +263,7 @@ export function diagnose(
     };
   if (code === 401 || code === 403) {
     const usual =
-      signatureCheck === 'matches'
+      signatureCheck === 'verified'
         ? 'the signature matches the payload under your secret, so the usual cause is an app that verified re-serialized JSON instead of the raw body: verify the bytes as received'
         : "usually the app's signature check refused it: check that the app holds this webhook's secret (--secret-file checks it) and verifies the raw body";
     return { kind: 'signature_refused', summary: `the endpoint answered ${code}: your app refused it`, advice: usual };
@@ -280,7 +287,7 @@ function nextSteps(
   diagnosis: Diagnosis,
   webhook: Webhook | undefined,
   options: DiagnoseOptions,
-  signatureCheck: 'matches' | 'does_not_match' | null,
+  signatureCheck: SignatureCheck,
 ): Array<{ command: string; why: string }> {
   const id = shellWord(key);
   const steps: Array<{ command: string; why: string }> = [];
@@ -288,7 +295,8 @@ function nextSteps(
   // The receiver where the webhook points, when that is this machine; with the secret file given, when it is the webhook's.
   const url = webhook ? new URL(webhook.url) : undefined;
   const port = url && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) && url.port ? url.port : '9000';
-  const secretFile = options.secretFile !== undefined && signatureCheck !== 'does_not_match' ? shellWord(options.secretFile) : './whsec.txt';
+  const secretFile =
+    options.secretFile !== undefined && options.secretFile !== STDIN && signatureCheck !== 'mismatch' ? shellWord(options.secretFile) : './whsec.txt';
   steps.push({ command: `whsvc listen --port ${port} --secret-file ${secretFile}`, why: 'a local receiver that shows and verifies what arrives' });
   const file = shellWord(options.record ?? `${key}.ndjson`);
   if (options.record === undefined) steps.push({ command: `whsvc deliveries diagnose ${id} --record ${file}`, why: 'keep it, to replay it' });

@@ -10,7 +10,18 @@ import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
 import { checkRoutes, describeRoutes, forwardRoute, type ForwardRoute } from '../../cli/forward.js';
-import { PLATFORM_NAME, boundAt, collect, duration, integerIn, oneOf, requestTimeoutGivenMs, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
+import {
+  boundAt,
+  collect,
+  duration,
+  integerIn,
+  oneOf,
+  requestTimeoutGivenMs,
+  resourceId,
+  platformNameOption,
+  timeBound,
+  type TimeBound,
+} from '../../cli/parse.js';
 import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { relativeTime, sanitize } from '../../render/text.js';
 import type { Colors } from '../../render/colors.js';
@@ -40,9 +51,9 @@ export const command = () =>
     )
     .option(
       '--secret-file <path>',
-      "with --forward-to and one --webhook: check that the rebuilt body carries the stored signature, with the webhook's signing secret in this file",
+      "with --forward-to and one --webhook: check that the rebuilt body carries the stored signature, with the webhook's signing secret in this file (- reads stdin)",
     )
-    .option('--platform-name <name>', 'the platform name of the forwarded headers, X-<name>-Signature', 'Service')
+    .addOption(platformNameOption("the service's platform name (sandbox start --platform-name): the headers forwarded and recorded are X-<name>-…"))
     .option(
       '--record <file>',
       'append each new delivery (once, not its retries), as the service sent it, to FILE: the format of listen --record, for whsvc replay',
@@ -135,31 +146,28 @@ const passing = (error: unknown) =>
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
-function checkOptions(options: TailOptions, deps: TailDeps): { routes: ForwardRoute[]; secret?: SecretSource } {
-  if (!PLATFORM_NAME.test(options.platformName)) throw usageError('--platform-name must be letters, digits and dashes, starting with a letter (at most 40)');
+async function checkOptions(options: TailOptions, deps: TailDeps): Promise<{ routes: ForwardRoute[]; secret?: SecretSource }> {
   const routes = checkRoutes(options.forwardTo ?? []);
   if (options.secretFile !== undefined && routes.length === 0 && options.record === undefined) {
     throw usageError('--secret-file checks the deliveries tail forwards or records: it needs --forward-to URL or --record FILE');
   }
-  let secret: SecretSource | undefined;
-  if (options.secretFile !== undefined) {
-    if (options.webhookIds?.length !== 1) {
-      throw usageError("--secret-file holds one webhook's signing secret: follow that one webhook with --webhook ID");
-    }
-    secret = secretSource({ secretFile: options.secretFile }, deps.env);
-    if (secret.current() === undefined) throw usageError(`--secret-file ${options.secretFile} cannot be read, or is empty`);
+  if (options.secretFile !== undefined && options.webhookIds?.length !== 1) {
+    throw usageError("--secret-file holds one webhook's signing secret: follow that one webhook with --webhook ID");
   }
   if (options.checkpoint !== undefined) {
     if (options.checkpoint.trim() === '') throw usageError('--checkpoint is empty: give the path of the file to keep the position in');
     checkWritable(options.checkpoint);
   }
+  // Last: --secret-file - reads stdin, once the flags are known to be good.
+  const secret = options.secretFile === undefined ? undefined : await secretSource({ secretFile: options.secretFile }, deps);
+  if (secret?.current() === undefined && options.secretFile !== undefined) throw usageError(`--secret-file ${options.secretFile} cannot be read, or is empty`);
   return { routes, secret };
 }
 
 export async function run(given: TailOptions, deps: TailDeps): Promise<number> {
   // A webhook named twice is followed once.
   const options: TailOptions = { ...given, webhookIds: given.webhookIds && [...new Set(given.webhookIds)] };
-  const checked = checkOptions(options, deps);
+  const checked = await checkOptions(options, deps);
   const release = options.checkpoint === undefined ? undefined : holdCheckpoint(options.checkpoint);
   try {
     return await follow(options, deps, checked);
@@ -168,7 +176,7 @@ export async function run(given: TailOptions, deps: TailDeps): Promise<number> {
   }
 }
 
-async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: ReturnType<typeof checkOptions>): Promise<number> {
+async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: Awaited<ReturnType<typeof checkOptions>>): Promise<number> {
   const events = options.events?.length ? await checkEventTypes(deps, options.events, '--event') : undefined;
   const err = deps.errColors;
   const note = (text: string) => deps.stderr.write(`whsvc: ${text}\n`);

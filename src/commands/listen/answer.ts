@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { readDeliveryHeaders, verify } from '../../signing/signature.js';
+import { readDeliveryHeaders } from '../../protocol/headers.js';
+import { checkSignature, type SignatureCheck } from '../../protocol/signature.js';
 
 /** What listen answers, set by its flags. */
 export interface AnswerRules {
@@ -16,8 +17,6 @@ export interface AnswerRules {
   forwards: (event: string | undefined) => boolean;
 }
 
-export type SignatureState = 'ok' | 'bad' | 'unsigned' | 'unchecked';
-
 /** What decided the answer to a request, on every line listen prints. */
 /** `not_recorded`: --record could not keep it, so it is not acknowledged (503: the sender tries again). */
 export type Rule = 'signature' | 'replay' | 'event_mismatch' | 'fail_first' | 'fail_rate' | 'forward' | 'respond_status' | 'not_recorded';
@@ -31,7 +30,7 @@ export interface Decision {
   headerEvent: string | undefined;
   /** The header names another event than the signed body. */
   eventMismatch: boolean;
-  signature: SignatureState;
+  signatureCheck: SignatureCheck;
   deliveryId: string | undefined;
   /** The attempt header as sent. */
   attempt: string | undefined;
@@ -81,7 +80,7 @@ export class Answerer {
       return {
         ...base,
         filtered: true,
-        signature: 'unchecked',
+        signatureCheck: 'not_checked',
         attemptNumber: 0,
         repeat: null,
         repeatOf: null,
@@ -91,8 +90,8 @@ export class Answerer {
       };
     }
     const key = this.secret();
-    const signature: SignatureState = !delivery.signature ? 'unsigned' : key === undefined ? 'unchecked' : verify(key, body, delivery.signature) ? 'ok' : 'bad';
-    const trusted = signature === 'ok' || signature === 'unchecked';
+    const signatureCheck = checkSignature(key, body, delivery.signature);
+    const trusted = signatureCheck === 'verified' || signatureCheck === 'not_checked';
     // Only what passed (or could not be checked) is remembered: a forged request must not poison an id.
     const { repeat, of: repeatOf } = trusted ? this.seen.note(deliveryId, attempt, body) : { repeat: null, of: null };
     // A signed body under headers that lie about it, or sent again as another delivery: someone replays it.
@@ -101,7 +100,7 @@ export class Answerer {
     const attemptNumber = deliveryId === undefined ? 1 : (this.attemptsOf.get(deliveryId) ?? 0) + 1;
     if (deliveryId !== undefined && trusted) this.attemptsOf.set(deliveryId, attemptNumber);
     const [status, rule] = this.answer(
-      signature,
+      signatureCheck,
       key !== undefined,
       suspect,
       eventMismatch,
@@ -113,7 +112,7 @@ export class Answerer {
     if (rule === 'signature') this.tally.bad += 1;
     if (rule === 'event_mismatch' || rule === 'replay') this.tally.refused += 1;
     // --count counts distinct deliveries taken (not failed on purpose): a later attempt of one already counted is shown, not counted again.
-    if (signature === 'ok' && !suspect && rule !== 'fail_first' && rule !== 'fail_rate') {
+    if (signatureCheck === 'verified' && !suspect && rule !== 'fail_first' && rule !== 'fail_rate') {
       if (deliveryId === undefined) this.tally.verified += 1;
       else if (!this.counted.has(deliveryId)) {
         this.counted.add(deliveryId);
@@ -121,19 +120,19 @@ export class Answerer {
       }
     }
     const refusal =
-      signature === 'bad'
-        ? 'signature does not match\n'
+      rule === 'signature'
+        ? `signature ${signatureCheck === 'mismatch' ? 'does not match' : signatureCheck}\n`
         : eventMismatch
           ? 'event header does not match the signed body\n'
           : repeat === 'replay'
             ? 'replay of a delivery already received\n'
             : '';
-    return { ...base, filtered: false, signature, attemptNumber, repeat, repeatOf, status, rule, refusal };
+    return { ...base, filtered: false, signatureCheck, attemptNumber, repeat, repeatOf, status, rule, refusal };
   }
 
   /** The answer and the rule that decided it, the first that applies in this order. */
   private answer(
-    signature: SignatureState,
+    signatureCheck: SignatureCheck,
     hasSecret: boolean,
     suspect: boolean,
     eventMismatch: boolean,
@@ -143,13 +142,14 @@ export class Answerer {
     event: string | undefined,
   ): [number, Rule] {
     const { rules } = this;
-    if (signature === 'bad' || (signature === 'unsigned' && hasSecret)) return [400, 'signature'];
+    // With a secret, only a verified signature passes; without one, a missing or malformed one is only shown (and not trusted).
+    if (hasSecret && signatureCheck !== 'verified') return [400, 'signature'];
     if (suspect) return [400, eventMismatch ? 'event_mismatch' : 'replay'];
     if (rules.failFirst !== undefined && attemptNumber <= rules.failFirst) return [500, 'fail_first'];
     if (rules.seed !== undefined && rules.failRate !== undefined && failsByRate(rules.seed, deliveryKey, attempt ?? String(attemptNumber), rules.failRate)) {
       return [500, 'fail_rate'];
     }
-    if (rules.forwards(event) && (signature === 'ok' || signature === 'unchecked')) return [502, 'forward'];
+    if (rules.forwards(event) && (signatureCheck === 'verified' || signatureCheck === 'not_checked')) return [502, 'forward'];
     return [rules.respondStatus, 'respond_status'];
   }
 }

@@ -9,7 +9,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { colorsFor } from '../../render/colors.js';
-import { carriesClientSecret, RecordFile, recordedRequest, type RecordedDelivery } from '../replay/shared/record.js';
+import type { RecordedDelivery } from '../../protocol/record.js';
+import { carriesClientSecret, RecordFile, recordedRequest } from '../replay/shared/record.js';
 import { sendAsReceived } from '../replay/shared/send.js';
 import { Answerer, type Decision } from './answer.js';
 import { receiptJson, receiptLine, type AnswerWords, type Receipt } from './receipt.js';
@@ -31,7 +32,7 @@ export const command = () =>
     .description("a local receiver: verifies each delivery's signature and shows it; --count/--timeout make it a CI check")
     .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default(4011).argParser(integerIn(0, 65535)))
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--secret-file <path>', 'the signing secret, read from this file (re-read when it changes)')
+    .option('--secret-file <path>', 'the signing secret, read from this file (re-read when it changes; - reads stdin, once)')
     .option('--secret <secret>', 'the signing secret (prefer --secret-file or WHSVC_LISTEN_SECRET: argv is visible to other users)')
     .addOption(
       new Option('--respond-status <code>', 'status to answer verified deliveries with').default(DEFAULT_RESPOND_STATUS).argParser(integerIn(100, 599)),
@@ -143,7 +144,7 @@ export interface ListenDeps extends Io {
 export const DEFAULT_RESPOND_STATUS = 200;
 
 export async function run(options: ListenOptions, deps: ListenDeps): Promise<number> {
-  const { secret, routes } = checkOptions(options, deps);
+  const { secret, routes } = await checkOptions(options, deps);
   const send = deps.transport ?? defaultTransport(deps.env);
   const seed = options.failRate === undefined ? undefined : (options.seed ?? Math.random().toString(36).slice(2, 8));
   const rules = { respondStatus: options.respondStatus, failFirst: options.failFirst, failRate: options.failRate, seed, events: options.events };
@@ -311,15 +312,17 @@ function announce(
 }
 
 /** What cannot work is refused before listen listens: an event type the catalog lacks, --count with no secret, a route never taken. */
-function checkOptions(options: ListenOptions, deps: ListenDeps): { secret: SecretSource; routes: ForwardRoute[] } {
-  const secret = secretSource(options, deps.env, 'WHSVC_LISTEN_SECRET');
+async function checkOptions(options: ListenOptions, deps: ListenDeps): Promise<{ secret: SecretSource; routes: ForwardRoute[] }> {
   const known = deps.knownEventTypes;
   const unknown = known && options.events?.find((type) => !known.includes(type));
   if (known && unknown !== undefined) throw usageError(`--events: ${notOneOf('event type', unknown, known)}`);
+  const routes = checkRoutes(options.forwardTo ?? []);
+  // Last: --secret-file - reads stdin, once the flags are known to be good.
+  const secret = await secretSource(options, deps, 'WHSVC_LISTEN_SECRET');
   if (options.count !== undefined && secret.describe.startsWith('no secret')) {
     throw usageError('--count counts verified deliveries: give the secret with --secret-file FILE or WHSVC_LISTEN_SECRET');
   }
-  return { secret, routes: checkRoutes(options.forwardTo ?? []) };
+  return { secret, routes };
 }
 
 /** A request as `--record` keeps it: when it arrived, the request itself, what listen made of it and answered. */
@@ -328,7 +331,7 @@ function recordOf(req: IncomingMessage, body: Buffer, arrivedAt: Date, decision:
     whsvc_record: 1,
     received_at: arrivedAt.toISOString(),
     ...recordedRequest(req.method ?? 'POST', req.url ?? '/', req.headers, body),
-    signature: decision.filtered ? 'unchecked' : decision.signature,
+    signature_check: decision.signatureCheck,
     event: decision.event ?? null,
     delivery_id: decision.deliveryId ?? null,
     attempt: decision.attempt === undefined || Number.isNaN(Number(decision.attempt)) ? null : Number(decision.attempt),

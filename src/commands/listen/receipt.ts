@@ -50,8 +50,7 @@ export function receiptJson(receipt: Receipt, words: AnswerWords): string {
     repeat: d.repeat,
     repeat_of: d.repeatOf,
     attempt: d.attempt === undefined ? null : Number(d.attempt),
-    signature: d.signature,
-    verified: d.signature === 'ok',
+    signature_check: d.signatureCheck,
     status: d.status,
     rule: d.rule,
     delay_ms: words.delayMs ?? 0,
@@ -71,8 +70,10 @@ export function receiptJson(receipt: Receipt, words: AnswerWords): string {
  */
 export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors, columns?: number): string {
   const { decision: d, forwarded } = receipt;
-  const labelWords = { ok: 'signature ok', bad: 'signature BAD', unsigned: 'unsigned', unchecked: 'not checked (no secret yet)' }[d.signature];
-  const labelColor = { ok: colors.green, bad: colors.red, unsigned: colors.yellow, unchecked: colors.yellow }[d.signature];
+  const labelWords = d.signatureCheck === 'not_checked' ? 'signature not checked (no secret yet)' : `signature ${d.signatureCheck}`;
+  const labelColor = { verified: colors.green, mismatch: colors.red, missing: colors.yellow, malformed: colors.red, not_checked: colors.yellow }[
+    d.signatureCheck
+  ];
   const because = {
     signature: 'signature',
     replay: 'replay',

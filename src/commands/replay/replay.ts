@@ -15,8 +15,10 @@ import { colorsFor, type Colors } from '../../render/colors.js';
 import { deliveryIdFields, fittedLine, shortIdsAt } from '../../render/line.js';
 import { ProgressLine } from '../../render/progress.js';
 import { counted, sanitize } from '../../render/text.js';
-import { sign } from '../../signing/signature.js';
-import { parseRecords, recordedBody, type RecordedDelivery } from './shared/record.js';
+import { isSignatureHeader, signatureHeaderName } from '../../protocol/headers.js';
+import { recordedSignatureCheck, type RecordedDelivery } from '../../protocol/record.js';
+import { sign } from '../../protocol/signature.js';
+import { parseRecords, recordedBody } from './shared/record.js';
 import { sendAsReceived, type SendResult } from './shared/send.js';
 
 /** Defines `replay`. */
@@ -29,7 +31,7 @@ export const command = () =>
     .description('send recorded deliveries to an app again, the same bytes and headers: exit 0 when every one got a 2xx (a regression test of a receiver)')
     .argument('<file>', 'a record file, as `whsvc listen --record FILE` writes it')
     .requiredOption('--to <url>', 'where to send them (without a path: the path each was received at)')
-    .option('--secret-file <path>', "sign each body again with the secret in this file (the app's own test secret)")
+    .option('--secret-file <path>', "sign each body again with the secret in this file (the app's own test secret; - reads stdin)")
     .addOption(new Option('--event <type>', 'only this event type (repeatable)').argParser(collect((value: string) => value)))
     .addOption(new Option('--delivery <id>', 'only this delivery (repeatable)').argParser(collect((value: string) => value)))
     .addOption(new Option('--since <time>', 'only deliveries recorded since then: 2h, 3d, or an ISO 8601 time').argParser(timeBound))
@@ -101,7 +103,7 @@ const ok = (status: number | null) => status !== null && status >= 200 && status
 export async function run(options: ReplayOptions, deps: ReplayDeps): Promise<number> {
   const now = deps.now ?? Date.now;
   const target = forwardUrl(options.to, '--to');
-  const secret = options.secretFile === undefined ? undefined : requiredSecret({ secretFile: options.secretFile }, deps.env);
+  const secret = options.secretFile === undefined ? undefined : await requiredSecret({ secretFile: options.secretFile }, deps);
   let text: string;
   try {
     text = readFileSync(options.file, 'utf8');
@@ -182,16 +184,23 @@ function chosen(records: RecordedDelivery[], options: ReplayOptions, now: number
   });
 }
 
-/** The headers with the signature made anew: each X-…-Signature header replaced (X-Service-Signature added when there was none). */
+/** The headers with the signature made anew: each X-…-Signature header replaced (the default platform's added when there was none). */
 function resigned(headers: Record<string, string>, signature: string): Record<string, string> {
-  const names = Object.keys(headers).filter((name) => /^x-[a-z0-9-]+-signature$/i.test(name));
+  const names = Object.keys(headers).filter(isSignatureHeader);
   const next = { ...headers };
-  for (const name of names.length ? names : ['x-service-signature']) next[name] = signature;
+  for (const name of names.length ? names : [signatureHeaderName().toLowerCase()]) next[name] = signature;
   return next;
 }
 
 function describe(record: RecordedDelivery) {
-  return { received_at: record.received_at, event: record.event, delivery_id: record.delivery_id, attempt: record.attempt, recorded_path: record.path };
+  return {
+    received_at: record.received_at,
+    event: record.event,
+    delivery_id: record.delivery_id,
+    attempt: record.attempt,
+    recorded_path: record.path,
+    signature_check: recordedSignatureCheck(record),
+  };
 }
 
 /** Where a record is sent: --to, or, when --to has no path, --to at the path it was received at (as sendAsReceived does). */

@@ -9,6 +9,7 @@ import { ManualSandboxClock } from '../../sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { AttemptRecord, WebhookRecord } from '../../sandbox/store.js';
 import { clockTime, sanitize, statusWords } from '../../render/text.js';
+import { signatureHeaderName } from '../../protocol/headers.js';
 
 export interface SandboxStartOptions {
   port: number;
@@ -122,7 +123,7 @@ function banner(sandbox: Sandbox, baseUrl: string, dataDir: string | undefined, 
     `                secret ${readOnly!.client_secret}`,
     `  store         ${dataDir ? `${dataDir} (kept across restarts)` : `in memory, ${kept} (--data-dir DIR keeps it)`}`,
     `  retries       first after ${options.retryBaseMs} ms, doubling, ${options.maxAttempts} attempts at most`,
-    `  signature     X-${options.platformName}-Signature: sha256=<hex>`,
+    `  signature     ${signatureHeaderName(options.platformName)}: sha256=<hex>`,
     `  each webhook  ${options.concurrencyPerWebhook} sends at once; one fails unanswered after ${options.deliveryTimeoutMs} ms`,
     ...(options.rateLimit ? [`  rate limit    ${options.rateLimit} API requests a second per client, then 429`] : []),
     ...(options.manualClock

@@ -1,10 +1,9 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { action } from '../../cli/actions.js';
 import { DEFAULT_SANDBOX_PORT } from '../../cli/defaults.js';
-import { CliError, ExitCode } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
 import { stopRequested } from '../../cli/interrupt.js';
-import { PLATFORM_NAME, integerIn } from '../../cli/parse.js';
+import { integerIn, platformNameOption } from '../../cli/parse.js';
 import { passOverSqliteWarning } from '../../sandbox/sqlite-warning.js';
 import { restartWithYoungGenerationBounded } from './young-generation.js';
 
@@ -20,7 +19,7 @@ export const command = () =>
     .addOption(new Option('--retry-base-ms <n>', 'first automatic retry delay; doubles each time').default(5000).argParser(integerIn(1, 86_400_000)))
     .addOption(new Option('--max-attempts <n>', 'automatic attempts per delivery, the first included').default(5).argParser(integerIn(1, 50)))
     .addOption(new Option('--token-ttl <seconds>', 'lifetime of access tokens').default(3600).argParser(integerIn(1, 86_400 * 30)))
-    .option('--platform-name <name>', 'the platform name in the signature header, X-<name>-Signature', 'Service')
+    .addOption(platformNameOption('the platform name in the delivery headers: X-<name>-Signature, X-<name>-Event, …'))
     .addOption(new Option('--delivery-timeout-ms <n>', 'a delivery not answered within this fails').default(10_000).argParser(integerIn(1, 600_000)))
     .addOption(
       new Option(
@@ -56,9 +55,6 @@ export const command = () =>
     )
     .action(
       action(async ({ io, globals }, o) => {
-        if (!PLATFORM_NAME.test(o.platformName)) {
-          throw new CliError('--platform-name must be letters, digits and dashes, starting with a letter', ExitCode.usage);
-        }
         restartWithYoungGenerationBounded();
         passOverSqliteWarning();
         const { run } = await import('./serve.js');

@@ -2,10 +2,11 @@ import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { action, addVerbs } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { readFileSync } from 'node:fs';
-import { digestHex, signatureDigest, verify } from '../../signing/signature.js';
+import { checkSignature, digestHex, SIGNATURE_PREFIX, signatureProblem, verify } from '../../protocol/signature.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
-import { requiredSecret } from '../../cli/secret.js';
+import { checkSecretFilePath, requiredSecret } from '../../cli/secret.js';
+import { readStdin, STDIN } from '../../cli/stdin.js';
 
 /** Defines `verify`. */
 export function register(program: CommandUnknownOpts): void {
@@ -15,11 +16,17 @@ export function register(program: CommandUnknownOpts): void {
 export const command = () =>
   new Command('verify')
     .description('check a signature offline; the payload comes from stdin unless --payload-file')
-    .requiredOption('--signature <sig>', 'the X-…-Signature value, with or without sha256=')
-    .option('--secret-file <path>', 'the signing secret, read from this file')
+    .requiredOption('--signature <sig>', 'the X-…-Signature value: sha256= and 64 hex digits')
+    .option('--secret-file <path>', 'the signing secret, read from this file (- reads stdin)')
     .option('--secret <secret>', 'the signing secret (prefer --secret-file: argv is visible to other users)')
-    .option('--payload-file <path>', 'the raw body as received')
-    .addHelpText('after', examples('whsvc verify --signature "sha256=…" --secret-file ./whsec.txt --payload-file body.json'))
+    .option('--payload-file <path>', 'the raw body as received, read from this file (without it, or with -: stdin)')
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc verify --signature "sha256=…" --secret-file ./whsec.txt --payload-file body.json',
+        'whsvc verify --signature "sha256=…" --secret-file ./whsec.txt < body.json',
+      ),
+    )
     .action(
       action(async ({ io, globals }, o) =>
         run({ signature: o.signature, secret: o.secret, secretFile: o.secretFile, payloadFile: o.payloadFile, json: globals.json }, io),
@@ -32,12 +39,6 @@ export interface VerifyOptions {
   secretFile?: string | undefined;
   payloadFile?: string | undefined;
   json: boolean;
-}
-
-async function readStdin(stdin: Io['stdin']): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks);
 }
 
 /** Why a body that does not verify may have been changed on its way: the usual suspects, checked. */
@@ -63,36 +64,50 @@ function diagnose(secret: string, body: Buffer, given: string): string | undefin
 const sanitizeGiven = (text: string) => text.replace(/[^\x20-\x7e…]/g, '?');
 
 export async function run(options: VerifyOptions, io: Io): Promise<number> {
-  const secret = requiredSecret(options, io.env);
-  if (!options.signature.trim()) throw usageError('--signature is empty');
+  checkSecretFilePath(options.secretFile);
+  const problem = signatureProblem(options.signature);
+  if (problem !== undefined) {
+    const shown = options.signature.trim() === '' ? '--signature' : `--signature ${sanitizeGiven(abbreviated(options.signature.trim()))}`;
+    throw usageError(`${shown} ${problem}`, 'a signature is the X-…-Signature value as received: sha256= and 64 hex digits');
+  }
+  const { payloadFile } = options;
+  const payloadFromStdin = payloadFile === undefined || payloadFile === STDIN;
+  if (payloadFromStdin && options.secretFile === STDIN) {
+    const payload = payloadFile === STDIN ? '--payload-file -' : 'the payload (without --payload-file)';
+    throw usageError(`--secret-file - and ${payload} both read stdin, which can be read once: give one of them a file`);
+  }
+  const secret = await requiredSecret(options, io);
   let body: Buffer;
-  if (options.payloadFile) {
+  if (!payloadFromStdin) {
     try {
-      body = readFileSync(options.payloadFile);
+      body = readFileSync(payloadFile);
     } catch (error) {
-      throw usageError(`--payload-file ${options.payloadFile} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw usageError(`--payload-file ${payloadFile} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
   } else {
     if (io.stdin.isTTY) throw usageError('no payload: pipe the raw body in, or pass --payload-file FILE');
     body = await readStdin(io.stdin);
   }
-  const valid = verify(secret, body, options.signature);
-  const given = signatureDigest(options.signature);
+  const signature = options.signature.trim();
+  const check = checkSignature(secret, body, signature);
+  const given = signature.slice(SIGNATURE_PREFIX.length);
   const expected = digestHex(secret, body);
-  const hint = valid ? undefined : diagnose(secret, body, options.signature);
+  const hint = check === 'verified' ? undefined : diagnose(secret, body, signature);
   if (options.json) {
     io.stdout.write(
-      `${JSON.stringify({ valid, body_bytes: body.length, expected_prefix: expected.slice(0, 8), given_prefix: given.slice(0, 8), ...(hint ? { hint } : {}) })}\n`,
+      `${JSON.stringify({ signature_check: check, signature, body_bytes: body.length, expected_prefix: expected.slice(0, 8), ...(hint ? { hint } : {}) })}\n`,
     );
   }
-  if (valid) {
-    if (!options.json) io.stdout.write(`valid: the signature matches the ${body.length}-byte body\n`);
+  if (check === 'verified') {
+    if (!options.json) io.stdout.write(`verified: the signature matches the ${body.length}-byte body\n`);
     return ExitCode.ok;
   }
-  const shown = given.length > 8 ? `${given.slice(0, 8)}…` : given || '(empty)';
-  io.stderr.write(`invalid: signature does not match the ${body.length}-byte body (expected sha256=${expected.slice(0, 8)}…, got ${sanitizeGiven(shown)})\n`);
-  if (!/^[0-9a-fA-F]{64}$/.test(given)) io.stderr.write('hint: a signature is sha256= followed by 64 hex digits\n');
-  else if (hint) io.stderr.write(`hint: ${hint}\n`);
-  else io.stderr.write("hint: check that the secret is this webhook's signing_secret and that the body is byte for byte what was sent\n");
+  io.stderr.write(
+    `mismatch: the signature does not match the ${body.length}-byte body (expected ${SIGNATURE_PREFIX}${expected.slice(0, 8)}…, got ${SIGNATURE_PREFIX}${given.slice(0, 8)}…)\n`,
+  );
+  io.stderr.write(`hint: ${hint ?? "check that the secret is this webhook's signing_secret and that the body is byte for byte what was sent"}\n`);
   return ExitCode.failure;
 }
+
+/** A long value cut to its start, for a message. */
+const abbreviated = (text: string) => (text.length > 24 ? `${text.slice(0, 23)}…` : text);

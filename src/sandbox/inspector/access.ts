@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ErrorAnswer } from '../http.js';
 import { isLoopbackHost } from '../../net.js';
-import { sameSecret } from '../../signing/signature.js';
+import { sameSecret } from '../../protocol/signature.js';
 
 /**
  * Who may use the inspector. On a loopback address no login is needed, but

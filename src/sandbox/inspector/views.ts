@@ -6,7 +6,7 @@ import { deliveryHeaders, type DeliveryPolicy } from '../deliverer.js';
 import { badRequest, notFound } from '../http.js';
 import { deliveryStatus, type DeliverySummary, type Store } from '../store.js';
 import { parseLimit, validateEventType } from '../validation.js';
-import { signatureHeaderName } from '../../signing/signature.js';
+import { signatureHeaderName } from '../../protocol/headers.js';
 import { shellQuote } from '../../render/text.js';
 import type { DeliveryStatus, InspectorAttempt, InspectorDelivery, InspectorDeliveryItem, InspectorDeliveryPage, InspectorOverview } from './types.js';
 import { idParameter } from './query.js';

@@ -8,7 +8,8 @@ import { SENT_ON_TIMEOUT_MS } from '../../../cli/forward.js';
 import { TransportError } from '../../../net.js';
 import type { ForwardRoute } from '../../../cli/forward.js';
 import type { SecretSource } from '../../../cli/secret.js';
-import { deliveryHeaders, verify } from '../../../signing/signature.js';
+import { rebuiltDelivery } from '../../../protocol/delivery.js';
+import { checkSignature, type SignatureCheck } from '../../../protocol/signature.js';
 
 export interface ForwardTarget {
   /** Where each delivery goes, by its event type (the first pattern that matches, else the bare URL). */
@@ -21,14 +22,11 @@ export interface ForwardTarget {
   timeoutMs?: number | undefined;
 }
 
-/** Whether the body rebuilt from the stored payload carries the stored signature. */
-export type SignatureCheck = 'verified' | 'mismatch' | 'unchecked';
-
 export type ForwardOutcome =
   /** The app answered (whatever its status): forwarded. */
-  | { kind: 'answered'; status: number; signature: SignatureCheck; record: Attempt }
+  | { kind: 'answered'; status: number; signatureCheck: SignatureCheck; record: Attempt }
   /** No answer (the app is down, or too slow): not forwarded; tried again later. */
-  | { kind: 'no_answer'; error: string; signature: SignatureCheck; record: Attempt }
+  | { kind: 'no_answer'; error: string; signatureCheck: SignatureCheck; record: Attempt }
   /** Nothing that can be sent: the attempt is gone, or its record holds no payload or signature. */
   | { kind: 'cannot'; why: string };
 
@@ -37,7 +35,8 @@ export interface Retrieved {
   record: Attempt;
   body: string;
   headers: Record<string, string>;
-  signature: SignatureCheck;
+  /** Whether the body rebuilt from the stored payload carries the stored signature. */
+  signatureCheck: SignatureCheck;
 }
 
 /**
@@ -59,20 +58,14 @@ export async function retrieveDelivery(
     if (error instanceof ApiError && error.status === 404) return { kind: 'cannot', why: 'the attempt is gone from the log' };
     throw error;
   }
-  if (record.payload === undefined) return { kind: 'cannot', why: 'the service returned no payload for it' };
-  if (typeof record.signature !== 'string') return { kind: 'cannot', why: 'the service returned no signature for it' };
-  const body = JSON.stringify(record.payload);
-  const secret = target.secret?.current();
-  const signature: SignatureCheck = secret === undefined ? 'unchecked' : verify(secret, body, record.signature) ? 'verified' : 'mismatch';
-  const headers = deliveryHeaders(target.platform, `whsvc/${WHSVC_VERSION} (deliveries tail)`, {
-    signature: record.signature,
-    event: record.event ?? attempt.event,
-    deliveryId: deliveryKey({ id: attempt.id, delivery_id: record.delivery_id ?? attempt.delivery_id }),
-    attempt: record.attempts ?? attempt.attempts ?? 1,
-    attemptId: attempt.id,
-    sentAt: record.created_at ?? attempt.created_at,
-  });
-  return { record, body, headers, signature };
+  const delivery = rebuiltDelivery(
+    { ...attempt, ...record, id: attempt.id },
+    deliveryKey({ id: attempt.id, delivery_id: record.delivery_id ?? attempt.delivery_id }),
+    { platformName: target.platform, userAgent: `whsvc/${WHSVC_VERSION} (deliveries tail)` },
+  );
+  if ('cannot' in delivery) return { kind: 'cannot', why: delivery.cannot };
+  const signatureCheck = checkSignature(target.secret?.current(), delivery.body, delivery.signature);
+  return { record, body: delivery.body, headers: delivery.headers, signatureCheck };
 }
 
 /** Sends a delivery read back from the service to the local app, as the service sent it. */
@@ -81,7 +74,7 @@ export async function sendRetrieved(
   url: URL,
   retrieved: Retrieved,
 ): Promise<Exclude<ForwardOutcome, { kind: 'cannot' }>> {
-  const { record, signature } = retrieved;
+  const { record, signatureCheck } = retrieved;
   try {
     const answer = await target.send({
       method: 'POST',
@@ -90,9 +83,9 @@ export async function sendRetrieved(
       body: retrieved.body,
       timeoutMs: target.timeoutMs ?? SENT_ON_TIMEOUT_MS,
     });
-    return { kind: 'answered', status: answer.status, signature, record };
+    return { kind: 'answered', status: answer.status, signatureCheck, record };
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
-    return { kind: 'no_answer', error: error.message, signature, record };
+    return { kind: 'no_answer', error: error.message, signatureCheck, record };
   }
 }

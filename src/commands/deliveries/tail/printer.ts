@@ -88,7 +88,7 @@ export class TailPrinter {
           route: route.label,
           app_status: outcome.kind === 'answered' ? outcome.status : null,
           error: outcome.kind === 'no_answer' ? outcome.error : null,
-          signature: outcome.signature,
+          signature_check: outcome.signatureCheck,
         }),
       );
       return;
@@ -104,10 +104,16 @@ export class TailPrinter {
             text: `app down (${sanitize(outcome.error)}): not forwarded yet, tried again at the next poll`,
             styled: `${colors.red(`app down (${sanitize(outcome.error)})`)}: not forwarded yet, tried again at the next poll`,
           };
-    const signatureWords = { verified: 'signature ok', mismatch: 'signature does NOT match the rebuilt body', unchecked: 'signature not checked' }[
-      outcome.signature
+    const signatureWords = {
+      verified: 'signature verified',
+      mismatch: 'signature mismatch: it does NOT match the rebuilt body',
+      missing: 'signature missing',
+      malformed: 'signature malformed',
+      not_checked: 'signature not checked',
+    }[outcome.signatureCheck];
+    const signatureStyle = { verified: colors.green, mismatch: colors.red, missing: colors.red, malformed: colors.red, not_checked: colors.dim }[
+      outcome.signatureCheck
     ];
-    const signatureStyle = { verified: colors.green, mismatch: colors.red, unchecked: colors.dim }[outcome.signature];
     const fields: LineField[] = [
       { text: this.clock(this.nowIso()) },
       { text: `→ ${route.url.href}`, min: 16, cut: 'url', give: 1 },

@@ -7,7 +7,8 @@ import { FORWARDED_BOUND } from './checkpoint.js';
 import type { Change, Position } from './follow.js';
 import { retrieveDelivery, sendRetrieved, type ForwardTarget, type Retrieved } from './forward.js';
 import { answeredStatus } from '../../../api/log.js';
-import { type RecordFile, recordedRequest, type RecordedDelivery } from '../../replay/shared/record.js';
+import type { RecordedDelivery } from '../../../protocol/record.js';
+import { type RecordFile, recordedRequest } from '../../replay/shared/record.js';
 import type { TailPrinter } from './printer.js';
 
 interface Waiting {
@@ -74,7 +75,7 @@ export class ForwardQueue {
       if ('kind' in retrieved) {
         this.note(`cannot forward ${sanitize(waiting.key)}: ${retrieved.why}; left out`);
       } else {
-        if (retrieved.signature === 'mismatch' && !this.mismatchExplained) {
+        if (retrieved.signatureCheck === 'mismatch' && !this.mismatchExplained) {
           this.mismatchExplained = true;
           this.note(
             `${sanitize(waiting.key)}: the body rebuilt from the stored payload does not carry the stored signature under ${this.target.secret!.describe}. ` +
@@ -129,7 +130,7 @@ function recordOf(waiting: Waiting, retrieved: Retrieved, path: string): Recorde
       Object.fromEntries(Object.entries(retrieved.headers).map(([name, value]) => [name.toLowerCase(), value])),
       Buffer.from(retrieved.body),
     ),
-    signature: retrieved.signature === 'verified' ? 'ok' : retrieved.signature === 'mismatch' ? 'bad' : 'unchecked',
+    signature_check: retrieved.signatureCheck,
     event: record.event ?? waiting.change.attempt.event,
     delivery_id: waiting.key,
     attempt: record.attempts ?? waiting.change.attempt.attempts ?? null,

@@ -1,29 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { usageError } from '../../../cli/errors.js';
 import { LineFile } from '../../../files/user-file.js';
-
-/**
- * One delivery as recorded (`listen --record FILE`), a JSON object a line:
- * when it arrived, the request as received (method, path, every header, the
- * raw body), what listen made of it and what it answered. The body is `body`
- * when its bytes are UTF-8 (a JSON payload, as a rule), else `body_base64`,
- * so that any bytes come back exactly. No secret is ever part of a record.
- */
-export interface RecordedDelivery {
-  whsvc_record: 1;
-  received_at: string;
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
-  body_base64?: string;
-  signature: 'ok' | 'bad' | 'unsigned' | 'unchecked';
-  event: string | null;
-  delivery_id: string | null;
-  attempt: number | null;
-  /** What listen answered. */
-  answered: number;
-}
+import type { RecordedDelivery } from '../../../protocol/record.js';
 
 // ignoreBOM: a body's leading byte-order mark is part of the signed bytes, and is kept.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
