@@ -280,3 +280,15 @@ describe('listen --record at the end', () => {
     expect(JSON.parse(readFileSync(file, 'utf8').trim())).toMatchObject({ path: '/slow', answered: 200 });
   });
 });
+
+describe('--to with a user name and password', () => {
+  it('is never shown: not in the lines, the summary or --dry-run', async () => {
+    const url = app.url.replace('http://', 'http://someone:pa55word@');
+    const result = await runCli(['replay', recordFile(), '--to', `${url}/creds`, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout + result.stderr).not.toContain('pa55word');
+    expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!).summary.to).toBe(`${app.url.replace('http://', 'http://***@')}/creds`);
+    const dry = await runCli(['replay', recordFile(), '--to', `${url}/creds`, '--dry-run']);
+    expect(dry.stdout + dry.stderr).not.toContain('pa55word');
+  });
+});

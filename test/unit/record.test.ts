@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { checkRoutes, forwardRoute } from '../../src/cli/forward.js';
 import { parseRecords, recordedBody, recordedRequest } from '../../src/commands/replay/shared/record.js';
 
 const good = {
@@ -33,13 +32,5 @@ describe('record files', () => {
     expect(recorded.body).toBeUndefined();
     expect(recordedBody({ ...good, body: undefined, ...recorded } as never).equals(bytes)).toBe(true);
     expect(recordedRequest('POST', '/', {}, Buffer.from('{"a":"é"}')).body).toBe('{"a":"é"}');
-  });
-});
-
-describe('--forward-to routes that could never be taken', () => {
-  it('a second bare URL, or a pattern given twice, is a usage error', () => {
-    expect(() => checkRoutes(['http://127.0.0.1:1/', 'http://127.0.0.1:2/'].map(forwardRoute))).toThrow(/one bare URL/);
-    expect(() => checkRoutes(['a.*=http://127.0.0.1:1/', 'a.*=http://127.0.0.1:2/'].map(forwardRoute))).toThrow(/twice/);
-    expect(checkRoutes(['a.*=http://127.0.0.1:1/', 'http://127.0.0.1:2/'].map(forwardRoute))).toHaveLength(2);
   });
 });

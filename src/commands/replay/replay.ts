@@ -7,7 +7,7 @@ import { requestTimeoutGivenMs } from '../../cli/parse.js';
 import type { Io } from '../../cli/deps.js';
 import { CliError, ExitCode, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
-import { forwardUrl } from '../../cli/forward.js';
+import { forwardUrl, shownUrl } from '../../cli/forward.js';
 import { gracefulInterrupt, stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, collect, integerIn, timeBound, type TimeBound } from '../../cli/parse.js';
 import { requiredSecret } from '../../cli/secret.js';
@@ -117,13 +117,13 @@ export async function run(options: ReplayOptions, deps: ReplayDeps): Promise<num
   }
   if (options.dryRun) {
     for (const record of records) {
-      const url = urlFor(target, record).href;
+      const url = shownUrl(urlFor(target, record));
       deps.stdout.write(
         options.json ? `${JSON.stringify({ would_send: { ...describe(record), url } })}\n` : `${line(record, colors, deps)}  (not sent: --dry-run)\n`,
       );
     }
-    if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { would_send: records.length, to: target.href } })}\n`);
-    deps.stderr.write(`whsvc: ${counted(records.length, 'delivery', 'deliveries')} of ${options.file} would be sent to ${target.href}\n`);
+    if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { would_send: records.length, to: shownUrl(target) } })}\n`);
+    deps.stderr.write(`whsvc: ${counted(records.length, 'delivery', 'deliveries')} of ${options.file} would be sent to ${shownUrl(target)}\n`);
     return ExitCode.ok;
   }
   // Progress only where a person watches both streams: data lines go to stdout, the progress line to stderr.
@@ -135,7 +135,7 @@ export async function run(options: ReplayOptions, deps: ReplayDeps): Promise<num
     else if (replayed.result.status === null) tally.no_answer += 1;
     else tally.other_status += 1;
     const text = options.json
-      ? `${JSON.stringify({ replayed: { ...describe(replayed.record), url: urlFor(target, replayed.record).href, status: replayed.result.status, error: replayed.result.error ?? null, ms: replayed.ms } })}\n`
+      ? `${JSON.stringify({ replayed: { ...describe(replayed.record), url: shownUrl(urlFor(target, replayed.record)), status: replayed.result.status, error: replayed.result.error ?? null, ms: replayed.ms } })}\n`
       : `${line(replayed.record, colors, deps, replayed)}\n`;
     progress?.clear();
     deps.stdout.write(text);
@@ -158,8 +158,8 @@ export async function run(options: ReplayOptions, deps: ReplayDeps): Promise<num
   } finally {
     progress?.clear();
   }
-  const summary = `${counted(tally.sent, 'delivery', 'deliveries')} replayed to ${target.href}: ${tally.ok} answered 2xx, ${tally.other_status} answered otherwise, ${tally.no_answer} got no answer`;
-  if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { ...tally, to: target.href, interrupted: deps.stop?.aborted === true } })}\n`);
+  const summary = `${counted(tally.sent, 'delivery', 'deliveries')} replayed to ${shownUrl(target)}: ${tally.ok} answered 2xx, ${tally.other_status} answered otherwise, ${tally.no_answer} got no answer`;
+  if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { ...tally, to: shownUrl(target), interrupted: deps.stop?.aborted === true } })}\n`);
   // A reader of stdout that went away (`| head`) has what it asked for: exit 0, nothing more said, as every command does.
   if (stdoutWasClosed()) return ExitCode.ok;
   deps.stderr.write(`whsvc: ${summary}${deps.stop?.aborted ? ` (interrupted: ${records.length - tally.sent} not sent)` : ''}\n`);
