@@ -70,9 +70,13 @@ export function webhookUrl(value: unknown): { href: string } | { problem: string
   return { href: url.href };
 }
 
-/** A URL for messages: a user name or password in it (`user:pass@`) shown as `***@`. */
+/**
+ * A URL for messages: a user name or password in it (`user:pass@`) shown as
+ * `***@`, also where the parser forgives the slashes (`http:user:pass@host`)
+ * or they were left out (`user:pass@host` reads as the scheme `user:`).
+ */
 export function redactUserinfo(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i, '$1***@');
+  return value.replace(/^([a-z][a-z0-9+.-]*:[/\\]*)[^@/\\?#]*@/i, '$1***@');
 }
 
 export class TransportError extends Error {

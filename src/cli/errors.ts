@@ -1,4 +1,4 @@
-import { isLoopbackHost } from '../net.js';
+import { isLoopbackHost, redactUserinfo } from '../net.js';
 import { shellWord } from '../render/text.js';
 /** The exit codes, as the README lists them. */
 export const ExitCode = {
@@ -45,6 +45,12 @@ export function listenError(error: unknown, host: string, port: number): CliErro
   return new CliError(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
 }
 
+/** A flag's value as an error echoes it: a URL's user name and password masked, also in a route's PATTERN=URL. */
+function echoedValue(value: string): string {
+  const route = /^([^:=/]+=)(.*)$/s.exec(value);
+  return route ? `${route[1]}${redactUserinfo(route[2]!)}` : redactUserinfo(value);
+}
+
 /**
  * commander's usage errors in the tool's own style, the one its commands'
  * checks use: the flag, the value given, and why (`--request-timeout 0: must
@@ -56,7 +62,7 @@ export function usageMessage(commanderMessage: string): string {
   let line = first;
   let match: RegExpExecArray | null;
   if ((match = /^option '(-[^ ,']+)(?:, (--[^ ']+))?[^']*' argument '(.*)' is invalid\. (.*)$/.exec(first))) {
-    line = `${match[2] ?? match[1]} ${shellWord(match[3]!)}: ${why(match[4]!)}`;
+    line = `${match[2] ?? match[1]} ${shellWord(echoedValue(match[3]!))}: ${why(match[4]!)}`;
   } else if ((match = /^command-argument value '(.*)' is invalid for argument '([^']+)'\. (.*)$/.exec(first))) {
     // The argument parsers name the value themselves; say it once.
     line = match[3]!.includes(JSON.stringify(match[1])) ? why(match[3]!) : `<${match[2]}> ${shellWord(match[1]!)}: ${why(match[3]!)}`;

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { request } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ let workDir: string;
 let app: Receiver;
 const secretFile = () => join(workDir, 'whsec.txt');
 const recordFile = () => join(workDir, 'deliveries.ndjson');
-const sig = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+const sig = (secret: string, body: string | Buffer) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 /** An invoice.paid delivery POSTed to `url` as the service sends one, signed with `secret`. */
 function postDelivery(url: string, secret: string, deliveryId: string, extraHeaders: Record<string, string> = {}): Promise<Response> {
@@ -278,5 +279,94 @@ describe('listen --record at the end', () => {
     expect(await listener.exit).toBe(130);
     expect(listener.stderr()).not.toMatch(/EBADF|Error:/);
     expect(JSON.parse(readFileSync(file, 'utf8').trim())).toMatchObject({ path: '/slow', answered: 200 });
+  });
+});
+
+/** A POST as curl makes one: with `Expect: 100-continue`, the body goes only once the server said 100 Continue. */
+function postRaw(url: string, headers: Record<string, string>, body: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { ...headers, 'content-length': String(body.length) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    if (headers.expect) req.on('continue', () => req.end(body));
+    else req.end(body);
+  });
+}
+
+describe('replay of what listen itself recorded, from real requests', () => {
+  it('Expect: 100-continue with a large body, a header that is not ASCII, a body with a BOM: forwarded and replayed, the same bytes, the signature still good', async () => {
+    const secret = 'whsec_listen_as_curl_sends';
+    writeFileSync(join(workDir, 'curl-secret.txt'), secret);
+    const file = join(workDir, 'as-curl.ndjson');
+    app.received.length = 0;
+    const listener = await startListen([
+      '--secret-file',
+      join(workDir, 'curl-secret.txt'),
+      '--record',
+      file,
+      '--forward-to',
+      `${app.url}/forwarded`,
+      '--count',
+      '3',
+      '--timeout',
+      '60',
+    ]);
+    const large = Buffer.from(JSON.stringify({ event: 'invoice.paid', id: 'inv_large', notes: 'x'.repeat(1_500_000) }));
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ event: 'invoice.paid', id: 'inv_bom' }))]);
+    const plain = Buffer.from(JSON.stringify({ event: 'invoice.paid', id: 'inv_cafe' }));
+    const headers = (body: Buffer, id: string) => ({
+      'content-type': 'application/json',
+      'x-service-signature': sig(secret, body),
+      'x-service-delivery-id': id,
+    });
+    // Node's client writes a header's characters as bytes (latin1): these are the UTF-8 bytes of café, as curl -H sends them.
+    const cafe = Buffer.from('café').toString('latin1');
+    expect(await postRaw(`${listener.url}/hooks`, { ...headers(large, 'dlv_large'), expect: '100-continue' }, large)).toBe(200);
+    expect(await postRaw(`${listener.url}/hooks`, { ...headers(plain, 'dlv_cafe'), 'x-name': cafe }, plain)).toBe(200);
+    expect(await postRaw(`${listener.url}/hooks`, headers(bom, 'dlv_bom'), bom)).toBe(200);
+    expect(await listener.exit).toBe(0);
+    expect(listener.stderr()).not.toMatch(/Error|unexpected/);
+    const forwarded = app.received.splice(0);
+    expect(forwarded.map((request) => request.path)).toEqual(['/forwarded', '/forwarded', '/forwarded']);
+
+    const replayed = await runCli(['replay', file, '--to', `${app.url}/replayed`]);
+    expect(replayed.stderr).not.toContain('unexpected error');
+    expect(replayed.code, replayed.stderr).toBe(0);
+    for (const received of [forwarded, app.received]) {
+      const [first, second, third] = received;
+      expect(first!.bytes.equals(large)).toBe(true);
+      expect(first!.headers.expect).toBeUndefined();
+      expect(Buffer.from(second!.headers['x-name'] as string, 'latin1').equals(Buffer.from('café'))).toBe(true);
+      expect(third!.bytes.equals(bom)).toBe(true);
+      for (const request of received) expect(request.headers['x-service-signature']).toBe(sig(secret, request.bytes));
+    }
+  });
+
+  it('a header no HTTP request can carry is refused before anything is sent: exit 2, FILE:LINE, never "unexpected error"', async () => {
+    const file = join(workDir, 'unsendable.ndjson');
+    const good = readFileSync(recordFile(), 'utf8').trim().split('\n')[0]!;
+    const bad = JSON.parse(good);
+    bad.headers['x-name'] = '日本';
+    writeFileSync(file, `${good}\n${JSON.stringify(bad)}\n`);
+    app.received.length = 0;
+    const result = await runCli(['replay', file, '--to', app.url]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}:2: the header "x-name" holds U+65E5, which is not one byte`);
+    expect(result.stderr).not.toContain('unexpected error');
+    expect(app.received).toHaveLength(0);
+  });
+});
+
+describe('--to with a user name and password', () => {
+  it('is never shown: not in the lines, the summary or --dry-run', async () => {
+    const url = app.url.replace('http://', 'http://someone:pa55word@');
+    const result = await runCli(['replay', recordFile(), '--to', `${url}/creds`, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout + result.stderr).not.toContain('pa55word');
+    expect(JSON.parse(result.stdout.trim().split('\n').at(-1)!).summary.to).toBe(`${app.url.replace('http://', 'http://***@')}/creds`);
+    const dry = await runCli(['replay', recordFile(), '--to', `${url}/creds`, '--dry-run']);
+    expect(dry.stdout + dry.stderr).not.toContain('pa55word');
   });
 });

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +25,7 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
+const withCredentials = (url: string) => url.replace('http://', 'http://someone:pa55word@');
 const eventOf = (body: string) => (JSON.parse(body) as { event: string }).event;
 const EVENTS = ['invoice.paid', 'product.updated', 'sales_order.created'];
 
@@ -81,13 +83,16 @@ describe('--forward-to [PATTERN=]URL', () => {
         '3',
         '--json',
         '--forward-to',
-        `invoice.*=${invoices.url}/`,
+        `invoice.*=${withCredentials(invoices.url)}/`,
         '--forward-to',
         `sales_order.*=${rest.url}/`,
       ],
       { env, timeoutMs: 60_000 },
     );
     expect(tail.code, tail.stderr).toBe(0);
+    // A user name and password in a route's URL are never shown: not where tail says what it forwards, not on its lines.
+    expect(tail.stdout + tail.stderr).not.toContain('pa55word');
+    expect(tail.stderr).toContain(`invoice.*=${invoices.url.replace('http://', 'http://***@')}/`);
     expect(invoices.received.map((request) => eventOf(request.body))).toEqual(['invoice.paid']);
     // A route URL without a path: the webhook's own path, as listen forwards to the path it was received at.
     expect(invoices.received[0]!.path).toBe('/none');
@@ -97,9 +102,61 @@ describe('--forward-to [PATTERN=]URL', () => {
       .split('\n')
       .map((line) => JSON.parse(line))
       .filter((line) => line.change === 'forwarded');
+    expect(forwards.find((line) => line.route === 'invoice.*').url).toBe(`${invoices.url.replace('http://', 'http://***@')}/`);
     expect(forwards.map((line) => [line.event, line.route]).sort()).toEqual([
       ['invoice.paid', 'invoice.*'],
       ['sales_order.created', 'sales_order.*'],
     ]);
+  });
+
+  it("a route an earlier one shadows is refused at start, exit 2, naming both; a URL's password never shown", async () => {
+    for (const [command, routes, refused, earlier] of [
+      [
+        'listen',
+        ['invoice.*=http://127.0.0.1:1/a', 'invoice.paid=http://127.0.0.1:2/b'],
+        'invoice.paid=http://127.0.0.1:2/b',
+        'invoice.*=http://127.0.0.1:1/a',
+      ],
+      ['listen', ['*=http://someone:pa55word@127.0.0.1:1/a', 'http://127.0.0.1:2/b'], 'http://127.0.0.1:2/b', 'http://***@127.0.0.1:1/a'],
+      ['tail', ['http://127.0.0.1:1/a', 'sales_order.*=http://127.0.0.1:2/b'], 'sales_order.*=http://127.0.0.1:2/b', 'http://127.0.0.1:1/a'],
+    ] as const) {
+      const args = [
+        ...(command === 'listen' ? ['listen', '--port', '0', '--timeout', '5'] : ['deliveries', 'tail', '--timeout', '5']),
+        ...routes.flatMap((route) => ['--forward-to', route]),
+      ];
+      const result = await runCli(args, { env });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`--forward-to ${refused} could never be taken: the earlier route ${earlier} takes every`);
+      expect(result.stderr).not.toMatch(/pa55word|ready at/);
+    }
+  });
+
+  it("listen: a forward URL's user name and password are never shown, on stderr or in --json", async () => {
+    invoices.received.length = 0;
+    const secret = 'whsec_routes_credentials';
+    const listener = await startListen([
+      '--secret',
+      secret,
+      '--count',
+      '1',
+      '--timeout',
+      '30',
+      '--json',
+      '--forward-to',
+      `invoice.*=${withCredentials(invoices.url)}/inv`,
+    ]);
+    const body = JSON.stringify({ event: 'invoice.paid', id: 'inv_1' });
+    const answer = await fetch(`${listener.url}/hooks`, {
+      method: 'POST',
+      headers: { 'x-service-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`, 'x-service-event': 'invoice.paid' },
+      body,
+    });
+    expect(answer.status).toBe(200);
+    expect(await listener.exit).toBe(0);
+    expect(invoices.received).toHaveLength(1);
+    expect(listener.stdout() + listener.stderr()).not.toContain('pa55word');
+    expect(listener.stderr()).toContain(`forwarding verified deliveries to invoice.*=${invoices.url.replace('http://', 'http://***@')}/inv`);
+    const receipt = JSON.parse(listener.stdout().trim().split('\n').at(-1)!);
+    expect(receipt.forward).toMatchObject({ url: `${invoices.url.replace('http://', 'http://***@')}/inv`, route: 'invoice.*', status: 200 });
   });
 });

@@ -46,7 +46,7 @@ export const command = () =>
     .addOption(
       new Option(
         '--forward-to <[pattern=]url>',
-        'send each new delivery (once, not its retries) to this URL, as the service sent it; repeatable: invoice.*=URL routes by event type, a bare URL takes the rest',
+        'send each new delivery (once, not its retries) to this URL, as the service sent it; repeatable: invoice.*=URL routes by event type, the first route that matches wins, a bare URL (last) takes the rest',
       ).argParser(collect(forwardRoute)),
     )
     .option(

@@ -18,7 +18,7 @@ import type { Io } from '../../cli/deps.js';
 import { ExitCode, listenError, usageError } from '../../cli/errors.js';
 import { FileError } from '../../files/user-file.js';
 import { httpUrl } from '../../net.js';
-import { checkRoutes, describeRoutes, forwardRoute, routeFor, type ForwardRoute } from '../../cli/forward.js';
+import { checkRoutes, describeRoutes, forwardRoute, routeFor, shownUrl, type ForwardRoute } from '../../cli/forward.js';
 import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { notOneOf } from '../../cli/suggest.js';
 
@@ -46,7 +46,7 @@ export const command = () =>
     .addOption(
       new Option(
         '--forward-to <[pattern=]url>',
-        'relay each verified delivery, byte for byte with its headers, to your local app; repeatable: invoice.*=URL routes by event type, a bare URL takes the rest',
+        'relay each verified delivery, byte for byte with its headers, to your local app; repeatable: invoice.*=URL routes by event type, the first route that matches wins, a bare URL (last) takes the rest',
       ).argParser(collect(forwardRoute)),
     )
     .addOption(new Option('--events <types>', 'only show these event types (comma-separated)').argParser(distinctList))
@@ -175,7 +175,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     if (decision.rule === 'forward') {
       const route = routeFor(routes, decision.event)!;
       const answer = await sendAsReceived(send, route.url, req.headers, body, req.url ?? '/', options.forwardTimeoutMs);
-      forwarded = { url: route.url.href, route: route.label, ...answer };
+      forwarded = { url: shownUrl(route.url), route: route.label, ...answer };
       decision.status = answer.status ?? 502;
     }
     if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));

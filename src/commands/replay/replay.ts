@@ -1,13 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import pMap from 'p-map';
+import { pMapIterable } from 'p-map';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { action, addVerbs } from '../../cli/actions.js';
 import { requestTimeoutGivenMs } from '../../cli/parse.js';
 import type { Io } from '../../cli/deps.js';
-import { CliError, ExitCode, usageError } from '../../cli/errors.js';
+import { ExitCode, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
-import { forwardUrl } from '../../cli/forward.js';
+import { forwardUrl, shownUrl } from '../../cli/forward.js';
 import { gracefulInterrupt, stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, collect, integerIn, timeBound, type TimeBound } from '../../cli/parse.js';
 import { requiredSecret } from '../../cli/secret.js';
@@ -18,7 +17,8 @@ import { counted, sanitize } from '../../render/text.js';
 import { isSignatureHeader, signatureHeaderName } from '../../protocol/headers.js';
 import { recordedSignatureCheck, type RecordedDelivery } from '../../protocol/record.js';
 import { sign } from '../../protocol/signature.js';
-import { parseRecords, recordedBody } from './shared/record.js';
+import { type CheckedRecords, checkRecordFile, type ReadLimits } from './records.js';
+import { recordedBody } from './shared/record.js';
 import { sendAsReceived, type SendResult } from './shared/send.js';
 
 /** Defines `replay`. */
@@ -89,6 +89,7 @@ export interface ReplayDeps extends Io {
   /** Fires on Ctrl-C: no replay is started after it; those in flight finish. */
   stop?: AbortSignal | undefined;
   now?: () => number;
+  readLimits?: ReadLimits;
 }
 
 /** A replay's outcome: the app's answer and how long it took, or why there was none. */
@@ -104,32 +105,35 @@ export async function run(options: ReplayOptions, deps: ReplayDeps): Promise<num
   const now = deps.now ?? Date.now;
   const target = forwardUrl(options.to, '--to');
   const secret = options.secretFile === undefined ? undefined : await requiredSecret({ secretFile: options.secretFile }, deps);
-  let text: string;
+  const records = await checkRecordFile(options.file, chooser(options, now()), deps.readLimits);
   try {
-    text = readFileSync(options.file, 'utf8');
-  } catch (error) {
-    throw new CliError(`${options.file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, ExitCode.usage);
+    return await replayChecked(records, target, secret, options, deps);
+  } finally {
+    await records.close();
   }
-  const records = chosen(parseRecords(text, options.file), options, now());
+}
+
+async function replayChecked(records: CheckedRecords, target: URL, secret: string | undefined, options: ReplayOptions, deps: ReplayDeps): Promise<number> {
+  const now = deps.now ?? Date.now;
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
-  if (records.length === 0) {
+  if (records.count === 0) {
     // A regression test that tests nothing must not pass: an empty file, or a filter with a typo, fails it.
     deps.stderr.write(`whsvc: no delivery of ${options.file} matches: nothing sent\n`);
     return ExitCode.failure;
   }
   if (options.dryRun) {
-    for (const record of records) {
-      const url = urlFor(target, record).href;
+    for await (const record of records.chosen()) {
+      const url = shownUrl(urlFor(target, record));
       deps.stdout.write(
         options.json ? `${JSON.stringify({ would_send: { ...describe(record), url } })}\n` : `${line(record, colors, deps)}  (not sent: --dry-run)\n`,
       );
     }
-    if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { would_send: records.length, to: target.href } })}\n`);
-    deps.stderr.write(`whsvc: ${counted(records.length, 'delivery', 'deliveries')} of ${options.file} would be sent to ${target.href}\n`);
+    if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { would_send: records.count, to: shownUrl(target) } })}\n`);
+    deps.stderr.write(`whsvc: ${counted(records.count, 'delivery', 'deliveries')} of ${options.file} would be sent to ${shownUrl(target)}\n`);
     return ExitCode.ok;
   }
   // Progress only where a person watches both streams: data lines go to stdout, the progress line to stderr.
-  const progress = deps.stderr.isTTY && deps.stdout.isTTY && records.length > 20 ? new ProgressLine(deps.stderr) : undefined;
+  const progress = deps.stderr.isTTY && deps.stdout.isTTY && records.count > 20 ? new ProgressLine(deps.stderr) : undefined;
   const tally = { sent: 0, ok: 0, other_status: 0, no_answer: 0 };
   const show = (replayed: Replayed) => {
     tally.sent += 1;
@@ -137,51 +141,59 @@ export async function run(options: ReplayOptions, deps: ReplayDeps): Promise<num
     else if (replayed.result.status === null) tally.no_answer += 1;
     else tally.other_status += 1;
     const text = options.json
-      ? `${JSON.stringify({ replayed: { ...describe(replayed.record), url: urlFor(target, replayed.record).href, status: replayed.result.status, error: replayed.result.error ?? null, ms: replayed.ms } })}\n`
+      ? `${JSON.stringify({ replayed: { ...describe(replayed.record), url: shownUrl(urlFor(target, replayed.record)), status: replayed.result.status, error: replayed.result.error ?? null, ms: replayed.ms } })}\n`
       : `${line(replayed.record, colors, deps, replayed)}\n`;
     progress?.clear();
     deps.stdout.write(text);
-    progress?.update(`replayed ${tally.sent} of ${records.length}: ${tally.ok} answered 2xx`, true);
+    progress?.update(`replayed ${tally.sent} of ${records.count}: ${tally.ok} answered 2xx`, true);
   };
   try {
-    await pMap(
-      records,
+    const replays = pMapIterable(
+      untilStopped(records.chosen(), deps.stop),
       async (record) => {
-        if (deps.stop?.aborted) return undefined;
+        if (deps.stop?.aborted) return;
         const body = recordedBody(record);
         const headers = secret === undefined ? record.headers : resigned(record.headers, sign(secret, body));
         const started = now();
         const result = await sendAsReceived(deps.transport, target, headers, body, record.path, options.timeoutMs);
         show({ record, result, ms: now() - started });
-        return undefined;
       },
-      { concurrency: options.concurrency },
+      { concurrency: options.concurrency, preserveOrder: false },
     );
+    for await (const _ of replays);
   } finally {
     progress?.clear();
   }
-  const summary = `${counted(tally.sent, 'delivery', 'deliveries')} replayed to ${target.href}: ${tally.ok} answered 2xx, ${tally.other_status} answered otherwise, ${tally.no_answer} got no answer`;
-  if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { ...tally, to: target.href, interrupted: deps.stop?.aborted === true } })}\n`);
+  const summary = `${counted(tally.sent, 'delivery', 'deliveries')} replayed to ${shownUrl(target)}: ${tally.ok} answered 2xx, ${tally.other_status} answered otherwise, ${tally.no_answer} got no answer`;
+  if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { ...tally, to: shownUrl(target), interrupted: deps.stop?.aborted === true } })}\n`);
   // A reader of stdout that went away (`| head`) has what it asked for: exit 0, nothing more said, as every command does.
   if (stdoutWasClosed()) return ExitCode.ok;
-  deps.stderr.write(`whsvc: ${summary}${deps.stop?.aborted ? ` (interrupted: ${records.length - tally.sent} not sent)` : ''}\n`);
+  deps.stderr.write(`whsvc: ${summary}${deps.stop?.aborted ? ` (interrupted: ${records.count - tally.sent} not sent)` : ''}\n`);
   if (deps.stop?.aborted) return ExitCode.interrupted;
   return tally.ok === tally.sent ? ExitCode.ok : ExitCode.failure;
 }
 
-/** The records --event, --delivery, --since and --until choose, in the order recorded. */
-function chosen(records: RecordedDelivery[], options: ReplayOptions, now: number): RecordedDelivery[] {
+/** The records until Ctrl-C: the rest of the file is not read. */
+async function* untilStopped(records: AsyncIterable<RecordedDelivery>, stop: AbortSignal | undefined): AsyncGenerator<RecordedDelivery> {
+  for await (const record of records) {
+    if (stop?.aborted) return;
+    yield record;
+  }
+}
+
+/** Whether --event, --delivery, --since and --until choose a record. */
+function chooser(options: ReplayOptions, now: number): (record: RecordedDelivery) => boolean {
   const since = options.since && boundAt(options.since, now);
   const until = options.until && boundAt(options.until, now);
   if (since !== undefined && until !== undefined && since > until) throw usageError('--since is after --until: no delivery can match');
-  return records.filter((record) => {
+  return (record) => {
     const at = Date.parse(record.received_at);
     if (since !== undefined && at < since) return false;
     if (until !== undefined && at > until) return false;
     if (options.events?.length && !options.events.includes(record.event ?? '')) return false;
     if (options.deliveries?.length && !options.deliveries.includes(record.delivery_id ?? '')) return false;
     return true;
-  });
+  };
 }
 
 /** The headers with the signature made anew: each X-…-Signature header replaced (the default platform's added when there was none). */

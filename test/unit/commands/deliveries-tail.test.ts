@@ -757,8 +757,8 @@ describe('deliveries tail --checkpoint', () => {
 });
 
 describe('--forward-to routes', () => {
-  it('the first pattern that matches the event type wins; a bare URL takes the rest; * matches within a name', () => {
-    const routes = ['invoice.*=http://127.0.0.1:3000/invoices', 'http://127.0.0.1:4000/hooks', 'sales_order.created=http://127.0.0.1:5000/'].map(forwardRoute);
+  it('the first route that matches the event type wins; a bare URL, last, takes the rest; * matches within a name', () => {
+    const routes = ['invoice.*=http://127.0.0.1:3000/invoices', 'sales_order.created=http://127.0.0.1:5000/', 'http://127.0.0.1:4000/hooks'].map(forwardRoute);
     expect(routeFor(routes, 'invoice.paid')?.url.href).toBe('http://127.0.0.1:3000/invoices');
     expect(routeFor(routes, 'sales_order.created')?.url.href).toBe('http://127.0.0.1:5000/');
     expect(routeFor(routes, 'product.updated')?.label).toBe('*');

@@ -5,7 +5,7 @@ import { deliveryIdFields, fittedLine, idField, shortId, shortIdsAt, type LineFi
 import type { OutputStream } from '../../../render/stream.js';
 import { clockTime, sanitize, statusWords } from '../../../render/text.js';
 import { statusLabel } from '../shared/view.js';
-import type { ForwardRoute } from '../../../cli/forward.js';
+import { type ForwardRoute, shownUrl } from '../../../cli/forward.js';
 import type { ForwardOutcome } from './forward.js';
 import type { Change } from './follow.js';
 
@@ -84,7 +84,7 @@ export class TailPrinter {
           attempt: a.attempts ?? null,
           attempt_id: a.id,
           delivery_id: key,
-          url: route.url.href,
+          url: shownUrl(route.url),
           route: route.label,
           app_status: outcome.kind === 'answered' ? outcome.status : null,
           error: outcome.kind === 'no_answer' ? outcome.error : null,
@@ -116,7 +116,7 @@ export class TailPrinter {
     ];
     const fields: LineField[] = [
       { text: this.clock(this.nowIso()) },
-      { text: `→ ${route.url.href}`, min: 16, cut: 'url', give: 1 },
+      { text: `→ ${shownUrl(route.url)}`, min: 16, cut: 'url', give: 1 },
       { text: `via ${route.label}`, drop: 3 },
       ...this.refFields(a),
       answer,

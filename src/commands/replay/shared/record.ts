@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { usageError } from '../../../cli/errors.js';
 import { LineFile } from '../../../files/user-file.js';
 import type { RecordedDelivery } from '../../../protocol/record.js';
+import { isHopHeader, unsendableHeader } from './send.js';
 
 // ignoreBOM: a body's leading byte-order mark is part of the signed bytes, and is kept.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -52,34 +53,43 @@ export function recordedBody(record: RecordedDelivery): Buffer {
   return record.body !== undefined ? Buffer.from(record.body, 'utf8') : Buffer.from(record.body_base64 ?? '', 'base64');
 }
 
-/** The records of a file's text; a line that is not one is a usage error naming its line number (nothing is sent then). */
-export function parseRecords(text: string, file: string): RecordedDelivery[] {
-  const records: RecordedDelivery[] = [];
-  const lines = text.split('\n');
-  lines.forEach((line, index) => {
-    if (line.trim() === '') return;
-    const problem = (why: string) =>
-      usageError(`${file}:${index + 1}: ${why}`, 'a record file holds one JSON object a line, as `whsvc listen --record FILE` writes it');
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw problem('not JSON');
-    }
-    const record = value as Partial<RecordedDelivery> | null;
-    if (typeof record !== 'object' || record === null || record.whsvc_record !== 1) throw problem('not a record (no "whsvc_record": 1)');
-    if (typeof record.received_at !== 'string' || Number.isNaN(Date.parse(record.received_at))) throw problem('no received_at time');
-    if (typeof record.path !== 'string' || !record.path.startsWith('/')) throw problem('no path (a string starting with /)');
-    if (typeof record.headers !== 'object' || record.headers === null || Array.isArray(record.headers)) throw problem('no headers object');
-    for (const [name, value] of Object.entries(record.headers)) {
-      if (typeof value !== 'string' || /[\r\n]/.test(value)) throw problem(`the header ${JSON.stringify(name)} is not one line of text`);
-    }
-    if (record.attempt !== undefined && record.attempt !== null && !Number.isInteger(record.attempt)) throw problem('attempt is not a number');
-    if (typeof record.body !== 'string' && typeof record.body_base64 !== 'string') throw problem('no body (body or body_base64)');
-    records.push(record as RecordedDelivery);
-  });
-  return records;
+/**
+ * The record on one line of a record file, or why it is not one: the fields
+ * replay needs, each of its kind, and every header one that can be sent as it
+ * stands (those of the hop, which are never sent, aside).
+ */
+export function parseRecord(line: string): RecordedDelivery | { problem: string } {
+  const problem = (why: string) => ({ problem: why });
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return problem('not JSON');
+  }
+  const record = value as Partial<RecordedDelivery> | null;
+  if (typeof record !== 'object' || record === null || record.whsvc_record !== 1) return problem('not a record (no "whsvc_record": 1)');
+  if (typeof record.received_at !== 'string' || Number.isNaN(Date.parse(record.received_at))) return problem('no received_at time');
+  if (typeof record.path !== 'string' || !record.path.startsWith('/')) return problem('no path (a string starting with /)');
+  if (typeof record.headers !== 'object' || record.headers === null || Array.isArray(record.headers)) return problem('no headers object');
+  for (const [name, value] of Object.entries(record.headers)) {
+    if (typeof value !== 'string') return problem(`the header ${JSON.stringify(name)} is not a string`);
+    const unsendable = isHopHeader(name) ? undefined : unsendableHeader(name, value);
+    if (unsendable !== undefined) return problem(unsendable);
+  }
+  for (const field of ['event', 'delivery_id'] as const) {
+    if (record[field] !== undefined && record[field] !== null && typeof record[field] !== 'string') return problem(`${field} is not a string`);
+  }
+  if (record.attempt !== undefined && record.attempt !== null && !Number.isInteger(record.attempt)) return problem('attempt is not a number');
+  if (record.body !== undefined && typeof record.body !== 'string') return problem('body is not a string');
+  if (record.body === undefined) {
+    if (typeof record.body_base64 !== 'string') return problem('no body (body or body_base64)');
+    if (!BASE64.test(record.body_base64)) return problem('body_base64 is not base64');
+  }
+  return record as RecordedDelivery;
 }
+
+/** Base64 as Buffer's toString('base64') writes it, padded; Buffer.from would skip any other character silently. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
  * A record file open for appending (through the one careful writer: never a

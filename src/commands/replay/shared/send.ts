@@ -9,8 +9,44 @@ export interface SendResult {
   error?: string;
 }
 
-/** Headers that describe the hop, not the delivery: the forward makes its own. */
-const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+/**
+ * Headers that describe the hop, not the delivery (RFC 9110, 7.6.1), and
+ * those the HTTP client makes itself (`host`, `content-length`) or refuses
+ * (`expect`: curl sends `Expect: 100-continue` with a large body). Never sent
+ * on, whatever their case.
+ */
+const HOP_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+  'content-length',
+]);
+
+export const isHopHeader = (name: string): boolean => HOP_HEADERS.has(name.toLowerCase());
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// A header value is bytes, a character each: Node's server reads each byte of a header as one character (latin1),
+// and undici writes each character back as one byte, so what listen received goes back byte for byte. Tab, printable
+// ASCII and the bytes 0x80-0xFF are what HTTP allows (and undici sends).
+const UNSENDABLE_IN_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+
+/** Why a header cannot be sent as it stands, or undefined when it can. */
+export function unsendableHeader(name: string, value: string): string | undefined {
+  if (!TOKEN.test(name)) return `the header name ${JSON.stringify(name)} is not one HTTP allows (letters, digits and !#$%&'*+.^_\`|~-)`;
+  const bad = UNSENDABLE_IN_VALUE.exec(value)?.[0];
+  if (bad === undefined) return undefined;
+  const code = bad.codePointAt(0)!;
+  const shown = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  return code > 0xff
+    ? `the header ${JSON.stringify(name)} holds ${shown}, which is not one byte: a recorded header value is bytes, one character each (U+0000 to U+00FF), as listen records them`
+    : `the header ${JSON.stringify(name)} holds the control character ${shown}, which HTTP does not allow in a header`;
+}
 
 /**
  * A delivery sent on to an app as it was received (listen --forward-to, replay):
@@ -27,10 +63,12 @@ export async function sendAsReceived(
 ): Promise<SendResult> {
   const url = new URL(target);
   if (path !== '/' && url.pathname === '/') url.pathname = path.split('?')[0]!;
-  const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !HOP_HEADERS.has(name)) kept[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
+  // fromEntries, not assignment: a header named __proto__ stays a header.
+  const kept: Record<string, string> = Object.fromEntries(
+    Object.entries(headers).flatMap(([name, value]) =>
+      value === undefined || isHopHeader(name) ? [] : [[name, Array.isArray(value) ? value.join(', ') : value]],
+    ),
+  );
   try {
     const answer = await send({ method: 'POST', url, headers: kept, body, timeoutMs });
     return { status: answer.status };
