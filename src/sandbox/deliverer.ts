@@ -22,6 +22,13 @@ export interface DeliveryPolicy {
    */
   concurrencyPerWebhook: number;
   /**
+   * Sends in flight in the whole sandbox, each on a connection (a file
+   * descriptor): below the process's file limit (connections.ts), shared
+   * between webhooks in turn, so that a thousand webhooks never make it run
+   * out of descriptors. More wait in the sandbox's queue, no timeout running.
+   */
+  maxConnections: number;
+  /**
    * A webhook whose connections are all busy and none of whose sends has ended
    * for this long is stalled (an endpoint that hangs or crawls): an event for
    * it is acknowledged without waiting any longer for a turn, and its delivery
@@ -42,6 +49,7 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
   maxAttempts: 5,
   timeoutMs: 10_000,
   concurrencyPerWebhook: 64,
+  maxConnections: 256,
   stalledAfterMs: 1_000,
   maxDeliveries: Number.POSITIVE_INFINITY,
   responseBodyLimit: 1_024,
@@ -52,14 +60,20 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
 export interface DelivererDeps {
   store: Store;
   clock: Clock;
-  /** The connections of one webhook (at least concurrencyPerWebhook of them); asked once per webhook. */
-  dispatcherFor: (webhookId: string) => Dispatcher;
+  /** Where every send goes through: one pool per origin, so webhooks at the same host:port share its connections. */
+  dispatcher: Dispatcher;
   policy: DeliveryPolicy;
   /** Real elapsed time, for how long a send takes and when a lane stalls (elapsedClock unless a test gives its own). */
   elapsed?: Clock;
   onAttempt?: (attempt: AttemptRecord, webhook: WebhookRecord) => void;
   /** Told once, the first time old deliveries are dropped to keep maxDeliveries. */
   onFirstDrop?: (dropped: number) => void;
+  /**
+   * A send failed inside the sandbox before it reached the endpoint (out of
+   * file descriptors, say): never counted as the endpoint's failure, it is
+   * tried again. Told each time, with the reason.
+   */
+  onLocalFailure?: (reason: string) => void;
 }
 
 /** The headers an attempt is sent with (the inspector shows them as sent). */
@@ -102,17 +116,21 @@ interface Begun {
   onTurn?: () => void;
 }
 
-/** One webhook's share: its connections, its sends in flight, and the sends waiting for a turn. */
-interface Lane {
-  dispatcher: Dispatcher;
+/** Sends that may be held back, and whether they have stalled: one webhook's (a lane), or the whole sandbox's. */
+interface Share {
   inFlight: number;
-  waiting: Array<() => void>;
-  /** When the lane last made progress (elapsed time): a send of it ended, or its connections all became busy. */
+  /** When the share last made progress (elapsed time): a send of it ended, or it became full. */
   progressAt: number;
-  /** Acknowledgements of events whose sends wait in this lane, given at once if it stalls first. */
+  /** Acknowledgements of events whose sends wait on this share, given at once if it stalls first. */
   acks: Set<() => void>;
-  /** Looks again at whether the lane stalled, while acknowledgements wait. */
+  /** Looks again at whether the share stalled, while acknowledgements wait. */
   stallTimer: unknown;
+}
+
+/** One webhook's share: its sends in flight, and the sends waiting for a turn. */
+interface Lane extends Share {
+  webhookId: string;
+  waiting: Array<() => void>;
 }
 
 /** The longest delay a timer takes (about 24.8 days): a lane is never counted stalled after a longer stalledAfterMs. */
@@ -131,6 +149,12 @@ const nextAttemptAt = (status: string, due: number | null | undefined): string |
 export class Deliverer {
   private readonly locks = new Map<string, Promise<unknown>>();
   private readonly lanes = new Map<string, Lane>();
+  /** The sandbox's sends in flight, bounded by maxConnections. */
+  private readonly all: Share = { inFlight: 0, progressAt: 0, acks: new Set(), stallTimer: null };
+  /** Lanes with sends waiting, in the order they take turns: each gets one send a round. */
+  private readonly ready = new Set<Lane>();
+  /** Pauses after a failure inside the sandbox, ended at once by a stop. */
+  private readonly pauses = new Set<() => void>();
   private timer: unknown = null;
   private timerDueAt = Infinity;
   /** A due retry was found while its delivery was busy: look again when a send ends. */
@@ -160,6 +184,7 @@ export class Deliverer {
     this.stopped = true;
     if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
     this.timer = null;
+    for (const endPause of this.pauses) endPause();
     await this.settle();
   }
 
@@ -287,6 +312,8 @@ export class Deliverer {
 
   /** A send nobody awaits failed inside the sandbox (the store, say): reported, never an unhandled rejection. */
   private reportFailure(deliveryId: string, error: unknown): void {
+    // Stopped while its send was held back by a failure inside the sandbox: it stays under way, for the next start.
+    if (error instanceof CutOffByStop) return;
     this.pausedUntil = this.deps.clock.now() + 1_000;
     process.stderr.write(`whsvc sandbox: delivery ${deliveryId} failed inside the sandbox: ${(error as Error)?.message ?? error}\n`);
   }
@@ -463,48 +490,85 @@ export class Deliverer {
   }
 
   /**
-   * Waits for a turn among the webhook's sends; resolves with its lane once a
-   * send may start. An attempt that has to wait is marked queued in the store
-   * meanwhile: a sandbox killed then never sent it (see recoverInterrupted).
+   * Waits for a turn: a connection of the webhook's share, and one of the
+   * sandbox's; resolves with its lane once the send may start. An attempt
+   * that has to wait is marked queued in the store meanwhile: a sandbox killed
+   * then never sent it (see recoverInterrupted).
    */
   private async turn(webhookId: string, { attemptId, kind, onTurn }: Begun): Promise<Lane> {
     let lane = this.lanes.get(webhookId);
     if (!lane) {
-      lane = { dispatcher: this.deps.dispatcherFor(webhookId), inFlight: 0, waiting: [], progressAt: 0, acks: new Set(), stallTimer: null };
+      lane = { webhookId, inFlight: 0, waiting: [], progressAt: 0, acks: new Set(), stallTimer: null };
       this.lanes.set(webhookId, lane);
     }
-    const limit = this.deps.policy.concurrencyPerWebhook;
-    if (lane.inFlight >= limit) {
+    const { concurrencyPerWebhook, maxConnections } = this.deps.policy;
+    if (lane.waiting.length > 0 || lane.inFlight >= concurrencyPerWebhook || this.all.inFlight >= maxConnections) {
       this.deps.store.markQueued(attemptId, kind);
-      if (onTurn) this.acknowledgeIfStalled(lane, onTurn);
-      await new Promise<void>((resolve) => lane.waiting.push(resolve));
-      if (onTurn) lane.acks.delete(onTurn);
+      // Held back by its own webhook, its event waits for that webhook to stall; by the sandbox's budget, for every send to.
+      const heldBy = lane.inFlight >= concurrencyPerWebhook ? lane : this.all;
+      if (onTurn) this.acknowledgeIfStalled(heldBy, onTurn);
+      const { promise, resolve } = Promise.withResolvers<void>();
+      lane.waiting.push(resolve);
+      this.ready.add(lane);
+      await promise;
+      if (onTurn) heldBy.acks.delete(onTurn);
       this.deps.store.markQueued(attemptId, undefined);
+    } else {
+      this.take(lane);
     }
-    lane.inFlight += 1;
-    // Its connections all busy from now: a stall is counted from here, not from an idle time before.
-    if (lane.inFlight === limit) lane.progressAt = this.elapsed.now();
     onTurn?.();
     return lane;
   }
 
+  /** A send starts: counted in its lane and in the sandbox's budget; a share that becomes full counts a stall from now. */
+  private take(lane: Lane): void {
+    lane.inFlight += 1;
+    this.all.inFlight += 1;
+    if (lane.inFlight === this.deps.policy.concurrencyPerWebhook) lane.progressAt = this.elapsed.now();
+    if (this.all.inFlight === this.deps.policy.maxConnections) this.all.progressAt = this.elapsed.now();
+  }
+
   private endTurn(lane: Lane): void {
     lane.inFlight -= 1;
-    lane.progressAt = this.elapsed.now();
-    lane.waiting.shift()?.();
+    this.all.inFlight -= 1;
+    lane.progressAt = this.all.progressAt = this.elapsed.now();
+    this.startWaiting();
+    // A webhook with nothing in flight nor waiting keeps nothing (a deleted one, an idle one).
+    if (lane.inFlight === 0 && lane.waiting.length === 0 && lane.acks.size === 0) this.lanes.delete(lane.webhookId);
+  }
+
+  /** Starts waiting sends while the budget has room, one per lane a round, each lane within its own share. */
+  private startWaiting(): void {
+    const { concurrencyPerWebhook, maxConnections } = this.deps.policy;
+    let started = true;
+    while (started && this.all.inFlight < maxConnections && this.ready.size > 0) {
+      started = false;
+      for (const lane of [...this.ready]) {
+        if (this.all.inFlight >= maxConnections) break;
+        if (lane.inFlight >= concurrencyPerWebhook) continue;
+        this.ready.delete(lane);
+        const next = lane.waiting.shift();
+        if (!next) continue;
+        // To the back of the round.
+        if (lane.waiting.length > 0) this.ready.add(lane);
+        this.take(lane);
+        next();
+        started = true;
+      }
+    }
   }
 
   private get elapsed(): Clock {
     return this.deps.elapsed ?? elapsedClock;
   }
 
-  /** How long until the lane counts as stalled (0 or less: it is). */
-  private stalledIn(lane: Lane): number {
+  /** How long until the share counts as stalled (0 or less: it is). */
+  private stalledIn(lane: Share): number {
     return this.deps.policy.stalledAfterMs - (this.elapsed.now() - lane.progressAt);
   }
 
   /** Acknowledges now if the lane is stalled; else once it stalls, unless the send's turn comes first. */
-  private acknowledgeIfStalled(lane: Lane, acknowledge: () => void): void {
+  private acknowledgeIfStalled(lane: Share, acknowledge: () => void): void {
     if (this.stalledIn(lane) <= 0) {
       acknowledge();
       return;
@@ -514,7 +578,7 @@ export class Deliverer {
   }
 
   /** One timer per lane, looking again when the lane would stall if nothing ended meanwhile. */
-  private watchStall(lane: Lane): void {
+  private watchStall(lane: Share): void {
     const stalledIn = this.stalledIn(lane);
     if (lane.stallTimer !== null || lane.acks.size === 0 || !(stalledIn < MAX_TIMER_MS)) return;
     lane.stallTimer = this.elapsed.setTimeout(() => {
@@ -528,16 +592,47 @@ export class Deliverer {
     }, stalledIn);
   }
 
+  /**
+   * Sends the attempt when it has its turn. A failure inside the sandbox
+   * before anything reached the endpoint (out of file descriptors) is not the
+   * endpoint's: the send is tried again, after a pause, until it gets through
+   * or the sandbox stops.
+   */
   private async post(webhook: WebhookRecord, delivery: DeliveryRecord, begun: Begun): Promise<SendOutcome> {
-    const lane = await this.turn(webhook.id, begun);
-    try {
-      return await this.send(lane.dispatcher, webhook, delivery, begun);
-    } finally {
-      this.endTurn(lane);
+    for (let tries = 0; ; tries++) {
+      const lane = await this.turn(webhook.id, begun);
+      let result: SendOutcome | { local: string };
+      try {
+        result = await this.send(this.deps.dispatcher, webhook, delivery, begun);
+      } finally {
+        this.endTurn(lane);
+      }
+      if (!('local' in result)) return result;
+      this.deps.onLocalFailure?.(result.local);
+      await this.pause(Math.min(5_000, 100 * 2 ** tries));
+      if (this.stopped) throw new CutOffByStop();
     }
   }
 
-  private async send(dispatcher: Dispatcher, webhook: WebhookRecord, delivery: DeliveryRecord, { attempt, attemptId, startedAt }: Begun): Promise<SendOutcome> {
+  /** Waits `ms` of real time, or until the sandbox stops. */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const end = () => {
+        this.pauses.delete(end);
+        this.elapsed.clearTimeout(timer);
+        resolve();
+      };
+      const timer = this.elapsed.setTimeout(end, ms);
+      this.pauses.add(end);
+    });
+  }
+
+  private async send(
+    dispatcher: Dispatcher,
+    webhook: WebhookRecord,
+    delivery: DeliveryRecord,
+    { attempt, attemptId, startedAt }: Begun,
+  ): Promise<SendOutcome | { local: string }> {
     const { policy } = this.deps;
     // Started only now that a connection of this webhook's is free: it measures the receiver, not the queue.
     // Real time, not the sandbox's: a manual clock stands still while the receiver takes its time.
@@ -569,6 +664,8 @@ export class Deliverer {
         duration_ms: Math.round(this.elapsed.now() - started),
       };
     } catch (error) {
+      const local = localFailure(error);
+      if (local !== undefined) return { local };
       return {
         status: 'failed',
         response_code: null,
@@ -578,6 +675,29 @@ export class Deliverer {
       };
     }
   }
+}
+
+/** A send that a stop cut off while a failure inside the sandbox held it back: left under way, sent again at the next start. */
+class CutOffByStop extends Error {}
+
+/**
+ * Failures of the sandbox itself before a connection was made, in words
+ * (no file descriptor, no memory, no local port left): never the endpoint's.
+ */
+const LOCAL_FAILURES: Record<string, string> = {
+  EMFILE: 'too many open files (EMFILE): the process is at its file limit',
+  ENFILE: 'too many open files on this machine (ENFILE)',
+  ENOBUFS: 'no buffer space (ENOBUFS)',
+  ENOMEM: 'out of memory (ENOMEM)',
+  EADDRNOTAVAIL: 'no local port left to connect from (EADDRNOTAVAIL)',
+};
+
+function localFailure(error: unknown): string | undefined {
+  let current = error as { code?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; current && depth < 5; depth++, current = current.cause as typeof current) {
+    if (typeof current.code === 'string' && current.code in LOCAL_FAILURES) return LOCAL_FAILURES[current.code];
+  }
+  return undefined;
 }
 
 function describeSendError(error: unknown, timeoutMs: number): string {

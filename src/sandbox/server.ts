@@ -1,7 +1,8 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { deliveryConnections } from './connections.js';
 import { authenticate, handleTokenRequest, seedClients } from './auth.js';
 import { isManual, systemClock, type Clock } from './clock.js';
 import { Cursors } from './cursor.js';
@@ -19,11 +20,13 @@ export interface SandboxOptions {
   tokenTtlSeconds?: number;
   policy?: Partial<DeliveryPolicy>;
   clock?: Clock;
-  /** Where deliveries are sent through (a test's MockAgent); by default an undici Agent per webhook, with keep-alive. */
+  /** Where deliveries are sent through (a test's MockAgent); by default one undici Agent, a pool per origin (connections.ts). */
   dispatcher?: Dispatcher;
   onAttempt?: (attempt: AttemptRecord, webhook: WebhookRecord) => void;
   /** Told once, the first time old deliveries are dropped to keep policy.maxDeliveries. */
   onFirstDrop?: (dropped: number) => void;
+  /** Told of each send that failed inside the sandbox (out of file descriptors, say) and is tried again. */
+  onLocalFailure?: (reason: string) => void;
   /** API requests per second per client before 429 (`--rate-limit`); no limit by default. */
   rateLimit?: number | undefined;
   /** The wall clock the rate limit counts seconds on (a test's, say). */
@@ -49,14 +52,15 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const clients = seedClients(store);
   const cursors = new Cursors(cursorKey(store));
   const policy = { ...DEFAULT_POLICY, ...options.policy };
-  const dispatchers = options.dispatcher ? { dispatcherFor: () => options.dispatcher!, close: async () => {} } : webhookDispatchers(policy);
+  const connections = options.dispatcher ? undefined : deliveryConnections(policy);
   const deliverer = new Deliverer({
     store,
     clock,
-    dispatcherFor: dispatchers.dispatcherFor,
+    dispatcher: options.dispatcher ?? connections!,
     policy,
     ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
     ...(options.onFirstDrop ? { onFirstDrop: options.onFirstDrop } : {}),
+    ...(options.onLocalFailure ? { onLocalFailure: options.onLocalFailure } : {}),
   });
   const routeDeps = { store, deliverer, cursors };
   // A manual clock carries on from where it stood when the sandbox stopped (with --data-dir).
@@ -111,26 +115,11 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         await deliverer.stop();
         server.closeAllConnections();
         await stopped;
-        await dispatchers.close();
+        await connections?.close();
         await checkpointer?.stop();
         store.close();
       })();
       return closed;
-    },
-  };
-}
-
-/** Each webhook its own connections (see concurrencyPerWebhook), with keep-alive; all closed with the sandbox. */
-function webhookDispatchers(policy: DeliveryPolicy): { dispatcherFor: () => Dispatcher; close: () => Promise<void> } {
-  const agents: Agent[] = [];
-  return {
-    dispatcherFor() {
-      const agent = new Agent({ connections: policy.concurrencyPerWebhook, keepAliveTimeout: 4_000, connect: { timeout: policy.timeoutMs } });
-      agents.push(agent);
-      return agent;
-    },
-    close: async () => {
-      await Promise.all(agents.map((agent) => agent.close()));
     },
   };
 }

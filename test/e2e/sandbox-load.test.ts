@@ -55,6 +55,41 @@ async function statuses(sandbox: SandboxProcess, token: string, id: string): Pro
   return counts;
 }
 
+/**
+ * 300 webhooks on three receivers answering in 200 ms, under a file limit of 1,024, and 8 events to all of them at once:
+ * 2,400 deliveries. Resolves with the sandbox's stderr once every one is recorded, all of them delivered.
+ */
+async function thousandsUnderAFileLimit(extraArgs: string[]): Promise<string> {
+  const receivers = await Promise.all(Array.from({ length: 3 }, () => startLoadReceiver(200)));
+  cleanups.push(() => Promise.all(receivers.map((r) => r.close())));
+  const sandbox = await startSandboxProcess(['--quiet', '--max-attempts', '1', ...extraArgs], 30_000, {}, 1024);
+  cleanups.push(() => sandbox.stop('SIGKILL'));
+  const token = await getToken(sandbox.info.base_url, sandbox.info.client_id, sandbox.info.client_secret);
+  const ids: string[] = [];
+  for (let i = 0; i < 300; i += 30) {
+    ids.push(...(await Promise.all(Array.from({ length: 30 }, (_, n) => webhook(sandbox, token, `${receivers[(i + n) % 3]!.url}/slow`, ['invoice.paid'])))));
+  }
+  const events = 8;
+  await trigger(sandbox, 'invoice.paid', events);
+  const expected = events * ids.length;
+  const answered = () => receivers.reduce((sum, r) => sum + (r.answered.get('/slow') ?? 0), 0);
+  await expect.poll(answered, { message: `the receivers answering ${expected} deliveries`, timeout: 120_000, interval: 200 }).toBe(expected);
+  const byStatus: Record<string, number> = {};
+  await expect
+    .poll(
+      async () => {
+        for (const key of Object.keys(byStatus)) delete byStatus[key];
+        for (const id of ids)
+          for (const [status, count] of Object.entries(await statuses(sandbox, token, id))) byStatus[status] = (byStatus[status] ?? 0) + count;
+        return byStatus.pending ?? 0;
+      },
+      { message: 'every attempt recorded', timeout: 60_000, interval: 500 },
+    )
+    .toBe(0);
+  expect(byStatus).toEqual({ delivered: expected });
+  return sandbox.stderr();
+}
+
 describe('the log tells the truth under load', () => {
   it('a burst to a slow but working receiver: every delivery delivered, none recorded failed', async () => {
     const receiver = await startLoadReceiver(500);
@@ -80,6 +115,18 @@ describe('the log tells the truth under load', () => {
       .toBe(true);
     expect(await statuses(sandbox, token, id)).toEqual({ delivered: events });
   });
+
+  it('300 webhooks under a file limit of 1,024, receivers answering in 200 ms: every delivery arrives, none recorded failed', async () => {
+    const stderr = await thousandsUnderAFileLimit([]);
+    // A quarter of the file limit, shared: 64 to each webhook on its own would have been 19,200 connections.
+    expect(stderr).toContain('sends         256 at once, 64 to each webhook');
+    expect(stderr).not.toMatch(/EMFILE|could not start/);
+  }, 180_000);
+
+  it('the same with no budget to speak of (--max-connections 60000): the sandbox runs out of descriptors, says so once, and still records no send failed', async () => {
+    const stderr = await thousandsUnderAFileLimit(['--max-connections', '60000']);
+    expect(stderr.match(/whsvc sandbox: a send could not start: too many open files \(EMFILE\)/g)).toHaveLength(1);
+  }, 180_000);
 
   it("a retry goes at its time while another webhook's send hangs", async () => {
     const receiver = await startReceiver((request) =>

@@ -59,9 +59,17 @@ export interface SandboxProcess {
 }
 
 /** Starts `whsvc sandbox start --port 0 --json …` (with `env` over this process's) and waits for its ready line. */
-export function startSandboxProcess(args: string[] = [], timeoutMs = 30_000, env: Record<string, string> = {}): Promise<SandboxProcess> {
+export function startSandboxProcess(
+  args: string[] = [],
+  timeoutMs = 30_000,
+  env: Record<string, string> = {},
+  /** The open-file limit to run it under (`ulimit -n`), when not this process's. */
+  fileLimit?: number,
+): Promise<SandboxProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WHSVC_BIN, 'sandbox', 'start', '--port', '0', '--json', ...args], {
+    const command = [process.execPath, WHSVC_BIN, 'sandbox', 'start', '--port', '0', '--json', ...args];
+    const [file, ...argv] = fileLimit === undefined ? command : ['bash', '-c', `ulimit -n ${fileLimit} && exec "$@"`, 'bash', ...command];
+    const child = spawn(file!, argv, {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -5,6 +5,7 @@ import type { Io } from '../../cli/deps.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
 import { CliError, listenError } from '../../cli/errors.js';
 import { FileError } from '../../files/user-file.js';
+import { defaultMaxConnections } from '../../sandbox/connections.js';
 import { ManualSandboxClock } from '../../sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { AttemptRecord, WebhookRecord } from '../../sandbox/store.js';
@@ -21,6 +22,8 @@ export interface SandboxStartOptions {
   platformName: string;
   deliveryTimeoutMs: number;
   concurrencyPerWebhook: number;
+  /** Sends in flight in the whole sandbox; by default from the process's file limit (connections.ts). */
+  maxConnections?: number | undefined;
   /** Infinity keeps every delivery. */
   maxDeliveries: number;
   json: boolean;
@@ -33,6 +36,22 @@ export interface SandboxStartOptions {
 export interface SandboxStartDeps extends Io {
   /** Resolves when the user asks the sandbox to stop, with the exit code to stop with. */
   stopSignal: Promise<number>;
+}
+
+/**
+ * A failure inside the sandbox (out of file descriptors), said once per
+ * reason on stderr: the sends it held back are tried again, none counted as
+ * the endpoint's failure.
+ */
+function sayOncePerReason(stderr: Io['stderr']): (reason: string) => void {
+  const said = new Set<string>();
+  return (reason) => {
+    if (said.has(reason)) return;
+    said.add(reason);
+    stderr.write(
+      `whsvc sandbox: a send could not start: ${reason}; such sends wait and are tried again, never counted as the endpoint's failure (raise the limit with ulimit -n, or lower --max-connections)\n`,
+    );
+  };
 }
 
 /** One line per attempt on stderr: what was sent where, and what came of it (the endpoint's answer, cut short). */
@@ -53,6 +72,7 @@ function attemptLine(attempt: AttemptRecord, webhook: WebhookRecord): string {
 
 export async function run(options: SandboxStartOptions, deps: SandboxStartDeps): Promise<number> {
   const dataDir = options.dataDir ? resolve(options.dataDir) : undefined;
+  const maxConnections = options.maxConnections ?? defaultMaxConnections();
   let sandbox: Sandbox;
   try {
     sandbox = createSandbox({
@@ -66,8 +86,10 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
         platformName: options.platformName,
         timeoutMs: options.deliveryTimeoutMs,
         concurrencyPerWebhook: options.concurrencyPerWebhook,
+        maxConnections,
         maxDeliveries: options.maxDeliveries,
       },
+      onLocalFailure: sayOncePerReason(deps.stderr),
       onFirstDrop: () =>
         deps.stderr.write(
           `whsvc sandbox: more than ${options.maxDeliveries} deliveries: the oldest are dropped from now on, with their attempts (--max-deliveries N keeps more, --data-dir keeps them on disk)\n`,
@@ -87,7 +109,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
   }
 
   const [readWrite, readOnly] = sandbox.clients;
-  deps.stderr.write(banner(sandbox, baseUrl, dataDir, options));
+  deps.stderr.write(banner(sandbox, baseUrl, dataDir, { ...options, maxConnections }));
 
   if (options.json) {
     deps.stdout.write(
@@ -110,7 +132,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
 }
 
 /** What `sandbox start` says when it is ready, on stderr. Each line fits 80 columns (with the default address), a secret on a line of its own so that it is copied whole. */
-function banner(sandbox: Sandbox, baseUrl: string, dataDir: string | undefined, options: SandboxStartOptions): string {
+function banner(sandbox: Sandbox, baseUrl: string, dataDir: string | undefined, options: SandboxStartOptions & { maxConnections: number }): string {
   const [readWrite, readOnly] = sandbox.clients;
   const kept = Number.isFinite(options.maxDeliveries) ? `the newest ${options.maxDeliveries} deliveries` : 'every delivery';
   const baseUrlFlag = baseUrl === DEFAULT_BASE_URL ? '' : ` --base-url ${baseUrl}`;
@@ -124,7 +146,7 @@ function banner(sandbox: Sandbox, baseUrl: string, dataDir: string | undefined, 
     `  store         ${dataDir ? `${dataDir} (kept across restarts)` : `in memory, ${kept} (--data-dir DIR keeps it)`}`,
     `  retries       first after ${options.retryBaseMs} ms, doubling, ${options.maxAttempts} attempts at most`,
     `  signature     ${signatureHeaderName(options.platformName)}: sha256=<hex>`,
-    `  each webhook  ${options.concurrencyPerWebhook} sends at once; one fails unanswered after ${options.deliveryTimeoutMs} ms`,
+    `  sends         ${options.maxConnections} at once, ${options.concurrencyPerWebhook} to each webhook; one fails unanswered after ${options.deliveryTimeoutMs} ms`,
     ...(options.rateLimit ? [`  rate limit    ${options.rateLimit} API requests a second per client, then 429`] : []),
     ...(options.manualClock
       ? [`  clock         manual, at ${new Date(sandbox.deliverer.now()).toISOString()}`, '                (time moves with `whsvc sandbox clock advance 1h`)']

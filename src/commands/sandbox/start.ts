@@ -22,12 +22,15 @@ export const command = () =>
     .addOption(platformNameOption('the platform name in the delivery headers: X-<name>-Signature, X-<name>-Event, …'))
     .addOption(new Option('--delivery-timeout-ms <n>', 'a delivery not answered within this fails').default(10_000).argParser(integerIn(1, 600_000)))
     .addOption(
-      new Option(
-        '--concurrency-per-webhook <n>',
-        'sends in flight to one webhook, each on its own connection; more wait their turn, their timeout not yet running',
-      )
+      new Option('--concurrency-per-webhook <n>', 'sends in flight to one webhook; more wait their turn, their timeout not yet running')
         .default(64)
         .argParser(integerIn(1, 1024)),
+    )
+    .addOption(
+      new Option(
+        '--max-connections <n>',
+        'sends in flight in the whole sandbox, shared between webhooks in turn (default: a quarter of the file limit, at most 256)',
+      ).argParser(integerIn(1, 65_536)),
     )
     .addOption(
       new Option('--max-deliveries <n>', `deliveries kept, oldest dropped first (default ${MEMORY_MAX_DELIVERIES} in memory, all with --data-dir)`).argParser(
@@ -69,6 +72,7 @@ export const command = () =>
             platformName: o.platformName,
             deliveryTimeoutMs: o.deliveryTimeoutMs,
             concurrencyPerWebhook: o.concurrencyPerWebhook,
+            maxConnections: o.maxConnections,
             maxDeliveries: o.maxDeliveries ?? (o.dataDir ? Number.POSITIVE_INFINITY : MEMORY_MAX_DELIVERIES),
             json: globals.json,
             manualClock: o.clock === 'manual',

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { Agent } from 'undici';
+import type { DeliveryPolicy } from './deliverer.js';
+
+/** The process's limit of open files (its soft limit), where the system tells it (Linux); undefined elsewhere. */
+export function openFileLimit(limits: () => string = () => readFileSync('/proc/self/limits', 'utf8')): number | undefined {
+  try {
+    const match = /^Max open files\s+(\d+|unlimited)/m.exec(limits());
+    if (!match) return undefined;
+    return match[1] === 'unlimited' ? Number.POSITIVE_INFINITY : Number(match[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The sends in flight at once when --max-connections is not given: a
+ * quarter of the file limit, at most 256. The other three quarters are for
+ * what else holds a descriptor: the API's own clients, the store, and the
+ * idle connections each origin keeps for a few seconds.
+ */
+export function defaultMaxConnections(fileLimit = openFileLimit()): number {
+  if (fileLimit === undefined) return 256;
+  return Math.max(8, Math.min(256, Math.floor(fileLimit / 4)));
+}
+
+/**
+ * The connections every delivery goes through: one pool per origin, so
+ * webhooks at the same host:port share its connections (kept alive 4 s, then
+ * closed; a pool with none left is dropped). The deliverer bounds how many are
+ * in flight (maxConnections) and each webhook's share.
+ */
+export function deliveryConnections(policy: Pick<DeliveryPolicy, 'maxConnections' | 'timeoutMs'>): Agent {
+  return new Agent({ connections: policy.maxConnections, keepAliveTimeout: 4_000, connect: { timeout: policy.timeoutMs } });
+}
