@@ -8,6 +8,7 @@ import {
   lstatSync,
   openSync,
   readdirSync,
+  readSync,
   renameSync,
   unlinkSync,
   writeSync,
@@ -32,6 +33,8 @@ export class FileError extends Error {
     readonly hint?: string,
     /** What failed, when a write failed: the system's code (ENOSPC) and its words. */
     readonly failure?: { code: string | undefined; reason: string },
+    /** Why a path was refused, where a caller acts on it: `exists`. */
+    readonly reason?: 'exists',
   ) {
     super(message);
   }
@@ -67,7 +70,11 @@ export function failureReason(error: unknown): string {
   if (code === 'ENOTDIR') return 'a part of the path is not a directory';
   if (code === 'EFBIG') return 'the file is too large';
   if (code === 'EIO') return 'an input/output error';
-  return (error as Error).message;
+  if (code === 'ENAMETOOLONG') return 'the name is too long';
+  // Node's own words without the path it repeats: `EXDEV: cross-device link not permitted, rename '…'`.
+  const message = (error as Error).message ?? String(error);
+  const said = /^(E[A-Z]+): ([^,]+)/.exec(message);
+  return said ? `${said[2]} (${said[1]})` : message;
 }
 
 export const isNoSpace = (error: unknown) =>
@@ -78,7 +85,7 @@ export const isNoSpace = (error: unknown) =>
  * FIFO with no reader; no terminal becomes ours. (A symlinked directory above
  * it is the user's own choice of path, as /tmp is on macOS.)
  */
-const SAFE = constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
+const SAFE = constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
 
 /** What is at `path` now (lstat: a symlink is itself), or undefined when nothing is. */
 function existing(path: string, label: string): Stats | undefined {
@@ -106,11 +113,12 @@ function refuseUnlessOwnRegularFile(path: string, stats: Stats, label: string, h
 function openChecked(path: string, flags: number, label: string, checked?: Stats): { fd: number; created: boolean } {
   let fd: number;
   try {
-    fd = openSync(path, SAFE | flags, 0o600);
+    // Written only, unless the caller reads too (O_RDWR: a line file looks at its own end).
+    fd = openSync(path, SAFE | ((flags & constants.O_RDWR) !== 0 ? 0 : constants.O_WRONLY) | flags, 0o600);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ELOOP') throw new FileError(`${label} ${path} is a symbolic link, not a regular file`, true, 'give the path of a regular file');
-    if (code === 'EEXIST') throw new FileError(`${label} ${path} already exists`, true);
+    if (code === 'EEXIST') throw new FileError(`${label} ${path} already exists`, true, undefined, undefined, 'exists');
     if (code === 'EISDIR') throw new FileError(`${label} ${path} is a directory, not a regular file`, true);
     throw new FileError(`${label} ${path} cannot be written: ${failureReason(error)}`, true);
   }
@@ -145,6 +153,8 @@ export class LineFile {
     private readonly fd: number,
     /** Whether this open created the file. */
     readonly created: boolean,
+    /** Bytes of a cut last line removed at open (a write a kill cut short); 0 when the file ended whole. */
+    readonly cutAtOpen: number,
   ) {}
 
   static open(path: string, label: string): LineFile {
@@ -153,14 +163,21 @@ export class LineFile {
     let opened: { fd: number; created: boolean };
     try {
       opened = before
-        ? openChecked(path, constants.O_APPEND, label, before)
-        : openChecked(path, constants.O_APPEND | constants.O_CREAT | constants.O_EXCL, label);
+        ? openChecked(path, constants.O_RDWR | constants.O_APPEND, label, before)
+        : openChecked(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL, label);
     } catch (error) {
       // Made between the look and the open by another process: taken as it is now, checked again.
-      if (before || !(error instanceof FileError) || !error.message.endsWith('already exists')) throw error;
+      if (before || !(error instanceof FileError) || error.reason !== 'exists') throw error;
       return LineFile.open(path, label);
     }
-    return new LineFile(path, opened.fd, opened.created);
+    let cut = 0;
+    try {
+      cut = opened.created ? 0 : cutBackToWholeLines(opened.fd);
+    } catch (error) {
+      closeSync(opened.fd);
+      throw writeFailed(path, error);
+    }
+    return new LineFile(path, opened.fd, opened.created, cut);
   }
 
   /** The file's size now: where the next line starts. */
@@ -178,6 +195,30 @@ export class LineFile {
     if (this.closed) return;
     this.closed = true;
     closeSync(this.fd);
+  }
+}
+
+/**
+ * A file that does not end in a newline ends in a line a kill cut short
+ * mid-write: it is cut back to its last whole line, so that the next line
+ * starts on a line of its own. Returns the bytes removed.
+ */
+function cutBackToWholeLines(fd: number): number {
+  const size = fstatSync(fd).size;
+  if (size === 0) return 0;
+  const chunk = Buffer.alloc(64 * 1024);
+  let end = size;
+  for (;;) {
+    const start = Math.max(0, end - chunk.length);
+    const read = readSync(fd, chunk, 0, end - start, start);
+    const newline = chunk.subarray(0, read).lastIndexOf(0x0a);
+    if (newline === read - 1 && end === size) return 0;
+    if (newline >= 0 || start === 0) {
+      const keep = newline >= 0 ? start + newline + 1 : 0;
+      ftruncateSync(fd, keep);
+      return size - keep;
+    }
+    end = start;
   }
 }
 
@@ -270,34 +311,44 @@ export function checkReplaceable(path: string, label: string, hint?: string): vo
 
 /**
  * Replaces the whole of `path` with `content`, or leaves it as it was: the
- * content goes to a temporary beside it (0600), is flushed, and renamed over
- * it. What is at `path` must be a regular file of its own, or nothing. The
- * temporaries a killed writer left are removed first.
+ * content goes to a temporary beside it (0600), is flushed to the disk, and
+ * renamed over it, so that a kill, or a power cut, leaves the old content or
+ * the new, never a cut or empty file (the directory is not synced: after a
+ * power cut the old content may come back). What is at `path` must be a
+ * regular file of its own, or nothing. The temporaries a killed writer left
+ * are removed at the first write of each path.
  */
 export function replaceFile(path: string, content: string, label: string): void {
   checkReplaceable(path, label);
-  removeStaleTemporaries(path);
+  if (!swept.has(path)) {
+    removeStaleTemporaries(path);
+    swept.add(path);
+  }
   const temporary = join(dirname(path), `.${basename(path)}.whsvc-${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`);
-  const { fd } = openChecked(temporary, constants.O_CREAT | constants.O_EXCL, label);
+  let fd: number | undefined;
   try {
+    // Made here, by this open (O_EXCL), so it is ours and regular: failing it is a write that failed (no inode left,
+    // a directory no longer writable), said of the user's file, not of the temporary.
+    fd = openSync(temporary, SAFE | constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+    fchmodSync(fd, 0o600);
     writeWhole(fd, Buffer.from(content, 'utf8'), path, 0);
     fsyncSync(fd);
     closeSync(fd);
+    fd = undefined;
     renameSync(temporary, path);
   } catch (error) {
-    try {
-      closeSync(fd);
-    } catch {
-      // closed already
-    }
+    if (fd !== undefined) closeSync(fd);
     try {
       unlinkSync(temporary);
     } catch {
-      // gone already
+      // never made, or gone already
     }
     throw writeFailed(path, error);
   }
 }
+
+/** The paths whose stale temporaries this process has removed already: once each is enough. */
+const swept = new Set<string>();
 
 /** Removes the temporaries of `path` whose writer is gone (a kill -9 between write and rename). */
 export function removeStaleTemporaries(path: string): void {

@@ -110,4 +110,17 @@ describe("listen's answer, decided without a server", () => {
     expect(a.decide(headersFor(payload, 'dlv_1', 1), payload)).toMatchObject({ filtered: true, status: 200 });
     expect(a.tally).toEqual({ verified: 0, bad: 0, refused: 0 });
   });
+
+  it('a request considered but not taken (its record could not be kept, answered 503) changes nothing: the same request again is new', () => {
+    const a = answerer({ failFirst: 1 });
+    const payload = body();
+    const headers = headersFor(payload, 'dlv_1', 1);
+    const dropped = a.consider(headers, payload);
+    expect(dropped).toMatchObject({ repeat: null, rule: 'fail_first', attemptNumber: 1 });
+    expect(a.tally).toEqual({ verified: 0, bad: 0, refused: 0 });
+    // Not a replay, and still the first attempt --fail-first counts.
+    expect(a.decide(headers, payload)).toMatchObject({ repeat: null, rule: 'fail_first', attemptNumber: 1, status: 500 });
+    expect(a.decide(headersFor(payload, 'dlv_1', 2), payload)).toMatchObject({ repeat: 'retry', rule: 'respond_status', status: 200 });
+    expect(a.tally).toEqual({ verified: 1, bad: 0, refused: 0 });
+  });
 });

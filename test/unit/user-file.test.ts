@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileError, LineFile, ReservedFile, replaceFile } from '../../src/files/user-file.js';
+import { canMakeDeviceNodes } from '../helpers/bad-files.js';
 
 // The one writer of the files a user names: what it refuses before anything happens, and what it leaves behind.
 let dir: string;
@@ -12,7 +13,6 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const isRoot = process.getuid?.() === 0;
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 function refusal(write: () => unknown): FileError {
@@ -48,7 +48,7 @@ const notRegular: Array<[string, (path: string) => void, RegExp]> = [
   ],
 ];
 // A private device node (the machine's own /dev is never touched): a null device, as /dev/null is.
-if (isRoot) notRegular.push(['a device node', (path) => execFileSync('mknod', [path, 'c', '1', '3']), /is a device, not a regular file$/]);
+if (canMakeDeviceNodes()) notRegular.push(['a device node', (path) => execFileSync('mknod', [path, 'c', '1', '3']), /is a device, not a regular file$/]);
 
 describe.each([
   ['LineFile.open', (path: string) => LineFile.open(path, '--record')],
@@ -101,6 +101,28 @@ describe('LineFile', () => {
     expect(modeOf(path)).toBe(0o640);
   });
 
+  it('a file a killed run left ending in a cut line is cut back to its last whole line, so the next line starts on its own', () => {
+    const path = join(dir, 'records.ndjson');
+    writeFileSync(path, '{"a":1}\n{"b":');
+    const file = LineFile.open(path, '--record');
+    expect(file.cutAtOpen).toBe(5);
+    file.appendLine('{"c":3}');
+    file.close();
+    expect(readFileSync(path, 'utf8')).toBe('{"a":1}\n{"c":3}\n');
+    // One cut line longer than the chunks it is read back in, and nothing before it.
+    writeFileSync(path, `{"big":"${'x'.repeat(200_000)}`);
+    const again = LineFile.open(path, '--record');
+    expect(again.cutAtOpen).toBe(200_008);
+    again.close();
+    expect(readFileSync(path, 'utf8')).toBe('');
+    // A whole file is left as it is.
+    writeFileSync(path, '{"a":1}\n');
+    const whole = LineFile.open(path, '--record');
+    expect(whole.cutAtOpen).toBe(0);
+    whole.close();
+    expect(readFileSync(path, 'utf8')).toBe('{"a":1}\n');
+  });
+
   it('a missing directory is refused in one line naming the path', () => {
     const path = join(dir, 'no', 'such', 'records.ndjson');
     const error = refusal(() => LineFile.open(path, '--record'));
@@ -147,6 +169,14 @@ describe('replaceFile', () => {
     expect(readFileSync(path, 'utf8')).toBe('{"new":true}\n');
     expect(modeOf(path)).toBe(0o600);
     expect(readdirSync(dir)).toEqual(['checkpoint.json']);
+  });
+
+  it('a temporary that cannot be made (its name too long) is a failed write of the file named, not a refusal of the temporary', () => {
+    const path = join(dir, `${'c'.repeat(240)}.json`);
+    const error = refusal(() => replaceFile(path, '{}\n', '--checkpoint'));
+    expect(error.refused).toBe(false);
+    expect(error.message).toBe(`cannot write to ${path}: the name is too long`);
+    expect(error.message).not.toContain('.tmp');
   });
 
   it('removes the temporaries a killed writer left, and leaves those of a live one', () => {

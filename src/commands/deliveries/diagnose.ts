@@ -58,7 +58,7 @@ export interface Diagnosis {
 export async function run(options: DiagnoseOptions, deps: CommandDeps): Promise<number> {
   const facts = await gather(options, deps);
   const recordable = !('cannot' in facts.sent);
-  if (options.record !== undefined && recordable) record(options.record, facts);
+  if (options.record !== undefined && recordable) record(options.record, facts, deps.stderr);
   if (deps.json) printJson(deps, asJson(facts));
   else printFacts(deps, facts, options);
   if (options.record !== undefined && !deps.json) {
@@ -98,9 +98,10 @@ function senderOf(options: DiagnoseOptions) {
 }
 
 /** The delivery appended to a record file (`replay` sends it as it was sent). */
-function record(file: string, { asked, key, webhook, latest, sent, signatureCheck }: Facts): void {
+function record(file: string, { asked, key, webhook, latest, sent, signatureCheck }: Facts, stderr: CommandDeps['stderr']): void {
   if ('cannot' in sent) return;
   const out = new RecordFile(file);
+  if (out.repaired) stderr.write(`whsvc: ${out.repaired}\n`);
   const url = webhook ? new URL(webhook.url) : undefined;
   out.append({
     whsvc_record: 1,

@@ -60,6 +60,8 @@ export class Answerer {
   /** Deliveries counted for --count: each once, however many attempts it takes. */
   private readonly counted = new Set<string>();
   private requestNumber = 0;
+  /** What taking each decision considered changes. */
+  private readonly toTake = new WeakMap<Decision, () => void>();
 
   constructor(
     private readonly rules: AnswerRules,
@@ -67,7 +69,20 @@ export class Answerer {
     private readonly secret: () => string | undefined,
   ) {}
 
+  /** Decides the answer to a request and takes it: what `consider` and `take` do in turn. */
   decide(headers: IncomingHttpHeaders, body: Buffer): Decision {
+    const decision = this.consider(headers, body);
+    this.take(decision);
+    return decision;
+  }
+
+  /**
+   * The answer to a request, from what was taken so far, changing nothing:
+   * listen takes it (`take`) only once its record is kept, so that a request
+   * answered 503 for want of a record is, when it comes again, not a replay,
+   * and counts for neither --count nor --fail-first.
+   */
+  consider(headers: IncomingHttpHeaders, body: Buffer): Decision {
     const delivery = readDeliveryHeaders(headers);
     const headerEvent = delivery.event;
     // The body's event is signed; the header is not, and may have been rewritten.
@@ -93,12 +108,12 @@ export class Answerer {
     const signatureCheck = checkSignature(key, body, delivery.signature);
     const trusted = signatureCheck === 'verified' || signatureCheck === 'not_checked';
     // Only what passed (or could not be checked) is remembered: a forged request must not poison an id.
-    const { repeat, of: repeatOf } = trusted ? this.seen.note(deliveryId, attempt, body) : { repeat: null, of: null };
+    const seen = trusted ? this.seen.classify(deliveryId, attempt, body) : { repeat: null, of: null, remember: () => {} };
+    const { repeat, of: repeatOf } = seen;
     // A signed body under headers that lie about it, or sent again as another delivery: someone replays it.
     const suspect = eventMismatch || repeat === 'replay';
     this.requestNumber += 1;
     const attemptNumber = deliveryId === undefined ? 1 : (this.attemptsOf.get(deliveryId) ?? 0) + 1;
-    if (deliveryId !== undefined && trusted) this.attemptsOf.set(deliveryId, attemptNumber);
     const [status, rule] = this.answer(
       signatureCheck,
       key !== undefined,
@@ -109,16 +124,6 @@ export class Answerer {
       attempt,
       event,
     );
-    if (rule === 'signature') this.tally.bad += 1;
-    if (rule === 'event_mismatch' || rule === 'replay') this.tally.refused += 1;
-    // --count counts distinct deliveries taken (not failed on purpose): a later attempt of one already counted is shown, not counted again.
-    if (signatureCheck === 'verified' && !suspect && rule !== 'fail_first' && rule !== 'fail_rate') {
-      if (deliveryId === undefined) this.tally.verified += 1;
-      else if (!this.counted.has(deliveryId)) {
-        this.counted.add(deliveryId);
-        this.tally.verified += 1;
-      }
-    }
     const refusal =
       rule === 'signature'
         ? `signature ${signatureCheck === 'mismatch' ? 'does not match' : signatureCheck}\n`
@@ -127,7 +132,29 @@ export class Answerer {
           : repeat === 'replay'
             ? 'replay of a delivery already received\n'
             : '';
-    return { ...base, filtered: false, signatureCheck, attemptNumber, repeat, repeatOf, status, rule, refusal };
+    const decision: Decision = { ...base, filtered: false, signatureCheck, attemptNumber, repeat, repeatOf, status, rule, refusal };
+    this.toTake.set(decision, () => {
+      seen.remember();
+      if (deliveryId !== undefined && trusted) this.attemptsOf.set(deliveryId, Math.max(this.attemptsOf.get(deliveryId) ?? 0, attemptNumber));
+      if (rule === 'signature') this.tally.bad += 1;
+      if (rule === 'event_mismatch' || rule === 'replay') this.tally.refused += 1;
+      // --count counts distinct deliveries taken (not failed on purpose): a later attempt of one already counted is shown, not counted again.
+      if (signatureCheck === 'verified' && !suspect && rule !== 'fail_first' && rule !== 'fail_rate') {
+        if (deliveryId === undefined) this.tally.verified += 1;
+        else if (!this.counted.has(deliveryId)) {
+          this.counted.add(deliveryId);
+          this.tally.verified += 1;
+        }
+      }
+    });
+    return decision;
+  }
+
+  /** A decision kept (its record written, when --record): remembered, counted. Once per decision. */
+  take(decision: Decision): void {
+    const taking = this.toTake.get(decision);
+    this.toTake.delete(decision);
+    taking?.();
   }
 
   /** The answer and the rule that decided it, the first that applies in this order. */
@@ -187,26 +214,30 @@ class Seen {
   private readonly byId = new Map<string, { bodyHash: string; attempt: number }>();
   private readonly byBody = new Map<string, string>();
 
-  note(deliveryId: string | undefined, attemptHeader: string | undefined, body: Buffer): { repeat: Decision['repeat']; of: string | null } {
+  /** What a request is, against what was seen; `remember` makes it seen (only once it was kept). */
+  classify(
+    deliveryId: string | undefined,
+    attemptHeader: string | undefined,
+    body: Buffer,
+  ): { repeat: Decision['repeat']; of: string | null; remember: () => void } {
     const bodyHash = createHash('sha256').update(body).digest('hex');
     const attempt = Number(attemptHeader ?? NaN);
     const earlierBody = this.byBody.get(bodyHash);
     if (deliveryId === undefined) {
-      if (earlierBody !== undefined) return { repeat: 'same_body', of: earlierBody };
-      this.byBody.set(bodyHash, '(no id)');
-      return { repeat: null, of: null };
+      if (earlierBody !== undefined) return { repeat: 'same_body', of: earlierBody, remember: () => {} };
+      return { repeat: null, of: null, remember: () => this.byBody.set(bodyHash, '(no id)') };
     }
     const earlier = this.byId.get(deliveryId);
     if (earlier) {
       if (earlier.bodyHash === bodyHash && Number.isInteger(attempt) && attempt > earlier.attempt) {
-        earlier.attempt = attempt;
-        return { repeat: 'retry', of: deliveryId };
+        return { repeat: 'retry', of: deliveryId, remember: () => (earlier.attempt = Math.max(earlier.attempt, attempt)) };
       }
-      return { repeat: 'replay', of: deliveryId };
+      return { repeat: 'replay', of: deliveryId, remember: () => {} };
     }
-    this.byId.set(deliveryId, { bodyHash, attempt: Number.isInteger(attempt) ? attempt : 0 });
-    if (earlierBody !== undefined) return { repeat: 'same_body', of: earlierBody };
-    this.byBody.set(bodyHash, deliveryId);
-    return { repeat: null, of: null };
+    const remember = () => {
+      if (!this.byId.has(deliveryId)) this.byId.set(deliveryId, { bodyHash, attempt: Number.isInteger(attempt) ? attempt : 0 });
+      if (!this.byBody.has(bodyHash)) this.byBody.set(bodyHash, deliveryId);
+    };
+    return earlierBody !== undefined ? { repeat: 'same_body', of: earlierBody, remember } : { repeat: null, of: null, remember };
   }
 }

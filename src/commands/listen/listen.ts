@@ -162,11 +162,15 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       res.writeHead(405, { allow: 'POST' }).end();
       return;
     }
-    const decision = answerer.decide(req.headers, body);
-    // Kept before it is answered: a receiver never acknowledges what it has not kept. A request whose body carries a
-    // client secret (an API command pointed at this port by mistake) is answered but never kept, so never replayed.
-    const keep = (answered: number): boolean =>
-      recording === undefined || carriesClientSecret(body) || recording.keep(() => recordOf(req, body, arrivedAt, decision, answered));
+    const decision = answerer.consider(req.headers, body);
+    // Kept before it is answered: a receiver never acknowledges what it has not kept, and listen takes (remembers and
+    // counts) only what it kept. A request whose body carries a client secret (an API command pointed at this port by
+    // mistake) is answered but never kept, so never replayed.
+    const keep = (answered: number): boolean => {
+      const kept = recording === undefined || carriesClientSecret(body) || recording.keep(() => recordOf(req, body, arrivedAt, decision, answered));
+      if (kept) answerer.take(decision);
+      return kept;
+    };
     if (decision.filtered) {
       res.writeHead(keep(decision.status) ? decision.status : NOT_RECORDED_STATUS).end();
       return;
@@ -186,7 +190,9 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     deps.stdout.write(options.json ? receiptJson(receipt, words) : receiptLine(receipt, words, colors, deps.stdout.isTTY ? deps.stdout.columns : undefined));
     if (options.count !== undefined && tally.verified >= options.count) finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
   };
-  const server = await serveRequests(receive, options, now);
+  const server = await serveRequests(receive, options, now, (error) =>
+    deps.stderr.write(`whsvc listen: a request could not be handled, answered 500: ${(error as Error)?.message ?? String(error)}\n`),
+  );
   announce(
     deps.stderr,
     { url: server.url, secret: secret.describe, secretMissing: secret.current() === undefined, routes, seed, recorder: recording?.file },
@@ -262,14 +268,26 @@ type Receive = (req: IncomingMessage, res: ServerResponse, body: Buffer, arrived
  * no new request; those under way (an answer that waits out --delay, a
  * forward) are answered and recorded first.
  */
-async function serveRequests(receive: Receive, options: ListenOptions, now: () => Date): Promise<{ url: string; stop(): Promise<void> }> {
+async function serveRequests(
+  receive: Receive,
+  options: ListenOptions,
+  now: () => Date,
+  onFailure: (error: unknown) => void,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const inFlight = new Set<Promise<void>>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       // Each request's handling is kept until it ends: listen stops only once every answer is given and recorded.
-      const handled = receive(req, res, Buffer.concat(chunks), now()).finally(() => inFlight.delete(handled));
+      const handled = receive(req, res, Buffer.concat(chunks), now())
+        .catch((error: unknown) => {
+          // A request listen could not handle (a body too large to record, say): answered 500, said in one line.
+          if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end('listen could not handle this request\n');
+          else res.end();
+          onFailure(error);
+        })
+        .finally(() => inFlight.delete(handled));
       inFlight.add(handled);
     });
   });
@@ -306,6 +324,7 @@ function announce(
   if (failing.length > 0) stderr.write(`  answering 500 to ${failing.join(', and ')}\n`);
   if (options.delayMs) stderr.write(`  answering after ${options.delayMs} ms\n`);
   if (recorder) stderr.write(`  recording each delivery to ${recorder.path} (replay them with: whsvc replay ${recorder.path} --to URL)\n`);
+  if (recorder?.repaired) stderr.write(`  ${recorder.repaired}\n`);
   if (options.secretFile && state.secretMissing) {
     stderr.write(`  ${options.secretFile} is not there yet: \`whsvc webhooks create --url ${url} --events … --secret-file ${options.secretFile}\` writes it\n`);
   }

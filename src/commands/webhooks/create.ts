@@ -74,6 +74,12 @@ async function undoCreate(deps: CommandDeps, id: string, path: string, error: un
 
 export async function run(options: CreateOptions, deps: CommandDeps): Promise<number> {
   checkSecretFilePath(options.secretFile, 'the file to write the secret to');
+  // `-` is stdin for a flag that reads; a secret written to stdout is what --secret-file exists to avoid.
+  if (options.secretFile === '-')
+    throw usageError(
+      '--secret-file - would print the secret: give the path of a file to write it to',
+      'or leave --secret-file out to see it once on the terminal',
+    );
   const { url, events } = await askForWhatIsMissing(options, deps);
   // Reserved before the webhook exists, so that a path that cannot be written is found while nothing has been created.
   const reserved = options.secretFile !== undefined ? ReservedFile.reserve(options.secretFile, '--secret-file', options.force) : undefined;

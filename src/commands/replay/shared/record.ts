@@ -110,6 +110,12 @@ export class RecordFile {
     return this.file.path;
   }
 
+  /** What to tell the user of a cut last line removed at open (a run killed mid-write), or undefined. */
+  get repaired(): string | undefined {
+    const cut = this.file.cutAtOpen;
+    return cut === 0 ? undefined : `${this.path} ended in a line cut short (${cut} bytes, a run killed mid-write): removed, so the file is whole again`;
+  }
+
   /** The file's size now: where the next record starts. */
   size(): number {
     return this.file.size();

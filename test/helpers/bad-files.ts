@@ -3,6 +3,8 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, truncate
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+// What the tests of the file writer need of the bad day: a real full disk, and device nodes of their own.
+
 /** A small file system of its own that a test fills up: a real full disk, on a private tmpfs. */
 export interface FullDisk {
   dir: string;
@@ -53,4 +55,17 @@ export function fullDisk(parent: string, sizeKb = 256, leaveBytes = 0): FullDisk
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Whether this process may make a device node (root outside a user namespace): tried once, in a directory of its own. */
+export function canMakeDeviceNodes(): boolean {
+  const probe = mkdtempSync(join(tmpdir(), 'whsvc-mknod-'));
+  try {
+    execFileSync('mknod', [join(probe, 'null'), 'c', '1', '3'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
 }
