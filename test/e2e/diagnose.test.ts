@@ -69,6 +69,9 @@ describe('whsvc deliveries diagnose', () => {
     const wrong = JSON.parse((await runCli(['deliveries', 'diagnose', id, '--secret-file', join(workDir, 'wrong.txt'), '--json'], { env })).stdout);
     expect(wrong).toMatchObject({ signature_check: 'mismatch', status: 'failed', diagnosis: { kind: 'server_error' } });
     expect(JSON.stringify(wrong)).not.toContain(readFileSync(secretFile, 'utf8').trim());
+    // The next steps never send the user back to the file just found not to hold the secret.
+    expect(wrong.next).toContainEqual(expect.stringMatching(/^whsvc listen --port \d+ --secret-file SECRET_FILE$/));
+    expect(JSON.stringify(wrong.next)).not.toContain('wrong.txt');
 
     const recorded = join(workDir, 'one.ndjson');
     expect((await runCli(['deliveries', 'diagnose', id, '--record', recorded], { env })).code).toBe(0);

@@ -296,8 +296,13 @@ function nextSteps(
   // The receiver where the webhook points, when that is this machine; with the secret file given, when it is the webhook's.
   const url = webhook ? new URL(webhook.url) : undefined;
   const port = url && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) && url.port ? url.port : '9000';
+  // A file just found not to hold the webhook's secret is not suggested again: a placeholder stands for the right one.
   const secretFile =
-    options.secretFile !== undefined && options.secretFile !== STDIN && signatureCheck !== 'mismatch' ? shellWord(options.secretFile) : './whsec.txt';
+    signatureCheck === 'mismatch'
+      ? 'SECRET_FILE'
+      : options.secretFile !== undefined && options.secretFile !== STDIN
+        ? shellWord(options.secretFile)
+        : './whsec.txt';
   steps.push({ command: `whsvc listen --port ${port} --secret-file ${secretFile}`, why: 'a local receiver that shows and verifies what arrives' });
   const file = shellWord(options.record ?? `${key}.ndjson`);
   if (options.record === undefined) steps.push({ command: `whsvc deliveries diagnose ${id} --record ${file}`, why: 'keep it, to replay it' });
