@@ -146,7 +146,8 @@ function banner(sandbox: Sandbox, baseUrl: string, dataDir: string | undefined, 
     `  store         ${dataDir ? `${dataDir} (kept across restarts)` : `in memory, ${kept} (--data-dir DIR keeps it)`}`,
     `  retries       first after ${options.retryBaseMs} ms, doubling, ${options.maxAttempts} attempts at most`,
     `  signature     ${signatureHeaderName(options.platformName)}: sha256=<hex>`,
-    `  sends         ${options.maxConnections} at once, ${options.concurrencyPerWebhook} to each webhook; one fails unanswered after ${options.deliveryTimeoutMs} ms`,
+    `  sends         ${options.maxConnections} at once, at most ${options.concurrencyPerWebhook} to one webhook`,
+    `  timeout       a send not answered within ${options.deliveryTimeoutMs} ms fails`,
     ...(options.rateLimit ? [`  rate limit    ${options.rateLimit} API requests a second per client, then 429`] : []),
     ...(options.manualClock
       ? [`  clock         manual, at ${new Date(sandbox.deliverer.now()).toISOString()}`, '                (time moves with `whsvc sandbox clock advance 1h`)']
