@@ -31,13 +31,16 @@ export async function secretSource(
     const path = options.secretFile;
     checkSecretFilePath(path);
     if (path === STDIN) return stdinSecret(io.stdin);
-    let cached: { mtimeMs: number; secret: string } | undefined;
+    // Read again when the file changes: its time, size or inode (a time alone can stay the same across a write that
+    // lands in the same tick, as `webhooks create` filling the file it reserved empty can).
+    let cached: { version: string; secret: string } | undefined;
     return {
       describe: `the secret in ${path}`,
       current() {
         try {
-          const { mtimeMs } = statSync(path);
-          if (cached?.mtimeMs !== mtimeMs) cached = { mtimeMs, secret: readFileSync(path, 'utf8').trim() };
+          const { mtimeMs, size, ino } = statSync(path);
+          const version = `${mtimeMs}:${size}:${ino}`;
+          if (cached?.version !== version) cached = { version, secret: readFileSync(path, 'utf8').trim() };
           return cached.secret || undefined;
         } catch {
           return undefined;

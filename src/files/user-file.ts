@@ -99,14 +99,24 @@ function existing(path: string, label: string): Stats | undefined {
 
 /**
  * Refuses, before it is opened, what is not a regular file of its own: a
- * symlink, a directory, a device, a FIFO, a socket, or a file with other
- * hard links (a link planted in a shared directory reaches another file).
+ * symlink, a directory, a device, a FIFO, a socket, a file with other hard
+ * links (a link planted in a shared directory reaches another file), or
+ * another user's file.
  */
 function refuseUnlessOwnRegularFile(path: string, stats: Stats, label: string, hint = 'give the path of a regular file (or of one to create)'): void {
   const what = notRegular(stats);
   if (what) throw new FileError(`${label} ${path} is ${what}, not a regular file`, true, hint);
   if (stats.nlink > 1)
     throw new FileError(`${label} ${path} has other hard links: it would change another file too`, true, 'give the path of a file of its own');
+  // Another user's file in a shared directory (a record file planted in /tmp, readable by its owner): not ours to fill.
+  const me = process.geteuid?.();
+  if (me !== undefined && stats.uid !== me) {
+    throw new FileError(
+      `${label} ${path} belongs to another user (uid ${stats.uid})`,
+      true,
+      'whsvc writes only files of your own: give the path of one, or of one to create',
+    );
+  }
 }
 
 /** Opens `path` as it was checked: the file opened must be the regular file looked at (nothing swapped in meanwhile). */

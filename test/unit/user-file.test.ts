@@ -1,5 +1,18 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -70,6 +83,25 @@ describe.each([
     }
     // Nothing beside it either (no temporary left behind).
     expect(readdirSync(dir).sort()).toEqual(['target', ...(existsSync(join(dir, 'victim')) ? ['victim'] : [])].sort());
+  });
+});
+
+describe("another user's file", () => {
+  it.runIf(process.geteuid?.() === 0)('is refused (a record file planted in a shared directory), and left as it was', () => {
+    const path = join(dir, 'planted.ndjson');
+    writeFileSync(path, 'theirs\n');
+    chmodSync(path, 0o666);
+    chownSync(path, 12345, 12345);
+    for (const open of [
+      () => LineFile.open(path, '--record'),
+      () => ReservedFile.reserve(path, '--secret-file', true),
+      () => replaceFile(path, '{}', '--checkpoint'),
+    ]) {
+      const error = refusal(open);
+      expect(error).toMatchObject({ refused: true, message: `${error.message.split(' ')[0]} ${path} belongs to another user (uid 12345)` });
+    }
+    expect(readFileSync(path, 'utf8')).toBe('theirs\n');
+    expect(modeOf(path)).toBe(0o666);
   });
 });
 

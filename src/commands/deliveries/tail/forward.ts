@@ -4,8 +4,7 @@ import type { ApiClient } from '../../../api/client.js';
 import { ApiError } from '../../../api/errors.js';
 import { deliveryKey } from '../../../api/log.js';
 import type { Transport } from '../../../api/transport.js';
-import { SENT_ON_TIMEOUT_MS } from '../../../cli/forward.js';
-import { TransportError } from '../../../net.js';
+import { sendAsReceived } from '../../replay/shared/send.js';
 import type { ForwardRoute } from '../../../cli/forward.js';
 import type { SecretSource } from '../../../cli/secret.js';
 import { rebuiltDelivery } from '../../../protocol/delivery.js';
@@ -68,24 +67,20 @@ export async function retrieveDelivery(
   return { record, body: delivery.body, headers: delivery.headers, signatureCheck };
 }
 
-/** Sends a delivery read back from the service to the local app, as the service sent it. */
+/**
+ * Sends a delivery read back from the service to the local app, as the
+ * service sent it, the one way every delivery is sent on (sendAsReceived):
+ * to the route's URL, or, when it has no path, to the webhook's own path.
+ */
 export async function sendRetrieved(
   target: Pick<ForwardTarget, 'send' | 'timeoutMs'>,
-  url: URL,
+  routeUrl: URL,
+  webhookPath: string,
   retrieved: Retrieved,
 ): Promise<Exclude<ForwardOutcome, { kind: 'cannot' }>> {
   const { record, signatureCheck } = retrieved;
-  try {
-    const answer = await target.send({
-      method: 'POST',
-      url,
-      headers: retrieved.headers,
-      body: retrieved.body,
-      timeoutMs: target.timeoutMs ?? SENT_ON_TIMEOUT_MS,
-    });
-    return { kind: 'answered', status: answer.status, signatureCheck, record };
-  } catch (error) {
-    if (!(error instanceof TransportError)) throw error;
-    return { kind: 'no_answer', error: error.message, signatureCheck, record };
-  }
+  const answer = await sendAsReceived(target.send, routeUrl, retrieved.headers, Buffer.from(retrieved.body), webhookPath, target.timeoutMs);
+  return answer.status === null
+    ? { kind: 'no_answer', error: answer.error ?? 'no answer', signatureCheck, record }
+    : { kind: 'answered', status: answer.status, signatureCheck, record };
 }

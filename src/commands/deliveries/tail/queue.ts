@@ -85,9 +85,7 @@ export class ForwardQueue {
         }
         const path = await this.pathOf(waiting.change.webhookId);
         if (waiting.route) {
-          const url = new URL(waiting.route.url);
-          if (url.pathname === '/' && path !== '/') url.pathname = path;
-          const outcome = await sendRetrieved(this.target, url, retrieved);
+          const outcome = await sendRetrieved(this.target, new URL(waiting.route.url), path, retrieved);
           if (outcome.kind === 'no_answer') {
             // Not forwarded, not checkpointed: tried again at the next poll, ahead of the newer ones.
             if (!waiting.told) this.printer.forward(waiting.change, waiting.key, waiting.route, outcome);
