@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { canMakeDeviceNodes, canMountTmpfs, fullDisk } from '../helpers/bad-files.js';
+import { postDelivery, signatureOf } from '../helpers/delivery.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // Every file whsvc writes (PRODUCT.md "Files whsvc writes"), tried as an attacker and a bad day would, through the
@@ -27,7 +27,6 @@ afterAll(async () => {
 const env = () => ({ ...sandboxEnv(sandbox.info, join(workDir, 'config')), CI: 'true' });
 const cli = (args: string[]) => runCli(args, { env: env() });
 const modeOf = (path: string) => statSync(path).mode & 0o777;
-const sig = (secret: string, body: string | Buffer) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 async function webhookCount(): Promise<number> {
   const listed = await cli(['webhooks', 'list', '--all', '--json']);
@@ -47,27 +46,6 @@ function plantedSymlink(name: string): { link: string; victim: string } {
 function expectUntouched(victim: string): void {
   expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
   expect(modeOf(victim)).toBe(0o644);
-}
-
-/** One invoice.paid delivery as the service sends it, to `url`. */
-function postDelivery(
-  url: string,
-  secret: string,
-  deliveryId: string,
-  body = JSON.stringify({ id: 'inv_1', event: 'invoice.paid' }),
-  attempt = 1,
-): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-service-signature': sig(secret, body),
-      'x-service-event': 'invoice.paid',
-      'x-service-delivery-id': deliveryId,
-      'x-service-attempt': String(attempt),
-    },
-    body,
-  });
 }
 
 describe('a symlink planted where the file is named: refused, exit 2, the file it points to untouched', () => {
@@ -162,7 +140,7 @@ describe('listen keeps a delivery before it answers', () => {
     const listener = await startListen(['--secret', secret, '--record', file]);
     // A large body: writing its record takes long enough that an answer given first would be read before it is kept.
     const body = JSON.stringify({ id: 'inv_big', event: 'invoice.paid', data: 'x'.repeat(8 * 1024 * 1024) });
-    const answer = await postDelivery(`${listener.url}/hooks`, secret, 'dlv_kept_1', body);
+    const answer = await postDelivery(`${listener.url}/hooks`, secret, 'dlv_kept_1', { body });
     listener.child.kill('SIGKILL');
     expect(answer.status).toBe(200);
     const text = readFileSync(file, 'utf8');
@@ -180,7 +158,7 @@ describe('listen keeps a delivery before it answers', () => {
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"event":"invoice.paid","id":"inv_bom"}')]);
     const answer = await fetch(`${listener.url}/bom`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-service-signature': sig(secret, bytes), 'x-service-delivery-id': 'dlv_bom' },
+      headers: { 'content-type': 'application/json', 'x-service-signature': signatureOf(secret, bytes), 'x-service-delivery-id': 'dlv_bom' },
       body: bytes,
     });
     expect(answer.status).toBe(200);
@@ -189,7 +167,7 @@ describe('listen keeps a delivery before it answers', () => {
     const replayed = await runCli(['replay', file, '--to', `${receiver.url}/bom`]);
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(receiver.received[0]!.bytes.equals(bytes)).toBe(true);
-    expect(receiver.received[0]!.headers['x-service-signature']).toBe(sig(secret, bytes));
+    expect(receiver.received[0]!.headers['x-service-signature']).toBe(signatureOf(secret, bytes));
   });
 
   it('a delivery whose payload merely mentions client_secret is recorded; a token request is not', async () => {
@@ -197,7 +175,7 @@ describe('listen keeps a delivery before it answers', () => {
     const file = join(workDir, 'mentions.ndjson');
     const listener = await startListen(['--secret', secret, '--record', file]);
     const mentions = JSON.stringify({ id: 'inv_2', event: 'invoice.paid', data: { note: 'rotate the client_secret monthly' } });
-    expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_mentions', mentions)).status).toBe(200);
+    expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_mentions', { body: mentions })).status).toBe(200);
     const token = await fetch(`${listener.url}/v1/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -248,16 +226,16 @@ describe.runIf(canMountTmpfs())('a full disk (a private tmpfs, filled)', () => {
       expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_fits')).status).toBe(200);
       // Larger than the room left: part of it is written before the disk is full, and cut back.
       const big = JSON.stringify({ id: 'inv_big', event: 'invoice.paid', data: 'y'.repeat(64 * 1024) });
-      const refused = await postDelivery(`${listener.url}/hooks`, secret, 'dlv_big', big, 1);
+      const refused = await postDelivery(`${listener.url}/hooks`, secret, 'dlv_big', { body: big, attempt: 1 });
       expect(refused.status).toBe(503);
       expect(await refused.text()).toBe('this delivery could not be recorded\n');
       // The same request again (curl --retry sends it so): still not kept, still 503, never taken for a replay.
-      expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_big', big, 1)).status).toBe(503);
+      expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_big', { body: big, attempt: 1 })).status).toBe(503);
       const lines = () => readFileSync(file, 'utf8');
       expect(lines()).toMatch(/^\{[^\n]*"dlv_fits"[^\n]*\}\n$/);
       disk.free();
       // Once there is room again, the same request is kept and taken.
-      expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_big', big, 1)).status).toBe(200);
+      expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_big', { body: big, attempt: 1 })).status).toBe(200);
       listener.child.kill('SIGTERM');
       expect(await listener.exit).toBe(1);
       const stderr = listener.stderr();

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, type Running, type SandboxProcess } from '../helpers/cli.js';
+import { signatureOf } from '../helpers/delivery.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // The delivery protocol end to end: a sandbox started with --platform-name Acme, its deliveries shown, recorded and
@@ -27,8 +27,6 @@ afterAll(async () => {
   await Promise.all([sandbox?.stop(), app?.close()]);
   rmSync(workDir, { recursive: true, force: true });
 });
-
-const sig = (secret: string, body: string) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 /** The delivery's own headers of a request (X-…-*), lower case, as a receiver reads them. */
 const deliveryHeadersOf = (headers: IncomingHttpHeaders | Record<string, string>) =>
@@ -176,10 +174,14 @@ describe('one signature check, signature_check, in every --json', () => {
     );
     const url = listener.ready[1]!;
     const body = '{"id":"inv_1","event":"invoice.paid"}';
-    const malformed = await fetch(url, { method: 'POST', body, headers: { 'x-acme-signature': sig('whsec_from_stdin', body).slice(0, -1) } });
+    const malformed = await fetch(url, { method: 'POST', body, headers: { 'x-acme-signature': signatureOf('whsec_from_stdin', body).slice(0, -1) } });
     expect(malformed.status).toBe(400);
     expect(await malformed.text()).toBe('signature malformed\n');
-    const good = await fetch(url, { method: 'POST', body, headers: { 'x-acme-signature': sig('whsec_from_stdin', body), 'x-acme-delivery-id': 'dlv_2' } });
+    const good = await fetch(url, {
+      method: 'POST',
+      body,
+      headers: { 'x-acme-signature': signatureOf('whsec_from_stdin', body), 'x-acme-delivery-id': 'dlv_2' },
+    });
     expect(good.status).toBe(200);
     expect(await listener.exit).toBe(1);
     expect(ndjson(listener.stdout()).map((line) => line.signature_check)).toEqual(['malformed', 'verified']);
@@ -214,14 +216,14 @@ describe('one signature check, signature_check, in every --json', () => {
     const result = await runCli(['replay', file, '--to', app.url, '--secret-file', '-'], { input: 'whsec_apps_own\n' });
     expect(result.code, result.stderr).toBe(0);
     const [request] = await app.waitFor(1, 10_000, '/resigned');
-    expect(request!.headers['x-acme-signature']).toBe(sig('whsec_apps_own', body));
+    expect(request!.headers['x-acme-signature']).toBe(signatureOf('whsec_apps_own', body));
   });
 });
 
 describe('whsvc verify', () => {
   const secret = 'whsec_verify_me';
   const body = '{"id":"inv_9","event":"invoice.paid"}';
-  const signature = sig(secret, body);
+  const signature = signatureOf(secret, body);
   const digits = signature.slice('sha256='.length);
 
   it('--json: signature_check verified or mismatch, and the signature given', async () => {

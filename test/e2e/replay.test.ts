@@ -1,10 +1,10 @@
-import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { postDelivery, signatureOf } from '../helpers/delivery.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // The receiver's loop: deliveries of the real sandbox recorded by listen, then replayed to an app, byte for byte.
@@ -14,24 +14,6 @@ let workDir: string;
 let app: Receiver;
 const secretFile = () => join(workDir, 'whsec.txt');
 const recordFile = () => join(workDir, 'deliveries.ndjson');
-const sig = (secret: string, body: string | Buffer) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-
-/** An invoice.paid delivery POSTed to `url` as the service sends one, signed with `secret`. */
-function postDelivery(url: string, secret: string, deliveryId: string, extraHeaders: Record<string, string> = {}): Promise<Response> {
-  const body = JSON.stringify({ id: 'inv_1', event: 'invoice.paid' });
-  return fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-service-signature': sig(secret, body),
-      'x-service-event': 'invoice.paid',
-      'x-service-delivery-id': deliveryId,
-      ...extraHeaders,
-    },
-    body,
-  });
-}
-
 beforeAll(async () => {
   [sandbox, app] = await Promise.all([startSandboxProcess(['--quiet']), startReceiver()]);
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-replay-'));
@@ -64,7 +46,7 @@ describe('listen --record, then replay', () => {
     for (const record of records) {
       expect(record).toMatchObject({ whsvc_record: 1, method: 'POST', path: '/hooks', signature_check: 'verified', answered: 200, attempt: 1 });
       expect(record.delivery_id).toMatch(/^dlv_/);
-      expect(record.headers['x-service-signature']).toBe(sig(readFileSync(secretFile(), 'utf8').trim(), record.body));
+      expect(record.headers['x-service-signature']).toBe(signatureOf(readFileSync(secretFile(), 'utf8').trim(), record.body));
     }
     expect(records.map((record) => record.event).sort()).toEqual(['invoice.paid', 'product.updated']);
   });
@@ -80,7 +62,7 @@ describe('listen --record, then replay', () => {
       body: JSON.stringify({ grant_type: 'client_credentials', client_id: 'sbx_demo_readwrite', client_secret: 'sbx_secret_should_not_be_kept' }),
     });
     expect(token.status).toBeGreaterThanOrEqual(400);
-    const delivery = await postDelivery(`${listener.url}/hooks`, secret, 'dlv_mistake1', { cookie: 'session=should_not_be_kept' });
+    const delivery = await postDelivery(`${listener.url}/hooks`, secret, 'dlv_mistake1', { headers: { cookie: 'session=should_not_be_kept' } });
     expect(delivery.status).toBe(200);
     expect(await listener.exit).toBe(1);
     const text = readFileSync(file, 'utf8');
@@ -146,7 +128,7 @@ describe('listen --record, then replay', () => {
     expect(app.received).toHaveLength(1);
     // No path in --to: the path each was received at.
     expect(app.received[0]!.path).toBe('/hooks');
-    expect(app.received[0]!.headers['x-service-signature']).toBe(sig('whsec_the_apps_own', app.received[0]!.body));
+    expect(app.received[0]!.headers['x-service-signature']).toBe(signatureOf('whsec_the_apps_own', app.received[0]!.body));
     const lines = replayed.stdout
       .trim()
       .split('\n')
@@ -318,7 +300,7 @@ describe('replay of what listen itself recorded, from real requests', () => {
     const plain = Buffer.from(JSON.stringify({ event: 'invoice.paid', id: 'inv_cafe' }));
     const headers = (body: Buffer, id: string) => ({
       'content-type': 'application/json',
-      'x-service-signature': sig(secret, body),
+      'x-service-signature': signatureOf(secret, body),
       'x-service-delivery-id': id,
     });
     // Node's client writes a header's characters as bytes (latin1): these are the UTF-8 bytes of café, as curl -H sends them.
@@ -340,7 +322,7 @@ describe('replay of what listen itself recorded, from real requests', () => {
       expect(first!.headers.expect).toBeUndefined();
       expect(Buffer.from(second!.headers['x-name'] as string, 'latin1').equals(Buffer.from('café'))).toBe(true);
       expect(third!.bytes.equals(bom)).toBe(true);
-      for (const request of received) expect(request.headers['x-service-signature']).toBe(sig(secret, request.bytes));
+      for (const request of received) expect(request.headers['x-service-signature']).toBe(signatureOf(secret, request.bytes));
     }
   });
 
