@@ -1,3 +1,5 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { isHopHeader, unsendableHeader } from './headers.js';
 import { SIGNATURE_CHECKS, type SignatureCheck } from './signature.js';
 
 /**
@@ -39,3 +41,90 @@ export function recordedSignatureCheck(record: object): SignatureCheck {
   if (SIGNATURE_CHECKS.includes(check as SignatureCheck)) return check as SignatureCheck;
   return (typeof earlier === 'string' && Object.hasOwn(EARLIER_WORDS, earlier) && EARLIER_WORDS[earlier]) || 'not_checked';
 }
+
+// ignoreBOM: a body's leading byte-order mark is part of the signed bytes, and is kept.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Headers that carry credentials, never kept in a record (a delivery has none; a request sent here by mistake may). */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
+
+/** A request as a record's fields: every header but credentials (several values of one joined as Node joins them), the body kept exactly. */
+export function recordedRequest(
+  method: string,
+  path: string,
+  headers: IncomingHttpHeaders,
+  body: Buffer,
+): Pick<RecordedDelivery, 'method' | 'path' | 'headers' | 'body' | 'body_base64'> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !CREDENTIAL_HEADERS.has(name)) kept[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  let text: string | undefined;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    text = undefined;
+  }
+  // The path without its query: a webhook URL may carry a token there, and a record never holds a secret.
+  return { method, path: path.split('?')[0]!, headers: kept, ...(text !== undefined ? { body: text } : { body_base64: body.toString('base64') }) };
+}
+
+/**
+ * Whether a body is a token request, which holds an OAuth client secret (an
+ * API command pointed at listen's port by mistake): a JSON object or a form
+ * with a `client_secret` field. Never recorded. A delivery whose payload
+ * merely mentions `client_secret` is recorded as any other.
+ */
+export function carriesClientSecret(body: Buffer): boolean {
+  if (!body.includes('client_secret')) return false;
+  const text = body.toString('utf8');
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, 'client_secret');
+  } catch {
+    return new URLSearchParams(text.trim()).has('client_secret');
+  }
+}
+
+/** The body's bytes, as they were received. */
+export function recordedBody(record: RecordedDelivery): Buffer {
+  return record.body !== undefined ? Buffer.from(record.body, 'utf8') : Buffer.from(record.body_base64 ?? '', 'base64');
+}
+
+/**
+ * The record on one line of a record file, or why it is not one: the fields
+ * replay needs, each of its kind, and every header one that can be sent as it
+ * stands (those of the hop, which are never sent, aside).
+ */
+export function parseRecord(line: string): RecordedDelivery | { problem: string } {
+  const problem = (why: string) => ({ problem: why });
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return problem('not JSON');
+  }
+  const record = value as Partial<RecordedDelivery> | null;
+  if (typeof record !== 'object' || record === null || record.whsvc_record !== 1) return problem('not a record (no "whsvc_record": 1)');
+  if (typeof record.received_at !== 'string' || Number.isNaN(Date.parse(record.received_at))) return problem('no received_at time');
+  if (typeof record.path !== 'string' || !record.path.startsWith('/')) return problem('no path (a string starting with /)');
+  if (typeof record.headers !== 'object' || record.headers === null || Array.isArray(record.headers)) return problem('no headers object');
+  for (const [name, value] of Object.entries(record.headers)) {
+    if (typeof value !== 'string') return problem(`the header ${JSON.stringify(name)} is not a string`);
+    const unsendable = isHopHeader(name) ? undefined : unsendableHeader(name, value);
+    if (unsendable !== undefined) return problem(unsendable);
+  }
+  for (const field of ['event', 'delivery_id'] as const) {
+    if (record[field] !== undefined && record[field] !== null && typeof record[field] !== 'string') return problem(`${field} is not a string`);
+  }
+  if (record.attempt !== undefined && record.attempt !== null && !Number.isInteger(record.attempt)) return problem('attempt is not a number');
+  if (record.body !== undefined && typeof record.body !== 'string') return problem('body is not a string');
+  if (record.body === undefined) {
+    if (typeof record.body_base64 !== 'string') return problem('no body (body or body_base64)');
+    if (!BASE64.test(record.body_base64)) return problem('body_base64 is not base64');
+  }
+  return record as RecordedDelivery;
+}
+
+/** Base64 as Buffer's toString('base64') writes it, padded; Buffer.from would skip any other character silently. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRecord, recordedBody, recordedRequest } from '../../src/commands/replay/shared/record.js';
+import { parseRecord, recordedBody, recordedRequest } from '../../src/protocol/record.js';
 
 const good = {
   whsvc_record: 1,

@@ -6,8 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { TransportRequest } from '../../src/api/transport.js';
 import { run } from '../../src/commands/replay/replay.js';
 import { checkRecordFile, splitLines } from '../../src/commands/replay/records.js';
-import type { RecordedDelivery } from '../../src/protocol/record.js';
-import { recordedBody } from '../../src/commands/replay/shared/record.js';
+import { recordedBody, type RecordedDelivery } from '../../src/protocol/record.js';
 import { Collector } from '../helpers/fake-deps.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'whsvc-replay-records-'));

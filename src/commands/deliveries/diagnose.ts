@@ -13,7 +13,8 @@ import { STDIN } from '../../cli/stdin.js';
 import { clockTime, keyValues, sanitize, sanitizeBlock, shellWord } from '../../render/text.js';
 import { rebuiltDelivery } from '../../protocol/delivery.js';
 import { checkSignature, type SignatureCheck } from '../../protocol/signature.js';
-import { RecordFile, recordedRequest } from '../replay/shared/record.js';
+import { recordedRequest } from '../../protocol/record.js';
+import { RecordFile } from '../replay/shared/record.js';
 import { statusLabel } from './shared/view.js';
 
 export const command = () =>

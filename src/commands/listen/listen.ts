@@ -9,8 +9,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { colorsFor } from '../../render/colors.js';
-import type { RecordedDelivery } from '../../protocol/record.js';
-import { carriesClientSecret, RecordFile, recordedRequest } from '../replay/shared/record.js';
+import { carriesClientSecret, recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
+import { RecordFile } from '../replay/shared/record.js';
 import { sendAsReceived } from '../replay/shared/send.js';
 import { Answerer, type Decision } from './answer.js';
 import { receiptJson, receiptLine, type AnswerWords, type Receipt } from './receipt.js';

@@ -1,8 +1,7 @@
 import { constants as buffer } from 'node:buffer';
 import { open, type FileHandle } from 'node:fs/promises';
 import { CliError, ExitCode, usageError } from '../../cli/errors.js';
-import type { RecordedDelivery } from '../../protocol/record.js';
-import { parseRecord } from './shared/record.js';
+import { parseRecord, type RecordedDelivery } from '../../protocol/record.js';
 
 /** A record file checked whole: how many records the filter chose, and those records again, to send. */
 export interface CheckedRecords {

@@ -15,10 +15,9 @@ import { deliveryIdFields, fittedLine, shortIdsAt } from '../../render/line.js';
 import { ProgressLine } from '../../render/progress.js';
 import { counted, sanitize } from '../../render/text.js';
 import { isSignatureHeader, signatureHeaderName } from '../../protocol/headers.js';
-import { recordedSignatureCheck, type RecordedDelivery } from '../../protocol/record.js';
+import { recordedBody, recordedSignatureCheck, type RecordedDelivery } from '../../protocol/record.js';
 import { sign } from '../../protocol/signature.js';
 import { type CheckedRecords, checkRecordFile, type ReadLimits } from './records.js';
-import { recordedBody } from './shared/record.js';
 import { sendAsReceived, type SendResult } from './shared/send.js';
 
 /** Defines `replay`. */

@@ -7,8 +7,8 @@ import { FORWARDED_BOUND } from './checkpoint.js';
 import type { Change, Position } from './follow.js';
 import { retrieveDelivery, sendRetrieved, type ForwardTarget, type Retrieved } from './forward.js';
 import { answeredStatus } from '../../../api/log.js';
-import type { RecordedDelivery } from '../../../protocol/record.js';
-import { type RecordFile, recordedRequest } from '../../replay/shared/record.js';
+import { recordedRequest, type RecordedDelivery } from '../../../protocol/record.js';
+import type { RecordFile } from '../../replay/shared/record.js';
 import type { TailPrinter } from './printer.js';
 
 interface Waiting {
