@@ -20,9 +20,12 @@ export function signatureHeaderName(platformName = DEFAULT_PLATFORM_NAME): strin
   return deliveryHeaderNames(platformName).signature;
 }
 
+/** A delivery header's name under any platform name, in any case: `X-<Platform>-<suffix>`. */
+const deliveryHeaderPattern = (suffix: string) => new RegExp(`^x-[a-z0-9-]+-${suffix}$`, 'i');
+
 /** Whether a header is a delivery's signature header, whatever its platform name and case. */
 export function isSignatureHeader(name: string): boolean {
-  return /^x-[a-z0-9-]+-signature$/i.test(name);
+  return deliveryHeaderPattern('signature').test(name);
 }
 
 /** What a delivery's headers say, besides its content type and user agent. */
@@ -62,7 +65,8 @@ export function readDeliveryHeaders(
   headers: Record<string, string | string[] | undefined>,
 ): Partial<Record<'signature' | 'event' | 'deliveryId' | 'attempt' | 'attemptId', string>> {
   const named = (suffix: string) => {
-    const name = Object.keys(headers).find((key) => new RegExp(`^x-.+-${suffix}$`, 'i').test(key));
+    const pattern = deliveryHeaderPattern(suffix);
+    const name = Object.keys(headers).find((key) => pattern.test(key));
     const value = name ? headers[name] : undefined;
     return Array.isArray(value) ? value[0] : value;
   };
