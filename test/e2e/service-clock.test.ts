@@ -100,4 +100,15 @@ describe("one clock (the service's) and one word for each state", () => {
     expect(last.stdout).toMatch(/^status\s+failed$/m);
     expect(last.stdout).toMatch(/^created\s+3 days ago \(/m);
   });
+
+  it("a tail's checkpoint, saved on the moved clock, reads as saved just now when the tail starts again (not hours ahead)", async () => {
+    const checkpoint = join(workDir, 'tail.json');
+    const tail = () => cli(['deliveries', 'tail', '--since', '5d', '--count', '1', '--checkpoint', checkpoint, '--timeout', '20']);
+    expect((await cli(['sandbox', 'trigger', 'invoice.paid'])).code).toBe(0);
+    expect((await tail()).code).toBe(0);
+    expect((await cli(['sandbox', 'trigger', 'invoice.paid'])).code).toBe(0);
+    const again = await tail();
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/^whsvc: catching up from the checkpoint \S+ \(saved (now|\d+ seconds? ago), /m);
+  });
 });

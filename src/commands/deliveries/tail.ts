@@ -435,7 +435,10 @@ async function prepare(options: TailOptions, deps: TailDeps, routes: ForwardRout
   const follower = await startFollower(options, deps, checkpoint, note);
 
   if (checkpoint) {
-    note(`catching up from the checkpoint ${options.checkpoint} (saved ${relativeTime(checkpoint.saved_at, deps.serviceNow())}, ${checkpoint.saved_at})`);
+    // Saved on the service's clock, counted from its now: asked first when nothing has told it yet (no request made).
+    note(
+      `catching up from the checkpoint ${options.checkpoint} (saved ${relativeTime(checkpoint.saved_at, await askServiceNow(deps.api))}, ${checkpoint.saved_at})`,
+    );
   } else if (options.checkpoint !== undefined) {
     note(`no checkpoint at ${options.checkpoint} yet: starting from ${options.since ? 'the --since time' : 'now'}; the position is kept there from now on`);
   }
