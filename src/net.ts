@@ -73,10 +73,13 @@ export function webhookUrl(value: unknown): { href: string } | { problem: string
 /**
  * A URL for messages: a user name or password in it (`user:pass@`) shown as
  * `***@`, also where the parser forgives the slashes (`http:user:pass@host`)
- * or they were left out (`user:pass@host` reads as the scheme `user:`).
+ * or they were left out (`user:pass@host` reads as the scheme `user:`). A
+ * password may hold `/`, `?`, `#` or `@` (a URL that then does not parse), so
+ * everything up to the last `@` is hidden: a `@` in a path hides more than it
+ * needs to, never less.
  */
 export function redactUserinfo(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:[/\\]*)[^@/\\?#]*@/i, '$1***@');
+  return value.replace(/^([a-z][a-z0-9+.-]*:[/\\]*)[\s\S]*@/i, '$1***@');
 }
 
 export class TransportError extends Error {

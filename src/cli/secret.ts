@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { Io } from './deps.js';
 import { usageError } from './errors.js';
 import { readStdin, STDIN } from './stdin.js';
@@ -25,12 +26,24 @@ export async function secretSource(
   options: { secret?: string | undefined; secretFile?: string | undefined },
   io: Pick<Io, 'env' | 'stdin'>,
   envName?: string,
+  /**
+   * Whether a pipe (`--secret-file <(pass show …)`) may be read, once: only
+   * for a command that Ctrl-C ends at once (verify), which waiting on a pipe
+   * nobody writes to cannot then hold. Elsewhere only a regular file is read.
+   */
+  pipes = false,
 ): Promise<SecretSource> {
   if (options.secret !== undefined && options.secretFile !== undefined) throw usageError('pass --secret or --secret-file, not both');
   if (options.secretFile !== undefined) {
     const path = options.secretFile;
     checkSecretFilePath(path);
     if (path === STDIN) return stdinSecret(io.stdin);
+    const found = statSync(path, { throwIfNoEntry: false });
+    if (found?.isDirectory()) throw usageError(`--secret-file ${path} is a directory`, 'give the path of the file that holds the secret');
+    if (found && !found.isFile()) {
+      if (pipes && found.isFIFO()) return pipedSecret(path);
+      throw usageError(`--secret-file ${path} is not a regular file`, 'give the path of the file that holds the secret, or - to read it from stdin');
+    }
     // Read again when the file changes: its time, size or inode (a time alone can stay the same across a write that
     // lands in the same tick, as `webhooks create` filling the file it reserved empty can).
     let cached: { version: string; secret: string } | undefined;
@@ -38,8 +51,10 @@ export async function secretSource(
       describe: `the secret in ${path}`,
       current() {
         try {
-          const { mtimeMs, size, ino } = statSync(path);
-          const version = `${mtimeMs}:${size}:${ino}`;
+          const stats = statSync(path);
+          // Never read from what is not a regular file (a FIFO swapped in would wait forever): no secret, for now.
+          if (!stats.isFile()) return undefined;
+          const version = `${stats.mtimeMs}:${stats.size}:${stats.ino}`;
           if (cached?.version !== version) cached = { version, secret: readFileSync(path, 'utf8').trim() };
           return cached.secret || undefined;
         } catch {
@@ -65,13 +80,28 @@ async function stdinSecret(stdin: Io['stdin']): Promise<SecretSource> {
   return { describe: 'the secret from stdin', current: () => secret };
 }
 
+/** A secret read once from a pipe named by --secret-file, as stdin is: at most 64 KB, the event loop free meanwhile. */
+async function pipedSecret(path: string): Promise<SecretSource> {
+  const file = await open(path, 'r');
+  let secret: string;
+  try {
+    const { buffer, bytesRead } = await file.read(Buffer.alloc(64 * 1024), 0, 64 * 1024);
+    secret = buffer.subarray(0, bytesRead).toString('utf8').trim();
+  } finally {
+    await file.close();
+  }
+  if (secret === '') throw usageError(`--secret-file ${path} gave nothing to read`);
+  return { describe: `the secret from ${path}`, current: () => secret };
+}
+
 /** The secret a command cannot do without: a usage error when there is none. */
 export async function requiredSecret(
   options: { secret?: string | undefined; secretFile?: string | undefined },
   io: Pick<Io, 'env' | 'stdin'>,
   envName?: string,
+  pipes = false,
 ): Promise<string> {
-  const secret = (await secretSource(options, io, envName)).current();
+  const secret = (await secretSource(options, io, envName, pipes)).current();
   if (secret !== undefined) return secret;
   if (options.secretFile !== undefined) throw usageError(`--secret-file ${options.secretFile} cannot be read, or is empty`);
   throw usageError(`a signing secret is required: --secret-file FILE${envName ? `, ${envName}` : ''} or --secret S`);

@@ -1,4 +1,4 @@
-import { closeSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAlive } from '../alive.js';
 import { ConfigError } from './errors.js';
@@ -13,14 +13,30 @@ interface Holder {
   nonce: string;
 }
 
+/**
+ * What a lock file says: a few bytes of a regular file, read without waiting
+ * (a FIFO or a device planted in its place is never read from, nor a symlink
+ * followed, nor more than a holder's size read).
+ */
+function readLockFile(path: string): string {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${path} is not a regular file`);
+    const buffer = Buffer.alloc(4096);
+    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function readHolder(path: string): { holder: Holder | undefined; ageMs: number } | undefined {
   try {
-    const ageMs = Date.now() - statSync(path).mtimeMs;
+    const ageMs = Date.now() - lstatSync(path).mtimeMs;
     let holder: Holder | undefined;
     try {
-      holder = JSON.parse(readFileSync(path, 'utf8')) as Holder;
+      holder = JSON.parse(readLockFile(path)) as Holder;
     } catch {
-      holder = undefined; // being written, or torn by a crash: age decides
+      holder = undefined; // being written, torn by a crash, or not a lock whsvc wrote: age decides
     }
     return { holder, ageMs };
   } catch (error) {

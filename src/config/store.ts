@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CachedToken, TokenCache } from '../api/client.js';
 import { ConfigError } from './errors.js';
+import { checkUserFile } from '../files/user-file.js';
 import { withFileLock } from './lock.js';
 
 export interface Profile {
@@ -97,15 +98,23 @@ export class ConfigStore {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     await withFileLock(path, async () => {
       this.removeLeftoverTempFiles(name);
+      // conf (through atomically) writes through a symlink to where it points: whsvc writes only its own regular file.
+      checkUserFile(path, 'the config file', 'remove it (a symlink or what is not a regular file), and log in again');
+      const value = change(this.read(name));
       const { default: Conf } = await import('conf');
-      const file = new Conf<Record<string, unknown>>({
-        projectName: 'whsvc',
-        cwd: this.dir,
-        configName: name,
-        configFileMode: 0o600,
-        accessPropertiesByDotNotation: false,
-      });
-      file.set(key, change(this.read(name)));
+      let file: InstanceType<typeof Conf<Record<string, unknown>>>;
+      try {
+        file = new Conf<Record<string, unknown>>({
+          projectName: 'whsvc',
+          cwd: this.dir,
+          configName: name,
+          configFileMode: 0o600,
+          accessPropertiesByDotNotation: false,
+        });
+      } catch {
+        throw new ConfigError(`${path} is not valid JSON`, `fix or delete it (for tokens.json and catalog.json deleting is always safe)`);
+      }
+      file.set(key, value);
     });
   }
 

@@ -196,6 +196,16 @@ export class LineFile {
   }
 
   /** Appends `line` and its newline, whole or not at all; a failure is a FileError naming the path. */
+  /**
+   * Whether the file open is still the one at its path: not deleted, nor
+   * moved away (a log rotation) with another file, or none, in its place.
+   */
+  stillAtPath(): boolean {
+    const open = fstatSync(this.fd);
+    const named = lstatSync(this.path, { throwIfNoEntry: false });
+    return open.nlink > 0 && named !== undefined && named.ino === open.ino && named.dev === open.dev;
+  }
+
   appendLine(line: string): void {
     if (this.closed) throw new FileError(`${this.path} is closed`, false);
     writeWhole(this.fd, Buffer.from(`${line}\n`, 'utf8'), this.path);
@@ -313,8 +323,8 @@ export class ReservedFile {
 /** The temporaries of `path`: `.NAME.whsvc-PID-RANDOM.tmp` beside it. */
 const TEMPORARY = (name: string) => new RegExp(`^\\.${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.whsvc-(\\d+)-[0-9a-z]+\\.tmp$`);
 
-/** Refuses, before anything runs, a path `replaceFile` would refuse: one that is there and not a regular file of its own. */
-export function checkReplaceable(path: string, label: string, hint?: string): void {
+/** Refuses, before anything runs, a path the writer would refuse: one that is there and not a regular file of its own. */
+export function checkUserFile(path: string, label: string, hint?: string): void {
   const before = existing(path, label);
   if (before) refuseUnlessOwnRegularFile(path, before, label, hint);
 }
@@ -329,7 +339,7 @@ export function checkReplaceable(path: string, label: string, hint?: string): vo
  * are removed at the first write of each path.
  */
 export function replaceFile(path: string, content: string, label: string): void {
-  checkReplaceable(path, label);
+  checkUserFile(path, label);
   if (!swept.has(path)) {
     removeStaleTemporaries(path);
     swept.add(path);

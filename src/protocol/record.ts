@@ -45,7 +45,7 @@ export function recordedSignatureCheck(record: object): SignatureCheck {
 // ignoreBOM: a body's leading byte-order mark is part of the signed bytes, and is kept.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Headers that carry credentials, never kept in a record (a delivery has none; a request sent here by mistake may). */
+/** Headers that carry credentials, never kept in a record nor printed (a delivery has none; a request sent by mistake may). */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
 
 /** A request as a record's fields: every header but credentials (several values of one joined as Node joins them), the body kept exactly. */
@@ -71,19 +71,26 @@ export function recordedRequest(
 
 /**
  * Whether a body is a token request, which holds an OAuth client secret (an
- * API command pointed at listen's port by mistake): a JSON object or a form
- * with a `client_secret` field. Never recorded. A delivery whose payload
- * merely mentions `client_secret` is recorded as any other.
+ * API command pointed at listen's port by mistake): a JSON object (a BOM
+ * before it or not), a form (its names percent-encoded or not) or a multipart
+ * form with a `client_secret` field. Never recorded nor printed. A delivery
+ * whose payload merely mentions `client_secret` is kept as any other.
  */
 export function carriesClientSecret(body: Buffer): boolean {
-  if (!body.includes('client_secret')) return false;
-  const text = body.toString('utf8');
+  // A token request is a few hundred bytes: a large body is a delivery, never parsed here.
+  if (body.length > 64 * 1024) return false;
+  const text = body.toString('utf8').replace(/^\uFEFF/, '');
   try {
     const value: unknown = JSON.parse(text);
     return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.hasOwn(value, 'client_secret');
   } catch {
-    return new URLSearchParams(text.trim()).has('client_secret');
+    return new URLSearchParams(text.trim()).has('client_secret') || /\bname="?client_secret"?/i.test(text);
   }
+}
+
+/** The headers of a request without those that carry credentials. */
+export function withoutCredentials(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
 }
 
 /** The body's bytes, as they were received. */

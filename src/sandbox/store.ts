@@ -2,7 +2,7 @@ import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlit
 import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isAlive } from '../alive.js';
-import { checkReplaceable } from '../files/user-file.js';
+import { checkUserFile } from '../files/user-file.js';
 
 export interface ClientRecord {
   client_id: string;
@@ -291,7 +291,7 @@ export class Store {
       // Only its own regular files: a symlink planted in their place would have SQLite write, and the chmod below
       // narrow, the file it points to.
       const files = ['sandbox.db', 'sandbox.db-wal', 'sandbox.db-shm'].map((file) => join(dataDir, file));
-      for (const file of files) checkReplaceable(file, '--data-dir', 'a data dir holds only its own files: remove that one, or give another --data-dir');
+      for (const file of files) checkUserFile(file, '--data-dir', 'a data dir holds only its own files: remove that one, or give another --data-dir');
       const umask = process.umask(0o077);
       try {
         this.db = new DatabaseSync(this.file);

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,6 +123,29 @@ describe('a process killed in the middle of a write', () => {
     expect(second.code, second.stderr).toBe(0);
     expect(Object.keys(readJson(join(dir, 'config.json')).profiles!).sort()).toEqual(['default', 'second']);
     expect(existsSync(join(dir, 'config.json.lock'))).toBe(false);
+  });
+});
+
+describe("the config files are whsvc's own regular files", () => {
+  it.each(['config.json', 'tokens.json'])('a symlink planted as %s: login is refused in one line, and the file it points to keeps no secret', async (name) => {
+    const dir = freshConfig();
+    const victim = join(workDir, `victim-${name}`);
+    writeFileSync(victim, '{"kept":true}\n', { mode: 0o644 });
+    symlinkSync(victim, join(dir, name));
+    const result = await login(dir, 'default');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(new RegExp(`^whsvc: the config file ${join(dir, name)} is a symbolic link, not a regular file\n`));
+    expect(result.stderr).not.toMatch(/unexpected error/);
+    expect(readFileSync(victim, 'utf8')).toBe('{"kept":true}\n');
+    expect(statSync(victim).mode & 0o777).toBe(0o644);
+  });
+
+  it('a config file that is not JSON is one line naming it, never "unexpected error"', async () => {
+    const dir = freshConfig();
+    writeFileSync(join(dir, 'tokens.json'), 'not json', { mode: 0o600 });
+    const result = await login(dir, 'default');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^whsvc: ${join(dir, 'tokens.json')} is not valid JSON\n`));
   });
 });
 

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { canMakeDeviceNodes, canMountTmpfs, fullDisk } from '../helpers/bad-files.js';
 import { postDelivery, signatureOf } from '../helpers/delivery.js';
@@ -91,6 +91,9 @@ describe('a symlink planted where the file is named: refused, exit 2, the file i
     const diagnosed = await cli(['deliveries', 'diagnose', listed.data[0].id, '--record', link]);
     expect(diagnosed.code, diagnosed.stderr).toBe(2);
     expect(diagnosed.stderr.split('\n')[0]).toBe(`whsvc: --record ${link} is a symbolic link, not a regular file`);
+    // Refused before any request: an id that does not exist is not looked up first.
+    const unknown = await cli(['deliveries', 'diagnose', 'dlv_00000000000000000000000000', '--record', link]);
+    expect(unknown.code, unknown.stderr).toBe(2);
     expectUntouched(victim);
   });
 });
@@ -192,6 +195,54 @@ describe('listen keeps a delivery before it answers', () => {
       .map((line) => JSON.parse(line).delivery_id);
     expect(ids).toEqual(['dlv_mentions', 'dlv_marker']);
     expect(readFileSync(file, 'utf8')).not.toContain('s3cr3t');
+  });
+});
+
+describe('a record file that goes away while listen records', () => {
+  it('deleted, or moved away (a rotation): the next delivery is recorded afresh at the path, said once, never acknowledged into a file no one sees', async () => {
+    const secret = 'whsec_rotated';
+    const file = join(workDir, 'rotated.ndjson');
+    const listener = await startListen(['--secret', secret, '--record', file]);
+    expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_before')).status).toBe(200);
+    renameSync(file, `${file}.1`);
+    expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_after_move')).status).toBe(200);
+    rmSync(file);
+    expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_after_delete')).status).toBe(200);
+    listener.child.kill('SIGTERM');
+    await listener.exit;
+    const ids = (path: string) =>
+      readFileSync(path, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).delivery_id);
+    expect(ids(`${file}.1`)).toEqual(['dlv_before']);
+    expect(ids(file)).toEqual(['dlv_after_delete']);
+    expect(modeOf(file)).toBe(0o600);
+    expect(listener.stderr().match(/was deleted or moved away while recording: recording to \S+ afresh/g)).toHaveLength(2);
+  });
+});
+
+describe('listen --json prints what a record keeps, never a credential', () => {
+  it("credential headers and a token request's body are left out of its lines", async () => {
+    const listener = await startListen(['--json']);
+    await fetch(`${listener.url}/v1/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic dXNlcjpodW50ZXIy', cookie: 'session=s3ss10n' },
+      body: 'grant_type=client_credentials&client%5Fsecret=TOPSECRET',
+    });
+    await vi.waitFor(() => expect(listener.stdout()).toContain('"received_at"'));
+    listener.child.kill('SIGTERM');
+    await listener.exit;
+    const line = listener
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text))
+      .find((entry) => 'received_at' in entry);
+    expect(line.body).toBeNull();
+    expect(Object.keys(line.headers)).not.toContain('authorization');
+    expect(Object.keys(line.headers)).not.toContain('cookie');
+    expect(listener.stdout()).not.toMatch(/TOPSECRET|dXNlcjpodW50ZXIy|s3ss10n/);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { usageMessage } from '../../src/cli/errors.js';
 import { checkRoutes, describeRoutes, forwardRoute, forwardUrl, routeFor } from '../../src/cli/forward.js';
+import { redactUserinfo } from '../../src/net.js';
 
 const routes = (...values: string[]) => values.map(forwardRoute);
 const refusal = (...values: string[]) => {
@@ -76,5 +77,17 @@ describe('credentials in a forward URL are never echoed', () => {
       expect(shown).toMatch(/^--forward-to '?.*\*\*\*@h.*'?: only http/);
     }
     expect(message(() => forwardRoute('invoice.*=ftp://u:s3cret@h/x'))).not.toContain('s3cret');
+  });
+});
+
+describe('a password in a URL is never echoed, whatever it holds', () => {
+  it.each([
+    ['http://user:TOP/SECRET@127.0.0.1:1/', 'http://***@127.0.0.1:1/'],
+    ['http://u:p@ss@bad host/', 'http://***@bad host/'],
+    ['https://u:a#b?c@example.com/x', 'https://***@example.com/x'],
+    ['user:pass@host:3000', 'user:***@host:3000'],
+    ['http://localhost:3000/hooks', 'http://localhost:3000/hooks'],
+  ])('%s', (given, shown) => {
+    expect(redactUserinfo(given)).toBe(shown);
   });
 });

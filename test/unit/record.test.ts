@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRecord, recordedBody, recordedRequest } from '../../src/protocol/record.js';
+import { carriesClientSecret, parseRecord, recordedBody, recordedRequest } from '../../src/protocol/record.js';
 
 const good = {
   whsvc_record: 1,
@@ -55,5 +55,25 @@ describe('record files', () => {
     const read = parseRecord(written);
     expect('problem' in read).toBe(false);
     expect(recordedBody(read as never).equals(bytes)).toBe(true);
+  });
+});
+
+describe('a token request is never recorded, however it is written', () => {
+  it.each([
+    ['JSON', '{"grant_type":"client_credentials","client_id":"a","client_secret":"s"}'],
+    ['JSON after a byte-order mark', '\uFEFF{"client_id":"a","client_secret":"s"}'],
+    ['JSON with the name escaped', '{"client\\u005fsecret":"s"}'],
+    ['a form', 'grant_type=client_credentials&client_secret=s'],
+    ['a form, its name percent-encoded', 'grant_type=client_credentials&client%5Fsecret=s'],
+    ['a multipart form', '--b\r\nContent-Disposition: form-data; name="client_secret"\r\n\r\ns\r\n--b--\r\n'],
+  ])('%s', (_kind, body) => {
+    expect(carriesClientSecret(Buffer.from(body))).toBe(true);
+  });
+
+  it.each([
+    ['a payload that mentions it', '{"event":"invoice.paid","data":{"note":"rotate the client_secret monthly"}}'],
+    ['a field of the data named so', '{"event":"invoice.paid","data":{"client_secret":"not a top-level field"}}'],
+  ])('but %s is a delivery like any other', (_kind, body) => {
+    expect(carriesClientSecret(Buffer.from(body))).toBe(false);
   });
 });

@@ -15,6 +15,7 @@ import { rebuiltDelivery } from '../../protocol/delivery.js';
 import { checkSignature, type SignatureCheck } from '../../protocol/signature.js';
 import { recordedRequest } from '../../protocol/record.js';
 import { RecordFile } from '../replay/shared/record.js';
+import { checkUserFile } from '../../files/user-file.js';
 import { statusLabel } from './shared/view.js';
 
 export const command = () =>
@@ -57,6 +58,8 @@ export interface Diagnosis {
 }
 
 export async function run(options: DiagnoseOptions, deps: CommandDeps): Promise<number> {
+  // A --record path the writer would refuse is refused first, before any request (exit 2, not a 404 or a 401 first).
+  if (options.record !== undefined) checkUserFile(options.record, '--record');
   const facts = await gather(options, deps);
   const recordable = !('cannot' in facts.sent);
   if (options.record !== undefined && recordable) record(options.record, facts, deps.stderr);

@@ -444,7 +444,7 @@ async function prepare(options: TailOptions, deps: TailDeps, routes: ForwardRout
   }
 
   const printer = new TailPrinter(deps);
-  const recorder = options.record === undefined ? undefined : new RecordFile(options.record);
+  const recorder = options.record === undefined ? undefined : new RecordFile(options.record, note);
   if (recorder?.repaired) note(recorder.repaired);
   // Recorded by a run killed before it saved the checkpoint: not recorded (nor forwarded) again.
   const recordedSince = recorder ? await recordedSinceSave(checkpoint, recorder.path, recorder.size()) : [];

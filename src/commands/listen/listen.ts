@@ -151,7 +151,10 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   const answerer = new Answerer({ ...rules, forwards: (event) => routeFor(routes, event) !== undefined }, () => secret.current());
   const { tally } = answerer;
   const words: AnswerWords = { ...rules, defaultStatus: options.respondStatus === DEFAULT_RESPOND_STATUS, delayMs: options.delayMs };
-  const recording = options.record === undefined ? undefined : new Recording(new RecordFile(options.record), deps.stderr);
+  const recording =
+    options.record === undefined
+      ? undefined
+      : new Recording(new RecordFile(options.record, (message) => deps.stderr.write(`whsvc listen: ${message}\n`)), deps.stderr);
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
   const now = deps.now ?? (() => new Date());
   let finish: (code: number) => void = () => {};

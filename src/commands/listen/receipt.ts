@@ -3,6 +3,7 @@ import type { Colors } from '../../render/colors.js';
 import { deliveryIdFields, fittedLine, shortId, shortIdsAt, type LineField } from '../../render/line.js';
 import { clockTime, sanitize } from '../../render/text.js';
 import type { Decision } from './answer.js';
+import { carriesClientSecret, withoutCredentials } from '../../protocol/record.js';
 
 /** One request as listen shows it: what it decided, what the app answered a forward, and the request itself. */
 export interface Receipt {
@@ -57,8 +58,9 @@ export function receiptJson(receipt: Receipt, words: AnswerWords): string {
     forward: forwarded
       ? { url: forwarded.url, route: forwarded.route, status: forwarded.status, ...(forwarded.error ? { error: forwarded.error } : {}) }
       : null,
-    headers: receipt.headers,
-    body: receipt.body.toString('utf8'),
+    // What a record never keeps is never printed either: credential headers, and a token request's body (its secret).
+    headers: withoutCredentials(receipt.headers),
+    body: carriesClientSecret(receipt.body) ? null : receipt.body.toString('utf8'),
   })}\n`;
 }
 

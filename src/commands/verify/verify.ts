@@ -76,7 +76,8 @@ export async function run(options: VerifyOptions, io: Io): Promise<number> {
     const payload = payloadFile === STDIN ? '--payload-file -' : 'the payload (without --payload-file)';
     throw usageError(`--secret-file - and ${payload} both read stdin, which can be read once: give one of them a file`);
   }
-  const secret = await requiredSecret(options, io);
+  // A pipe may hold the secret (`--secret-file <(pass show …)`): verify ends at once on Ctrl-C, so a silent one cannot hold it.
+  const secret = await requiredSecret(options, io, undefined, true);
   let body: Buffer;
   if (!payloadFromStdin) {
     try {

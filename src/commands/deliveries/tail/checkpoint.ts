@@ -1,7 +1,7 @@
 import { accessSync, constants, createReadStream, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { checkReplaceable, replaceFile } from '../../../files/user-file.js';
+import { checkUserFile, replaceFile } from '../../../files/user-file.js';
 import { holdFileLock } from '../../../config/lock.js';
 import { CliError, ExitCode } from '../../../cli/errors.js';
 import type { Position } from './follow.js';
@@ -89,7 +89,7 @@ export function readCheckpoint(path: string): Checkpoint | undefined {
 
 /** Refuses, before anything runs, a checkpoint that could not be written where it is asked for. */
 export function checkWritable(path: string): void {
-  checkReplaceable(path, '--checkpoint');
+  checkUserFile(path, '--checkpoint');
   try {
     accessSync(dirname(path), constants.W_OK);
   } catch (error) {

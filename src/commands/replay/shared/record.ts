@@ -10,9 +10,13 @@ import type { RecordedDelivery } from '../../../protocol/record.js';
  * FileError naming the path.
  */
 export class RecordFile {
-  private readonly file: LineFile;
+  private file: LineFile;
 
-  constructor(path: string) {
+  constructor(
+    path: string,
+    /** Told when the file was deleted or moved away while open, and a new one is made at its path. */
+    private readonly onReopened?: (message: string) => void,
+  ) {
     if (path.trim() === '') throw usageError('--record is empty: give the path of the file to record to');
     this.file = LineFile.open(path, '--record');
   }
@@ -32,7 +36,18 @@ export class RecordFile {
     return this.file.size();
   }
 
+  /**
+   * Appends the record to the file at the path, whole: when the file open was
+   * deleted or moved away meanwhile (a record written there would be kept
+   * nowhere the user looks), the path is opened again first, with every check.
+   */
   append(record: RecordedDelivery): void {
+    if (!this.file.stillAtPath()) {
+      const path = this.file.path;
+      this.file.close();
+      this.file = LineFile.open(path, '--record');
+      this.onReopened?.(`${path} was deleted or moved away while recording: recording to ${path} afresh`);
+    }
     this.file.appendLine(JSON.stringify(record));
   }
 

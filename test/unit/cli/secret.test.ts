@@ -1,0 +1,50 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CliError } from '../../../src/cli/errors.js';
+import { secretSource } from '../../../src/cli/secret.js';
+
+// --secret-file as listen, tail, replay and diagnose read it (a regular file, read again when it changes), and as verify
+// may (a pipe too, read once): never a read that waits forever on what nobody writes to.
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'whsvc-secret-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+// No test here reads stdin: a file is named each time.
+const io = { env: {}, stdin: process.stdin };
+
+describe('--secret-file', () => {
+  it('a regular file is read, and read again once it changes', async () => {
+    const path = join(dir, 'whsec.txt');
+    writeFileSync(path, '');
+    const source = await secretSource({ secretFile: path }, io);
+    expect(source.current()).toBeUndefined();
+    writeFileSync(path, 'whsec_now\n');
+    expect(source.current()).toBe('whsec_now');
+  });
+
+  it('a FIFO (nobody writing to it) or a directory is a usage error at once, not a wait', async () => {
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    await expect(secretSource({ secretFile: fifo }, io)).rejects.toThrow(CliError);
+    await expect(secretSource({ secretFile: fifo }, io)).rejects.toThrow(`--secret-file ${fifo} is not a regular file`);
+    const directory = join(dir, 'dir');
+    mkdirSync(directory);
+    await expect(secretSource({ secretFile: directory }, io)).rejects.toThrow(`--secret-file ${directory} is a directory`);
+  });
+
+  it('where pipes are allowed (verify), a pipe is read once, as it is written', async () => {
+    const fifo = join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const writer = spawn('sh', ['-c', `printf 'whsec_piped\\n' > '${fifo}'`]);
+    const written = new Promise((resolve) => writer.on('exit', resolve));
+    const source = await secretSource({ secretFile: fifo }, io, undefined, true);
+    expect(source.current()).toBe('whsec_piped');
+    expect(source.describe).toBe(`the secret from ${fifo}`);
+    await written;
+  });
+});
