@@ -372,8 +372,6 @@ export class Deliverer {
   private async sendNext(deliveryId: string, kind: 'manual', retried: string): Promise<AttemptRecord | 'already_delivered' | undefined>;
   private async sendNext(deliveryId: string, kind: 'automatic' | 'manual', retried?: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
     const { store, clock } = this.deps;
-    const wait = store.writesMayGo();
-    if (wait !== undefined) await wait;
     const started = clock.now();
     const begun = store.transaction((): Begun | 'already_delivered' | undefined => {
       const delivery = store.deliveryById(deliveryId);
@@ -446,9 +444,7 @@ export class Deliverer {
    * Records what came of an attempt. The outcomes of every send that ends in
    * the same turn of the event loop are written in one transaction (one
    * commit, one write to the log with --data-dir), which is most of what a
-   * busy sandbox spends on its store. While the store asks its writes to wait
-   * (a checkpoint about to let its log start over), the batch waits, and
-   * grows.
+   * busy sandbox spends on its store.
    */
   private record(work: () => void): Promise<void> {
     this.pendingRecords.push(work);
@@ -467,11 +463,7 @@ export class Deliverer {
           reject(error);
         }
       };
-      setImmediate(() => {
-        const wait = this.deps.store.writesMayGo();
-        if (wait === undefined) write();
-        else void wait.then(write);
-      });
+      setImmediate(write);
     });
     return this.recordsWritten;
   }

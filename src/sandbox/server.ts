@@ -11,7 +11,6 @@ import { ErrorAnswer, requestTarget, sendEmpty, sendJson, serve } from './http.j
 import { createInspector, type Inspector } from './inspector/routes.js';
 import { apiRouter, clockRoutes, deliveryRoutes, eventTrigger, webhookRoutes } from './routes.js';
 import { RateLimiter } from './rate-limit.js';
-import { checkpointInBackground, type Checkpointer } from './checkpointer.js';
 import { Store, type AttemptRecord, type ClientRecord, type WebhookRecord } from './store.js';
 import { httpUrl } from '../net.js';
 
@@ -48,7 +47,6 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const clock = options.clock ?? systemClock;
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
   const store = new Store(options.dataDir);
-  let checkpointer: Checkpointer | undefined;
   const clients = seedClients(store);
   const cursors = new Cursors(cursorKey(store));
   const policy = { ...DEFAULT_POLICY, ...options.policy };
@@ -103,7 +101,6 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         });
       });
       deliverer.start();
-      checkpointer ??= checkpointInBackground(store);
       inspector.expose(server.address() as AddressInfo);
       return httpUrl(server.address() as AddressInfo);
     },
@@ -116,7 +113,6 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         server.closeAllConnections();
         await stopped;
         await connections?.close();
-        await checkpointer?.stop();
         store.close();
       })();
       return closed;

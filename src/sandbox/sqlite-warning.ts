@@ -2,8 +2,7 @@
  * Node 22 calls node:sqlite experimental, and says so on stderr when a thread
  * first loads it. The store is the sandbox's own, tested on each Node line
  * `engines` accepts, so that one warning is not passed on; every other warning
- * is. Self-contained (it uses nothing from this module's scope), so that a
- * worker thread can run it from its source text too (checkpointer.ts).
+ * is.
  */
 export function passOverSqliteWarning(): void {
   const emitWarning = process.emitWarning.bind(process) as (...args: unknown[]) => void;

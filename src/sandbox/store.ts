@@ -276,9 +276,6 @@ export class Store {
   private deliveriesCounted: number | undefined;
   /** Counts the writes to webhooks, deliveries and attempts: the inspector page refreshes when it moves. */
   private changeCount = 0;
-  /** Shared with the checkpointer's worker: non-zero while its checkpoint asks the writes to wait (checkpointer.ts). */
-  private checkpointGate: Int32Array | undefined;
-  private checkpointGateAtMostMs = 0;
 
   constructor(dataDir?: string) {
     if (!dataDir) {
@@ -350,42 +347,6 @@ export class Store {
   /** A number that moves whenever a webhook, a delivery or an attempt is written (never for tokens or meta). */
   get changes(): number {
     return this.changeCount;
-  }
-
-  /**
-   * From now on this connection checkpoints only once the log holds
-   * `logPages` pages (SQLite's own default is 1,000): another one copies the
-   * log into the database meanwhile (checkpointer.ts).
-   */
-  checkpointsOnlyAt(logPages: number): void {
-    this.db.exec(`PRAGMA wal_autocheckpoint = ${Math.trunc(logPages)}`);
-  }
-
-  /** From now on the writes wait while `gate` is non-zero, `atMostMs` at a time: see writesMayGo. */
-  shareCheckpointGate(gate: Int32Array, atMostMs: number): void {
-    this.checkpointGate = gate;
-    this.checkpointGateAtMostMs = atMostMs;
-  }
-
-  /**
-   * Undefined when writes may go ahead now; else a promise that settles once
-   * the checkpoint under way that asked them to wait ends (so that it copies
-   * the whole log, and the next write starts the log over), or after the
-   * time given with the gate.
-   */
-  writesMayGo(): Promise<void> | undefined {
-    const gate = this.checkpointGate;
-    if (gate === undefined || Atomics.load(gate, 0) === 0) return undefined;
-    const waiting = Atomics.waitAsync(gate, 0, 1);
-    if (!waiting.async) return undefined;
-    // A wait on shared memory does not keep the process alive; this timer does, so a stop under way still writes.
-    return new Promise<void>((resolve) => {
-      const bound = setTimeout(resolve, this.checkpointGateAtMostMs);
-      void waiting.value.then(() => {
-        clearTimeout(bound);
-        resolve();
-      });
-    });
   }
 
   close(): void {

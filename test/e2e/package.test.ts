@@ -85,7 +85,7 @@ describe.each(NODES.map((node) => [versionOf(node), node]))('the installed packa
   });
 
   it('runs the sandbox flow from the installed package: listen, create with the secret captured, trigger, verified', async () => {
-    // With --data-dir: the store's checkpoints run in a worker thread, which must work (and keep quiet) on each Node line too.
+    // With --data-dir: node:sqlite must work (and keep quiet) on each Node line too.
     const dataDir = join(workDir, `sandbox-${version}`);
     const sandbox = spawnInstalled(['sandbox', 'start', '--port', '0', '--json', '--quiet', '--data-dir', dataDir]);
     let sandboxStderr = '';
@@ -135,7 +135,7 @@ describe.each(NODES.map((node) => [versionOf(node), node]))('the installed packa
     // Node 22 calls node:sqlite experimental: the sandbox does not pass that on to its user.
     expect(sandboxStderr).toContain('whsvc sandbox ready at');
     expect(sandboxStderr).not.toMatch(/Warning/);
-    // Closed cleanly, the worker's connection first: the store's, the last, took the log away.
+    // Closed cleanly: the store's connection, the last, took the log away.
     expect(existsSync(join(dataDir, 'sandbox.db'))).toBe(true);
     expect(existsSync(join(dataDir, 'sandbox.db-wal'))).toBe(false);
   });

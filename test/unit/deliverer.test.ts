@@ -1085,46 +1085,6 @@ describe('Deliverer: a bounded log', () => {
   });
 });
 
-describe("Deliverer: the store's checkpoint gate (--data-dir)", () => {
-  it('an event that comes while a checkpoint asks the writes to wait is recorded, sent and acknowledged once it ends', async () => {
-    const gate = new Int32Array(new SharedArrayBuffer(4));
-    store.shareCheckpointGate(gate, 60_000);
-    Atomics.store(gate, 0, 1);
-    answer(200);
-    let acknowledged = false;
-    const delivering = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD).then((ids) => {
-      acknowledged = true;
-      return ids;
-    });
-    // Several turns of the event loop: the write waits for the gate, not for a turn.
-    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-    expect(acknowledged).toBe(false);
-    expect(attemptsOf(webhook)).toHaveLength(0);
-    expect(sent()).toHaveLength(0);
-
-    Atomics.store(gate, 0, 0);
-    Atomics.notify(gate, 0);
-    const [id] = await delivering;
-    await flushPromises();
-    expect(sent()).toHaveLength(1);
-    expect(delivery(id!).delivered).toBe(true);
-  });
-
-  it('waits no longer than the time given with the gate: a checkpoint that never ends holds nothing up for good', async () => {
-    const gate = new Int32Array(new SharedArrayBuffer(4));
-    store.shareCheckpointGate(gate, 100);
-    Atomics.store(gate, 0, 1);
-    answer(200);
-    const delivering = deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
-    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-    expect(attemptsOf(webhook), 'still waiting at the gate').toHaveLength(0);
-    const [id] = await delivering;
-    // The outcome's record waits its 100 ms too.
-    await vi.waitFor(() => expect(delivery(id!).delivered).toBe(true));
-    expect(sent()).toHaveLength(1);
-  });
-});
-
 describe('Deliverer.advance (the manual clock)', () => {
   it('sends the retries due within the jump in due order, each at its due time, and schedules the next from it', async () => {
     const manual = new ManualSandboxClock(t0);
