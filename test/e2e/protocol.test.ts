@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, type Running, type SandboxProcess } from '../helpers/cli.js';
+import { runCli, sandboxEnv, startSandboxProcess, startWhsvcUntil, type SandboxProcess } from '../helpers/cli.js';
 import { signatureOf } from '../helpers/delivery.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -50,23 +49,8 @@ async function deliveredTo(path: string): Promise<{ webhookId: string; attemptId
   return { webhookId, attemptId: JSON.parse(tested.stdout).id as string, secretFile, sent: deliveryHeadersOf(request!.headers) };
 }
 
-/** Starts whsvc with `input` on its stdin, and resolves once its stderr matches `ready`. */
-function startWithStdin(args: string[], input: string, ready: RegExp): Promise<Running & { ready: RegExpExecArray }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WHSVC_BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env } });
-    let stdout = '';
-    let stderr = '';
-    const exit = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk;
-      const match = ready.exec(stderr);
-      if (match) resolve({ child, stdout: () => stdout, stderr: () => stderr, exit, ready: match });
-    });
-    void exit.then((code) => reject(new Error(`whsvc ${args.join(' ')} exited with ${code} before it was ready: ${stderr}`)));
-    child.stdin.end(input);
-  });
-}
+/** Starts whsvc with `input` on its stdin, in the sandbox's environment, once its stderr matches `ready`. */
+const startWithStdin = (args: string[], input: string, ready: RegExp) => startWhsvcUntil(args, ready, `whsvc ${args.join(' ')}`, env, input);
 
 const ndjson = (text: string) =>
   text

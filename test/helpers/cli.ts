@@ -125,7 +125,14 @@ export interface Running {
  * Starts `whsvc <args>` and resolves once its stderr matches `ready` (with
  * the match); rejects, naming `what`, if it exits before.
  */
-export function startWhsvcUntil(args: string[], ready: RegExp, what: string, env: Record<string, string> = {}): Promise<Running & { ready: RegExpExecArray }> {
+export function startWhsvcUntil(
+  args: string[],
+  ready: RegExp,
+  what: string,
+  env: Record<string, string> = {},
+  /** What it reads on stdin, ended then; without it, stdin stays open. */
+  input?: string,
+): Promise<Running & { ready: RegExpExecArray }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [WHSVC_BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env } });
     let stdout = '';
@@ -138,6 +145,7 @@ export function startWhsvcUntil(args: string[], ready: RegExp, what: string, env
       if (match) resolve({ child, stdout: () => stdout, stderr: () => stderr, exit, ready: match });
     });
     void exit.then((code) => reject(new Error(`${what} exited with ${code} before it was ready: ${stderr}`)));
+    if (input !== undefined) child.stdin.end(input);
   });
 }
 
