@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { elapsedClock, type Clock } from './clock.js';
 import { newId } from './ids.js';
+import { Lanes } from './lanes.js';
 import type { AttemptRecord, DeliveryRecord, Store, WebhookRecord } from './store.js';
 import { deliveryHeaders as protocolHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
 import { sign } from '../protocol/signature.js';
@@ -116,26 +117,6 @@ interface Begun {
   onTurn?: () => void;
 }
 
-/** Sends that may be held back, and whether they have stalled: one webhook's (a lane), or the whole sandbox's. */
-interface Share {
-  inFlight: number;
-  /** When the share last made progress (elapsed time): a send of it ended, or it became full. */
-  progressAt: number;
-  /** Acknowledgements of events whose sends wait on this share, given at once if it stalls first. */
-  acks: Set<() => void>;
-  /** Looks again at whether the share stalled, while acknowledgements wait. */
-  stallTimer: unknown;
-}
-
-/** One webhook's share: its sends in flight, and the sends waiting for a turn. */
-interface Lane extends Share {
-  webhookId: string;
-  waiting: Array<() => void>;
-}
-
-/** The longest delay a timer takes (about 24.8 days): a lane is never counted stalled after a longer stalledAfterMs. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /** The next automatic attempt's time, said of a failed attempt only. */
 const nextAttemptAt = (status: string, due: number | null | undefined): string | null =>
   status === 'failed' && due !== null && due !== undefined ? new Date(due).toISOString() : null;
@@ -148,11 +129,8 @@ const nextAttemptAt = (status: string, due: number | null | undefined): string |
  */
 export class Deliverer {
   private readonly locks = new Map<string, Promise<unknown>>();
-  private readonly lanes = new Map<string, Lane>();
-  /** The sandbox's sends in flight, bounded by maxConnections. */
-  private readonly all: Share = { inFlight: 0, progressAt: 0, acks: new Set(), stallTimer: null };
-  /** Lanes with sends waiting, in the order they take turns: each gets one send a round. */
-  private readonly ready = new Set<Lane>();
+  /** Whose turn it is to send: each webhook's share, within the sandbox's budget (lanes.ts). */
+  private readonly lanes: Lanes;
   /** Pauses after a failure inside the sandbox, ended at once by a stop. */
   private readonly pauses = new Set<() => void>();
   private timer: unknown = null;
@@ -166,7 +144,10 @@ export class Deliverer {
   private stopped = false;
   private advancing: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly deps: DelivererDeps) {}
+  constructor(private readonly deps: DelivererDeps) {
+    const { concurrencyPerWebhook, maxConnections, stalledAfterMs } = deps.policy;
+    this.lanes = new Lanes({ perWebhook: concurrencyPerWebhook, total: maxConnections, stalledAfterMs }, deps.elapsed ?? elapsedClock);
+  }
 
   /** The sandbox's time. */
   now(): number {
@@ -481,107 +462,8 @@ export class Deliverer {
     }
   }
 
-  /**
-   * Waits for a turn: a connection of the webhook's share, and one of the
-   * sandbox's; resolves with its lane once the send may start. An attempt
-   * that has to wait is marked queued in the store meanwhile: a sandbox killed
-   * then never sent it (see recoverInterrupted).
-   */
-  private async turn(webhookId: string, { attemptId, kind, onTurn }: Begun): Promise<Lane> {
-    let lane = this.lanes.get(webhookId);
-    if (!lane) {
-      lane = { webhookId, inFlight: 0, waiting: [], progressAt: 0, acks: new Set(), stallTimer: null };
-      this.lanes.set(webhookId, lane);
-    }
-    const { concurrencyPerWebhook, maxConnections } = this.deps.policy;
-    if (lane.waiting.length > 0 || lane.inFlight >= concurrencyPerWebhook || this.all.inFlight >= maxConnections) {
-      this.deps.store.markQueued(attemptId, kind);
-      // Held back by its own webhook, its event waits for that webhook to stall; by the sandbox's budget, for every send to.
-      const heldBy = lane.inFlight >= concurrencyPerWebhook ? lane : this.all;
-      if (onTurn) this.acknowledgeIfStalled(heldBy, onTurn);
-      const { promise, resolve } = Promise.withResolvers<void>();
-      lane.waiting.push(resolve);
-      this.ready.add(lane);
-      await promise;
-      if (onTurn) heldBy.acks.delete(onTurn);
-      this.deps.store.markQueued(attemptId, undefined);
-    } else {
-      this.take(lane);
-    }
-    onTurn?.();
-    return lane;
-  }
-
-  /** A send starts: counted in its lane and in the sandbox's budget; a share that becomes full counts a stall from now. */
-  private take(lane: Lane): void {
-    lane.inFlight += 1;
-    this.all.inFlight += 1;
-    if (lane.inFlight === this.deps.policy.concurrencyPerWebhook) lane.progressAt = this.elapsed.now();
-    if (this.all.inFlight === this.deps.policy.maxConnections) this.all.progressAt = this.elapsed.now();
-  }
-
-  private endTurn(lane: Lane): void {
-    lane.inFlight -= 1;
-    this.all.inFlight -= 1;
-    lane.progressAt = this.all.progressAt = this.elapsed.now();
-    this.startWaiting();
-    // A webhook with nothing in flight nor waiting keeps nothing (a deleted one, an idle one).
-    if (lane.inFlight === 0 && lane.waiting.length === 0 && lane.acks.size === 0) this.lanes.delete(lane.webhookId);
-  }
-
-  /** Starts waiting sends while the budget has room, one per lane a round, each lane within its own share. */
-  private startWaiting(): void {
-    const { concurrencyPerWebhook, maxConnections } = this.deps.policy;
-    let started = true;
-    while (started && this.all.inFlight < maxConnections && this.ready.size > 0) {
-      started = false;
-      for (const lane of [...this.ready]) {
-        if (this.all.inFlight >= maxConnections) break;
-        if (lane.inFlight >= concurrencyPerWebhook) continue;
-        this.ready.delete(lane);
-        const next = lane.waiting.shift();
-        if (!next) continue;
-        // To the back of the round.
-        if (lane.waiting.length > 0) this.ready.add(lane);
-        this.take(lane);
-        next();
-        started = true;
-      }
-    }
-  }
-
   private get elapsed(): Clock {
     return this.deps.elapsed ?? elapsedClock;
-  }
-
-  /** How long until the share counts as stalled (0 or less: it is). */
-  private stalledIn(lane: Share): number {
-    return this.deps.policy.stalledAfterMs - (this.elapsed.now() - lane.progressAt);
-  }
-
-  /** Acknowledges now if the lane is stalled; else once it stalls, unless the send's turn comes first. */
-  private acknowledgeIfStalled(lane: Share, acknowledge: () => void): void {
-    if (this.stalledIn(lane) <= 0) {
-      acknowledge();
-      return;
-    }
-    lane.acks.add(acknowledge);
-    this.watchStall(lane);
-  }
-
-  /** One timer per lane, looking again when the lane would stall if nothing ended meanwhile. */
-  private watchStall(lane: Share): void {
-    const stalledIn = this.stalledIn(lane);
-    if (lane.stallTimer !== null || lane.acks.size === 0 || !(stalledIn < MAX_TIMER_MS)) return;
-    lane.stallTimer = this.elapsed.setTimeout(() => {
-      lane.stallTimer = null;
-      if (this.stalledIn(lane) <= 0) {
-        for (const acknowledge of lane.acks) acknowledge();
-        lane.acks.clear();
-      } else {
-        this.watchStall(lane);
-      }
-    }, stalledIn);
   }
 
   /**
@@ -592,12 +474,18 @@ export class Deliverer {
    */
   private async post(webhook: WebhookRecord, delivery: DeliveryRecord, begun: Begun): Promise<SendOutcome> {
     for (let tries = 0; ; tries++) {
-      const lane = await this.turn(webhook.id, begun);
+      // An attempt that has to wait for its turn is marked queued in the store meanwhile: a sandbox killed then never
+      // sent it (see recoverInterrupted).
+      const turn = await this.lanes.turn(webhook.id, {
+        waits: () => this.deps.store.markQueued(begun.attemptId, begun.kind),
+        starts: () => this.deps.store.markQueued(begun.attemptId, undefined),
+        acknowledge: begun.onTurn,
+      });
       let result: SendOutcome | { local: string };
       try {
         result = await this.send(this.deps.dispatcher, webhook, delivery, begun);
       } finally {
-        this.endTurn(lane);
+        this.lanes.end(turn);
       }
       if (!('local' in result)) return result;
       this.deps.onLocalFailure?.(result.local);
