@@ -73,12 +73,27 @@ export function webhookUrl(value: unknown): { href: string } | { problem: string
 /**
  * A URL for messages: a user name or password in it (`user:pass@`) shown as
  * `***@`, also where the parser forgives the slashes (`http:user:pass@host`)
- * or they were left out (`user:pass@host` reads as the scheme `user:`). A
- * password may hold `/`, `?`, `#` or `@` (a URL that then does not parse), so
- * everything up to the last `@` is hidden: a `@` in a path hides more than it
- * needs to, never less.
+ * or they were left out (`user:pass@host` reads as the scheme `user:`). A URL
+ * that parses, with no `@` past its user name and password, shows its host and
+ * path whole; one that does not parse, or that holds another `@` (a password
+ * with `@`, `#` or `/` in it, which the parser cuts elsewhere), hides
+ * everything up to its last `@`: more than it needs to, never less.
  */
 export function redactUserinfo(value: string): string {
+  const at = value.indexOf('@');
+  if (at < 0) return value;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  const userinfo = url !== undefined && (url.username !== '' || url.password !== '');
+  // No user name nor password, and the @ only in its query or fragment (`?email=a@b.com`): nothing to hide.
+  const queryOrFragment = value.search(/[?#]/);
+  if (url && !userinfo && queryOrFragment >= 0 && at > queryOrFragment) return value;
+  // One @, the one before the host: only what stands before it is hidden.
+  if (userinfo && at === value.lastIndexOf('@')) return value.replace(/^([a-z][a-z0-9+.-]*:[/\\]*)[^@]*@/i, '$1***@');
   return value.replace(/^([a-z][a-z0-9+.-]*:[/\\]*)[\s\S]*@/i, '$1***@');
 }
 

@@ -1,5 +1,4 @@
 import { readFileSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import type { Io } from './deps.js';
 import { usageError } from './errors.js';
 import { readStdin, STDIN } from './stdin.js';
@@ -26,12 +25,6 @@ export async function secretSource(
   options: { secret?: string | undefined; secretFile?: string | undefined },
   io: Pick<Io, 'env' | 'stdin'>,
   envName?: string,
-  /**
-   * Whether a pipe (`--secret-file <(pass show …)`) may be read, once: only
-   * for a command that Ctrl-C ends at once (verify), which waiting on a pipe
-   * nobody writes to cannot then hold. Elsewhere only a regular file is read.
-   */
-  pipes = false,
 ): Promise<SecretSource> {
   if (options.secret !== undefined && options.secretFile !== undefined) throw usageError('pass --secret or --secret-file, not both');
   if (options.secretFile !== undefined) {
@@ -40,8 +33,8 @@ export async function secretSource(
     if (path === STDIN) return stdinSecret(io.stdin);
     const found = statSync(path, { throwIfNoEntry: false });
     if (found?.isDirectory()) throw usageError(`--secret-file ${path} is a directory`, 'give the path of the file that holds the secret');
+    // A pipe or a device could hold the read for good, past Ctrl-C: a regular file only, or `-` for stdin.
     if (found && !found.isFile()) {
-      if (pipes && found.isFIFO()) return pipedSecret(path);
       throw usageError(`--secret-file ${path} is not a regular file`, 'give the path of the file that holds the secret, or - to read it from stdin');
     }
     // Read again when the file changes: its time, size or inode (a time alone can stay the same across a write that
@@ -80,28 +73,13 @@ async function stdinSecret(stdin: Io['stdin']): Promise<SecretSource> {
   return { describe: 'the secret from stdin', current: () => secret };
 }
 
-/** A secret read once from a pipe named by --secret-file, as stdin is: at most 64 KB, the event loop free meanwhile. */
-async function pipedSecret(path: string): Promise<SecretSource> {
-  const file = await open(path, 'r');
-  let secret: string;
-  try {
-    const { buffer, bytesRead } = await file.read(Buffer.alloc(64 * 1024), 0, 64 * 1024);
-    secret = buffer.subarray(0, bytesRead).toString('utf8').trim();
-  } finally {
-    await file.close();
-  }
-  if (secret === '') throw usageError(`--secret-file ${path} gave nothing to read`);
-  return { describe: `the secret from ${path}`, current: () => secret };
-}
-
 /** The secret a command cannot do without: a usage error when there is none. */
 export async function requiredSecret(
   options: { secret?: string | undefined; secretFile?: string | undefined },
   io: Pick<Io, 'env' | 'stdin'>,
   envName?: string,
-  pipes = false,
 ): Promise<string> {
-  const secret = (await secretSource(options, io, envName, pipes)).current();
+  const secret = (await secretSource(options, io, envName)).current();
   if (secret !== undefined) return secret;
   if (options.secretFile !== undefined) throw usageError(`--secret-file ${options.secretFile} cannot be read, or is empty`);
   throw usageError(`a signing secret is required: --secret-file FILE${envName ? `, ${envName}` : ''} or --secret S`);

@@ -31,7 +31,10 @@ function readLockFile(path: string): string {
 
 function readHolder(path: string): { holder: Holder | undefined; ageMs: number } | undefined {
   try {
-    const ageMs = Date.now() - lstatSync(path).mtimeMs;
+    const stats = lstatSync(path);
+    // Not a lock whsvc made (a directory, a FIFO, a symlink planted in its place): never waited on nor broken, said.
+    if (!stats.isFile()) throw new Error(`${path} is not a regular file: not a lock whsvc made; remove it`);
+    const ageMs = Date.now() - stats.mtimeMs;
     let holder: Holder | undefined;
     try {
       holder = JSON.parse(readLockFile(path)) as Holder;
@@ -131,7 +134,13 @@ function take(lockPath: string, me: Holder, heldLong: boolean): { taken: true } 
 
 /** Lets go of `lockPath` if it is still `me`'s: one broken as stale may be another process's by now. */
 function release(lockPath: string, me: Holder): void {
-  if (readHolder(lockPath)?.holder?.nonce !== me.nonce) return;
+  let holder: Holder | undefined;
+  try {
+    holder = readHolder(lockPath)?.holder;
+  } catch {
+    return; // not ours any more (something else stands at its name): nothing of ours to remove
+  }
+  if (holder?.nonce !== me.nonce) return;
   try {
     unlinkSync(lockPath);
   } catch {

@@ -1,10 +1,10 @@
 import type { EventType } from '../api/shapes.js';
-import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CachedToken, TokenCache } from '../api/client.js';
 import { ConfigError } from './errors.js';
-import { checkUserFile } from '../files/user-file.js';
+import { checkUserFile, readOwnFile } from '../files/user-file.js';
 import { withFileLock } from './lock.js';
 
 export interface Profile {
@@ -75,13 +75,9 @@ export class ConfigStore {
   }
 
   private read<N extends keyof Files>(name: N): Files[N] {
-    let text: string;
-    try {
-      text = readFileSync(this.path(name), 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw new ConfigError(`cannot read ${this.path(name)}: ${(error as Error).message}`);
-    }
+    // Read with the writer's care: a symlink, a FIFO or a device in its place is refused, never followed nor waited on.
+    const text = readOwnFile(this.path(name), 'the config file');
+    if (text === undefined) return {};
     try {
       return JSON.parse(text) as Files[N];
     } catch {

@@ -8,6 +8,7 @@ import {
   lstatSync,
   openSync,
   readdirSync,
+  readFileSync,
   readSync,
   renameSync,
   unlinkSync,
@@ -387,5 +388,32 @@ export function removeStaleTemporaries(path: string): void {
     } catch {
       // removed by another run meanwhile
     }
+  }
+}
+
+/**
+ * The text of a file whsvc keeps for itself (the config, the token cache),
+ * read with the writer's care: never through a symlink, never from a FIFO or
+ * a device (opened without waiting, a regular file only), at most `limit`
+ * bytes. Undefined when there is none.
+ */
+export function readOwnFile(path: string, label: string, limit = 16 * 1024 * 1024): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | SAFE);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw new FileError(`${label} ${path} is a symbolic link, not a regular file`, true, 'remove it: whsvc keeps its own file there');
+    throw new FileError(`${label} ${path} cannot be read: ${failureReason(error)}`, false);
+  }
+  try {
+    const stats = fstatSync(fd);
+    const what = notRegular(stats);
+    if (what) throw new FileError(`${label} ${path} is ${what}, not a regular file`, true, 'remove it: whsvc keeps its own file there');
+    if (stats.size > limit) throw new FileError(`${label} ${path} is larger than whsvc ever writes it (${stats.size} bytes)`, true, 'remove it');
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
   }
 }

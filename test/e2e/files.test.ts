@@ -122,6 +122,22 @@ describe('what is not a regular file: refused before anything happens, its mode 
     expect(await webhookCount()).toBe(before);
   });
 
+  it('a FIFO nobody writes to, as a file whsvc reads (--secret-file, --payload-file): refused at once, never waited on', async () => {
+    const fifo = join(workDir, 'reads.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const signature = `sha256=${'a'.repeat(64)}`;
+    for (const args of [
+      ['verify', '--signature', signature, '--secret-file', fifo, '--payload-file', '-'],
+      ['verify', '--signature', signature, '--secret', 'whsec_x', '--payload-file', fifo],
+      ['listen', '--port', '0', '--secret-file', fifo],
+      ['replay', join(workDir, 'none.ndjson'), '--to', receiver.url, '--secret-file', fifo],
+    ]) {
+      const result = await runCli(args, { input: '{}', timeoutMs: 15_000 });
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
+      expect(result.stderr.split('\n')[0]).toMatch(new RegExp(`^whsvc: --(secret|payload)-file ${fifo} is not a regular file$`));
+    }
+  });
+
   it('a directory as --record, --checkpoint or --secret-file', async () => {
     const directory = mkdtempSync(join(workDir, 'dir-'));
     for (const args of [

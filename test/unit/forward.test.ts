@@ -87,6 +87,11 @@ describe('a password in a URL is never echoed, whatever it holds', () => {
     ['https://u:a#b?c@example.com/x', 'https://***@example.com/x'],
     ['user:pass@host:3000', 'user:***@host:3000'],
     ['http://localhost:3000/hooks', 'http://localhost:3000/hooks'],
+    ['http://u:SEC@127.0.0.1:1/a@b', 'http://***@b'],
+    ['http://us:S3CR@E#T@127.0.0.1:9/fw', 'http://***@127.0.0.1:9/fw'],
+    ['http://u:1/x@host/', 'http://***@host/'],
+    ['https://u:pw@example.com/hooks', 'https://***@example.com/hooks'],
+    ['http://127.0.0.1:1/x?e=a@b.com', 'http://127.0.0.1:1/x?e=a@b.com'],
   ])('%s', (given, shown) => {
     expect(redactUserinfo(given)).toBe(shown);
   });

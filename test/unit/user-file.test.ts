@@ -16,7 +16,9 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileError, LineFile, ReservedFile, replaceFile } from '../../src/files/user-file.js';
+import { RecordFile } from '../../src/commands/replay/shared/record.js';
+import { holdFileLock, withFileLock } from '../../src/config/lock.js';
+import { FileError, LineFile, ReservedFile, readOwnFile, replaceFile } from '../../src/files/user-file.js';
 import { canMakeDeviceNodes } from '../helpers/bad-files.js';
 
 // The one writer of the files a user names: what it refuses before anything happens, and what it leaves behind.
@@ -223,5 +225,78 @@ describe('replaceFile', () => {
     expect(existsSync(stale)).toBe(false);
     expect(existsSync(live)).toBe(true);
     expect(existsSync(other)).toBe(true);
+  });
+});
+
+describe('readOwnFile (the config and the token cache)', () => {
+  it('reads a regular file, and says none when there is none', () => {
+    const path = join(dir, 'config.json');
+    expect(readOwnFile(path, 'the config file')).toBeUndefined();
+    writeFileSync(path, '{"a":1}');
+    expect(readOwnFile(path, 'the config file')).toBe('{"a":1}');
+  });
+
+  it.each(notRegular.filter(([kind]) => !kind.includes('hard link')))('refuses %s at once, never following it nor waiting on it', (_kind, make) => {
+    const path = join(dir, 'target');
+    make(path);
+    expect(refusal(() => readOwnFile(path, 'the config file'))).toMatchObject({ refused: true });
+  });
+
+  it('refuses a file larger than whsvc ever writes (a device of endless zeros planted there would fill the memory)', () => {
+    const path = join(dir, 'tokens.json');
+    writeFileSync(path, 'x'.repeat(2048));
+    expect(refusal(() => readOwnFile(path, 'the config file', 1024)).message).toBe(`the config file ${path} is larger than whsvc ever writes it (2048 bytes)`);
+  });
+});
+
+describe('a record file deleted, then a symlink planted at its path', () => {
+  it('is a failed write (not a usage error) while the symlink stands, the file it points to untouched; recorded afresh once it is gone', () => {
+    const path = join(dir, 'records.ndjson');
+    const reopened: string[] = [];
+    const file = new RecordFile(path, (message) => reopened.push(message));
+    const record = (id: string) =>
+      ({
+        whsvc_record: 1,
+        received_at: '2026-11-26T00:00:00Z',
+        method: 'POST',
+        path: '/',
+        headers: {},
+        body: '{}',
+        signature_check: 'not_checked',
+        event: null,
+        delivery_id: id,
+        attempt: 1,
+        answered: 200,
+      }) as const;
+    file.append(record('dlv_1'));
+    rmSync(path);
+    writeFileSync(join(dir, 'victim'), 'untouched\n', { mode: 0o644 });
+    symlinkSync(join(dir, 'victim'), path);
+    const error = refusal(() => file.append(record('dlv_2')));
+    expect(error.refused).toBe(false);
+    expect(error.message).toBe(`cannot record to ${path}: --record ${path} is a symbolic link, not a regular file`);
+    rmSync(path);
+    file.append(record('dlv_3'));
+    file.close();
+    expect(readFileSync(join(dir, 'victim'), 'utf8')).toBe('untouched\n');
+    expect(
+      readFileSync(path, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).delivery_id),
+    ).toEqual(['dlv_3']);
+    expect(reopened).toEqual([`${path} was deleted or moved away while recording: recording to ${path} afresh`]);
+  });
+});
+
+describe('a lock file that is not a lock whsvc made', () => {
+  it.each([
+    ['a directory', (path: string) => mkdirSync(path)],
+    ['a FIFO', (path: string) => execFileSync('mkfifo', [path])],
+  ])('(%s) is said at once, never waited on nor spun over', async (_kind, make) => {
+    const target = join(dir, 'checkpoint.json');
+    make(`${target}.lock`);
+    expect(() => holdFileLock(target)).toThrow(`${target}.lock is not a regular file: not a lock whsvc made; remove it`);
+    await expect(withFileLock(target, async () => 'ran')).rejects.toThrow(`cannot lock ${target}`);
   });
 });

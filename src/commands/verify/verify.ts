@@ -1,7 +1,7 @@
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { action, addVerbs } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { checkSignature, digestHex, SIGNATURE_PREFIX, signatureProblem, verify } from '../../protocol/signature.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
@@ -76,10 +76,13 @@ export async function run(options: VerifyOptions, io: Io): Promise<number> {
     const payload = payloadFile === STDIN ? '--payload-file -' : 'the payload (without --payload-file)';
     throw usageError(`--secret-file - and ${payload} both read stdin, which can be read once: give one of them a file`);
   }
-  // A pipe may hold the secret (`--secret-file <(pass show …)`): verify ends at once on Ctrl-C, so a silent one cannot hold it.
-  const secret = await requiredSecret(options, io, undefined, true);
+  const secret = await requiredSecret(options, io);
   let body: Buffer;
   if (!payloadFromStdin) {
+    // A regular file only (a pipe or a device could hold the read, or never end it): `-` reads stdin.
+    if (statSync(payloadFile, { throwIfNoEntry: false })?.isFile() === false) {
+      throw usageError(`--payload-file ${payloadFile} is not a regular file`, 'give the path of a file, or - to read the payload from stdin');
+    }
     try {
       body = readFileSync(payloadFile);
     } catch (error) {

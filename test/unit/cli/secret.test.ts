@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,8 +6,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../../src/cli/errors.js';
 import { secretSource } from '../../../src/cli/secret.js';
 
-// --secret-file as listen, tail, replay and diagnose read it (a regular file, read again when it changes), and as verify
-// may (a pipe too, read once): never a read that waits forever on what nobody writes to.
+// --secret-file as every command reads it: a regular file, read again when it changes (or - for stdin); never a read
+// that waits forever on what nobody writes to.
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'whsvc-secret-'));
@@ -35,16 +35,5 @@ describe('--secret-file', () => {
     const directory = join(dir, 'dir');
     mkdirSync(directory);
     await expect(secretSource({ secretFile: directory }, io)).rejects.toThrow(`--secret-file ${directory} is a directory`);
-  });
-
-  it('where pipes are allowed (verify), a pipe is read once, as it is written', async () => {
-    const fifo = join(dir, 'fifo');
-    execFileSync('mkfifo', [fifo]);
-    const writer = spawn('sh', ['-c', `printf 'whsec_piped\\n' > '${fifo}'`]);
-    const written = new Promise((resolve) => writer.on('exit', resolve));
-    const source = await secretSource({ secretFile: fifo }, io, undefined, true);
-    expect(source.current()).toBe('whsec_piped');
-    expect(source.describe).toBe(`the secret from ${fifo}`);
-    await written;
   });
 });

@@ -1,5 +1,5 @@
 import { usageError } from '../../../cli/errors.js';
-import { LineFile } from '../../../files/user-file.js';
+import { FileError, LineFile } from '../../../files/user-file.js';
 import type { RecordedDelivery } from '../../../protocol/record.js';
 
 /**
@@ -44,8 +44,17 @@ export class RecordFile {
   append(record: RecordedDelivery): void {
     if (!this.file.stillAtPath()) {
       const path = this.file.path;
+      let reopened: LineFile;
+      try {
+        reopened = LineFile.open(path, '--record');
+      } catch (error) {
+        // Nothing can be recorded at the path now (a symlink planted there, say): a write that failed, not a usage
+        // error; the file open stays open, so the next record looks again.
+        if (error instanceof FileError) throw new FileError(`cannot record to ${path}: ${error.message}`, false, error.hint);
+        throw error;
+      }
       this.file.close();
-      this.file = LineFile.open(path, '--record');
+      this.file = reopened;
       this.onReopened?.(`${path} was deleted or moved away while recording: recording to ${path} afresh`);
     }
     this.file.appendLine(JSON.stringify(record));
