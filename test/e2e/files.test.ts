@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renam
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { type Listener, runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { canMakeDeviceNodes, canMountTmpfs, fullDisk } from '../helpers/bad-files.js';
 import { postDelivery, signatureOf } from '../helpers/delivery.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -20,9 +20,19 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // A test that failed half-way leaves no listen running behind it.
+  for (const started of listeners) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
   await Promise.all([sandbox?.stop(), receiver?.close()]);
   rmSync(workDir, { recursive: true, force: true });
 });
+
+const listeners: Listener[] = [];
+/** `whsvc listen --port 0 …`, once ready; killed at the end of the file if a test left it running. */
+async function listen(args: string[]): Promise<Listener> {
+  const started = await startListen(args);
+  listeners.push(started);
+  return started;
+}
 
 const env = () => ({ ...sandboxEnv(sandbox.info, join(workDir, 'config')), CI: 'true' });
 const cli = (args: string[]) => runCli(args, { env: env() });
@@ -156,7 +166,7 @@ describe('listen keeps a delivery before it answers', () => {
   it('the record holds the delivery by the time the sender reads the answer, even when listen is killed (-9) right then', async () => {
     const secret = 'whsec_keep_before_answer';
     const file = join(workDir, 'kept.ndjson');
-    const listener = await startListen(['--secret', secret, '--record', file]);
+    const listener = await listen(['--secret', secret, '--record', file]);
     // A large body: writing its record takes long enough that an answer given first would be read before it is kept.
     const body = JSON.stringify({ id: 'inv_big', event: 'invoice.paid', data: 'x'.repeat(8 * 1024 * 1024) });
     const answer = await postDelivery(`${listener.url}/hooks`, secret, 'dlv_kept_1', { body });
@@ -173,7 +183,7 @@ describe('listen keeps a delivery before it answers', () => {
   it('a body starting with a byte-order mark is recorded with it, and replays with a signature that still verifies', async () => {
     const secret = 'whsec_bom';
     const file = join(workDir, 'bom.ndjson');
-    const listener = await startListen(['--secret', secret, '--record', file, '--count', '1', '--timeout', '30']);
+    const listener = await listen(['--secret', secret, '--record', file, '--count', '1', '--timeout', '30']);
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"event":"invoice.paid","id":"inv_bom"}')]);
     const answer = await fetch(`${listener.url}/bom`, {
       method: 'POST',
@@ -192,7 +202,7 @@ describe('listen keeps a delivery before it answers', () => {
   it('a delivery whose payload merely mentions client_secret is recorded; a token request is not', async () => {
     const secret = 'whsec_mentions';
     const file = join(workDir, 'mentions.ndjson');
-    const listener = await startListen(['--secret', secret, '--record', file]);
+    const listener = await listen(['--secret', secret, '--record', file]);
     const mentions = JSON.stringify({ id: 'inv_2', event: 'invoice.paid', data: { note: 'rotate the client_secret monthly' } });
     expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_mentions', { body: mentions })).status).toBe(200);
     const token = await fetch(`${listener.url}/v1/oauth/token`, {
@@ -218,7 +228,7 @@ describe('a record file that goes away while listen records', () => {
   it('deleted, or moved away (a rotation): the next delivery is recorded afresh at the path, said once, never acknowledged into a file no one sees', async () => {
     const secret = 'whsec_rotated';
     const file = join(workDir, 'rotated.ndjson');
-    const listener = await startListen(['--secret', secret, '--record', file]);
+    const listener = await listen(['--secret', secret, '--record', file]);
     expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_before')).status).toBe(200);
     renameSync(file, `${file}.1`);
     expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_after_move')).status).toBe(200);
@@ -240,7 +250,7 @@ describe('a record file that goes away while listen records', () => {
 
 describe('listen --json prints what a record keeps, never a credential', () => {
   it("credential headers and a token request's body are left out of its lines", async () => {
-    const listener = await startListen(['--json']);
+    const listener = await listen(['--json']);
     await fetch(`${listener.url}/v1/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Basic dXNlcjpodW50ZXIy', cookie: 'session=s3ss10n' },
@@ -289,7 +299,7 @@ describe.runIf(canMountTmpfs())('a full disk (a private tmpfs, filled)', () => {
     try {
       const secret = 'whsec_full';
       const file = join(disk.dir, 'deliveries.ndjson');
-      const listener = await startListen(['--secret', secret, '--record', file]);
+      const listener = await listen(['--secret', secret, '--record', file]);
       expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_fits')).status).toBe(200);
       // Larger than the room left: part of it is written before the disk is full, and cut back.
       const big = JSON.stringify({ id: 'inv_big', event: 'invoice.paid', data: 'y'.repeat(64 * 1024) });
