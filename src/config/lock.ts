@@ -1,7 +1,8 @@
-import { closeSync, constants, fstatSync, linkSync, lstatSync, openSync, readSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, linkSync, lstatSync, openSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAlive } from '../alive.js';
 import { ConfigError } from './errors.js';
+import { readOwnFile } from '../files/user-file.js';
 
 /** A lock is taken for milliseconds; one older than this was left by a process that died holding it. */
 const STALE_AFTER_MS = 10_000;
@@ -13,22 +14,6 @@ interface Holder {
   nonce: string;
 }
 
-/**
- * What a lock file says: a few bytes of a regular file, read without waiting
- * (a FIFO or a device planted in its place is never read from, nor a symlink
- * followed, nor more than a holder's size read).
- */
-function readLockFile(path: string): string {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
-  try {
-    if (!fstatSync(fd).isFile()) throw new Error(`${path} is not a regular file`);
-    const buffer = Buffer.alloc(4096);
-    return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
-}
-
 function readHolder(path: string): { holder: Holder | undefined; ageMs: number } | undefined {
   try {
     const stats = lstatSync(path);
@@ -37,7 +22,8 @@ function readHolder(path: string): { holder: Holder | undefined; ageMs: number }
     const ageMs = Date.now() - stats.mtimeMs;
     let holder: Holder | undefined;
     try {
-      holder = JSON.parse(readLockFile(path)) as Holder;
+      // Read as whsvc reads its own files: no symlink followed, no FIFO waited on, no more than a holder's size.
+      holder = JSON.parse(readOwnFile(path, 'the lock', 4096) ?? '') as Holder;
     } catch {
       holder = undefined; // being written, torn by a crash, or not a lock whsvc wrote: age decides
     }

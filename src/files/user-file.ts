@@ -23,7 +23,8 @@ import { isAlive } from '../alive.js';
  * a checkpoint): never through a symlink, only ever a regular file, mode 0600
  * for what it creates, whole lines or nothing, and every failure one line
  * naming the path. The config and token cache are written by conf, in whsvc's
- * own config directory, under their lock (config/store.ts).
+ * own config directory, under their lock (config/store.ts), once checkUserFile
+ * has looked at what stands there, and read with readOwnFile.
  */
 
 /** A file that cannot be written: `refused` before anything was written (a usage error), or a write that failed. */
@@ -196,7 +197,6 @@ export class LineFile {
     return fstatSync(this.fd).size;
   }
 
-  /** Appends `line` and its newline, whole or not at all; a failure is a FileError naming the path. */
   /**
    * Whether the file open is still the one at its path: not deleted, nor
    * moved away (a log rotation) with another file, or none, in its place.
@@ -207,6 +207,7 @@ export class LineFile {
     return open.nlink > 0 && named !== undefined && named.ino === open.ino && named.dev === open.dev;
   }
 
+  /** Appends `line` and its newline, whole or not at all; a failure is a FileError naming the path. */
   appendLine(line: string): void {
     if (this.closed) throw new FileError(`${this.path} is closed`, false);
     writeWhole(this.fd, Buffer.from(`${line}\n`, 'utf8'), this.path);
@@ -372,7 +373,7 @@ export function replaceFile(path: string, content: string, label: string): void 
 const swept = new Set<string>();
 
 /** Removes the temporaries of `path` whose writer is gone (a kill -9 between write and rename). */
-export function removeStaleTemporaries(path: string): void {
+function removeStaleTemporaries(path: string): void {
   const pattern = TEMPORARY(basename(path));
   let entries: string[];
   try {
@@ -382,7 +383,7 @@ export function removeStaleTemporaries(path: string): void {
   }
   for (const entry of entries) {
     const match = pattern.exec(entry);
-    if (!match || Number(match[1]) === process.pid || isAlive(Number(match[1]))) continue;
+    if (!match || isAlive(Number(match[1]))) continue;
     try {
       unlinkSync(join(dirname(path), entry));
     } catch {

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { Agent } from 'undici';
-import type { DeliveryPolicy } from './deliverer.js';
 
 /** The process's limit of open files (its soft limit), where the system tells it (Linux); undefined elsewhere. */
 export function openFileLimit(limits: () => string = () => readFileSync('/proc/self/limits', 'utf8')): number | undefined {
@@ -13,15 +12,18 @@ export function openFileLimit(limits: () => string = () => readFileSync('/proc/s
   }
 }
 
+/** The most sends in flight at once the sandbox takes by itself, whatever the file limit. */
+export const MOST_CONNECTIONS = 256;
+
 /**
  * The sends in flight at once when --max-connections is not given: a
- * quarter of the file limit, at most 256. The other three quarters are for
+ * quarter of the file limit, at most MOST_CONNECTIONS. The other three quarters are for
  * what else holds a descriptor: the API's own clients, the store, and the
  * idle connections each origin keeps for a few seconds.
  */
 export function defaultMaxConnections(fileLimit = openFileLimit()): number {
-  if (fileLimit === undefined) return 256;
-  return Math.max(8, Math.min(256, Math.floor(fileLimit / 4)));
+  if (fileLimit === undefined) return MOST_CONNECTIONS;
+  return Math.max(8, Math.min(MOST_CONNECTIONS, Math.floor(fileLimit / 4)));
 }
 
 /**
@@ -30,6 +32,6 @@ export function defaultMaxConnections(fileLimit = openFileLimit()): number {
  * closed; a pool with none left is dropped). The deliverer bounds how many are
  * in flight (maxConnections) and each webhook's share.
  */
-export function deliveryConnections(policy: Pick<DeliveryPolicy, 'maxConnections' | 'timeoutMs'>): Agent {
+export function deliveryConnections(policy: { maxConnections: number; timeoutMs: number }): Agent {
   return new Agent({ connections: policy.maxConnections, keepAliveTimeout: 4_000, connect: { timeout: policy.timeoutMs } });
 }

@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { elapsedClock, type Clock } from './clock.js';
 import { newId } from './ids.js';
 import { Lanes } from './lanes.js';
+import { MOST_CONNECTIONS } from './connections.js';
 import type { AttemptRecord, DeliveryRecord, Store, WebhookRecord } from './store.js';
 import { deliveryHeaders as protocolHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
 import { sign } from '../protocol/signature.js';
@@ -50,7 +51,7 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
   maxAttempts: 5,
   timeoutMs: 10_000,
   concurrencyPerWebhook: 64,
-  maxConnections: 256,
+  maxConnections: MOST_CONNECTIONS,
   stalledAfterMs: 1_000,
   maxDeliveries: Number.POSITIVE_INFINITY,
   responseBodyLimit: 1_024,
@@ -146,7 +147,7 @@ export class Deliverer {
 
   constructor(private readonly deps: DelivererDeps) {
     const { concurrencyPerWebhook, maxConnections, stalledAfterMs } = deps.policy;
-    this.lanes = new Lanes({ perWebhook: concurrencyPerWebhook, total: maxConnections, stalledAfterMs }, deps.elapsed ?? elapsedClock);
+    this.lanes = new Lanes({ perWebhook: concurrencyPerWebhook, total: maxConnections, stalledAfterMs }, this.elapsed);
   }
 
   /** The sandbox's time. */
