@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { RecordedDelivery } from '../../src/protocol/record.js';
 
 /** A signature as the service makes it, computed here apart from src/protocol: `sha256=<hex HMAC-SHA256 of the body>`. */
 export const signatureOf = (secret: string, body: string | Buffer): string => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
@@ -28,3 +29,19 @@ export function postDelivery(
     body,
   });
 }
+
+/** One line of a record file, as listen writes it: a verified invoice.paid delivery, changed by `fields`. */
+export const recordOf = (fields: Partial<RecordedDelivery> = {}): RecordedDelivery => ({
+  whsvc_record: 1,
+  received_at: '2026-11-25T09:00:00Z',
+  method: 'POST',
+  path: '/h',
+  headers: { 'content-type': 'application/json' },
+  body: '{}',
+  signature_check: 'verified',
+  event: 'invoice.paid',
+  delivery_id: 'dlv_1',
+  attempt: 1,
+  answered: 200,
+  ...fields,
+});

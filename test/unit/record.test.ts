@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { carriesClientSecret, parseRecord, recordedBody, recordedRequest } from '../../src/protocol/record.js';
+import { recordOf } from '../helpers/delivery.js';
 
-const good = {
-  whsvc_record: 1,
-  received_at: '2026-11-25T09:00:00Z',
-  method: 'POST',
-  path: '/h',
-  headers: { 'x-a': '1' },
-  body: '{}',
-  signature_check: 'verified',
-  event: 'invoice.paid',
-  delivery_id: 'dlv_1',
-  attempt: 1,
-  answered: 200,
-};
+const good = recordOf({ headers: { 'x-a': '1' } });
 const line = (record: object) => JSON.stringify(record);
 
 describe('record files', () => {

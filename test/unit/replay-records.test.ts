@@ -6,26 +6,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { TransportRequest } from '../../src/api/transport.js';
 import { run } from '../../src/commands/replay/replay.js';
 import { checkRecordFile, splitLines } from '../../src/commands/replay/records.js';
-import { recordedBody, type RecordedDelivery } from '../../src/protocol/record.js';
+import { recordedBody } from '../../src/protocol/record.js';
+import { recordOf } from '../helpers/delivery.js';
 import { Collector } from '../helpers/fake-deps.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'whsvc-replay-records-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const record = (fields: Partial<RecordedDelivery> = {}): RecordedDelivery => ({
-  whsvc_record: 1,
-  received_at: '2026-11-25T09:00:00Z',
-  method: 'POST',
-  path: '/h',
-  headers: { 'content-type': 'application/json' },
-  body: '{}',
-  signature_check: 'verified',
-  event: 'invoice.paid',
-  delivery_id: 'dlv_1',
-  attempt: 1,
-  answered: 200,
-  ...fields,
-});
+const record = recordOf;
 const fileOf = (name: string, lines: string[]) => {
   const path = join(dir, name);
   writeFileSync(path, lines.join('\n'));

@@ -20,6 +20,7 @@ import { RecordFile } from '../../src/commands/replay/shared/record.js';
 import { holdFileLock, withFileLock } from '../../src/config/lock.js';
 import { FileError, LineFile, ReservedFile, readOwnFile, replaceFile } from '../../src/files/user-file.js';
 import { canMakeDeviceNodes } from '../helpers/bad-files.js';
+import { recordOf } from '../helpers/delivery.js';
 
 // The one writer of the files a user names: what it refuses before anything happens, and what it leaves behind.
 let dir: string;
@@ -254,20 +255,7 @@ describe('a record file deleted, then a symlink planted at its path', () => {
     const path = join(dir, 'records.ndjson');
     const reopened: string[] = [];
     const file = new RecordFile(path, (message) => reopened.push(message));
-    const record = (id: string) =>
-      ({
-        whsvc_record: 1,
-        received_at: '2026-11-26T00:00:00Z',
-        method: 'POST',
-        path: '/',
-        headers: {},
-        body: '{}',
-        signature_check: 'not_checked',
-        event: null,
-        delivery_id: id,
-        attempt: 1,
-        answered: 200,
-      }) as const;
+    const record = (id: string) => recordOf({ delivery_id: id });
     file.append(record('dlv_1'));
     rmSync(path);
     writeFileSync(join(dir, 'victim'), 'untouched\n', { mode: 0o644 });
