@@ -10,6 +10,26 @@ export function isLoopbackHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'] as const;
+
+/** The proxies of the environment; this machine (isLoopbackHost) is reached directly whatever they say. */
+export interface ProxySettings {
+  httpProxy?: string | undefined;
+  httpsProxy?: string | undefined;
+  noProxy?: string | undefined;
+}
+
+/** The proxies set in the environment, as curl reads them (the lower-case name first). */
+export function proxySettings(env: NodeJS.ProcessEnv): ProxySettings | undefined {
+  if (!PROXY_VARIABLES.some((name) => env[name])) return undefined;
+  const httpProxy = env.http_proxy || env.HTTP_PROXY || undefined;
+  return {
+    httpProxy,
+    httpsProxy: env.https_proxy || env.HTTPS_PROXY || httpProxy,
+    noProxy: env.no_proxy ?? env.NO_PROXY,
+  };
+}
+
 /**
  * Where a request to `url` connects, and the Host header it carries. A plain
  * http `*.localhost` name counts as this machine (so credentials may go there

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { exchange } from '../exchange.js';
-import { connectionFor, TransportError, toTransportError } from '../net.js';
+import { connectionFor, isLoopbackHost, type ProxySettings, proxySettings, TransportError, toTransportError } from '../net.js';
 
 export interface TransportRequest {
   method: string;
@@ -49,25 +49,6 @@ export function undiciTransport(dispatcher: Dispatcher | (() => Promise<Dispatch
   };
 }
 
-const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'] as const;
-
-export interface ProxySettings {
-  httpProxy?: string | undefined;
-  httpsProxy?: string | undefined;
-  noProxy?: string | undefined;
-}
-
-/** The proxies set in the environment, as curl reads them (the lower-case name first). */
-export function proxySettings(env: NodeJS.ProcessEnv): ProxySettings | undefined {
-  if (!PROXY_VARIABLES.some((name) => env[name])) return undefined;
-  const httpProxy = env.http_proxy || env.HTTP_PROXY || undefined;
-  return {
-    httpProxy,
-    httpsProxy: env.https_proxy || env.HTTPS_PROXY || httpProxy,
-    noProxy: env.no_proxy ?? env.NO_PROXY,
-  };
-}
-
 /** A proxy URL fit to print: no user name or password. */
 export function proxyForDisplay(proxy: string): string {
   try {
@@ -81,26 +62,31 @@ export function proxyForDisplay(proxy: string): string {
 }
 
 /**
- * The transport a process uses: one undici Agent, or, when a proxy is set,
- * one EnvHttpProxyAgent (loaded only then), created at the first request.
+ * The transport a process uses: one undici Agent, created at the first
+ * request. When a proxy is set, requests to other hosts go through one
+ * EnvHttpProxyAgent (loaded only then), and this machine (isLoopbackHost) is
+ * still reached directly, as gh, stripe and Go's HTTP client do: NO_PROXY has
+ * no way to name all of 127.0.0.0/8.
  */
 export function defaultTransport(env: NodeJS.ProcessEnv): Transport {
+  let agent: Dispatcher | undefined;
+  const direct = undiciTransport(async () => (agent ??= new (await import('undici/lib/dispatcher/agent.js')).default()));
   const proxies = proxySettings(env);
-  if (!proxies) {
-    let agent: Dispatcher | undefined;
-    return undiciTransport(async () => (agent ??= new (await import('undici/lib/dispatcher/agent.js')).default()));
-  }
-  let agent: Promise<Dispatcher> | undefined;
+  if (!proxies) return direct;
+  let proxyAgent: Promise<Dispatcher> | undefined;
   // The whole package here: its proxy agents use the Dispatcher API that undici's index installs (connect, for CONNECT tunnels).
-  const send = undiciTransport(
-    () =>
-      (agent ??= import('undici').then((loaded) => {
-        // undici is CommonJS: bundled, its exports come as the default export.
-        const { EnvHttpProxyAgent } = (loaded.default ?? loaded) as unknown as typeof loaded;
-        return new EnvHttpProxyAgent(proxies);
-      })),
+  const throughProxy = proxiedTransport(
+    undiciTransport(
+      () =>
+        (proxyAgent ??= import('undici').then((loaded) => {
+          // undici is CommonJS: bundled, its exports come as the default export.
+          const { EnvHttpProxyAgent } = (loaded.default ?? loaded) as unknown as typeof loaded;
+          return new EnvHttpProxyAgent(proxies);
+        })),
+    ),
+    proxies,
   );
-  return proxiedTransport(send, proxies);
+  return (req) => (isLoopbackHost(req.url.hostname) ? direct(req) : throughProxy(req));
 }
 
 /** A failure to reach the proxy itself says so, naming the proxy (never its credentials). */

@@ -1,8 +1,8 @@
 import { ApiClient, type Credentials, type TokenCache } from '../api/client.js';
 import { AuthError } from '../api/errors.js';
-import { defaultTransport, proxyForDisplay, proxySettings, type Transport } from '../api/transport.js';
+import { defaultTransport, proxyForDisplay, type Transport } from '../api/transport.js';
 import { ConfigStore, type Profile } from '../config/store.js';
-import { isLoopbackHost, redactUserinfo } from '../net.js';
+import { isLoopbackHost, proxySettings, redactUserinfo } from '../net.js';
 import { shellWord } from '../render/text.js';
 import { colorsFor, type Colors } from '../render/colors.js';
 import { withSpinner } from '../render/spinner.js';

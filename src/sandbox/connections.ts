@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
+import { isLoopbackHost, type ProxySettings } from '../net.js';
 
 /** The process's limit of open files (its soft limit), where the system tells it (Linux); undefined elsewhere. */
 export function openFileLimit(limits: () => string = () => readFileSync('/proc/self/limits', 'utf8')): number | undefined {
@@ -30,8 +31,31 @@ export function defaultMaxConnections(fileLimit = openFileLimit()): number {
  * The connections every delivery goes through: one pool per origin, so
  * webhooks at the same host:port share its connections (kept alive 4 s, then
  * closed; a pool with none left is dropped). The deliverer bounds how many are
- * in flight (maxConnections) and each webhook's share.
+ * in flight (maxConnections) and each webhook's share. With proxies set in the
+ * environment, deliveries to other hosts go through them, as the CLI's
+ * requests do (api/transport.ts), and this machine is reached directly.
  */
-export function deliveryConnections(policy: { maxConnections: number; timeoutMs: number }): Agent {
-  return new Agent({ connections: policy.maxConnections, keepAliveTimeout: 4_000, connect: { timeout: policy.timeoutMs } });
+export function deliveryConnections(policy: { maxConnections: number; timeoutMs: number }, proxies?: ProxySettings): Dispatcher {
+  const options = { connections: policy.maxConnections, keepAliveTimeout: 4_000, connect: { timeout: policy.timeoutMs } };
+  return proxies ? new ProxiedButThisMachine({ ...options, ...proxies }) : new Agent(options);
+}
+
+/** EnvHttpProxyAgent, but loopback (every 127.0.0.0/8 address, which NO_PROXY cannot name) always direct. */
+class ProxiedButThisMachine extends EnvHttpProxyAgent {
+  readonly #direct: Agent;
+
+  constructor(options: EnvHttpProxyAgent.Options) {
+    super(options);
+    const { httpProxy: _http, httpsProxy: _https, noProxy: _none, ...agentOptions } = options;
+    this.#direct = new Agent(agentOptions);
+  }
+
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    const direct = isLoopbackHost(new URL(String(options.origin)).hostname);
+    return direct ? this.#direct.dispatch(options, handler) : super.dispatch(options, handler);
+  }
+
+  override async close(): Promise<void> {
+    await Promise.all([super.close(), this.#direct.close()]);
+  }
 }

@@ -12,7 +12,7 @@ import { createInspector, type Inspector } from './inspector/routes.js';
 import { apiRouter, clockRoutes, deliveryRoutes, eventTrigger, webhookRoutes } from './routes.js';
 import { RateLimiter } from './rate-limit.js';
 import { Store, type AttemptRecord, type ClientRecord, type WebhookRecord } from './store.js';
-import { httpUrl } from '../net.js';
+import { httpUrl, type ProxySettings } from '../net.js';
 
 export interface SandboxOptions {
   dataDir?: string | undefined;
@@ -21,6 +21,8 @@ export interface SandboxOptions {
   clock?: Clock;
   /** Where deliveries are sent through (a test's MockAgent); by default one undici Agent, a pool per origin (connections.ts). */
   dispatcher?: Dispatcher;
+  /** The proxies of the environment, for deliveries to other hosts (connections.ts). */
+  proxies?: ProxySettings | undefined;
   onAttempt?: (attempt: AttemptRecord, webhook: WebhookRecord) => void;
   /** Told once, the first time old deliveries are dropped to keep policy.maxDeliveries. */
   onFirstDrop?: (dropped: number) => void;
@@ -50,7 +52,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const clients = seedClients(store);
   const cursors = new Cursors(cursorKey(store));
   const policy = { ...DEFAULT_POLICY, ...options.policy };
-  const connections = options.dispatcher ? undefined : deliveryConnections(policy);
+  const connections = options.dispatcher ? undefined : deliveryConnections(policy, options.proxies);
   const deliverer = new Deliverer({
     store,
     clock,

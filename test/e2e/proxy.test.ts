@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
-import { closedPort, startForwardProxy, startTlsFront, type ForwardProxy, type TlsFront } from '../helpers/proxy.js';
+import { runCli, type SandboxProcess, startListen, startSandboxProcess } from '../helpers/cli.js';
+import { postDelivery } from '../helpers/delivery.js';
+import { getToken, http } from '../helpers/http.js';
+import { closedPort, type ForwardProxy, PROXIED_HOST, startForwardProxy, startTlsFront, type TlsFront } from '../helpers/proxy.js';
+import { type Receiver, startReceiver } from '../helpers/receiver.js';
 
 let sandbox: SandboxProcess;
 let proxy: ForwardProxy;
@@ -27,12 +30,12 @@ beforeEach(() => {
   proxy.seen.length = 0;
 });
 
-/** `webhooks list --json` with the sandbox's client from the environment, at `baseUrl`. */
+/** `webhooks list --json` with the sandbox's client from the environment, at `baseUrl`, with a config of its own. */
 function list(baseUrl: string, env: Record<string, string | undefined>, extra: string[] = []) {
   return runCli(['webhooks', 'list', '--json', ...extra], {
     env: {
       ...NO_PROXY_ENV,
-      WHSVC_CONFIG_DIR: configDir,
+      WHSVC_CONFIG_DIR: mkdtempSync(join(configDir, 'c-')),
       WHSVC_BASE_URL: baseUrl,
       WHSVC_CLIENT_ID: sandbox.info.client_id,
       WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
@@ -42,63 +45,34 @@ function list(baseUrl: string, env: Record<string, string | undefined>, extra: s
   });
 }
 
-const sandboxHost = () => new URL(sandbox.info.base_url).host;
-const tlsHost = () => new URL(tls.url).host;
+const proxiedHost = () => new URL(tls.proxiedUrl).host;
 
-describe('proxies from the environment (undici EnvHttpProxyAgent)', () => {
-  it('HTTP_PROXY: the token request and the API call go through the proxy, loopback included', async () => {
-    const result = await list(sandbox.info.base_url, { HTTP_PROXY: proxy.url, WHSVC_CONFIG_DIR: mkdtempSync(join(configDir, 'c-')) });
-    expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ data: [], has_more: false });
-    expect(proxy.seen).toEqual([`POST ${sandboxHost()}`, `GET ${sandboxHost()}`]);
-  });
-
-  it('sandbox trigger goes through the proxy too, and around it with NO_PROXY', async () => {
-    const env = { ...NO_PROXY_ENV, WHSVC_BASE_URL: sandbox.info.base_url, HTTP_PROXY: proxy.url };
-    const through = await runCli(['sandbox', 'trigger', 'invoice.paid'], { env });
-    expect(through.code, through.stderr).toBe(0);
-    expect(proxy.seen).toEqual([`POST ${sandboxHost()}`]);
-    const around = await runCli(['sandbox', 'trigger', 'invoice.paid'], { env: { ...env, NO_PROXY: '127.0.0.1' } });
-    expect(around.code, around.stderr).toBe(0);
-    expect(proxy.seen).toHaveLength(1);
-  });
-
-  it('lower-case http_proxy works too', async () => {
-    const result = await list(sandbox.info.base_url, { http_proxy: proxy.url, WHSVC_CONFIG_DIR: mkdtempSync(join(configDir, 'c-')) });
-    expect(result.code, result.stderr).toBe(0);
-    expect(proxy.seen.length).toBe(2);
-  });
-
-  it('HTTPS_PROXY: an https service is reached through a CONNECT tunnel, its private CA trusted through NODE_EXTRA_CA_CERTS', async () => {
-    const result = await list(tls.url, { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: tls.caFile, WHSVC_CONFIG_DIR: mkdtempSync(join(configDir, 'c-')) });
+describe('proxies from the environment, for hosts other than this machine', () => {
+  it('HTTPS_PROXY: a service elsewhere is reached through a CONNECT tunnel, its private CA trusted through NODE_EXTRA_CA_CERTS', async () => {
+    const result = await list(tls.proxiedUrl, { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: tls.caFile });
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ data: [] });
-    expect(proxy.seen.length).toBeGreaterThan(0);
-    expect(new Set(proxy.seen)).toEqual(new Set([`CONNECT ${tlsHost()}`]));
+    expect(new Set(proxy.seen)).toEqual(new Set([`CONNECT ${proxiedHost()}`]));
   });
 
-  it('NODE_EXTRA_CA_CERTS works without a proxy; without it the certificate is refused in one line', async () => {
-    const trusted = await list(tls.url, { NODE_EXTRA_CA_CERTS: tls.caFile, WHSVC_CONFIG_DIR: mkdtempSync(join(configDir, 'c-')) });
-    expect(trusted.code, trusted.stderr).toBe(0);
-    const untrusted = await list(tls.url, { NODE_EXTRA_CA_CERTS: undefined, WHSVC_CONFIG_DIR: mkdtempSync(join(configDir, 'c-')) });
-    expect(untrusted.code).toBe(1);
-    expect(untrusted.stderr).toMatch(/^whsvc: cannot reach localhost:\d+: the server's certificate is not trusted .*NODE_EXTRA_CA_CERTS\n/);
-    expect(untrusted.stderr).not.toMatch(/\n\s+at /);
-    expect(proxy.seen).toEqual([]);
+  it('lower-case https_proxy works too, and HTTP_PROXY stands in for https when HTTPS_PROXY is not set', async () => {
+    const lower = await list(tls.proxiedUrl, { https_proxy: proxy.url, NODE_EXTRA_CA_CERTS: tls.caFile });
+    expect(lower.code, lower.stderr).toBe(0);
+    const fallback = await list(tls.proxiedUrl, { HTTP_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: tls.caFile });
+    expect(fallback.code, fallback.stderr).toBe(0);
+    expect(proxy.seen.filter((seen) => seen === `CONNECT ${proxiedHost()}`).length).toBeGreaterThanOrEqual(2);
   });
 
-  it('NO_PROXY naming the host: neither http nor https goes through the proxy', async () => {
-    const env = { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1,localhost', NODE_EXTRA_CA_CERTS: tls.caFile };
-    const plain = await list(sandbox.info.base_url, { ...env, WHSVC_CONFIG_DIR: mkdtempSync(join(configDir, 'c-')) });
-    const secure = await list(tls.url, { ...env, WHSVC_CONFIG_DIR: mkdtempSync(join(configDir, 'c-')) });
-    expect(plain.code, plain.stderr).toBe(0);
-    expect(secure.code, secure.stderr).toBe(0);
+  it('NO_PROXY naming the host: the request goes around the proxy (here to a name nothing resolves)', async () => {
+    const result = await list(tls.proxiedUrl, { HTTPS_PROXY: proxy.url, NO_PROXY: PROXIED_HOST, NODE_EXTRA_CA_CERTS: tls.caFile });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^whsvc: cannot resolve the host ${PROXIED_HOST}\n`));
     expect(proxy.seen).toEqual([]);
   });
 
   it('a proxy that is down: one line naming it, never its credentials, exit 1', async () => {
     const down = `http://alice:pr0xyPa55@127.0.0.1:${await closedPort()}`;
-    const result = await list(sandbox.info.base_url, { HTTP_PROXY: down, WHSVC_CONFIG_DIR: mkdtempSync(join(configDir, 'c-')) });
+    const result = await list(tls.proxiedUrl, { HTTPS_PROXY: down, NODE_EXTRA_CA_CERTS: tls.caFile });
     expect(result.code).toBe(1);
     const [first, hint, jsonLine, ...rest] = result.stderr.trimEnd().split('\n');
     expect(first).toMatch(/^whsvc: cannot reach the proxy http:\/\/127\.0\.0\.1:\d+: connection refused$/);
@@ -111,10 +85,70 @@ describe('proxies from the environment (undici EnvHttpProxyAgent)', () => {
 
   it('--debug says a proxy is in use, without its credentials', async () => {
     const withCredentials = proxy.url.replace('http://', 'http://bob:s3cretProxy@');
-    const result = await list(sandbox.info.base_url, { HTTP_PROXY: withCredentials, WHSVC_CONFIG_DIR: mkdtempSync(join(configDir, 'c-')) }, ['--debug']);
+    const result = await list(sandbox.info.base_url, { HTTP_PROXY: withCredentials }, ['--debug']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain(`proxy (undici EnvHttpProxyAgent): http ${proxy.url}`);
     expect(result.stderr).not.toContain('s3cretProxy');
     expect(result.stderr).not.toContain('bob');
+  });
+});
+
+describe('this machine is always reached directly, whatever the proxy variables say', () => {
+  it('the token request and the API call to a sandbox on 127.0.0.1 or localhost never go through the proxy', async () => {
+    const env = { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url };
+    const numeric = await list(sandbox.info.base_url, env);
+    const named = await list(sandbox.info.base_url.replace('127.0.0.1', 'localhost'), env);
+    expect(numeric.code, numeric.stderr).toBe(0);
+    expect(named.code, named.stderr).toBe(0);
+    expect(JSON.parse(numeric.stdout)).toMatchObject({ data: [], has_more: false });
+    expect(proxy.seen).toEqual([]);
+  });
+
+  it('sandbox trigger goes directly, and so does an https service on localhost', async () => {
+    const trigger = await runCli(['sandbox', 'trigger', 'invoice.paid'], {
+      env: { ...NO_PROXY_ENV, WHSVC_BASE_URL: sandbox.info.base_url, HTTP_PROXY: proxy.url },
+    });
+    expect(trigger.code, trigger.stderr).toBe(0);
+    const secure = await list(tls.url, { HTTPS_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: tls.caFile });
+    expect(secure.code, secure.stderr).toBe(0);
+    expect(proxy.seen).toEqual([]);
+  });
+
+  it('listen --forward-to an app on 127.0.0.1 reaches it directly', async () => {
+    const app = await startReceiver(() => 200);
+    const listener = await startListen(['--secret', 'whsec_proxy', '--forward-to', `${app.url}/app`, '--count', '1'], { HTTP_PROXY: proxy.url });
+    try {
+      const answer = await postDelivery(listener.url, 'whsec_proxy', 'dlv_proxy1');
+      expect(answer.status).toBe(200);
+      await app.waitFor(1);
+      expect(await listener.exit).toBe(0);
+      expect(listener.stdout()).toContain('app 200');
+      expect(proxy.seen).toEqual([]);
+    } finally {
+      listener.child.kill();
+      await app.close();
+    }
+  });
+
+  it("the sandbox's deliveries: to another host through the proxy, to this machine directly", async () => {
+    const receiver: Receiver = await startReceiver(() => 200);
+    const front = await startTlsFront(receiver.url);
+    const proxied = await startSandboxProcess(['--quiet'], 30_000, { HTTPS_PROXY: proxy.url, HTTP_PROXY: proxy.url, NODE_EXTRA_CA_CERTS: front.caFile });
+    try {
+      const { base_url: baseUrl, client_id: clientId, client_secret: clientSecret } = proxied.info;
+      const token = await getToken(baseUrl, clientId, clientSecret);
+      for (const url of [`${front.proxiedUrl}/elsewhere`, `${receiver.url}/here`]) {
+        const created = await http(baseUrl, 'POST', '/v1/webhooks', { token, body: { url, events: ['invoice.paid'] } });
+        expect(created.status, created.text).toBe(201);
+      }
+      proxy.seen.length = 0;
+      const triggered = await http(baseUrl, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } });
+      expect(triggered.status, triggered.text).toBe(202);
+      const arrived = await receiver.waitFor(2);
+      expect(arrived.map((request) => request.path).sort()).toEqual(['/elsewhere', '/here']);
+      expect(proxy.seen).toEqual([`CONNECT ${new URL(front.proxiedUrl).host}`]);
+    } finally {
+      await Promise.all([proxied.stop(), front.close(), receiver.close()]);
+    }
   });
 });

@@ -21,6 +21,15 @@ function closing(server: Server, sockets: Set<Socket>): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
+/**
+ * A name only the proxy knows (RFC 6761 keeps `.test` out of public DNS): a
+ * host that is not this machine to whsvc, which the proxy reaches on
+ * 127.0.0.1, as a company's proxy reaches hosts its users cannot resolve.
+ */
+export const PROXIED_HOST = 'service.test';
+
+const reachedAs = (host: string) => (host === PROXIED_HOST ? '127.0.0.1' : host);
+
 /** A forward proxy, as a company's would be: plain http requests in absolute form, https through CONNECT. */
 export async function startForwardProxy(): Promise<ForwardProxy> {
   const seen: string[] = [];
@@ -28,6 +37,7 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
   const server = createHttpServer((req, res) => {
     const target = new URL(req.url ?? '');
     seen.push(`${req.method} ${target.host}`);
+    target.hostname = reachedAs(target.hostname);
     const upstream = httpRequest(target, { method: req.method, headers: req.headers }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -38,7 +48,7 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
   server.on('connect', (req, client: Socket) => {
     seen.push(`CONNECT ${req.url}`);
     const [host, port] = (req.url ?? '').split(':');
-    const upstream = connect(Number(port), host!, () => {
+    const upstream = connect(Number(port), reachedAs(host!), () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       upstream.pipe(client);
       client.pipe(upstream);
@@ -61,6 +71,8 @@ export async function startForwardProxy(): Promise<ForwardProxy> {
 export interface TlsFront {
   /** https://localhost:PORT */
   url: string;
+  /** The same server by a name only the proxy resolves: https://service.test:PORT */
+  proxiedUrl: string;
   /** The self-signed certificate, for NODE_EXTRA_CA_CERTS. */
   caFile: string;
   close(): Promise<void>;
@@ -88,7 +100,7 @@ export async function startTlsFront(backend: string): Promise<TlsFront> {
       '-subj',
       '/CN=localhost',
       '-addext',
-      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      `subjectAltName=DNS:localhost,DNS:${PROXIED_HOST},IP:127.0.0.1`,
     ],
     { stdio: 'ignore' },
   );
@@ -110,6 +122,7 @@ export async function startTlsFront(backend: string): Promise<TlsFront> {
   const address = await listening(server);
   return {
     url: `https://localhost:${address.split(':')[1]}`,
+    proxiedUrl: `https://${PROXIED_HOST}:${address.split(':')[1]}`,
     caFile: cert,
     close: async () => {
       await closing(server, sockets);

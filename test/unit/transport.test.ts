@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { proxyForDisplay, proxySettings } from '../../src/api/transport.js';
-import { TransportError, toTransportError } from '../../src/net.js';
+import { proxyForDisplay } from '../../src/api/transport.js';
+import { proxySettings, TransportError, toTransportError } from '../../src/net.js';
 
 /** fetch's way of failing: a TypeError whose cause says what happened. */
 const fetchFailed = (cause: Record<string, unknown>) =>

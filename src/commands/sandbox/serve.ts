@@ -9,6 +9,7 @@ import { defaultMaxConnections } from '../../sandbox/connections.js';
 import { ManualSandboxClock } from '../../sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { AttemptRecord, WebhookRecord } from '../../sandbox/store.js';
+import { proxySettings } from '../../net.js';
 import { clockTime, sanitize, statusWords } from '../../render/text.js';
 import { signatureHeaderName } from '../../protocol/headers.js';
 
@@ -80,6 +81,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
       ...(options.manualClock ? { clock: new ManualSandboxClock(Date.now()) } : {}),
       ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
       tokenTtlSeconds: options.tokenTtl,
+      proxies: proxySettings(deps.env),
       policy: {
         retryBaseMs: options.retryBaseMs,
         maxAttempts: options.maxAttempts,
