@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SANDBOX_SEMI_SPACE_MB } from '../../src/commands/sandbox/young-generation.js';
-import { runCli, startSandboxProcess } from '../helpers/cli.js';
+import { runCli, startSandboxProcess, startWhsvcUntil } from '../helpers/cli.js';
 import { getToken, http } from '../helpers/http.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -21,6 +21,23 @@ afterAll(async () => {
 });
 
 describe('whsvc sandbox start', () => {
+  it('at a terminal, prints its address, the inspector and both clients, each secret on a line of its own', async () => {
+    const sandbox = await startWhsvcUntil(['sandbox', 'start', '--port', '0', '--quiet'], /Ctrl-C stops it\n/, 'sandbox start');
+    try {
+      const banner = sandbox.stderr();
+      const baseUrl = /^whsvc sandbox ready at (\S+)\n/.exec(banner)?.[1];
+      expect(baseUrl, banner).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(banner).toContain(`  inspector     ${baseUrl}/  `);
+      expect(banner).toMatch(/\n {2}read-write {4}client sbx_demo_readwrite\n {16}secret sbx_secret_[\w-]+\n/);
+      expect(banner).toMatch(/\n {2}read-only {5}client sbx_demo_readonly\n {16}secret sbx_secret_[\w-]+\n/);
+      // Every line fits 80 columns but the address's own.
+      for (const line of banner.split('\n').filter((line) => !line.includes(baseUrl!))) expect(line.length, line).toBeLessThanOrEqual(80);
+    } finally {
+      sandbox.child.kill('SIGTERM');
+      await sandbox.exit;
+    }
+  });
+
   it('prints its address and both clients, and keeps a due retry across a restart with --data-dir', async () => {
     receiver.respondWith = () => 500;
     const retryBaseMs = 1_500;
@@ -35,17 +52,11 @@ describe('whsvc sandbox start', () => {
       'data_dir',
     ]);
     expect(first.info.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(first.stderr()).toContain(`ready at ${first.info.base_url}`);
     expect(first.info.inspector_url).toBe(`${first.info.base_url}/`);
-    expect(first.stderr()).toContain(`  inspector     ${first.info.base_url}/  `);
-    expect(first.stderr()).toContain(`  read-only     client ${first.info.readonly_client_id}\n`);
-    // Each secret on a line of its own, so that it is copied whole; every line fits 80 columns but the address's own.
-    expect(first.stderr()).toContain(`\n                secret ${first.info.client_secret}\n`);
-    for (const line of first
-      .stderr()
-      .split('\n')
-      .filter((line) => !line.includes(first.info.base_url)))
-      expect(line.length, line).toBeLessThanOrEqual(80);
+    // The credentials are in the JSON line: stderr, a CI log, holds none.
+    expect(first.stderr()).toContain(`whsvc sandbox ready at ${first.info.base_url} (its credentials are in the JSON line on stdout)\n`);
+    expect(first.stderr()).not.toContain(first.info.client_secret);
+    expect(first.stderr()).not.toContain(first.info.readonly_client_secret);
 
     const token = await getToken(first.info.base_url, first.info.client_id, first.info.client_secret);
     const created = await http(first.info.base_url, 'POST', '/v1/webhooks', {

@@ -111,7 +111,12 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
   }
 
   const [readWrite, readOnly] = sandbox.clients;
-  deps.stderr.write(banner(sandbox, baseUrl, dataDir, { ...options, maxConnections }));
+  // With --json the credentials are in the line on stdout: stderr, often a CI log, gets none.
+  deps.stderr.write(
+    options.json
+      ? `whsvc sandbox ready at ${baseUrl} (its credentials are in the JSON line on stdout)\n`
+      : banner(sandbox, baseUrl, dataDir, { ...options, maxConnections }),
+  );
 
   if (options.json) {
     deps.stdout.write(
