@@ -9,7 +9,7 @@ export interface Answer {
 }
 
 export interface ExchangeLimits {
-  /** The whole exchange, from now until the answer's last byte. */
+  /** The whole exchange, from now until the answer's last byte; Infinity waits as long as the connection lasts. */
   timeoutMs: number;
   /** Bytes of the answer's body kept; past them the exchange is cut short (its connection closed). All of it when not given. */
   bodyLimit?: number | undefined;
@@ -33,9 +33,10 @@ export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOpt
     const handler = new Exchange(resolve, reject, limits.bodyLimit ?? Number.POSITIVE_INFINITY);
     // Cleared as soon as the exchange ends: AbortSignal.timeout would keep a timer and its signal alive for the
     // whole timeoutMs after every send, thousands of them at once under a steady stream.
-    handler.timer = setTimeout(timeOut, limits.timeoutMs, handler);
+    if (Number.isFinite(limits.timeoutMs)) handler.timer = setTimeout(timeOut, limits.timeoutMs, handler);
     try {
-      dispatcher.dispatch(options, handler);
+      // undici's own limits (300 s to the headers, 300 s between body chunks by default) would cut a wait without one.
+      dispatcher.dispatch(Number.isFinite(limits.timeoutMs) ? options : { ...options, headersTimeout: 0, bodyTimeout: 0 }, handler);
     } catch (error) {
       handler.abort(error as Error);
     }

@@ -100,6 +100,8 @@ export interface CallOptions {
   stop?: AbortSignal | undefined;
   /** What a 404 means for what was asked (where to find the right id): the ApiError's hint, given where the call is made. */
   notFoundHint?: string | undefined;
+  /** This call's limit in place of --request-timeout: Infinity for work that takes as long as it takes (a clock jump). */
+  timeoutMs?: number | undefined;
 }
 
 /** A wait, cut short by `stop`: the request it held back is not sent. */
@@ -186,7 +188,7 @@ export class ApiClient {
       client_secret: credentials.clientSecret,
       ...(credentials.scope ? { scope: credentials.scope } : {}),
     });
-    const response = await this.exchange('POST', TOKEN_PATH, undefined, body, undefined, false);
+    const response = await this.exchange('POST', TOKEN_PATH, undefined, body, undefined, { idempotent: false });
     if (response.status === 400 || response.status === 401) {
       const { code, message } = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
       throw new AuthError(`the service refused the credentials${code ? ` (${code})` : ''}: ${message ?? `HTTP ${response.status}`}`, response.status, code);
@@ -212,13 +214,14 @@ export class ApiClient {
   async call(method: string, path: string, options: CallOptions = {}): Promise<TransportResponse> {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     let token = await this.token();
-    let response = await this.exchange(method, path, options.query, body, token.access_token, method === 'GET', options.stop);
+    const how = { idempotent: method === 'GET', stop: options.stop, timeoutMs: options.timeoutMs };
+    let response = await this.exchange(method, path, options.query, body, token.access_token, how);
     if (response.status === 401) {
       // Refused: never offer this token again, even if no fresh one can be had.
       this.memoryToken = undefined;
       await this.options.tokenCache?.clear();
       token = await this.token(true);
-      response = await this.exchange(method, path, options.query, body, token.access_token, method === 'GET', options.stop);
+      response = await this.exchange(method, path, options.query, body, token.access_token, how);
       if (response.status === 401) {
         const { code, message } = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
         throw new AuthError(`the service refused a fresh access token: ${message ?? 'HTTP 401'}`, 401, code);
@@ -284,8 +287,7 @@ export class ApiClient {
     query: Query | undefined,
     body: string | undefined,
     accessToken: string | undefined,
-    idempotent: boolean,
-    stop?: AbortSignal,
+    { idempotent, stop, timeoutMs = this.options.timeoutMs }: { idempotent: boolean; stop?: AbortSignal | undefined; timeoutMs?: number | undefined },
   ): Promise<TransportResponse> {
     const url = new URL(this.options.baseUrl.replace(/\/+$/, '') + path);
     for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
@@ -304,7 +306,7 @@ export class ApiClient {
       this.options.debug?.(`> ${method} ${url.href}\n${redactHeaders(headers)}${body ? `\n\n${redactText(body)}` : ''}\n`);
       let response: TransportResponse;
       try {
-        response = await this.options.transport({ method, url, headers, body, timeoutMs: this.options.timeoutMs });
+        response = await this.options.transport({ method, url, headers, body, timeoutMs });
       } catch (error) {
         if (!(error instanceof TransportError)) throw error;
         this.options.debug?.(`< no answer: ${error.message}\n`);

@@ -127,9 +127,14 @@ export function sandboxClock(api: ApiClient): Promise<ClockState> {
   return api.json<ClockState>('GET', CLOCK, { notFoundHint: noSandbox(CLOCK) });
 }
 
-/** POST /_sandbox/clock: a manual clock moved forward, by a time or to one, playing out every attempt due on the way. */
+/**
+ * POST /_sandbox/clock: a manual clock moved forward, by a time or to one,
+ * playing out every attempt due on the way. Answered once the jump is done,
+ * however long its sends take (a slow receiver, a timeout at each due time):
+ * no --request-timeout, since a jump given up on goes on in the sandbox.
+ */
 export function moveSandboxClock(api: ApiClient, move: { advance_ms: number | undefined } | { to: string }): Promise<ClockState> {
-  return api.json<ClockState>('POST', CLOCK, { body: move, notFoundHint: noSandbox(CLOCK) });
+  return api.json<ClockState>('POST', CLOCK, { body: move, notFoundHint: noSandbox(CLOCK), timeoutMs: Number.POSITIVE_INFINITY });
 }
 
 /**

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clockTime } from '../../src/render/text.js';
 import { WHSVC_BIN, runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 // The sandbox as a test harness: a manual clock plays a retry schedule out in
 // seconds, against a real `whsvc listen --fail-first` receiver.
@@ -227,5 +228,52 @@ describe('sandbox start --clock manual', () => {
     await expect.poll(() => json.lines().length, { timeout: 30_000, interval: 25 }).toBeGreaterThanOrEqual(1);
     expect(json.lines()[0]!.headers.date).toBe(moved.toUTCString());
     await sandbox.stop();
+  });
+
+  describe('a jump over a receiver slower than --request-timeout', () => {
+    /** A manual sandbox with one delivery whose retry falls due in 60 s, to a receiver that now holds what it gets. */
+    async function retryDueToAHeldReceiver() {
+      const receiver = await startReceiver(() => 500);
+      const sandbox = await startSandboxProcess(['--quiet', '--clock', 'manual', '--retry-base-ms', '60000']);
+      running.push(sandbox, { stop: () => receiver.close() });
+      const cli = cliFor(sandbox, mkdtempSync(join(workDir, 'config-')));
+      expect((await cli(['webhooks', 'create', '--url', `${receiver.url}/slow`, '--events', 'invoice.paid'])).code).toBe(0);
+      expect((await cli(['sandbox', 'trigger', 'invoice.paid'])).code).toBe(0);
+      await receiver.waitFor(1);
+      receiver.respondWith = () => 'hold';
+      const from = Date.parse(JSON.parse((await cli(['sandbox', 'clock', '--json'])).stdout).now);
+      const advance = spawn(process.execPath, [WHSVC_BIN, 'sandbox', 'clock', 'advance', '2m', '--request-timeout', '1s'], {
+        env: { ...process.env, ...sandboxEnv(sandbox.info, mkdtempSync(join(workDir, 'config-'))), CI: 'true', NO_COLOR: '1' },
+      });
+      let stdout = '';
+      let stderr = '';
+      advance.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+      advance.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+      const exited = new Promise<number | null>((done) => advance.on('exit', done));
+      // The retry, sent by the jump, is held: the jump cannot end before the receiver answers.
+      await receiver.waitFor(2);
+      return { receiver, cli, from, advance, exited, output: () => ({ stdout, stderr }) };
+    }
+
+    it('waits as long as the jump takes, past its request limit, and reports what was sent', async () => {
+      const { receiver, advance, exited, output } = await retryDueToAHeldReceiver();
+      // Longer than the 1 s request limit (so the old behaviour, giving up then, would have exited by now).
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect(advance.exitCode, output().stderr).toBeNull();
+      receiver.release(200);
+      expect(await exited, output().stderr).toBe(0);
+      expect(output().stdout).toMatch(/: 1 attempt sent, 1 delivered, 0 failed\n/);
+    });
+
+    it('Ctrl-C says the jump goes on without whsvc and how to see it; the clock then moves once, not twice', async () => {
+      const { receiver, cli, from, advance, exited, output } = await retryDueToAHeldReceiver();
+      advance.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(output().stderr).toContain('whsvc: the sandbox goes on moving its clock ahead without whsvc; `whsvc sandbox clock` shows its time');
+      receiver.release(200);
+      // The jump finishes in the sandbox: a second look waits for it (one move at a time) and finds it moved 2 minutes, once.
+      const after = JSON.parse((await cli(['sandbox', 'clock', 'advance', '0s', '--json'])).stdout);
+      expect(Date.parse(after.now) - from).toBe(2 * 60 * SECOND);
+    });
   });
 });

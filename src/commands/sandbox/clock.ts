@@ -1,5 +1,7 @@
 import { Argument, Command } from '@commander-js/extra-typings';
 import { moveSandboxClock, sandboxClock } from '../../api/endpoints.js';
+import type { ClockState } from '../../api/shapes.js';
+import { onInterrupt } from '../../cli/interrupt.js';
 import { addVerbs, apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { duration } from '../../cli/parse.js';
@@ -36,6 +38,26 @@ export interface ClockOptions {
   to?: string | undefined;
 }
 
+/**
+ * A jump waits for its sends, as long as they take. Once asked, the sandbox
+ * finishes it whatever whsvc does: a Ctrl-C says so, so that no one asks for
+ * the same jump twice.
+ */
+async function moveClock(move: Parameters<typeof moveSandboxClock>[1], deps: CommandDeps): Promise<ClockState> {
+  const where = 'to' in move ? `to ${move.to}` : 'ahead';
+  if (deps.stderr.isTTY) deps.stderr.write(`Moving the sandbox's clock ${where}; every attempt due on the way is sent, in order…\n`);
+  const unregister = onInterrupt(() =>
+    deps.stderr.write(
+      `\nwhsvc: the sandbox goes on moving its clock ${where} without whsvc; \`whsvc sandbox clock\` shows its time (another move would add to this one)`,
+    ),
+  );
+  try {
+    return await moveSandboxClock(deps.api, move);
+  } finally {
+    unregister();
+  }
+}
+
 /** `sandbox clock [advance D | set T]`: the sandbox's time (/_sandbox/clock), and the attempts due next. */
 export async function run(options: ClockOptions, deps: CommandDeps): Promise<number> {
   let move: Parameters<typeof moveSandboxClock>[1] | undefined;
@@ -47,7 +69,7 @@ export async function run(options: ClockOptions, deps: CommandDeps): Promise<num
     }
     move = { to: new Date(to).toISOString() };
   }
-  const state = move ? await moveSandboxClock(deps.api, move) : await sandboxClock(deps.api);
+  const state = move ? await moveClock(move, deps) : await sandboxClock(deps.api);
   if (deps.json) {
     printJson(deps, state);
     return 0;
