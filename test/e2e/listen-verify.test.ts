@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, listenedDeliveries, runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver } from '../helpers/receiver.js';
 
 let sandbox: SandboxProcess;
@@ -34,11 +34,9 @@ describe('whsvc listen', () => {
     expect(created.code, created.stderr).toBe(0);
     for (let i = 0; i < 2; i++) expect((await runCli(['sandbox', 'trigger', 'invoice.paid'], { env: apiEnv() })).code).toBe(0);
     expect(await listener.exit).toBe(0);
-    const lines = listener
-      .stdout()
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    // Its address first, for a script that gave --port 0.
+    expect(JSON.parse(listener.stdout().split('\n')[0]!)).toEqual({ url: listener.url });
+    const lines = listenedDeliveries(listener.stdout());
     expect(lines).toHaveLength(2);
     for (const line of lines) {
       expect(line).toMatchObject({ event: 'invoice.paid', signature_check: 'verified', status: 200, attempt: 1 });
@@ -69,11 +67,7 @@ describe('whsvc listen', () => {
     expect((await runCli(['sandbox', 'trigger', 'invoice.paid'], { env: apiEnv() })).code).toBe(0);
     // --count counts the delivery once it is taken, on its third attempt.
     expect(await listener.exit).toBe(0);
-    const lines = listener
-      .stdout()
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const lines = listenedDeliveries(listener.stdout());
     expect(lines.map((l) => [l.attempt, l.status, l.rule])).toEqual([
       [1, 500, 'fail_first'],
       [2, 500, 'fail_first'],
@@ -183,14 +177,8 @@ describe('whsvc listen', () => {
         env: apiEnv(),
       });
       await runCli(['sandbox', 'trigger', 'sales_order.created'], { env: apiEnv() });
-      await expect
-        .poll(() => listener.stdout().trim().split('\n').filter(Boolean).length >= 3, { message: 'three attempts', timeout: 20_000, interval: 25 })
-        .toBe(true);
-      const attempts = listener
-        .stdout()
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line));
+      await expect.poll(() => listenedDeliveries(listener.stdout()).length >= 3, { message: 'three attempts', timeout: 20_000, interval: 25 }).toBe(true);
+      const attempts = listenedDeliveries(listener.stdout());
       expect(attempts.map((a) => [a.attempt, a.status, a.signature_check])).toEqual([
         [1, 503, 'verified'],
         [2, 503, 'verified'],
@@ -253,11 +241,7 @@ describe('whsvc listen trusts only what is signed', () => {
       200,
     );
     expect(await listener.exit).toBe(1);
-    const lines = listener
-      .stdout()
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const lines = listenedDeliveries(listener.stdout());
     expect(lines.map((line) => [line.signature_check, line.repeat, line.status])).toEqual([
       ['missing', null, 400],
       ['verified', null, 200],
@@ -293,11 +277,7 @@ describe('whsvc listen trusts only what is signed', () => {
     ).toBe(200);
     // Three distinct deliveries reached --count 3; the refused ones make the exit 1.
     expect(await listener.exit).toBe(1);
-    const lines = listener
-      .stdout()
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const lines = listenedDeliveries(listener.stdout());
     expect(lines.map((line) => [line.event, line.header_event, line.event_mismatch, line.delivery_id, line.repeat, line.repeat_of, line.status])).toEqual([
       ['invoice.paid', 'invoice.paid', false, 'dlv_real_1', null, null, 200],
       ['invoice.paid', 'production_order.completed', true, 'dlv_forged_1', 'same_body', 'dlv_real_1', 400],

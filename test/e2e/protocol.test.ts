@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxEnv, startSandboxProcess, startWhsvcUntil, type SandboxProcess } from '../helpers/cli.js';
+import { listenedDeliveries, runCli, sandboxEnv, startSandboxProcess, startWhsvcUntil, type SandboxProcess } from '../helpers/cli.js';
 import { signatureOf } from '../helpers/delivery.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -168,7 +168,7 @@ describe('one signature check, signature_check, in every --json', () => {
     });
     expect(good.status).toBe(200);
     expect(await listener.exit).toBe(1);
-    expect(ndjson(listener.stdout()).map((line) => line.signature_check)).toEqual(['malformed', 'verified']);
+    expect(listenedDeliveries(listener.stdout()).map((line) => line.signature_check)).toEqual(['malformed', 'verified']);
     expect(ndjson(readFileSync(file, 'utf8')).map((record) => record.signature_check)).toEqual(['malformed', 'verified']);
   });
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clockTime } from '../../src/render/text.js';
-import { WHSVC_BIN, runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, listenedDeliveries, runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver } from '../helpers/receiver.js';
 
 // The sandbox as a test harness: a manual clock plays a retry schedule out in
@@ -37,12 +37,7 @@ function listen(args: string[]): Promise<Listener> {
     const exited = new Promise((done) => child.on('exit', done));
     const listener: Listener = {
       url: '',
-      lines: () =>
-        stdout
-          .trim()
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => JSON.parse(line)),
+      lines: () => listenedDeliveries(stdout),
       stop: () => {
         child.kill('SIGINT');
         return exited;

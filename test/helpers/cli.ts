@@ -158,3 +158,19 @@ export async function startListen(args: string[], env: Record<string, string> = 
   const running = await startWhsvcUntil(['listen', '--port', '0', ...args], /ready at (http:\/\/\S+)/, 'listen', env);
   return { ...running, url: running.ready[1]! };
 }
+
+/**
+ * The deliveries `listen --json` printed: its lines after the first, which
+ * is the address it listens at (`{"url": …}`), checked here.
+ */
+export function listenedDeliveries(stdout: string): Array<Record<string, any>> {
+  const [first, ...deliveries] = stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+  if (first === undefined) return [];
+  if (Object.keys(first).join() !== 'url' || !/^http:\/\/127\.0\.0\.1:\d+$/.test(first.url))
+    throw new Error(`listen --json did not start with its address: ${stdout.slice(0, 200)}`);
+  return deliveries;
+}

@@ -196,6 +196,8 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   const server = await serveRequests(receive, options, now, (error) =>
     deps.stderr.write(`whsvc listen: a request could not be handled, answered 500: ${(error as Error)?.message ?? String(error)}\n`),
   );
+  // A script learns the address from stdout, as from `sandbox start --json`: --port 0 chose the port.
+  if (options.json) deps.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
   announce(
     deps.stderr,
     { url: server.url, secret: secret.describe, secretMissing: secret.current() === undefined, routes, seed, recorder: recording?.file },
