@@ -133,6 +133,8 @@ export class ApiClient {
   private tokenRequest: Promise<CachedToken> | undefined;
   /** Waits on 429/503 before a request gives up; a bulk command that must get through raises it. */
   retryAfterWaits = MAX_RETRY_AFTER_WAITS;
+  /** Told of each wait a 429 or 503 asked for, in place of the notice line: a bulk command shows it in its progress line. */
+  onWait: ((seconds: number, status: number) => void) | undefined;
   /** The service's now, from its answers (the times in its log are on this clock). */
   readonly serviceClock: ServiceClock;
 
@@ -273,7 +275,8 @@ export class ApiClient {
     const ends = this.now() + seconds * 1000;
     if (this.pause && ends <= this.pauseEnds) return this.pause;
     this.pauseEnds = ends;
-    this.options.notice?.(`the service answered ${status}; retrying in ${seconds} s as it asks (Retry-After)`);
+    if (this.onWait) this.onWait(seconds, status);
+    else this.options.notice?.(`the service answered ${status}; retrying in ${seconds} s as it asks (Retry-After)`);
     const pause: Promise<void> = this.sleep(seconds * 1000).then(() => {
       if (this.pause === pause) this.pause = undefined;
     });

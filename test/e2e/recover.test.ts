@@ -133,7 +133,9 @@ describe('deliveries recover against the real sandbox', () => {
     const result = await s.cli(['deliveries', 'recover', '--yes', '--json', '--concurrency', '8'], 120_000);
     expect(result.code, result.stderr).toBe(0);
     expect(json(result).summary).toMatchObject({ selected: 16, resent: 16, delivered: 16, errors: 0 });
-    expect(result.stderr).toContain('answered 429');
+    // Said once, however many waits: not a line a wait over the JSON's reader's log.
+    expect(result.stderr.match(/429/g), result.stderr).toEqual(['429']);
+    expect(result.stderr).toContain('whsvc: the service answered 429: re-sends wait as it asks (Retry-After), each time it does\n');
     const sends = s.sends();
     expect(sends.size).toBe(16);
     for (const [id, count] of sends) expect(count, id).toBe(2);
@@ -254,5 +256,22 @@ describeInTerminal('deliveries recover in a real terminal (tmux)', () => {
     expect(screen).toContain('EXIT=0');
     expect(screen).toContain('Re-sent 6 deliveries: 6 delivered, 0 failed again, 0 already delivered, 0 errors.');
     expect(screen).not.toContain('re-sending');
+  });
+
+  it("a rate-limited run shows the service's waits in its progress line, never as lines over it, and counts them in the summary", async () => {
+    const s = await setup('tty-limited', ['--rate-limit', '2']);
+    await createWebhook(s, '/tty-limited', 'invoice.paid');
+    await trigger(s, 'invoice.paid', 8);
+    await s.receiver.waitFor(8);
+    s.down.value = false;
+    const { CI: _ci, ...env } = s.env;
+    const session = new TmuxSession(`${process.execPath} ${WHSVC_BIN} deliveries recover --yes --concurrency 4`, { ...env, TERM: 'xterm-256color' });
+    cleanups.push(async () => session.close());
+    await session.waitFor(/re-sending \d+\/\d+ .*· waiting \d+ s as the service asks \(429\)/, 60_000);
+    const screen = await session.waitFor(/EXIT=\d+/, 120_000);
+    expect(screen).toContain('EXIT=0');
+    expect(screen).toContain('Re-sent 8 deliveries: 8 delivered');
+    expect(screen).toMatch(/Waited \d+ times? as the service asked \(HTTP 429, Retry-After\)\./);
+    expect(screen).not.toContain('retrying in');
   });
 });

@@ -13,7 +13,7 @@ import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { JsonDocumentStream, printJson, tableLayout } from '../../cli/output.js';
 import { gracefulInterrupt, stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, collect, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
-import { ResendReport, concurrencyOption, resendAll, type ResendTarget } from './shared/resend.js';
+import { ResendReport, concurrencyOption, resendAll, type ResendTarget, verboseOption } from './shared/resend.js';
 
 export const command = () =>
   new Command('recover')
@@ -30,6 +30,7 @@ export const command = () =>
     .option('--dry-run', 'list what would be re-sent, and send nothing')
     .option('-y, --yes', 'do not ask for confirmation')
     .addOption(concurrencyOption())
+    .addOption(verboseOption())
     .addHelpText(
       'after',
       examples(
@@ -50,6 +51,7 @@ export const command = () =>
             dryRun: Boolean(o.dryRun),
             yes: Boolean(o.yes),
             concurrency: o.concurrency,
+            verbose: Boolean(o.verbose),
             stop: gracefulInterrupt(),
             argv: process.argv.slice(2),
           },
@@ -67,6 +69,8 @@ export interface RecoverOptions {
   dryRun: boolean;
   yes: boolean;
   concurrency: number;
+  /** A line on stderr for each delivery that did not get through. */
+  verbose?: boolean | undefined;
   /** Fires when the user asks to stop (Ctrl-C): no new delivery is taken, those in flight finish. */
   stop?: AbortSignal | undefined;
   /** The command line as given (after `whsvc`), to say how to resume. */
@@ -168,7 +172,7 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
     targets = all;
   }
 
-  const report = new ResendReport(deps, total);
+  const report = new ResendReport(deps, total, options.verbose);
   await resendAll(deps, keepingHeapSmall(targets, deps), { concurrency: options.concurrency, stop: options.stop, report });
   const interrupted = options.stop?.aborted === true;
   if (report.tally.selected === 0 && !interrupted && !deps.json) return nothingToDo(deps, options.status);

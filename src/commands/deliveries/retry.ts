@@ -5,7 +5,7 @@ import { examples } from '../../cli/examples.js';
 import { gracefulInterrupt } from '../../cli/interrupt.js';
 import { collect, resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
-import { ResendReport, concurrencyOption, resendAll, targetsFromIds } from './shared/resend.js';
+import { ResendReport, concurrencyOption, resendAll, targetsFromIds, verboseOption } from './shared/resend.js';
 import { reportSentAttempt } from './shared/view.js';
 
 export const command = () =>
@@ -13,12 +13,15 @@ export const command = () =>
     .description('re-send failed or pending attempts now (several ids: side by side, with a summary)')
     .addArgument(new Argument('<delivery-id...>', 'delivery ids').argParser(collect(resourceId('delivery'))))
     .addOption(concurrencyOption())
+    .addOption(verboseOption())
     .addHelpText('after', examples('whsvc deliveries retry dlv_…', 'whsvc deliveries retry dlv_A dlv_B dlv_C --json'))
-    .action(apiAction((deps, ids, o) => run({ ids, concurrency: o.concurrency, stop: gracefulInterrupt }, deps)));
+    .action(apiAction((deps, ids, o) => run({ ids, concurrency: o.concurrency, verbose: Boolean(o.verbose), stop: gracefulInterrupt }, deps)));
 
 export interface RetryOptions {
   ids: string[];
   concurrency: number;
+  /** Several ids: a line on stderr for each that did not get through. */
+  verbose?: boolean | undefined;
   /** Ctrl-C stops taking ids instead of quitting: asked for only when several ids are re-sent. */
   stop?: (() => AbortSignal) | undefined;
 }
@@ -31,7 +34,7 @@ export async function run(options: RetryOptions, deps: CommandDeps): Promise<num
     return reportSentAttempt(deps, attempt, 'retry');
   }
   const stop = options.stop?.();
-  const report = new ResendReport(deps, ids.length);
+  const report = new ResendReport(deps, ids.length, options.verbose);
   await resendAll(deps, targetsFromIds(ids), { concurrency: options.concurrency, stop, report });
   return report.finish(stop?.aborted === true);
 }

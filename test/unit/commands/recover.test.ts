@@ -108,11 +108,41 @@ describe('deliveries recover', () => {
     const code = await recover(options({ webhooks: ['wh_1'] }), fake.deps);
     expect(code).toBe(1);
     expect(fake.stdout.text).toContain('Re-sent 1 delivery: 0 delivered, 1 failed again, 1 already delivered, 1 error.');
+    expect(fake.stdout.text).toContain('Failed again, by reason: 1 answered 503\n');
+    expect(fake.stdout.text).toContain('Errors, by reason: 1 HTTP 500 internal_error\n');
     expect(fake.stdout.text).toContain('Still failing: dlv_Z1\n');
-    expect(fake.stdout.text).toContain('Errors (see above): dlv_Y1\n');
+    expect(fake.stdout.text).toContain('Errors: dlv_Y1\n');
+    expect(fake.stdout.text).toContain('Why one failed: whsvc deliveries diagnose dlv_Z1\n');
     expect(fake.stdout.text).toContain('List them: whsvc deliveries list wh_1 --status failed');
-    expect(fake.stderr.text).toMatch(/error dlv_Y1 invoice.paid: not re-sent: boom \(HTTP 500 internal_error\)/);
-    expect(fake.stderr.text).toMatch(/failed dlv_Z1 invoice.paid: failed again \(answered 503\)/);
+    // A line per delivery only with --verbose: a run over a thousand failures is read from its summary.
+    expect(fake.stderr.text).not.toContain('dlv_Y1');
+    expect(fake.stderr.text).not.toContain('dlv_Z1');
+  });
+
+  it('--verbose: a line on stderr for each delivery that did not get through, with its reason', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock
+      .intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_Y1/retry', method: 'POST' })
+      .reply(json(500, { error: { code: 'internal_error', message: 'boom' } }));
+    fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_Z1/retry', method: 'POST' }).reply(json(200, attempt('dlv_Z2', 'dlv_Z1', 'failed', 0)));
+    expect(await retry({ ids: ['dlv_Y1', 'dlv_Z1'], concurrency: 1, verbose: true }, fake.deps)).toBe(1);
+    expect(fake.stderr.text).toMatch(/error dlv_Y1: not re-sent: boom \(HTTP 500 internal_error\)\n/);
+    expect(fake.stderr.text).toMatch(/failed dlv_Z1: failed again \(answered 503\)\n/);
+  });
+
+  it('a rate-limited run says the wait once, not once a wait, and counts the waits in the summary', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    for (const id of ['dlv_1', 'dlv_2', 'dlv_3']) {
+      fake.mock.intercept({ path: `/v1/webhooks/webhook-deliveries/${id}/retry`, method: 'POST' }).reply(json(429, {}, { 'retry-after': '1' }));
+      fake.mock.intercept({ path: `/v1/webhooks/webhook-deliveries/${id}/retry`, method: 'POST' }).reply(json(200, attempt(`${id}x`, id, 'delivered', 0)));
+    }
+    const api = fake.client({ sleep: () => Promise.resolve() });
+    expect(await retry({ ids: ['dlv_1', 'dlv_2', 'dlv_3'], concurrency: 1 }, { ...fake.deps, api })).toBe(0);
+    expect(fake.stderr.text.match(/429/g)).toHaveLength(1);
+    expect(fake.stderr.text).toContain('whsvc: the service answered 429: re-sends wait as it asks (Retry-After), each time it does\n');
+    expect(fake.stdout.text).toContain('Waited 3 times as the service asked (HTTP 429, Retry-After).\n');
   });
 
   it('--dry-run lists what would be re-sent and sends nothing', async () => {

@@ -16,6 +16,7 @@ const DEFAULT_CONCURRENCY = 8;
 const MAX_CONCURRENCY = 32;
 export const concurrencyOption = () =>
   new Option('--concurrency <n>', `re-sends in flight at once, 1 to ${MAX_CONCURRENCY}`).default(DEFAULT_CONCURRENCY).argParser(integerIn(1, MAX_CONCURRENCY));
+export const verboseOption = () => new Option('--verbose', 'a line on stderr for each delivery that did not get through (the summary counts them by reason)');
 
 /** An attempt to re-send: the newest attempt of a failed (or pending) delivery. */
 export interface ResendTarget {
@@ -33,6 +34,8 @@ export interface ResendResult {
   /** The new attempt the retry made. */
   attempt?: Attempt;
   error?: string;
+  /** Why it did not get through, in words shared by every delivery that failed the same way (the summary counts them). */
+  reason?: string;
 }
 
 export interface Tally {
@@ -57,7 +60,9 @@ async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget, s
   try {
     const attempt = await retryDelivery(deps.api, target.attemptId, { stop });
     const outcome: Outcome = attempt.status === 'delivered' ? 'delivered' : attempt.status === 'failed' ? 'failed' : 'pending';
-    return { target, outcome, attempt };
+    if (outcome !== 'failed') return { target, outcome, attempt };
+    const code = answeredStatus(attempt.response_code);
+    return { target, outcome, attempt, reason: code === undefined ? 'no HTTP response' : `answered ${code}` };
   } catch (error) {
     // Told to stop while it waited out a 429: never sent, so neither re-sent nor an error.
     if (error instanceof RequestStopped) return undefined;
@@ -65,12 +70,13 @@ async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget, s
     if (error instanceof ApiError) {
       if (error.status === 401 || error.status === 403) throw error;
       if (error.status === 409) return { target, outcome: 'already_delivered' };
-      return { target, outcome: 'error', error: `${error.message} (HTTP ${error.status}${error.code ? ` ${error.code}` : ''})` };
+      const status = `HTTP ${error.status}${error.code ? ` ${error.code}` : ''}`;
+      return { target, outcome: 'error', error: `${error.message} (${status})`, reason: status };
     }
     if (error instanceof NetworkError) {
       // The request may have reached the service (no answer in time): it may have re-sent; a resume would find it delivered then.
       const maybe = error.mayHaveActed ? `; it may have been re-sent all the same: \`whsvc deliveries list\` shows whether it was` : '';
-      return { target, outcome: 'error', error: `${error.message}${maybe}` };
+      return { target, outcome: 'error', error: `${error.message}${maybe}`, reason: error.message };
     }
     throw error;
   }
@@ -88,10 +94,11 @@ async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget, s
 export async function resendAll(
   deps: Pick<CommandDeps, 'api'>,
   targets: AsyncIterable<ResendTarget> | Iterable<ResendTarget>,
-  options: { concurrency: number; stop?: AbortSignal | undefined; report: Pick<ResendReport, 'taken' | 'scanned' | 'result' | 'failed'> },
+  options: { concurrency: number; stop?: AbortSignal | undefined; report: Pick<ResendReport, 'taken' | 'scanned' | 'result' | 'failed' | 'waiting'> },
 ): Promise<void> {
   const { report } = options;
   deps.api.retryAfterWaits = Math.max(deps.api.retryAfterWaits, BULK_RETRY_AFTER_WAITS);
+  deps.api.onWait = (seconds, status) => report.waiting(seconds, status);
   const queue: ResendTarget[] = [];
   let scanDone = false;
   let failure: unknown;
@@ -161,9 +168,11 @@ export async function resendAll(
 }
 
 /**
- * What a bulk re-send shows: on a terminal a progress line on stderr; with
- * --json one JSON document, written as the outcomes come (so memory stays
- * flat); else a line per delivery that did not get through, and a summary.
+ * What a bulk re-send shows: on a terminal a progress line on stderr (with the
+ * waits the service asks for); with --json one JSON document, written as the
+ * outcomes come (so memory stays flat); else a summary that counts what did not
+ * get through by reason, and names the commands that show why. A line per such
+ * delivery only with --verbose.
  */
 export class ResendReport {
   readonly tally: Tally = { selected: 0, resent: 0, delivered: 0, failed: 0, pending: 0, already_delivered: 0, errors: 0 };
@@ -176,11 +185,18 @@ export class ResendReport {
   /** Those whose retry ended in an error (a wrong id, a 5xx, no answer): not known to have failed again, so not "still failing". */
   private readonly erred: string[] = [];
   private readonly failingWebhooks = new Set<string>();
+  /** How many did not get through, by reason: failed again, and not re-sent. */
+  private readonly reasons = { failed: new Map<string, number>(), error: new Map<string, number>() };
+  /** Until when the service asked the run to wait (Retry-After), and what it answered. */
+  private waitingUntil = 0;
+  private waitingFor = 0;
+  private waits = 0;
 
   constructor(
     private readonly deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'colors' | 'errColors' | 'now'>,
     /** The number of targets when known before the first is taken (a confirmed selection, ids); else they are found while sending. */
     private readonly total?: number,
+    private readonly verbose = false,
   ) {
     this.scanning = total === undefined;
     this.started = deps.now();
@@ -198,6 +214,15 @@ export class ResendReport {
     this.redraw(true);
   }
 
+  /** The service asked for a wait (429, 503): in the progress line while it lasts; without one, said once. */
+  waiting(seconds: number, status: number): void {
+    this.waits += 1;
+    this.waitingUntil = this.deps.now() + seconds * 1000;
+    this.waitingFor = status;
+    if (this.progress) this.redraw(true);
+    else if (this.waits === 1) this.deps.stderr.write(`whsvc: the service answered ${status}: re-sends wait as it asks (Retry-After), each time it does\n`);
+  }
+
   result(result: ResendResult): void {
     const t = this.tally;
     // An id given on the command line may be any attempt of its delivery: the service's answer names the delivery.
@@ -210,6 +235,9 @@ export class ResendReport {
       const list = result.outcome === 'failed' ? this.stillFailing : this.erred;
       if (list.length < SHOWN_FAILING) list.push(target.deliveryId);
       if (target.webhookId) this.failingWebhooks.add(target.webhookId);
+      const byReason = this.reasons[result.outcome];
+      const reason = result.reason ?? result.error ?? 'unknown';
+      byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
     }
     if (this.document) {
       const a = result.attempt;
@@ -223,13 +251,13 @@ export class ResendReport {
         response_code: a?.response_code ?? null,
         error: result.error ?? null,
       });
-    } else if (result.outcome !== 'delivered' && result.outcome !== 'already_delivered') {
+    } else if (this.verbose && result.outcome !== 'delivered' && result.outcome !== 'already_delivered') {
       const why =
         result.outcome === 'error'
           ? `not re-sent: ${result.error}`
           : result.outcome === 'pending'
             ? 're-sent, still under way'
-            : `failed again (${answeredStatus(result.attempt?.response_code) === undefined ? 'no HTTP response' : `answered ${result.attempt!.response_code}`})`;
+            : `failed again (${result.reason})`;
       const label =
         result.outcome === 'pending' ? this.deps.errColors.yellow('pending') : this.deps.errColors.red(result.outcome === 'error' ? 'error' : 'failed');
       const line = `${label} ${sanitize(target.deliveryId)}${target.event ? ` ${sanitize(target.event)}` : ''}: ${sanitize(why)}\n`;
@@ -248,8 +276,10 @@ export class ResendReport {
     const all = this.total ?? t.selected;
     const total = this.scanning ? `${t.selected} found so far` : String(all);
     const left = !this.scanning && rate > 0 && done < all ? ` · ~${Math.ceil((all - done) / rate)} s left` : '';
+    const waitLeft = Math.ceil((this.waitingUntil - this.deps.now()) / 1000);
+    const waiting = waitLeft > 0 ? ` · waiting ${waitLeft} s as the service asks (${this.waitingFor})` : '';
     this.progress.update(
-      `re-sending ${done}/${total} · ${t.delivered} delivered · ${t.failed} still failing${t.errors ? ` · ${t.errors} error${t.errors === 1 ? '' : 's'}` : ''} · ${rate.toFixed(1)}/s${left}`,
+      `re-sending ${done}/${total} · ${t.delivered} delivered · ${t.failed} still failing${t.errors ? ` · ${t.errors} error${t.errors === 1 ? '' : 's'}` : ''} · ${rate.toFixed(1)}/s${left}${waiting}`,
       force,
     );
   }
@@ -274,6 +304,13 @@ export class ResendReport {
     };
   }
 
+  /** How many failed each way, most first: `Failed again, by reason: 10 answered 500, 5 no HTTP response`. */
+  private writeReasons(label: string, reasons: Map<string, number>): void {
+    if (reasons.size === 0) return;
+    const counts = [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, count]) => `${count} ${sanitize(reason)}`);
+    this.deps.stdout.write(`${label}: ${andMore(counts.slice(0, 5), counts.length)}\n`);
+  }
+
   /** The first ids of a kind of outcome, and how many more there were; nothing when there were none. */
   private writeIds(label: string, shown: string[], count: number): void {
     if (count === 0) return;
@@ -293,8 +330,13 @@ export class ResendReport {
       if (t.pending) parts.push(`${t.pending} still under way`);
       parts.push(`${t.already_delivered} already delivered`, `${t.errors} error${t.errors === 1 ? '' : 's'}`);
       this.deps.stdout.write(`Re-sent ${counted(t.resent, 'delivery')}: ${parts.join(', ')}.\n`);
+      this.writeReasons('Failed again, by reason', this.reasons.failed);
+      this.writeReasons('Errors, by reason', this.reasons.error);
+      if (this.waits > 0) this.deps.stdout.write(`Waited ${counted(this.waits, 'time')} as the service asked (HTTP ${this.waitingFor}, Retry-After).\n`);
       this.writeIds('Still failing', this.stillFailing, t.failed);
-      this.writeIds('Errors (see above)', this.erred, t.errors);
+      this.writeIds('Errors', this.erred, t.errors);
+      const example = this.stillFailing[0] ?? this.erred[0];
+      if (example) this.deps.stdout.write(`Why one failed: whsvc deliveries diagnose ${sanitize(example)}\n`);
       if (t.failed + t.errors > 0) {
         const webhooks = [...this.failingWebhooks];
         if (webhooks.length > 0) {
