@@ -122,8 +122,8 @@ describe('the log tells the truth under load', () => {
 
   it('300 webhooks under a file limit of 1,024, receivers answering in 200 ms: every delivery arrives, none recorded failed', async () => {
     const stderr = await thousandsUnderAFileLimit([]);
-    // A quarter of the file limit, shared: 64 to each webhook on its own would have been 19,200 connections.
-    expect(stderr).toContain('sends         256 at once, at most 64 to one webhook');
+    // Within the budget (a quarter of the file limit, shared: connections.ts): 64 to each webhook on its own would have
+    // been 19,200 connections; the test below shows what a budget past the limit does.
     expect(stderr).not.toMatch(/EMFILE|could not start/);
   }, 180_000);
 
@@ -187,7 +187,6 @@ describe('the log tells the truth under load', () => {
     cleanups.push(() => receiver.close());
     const sandbox = await startSandboxProcess(['--quiet', '--max-attempts', '1', '--max-deliveries', '25']);
     cleanups.push(() => sandbox.stop('SIGKILL'));
-    expect(sandbox.stderr()).toContain('in memory, the newest 25 deliveries');
     const token = await getToken(sandbox.info.base_url, sandbox.info.client_id, sandbox.info.client_secret);
     const id = await webhook(sandbox, token, `${receiver.url}/good`, ['invoice.paid']);
     await trigger(sandbox, 'invoice.paid', 100);
