@@ -3,7 +3,10 @@ import { elapsedClock, type Clock } from './clock.js';
 import { newId } from './ids.js';
 import { Lanes } from './lanes.js';
 import { MOST_CONNECTIONS } from './connections.js';
-import type { AttemptRecord, DeliveryRecord, Store, WebhookRecord } from './store.js';
+import type { Database } from './store/database.js';
+import type { DeliveryRepository } from './store/deliveries.js';
+import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './store/records.js';
+import type { WebhookRepository } from './store/webhooks.js';
 import { deliveryHeaders as protocolHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
 import { sign } from '../protocol/signature.js';
 import { exchange } from '../exchange.js';
@@ -60,7 +63,10 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
 };
 
 export interface DelivererDeps {
-  store: Store;
+  /** Its transactions: an attempt begun, the outcomes of a turn. */
+  database: Pick<Database, 'transaction'>;
+  webhooks: WebhookRepository;
+  deliveries: DeliveryRepository;
   clock: Clock;
   /** Where every send goes through: one pool per origin, so webhooks at the same host:port share its connections. */
   dispatcher: Dispatcher;
@@ -157,7 +163,7 @@ export class Deliverer {
 
   /** Recovers attempts cut off by an earlier stop and sends every retry already due. */
   start(): void {
-    this.deps.store.recoverInterrupted(this.deps.clock.now());
+    this.deps.deliveries.recoverInterrupted(this.deps.clock.now());
     this.arm();
   }
 
@@ -191,7 +197,7 @@ export class Deliverer {
    * webhook (policy.stalledAfterMs) is not waited for. The sends go on in the background.
    */
   async deliverEvent(accountId: string, type: string, payload: Record<string, unknown>): Promise<string[]> {
-    const prepared = this.deps.store.subscribedActiveWebhooks(accountId, type).map((webhook) => this.prepareFirst(webhook, type, payload));
+    const prepared = this.deps.webhooks.subscribedActive(accountId, type).map((webhook) => this.prepareFirst(webhook, type, payload));
     const recorded: Begun[] = [];
     await this.record(() => {
       for (const first of prepared) if (this.insertFirst(first)) recorded.push(first);
@@ -242,15 +248,15 @@ export class Deliverer {
       await this.settle();
       if (typeof target === 'function') target = target(this.deps.clock.now());
       for (;;) {
-        const due = this.deps.store.earliestDue();
+        const due = this.deps.deliveries.earliestDue();
         if (due === undefined || due > (target as number) || this.stopped) break;
         moveTo(due);
-        const deliveries = this.deps.store.dueDeliveries(due, 500);
+        const deliveries = this.deps.deliveries.due(due, 500);
         const attempts = await Promise.all(deliveries.map((delivery) => this.withDeliveryLock(delivery.id, () => this.sendNext(delivery.id, 'automatic'))));
         const made = attempts.filter((attempt): attempt is AttemptRecord => attempt !== undefined);
         sent.push(...made);
         // Nothing could be sent at that time (never expected): stop rather than spin.
-        if (made.length === 0 && this.deps.store.earliestDue() === due) break;
+        if (made.length === 0 && this.deps.deliveries.earliestDue() === due) break;
       }
       moveTo(target as number);
       return sent;
@@ -261,13 +267,13 @@ export class Deliverer {
 
   /** Sets the timer for the earliest due retry, unless it is already set for then or earlier. */
   private arm(dueAt?: number): void {
-    const { store, clock } = this.deps;
+    const { deliveries, clock } = this.deps;
     if (this.stopped) return;
     if (dueAt !== undefined && this.timer !== null && this.timerDueAt <= dueAt) return;
     if (this.timer !== null) clock.clearTimeout(this.timer);
     this.timer = null;
     this.timerDueAt = Infinity;
-    const due = store.earliestDue();
+    const due = deliveries.earliestDue();
     if (due === undefined) return;
     const delay = Math.min(Math.max(0, due - clock.now(), this.pausedUntil - clock.now()), 2_147_483_647);
     this.timerDueAt = due;
@@ -279,7 +285,7 @@ export class Deliverer {
     this.timerDueAt = Infinity;
     if (this.stopped) return;
     let underway = 0;
-    for (const delivery of this.deps.store.dueDeliveries(this.deps.clock.now(), 500)) {
+    for (const delivery of this.deps.deliveries.due(this.deps.clock.now(), 500)) {
       underway += 1;
       if (this.locks.has(delivery.id)) {
         this.dueWhileBusy = true;
@@ -339,10 +345,10 @@ export class Deliverer {
 
   /** Records a prepared delivery with its first attempt under way (inside a transaction); false if its webhook is gone. */
   private insertFirst(first: Begun): boolean {
-    const { store } = this.deps;
-    if (!store.hasWebhook(first.webhook.id)) return false;
-    store.insertDelivery(first.delivery);
-    first.seq = store.insertAttempt(
+    const { webhooks, deliveries } = this.deps;
+    if (!webhooks.exists(first.webhook.id)) return false;
+    deliveries.insert(first.delivery);
+    first.seq = deliveries.insertAttempt(
       { id: first.attemptId, delivery_id: first.delivery.id, webhook_id: first.webhook.id, created_at: first.delivery.created_at },
       1,
     ).seq;
@@ -353,14 +359,14 @@ export class Deliverer {
   private async sendNext(deliveryId: string, kind: 'automatic', retried?: undefined): Promise<AttemptRecord | undefined>;
   private async sendNext(deliveryId: string, kind: 'manual', retried: string): Promise<AttemptRecord | 'already_delivered' | undefined>;
   private async sendNext(deliveryId: string, kind: 'automatic' | 'manual', retried?: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
-    const { store, clock } = this.deps;
+    const { database, webhooks, deliveries, clock } = this.deps;
     const started = clock.now();
-    const begun = store.transaction((): Begun | 'already_delivered' | undefined => {
-      const delivery = store.deliveryById(deliveryId);
+    const begun = database.transaction((): Begun | 'already_delivered' | undefined => {
+      const delivery = deliveries.byId(deliveryId);
       if (!delivery) return undefined;
       // Once any attempt of a delivery got through, it is delivered: a manual retry would only send it twice.
-      if (retried !== undefined && (delivery.delivered || store.attemptStatus(retried) === 'delivered')) return 'already_delivered';
-      const webhook = store.webhookById(delivery.webhook_id);
+      if (retried !== undefined && (delivery.delivered || deliveries.attemptStatus(retried) === 'delivered')) return 'already_delivered';
+      const webhook = webhooks.byId(delivery.webhook_id);
       if (!webhook) return undefined;
       if (kind === 'automatic') {
         if (this.stopped || delivery.delivered || delivery.next_due_at === null || delivery.next_due_at > started) return undefined;
@@ -368,11 +374,11 @@ export class Deliverer {
         if (delivery.auto_attempts > 0 && !webhook.active) return undefined;
         delivery.auto_attempts += 1;
         delivery.next_due_at = null;
-        store.updateDeliverySchedule(delivery.id, delivery);
+        deliveries.updateSchedule(delivery.id, delivery);
       }
       // A delivery recorded but never sent (by an older sandbox) gets its own id for its first attempt.
       const attemptId = kind === 'automatic' && delivery.auto_attempts === 1 ? delivery.id : newId('dlv');
-      const { number, seq } = store.insertAttempt({
+      const { number, seq } = deliveries.insertAttempt({
         id: attemptId,
         delivery_id: delivery.id,
         webhook_id: webhook.id,
@@ -390,17 +396,17 @@ export class Deliverer {
    * with its webhook, in which case the updates change nothing).
    */
   private async complete(begun: Begun): Promise<AttemptRecord> {
-    const { store, clock, policy } = this.deps;
+    const { deliveries, clock, policy } = this.deps;
     const { delivery, webhook } = begun;
     const outcome = await this.post(webhook, delivery, begun);
     let retryAt: number | undefined;
     await this.record(() => {
-      store.finishAttempt(begun.attemptId, outcome);
+      deliveries.finishAttempt(begun.attemptId, outcome);
       if (outcome.status === 'delivered') {
-        store.updateDeliverySchedule(delivery.id, { auto_attempts: delivery.auto_attempts, next_due_at: null, delivered: true });
+        deliveries.updateSchedule(delivery.id, { auto_attempts: delivery.auto_attempts, next_due_at: null, delivered: true });
       } else if (begun.kind === 'automatic' && delivery.auto_attempts < policy.maxAttempts && !delivery.delivered) {
         retryAt = clock.now() + Math.min(policy.maxDelayMs, policy.retryBaseMs * 2 ** (delivery.auto_attempts - 1));
-        store.updateDeliverySchedule(delivery.id, { auto_attempts: delivery.auto_attempts, next_due_at: retryAt, delivered: false });
+        deliveries.updateSchedule(delivery.id, { auto_attempts: delivery.auto_attempts, next_due_at: retryAt, delivered: false });
       }
     });
     if (retryAt !== undefined) this.arm(retryAt);
@@ -436,7 +442,7 @@ export class Deliverer {
         this.pendingRecords = [];
         this.recordsWritten = null;
         try {
-          this.deps.store.transaction(() => {
+          this.deps.database.transaction(() => {
             for (const record of batch) record();
             this.keepWithinCap();
           });
@@ -456,7 +462,7 @@ export class Deliverer {
   private keepWithinCap(): void {
     const max = this.deps.policy.maxDeliveries;
     if (!Number.isFinite(max)) return;
-    const dropped = this.deps.store.dropOldestDeliveries(max, this.locks);
+    const dropped = this.deps.deliveries.dropOldest(max, this.locks);
     if (dropped > 0 && !this.dropped) {
       this.dropped = true;
       this.deps.onFirstDrop?.(dropped);
@@ -478,8 +484,8 @@ export class Deliverer {
       // An attempt that has to wait for its turn is marked queued in the store meanwhile: a sandbox killed then never
       // sent it (see recoverInterrupted).
       const turn = await this.lanes.turn(webhook.id, {
-        waits: () => this.deps.store.markQueued(begun.attemptId, begun.kind),
-        starts: () => this.deps.store.markQueued(begun.attemptId, undefined),
+        waits: () => this.deps.deliveries.markQueued(begun.attemptId, begun.kind),
+        starts: () => this.deps.deliveries.markQueued(begun.attemptId, undefined),
         acknowledge: begun.onTurn,
       });
       let result: SendOutcome | { local: string };
