@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { elapsedClock, type Clock } from './clock.js';
 import { newId } from './ids.js';
 import { Lanes } from './lanes.js';
+import { RetryTimer } from './retry-timer.js';
 import { MOST_CONNECTIONS } from './connections.js';
 import type { Database } from './store/database.js';
 import type { DeliveryRepository } from './store/deliveries.js';
@@ -140,12 +141,8 @@ export class Deliverer {
   private readonly lanes: Lanes;
   /** Pauses after a failure inside the sandbox, ended at once by a stop. */
   private readonly pauses = new Set<() => void>();
-  private timer: unknown = null;
-  private timerDueAt = Infinity;
-  /** A due retry was found while its delivery was busy: look again when a send ends. */
-  private dueWhileBusy = false;
-  /** After a failure of the sandbox itself, due retries wait this long rather than spin. */
-  private pausedUntil = 0;
+  /** When to look for the automatic retries due (retry-timer.ts). */
+  private readonly retries: RetryTimer;
   private pendingRecords: Array<() => void> = [];
   private recordsWritten: Promise<void> | null = null;
   private stopped = false;
@@ -154,6 +151,11 @@ export class Deliverer {
   constructor(private readonly deps: DelivererDeps) {
     const { concurrencyPerWebhook, maxConnections, stalledAfterMs } = deps.policy;
     this.lanes = new Lanes({ perWebhook: concurrencyPerWebhook, total: maxConnections, stalledAfterMs }, this.elapsed);
+    this.retries = new RetryTimer(
+      deps.clock,
+      () => deps.deliveries.earliestDue(),
+      () => this.sendDue(),
+    );
   }
 
   /** The sandbox's time. */
@@ -164,14 +166,13 @@ export class Deliverer {
   /** Recovers attempts cut off by an earlier stop and sends every retry already due. */
   start(): void {
     this.deps.deliveries.recoverInterrupted(this.deps.clock.now());
-    this.arm();
+    this.retries.arm();
   }
 
   /** Stops scheduling, and waits for the sends under way to finish. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
-    this.timer = null;
+    this.retries.stop();
     for (const endPause of this.pauses) endPause();
     await this.settle();
   }
@@ -183,7 +184,7 @@ export class Deliverer {
 
   /** Something changed what is due (a webhook resumed): look again. */
   wake(): void {
-    this.arm();
+    this.retries.arm();
   }
 
   /**
@@ -265,44 +266,21 @@ export class Deliverer {
     return run;
   }
 
-  /** Sets the timer for the earliest due retry, unless it is already set for then or earlier. */
-  private arm(dueAt?: number): void {
-    const { deliveries, clock } = this.deps;
-    if (this.stopped) return;
-    if (dueAt !== undefined && this.timer !== null && this.timerDueAt <= dueAt) return;
-    if (this.timer !== null) clock.clearTimeout(this.timer);
-    this.timer = null;
-    this.timerDueAt = Infinity;
-    const due = deliveries.earliestDue();
-    if (due === undefined) return;
-    const delay = Math.min(Math.max(0, due - clock.now(), this.pausedUntil - clock.now()), 2_147_483_647);
-    this.timerDueAt = due;
-    this.timer = clock.setTimeout(() => this.sendDue(), delay);
-  }
-
-  private sendDue(): void {
-    this.timer = null;
-    this.timerDueAt = Infinity;
-    if (this.stopped) return;
-    let underway = 0;
-    for (const delivery of this.deps.deliveries.due(this.deps.clock.now(), 500)) {
-      underway += 1;
-      if (this.locks.has(delivery.id)) {
-        this.dueWhileBusy = true;
-        continue;
-      }
+  /** Sends the retries due now, but those whose delivery is busy (the retry timer looks again when a send ends); returns how many were due. */
+  private sendDue(): number {
+    const due = this.deps.deliveries.due(this.deps.clock.now(), 500);
+    for (const delivery of due) {
+      if (this.locks.has(delivery.id)) continue;
       this.withDeliveryLock(delivery.id, () => this.sendNext(delivery.id, 'automatic')).catch((error: unknown) => this.reportFailure(delivery.id, error));
     }
-    // The next retry not yet due is armed when one of these sends ends (their due times are cleared by then).
-    if (underway === 0) this.arm();
-    else this.dueWhileBusy = true;
+    return due.length;
   }
 
   /** A send nobody awaits failed inside the sandbox (the store, say): reported, never an unhandled rejection. */
   private reportFailure(deliveryId: string, error: unknown): void {
     // Stopped while its send was held back by a failure inside the sandbox: it stays under way, for the next start.
     if (error instanceof CutOffByStop) return;
-    this.pausedUntil = this.deps.clock.now() + 1_000;
+    this.retries.pause(1_000);
     process.stderr.write(`whsvc sandbox: delivery ${deliveryId} failed inside the sandbox: ${(error as Error)?.message ?? error}\n`);
   }
 
@@ -316,10 +294,7 @@ export class Deliverer {
     this.locks.set(deliveryId, settled);
     void settled.then(() => {
       if (this.locks.get(deliveryId) === settled) this.locks.delete(deliveryId);
-      if (this.dueWhileBusy) {
-        this.dueWhileBusy = false;
-        this.arm();
-      }
+      this.retries.sendEnded();
     });
     return current;
   }
@@ -409,7 +384,7 @@ export class Deliverer {
         deliveries.updateSchedule(delivery.id, { auto_attempts: delivery.auto_attempts, next_due_at: retryAt, delivered: false });
       }
     });
-    if (retryAt !== undefined) this.arm(retryAt);
+    if (retryAt !== undefined) this.retries.arm(retryAt);
     const attempt: AttemptRecord = {
       seq: begun.seq,
       id: begun.attemptId,
