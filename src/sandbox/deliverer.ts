@@ -1,9 +1,11 @@
 import type { Dispatcher } from 'undici';
 import { elapsedClock, type Clock } from './clock.js';
 import { newId } from './ids.js';
+import { DeliveryCap } from './delivery-cap.js';
 import { Lanes } from './lanes.js';
 import { RetryTimer } from './retry-timer.js';
 import { MOST_CONNECTIONS } from './connections.js';
+import { BatchedWrites } from './store/batched-writes.js';
 import type { Database } from './store/database.js';
 import type { DeliveryRepository } from './store/deliveries.js';
 import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './store/records.js';
@@ -143,8 +145,8 @@ export class Deliverer {
   private readonly pauses = new Set<() => void>();
   /** When to look for the automatic retries due (retry-timer.ts). */
   private readonly retries: RetryTimer;
-  private pendingRecords: Array<() => void> = [];
-  private recordsWritten: Promise<void> | null = null;
+  /** What comes of sends, and new deliveries, written a turn of the event loop at a time, the cap kept at each. */
+  private readonly batched: BatchedWrites;
   private stopped = false;
   private advancing: Promise<unknown> = Promise.resolve();
 
@@ -156,6 +158,8 @@ export class Deliverer {
       () => deps.deliveries.earliestDue(),
       () => this.sendDue(),
     );
+    const cap = new DeliveryCap(deps.deliveries, deps.policy.maxDeliveries, this.locks, deps.onFirstDrop);
+    this.batched = new BatchedWrites(deps.database, () => cap.keep());
   }
 
   /** The sandbox's time. */
@@ -200,7 +204,7 @@ export class Deliverer {
   async deliverEvent(accountId: string, type: string, payload: Record<string, unknown>): Promise<string[]> {
     const prepared = this.deps.webhooks.subscribedActive(accountId, type).map((webhook) => this.prepareFirst(webhook, type, payload));
     const recorded: Begun[] = [];
-    await this.record(() => {
+    await this.batched.write(() => {
       for (const first of prepared) if (this.insertFirst(first)) recorded.push(first);
     });
     const turns = recorded.map((first) => {
@@ -219,7 +223,7 @@ export class Deliverer {
   async sendTest(webhook: WebhookRecord, type: string, payload: Record<string, unknown>): Promise<AttemptRecord | undefined> {
     const first = this.prepareFirst(webhook, type, payload);
     let recorded = false;
-    await this.record(() => (recorded = this.insertFirst(first)));
+    await this.batched.write(() => (recorded = this.insertFirst(first)));
     return recorded ? this.withDeliveryLock(first.delivery.id, () => this.complete(first)) : undefined;
   }
 
@@ -375,7 +379,7 @@ export class Deliverer {
     const { delivery, webhook } = begun;
     const outcome = await this.post(webhook, delivery, begun);
     let retryAt: number | undefined;
-    await this.record(() => {
+    await this.batched.write(() => {
       deliveries.finishAttempt(begun.attemptId, outcome);
       if (outcome.status === 'delivered') {
         deliveries.updateSchedule(delivery.id, { auto_attempts: delivery.auto_attempts, next_due_at: null, delivered: true });
@@ -401,47 +405,6 @@ export class Deliverer {
     };
     this.deps.onAttempt?.(attempt, webhook);
     return attempt;
-  }
-
-  /**
-   * Records what came of an attempt. The outcomes of every send that ends in
-   * the same turn of the event loop are written in one transaction (one
-   * commit, one write to the log with --data-dir), which is most of what a
-   * busy sandbox spends on its store.
-   */
-  private record(work: () => void): Promise<void> {
-    this.pendingRecords.push(work);
-    this.recordsWritten ??= new Promise<void>((resolve, reject) => {
-      const write = () => {
-        const batch = this.pendingRecords;
-        this.pendingRecords = [];
-        this.recordsWritten = null;
-        try {
-          this.deps.database.transaction(() => {
-            for (const record of batch) record();
-            this.keepWithinCap();
-          });
-          resolve();
-        } catch (error) {
-          reject(error);
-        }
-      };
-      setImmediate(write);
-    });
-    return this.recordsWritten;
-  }
-
-  private dropped = false;
-
-  /** Past maxDeliveries, the oldest deliveries go (never one with a send under way); said once. */
-  private keepWithinCap(): void {
-    const max = this.deps.policy.maxDeliveries;
-    if (!Number.isFinite(max)) return;
-    const dropped = this.deps.deliveries.dropOldest(max, this.locks);
-    if (dropped > 0 && !this.dropped) {
-      this.dropped = true;
-      this.deps.onFirstDrop?.(dropped);
-    }
   }
 
   private get elapsed(): Clock {
