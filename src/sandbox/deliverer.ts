@@ -284,6 +284,7 @@ export class Deliverer {
   private reportFailure(deliveryId: string, error: unknown): void {
     // Stopped while its send was held back by a failure inside the sandbox: it stays under way, for the next start.
     if (error instanceof CutOffByStop) return;
+    // Due retries wait a second rather than spin against the same failure.
     this.retries.pause(1_000);
     process.stderr.write(`whsvc sandbox: delivery ${deliveryId} failed inside the sandbox: ${(error as Error)?.message ?? error}\n`);
   }
