@@ -46,6 +46,13 @@ module.exports = {
       to: { path: ['^src/api/', '^src/config/'] },
     },
     {
+      name: 'store-below-the-sandbox',
+      severity: 'error',
+      comment: "The sandbox's store (its database and repositories) knows nothing of what uses it: the deliverer, the routes, the inspector.",
+      from: { path: '^src/sandbox/store/' },
+      to: { path: '^src/sandbox/', pathNot: '^src/sandbox/store/' },
+    },
+    {
       name: 'sandbox-is-the-service',
       severity: 'error',
       comment: "The sandbox is the service: it uses the protocol (protocol/), net.ts, exchange.ts and render/'s text helpers, never the CLI's client or config.",

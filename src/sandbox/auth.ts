@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorAnswer, readBody, sendJson } from './http.js';
 import { newSecret } from './ids.js';
 import { sameSecret } from '../protocol/signature.js';
-import type { ClientRecord, Store } from './store.js';
+import type { ClientRepository } from './store/clients.js';
+import type { ClientRecord } from './store/records.js';
 
 export const DEMO_ACCOUNT = 'acct_demo';
 
@@ -13,8 +14,8 @@ export interface Principal {
 }
 
 /** Seeds the demo account's two clients on first start; later starts (with --data-dir) keep them. */
-export function seedClients(store: Store): ClientRecord[] {
-  const existing = store.listClients();
+export function seedClients(repository: ClientRepository): ClientRecord[] {
+  const existing = repository.list();
   if (existing.length > 0) return existing;
   const clients: ClientRecord[] = [
     {
@@ -32,9 +33,7 @@ export function seedClients(store: Store): ClientRecord[] {
       label: 'read-only',
     },
   ];
-  store.transaction(() => {
-    for (const client of clients) store.insertClient(client);
-  });
+  repository.insert(clients);
   return clients;
 }
 
@@ -83,7 +82,13 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
 }
 
 /** POST /v1/oauth/token: the client credentials grant (RFC 6749 section 4.4). */
-export async function handleTokenRequest(req: IncomingMessage, res: ServerResponse, store: Store, tokenTtlSeconds: number, now: number): Promise<void> {
+export async function handleTokenRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  clients: ClientRepository,
+  tokenTtlSeconds: number,
+  now: number,
+): Promise<void> {
   const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
   try {
     let raw: string;
@@ -118,7 +123,7 @@ export async function handleTokenRequest(req: IncomingMessage, res: ServerRespon
     if (!clientId || clientSecret === undefined) {
       throw new OAuthError(401, 'invalid_client', 'client_id and client_secret are required', challenge);
     }
-    const client = store.findClient(clientId);
+    const client = clients.find(clientId);
     if (!client || !sameSecret(client.client_secret, clientSecret)) {
       throw new OAuthError(401, 'invalid_client', 'unknown client or wrong client secret', challenge);
     }
@@ -129,7 +134,7 @@ export async function handleTokenRequest(req: IncomingMessage, res: ServerRespon
     }
     const scope = [...new Set(requested)].join(' ');
     const token = newSecret('sbx_at_', 32);
-    store.insertToken(token, client.client_id, client.account_id, scope, now + tokenTtlSeconds * 1000);
+    clients.insertToken(token, client.client_id, client.account_id, scope, now + tokenTtlSeconds * 1000);
     sendJson(res, 200, { access_token: token, token_type: 'Bearer', expires_in: tokenTtlSeconds, scope }, noStore);
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
@@ -138,14 +143,14 @@ export async function handleTokenRequest(req: IncomingMessage, res: ServerRespon
 }
 
 /** Checks the Bearer token and the scope an endpoint needs; throws the 401 or 403 to answer. */
-export function authenticate(req: IncomingMessage, store: Store, requiredScope: string, now: number): Principal {
+export function authenticate(req: IncomingMessage, clients: ClientRepository, requiredScope: string, now: number): Principal {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   if (!match) {
     throw new ErrorAnswer(401, 'unauthorized', 'missing access token: send Authorization: Bearer <token>', {
       'www-authenticate': 'Bearer realm="whsvc-sandbox"',
     });
   }
-  const token = store.findToken(match[1]!);
+  const token = clients.findToken(match[1]!);
   if (!token || token.expires_at <= now) {
     throw new ErrorAnswer(401, 'invalid_token', token ? 'the access token has expired' : 'the access token is not valid', {
       'www-authenticate': `Bearer realm="whsvc-sandbox", error="invalid_token"`,

@@ -1,9 +1,15 @@
 import type { Dispatcher } from 'undici';
 import { elapsedClock, type Clock } from './clock.js';
 import { newId } from './ids.js';
+import { DeliveryCap } from './delivery-cap.js';
 import { Lanes } from './lanes.js';
+import { RetryTimer } from './retry-timer.js';
 import { MOST_CONNECTIONS } from './connections.js';
-import type { AttemptRecord, DeliveryRecord, Store, WebhookRecord } from './store.js';
+import { BatchedWrites } from './store/batched-writes.js';
+import type { Database } from './store/database.js';
+import type { DeliveryRepository } from './store/deliveries.js';
+import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './store/records.js';
+import type { WebhookRepository } from './store/webhooks.js';
 import { deliveryHeaders as protocolHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
 import { sign } from '../protocol/signature.js';
 import { exchange } from '../exchange.js';
@@ -60,7 +66,10 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
 };
 
 export interface DelivererDeps {
-  store: Store;
+  /** Its transactions: an attempt begun, the outcomes of a turn. */
+  database: Pick<Database, 'transaction'>;
+  webhooks: WebhookRepository;
+  deliveries: DeliveryRepository;
   clock: Clock;
   /** Where every send goes through: one pool per origin, so webhooks at the same host:port share its connections. */
   dispatcher: Dispatcher;
@@ -134,20 +143,23 @@ export class Deliverer {
   private readonly lanes: Lanes;
   /** Pauses after a failure inside the sandbox, ended at once by a stop. */
   private readonly pauses = new Set<() => void>();
-  private timer: unknown = null;
-  private timerDueAt = Infinity;
-  /** A due retry was found while its delivery was busy: look again when a send ends. */
-  private dueWhileBusy = false;
-  /** After a failure of the sandbox itself, due retries wait this long rather than spin. */
-  private pausedUntil = 0;
-  private pendingRecords: Array<() => void> = [];
-  private recordsWritten: Promise<void> | null = null;
+  /** When to look for the automatic retries due (retry-timer.ts). */
+  private readonly retries: RetryTimer;
+  /** What comes of sends, and new deliveries, written a turn of the event loop at a time, the cap kept at each. */
+  private readonly batched: BatchedWrites;
   private stopped = false;
   private advancing: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: DelivererDeps) {
     const { concurrencyPerWebhook, maxConnections, stalledAfterMs } = deps.policy;
     this.lanes = new Lanes({ perWebhook: concurrencyPerWebhook, total: maxConnections, stalledAfterMs }, this.elapsed);
+    this.retries = new RetryTimer(
+      deps.clock,
+      () => deps.deliveries.earliestDue(),
+      () => this.sendDue(),
+    );
+    const cap = new DeliveryCap(deps.deliveries, deps.policy.maxDeliveries, this.locks, deps.onFirstDrop);
+    this.batched = new BatchedWrites(deps.database, () => cap.keep());
   }
 
   /** The sandbox's time. */
@@ -157,15 +169,14 @@ export class Deliverer {
 
   /** Recovers attempts cut off by an earlier stop and sends every retry already due. */
   start(): void {
-    this.deps.store.recoverInterrupted(this.deps.clock.now());
-    this.arm();
+    this.deps.deliveries.recoverInterrupted(this.deps.clock.now());
+    this.retries.arm();
   }
 
   /** Stops scheduling, and waits for the sends under way to finish. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer !== null) this.deps.clock.clearTimeout(this.timer);
-    this.timer = null;
+    this.retries.stop();
     for (const endPause of this.pauses) endPause();
     await this.settle();
   }
@@ -177,7 +188,7 @@ export class Deliverer {
 
   /** Something changed what is due (a webhook resumed): look again. */
   wake(): void {
-    this.arm();
+    this.retries.arm();
   }
 
   /**
@@ -191,9 +202,9 @@ export class Deliverer {
    * webhook (policy.stalledAfterMs) is not waited for. The sends go on in the background.
    */
   async deliverEvent(accountId: string, type: string, payload: Record<string, unknown>): Promise<string[]> {
-    const prepared = this.deps.store.subscribedActiveWebhooks(accountId, type).map((webhook) => this.prepareFirst(webhook, type, payload));
+    const prepared = this.deps.webhooks.subscribedActive(accountId, type).map((webhook) => this.prepareFirst(webhook, type, payload));
     const recorded: Begun[] = [];
-    await this.record(() => {
+    await this.batched.write(() => {
       for (const first of prepared) if (this.insertFirst(first)) recorded.push(first);
     });
     const turns = recorded.map((first) => {
@@ -212,7 +223,7 @@ export class Deliverer {
   async sendTest(webhook: WebhookRecord, type: string, payload: Record<string, unknown>): Promise<AttemptRecord | undefined> {
     const first = this.prepareFirst(webhook, type, payload);
     let recorded = false;
-    await this.record(() => (recorded = this.insertFirst(first)));
+    await this.batched.write(() => (recorded = this.insertFirst(first)));
     return recorded ? this.withDeliveryLock(first.delivery.id, () => this.complete(first)) : undefined;
   }
 
@@ -242,15 +253,15 @@ export class Deliverer {
       await this.settle();
       if (typeof target === 'function') target = target(this.deps.clock.now());
       for (;;) {
-        const due = this.deps.store.earliestDue();
+        const due = this.deps.deliveries.earliestDue();
         if (due === undefined || due > (target as number) || this.stopped) break;
         moveTo(due);
-        const deliveries = this.deps.store.dueDeliveries(due, 500);
+        const deliveries = this.deps.deliveries.due(due, 500);
         const attempts = await Promise.all(deliveries.map((delivery) => this.withDeliveryLock(delivery.id, () => this.sendNext(delivery.id, 'automatic'))));
         const made = attempts.filter((attempt): attempt is AttemptRecord => attempt !== undefined);
         sent.push(...made);
         // Nothing could be sent at that time (never expected): stop rather than spin.
-        if (made.length === 0 && this.deps.store.earliestDue() === due) break;
+        if (made.length === 0 && this.deps.deliveries.earliestDue() === due) break;
       }
       moveTo(target as number);
       return sent;
@@ -259,44 +270,22 @@ export class Deliverer {
     return run;
   }
 
-  /** Sets the timer for the earliest due retry, unless it is already set for then or earlier. */
-  private arm(dueAt?: number): void {
-    const { store, clock } = this.deps;
-    if (this.stopped) return;
-    if (dueAt !== undefined && this.timer !== null && this.timerDueAt <= dueAt) return;
-    if (this.timer !== null) clock.clearTimeout(this.timer);
-    this.timer = null;
-    this.timerDueAt = Infinity;
-    const due = store.earliestDue();
-    if (due === undefined) return;
-    const delay = Math.min(Math.max(0, due - clock.now(), this.pausedUntil - clock.now()), 2_147_483_647);
-    this.timerDueAt = due;
-    this.timer = clock.setTimeout(() => this.sendDue(), delay);
-  }
-
-  private sendDue(): void {
-    this.timer = null;
-    this.timerDueAt = Infinity;
-    if (this.stopped) return;
-    let underway = 0;
-    for (const delivery of this.deps.store.dueDeliveries(this.deps.clock.now(), 500)) {
-      underway += 1;
-      if (this.locks.has(delivery.id)) {
-        this.dueWhileBusy = true;
-        continue;
-      }
+  /** Sends the retries due now, but those whose delivery is busy (the retry timer looks again when a send ends); returns how many were due. */
+  private sendDue(): number {
+    const due = this.deps.deliveries.due(this.deps.clock.now(), 500);
+    for (const delivery of due) {
+      if (this.locks.has(delivery.id)) continue;
       this.withDeliveryLock(delivery.id, () => this.sendNext(delivery.id, 'automatic')).catch((error: unknown) => this.reportFailure(delivery.id, error));
     }
-    // The next retry not yet due is armed when one of these sends ends (their due times are cleared by then).
-    if (underway === 0) this.arm();
-    else this.dueWhileBusy = true;
+    return due.length;
   }
 
   /** A send nobody awaits failed inside the sandbox (the store, say): reported, never an unhandled rejection. */
   private reportFailure(deliveryId: string, error: unknown): void {
     // Stopped while its send was held back by a failure inside the sandbox: it stays under way, for the next start.
     if (error instanceof CutOffByStop) return;
-    this.pausedUntil = this.deps.clock.now() + 1_000;
+    // Due retries wait a second rather than spin against the same failure.
+    this.retries.pause(1_000);
     process.stderr.write(`whsvc sandbox: delivery ${deliveryId} failed inside the sandbox: ${(error as Error)?.message ?? error}\n`);
   }
 
@@ -310,10 +299,7 @@ export class Deliverer {
     this.locks.set(deliveryId, settled);
     void settled.then(() => {
       if (this.locks.get(deliveryId) === settled) this.locks.delete(deliveryId);
-      if (this.dueWhileBusy) {
-        this.dueWhileBusy = false;
-        this.arm();
-      }
+      this.retries.sendEnded();
     });
     return current;
   }
@@ -339,10 +325,10 @@ export class Deliverer {
 
   /** Records a prepared delivery with its first attempt under way (inside a transaction); false if its webhook is gone. */
   private insertFirst(first: Begun): boolean {
-    const { store } = this.deps;
-    if (!store.hasWebhook(first.webhook.id)) return false;
-    store.insertDelivery(first.delivery);
-    first.seq = store.insertAttempt(
+    const { webhooks, deliveries } = this.deps;
+    if (!webhooks.exists(first.webhook.id)) return false;
+    deliveries.insert(first.delivery);
+    first.seq = deliveries.insertAttempt(
       { id: first.attemptId, delivery_id: first.delivery.id, webhook_id: first.webhook.id, created_at: first.delivery.created_at },
       1,
     ).seq;
@@ -353,14 +339,14 @@ export class Deliverer {
   private async sendNext(deliveryId: string, kind: 'automatic', retried?: undefined): Promise<AttemptRecord | undefined>;
   private async sendNext(deliveryId: string, kind: 'manual', retried: string): Promise<AttemptRecord | 'already_delivered' | undefined>;
   private async sendNext(deliveryId: string, kind: 'automatic' | 'manual', retried?: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
-    const { store, clock } = this.deps;
+    const { database, webhooks, deliveries, clock } = this.deps;
     const started = clock.now();
-    const begun = store.transaction((): Begun | 'already_delivered' | undefined => {
-      const delivery = store.deliveryById(deliveryId);
+    const begun = database.transaction((): Begun | 'already_delivered' | undefined => {
+      const delivery = deliveries.byId(deliveryId);
       if (!delivery) return undefined;
       // Once any attempt of a delivery got through, it is delivered: a manual retry would only send it twice.
-      if (retried !== undefined && (delivery.delivered || store.attemptStatus(retried) === 'delivered')) return 'already_delivered';
-      const webhook = store.webhookById(delivery.webhook_id);
+      if (retried !== undefined && (delivery.delivered || deliveries.attemptStatus(retried) === 'delivered')) return 'already_delivered';
+      const webhook = webhooks.byId(delivery.webhook_id);
       if (!webhook) return undefined;
       if (kind === 'automatic') {
         if (this.stopped || delivery.delivered || delivery.next_due_at === null || delivery.next_due_at > started) return undefined;
@@ -368,11 +354,11 @@ export class Deliverer {
         if (delivery.auto_attempts > 0 && !webhook.active) return undefined;
         delivery.auto_attempts += 1;
         delivery.next_due_at = null;
-        store.updateDeliverySchedule(delivery.id, delivery);
+        deliveries.updateSchedule(delivery.id, delivery);
       }
       // A delivery recorded but never sent (by an older sandbox) gets its own id for its first attempt.
       const attemptId = kind === 'automatic' && delivery.auto_attempts === 1 ? delivery.id : newId('dlv');
-      const { number, seq } = store.insertAttempt({
+      const { number, seq } = deliveries.insertAttempt({
         id: attemptId,
         delivery_id: delivery.id,
         webhook_id: webhook.id,
@@ -390,20 +376,20 @@ export class Deliverer {
    * with its webhook, in which case the updates change nothing).
    */
   private async complete(begun: Begun): Promise<AttemptRecord> {
-    const { store, clock, policy } = this.deps;
+    const { deliveries, clock, policy } = this.deps;
     const { delivery, webhook } = begun;
     const outcome = await this.post(webhook, delivery, begun);
     let retryAt: number | undefined;
-    await this.record(() => {
-      store.finishAttempt(begun.attemptId, outcome);
+    await this.batched.write(() => {
+      deliveries.finishAttempt(begun.attemptId, outcome);
       if (outcome.status === 'delivered') {
-        store.updateDeliverySchedule(delivery.id, { auto_attempts: delivery.auto_attempts, next_due_at: null, delivered: true });
+        deliveries.updateSchedule(delivery.id, { auto_attempts: delivery.auto_attempts, next_due_at: null, delivered: true });
       } else if (begun.kind === 'automatic' && delivery.auto_attempts < policy.maxAttempts && !delivery.delivered) {
         retryAt = clock.now() + Math.min(policy.maxDelayMs, policy.retryBaseMs * 2 ** (delivery.auto_attempts - 1));
-        store.updateDeliverySchedule(delivery.id, { auto_attempts: delivery.auto_attempts, next_due_at: retryAt, delivered: false });
+        deliveries.updateSchedule(delivery.id, { auto_attempts: delivery.auto_attempts, next_due_at: retryAt, delivered: false });
       }
     });
-    if (retryAt !== undefined) this.arm(retryAt);
+    if (retryAt !== undefined) this.retries.arm(retryAt);
     const attempt: AttemptRecord = {
       seq: begun.seq,
       id: begun.attemptId,
@@ -422,47 +408,6 @@ export class Deliverer {
     return attempt;
   }
 
-  /**
-   * Records what came of an attempt. The outcomes of every send that ends in
-   * the same turn of the event loop are written in one transaction (one
-   * commit, one write to the log with --data-dir), which is most of what a
-   * busy sandbox spends on its store.
-   */
-  private record(work: () => void): Promise<void> {
-    this.pendingRecords.push(work);
-    this.recordsWritten ??= new Promise<void>((resolve, reject) => {
-      const write = () => {
-        const batch = this.pendingRecords;
-        this.pendingRecords = [];
-        this.recordsWritten = null;
-        try {
-          this.deps.store.transaction(() => {
-            for (const record of batch) record();
-            this.keepWithinCap();
-          });
-          resolve();
-        } catch (error) {
-          reject(error);
-        }
-      };
-      setImmediate(write);
-    });
-    return this.recordsWritten;
-  }
-
-  private dropped = false;
-
-  /** Past maxDeliveries, the oldest deliveries go (never one with a send under way); said once. */
-  private keepWithinCap(): void {
-    const max = this.deps.policy.maxDeliveries;
-    if (!Number.isFinite(max)) return;
-    const dropped = this.deps.store.dropOldestDeliveries(max, this.locks);
-    if (dropped > 0 && !this.dropped) {
-      this.dropped = true;
-      this.deps.onFirstDrop?.(dropped);
-    }
-  }
-
   private get elapsed(): Clock {
     return this.deps.elapsed ?? elapsedClock;
   }
@@ -478,8 +423,8 @@ export class Deliverer {
       // An attempt that has to wait for its turn is marked queued in the store meanwhile: a sandbox killed then never
       // sent it (see recoverInterrupted).
       const turn = await this.lanes.turn(webhook.id, {
-        waits: () => this.deps.store.markQueued(begun.attemptId, begun.kind),
-        starts: () => this.deps.store.markQueued(begun.attemptId, undefined),
+        waits: () => this.deps.deliveries.markQueued(begun.attemptId, begun.kind),
+        starts: () => this.deps.deliveries.markQueued(begun.attemptId, undefined),
         acknowledge: begun.onTurn,
       });
       let result: SendOutcome | { local: string };

@@ -7,7 +7,9 @@ import { ErrorAnswer, badRequest, notFound, readJsonObject } from './http.js';
 import { newId, newSecret } from './ids.js';
 import { DEMO_ACCOUNT, type Principal } from './auth.js';
 import { Router } from './router.js';
-import type { AttemptRecord, Store, WebhookRecord } from './store.js';
+import type { DeliveryLog } from './store/delivery-log.js';
+import type { AttemptRecord, WebhookRecord } from './store/records.js';
+import type { WebhookRepository } from './store/webhooks.js';
 import {
   parseActiveFilter,
   parseLimit,
@@ -33,7 +35,8 @@ export interface Reply {
 }
 
 export interface RouteDeps {
-  store: Store;
+  webhooks: WebhookRepository;
+  log: DeliveryLog;
   deliverer: Deliverer;
   cursors: Cursors;
 }
@@ -94,22 +97,22 @@ const attemptView = (fields: keyof typeof ATTEMPT_FIELDS) => {
     );
 };
 
-function webhookOr404(store: Store, ctx: RouteContext): WebhookRecord {
+function webhookOr404(webhooks: WebhookRepository, ctx: RouteContext): WebhookRecord {
   const id = ctx.params.id!;
-  const webhook = store.findWebhook(ctx.principal.account_id, id);
+  const webhook = webhooks.find(ctx.principal.account_id, id);
   if (!webhook) throw notFound('webhook', id);
   return webhook;
 }
 
-function attemptOr404(store: Store, ctx: RouteContext): AttemptRecord {
+function attemptOr404(log: DeliveryLog, ctx: RouteContext): AttemptRecord {
   const id = ctx.params.id!;
-  const attempt = store.findAttempt(ctx.principal.account_id, id);
+  const attempt = log.findAttempt(ctx.principal.account_id, id);
   if (!attempt) throw notFound('delivery', id);
   return attempt;
 }
 
 /** The webhooks themselves: list, create, read, change, delete, and the event catalog they subscribe to. */
-export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
+export function webhookRoutes({ webhooks, deliverer, cursors }: Omit<RouteDeps, 'log'>) {
   return {
     async list(ctx: RouteContext): Promise<Reply> {
       const limit = parseLimit(ctx.query.get('limit'));
@@ -117,7 +120,7 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
       const list = `webhooks:${ctx.principal.account_id}`;
       const cursor = ctx.query.get('cursor');
       const beforeSeq = cursor === null ? undefined : cursors.decode(list, cursor);
-      const rows = store.listWebhooks(ctx.principal.account_id, { beforeSeq, active, limit: limit + 1 });
+      const rows = webhooks.list(ctx.principal.account_id, { beforeSeq, active, limit: limit + 1 });
       return { status: 200, body: cursors.page(rows, limit, list, webhookView('listed')) };
     },
 
@@ -128,7 +131,7 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
       const events = validateEvents(body.events);
       const active = body.active === undefined ? true : validateActive(body.active);
       const timestamp = new Date(ctx.now).toISOString();
-      const webhook = store.insertWebhook({
+      const webhook = webhooks.insert({
         id: newId('wh'),
         account_id: ctx.principal.account_id,
         url,
@@ -142,12 +145,12 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
     },
 
     async get(ctx: RouteContext): Promise<Reply> {
-      return { status: 200, body: webhookView('listed')(webhookOr404(store, ctx)) };
+      return { status: 200, body: webhookView('listed')(webhookOr404(webhooks, ctx)) };
     },
 
     async update(ctx: RouteContext): Promise<Reply> {
       const body = await readJsonObject(ctx.req);
-      const webhook = webhookOr404(store, ctx);
+      const webhook = webhookOr404(webhooks, ctx);
       rejectUnknownFields(body, ['url', 'events', 'active']);
       const updated: WebhookRecord = {
         ...webhook,
@@ -156,14 +159,14 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
         active: body.active === undefined ? webhook.active : validateActive(body.active),
         updated_at: new Date(ctx.now).toISOString(),
       };
-      store.updateWebhook(updated);
+      webhooks.update(updated);
       if (updated.active && !webhook.active) deliverer.wake();
       return { status: 200, body: webhookView('updated')(updated) };
     },
 
     async remove(ctx: RouteContext): Promise<Reply> {
       const id = ctx.params.id!;
-      if (!store.deleteWebhook(ctx.principal.account_id, id)) throw notFound('webhook', id);
+      if (!webhooks.delete(ctx.principal.account_id, id)) throw notFound('webhook', id);
       return { status: 204 };
     },
 
@@ -174,11 +177,11 @@ export function webhookRoutes({ store, deliverer, cursors }: RouteDeps) {
 }
 
 /** What a webhook was sent: test sends, its delivery log, one attempt, and a retry. */
-export function deliveryRoutes({ store, deliverer, cursors }: RouteDeps) {
+export function deliveryRoutes({ webhooks, log, deliverer, cursors }: RouteDeps) {
   return {
     async test(ctx: RouteContext): Promise<Reply> {
       const body = await readJsonObject(ctx.req, true);
-      const webhook = webhookOr404(store, ctx);
+      const webhook = webhookOr404(webhooks, ctx);
       rejectUnknownFields(body, ['event']);
       const event = body.event === undefined ? 'invoice.paid' : validateEventType('event', body.event);
       const attempt = await deliverer.sendTest(webhook, event, samplePayload(event, new Date(ctx.now)));
@@ -189,20 +192,20 @@ export function deliveryRoutes({ store, deliverer, cursors }: RouteDeps) {
     async attempts(ctx: RouteContext): Promise<Reply> {
       const limit = parseLimit(ctx.query.get('limit'));
       const status = parseStatusFilter(ctx.query.get('status'));
-      const webhook = webhookOr404(store, ctx);
+      const webhook = webhookOr404(webhooks, ctx);
       const list = `deliveries:${webhook.id}`;
       const cursor = ctx.query.get('cursor');
       const beforeSeq = cursor === null ? undefined : cursors.decode(list, cursor);
-      const rows = store.listAttempts(webhook.id, { beforeSeq, status, limit: limit + 1 });
+      const rows = log.listAttempts(webhook.id, { beforeSeq, status, limit: limit + 1 });
       return { status: 200, body: cursors.page(rows, limit, list, attemptView('listed')) };
     },
 
     async attempt(ctx: RouteContext): Promise<Reply> {
-      return { status: 200, body: attemptView('retrieved')(attemptOr404(store, ctx)) };
+      return { status: 200, body: attemptView('retrieved')(attemptOr404(log, ctx)) };
     },
 
     async retry(ctx: RouteContext): Promise<Reply> {
-      const attempt = attemptOr404(store, ctx);
+      const attempt = attemptOr404(log, ctx);
       const retried = await deliverer.retry(attempt.delivery_id, attempt.id);
       if (retried === 'already_delivered') {
         throw new ErrorAnswer(
@@ -226,8 +229,8 @@ const MAX_JUMP_MS = 10 * 365 * 86_400_000;
  * manual clock forward (`{"advance_ms": n}` or `{"to": "<ISO time>"}`) and
  * plays out what falls due on the way.
  */
-export function clockRoutes({ store, deliverer, clock, onMoved }: { store: Store; deliverer: Deliverer; clock: Clock; onMoved: (now: number) => void }) {
-  const upcoming = () => store.upcoming(20).map((due) => ({ ...due, due_at: new Date(due.due_at).toISOString() }));
+export function clockRoutes({ log, deliverer, clock, onMoved }: { log: DeliveryLog; deliverer: Deliverer; clock: Clock; onMoved: (now: number) => void }) {
+  const upcoming = () => log.upcoming(20).map((due) => ({ ...due, due_at: new Date(due.due_at).toISOString() }));
   return {
     async show(): Promise<Reply> {
       return { status: 200, body: { clock: isManual(clock) ? 'manual' : 'wall', now: new Date(clock.now()).toISOString(), due: upcoming() } };

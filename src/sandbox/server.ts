@@ -11,7 +11,12 @@ import { ErrorAnswer, requestTarget, sendEmpty, sendJson, serve } from './http.j
 import { createInspector, type Inspector } from './inspector/routes.js';
 import { apiRouter, clockRoutes, deliveryRoutes, eventTrigger, webhookRoutes } from './routes.js';
 import { RateLimiter } from './rate-limit.js';
-import { Store, type AttemptRecord, type ClientRecord, type WebhookRecord } from './store.js';
+import { ClientRepository } from './store/clients.js';
+import { Database } from './store/database.js';
+import { DeliveryRepository } from './store/deliveries.js';
+import { DeliveryLog } from './store/delivery-log.js';
+import type { AttemptRecord, ClientRecord, WebhookRecord } from './store/records.js';
+import { WebhookRepository } from './store/webhooks.js';
 import { httpUrl, type ProxySettings } from '../net.js';
 
 export interface SandboxOptions {
@@ -36,7 +41,8 @@ export interface SandboxOptions {
 
 export interface Sandbox {
   readonly server: Server;
-  readonly store: Store;
+  readonly deliveries: DeliveryRepository;
+  readonly log: DeliveryLog;
   readonly deliverer: Deliverer;
   readonly clients: ClientRecord[];
   /** The inspector page at the base address (src/sandbox/inspector/). */
@@ -48,13 +54,19 @@ export interface Sandbox {
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const clock = options.clock ?? systemClock;
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
-  const store = new Store(options.dataDir);
-  const clients = seedClients(store);
-  const cursors = new Cursors(cursorKey(store));
+  const database = new Database(options.dataDir);
+  const clientRepository = new ClientRepository(database);
+  const deliveries = new DeliveryRepository(database);
+  const webhooks = new WebhookRepository(database, deliveries);
+  const log = new DeliveryLog(database);
+  const clients = seedClients(clientRepository);
+  const cursors = new Cursors(cursorKey(database));
   const policy = { ...DEFAULT_POLICY, ...options.policy };
   const connections = options.dispatcher ? undefined : deliveryConnections(policy, options.proxies);
   const deliverer = new Deliverer({
-    store,
+    database,
+    webhooks,
+    deliveries,
     clock,
     dispatcher: options.dispatcher ?? connections!,
     policy,
@@ -62,12 +74,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ...(options.onFirstDrop ? { onFirstDrop: options.onFirstDrop } : {}),
     ...(options.onLocalFailure ? { onLocalFailure: options.onLocalFailure } : {}),
   });
-  const routeDeps = { store, deliverer, cursors };
+  const routeDeps = { webhooks, log, deliverer, cursors };
   // A manual clock carries on from where it stood when the sandbox stopped (with --data-dir).
   const CLOCK_KEY = 'manual_clock_now';
-  const keptClock = store.getMeta(CLOCK_KEY);
+  const keptClock = database.getMeta(CLOCK_KEY);
   if (isManual(clock) && keptClock !== undefined) clock.resumeAt(Number(keptClock));
-  const clockApi = clockRoutes({ store, deliverer, clock, onMoved: (now) => store.setMeta(CLOCK_KEY, String(now)) });
+  const clockApi = clockRoutes({ log, deliverer, clock, onMoved: (now) => database.setMeta(CLOCK_KEY, String(now)) });
 
   const rateLimiter = options.rateLimit ? new RateLimiter(options.rateLimit, options.rateLimitNow) : undefined;
 
@@ -75,7 +87,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const triggerEvent = eventTrigger({ deliverer, clock });
 
   const inspector = createInspector({
-    store,
+    database,
+    webhooks,
+    log,
     deliverer,
     clock,
     cursors,
@@ -84,13 +98,14 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     moveClock: clockApi.move,
   });
 
-  const handle = requestHandler({ store, clock, tokenTtlSeconds, inspector, router, triggerEvent, rateLimiter });
+  const handle = requestHandler({ clients: clientRepository, clock, tokenTtlSeconds, inspector, router, triggerEvent, rateLimiter });
   const server = serve(handle, clock);
 
   let closed: Promise<void> | undefined;
   return {
     server,
-    store,
+    deliveries,
+    log,
     deliverer,
     clients,
     inspector,
@@ -115,7 +130,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         server.closeAllConnections();
         await stopped;
         await connections?.close();
-        store.close();
+        database.close();
       })();
       return closed;
     },
@@ -123,11 +138,11 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 }
 
 /** The secret of the store's cursors: made once, kept with its data (a cursor outlives a restart with --data-dir). */
-function cursorKey(store: Store): string {
-  let key = store.getMeta('cursor_key');
+function cursorKey(database: Database): string {
+  let key = database.getMeta('cursor_key');
   if (!key) {
     key = randomBytes(32).toString('hex');
-    store.setMeta('cursor_key', key);
+    database.setMeta('cursor_key', key);
   }
   return key;
 }
@@ -138,7 +153,7 @@ function cursorKey(store: Store): string {
  * trigger, or an API route after its token, its scope and the rate limit.
  */
 function requestHandler(parts: {
-  store: Store;
+  clients: ClientRepository;
   clock: Clock;
   tokenTtlSeconds: number;
   inspector: Inspector;
@@ -146,7 +161,7 @@ function requestHandler(parts: {
   triggerEvent: ReturnType<typeof eventTrigger>;
   rateLimiter: RateLimiter | undefined;
 }): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
-  const { store, clock, tokenTtlSeconds, inspector, router, triggerEvent, rateLimiter } = parts;
+  const { clients, clock, tokenTtlSeconds, inspector, router, triggerEvent, rateLimiter } = parts;
   return async (req, res) => {
     const { pathname, segments, query } = requestTarget(req);
     const method = req.method ?? 'GET';
@@ -156,7 +171,7 @@ function requestHandler(parts: {
     if (pathname === '/' || inspector.owns(path)) return inspector.handle(req, res, pathname === '/' ? '' : path, query);
     if (path === 'v1/oauth/token') {
       if (method !== 'POST') throw new ErrorAnswer(405, 'method_not_allowed', 'use POST', { allow: 'POST' });
-      return handleTokenRequest(req, res, store, tokenTtlSeconds, clock.now());
+      return handleTokenRequest(req, res, clients, tokenTtlSeconds, clock.now());
     }
     if (path === '_sandbox/events') {
       if (method !== 'POST') throw new ErrorAnswer(405, 'method_not_allowed', 'use POST', { allow: 'POST' });
@@ -168,7 +183,7 @@ function requestHandler(parts: {
 
     const { handler: route, params } = router.match(method, segments, `endpoint: ${method} ${pathname}`);
     const now = clock.now();
-    const principal = authenticate(req, store, route.scope, now);
+    const principal = authenticate(req, clients, route.scope, now);
     rateLimiter?.take(principal.client_id);
     const reply = await route.handle({ req, query, params, principal, now });
     if (reply.status === 204) return sendEmpty(res, 204);

@@ -1,6 +1,6 @@
 import { EVENT_TYPES, isEventType } from './catalog.js';
 import { badRequest } from './http.js';
-import type { AttemptStatus } from './store.js';
+import type { AttemptStatus } from './store/records.js';
 import { webhookUrl } from '../net.js';
 
 /** A value from a request, for an error message: strings quoted and clipped, anything else by its kind. */

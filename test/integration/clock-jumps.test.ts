@@ -45,7 +45,7 @@ describe('two clock jumps at once', () => {
     expect((await call('POST', '/v1/webhooks', { url: `${receiver.url}/hook`, events: ['invoice.paid'] })).status).toBe(201);
     expect((await http(base, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } })).status).toBe(202);
     // The first attempt failed at once: its retry is due in a second of sandbox time.
-    await vi.waitFor(() => expect(sandbox.store.earliestDue()).toBe(T0 + 1000));
+    await vi.waitFor(() => expect(sandbox.deliveries.earliestDue()).toBe(T0 + 1000));
 
     const advance = vi.spyOn(sandbox.deliverer, 'advance');
     const first = call('POST', '/_sandbox/clock', { advance_ms: 2 * DAY });

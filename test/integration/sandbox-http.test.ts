@@ -572,7 +572,7 @@ describe('deliveries', () => {
       const webhook = await createWebhook('/down', ['sales_order.created']);
       const [deliveryId] = await trigger('sales_order.created');
       await waitForDeliveries(webhook.id, (d) => d.length === 4 && d.every((a) => a.status === 'failed'));
-      expect(sandbox.store.deliveryById(deliveryId!)!.next_due_at).toBeNull();
+      expect(sandbox.deliveries.byId(deliveryId!)!.next_due_at).toBeNull();
 
       receiver.respondWith = previous;
       const original = await call('GET', `/v1/webhooks/webhook-deliveries/${deliveryId}`);
@@ -641,15 +641,15 @@ describe('deliveries', () => {
     try {
       const doomed = await createWebhook('/doomed', ['product.updated']);
       const triggered = await trigger('product.updated');
-      const deliveries = triggered.filter((id) => sandbox.store.deliveryById(id)?.webhook_id === doomed.id);
+      const deliveries = triggered.filter((id) => sandbox.deliveries.byId(id)?.webhook_id === doomed.id);
       expect(deliveries).toHaveLength(1);
-      expect(triggered.filter((id) => sandbox.store.deliveryById(id)?.webhook_id === paused.id)).toEqual([]);
+      expect(triggered.filter((id) => sandbox.deliveries.byId(id)?.webhook_id === paused.id)).toEqual([]);
       await waitForDeliveries(doomed.id, (d) => d.length === 1 && d[0].status === 'failed');
       expect((await call('DELETE', `/v1/webhooks/${doomed.id}`)).status).toBe(204);
-      expect(sandbox.store.deliveryById(deliveries[0]!)).toBeUndefined();
+      expect(sandbox.deliveries.byId(deliveries[0]!)).toBeUndefined();
       expectApiError(await call('GET', `/v1/webhooks/webhook-deliveries/${deliveries[0]}`), 404, 'not_found');
       // Nothing more will arrive: the retry the failure scheduled went with the webhook, and the deliverer sends only what the store holds due.
-      expect(sandbox.store.upcoming(1000).filter((due) => due.webhook_id === doomed.id)).toEqual([]);
+      expect(sandbox.log.upcoming(1000).filter((due) => due.webhook_id === doomed.id)).toEqual([]);
       expect(receiver.received.filter((r) => r.path === '/doomed')).toHaveLength(1);
       expect(receiver.received.filter((r) => r.path === '/paused')).toHaveLength(0);
       const log = await call('GET', `/v1/webhooks/${paused.id}/deliveries`);

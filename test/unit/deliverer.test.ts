@@ -3,7 +3,8 @@ import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Agent, MockAgent } from 'undici';
 import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from '../../src/sandbox/deliverer.js';
-import { Store, type AttemptRecord, type DeliveryRecord, type WebhookRecord } from '../../src/sandbox/store.js';
+import type { AttemptRecord, DeliveryRecord, WebhookRecord } from '../../src/sandbox/store/records.js';
+import { openStore, type Store } from '../helpers/store.js';
 import { ManualClock, flushPromises } from '../helpers/manual-clock.js';
 import { startReceiver } from '../helpers/receiver.js';
 
@@ -45,7 +46,7 @@ let t0: number;
 
 function makeDeliverer(policy: Partial<DeliveryPolicy> = {}): Deliverer {
   return new Deliverer({
-    store,
+    ...store,
     clock,
     dispatcher: agent,
     policy: { ...DEFAULT_POLICY, retryBaseMs: 1_000, maxDelayMs: 3_600_000, maxAttempts: 4, ...policy },
@@ -55,7 +56,7 @@ function makeDeliverer(policy: Partial<DeliveryPolicy> = {}): Deliverer {
 
 function insertWebhook(fields: Partial<WebhookRecord> = {}): WebhookRecord {
   const iso = new Date(clock.now()).toISOString();
-  return store.insertWebhook({
+  return store.webhooks.insert({
     id: `wh_${Math.random().toString(16).slice(2, 14).padEnd(12, '0')}`,
     account_id: ACCOUNT,
     url: HOOK_URL,
@@ -69,7 +70,7 @@ function insertWebhook(fields: Partial<WebhookRecord> = {}): WebhookRecord {
 }
 
 function setActive(wh: WebhookRecord, active: boolean): void {
-  store.updateWebhook({ ...wh, active, updated_at: new Date(clock.now()).toISOString() });
+  store.webhooks.update({ ...wh, active, updated_at: new Date(clock.now()).toISOString() });
 }
 
 /** One interceptor: the next POST /hook is answered `status` (after `wait`, if given). */
@@ -104,11 +105,11 @@ function sent(): SentRequest[] {
 
 /** The attempts of a webhook, oldest first. */
 function attemptsOf(wh: WebhookRecord): AttemptRecord[] {
-  return store.listAttempts(wh.id, { limit: 1_000 }).reverse();
+  return store.log.listAttempts(wh.id, { limit: 1_000 }).reverse();
 }
 
 function delivery(id: string): DeliveryRecord {
-  const found = store.deliveryById(id);
+  const found = store.deliveries.byId(id);
   if (!found) throw new Error(`no delivery ${id}`);
   return found;
 }
@@ -122,7 +123,7 @@ async function deliverOne(): Promise<string> {
 }
 
 beforeEach(() => {
-  store = new Store();
+  store = openStore();
   clock = new ManualClock();
   t0 = clock.now();
   agent = new MockAgent({ enableCallHistory: true });
@@ -136,7 +137,7 @@ afterEach(async () => {
   await deliverer.stop();
   agent.assertNoPendingInterceptors();
   await agent.close();
-  store.close();
+  store.database.close();
 });
 
 describe('Deliverer: a delivered event', () => {
@@ -247,7 +248,7 @@ describe('Deliverer: a delivered event', () => {
     const receiver = await startReceiver(() => ({ status: 200, body: 'y'.repeat(2_000_000) }));
     const connections = new Agent();
     const real = insertWebhook({ url: `${receiver.url}/hook` });
-    deliverer = new Deliverer({ store, clock, dispatcher: connections, policy: { ...DEFAULT_POLICY, responseBodyLimit: 100 } });
+    deliverer = new Deliverer({ ...store, clock, dispatcher: connections, policy: { ...DEFAULT_POLICY, responseBodyLimit: 100 } });
     try {
       for (const id of ['inv_long_1', 'inv_long_2']) await deliverer.deliverEvent(ACCOUNT, EVENT, { ...PAYLOAD, id });
       await vi.waitFor(() => expect(attemptsOf(real).map((a) => a.status)).toEqual(['delivered', 'delivered']));
@@ -266,7 +267,7 @@ describe('Deliverer: the time limit of a send', () => {
     const receiver = await startReceiver(() => 'stall-body');
     const connections = new Agent();
     const stalling = insertWebhook({ url: `${receiver.url}/hook` });
-    deliverer = new Deliverer({ store, clock, dispatcher: connections, policy: { ...DEFAULT_POLICY, timeoutMs: 150, maxAttempts: 1 } });
+    deliverer = new Deliverer({ ...store, clock, dispatcher: connections, policy: { ...DEFAULT_POLICY, timeoutMs: 150, maxAttempts: 1 } });
     try {
       await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
       await vi.waitFor(() => expect(attemptsOf(stalling).map((a) => a.status)).toEqual(['failed']));
@@ -294,7 +295,7 @@ describe('Deliverer: the time limit of a send', () => {
 
 describe('Deliverer: failures and backoff', () => {
   it("a retry goes at its time while another webhook's retry hangs", async () => {
-    store.updateWebhook({ ...webhook, events: [EVENT] });
+    store.webhooks.update({ ...webhook, events: [EVENT] });
     const other = insertWebhook({ events: ['sales_order.created'] });
     answer(500);
     await deliverOne();
@@ -660,9 +661,9 @@ describe('Deliverer: paused and deleted webhooks', () => {
     const id = await deliverOne();
     // Pause the webhook right after the deliverer has listed what is due (a request
     // pausing it can land between the two).
-    const dueDeliveries = store.dueDeliveries.bind(store);
+    const dueDeliveries = store.deliveries.due.bind(store.deliveries);
     let paused = false;
-    store.dueDeliveries = (now: number, limit: number) => {
+    store.deliveries.due = (now: number, limit: number) => {
       const due = dueDeliveries(now, limit);
       if (due.length > 0 && !paused) {
         paused = true;
@@ -694,8 +695,8 @@ describe('Deliverer: paused and deleted webhooks', () => {
   it('drops the scheduled retries of a deleted webhook', async () => {
     answer(500);
     const id = await deliverOne();
-    expect(store.deleteWebhook(ACCOUNT, webhook.id)).toBe(true);
-    expect(store.deliveryById(id)).toBeUndefined();
+    expect(store.webhooks.delete(ACCOUNT, webhook.id)).toBe(true);
+    expect(store.deliveries.byId(id)).toBeUndefined();
     await clock.advance(30 * 24 * 3_600_000);
     expect(sent()).toHaveLength(1);
     expect(clock.pendingTimers).toBe(0);
@@ -707,10 +708,10 @@ describe('Deliverer: paused and deleted webhooks', () => {
     const [id] = await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
     await flushPromises();
     expect(sent()).toHaveLength(1);
-    store.deleteWebhook(ACCOUNT, webhook.id);
+    store.webhooks.delete(ACCOUNT, webhook.id);
     held.open();
     await flushPromises();
-    expect(store.deliveryById(id!)).toBeUndefined();
+    expect(store.deliveries.byId(id!)).toBeUndefined();
     await clock.advance(24 * 3_600_000);
     expect(sent()).toHaveLength(1);
   });
@@ -731,14 +732,14 @@ describe('Deliverer: start, recovery and stop', () => {
       created_at: new Date(t0).toISOString(),
       ...fields,
     };
-    store.insertDelivery(record);
+    store.deliveries.insert(record);
     return record;
   }
 
   it('start(): an attempt left pending becomes failed and its delivery is sent again', async () => {
     // A sandbox stopped during the first send: the attempt was begun, never finished.
     const record = insertDelivery({ auto_attempts: 1, next_due_at: null });
-    store.insertAttempt({ id: record.id, delivery_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
+    store.deliveries.insertAttempt({ id: record.id, delivery_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
     expect(attemptsOf(webhook)[0]!.status).toBe('pending');
 
     await clock.advance(60_000);
@@ -766,8 +767,8 @@ describe('Deliverer: start, recovery and stop', () => {
 
   it('start(): an attempt that was only waiting for its turn (never sent) is taken back, not a failed try: the delivery goes out as that attempt', async () => {
     const record = insertDelivery({ auto_attempts: 1, next_due_at: null });
-    store.insertAttempt({ id: record.id, delivery_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
-    store.markQueued(record.id, 'automatic');
+    store.deliveries.insertAttempt({ id: record.id, delivery_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
+    store.deliveries.markQueued(record.id, 'automatic');
     answer(200);
     deliverer.start();
     expect(delivery(record.id)).toMatchObject({ auto_attempts: 0 });
@@ -780,10 +781,10 @@ describe('Deliverer: start, recovery and stop', () => {
 
   it('start(): a manual retry that was only waiting for its turn is dropped, not recorded as failed', async () => {
     const record = insertDelivery({ auto_attempts: 1, next_due_at: null, delivered: false });
-    store.insertAttempt({ id: record.id, delivery_id: record.id, webhook_id: webhook.id, created_at: record.created_at }, 1);
-    store.finishAttempt(record.id, { status: 'failed', response_code: 500, response_body: null, error: 'endpoint answered 500', duration_ms: 1 });
-    store.insertAttempt({ id: 'dlv_manual', delivery_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
-    store.markQueued('dlv_manual', 'manual');
+    store.deliveries.insertAttempt({ id: record.id, delivery_id: record.id, webhook_id: webhook.id, created_at: record.created_at }, 1);
+    store.deliveries.finishAttempt(record.id, { status: 'failed', response_code: 500, response_body: null, error: 'endpoint answered 500', duration_ms: 1 });
+    store.deliveries.insertAttempt({ id: 'dlv_manual', delivery_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
+    store.deliveries.markQueued('dlv_manual', 'manual');
     deliverer.start();
     await clock.advance(60_000);
     expect(sent()).toHaveLength(0);
@@ -792,7 +793,7 @@ describe('Deliverer: start, recovery and stop', () => {
 
   it('start(): a pending attempt of a delivered delivery is marked failed but not re-sent', async () => {
     const record = insertDelivery({ delivered: true, next_due_at: null });
-    store.insertAttempt({ id: record.id, delivery_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
+    store.deliveries.insertAttempt({ id: record.id, delivery_id: record.id, webhook_id: webhook.id, created_at: record.created_at });
     deliverer.start();
     await clock.advance(60_000);
     expect(sent()).toHaveLength(0);
@@ -888,7 +889,7 @@ describe('Deliverer: each webhook its own share of sends', () => {
     await deliverer.stop();
     const dispatched: string[] = [];
     deliverer = new Deliverer({
-      store,
+      ...store,
       clock,
       dispatcher: agent,
       // Stalled at once: each event is acknowledged while its delivery waits its turn.
@@ -992,7 +993,7 @@ describe('Deliverer: when a webhook counts as stalled', () => {
     await deliverer.stop();
     elapsed = new ManualClock(0);
     deliverer = new Deliverer({
-      store,
+      ...store,
       clock,
       elapsed,
       dispatcher: agent,
@@ -1050,7 +1051,7 @@ describe('Deliverer: a bounded log', () => {
     await deliverer.stop();
     const drops: number[] = [];
     deliverer = new Deliverer({
-      store,
+      ...store,
       clock,
       dispatcher: agent,
       policy: { ...DEFAULT_POLICY, maxAttempts: 1, maxDeliveries: 5 },
@@ -1064,13 +1065,13 @@ describe('Deliverer: a bounded log', () => {
     }
     const kept = attemptsOf(webhook).map((a) => a.delivery_id);
     expect(kept).toEqual(ids.slice(-5));
-    expect(ids.slice(0, 7).every((id) => store.deliveryById(id) === undefined)).toBe(true);
+    expect(ids.slice(0, 7).every((id) => store.deliveries.byId(id) === undefined)).toBe(true);
     expect(drops).toHaveLength(1);
   });
 
   it('never drops a delivery whose send is under way', async () => {
     await deliverer.stop();
-    deliverer = new Deliverer({ store, clock, dispatcher: agent, policy: { ...DEFAULT_POLICY, maxAttempts: 1, maxDeliveries: 1 } });
+    deliverer = new Deliverer({ ...store, clock, dispatcher: agent, policy: { ...DEFAULT_POLICY, maxAttempts: 1, maxDeliveries: 1 } });
     const held = gate();
     answer(200, { wait: held.promise });
     const [first] = await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
@@ -1078,7 +1079,7 @@ describe('Deliverer: a bounded log', () => {
     answer(200);
     await deliverer.deliverEvent(ACCOUNT, EVENT, { ...PAYLOAD, id: 'inv_2' });
     await flushPromises();
-    expect(store.deliveryById(first!)).toBeDefined();
+    expect(store.deliveries.byId(first!)).toBeDefined();
     held.open();
     await flushPromises();
     expect(attemptsOf(webhook).find((a) => a.delivery_id === first)?.status).toBe('delivered');
@@ -1088,7 +1089,7 @@ describe('Deliverer: a bounded log', () => {
 describe('Deliverer.advance (the manual clock)', () => {
   it('sends the retries due within the jump in due order, each at its due time, and schedules the next from it', async () => {
     const manual = new ManualSandboxClock(t0);
-    const own = new Deliverer({ store, clock: manual, dispatcher: agent, policy: { ...DEFAULT_POLICY, retryBaseMs: 1_000, maxAttempts: 4 } });
+    const own = new Deliverer({ ...store, clock: manual, dispatcher: agent, policy: { ...DEFAULT_POLICY, retryBaseMs: 1_000, maxAttempts: 4 } });
     answer(500);
     const [id] = await own.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
     await flushPromises();
@@ -1141,7 +1142,7 @@ describe('Deliverer: one budget of connections for the whole sandbox', () => {
   it('never has more than maxConnections sends in flight, and the webhooks waiting take turns, one send each a round', async () => {
     await deliverer.stop();
     deliverer = new Deliverer({
-      store,
+      ...store,
       clock,
       dispatcher: agent,
       policy: { ...DEFAULT_POLICY, maxAttempts: 1, concurrencyPerWebhook: 4, maxConnections: 2, stalledAfterMs: 0 },
@@ -1172,7 +1173,7 @@ describe('Deliverer: one budget of connections for the whole sandbox', () => {
     await deliverer.stop();
     const elapsed = new ManualClock(0);
     deliverer = new Deliverer({
-      store,
+      ...store,
       clock,
       elapsed,
       dispatcher: agent,
@@ -1202,7 +1203,7 @@ describe('Deliverer: one budget of connections for the whole sandbox', () => {
     const elapsed = new ManualClock(0);
     const local: string[] = [];
     deliverer = new Deliverer({
-      store,
+      ...store,
       clock,
       elapsed,
       dispatcher: agent,
@@ -1229,7 +1230,7 @@ describe('Deliverer: one budget of connections for the whole sandbox', () => {
   it('a stop while such a send waits ends the wait at once, and leaves the attempt under way for the next start', async () => {
     await deliverer.stop();
     const elapsed = new ManualClock(0);
-    deliverer = new Deliverer({ store, clock, elapsed, dispatcher: agent, policy: { ...DEFAULT_POLICY, maxAttempts: 1 } });
+    deliverer = new Deliverer({ ...store, clock, elapsed, dispatcher: agent, policy: { ...DEFAULT_POLICY, maxAttempts: 1 } });
     const emfile = Object.assign(new Error('connect EMFILE'), { code: 'EMFILE' });
     agent.get(ORIGIN).intercept({ path: '/hook', method: 'POST' }).replyWithError(emfile);
     await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);

@@ -8,7 +8,7 @@ import { FileError } from '../../files/user-file.js';
 import { defaultMaxConnections } from '../../sandbox/connections.js';
 import { ManualSandboxClock } from '../../sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../sandbox/server.js';
-import type { AttemptRecord, WebhookRecord } from '../../sandbox/store.js';
+import type { AttemptRecord, WebhookRecord } from '../../sandbox/store/records.js';
 import { proxySettings } from '../../net.js';
 import { clockTime, sanitize, statusWords } from '../../render/text.js';
 import { signatureHeaderName } from '../../protocol/headers.js';

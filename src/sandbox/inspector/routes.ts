@@ -8,7 +8,9 @@ import type { Deliverer, DeliveryPolicy } from '../deliverer.js';
 import { ErrorAnswer, notFound, readJsonObject, sendJson } from '../http.js';
 import { Router } from '../router.js';
 import type { Reply, RouteContext } from '../routes.js';
-import type { Store } from '../store.js';
+import type { Database } from '../store/database.js';
+import type { DeliveryLog } from '../store/delivery-log.js';
+import type { WebhookRepository } from '../store/webhooks.js';
 import { rejectUnknownFields, validateEventType } from '../validation.js';
 import { InspectorAccess } from './access.js';
 import { PageFiles } from './page.js';
@@ -24,7 +26,10 @@ import { InspectorViews } from './views.js';
 // every view names its fields one by one (views.ts). Who may use it: access.ts.
 
 export interface InspectorDeps {
-  store: Store;
+  /** Its count of writes, which the live stream follows. */
+  database: Pick<Database, 'changes'>;
+  webhooks: WebhookRepository;
+  log: DeliveryLog;
   deliverer: Deliverer;
   clock: Clock;
   cursors: Cursors;
@@ -176,10 +181,10 @@ async function retry({ deliverer }: InspectorDeps, views: InspectorViews, req: I
 }
 
 /** A test send to a webhook, of invoice.paid or the event asked for. */
-async function testSend({ store, deliverer, clock }: InspectorDeps, req: IncomingMessage, webhookId: string): Promise<Reply> {
+async function testSend({ webhooks, deliverer, clock }: InspectorDeps, req: IncomingMessage, webhookId: string): Promise<Reply> {
   const body = await readJsonObject(req);
   rejectUnknownFields(body, ['event']);
-  const webhook = store.findWebhook(DEMO_ACCOUNT, idParameter('id', webhookId));
+  const webhook = webhooks.find(DEMO_ACCOUNT, idParameter('id', webhookId));
   if (!webhook) throw notFound('webhook', webhookId);
   const event = body.event === undefined ? 'invoice.paid' : validateEventType('event', body.event);
   const attempt = await deliverer.sendTest(webhook, event, samplePayload(event, new Date(clock.now())));

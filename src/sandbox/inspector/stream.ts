@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isManual, type Clock } from '../clock.js';
-import type { Store } from '../store.js';
+import type { Database } from '../store/database.js';
 import type { InspectorChange } from './types.js';
 
 /** Headers of every data answer of the inspector's: never cached, never sniffed, no referrer. */
@@ -18,7 +18,7 @@ export class LiveStream {
   private sent = { changes: -1, clock: -1 };
   private lastWrite = 0;
 
-  constructor(private readonly deps: { store: Store; clock: Clock }) {}
+  constructor(private readonly deps: { database: Pick<Database, 'changes'>; clock: Clock }) {}
 
   open(req: IncomingMessage, res: ServerResponse): void {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', ...DATA_HEADERS });
@@ -34,7 +34,7 @@ export class LiveStream {
     req.on('close', done);
     res.on('close', done);
     if (this.ticker === undefined) {
-      this.sent = { changes: this.deps.store.changes, clock: this.manualNow() };
+      this.sent = { changes: this.deps.database.changes, clock: this.manualNow() };
       this.lastWrite = Date.now();
       this.ticker = setInterval(() => this.tick(), 250);
       this.ticker.unref();
@@ -49,10 +49,10 @@ export class LiveStream {
   }
 
   private tick(): void {
-    const { store } = this.deps;
+    const { database } = this.deps;
     let text: string | undefined;
-    if (store.changes !== this.sent.changes || this.manualNow() !== this.sent.clock) {
-      this.sent = { changes: store.changes, clock: this.manualNow() };
+    if (database.changes !== this.sent.changes || this.manualNow() !== this.sent.clock) {
+      this.sent = { changes: database.changes, clock: this.manualNow() };
       text = this.eventText();
     } else if (Date.now() - this.lastWrite > 15_000) {
       text = ': keep-alive\n\n';
@@ -67,7 +67,7 @@ export class LiveStream {
   }
 
   private eventText(): string {
-    const change: InspectorChange = { changes: this.deps.store.changes, now: new Date(this.deps.clock.now()).toISOString() };
+    const change: InspectorChange = { changes: this.deps.database.changes, now: new Date(this.deps.clock.now()).toISOString() };
     return `event: change\ndata: ${JSON.stringify(change)}\n\n`;
   }
 }

@@ -4,7 +4,10 @@ import { isManual, type Clock } from '../clock.js';
 import type { Cursors } from '../cursor.js';
 import { deliveryHeaders, type DeliveryPolicy } from '../deliverer.js';
 import { badRequest, notFound } from '../http.js';
-import { deliveryStatus, type DeliverySummary, type Store } from '../store.js';
+import type { Database } from '../store/database.js';
+import type { DeliveryLog, DeliverySummary } from '../store/delivery-log.js';
+import { deliveryStatus } from '../store/records.js';
+import type { WebhookRepository } from '../store/webhooks.js';
 import { parseLimit, validateEventType } from '../validation.js';
 import { signatureHeaderName } from '../../protocol/headers.js';
 import { shellQuote } from '../../render/text.js';
@@ -22,14 +25,23 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 export class InspectorViews {
   readonly signatureHeader: string;
 
-  constructor(private readonly deps: { store: Store; clock: Clock; cursors: Cursors; policy: DeliveryPolicy }) {
+  constructor(
+    private readonly deps: {
+      database: Pick<Database, 'changes'>;
+      webhooks: WebhookRepository;
+      log: DeliveryLog;
+      clock: Clock;
+      cursors: Cursors;
+      policy: DeliveryPolicy;
+    },
+  ) {
     this.signatureHeader = signatureHeaderName(deps.policy.platformName);
   }
 
   overview(): InspectorOverview {
-    const { store, clock, policy } = this.deps;
-    const counts = store.deliveryCounts(DEMO_ACCOUNT);
-    const rows = store.listWebhooks(DEMO_ACCOUNT, { limit: 201 });
+    const { database, webhooks, log, clock, policy } = this.deps;
+    const counts = log.deliveryCounts(DEMO_ACCOUNT);
+    const rows = webhooks.list(DEMO_ACCOUNT, { limit: 201 });
     const none = { total: 0, delivered: 0, pending: 0, failed: 0, retry_due: 0 };
     return {
       sandbox: {
@@ -39,7 +51,7 @@ export class InspectorViews {
         signature_header: this.signatureHeader,
         max_attempts: policy.maxAttempts,
         retry_base_ms: policy.retryBaseMs,
-        changes: store.changes,
+        changes: database.changes,
       },
       catalog: EVENT_CATALOG.map(({ type, module, desc }) => ({ type, module, desc })),
       webhooks: rows.slice(0, 200).map((w) => ({
@@ -51,7 +63,7 @@ export class InspectorViews {
         deliveries: { ...(counts.get(w.id) ?? none) },
       })),
       webhooks_more: rows.length > 200,
-      due: store.upcoming(5).map((due) => ({
+      due: log.upcoming(5).map((due) => ({
         delivery_id: due.delivery_id,
         webhook_id: due.webhook_id,
         event: due.event,
@@ -63,10 +75,10 @@ export class InspectorViews {
 
   /** A page of deliveries, newest first, filtered by the query's webhook, event, status and id start (q). */
   deliveries(query: URLSearchParams): InspectorDeliveryPage {
-    const { store, cursors } = this.deps;
+    const { webhooks, log, cursors } = this.deps;
     const limit = parseLimit(query.get('limit'));
     const webhook = query.get('webhook') || null;
-    if (webhook !== null && !store.findWebhook(DEMO_ACCOUNT, idParameter('webhook', webhook))) throw notFound('webhook', webhook);
+    if (webhook !== null && !webhooks.find(DEMO_ACCOUNT, idParameter('webhook', webhook))) throw notFound('webhook', webhook);
     const event = query.get('event') || null;
     if (event !== null) validateEventType('event', event);
     const status = query.get('status') || null;
@@ -78,16 +90,16 @@ export class InspectorViews {
     const list = 'inspector:deliveries';
     const cursor = query.get('cursor');
     const before = cursor === null || cursor === '' ? null : cursors.decode(list, cursor);
-    const rows = store.deliveryPage(DEMO_ACCOUNT, { before, webhook, event, status: status as DeliveryStatus | null, q }, limit + 1);
+    const rows = log.deliveryPage(DEMO_ACCOUNT, { before, webhook, event, status: status as DeliveryStatus | null, q }, limit + 1);
     return cursors.page(rows, limit, list, deliveryItem);
   }
 
   /** A delivery by its id, or by the id of one of its attempts, with every attempt and the headers it was sent with. */
   delivery(id: string): InspectorDelivery {
-    const { store, policy } = this.deps;
-    const delivery = store.findDelivery(DEMO_ACCOUNT, idParameter('id', id));
+    const { log, policy } = this.deps;
+    const delivery = log.findDelivery(DEMO_ACCOUNT, idParameter('id', id));
     if (!delivery) throw notFound('delivery', id);
-    const attempts: InspectorAttempt[] = store.attemptsOfDelivery(delivery.id).map((a) => ({
+    const attempts: InspectorAttempt[] = log.attemptsOfDelivery(delivery.id).map((a) => ({
       id: a.id,
       attempt: a.attempt,
       status: a.status,

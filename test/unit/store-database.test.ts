@@ -1,69 +1,12 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { FileError } from '../../src/files/user-file.js';
-import { Store, type WebhookRecord } from '../../src/sandbox/store.js';
-
-function webhook(store: Store, id: string, events: string[], active = true): WebhookRecord {
-  const now = new Date(0).toISOString();
-  return store.insertWebhook({ id, account_id: 'acct', url: 'https://example.com/h', events, active, signing_secret: 's', created_at: now, updated_at: now });
-}
-
-describe('Store: the subscribers of an event, kept in memory', () => {
-  it('follows every create, change and delete of a webhook', () => {
-    const store = new Store();
-    const ids = () => store.subscribedActiveWebhooks('acct', 'invoice.paid').map((w) => w.id);
-    expect(ids()).toEqual([]);
-    const first = webhook(store, 'wh_1', ['invoice.paid']);
-    expect(ids()).toEqual(['wh_1']);
-    webhook(store, 'wh_2', ['product.updated']);
-    webhook(store, 'wh_3', ['invoice.paid', 'product.updated'], false);
-    expect(ids()).toEqual(['wh_1']);
-    store.updateWebhook({ ...first, active: false });
-    expect(ids()).toEqual([]);
-    store.updateWebhook({ ...first, active: true, events: ['product.updated'] });
-    expect(ids()).toEqual([]);
-    expect(store.subscribedActiveWebhooks('acct', 'product.updated').map((w) => w.id)).toEqual(['wh_1', 'wh_2']);
-    const third = store.findWebhook('acct', 'wh_3')!;
-    store.updateWebhook({ ...third, active: true });
-    expect(ids()).toEqual(['wh_3']);
-    store.deleteWebhook('acct', 'wh_3');
-    expect(ids()).toEqual([]);
-    expect(store.subscribedActiveWebhooks('other', 'product.updated')).toEqual([]);
-    store.close();
-  });
-});
-
-describe('Store: keeping the newest deliveries', () => {
-  it('drops the oldest past the cap, passing over busy ones however many, and keeps the newest', () => {
-    const store = new Store();
-    webhook(store, 'wh_1', ['invoice.paid']);
-    const ids = Array.from({ length: 8 }, (_, i) => `dlv_${i}`);
-    for (const id of ids) {
-      store.insertDelivery({
-        id,
-        webhook_id: 'wh_1',
-        event: 'invoice.paid',
-        body: '{}',
-        signature: 's',
-        auto_attempts: 1,
-        next_due_at: null,
-        delivered: true,
-        created_at: new Date(0).toISOString(),
-      });
-    }
-    const kept = () => ids.filter((id) => store.deliveryById(id) !== undefined);
-    expect(store.dropOldestDeliveries(3, new Set(['dlv_0', 'dlv_1', 'dlv_3']))).toBe(5);
-    expect(kept()).toEqual(['dlv_0', 'dlv_1', 'dlv_3']);
-    // Everything left busy: nothing can go, and the store says so.
-    expect(store.dropOldestDeliveries(1, new Set(ids))).toBe(0);
-    expect(store.dropOldestDeliveries(1, new Set(['dlv_3']))).toBe(2);
-    expect(kept()).toEqual(['dlv_3']);
-    store.close();
-  });
-});
+import { Database } from '../../src/sandbox/store/database.js';
+import { openStore } from '../helpers/store.js';
 
 /** The schema of a store made before a delivery had its name in the store (a "chain"), as --data-dir kept it. */
 const CHAIN_SCHEMA = `
@@ -96,7 +39,7 @@ CREATE INDEX IF NOT EXISTS attempts_by_webhook ON attempts (webhook_id, seq);
 CREATE INDEX IF NOT EXISTS attempts_by_chain ON attempts (chain_id, attempt);
 `;
 
-describe('Store: a --data-dir made by an earlier version', () => {
+describe('Database: a --data-dir made by an earlier version', () => {
   it('is opened with its deliveries, attempts and due retries kept (chains renamed deliveries)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'whsvc-store-'));
     try {
@@ -113,29 +56,28 @@ describe('Store: a --data-dir made by an earlier version', () => {
         .run('dlv_1', 'wh_1', 'invoice.paid', '{}', 'sha256=x', now);
       old.prepare("INSERT INTO attempts (id, chain_id, webhook_id, attempt, status, created_at) VALUES ('dlv_1', 'dlv_1', 'wh_1', 1, 'failed', ?)").run(now);
       old.close();
-      const store = new Store(dir);
-      expect(store.deliveryById('dlv_1')).toMatchObject({ id: 'dlv_1', webhook_id: 'wh_1', next_due_at: 5000, delivered: false });
-      expect(store.attemptsOfDelivery('dlv_1').map((a) => [a.id, a.delivery_id, a.status])).toEqual([['dlv_1', 'dlv_1', 'failed']]);
-      expect(store.dueDeliveries(10_000, 10).map((d) => d.id)).toEqual(['dlv_1']);
-      store.close();
+      const store = openStore(dir);
+      expect(store.deliveries.byId('dlv_1')).toMatchObject({ id: 'dlv_1', webhook_id: 'wh_1', next_due_at: 5000, delivered: false });
+      expect(store.log.attemptsOfDelivery('dlv_1').map((a) => [a.id, a.delivery_id, a.status])).toEqual([['dlv_1', 'dlv_1', 'failed']]);
+      expect(store.deliveries.due(10_000, 10).map((d) => d.id)).toEqual(['dlv_1']);
+      store.database.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 });
 
-describe('Store: the rename of an earlier store, the bad days', () => {
+describe('Database: the rename of an earlier store, the bad days', () => {
   it('a chains table an older version made again beside deliveries (a downgrade, then an upgrade) is dropped when empty', () => {
     const dir = mkdtempSync(join(tmpdir(), 'whsvc-store-'));
     try {
-      const first = new Store(dir);
-      first.close();
+      new Database(dir).close();
       const old = new DatabaseSync(join(dir, 'sandbox.db'));
       old.exec('CREATE TABLE chains (id TEXT PRIMARY KEY)');
       old.close();
-      const store = new Store(dir);
-      expect(store.dueDeliveries(0, 10)).toEqual([]);
-      store.close();
+      const store = openStore(dir);
+      expect(store.deliveries.due(0, 10)).toEqual([]);
+      store.database.close();
       const check = new DatabaseSync(join(dir, 'sandbox.db'));
       expect(check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'chains'").get()).toBeUndefined();
       check.close();
@@ -145,20 +87,58 @@ describe('Store: the rename of an earlier store, the bad days', () => {
   });
 });
 
-describe('Store: a --data-dir holds only its own regular files', () => {
+describe('Database: a --data-dir holds only its own regular files', () => {
   it.each(['sandbox.db', 'sandbox.db-wal', 'sandbox.db-shm'])('a symlink planted as %s is refused, and the file it points to is untouched', (name) => {
     const dir = mkdtempSync(join(tmpdir(), 'whsvc-store-link-'));
     try {
       const victim = join(dir, 'victim');
       writeFileSync(victim, 'untouched\n', { mode: 0o644 });
       const dataDir = join(dir, 'data');
-      new Store(dataDir).close();
+      new Database(dataDir).close();
       rmSync(join(dataDir, name), { force: true });
       symlinkSync(victim, join(dataDir, name));
-      expect(() => new Store(dataDir)).toThrow(FileError);
-      expect(() => new Store(dataDir)).toThrow(`--data-dir ${join(dataDir, name)} is a symbolic link, not a regular file`);
+      expect(() => new Database(dataDir)).toThrow(FileError);
+      expect(() => new Database(dataDir)).toThrow(`--data-dir ${join(dataDir, name)} is a symbolic link, not a regular file`);
       expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
       expect(statSync(victim).mode & 0o777).toBe(0o644);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('Database: one sandbox at a time on a --data-dir', () => {
+  /** Writes the holder's pid into the data dir's meta, as a sandbox that holds it leaves it there. */
+  function holdAs(dir: string, pid: number): void {
+    const db = new DatabaseSync(join(dir, 'sandbox.db'));
+    db.prepare("INSERT INTO meta (key, value) VALUES ('held_by_pid', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(pid));
+    db.close();
+  }
+  const holder = (dir: string) => {
+    const db = new DatabaseSync(join(dir, 'sandbox.db'));
+    const row = db.prepare("SELECT value FROM meta WHERE key = 'held_by_pid'").get();
+    db.close();
+    return row?.value;
+  };
+
+  it('is refused while another process that is alive holds it, taken over once that one is gone, and let go on close', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'whsvc-store-hold-'));
+    try {
+      const first = new Database(dir);
+      first.setMeta('cursor_key', 'kept');
+      expect(holder(dir)).toBe(String(process.pid));
+      first.close();
+      expect(holder(dir)).toBeUndefined();
+
+      holdAs(dir, process.ppid);
+      expect(() => new Database(dir)).toThrow(`another sandbox (pid ${process.ppid}) is using it; stop that one first, or give another --data-dir`);
+
+      const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
+      holdAs(dir, gone);
+      const next = new Database(dir);
+      expect(holder(dir)).toBe(String(process.pid));
+      expect(next.getMeta('cursor_key')).toBe('kept');
+      next.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
