@@ -11,12 +11,12 @@ import { ErrorAnswer, requestTarget, sendEmpty, sendJson, serve } from './http.j
 import { createInspector, type Inspector } from './inspector/routes.js';
 import { apiRouter, clockRoutes, deliveryRoutes, eventTrigger, webhookRoutes } from './routes.js';
 import { RateLimiter } from './rate-limit.js';
-import { ClientRepository } from './store/clients.js';
-import { Database } from './store/database.js';
-import { DeliveryRepository } from './store/deliveries.js';
-import { DeliveryLog } from './store/delivery-log.js';
+import type { ClientRepository } from './store/clients.js';
+import type { Database } from './store/database.js';
+import type { DeliveryRepository } from './store/deliveries.js';
+import type { DeliveryLog } from './store/delivery-log.js';
+import { openStore } from './store/open.js';
 import type { AttemptRecord, ClientRecord, WebhookRecord } from './store/records.js';
-import { WebhookRepository } from './store/webhooks.js';
 import { httpUrl, type ProxySettings } from '../net.js';
 
 export interface SandboxOptions {
@@ -54,11 +54,7 @@ export interface Sandbox {
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const clock = options.clock ?? systemClock;
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 3600;
-  const database = new Database(options.dataDir);
-  const clientRepository = new ClientRepository(database);
-  const deliveries = new DeliveryRepository(database);
-  const webhooks = new WebhookRepository(database, deliveries);
-  const log = new DeliveryLog(database);
+  const { database, clients: clientRepository, webhooks, deliveries, log } = openStore(options.dataDir);
   const clients = seedClients(clientRepository);
   const cursors = new Cursors(cursorKey(database));
   const policy = { ...DEFAULT_POLICY, ...options.policy };
