@@ -520,7 +520,10 @@ describe('failures a user meets', () => {
   it('option errors read in one style: the flag, the value, and why', async () => {
     const cases: Array<[string[], string]> = [
       [['webhooks', 'list', '--limit', '0'], 'whsvc: --limit 0: must be an integer from 1 to 200'],
-      [['webhooks', 'list', '--request-timeout', 'soon'], 'whsvc: --request-timeout soon: must be a duration such as 500ms, 90s, 30m, 2h or 3d'],
+      [
+        ['webhooks', 'list', '--request-timeout', 'soon'],
+        'whsvc: --request-timeout soon: must be a duration such as 500ms, 90s, 30m, 2h or 3d (a bare number is seconds)',
+      ],
       [['sandbox', 'start', '--clock', 'sundial'], 'whsvc: --clock sundial: allowed choices are wall, manual'],
       [['webhooks', 'create', '--url'], 'whsvc: --url needs a value'],
       [['webhooks', 'get'], 'whsvc: <id> is required'],
