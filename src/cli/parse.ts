@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { isLoopbackHost } from '../net.js';
 import { DEFAULT_PLATFORM_NAME, PLATFORM_NAME } from '../protocol/headers.js';
 import { didYouMean } from './suggest.js';
 import { usageError } from './errors.js';
@@ -29,6 +30,20 @@ export function resourceId(kind: 'webhook' | 'delivery') {
     if (why) throw new InvalidArgumentError(`${JSON.stringify(value)} is not a ${kind} id: ${why}.`);
     return value;
   };
+}
+
+/**
+ * A URL written without its scheme, as stripe's `--forward-to localhost:3000/hooks` takes it: `http://`
+ * for this machine (localhost, 127.0.0.1, [::1]), `https://` elsewhere, the only scheme the service
+ * takes there. What names no host (no dot, no port: a word) or has a scheme is returned as it is, for
+ * the URL checks to judge. For every flag that takes a URL: --url, --forward-to, --to, --base-url.
+ */
+export function withScheme(value: string): string {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)(:\d{1,5})?(?:[/?#]|$)/.exec(value);
+  if (!match) return value;
+  const host = match[1]!.toLowerCase();
+  if (match[2] === undefined && !host.includes('.') && !host.startsWith('[') && host !== 'localhost') return value;
+  return `${isLoopbackHost(host) ? 'http' : 'https'}://${value}`;
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

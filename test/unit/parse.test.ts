@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundAt, duration, durationMs, durationText, inSeconds, percentage, share, timeBound } from '../../src/cli/parse.js';
+import { boundAt, duration, durationMs, durationText, inSeconds, percentage, share, timeBound, withScheme } from '../../src/cli/parse.js';
 
 describe('durations and shares', () => {
   it('reads 500ms, 90s, 30m, 2h, 3d and a bare number of seconds', () => {
@@ -68,3 +68,29 @@ describe('timeBound', () => {
   });
 });
 
+describe('withScheme', () => {
+  it("completes a URL written without its scheme, as stripe's --forward-to takes it: http for this machine, https elsewhere", () => {
+    expect(withScheme('localhost:3000/x')).toBe('http://localhost:3000/x');
+    expect(withScheme('localhost')).toBe('http://localhost');
+    expect(withScheme('127.0.0.1:4010')).toBe('http://127.0.0.1:4010');
+    expect(withScheme('[::1]:8080/hooks?a=1')).toBe('http://[::1]:8080/hooks?a=1');
+    expect(withScheme('app.localhost:3000')).toBe('http://app.localhost:3000');
+    expect(withScheme('example.com/hooks')).toBe('https://example.com/hooks');
+    expect(withScheme('hooks.example.com:8443')).toBe('https://hooks.example.com:8443');
+    expect(withScheme('myhost:8080/x')).toBe('https://myhost:8080/x');
+  });
+
+  it('leaves alone what has a scheme or names no host, for the URL checks to judge', () => {
+    for (const value of [
+      'https://example.com/x',
+      'http://localhost:3000',
+      'ftp://example.com',
+      'mailto:a@b.c',
+      'hooks',
+      '',
+      'localhost:3000x',
+      'user:pass@host.com',
+    ])
+      expect(withScheme(value), value).toBe(value);
+  });
+});
