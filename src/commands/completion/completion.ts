@@ -1,7 +1,7 @@
 import { Command, type CommandUnknownOpts, type Option } from '@commander-js/extra-typings';
 import { buildDeps } from '../../cli/context.js';
 import { inquirerPrompter } from '../../cli/prompter.js';
-import { action, addVerbs } from '../../cli/actions.js';
+import { action, addVerbs, isHidden } from '../../cli/actions.js';
 import { fetchCatalog } from '../../cli/catalog.js';
 import { examples } from '../../cli/examples.js';
 import type { Io } from '../../cli/deps.js';
@@ -140,7 +140,7 @@ export async function candidates(program: CommandUnknownOpts, words: string[], e
       .filter((name): name is string => Boolean(name?.startsWith(current)));
   }
   return command.commands
-    .filter((c) => !(c as CommandUnknownOpts & { _hidden?: boolean })._hidden && c.name() !== 'help')
+    .filter((c) => !isHidden(c) && c.name() !== 'help')
     .map((c) => c.name())
     .filter((name) => name.startsWith(current));
 }
