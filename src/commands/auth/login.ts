@@ -8,6 +8,7 @@ import { tokenIdentity } from '../../cli/context.js';
 import { AuthError } from '../../api/errors.js';
 import { NO_PROMPT, usageError } from '../../cli/errors.js';
 import { printJson } from '../../cli/output.js';
+import { insideWhitespace, pastedSecret } from '../../cli/secret.js';
 
 export const command = () =>
   new Command('login')
@@ -52,17 +53,18 @@ async function readAll(stream: CommandDeps['stdin']): Promise<string> {
 export async function run(options: LoginOptions, deps: CommandDeps): Promise<number> {
   // --base-url, else WHSVC_BASE_URL, else the profile's, else the sandbox's.
   const baseUrl = deps.api.baseUrl;
-  let clientId = options.clientId;
+  let clientId = options.clientId?.trim();
   if (!clientId) {
     if (!deps.canPrompt) throw usageError(`--client-id is required (${NO_PROMPT})`);
     clientId = (await deps.prompter.input('Client ID', (v) => (v.trim() ? true : 'required'))).trim();
   }
   let clientSecret: string;
   if (options.clientSecretStdin) {
-    clientSecret = (await readAll(deps.stdin)).replace(/\r?\n$/, '');
-    if (!clientSecret) throw usageError('--client-secret-stdin: nothing was read from standard input');
+    clientSecret = pastedSecret(await readAll(deps.stdin));
+    if (!clientSecret) throw usageError('--client-secret-stdin: no secret was read from standard input');
   } else if (deps.canPrompt) {
-    clientSecret = await deps.prompter.password('Client secret');
+    clientSecret = pastedSecret(await deps.prompter.password('Client secret'));
+    if (!clientSecret) throw usageError('the client secret is empty: it was only spaces');
   } else {
     throw usageError(`the client secret is needed (${NO_PROMPT})`, 'pipe it in: printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin');
   }
@@ -74,10 +76,13 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
     token = await deps.apiFor(baseUrl, credentials).requestToken();
   } catch (error) {
     if (error instanceof AuthError) {
+      const inside = insideWhitespace(clientSecret);
       const hint =
         error.code === 'invalid_scope'
           ? 'ask only for scopes this client has, or leave --scope out to get all of them'
-          : `check the client id and secret for ${baseUrl}`;
+          : inside
+            ? `check the client secret: ${inside}`
+            : `check the client id and secret for ${baseUrl}`;
       // As an AuthError still: --json's error line keeps the status and code the service answered.
       throw new AuthError(`${error.message}; nothing was stored`, error.status, error.code, hint);
     }

@@ -72,6 +72,27 @@ describe('login', () => {
     expect(bodies[0]!.client_secret).toBe('cs_live_chunked');
   });
 
+  it('whitespace at the ends of a pasted secret is no part of it (a trailing space, CR, newline), as gh reads a token', async () => {
+    for (const pasted of [`${NEW_SECRET} `, ` ${NEW_SECRET}\r\n`, `${NEW_SECRET}\t\n\n`]) {
+      const fake = fakeDeps({ credentials: null, stdin: pasted });
+      const bodies = mockToken(fake.mock);
+      await login({ clientId: ' cli_new ', clientSecretStdin: true }, fake.deps);
+      expect(bodies[0], JSON.stringify(pasted)).toMatchObject({ client_id: 'cli_new', client_secret: NEW_SECRET });
+      expect(new ConfigStore(fake.configDir).getProfile('default')?.client_secret).toBe(NEW_SECRET);
+    }
+    const prompted = fakeDeps({ credentials: null, canPrompt: true, answers: [{ kind: 'password', message: /secret/i, answer: `${NEW_SECRET}  ` }] });
+    const bodies = mockToken(prompted.mock);
+    await login({ clientId: 'cli_new', clientSecretStdin: false }, prompted.deps);
+    expect(bodies[0]!.client_secret).toBe(NEW_SECRET);
+  });
+
+  it('a refused secret with a space or line break inside says so', async () => {
+    const fake = fakeDeps({ credentials: null, stdin: 'cs_live_half\ncs_other_half\n' });
+    mockToken(fake.mock, { status: 401 });
+    const error = await rejectionOf(login({ clientId: 'cli_new', clientSecretStdin: true }, fake.deps));
+    expect(error).toMatchObject({ hint: 'check the client secret: it holds a space or a line break inside: copy it again, whole, on one line' });
+  });
+
   it('empty stdin is a usage error, no request', async () => {
     const fake = fakeDeps({ credentials: null, stdin: '' });
     const error = await rejectionOf(login({ clientId: 'cli_new', clientSecretStdin: true }, fake.deps));
