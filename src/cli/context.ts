@@ -143,7 +143,7 @@ function normalAddress(value: string): string {
   }
 }
 
-const sameAddress = (a: string, b: string): boolean => normalAddress(a) === normalAddress(b);
+export const sameAddress = (a: string, b: string): boolean => normalAddress(a) === normalAddress(b);
 
 export function resolveCredentials(
   env: NodeJS.ProcessEnv,

@@ -107,3 +107,23 @@ describe('values written as other tools take them', () => {
     expect(asType.stderr).toContain(`hint: ${eventId} is an event id; --event takes event types, such as invoice.paid`);
   });
 });
+
+describe('login, as gh users expect it', () => {
+  it('a login to another address says, in one line, what it replaced; the same client again says nothing', async () => {
+    const env = { WHSVC_CONFIG_DIR: join(workDir, 'replace'), WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined, WHSVC_BASE_URL: undefined };
+    const { port } = new URL(sandbox.info.base_url);
+    const login = (address: string) =>
+      cli(['login', '--base-url', address, '--client-id', sandbox.info.client_id, '--client-secret-stdin'], env, `${sandbox.info.client_secret} \r\n`);
+    const first = await login(`127.0.0.1:${port}`);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).not.toContain('replaced');
+    const again = await login(`127.0.0.1:${port}`);
+    expect(again.stderr).not.toContain('replaced');
+    const other = await login(`localhost:${port}`);
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr.split('\n')[0]).toBe(
+      `whsvc: replaced profile default, which held client ${sandbox.info.client_id} at http://127.0.0.1:${port} (whsvc login --profile NAME keeps a login of its own)`,
+    );
+    expect(other.stderr).not.toContain(sandbox.info.client_secret);
+  });
+});
