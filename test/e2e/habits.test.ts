@@ -127,3 +127,22 @@ describe('login, as gh users expect it', () => {
     expect(other.stderr).not.toContain(sandbox.info.client_secret);
   });
 });
+
+describe('shell completion', () => {
+  it('offers event types for sandbox trigger, also as the PowerShell script asks (the word being typed as --current=)', async () => {
+    expect((await cli(['events'])).code).toBe(0);
+    const bash = await cli(['__complete', '--', 'sandbox', 'trigger', 'inv']);
+    expect(bash.stdout.split('\n').filter(Boolean)).toEqual(['inventory.changed', 'invoice.paid']);
+    const powershell = await cli(['__complete', '--current=inv', '--', 'sandbox', 'trigger']);
+    expect(powershell.stdout).toBe(bash.stdout);
+    const empty = await cli(['__complete', '--current=', '--', 'webhooks']);
+    expect(empty.stdout.split('\n')).toContain('create');
+  });
+
+  it('whsvc completion powershell prints a script to load in $PROFILE', async () => {
+    const result = await cli(['completion', 'powershell']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^# whsvc completion for PowerShell: whsvc completion powershell \| Out-String \| Invoke-Expression/);
+    expect(result.stdout).toContain('Register-ArgumentCompleter -Native -CommandName whsvc');
+  });
+});
