@@ -1,4 +1,5 @@
 import { Command, Help, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { addVerbs } from './cli/actions.js';
 import { usageMessage } from './cli/errors.js';
 import { examples } from './cli/examples.js';
 import { withGlobalOptions } from './cli/globals.js';
@@ -87,7 +88,7 @@ Exit codes:
   if (only) only(program);
   else for (const register of new Set(Object.values(REGISTRARS))) register(program);
   // In place of commander's help command, which takes one word: `whsvc help webhooks create`.
-  program.addCommand(helpCommand(program));
+  addVerbs(program, helpCommand(program));
   answerUnknownCommands(program);
   return program;
 }

@@ -59,7 +59,6 @@ export function helpCommand(program: CommandUnknownOpts): CommandUnknownOpts {
   return new Command('help')
     .description('display help for a command')
     .argument('[command...]', 'the command, as typed after whsvc')
-    .helpOption(false)
     .addHelpText('after', examples('whsvc help webhooks create'))
     .action((words: string[]) => {
       let command = program;

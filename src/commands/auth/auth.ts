@@ -12,7 +12,7 @@ export function register(program: CommandUnknownOpts): void {
   addVerbs(program, login(), logout());
   const auth = program
     .command('auth')
-    .description('credentials and tokens (whsvc login stores them; whsvc auth login, as gh has it, does the same)')
+    .description('credentials and tokens')
     .addHelpText('after', examples('whsvc auth list', 'whsvc auth status --check', 'whsvc auth login --client-id ID   # the same as whsvc login'));
   addVerbs(auth, list(), status(), token());
   addHiddenVerbs(auth, login(), logout());
