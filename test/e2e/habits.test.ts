@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { TmuxSession, hasTmux } from '../helpers/tmux.js';
 
 // The habits users bring from gh, stripe and svix (issue 35): each gets what the user meant, or one
 // line that says what to type instead, exit 2. The built binary against a real sandbox.
@@ -125,6 +126,51 @@ describe('login, as gh users expect it', () => {
       `whsvc: replaced profile default, which held client ${sandbox.info.client_id} at http://127.0.0.1:${port} (whsvc login --profile NAME keeps a login of its own)`,
     );
     expect(other.stderr).not.toContain(sandbox.info.client_secret);
+  });
+});
+
+describe.skipIf(!hasTmux && !process.env.CI)('login at a terminal (tmux)', () => {
+  it('asks before it replaces another address, keeps the profile on no, and takes a pasted secret with trailing spaces on yes', async () => {
+    const configDir = join(workDir, 'tty-replace');
+    const { port } = new URL(sandbox.info.base_url);
+    const env = { WHSVC_CONFIG_DIR: configDir, WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined, WHSVC_BASE_URL: undefined };
+    const first = await cli(
+      ['login', '--base-url', sandbox.info.base_url, '--client-id', sandbox.info.client_id, '--client-secret-stdin'],
+      env,
+      sandbox.info.client_secret,
+    );
+    expect(first.code, first.stderr).toBe(0);
+    const open = () =>
+      new TmuxSession(`${process.execPath} ${WHSVC_BIN} login --base-url localhost:${port} --client-id ${sandbox.info.client_id}`, {
+        WHSVC_CONFIG_DIR: configDir,
+        TERM: 'xterm-256color',
+      });
+    const no = open();
+    try {
+      await no.waitFor(new RegExp(`Profile default holds client ${sandbox.info.client_id} at http://127\\.0\\.0\\.1:${port}\\. Replace it`));
+      no.press('Enter');
+      const screen = await no.waitFor(/EXIT=\d+/);
+      expect(screen).toContain('EXIT=1');
+      expect(screen).toContain(`whsvc: nothing was stored: profile default keeps client ${sandbox.info.client_id} at http://127.0.0.1:${port}`);
+    } finally {
+      no.close();
+    }
+    const yes = open();
+    try {
+      await yes.waitFor(/Replace it/);
+      yes.type('y');
+      yes.press('Enter');
+      await yes.waitFor(/Client secret/);
+      yes.type(`${sandbox.info.client_secret}   `);
+      yes.press('Enter');
+      const screen = await yes.waitFor(/EXIT=\d+/);
+      expect(screen).toContain('EXIT=0');
+      expect(screen).toContain(`whsvc: replaced profile default, which held client ${sandbox.info.client_id} at http://127.0.0.1:${port}`);
+      expect(screen).toContain(`Logged in to http://localhost:${port}`);
+      expect(screen).not.toContain(sandbox.info.client_secret);
+    } finally {
+      yes.close();
+    }
   });
 });
 
