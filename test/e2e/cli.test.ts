@@ -189,7 +189,8 @@ describe('credentials', () => {
 
   it('refuses a base URL that is not an http(s) URL, as a usage error', async () => {
     const dir = freshConfig();
-    const bare = await cli(['events', '--base-url', '127.0.0.1:4010'], dir, { env: { WHSVC_CLIENT_ID: 'a', WHSVC_CLIENT_SECRET: 'b' } });
+    // (127.0.0.1:4010, with no scheme at all, is http://127.0.0.1:4010: test/e2e/habits.test.ts.)
+    const bare = await cli(['events', '--base-url', 'ftp://127.0.0.1:4010'], dir, { env: { WHSVC_CLIENT_ID: 'a', WHSVC_CLIENT_SECRET: 'b' } });
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain('is not an http(s) URL');
     expect(bare.stderr).not.toContain('unexpected');
