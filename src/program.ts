@@ -1,7 +1,9 @@
 import { Command, Help, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { addVerbs } from './cli/actions.js';
 import { usageMessage } from './cli/errors.js';
 import { examples } from './cli/examples.js';
 import { withGlobalOptions } from './cli/globals.js';
+import { answerUnknownCommands, helpCommand } from './cli/habits.js';
 import { register as auth } from './commands/auth/auth.js';
 import { register as completion } from './commands/completion/completion.js';
 import { register as deliveries } from './commands/deliveries/deliveries.js';
@@ -85,5 +87,8 @@ Exit codes:
   const only = commandName !== undefined && Object.hasOwn(REGISTRARS, commandName) ? REGISTRARS[commandName] : undefined;
   if (only) only(program);
   else for (const register of new Set(Object.values(REGISTRARS))) register(program);
+  // In place of commander's help command, which takes one word: `whsvc help webhooks create`.
+  addVerbs(program, helpCommand(program));
+  answerUnknownCommands(program);
   return program;
 }

@@ -12,15 +12,25 @@ const segment = encodeURIComponent;
 const webhookPath = (id: string) => `${WEBHOOKS}/${segment(id)}`;
 const attemptPath = (id: string) => `${WEBHOOKS}/webhook-deliveries/${segment(id)}`;
 
+/**
+ * What an event id is for, after a 404 where another id was wanted: `sandbox trigger` names the event it
+ * made with it (`evt_…`), and prints the id of each delivery it made under it; nothing is looked up by it.
+ */
+const eventId = (id: string) =>
+  `${shellWord(id)} is an event id, the name sandbox trigger gives the event it made; no command looks it up: ` +
+  'its deliveries are the dlv_… ids trigger printed under it (whsvc deliveries show dlv_…)';
+
 /** Where to find the right id after a 404 on a webhook's path: the webhooks, or the command for the kind of id given. */
 function noSuchWebhook(id: string): string {
   if (id.startsWith('dlv_')) return `${shellWord(id)} is a delivery id: whsvc deliveries show ${shellWord(id)}`;
+  if (id.startsWith('evt_')) return eventId(id);
   return 'see the webhooks and their ids: whsvc webhooks list';
 }
 
 /** Where to find the right id after a 404 on an attempt's path: a webhook's log, or the command for the kind of id given. */
 function noSuchAttempt(id: string): string {
   if (id.startsWith('wh_')) return `${shellWord(id)} is a webhook id: its deliveries are listed by whsvc deliveries list ${shellWord(id)}`;
+  if (id.startsWith('evt_')) return eventId(id);
   return "see a webhook's deliveries and their ids: whsvc deliveries list WEBHOOK_ID";
 }
 

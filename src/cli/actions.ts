@@ -63,6 +63,20 @@ export function addVerbs(group: CommandUnknownOpts, ...verbs: CommandUnknownOpts
   }
 }
 
+/**
+ * Verbs that also answer where users of other tools type them (`whsvc auth login`, gh's form of
+ * `whsvc login`), left out of the group's list so that each is read about in one place.
+ */
+export function addHiddenVerbs(group: CommandUnknownOpts, ...verbs: CommandUnknownOpts[]): void {
+  for (const verb of verbs) {
+    adopt(group, verb);
+    group.addCommand(verb, { hidden: true });
+  }
+}
+
+/** Whether a command is left out of its group's list (commander keeps it unexported). */
+export const isHidden = (command: CommandUnknownOpts): boolean => (command as CommandUnknownOpts & { _hidden?: boolean })._hidden === true;
+
 function adopt(parent: CommandUnknownOpts, child: CommandUnknownOpts): void {
   child.copyInheritedSettings(parent);
   for (const grandchild of child.commands) adopt(child, grandchild);

@@ -27,7 +27,10 @@ export async function catalog(deps: Pick<CommandDeps, 'api' | 'config' | 'now'>)
 export async function checkEventTypes(deps: Pick<CommandDeps, 'api' | 'config' | 'now'>, list: string[], flag: string): Promise<string[]> {
   const types = (await catalog(deps)).map((entry) => entry.type);
   for (const type of list) {
-    if (!types.includes(type)) throw usageError(`${flag}: ${notOneOf('event type', type, types)}`);
+    if (types.includes(type)) continue;
+    // An event id from sandbox trigger, given where its type was meant.
+    const hint = type.startsWith('evt_') ? `${type} is an event id; ${flag} takes event types, such as invoice.paid (whsvc events lists them)` : undefined;
+    throw usageError(`${flag}: ${notOneOf('event type', type, types)}`, hint);
   }
   return list;
 }

@@ -15,6 +15,7 @@ import { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_S } from './defaults.js';
 import { usageError } from './errors.js';
 import type { GlobalOptions } from './globals.js';
 import { requestTimeoutGivenMs } from './parse.js';
+import { pastedSecret } from './secret.js';
 
 export { DEFAULT_BASE_URL };
 
@@ -142,7 +143,7 @@ function normalAddress(value: string): string {
   }
 }
 
-const sameAddress = (a: string, b: string): boolean => normalAddress(a) === normalAddress(b);
+export const sameAddress = (a: string, b: string): boolean => normalAddress(a) === normalAddress(b);
 
 export function resolveCredentials(
   env: NodeJS.ProcessEnv,
@@ -153,7 +154,10 @@ export function resolveCredentials(
     throw usageError(`${set} is set but ${missing} is not: set both, or neither to use the profile`);
   }
   if (env.WHSVC_CLIENT_ID && env.WHSVC_CLIENT_SECRET) {
-    return { credentials: { clientId: env.WHSVC_CLIENT_ID, clientSecret: env.WHSVC_CLIENT_SECRET, scope: env.WHSVC_SCOPE }, source: 'env' };
+    return {
+      credentials: { clientId: pastedSecret(env.WHSVC_CLIENT_ID), clientSecret: pastedSecret(env.WHSVC_CLIENT_SECRET), scope: env.WHSVC_SCOPE },
+      source: 'env',
+    };
   }
   if (profile) {
     return { credentials: { clientId: profile.client_id, clientSecret: profile.client_secret, scope: profile.scope }, source: 'profile' };

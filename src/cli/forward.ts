@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { redactUserinfo } from '../net.js';
 import { usageError } from './errors.js';
+import { withScheme } from './parse.js';
 
 /** A forward URL as every message and line shows it: a user name or password in it masked. */
 export const shownUrl = (url: URL | string): string => redactUserinfo(typeof url === 'string' ? url : url.href);
@@ -17,7 +18,7 @@ export function forwardUrl(value: string, flag = '--forward-to'): URL {
 function parsedForwardUrl(value: string): URL | string {
   let target: URL;
   try {
-    target = new URL(value);
+    target = new URL(withScheme(value));
   } catch {
     return 'not a URL';
   }

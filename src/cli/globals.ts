@@ -1,6 +1,6 @@
 import { type Command, type CommandUnknownOpts, Option } from '@commander-js/extra-typings';
 import { DEFAULT_BASE_URL } from './defaults.js';
-import { duration } from './parse.js';
+import { duration, withScheme } from './parse.js';
 
 /**
  * The global options, declared once: the program is built on them, and the
@@ -51,10 +51,12 @@ export function readGlobals(command: CommandUnknownOpts, env: NodeJS.ProcessEnv)
   let program = command;
   while (program.parent) program = program.parent;
   const flags = program.opts() as GlobalFlags;
+  const baseUrl = flags.baseUrl ?? env.WHSVC_BASE_URL;
   return {
     profile: flags.profile ?? env.WHSVC_PROFILE ?? 'default',
     profileSource: flags.profile !== undefined ? '--profile' : env.WHSVC_PROFILE !== undefined ? 'WHSVC_PROFILE' : undefined,
-    baseUrl: flags.baseUrl ?? env.WHSVC_BASE_URL,
+    // `--base-url localhost:4010` is http://localhost:4010 (withScheme).
+    baseUrl: baseUrl === undefined ? undefined : withScheme(baseUrl),
     baseUrlSource: flags.baseUrl !== undefined ? '--base-url' : env.WHSVC_BASE_URL !== undefined ? 'WHSVC_BASE_URL' : undefined,
     json: flags.json === true,
     color: flags.color,

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { isLoopbackHost } from '../net.js';
 import { DEFAULT_PLATFORM_NAME, PLATFORM_NAME } from '../protocol/headers.js';
 import { didYouMean } from './suggest.js';
 import { usageError } from './errors.js';
@@ -31,26 +32,61 @@ export function resourceId(kind: 'webhook' | 'delivery') {
   };
 }
 
+/**
+ * A URL written without its scheme, as stripe's `--forward-to localhost:3000/hooks` takes it: `http://`
+ * for this machine (localhost, 127.0.0.1, [::1]), `https://` elsewhere, the only scheme the service
+ * takes there. What names no host (no dot, no port: a word) or has a scheme is returned as it is, for
+ * the URL checks to judge. For every flag that takes a URL: --url, --forward-to, --to, --base-url.
+ */
+export function withScheme(value: string): string {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)(:\d{1,5})?(?:[/?#]|$)/.exec(value);
+  if (!match) return value;
+  const host = match[1]!.toLowerCase();
+  if (match[2] === undefined && !host.includes('.') && !host.startsWith('[') && host !== 'localhost') return value;
+  return `${isLoopbackHost(host) ? 'http' : 'https'}://${value}`;
+}
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** `500ms`, `90s`, `30m`, `2h`, `3d` (a bare number is seconds) in milliseconds; undefined when it is none of them. */
-export function durationMs(value: string): number | undefined {
+/**
+ * `500ms`, `90s`, `30m`, `2h`, `3d` in milliseconds; a bare number is in `bare`, the unit the flag
+ * has always read it in (seconds, or milliseconds for the `-ms` flags); undefined when it is none of them.
+ */
+export function durationMs(value: string, bare: 's' | 'ms' = 's'): number | undefined {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(value.trim());
   if (!match) return undefined;
-  const ms = Number(match[1]) * UNIT_MS[match[2] ?? 's']!;
+  const ms = Number(match[1]) * UNIT_MS[match[2] ?? bare]!;
   return Number.isFinite(ms) ? Math.round(ms) : undefined;
 }
 
-/** A commander parser for a duration from `minMs` up to `maxMs`. */
-export function duration(maxMs: number, minMs = 0) {
+/** A duration as the flags take it, in the largest unit that says it whole: `24h`, `90s`, `1500ms`. */
+export function durationText(ms: number): string {
+  for (const unit of ['d', 'h', 'm', 's'] as const) if (ms >= UNIT_MS[unit]! && ms % UNIT_MS[unit]! === 0) return `${ms / UNIT_MS[unit]!}${unit}`;
+  return `${ms}ms`;
+}
+
+/**
+ * The parser of every time flag: a duration from `minMs` up to `maxMs`, in milliseconds. Each flag
+ * takes the same forms; a bare number keeps the unit it has always meant (`bare`: seconds for
+ * --timeout, --token-ttl, --interval; milliseconds for --retry-base-ms and --delivery-timeout-ms).
+ */
+export function duration(maxMs: number, minMs = 0, bare: 's' | 'ms' = 's') {
   return (value: string): number => {
-    const ms = durationMs(value);
-    if (ms === undefined) throw new InvalidArgumentError('must be a duration such as 500ms, 90s, 30m, 2h or 3d.');
-    if (ms > maxMs) throw new InvalidArgumentError(`must be at most ${maxMs / 1000} s.`);
-    if (ms < minMs) throw new InvalidArgumentError(`must be at least ${minMs} ms.`);
+    const ms = durationMs(value, bare);
+    if (ms === undefined) {
+      throw new InvalidArgumentError(`must be a duration such as 500ms, 90s, 30m, 2h or 3d (a bare number is ${bare === 's' ? 'seconds' : 'milliseconds'}).`);
+    }
+    if (ms > maxMs) throw new InvalidArgumentError(`must be at most ${durationText(maxMs)}.`);
+    if (ms < minMs) throw new InvalidArgumentError(`must be at least ${durationText(minMs)}.`);
     return ms;
   };
 }
+
+/** A time flag whose value a command reads in seconds (listen's and tail's --timeout): the duration's parser, in seconds. */
+export const inSeconds =
+  (parse: (value: string) => number) =>
+  (value: string): number =>
+    parse(value) / 1000;
 
 /** A commander parser for a share from 0 to 1 (`0.25`, or `25%`). */
 export function share(value: string): number {

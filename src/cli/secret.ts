@@ -3,6 +3,18 @@ import type { Io } from './deps.js';
 import { usageError } from './errors.js';
 import { readStdin, STDIN } from './stdin.js';
 
+/**
+ * A secret as it was pasted or read: whitespace at its ends (a trailing space, a newline, a Windows
+ * CR) is never part of a secret, and is dropped, as gh does with a token it reads. For every secret:
+ * the client secret of login (prompt, stdin, WHSVC_CLIENT_SECRET) and the signing secrets of
+ * --secret, --secret-file and their variables. Whitespace inside stays (insideWhitespace says so).
+ */
+export const pastedSecret = (value: string): string => value.trim();
+
+/** Why a refused secret may be wrong: a space or line break inside it, from a paste cut across lines. */
+export const insideWhitespace = (secret: string): string | undefined =>
+  /\s/.test(secret) ? 'it holds a space or a line break inside: copy it again, whole, on one line' : undefined;
+
 export interface SecretSource {
   /** Where the secret comes from, for messages (never the secret itself). */
   describe: string;
@@ -48,7 +60,7 @@ export async function secretSource(
           // Never read from what is not a regular file (a FIFO swapped in would wait forever): no secret, for now.
           if (!stats.isFile()) return undefined;
           const version = `${stats.mtimeMs}:${stats.size}:${stats.ino}`;
-          if (cached?.version !== version) cached = { version, secret: readFileSync(path, 'utf8').trim() };
+          if (cached?.version !== version) cached = { version, secret: pastedSecret(readFileSync(path, 'utf8')) };
           return cached.secret || undefined;
         } catch {
           return undefined;
@@ -57,10 +69,11 @@ export async function secretSource(
     };
   }
   if (options.secret !== undefined) {
-    if (options.secret === '') throw usageError('--secret is empty');
-    return { describe: 'the --secret given', current: () => options.secret };
+    const secret = pastedSecret(options.secret);
+    if (secret === '') throw usageError('--secret is empty');
+    return { describe: 'the --secret given', current: () => secret };
   }
-  const fromEnv = envName ? io.env[envName] : undefined;
+  const fromEnv = envName && io.env[envName] ? pastedSecret(io.env[envName]) : undefined;
   if (fromEnv) return { describe: envName!, current: () => fromEnv };
   return { describe: 'no secret (signatures are not checked)', current: () => undefined };
 }
@@ -68,7 +81,7 @@ export async function secretSource(
 /** `--secret-file -`: the secret piped in on stdin, read once; a terminal, or nothing piped, is a usage error. */
 async function stdinSecret(stdin: Io['stdin']): Promise<SecretSource> {
   if (stdin.isTTY) throw usageError('--secret-file - reads the secret from stdin, which is a terminal: pipe it in (--secret-file - < whsec.txt)');
-  const secret = (await readStdin(stdin)).toString('utf8').trim();
+  const secret = pastedSecret((await readStdin(stdin)).toString('utf8'));
   if (secret === '') throw usageError('--secret-file - read nothing from stdin: pipe the secret in (--secret-file - < whsec.txt)');
   return { describe: 'the secret from stdin', current: () => secret };
 }

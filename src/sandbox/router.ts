@@ -20,6 +20,9 @@ export interface Match<H> {
  * method and path pattern (`v1/webhooks/:id/test`), matched segment by
  * segment. A path no route has is 404; a path some route has, asked with
  * another method, is 405 with `Allow`, as the interface's answers are.
+ * HEAD is answered wherever GET is (RFC 9110, 9.3.2: `curl -I`, uptime
+ * probes), by the GET route: the same status and headers, and node:http
+ * leaves out the body of an answer to HEAD.
  */
 export class Router<H> {
   private readonly routes: Route<H>[] = [];
@@ -39,9 +42,9 @@ export class Router<H> {
       return params ? [{ route, params }] : [];
     });
     if (found.length === 0) throw new ErrorAnswer(404, 'not_found', `no such ${describe}`);
-    const match = found.find((m) => m.route.method === method);
+    const match = found.find((m) => m.route.method === (method === 'HEAD' ? 'GET' : method));
     if (!match) {
-      const allow = [...new Set(found.map((m) => m.route.method))].join(', ');
+      const allow = [...new Set(found.flatMap((m) => (m.route.method === 'GET' ? ['GET', 'HEAD'] : [m.route.method])))].join(', ');
       throw new ErrorAnswer(405, 'method_not_allowed', `${method} is not allowed here; use ${allow}`, { allow });
     }
     return { handler: match.route.handler, params: match.params };

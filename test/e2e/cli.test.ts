@@ -189,7 +189,8 @@ describe('credentials', () => {
 
   it('refuses a base URL that is not an http(s) URL, as a usage error', async () => {
     const dir = freshConfig();
-    const bare = await cli(['events', '--base-url', '127.0.0.1:4010'], dir, { env: { WHSVC_CLIENT_ID: 'a', WHSVC_CLIENT_SECRET: 'b' } });
+    // (127.0.0.1:4010, with no scheme at all, is http://127.0.0.1:4010: test/e2e/habits.test.ts.)
+    const bare = await cli(['events', '--base-url', 'ftp://127.0.0.1:4010'], dir, { env: { WHSVC_CLIENT_ID: 'a', WHSVC_CLIENT_SECRET: 'b' } });
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain('is not an http(s) URL');
     expect(bare.stderr).not.toContain('unexpected');
@@ -520,7 +521,10 @@ describe('failures a user meets', () => {
   it('option errors read in one style: the flag, the value, and why', async () => {
     const cases: Array<[string[], string]> = [
       [['webhooks', 'list', '--limit', '0'], 'whsvc: --limit 0: must be an integer from 1 to 200'],
-      [['webhooks', 'list', '--request-timeout', 'soon'], 'whsvc: --request-timeout soon: must be a duration such as 500ms, 90s, 30m, 2h or 3d'],
+      [
+        ['webhooks', 'list', '--request-timeout', 'soon'],
+        'whsvc: --request-timeout soon: must be a duration such as 500ms, 90s, 30m, 2h or 3d (a bare number is seconds)',
+      ],
       [['sandbox', 'start', '--clock', 'sundial'], 'whsvc: --clock sundial: allowed choices are wall, manual'],
       [['webhooks', 'create', '--url'], 'whsvc: --url needs a value'],
       [['webhooks', 'get'], 'whsvc: <id> is required'],

@@ -295,6 +295,97 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
   });
 });
 
+describe.skipIf(!available)('the inspector with many webhooks', () => {
+  let sandbox: SandboxProcess;
+  let browser: Browser;
+  let token: string;
+  const ids: string[] = [];
+  const EVENTS = ['invoice.paid', 'product.updated', 'sales_order.created', 'inventory.changed'];
+
+  async function createWebhook(i: number) {
+    const body = { url: `https://hooks${i % 3}.example.com/api/v2/endpoint-${i}`, events: [EVENTS[i % 4], EVENTS[(i + 1) % 4]] };
+    const result = await http(sandbox.info.base_url, 'POST', '/v1/webhooks', { token, body });
+    expect(result.status, result.text).toBe(201);
+    return result.json.id as string;
+  }
+
+  /** The ids of the webhook cards the sidebar shows (those its filter leaves). */
+  const shownIn = (page: Page) => page.locator('.webhook:visible').evaluateAll((cards: any[]) => cards.map((card) => card.dataset.id as string));
+
+  beforeAll(async () => {
+    // A manual clock: its panel shows too, under the trigger's. Nothing is delivered (no event is made).
+    sandbox = await startSandboxProcess(['--clock', 'manual']);
+    token = await getToken(sandbox.info.base_url, sandbox.info.client_id, sandbox.info.client_secret);
+    for (let i = 0; i < 64; i += 1) ids.push(await createWebhook(i));
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await sandbox?.stop();
+  });
+
+  it('keeps the trigger and clock panels in view at 1280 px, the webhooks scrolling in their own list', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await page.goto(sandbox.info.inspector_url);
+      await page.waitForFunction(() => document.querySelectorAll('.webhook').length === 64, undefined, WAIT);
+      await page.waitForSelector('#clock-panel:not([hidden])');
+      for (const panel of ['#trigger-form', '#clock-panel']) {
+        const box = (await page.locator(panel).boundingBox())!;
+        expect(box.y + box.height, panel).toBeLessThanOrEqual(900);
+      }
+      expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThanOrEqual(900);
+      expect(await page.evaluate(() => document.getElementById('webhooks').scrollHeight > document.getElementById('webhooks').clientHeight)).toBe(true);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('filters the webhooks by URL, id or event type, and keeps the filter across a live refresh', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    try {
+      await page.goto(sandbox.info.inspector_url);
+      await page.waitForFunction(() => document.querySelectorAll('.webhook').length === 64, undefined, WAIT);
+      await page.fill('#webhook-filter', 'endpoint-42');
+      await page.waitForFunction(() => document.getElementById('webhook-count').textContent === '1 of 64', undefined, WAIT);
+      expect(await shownIn(page)).toEqual([ids[42]]);
+      // Every word, in any of the three: a host and an event type.
+      await page.fill('#webhook-filter', 'HOOKS1 inventory.changed');
+      const both = ids.filter((_id, i) => i % 3 === 1 && (i % 4 === 3 || (i + 1) % 4 === 3));
+      await page.waitForFunction((n) => document.getElementById('webhook-count').textContent === `${n} of 64`, both.length, WAIT);
+      expect((await shownIn(page)).sort()).toEqual([...both].sort());
+      await page.fill('#webhook-filter', ids[7]!);
+      await page.waitForFunction(() => document.getElementById('webhook-count').textContent === '1 of 64', undefined, WAIT);
+      // A webhook made meanwhile: the live refresh lists it, and the filter still holds.
+      await createWebhook(64);
+      await page.waitForFunction(() => document.getElementById('webhook-count').textContent === '1 of 65', undefined, WAIT);
+      expect(await shownIn(page)).toEqual([ids[7]]);
+      await page.fill('#webhook-filter', 'nowhere.test');
+      await page.waitForSelector('#webhooks-unmatched:not([hidden])');
+      expect(await shownIn(page)).toEqual([]);
+      await page.fill('#webhook-filter', '');
+      await page.waitForFunction(() => document.getElementById('webhook-count').textContent === '65', undefined, WAIT);
+      expect(await shownIn(page)).toHaveLength(65);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("at a phone's width, the trigger panel comes after a short scroll, not 11,000 px down", async () => {
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await phone.goto(sandbox.info.inspector_url);
+      await phone.waitForFunction(() => document.querySelectorAll('.webhook').length === 65, undefined, WAIT);
+      const top = await phone.locator('#trigger-form').evaluate((form: any) => form.getBoundingClientRect().top + window.scrollY);
+      expect(top).toBeLessThan(844);
+      expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    } finally {
+      await phone.close();
+    }
+  });
+});
+
 describe('the inspector on a network address', () => {
   it('needs the token sandbox start printed: the page and the data routes refuse without it', async () => {
     const exposed = await startSandboxProcess(['--host', '0.0.0.0', '--quiet']);

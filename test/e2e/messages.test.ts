@@ -66,7 +66,8 @@ describe('messages that say what to do', () => {
       [['webhooks', 'create', '--url', 'http://example.com/hooks', '--events', 'invoice.paid'], 'must use https'],
       [['webhooks', 'create', '--url', 'https://user:pw@example.com/hooks', '--events', 'invoice.paid'], 'must not carry a user name or password'],
       [['webhooks', 'create', '--url', 'https://example.com/hooks', '--events', 'invoice.paid,invoice.paid'], 'invoice.paid is listed twice'],
-      [['webhooks', 'update', 'wh_1', '--url', 'example.com/hooks'], 'must be an absolute URL'],
+      // A word that names no host (example.com/hooks is https://example.com/hooks, what stripe users mean).
+      [['webhooks', 'update', 'wh_1', '--url', 'hooks'], 'must be an absolute URL'],
       [['webhooks', 'update', 'wh_1', '--add-events', 'a.b, a.b'], 'a.b is listed twice'],
     ];
     for (const [args, message] of cases) {

@@ -30,6 +30,8 @@ describe('whsvc sandbox start', () => {
       expect(banner).toContain(`  inspector     ${baseUrl}/  `);
       expect(banner).toMatch(/\n {2}read-write {4}client sbx_demo_readwrite\n {16}secret sbx_secret_[\w-]+\n/);
       expect(banner).toMatch(/\n {2}read-only {5}client sbx_demo_readonly\n {16}secret sbx_secret_[\w-]+\n/);
+      // A login of its own, so that the default profile keeps its credentials.
+      expect(banner).toContain(`\n  log in        whsvc login --profile sandbox --client-id sbx_demo_readwrite --base-url ${baseUrl}\n`);
       // Every line fits 80 columns but the address's own.
       for (const line of banner.split('\n').filter((line) => !line.includes(baseUrl!))) expect(line.length, line).toBeLessThanOrEqual(80);
     } finally {

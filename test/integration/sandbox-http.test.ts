@@ -240,10 +240,80 @@ describe('webhook endpoints', () => {
   it('never takes the literal path segments as webhook ids', async () => {
     const patched = await call('PATCH', '/v1/webhooks/webhook-events', { body: { active: false } });
     expect(patched.status).toBe(405);
-    expect(patched.headers.get('allow')).toBe('GET');
+    expect(patched.headers.get('allow')).toBe('GET, HEAD');
     expectApiError(await call('GET', '/v1/webhooks/webhook-deliveries'), 404, 'not_found');
     expectApiError(await call('POST', '/v1/webhooks/webhook-events/test', { body: {} }), 404, 'not_found');
     expectApiError(await call('GET', '/v1/webhooks/webhook-deliveries/deliveries'), 404, 'not_found');
+  });
+});
+
+/** A HEAD request as curl -I sends it, over a socket of its own: the status line, the headers, and whatever came after them. */
+function head(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string>; after: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let raw = '';
+    socket.on('data', (chunk: Buffer) => (raw += chunk.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const end = raw.indexOf('\r\n\r\n');
+      const [statusLine = '', ...lines] = raw.slice(0, end).split('\r\n');
+      const fields = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers: fields, after: raw.slice(end + 4) });
+    });
+    const fields = Object.entries({ host: `${hostname}:${port}`, connection: 'close', ...headers }).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.write(`HEAD ${path} HTTP/1.1\r\n${fields.join('')}\r\n`);
+  });
+}
+
+describe('HEAD, wherever GET is (RFC 9110: curl -I, uptime probes)', () => {
+  /** The headers of a GET, as fetch gives them, but for those fetch handles itself. */
+  const headersOf = (result: HttpResult) =>
+    Object.fromEntries([...result.headers.entries()].filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name)));
+
+  it('answers the status and headers of GET, with no body, on every GET route of the API, the sandbox and the inspector', async () => {
+    const webhook = await createWebhook('/head');
+    const [deliveryId] = await trigger('invoice.paid');
+    const auth = { authorization: `Bearer ${token}` };
+    for (const [path, headers] of [
+      ['/v1/webhooks', auth],
+      [`/v1/webhooks/${webhook.id}`, auth],
+      ['/v1/webhooks/webhook-events', auth],
+      [`/v1/webhooks/${webhook.id}/deliveries`, auth],
+      [`/v1/webhooks/webhook-deliveries/${deliveryId}`, auth],
+      ['/_sandbox/clock', auth],
+      ['/v1/webhooks/wh_nothere', auth],
+      ['/v1/webhooks', {}],
+      ['/', {}],
+      ['/_sandbox/inspector/app.js', {}],
+      ['/_sandbox/inspector/style.css', {}],
+      ['/_sandbox/inspector/api/overview', {}],
+      [`/_sandbox/inspector/api/deliveries/${deliveryId}`, {}],
+    ] as const) {
+      const [got, answered] = await Promise.all([http(base, 'GET', path, { headers }), head(path, headers)]);
+      expect(answered.status, path).toBe(got.status);
+      const { date, connection, ...rest } = answered.headers;
+      expect(date, path).toMatch(/ GMT$/);
+      expect(rest, path).toEqual(headersOf(got));
+      expect(answered.after, path).toBe('');
+    }
+  });
+
+  it('the live stream answers its headers and ends', async () => {
+    const answered = await head('/_sandbox/inspector/api/stream');
+    expect(answered.status).toBe(200);
+    expect(answered.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    expect(answered.after).toBe('');
+  });
+
+  it('a route that has GET says so in Allow with HEAD beside it; one with POST only stays 405 to HEAD', async () => {
+    const clock = await call('PUT', '/_sandbox/clock', { body: {} });
+    expect(clock.status).toBe(405);
+    expect(clock.headers.get('allow')).toBe('GET, HEAD, POST');
+    const events = await head('/_sandbox/events');
+    expect(events.status).toBe(405);
+    expect(events.headers.allow).toBe('POST');
+    expect(events.after).toBe('');
   });
 });
 

@@ -21,6 +21,8 @@ afterEach(finishFakeDeps);
 
 const WEBHOOKS = 'see the webhooks and their ids: whsvc webhooks list';
 const ATTEMPTS = "see a webhook's deliveries and their ids: whsvc deliveries list WEBHOOK_ID";
+const EVENT_ID =
+  'evt_1 is an event id, the name sandbox trigger gives the event it made; no command looks it up: its deliveries are the dlv_… ids trigger printed under it (whsvc deliveries show dlv_…)';
 const BASE_URL = "check --base-url, WHSVC_BASE_URL or the profile's base URL";
 
 type Call = (api: ApiClient) => Promise<unknown>;
@@ -44,6 +46,10 @@ const calls: Array<[string, Call, method: string, path: string, hint: string | R
     '/v1/webhooks/webhook-deliveries/wh_1',
     'wh_1 is a webhook id: its deliveries are listed by whsvc deliveries list wh_1',
   ],
+  // An event id from sandbox trigger, where a delivery's or a webhook's belongs: what it is for.
+  ['getAttempt, an event id', (api) => getAttempt(api, 'evt_1'), 'GET', '/v1/webhooks/webhook-deliveries/evt_1', EVENT_ID],
+  ['retryDelivery, an event id', (api) => retryDelivery(api, 'evt_1'), 'POST', '/v1/webhooks/webhook-deliveries/evt_1/retry', EVENT_ID],
+  ['listAttempts, an event id', (api) => listAttempts(api, 'evt_1'), 'GET', '/v1/webhooks/evt_1/deliveries', EVENT_ID],
   ['listWebhooks', (api) => listWebhooks(api), 'GET', '/v1/webhooks', `the webhooks endpoint is not there: ${BASE_URL}`],
   ['createWebhook', (api) => createWebhook(api, { url: 'https://example.com/', events: ['invoice.paid'] }), 'POST', '/v1/webhooks', /^the webhooks endpoint/],
   ['listEventTypes', (api) => listEventTypes(api), 'GET', '/v1/webhooks/webhook-events', `the event catalog is not there: ${BASE_URL}`],

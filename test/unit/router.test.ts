@@ -24,7 +24,7 @@ describe("the sandbox's router (API and inspector)", () => {
 
   it('a literal segment is never taken as a parameter', () => {
     expect(router.match('GET', ['v1', 'webhooks', 'webhook-events']).handler).toBe('events');
-    expect(failure(() => router.match('PATCH', ['v1', 'webhooks', 'webhook-events']))).toMatchObject({ status: 405, headers: { allow: 'GET' } });
+    expect(failure(() => router.match('PATCH', ['v1', 'webhooks', 'webhook-events']))).toMatchObject({ status: 405, headers: { allow: 'GET, HEAD' } });
   });
 
   it('an unknown path is 404; a known path with another method is 405 naming the methods it takes', () => {
@@ -33,7 +33,12 @@ describe("the sandbox's router (API and inspector)", () => {
       code: 'not_found',
       message: 'no such endpoint: GET /v1/nothing',
     });
-    expect(failure(() => router.match('DELETE', ['v1', 'webhooks', 'wh_1']))).toMatchObject({ status: 405, headers: { allow: 'GET, PATCH' } });
+    expect(failure(() => router.match('DELETE', ['v1', 'webhooks', 'wh_1']))).toMatchObject({ status: 405, headers: { allow: 'GET, HEAD, PATCH' } });
     expect(failure(() => router.match('GET', ['v1', 'webhooks', '']))).toMatchObject({ status: 404 });
+  });
+
+  it('HEAD takes the GET route (RFC 9110: wherever GET is), and nothing else', () => {
+    expect(router.match('HEAD', ['v1', 'webhooks', 'wh_1'])).toEqual({ handler: 'get', params: { id: 'wh_1' } });
+    expect(failure(() => router.match('HEAD', ['v1', 'webhooks', 'wh_1', 'test']))).toMatchObject({ status: 405, headers: { allow: 'POST' } });
   });
 });

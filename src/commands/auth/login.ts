@@ -2,12 +2,13 @@ import type { CachedToken } from '../../api/client.js';
 import { Command, Option } from '@commander-js/extra-typings';
 import { action } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
-import { sanitize } from '../../render/text.js';
+import { sanitize, shellWord } from '../../render/text.js';
 import type { CommandDeps } from '../../cli/context.js';
-import { tokenIdentity } from '../../cli/context.js';
+import { sameAddress, tokenIdentity } from '../../cli/context.js';
 import { AuthError } from '../../api/errors.js';
-import { NO_PROMPT, usageError } from '../../cli/errors.js';
+import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { printJson } from '../../cli/output.js';
+import { insideWhitespace, pastedSecret } from '../../cli/secret.js';
 
 export const command = () =>
   new Command('login')
@@ -52,17 +53,27 @@ async function readAll(stream: CommandDeps['stdin']): Promise<string> {
 export async function run(options: LoginOptions, deps: CommandDeps): Promise<number> {
   // --base-url, else WHSVC_BASE_URL, else the profile's, else the sandbox's.
   const baseUrl = deps.api.baseUrl;
-  let clientId = options.clientId;
+  let clientId = options.clientId?.trim();
   if (!clientId) {
     if (!deps.canPrompt) throw usageError(`--client-id is required (${NO_PROMPT})`);
     clientId = (await deps.prompter.input('Client ID', (v) => (v.trim() ? true : 'required'))).trim();
   }
+  // A profile holding another client or address is replaced only knowingly: asked first on a terminal, said always.
+  const replaced = replacedCredentials(deps, baseUrl, clientId);
+  if (replaced && deps.canPrompt) {
+    const sure = await deps.prompter.confirm(
+      `Profile ${deps.profileName} holds ${replaced}. Replace it with client ${sanitize(clientId)} at ${baseUrl}?`,
+      false,
+    );
+    if (!sure) throw new CliError(`nothing was stored: profile ${deps.profileName} keeps ${replaced}`, ExitCode.failure, keepBoth(clientId));
+  }
   let clientSecret: string;
   if (options.clientSecretStdin) {
-    clientSecret = (await readAll(deps.stdin)).replace(/\r?\n$/, '');
-    if (!clientSecret) throw usageError('--client-secret-stdin: nothing was read from standard input');
+    clientSecret = pastedSecret(await readAll(deps.stdin));
+    if (!clientSecret) throw usageError('--client-secret-stdin: no secret was read from standard input');
   } else if (deps.canPrompt) {
-    clientSecret = await deps.prompter.password('Client secret');
+    clientSecret = pastedSecret(await deps.prompter.password('Client secret'));
+    if (!clientSecret) throw usageError('the client secret is empty: it was only spaces');
   } else {
     throw usageError(`the client secret is needed (${NO_PROMPT})`, 'pipe it in: printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin');
   }
@@ -74,10 +85,13 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
     token = await deps.apiFor(baseUrl, credentials).requestToken();
   } catch (error) {
     if (error instanceof AuthError) {
+      const inside = insideWhitespace(clientSecret);
       const hint =
         error.code === 'invalid_scope'
           ? 'ask only for scopes this client has, or leave --scope out to get all of them'
-          : `check the client id and secret for ${baseUrl}`;
+          : inside
+            ? `check the client secret: ${inside}`
+            : `check the client id and secret for ${baseUrl}`;
       // As an AuthError still: --json's error line keeps the status and code the service answered.
       throw new AuthError(`${error.message}; nothing was stored`, error.status, error.code, hint);
     }
@@ -91,6 +105,8 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   });
   await deps.config.tokenCache(deps.profileName, tokenIdentity(baseUrl, credentials)).write(token);
 
+  if (replaced)
+    deps.stderr.write(`whsvc: replaced profile ${deps.profileName}, which held ${replaced} (whsvc login --profile NAME keeps a login of its own)\n`);
   if (deps.json) {
     printJson(deps, { profile: deps.profileName, base_url: baseUrl, client_id: clientId, scope: token.scope ?? null });
   } else {
@@ -100,3 +116,17 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   }
   return 0;
 }
+
+/**
+ * What logging in would replace: the profile's credentials when they are another client's or for
+ * another address (`client ID at URL`); nothing when there are none, or when the same client logs in
+ * again at the same address (a new secret after a sandbox restart, a rotated one).
+ */
+function replacedCredentials(deps: CommandDeps, baseUrl: string, clientId: string): string | undefined {
+  const profile = deps.config.getProfile(deps.profileName);
+  if (!profile || (profile.client_id === clientId && sameAddress(profile.base_url, baseUrl))) return undefined;
+  return `client ${sanitize(profile.client_id)} at ${sanitize(profile.base_url)}`;
+}
+
+/** How to keep both: gh keeps one login per host; whsvc, one per profile. */
+const keepBoth = (clientId: string) => `to keep both, log in under a profile of its own: whsvc login --profile NAME --client-id ${shellWord(clientId)}`;

@@ -1,7 +1,7 @@
 import { Command, type CommandUnknownOpts, type Option } from '@commander-js/extra-typings';
 import { buildDeps } from '../../cli/context.js';
 import { inquirerPrompter } from '../../cli/prompter.js';
-import { action, addVerbs } from '../../cli/actions.js';
+import { action, addVerbs, isHidden } from '../../cli/actions.js';
 import { fetchCatalog } from '../../cli/catalog.js';
 import { examples } from '../../cli/examples.js';
 import type { Io } from '../../cli/deps.js';
@@ -20,8 +20,15 @@ export function register(program: CommandUnknownOpts): void {
 export const command = () =>
   new Command('completion')
     .description('print a shell completion script')
-    .argument('<shell>', 'bash, zsh or fish')
-    .addHelpText('after', examples('eval "$(whsvc completion bash)"          # in ~/.bashrc', 'whsvc completion fish > ~/.config/fish/completions/whsvc.fish'))
+    .argument('<shell>', 'bash, zsh, fish or powershell')
+    .addHelpText(
+      'after',
+      examples(
+        'eval "$(whsvc completion bash)"          # in ~/.bashrc',
+        'whsvc completion fish > ~/.config/fish/completions/whsvc.fish',
+        'whsvc completion powershell | Out-String | Invoke-Expression   # in $PROFILE',
+      ),
+    )
     .action(
       action(async ({ io }, shell) => {
         io.stdout.write(script(shell));
@@ -33,13 +40,15 @@ export const command = () =>
 const completeCommand = (program: CommandUnknownOpts) =>
   new Command('__complete')
     .argument('[words...]')
+    // The word being typed, apart (PowerShell's script: Windows PowerShell drops an empty argument, `--current=` it keeps).
+    .option('--current <word>')
     .allowUnknownOption()
     .helpOption(false)
     .action(
-      action(async (context) => {
+      action(async (context, _words, o) => {
         // The scripts pass the words after `--`, taken raw so that no word is parsed as an option of ours.
         const separator = process.argv.indexOf('--');
-        const words = separator < 0 ? [] : process.argv.slice(separator + 1);
+        const words = [...(separator < 0 ? [] : process.argv.slice(separator + 1)), ...(o.current === undefined ? [] : [o.current])];
         const eventTypes = async () => {
           // A completion that waits is worse than none: the catalog gets 2 s.
           const deps = await buildDeps({ ...context.globals, requestTimeoutMs: 2000 }, context.io, inquirerPrompter);
@@ -51,7 +60,7 @@ const completeCommand = (program: CommandUnknownOpts) =>
       }),
     );
 
-export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 
 /**
  * The scripts only ask `whsvc __complete <words…>` for candidates, so they
@@ -81,6 +90,20 @@ compdef _whsvc_complete whsvc
   fish: `# whsvc completion for fish: whsvc completion fish > ~/.config/fish/completions/whsvc.fish
 complete -c whsvc -f -a '(whsvc __complete -- (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)'
 `,
+  // The words before the cursor's word (those that end before it starts), and that word apart as --current=,
+  // which Windows PowerShell 5.1 passes on even when empty (it drops an empty argument).
+  powershell: `# whsvc completion for PowerShell: whsvc completion powershell | Out-String | Invoke-Expression   (in $PROFILE)
+Register-ArgumentCompleter -Native -CommandName whsvc, whsvc.cmd, whsvc.ps1 -ScriptBlock {
+  param($wordToComplete, $commandAst, $cursorPosition)
+  $before = @($commandAst.CommandElements | Select-Object -Skip 1 |
+    Where-Object { $_.Extent.EndOffset -lt ($cursorPosition - $wordToComplete.Length) } |
+    ForEach-Object { $_.ToString() })
+  whsvc __complete "--current=$wordToComplete" -- @before 2>$null | ForEach-Object {
+    $kind = if ($_.StartsWith('-')) { 'ParameterName' } else { 'ParameterValue' }
+    [System.Management.Automation.CompletionResult]::new($_, $_, $kind, $_)
+  }
+}
+`,
 };
 
 export function script(shell: string): string {
@@ -88,13 +111,22 @@ export function script(shell: string): string {
   return SCRIPTS[shell as (typeof SHELLS)[number]];
 }
 
-const VALUE_CHOICES: Record<string, 'events' | string[]> = {
+type Choices = 'events' | readonly string[];
+
+/** What a flag's value can be, by the flag's name. */
+const VALUE_CHOICES: Record<string, Choices> = {
   '--events': 'events',
   '--add-events': 'events',
   '--remove-events': 'events',
   '--event': 'events',
   '--status': ['delivered', 'failed', 'pending'],
   '--active': ['true', 'false'],
+};
+
+/** What an argument can be, by the argument's name (`sandbox trigger <event-type>`, `completion <shell>`). */
+const ARGUMENT_CHOICES: Record<string, Choices> = {
+  'event-type': 'events',
+  shell: SHELLS,
 };
 
 function visibleOptions(command: CommandUnknownOpts): readonly Option[] {
@@ -122,27 +154,28 @@ export async function candidates(program: CommandUnknownOpts, words: string[], e
     if (sub) command = sub;
   }
   const previous = before[before.length - 1];
-  const valueFlag = previous && visibleOptions(command).find((o) => o.long === previous && (o.required || o.optional));
-  if (valueFlag) {
-    const choices = VALUE_CHOICES[valueFlag.long!];
-    if (choices === 'events') {
-      // Comma lists: complete the last item, keeping what is already typed.
-      const done = current.includes(',') ? current.slice(0, current.lastIndexOf(',') + 1) : '';
-      const partial = current.slice(done.length);
-      const already = done.split(',').filter(Boolean);
-      return (await eventTypes()).filter((t) => t.startsWith(partial) && !already.includes(t)).map((t) => done + t);
-    }
-    return (choices ?? []).filter((c) => c.startsWith(current));
-  }
+  const options = visibleOptions(command);
+  const takesValue = (word: string | undefined) => options.some((o) => o.long === word && (o.required || o.optional));
+  if (takesValue(previous)) return choose(VALUE_CHOICES[previous!], current, eventTypes);
   if (current.startsWith('-')) {
-    return visibleOptions(command)
-      .map((o) => o.long)
-      .filter((name): name is string => Boolean(name?.startsWith(current)));
+    return options.map((o) => o.long).filter((name): name is string => Boolean(name?.startsWith(current)));
   }
-  return command.commands
-    .filter((c) => !(c as CommandUnknownOpts & { _hidden?: boolean })._hidden && c.name() !== 'help')
-    .map((c) => c.name())
-    .filter((name) => name.startsWith(current));
+  const subcommands = command.commands.filter((c) => !isHidden(c) && c.name() !== 'help').map((c) => c.name());
+  if (subcommands.length > 0) return subcommands.filter((name) => name.startsWith(current));
+  // An argument: which one is the number of words after the command that are neither flags nor a flag's value.
+  const at = before.indexOf(command.name()) + 1;
+  const operands = before.slice(at).filter((word, i, words) => !word.startsWith('-') && !takesValue(words[i - 1]));
+  const argument = command.registeredArguments[operands.length] ?? command.registeredArguments.find((a) => a.variadic);
+  return choose(argument ? ARGUMENT_CHOICES[argument.name()] : undefined, current, eventTypes);
+}
+
+/** The candidates among `choices` for the word being typed; event types as a comma list (the last item completed). */
+async function choose(choices: Choices | undefined, current: string, eventTypes: () => Promise<string[]>): Promise<string[]> {
+  if (choices !== 'events') return (choices ?? []).filter((c) => c.startsWith(current));
+  const done = current.includes(',') ? current.slice(0, current.lastIndexOf(',') + 1) : '';
+  const partial = current.slice(done.length);
+  const already = done.split(',').filter(Boolean);
+  return (await eventTypes()).filter((t) => t.startsWith(partial) && !already.includes(t)).map((t) => done + t);
 }
 
 export async function printCandidates(program: CommandUnknownOpts, words: string[], io: Io, eventTypes: () => Promise<string[]>): Promise<number> {

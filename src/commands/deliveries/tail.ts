@@ -14,6 +14,7 @@ import {
   boundAt,
   collect,
   duration,
+  inSeconds,
   integerIn,
   oneOf,
   requestTimeoutGivenMs,
@@ -40,7 +41,11 @@ export const command = () =>
     .addOption(new Option('--status <status>', 'only lines of attempts now delivered, failed or pending').argParser(oneOf(['delivered', 'failed', 'pending'])))
     .addOption(new Option('--event <type>', 'only this event type (repeatable)').argParser(collect((value: string) => value)))
     .addOption(new Option('--interval <duration>', 'time between polls (200ms to 5m; default 2s)').argParser(interval))
-    .addOption(new Option('--timeout <seconds>', 'stop after S seconds: exit 0, or 6 when --count was not reached').argParser(integerIn(1, 86_400)))
+    .addOption(
+      new Option('--timeout <duration>', 'stop after this long (30s, 5m; a bare number is seconds): exit 0, or 6 when --count was not reached').argParser(
+        inSeconds(duration(86_400_000, 1000)),
+      ),
+    )
     .addOption(new Option('--count <n>', 'stop after N lines (exit 0), e.g. --status delivered --count 3 in CI').argParser(integerIn(1, 1_000_000)))
     .addOption(new Option('--since <time>', 'start from this time (2h, or ISO 8601) instead of now, when there is no checkpoint').argParser(timeBound))
     .addOption(

@@ -8,8 +8,8 @@ import type { CommandDeps } from '../../cli/context.js';
 import { printJson, tableLayout } from '../../cli/output.js';
 import { renderTable } from '../../render/table.js';
 
-export const command = () =>
-  new Command('events')
+export const command = (name = 'events') =>
+  new Command(name)
     .description('the event-type catalog, grouped by module')
     .addHelpText('after', examples('whsvc events', "whsvc events --json | jq -r '.data[].type'"))
     .action(apiAction((deps) => run({}, deps)));

@@ -3,7 +3,7 @@ import { action, addVerbs } from '../../cli/actions.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
 import { examples } from '../../cli/examples.js';
 import { stopRequested } from '../../cli/interrupt.js';
-import { collect, distinctList, duration, integerIn, requestTimeoutGivenMs, share } from '../../cli/parse.js';
+import { collect, distinctList, duration, inSeconds, integerIn, requestTimeoutGivenMs, share } from '../../cli/parse.js';
 import { ConfigStore } from '../../config/store.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -51,7 +51,11 @@ export const command = () =>
     )
     .addOption(new Option('--events <types>', 'only show these event types (comma-separated)').argParser(distinctList))
     .addOption(new Option('--count <n>', 'exit 0 after N verified deliveries').argParser(integerIn(1, 1_000_000)))
-    .addOption(new Option('--timeout <seconds>', 'stop after S seconds; exit 6 if --count was not reached').argParser(integerIn(1, 86_400)))
+    .addOption(
+      new Option('--timeout <duration>', 'stop after this long (30s, 5m; a bare number is seconds); exit 6 if --count was not reached').argParser(
+        inSeconds(duration(86_400_000, 1000)),
+      ),
+    )
     .option('--record <file>', 'append each delivery received to FILE, one JSON line each (mode 0600), for `whsvc replay`')
     .addHelpText(
       'after',

@@ -138,6 +138,9 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
   return exitCode;
 }
 
+/** The profile the banner suggests logging in to the sandbox under. */
+const SANDBOX_PROFILE = 'sandbox';
+
 /** What `sandbox start` says when it is ready, on stderr. Each line fits 80 columns (with the default address), a secret on a line of its own so that it is copied whole. */
 function banner(sandbox: Sandbox, baseUrl: string, dataDir: string | undefined, options: SandboxStartOptions & { maxConnections: number }): string {
   const [readWrite, readOnly] = sandbox.clients;
@@ -159,6 +162,9 @@ function banner(sandbox: Sandbox, baseUrl: string, dataDir: string | undefined, 
     ...(options.manualClock
       ? [`  clock         manual, at ${new Date(sandbox.deliverer.now()).toISOString()}`, '                (time moves with `whsvc sandbox clock advance 1h`)']
       : []),
+    // A profile of its own: a login to the sandbox leaves the default profile (production, say) as it is.
+    `  log in        whsvc login --profile ${SANDBOX_PROFILE} --client-id ${readWrite!.client_id}${baseUrlFlag}`,
+    `                then --profile ${SANDBOX_PROFILE}, or export WHSVC_PROFILE=${SANDBOX_PROFILE}`,
     `  trigger       whsvc sandbox trigger invoice.paid${baseUrlFlag}`,
     '  Ctrl-C stops it',
     '',

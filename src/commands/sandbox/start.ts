@@ -3,7 +3,7 @@ import { action } from '../../cli/actions.js';
 import { DEFAULT_SANDBOX_PORT } from '../../cli/defaults.js';
 import { examples } from '../../cli/examples.js';
 import { stopRequested } from '../../cli/interrupt.js';
-import { integerIn, platformNameOption } from '../../cli/parse.js';
+import { duration, integerIn, platformNameOption } from '../../cli/parse.js';
 import { passOverSqliteWarning } from '../../sandbox/sqlite-warning.js';
 import { restartWithYoungGenerationBounded } from './young-generation.js';
 
@@ -16,11 +16,23 @@ export const command = () =>
     .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default(DEFAULT_SANDBOX_PORT).argParser(integerIn(0, 65535)))
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--data-dir <dir>', 'keep webhooks, deliveries, clients and due retries in DIR (SQLite) across restarts')
-    .addOption(new Option('--retry-base-ms <n>', 'first automatic retry delay; doubles each time').default(5000).argParser(integerIn(1, 86_400_000)))
+    .addOption(
+      new Option('--retry-base-ms <duration>', 'first automatic retry delay, doubling each time (500ms, 2s; a bare number is milliseconds)')
+        .default(5000)
+        .argParser(duration(86_400_000, 1, 'ms')),
+    )
     .addOption(new Option('--max-attempts <n>', 'automatic attempts per delivery, the first included').default(5).argParser(integerIn(1, 50)))
-    .addOption(new Option('--token-ttl <seconds>', 'lifetime of access tokens').default(3600).argParser(integerIn(1, 86_400 * 30)))
+    .addOption(
+      new Option('--token-ttl <duration>', 'lifetime of access tokens (1h, 90s; a bare number is seconds)')
+        .default(3600)
+        .argParser((value) => Math.round(duration(30 * 86_400_000, 1000)(value) / 1000)),
+    )
     .addOption(platformNameOption('the platform name in the delivery headers: X-<name>-Signature, X-<name>-Event, …'))
-    .addOption(new Option('--delivery-timeout-ms <n>', 'a delivery not answered within this fails').default(10_000).argParser(integerIn(1, 600_000)))
+    .addOption(
+      new Option('--delivery-timeout-ms <duration>', 'a delivery not answered within this fails (10s, 500ms; a bare number is milliseconds)')
+        .default(10_000)
+        .argParser(duration(600_000, 1, 'ms')),
+    )
     .addOption(
       new Option('--concurrency-per-webhook <n>', 'sends in flight to one webhook; more wait their turn, their timeout not yet running')
         .default(64)

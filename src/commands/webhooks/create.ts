@@ -3,7 +3,7 @@ import { createWebhook, deleteWebhook } from '../../api/endpoints.js';
 import { Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
-import { list } from '../../cli/parse.js';
+import { list, withScheme } from '../../cli/parse.js';
 import { NetworkError } from '../../api/errors.js';
 import { checkEventTypes, fetchCatalog } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
@@ -19,7 +19,9 @@ import { webhookBlock } from './shared/view.js';
 export const command = () =>
   new Command('create')
     .description('create a webhook; its signing secret is shown once')
-    .option('--url <url>', 'the https endpoint (asked when missing on a terminal)')
+    .addOption(
+      new Option('--url <url>', 'the https endpoint (asked when missing on a terminal); localhost:3000/x means http://localhost:3000/x').argParser(withScheme),
+    )
     .addOption(new Option('--events <types>', 'comma-separated event types (a checklist when missing on a terminal)').argParser(list))
     .option('--inactive', 'create it paused')
     .option('--secret-file <path>', 'write the signing secret to this file (mode 0600) instead of showing it')
@@ -101,7 +103,7 @@ async function askForWhatIsMissing(options: CreateOptions, deps: CommandDeps): P
   let url = options.url;
   if (url === undefined) {
     if (!deps.canPrompt) throw usageError(`--url is required (${NO_PROMPT})`);
-    url = await deps.prompter.input('Endpoint URL (https://…)', checkUrl);
+    url = withScheme(await deps.prompter.input('Endpoint URL (https://…)', (answer) => checkUrl(withScheme(answer))));
   }
   if (checkUrl(url) !== true) throw usageError(`--url ${JSON.stringify(redactUserinfo(url))}: ${checkUrl(url)}`);
   let events = options.events;

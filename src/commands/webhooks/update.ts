@@ -2,7 +2,7 @@ import { getWebhook, updateWebhook } from '../../api/endpoints.js';
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
-import { list, resourceId } from '../../cli/parse.js';
+import { list, resourceId, withScheme } from '../../cli/parse.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { usageError } from '../../cli/errors.js';
@@ -16,7 +16,7 @@ export const command = () =>
   new Command('update')
     .description('change only what is given')
     .addArgument(new Argument('<id>', 'webhook id').argParser(resourceId('webhook')))
-    .option('--url <url>', 'new endpoint')
+    .addOption(new Option('--url <url>', 'new endpoint (localhost:3000/x means http://localhost:3000/x)').argParser(withScheme))
     .addOption(new Option('--events <types>', 'replace the event list').argParser(list))
     .addOption(new Option('--add-events <types>', 'add to the current event list').argParser(list))
     .addOption(new Option('--remove-events <types>', 'remove from the current event list').argParser(list))

@@ -42,19 +42,22 @@ Open the inspector address it printed (it ends in <code>/?token=…</code>).</p>
       return;
     }
     const { html } = await this.load();
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', ...PAGE_HEADERS });
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html), 'cache-control': 'no-cache', ...PAGE_HEADERS });
     res.end(html);
   }
 
   async asset(res: ServerResponse, query: URLSearchParams, kind: 'js' | 'css'): Promise<void> {
     checkQuery(query, []);
     const loaded = await this.load();
+    const body = kind === 'js' ? loaded.js : loaded.css;
     res.writeHead(200, {
       'content-type': kind === 'js' ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8',
+      // Said before the body, so that HEAD tells the same length as GET.
+      'content-length': Buffer.byteLength(body),
       'cache-control': 'no-cache',
       'x-content-type-options': 'nosniff',
     });
-    res.end(kind === 'js' ? loaded.js : loaded.css);
+    res.end(body);
   }
 
   private load() {

@@ -148,7 +148,8 @@ export function createInspector(deps: InspectorDeps): Inspector {
     async handle(req, res, path, query) {
       const method = req.method ?? 'GET';
       if (path === '') {
-        if (method !== 'GET') throw new ErrorAnswer(405, 'method_not_allowed', `${method} is not allowed here; use GET`, { allow: 'GET' });
+        if (method !== 'GET' && method !== 'HEAD')
+          throw new ErrorAnswer(405, 'method_not_allowed', `${method} is not allowed here; use GET`, { allow: 'GET, HEAD' });
         return pages.page(req, res, query);
       }
       access.check(req, query);

@@ -22,6 +22,8 @@ export class LiveStream {
 
   open(req: IncomingMessage, res: ServerResponse): void {
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', ...DATA_HEADERS });
+    // HEAD: the stream's status and headers, and the end (its body, never ending, is what HEAD leaves out).
+    if (req.method === 'HEAD') return void res.end();
     res.write(`retry: 2000\n\n${this.eventText()}`);
     this.streams.add(res);
     const done = () => {

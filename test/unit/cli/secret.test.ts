@@ -37,3 +37,14 @@ describe('--secret-file', () => {
     await expect(secretSource({ secretFile: directory }, io)).rejects.toThrow(`--secret-file ${directory} is a directory`);
   });
 });
+
+describe('a signing secret as pasted', () => {
+  it('whitespace at its ends is no part of it, from --secret, a variable or a file alike', async () => {
+    expect((await secretSource({ secret: 'whsec_abc \r\n' }, io)).current()).toBe('whsec_abc');
+    expect((await secretSource({}, { ...io, env: { WHSVC_LISTEN_SECRET: '\twhsec_abc ' } }, 'WHSVC_LISTEN_SECRET')).current()).toBe('whsec_abc');
+    const path = join(dir, 'whsec.txt');
+    writeFileSync(path, '  whsec_abc\r\n');
+    expect((await secretSource({ secretFile: path }, io)).current()).toBe('whsec_abc');
+    await expect(secretSource({ secret: '  ' }, io)).rejects.toThrow('--secret is empty');
+  });
+});

@@ -72,6 +72,27 @@ describe('login', () => {
     expect(bodies[0]!.client_secret).toBe('cs_live_chunked');
   });
 
+  it('whitespace at the ends of a pasted secret is no part of it (a trailing space, CR, newline), as gh reads a token', async () => {
+    for (const pasted of [`${NEW_SECRET} `, ` ${NEW_SECRET}\r\n`, `${NEW_SECRET}\t\n\n`]) {
+      const fake = fakeDeps({ credentials: null, stdin: pasted });
+      const bodies = mockToken(fake.mock);
+      await login({ clientId: ' cli_new ', clientSecretStdin: true }, fake.deps);
+      expect(bodies[0], JSON.stringify(pasted)).toMatchObject({ client_id: 'cli_new', client_secret: NEW_SECRET });
+      expect(new ConfigStore(fake.configDir).getProfile('default')?.client_secret).toBe(NEW_SECRET);
+    }
+    const prompted = fakeDeps({ credentials: null, canPrompt: true, answers: [{ kind: 'password', message: /secret/i, answer: `${NEW_SECRET}  ` }] });
+    const bodies = mockToken(prompted.mock);
+    await login({ clientId: 'cli_new', clientSecretStdin: false }, prompted.deps);
+    expect(bodies[0]!.client_secret).toBe(NEW_SECRET);
+  });
+
+  it('a refused secret with a space or line break inside says so', async () => {
+    const fake = fakeDeps({ credentials: null, stdin: 'cs_live_half\ncs_other_half\n' });
+    mockToken(fake.mock, { status: 401 });
+    const error = await rejectionOf(login({ clientId: 'cli_new', clientSecretStdin: true }, fake.deps));
+    expect(error).toMatchObject({ hint: 'check the client secret: it holds a space or a line break inside: copy it again, whole, on one line' });
+  });
+
   it('empty stdin is a usage error, no request', async () => {
     const fake = fakeDeps({ credentials: null, stdin: '' });
     const error = await rejectionOf(login({ clientId: 'cli_new', clientSecretStdin: true }, fake.deps));
@@ -110,6 +131,43 @@ describe('login', () => {
     await login({ clientId: 'cli_new', clientSecretStdin: true }, fake.deps);
     expect(fake.requests[0]!.url.href).toBe(`${ORIGIN}/v1/oauth/token`);
     expect(new ConfigStore(fake.configDir).getProfile('default')?.base_url).toBe(`${ORIGIN}/`);
+  });
+
+  it('a profile of another address or client is replaced saying what it held (one line); the same client again says nothing', async () => {
+    const fake = fakeDeps({ credentials: null, stdin: NEW_SECRET });
+    await fake.deps.config.setProfile('default', { base_url: 'https://api.example.com', client_id: 'cli_prod', client_secret: 'cs_prod' });
+    mockToken(fake.mock);
+    expect(await login({ clientId: 'cli_new', clientSecretStdin: true }, fake.deps)).toBe(0);
+    expect(fake.stderr.text.split('\n')[0]).toBe(
+      'whsvc: replaced profile default, which held client cli_prod at https://api.example.com (whsvc login --profile NAME keeps a login of its own)',
+    );
+    expect(fake.stderr.text).not.toContain('cs_prod');
+    expect(new ConfigStore(fake.configDir).getProfile('default')?.client_id).toBe('cli_new');
+
+    const again = fakeDeps({ credentials: null, stdin: 'cs_rotated' });
+    await again.deps.config.setProfile('default', { base_url: `${ORIGIN}/`, client_id: 'cli_new', client_secret: NEW_SECRET });
+    mockToken(again.mock);
+    await login({ clientId: 'cli_new', clientSecretStdin: true }, again.deps);
+    expect(again.stderr.text).not.toContain('replaced');
+  });
+
+  it('on a terminal, replacing another address is asked first; no keeps the profile and says how to keep both', async () => {
+    const fake = fakeDeps({
+      credentials: null,
+      canPrompt: true,
+      answers: [{ kind: 'confirm', message: /holds client cli_prod at https:\/\/api\.example\.com\. Replace it/, answer: false }],
+    });
+    const prod = { base_url: 'https://api.example.com', client_id: 'cli_prod', client_secret: 'cs_prod' };
+    await fake.deps.config.setProfile('default', prod);
+    const error = await rejectionOf(login({ clientId: 'sbx_demo_readwrite', clientSecretStdin: false }, fake.deps));
+    expect(error).toBeInstanceOf(CliError);
+    expect(error).toMatchObject({
+      exitCode: 1,
+      message: 'nothing was stored: profile default keeps client cli_prod at https://api.example.com',
+      hint: 'to keep both, log in under a profile of its own: whsvc login --profile NAME --client-id sbx_demo_readwrite',
+    });
+    expect(fake.requests).toHaveLength(0);
+    expect(new ConfigStore(fake.configDir).getProfile('default')).toEqual(prod);
   });
 
   it('--json prints the profile, never the secret', async () => {

@@ -21,6 +21,8 @@ const PAGE_SIZE = 50;
 const LIVE_WINDOW = 200;
 /** The overview lists at most this many webhooks: past it, a row's webhook may exist without being listed. */
 const OVERVIEW_WEBHOOKS = 200;
+/** From this many webhooks on, the sidebar offers a filter over them. */
+const WEBHOOK_FILTER_FROM = 6;
 
 // --- small DOM helpers --------------------------------------------------------
 
@@ -65,6 +67,8 @@ const state = {
   offset: 0,
   manualNow: undefined as number | undefined,
   filters: { webhook: '', event: '', status: '', q: '' },
+  /** The sidebar's filter over the webhooks listed (their URL, id and event types); the deliveries' filters are apart. */
+  webhookFilter: '',
   rows: [] as InspectorDeliveryItem[],
   nextCursor: null as string | null,
   open: undefined as string | undefined,
@@ -287,7 +291,8 @@ function renderOverview(overview: InspectorOverview): void {
   });
   for (const gone of existing.values()) gone.remove();
   byId('webhooks-empty').hidden = overview.webhooks.length > 0;
-  setText(byId('webhook-count'), overview.webhooks.length ? `${overview.webhooks.length}${overview.webhooks_more ? '+' : ''}` : '');
+  byId('webhook-filter').hidden = overview.webhooks.length < WEBHOOK_FILTER_FROM && state.webhookFilter === '';
+  filterWebhooks();
   const all = byId('all-webhooks');
   all.setAttribute('aria-pressed', String(state.filters.webhook === ''));
   all.hidden = overview.webhooks.length < 2;
@@ -332,6 +337,33 @@ function renderOverview(overview: InspectorOverview): void {
   if (manual && overview.due.length === 0) due.replaceChildren(h('li', { class: 'muted' }, 'Nothing is due.'));
   byId<HTMLButtonElement>('advance-next').disabled = overview.due.length === 0;
   tickTimes();
+}
+
+/** Whether a webhook has every word of the filter in its URL, id or event types (any case). */
+function webhookMatches(webhook: InspectorWebhook, filter: string): boolean {
+  const text = [webhook.url, webhook.id, ...webhook.events].join(' ').toLowerCase();
+  return filter
+    .toLowerCase()
+    .split(/\s+/)
+    .every((word) => text.includes(word));
+}
+
+/** The sidebar's webhooks as the filter leaves them, and their count (`3 of 64` while it filters). */
+function filterWebhooks(): void {
+  const webhooks = state.overview?.webhooks ?? [];
+  const filter = state.webhookFilter.trim();
+  let shown = 0;
+  for (const webhook of webhooks) {
+    const li = document.querySelector<HTMLElement>(`#webhooks > li[data-id="${CSS.escape(webhook.id)}"]`);
+    const matches = filter === '' || webhookMatches(webhook, filter);
+    if (li) li.hidden = !matches;
+    if (matches) shown += 1;
+  }
+  const more = state.overview?.webhooks_more ? '+' : '';
+  setText(byId('webhook-count'), webhooks.length === 0 ? '' : filter === '' ? `${webhooks.length}${more}` : `${shown} of ${webhooks.length}${more}`);
+  const unmatched = byId('webhooks-unmatched');
+  unmatched.hidden = filter === '' || shown > 0;
+  setText(unmatched, `No webhook's URL, id or event types hold “${filter}”.`);
 }
 
 function fillSelect(select: HTMLSelectElement, allLabel: string | undefined, options: Array<[string, string]>, value: string): void {
@@ -855,6 +887,10 @@ function start(): void {
   byId<HTMLSelectElement>('f-event').addEventListener('change', (event) => setFilter('event', (event.target as HTMLSelectElement).value));
   byId<HTMLSelectElement>('f-status').addEventListener('change', (event) => setFilter('status', (event.target as HTMLSelectElement).value));
   byId('all-webhooks').addEventListener('click', () => setFilter('webhook', ''));
+  byId<HTMLInputElement>('webhook-filter').addEventListener('input', (event) => {
+    state.webhookFilter = (event.target as HTMLInputElement).value;
+    filterWebhooks();
+  });
   let typing: ReturnType<typeof setTimeout> | undefined;
   byId<HTMLInputElement>('f-q').addEventListener('input', (event) => {
     const value = (event.target as HTMLInputElement).value.trim();
