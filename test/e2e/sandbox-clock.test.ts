@@ -264,7 +264,7 @@ describe('sandbox start --clock manual', () => {
       const { receiver, cli, from, advance, exited, output } = await retryDueToAHeldReceiver();
       advance.kill('SIGINT');
       expect(await exited).toBe(130);
-      expect(output().stderr).toContain('whsvc: the sandbox goes on moving its clock ahead without whsvc; `whsvc sandbox clock` shows its time');
+      expect(output().stderr).toContain('whsvc: the sandbox goes on moving its clock 2m ahead without whsvc; `whsvc sandbox clock` shows its time');
       receiver.release(200);
       // The jump finishes in the sandbox: a second look waits for it (one move at a time) and finds it moved 2 minutes, once.
       const after = JSON.parse((await cli(['sandbox', 'clock', 'advance', '0s', '--json'])).stdout);

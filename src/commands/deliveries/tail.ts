@@ -14,6 +14,7 @@ import {
   boundAt,
   collect,
   duration,
+  durationText,
   inSeconds,
   integerIn,
   oneOf,
@@ -27,6 +28,7 @@ import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { relativeTime, sanitize } from '../../render/text.js';
 import type { Colors } from '../../render/colors.js';
 import { CheckpointWriter, checkWritable, holdCheckpoint, readCheckpoint, recordedSinceSave, type Checkpoint } from './tail/checkpoint.js';
+import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
 import { RecordFile } from '../replay/shared/record.js';
 import { Follower, type Change, type PollReport, type StartAt } from './tail/follow.js';
 import { TailPrinter } from './tail/printer.js';
@@ -47,6 +49,7 @@ export const command = () =>
       ),
     )
     .addOption(new Option('--count <n>', 'stop after N lines (exit 0), e.g. --status delivered --count 3 in CI').argParser(integerIn(1, 1_000_000)))
+    .addOption(maxSilenceOption('no poll of the log answered'))
     .addOption(new Option('--since <time>', 'start from this time (2h, or ISO 8601) instead of now, when there is no checkpoint').argParser(timeBound))
     .addOption(
       new Option(
@@ -87,6 +90,7 @@ export const command = () =>
             events: o.event,
             intervalMs: o.interval ?? DEFAULT_INTERVAL_MS,
             timeout: o.timeout,
+            maxSilenceMs: o.maxSilence,
             count: o.count,
             since: o.since,
             forwardTo: o.forwardTo,
@@ -118,6 +122,8 @@ export interface TailOptions {
   intervalMs: number;
   /** Stop after this many seconds. */
   timeout?: number | undefined;
+  /** Exit 6 once this long passes with no poll answered (--max-silence). */
+  maxSilenceMs?: number | undefined;
   /** Stop after this many lines (attempts and status changes shown). */
   count?: number | undefined;
   since?: TimeBound | undefined;
@@ -189,7 +195,7 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
   const wants = (attempt: Attempt) => events === undefined || events.includes(attempt.event);
 
   // --- the loop ---------------------------------------------------------------------------------
-  const stop = stopConditions(deps.stopSignal, options.timeout);
+  const stop = stopConditions(deps.stopSignal, options.timeout, options.maxSilenceMs);
   const { ended, interrupted } = stop;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const matches = (change: Change) => (options.status === undefined || change.attempt.status === options.status) && wants(change.attempt);
@@ -218,6 +224,7 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
       // Polls until stopped, in one process; the code they need is loaded once the first went through.
       if (polls === 0) deps.keepHeapSmall?.();
       pace.answered(pollStart);
+      stop.heard();
       for (const id of report.gone) {
         writer?.drop(id);
         note(`${sanitize(id)} is gone (deleted): no longer followed`);
@@ -245,6 +252,10 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
     note(
       `${queue.size} deliver${queue.size === 1 ? 'y was' : 'ies were'} not forwarded yet${options.checkpoint ? ': the checkpoint keeps them for the next run' : ''}`,
     );
+  if (stop.silent) {
+    note(`no poll of the delivery log answered for ${durationText(options.maxSilenceMs!)} (--max-silence): stopping, exit 6`);
+    return ExitCode.timedOut;
+  }
   if (stop.timedOut && options.count !== undefined) {
     note(`${printed} of ${options.count} lines within ${options.timeout} s`);
     return ExitCode.timedOut;
@@ -353,12 +364,13 @@ function noteNewWebhooksAndLag(report: PollReport, note: (text: string) => void)
 }
 
 /**
- * When a tail ends: the user asks (Ctrl-C, SIGTERM) or --timeout runs out.
- * `interrupted` resolves at either, so that a poll or a wait can be
- * abandoned; `clear` ends the timer.
+ * When a tail ends: the user asks (Ctrl-C, SIGTERM), --timeout runs out, or
+ * --max-silence passes with no poll answered (heard() says one was).
+ * `interrupted` resolves at any of them, so that a poll or a wait can be
+ * abandoned; `clear` ends the timers.
  */
-function stopConditions(stopSignal: Promise<unknown>, timeoutSeconds: number | undefined) {
-  const state = { stopRequested: false, timedOut: false };
+function stopConditions(stopSignal: Promise<unknown>, timeoutSeconds: number | undefined, maxSilenceMs: number | undefined) {
+  const state = { stopRequested: false, timedOut: false, silent: false };
   void stopSignal.then(() => (state.stopRequested = true));
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<void>((resolve) => {
@@ -368,6 +380,11 @@ function stopConditions(stopSignal: Promise<unknown>, timeoutSeconds: number | u
       resolve();
     }, timeoutSeconds * 1000);
   });
+  const { promise: silence, resolve: silent } = Promise.withResolvers<void>();
+  const watch = new SilenceWatch(maxSilenceMs, () => {
+    state.silent = true;
+    silent();
+  });
   return {
     get stopRequested() {
       return state.stopRequested;
@@ -375,9 +392,16 @@ function stopConditions(stopSignal: Promise<unknown>, timeoutSeconds: number | u
     get timedOut() {
       return state.timedOut;
     },
-    ended: () => state.stopRequested || state.timedOut,
-    interrupted: Promise.race([stopSignal, deadline]),
-    clear: () => clearTimeout(timer),
+    get silent() {
+      return state.silent;
+    },
+    heard: () => watch.heard(),
+    ended: () => state.stopRequested || state.timedOut || state.silent,
+    interrupted: Promise.race([stopSignal, deadline, silence]),
+    clear: () => {
+      clearTimeout(timer);
+      watch.stop();
+    },
   };
 }
 

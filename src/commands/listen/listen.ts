@@ -3,11 +3,12 @@ import { action, addVerbs } from '../../cli/actions.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
 import { examples } from '../../cli/examples.js';
 import { stopRequested } from '../../cli/interrupt.js';
-import { collect, distinctList, duration, inSeconds, integerIn, requestTimeoutGivenMs, share } from '../../cli/parse.js';
+import { collect, distinctList, duration, durationText, inSeconds, integerIn, requestTimeoutGivenMs, share } from '../../cli/parse.js';
 import { ConfigStore } from '../../config/store.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defaultTransport, type Transport } from '../../api/transport.js';
+import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
 import { colorsFor } from '../../render/colors.js';
 import { carriesClientSecret, recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
 import { RecordFile } from '../replay/shared/record.js';
@@ -56,6 +57,7 @@ export const command = () =>
         inSeconds(duration(86_400_000, 1000)),
       ),
     )
+    .addOption(maxSilenceOption('no request received'))
     .option('--record <file>', 'append each delivery received to FILE, one JSON line each (mode 0600), for `whsvc replay`')
     .addHelpText(
       'after',
@@ -86,6 +88,7 @@ export const command = () =>
             events: o.events,
             count: o.count,
             timeout: o.timeout,
+            maxSilenceMs: o.maxSilence,
             record: o.record,
             json: globals.json,
             color: globals.color,
@@ -126,6 +129,8 @@ export interface ListenOptions {
   events?: string[] | undefined;
   count?: number | undefined;
   timeout?: number | undefined;
+  /** Exit 6 once this long passes with no request (--max-silence). */
+  maxSilenceMs?: number | undefined;
   /** Append each delivery received to this file (`whsvc replay` sends them again). */
   record?: string | undefined;
   /** Each forward's limit (--request-timeout); the service's 10 s when not given. */
@@ -164,7 +169,12 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   let finish: (code: number) => void = () => {};
   const finished = new Promise<number>((resolve) => (finish = resolve));
 
+  const silence = new SilenceWatch(options.maxSilenceMs, () => {
+    deps.stderr.write(`whsvc listen: no request for ${durationText(options.maxSilenceMs!)} (--max-silence): stopping, exit 6\n`);
+    finish(ExitCode.timedOut);
+  });
   const receive: Receive = async (req, res, body, arrivedAt) => {
+    silence.heard();
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST' }).end();
       return;
@@ -219,6 +229,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   }
   const code = await Promise.race([finished, deps.stopSignal]);
   clearTimeout(timer);
+  silence.stop();
   await server.stop();
   recording?.file.close();
   const { bad, refused } = tally;

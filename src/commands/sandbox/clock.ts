@@ -4,7 +4,7 @@ import type { ClockState } from '../../api/shapes.js';
 import { onInterrupt } from '../../cli/interrupt.js';
 import { addVerbs, apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
-import { duration } from '../../cli/parse.js';
+import { duration, durationText } from '../../cli/parse.js';
 import { renderTable, tableTime } from '../../render/table.js';
 import { clockTime, keyValues } from '../../render/text.js';
 import type { CommandDeps } from '../../cli/context.js';
@@ -44,7 +44,7 @@ export interface ClockOptions {
  * the same jump twice.
  */
 async function moveClock(move: Parameters<typeof moveSandboxClock>[1], deps: CommandDeps): Promise<ClockState> {
-  const where = 'to' in move ? `to ${move.to}` : 'ahead';
+  const where = 'to' in move ? `to ${move.to}` : `${durationText(move.advance_ms ?? 0)} ahead`;
   if (deps.stderr.isTTY) deps.stderr.write(`Moving the sandbox's clock ${where}; every attempt due on the way is sent, in order…\n`);
   const unregister = onInterrupt(() =>
     deps.stderr.write(

@@ -1,0 +1,46 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postDelivery } from '../helpers/delivery.js';
+import { sandboxEnv, startListen, startSandboxProcess, startWhsvcUntil } from '../helpers/cli.js';
+
+// --max-silence: a long-running listen or tail that hears nothing exits 6, so that a supervisor starts it again.
+
+let configDir: string;
+
+beforeAll(() => {
+  configDir = mkdtempSync(join(tmpdir(), 'whsvc-silence-'));
+});
+
+afterAll(() => rmSync(configDir, { recursive: true, force: true }));
+
+describe('--max-silence', () => {
+  it('listen: a request resets the watch; then nothing for the limit is exit 6, said in one line', async () => {
+    const listener = await startListen(['--secret', 'whsec_silence', '--max-silence', '2s']);
+    try {
+      const answer = await postDelivery(listener.url, 'whsec_silence', 'dlv_silence1');
+      expect(answer.status).toBe(200);
+      expect(await listener.exit).toBe(6);
+      expect(listener.stderr()).toMatch(/\nwhsvc listen: no request for 2s \(--max-silence\): stopping, exit 6\n/);
+      expect(listener.stdout()).toContain('dlv_silence1');
+    } finally {
+      listener.child.kill('SIGKILL');
+    }
+  });
+
+  it('deliveries tail: polls answered keep it going; a service gone for the limit is exit 6, said in one line', async () => {
+    const sandbox = await startSandboxProcess(['--quiet']);
+    const tail = await startWhsvcUntil(['deliveries', 'tail', '--interval', '200ms', '--max-silence', '2s'], /^whsvc: following /m, 'tail', {
+      ...sandboxEnv(sandbox.info, configDir),
+      CI: 'true',
+    });
+    try {
+      await sandbox.stop('SIGKILL');
+      expect(await tail.exit).toBe(6);
+      expect(tail.stderr()).toMatch(/\nwhsvc: no poll of the delivery log answered for 2s \(--max-silence\): stopping, exit 6\n/);
+    } finally {
+      tail.child.kill('SIGKILL');
+    }
+  });
+});
