@@ -14,8 +14,8 @@ import { JsonDocumentStream, printJson, tableLayout } from '../../cli/output.js'
 import { gracefulInterrupt, stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, collect, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import { ResendReport, concurrencyOption, resendAll, type ResendTarget } from './shared/resend.js';
-import { attemptCode, CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH } from './shared/view.js';
-import { WEBHOOK_ID_WIDTH } from '../webhooks/shared/view.js';
+import { attemptCode } from './shared/view.js';
+import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 
 export const command = () =>
   new Command('recover')

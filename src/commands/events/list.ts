@@ -7,7 +7,7 @@ import { fetchCatalog } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson, tableLayout } from '../../cli/output.js';
 import { renderTable } from '../../render/table.js';
-import { EVENT_WIDTH } from '../deliveries/shared/view.js';
+import { EVENT_WIDTH } from '../../cli/columns.js';
 
 export const command = () =>
   new Command('events')

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Colors } from '../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout, type StreamField } from '../../render/line.js';
 import { displayWidth } from '../../render/width.js';
-import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../deliveries/shared/view.js';
+import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js';
 import { clockTime, noAnswer, sanitize } from '../../render/text.js';
 import type { Decision } from './answer.js';
 import { carriesClientSecret, withoutCredentials } from '../../protocol/record.js';

@@ -14,7 +14,7 @@ import { colorsFor, type Colors } from '../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout } from '../../render/line.js';
 import { ProgressLine } from '../../render/progress.js';
 import { counted, noAnswer, sanitize } from '../../render/text.js';
-import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../deliveries/shared/view.js';
+import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js';
 import { isSignatureHeader, signatureHeaderName } from '../../protocol/headers.js';
 import { recordedBody, recordedSignatureCheck, type RecordedDelivery } from '../../protocol/record.js';
 import { sign } from '../../protocol/signature.js';

@@ -13,8 +13,7 @@ import { boundAt, collect, percentage, resourceId, timeBound, type TimeBound } f
 import type { Colors } from '../../render/colors.js';
 import { renderTable, type Column, type TableOptions } from '../../render/table.js';
 import { andMore, NO_ANSWER, sanitize } from '../../render/text.js';
-import { CODE_WIDTH } from '../deliveries/shared/view.js';
-import { URL_MIN, WEBHOOK_ID_WIDTH } from './shared/view.js';
+import { CODE_WIDTH, URL_MIN, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 
 export const command = () =>
   new Command('health')

@@ -6,6 +6,7 @@ import { answeredStatus } from '../../../api/log.js';
 import type { Attempt } from '../../../api/shapes.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { printJson } from '../../../cli/output.js';
+import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH } from '../../../cli/columns.js';
 
 /**
  * The status word in its colour; a failed delivery's retry due after it, in the same words as everywhere
@@ -24,17 +25,6 @@ function attemptOf(attempt: Attempt): string {
   const number = attempt.attempts === undefined ? '' : String(attempt.attempts);
   return attempt.delivery_id && attempt.delivery_id !== attempt.id ? `${number} of ${attempt.delivery_id}` : number;
 }
-
-/** The widest status a table's column shows (`failed · retry due`: its time left out, see statusWords). */
-export const STATUS_WIDTH = 18;
-/** The widest code: `no answer` (codeWords). */
-export const CODE_WIDTH = 9;
-/** A delivery's id whole (the sandbox's: `dlv_` and 24 hex digits); a longer one widens its column. */
-export const DELIVERY_ID_WIDTH = 28;
-/** The catalog's longest event type, production_order.completed. */
-export const EVENT_WIDTH = 26;
-/** An event type cut between its words is no narrower than this, so `production_…` and `product.…` still differ. */
-export const EVENT_MIN = 12;
 
 /** An attempt's code: the status its endpoint answered, `no answer`, or nothing while it is under way. */
 export const attemptCode = (attempt: Pick<Attempt, 'response_code' | 'status'>) => codeWords(answeredStatus(attempt.response_code), attempt.status);

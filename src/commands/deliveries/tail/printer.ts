@@ -4,8 +4,8 @@ import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout, type S
 import type { OutputStream } from '../../../render/stream.js';
 import { clockTime, noAnswer, sanitize, statusWords } from '../../../render/text.js';
 import { displayWidth, ID_SHORT_WIDTH } from '../../../render/width.js';
-import { attemptCode, CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, statusLabel } from '../shared/view.js';
-import { WEBHOOK_ID_WIDTH } from '../../webhooks/shared/view.js';
+import { attemptCode, statusLabel } from '../shared/view.js';
+import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../../cli/columns.js';
 import { type ForwardRoute, shownUrl } from '../../../cli/forward.js';
 import type { ForwardOutcome } from './forward.js';
 import type { Change } from './follow.js';

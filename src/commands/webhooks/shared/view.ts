@@ -1,14 +1,10 @@
 import type { Webhook } from '../../../api/shapes.js';
 import type { Colors } from '../../../render/colors.js';
 import { renderTable, type Column, type TableOptions } from '../../../render/table.js';
+import { URL_MIN, WEBHOOK_ID_WIDTH } from '../../../cli/columns.js';
 import { keyValues, relativeTime } from '../../../render/text.js';
 
 export const activeLabel = (active: boolean, colors: Colors) => (active ? colors.green('active') : colors.yellow('paused'));
-
-/** A webhook's id whole (the sandbox's: `wh_` and 24 hex digits); a longer one widens its column. */
-export const WEBHOOK_ID_WIDTH = 27;
-/** A URL column keeps at least this much: an https scheme, a host of twenty-odd characters and `/…`. */
-export const URL_MIN = 32;
 
 /**
  * The webhooks as a table. Its columns by width (the rows never change them): at 132 all, the time compact and the
