@@ -5,7 +5,7 @@ import { integerIn } from '../../../cli/parse.js';
 import { ApiError, AuthError, NetworkError, RequestStopped } from '../../../api/errors.js';
 import { answeredStatus, deliveryKey } from '../../../api/log.js';
 import { ProgressLine } from '../../../render/progress.js';
-import { andMore, counted, sanitize } from '../../../render/text.js';
+import { andMore, counted, noAnswer, sanitize } from '../../../render/text.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { JsonDocumentStream } from '../../../cli/output.js';
 import { ExitCode } from '../../../cli/errors.js';
@@ -229,7 +229,7 @@ export class ResendReport {
           ? `not re-sent: ${result.error}`
           : result.outcome === 'pending'
             ? 're-sent, still under way'
-            : `failed again (${answeredStatus(result.attempt?.response_code) === undefined ? 'no HTTP response' : `answered ${result.attempt!.response_code}`})`;
+            : `failed again (${answeredStatus(result.attempt?.response_code) === undefined ? noAnswer(result.attempt?.failure_reason) : `answered ${result.attempt!.response_code}`})`;
       const label =
         result.outcome === 'pending' ? this.deps.errColors.yellow('pending') : this.deps.errColors.red(result.outcome === 'error' ? 'error' : 'failed');
       const line = `${label} ${sanitize(target.deliveryId)}${target.event ? ` ${sanitize(target.event)}` : ''}: ${sanitize(why)}\n`;
