@@ -18,7 +18,7 @@ import { CODE_WIDTH, URL_MIN, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 export const command = () =>
   new Command('health')
     .description(
-      'delivered share, failures and last outcomes per webhook, worst first; exit 1 when any is unhealthy: it delivered under 95% (--fail-under) or its newest delivery failed; with no deliveries in the window, no data',
+      'delivered share, failures and a verdict per webhook, worst first; exit 1 when one is unhealthy (under 95% delivered, or its newest delivery failed)',
     )
     .addArgument(new Argument('[ids...]', 'webhook ids (default: every webhook)').argParser(collect(resourceId('webhook'))))
     .addOption(new Option('--since <time>', 'the window: a duration back from now (30m, 2h, 3d) or an ISO 8601 time; default 24h').argParser(timeBound))
