@@ -1,5 +1,5 @@
 import type { Page } from '../api/shapes.js';
-import type { TableOptions } from '../render/table.js';
+import type { SharedLayout, TableOptions } from '../render/table.js';
 import { shellWord } from '../render/text.js';
 import type { CommandDeps } from './context.js';
 
@@ -79,7 +79,7 @@ export async function writePages<T>(
     all: boolean;
     firstCursor?: string | undefined;
     fetchPage: (cursor: string | undefined) => Promise<Page<T>>;
-    /** Renders one page; `table` carries the head switch and the column widths the pages share. */
+    /** Renders one page; `table` carries the head switch and the layout the pages share. */
     renderPage: (items: T[], table: TableOptions) => string | Promise<string>;
     empty: string;
     nextCommand: (cursor: string) => string;
@@ -101,14 +101,14 @@ export async function writePages<T>(
   let first = true;
   let count = 0;
   // Shared by the pages, so that they line up.
-  const widths: number[] = [];
+  const shared: SharedLayout = {};
   const document = deps.json ? new JsonDocumentStream(deps.stdout, 'data', {}, true) : undefined;
   for (;;) {
     const page = await options.fetchPage(cursor);
     if (document) {
       for (const item of page.data) document.item(item);
     } else if (page.data.length > 0) {
-      deps.stdout.write(await options.renderPage(page.data, { ...layout, withHead: first, widths }));
+      deps.stdout.write(await options.renderPage(page.data, { ...layout, withHead: first, shared }));
       count += page.data.length;
       first = false;
     }

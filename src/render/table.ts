@@ -1,46 +1,68 @@
 import type { Colors } from './colors.js';
-import { relativeTime, sanitize } from './text.js';
-import { cutEnd, cutMiddle, displayWidth, shortenUrl, urlKeptWidth } from './width.js';
+import { COMPACT_TIME_WIDTH, compactTime, RELATIVE_TIME_WIDTH, relativeTime, sanitize } from './text.js';
+import { cutEnd, cutWords, displayWidth, ID_SHORT_WIDTH, shortenUrl, shortId, shortList } from './width.js';
+
+/**
+ * One column of a table: its title, how its cells fit, and what it gives up on a narrow terminal. Which columns a
+ * table shows, and in which form, is decided from the terminal's width and these declared widths alone, never from
+ * the rows: the same command at the same width shows the same columns, whatever it lists.
+ */
+export interface Column {
+  /** Never cut: a column is at least as wide as its title. */
+  title: string;
+  /**
+   * How its cells fit:
+   * - `whole` (the default): never cut (a status, a code, a figure); `width` is the widest value it holds;
+   * - `id`: an id, or text ending in one (`3 of dlv_…`): whole, or with the id in its one short form (shortId),
+   *   never another cut; `width` whole, `min` short;
+   * - `time`: a time (ISO 8601 in the cells): relative (`15 seconds ago`), or in its compact form (`15s ago`);
+   *   text that is no time (`no token`, `-`) is shown as it is;
+   * - `url`: a URL whose scheme and host stay whole, its path losing its middle (shortenUrl);
+   * - `list`: items joined by `separator`, shortened to whole items and a count (`invoice.paid +2`);
+   * - `words`: text cut between words (an event type, a description).
+   * The last three are flexible: they take the room the others leave, down to `min`.
+   */
+  kind?: 'whole' | 'id' | 'time' | 'url' | 'list' | 'words';
+  /** The width it is given whole (declared: the widest value the service sends, or for a flexible one, the width it
+   *  should have before another column gives way). A wider id or whole value widens it. */
+  width?: number;
+  /** Its compact form's width (id: short; flexible: the narrowest it is cut to); a time's is COMPACT_TIME_WIDTH. */
+  min?: number;
+  /** The step, in one order with `drop`'s (lowest first), at which it takes its compact form. */
+  give?: number;
+  /** The step at which it is left out; without it, it never is. */
+  drop?: number;
+  /** A list's separator (`, ` by default). */
+  separator?: string;
+  /** The service's now, for a time column. */
+  now?: number;
+}
+
+/** The layout the pages of a streamed list share: set by the first page, kept by the others. */
+export interface SharedLayout {
+  layout?: Layout;
+}
 
 export interface TableOptions {
   /** False for the pages after the first of a streamed list: rows only. */
   withHead?: boolean;
-  /**
-   * Column widths shared by the pages of a streamed list. The first page sets
-   * them; later pages keep them (a longer value is shortened with `…`), so
-   * every page lines up under the one header. Only a whole column (an id) may
-   * still widen.
-   */
-  widths?: number[];
-  /** The terminal's width: the table is fitted into it by shortening its widest cells with `…`. */
+  /** Shared by the pages of a streamed list (`--all`): the first page decides the columns and their widths, later pages
+   *  keep them (a longer value is shortened), so every page lines up under the one header. */
+  shared?: SharedLayout;
+  /** The terminal's width: the table is fitted into it. */
   maxWidth?: number | undefined;
-  /** Columns never shortened (ids): the first by default. */
-  whole?: number[];
-  /** Columns shortened only when the others cannot give enough (an event type, a time). */
-  reluctant?: number[];
-  /**
-   * Columns left out, in this order, when the terminal is too narrow for all
-   * of them without cutting one to fewer than 8 characters (a URL to less
-   * than its host's start, port and path end): a row that wraps, or a column
-   * that reads `http:/…`, is worse than one column fewer (`--json` and the
-   * plain rows keep them all). Those of them whose values are all alike say
-   * nothing that tells the rows apart: they go first.
-   */
-  dropFirst?: number[];
-  /** Columns of URLs: cut at the end of their host, so that the port and the end of the path stay (shortenUrl). */
-  urls?: number[];
-  /** Columns cut in their middle, so that their start and their end both stay (an id, a list of scopes). */
-  middle?: number[];
-  /** Columns of event types (or lists of them): not cut under 12 characters while another may be left out, so that
-   *  `product.upd…` and `production_…` still differ. */
-  events?: number[];
-  /** No terminal: tab-separated rows, no header, nothing shortened, as `gh` prints into a pipe. */
+  /** No terminal: tab-separated rows, no header, nothing shortened, times in ISO 8601, as `gh` prints into a pipe. */
   plain?: boolean;
 }
 
-/** A time in a table: relative on a terminal, ISO 8601 in a pipe (where a script reads it). */
-export const tableTime = (iso: string | undefined, now: number, options: TableOptions) => (options.plain ? (iso ?? '') : relativeTime(iso, now));
+interface Layout {
+  /** Per column: its width, or DROPPED. */
+  widths: number[];
+  /** Per column: whether it is in its compact form. */
+  compact: boolean[];
+}
 
+const DROPPED = -1;
 const GAP = 2;
 
 /** No border: columns apart by GAP spaces, as gh prints its lists. */
@@ -61,134 +83,141 @@ const BORDERLESS = {
   'right-mid': '',
   middle: ' '.repeat(GAP),
 };
-/** The narrowest a shortened column gets (its title is cut too, when nothing else can give). */
-const MIN_SHORTENED = 5;
-/** A column is cut narrower than this only when no other may be left out (dropFirst). */
-const LEGIBLE = 8;
-/** The same for event types, whose first 8 characters may be alike (`product.`, `producti`). */
-const LEGIBLE_EVENT = 12;
+
+const FLEXIBLE = new Set(['url', 'list', 'words']);
+const isFlexible = (column: Column) => FLEXIBLE.has(column.kind ?? 'whole');
+
+/** An id cell in its short form: its last word (the id) shortened, what comes before it kept (`3 of dlv_eb…aaee`). */
+function shortIdCell(text: string): string {
+  const at = text.lastIndexOf(' ') + 1;
+  return text.slice(0, at) + shortId(text.slice(at));
+}
+
+/** A cell's text in the column's form, before any cut to the width. */
+function formOf(column: Column, cell: string, compact: boolean): string {
+  if (column.kind === 'time') return (compact ? compactTime : relativeTime)(cell, column.now ?? Date.now());
+  if (column.kind === 'id' && compact) return shortIdCell(cell);
+  return cell;
+}
+
+/** A cell in at most `width` columns, cut as its kind is. */
+function cutTo(column: Column, text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  switch (column.kind) {
+    case 'url':
+      return shortenUrl(text, width);
+    case 'list':
+      return shortList(text.split(column.separator ?? ', '), width, column.separator ?? ', ');
+    case 'words':
+      return cutWords(text, width);
+    case 'id': {
+      const short = shortIdCell(text);
+      return displayWidth(short) <= width ? short : cutEnd(short, width);
+    }
+    default:
+      return cutEnd(text, width);
+  }
+}
+
+const totalWidth = (widths: number[]) => {
+  const shown = widths.filter((width) => width !== DROPPED);
+  return shown.reduce((sum, width) => sum + width, 0) + GAP * Math.max(0, shown.length - 1);
+};
+
+/**
+ * Which columns show, in which form and how wide, from the terminal's width and the declared widths: first every
+ * column whole; then, step by step in the order of `give` and `drop` (lowest first), a column takes its compact form or
+ * is left out, until the declared widths fit. Only then are the rows measured: a column whose values are narrower
+ * than declared is narrower (unless the table is streamed, whose later pages must fit), and the flexible columns
+ * share the room left, up to their values' width.
+ */
+function layoutOf(columns: Column[], cells: string[][], maxWidth: number | undefined, streamed: boolean): Layout {
+  // cli-table3 draws an empty column one character wide.
+  const title = (i: number) => Math.max(1, displayWidth(columns[i]!.title));
+  const measured = (i: number, compact: boolean) => Math.max(0, ...cells.map((row) => displayWidth(formOf(columns[i]!, row[i] ?? '', compact))));
+  const declared = (i: number, compact: boolean): number => {
+    const column = columns[i]!;
+    if (column.kind === 'time') return Math.max(title(i), compact ? COMPACT_TIME_WIDTH : RELATIVE_TIME_WIDTH);
+    if (isFlexible(column)) return Math.max(title(i), (compact ? column.min : column.width) ?? column.min ?? column.width ?? 0);
+    // An id or a whole value wider than declared widens its column: it is never cut.
+    const width = compact && column.kind === 'id' ? (column.min ?? ID_SHORT_WIDTH) : (column.width ?? 0);
+    return Math.max(title(i), width, measured(i, compact));
+  };
+  const compact = columns.map(() => false);
+  const widths = columns.map((_column, i) => declared(i, false));
+  if (maxWidth !== undefined) {
+    const steps = columns
+      .flatMap((column, i) => [
+        ...(column.give !== undefined ? [{ rank: column.give, i, kind: 'give' as const }] : []),
+        ...(column.drop !== undefined ? [{ rank: column.drop, i, kind: 'drop' as const }] : []),
+      ])
+      .sort((a, b) => a.rank - b.rank);
+    for (const step of steps) {
+      if (totalWidth(widths) <= maxWidth) break;
+      if (widths[step.i] === DROPPED) continue;
+      if (step.kind === 'drop') widths[step.i] = DROPPED;
+      else {
+        compact[step.i] = true;
+        widths[step.i] = declared(step.i, true);
+      }
+    }
+  }
+  // The rows measured: a fixed column as wide as its values (or as declared, when later pages must fit too).
+  const flexible: number[] = [];
+  columns.forEach((column, i) => {
+    if (widths[i] === DROPPED) return;
+    if (isFlexible(column)) flexible.push(i);
+    else if (!streamed) widths[i] = Math.max(title(i), Math.min(widths[i]!, measured(i, compact[i]!)));
+  });
+  const natural = (i: number) => Math.max(title(i), measured(i, false));
+  if (maxWidth === undefined) {
+    for (const i of flexible) widths[i] = natural(i);
+    return { widths, compact };
+  }
+  // The flexible columns: no wider than their values, then the room left, to the column that gave way last first (the
+  // one the table holds dearest), up to its values' width (a streamed table's: all of it, for the pages to come).
+  if (!streamed) for (const i of flexible) widths[i] = Math.min(widths[i]!, natural(i));
+  const byValue = [...flexible].sort((a, b) => (columns[b]!.give ?? Infinity) - (columns[a]!.give ?? Infinity) || a - b);
+  for (const i of byValue) {
+    const spare = maxWidth - totalWidth(widths);
+    if (spare <= 0) break;
+    widths[i]! += streamed ? spare : Math.max(0, Math.min(spare, natural(i) - widths[i]!));
+  }
+  // Too narrow for the declared widths even with every step taken: the flexible columns are cut down to their titles.
+  for (const i of flexible) {
+    const excess = totalWidth(widths) - maxWidth;
+    if (excess <= 0) break;
+    widths[i] = Math.max(title(i), widths[i]! - excess);
+  }
+  return { widths, compact };
+}
 
 /**
  * A table of sanitised cells. On a terminal: borderless columns (cli-table3,
  * loaded only then) under a bold header, fitted to the terminal's width. In a
- * pipe: tab-separated rows that `cut` and `awk` read.
+ * pipe: tab-separated rows that `cut` and `awk` read, every column whole.
  */
-export async function renderTable(head: string[], rows: string[][], colors: Colors, options: TableOptions = {}): Promise<string> {
+export async function renderTable(columns: Column[], rows: string[][], colors: Colors, options: TableOptions = {}): Promise<string> {
   const cells = rows.map((row) => row.map((cell) => sanitize(cell).replace(/\t/g, ' ')));
   if (options.plain) return cells.map((row) => `${row.join('\t')}\n`).join('');
-  const widths = options.widths ?? [];
-  const whole = new Set(options.whole ?? [0]);
-  const urls = new Set(options.urls ?? []);
-  const valuesWidth = head.map((_title, i) => Math.max(0, ...cells.map((row) => displayWidth(row[i] ?? ''))));
-  // cli-table3 draws an empty column one character wide.
-  const natural = head.map((title, i) => Math.max(1, displayWidth(title), valuesWidth[i]!));
-  const firstPage = widths.length === 0;
-  head.forEach((_title, i) => {
-    if (firstPage) widths[i] = natural[i]!;
-    else if (whole.has(i) && widths[i] !== DROPPED) widths[i] = Math.max(widths[i]!, natural[i]!);
-  });
-  if (firstPage && options.maxWidth) fitToWidth(widths, { cells, valuesWidth, natural, whole, urls }, options.maxWidth, options);
-  // Cells are cut here, where each column's way of cutting is known; cli-table3 then finds every cell fitting.
-  const middle = new Set(options.middle ?? []);
-  const cut = (text: string, i: number) => {
-    if (displayWidth(text) <= widths[i]!) return text;
-    if (urls.has(i)) return shortenUrl(text, widths[i]!);
-    return middle.has(i) ? cutMiddle(text, widths[i]!) : cutEnd(text, widths[i]!);
-  };
-  const shown = head.map((_title, i) => i).filter((i) => widths[i] !== DROPPED);
+  const layout = options.shared?.layout ?? layoutOf(columns, cells, options.maxWidth, options.shared !== undefined);
+  if (options.shared) options.shared.layout = layout;
+  const { widths, compact } = layout;
+  const shown = columns.map((_column, i) => i).filter((i) => widths[i] !== DROPPED);
   const { default: Table } = await import('cli-table3');
   const table = new Table({
-    head: shown.map((i) => colors.bold(cutEnd(head[i]!, widths[i]!))),
+    head: shown.map((i) => colors.bold(columns[i]!.title)),
     colWidths: shown.map((i) => widths[i]!),
     wordWrap: false,
     truncate: '…',
     chars: BORDERLESS,
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
   });
-  for (const row of cells) table.push(shown.map((i) => cut(row[i] ?? '', i)));
+  // Cells are cut here, where each column's way of cutting is known; cli-table3 then finds every cell fitting.
+  for (const row of cells) table.push(shown.map((i) => cutTo(columns[i]!, formOf(columns[i]!, row[i] ?? '', compact[i]!), widths[i]!)));
   const lines = table
     .toString()
     .split('\n')
     .map((line) => line.trimEnd());
   return `${(options.withHead === false ? lines.slice(1) : lines).join('\n')}\n`;
-}
-
-/** The width of a column left out (dropFirst): kept in the shared widths so that later pages leave it out too. */
-const DROPPED = -1;
-
-const totalWidth = (widths: number[]) => {
-  const shown = widths.filter((width) => width !== DROPPED);
-  return shown.reduce((sum, width) => sum + width, 0) + GAP * (shown.length - 1);
-};
-
-/** Narrows the widest shortenable column, one character at a time, until the row fits or none is above its floor. */
-function narrowColumns(widths: number[], whole: Set<number>, maxWidth: number, floors: number[]): void {
-  let total = totalWidth(widths);
-  while (total > maxWidth) {
-    let widest = -1;
-    widths.forEach((width, i) => {
-      if (!whole.has(i) && width !== DROPPED && width > floors[i]! && (widest < 0 || width > widths[widest]!)) widest = i;
-    });
-    if (widest < 0) return;
-    widths[widest]! -= 1;
-    total -= 1;
-  }
-}
-
-/** Shares the width left over among the shortenable columns, in proportion to their widths. */
-function spread(widths: number[], whole: Set<number>, maxWidth: number): void {
-  const open = widths.map((_width, i) => i).filter((i) => !whole.has(i) && widths[i] !== DROPPED);
-  const spare = maxWidth - totalWidth(widths);
-  const base = open.reduce((sum, i) => sum + widths[i]!, 0);
-  if (spare <= 0 || base === 0) return;
-  for (const i of open) widths[i]! += Math.floor((spare * widths[i]!) / base);
-}
-
-/**
- * The widths of a table's columns fitted to `maxWidth`: first a column that
- * may be left out and reads the same on every row goes; then columns are cut
- * to no fewer than 8 characters (an event type: 12; a URL: its host's start,
- * its port and its path's end) while one may still be left out, and when
- * cutting is not enough, the next in `dropFirst` is left out; once none may
- * be, they are cut to 5. A streamed list's later pages keep these widths: the
- * room the terminal has to spare goes to the columns cut first.
- */
-function fitToWidth(
-  widths: number[],
-  table: { cells: string[][]; valuesWidth: number[]; natural: number[]; whole: Set<number>; urls: Set<number> },
-  maxWidth: number,
-  options: TableOptions,
-): void {
-  const { cells, valuesWidth, natural, whole, urls } = table;
-  const wholeOrReluctant = new Set([...whole, ...(options.reluctant ?? [])]);
-  // Cut to no fewer than 8 characters (a URL: its host's start, its port and its path's end) while a column may
-  // still be left out (a column whose values are shorter keeps them, only its title is cut); once none may, to 5.
-  const events = new Set(options.events ?? []);
-  const legible = valuesWidth.map((width, i) => {
-    if (urls.has(i)) return Math.max(MIN_SHORTENED, ...cells.map((row) => urlKeptWidth(row[i] ?? '')));
-    return Math.max(MIN_SHORTENED, Math.min(events.has(i) ? LEGIBLE_EVENT : LEGIBLE, width));
-  });
-  const least = widths.map(() => MIN_SHORTENED);
-  const fitDownTo = (floors: number[]) => {
-    narrowColumns(widths, wholeOrReluctant, maxWidth, floors);
-    narrowColumns(widths, whole, maxWidth, floors);
-  };
-  // A column that may be left out and whose values are all alike tells no row from another: it goes before anything
-  // is cut (a URL above all).
-  const dropFirst = options.dropFirst ?? [];
-  const alike = (i: number) => cells.length > 1 && cells.every((row) => row[i] === cells[0]![i]);
-  for (const i of dropFirst.filter(alike)) if (totalWidth(widths) > maxWidth) widths[i] = DROPPED;
-  const toDrop = dropFirst.filter((i) => widths[i] !== DROPPED);
-  fitDownTo(legible);
-  while (totalWidth(widths) > maxWidth && toDrop.length > 0) {
-    // One column fewer, and the others start again from their whole widths.
-    const next = toDrop.shift();
-    widths.forEach((width, i) => {
-      widths[i] = width === DROPPED || i === next ? DROPPED : natural[i]!;
-    });
-    fitDownTo(legible);
-  }
-  fitDownTo(least);
-  // A streamed list's later pages keep these widths: room the terminal has to spare goes to the columns cut first.
-  if (options.widths) spread(widths, wholeOrReluctant, maxWidth);
 }

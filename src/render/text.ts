@@ -33,29 +33,73 @@ export function sanitizeBlock(value: string): string {
   return value.replace(CONTROL, '');
 }
 
+const TIME_UNITS: Array<[number, Intl.RelativeTimeFormatUnit, string]> = [
+  [60, 'second', 's'],
+  [3600, 'minute', 'm'],
+  [86_400, 'hour', 'h'],
+  [86_400 * 30, 'day', 'd'],
+  [86_400 * 365, 'month', 'mo'],
+  [Infinity, 'year', 'y'],
+];
+
+/** How far `iso` is from `now`, in the largest unit it rounds to below the next (59.7 minutes is 1 hour, not 60 minutes). */
+function timeDistance(iso: string, now: number): { count: number; unit: (typeof TIME_UNITS)[number] } | undefined {
+  const seconds = Math.round((Date.parse(iso) - now) / 1000);
+  let size = 1;
+  for (const unit of TIME_UNITS) {
+    if (Math.round(Math.abs(seconds) / size) * size < unit[0]) return { count: Math.round(seconds / size), unit };
+    size = unit[0];
+  }
+  return undefined;
+}
+
 /** "3 minutes ago", "in 2 hours": times as people read them. */
 export function relativeTime(iso: string | undefined, now: number): string {
   if (!iso) return '';
-  const then = Date.parse(iso);
-  if (Number.isNaN(then)) return sanitize(iso);
-  const seconds = Math.round((then - now) / 1000);
-  const abs = Math.abs(seconds);
-  const units: Array<[number, Intl.RelativeTimeFormatUnit]> = [
-    [60, 'second'],
-    [3600, 'minute'],
-    [86_400, 'hour'],
-    [86_400 * 30, 'day'],
-    [86_400 * 365, 'month'],
-    [Infinity, 'year'],
-  ];
-  const format = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
-  let size = 1;
-  for (const [limit, unit] of units) {
-    // Counted in this unit only while it rounds below the next one: 59.7 minutes reads "1 hour", not "60 minutes".
-    if (Math.round(abs / size) * size < limit) return format.format(Math.round(seconds / size), unit);
-    size = limit;
-  }
-  return iso;
+  if (Number.isNaN(Date.parse(iso))) return sanitize(iso);
+  const distance = timeDistance(iso, now);
+  if (!distance) return iso;
+  return new Intl.RelativeTimeFormat('en', { numeric: 'auto' }).format(distance.count, distance.unit[1]);
+}
+
+/**
+ * The same time in a narrow column's form, a number and a unit's letter: `now`, `15s ago`, `2h ago`, `in 3d`
+ * (at most 8 columns, COMPACT_TIME_WIDTH), so that no word of the long form is cut in two.
+ */
+export function compactTime(iso: string | undefined, now: number): string {
+  if (!iso) return '';
+  if (Number.isNaN(Date.parse(iso))) return sanitize(iso);
+  const distance = timeDistance(iso, now);
+  if (!distance) return iso;
+  if (distance.count === 0) return 'now';
+  const amount = `${Math.abs(distance.count)}${distance.unit[2]}`;
+  return distance.count < 0 ? `${amount} ago` : `in ${amount}`;
+}
+
+/** The widest relativeTime writes (`59 seconds ago`, `11 months ago`), and compactTime (`11mo ago`). */
+export const RELATIVE_TIME_WIDTH = 14;
+export const COMPACT_TIME_WIDTH = 8;
+
+/**
+ * The one way of saying that an attempt got no HTTP answer from its endpoint (refused, reset, timed out, a TLS
+ * failure), in every command, the sandbox's log and the inspector: `no answer`, with why when it is known
+ * (`no answer: connection refused`); a reason that already says it (`no answer within 10 s`) is said once.
+ */
+export function noAnswer(reason?: string | null): string {
+  const why = sanitize(reason ?? '').trim();
+  if (!why) return NO_ANSWER;
+  return why.startsWith(NO_ANSWER) ? why : `${NO_ANSWER}: ${why}`;
+}
+
+export const NO_ANSWER = 'no answer';
+
+/**
+ * An attempt's code as a table or a line shows it: the HTTP status the endpoint answered, `no answer` when it gave
+ * none (`response_code` 0 or null, by `answered`), and `-` while the attempt is under way.
+ */
+export function codeWords(answered: number | undefined, status: string): string {
+  if (answered !== undefined) return String(answered);
+  return status === 'pending' ? '-' : NO_ANSWER;
 }
 
 const pad2 = (n: number) => String(n).padStart(2, '0');

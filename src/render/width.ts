@@ -69,44 +69,82 @@ export function padEnd(text: string, width: number): string {
   return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
 }
 
-const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*?)(:\d+)?([/?#].*)?$/i;
-/** The host characters a shortened URL keeps, at least, after its scheme. */
-const HOST_KEPT = 3;
-/** A URL is not cut narrower than this while something else can give: past it, even its end is lost. */
-export const URL_LEGIBLE = 30;
+const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]*)([/?#].*)?$/i;
 
 /**
- * The width below which a URL loses more than its host's end: its scheme, the
- * host's first characters, `…`, then its port and path whole
- * (`http://127.…:9001/fail`); a bare host keeps its whole name up to
- * URL_LEGIBLE. What a column of URLs keeps, at least, before other columns go.
- */
-export function urlKeptWidth(url: string): number {
-  const parts = URL_PARTS.exec(url);
-  const whole = displayWidth(url);
-  if (!parts) return Math.min(whole, URL_LEGIBLE);
-  const [, scheme = '', host = '', port = '', path = ''] = parts;
-  const tail = displayWidth(port + path.replace(/^\/$/, ''));
-  if (tail === 0) return Math.min(whole, URL_LEGIBLE);
-  return Math.min(whole, URL_LEGIBLE, scheme.length + Math.min(HOST_KEPT, displayWidth(host)) + 1 + tail);
-}
-
-/**
- * A URL in at most `width` columns, cut where URLs of one table are most
- * alike: the end of the host name first, so that the scheme, the host's
- * start, the port and the end of the path stay (`http://127.…:9001/fail`);
- * a path too long for that, or a URL with no path, loses its middle instead.
+ * A URL in at most `width` columns. Its scheme and host (with a port, if any) are what tell endpoints apart (a
+ * production and a staging host, one port from another), so they stay whole and the path loses its middle, at the
+ * slashes where it can: `https://hooks.prod.example.com/api/…/erp/invoices`, the end of the path kept first. Only a
+ * host wider than the room is cut, at its end, as the last resort.
  */
 export function shortenUrl(url: string, width: number): string {
   if (displayWidth(url) <= width) return url;
   const parts = URL_PARTS.exec(url);
   if (!parts) return cutMiddle(url, width);
-  const [, scheme = '', host = '', port = '', path = ''] = parts;
-  const tail = port + path;
-  const headRoom = width - displayWidth(tail) - 1;
-  if (tail.replace(/^\/$/, '') !== '' && headRoom >= scheme.length + Math.min(HOST_KEPT, displayWidth(host))) {
-    return `${startOf(scheme + host, headRoom)}…${tail}`;
+  const [, origin = '', path = ''] = parts;
+  const room = width - displayWidth(origin);
+  // Not even `/…` after the host: as much of the host as fits, marked as cut (`https://hooks.example.com…`).
+  if (room < 2) return cutEnd(url, width);
+  return origin + shortenPath(path, room);
+}
+
+/** A path (with its query) in `room` columns, its middle gone: whole segments from its end, then from its start. */
+function shortenPath(path: string, room: number): string {
+  const segments = path.split('/').slice(1);
+  const last = segments.pop() ?? '';
+  // The last segment alone does not fit after `/…/`: after `…/`, or not at all (`/…`): never a part of it.
+  if (displayWidth(last) + 3 > room) return displayWidth(last) + 2 <= room ? `…/${last}` : '/…';
+  let tail = `/${last}`;
+  let lead = '';
+  // `/…` plus whole segments: from the end while they fit, then from the start.
+  while (segments.length > 0 && displayWidth(`/…/${segments[segments.length - 1]}${tail}`) <= room) tail = `/${segments.pop()}${tail}`;
+  while (segments.length > 0 && displayWidth(`${lead}/${segments[0]}/…${tail}`) <= room) lead += `/${segments.shift()}`;
+  return segments.length === 0 ? lead + tail : `${lead}/…${tail}`;
+}
+
+/** The columns a delivery's id keeps in its short form: its start and its end (`dlv_3e…fe2d`). */
+export const ID_SHORT_WIDTH = 11;
+/** The share of a cut id's room kept from its start: the type prefix and the first characters after it. */
+const ID_START_SHARE = 0.6;
+
+/**
+ * An id in its one short form: its start and its end, `width` columns in all (`dlv_eb…aaee`, `wh_32…a772`). Every
+ * table and log line that cannot show an id whole shows it so, and only so.
+ */
+export function shortId(id: string, width = ID_SHORT_WIDTH): string {
+  return cutMiddle(id, width, ID_START_SHARE);
+}
+
+/** Where text may be cut between words: after a space, a comma, a dot, an underscore, a hyphen, a colon or a slash. */
+const WORD_END = /[\s,._:/-]/u;
+
+/**
+ * `text` in at most `width` columns, cut between words (`production_order.…`, `A product's master…`), never inside
+ * one; a first word wider than `width` alone is cut at its end.
+ */
+export function cutWords(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  const start = startOf(text, width - 1);
+  // What fits ends a word (a separator follows it): it is all kept (`sales_order…`).
+  if (WORD_END.test(text.charAt(start.length))) return `${start.trimEnd()}…`;
+  // Else the cut falls after the last word end in what fits (a separator kept: `production_…` reads as cut there).
+  for (let i = start.length - 1; i > 0; i--) {
+    if (WORD_END.test(start[i]!)) return `${start.slice(0, /\s/.test(start[i]!) ? i : i + 1).trimEnd()}…`;
   }
-  // The path alone is too long (or there is none): the start and the end stay, the middle goes.
-  return cutMiddle(url, width, 0.4);
+  return `${start}…`;
+}
+
+/**
+ * A list (event types, scopes) in at most `width` columns: as many whole items as fit, then how many more
+ * (`invoice.paid +2`, `webhooks:read +1`), never an item cut in two while one whole item fits.
+ */
+export function shortList(items: string[], width: number, separator = ', '): string {
+  const whole = items.join(separator);
+  if (displayWidth(whole) <= width) return whole;
+  for (let kept = items.length - 1; kept >= 1; kept--) {
+    const text = `${items.slice(0, kept).join(separator)} +${items.length - kept}`;
+    if (displayWidth(text) <= width) return text;
+  }
+  const more = items.length > 1 ? ` +${items.length - 1}` : '';
+  return cutWords(items[0] ?? '', Math.max(1, width - more.length)) + more;
 }

@@ -140,6 +140,7 @@ const NOTHING = {
   last_failure_code: null,
   failing_streak: 0,
   healthy: true,
+  health: 'no_data',
 };
 
 describe('webhooks health against the sandbox', () => {
@@ -149,7 +150,8 @@ describe('webhooks health against the sandbox', () => {
     // 24 hours back from the sandbox's now (its clock was moved on an hour), not this machine's: its Date header counts whole seconds.
     const sandboxNow = Date.parse((await cliJson(['sandbox', 'clock'])).now);
     expect(Math.abs(sandboxNow - 24 * HOUR - Date.parse(result.since))).toBeLessThan(2000);
-    expect(result.fail_under).toBeNull();
+    // No --fail-under: the default, 95%.
+    expect(result.fail_under).toBe(0.95);
     const url = (path: string) => `${receiver.url}${path}`;
     expect(result.webhooks).toEqual([
       {
@@ -170,6 +172,7 @@ describe('webhooks health against the sandbox', () => {
         last_failure_code: 500,
         failing_streak: 5,
         healthy: false,
+        health: 'unhealthy',
       },
       {
         id: ids.mixed,
@@ -189,6 +192,7 @@ describe('webhooks health against the sandbox', () => {
         last_failure_code: 503,
         failing_streak: 2,
         healthy: false,
+        health: 'unhealthy',
       },
       {
         id: ids.slow,
@@ -206,7 +210,9 @@ describe('webhooks health against the sandbox', () => {
         last_failed_at: null,
         last_failure_code: null,
         failing_streak: 0,
-        healthy: true,
+        // Its one delivery in flight: none delivered yet, under the default 95%.
+        healthy: false,
+        health: 'unhealthy',
       },
       {
         id: ids.ok,
@@ -225,6 +231,7 @@ describe('webhooks health against the sandbox', () => {
         last_failure_code: null,
         failing_streak: 0,
         healthy: true,
+        health: 'healthy',
       },
       { id: ids.idle, url: url('/idle'), active: true, ...NOTHING },
     ]);
@@ -248,7 +255,7 @@ describe('webhooks health against the sandbox', () => {
     const result = await cli(['webhooks', 'health']);
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toBe(
-      `whsvc: 2 webhooks are unhealthy: ${ids.down} (its newest 5 deliveries failed), ${ids.mixed} (its newest 2 deliveries failed)\n`,
+      `whsvc: 3 webhooks are unhealthy: ${ids.down} (its newest 5 deliveries failed; 0% delivered, under 95%), ${ids.mixed} (its newest 2 deliveries failed; 60% delivered, under 95%), ${ids.slow} (0% delivered, under 95%)\n`,
     );
     const rows = result.stdout
       .trimEnd()
@@ -256,7 +263,7 @@ describe('webhooks health against the sandbox', () => {
       .map((line) => line.split('\t'));
     expect(rows.map((row) => row[0])).toEqual([ids.down, ids.mixed, ids.slow, ids.ok, ids.idle]);
     expect(rows[1]).toEqual([ids.mixed, `${receiver.url}/mixed`, 'active', '5', '0.6', '0.4', '0', '2', iso(HOUR), iso(HOUR), '503', 'unhealthy']);
-    expect(rows[4]).toEqual([ids.idle, `${receiver.url}/idle`, 'active', '0', '-', '-', '-', '0', '-', '-', '-', 'healthy']);
+    expect(rows[4]).toEqual([ids.idle, `${receiver.url}/idle`, 'active', '0', '-', '-', '-', '0', '-', '-', '-', 'no data']);
   });
 
   it('--fail-under sets the exit code and names the webhooks below it', async () => {

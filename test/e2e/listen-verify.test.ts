@@ -128,7 +128,7 @@ describe('whsvc listen', () => {
     expect(answer.status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(390);
     await expect.poll(() => slow.stdout().includes('->'), { message: 'the line of the late answer', timeout: 20_000, interval: 25 }).toBe(true);
-    expect(slow.stdout()).toMatch(/signature verified {2}-> 200 \(default, after 400 ms\)/);
+    expect(slow.stdout()).toMatch(/signature verified +-> 200 \(default, after 400 ms\)/);
     slow.child.kill('SIGINT');
     await slow.exit;
   });
@@ -211,7 +211,11 @@ describe('whsvc listen', () => {
       const down = await fetch(listener.url, { method: 'POST', body, headers: { ...headers, 'x-service-attempt': '2' } });
       expect(down.status).toBe(502);
       await expect
-        .poll(() => /app down \(connection refused\)/.test(listener.stdout()), { message: 'the app-down line', timeout: 20_000, interval: 25 })
+        .poll(() => /-> 502 .*app down .*app: no answer: connection refused$/m.test(listener.stdout()), {
+          message: 'the app-down line',
+          timeout: 20_000,
+          interval: 25,
+        })
         .toBe(true);
       expect(listener.stdout()).toMatch(/signature verified\s+-> 202 \(forwarded\)\s+app 202/);
       expect(listener.child.exitCode).toBeNull();
@@ -298,7 +302,7 @@ describe('whsvc listen trusts only what is signed', () => {
       await expect.poll(() => listener.stdout().trim().split('\n').length >= 2, { message: 'two lines', timeout: 20_000, interval: 25 }).toBe(true);
       const [, forgedLine] = listener.stdout().trim().split('\n');
       expect(forgedLine).toMatch(
-        /invoice\.paid\s+dlv_forged_1 #99\s+signature verified\s+header says production_order\.completed\s+same body as dlv_a\s+-> 400/,
+        /invoice\.paid\s+dlv_forged_1 #99\s+signature verified\s+-> 400 \(event header\)\s+header says production_order\.completed {2}same body as dlv_a$/,
       );
       expect(forgedLine).not.toMatch(/^\S+\s+production_order/);
     } finally {

@@ -1,7 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
-import { renderTable, tableTime } from '../../render/table.js';
+import { renderTable, type Column } from '../../render/table.js';
 import { tokenIdentity, type CommandDeps } from '../../cli/context.js';
 import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
 
@@ -36,25 +36,26 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
   if (profiles.length === 0) {
     writeEmptyNote(deps, layout, 'No profiles. Log in with: whsvc login\n');
   } else {
-    const now = deps.now();
     const rows = profiles.map((p) => [
       p.active ? '*' : '',
       p.name,
       p.base_url,
       p.client_id,
       p.scope ?? 'all granted',
-      p.token_expires_at === null ? 'no token' : tableTime(p.token_expires_at, now, layout),
+      p.token_expires_at === null ? 'no token' : p.token_expires_at,
     ]);
-    deps.stdout.write(
-      await renderTable(['', 'PROFILE', 'BASE URL', 'CLIENT ID', 'SCOPE', 'TOKEN EXPIRES'], rows, deps.colors, {
-        ...layout,
-        whole: [0, 1],
-        reluctant: [3, 5],
-        dropFirst: [4, 5, 3],
-        urls: [2],
-        middle: [3, 4],
-      }),
-    );
+    // By width, the rows never changing it: the scope list keeps its whole scopes and counts the rest
+    // (`webhooks:read +1`), the expiry takes its compact form (`in 55m`), the client id its short form; narrower, the
+    // scope, the expiry and the client id are left out. The profile and the base URL's scheme and host stay whole.
+    const columns: Column[] = [
+      { title: '', width: 1 },
+      { title: 'PROFILE', width: 16 },
+      { title: 'BASE URL', kind: 'url', width: 28, min: 22, give: 2 },
+      { title: 'CLIENT ID', kind: 'id', width: 18, give: 4, drop: 6 },
+      { title: 'SCOPE', kind: 'list', separator: ' ', width: 28, min: 16, give: 0, drop: 3 },
+      { title: 'TOKEN EXPIRES', kind: 'time', now: deps.now(), give: 1, drop: 5 },
+    ];
+    deps.stdout.write(await renderTable(columns, rows, deps.colors, layout));
   }
   if (envCredentials) {
     deps.stderr.write(`${deps.errColors.yellow('!')} WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET are set: commands use them, not a profile\n`);

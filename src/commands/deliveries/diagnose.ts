@@ -10,7 +10,7 @@ import { printJson } from '../../cli/output.js';
 import { platformNameOption, resourceId } from '../../cli/parse.js';
 import { requiredSecret } from '../../cli/secret.js';
 import { STDIN } from '../../cli/stdin.js';
-import { clockTime, keyValues, sanitize, sanitizeBlock, shellWord } from '../../render/text.js';
+import { clockTime, keyValues, NO_ANSWER, noAnswer, sanitize, sanitizeBlock, shellWord } from '../../render/text.js';
 import { rebuiltDelivery } from '../../protocol/delivery.js';
 import { checkSignature, type SignatureCheck } from '../../protocol/signature.js';
 import { recordedRequest } from '../../protocol/record.js';
@@ -153,7 +153,7 @@ function printFacts(
   const c = deps.colors;
   const words = (a: Attempt) => {
     const code = answeredStatus(a.response_code);
-    return code === undefined ? (a.status === 'pending' ? 'under way' : 'no answer') : String(code);
+    return code === undefined ? (a.status === 'pending' ? 'under way' : NO_ANSWER) : String(code);
   };
   const timeline = attempts
     .map((a) => `  #${a.attempts ?? '?'}  ${clockTime(a.created_at, now)}  ${statusLabel(a.status, c)}  ${words(a)}  ${c.dim(sanitize(a.id))}`)
@@ -241,24 +241,24 @@ export function diagnose(attempt: Pick<Attempt, 'status' | 'response_code' | 'fa
     if (/refused/.test(reason))
       return {
         kind: 'refused',
-        summary: 'no answer: the connection was refused (nothing listens at that address and port)',
+        summary: noAnswer('the connection was refused (nothing listens at that address and port)'),
         advice: "start your app, or check the webhook URL's host and port",
       };
     if (/not found/.test(reason))
       return {
         kind: 'host_not_found',
-        summary: "no answer: the URL's host name was not found",
+        summary: noAnswer("the URL's host name was not found"),
         advice: 'check the host name in the webhook URL (whsvc webhooks update ID --url …)',
       };
     if (/TLS|certificate/i.test(reason))
-      return { kind: 'tls', summary: `no answer: ${reason}`, advice: 'use http:// for a plain port, or a certificate the sender trusts' };
+      return { kind: 'tls', summary: noAnswer(reason), advice: 'use http:// for a plain port, or a certificate the sender trusts' };
     if (/no answer within/.test(reason))
       return {
         kind: 'timed_out',
-        summary: `no answer in time (${reason})`,
+        summary: noAnswer(reason),
         advice: 'answer 2xx at once and do the work afterwards (a queue), so that the sender does not give up',
       };
-    return { kind: 'no_answer', summary: `no answer${reason ? `: ${reason}` : ''}`, advice: 'check that your app is up and reachable at the webhook URL' };
+    return { kind: 'no_answer', summary: noAnswer(reason), advice: 'check that your app is up and reachable at the webhook URL' };
   }
   if (code >= 300 && code < 400)
     return {

@@ -3,9 +3,9 @@ import { askServiceNow, getWebhook } from '../../api/endpoints.js';
 import { Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
-import { allWebhooks, answeredStatus, attemptsOf, deliveryKey } from '../../api/log.js';
+import { allWebhooks, attemptsOf, deliveryKey } from '../../api/log.js';
 import { ApiError } from '../../api/errors.js';
-import { renderTable, tableTime } from '../../render/table.js';
+import { renderTable, type Column, type SharedLayout } from '../../render/table.js';
 import { counted, sanitize, shellWord, statusWords } from '../../render/text.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
@@ -14,6 +14,8 @@ import { JsonDocumentStream, printJson, tableLayout } from '../../cli/output.js'
 import { gracefulInterrupt, stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, collect, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import { ResendReport, concurrencyOption, resendAll, type ResendTarget, verboseOption } from './shared/resend.js';
+import { attemptCode } from './shared/view.js';
+import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 
 export const command = () =>
   new Command('recover')
@@ -243,33 +245,34 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
   const webhooks = new Set<string | undefined>();
   // Printed a page of rows at a time, the pages sharing the first one's column widths.
   const layout = tableLayout(deps.stdout);
-  const widths: number[] = [];
+  const shared: SharedLayout = {};
   let rows: Candidate[] = [];
+  const now = deps.serviceNow();
+  // By width, the rows never changing it (the pages share the first one's): the time takes its compact form; the status
+  // (always the one asked for) and the attempt are left out; the event type is cut between its words; the code, the
+  // time and the webhook are left out, in this order.
+  const columns: Column[] = [
+    { title: 'DELIVERY', kind: 'id', width: DELIVERY_ID_WIDTH },
+    { title: 'WEBHOOK', kind: 'id', width: WEBHOOK_ID_WIDTH, drop: 6 },
+    { title: 'EVENT', kind: 'words', width: EVENT_WIDTH, min: EVENT_MIN, give: 3 },
+    { title: 'STATUS', width: STATUS_WIDTH, drop: 1 },
+    { title: 'CODE', width: CODE_WIDTH, drop: 4 },
+    { title: 'ATTEMPT', width: 7, drop: 2 },
+    { title: 'LAST ATTEMPT', kind: 'time', now, give: 0, drop: 5 },
+  ];
   const flush = async () => {
     if (rows.length === 0) return;
-    const code = (c: Candidate) => String(answeredStatus(c.attempt.response_code) ?? '-');
     const status = (c: Candidate) => (layout.plain ? c.attempt.status : statusWords(c.attempt.status, c.attempt.next_attempt_at));
     const cells = rows.map((c) => [
       c.deliveryId,
       c.webhookId ?? '',
       c.attempt.event,
       status(c),
-      code(c),
+      attemptCode(c.attempt),
       String(c.attempt.attempts ?? ''),
-      tableTime(c.attempt.created_at, deps.serviceNow(), layout),
+      c.attempt.created_at,
     ]);
-    const head = layout.plain ? [] : ['DELIVERY', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'LAST TRY'];
-    deps.stdout.write(
-      await renderTable(head, cells, deps.colors, {
-        whole: [0, 1, 3, 4],
-        reluctant: [2, 6],
-        dropFirst: [3, 5, 4, 6, 1],
-        events: [2],
-        ...layout,
-        withHead: widths.length === 0,
-        widths,
-      }),
-    );
+    deps.stdout.write(await renderTable(layout.plain ? [] : columns, cells, deps.colors, { ...layout, withHead: shared.layout === undefined, shared }));
     rows = [];
   };
   for await (const candidate of candidates) {

@@ -472,7 +472,7 @@ async function prepare(options: TailOptions, deps: TailDeps, routes: ForwardRout
     note(`no checkpoint at ${options.checkpoint} yet: starting from ${options.since ? 'the --since time' : 'now'}; the position is kept there from now on`);
   }
 
-  const printer = new TailPrinter(deps);
+  const printer = new TailPrinter(deps, routes);
   const recorder = options.record === undefined ? undefined : new RecordFile(options.record, note);
   if (recorder?.repaired) note(recorder.repaired);
   // Recorded by a run killed before it saved the checkpoint: not recorded (nor forwarded) again.

@@ -7,6 +7,7 @@ import { fetchCatalog } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson, tableLayout } from '../../cli/output.js';
 import { renderTable } from '../../render/table.js';
+import { EVENT_WIDTH } from '../../cli/columns.js';
 
 export const command = (name = 'events') =>
   new Command(name)
@@ -23,6 +24,8 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
   const byModule = new Map<string, EventType[]>();
   for (const entry of catalog) byModule.set(entry.module, [...(byModule.get(entry.module) ?? []), entry]);
   const rows = [...byModule.values()].flat().map((e) => [e.module, e.type, e.desc]);
-  deps.stdout.write(await renderTable(['MODULE', 'EVENT', 'DESCRIPTION'], rows, deps.colors, { ...tableLayout(deps.stdout), whole: [], reluctant: [1] }));
+  // The module and the event type whole; the description takes the room left, cut between its words.
+  const columns = [{ title: 'MODULE' }, { title: 'EVENT', width: EVENT_WIDTH }, { title: 'DESCRIPTION', kind: 'words' as const, width: 40, min: 12 }];
+  deps.stdout.write(await renderTable(columns, rows, deps.colors, tableLayout(deps.stdout)));
   return 0;
 }

@@ -14,7 +14,7 @@ import { carriesClientSecret, recordedRequest, type RecordedDelivery } from '../
 import { RecordFile } from '../replay/shared/record.js';
 import { sendAsReceived } from '../replay/shared/send.js';
 import { Answerer, type Decision } from './answer.js';
-import { receiptJson, receiptLine, type AnswerWords, type Receipt } from './receipt.js';
+import { receiptJson, receiptLayout, receiptLine, type AnswerWords, type Receipt } from './receipt.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, listenError, usageError } from '../../cli/errors.js';
 import { FileError } from '../../files/user-file.js';
@@ -165,6 +165,12 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       ? undefined
       : new Recording(new RecordFile(options.record, (message) => deps.stderr.write(`whsvc listen: ${message}\n`)), deps.stderr);
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
+  // The lines' fields, decided now from the terminal's width: every line keeps them in the same places.
+  const layout = receiptLayout(
+    words,
+    routes.map((route) => route.label),
+    deps.stdout.isTTY ? deps.stdout.columns : undefined,
+  );
   const now = deps.now ?? (() => new Date());
   let finish: (code: number) => void = () => {};
   const finished = new Promise<number>((resolve) => (finish = resolve));
@@ -204,7 +210,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       Object.assign(decision, { status: NOT_RECORDED_STATUS, rule: 'not_recorded', refusal: 'this delivery could not be recorded\n' });
     res.writeHead(decision.status, { 'content-type': 'text/plain' }).end(decision.refusal);
     const receipt: Receipt = { decision, receivedAt: arrivedAt, headers: req.headers, body, forwarded };
-    deps.stdout.write(options.json ? receiptJson(receipt, words) : receiptLine(receipt, words, colors, deps.stdout.isTTY ? deps.stdout.columns : undefined));
+    deps.stdout.write(options.json ? receiptJson(receipt, words) : receiptLine(receipt, words, colors, layout));
     if (options.count !== undefined && tally.verified >= options.count) finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
   };
   const server = await serveRequests(receive, options, now, (error) =>

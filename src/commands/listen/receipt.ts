@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Colors } from '../../render/colors.js';
-import { deliveryIdFields, fittedLine, shortId, shortIdsAt, type LineField } from '../../render/line.js';
-import { clockTime, sanitize } from '../../render/text.js';
+import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout, type StreamField } from '../../render/line.js';
+import { displayWidth } from '../../render/width.js';
+import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js';
+import { clockTime, noAnswer, sanitize } from '../../render/text.js';
 import type { Decision } from './answer.js';
 import { carriesClientSecret, withoutCredentials } from '../../protocol/record.js';
 
@@ -36,9 +38,6 @@ function stampOf(receipt: Receipt): string {
   return clockTime(new Date(time).toISOString(), time);
 }
 
-/** Wide enough for the catalog's longest type (production_order.completed), so the lines line up. */
-const EVENT_WIDTH = 26;
-
 /** The --json line of a request (NDJSON). */
 export function receiptJson(receipt: Receipt, words: AnswerWords): string {
   const { decision: d, forwarded } = receipt;
@@ -64,50 +63,90 @@ export function receiptJson(receipt: Receipt, words: AnswerWords): string {
   })}\n`;
 }
 
-/**
- * The line a person reads: time, event, delivery and attempt, the signature's
- * verdict, what is odd about it (a retry, a replay), and the answer with the
- * rule that decided it. On a terminal it fits `columns` (fitLine): the
- * delivery id loses its middle, then the event type is cut.
- */
-export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors, columns?: number): string {
-  const { decision: d, forwarded } = receipt;
-  const labelWords = d.signatureCheck === 'not_checked' ? 'signature not checked (no secret yet)' : `signature ${d.signatureCheck}`;
-  const labelColor = { verified: colors.green, mismatch: colors.red, missing: colors.yellow, malformed: colors.red, not_checked: colors.yellow }[
-    d.signatureCheck
-  ];
+type ReceiptKey = 'time' | 'event' | 'delivery' | 'signature' | 'answer' | 'rule' | 'app' | 'via' | 'notes';
+
+/** Why listen answered as it did, in the words of the flag or the check that decided it. */
+function ruleWords(rule: Decision['rule'], words: AnswerWords, attemptNumber: number | undefined): string {
   const because = {
     signature: 'signature',
     replay: 'replay',
     event_mismatch: 'event header',
-    fail_first: `--fail-first: attempt ${d.attemptNumber} of ${words.failFirst}`,
+    fail_first: `--fail-first: attempt ${attemptNumber} of ${words.failFirst}`,
     fail_rate: `--fail-rate ${words.failRate}, seed ${words.seed}`,
     forward: 'forwarded',
     respond_status: words.defaultStatus ? 'default' : '--respond-status',
     not_recorded: 'not recorded',
-  }[d.rule];
-  const ruleText = `(${because}${words.delayMs ? `, after ${words.delayMs} ms` : ''})`;
-  // A retry or a replay of the delivery on this line names no id: it is the one beside it.
-  const flags: Array<[string, (text: string) => string]> = [];
-  if (d.eventMismatch) flags.push([`header says ${sanitize(d.headerEvent)}`, colors.red]);
-  // Ids short on every line of a terminal narrower than a line with a flag and its ids whole.
-  const short = shortIdsAt(columns, 120);
-  const other = (id: unknown) => (short ? shortId(sanitize(id)) : sanitize(id));
-  if (d.repeat === 'retry') flags.push([d.repeatOf === d.deliveryId ? 'retry' : `retry of ${other(d.repeatOf)}`, colors.yellow]);
-  if (d.repeat === 'replay') flags.push([d.repeatOf === d.deliveryId ? 'REPLAY' : `REPLAY of ${other(d.repeatOf)}`, colors.red]);
-  if (d.repeat === 'same_body') flags.push([`same body as ${other(d.repeatOf)}`, colors.yellow]);
-  const forwardText = forwarded ? `app ${forwarded.status ?? `down (${forwarded.error})`}` : '';
-  // On a narrow terminal, in this order: the delivery id takes its short form, the rule's words are cut, the event type
-  // and a flag's id are cut, the rule's words go, then the event type. The verdict and the answer's status stay whole.
-  const fields: LineField[] = [
-    { text: stampOf(receipt) },
-    { text: sanitize(d.event ?? '(no event)'), pad: EVENT_WIDTH, min: 12, cut: 'end', give: 3, drop: 5 },
-    ...deliveryIdFields(sanitize(d.deliveryId ?? '-'), d.attempt ? sanitize(d.attempt) : undefined, { short, give: 1, pad: 32 }),
-    { text: labelWords, styled: labelColor(labelWords) },
-    ...flags.map(([text, color]): LineField => ({ text, styled: color(text), min: 12, cut: 'middle', give: 3 })),
-    { text: `-> ${d.status}` },
-    { text: ruleText, styled: colors.dim(ruleText), attached: true, min: 10, cut: 'end', give: 2, drop: 4 },
-    ...(forwarded ? [{ text: forwardText }, { text: `via ${forwarded.route}`, drop: 1 }] : []),
+  }[rule];
+  return `(${because}${words.delayMs ? `, after ${words.delayMs} ms` : ''})`;
+}
+
+/**
+ * The fields of listen's lines, decided once from the terminal's width when it starts, so that every line has them
+ * in the same places and a field left out is left out of every line. They give way in this order: the delivery id
+ * takes its short form; the route (`via …`) goes; the rule's words go; the event type is cut between its words; the
+ * signature's verdict loses the word `signature`; the app's status (the answer's) goes; the event type goes. The time,
+ * the verdict and the answer stay, and what is odd about a delivery (a retry, a replay, a contradicting event header)
+ * is said last, on every width.
+ */
+export function receiptLayout(words: AnswerWords, routeLabels: string[], columns?: number): StreamLayout<ReceiptKey> {
+  // The widest rule this run can give (its flags are known now): the rule's place is as wide on every line.
+  const rules = (['signature', 'replay', 'event_mismatch', 'respond_status', 'not_recorded'] as const).map((rule) => ruleWords(rule, words, undefined));
+  if (words.failFirst !== undefined) rules.push(ruleWords('fail_first', words, words.failFirst));
+  if (words.failRate !== undefined) rules.push(ruleWords('fail_rate', words, undefined));
+  if (routeLabels.length > 0) rules.push(ruleWords('forward', words, undefined));
+  const fields: Array<StreamField<ReceiptKey>> = [
+    { key: 'time', width: 8 },
+    { key: 'event', width: EVENT_WIDTH, min: EVENT_MIN, give: 5, drop: 8, cut: 'words' },
+    { key: 'delivery', width: deliveryRefWidth(DELIVERY_ID_WIDTH), min: DELIVERY_REF_SHORT, give: 1 },
+    // `signature not checked`, the widest verdict; compact, the verdict alone (`not checked`).
+    { key: 'signature', width: 21, min: 11, give: 6 },
+    { key: 'answer', width: 6 },
+    { key: 'rule', width: Math.max(...rules.map(displayWidth)), drop: 4, attached: true, cut: 'words' },
+    ...(routeLabels.length > 0
+      ? [
+          // The app's status is the answer's (`-> 202  app 202`): on a narrow terminal the answer alone says it.
+          { key: 'app' as const, width: 8, drop: 7 },
+          { key: 'via' as const, width: Math.max(...routeLabels.map((label) => displayWidth(`via ${label}`))), drop: 3 },
+        ]
+      : []),
+    { key: 'notes', width: 5 },
   ];
-  return `${fittedLine([fields], columns)}\n`;
+  return new StreamLayout(fields, columns);
+}
+
+/**
+ * The line a person reads: time, event, delivery and attempt, the signature's verdict, the answer with the rule that
+ * decided it, the app's answer to a forward and its route, and what is odd about it (a retry, a replay), in the
+ * stream's layout (receiptLayout).
+ */
+export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors, layout: StreamLayout<ReceiptKey>): string {
+  const { decision: d, forwarded } = receipt;
+  const verdict = d.signatureCheck === 'not_checked' ? 'not checked' : d.signatureCheck;
+  const labelWords = layout.compact('signature') ? verdict : `signature ${verdict}`;
+  const labelColor = { verified: colors.green, mismatch: colors.red, missing: colors.yellow, malformed: colors.red, not_checked: colors.yellow }[
+    d.signatureCheck
+  ];
+  const ruleText = ruleWords(d.rule, words, d.attemptNumber);
+  // A retry or a replay of the delivery on this line names no id: it is the one beside it. Another's id is in the
+  // stream's form.
+  const notes: Array<[string, (text: string) => string]> = [];
+  if (d.signatureCheck === 'not_checked') notes.push(['no secret yet', colors.yellow]);
+  if (d.eventMismatch) notes.push([`header says ${sanitize(d.headerEvent)}`, colors.red]);
+  const other = (id: unknown) => layout.id('delivery', sanitize(id));
+  if (d.repeat === 'retry') notes.push([d.repeatOf === d.deliveryId ? 'retry' : `retry of ${other(d.repeatOf)}`, colors.yellow]);
+  if (d.repeat === 'replay') notes.push([d.repeatOf === d.deliveryId ? 'REPLAY' : `REPLAY of ${other(d.repeatOf)}`, colors.red]);
+  if (d.repeat === 'same_body') notes.push([`same body as ${other(d.repeatOf)}`, colors.yellow]);
+  if (forwarded && forwarded.status === null) notes.push([`app: ${noAnswer(forwarded.error)}`, colors.red]);
+  const notesText = notes.map(([text]) => text).join('  ');
+  return `${layout.line({
+    time: stampOf(receipt),
+    event: sanitize(d.event ?? '(no event)'),
+    delivery: deliveryRef(layout, 'delivery', sanitize(d.deliveryId ?? '-'), d.attempt ? sanitize(d.attempt) : undefined),
+    signature: { text: labelWords, styled: labelColor(labelWords) },
+    answer: `-> ${d.status}`,
+    rule: { text: ruleText, styled: colors.dim(ruleText) },
+    app: forwarded ? `app ${forwarded.status ?? 'down'}` : undefined,
+    via: forwarded ? `via ${sanitize(forwarded.route)}` : undefined,
+    notes: notes.length === 0 ? undefined : { text: notesText, styled: notes.map(([text, color]) => color(text)).join('  ') },
+  })}\n`;
 }

@@ -11,9 +11,10 @@ import { gracefulInterrupt, stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, collect, integerIn, timeBound, type TimeBound } from '../../cli/parse.js';
 import { requiredSecret } from '../../cli/secret.js';
 import { colorsFor, type Colors } from '../../render/colors.js';
-import { deliveryIdFields, fittedLine, shortIdsAt } from '../../render/line.js';
+import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout } from '../../render/line.js';
 import { ProgressLine } from '../../render/progress.js';
-import { counted, sanitize } from '../../render/text.js';
+import { counted, noAnswer, sanitize } from '../../render/text.js';
+import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js';
 import { isSignatureHeader, signatureHeaderName } from '../../protocol/headers.js';
 import { recordedBody, recordedSignatureCheck, type RecordedDelivery } from '../../protocol/record.js';
 import { sign } from '../../protocol/signature.js';
@@ -115,6 +116,7 @@ export async function run(options: ReplayOptions, deps: ReplayDeps): Promise<num
 async function replayChecked(records: CheckedRecords, target: URL, secret: string | undefined, options: ReplayOptions, deps: ReplayDeps): Promise<number> {
   const now = deps.now ?? Date.now;
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
+  const layout = replayLayout(deps);
   if (records.count === 0) {
     // A regression test that tests nothing must not pass: an empty file, or a filter with a typo, fails it.
     deps.stderr.write(`whsvc: no delivery of ${options.file} matches: nothing sent\n`);
@@ -123,9 +125,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
   if (options.dryRun) {
     for await (const record of records.chosen()) {
       const url = shownUrl(urlFor(target, record));
-      deps.stdout.write(
-        options.json ? `${JSON.stringify({ would_send: { ...describe(record), url } })}\n` : `${line(record, colors, deps)}  (not sent: --dry-run)\n`,
-      );
+      deps.stdout.write(options.json ? `${JSON.stringify({ would_send: { ...describe(record), url } })}\n` : `${line(record, colors, layout)}\n`);
     }
     if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { would_send: records.count, to: shownUrl(target) } })}\n`);
     deps.stderr.write(`whsvc: ${counted(records.count, 'delivery', 'deliveries')} of ${options.file} would be sent to ${shownUrl(target)}\n`);
@@ -141,7 +141,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
     else tally.other_status += 1;
     const text = options.json
       ? `${JSON.stringify({ replayed: { ...describe(replayed.record), url: shownUrl(urlFor(target, replayed.record)), status: replayed.result.status, error: replayed.result.error ?? null, ms: replayed.ms } })}\n`
-      : `${line(replayed.record, colors, deps, replayed)}\n`;
+      : `${line(replayed.record, colors, layout, replayed)}\n`;
     progress?.clear();
     deps.stdout.write(text);
     progress?.update(`replayed ${tally.sent} of ${records.count}: ${tally.ok} answered 2xx`, true);
@@ -221,28 +221,40 @@ function urlFor(target: URL, record: RecordedDelivery): URL {
   return url;
 }
 
+type ReplayKey = 'time' | 'event' | 'delivery' | 'answer';
+
+/**
+ * The fields of replay's lines, decided once from the terminal's width: the delivery id takes its short form, then the
+ * event type is cut between its words, then goes; the time and the answer stay.
+ */
+function replayLayout(deps: Pick<Io, 'stdout'>): StreamLayout<ReplayKey> {
+  return new StreamLayout<ReplayKey>(
+    [
+      { key: 'time', width: 19 },
+      { key: 'event', width: EVENT_WIDTH, min: EVENT_MIN, give: 2, drop: 3, cut: 'words' },
+      { key: 'delivery', width: deliveryRefWidth(DELIVERY_ID_WIDTH), min: DELIVERY_REF_SHORT, give: 1 },
+      { key: 'answer', width: 14 },
+    ],
+    deps.stdout.isTTY ? deps.stdout.columns : undefined,
+  );
+}
+
 /** One replay's line: the event, the delivery and its attempt, and the app's answer and time, or why there was none. */
-function line(record: RecordedDelivery, colors: Colors, deps: Pick<Io, 'stdout'>, replayed?: Replayed): string {
-  const columns = deps.stdout.isTTY ? deps.stdout.columns : undefined;
+function line(record: RecordedDelivery, colors: Colors, layout: StreamLayout<ReplayKey>, replayed?: Replayed): string {
   const status = replayed?.result.status;
   const answer =
     replayed === undefined
-      ? undefined
+      ? '(not sent: --dry-run)'
       : status === null || status === undefined
-        ? { text: `-> no answer (${sanitize(replayed.result.error ?? '')})`, styled: colors.red(`-> no answer (${sanitize(replayed.result.error ?? '')})`) }
+        ? { text: `-> ${noAnswer(replayed.result.error)}`, styled: colors.red(`-> ${noAnswer(replayed.result.error)}`) }
         : {
             text: `-> ${status}  ${replayed.ms} ms`,
             styled: `-> ${ok(status) ? colors.green(String(status)) : colors.red(String(status))}  ${replayed.ms} ms`,
           };
-  return fittedLine(
-    [
-      [
-        { text: record.received_at.slice(0, 19).replace('T', ' ') },
-        { text: sanitize(record.event ?? '(no event)'), pad: 26, min: 12, cut: 'end', give: 2, drop: 3 },
-        ...deliveryIdFields(sanitize(record.delivery_id ?? '-'), record.attempt ?? undefined, { short: shortIdsAt(columns, 100), give: 1 }),
-        ...(answer ? [answer] : []),
-      ],
-    ],
-    columns,
-  );
+  return layout.line({
+    time: record.received_at.slice(0, 19).replace('T', ' '),
+    event: sanitize(record.event ?? '(no event)'),
+    delivery: deliveryRef(layout, 'delivery', sanitize(record.delivery_id ?? '-'), record.attempt ?? undefined),
+    answer,
+  });
 }

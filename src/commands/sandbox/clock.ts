@@ -5,7 +5,8 @@ import { onInterrupt } from '../../cli/interrupt.js';
 import { addVerbs, apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { duration, durationText } from '../../cli/parse.js';
-import { renderTable, tableTime } from '../../render/table.js';
+import { renderTable, type Column } from '../../render/table.js';
+import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 import { clockTime, keyValues } from '../../render/text.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { usageError } from '../../cli/errors.js';
@@ -96,18 +97,29 @@ export async function run(options: ClockOptions, deps: CommandDeps): Promise<num
   }
   const layout = tableLayout(deps.stdout);
   if (!layout.plain) deps.stdout.write('Due next:\n');
+  // By width, the rows never changing it: the webhook, then the event type are left out; the due time is relative
+  // (compact on a narrower terminal), its time of day beside it (DUE AT) while there is room.
+  const columns: Column[] = [
+    { title: 'DELIVERY', kind: 'id', width: DELIVERY_ID_WIDTH },
+    { title: 'ATTEMPT', width: 7 },
+    { title: 'EVENT', kind: 'words', width: EVENT_WIDTH, min: EVENT_MIN, give: 3, drop: 4 },
+    { title: 'WEBHOOK', kind: 'id', width: WEBHOOK_ID_WIDTH, drop: 2 },
+    { title: 'DUE', kind: 'time', now, give: 1 },
+    { title: 'DUE AT', width: 19, drop: 0 },
+  ];
   deps.stdout.write(
     await renderTable(
-      ['DELIVERY', 'ATTEMPT', 'EVENT', 'WEBHOOK', 'DUE'],
+      layout.plain ? [] : columns,
       state.due.map((due) => [
         due.delivery_id,
         String(due.attempt),
         due.event,
         due.webhook_id,
-        layout.plain ? due.due_at : `${tableTime(due.due_at, now, layout)} (${clockTime(due.due_at, now)})`,
+        due.due_at,
+        ...(layout.plain ? [] : [clockTime(due.due_at, now)]),
       ]),
       deps.colors,
-      { ...layout, whole: [0, 1, 3], reluctant: [2, 4], dropFirst: [3, 2], events: [2] },
+      layout,
     ),
   );
   return 0;

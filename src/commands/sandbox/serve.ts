@@ -10,7 +10,7 @@ import { ManualSandboxClock } from '../../sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { AttemptRecord, WebhookRecord } from '../../sandbox/store/records.js';
 import { proxySettings } from '../../net.js';
-import { clockTime, sanitize, statusWords } from '../../render/text.js';
+import { clockTime, noAnswer, sanitize, statusWords } from '../../render/text.js';
 import { signatureHeaderName } from '../../protocol/headers.js';
 
 export interface SandboxStartOptions {
@@ -59,14 +59,14 @@ function sayOncePerReason(stderr: Io['stderr']): (reason: string) => void {
 function attemptLine(attempt: AttemptRecord, webhook: WebhookRecord): string {
   // The sandbox's time: with a manual clock, when the attempt was due, not when the jump ran.
   const time = clockTime(attempt.created_at, Date.parse(attempt.created_at));
-  const answer = attempt.response_code === null || attempt.response_code === 0 ? 'no response' : String(attempt.response_code);
-  // The reason, unless it only says the code again ("endpoint answered 503").
+  // The code, with the reason unless it only says the code again ("endpoint answered 503"); or no answer, and why.
   const reason = attempt.status === 'failed' && attempt.error && attempt.error !== `endpoint answered ${attempt.response_code}` ? `: ${attempt.error}` : '';
+  const answer = attempt.response_code === null || attempt.response_code === 0 ? noAnswer(attempt.error) : `${attempt.response_code}${reason}`;
   const answered = attempt.response_body?.trim();
   const body = answered ? `  "${answered.slice(0, 80)}${answered.length > 80 ? '…' : ''}"` : '';
   return (
     sanitize(
-      `${time} ${statusWords(attempt.status, attempt.next_attempt_at, Date.parse(attempt.created_at)).padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${reason}${body}  (${attempt.delivery_id} #${attempt.attempt})`,
+      `${time} ${statusWords(attempt.status, attempt.next_attempt_at, Date.parse(attempt.created_at)).padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${body}  (${attempt.delivery_id} #${attempt.attempt})`,
     ) + '\n'
   );
 }

@@ -11,21 +11,29 @@ import type { CommandDeps } from '../../cli/context.js';
 import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
 import { boundAt, collect, percentage, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import type { Colors } from '../../render/colors.js';
-import { renderTable, tableTime, type TableOptions } from '../../render/table.js';
-import { andMore, sanitize } from '../../render/text.js';
+import { renderTable, type Column, type TableOptions } from '../../render/table.js';
+import { andMore, NO_ANSWER, sanitize } from '../../render/text.js';
+import { CODE_WIDTH, URL_MIN, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 
 export const command = () =>
   new Command('health')
-    .description('delivered share, failures and last outcomes per webhook, worst first; exit 1 when any is unhealthy')
+    .description(
+      'delivered share, failures and a verdict per webhook, worst first; exit 1 when one is unhealthy (under 95% delivered, or its newest delivery failed)',
+    )
     .addArgument(new Argument('[ids...]', 'webhook ids (default: every webhook)').argParser(collect(resourceId('webhook'))))
     .addOption(new Option('--since <time>', 'the window: a duration back from now (30m, 2h, 3d) or an ISO 8601 time; default 24h').argParser(timeBound))
-    .addOption(new Option('--fail-under <pct>', 'a webhook that delivered less than this percentage (95 or 95%) is unhealthy too').argParser(percentage))
+    .addOption(
+      new Option('--fail-under <pct>', 'a webhook that delivered less than this percentage of its deliveries (95 or 95%; 0: never) is unhealthy')
+        .default(DEFAULT_FAIL_UNDER, `${DEFAULT_FAIL_UNDER}%`)
+        .argParser(percentage),
+    )
     .addHelpText(
       'after',
       examples(
         'whsvc webhooks health',
         'whsvc webhooks health wh_… --since 2h',
-        'whsvc webhooks health --fail-under 95 --json   # in a cron job or CI: exit 1 when unhealthy',
+        'whsvc webhooks health --json               # in a cron job or CI: exit 1 when one is unhealthy',
+        'whsvc webhooks health --fail-under 99      # stricter than the default 95%',
       ),
     )
     .action(apiAction((deps, ids, o) => run({ ids: ids ?? [], since: o.since, failUnder: o.failUnder }, deps)));
@@ -35,7 +43,7 @@ export interface HealthOptions {
   ids: string[];
   /** The window's start; 24 hours back by default. */
   since?: TimeBound | undefined;
-  /** A percentage (0 to 100): a webhook whose delivered share is below it makes the exit code 1. */
+  /** A percentage (0 to 100): a webhook whose delivered share is below it is unhealthy; DEFAULT_FAIL_UNDER when not given. */
   failUnder?: number | undefined;
 }
 
@@ -62,8 +70,20 @@ export interface WebhookHealth {
   last_failure_code: number | null;
   /** The most recent finished deliveries that failed, one after another (pending ones are passed over). */
   failing_streak: number;
+  /** False exactly when the webhook is unhealthy (what the exit code counts); true too with no deliveries in the window. */
   healthy: boolean;
+  /** The verdict in one word: `healthy`, `unhealthy`, or `no_data` (no deliveries in the window). */
+  health: Health;
 }
+
+export type Health = 'healthy' | 'unhealthy' | 'no_data';
+
+/**
+ * The delivered share under which a webhook is unhealthy when --fail-under is not given: 95%, as a user would call a
+ * webhook healthy (one delivery in twenty may fail, and be retried); 13% delivered is never healthy, whatever its
+ * newest delivery did.
+ */
+export const DEFAULT_FAIL_UNDER = 95;
 
 export const DEFAULT_SINCE: TimeBound = { ago: 24 * 3_600_000 };
 /** Webhooks whose logs are read at once. */
@@ -112,8 +132,8 @@ export class HealthTally {
     }
   }
 
-  /** The figures of `webhook`; `failUnder` (percent) decides `healthy` too when given. */
-  result(webhook: Pick<Webhook, 'id' | 'url' | 'active'>, failUnder?: number): WebhookHealth {
+  /** The figures of `webhook` and its verdict, with `failUnder` (percent) the share under which it is unhealthy. */
+  result(webhook: Pick<Webhook, 'id' | 'url' | 'active'>, failUnder = DEFAULT_FAIL_UNDER): WebhookHealth {
     const share = (n: number) => (this.deliveries === 0 ? null : n / this.deliveries);
     const row: WebhookHealth = {
       id: webhook.id,
@@ -132,8 +152,10 @@ export class HealthTally {
       last_failure_code: this.lastFailureCode,
       failing_streak: this.failingStreak,
       healthy: true,
+      health: 'no_data',
     };
-    row.healthy = this.deliveries === 0 || (this.failingStreak === 0 && !isBelow(row, failUnder));
+    if (this.deliveries > 0) row.health = this.failingStreak === 0 && !isBelow(row, failUnder) ? 'healthy' : 'unhealthy';
+    row.healthy = row.health !== 'unhealthy';
     return row;
   }
 }
@@ -142,7 +164,7 @@ export class HealthTally {
 const NAMED_UNHEALTHY = 3;
 
 /** Why a row is unhealthy, in a few words: its newest deliveries failing, its delivered share below --fail-under, or both. */
-function whyUnhealthy(row: WebhookHealth, failUnder: number | undefined): string {
+function whyUnhealthy(row: WebhookHealth, failUnder: number): string {
   const reasons: string[] = [];
   if (row.failing_streak > 0) reasons.push(row.failing_streak === 1 ? 'its newest delivery failed' : `its newest ${row.failing_streak} deliveries failed`);
   if (isBelow(row, failUnder)) reasons.push(`${percent(row.delivered_share)} delivered, under ${failUnder}%`);
@@ -163,7 +185,7 @@ export function worstFirst(a: WebhookHealth, b: WebhookHealth): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-async function healthOf(api: ApiClient, webhook: Webhook, since: () => number, failUnder: number | undefined): Promise<WebhookHealth> {
+async function healthOf(api: ApiClient, webhook: Webhook, since: () => number, failUnder: number): Promise<WebhookHealth> {
   const tally = new HealthTally();
   for await (const attempt of attemptsOf(api, webhook.id, { since: since() })) tally.add(attempt);
   return tally.result(webhook, failUnder);
@@ -190,8 +212,34 @@ const percent = (share: number | null): string => {
 
 const orDash = (value: unknown) => (value === null || value === undefined ? '-' : String(value));
 
+/** The verdict as the HEALTH column and the piped rows say it. */
+export const healthWords = (health: Health) => (health === 'no_data' ? 'no data' : health);
+
+/** The last failure's code: its status, `no answer` (codeWords), or `-` with no failure in the window. */
+const lastFailureCode = (row: WebhookHealth) => (row.last_failed_at === null ? '-' : (row.last_failure_code?.toString() ?? NO_ANSWER));
+
+/**
+ * The health table's columns by width (the rows never change them): at every width the id, the verdict (HEALTH, in
+ * words, so that it survives NO_COLOR and a paste) and the share delivered (`16.7% of 24`); then, as the terminal
+ * widens, the failing streak, the last failure's code, its time, the URL, the webhook's status (active or paused),
+ * the last delivered time, the failed and pending shares.
+ */
+const healthColumns = (now: number): Column[] => [
+  { title: 'ID', kind: 'id', width: WEBHOOK_ID_WIDTH },
+  { title: 'URL', kind: 'url', width: 40, min: URL_MIN, give: 4, drop: 6 },
+  { title: 'STATUS', width: 6, drop: 5 },
+  { title: 'HEALTH', width: 9 },
+  // `99.9% of 999`: a wider count widens the column.
+  { title: 'DELIVERED', width: 12 },
+  { title: 'FAILED', width: 5, drop: 1 },
+  { title: 'PENDING', width: 5, drop: 0 },
+  { title: 'FAILING STREAK', width: 4, drop: 9 },
+  { title: 'LAST DELIVERED', kind: 'time', now, drop: 3 },
+  { title: 'LAST FAILED', kind: 'time', now, give: 2, drop: 7 },
+  { title: 'CODE', width: CODE_WIDTH, drop: 8 },
+];
+
 export async function healthTable(rows: WebhookHealth[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
-  const time = (iso: string | null) => (iso === null ? '-' : tableTime(iso, now, options));
   if (options.plain) {
     // For scripts: the shares as in --json (0 to 1), times in ISO 8601.
     return renderTable(
@@ -205,51 +253,50 @@ export async function healthTable(rows: WebhookHealth[], colors: Colors, now: nu
         orDash(r.failed_share),
         orDash(r.pending_share),
         String(r.failing_streak),
-        time(r.last_delivered_at),
-        time(r.last_failed_at),
-        orDash(r.last_failure_code),
-        r.healthy ? 'healthy' : 'unhealthy',
+        orDash(r.last_delivered_at),
+        orDash(r.last_failed_at),
+        lastFailureCode(r),
+        healthWords(r.health),
       ]),
       colors,
       options,
     );
   }
   const text = await renderTable(
-    // Short titles, and the figures never cut: on a narrow terminal the URL and the times give way.
-    ['ID', 'URL', 'STATUS', 'TOTAL', 'OK', 'FAILED', 'PENDING', 'STREAK', 'LAST OK', 'LAST FAILED', 'CODE'],
+    healthColumns(now),
     rows.map((r) => [
       r.id,
       r.url,
       r.active ? 'active' : 'paused',
-      String(r.deliveries),
-      percent(r.delivered_share),
+      healthWords(r.health),
+      r.deliveries === 0 ? '-' : `${percent(r.delivered_share)} of ${r.deliveries}`,
       percent(r.failed_share),
       percent(r.pending_share),
       String(r.failing_streak),
-      time(r.last_delivered_at),
-      time(r.last_failed_at),
-      orDash(r.last_failure_code),
+      orDash(r.last_delivered_at),
+      orDash(r.last_failed_at),
+      lastFailureCode(r),
     ]),
     colors,
-    // Too narrow for all: what says least of the health is left out first (the shares the others imply, the totals),
-    // down to the id, the URL, the share delivered, the streak and the last failure's code.
-    { whole: [0, 2, 3, 4, 5, 6, 7, 10], reluctant: [8, 9], dropFirst: [6, 8, 5, 3, 2, 1, 9], urls: [1], ...options },
+    options,
   );
   if (!colors.enabled) return text;
-  // Colour whole rows (cells are sanitised, so colour cannot go into them): red for the unhealthy, yellow for failures since got over.
+  // Colour whole rows (cells are sanitised, so colour cannot go into them): red for the unhealthy, yellow for failures
+  // since got over. The HEALTH column says the same in words.
   const lines = text.slice(0, -1).split('\n');
   if (lines.length !== rows.length + 1) return text;
   return `${lines
     .map((line, i) => {
       const row = rows[i - 1];
       if (!row) return line;
-      if (!row.healthy) return colors.red(line);
+      if (row.health === 'unhealthy') return colors.red(line);
       return row.failed > 0 ? colors.yellow(line) : line;
     })
     .join('\n')}\n`;
 }
 
 export async function run(options: HealthOptions, deps: CommandDeps): Promise<number> {
+  const failUnder = options.failUnder ?? DEFAULT_FAIL_UNDER;
   // Counted back from the service's now, known once it has answered (the webhooks are read first).
   let sinceAt: number | undefined;
   const since = () => (sinceAt ??= boundAt(options.since ?? DEFAULT_SINCE, deps.serviceNow()));
@@ -258,7 +305,7 @@ export async function run(options: HealthOptions, deps: CommandDeps): Promise<nu
     webhooksOf(deps.api, options.ids),
     async (webhook) => {
       try {
-        return await healthOf(deps.api, webhook, since, options.failUnder);
+        return await healthOf(deps.api, webhook, since, failUnder);
       } catch (error) {
         // Deleted while the others were read: it has no health left to tell (a webhook named on the line is an error, 404).
         if (options.ids.length > 0 || !(error instanceof ApiError) || error.status !== 404) throw error;
@@ -271,7 +318,7 @@ export async function run(options: HealthOptions, deps: CommandDeps): Promise<nu
   const rows = found.filter((row): row is WebhookHealth => row !== undefined);
   rows.sort(worstFirst);
   if (deps.json) {
-    printJson(deps, { since: new Date(since()).toISOString(), fail_under: options.failUnder === undefined ? null : options.failUnder / 100, webhooks: rows });
+    printJson(deps, { since: new Date(since()).toISOString(), fail_under: failUnder / 100, webhooks: rows });
   } else {
     const layout = tableLayout(deps.stdout);
     if (rows.length === 0) writeEmptyNote(deps, layout, 'No webhooks. Create one with: whsvc webhooks create --url URL --events TYPE\n');
@@ -281,7 +328,7 @@ export async function run(options: HealthOptions, deps: CommandDeps): Promise<nu
   if (unhealthy.length === 0) return 0;
   // The worst few by name: the table above (or --json) has them all, and a line per terminal row reads better than thirty.
   const named = andMore(
-    unhealthy.slice(0, NAMED_UNHEALTHY).map((row) => `${sanitize(row.id)} (${whyUnhealthy(row, options.failUnder)})`),
+    unhealthy.slice(0, NAMED_UNHEALTHY).map((row) => `${sanitize(row.id)} (${whyUnhealthy(row, failUnder)})`),
     unhealthy.length,
   );
   deps.stderr.write(`whsvc: ${unhealthy.length === 1 ? '1 webhook is' : `${unhealthy.length} webhooks are`} unhealthy: ${named}\n`);

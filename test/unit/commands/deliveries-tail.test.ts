@@ -248,7 +248,7 @@ describe('deliveries tail: following the log', () => {
     ]);
   });
 
-  it('on a terminal narrower than a line with a retry due and its ids whole: every id in its short form, on every line', async () => {
+  it('on a terminal narrower than a line with its ids whole: the ids in their one short form, the fields decided by the width', async () => {
     const lineAt = async (columns: number) => {
       const log = new FakeLog().webhook('wh_aaaaaaaaaaaaaaaaaaaaaaaa');
       const { stdout } = await tail(
@@ -271,15 +271,18 @@ describe('deliveries tail: following the log', () => {
     const wide = await lineAt(200);
     expect(wide).toContain('production_order.completed');
     expect(wide).toContain('(dlv_bbbbbbbbbbbbbbbbbbbbbbbb)');
+    // At 120 the attempt's own id goes, the webhook id and the delivery id take their short form.
     const narrow = await lineAt(120);
     expect(narrow.length).toBeLessThanOrEqual(120);
-    expect(narrow).toContain('wh_aa…aaaa');
-    expect(narrow).toMatch(/dlv_cc…cccc #\d \(dlv_bb…bbbb\)$/);
+    expect(narrow).toContain('wh_aaa…aaaa');
+    expect(narrow).not.toContain('(dlv_b');
+    expect(narrow).toMatch(/dlv_cc…cccc #\d$/);
     expect(narrow).toContain('production_order.completed');
-    // Narrower still, the attempt's own id goes first, then the event column narrows; the ids keep the same form.
+    // Narrower still, the webhook goes and the event type is cut between its words; the ids keep the same form.
     const narrower = await lineAt(80);
     expect(narrower.length).toBeLessThanOrEqual(80);
-    expect(narrower).not.toContain('(dlv_b');
+    expect(narrower).not.toContain('wh_');
+    expect(narrower).toContain('production_…');
     expect(narrower).toMatch(/dlv_cc…cccc #\d$/);
   });
 
@@ -294,9 +297,11 @@ describe('deliveries tail: following the log', () => {
       },
     );
     const rows = stdout.trim().split('\n');
-    expect(rows[0]).toMatch(/^\d\d:\d\d:\d\d {2}wh_1 {2}invoice\.paid\s+pending\s+- {2}dlv_a #1$/);
-    expect(rows[1]).toMatch(/wh_1 {2}invoice\.paid\s+pending → failed\s+503 {2}dlv_a #1$/);
-    expect(rows[2]).toMatch(/delivered\s+200 {2}dlv_a #2 \(dlv_a2\)$/);
+    expect(rows[0]).toMatch(/^\d\d:\d\d:\d\d {2}wh_1\s+invoice\.paid\s+pending\s+-\s+dlv_a #1$/);
+    expect(rows[1]).toMatch(/wh_1\s+invoice\.paid\s+pending → failed\s+503\s+dlv_a #1$/);
+    expect(rows[2]).toMatch(/delivered\s+200\s+dlv_a #2\s+\(dlv_a2\)$/);
+    // Fixed places: the delivery starts in the same column on every line.
+    expect(new Set(rows.map((row) => row.indexOf('dlv_a #'))).size).toBe(1);
     expect(rows).toHaveLength(3);
   });
 

@@ -73,7 +73,7 @@ describe('webhooks health: the figures', () => {
     expect(await health({ ids: [] }, fake.deps)).toBe(1);
     expect(JSON.parse(fake.stdout.text)).toEqual({
       since: at(24 * HOUR),
-      fail_under: null,
+      fail_under: 0.95,
       webhooks: [
         {
           id: 'wh_1',
@@ -92,6 +92,7 @@ describe('webhooks health: the figures', () => {
           last_failure_code: 503,
           failing_streak: 2,
           healthy: false,
+          health: 'unhealthy',
         },
       ],
     });
@@ -100,7 +101,7 @@ describe('webhooks health: the figures', () => {
       ['200', null],
       ['200', 'cur_wh_1_1'],
     ]);
-    expect(fake.stderr.text).toBe('whsvc: 1 webhook is unhealthy: wh_1 (its newest 2 deliveries failed)\n');
+    expect(fake.stderr.text).toBe('whsvc: 1 webhook is unhealthy: wh_1 (its newest 2 deliveries failed; 25% delivered, under 95%)\n');
   });
 
   it('a webhook deleted while the others are read is left out with a note, not the end of the report', async () => {
@@ -123,7 +124,7 @@ describe('webhooks health: the figures', () => {
     mockLog(fake, 'wh_1', [
       [attempt('a3', undefined, 'delivered', 200, 1), attempt('a2', undefined, 'failed', 500, 2), attempt('a1', undefined, 'failed', 500, 3)],
     ]);
-    await health({ ids: [] }, fake.deps);
+    await health({ ids: [], failUnder: 0 }, fake.deps);
     expect(rowsOf(fake)[0]).toMatchObject({ deliveries: 3, delivered: 1, failed: 2, failing_streak: 0, healthy: true, last_failure_code: 500 });
   });
 
@@ -168,7 +169,7 @@ describe('webhooks health: the figures', () => {
     expect(rowsOf(fake)[0]).toMatchObject({ deliveries: 1, delivered_share: 1 });
   });
 
-  it('no deliveries in the window: shares null, healthy, never below --fail-under', async () => {
+  it('no deliveries in the window: shares null, no data (not unhealthy: exit 0), never below --fail-under', async () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);
     mockWebhooks(fake, [hook('wh_1')]);
@@ -191,6 +192,7 @@ describe('webhooks health: the figures', () => {
       last_failure_code: null,
       failing_streak: 0,
       healthy: true,
+      health: 'no_data',
     });
     expect(fake.stderr.text).toBe('');
   });
@@ -212,7 +214,7 @@ describe('webhooks health: order, threshold, output', () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);
     mockFleet(fake);
-    expect(await health({ ids: [] }, fake.deps)).toBe(1);
+    expect(await health({ ids: [], failUnder: 0 }, fake.deps)).toBe(1);
     expect(fake.stderr.text).toBe('whsvc: 1 webhook is unhealthy: wh_b (its newest 2 deliveries failed)\n');
     expect(rowsOf(fake).map((r) => [r.id, r.failing_streak, r.delivered_share, r.healthy])).toEqual([
       ['wh_b', 2, 1 / 3, false],
@@ -252,7 +254,7 @@ describe('webhooks health: order, threshold, output', () => {
       // wh_1 fails most in a row, wh_5 least: worst first is the order of the ids.
       mockLog(fake, id, [Array.from({ length: 6 - i }, (_, n) => attempt(`${id}_${n}`, `${id}_${n}`, 'failed', 500, n + 1))]);
     }
-    expect(await health({ ids: [] }, fake.deps)).toBe(1);
+    expect(await health({ ids: [], failUnder: 0 }, fake.deps)).toBe(1);
     expect(rowsOf(fake)).toHaveLength(5);
     expect(fake.stderr.text).toBe(
       'whsvc: 5 webhooks are unhealthy: wh_1 (its newest 6 deliveries failed), wh_2 (its newest 5 deliveries failed), wh_3 (its newest 4 deliveries failed) and 2 more\n',
@@ -277,7 +279,7 @@ describe('webhooks health: order, threshold, output', () => {
     expect(fake.stderr.text).toBe('');
   });
 
-  it('in a pipe: tab-separated rows, worst first, shares as in --json, ISO times, - for none', async () => {
+  it('in a pipe: tab-separated rows, worst first, shares as in --json, ISO times, - for none, the verdict last', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     mockFleet(fake);
@@ -287,7 +289,7 @@ describe('webhooks health: order, threshold, output', () => {
         ['wh_b', 'https://wh_b.example.com/in', 'active', '3', String(1 / 3), String(2 / 3), '0', '2', at(3 * MINUTE), at(MINUTE), '503', 'unhealthy'],
         ['wh_a', 'https://wh_a.example.com/in', 'active', '2', '0.5', '0.5', '0', '0', at(MINUTE), at(2 * MINUTE), '500', 'healthy'],
         ['wh_c', 'https://wh_c.example.com/in', 'active', '20', '0.95', '0.05', '0', '0', at(MINUTE), at(30 * MINUTE), '410', 'healthy'],
-        ['wh_d', 'https://wh_d.example.com/in', 'paused', '0', '-', '-', '-', '0', '-', '-', '-', 'healthy'],
+        ['wh_d', 'https://wh_d.example.com/in', 'paused', '0', '-', '-', '-', '0', '-', '-', '-', 'no data'],
       ]
         .map((row) => `${row.join('\t')}\n`)
         .join(''),
@@ -295,25 +297,25 @@ describe('webhooks health: order, threshold, output', () => {
     expect(fake.stderr.text).toBe('whsvc: 1 webhook is unhealthy: wh_b (its newest 2 deliveries failed; 33.3% delivered, under 50%)\n');
   });
 
-  it('on a terminal: a table with percentages and relative times, the unhealthy in red, failures got over in yellow', async () => {
+  it('on a terminal: the verdict in words (HEALTH), shares of the deliveries, relative times; the unhealthy in red, failures got over in yellow', async () => {
     const fake = fakeDeps({ stdoutTTY: true, stdoutColumns: 160, env: { FORCE_COLOR: '1' } });
     mockToken(fake.mock);
     mockFleet(fake);
-    await health({ ids: [] }, fake.deps);
+    await health({ ids: [], failUnder: 0 }, fake.deps);
     const lines = fake.stdout.text.trimEnd().split('\n');
     expect(lines).toHaveLength(5);
     // eslint-disable-next-line no-control-regex
     const plain = lines.map((line) => line.replace(/\u001b\[\d+m/g, ''));
-    expect(plain[0]).toMatch(/^ID\s+URL\s+STATUS\s+TOTAL\s+OK\s+FAILED\s+PENDING\s+STREAK\s+LAST OK\s+LAST FAILED\s+CODE$/);
-    expect(plain[1]).toMatch(/^wh_b\s+https:\/\/wh_b\.example\.com\/in\s+active\s+3\s+33\.3%\s+66\.7%\s+0%\s+2\s+3 minutes ago\s+1 minute ago\s+503$/);
-    expect(plain[3]).toMatch(/^wh_c\s+\S+\s+active\s+20\s+95%\s+5%\s+0%\s+0\s+1 minute ago\s+30 minutes ago\s+410$/);
-    expect(plain[4]).toMatch(/^wh_d\s+\S+\s+paused\s+0\s+-\s+-\s+-\s+0\s+-\s+-\s+-$/);
+    expect(plain[0]).toMatch(/^ID\s+URL\s+STATUS\s+HEALTH\s+DELIVERED\s+FAILING STREAK\s+LAST DELIVERED\s+LAST FAILED\s+CODE$/);
+    expect(plain[1]).toMatch(/^wh_b\s+https:\/\/wh_b\.example\.com\/in\s+active\s+unhealthy\s+33\.3% of 3\s+2\s+3 minutes ago\s+1m ago\s+503$/);
+    expect(plain[3]).toMatch(/^wh_c\s+\S+\s+active\s+healthy\s+95% of 20\s+0\s+1 minute ago\s+30m ago\s+410$/);
+    expect(plain[4]).toMatch(/^wh_d\s+\S+\s+paused\s+no data\s+-\s+0\s+-\s+-\s+-$/);
     expect(lines[1]).toBe(`\u001b[31m${plain[1]}\u001b[39m`);
     expect(lines[2]).toBe(`\u001b[33m${plain[2]}\u001b[39m`);
     expect(lines[4]).toBe(plain[4]);
   });
 
-  it('on a narrow terminal the URL and the times give way; titles and figures stay whole', async () => {
+  it('on a narrow terminal columns are left out by the width alone; titles, figures and the verdict stay whole', async () => {
     const fake = fakeDeps({ stdoutTTY: true, stdoutColumns: 100 });
     mockToken(fake.mock);
     mockFleet(fake);
@@ -324,8 +326,8 @@ describe('webhooks health: order, threshold, output', () => {
       .split('\n')
       .map((line) => line.replace(/\u001b\[\d+m/g, ''));
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
-    expect(lines[0]).toMatch(/^ID\s+URL\s+STATUS\s+TOTAL\s+OK\s+FAILED\s+PENDING\s+STREAK\s+LAST/);
-    expect(lines[1]).toMatch(/^wh_b\s+\S+\s+active\s+3\s+33\.3%\s+66\.7%\s+0%\s+2\s/);
+    expect(lines[0]).toMatch(/^ID\s+HEALTH\s+DELIVERED\s+FAILING STREAK\s+LAST FAILED\s+CODE$/);
+    expect(lines[1]).toMatch(/^wh_b\s+unhealthy\s+33\.3% of 3\s+2\s+1m ago\s+503$/);
   });
 
   it('a partial share is never shown as 100% or 0%', async () => {
@@ -336,7 +338,7 @@ describe('webhooks health: order, threshold, output', () => {
       [...Array.from({ length: 1999 }, (_, i) => attempt(`a${i + 1}`, `a${i + 1}`, 'delivered', 200, 1)), attempt('a0', 'a0', 'failed', 500, 2)],
     ]);
     await health({ ids: [] }, fake.deps);
-    expect(fake.stdout.text.split('\n')[1]).toMatch(/\s+2000\s+99\.9%\s+0\.1%\s+0%\s+0\s/);
+    expect(fake.stdout.text.split('\n')[1]).toMatch(/\s+healthy\s+99\.9% of 2000\s+0\s/);
   });
 
   it('no webhooks: a note (on stderr in a pipe), and {webhooks: []} with --json', async () => {
@@ -350,7 +352,7 @@ describe('webhooks health: order, threshold, output', () => {
     mockToken(jsonFake.mock);
     mockWebhooks(jsonFake, []);
     await health({ ids: [] }, jsonFake.deps);
-    expect(JSON.parse(jsonFake.stdout.text)).toEqual({ since: at(24 * HOUR), fail_under: null, webhooks: [] });
+    expect(JSON.parse(jsonFake.stdout.text)).toEqual({ since: at(24 * HOUR), fail_under: 0.95, webhooks: [] });
   });
 });
 

@@ -5,7 +5,7 @@ import { integerIn } from '../../../cli/parse.js';
 import { ApiError, AuthError, NetworkError, RequestStopped } from '../../../api/errors.js';
 import { answeredStatus, deliveryKey } from '../../../api/log.js';
 import { ProgressLine } from '../../../render/progress.js';
-import { andMore, counted, sanitize } from '../../../render/text.js';
+import { andMore, counted, noAnswer, sanitize } from '../../../render/text.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { JsonDocumentStream } from '../../../cli/output.js';
 import { ExitCode } from '../../../cli/errors.js';
@@ -62,7 +62,7 @@ async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget, s
     const outcome: Outcome = attempt.status === 'delivered' ? 'delivered' : attempt.status === 'failed' ? 'failed' : 'pending';
     if (outcome !== 'failed') return { target, outcome, attempt };
     const code = answeredStatus(attempt.response_code);
-    return { target, outcome, attempt, reason: code === undefined ? 'no HTTP response' : `answered ${code}` };
+    return { target, outcome, attempt, reason: code === undefined ? noAnswer(attempt.failure_reason) : `answered ${code}` };
   } catch (error) {
     // Told to stop while it waited out a 429: never sent, so neither re-sent nor an error.
     if (error instanceof RequestStopped) return undefined;
@@ -304,7 +304,7 @@ export class ResendReport {
     };
   }
 
-  /** How many failed each way, most first: `Failed again, by reason: 10 answered 500, 5 no HTTP response`. */
+  /** How many failed each way, most first: `Failed again, by reason: 10 answered 500, 5 no answer`. */
   private writeReasons(label: string, reasons: Map<string, number>): void {
     if (reasons.size === 0) return;
     const counts = [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, count]) => `${count} ${sanitize(reason)}`);

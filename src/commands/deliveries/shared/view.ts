@@ -1,13 +1,18 @@
 import type { Colors } from '../../../render/colors.js';
-import { renderTable, tableTime, type TableOptions } from '../../../render/table.js';
-import { clockTime, keyValues, relativeTime, sanitize, sanitizeBlock, statusWords } from '../../../render/text.js';
+import { renderTable, type Column, type TableOptions } from '../../../render/table.js';
+import { ID_SHORT_WIDTH } from '../../../render/width.js';
+import { clockTime, codeWords, keyValues, noAnswer, relativeTime, sanitize, sanitizeBlock, statusWords } from '../../../render/text.js';
 import { answeredStatus } from '../../../api/log.js';
 import type { Attempt } from '../../../api/shapes.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { printJson } from '../../../cli/output.js';
+import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH } from '../../../cli/columns.js';
 
-/** The status word in its colour; a failed delivery's retry due after it, in the same words as everywhere (statusWords). */
-export function statusLabel(status: string, colors: Colors, retry?: { nextAttemptAt: string | null | undefined; now: number }): string {
+/**
+ * The status word in its colour; a failed delivery's retry due after it, in the same words as everywhere
+ * (statusWords): with its time of day given `now`, without it (`failed · retry due`) given none.
+ */
+export function statusLabel(status: string, colors: Colors, retry?: { nextAttemptAt: string | null | undefined; now?: number | undefined }): string {
   const word = status === 'delivered' ? colors.green(status) : status === 'failed' ? colors.red(status) : colors.yellow(sanitize(status));
   const words = retry ? statusWords(status, retry.nextAttemptAt, retry.now) : status;
   return words === status ? word : `${word}${colors.yellow(words.slice(status.length))}`;
@@ -21,29 +26,35 @@ function attemptOf(attempt: Attempt): string {
   return attempt.delivery_id && attempt.delivery_id !== attempt.id ? `${number} of ${attempt.delivery_id}` : number;
 }
 
+/** An attempt's code: the status its endpoint answered, `no answer`, or nothing while it is under way. */
+export const attemptCode = (attempt: Pick<Attempt, 'response_code' | 'status'>) => codeWords(answeredStatus(attempt.response_code), attempt.status);
+
+/**
+ * The attempt log as a table. Its columns by width (the rows never change them): at 132 columns all, the time in
+ * its compact form; at 100 the attempt is left out; at 80 the time too, the event type cut between its words; at 60
+ * the event type too. The id, the status with its retry due and the code stay whole at every width.
+ */
+export const attemptColumns = (now: number): Column[] => [
+  { title: 'ID', kind: 'id', width: DELIVERY_ID_WIDTH },
+  { title: 'EVENT', kind: 'words', width: EVENT_WIDTH, min: EVENT_MIN, give: 3, drop: 5 },
+  { title: 'STATUS', width: STATUS_WIDTH },
+  { title: 'CODE', width: CODE_WIDTH },
+  // `3 of dlv_…`: the attempt's number, and its delivery's id (whole, or in its short form).
+  { title: 'ATTEMPT', kind: 'id', width: 5 + DELIVERY_ID_WIDTH, min: 5 + ID_SHORT_WIDTH, give: 1, drop: 2 },
+  { title: 'CREATED', kind: 'time', now, give: 0, drop: 4 },
+];
+
 export async function attemptTable(items: Attempt[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
-  const code = (d: Attempt) => String(answeredStatus(d.response_code) ?? '-');
   if (options.plain) {
     // For scripts: the attempt's number alone, and its delivery's id (when the service says it) last.
-    const rows = items.map((d) => [
-      d.id,
-      d.event,
-      d.status,
-      code(d),
-      String(d.attempts ?? ''),
-      tableTime(d.created_at, now, options),
-      ...(d.delivery_id ? [d.delivery_id] : []),
-    ]);
+    const rows = items.map((d) => [d.id, d.event, d.status, attemptCode(d), String(d.attempts ?? ''), d.created_at, ...(d.delivery_id ? [d.delivery_id] : [])]);
     return renderTable([], rows, colors, options);
   }
-  // The id and the status stay whole; "2 of dlv_…" gives way first (keeping its number and the id's start), the event
-  // type and the time last. Too narrow for all: the attempt, then the time, then the event type are left out (one
-  // that reads the same on every row before anything is cut).
   return renderTable(
-    ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
-    items.map((d) => [d.id, d.event, statusWords(d.status, d.next_attempt_at), code(d), attemptOf(d), tableTime(d.created_at, now, options)]),
+    attemptColumns(now),
+    items.map((d) => [d.id, d.event, statusWords(d.status, d.next_attempt_at), attemptCode(d), attemptOf(d), d.created_at]),
     colors,
-    { whole: [0, 2], reluctant: [1, 5], dropFirst: [4, 5, 1], events: [1], ...options },
+    options,
   );
 }
 
@@ -53,7 +64,7 @@ export function attemptBlock(attempt: Attempt, colors: Colors, now: number): str
     ...(attempt.webhook_id ? [['webhook', attempt.webhook_id] as Pair] : []),
     ['event', attempt.event],
     ['status', { styled: statusLabel(attempt.status, colors, { nextAttemptAt: attempt.next_attempt_at, now }) }],
-    ['response', String(answeredStatus(attempt.response_code) ?? 'no HTTP response')],
+    ['response', String(answeredStatus(attempt.response_code) ?? noAnswer())],
     ...(attempt.failure_reason ? [['failure', attempt.failure_reason] as Pair] : []),
     ...(attempt.attempts === undefined ? [] : [['attempt', attemptOf(attempt)] as Pair]),
     ['created', `${relativeTime(attempt.created_at, now)} (${attempt.created_at})`],
@@ -84,7 +95,7 @@ export function reportSentAttempt(
   if (attempt.status !== 'failed') return 0;
   const status = answeredStatus(attempt.response_code);
   // Why there was no answer, when the service says (the sandbox's failure_reason: a timeout, a refused connection).
-  const answer = status === undefined ? `no HTTP response${attempt.failure_reason ? `: ${attempt.failure_reason}` : ''}` : `it answered ${status}`;
+  const answer = status === undefined ? noAnswer(attempt.failure_reason) : `it answered ${status}`;
   deps.stderr.write(`whsvc: the endpoint did not accept the ${what} (${sanitize(answer)})\n`);
   if (!retriesFollow) return 1;
   // The interface retries failed deliveries by itself, with backoff; say so, and how to follow them.

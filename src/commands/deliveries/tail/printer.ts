@@ -1,29 +1,62 @@
-import type { Attempt } from '../../../api/shapes.js';
-import { answeredStatus, deliveryKey } from '../../../api/log.js';
+import { deliveryKey } from '../../../api/log.js';
 import type { Colors } from '../../../render/colors.js';
-import { deliveryIdFields, fittedLine, idField, shortId, shortIdsAt, type LineField } from '../../../render/line.js';
+import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout, type StreamField } from '../../../render/line.js';
 import type { OutputStream } from '../../../render/stream.js';
-import { clockTime, sanitize, statusWords } from '../../../render/text.js';
-import { statusLabel } from '../shared/view.js';
+import { clockTime, noAnswer, sanitize, statusWords } from '../../../render/text.js';
+import { displayWidth, ID_SHORT_WIDTH } from '../../../render/width.js';
+import { attemptCode, statusLabel } from '../shared/view.js';
+import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../../cli/columns.js';
 import { type ForwardRoute, shownUrl } from '../../../cli/forward.js';
 import type { ForwardOutcome } from './forward.js';
 import type { Change } from './follow.js';
 
-/** Wide enough for the catalog's longest type (production_order.completed), as listen lines up. */
-const EVENT_WIDTH = 26;
-
 /** A forward's outcome that has a line: it was sent, and answered or not. */
 export type ForwardLine = Exclude<ForwardOutcome, { kind: 'cannot' }>;
+
+type ChangeKey = 'time' | 'webhook' | 'event' | 'previous' | 'status' | 'code' | 'delivery' | 'own';
+type ForwardKey = 'time' | 'url' | 'via' | 'delivery' | 'app' | 'signature' | 'why';
+
+/** A time of day (`14:02:05`); one of another day has its date before it, and is wider. */
+const TIME_WIDTH = 8;
+/** `failed · retry due 14:02:05`, the widest status a line shows; without its time of day, STATUS_WIDTH. */
+const STATUS_WITH_TIME = STATUS_WIDTH + 1 + TIME_WIDTH;
+
+/**
+ * The fields of an attempt's line, in the order they give way on a narrow terminal (decided once, at the stream's
+ * start: every line then has the same fields in the same places): the attempt's own id goes; the webhook id takes its
+ * short form; `pending →` goes; the delivery id takes its short form; the webhook id goes; the event type is cut
+ * between its words, then goes; the status loses its retry's time of day (`failed · retry due`). The time, the status
+ * and the code stay. At 132 columns: everything but the attempt's own id, the webhook id short; at 100: the time,
+ * the event type, the status, the code and the delivery (short); at 80 the event type cut; at 60 without it.
+ */
+const CHANGE_FIELDS: Array<StreamField<ChangeKey>> = [
+  { key: 'time', width: TIME_WIDTH },
+  { key: 'webhook', width: WEBHOOK_ID_WIDTH, min: ID_SHORT_WIDTH, give: 1, drop: 4, cut: 'id' },
+  { key: 'event', width: EVENT_WIDTH, min: EVENT_MIN, give: 5, drop: 6, cut: 'words' },
+  // `pending →` before a status that changed (a delivery is only ever pending or failed before).
+  { key: 'previous', width: 9, drop: 2 },
+  { key: 'status', width: STATUS_WITH_TIME, min: STATUS_WIDTH, give: 7, attached: true },
+  { key: 'code', width: CODE_WIDTH },
+  { key: 'delivery', width: deliveryRefWidth(DELIVERY_ID_WIDTH), min: DELIVERY_REF_SHORT, give: 3 },
+  { key: 'own', width: DELIVERY_ID_WIDTH + 2, min: ID_SHORT_WIDTH + 2, drop: 0, attached: true },
+];
 
 /**
  * tail's stdout: a line per attempt or change of status, and per forward,
  * each as NDJSON with --json. Every time is the service's (a sandbox's clock
  * may have been moved), so an attempt line and a forward line of one stream
- * agree. On a terminal a line fits its width (fitLine, in the order given
- * with its fields); a pipe gets whole lines.
+ * agree. On a terminal the lines' fields are decided once, from its width
+ * when the first line is written (StreamLayout); a pipe gets whole lines.
  */
 export class TailPrinter {
-  constructor(private readonly out: { stdout: OutputStream; colors: Colors; json: boolean; serviceNow: () => number }) {}
+  private changeLayout: StreamLayout<ChangeKey> | undefined;
+  private forwardLayout: StreamLayout<ForwardKey> | undefined;
+
+  constructor(
+    private readonly out: { stdout: OutputStream; colors: Colors; json: boolean; serviceNow: () => number },
+    /** The routes of --forward-to, so that a forward line's fields are as wide as theirs. */
+    private readonly routes: ForwardRoute[] = [],
+  ) {}
 
   change(change: Change): void {
     const a = change.attempt;
@@ -46,29 +79,25 @@ export class TailPrinter {
       return;
     }
     const { colors } = this.out;
-    const retry = { nextAttemptAt: a.next_attempt_at, now: this.out.serviceNow() };
+    const layout = this.changes();
+    // The status with its retry's time of day, or, in the stream's compact form, without it (`failed · retry due`).
+    const retry = { nextAttemptAt: a.next_attempt_at, now: layout.compact('status') ? undefined : this.out.serviceNow() };
     const words = statusWords(a.status, a.next_attempt_at, retry.now);
-    const code = String(answeredStatus(a.response_code) ?? '-');
-    // On a narrow terminal the ids are in their short form on every line (shortIds); then, in this order: the attempt's
-    // own id goes, the webhook id takes its short form, "pending →" goes, the delivery id takes its short form, the
-    // webhook id goes, the event type is cut, then goes. The status, its retry due and the code stay whole.
     const previous = change.kind === 'status' ? sanitize(change.previous!) : undefined;
-    const fields: LineField[] = [
-      { text: this.clock(a.created_at) },
-      { ...idField(sanitize(change.webhookId), this.shortIds(), 1, 10), drop: 4 },
-      { text: sanitize(a.event), pad: EVENT_WIDTH, min: 12, cut: 'end', give: 5, drop: 6 },
-      ...(previous === undefined ? [] : [{ text: `${previous} →`, styled: `${statusLabel(change.previous!, colors)} →`, drop: 2 }]),
-      // "pending → delivered" is the widest the sandbox's statuses make, a retry due aside: the code lines up after it.
-      {
-        text: words,
-        styled: statusLabel(a.status, colors, retry),
-        pad: Math.max(0, 19 - (previous === undefined ? 0 : previous.length + 3)),
-        attached: previous !== undefined,
-      },
-      { text: code.padStart(3) },
-      ...this.refFields(a),
-    ];
-    this.write(fittedLine([fields], this.columns()));
+    const key = deliveryKey(a);
+    const ownId = key === a.id ? undefined : `(${layout.id('own', sanitize(a.id))})`;
+    this.write(
+      layout.line({
+        time: this.clock(a.created_at),
+        webhook: layout.id('webhook', sanitize(change.webhookId)),
+        event: sanitize(a.event),
+        previous: previous === undefined ? undefined : { text: `${previous} →`, styled: `${statusLabel(change.previous!, colors)} →` },
+        status: { text: words, styled: statusLabel(a.status, colors, retry) },
+        code: attemptCode(a).padStart(3),
+        delivery: deliveryRef(layout, 'delivery', sanitize(key), a.attempts),
+        own: ownId === undefined ? undefined : { text: ownId, styled: colors.dim(ownId) },
+      }),
+    );
   }
 
   /** A forward's line: where it went by which route, and the app's answer. */
@@ -94,43 +123,80 @@ export class TailPrinter {
       return;
     }
     const { colors } = this.out;
-    const answer =
+    const layout = this.forwards();
+    const app =
       outcome.kind === 'answered'
         ? {
             text: `app ${outcome.status}`,
             styled: `app ${outcome.status >= 200 && outcome.status < 300 ? colors.green(String(outcome.status)) : colors.red(String(outcome.status))}`,
           }
-        : {
-            text: `app down (${sanitize(outcome.error)}): not forwarded yet, tried again at the next poll`,
-            styled: `${colors.red(`app down (${sanitize(outcome.error)})`)}: not forwarded yet, tried again at the next poll`,
-          };
-    const signatureWords = {
-      verified: 'signature verified',
-      mismatch: 'signature mismatch: it does NOT match the rebuilt body',
-      missing: 'signature missing',
-      malformed: 'signature malformed',
-      not_checked: 'signature not checked',
-    }[outcome.signatureCheck];
+        : { text: 'app down', styled: colors.red('app down') };
+    const signatureWords = `signature ${outcome.signatureCheck === 'not_checked' ? 'not checked' : outcome.signatureCheck}`;
     const signatureStyle = { verified: colors.green, mismatch: colors.red, missing: colors.red, malformed: colors.red, not_checked: colors.dim }[
       outcome.signatureCheck
     ];
-    const fields: LineField[] = [
-      { text: this.clock(this.nowIso()) },
-      { text: `→ ${shownUrl(route.url)}`, min: 16, cut: 'url', give: 1 },
-      { text: `via ${route.label}`, drop: 3 },
-      ...this.refFields(a),
-      answer,
-      { text: signatureWords, styled: signatureStyle(signatureWords), min: 12, cut: 'end', give: 4 },
-    ];
-    this.write(fittedLine([fields], this.columns()));
+    // What the app's answer or the signature needs said, last: why the app did not answer, what a mismatch means.
+    const why =
+      outcome.kind === 'no_answer'
+        ? `${noAnswer(outcome.error)}: not forwarded yet, tried again at the next poll`
+        : outcome.signatureCheck === 'mismatch'
+          ? 'it does NOT match the rebuilt body'
+          : undefined;
+    this.write(
+      layout.line({
+        time: this.clock(this.nowIso()),
+        url: `→ ${shownUrl(route.url)}`,
+        via: `via ${route.label}`,
+        delivery: deliveryRef(this.changes(), 'delivery', sanitize(key), a.attempts),
+        app,
+        signature: { text: signatureWords, styled: signatureStyle(signatureWords) },
+        why: why === undefined ? undefined : { text: why, styled: colors.red(why) },
+      }),
+    );
   }
 
-  /** The delivery and the attempt's number (`dlv_A #2`), and the attempt's own id when it is not the delivery's. */
-  private refFields(attempt: Attempt): LineField[] {
-    const key = deliveryKey(attempt);
-    const ownId = `(${this.shortIds() ? shortId(sanitize(attempt.id)) : sanitize(attempt.id)})`;
-    const own: LineField[] = key === attempt.id ? [] : [{ text: ownId, styled: this.out.colors.dim(ownId), drop: 0, attached: true }];
-    return [...deliveryIdFields(sanitize(key), attempt.attempts, { short: this.shortIds(), give: 2 }), ...own];
+  /** The layout of the attempts' lines, decided at the first line. */
+  private changes(): StreamLayout<ChangeKey> {
+    this.changeLayout ??= new StreamLayout(CHANGE_FIELDS, this.columns());
+    return this.changeLayout;
+  }
+
+  /**
+   * The layout of the forwards' lines, decided at the first: the time, the app's answer and the signature's verdict
+   * stay; the route (`via invoice.*`) goes first, then the URL keeps its scheme and host and loses its path's middle;
+   * the delivery is in the form of the attempts' lines.
+   */
+  private forwards(): StreamLayout<ForwardKey> {
+    const widest = (texts: string[], floor: number) => Math.max(floor, ...texts.map(displayWidth));
+    this.forwardLayout ??= new StreamLayout<ForwardKey>(
+      [
+        { key: 'time', width: TIME_WIDTH },
+        {
+          key: 'url',
+          width: widest(
+            this.routes.map((route) => `→ ${shownUrl(route.url)}`),
+            16,
+          ),
+          min: 26,
+          give: 1,
+          cut: 'url',
+        },
+        {
+          key: 'via',
+          width: widest(
+            this.routes.map((route) => `via ${route.label}`),
+            5,
+          ),
+          drop: 0,
+        },
+        { key: 'delivery', width: this.changes().compact('delivery') ? DELIVERY_REF_SHORT : deliveryRefWidth(DELIVERY_ID_WIDTH) },
+        { key: 'app', width: 8 },
+        { key: 'signature', width: 21 },
+        { key: 'why', width: 20, drop: 2 },
+      ],
+      this.columns(),
+    );
+    return this.forwardLayout;
   }
 
   private clock(iso: string): string {
@@ -139,11 +205,6 @@ export class TailPrinter {
 
   private nowIso(): string {
     return new Date(this.out.serviceNow()).toISOString();
-  }
-
-  /** Ids in their short form on every line of a terminal narrower than a line with a retry due and its ids whole. */
-  private shortIds(): boolean {
-    return shortIdsAt(this.columns(), 132);
   }
 
   private columns(): number | undefined {

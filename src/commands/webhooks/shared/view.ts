@@ -1,18 +1,29 @@
 import type { Webhook } from '../../../api/shapes.js';
 import type { Colors } from '../../../render/colors.js';
-import { renderTable, tableTime, type TableOptions } from '../../../render/table.js';
+import { renderTable, type Column, type TableOptions } from '../../../render/table.js';
+import { URL_MIN, WEBHOOK_ID_WIDTH } from '../../../cli/columns.js';
 import { keyValues, relativeTime } from '../../../render/text.js';
 
 export const activeLabel = (active: boolean, colors: Colors) => (active ? colors.green('active') : colors.yellow('paused'));
 
+/**
+ * The webhooks as a table. Its columns by width (the rows never change them): at 132 all, the time compact and the
+ * event types shortened to whole ones and a count; at 100 the time is left out; at 80 the event types too; at 60 the
+ * id takes its short form, so that the URL keeps its scheme and host whole (its path loses its middle, or goes).
+ */
 export async function webhookTable(webhooks: Webhook[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
+  const columns: Column[] = [
+    { title: 'ID', kind: 'id', width: WEBHOOK_ID_WIDTH, give: 5 },
+    { title: 'URL', kind: 'url', width: 48, min: URL_MIN, give: 3 },
+    { title: 'EVENTS', kind: 'list', width: 40, min: 16, give: 1, drop: 4 },
+    { title: 'STATUS', width: 6, drop: 6 },
+    { title: 'CREATED', kind: 'time', now, give: 0, drop: 2 },
+  ];
   return renderTable(
-    ['ID', 'URL', 'EVENTS', 'STATUS', 'CREATED'],
-    webhooks.map((w) => [w.id, w.url, (w.events ?? []).join(', '), w.active ? 'active' : 'paused', tableTime(w.created_at, now, options)]),
+    columns,
+    webhooks.map((w) => [w.id, w.url, (w.events ?? []).join(', '), w.active ? 'active' : 'paused', w.created_at ?? '']),
     colors,
-    // Too narrow for all: the time, then the event types are left out; the id and the status stay whole, and the URL
-    // keeps its host's start, its port and its path's end (what tells webhooks apart) until nothing else can give.
-    { whole: [0, 3], reluctant: [4], dropFirst: [4, 2], urls: [1], events: [2], ...options },
+    options,
   );
 }
 

@@ -13,7 +13,7 @@ import type {
   InspectorOverview,
   InspectorWebhook,
 } from '../types.js';
-import { clockTime as clockTimeAt, statusWords } from '../../../render/text.js';
+import { clockTime as clockTimeAt, NO_ANSWER, statusWords } from '../../../render/text.js';
 
 const API = '/_sandbox/inspector/api';
 const PAGE_SIZE = 50;
@@ -236,7 +236,7 @@ function statusBadge(status: DeliveryStatus, nextAttemptAt?: string | null): HTM
 }
 
 function codeChip(code: number | null, status: DeliveryStatus): HTMLElement {
-  if (code === null) return h('span', { class: 'code none', title: 'no HTTP answer' }, status === 'pending' ? '···' : 'no answer');
+  if (code === null) return h('span', { class: 'code none', title: status === 'pending' ? 'under way' : NO_ANSWER }, status === 'pending' ? '···' : NO_ANSWER);
   return h('span', { class: `code ${code >= 200 && code < 300 ? 'ok' : 'bad'}`, title: `HTTP ${code}` }, String(code));
 }
 
@@ -802,7 +802,7 @@ function answer(a: InspectorAttempt): HTMLElement {
     'dl',
     { class: 'facts' },
     h('dt', {}, 'Status'),
-    h('dd', {}, a.response_code === null ? (a.status === 'pending' ? 'waiting for the answer' : 'no HTTP answer') : `HTTP ${a.response_code}`),
+    h('dd', {}, a.response_code === null ? (a.status === 'pending' ? 'waiting for the answer' : NO_ANSWER) : `HTTP ${a.response_code}`),
     h('dt', {}, 'Time taken'),
     h('dd', {}, a.duration_ms === null ? '—' : `${a.duration_ms} ms`),
     a.failure_reason ? h('dt', {}, 'Why it failed') : null,

@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import type { Attempt } from '../../../src/api/shapes.js';
+import type { Change } from '../../../src/commands/deliveries/tail/follow.js';
+import { TailPrinter } from '../../../src/commands/deliveries/tail/printer.js';
+import type { Decision } from '../../../src/commands/listen/answer.js';
+import { receiptLayout, receiptLine, type AnswerWords, type Receipt } from '../../../src/commands/listen/receipt.js';
+import { PLAIN } from '../../../src/render/colors.js';
+import { StreamLayout } from '../../../src/render/line.js';
+import { displayWidth } from '../../../src/render/width.js';
+import { Collector } from '../../helpers/fake-deps.js';
+
+const WIDTHS = [60, 80, 100, 132] as const;
+const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
+const at = (seconds: number) => new Date(NOW + seconds * 1000).toISOString();
+
+describe('a stream decides its fields once, from the width', () => {
+  const fields = () =>
+    new StreamLayout<'a' | 'b' | 'c' | 'd'>(
+      [
+        { key: 'a', width: 8 },
+        { key: 'b', width: 20, min: 10, give: 1, drop: 2, cut: 'words' },
+        { key: 'c', width: 6 },
+        { key: 'd', width: 10 },
+      ],
+      40,
+    );
+
+  it('a field left out is left out of every line, whatever the line holds', () => {
+    const layout = new StreamLayout<'a' | 'b' | 'c'>(
+      [
+        { key: 'a', width: 8 },
+        { key: 'b', width: 26, drop: 0 },
+        { key: 'c', width: 10 },
+      ],
+      40,
+    );
+    expect(layout.has('b')).toBe(false);
+    // A short value of b would fit on this line: it is left out all the same.
+    expect(layout.line({ a: '12:00:00', b: 'x', c: 'delivered' })).toBe('12:00:00  delivered');
+  });
+
+  it('every field keeps its place: a blank for a value a line lacks, padding for a short one', () => {
+    const layout = fields();
+    expect(layout.compact('b')).toBe(true);
+    const lines = [layout.line({ a: '12:00:00', b: 'invoice.paid', c: '200', d: 'end' }), layout.line({ a: '12:00:01', c: '503', d: 'end' })];
+    expect(lines).toEqual(['12:00:00  invoice.…   200     end', '12:00:01              503     end']);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(40);
+  });
+
+  it('in a pipe every field is shown whole, never cut', () => {
+    const layout = new StreamLayout<'a' | 'b'>(
+      [
+        { key: 'a', width: 4, drop: 0 },
+        { key: 'b', width: 4, min: 2, give: 0 },
+      ],
+      undefined,
+    );
+    expect(layout.line({ a: 'longer than four', b: 'also long' })).toBe('longer than four  also long');
+  });
+});
+
+describe('deliveries tail: every line of a stream has the same fields in the same places', () => {
+  const attempt = (fields: Partial<Attempt>): Attempt => ({
+    id: 'dlv_eb21e83a2f0dc702c917aaee',
+    event: 'invoice.paid',
+    status: 'delivered',
+    response_code: 200,
+    attempts: 1,
+    created_at: at(-5),
+    ...fields,
+  });
+  const changes: Change[] = [
+    { kind: 'new', webhookId: 'wh_c83aff767de74af5b1f8e3ad', attempt: attempt({}) },
+    {
+      kind: 'new',
+      webhookId: 'wh_05508bd8f0cc734ca225f39b',
+      attempt: attempt({
+        id: 'dlv_2d5c16aa0000000000000001',
+        event: 'production_order.completed',
+        status: 'failed',
+        response_code: 0,
+        next_attempt_at: at(60),
+      }),
+    },
+    {
+      kind: 'status',
+      previous: 'pending',
+      webhookId: 'wh_05508bd8f0cc734ca225f39b',
+      attempt: attempt({ id: 'dlv_2d5c16aa0000000000000002', delivery_id: 'dlv_2d5c16aa0000000000000001', attempts: 2, status: 'failed', response_code: 503 }),
+    },
+  ];
+  const linesAt = (columns: number) => {
+    const stdout = new Collector(true, columns);
+    const printer = new TailPrinter({ stdout, colors: PLAIN, json: false, serviceNow: () => NOW });
+    for (const change of changes) printer.change(change);
+    return stdout.text.trimEnd().split('\n');
+  };
+
+  it.each(WIDTHS)('at %i columns', (columns) => {
+    const lines = linesAt(columns);
+    for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(columns);
+    // The webhook and the event type: on every line or on none.
+    for (const shown of [/ wh_/, /invoice\.paid|production_/]) expect(new Set(lines.map((line) => shown.test(line))).size, lines.join('\n')).toBe(1);
+    // The code and the delivery start in the same column on every line.
+    const codeAt = lines.map((line) => line.search(/(\d{3}|no answer) +dlv_/));
+    expect(new Set(codeAt).size, lines.join('\n')).toBe(1);
+    expect(new Set(lines.map((line) => line.indexOf('dlv_'))).size).toBe(1);
+    // The delivery id whole, or in its one short form.
+    for (const line of lines) expect(line).toMatch(/ (dlv_eb21e83a2f0dc702c917aaee|dlv_eb…aaee|dlv_2d5c16aa0000000000000001|dlv_2d…0001) #\d/);
+  });
+
+  it('which fields, by width', () => {
+    expect(linesAt(132)[1]).toMatch(
+      /^\d\d:\d\d:\d\d {2}wh_055…f39b {2}production_order\.completed +failed · retry due \d\d:\d\d:\d\d +no answer {2}dlv_2d5c16aa0000000000000001 #1$/,
+    );
+    expect(linesAt(100)[1]).toMatch(/^\d\d:\d\d:\d\d {2}production_order\.completed {2}failed · retry due \d\d:\d\d:\d\d {2}no answer {2}dlv_2d…0001 #1$/);
+    expect(linesAt(80)[1]).toMatch(/^\d\d:\d\d:\d\d {2}production_… {2}failed · retry due \d\d:\d\d:\d\d {2}no answer {2}dlv_2d…0001 #1$/);
+    // At 60 the retry's time of day goes, the status stays whole: `failed · retry due`.
+    expect(linesAt(60)[1]).toMatch(/^\d\d:\d\d:\d\d {2}failed · retry due {2}no answer {2}dlv_2d…0001 #1$/);
+  });
+});
+
+describe('listen: every line of a stream has the same fields in the same places', () => {
+  const words: AnswerWords = { defaultStatus: true };
+  const decision = (fields: Partial<Decision>): Decision => ({
+    filtered: false,
+    event: 'invoice.paid',
+    headerEvent: 'invoice.paid',
+    eventMismatch: false,
+    signatureCheck: 'verified',
+    deliveryId: 'dlv_eb21e83a2f0dc702c917aaee',
+    attempt: '1',
+    attemptNumber: 1,
+    repeat: null,
+    repeatOf: null,
+    status: 200,
+    rule: 'respond_status',
+    refusal: '',
+    ...fields,
+  });
+  const receipts: Receipt[] = [
+    decision({}),
+    decision({
+      event: 'production_order.completed',
+      attempt: '2',
+      attemptNumber: 2,
+      repeat: 'retry',
+      repeatOf: 'dlv_eb21e83a2f0dc702c917aaee',
+      status: 202,
+      rule: 'forward',
+    }),
+    decision({ signatureCheck: 'mismatch', status: 400, rule: 'signature' }),
+  ].map((d, i) => ({
+    decision: d,
+    receivedAt: new Date(NOW + i * 1000),
+    headers: {},
+    body: Buffer.from('{}'),
+    ...(d.rule === 'forward' ? { forwarded: { url: 'http://127.0.0.1:3000/hooks', route: 'invoice.*', status: 202 } } : {}),
+  }));
+  const linesAt = (columns: number) => {
+    const layout = receiptLayout(words, ['invoice.*', '*'], columns);
+    return receipts.map((receipt) => receiptLine(receipt, words, PLAIN, layout).trimEnd());
+  };
+
+  it.each(WIDTHS)('at %i columns', (columns) => {
+    const lines = linesAt(columns);
+    for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(columns);
+    // The event type: on every line or on none; the answer in one place.
+    expect(new Set(lines.map((line) => /invoice\.paid|production_/.test(line))).size, lines.join('\n')).toBe(1);
+    expect(new Set(lines.map((line) => line.indexOf('-> '))).size, lines.join('\n')).toBe(1);
+    // What is odd about a delivery is said at every width.
+    expect(lines[1]).toMatch(/ retry$/);
+  });
+
+  it('the route (`via …`) is on every forwarded line, or on none, by width', () => {
+    expect(linesAt(132)[1]).toMatch(
+      /^12:00:01 {2}production_order\.completed {2}dlv_eb…aaee #2 +signature verified +-> 202 \(forwarded\) +app 202 +via invoice\.\* +retry$/,
+    );
+    expect(linesAt(132)[0]).toMatch(/-> 200 \(default\)$/);
+    expect(linesAt(100)[1]).toMatch(/ {2}-> 202 {2}app 202 +retry$/);
+    for (const columns of [60, 80, 100]) for (const line of linesAt(columns)) expect(line).not.toContain('via ');
+    expect(linesAt(80)[1]).toMatch(/^12:00:01 {2}production_… {2}dlv_eb…aaee #2 +verified +-> 202 {2}app 202 +retry$/);
+    expect(linesAt(60)[1]).toMatch(/^12:00:01 {2}dlv_eb…aaee #2 +verified +-> 202 {2}retry$/);
+  });
+});

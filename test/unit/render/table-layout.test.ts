@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import type { Attempt, Webhook } from '../../../src/api/shapes.js';
+import { attemptTable } from '../../../src/commands/deliveries/shared/view.js';
+import { HealthTally, healthTable, type WebhookHealth } from '../../../src/commands/webhooks/health.js';
+import { webhookTable } from '../../../src/commands/webhooks/shared/view.js';
+import { PLAIN } from '../../../src/render/colors.js';
+import { renderTable, type Column, type SharedLayout } from '../../../src/render/table.js';
+import { displayWidth, shortId } from '../../../src/render/width.js';
+
+// The widths a user tries a screen at: which columns a table shows must follow from these alone, never from its rows.
+const WIDTHS = [60, 80, 100, 132] as const;
+const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
+const ago = (seconds: number) => new Date(NOW - seconds * 1000).toISOString();
+const hex = (n: number, length = 24) => n.toString(16).padStart(length, '0');
+
+const linesOf = (text: string) => text.trimEnd().split('\n');
+const titlesOf = (line: string) => line.trim().split(/ {2,}/);
+
+/** Three pages of one webhook's log, as unlike as rows get: first attempts only, retries of long ids, no answers. */
+const PAGES: Attempt[][] = [
+  [1, 2, 3].map((n) => ({ id: `dlv_${hex(n)}`, event: 'invoice.paid', status: 'delivered', response_code: 200, attempts: 1, created_at: ago(15) })),
+  [4, 5, 6].map((n) => ({
+    id: `dlv_${hex(n)}`,
+    delivery_id: 'dlv_eb21e83a2f0dc702c917aaee',
+    event: 'production_order.completed',
+    status: 'failed',
+    response_code: 503,
+    attempts: 3,
+    next_attempt_at: ago(-60),
+    created_at: ago(7),
+  })),
+  [7, 8].map((n) => ({ id: `dlv_${hex(n)}`, event: 'sales_order.created', status: 'failed', response_code: 0, attempts: 1, created_at: ago(7200) })),
+];
+
+describe('deliveries list: the same columns at the same width, whatever the rows', () => {
+  const expected: Record<(typeof WIDTHS)[number], string[]> = {
+    132: ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
+    100: ['ID', 'EVENT', 'STATUS', 'CODE', 'CREATED'],
+    80: ['ID', 'EVENT', 'STATUS', 'CODE'],
+    60: ['ID', 'STATUS', 'CODE'],
+  };
+
+  it.each(WIDTHS)('at %i columns', async (width) => {
+    for (const page of PAGES) {
+      const lines = linesOf(await attemptTable(page, PLAIN, NOW, { maxWidth: width }));
+      expect(titlesOf(lines[0]!), `${width}: ${lines.join('\n')}`).toEqual(expected[width]);
+      for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(width);
+      // The id is whole on every row; a status with its retry due and `no answer` too.
+      for (const [i, attempt] of page.entries()) expect(lines[i + 1]!.startsWith(`${attempt.id}  `)).toBe(true);
+      for (const line of lines.slice(1)) expect(line).toMatch(/ {2}(delivered|failed · retry due|failed) +(200|503|no answer)( |$)/);
+    }
+  });
+
+  it("at 132 columns the delivery's id is whole in `3 of dlv_…`, and the time compact, never cut", async () => {
+    const lines = linesOf(await attemptTable(PAGES[1]!, PLAIN, NOW, { maxWidth: 132 }));
+    expect(lines[1]).toMatch(/ 3 of dlv_eb21e83a2f0dc702c917aaee {2}7s ago$/);
+  });
+
+  it('at 80 columns an event type is cut between its words', async () => {
+    const retryDue = linesOf(await attemptTable(PAGES[1]!, PLAIN, NOW, { maxWidth: 80 }));
+    expect(retryDue[1]).toMatch(/ {2}production_order\.… +failed/);
+  });
+});
+
+const webhooks: Webhook[] = [
+  { id: `wh_${hex(1)}`, url: 'https://hooks.prod.example.com/api/v2/webhooks/erp/invoices', events: ['invoice.paid', 'sales_order.created'], active: true },
+  { id: `wh_${hex(2)}`, url: 'https://hooks.staging.example.com/api/v2/webhooks/erp/invoices', events: ['invoice.paid'], active: false },
+  { id: `wh_${hex(3)}`, url: 'http://127.0.0.1:9401/hooks', events: ['invoice.paid', 'sales_order.created', 'production_order.completed'], active: true },
+].map((w) => ({ ...w, created_at: ago(600) }));
+
+describe('webhooks list: hosts whole at every width', () => {
+  const expected: Record<(typeof WIDTHS)[number], string[]> = {
+    132: ['ID', 'URL', 'EVENTS', 'STATUS', 'CREATED'],
+    100: ['ID', 'URL', 'EVENTS', 'STATUS'],
+    80: ['ID', 'URL', 'STATUS'],
+    60: ['ID', 'URL', 'STATUS'],
+  };
+
+  it.each(WIDTHS)('at %i columns', async (width) => {
+    for (const rows of [webhooks, webhooks.slice(2)]) {
+      const lines = linesOf(await webhookTable(rows, PLAIN, NOW, { maxWidth: width }));
+      expect(titlesOf(lines[0]!), lines.join('\n')).toEqual(expected[width]);
+      rows.forEach((webhook, i) => {
+        const line = lines[i + 1]!;
+        expect(displayWidth(line), line).toBeLessThanOrEqual(width);
+        // Whole, or (at 60 columns, so that the hosts stay whole) in its one short form.
+        expect(line.startsWith(`${width === 60 ? shortId(webhook.id) : webhook.id}  `), line).toBe(true);
+        expect(line).toContain(new URL(webhook.url).origin);
+      });
+    }
+  });
+
+  it('the path loses its middle, its end kept first; the event types keep whole ones and a count', async () => {
+    const at100 = linesOf(await webhookTable(webhooks, PLAIN, NOW, { maxWidth: 100 }));
+    expect(at100[1]).toContain('https://hooks.prod.example.com/…/erp/invoices  invoice.paid +1');
+    expect(at100[3]).toContain('invoice.paid +2');
+    const at80 = linesOf(await webhookTable(webhooks, PLAIN, NOW, { maxWidth: 80 }));
+    expect(at80[2]).toContain('https://hooks.staging.example.com…/invoices');
+  });
+});
+
+function healthRow(id: string, url: string, outcomes: Array<'delivered' | 'failed'>, code: number | null = 503): WebhookHealth {
+  const tally = new HealthTally();
+  for (const [i, status] of outcomes.entries()) {
+    tally.add({ id: `dlv_${id}_${i}`, event: 'invoice.paid', status, response_code: status === 'delivered' ? 200 : code, created_at: ago(60 * (i + 1)) });
+  }
+  return tally.result({ id, url, active: true });
+}
+
+describe('webhooks health: the verdict in words at every width', () => {
+  const rows = [
+    healthRow(`wh_${hex(1)}`, webhooks[0]!.url, ['failed', 'failed', 'delivered'], null),
+    // 13% delivered, its newest delivery through: unhealthy under the default threshold.
+    healthRow(`wh_${hex(2)}`, webhooks[1]!.url, ['delivered', ...Array<'failed'>(7).fill('failed')]),
+    healthRow(`wh_${hex(3)}`, webhooks[2]!.url, ['delivered', 'delivered']),
+    healthRow(`wh_${hex(4)}`, 'http://127.0.0.1:9403/idle', []),
+  ];
+  const expected: Record<(typeof WIDTHS)[number], string[]> = {
+    132: ['ID', 'URL', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'LAST FAILED', 'CODE'],
+    100: ['ID', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'LAST FAILED', 'CODE'],
+    80: ['ID', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'CODE'],
+    60: ['ID', 'HEALTH', 'DELIVERED'],
+  };
+
+  it.each(WIDTHS)('at %i columns, without colour', async (width) => {
+    for (const shown of [rows, rows.slice(2)]) {
+      const lines = linesOf(await healthTable(shown, PLAIN, NOW, { maxWidth: width }));
+      expect(titlesOf(lines[0]!), lines.join('\n')).toEqual(expected[width]);
+      for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(width);
+    }
+    const lines = linesOf(await healthTable(rows, PLAIN, NOW, { maxWidth: width }));
+    expect(lines[1]).toMatch(/ {2}unhealthy {2}33\.3% of 3( |$)/);
+    expect(lines[2]).toMatch(/ {2}unhealthy {2}12\.5% of 8( |$)/);
+    expect(lines[3]).toMatch(/ {2}healthy {4}100% of 2( |$)/);
+    expect(lines[4]).toMatch(/ {2}no data {4}-( |$)/);
+  });
+
+  it('the code of a last failure with no answer says so; none, -', async () => {
+    const lines = linesOf(await healthTable(rows, PLAIN, NOW, { maxWidth: 132 }));
+    expect(lines[1]).toMatch(/ {2}no answer$/);
+    expect(lines[2]).toMatch(/ {2}503$/);
+    expect(lines[4]).toMatch(/ {2}-$/);
+  });
+});
+
+describe('tables in general', () => {
+  it('a title is never cut, however narrow the terminal', async () => {
+    const columns: Column[] = [{ title: 'ID', kind: 'id', width: 28 }, { title: 'DESCRIPTION', kind: 'words', width: 40, min: 12 }, { title: 'ATTEMPT' }];
+    for (let width = 20; width <= 90; width += 7) {
+      const head = linesOf(await renderTable(columns, [[`dlv_${hex(9)}`, 'a description that goes on and on', '1']], PLAIN, { maxWidth: width }))[0]!;
+      expect(titlesOf(head)).toEqual(['ID', 'DESCRIPTION', 'ATTEMPT']);
+    }
+  });
+
+  it('the pages of a streamed list keep the first page\u2019s columns and places; a longer value later is shortened its way', async () => {
+    const shared: SharedLayout = {};
+    const columns: Column[] = [
+      { title: 'ID', kind: 'id', width: 12 },
+      { title: 'URL', kind: 'url', width: 30, min: 24, give: 1 },
+      { title: 'CREATED', kind: 'time', now: NOW, drop: 0 },
+    ];
+    const first = await renderTable(columns, [['wh_000000001', 'https://a.example/h', ago(5)]], PLAIN, { maxWidth: 50, shared });
+    const second = await renderTable(columns, [['wh_000000002', 'https://b.example/hooks/a/much/longer/path/to/it', ago(90)]], PLAIN, {
+      maxWidth: 50,
+      shared,
+      withHead: false,
+    });
+    expect(linesOf(first)[0]).toBe('ID            URL');
+    expect(second).toBe('wh_000000002  https://b.example/hooks/…/path/to/it\n');
+  });
+
+  it('in a pipe: tab-separated rows, nothing shortened, the times as given', async () => {
+    const text = await renderTable([{ title: 'ID' }, { title: 'CREATED', kind: 'time', now: NOW }], [['wh_1', ago(5)]], PLAIN, { plain: true });
+    expect(text).toBe(`wh_1\t${ago(5)}\n`);
+  });
+});
