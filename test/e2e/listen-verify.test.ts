@@ -129,6 +129,19 @@ describe('whsvc listen', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(390);
     await expect.poll(() => slow.stdout().includes('->'), { message: 'the line of the late answer', timeout: 20_000, interval: 25 }).toBe(true);
     expect(slow.stdout()).toMatch(/signature verified +-> 200 \(default, after 400 ms\)/);
+    expect(slow.stdout()).not.toContain('too late');
+
+    // A sender whose limit runs out first hangs up: its line says the answer came too late, not only `-> 200`.
+    const other = '{"event":"invoice.paid","id":"inv_2"}';
+    const hungUp = fetch(slow.url, {
+      method: 'POST',
+      body: other,
+      headers: { 'x-service-signature': `sha256=${createHmac('sha256', secret).update(other).digest('hex')}` },
+      signal: AbortSignal.timeout(100),
+    });
+    await expect(hungUp).rejects.toThrow();
+    await expect.poll(() => slow.stdout().includes('too late'), { message: 'the line of the answer too late', timeout: 20_000, interval: 25 }).toBe(true);
+    expect(slow.stdout()).toMatch(/-> 200 \(default, after 400 ms\) +too late: the sender hung up after 0\.\d s, before this answer\n$/);
     slow.child.kill('SIGINT');
     await slow.exit;
   });

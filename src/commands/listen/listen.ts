@@ -19,7 +19,7 @@ import type { Io } from '../../cli/deps.js';
 import { ExitCode, listenError, usageError } from '../../cli/errors.js';
 import { FileError } from '../../files/user-file.js';
 import { httpUrl } from '../../net.js';
-import { checkRoutes, describeRoutes, forwardRoute, routeFor, shownUrl, type ForwardRoute } from '../../cli/forward.js';
+import { checkRoutes, describeRoutes, forwardRoute, routeFor, SENT_ON_TIMEOUT_MS, shownUrl, type ForwardRoute } from '../../cli/forward.js';
 import { secretSource, type SecretSource } from '../../cli/secret.js';
 import { notOneOf } from '../../cli/suggest.js';
 
@@ -181,6 +181,12 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   });
   const receive: Receive = async (req, res, body, arrivedAt) => {
     silence.heard();
+    const started = performance.now();
+    // A sender that hung up before the answer (its limit ran out) never reads it: the line says so.
+    let senderLeftAfterMs: number | undefined;
+    res.once('close', () => {
+      if (!res.writableEnded) senderLeftAfterMs = performance.now() - started;
+    });
     if (req.method !== 'POST') {
       res.writeHead(405, { allow: 'POST' }).end();
       return;
@@ -201,7 +207,8 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     let forwarded: Receipt['forwarded'];
     if (decision.rule === 'forward') {
       const route = routeFor(routes, decision.event)!;
-      const answer = await sendAsReceived(send, route.url, req.headers, body, req.url ?? '/', options.forwardTimeoutMs);
+      const limit = options.forwardTimeoutMs ?? forwardLimitMs(performance.now() - started);
+      const answer = await sendAsReceived(send, route.url, req.headers, body, req.url ?? '/', limit);
       forwarded = { url: shownUrl(route.url), route: route.label, ...answer };
       decision.status = answer.status ?? 502;
     }
@@ -209,7 +216,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     if (!keep(decision.status))
       Object.assign(decision, { status: NOT_RECORDED_STATUS, rule: 'not_recorded', refusal: 'this delivery could not be recorded\n' });
     res.writeHead(decision.status, { 'content-type': 'text/plain' }).end(decision.refusal);
-    const receipt: Receipt = { decision, receivedAt: arrivedAt, headers: req.headers, body, forwarded };
+    const receipt: Receipt = { decision, receivedAt: arrivedAt, headers: req.headers, body, forwarded, senderLeftAfterMs };
     deps.stdout.write(options.json ? receiptJson(receipt, words) : receiptLine(receipt, words, colors, layout));
     if (options.count !== undefined && tally.verified >= options.count) finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
   };
@@ -251,6 +258,18 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       `whsvc listen: ${refused} replayed deliver${refused === 1 ? 'y' : 'ies'} or event header${refused === 1 ? '' : 's'} contradicting the signed body, refused\n`,
     );
   return code === ExitCode.ok && bad + refused + unrecorded > 0 ? ExitCode.failure : code;
+}
+
+/** How long before the sender's limit listen answers it when an app is slow: its 502 must reach the sender in time. */
+const SENDER_MARGIN_MS = 500;
+
+/**
+ * How long a forward waits for the app when --request-timeout does not say: what is left of the sender's limit (the
+ * service's 10 s, counted from the request's arrival), less a margin, so that the sender reads listen's 502 rather
+ * than hanging up first.
+ */
+export function forwardLimitMs(elapsedMs: number): number {
+  return Math.max(100, SENT_ON_TIMEOUT_MS - elapsedMs - SENDER_MARGIN_MS);
 }
 
 /** What a delivery that --record could not keep is answered: not acknowledged, so the sender tries again. */

@@ -15,6 +15,8 @@ export interface Receipt {
   body: Buffer;
   /** The app's answer to a forward: its status, or null and why there was none. */
   forwarded?: { url: string; route: string; status: number | null; error?: string | undefined } | undefined;
+  /** The sender hung up this long after the request came, before listen answered: it never read the answer. */
+  senderLeftAfterMs?: number | undefined;
 }
 
 /** How listen was told to answer, as its lines say it. */
@@ -54,6 +56,7 @@ export function receiptJson(receipt: Receipt, words: AnswerWords): string {
     status: d.status,
     rule: d.rule,
     delay_ms: words.delayMs ?? 0,
+    too_late: receipt.senderLeftAfterMs !== undefined,
     forward: forwarded
       ? { url: forwarded.url, route: forwarded.route, status: forwarded.status, ...(forwarded.error ? { error: forwarded.error } : {}) }
       : null,
@@ -137,6 +140,8 @@ export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors
   if (d.repeat === 'replay') notes.push([d.repeatOf === d.deliveryId ? 'REPLAY' : `REPLAY of ${other(d.repeatOf)}`, colors.red]);
   if (d.repeat === 'same_body') notes.push([`same body as ${other(d.repeatOf)}`, colors.yellow]);
   if (forwarded && forwarded.status === null) notes.push([`app: ${noAnswer(forwarded.error)}`, colors.red]);
+  if (receipt.senderLeftAfterMs !== undefined)
+    notes.push([`too late: the sender hung up after ${(receipt.senderLeftAfterMs / 1000).toFixed(1)} s, before this answer`, colors.red]);
   const notesText = notes.map(([text]) => text).join('  ');
   return `${layout.line({
     time: stampOf(receipt),
