@@ -277,6 +277,25 @@ describe('whsvc sandbox trigger', () => {
     expect(result.stderr).toContain('Start it with `whsvc sandbox start`');
   });
 
+  it("goes to the profile's sandbox on this machine (login --profile sandbox, as the banner suggests), not the default port", async () => {
+    const sandbox = await startSandboxProcess(['--quiet']);
+    const configDir = mkdtempSync(join(tmpdir(), 'whsvc-trigger-profile-'));
+    try {
+      const env = { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: undefined, CI: 'true' };
+      const login = await runCli(
+        ['login', '--profile', 'sandbox', '--base-url', sandbox.info.base_url, '--client-id', sandbox.info.client_id, '--client-secret-stdin'],
+        { env, input: sandbox.info.client_secret },
+      );
+      expect(login.code, login.stderr).toBe(0);
+      const triggered = await runCli(['sandbox', 'trigger', 'invoice.paid', '--profile', 'sandbox', '--json'], { env });
+      expect(triggered.code, triggered.stderr).toBe(0);
+      expect(JSON.parse(triggered.stdout)).toMatchObject({ type: 'invoice.paid' });
+    } finally {
+      await sandbox.stop();
+      rmSync(configDir, { recursive: true, force: true });
+    }
+  });
+
   it('merges --data into the payload and prints the answer with --json', async () => {
     const sandbox = await startSandboxProcess(['--quiet']);
     try {

@@ -8,7 +8,8 @@ import { CliError, unreachableHint, usageError } from '../../cli/errors.js';
 import { notOneOf } from '../../cli/suggest.js';
 import { EVENT_TYPES } from '../../sandbox/catalog.js';
 import { describeErrorBody } from '../../api/errors.js';
-import { TransportError } from '../../net.js';
+import { isLoopbackHost, TransportError } from '../../net.js';
+import { ConfigStore } from '../../config/store.js';
 import type { Transport, TransportResponse } from '../../api/transport.js';
 import { triggerEvent } from '../../api/endpoints.js';
 import type { TriggeredEvent } from '../../api/shapes.js';
@@ -22,9 +23,27 @@ export const command = () =>
     .addHelpText('after', examples('whsvc sandbox trigger invoice.paid', `whsvc sandbox trigger invoice.paid --data '{"id":"inv_42"}'`))
     .action(
       action(async ({ io, globals }, eventType, o) =>
-        run({ eventType, data: o.data, baseUrl: globals.baseUrl ?? DEFAULT_BASE_URL, json: globals.json }, { ...io, transport: defaultTransport(io.env) }),
+        run(
+          { eventType, data: o.data, baseUrl: globals.baseUrl ?? sandboxOfProfile(io.env, globals.profile) ?? DEFAULT_BASE_URL, json: globals.json },
+          { ...io, transport: defaultTransport(io.env) },
+        ),
       ),
     );
+
+/**
+ * The profile's address when it is a sandbox's on this machine (`whsvc login --profile sandbox`, as the banner
+ * suggests, on another port): a profile of a service elsewhere has no /_sandbox/events, so the default sandbox's
+ * address stays the one tried then.
+ */
+function sandboxOfProfile(env: NodeJS.ProcessEnv, profileName: string): string | undefined {
+  const baseUrl = new ConfigStore(env.WHSVC_CONFIG_DIR).getProfile(profileName)?.base_url;
+  if (baseUrl === undefined) return undefined;
+  try {
+    return isLoopbackHost(new URL(baseUrl).hostname) ? baseUrl : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface SandboxTriggerOptions {
   eventType: string;
