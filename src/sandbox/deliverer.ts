@@ -4,7 +4,8 @@ import { newId } from './ids.js';
 import { Lanes } from './lanes.js';
 import { MOST_CONNECTIONS } from './connections.js';
 import type { AttemptRecord, DeliveryRecord, Store, WebhookRecord } from './store.js';
-import { deliveryHeaders as protocolHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
+import { deliveryHeaders as protocolHeaders, DEFAULT_PLATFORM_NAME, DELIVERY_USER_AGENT } from '../protocol/headers.js';
+import { DELIVERY_TIMEOUT_MS } from '../protocol/delivery.js';
 import { sign } from '../protocol/signature.js';
 import { exchange } from '../exchange.js';
 import { connectionFor, TransportError, toTransportError } from '../net.js';
@@ -49,14 +50,14 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
   retryBaseMs: 5_000,
   maxDelayMs: 3_600_000,
   maxAttempts: 5,
-  timeoutMs: 10_000,
+  timeoutMs: DELIVERY_TIMEOUT_MS,
   concurrencyPerWebhook: 64,
   maxConnections: MOST_CONNECTIONS,
   stalledAfterMs: 1_000,
   maxDeliveries: Number.POSITIVE_INFINITY,
   responseBodyLimit: 1_024,
   platformName: DEFAULT_PLATFORM_NAME,
-  userAgent: `whsvc-sandbox/${WHSVC_VERSION}`,
+  userAgent: DELIVERY_USER_AGENT,
 };
 
 export interface DelivererDeps {

@@ -4,6 +4,7 @@ import { DEFAULT_SANDBOX_PORT } from '../../cli/defaults.js';
 import { examples } from '../../cli/examples.js';
 import { stopRequested } from '../../cli/interrupt.js';
 import { integerIn, platformNameOption } from '../../cli/parse.js';
+import { DELIVERY_TIMEOUT_MS } from '../../protocol/delivery.js';
 import { passOverSqliteWarning } from '../../sandbox/sqlite-warning.js';
 import { restartWithYoungGenerationBounded } from './young-generation.js';
 
@@ -20,7 +21,9 @@ export const command = () =>
     .addOption(new Option('--max-attempts <n>', 'automatic attempts per delivery, the first included').default(5).argParser(integerIn(1, 50)))
     .addOption(new Option('--token-ttl <seconds>', 'lifetime of access tokens').default(3600).argParser(integerIn(1, 86_400 * 30)))
     .addOption(platformNameOption('the platform name in the delivery headers: X-<name>-Signature, X-<name>-Event, …'))
-    .addOption(new Option('--delivery-timeout-ms <n>', 'a delivery not answered within this fails').default(10_000).argParser(integerIn(1, 600_000)))
+    .addOption(
+      new Option('--delivery-timeout-ms <n>', 'a delivery not answered within this fails').default(DELIVERY_TIMEOUT_MS).argParser(integerIn(1, 600_000)),
+    )
     .addOption(
       new Option('--concurrency-per-webhook <n>', 'sends in flight to one webhook; more wait their turn, their timeout not yet running')
         .default(64)

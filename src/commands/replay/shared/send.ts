@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Transport } from '../../../api/transport.js';
-import { SENT_ON_TIMEOUT_MS } from '../../../cli/forward.js';
 import { TransportError } from '../../../net.js';
+import { DELIVERY_TIMEOUT_MS } from '../../../protocol/delivery.js';
 import { isHopHeader } from '../../../protocol/headers.js';
 
 /** What the app answered: its status, or null and why there was none. */
@@ -21,7 +21,8 @@ export async function sendAsReceived(
   headers: IncomingHttpHeaders | Record<string, string>,
   body: Buffer,
   path: string,
-  timeoutMs = SENT_ON_TIMEOUT_MS,
+  /** The service's own limit unless --request-timeout says otherwise. */
+  timeoutMs = DELIVERY_TIMEOUT_MS,
 ): Promise<SendResult> {
   const url = new URL(target);
   if (path !== '/' && url.pathname === '/') url.pathname = path.split('?')[0]!;
