@@ -23,6 +23,8 @@ export interface AnswerWords {
   failRate?: number | undefined;
   seed?: string | undefined;
   delayMs?: number | undefined;
+  /** Several secrets are given (a move to a new one): a verified line names the one that verified it. */
+  namesSecret?: boolean | undefined;
 }
 
 /**
@@ -52,6 +54,7 @@ export function receiptJson(receipt: Receipt, words: AnswerWords): string {
     repeat_of: d.repeatOf,
     attempt: d.attempt === undefined ? null : Number(d.attempt),
     signature_check: d.signatureCheck,
+    verified_by: d.verifiedBy,
     status: d.status,
     rule: d.rule,
     delay_ms: words.delayMs ?? 0,
@@ -72,7 +75,12 @@ export function receiptJson(receipt: Receipt, words: AnswerWords): string {
  */
 export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors, columns?: number): string {
   const { decision: d, forwarded } = receipt;
-  const labelWords = d.signatureCheck === 'not_checked' ? 'signature not checked (no secret yet)' : `signature ${d.signatureCheck}`;
+  const labelWords =
+    d.signatureCheck === 'not_checked'
+      ? 'signature not checked (no secret yet)'
+      : d.verifiedBy !== null && words.namesSecret
+        ? `signature verified by ${sanitize(d.verifiedBy)}`
+        : `signature ${d.signatureCheck}`;
   const labelColor = { verified: colors.green, mismatch: colors.red, missing: colors.yellow, malformed: colors.red, not_checked: colors.yellow }[
     d.signatureCheck
   ];
