@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DELIVERY_USER_AGENT, deliveryHeaderNames, deliveryHeaders } from './headers.js';
+import { deliveryHeaderNames, deliveryHeaders } from './headers.js';
 import { sign } from './signature.js';
 
 /**
@@ -83,13 +83,15 @@ export interface MadeDelivery {
  * the `signature` given as it stands, to send a wrong one on purpose), the
  * service's headers under `platformName`, a fresh delivery id unless one is
  * given, attempt 1 unless another (the first attempt's id is the delivery's,
- * a later one's its own), dated `sentAt`.
+ * a later one's its own), dated `sentAt`. Its `User-Agent` says who made it
+ * (`whsvc/<version> (send)`), as the deliveries `deliveries tail` forwards do.
  */
 export function madeDelivery(
   body: Buffer | string,
   facts: {
     event: string;
     platformName: string;
+    userAgent: string;
     sentAt: Date;
     secret?: string | undefined;
     signature?: string | undefined;
@@ -101,7 +103,7 @@ export function madeDelivery(
   const deliveryId = facts.deliveryId ?? freshDeliveryId();
   const attempt = facts.attempt ?? 1;
   const signature = facts.signature ?? (facts.secret === undefined ? undefined : sign(facts.secret, bytes));
-  const headers = deliveryHeaders(facts.platformName, DELIVERY_USER_AGENT, {
+  const headers = deliveryHeaders(facts.platformName, facts.userAgent, {
     signature: signature ?? '',
     event: facts.event,
     deliveryId,

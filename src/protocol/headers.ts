@@ -1,9 +1,6 @@
 /** The platform name of the delivery headers when none is given: `X-Service-Signature`, `X-Service-Event`, … */
 export const DEFAULT_PLATFORM_NAME = 'Service';
 
-/** The `User-Agent` of a delivery: the sandbox's, and that of the deliveries `send` and `check-receiver` make as it does. */
-export const DELIVERY_USER_AGENT = `whsvc-sandbox/${WHSVC_VERSION}`;
-
 /** A platform name for the delivery headers (`X-<name>-Signature`): letters, digits and dashes, from a letter, at most 40. */
 export const PLATFORM_NAME = /^[A-Za-z][A-Za-z0-9-]{0,39}$/;
 

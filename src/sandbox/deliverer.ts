@@ -4,7 +4,7 @@ import { newId } from './ids.js';
 import { Lanes } from './lanes.js';
 import { MOST_CONNECTIONS } from './connections.js';
 import type { AttemptRecord, DeliveryRecord, Store, WebhookRecord } from './store.js';
-import { deliveryHeaders as protocolHeaders, DEFAULT_PLATFORM_NAME, DELIVERY_USER_AGENT } from '../protocol/headers.js';
+import { deliveryHeaders as protocolHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
 import { DELIVERY_TIMEOUT_MS } from '../protocol/delivery.js';
 import { sign } from '../protocol/signature.js';
 import { exchange } from '../exchange.js';
@@ -57,7 +57,7 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
   maxDeliveries: Number.POSITIVE_INFINITY,
   responseBodyLimit: 1_024,
   platformName: DEFAULT_PLATFORM_NAME,
-  userAgent: DELIVERY_USER_AGENT,
+  userAgent: `whsvc-sandbox/${WHSVC_VERSION}`,
 };
 
 export interface DelivererDeps {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { DELIVERY_USER_AGENT } from '../../../src/protocol/headers.js';
 import { madeDelivery } from '../../../src/protocol/delivery.js';
 import { signatureOf } from '../../helpers/delivery.js';
 
@@ -9,11 +8,11 @@ describe('madeDelivery', () => {
   const body = '{ "id" : "inv_1",\n "event":"invoice.paid" }';
 
   it("has the service's headers, a fresh delivery id, attempt 1 (its attempt id the delivery's), and the signature of the bytes as given", () => {
-    const made = madeDelivery(body, { event: 'invoice.paid', platformName: 'Service', sentAt, secret: 'whsec_a' });
+    const made = madeDelivery(body, { event: 'invoice.paid', platformName: 'Service', userAgent: 'whsvc/test (send)', sentAt, secret: 'whsec_a' });
     expect(made.deliveryId).toMatch(/^dlv_[0-9a-f]{24}$/);
     expect(made.headers).toEqual({
       'content-type': 'application/json',
-      'user-agent': DELIVERY_USER_AGENT,
+      'user-agent': 'whsvc/test (send)',
       date: 'Wed, 25 Nov 2026 09:00:00 GMT',
       'X-Service-Signature': signatureOf('whsec_a', body),
       'X-Service-Event': 'invoice.paid',
@@ -22,14 +21,14 @@ describe('madeDelivery', () => {
       'X-Service-Attempt-Id': made.deliveryId,
     });
     expect(made.body.toString('utf8')).toBe(body);
-    expect(madeDelivery(body, { event: 'invoice.paid', platformName: 'Service', sentAt }).deliveryId).not.toBe(made.deliveryId);
+    expect(madeDelivery(body, { event: 'invoice.paid', platformName: 'Service', userAgent: 'whsvc/test (send)', sentAt }).deliveryId).not.toBe(made.deliveryId);
   });
 
   it('unsigned without a secret; a later attempt of a delivery keeps its id, with an attempt id of its own; a platform name names the headers', () => {
-    const unsigned = madeDelivery(body, { event: 'invoice.paid', platformName: 'Acme', sentAt });
+    const unsigned = madeDelivery(body, { event: 'invoice.paid', platformName: 'Acme', userAgent: 'whsvc/test (send)', sentAt });
     expect(unsigned.signature).toBeUndefined();
     expect(Object.keys(unsigned.headers).filter((name) => /signature/i.test(name))).toEqual([]);
-    const again = madeDelivery(body, { event: 'invoice.paid', platformName: 'Acme', sentAt, deliveryId: 'dlv_1', attempt: 2, signature: 'sha256=00' });
+    const again = madeDelivery(body, { event: 'invoice.paid', platformName: 'Acme', userAgent: 'whsvc/test (send)', sentAt, deliveryId: 'dlv_1', attempt: 2, signature: 'sha256=00' });
     expect(again.headers).toMatchObject({ 'X-Acme-Delivery-Id': 'dlv_1', 'X-Acme-Attempt': '2', 'X-Acme-Signature': 'sha256=00' });
     expect(again.headers['X-Acme-Attempt-Id']).toMatch(/^dlv_[0-9a-f]{24}$/);
     expect(again.headers['X-Acme-Attempt-Id']).not.toBe('dlv_1');
