@@ -4,10 +4,17 @@ import { TransportError } from '../../../net.js';
 import { DELIVERY_TIMEOUT_MS } from '../../../protocol/delivery.js';
 import { isHopHeader } from '../../../protocol/headers.js';
 
-/** What the app answered: its status, or null and why there was none. */
+/** What the app answered: its status (and its body), or null and why there was none. */
 export interface SendResult {
   status: number | null;
+  /** The answer's body, when there was an answer. */
+  body?: string;
+  /** Why there was no answer, in the words every command uses (`connection refused`, `no answer within 10 s`). */
   error?: string;
+  /** With no answer: whether the request may have reached the app (false: refused, host not found, a TLS failure). */
+  reached?: boolean;
+  /** With no answer: its code (`ETIMEDOUT` when the time limit passed, `ECONNREFUSED`, …). */
+  code?: string;
 }
 
 /**
@@ -34,9 +41,9 @@ export async function sendAsReceived(
   );
   try {
     const answer = await send({ method: 'POST', url, headers: kept, body, timeoutMs });
-    return { status: answer.status };
+    return { status: answer.status, body: answer.text };
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
-    return { status: null, error: error.message };
+    return { status: null, error: error.message, reached: error.sent, code: error.code };
   }
 }
