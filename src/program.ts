@@ -9,6 +9,8 @@ import { register as events } from './commands/events/events.js';
 import { register as listen } from './commands/listen/listen.js';
 import { register as replay } from './commands/replay/replay.js';
 import { register as sandbox } from './commands/sandbox/sandbox.js';
+import { register as send } from './commands/send/send.js';
+import { register as sign } from './commands/sign/sign.js';
 import { register as verify } from './commands/verify/verify.js';
 import { register as webhooks } from './commands/webhooks/webhooks.js';
 
@@ -25,6 +27,8 @@ const REGISTRARS: Record<string, (program: CommandUnknownOpts) => void> = {
   listen,
   replay,
   verify,
+  sign,
+  send,
   completion,
 };
 

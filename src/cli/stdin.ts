@@ -17,19 +17,19 @@ export async function readStdin(stdin: InputStream): Promise<Buffer> {
  * regular file's (a pipe or a device could hold the read, or never end it),
  * or with `-` all of stdin, unless stdin is a terminal (nothing is piped in:
  * `terminal` says what to do instead). A path that cannot be read is a usage
- * error naming `flag`.
+ * error naming it as `given` (`--payload-file body.json`, `--data @body.json`).
  */
-export async function readInput(path: string, flag: string, stdin: InputStream, terminal: string): Promise<Buffer> {
+export async function readInput(path: string, given: string, stdin: InputStream, terminal: string): Promise<Buffer> {
   if (path === STDIN) {
     if (stdin.isTTY) throw usageError(terminal);
     return readStdin(stdin);
   }
   if (statSync(path, { throwIfNoEntry: false })?.isFile() === false) {
-    throw usageError(`${flag} ${path} is not a regular file`, `give the path of a file, or - to read it from stdin`);
+    throw usageError(`${given} is not a regular file`, 'give the path of a file, or - to read it from stdin');
   }
   try {
     return readFileSync(path);
   } catch (error) {
-    throw usageError(`${flag} ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw usageError(`${given} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
 }

@@ -83,7 +83,12 @@ export async function run(options: VerifyOptions, io: Io): Promise<number> {
     throw usageError(`--secret-file - and ${payload} both read stdin, which can be read once: give one of them a file`);
   }
   const secrets = await requiredSecrets(options, io);
-  const body = await readInput(payloadFile ?? STDIN, '--payload-file', io.stdin, 'no payload: pipe the raw body in, or pass --payload-file FILE');
+  const body = await readInput(
+    payloadFile ?? STDIN,
+    `--payload-file ${payloadFile}`,
+    io.stdin,
+    'no payload: pipe the raw body in, or pass --payload-file FILE',
+  );
   const signature = options.signature.trim();
   const { check, by } = checkSignatureWith(secrets, body, signature);
   const given = signature.slice(SIGNATURE_PREFIX.length);

@@ -28,7 +28,15 @@ describe('madeDelivery', () => {
     const unsigned = madeDelivery(body, { event: 'invoice.paid', platformName: 'Acme', userAgent: 'whsvc/test (send)', sentAt });
     expect(unsigned.signature).toBeUndefined();
     expect(Object.keys(unsigned.headers).filter((name) => /signature/i.test(name))).toEqual([]);
-    const again = madeDelivery(body, { event: 'invoice.paid', platformName: 'Acme', userAgent: 'whsvc/test (send)', sentAt, deliveryId: 'dlv_1', attempt: 2, signature: 'sha256=00' });
+    const again = madeDelivery(body, {
+      event: 'invoice.paid',
+      platformName: 'Acme',
+      userAgent: 'whsvc/test (send)',
+      sentAt,
+      deliveryId: 'dlv_1',
+      attempt: 2,
+      signature: 'sha256=00',
+    });
     expect(again.headers).toMatchObject({ 'X-Acme-Delivery-Id': 'dlv_1', 'X-Acme-Attempt': '2', 'X-Acme-Signature': 'sha256=00' });
     expect(again.headers['X-Acme-Attempt-Id']).toMatch(/^dlv_[0-9a-f]{24}$/);
     expect(again.headers['X-Acme-Attempt-Id']).not.toBe('dlv_1');

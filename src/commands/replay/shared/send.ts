@@ -47,3 +47,13 @@ export async function sendAsReceived(
     return { status: null, error: error.message, reached: error.sent, code: error.code };
   }
 }
+
+/**
+ * A send that got no answer, in the words replay, send and check-receiver print: `no answer within 10 s` when the time
+ * limit passed, else `no answer (connection refused)`, `no answer (host not found)`, …
+ */
+export function answerWords(result: SendResult): string {
+  if (result.status !== null) return String(result.status);
+  const why = result.error ?? '';
+  return why.startsWith('no answer') ? why : `no answer${why ? ` (${why})` : ''}`;
+}
