@@ -29,7 +29,7 @@ export const command = () =>
       examples(
         'whsvc sign --secret-file ./whsec.txt --payload-file body.json',
         'whsvc sign --secret-file ./whsec.txt < body.json',
-        'curl -H "X-Service-Signature: $(whsvc sign --secret-file ./whsec.txt --payload-file body.json)" -H \'content-type: application/json\' --data-binary @body.json http://localhost:3000/webhooks',
+        'whsvc sign --secret-file ./whsec.txt --payload-file body.json --json   # the header too',
       ),
     )
     .action(
