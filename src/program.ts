@@ -3,6 +3,7 @@ import { usageMessage } from './cli/errors.js';
 import { examples } from './cli/examples.js';
 import { withGlobalOptions } from './cli/globals.js';
 import { register as auth } from './commands/auth/auth.js';
+import { register as checkReceiver } from './commands/check-receiver/check-receiver.js';
 import { register as completion } from './commands/completion/completion.js';
 import { register as deliveries } from './commands/deliveries/deliveries.js';
 import { register as events } from './commands/events/events.js';
@@ -29,6 +30,7 @@ const REGISTRARS: Record<string, (program: CommandUnknownOpts) => void> = {
   verify,
   sign,
   send,
+  'check-receiver': checkReceiver,
   completion,
 };
 
