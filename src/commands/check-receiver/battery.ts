@@ -80,7 +80,7 @@ export function answered(o: Outcome): string {
   return text === '' ? String(status) : `${status} ${JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text)}`;
 }
 
-/** The statuses of several outcomes, briefly: `200`, `200, 202`, `401 and no answer`. */
+/** The statuses of several outcomes, each once: `200`, `200, 202`, `401, no answer`. */
 function statuses(outcomes: readonly Outcome[]): string {
   const words = [...new Set(outcomes.map((o) => (o.result.status === null ? 'no answer' : String(o.result.status))))];
   return words.join(', ');
