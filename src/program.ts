@@ -5,12 +5,15 @@ import { examples } from './cli/examples.js';
 import { withGlobalOptions } from './cli/globals.js';
 import { answerUnknownCommands, helpCommand } from './cli/habits.js';
 import { register as auth } from './commands/auth/auth.js';
+import { register as checkReceiver } from './commands/check-receiver/check-receiver.js';
 import { register as completion } from './commands/completion/completion.js';
 import { register as deliveries } from './commands/deliveries/deliveries.js';
 import { register as events } from './commands/events/events.js';
 import { register as listen } from './commands/listen/listen.js';
 import { register as replay } from './commands/replay/replay.js';
 import { register as sandbox } from './commands/sandbox/sandbox.js';
+import { register as send } from './commands/send/send.js';
+import { register as sign } from './commands/sign/sign.js';
 import { register as verify } from './commands/verify/verify.js';
 import { register as webhooks } from './commands/webhooks/webhooks.js';
 
@@ -27,6 +30,9 @@ const REGISTRARS: Record<string, (program: CommandUnknownOpts) => void> = {
   listen,
   replay,
   verify,
+  sign,
+  send,
+  'check-receiver': checkReceiver,
   completion,
 };
 

@@ -98,6 +98,3 @@ const describeRoute = (route: ForwardRoute): string => (route.pattern === null ?
 
 /** The routes as lines name them: `invoice.*=http://…`, a bare URL as it is; credentials masked. */
 export const describeRoutes = (routes: readonly ForwardRoute[]): string => routes.map(describeRoute).join(', ');
-
-/** How long a delivery sent on to an app (listen and tail --forward-to, replay) waits for its answer unless --request-timeout says otherwise: the service's own limit. */
-export const SENT_ON_TIMEOUT_MS = 10_000;

@@ -171,6 +171,14 @@ export const collect =
   <T>(parse: (value: string) => T) =>
   (value: string, previous: T[] | undefined): T[] => [...(previous ?? []), parse(value)];
 
+/** The parser of an option given at most once (`--secret-file` of a command that signs with one secret): a second is refused, not silently taken. */
+export const once =
+  (why: string) =>
+  (value: string, previous: string | undefined): string => {
+    if (previous !== undefined) throw new InvalidArgumentError(`is given twice: ${why}.`);
+    return value;
+  };
+
 /**
  * The limit of each request when the user set one (--request-timeout, else WHSVC_TIMEOUT): what a delivery sent on to
  * an app (listen and tail --forward-to, replay) is held to instead of the service's own 10 s.

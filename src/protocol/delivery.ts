@@ -1,4 +1,22 @@
-import { deliveryHeaders } from './headers.js';
+import { randomBytes } from 'node:crypto';
+import { deliveryHeaderNames, deliveryHeaders } from './headers.js';
+import { sign } from './signature.js';
+
+/**
+ * How long the service waits for a receiver's answer: an attempt not answered
+ * within it has failed, and is tried again. The interface does not say; this
+ * is the sandbox's (`--delivery-timeout-ms`), and what whsvc holds a delivery
+ * it sends on or makes itself to (forwards, replay, send, check-receiver)
+ * unless `--request-timeout` says otherwise.
+ */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/**
+ * The largest payload the service sends. The interface does not say; the
+ * sandbox takes request bodies of at most 64 KiB (sandbox/http.ts), so no event
+ * it is made to deliver carries more. `check-receiver` sends one this large.
+ */
+export const LARGEST_PAYLOAD_BYTES = 64 * 1024;
 
 /** What the service's log keeps of an attempt: enough to rebuild the delivery as it was sent. */
 export interface LoggedAttempt {
@@ -43,4 +61,56 @@ export function rebuiltDelivery(
     sentAt: attempt.created_at,
   });
   return { body: JSON.stringify(attempt.payload), headers, signature: attempt.signature };
+}
+
+/** A fresh delivery id, in the service's form (`dlv_` and 24 hex digits): for a delivery whsvc makes itself. */
+export const freshDeliveryId = (): string => `dlv_${randomBytes(12).toString('hex')}`;
+
+/** A delivery made here as the service makes one: its body, and the headers it goes with. */
+export interface MadeDelivery {
+  body: Buffer;
+  headers: Record<string, string>;
+  deliveryId: string;
+  attempt: number;
+  event: string;
+  /** The signature header's value; undefined when sent unsigned (or with `signature` given as it is, that value). */
+  signature: string | undefined;
+}
+
+/**
+ * A delivery as the service sends one (`send`, `check-receiver`): the body's
+ * exact bytes signed with `secret` (`sha256=<hex>`, none without a secret, or
+ * the `signature` given as it stands, to send a wrong one on purpose), the
+ * service's headers under `platformName`, a fresh delivery id unless one is
+ * given, attempt 1 unless another (the first attempt's id is the delivery's,
+ * a later one's its own), dated `sentAt`. Its `User-Agent` says who made it
+ * (`whsvc/<version> (send)`), as the deliveries `deliveries tail` forwards do.
+ */
+export function madeDelivery(
+  body: Buffer | string,
+  facts: {
+    event: string;
+    platformName: string;
+    userAgent: string;
+    sentAt: Date;
+    secret?: string | undefined;
+    signature?: string | undefined;
+    deliveryId?: string | undefined;
+    attempt?: number | undefined;
+  },
+): MadeDelivery {
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
+  const deliveryId = facts.deliveryId ?? freshDeliveryId();
+  const attempt = facts.attempt ?? 1;
+  const signature = facts.signature ?? (facts.secret === undefined ? undefined : sign(facts.secret, bytes));
+  const headers = deliveryHeaders(facts.platformName, facts.userAgent, {
+    signature: signature ?? '',
+    event: facts.event,
+    deliveryId,
+    attempt,
+    attemptId: attempt === 1 ? deliveryId : freshDeliveryId(),
+    sentAt: facts.sentAt.toISOString(),
+  });
+  if (signature === undefined) delete headers[deliveryHeaderNames(facts.platformName).signature];
+  return { body: bytes, headers, deliveryId, attempt, event: facts.event, signature };
 }

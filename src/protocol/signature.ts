@@ -57,10 +57,25 @@ export function verify(secret: string, rawBody: string | Uint8Array, signature: 
 
 /** Checks a delivery's signature: missing and malformed are told before the secret is needed. */
 export function checkSignature(secret: string | undefined, rawBody: string | Uint8Array, signature: string | undefined): SignatureCheck {
-  if (signature === undefined || signature.trim() === '') return 'missing';
-  if (signatureProblem(signature) !== undefined) return 'malformed';
-  if (secret === undefined) return 'not_checked';
-  return verify(secret, rawBody, signature) ? 'verified' : 'mismatch';
+  return checkSignatureWith(secret === undefined ? [] : [{ secret }], rawBody, signature).check;
+}
+
+/**
+ * Checks a delivery's signature against several secrets (a receiver moving to
+ * a new secret accepts the old and the new): `verified` by the first that it
+ * matches, which is returned (each is checked, in constant time, whichever
+ * matches); with none, `not_checked` (unless it is missing or malformed).
+ */
+export function checkSignatureWith<K extends { secret: string }>(
+  keys: readonly K[],
+  rawBody: string | Uint8Array,
+  signature: string | undefined,
+): { check: SignatureCheck; by?: K } {
+  if (signature === undefined || signature.trim() === '') return { check: 'missing' };
+  if (signatureProblem(signature) !== undefined) return { check: 'malformed' };
+  if (keys.length === 0) return { check: 'not_checked' };
+  const matching = keys.filter((key) => verify(key.secret, rawBody, signature));
+  return matching.length > 0 ? { check: 'verified', by: matching[0]! } : { check: 'mismatch' };
 }
 
 /** Whether two secrets are the same, in a time that tells nothing of either (hashed first, so lengths do not show). */

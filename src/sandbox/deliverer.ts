@@ -11,6 +11,7 @@ import type { DeliveryRepository } from './store/deliveries.js';
 import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './store/records.js';
 import type { WebhookRepository } from './store/webhooks.js';
 import { deliveryHeaders as protocolHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
+import { DELIVERY_TIMEOUT_MS } from '../protocol/delivery.js';
 import { sign } from '../protocol/signature.js';
 import { exchange } from '../exchange.js';
 import { connectionFor, TransportError, toTransportError } from '../net.js';
@@ -55,7 +56,7 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
   retryBaseMs: 5_000,
   maxDelayMs: 3_600_000,
   maxAttempts: 5,
-  timeoutMs: 10_000,
+  timeoutMs: DELIVERY_TIMEOUT_MS,
   concurrencyPerWebhook: 64,
   maxConnections: MOST_CONNECTIONS,
   stalledAfterMs: 1_000,

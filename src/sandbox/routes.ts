@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { EVENT_CATALOG, samplePayload } from './catalog.js';
+import { EVENT_CATALOG, samplePayload } from '../protocol/catalog.js';
 import { isManual, type Clock } from './clock.js';
 import type { Cursors } from './cursor.js';
 import type { Deliverer } from './deliverer.js';

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, isEventType } from './catalog.js';
+import { EVENT_TYPES, isEventType } from '../protocol/catalog.js';
 import { badRequest } from './http.js';
 import type { AttemptStatus } from './store/records.js';
 import { webhookUrl } from '../net.js';

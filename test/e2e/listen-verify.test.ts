@@ -141,7 +141,7 @@ describe('whsvc listen', () => {
     });
     await expect(hungUp).rejects.toThrow();
     await expect.poll(() => slow.stdout().includes('too late'), { message: 'the line of the answer too late', timeout: 20_000, interval: 25 }).toBe(true);
-    expect(slow.stdout()).toMatch(/-> 200 \(default, after 400 ms\) +too late: the sender hung up after 0\.\d s, before this answer\n$/);
+    expect(slow.stdout()).toMatch(/-> 200 \(default, after 400 ms\) +too late: the sender left after 0\.\d s\n$/);
     slow.child.kill('SIGINT');
     await slow.exit;
   });

@@ -19,7 +19,7 @@ const headersFor = (payload: Buffer, deliveryId: string, attempt: number, option
     ).map(([name, value]) => [name.toLowerCase(), value]),
   );
 const answerer = (rules: Partial<AnswerRules> = {}, secret: { now: string | undefined } = { now: SECRET }) =>
-  new Answerer({ respondStatus: 200, forwards: () => false, ...rules }, () => secret.now);
+  new Answerer({ respondStatus: 200, forwards: () => false, ...rules }, () => (secret.now === undefined ? [] : [{ name: 'whsec.txt', secret: secret.now }]));
 
 describe("listen's answer, decided without a server", () => {
   it('a signed delivery is taken and counted once, its retry taken and not counted again', () => {
@@ -122,5 +122,30 @@ describe("listen's answer, decided without a server", () => {
     expect(a.decide(headers, payload)).toMatchObject({ repeat: null, rule: 'fail_first', attemptNumber: 1, status: 500 });
     expect(a.decide(headersFor(payload, 'dlv_1', 2), payload)).toMatchObject({ repeat: 'retry', rule: 'respond_status', status: 200 });
     expect(a.tally).toEqual({ verified: 1, bad: 0, refused: 0 });
+  });
+});
+
+describe('listen with several secrets (a receiver moving to a new one)', () => {
+  it('a delivery signed with any of them is verified, and names the one that verified it; one signed with neither is refused', () => {
+    const a = new Answerer({ respondStatus: 200, forwards: () => false }, () => [
+      { name: 'old.txt', secret: 'whsec_old' },
+      { name: 'new.txt', secret: 'whsec_new' },
+    ]);
+    const payload = body();
+    expect(a.decide(headersFor(payload, 'dlv_1', 1, { secret: 'whsec_new' }), payload)).toMatchObject({
+      signatureCheck: 'verified',
+      verifiedBy: 'new.txt',
+      status: 200,
+    });
+    expect(a.decide(headersFor(payload, 'dlv_2', 1, { secret: 'whsec_old' }), payload)).toMatchObject({
+      signatureCheck: 'verified',
+      verifiedBy: 'old.txt',
+      status: 200,
+    });
+    expect(a.decide(headersFor(payload, 'dlv_3', 1, { secret: 'whsec_else' }), payload)).toMatchObject({
+      signatureCheck: 'mismatch',
+      verifiedBy: null,
+      status: 400,
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { readDeliveryHeaders } from '../../protocol/headers.js';
-import { checkSignature, type SignatureCheck } from '../../protocol/signature.js';
+import { checkSignatureWith, type SignatureCheck } from '../../protocol/signature.js';
 
 /** What listen answers, set by its flags. */
 export interface AnswerRules {
@@ -31,6 +31,8 @@ export interface Decision {
   /** The header names another event than the signed body. */
   eventMismatch: boolean;
   signatureCheck: SignatureCheck;
+  /** The secret that verified it, by its name (a file as given; never the secret), or null. */
+  verifiedBy: string | null;
   deliveryId: string | undefined;
   /** The attempt header as sent. */
   attempt: string | undefined;
@@ -65,8 +67,11 @@ export class Answerer {
 
   constructor(
     private readonly rules: AnswerRules,
-    /** The signing secret now (it may appear later, written by `webhooks create --secret-file`). */
-    private readonly secret: () => string | undefined,
+    /**
+     * The signing secrets now, each named (one, or several while the receiver moves to a new one: any of them
+     * verifies); a secret file may be written later, by `webhooks create --secret-file`.
+     */
+    private readonly secrets: () => ReadonlyArray<{ name: string; secret: string }>,
   ) {}
 
   /** Decides the answer to a request and takes it: what `consider` and `take` do in turn. */
@@ -96,6 +101,7 @@ export class Answerer {
         ...base,
         filtered: true,
         signatureCheck: 'not_checked',
+        verifiedBy: null,
         attemptNumber: 0,
         repeat: null,
         repeatOf: null,
@@ -104,8 +110,8 @@ export class Answerer {
         refusal: '',
       };
     }
-    const key = this.secret();
-    const signatureCheck = checkSignature(key, body, delivery.signature);
+    const keys = this.secrets();
+    const { check: signatureCheck, by } = checkSignatureWith(keys, body, delivery.signature);
     const trusted = signatureCheck === 'verified' || signatureCheck === 'not_checked';
     // Only what passed (or could not be checked) is remembered: a forged request must not poison an id.
     const seen = trusted ? this.seen.classify(deliveryId, attempt, body) : { repeat: null, of: null, remember: () => {} };
@@ -116,7 +122,7 @@ export class Answerer {
     const attemptNumber = deliveryId === undefined ? 1 : (this.attemptsOf.get(deliveryId) ?? 0) + 1;
     const [status, rule] = this.answer(
       signatureCheck,
-      key !== undefined,
+      keys.length > 0,
       suspect,
       eventMismatch,
       attemptNumber,
@@ -132,7 +138,18 @@ export class Answerer {
           : repeat === 'replay'
             ? 'replay of a delivery already received\n'
             : '';
-    const decision: Decision = { ...base, filtered: false, signatureCheck, attemptNumber, repeat, repeatOf, status, rule, refusal };
+    const decision: Decision = {
+      ...base,
+      filtered: false,
+      signatureCheck,
+      verifiedBy: by?.name ?? null,
+      attemptNumber,
+      repeat,
+      repeatOf,
+      status,
+      rule,
+      refusal,
+    };
     this.toTake.set(decision, () => {
       seen.remember();
       if (deliveryId !== undefined && trusted) this.attemptsOf.set(deliveryId, Math.max(this.attemptsOf.get(deliveryId) ?? 0, attemptNumber));

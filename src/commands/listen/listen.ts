@@ -19,8 +19,10 @@ import type { Io } from '../../cli/deps.js';
 import { ExitCode, listenError, usageError } from '../../cli/errors.js';
 import { FileError } from '../../files/user-file.js';
 import { httpUrl } from '../../net.js';
-import { checkRoutes, describeRoutes, forwardRoute, routeFor, SENT_ON_TIMEOUT_MS, shownUrl, type ForwardRoute } from '../../cli/forward.js';
-import { secretSource, type SecretSource } from '../../cli/secret.js';
+import { checkRoutes, describeRoutes, forwardRoute, routeFor, shownUrl, type ForwardRoute } from '../../cli/forward.js';
+import { currentSecrets, describeSecrets, secretSources, type SecretSource } from '../../cli/secret.js';
+import { STDIN } from '../../cli/stdin.js';
+import { DELIVERY_TIMEOUT_MS } from '../../protocol/delivery.js';
 import { notOneOf } from '../../cli/suggest.js';
 
 /** Defines `listen`. */
@@ -33,7 +35,12 @@ export const command = () =>
     .description("a local receiver: verifies each delivery's signature and shows it; --count/--timeout make it a CI check")
     .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default(4011).argParser(integerIn(0, 65535)))
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--secret-file <path>', 'the signing secret, read from this file (re-read when it changes; - reads stdin, once)')
+    .addOption(
+      new Option(
+        '--secret-file <path>',
+        'the signing secret, read from this file (re-read when it changes; - reads stdin, once); repeatable: while moving to a new secret, either verifies',
+      ).argParser(collect((value: string) => value)),
+    )
     .option('--secret <secret>', 'the signing secret (prefer --secret-file or WHSVC_LISTEN_SECRET: argv is visible to other users)')
     .addOption(
       new Option('--respond-status <code>', 'status to answer verified deliveries with').default(DEFAULT_RESPOND_STATUS).argParser(integerIn(100, 599)),
@@ -78,7 +85,7 @@ export const command = () =>
             port: o.port,
             host: o.host,
             secret: o.secret,
-            secretFile: o.secretFile,
+            secretFiles: o.secretFile,
             respondStatus: o.respondStatus,
             failFirst: o.failFirst,
             failRate: o.failRate,
@@ -115,7 +122,8 @@ export interface ListenOptions {
   port: number;
   host: string;
   secret?: string | undefined;
-  secretFile?: string | undefined;
+  /** Each --secret-file: several while a receiver moves to a new secret (any of them verifies). */
+  secretFiles?: string[] | undefined;
   respondStatus: number;
   /** Answer 500 to the first N attempts of each delivery. */
   failFirst?: number | undefined;
@@ -153,13 +161,18 @@ export interface ListenDeps extends Io {
 export const DEFAULT_RESPOND_STATUS = 200;
 
 export async function run(options: ListenOptions, deps: ListenDeps): Promise<number> {
-  const { secret, routes } = await checkOptions(options, deps);
+  const { secrets, routes } = await checkOptions(options, deps);
   const send = deps.transport ?? defaultTransport(deps.env);
   const seed = options.failRate === undefined ? undefined : (options.seed ?? Math.random().toString(36).slice(2, 8));
   const rules = { respondStatus: options.respondStatus, failFirst: options.failFirst, failRate: options.failRate, seed, events: options.events };
-  const answerer = new Answerer({ ...rules, forwards: (event) => routeFor(routes, event) !== undefined }, () => secret.current());
+  const answerer = new Answerer({ ...rules, forwards: (event) => routeFor(routes, event) !== undefined }, () => currentSecrets(secrets));
   const { tally } = answerer;
-  const words: AnswerWords = { ...rules, defaultStatus: options.respondStatus === DEFAULT_RESPOND_STATUS, delayMs: options.delayMs };
+  const words: AnswerWords = {
+    ...rules,
+    defaultStatus: options.respondStatus === DEFAULT_RESPOND_STATUS,
+    delayMs: options.delayMs,
+    namesSecret: secrets.length > 1,
+  };
   const recording =
     options.record === undefined
       ? undefined
@@ -225,11 +238,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   );
   // A script learns the address from stdout, as from `sandbox start --json`: --port 0 chose the port.
   if (options.json) deps.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
-  announce(
-    deps.stderr,
-    { url: server.url, secret: secret.describe, secretMissing: secret.current() === undefined, routes, seed, recorder: recording?.file },
-    options,
-  );
+  announce(deps.stderr, { url: server.url, secrets, routes, seed, recorder: recording?.file }, options);
 
   let timer: NodeJS.Timeout | undefined;
   if (options.timeout !== undefined) {
@@ -269,7 +278,7 @@ const SENDER_MARGIN_MS = 500;
  * than hanging up first.
  */
 export function forwardLimitMs(elapsedMs: number): number {
-  return Math.max(100, SENT_ON_TIMEOUT_MS - elapsedMs - SENDER_MARGIN_MS);
+  return Math.max(100, DELIVERY_TIMEOUT_MS - elapsedMs - SENDER_MARGIN_MS);
 }
 
 /** What a delivery that --record could not keep is answered: not acknowledged, so the sender tries again. */
@@ -355,12 +364,12 @@ async function serveRequests(
 /** What listen says at start, on stderr: where it listens, how it verifies and answers, where it forwards and records. */
 function announce(
   stderr: Io['stderr'],
-  state: { url: string; secret: string; secretMissing: boolean; routes: ForwardRoute[]; seed: string | undefined; recorder: RecordFile | undefined },
+  state: { url: string; secrets: SecretSource[]; routes: ForwardRoute[]; seed: string | undefined; recorder: RecordFile | undefined },
   options: ListenOptions,
 ): void {
   const { url, routes, seed, recorder } = state;
   stderr.write(`whsvc listen: ready at ${url}\n`);
-  stderr.write(`  verifying with ${state.secret}${routes.length ? `; forwarding verified deliveries to ${describeRoutes(routes)}` : ''}\n`);
+  stderr.write(`  verifying with ${describeSecrets(state.secrets)}${routes.length ? `; forwarding verified deliveries to ${describeRoutes(routes)}` : ''}\n`);
   const failing = [
     options.failFirst === undefined ? '' : `the first ${options.failFirst} attempt${options.failFirst === 1 ? '' : 's'} of each delivery`,
     seed === undefined ? '' : `${Math.round(options.failRate! * 1000) / 10}% of attempts (--seed ${seed} fails the same ones again)`,
@@ -370,23 +379,24 @@ function announce(
   if (options.delayMs) stderr.write(`  answering after ${options.delayMs} ms\n`);
   if (recorder) stderr.write(`  recording each delivery to ${recorder.path} (replay them with: whsvc replay ${recorder.path} --to URL)\n`);
   if (recorder?.repaired) stderr.write(`  ${recorder.repaired}\n`);
-  if (options.secretFile && state.secretMissing) {
-    stderr.write(`  ${options.secretFile} is not there yet: \`whsvc webhooks create --url ${url} --events … --secret-file ${options.secretFile}\` writes it\n`);
+  for (const file of options.secretFiles ?? []) {
+    if (file === STDIN || state.secrets.find((source) => source.name === file)?.current() !== undefined) continue;
+    stderr.write(`  ${file} is not there yet: \`whsvc webhooks create --url ${url} --events … --secret-file ${file}\` writes it\n`);
   }
 }
 
 /** What cannot work is refused before listen listens: an event type the catalog lacks, --count with no secret, a route never taken. */
-async function checkOptions(options: ListenOptions, deps: ListenDeps): Promise<{ secret: SecretSource; routes: ForwardRoute[] }> {
+async function checkOptions(options: ListenOptions, deps: ListenDeps): Promise<{ secrets: SecretSource[]; routes: ForwardRoute[] }> {
   const known = deps.knownEventTypes;
   const unknown = known && options.events?.find((type) => !known.includes(type));
   if (known && unknown !== undefined) throw usageError(`--events: ${notOneOf('event type', unknown, known)}`);
   const routes = checkRoutes(options.forwardTo ?? []);
   // Last: --secret-file - reads stdin, once the flags are known to be good.
-  const secret = await secretSource(options, deps, 'WHSVC_LISTEN_SECRET');
-  if (options.count !== undefined && secret.describe.startsWith('no secret')) {
+  const secrets = await secretSources(options, deps, 'WHSVC_LISTEN_SECRET');
+  if (options.count !== undefined && secrets.length === 0) {
     throw usageError('--count counts verified deliveries: give the secret with --secret-file FILE or WHSVC_LISTEN_SECRET');
   }
-  return { secret, routes };
+  return { secrets, routes };
 }
 
 /** A request as `--record` keeps it: when it arrived, the request itself, what listen made of it and answered. */

@@ -27,6 +27,8 @@ export interface AnswerWords {
   failRate?: number | undefined;
   seed?: string | undefined;
   delayMs?: number | undefined;
+  /** Several secrets are given (a move to a new one): a verified line names the one that verified it. */
+  namesSecret?: boolean | undefined;
 }
 
 /**
@@ -53,6 +55,7 @@ export function receiptJson(receipt: Receipt, words: AnswerWords): string {
     repeat_of: d.repeatOf,
     attempt: d.attempt === undefined ? null : Number(d.attempt),
     signature_check: d.signatureCheck,
+    verified_by: d.verifiedBy,
     status: d.status,
     rule: d.rule,
     delay_ms: words.delayMs ?? 0,
@@ -134,6 +137,8 @@ export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors
   // stream's form.
   const notes: Array<[string, (text: string) => string]> = [];
   if (d.signatureCheck === 'not_checked') notes.push(['no secret yet', colors.yellow]);
+  // With several secrets (a receiver moving to a new one), which one verified: by file, never the secret.
+  if (d.verifiedBy !== null && words.namesSecret) notes.push([`verified by ${sanitize(d.verifiedBy)}`, colors.green]);
   if (d.eventMismatch) notes.push([`header says ${sanitize(d.headerEvent)}`, colors.red]);
   const other = (id: unknown) => layout.id('delivery', sanitize(id));
   if (d.repeat === 'retry') notes.push([d.repeatOf === d.deliveryId ? 'retry' : `retry of ${other(d.repeatOf)}`, colors.yellow]);
@@ -141,7 +146,7 @@ export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors
   if (d.repeat === 'same_body') notes.push([`same body as ${other(d.repeatOf)}`, colors.yellow]);
   if (forwarded && forwarded.status === null) notes.push([`app: ${noAnswer(forwarded.error)}`, colors.red]);
   if (receipt.senderLeftAfterMs !== undefined)
-    notes.push([`too late: the sender hung up after ${(receipt.senderLeftAfterMs / 1000).toFixed(1)} s, before this answer`, colors.red]);
+    notes.push([`too late: the sender left after ${(receipt.senderLeftAfterMs / 1000).toFixed(1)} s`, colors.red]);
   const notesText = notes.map(([text]) => text).join('  ');
   return `${layout.line({
     time: stampOf(receipt),

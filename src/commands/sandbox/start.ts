@@ -4,6 +4,7 @@ import { DEFAULT_SANDBOX_PORT } from '../../cli/defaults.js';
 import { examples } from '../../cli/examples.js';
 import { stopRequested } from '../../cli/interrupt.js';
 import { duration, integerIn, platformNameOption } from '../../cli/parse.js';
+import { DELIVERY_TIMEOUT_MS } from '../../protocol/delivery.js';
 import { passOverSqliteWarning } from '../../sandbox/sqlite-warning.js';
 import { restartWithYoungGenerationBounded } from './young-generation.js';
 
@@ -30,7 +31,7 @@ export const command = () =>
     .addOption(platformNameOption('the platform name in the delivery headers: X-<name>-Signature, X-<name>-Event, …'))
     .addOption(
       new Option('--delivery-timeout-ms <duration>', 'a delivery not answered within this fails (10s, 500ms; a bare number is milliseconds)')
-        .default(10_000)
+        .default(DELIVERY_TIMEOUT_MS)
         .argParser(duration(600_000, 1, 'ms')),
     )
     .addOption(

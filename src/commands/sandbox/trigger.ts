@@ -6,7 +6,7 @@ import { defaultTransport } from '../../api/transport.js';
 import type { Io } from '../../cli/deps.js';
 import { CliError, unreachableHint, usageError } from '../../cli/errors.js';
 import { notOneOf } from '../../cli/suggest.js';
-import { EVENT_TYPES } from '../../sandbox/catalog.js';
+import { EVENT_TYPES } from '../../protocol/catalog.js';
 import { describeErrorBody } from '../../api/errors.js';
 import { isLoopbackHost, TransportError } from '../../net.js';
 import { ConfigStore } from '../../config/store.js';

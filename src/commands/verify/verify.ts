@@ -1,12 +1,12 @@
-import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { action, addVerbs } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
-import { readFileSync, statSync } from 'node:fs';
-import { checkSignature, digestHex, SIGNATURE_PREFIX, signatureProblem, verify } from '../../protocol/signature.js';
+import { checkSignatureWith, digestHex, SIGNATURE_PREFIX, signatureProblem, verify } from '../../protocol/signature.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
-import { checkSecretFilePath, requiredSecret } from '../../cli/secret.js';
-import { readStdin, STDIN } from '../../cli/stdin.js';
+import { collect } from '../../cli/parse.js';
+import { checkSecretFilePath, requiredSecrets } from '../../cli/secret.js';
+import { readInput, STDIN } from '../../cli/stdin.js';
 
 /** Defines `verify`. */
 export function register(program: CommandUnknownOpts): void {
@@ -17,7 +17,11 @@ export const command = () =>
   new Command('verify')
     .description('check a signature offline; the payload comes from stdin unless --payload-file')
     .requiredOption('--signature <sig>', 'the X-…-Signature value: sha256= and 64 hex digits')
-    .option('--secret-file <path>', 'the signing secret, read from this file (- reads stdin)')
+    .addOption(
+      new Option('--secret-file <path>', 'the signing secret, read from this file (- reads stdin); repeatable: any of them verifies').argParser(
+        collect((value: string) => value),
+      ),
+    )
     .option('--secret <secret>', 'the signing secret (prefer --secret-file: argv is visible to other users)')
     .option('--payload-file <path>', 'the raw body as received, read from this file (without it, or with -: stdin)')
     .addHelpText(
@@ -25,18 +29,20 @@ export const command = () =>
       examples(
         'whsvc verify --signature "sha256=…" --secret-file ./whsec.txt --payload-file body.json',
         'whsvc verify --signature "sha256=…" --secret-file ./whsec.txt < body.json',
+        'whsvc verify --signature "sha256=…" --secret-file ./old.txt --secret-file ./new.txt < body.json   # moving to a new secret',
       ),
     )
     .action(
       action(async ({ io, globals }, o) =>
-        run({ signature: o.signature, secret: o.secret, secretFile: o.secretFile, payloadFile: o.payloadFile, json: globals.json }, io),
+        run({ signature: o.signature, secret: o.secret, secretFiles: o.secretFile, payloadFile: o.payloadFile, json: globals.json }, io),
       ),
     );
 
 export interface VerifyOptions {
   signature: string;
   secret?: string | undefined;
-  secretFile?: string | undefined;
+  /** Each --secret-file: several while a receiver moves to a new secret (any of them verifies). */
+  secretFiles?: string[] | undefined;
   payloadFile?: string | undefined;
   json: boolean;
 }
@@ -64,7 +70,7 @@ function diagnose(secret: string, body: Buffer, given: string): string | undefin
 const sanitizeGiven = (text: string) => text.replace(/[^\x20-\x7e…]/g, '?');
 
 export async function run(options: VerifyOptions, io: Io): Promise<number> {
-  checkSecretFilePath(options.secretFile);
+  for (const path of options.secretFiles ?? []) checkSecretFilePath(path);
   const problem = signatureProblem(options.signature);
   if (problem !== undefined) {
     const shown = options.signature.trim() === '' ? '--signature' : `--signature ${sanitizeGiven(abbreviated(options.signature.trim()))}`;
@@ -72,42 +78,44 @@ export async function run(options: VerifyOptions, io: Io): Promise<number> {
   }
   const { payloadFile } = options;
   const payloadFromStdin = payloadFile === undefined || payloadFile === STDIN;
-  if (payloadFromStdin && options.secretFile === STDIN) {
+  if (payloadFromStdin && options.secretFiles?.includes(STDIN)) {
     const payload = payloadFile === STDIN ? '--payload-file -' : 'the payload (without --payload-file)';
     throw usageError(`--secret-file - and ${payload} both read stdin, which can be read once: give one of them a file`);
   }
-  const secret = await requiredSecret(options, io);
-  let body: Buffer;
-  if (!payloadFromStdin) {
-    // A regular file only (a pipe or a device could hold the read, or never end it): `-` reads stdin.
-    if (statSync(payloadFile, { throwIfNoEntry: false })?.isFile() === false) {
-      throw usageError(`--payload-file ${payloadFile} is not a regular file`, 'give the path of a file, or - to read the payload from stdin');
-    }
-    try {
-      body = readFileSync(payloadFile);
-    } catch (error) {
-      throw usageError(`--payload-file ${payloadFile} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
-  } else {
-    if (io.stdin.isTTY) throw usageError('no payload: pipe the raw body in, or pass --payload-file FILE');
-    body = await readStdin(io.stdin);
-  }
+  const secrets = await requiredSecrets(options, io);
+  const body = await readInput(
+    payloadFile ?? STDIN,
+    `--payload-file ${payloadFile}`,
+    io.stdin,
+    'no payload: pipe the raw body in, or pass --payload-file FILE',
+  );
   const signature = options.signature.trim();
-  const check = checkSignature(secret, body, signature);
+  const { check, by } = checkSignatureWith(secrets, body, signature);
   const given = signature.slice(SIGNATURE_PREFIX.length);
-  const expected = digestHex(secret, body);
-  const hint = check === 'verified' ? undefined : diagnose(secret, body, signature);
+  // What each secret makes of the body: the first digits only, never the secret.
+  const expected = secrets.map(({ name, secret }) => ({ name, prefix: digestHex(secret, body).slice(0, 8) }));
+  const hint = check === 'verified' ? undefined : secrets.map(({ secret }) => diagnose(secret, body, signature)).find((found) => found !== undefined);
+  const several = secrets.length > 1;
   if (options.json) {
-    io.stdout.write(
-      `${JSON.stringify({ signature_check: check, signature, body_bytes: body.length, expected_prefix: expected.slice(0, 8), ...(hint ? { hint } : {}) })}\n`,
-    );
+    const document = {
+      signature_check: check,
+      signature,
+      // Which secret verified it, by its file (never the secret).
+      verified_by: by?.name ?? null,
+      body_bytes: body.length,
+      expected_prefix: expected[0]!.prefix,
+      ...(several ? { expected_prefixes: Object.fromEntries(expected.map(({ name, prefix }) => [name, prefix])) } : {}),
+      ...(hint ? { hint } : {}),
+    };
+    io.stdout.write(`${JSON.stringify(document)}\n`);
   }
   if (check === 'verified') {
-    if (!options.json) io.stdout.write(`verified: the signature matches the ${body.length}-byte body\n`);
+    if (!options.json) io.stdout.write(`verified${several ? ` by ${by!.name}` : ''}: the signature matches the ${body.length}-byte body\n`);
     return ExitCode.ok;
   }
+  const expectedWords = expected.map(({ name, prefix }) => `${SIGNATURE_PREFIX}${prefix}…${several ? ` with ${name}` : ''}`).join(' or ');
   io.stderr.write(
-    `mismatch: the signature does not match the ${body.length}-byte body (expected ${SIGNATURE_PREFIX}${expected.slice(0, 8)}…, got ${SIGNATURE_PREFIX}${given.slice(0, 8)}…)\n`,
+    `mismatch: the signature does not match the ${body.length}-byte body${several ? ` under any of the ${secrets.length} secrets` : ''} (expected ${expectedWords}, got ${SIGNATURE_PREFIX}${given.slice(0, 8)}…)\n`,
   );
   io.stderr.write(`hint: ${hint ?? "check that the secret is this webhook's signing_secret and that the body is byte for byte what was sent"}\n`);
   return ExitCode.failure;

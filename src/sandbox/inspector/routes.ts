@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEMO_ACCOUNT, type Principal } from '../auth.js';
-import { samplePayload } from '../catalog.js';
+import { samplePayload } from '../../protocol/catalog.js';
 import type { Clock } from '../clock.js';
 import type { Cursors } from '../cursor.js';
 import type { Deliverer, DeliveryPolicy } from '../deliverer.js';

@@ -1,5 +1,5 @@
 import { DEMO_ACCOUNT } from '../auth.js';
-import { EVENT_CATALOG } from '../catalog.js';
+import { EVENT_CATALOG } from '../../protocol/catalog.js';
 import { isManual, type Clock } from '../clock.js';
 import type { Cursors } from '../cursor.js';
 import { deliveryHeaders, type DeliveryPolicy } from '../deliverer.js';

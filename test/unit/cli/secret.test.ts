@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../../src/cli/errors.js';
-import { secretSource } from '../../../src/cli/secret.js';
+import { currentSecrets, describeSecrets, requiredSecrets, secretSource, secretSources } from '../../../src/cli/secret.js';
 
 // --secret-file as every command reads it: a regular file, read again when it changes (or - for stdin); never a read
 // that waits forever on what nobody writes to.
@@ -46,5 +46,47 @@ describe('a signing secret as pasted', () => {
     writeFileSync(path, '  whsec_abc\r\n');
     expect((await secretSource({ secretFile: path }, io)).current()).toBe('whsec_abc');
     await expect(secretSource({ secret: '  ' }, io)).rejects.toThrow('--secret is empty');
+  });
+});
+
+describe('--secret-file more than once (a receiver moving to a new secret)', () => {
+  it('each file is a secret of its own, named by its path; described together; those written so far are current', async () => {
+    const old = join(dir, 'old.txt');
+    const next = join(dir, 'new.txt');
+    writeFileSync(old, 'whsec_old\n');
+    const sources = await secretSources({ secretFiles: [old, next] }, io);
+    expect(sources.map((source) => source.name)).toEqual([old, next]);
+    expect(describeSecrets(sources)).toBe(`the secrets in ${old} and ${next} (any of them verifies)`);
+    expect(currentSecrets(sources)).toEqual([{ name: old, secret: 'whsec_old' }]);
+    writeFileSync(next, 'whsec_new');
+    expect(currentSecrets(sources)).toEqual([
+      { name: old, secret: 'whsec_old' },
+      { name: next, secret: 'whsec_new' },
+    ]);
+    // Never the secret in what describes them.
+    expect(describeSecrets(sources)).not.toContain('whsec_');
+  });
+
+  it('one file twice, - twice, or --secret beside a file is a usage error; none at all is no secret', async () => {
+    const path = join(dir, 'a.txt');
+    writeFileSync(path, 'whsec_a');
+    await expect(secretSources({ secretFiles: [path, path] }, io)).rejects.toMatchObject({ exitCode: 2, message: `--secret-file ${path} is given twice` });
+    await expect(secretSources({ secretFiles: ['-', '-'] }, io)).rejects.toMatchObject({
+      exitCode: 2,
+      message: '--secret-file - is given twice: stdin can be read once',
+    });
+    await expect(secretSources({ secret: 's', secretFiles: [path] }, io)).rejects.toMatchObject({ exitCode: 2 });
+    expect(await secretSources({}, io)).toEqual([]);
+    expect(describeSecrets([])).toBe('no secret (signatures are not checked)');
+  });
+
+  it('requiredSecrets names the file that cannot be read', async () => {
+    const path = join(dir, 'a.txt');
+    writeFileSync(path, 'whsec_a');
+    await expect(requiredSecrets({ secretFiles: [path, join(dir, 'missing.txt')] }, io)).rejects.toMatchObject({
+      exitCode: 2,
+      message: `--secret-file ${join(dir, 'missing.txt')} cannot be read, or is empty`,
+    });
+    expect(await requiredSecrets({ secretFiles: [path] }, io)).toEqual([{ name: path, secret: 'whsec_a' }]);
   });
 });

@@ -128,6 +128,7 @@ describe('listen: every line of a stream has the same fields in the same places'
     headerEvent: 'invoice.paid',
     eventMismatch: false,
     signatureCheck: 'verified',
+    verifiedBy: null,
     deliveryId: 'dlv_eb21e83a2f0dc702c917aaee',
     attempt: '1',
     attemptNumber: 1,

@@ -17,7 +17,7 @@ export interface ForwardTarget {
   platform: string;
   secret?: SecretSource | undefined;
   send: Transport;
-  /** Each forward's limit; SENT_ON_TIMEOUT_MS (the service's own) when not given. */
+  /** Each forward's limit; DELIVERY_TIMEOUT_MS (the service's own) when not given. */
   timeoutMs?: number | undefined;
 }
 

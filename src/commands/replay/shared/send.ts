@@ -1,13 +1,20 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Transport } from '../../../api/transport.js';
-import { SENT_ON_TIMEOUT_MS } from '../../../cli/forward.js';
 import { TransportError } from '../../../net.js';
+import { DELIVERY_TIMEOUT_MS } from '../../../protocol/delivery.js';
 import { isHopHeader } from '../../../protocol/headers.js';
 
-/** What the app answered: its status, or null and why there was none. */
+/** What the app answered: its status (and its body), or null and why there was none. */
 export interface SendResult {
   status: number | null;
+  /** The answer's body, when there was an answer. */
+  body?: string;
+  /** Why there was no answer, in the words every command uses (`connection refused`, `no answer within 10 s`). */
   error?: string;
+  /** With no answer: whether the request may have reached the app (false: refused, host not found, a TLS failure). */
+  reached?: boolean;
+  /** With no answer: its code (`ETIMEDOUT` when the time limit passed, `ECONNREFUSED`, …). */
+  code?: string;
 }
 
 /**
@@ -21,7 +28,8 @@ export async function sendAsReceived(
   headers: IncomingHttpHeaders | Record<string, string>,
   body: Buffer,
   path: string,
-  timeoutMs = SENT_ON_TIMEOUT_MS,
+  /** The service's own limit unless --request-timeout says otherwise. */
+  timeoutMs = DELIVERY_TIMEOUT_MS,
 ): Promise<SendResult> {
   const url = new URL(target);
   if (path !== '/' && url.pathname === '/') url.pathname = path.split('?')[0]!;
@@ -33,9 +41,19 @@ export async function sendAsReceived(
   );
   try {
     const answer = await send({ method: 'POST', url, headers: kept, body, timeoutMs });
-    return { status: answer.status };
+    return { status: answer.status, body: answer.text };
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
-    return { status: null, error: error.message };
+    return { status: null, error: error.message, reached: error.sent, code: error.code };
   }
+}
+
+/**
+ * A send that got no answer, in the words replay, send and check-receiver print: `no answer within 10 s` when the time
+ * limit passed, else `no answer (connection refused)`, `no answer (host not found)`, …
+ */
+export function answerWords(result: SendResult): string {
+  if (result.status !== null) return String(result.status);
+  const why = result.error ?? '';
+  return why.startsWith('no answer') ? why : `no answer${why ? ` (${why})` : ''}`;
 }

@@ -28,8 +28,10 @@ function sampleId(prefix: string): string {
 }
 
 /**
- * A sample payload of each event type. invoice.paid is exactly the shape the
- * interface gives; the others are the sandbox's own, documented in docs/sandbox.md (Payloads).
+ * A sample payload of each event type: what the sandbox delivers when an event
+ * occurs, and what `send` and `check-receiver` send. invoice.paid is exactly
+ * the shape the interface gives; the others are the sandbox's own, documented
+ * in docs/sandbox.md (Payloads).
  */
 export function samplePayload(type: string, now: Date): Record<string, unknown> {
   switch (type) {

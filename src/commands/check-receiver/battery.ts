@@ -1,0 +1,444 @@
+import { randomBytes } from 'node:crypto';
+import { samplePayload } from '../../protocol/catalog.js';
+import { LARGEST_PAYLOAD_BYTES, madeDelivery, type MadeDelivery } from '../../protocol/delivery.js';
+import { signatureHeaderName } from '../../protocol/headers.js';
+import { digestHex, SIGNATURE_PREFIX, type SignatureCheck } from '../../protocol/signature.js';
+import { counted, sanitize } from '../../render/text.js';
+import { timeLimit } from '../../net.js';
+import { answerWords, type SendResult } from '../replay/shared/send.js';
+
+/**
+ * The checks of `check-receiver`: what each sends and how it judges what came
+ * back, apart from any network (the command sends; tests judge answers made
+ * up). Each check's deliveries are made as the service makes them; the ways
+ * they are wrong on purpose are the ways a forger's would be.
+ */
+
+/** What the checks are made from. */
+export interface BatteryContext {
+  /** The receiver's secrets, named by their files: deliveries are signed with the first; each must verify. */
+  secrets: ReadonlyArray<{ name: string; secret: string }>;
+  /** The event types it must take. */
+  events: readonly string[];
+  platformName: string;
+  userAgent: string;
+  /** When the deliveries are dated. */
+  now: Date;
+  /** The time an answer must come within: the service's limit, or --request-timeout. */
+  limitMs: number;
+}
+
+/** One request a check sends: the delivery, and what it is in words. */
+export interface Probe {
+  what: string;
+  delivery: MadeDelivery;
+  /** What a receiver holding the secrets given finds of its signature (signature_check). */
+  signatureCheck: SignatureCheck;
+  /** The secret it is signed with, by its file; null when it is not signed with one of the receiver's. */
+  signedWith: string | null;
+}
+
+/** A probe sent, and what came back, in how long. */
+export interface Outcome {
+  probe: Probe;
+  result: SendResult;
+  ms: number;
+}
+
+/** A check's verdict: pass or fail, what came back, and when it failed the likely cause and the fix. */
+export interface Verdict {
+  pass: boolean;
+  summary: string;
+  cause?: string | undefined;
+  fix?: string | undefined;
+}
+
+export interface Check {
+  number: number;
+  /** Its name for scripts (`--json`). */
+  key: string;
+  title: string;
+  /** What it sends, said before it is sent. */
+  sends: string;
+  probes: Probe[];
+  /** Judges its own outcomes, in the light of the others' (all, by key: those sent so far). */
+  judge(own: readonly Outcome[], all: ReadonlyMap<string, readonly Outcome[]>): Verdict;
+}
+
+/** The event type no catalog has, for the check that an unknown type gets no 5xx. */
+export const UNKNOWN_EVENT_TYPE = 'whsvc_check.unknown_type';
+
+const taken = (o: Outcome) => o.result.status !== null && o.result.status >= 200 && o.result.status < 300;
+const refused = (o: Outcome) => o.result.status !== null && o.result.status >= 400 && o.result.status < 500;
+const timedOut = (o: Outcome) => o.result.status === null && o.result.code === 'ETIMEDOUT';
+
+/** What came back, in words: `401 "bad signature"`, `no answer within 10 s`, `no answer (connection refused)`. */
+export function answered(o: Outcome): string {
+  const { status, body } = o.result;
+  if (status === null) return answerWords(o.result);
+  const text = sanitize(body ?? '').trim();
+  return text === '' ? String(status) : `${status} ${JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text)}`;
+}
+
+/** The statuses of several outcomes, each once: `200`, `200, 202`, `401, no answer`. */
+function statuses(outcomes: readonly Outcome[]): string {
+  const words = [...new Set(outcomes.map((o) => (o.result.status === null ? 'no answer' : String(o.result.status))))];
+  return words.join(', ');
+}
+
+/** Why a delivery that should have been taken was not, and what to do: from what came back. */
+function whyNotTaken(o: Outcome, limitMs: number): Pick<Verdict, 'cause' | 'fix'> {
+  const { status } = o.result;
+  if (status === null) {
+    return timedOut(o)
+      ? {
+          cause: `it gives no answer within ${timeLimit(limitMs)}: the service counts such an attempt failed and sends it again (see 9)`,
+          fix: 'answer 2xx as soon as the delivery is verified and kept, and do the work afterwards (a queue)',
+        }
+      : { cause: `nothing answered: ${o.result.error ?? 'no answer'}`, fix: "check that the receiver runs, and the URL's host and port" };
+  }
+  if (status >= 300 && status < 400) return { cause: `${status} is a redirect, which the service does not follow`, fix: 'give the webhook the final URL' };
+  if (status === 404 || status === 405)
+    return { cause: `nothing takes a POST at this URL's path (${status})`, fix: 'check the path, and that its route takes POST' };
+  if (status === 413) return { cause: 'its request body limit is smaller than this delivery', fix: `raise it to ${LARGEST_PAYLOAD_BYTES / 1024} KiB or more` };
+  if (status === 401 || status === 403) {
+    return {
+      cause: `it refuses deliveries signed with the secret in ${o.probe.signedWith ?? 'the file given'}: it holds another secret, or computes the signature otherwise`,
+      fix: 'give it the webhook\'s signing secret; the signature is "sha256=" and the hex HMAC-SHA256 of the raw body, keyed with the secret as it is',
+    };
+  }
+  if (status >= 400 && status < 500) {
+    return {
+      cause: `it refuses a delivery the service would send (${status})`,
+      fix: 'answer 2xx to every delivery whose signature verifies; see what it answered',
+    };
+  }
+  if (status >= 500)
+    return { cause: `it fails while handling a valid delivery (${status})`, fix: 'see its log; the service sends a delivery answered 5xx again' };
+  return { cause: `it answered ${status}, which is not a 2xx`, fix: 'answer 2xx to every delivery whose signature verifies' };
+}
+
+/** A delivery that should have been refused (4xx): what the answer given means, and what to do; `taken` says why a 2xx is wrong here. */
+function whyNotRefused(o: Outcome, limitMs: number, whenTaken: Pick<Verdict, 'cause' | 'fix'>): Pick<Verdict, 'cause' | 'fix'> {
+  const { status } = o.result;
+  if (taken(o)) return whenTaken;
+  if (status === null) {
+    return timedOut(o)
+      ? {
+          cause: `it gives no answer within ${timeLimit(limitMs)} (see 9): the service takes that for a failure of the receiver's and sends the forgery again`,
+          fix: 'refuse it at once: 400 or 401',
+        }
+      : { cause: `nothing answered: ${o.result.error ?? 'no answer'}`, fix: "check that the receiver runs, and the URL's host and port" };
+  }
+  if (status >= 500) {
+    return {
+      cause: `${status} tells the service the receiver failed, so it sends the forgery again; a 5xx here usually means the check threw instead of refusing`,
+      fix: 'answer 400 or 401 when the signature is missing, malformed or does not match',
+    };
+  }
+  if (status >= 300 && status < 400) return { cause: `${status} is a redirect, which the service does not follow`, fix: 'give the webhook the final URL' };
+  return { cause: `it answered ${status}`, fix: 'refuse with a 4xx: 400 or 401' };
+}
+
+/** The outcomes that failed a rule, in words: `invoice.paid: 401 "bad signature"; product.updated: no answer within 10 s`. */
+function failures(outcomes: readonly Outcome[], ok: (o: Outcome) => boolean): string {
+  const failed = outcomes.filter((o) => !ok(o));
+  const shown = failed.slice(0, 3).map((o) => `${o.probe.what}: ${answered(o)}`);
+  return `${shown.join('; ')}${failed.length > 3 ? `; and ${failed.length - 3} more` : ''}`;
+}
+
+/** A refusal check: every probe answered 4xx. */
+function judgeRefusal(own: readonly Outcome[], limitMs: number, whenTaken: Pick<Verdict, 'cause' | 'fix'>): Verdict {
+  const wrong = own.find((o) => !refused(o));
+  if (wrong === undefined) return { pass: true, summary: `answered ${statuses(own)}` };
+  return { pass: false, summary: own.length === 1 ? `answered ${answered(wrong)}` : failures(own, refused), ...whyNotRefused(wrong, limitMs, whenTaken) };
+}
+
+/** The body made with its JSON written as no serializer writes it: keys in reverse order, spaces before colons, a line per key, the first character of each string as a \u escape. */
+export function unlikeReserialized(value: unknown, indent = ''): string {
+  if (typeof value === 'string') {
+    if (value === '') return '""';
+    // The first character escaped (both halves of a surrogate pair), the rest as JSON writes it.
+    const units = (value.codePointAt(0) ?? 0) > 0xffff ? 2 : 1;
+    const escaped = value
+      .slice(0, units)
+      .split('')
+      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    return `"${escaped.join('')}${JSON.stringify(value.slice(units)).slice(1)}`;
+  }
+  if (Array.isArray(value)) return `[ ${value.map((item) => unlikeReserialized(item, indent)).join(' , ')} ]`;
+  if (typeof value === 'object' && value !== null) {
+    const inner = `${indent}   `;
+    const entries = Object.entries(value)
+      .reverse()
+      .map(([key, item]) => `${inner}${JSON.stringify(key)} : ${unlikeReserialized(item, inner)}`);
+    return `{\n${entries.join(' ,\n')}\n${indent}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The body with one byte changed: its last digit, made another (an amount, as a forger would change it). */
+export function withOneByteChanged(body: string): { body: string; change: string } {
+  const at = body.search(/\d(?!.*\d)/s);
+  if (at < 0) return { body: `${body.slice(0, -1)} ${body.slice(-1)}`, change: 'a space added before its last character' };
+  const digit = body[at]!;
+  const other = digit === '9' ? '8' : String(Number(digit) + 1);
+  return { body: body.slice(0, at) + other + body.slice(at + 1), change: `a digit ${digit} made ${other}` };
+}
+
+/** The sample of `event` grown to `bytes` exactly, with invoice lines and a memo: the largest payload the service sends. */
+export function payloadOfSize(event: string, now: Date, bytes: number): string {
+  const payload: Record<string, unknown> = { ...samplePayload(event, now), lines: [] as unknown[], memo: '' };
+  const lines = payload.lines as unknown[];
+  const size = () => Buffer.byteLength(JSON.stringify(payload));
+  const line = (n: number) => ({
+    sku: `SKU-${String(n).padStart(5, '0')}`,
+    description: 'Steel bracket 40 mm',
+    quantity: 1,
+    amount: { amount: 129, currency: 'EUR' },
+  });
+  while (size() + 200 < bytes) lines.push(line(lines.length + 1));
+  payload.memo = 'x'.repeat(Math.max(0, bytes - size()));
+  return JSON.stringify(payload);
+}
+
+/** The checks, in order, with the deliveries each sends. */
+export function battery(ctx: BatteryContext): Check[] {
+  const [first, ...others] = ctx.secrets;
+  if (first === undefined) throw new Error('check-receiver needs a secret');
+  const make = (body: string, event: string, extra: { secret?: string; signature?: string; deliveryId?: string; attempt?: number } = {}) =>
+    madeDelivery(body, { event, platformName: ctx.platformName, userAgent: ctx.userAgent, sentAt: ctx.now, ...extra });
+  // Signed with one of the receiver's secrets: what it holds verifies it.
+  const signed = (what: string, body: string, event: string, key = first): Probe => ({
+    what,
+    delivery: make(body, event, { secret: key.secret }),
+    signatureCheck: 'verified',
+    signedWith: key.name,
+  });
+  const event = ctx.events.includes('invoice.paid') ? 'invoice.paid' : ctx.events[0]!;
+  const sample = () => JSON.stringify(samplePayload(event, ctx.now));
+  const limit = timeLimit(ctx.limitMs);
+  const header = signatureHeaderName(ctx.platformName);
+  const largestWords = `${LARGEST_PAYLOAD_BYTES.toLocaleString('en')}-byte`;
+
+  const validProbes = [
+    ...ctx.events.map((type) => signed(type, JSON.stringify(samplePayload(type, ctx.now)), type)),
+    ...others.map((key) => signed(`${event} signed with ${key.name}`, sample(), event, key)),
+  ];
+
+  const reserialized = unlikeReserialized(samplePayload(event, ctx.now));
+  const original = sample();
+  const tampered = withOneByteChanged(original);
+  const otherSecret = `whsec_${randomBytes(24).toString('base64url')}`;
+  const digest = digestHex(first.secret, original);
+  const repeated = make(sample(), event, { secret: first.secret });
+  const unknownBody = JSON.stringify({
+    id: `evt_${randomBytes(6).toString('hex')}`,
+    event: UNKNOWN_EVENT_TYPE,
+    note: 'an event type this receiver does not know',
+  });
+  const largest = payloadOfSize(event, ctx.now, LARGEST_PAYLOAD_BYTES);
+
+  const forged = (what: string, delivery: MadeDelivery, signatureCheck: SignatureCheck): Probe => ({ what, delivery, signatureCheck, signedWith: null });
+
+  return [
+    {
+      number: 1,
+      key: 'event_types',
+      title: 'a valid delivery of each event type is taken',
+      sends: `${counted(validProbes.length, 'delivery', 'deliveries')}: ${ctx.events.join(', ')}${others.length ? `, and ${event} signed with each other secret` : ''}`,
+      probes: validProbes,
+      judge(own) {
+        if (own.every(taken)) return { pass: true, summary: `${own.length === 1 ? '' : `all ${own.length} `}answered ${statuses(own)}` };
+        const wrong = own.find((o) => !taken(o))!;
+        const someTaken = own.some(taken);
+        // Taken under one secret and not the other: a receiver moving to a new secret must take both.
+        const bySecret = others.length > 0 && own.filter((o) => o.probe.signedWith === first.name).every(taken);
+        if (bySecret) {
+          return {
+            pass: false,
+            summary: failures(own, taken),
+            cause: `it does not take a delivery signed with ${wrong.probe.signedWith}: while it moves to a new secret, a signature under either must verify`,
+            fix: 'check the signature against each of its secrets, old and new, until the move is done',
+          };
+        }
+        if (someTaken && refused(wrong)) {
+          return {
+            pass: false,
+            summary: failures(own, taken),
+            cause: 'it refuses some event types: every type its webhook subscribes to comes, and a refusal is sent again',
+            fix: 'answer 2xx to every delivery that verifies, and skip the work for a type it does not handle',
+          };
+        }
+        return { pass: false, summary: failures(own, taken), ...whyNotTaken(wrong, ctx.limitMs) };
+      },
+    },
+    {
+      number: 2,
+      key: 'raw_bytes',
+      title: 'bytes unlike a re-serialization are taken',
+      sends: `${event} with its JSON written otherwise (key order, spacing, \\u escapes), signed over those bytes`,
+      probes: [signed(`${event} written otherwise`, reserialized, event)],
+      judge([o], all) {
+        if (taken(o!)) return { pass: true, summary: `answered ${o!.result.status}` };
+        const plain = all.get('event_types')?.find((v) => v.probe.what === event);
+        if (plain && taken(plain) && o!.result.status !== null && o!.result.status < 500) {
+          return {
+            pass: false,
+            summary: `answered ${answered(o!)}, where the same JSON written compactly was taken`,
+            cause: 'it verifies the signature over JSON it parsed and wrote again, whose bytes differ from those signed',
+            fix: 'compute the HMAC over the raw body as received, before any parsing (express.raw(), request.get_data(), io.ReadAll(r.Body))',
+          };
+        }
+        return { pass: false, summary: `answered ${answered(o!)}`, ...whyNotTaken(o!, ctx.limitMs) };
+      },
+    },
+    {
+      number: 3,
+      key: 'tampered_body',
+      title: 'a body changed by one byte is refused',
+      sends: `${event} with ${tampered.change} after it was signed`,
+      probes: [forged(`${event} with one byte changed`, make(tampered.body, event, { signature: `${SIGNATURE_PREFIX}${digest}` }), 'mismatch')],
+      judge: (own) =>
+        judgeRefusal(own, ctx.limitMs, {
+          cause: 'it takes a body that its signature does not match: it does not check the signature, or does not act on the result',
+          fix: `compute the HMAC of the raw body, compare it with ${header} in constant time, and answer 400 or 401 when they differ`,
+        }),
+    },
+    {
+      number: 4,
+      key: 'other_secret',
+      title: 'a delivery signed with another secret is refused',
+      sends: `${event} signed with a secret made up for this check`,
+      probes: [forged(`${event} signed with another secret`, make(original, event, { secret: otherSecret }), 'mismatch')],
+      judge: (own) =>
+        judgeRefusal(own, ctx.limitMs, {
+          cause:
+            "it takes a signature made with another secret: it does not check signatures, or checks them with another secret than the webhook's (a default, an empty one)",
+          fix: "check every delivery with the webhook's signing secret, and refuse one that does not match",
+        }),
+    },
+    {
+      number: 5,
+      key: 'no_signature',
+      title: 'a delivery with no signature is refused',
+      sends: `${event} with no ${header} header`,
+      probes: [forged(`${event} unsigned`, make(original, event), 'missing')],
+      judge: (own) =>
+        judgeRefusal(own, ctx.limitMs, {
+          cause: `it takes a delivery without ${header}: its check is skipped when the header is absent`,
+          fix: `refuse a delivery without ${header}: 400 or 401`,
+        }),
+    },
+    {
+      number: 6,
+      key: 'malformed_signature',
+      title: 'a signature in the wrong form is refused',
+      sends: `${event} twice: its right digest under sha1=, then sha256= with the digest cut to 32 hex digits`,
+      probes: [
+        forged(`${event} signed sha1=<digest>`, make(original, event, { signature: `sha1=${digest}` }), 'malformed'),
+        forged(`${event} with the digest cut short`, make(original, event, { signature: `${SIGNATURE_PREFIX}${digest.slice(0, 32)}` }), 'malformed'),
+      ],
+      judge(own) {
+        const crashed = own.find((o) => o.result.status !== null && o.result.status >= 500);
+        if (crashed?.probe.what.endsWith('cut short') && !own.some(taken)) {
+          return {
+            pass: false,
+            summary: failures(own, refused),
+            cause: `a signature of the wrong length makes it fail (${crashed.result.status}): a constant-time compare of unequal lengths throws (Node's timingSafeEqual does)`,
+            fix: 'check that the header is sha256= and 64 hex digits before comparing, and answer 400 when it is not',
+          };
+        }
+        return judgeRefusal(own, ctx.limitMs, {
+          cause: 'it takes a signature in the wrong form: it compares only part of it, or ignores what comes before the digest',
+          fix: 'take the header only when it is sha256= and 64 hex digits, and compare the whole digest in constant time',
+        });
+      },
+    },
+    {
+      number: 7,
+      key: 'repeated_delivery',
+      title: 'the same delivery sent twice is answered 2xx twice',
+      sends: `one ${event} delivery, then again with the same delivery id, as the service retries one (attempt 2)`,
+      probes: [
+        { what: `${event}, attempt 1`, delivery: repeated, signatureCheck: 'verified', signedWith: first.name },
+        {
+          what: `${event}, attempt 2 of the same delivery`,
+          delivery: make(repeated.body.toString('utf8'), event, { signature: repeated.signature!, deliveryId: repeated.deliveryId, attempt: 2 }),
+          signatureCheck: 'verified',
+          signedWith: first.name,
+        },
+      ],
+      judge([once, again]) {
+        if (taken(once!) && taken(again!)) return { pass: true, summary: `answered ${once!.result.status}, then ${again!.result.status}` };
+        if (!taken(once!)) return { pass: false, summary: `the first send answered ${answered(once!)}`, ...whyNotTaken(once!, ctx.limitMs) };
+        if (again!.result.status === null) return { pass: false, summary: `the repeat: ${answered(again!)}`, ...whyNotTaken(again!, ctx.limitMs) };
+        return {
+          pass: false,
+          summary: `answered ${once!.result.status}, then ${answered(again!)}`,
+          cause:
+            'it refuses a delivery id it has seen: the service sends a delivery again when it did not get the answer (a timeout, a lost connection), and that retry must be answered 2xx',
+          fix: 'keep the delivery ids it has processed, and answer a repeat 2xx without doing the work again',
+        };
+      },
+    },
+    {
+      number: 8,
+      key: 'unknown_event',
+      title: 'an unknown event type gets no 5xx',
+      sends: `an event of the type ${UNKNOWN_EVENT_TYPE}, validly signed`,
+      probes: [signed(UNKNOWN_EVENT_TYPE, unknownBody, UNKNOWN_EVENT_TYPE)],
+      judge([o]) {
+        if (taken(o!) || refused(o!)) return { pass: true, summary: `answered ${o!.result.status}${refused(o!) ? ' (a refusal it may document)' : ''}` };
+        if (o!.result.status !== null && o!.result.status >= 500) {
+          return {
+            pass: false,
+            summary: `answered ${answered(o!)}`,
+            cause: 'it fails on an event type it does not know: the service may add types, and sends a 5xx delivery again and again',
+            fix: 'answer 2xx (or a 4xx you document) to a type it does not handle',
+          };
+        }
+        return { pass: false, summary: `answered ${answered(o!)}`, ...whyNotTaken(o!, ctx.limitMs) };
+      },
+    },
+    {
+      number: 9,
+      key: 'time_limit',
+      title: `every answer within ${limit}; the largest payload taken`,
+      sends: `${event} of ${LARGEST_PAYLOAD_BYTES.toLocaleString('en')} bytes (the largest the service sends); every answer is timed`,
+      probes: [signed(`${event} of ${LARGEST_PAYLOAD_BYTES} bytes`, largest, event)],
+      judge([big], all) {
+        const every = [...all.values()].flat();
+        const times = every.filter((o) => o.result.status !== null).map((o) => o.ms);
+        const late = every.filter(timedOut);
+        const timing = times.length ? `slowest ${Math.max(...times)} ms, median ${median(times)} ms of ${times.length} answers` : 'no answer came';
+        if (late.length > 0) {
+          return {
+            pass: false,
+            summary: `${late.length} of ${every.length} got no answer within ${limit}${times.length ? `; ${timing}` : ''}`,
+            cause: `the service waits ${limit} for an answer: past it the attempt has failed, and the delivery is sent again`,
+            fix: 'answer 2xx as soon as the delivery is verified and kept, and do the work afterwards (a queue)',
+          };
+        }
+        if (!taken(big!)) {
+          const why =
+            big!.result.status === 413
+              ? {
+                  cause: `its request body limit is below ${LARGEST_PAYLOAD_BYTES / 1024} KiB, the largest payload the service sends`,
+                  fix: `raise it to ${LARGEST_PAYLOAD_BYTES / 1024} KiB or more`,
+                }
+              : whyNotTaken(big!, ctx.limitMs);
+          return { pass: false, summary: `${timing}; the ${largestWords} payload answered ${answered(big!)}`, ...why };
+        }
+        return { pass: true, summary: `${timing}; the ${largestWords} payload answered ${big!.result.status}` };
+      },
+    },
+  ];
+}
+
+/** The middle of some times (the mean of the two middle ones, rounded, for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : Math.round((sorted[middle - 1]! + sorted[middle]!) / 2);
+}

@@ -1,0 +1,238 @@
+import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { defaultTransport, type Transport } from '../../api/transport.js';
+import { action, addVerbs } from '../../cli/actions.js';
+import type { Io } from '../../cli/deps.js';
+import { ExitCode } from '../../cli/errors.js';
+import { examples } from '../../cli/examples.js';
+import { forwardUrl, shownUrl } from '../../cli/forward.js';
+import { collect, oneOf, platformNameOption, requestTimeoutGivenMs } from '../../cli/parse.js';
+import { requiredSecrets } from '../../cli/secret.js';
+import { timeLimit } from '../../net.js';
+import { EVENT_TYPES } from '../../protocol/catalog.js';
+import { DELIVERY_TIMEOUT_MS } from '../../protocol/delivery.js';
+import { signatureHeaderName } from '../../protocol/headers.js';
+import { colorsFor, type Colors } from '../../render/colors.js';
+import { ProgressLine } from '../../render/progress.js';
+import { sanitize } from '../../render/text.js';
+import { sendAsReceived } from '../replay/shared/send.js';
+import { answered, battery, median, type Check, type Outcome, type Verdict } from './battery.js';
+
+/** Defines `check-receiver`. */
+export function register(program: CommandUnknownOpts): void {
+  addVerbs(program, command());
+}
+
+export const command = () =>
+  new Command('check-receiver')
+    .description(
+      'check that a receiver is one the service can trust: valid deliveries taken (their raw bytes verified), forged ones refused, a retry answered, every answer in time; exit 0 only when every check passes',
+    )
+    .argument('<url>', 'your receiver (http or https): every delivery goes there, and nowhere else')
+    .addOption(
+      new Option(
+        '--secret-file <path>',
+        'the signing secret the receiver holds (- reads stdin); repeatable while it moves to a new secret: a delivery signed with each must be taken',
+      )
+        .makeOptionMandatory()
+        .argParser(collect((value: string) => value)),
+    )
+    .addOption(
+      new Option('--event <type>', 'an event type it must take (repeatable; default: every type of the catalog)').argParser(collect(oneOf(EVENT_TYPES))),
+    )
+    .addOption(platformNameOption('the platform name of the delivery headers: X-<name>-Signature, X-<name>-Event, …'))
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc check-receiver http://localhost:3000/webhooks --secret-file ./whsec.txt',
+        'whsvc check-receiver http://localhost:3000/webhooks --secret-file ./whsec.txt --event invoice.paid --json',
+        'whsvc check-receiver https://staging.example.com/hooks --secret-file ./old.txt --secret-file ./new.txt',
+      ),
+    )
+    .addHelpText(
+      'after',
+      `
+Each answer is awaited as long as the service waits (10 s), or --request-timeout.
+Exit codes: 0 every check passed, 1 some failed, 2 bad flags.`,
+    )
+    .action(
+      action(async ({ io, globals }, url, o) => {
+        const given = requestTimeoutGivenMs(globals, io.env);
+        return run(
+          {
+            url,
+            secretFiles: o.secretFile,
+            events: o.event,
+            platformName: o.platformName,
+            limitMs: given ?? DELIVERY_TIMEOUT_MS,
+            limitGiven: given !== undefined,
+            json: globals.json,
+            color: globals.color,
+          },
+          { ...io, transport: defaultTransport(io.env) },
+        );
+      }),
+    );
+
+export interface CheckReceiverOptions {
+  url: string;
+  secretFiles: string[];
+  /** The event types it must take; every type of the catalog when not given. */
+  events?: string[] | undefined;
+  platformName: string;
+  /** How long each answer is awaited, and must come within: the service's limit, or --request-timeout. */
+  limitMs: number;
+  /** The limit is --request-timeout's, not the service's. */
+  limitGiven: boolean;
+  json: boolean;
+  color: boolean;
+}
+
+export interface CheckReceiverDeps extends Io {
+  transport: Transport;
+  /** The time now in milliseconds: the deliveries' `Date`, and how long each answer took. */
+  now?: () => number;
+}
+
+/** A check as it ended: its verdict, and what it sent and got back (nothing when the battery stopped before it). */
+interface Judged {
+  check: Check;
+  verdict: Verdict;
+  outcomes: Outcome[];
+}
+
+export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps): Promise<number> {
+  const now = deps.now ?? Date.now;
+  const target = forwardUrl(options.url, '<url>');
+  const secrets = await requiredSecrets({ secretFiles: options.secretFiles }, deps);
+  const events = [...new Set(options.events ?? EVENT_TYPES)];
+  const checks = battery({
+    secrets,
+    events,
+    platformName: options.platformName,
+    userAgent: `whsvc/${WHSVC_VERSION} (check-receiver)`,
+    now: new Date(now()),
+    limitMs: options.limitMs,
+  });
+  const colors = await colorsFor(deps.stdout, deps.env, !options.color);
+  const total = checks.reduce((sum, check) => sum + check.probes.length, 0);
+  const limit = `${timeLimit(options.limitMs)}${options.limitGiven ? ` (--request-timeout; the service waits ${timeLimit(DELIVERY_TIMEOUT_MS)})` : ", the service's limit"}`;
+  // Said before anything is sent: where, how many, signed how.
+  deps.stderr.write(
+    `whsvc check-receiver: ${checks.length} checks of ${shownUrl(target)}: ${total} deliveries, one at a time, sent there and nowhere else\n` +
+      `  signed with the secret${secrets.length > 1 ? 's' : ''} in ${secrets.map((s) => s.name).join(' and ')} (${signatureHeaderName(options.platformName)}); each answer awaited up to ${limit}\n`,
+  );
+  const progress = deps.stderr.isTTY ? new ProgressLine(deps.stderr) : undefined;
+  const all = new Map<string, Outcome[]>();
+  const judged: Judged[] = [];
+  let unreachable: string | undefined;
+  for (const check of checks) {
+    let entry: Judged;
+    if (unreachable !== undefined) {
+      entry = { check, outcomes: [], verdict: { pass: false, summary: `not run: ${unreachable}` } };
+    } else {
+      const sending = `sending ${check.number}/${checks.length}: ${check.sends}`;
+      if (progress) progress.update(sanitize(sending), true);
+      else deps.stderr.write(`  ${sending}\n`);
+      const outcomes = await sendEach(check, target, options.limitMs, deps);
+      all.set(check.key, outcomes);
+      const failure = unconnected(outcomes.at(-1)!);
+      if (failure) unreachable = `no connection to ${shownUrl(target)}`;
+      entry = { check, outcomes, verdict: failure ?? check.judge(outcomes, all) };
+      progress?.clear();
+    }
+    judged.push(entry);
+    if (!options.json) deps.stdout.write(verdictLines(entry, colors));
+  }
+  const failed = judged.filter((j) => !j.verdict.pass);
+  if (options.json) {
+    deps.stdout.write(`${JSON.stringify(document(target, options, secrets, judged), null, 2)}\n`);
+  } else {
+    deps.stdout.write(
+      failed.length === 0
+        ? `${colors.green(`all ${checks.length} checks passed`)}: the service can trust this receiver\n`
+        : `${colors.red(`${checks.length - failed.length} of ${checks.length} checks passed`)}; failed: ${failed.map((j) => j.check.number).join(', ')}\n`,
+    );
+  }
+  return failed.length === 0 ? ExitCode.ok : ExitCode.failure;
+}
+
+/**
+ * Sends a check's deliveries, one at a time, each awaited up to the limit: what came back and how long it took. When
+ * one reaches nothing (refused, host not found, TLS), the rest are not sent: they would reach nothing either.
+ */
+async function sendEach(check: Check, target: URL, limitMs: number, deps: CheckReceiverDeps): Promise<Outcome[]> {
+  const now = deps.now ?? Date.now;
+  const outcomes: Outcome[] = [];
+  for (const probe of check.probes) {
+    const started = now();
+    const result = await sendAsReceived(deps.transport, target, probe.delivery.headers, probe.delivery.body, '/', limitMs);
+    outcomes.push({ probe, result, ms: Math.round(now() - started) });
+    if (unconnected(outcomes.at(-1)!)) break;
+  }
+  return outcomes;
+}
+
+/** The verdict of a send that reached nothing, or undefined when it reached the receiver (answered or not). */
+function unconnected(o: Outcome): Verdict | undefined {
+  const { status, reached, code } = o.result;
+  if (status !== null || reached !== false) return undefined;
+  const summary = answered(o);
+  if (code === 'ECONNREFUSED')
+    return { pass: false, summary, cause: 'nothing listens at that address and port', fix: "start the receiver, or check the URL's host and port" };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return { pass: false, summary, cause: "the URL's host name was not found", fix: 'check the host name in the URL' };
+  if (code === 'ETLS')
+    return {
+      pass: false,
+      summary,
+      cause: 'the TLS handshake failed',
+      fix: 'use http:// for a plain port, or a certificate this machine trusts (NODE_EXTRA_CA_CERTS)',
+    };
+  return { pass: false, summary, cause: 'no connection could be made', fix: "check that the receiver runs, and the URL's host and port" };
+}
+
+/** A check's line, and for a failure the likely cause and the fix under it. */
+function verdictLines({ check, verdict }: Judged, colors: Colors): string {
+  const word = verdict.pass ? colors.green('pass') : colors.red('fail');
+  const lines = [`${word}  ${check.number}  ${check.title}: ${sanitize(verdict.summary)}`];
+  if (verdict.cause) lines.push(`         ${colors.dim('likely cause:')} ${verdict.cause}`);
+  if (verdict.fix) lines.push(`         ${colors.dim('fix:')} ${verdict.fix}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** check-receiver --json: one document, each check with what it sent and what came back. */
+function document(target: URL, options: CheckReceiverOptions, secrets: ReadonlyArray<{ name: string }>, judged: readonly Judged[]) {
+  const answeredIn = judged.flatMap((j) => j.outcomes.filter((o) => o.result.status !== null).map((o) => o.ms)).sort((a, b) => a - b);
+  return {
+    url: shownUrl(target),
+    time_limit_ms: options.limitMs,
+    secrets: secrets.map((s) => s.name),
+    platform_name: options.platformName,
+    passed: judged.filter((j) => j.verdict.pass).length,
+    failed: judged.filter((j) => !j.verdict.pass).length,
+    checks: judged.map(({ check, verdict, outcomes }) => ({
+      number: check.number,
+      check: check.key,
+      title: check.title,
+      result: verdict.pass ? 'pass' : 'fail',
+      summary: verdict.summary,
+      cause: verdict.cause ?? null,
+      fix: verdict.fix ?? null,
+      sent: outcomes.map(({ probe, result, ms }) => ({
+        what: probe.what,
+        event: probe.delivery.event,
+        delivery_id: probe.delivery.deliveryId,
+        attempt: probe.delivery.attempt,
+        signature: probe.delivery.signature ?? null,
+        signature_check: probe.signatureCheck,
+        signed_with: probe.signedWith,
+        body_bytes: probe.delivery.body.length,
+        status: result.status,
+        ms,
+        error: result.error ?? null,
+        response_body: result.body === undefined ? null : result.body.slice(0, 1024),
+      })),
+    })),
+    timing: { answers: answeredIn.length, slowest_ms: answeredIn.at(-1) ?? null, median_ms: answeredIn.length ? median(answeredIn) : null },
+  };
+}

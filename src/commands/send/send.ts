@@ -1,0 +1,236 @@
+import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { defaultTransport, type Transport } from '../../api/transport.js';
+import { action, addVerbs } from '../../cli/actions.js';
+import type { Io } from '../../cli/deps.js';
+import { ExitCode, usageError } from '../../cli/errors.js';
+import { examples } from '../../cli/examples.js';
+import { forwardUrl, shownUrl } from '../../cli/forward.js';
+import { collect, oneOf, once, platformNameOption, requestTimeoutGivenMs } from '../../cli/parse.js';
+import { checkSecretFilePath, requiredSecret } from '../../cli/secret.js';
+import { readInput, STDIN } from '../../cli/stdin.js';
+import { colorsFor } from '../../render/colors.js';
+import { keyValues, sanitize } from '../../render/text.js';
+import { EVENT_TYPES } from '../../protocol/catalog.js';
+import { DELIVERY_TIMEOUT_MS, madeDelivery, type MadeDelivery } from '../../protocol/delivery.js';
+import { recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
+import type { SignatureCheck } from '../../protocol/signature.js';
+import { RecordFile } from '../replay/shared/record.js';
+import { answerWords, sendAsReceived, type SendResult } from '../replay/shared/send.js';
+import { givenBody, samplePayloadWith, setting, type Setting } from './payload.js';
+
+/** Defines `send`. */
+export function register(program: CommandUnknownOpts): void {
+  addVerbs(program, command());
+}
+
+const DEFAULT_EVENT = 'invoice.paid';
+
+export const command = () =>
+  new Command('send')
+    .description(
+      'send one delivery to any URL exactly as the service sends it (its headers, the signature over the exact bytes, a fresh delivery id, attempt 1): exit 0 when it answers 2xx',
+    )
+    .argument('<url>', 'where to send it: your receiver (http or https)')
+    .addOption(
+      new Option('--event <type>', `the event type: the catalog's sample payload of it is sent (default ${DEFAULT_EVENT})`).argParser(oneOf(EVENT_TYPES)),
+    )
+    .addOption(
+      new Option(
+        '--set <path=value>',
+        'change the sample: amount.amount=500, amount.currency=USD (a value is JSON where it parses, else a string); repeatable',
+      ).argParser(collect(setting)),
+    )
+    .option('--data <json|@file|->', 'the body instead of the sample, sent byte for byte: JSON, @FILE, or - for stdin')
+    .addOption(
+      new Option('--secret-file <path>', 'sign it with the secret in this file (- reads stdin); without it, it goes unsigned').argParser(
+        once('a delivery is signed with one secret'),
+      ),
+    )
+    .option('--record <file>', 'append it to FILE in the record format (mode 0600), for `whsvc replay`')
+    .addOption(platformNameOption('the platform name of the delivery headers: X-<name>-Signature, X-<name>-Event, …'))
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc send http://localhost:3000/webhooks --secret-file ./whsec.txt',
+        'whsvc send http://localhost:3000/webhooks --secret-file ./whsec.txt --event sales_order.created --set total.amount=500',
+        'whsvc send http://localhost:3000/webhooks --secret-file ./whsec.txt --data @invoice.json --record sent.ndjson',
+      ),
+    )
+    .action(
+      action(async ({ io, globals }, url, o) =>
+        run(
+          {
+            url,
+            event: o.event,
+            set: o.set ?? [],
+            data: o.data,
+            secretFile: o.secretFile,
+            record: o.record,
+            platformName: o.platformName,
+            timeoutMs: requestTimeoutGivenMs(globals, io.env) ?? DELIVERY_TIMEOUT_MS,
+            json: globals.json,
+            color: globals.color,
+          },
+          { ...io, transport: defaultTransport(io.env) },
+        ),
+      ),
+    );
+
+export interface SendOptions {
+  url: string;
+  /** The event type; invoice.paid when neither it nor --data's body names one. */
+  event?: string | undefined;
+  set: Setting[];
+  /** The body whole: JSON, `@FILE`, or `-` for stdin. */
+  data?: string | undefined;
+  secretFile?: string | undefined;
+  record?: string | undefined;
+  platformName: string;
+  /** The answer's limit: --request-timeout, else the service's. */
+  timeoutMs: number;
+  json: boolean;
+  color: boolean;
+}
+
+export interface SendDeps extends Io {
+  transport: Transport;
+  /** The time now, in milliseconds: the delivery's `Date`, and how long the answer took. */
+  now?: () => number;
+}
+
+/** What is kept of the answer's body: its head, as the sandbox keeps 1024 bytes of what an endpoint answered. */
+const ANSWER_KEPT = 1024;
+/** What a line shows of a body. */
+const SHOWN = 200;
+
+export async function run(options: SendOptions, deps: SendDeps): Promise<number> {
+  const now = deps.now ?? Date.now;
+  const url = forwardUrl(options.url, '<url>');
+  checkSecretFilePath(options.secretFile);
+  if (options.data !== undefined && options.set.length > 0) {
+    throw usageError('--set changes the sample; --data gives the whole body, sent as it is: give one of them');
+  }
+  if (options.data === STDIN && options.secretFile === STDIN) {
+    throw usageError('--data - and --secret-file - both read stdin, which can be read once: give one of them a file');
+  }
+  const { body, event } = await bodyToSend(options, deps, new Date(now()));
+  const secret = options.secretFile === undefined ? undefined : await requiredSecret({ secretFile: options.secretFile }, deps);
+  // Opened before anything is sent: a path the writer refuses is exit 2, and nothing went out.
+  const recording = options.record === undefined ? undefined : new RecordFile(options.record);
+  const delivery = madeDelivery(body, {
+    event,
+    platformName: options.platformName,
+    userAgent: `whsvc/${WHSVC_VERSION} (send)`,
+    sentAt: new Date(now()),
+    secret,
+  });
+  const started = now();
+  const result = await sendAsReceived(deps.transport, url, delivery.headers, delivery.body, '/', options.timeoutMs);
+  const ms = Math.round(now() - started);
+  const signatureCheck: SignatureCheck = secret === undefined ? 'missing' : 'verified';
+  try {
+    recording?.append(recordOf(url, delivery, signatureCheck, result, now()));
+  } finally {
+    recording?.close();
+  }
+  const taken = result.status !== null && result.status >= 200 && result.status < 300;
+  const sent = { url, delivery, signatureCheck, signedWith: options.secretFile === undefined ? null : secretName(options.secretFile), result, ms };
+  if (options.json) deps.stdout.write(`${JSON.stringify(sentDocument(sent))}\n`);
+  else deps.stdout.write(await sentBlock(sent, options, deps));
+  if (secret === undefined) deps.stderr.write('whsvc send: sent unsigned (no --secret-file): a receiver that checks signatures must refuse it\n');
+  if (recording) deps.stderr.write(`whsvc send: recorded to ${recording.path} (send it again with: whsvc replay ${recording.path} --to URL)\n`);
+  return taken ? ExitCode.ok : ExitCode.failure;
+}
+
+/** The body to send and its event type: --data as given, or the catalog's sample with each --set applied. */
+async function bodyToSend(options: SendOptions, deps: Io, now: Date): Promise<{ body: Buffer; event: string }> {
+  if (options.data === undefined) {
+    const event = options.event ?? DEFAULT_EVENT;
+    const payload = samplePayloadWith(event, options.set, now);
+    // The event header says what the body says, --set event=… included: a receiver reads the type from the signed body.
+    return { body: Buffer.from(JSON.stringify(payload), 'utf8'), event: typeof payload.event === 'string' ? payload.event : event };
+  }
+  const { data } = options;
+  const terminal = '--data - reads the body from stdin, which is a terminal: pipe it in, or give --data @FILE';
+  if (data === '@') throw usageError('--data @ names no file: --data @body.json reads body.json');
+  const given =
+    data === STDIN
+      ? givenBody(await readInput(STDIN, '--data -', deps.stdin, terminal), '(stdin)')
+      : data.startsWith('@')
+        ? givenBody(await readInput(data.slice(1), `--data ${data}`, deps.stdin, terminal), data)
+        : givenBody(Buffer.from(data, 'utf8'), '(the value given)');
+  if (options.event !== undefined && given.event !== undefined && given.event !== options.event) {
+    throw usageError(`--event ${options.event}, but the body's event is ${JSON.stringify(given.event)}: the receiver reads the signed body, so give one type`);
+  }
+  return { body: given.body, event: given.event ?? options.event ?? DEFAULT_EVENT };
+}
+
+/** A secret file as lines name it (never the secret): its path as given, or stdin. */
+const secretName = (path: string) => (path === STDIN ? 'stdin' : path);
+
+interface Sent {
+  url: URL;
+  delivery: MadeDelivery;
+  signatureCheck: SignatureCheck;
+  signedWith: string | null;
+  result: SendResult;
+  ms: number;
+}
+
+/** send --json: what was sent (headers, body, signature) and what came back. */
+function sentDocument({ url, delivery, signatureCheck, signedWith, result, ms }: Sent) {
+  return {
+    url: shownUrl(url),
+    event: delivery.event,
+    delivery_id: delivery.deliveryId,
+    attempt: delivery.attempt,
+    signature: delivery.signature ?? null,
+    signature_check: signatureCheck,
+    signed_with: signedWith,
+    headers: delivery.headers,
+    body: delivery.body.toString('utf8'),
+    status: result.status,
+    ms,
+    error: result.error ?? null,
+    response_body: result.body === undefined ? null : result.body.slice(0, ANSWER_KEPT),
+  };
+}
+
+/** What a person reads: the delivery sent (where, which, signed how, its body's head) and the answer. */
+async function sentBlock({ url, delivery, signedWith, result, ms }: Sent, options: Pick<SendOptions, 'color'>, deps: Io): Promise<string> {
+  const colors = await colorsFor(deps.stdout, deps.env, !options.color);
+  const taken = result.status !== null && result.status >= 200 && result.status < 300;
+  const answer = result.status === null ? answerWords(result) : `${result.status} in ${ms} ms`;
+  const pairs: Array<[string, string | { styled: string }]> = [
+    ['sent to', shownUrl(url)],
+    ['event', delivery.event],
+    ['delivery', `${delivery.deliveryId}, attempt ${delivery.attempt}`],
+    ['signature', delivery.signature === undefined ? 'none: sent unsigned' : `${delivery.signature} (the secret in ${signedWith})`],
+    ['body', `${delivery.body.length} bytes: ${head(delivery.body.toString('utf8'))}`],
+    ['answer', { styled: (taken ? colors.green : colors.red)(sanitize(answer)) }],
+  ];
+  if (result.body) pairs.push(['answered', head(result.body)]);
+  return keyValues(pairs, colors.dim);
+}
+
+/** The start of a body, on one line. */
+const head = (text: string) => {
+  const line = sanitize(text).trim();
+  return line.length > SHOWN ? `${line.slice(0, SHOWN - 1)}…` : line;
+};
+
+/** The delivery as a record file keeps it (listen's format: header names in lower case), for `replay`. */
+function recordOf(url: URL, delivery: MadeDelivery, signatureCheck: SignatureCheck, result: SendResult, at: number): RecordedDelivery {
+  const headers = Object.fromEntries(Object.entries(delivery.headers).map(([name, value]) => [name.toLowerCase(), value]));
+  return {
+    whsvc_record: 1,
+    received_at: new Date(at).toISOString(),
+    ...recordedRequest('POST', url.pathname, headers, delivery.body),
+    signature_check: signatureCheck,
+    event: delivery.event,
+    delivery_id: delivery.deliveryId,
+    attempt: delivery.attempt,
+    // What the receiver answered; 0 when it gave no answer, as the service's response_code says it.
+    answered: result.status ?? 0,
+  };
+}

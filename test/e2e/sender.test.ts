@@ -1,0 +1,326 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenedDeliveries, runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { type Answer, type Received, startReceiver, type Receiver } from '../helpers/receiver.js';
+import {
+  acceptsEverything,
+  correctReceiver,
+  failsOnMismatch,
+  rejectsRepeatedDeliveryId,
+  slowReceiver,
+  verifiesReserializedJson,
+} from '../helpers/receivers.js';
+
+// The sender's side (issue 36), the built binary against real receivers on 127.0.0.1: send, sign, check-receiver, and
+// several secret files in listen, verify and check-receiver. Signatures are checked apart from src/: Python's hmac.
+
+let dir: string;
+const receivers: Receiver[] = [];
+const SECRET = 'whsec_sender_e2e_0123456789';
+const NEW_SECRET = 'whsec_sender_e2e_the_new_one';
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'whsvc-sender-'));
+  writeFileSync(join(dir, 'whsec.txt'), `${SECRET}\n`);
+  writeFileSync(join(dir, 'new.txt'), `${NEW_SECRET}\n`);
+});
+
+afterAll(async () => {
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const secretFile = () => join(dir, 'whsec.txt');
+const newSecretFile = () => join(dir, 'new.txt');
+
+async function receiver(policy: (request: Received) => Answer): Promise<Receiver> {
+  const started = await startReceiver(policy);
+  receivers.push(started);
+  return started;
+}
+
+/** `sha256=` and the hex HMAC-SHA256 of `body` under the secret in `file`, as Python's hmac computes it. */
+function pythonSignature(file: string, body: Buffer): string {
+  const script =
+    'import hmac, hashlib, sys\nkey = open(sys.argv[1], "rb").read().strip()\nprint("sha256=" + hmac.new(key, sys.stdin.buffer.read(), hashlib.sha256).hexdigest())';
+  const result = spawnSync('python3', ['-c', script, file], { input: body, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`python3: ${result.stderr}`);
+  return result.stdout.trim();
+}
+
+/** check-receiver --json against `url`: its exit code, its document, and the numbers of the checks that failed. */
+async function checkReceiver(url: string, ...args: string[]) {
+  const result = await runCli(['check-receiver', url, '--secret-file', secretFile(), '--json', ...args], { timeoutMs: 60_000 });
+  const document = JSON.parse(result.stdout);
+  const failed = (document.checks as Array<{ number: number; result: string }>).filter((c) => c.result === 'fail').map((c) => c.number);
+  return { ...result, document, failed, check: (n: number) => document.checks[n - 1] };
+}
+
+describe('whsvc send', () => {
+  it("delivers the sample with the overrides and the service's headers, signed as Python's hmac computes it over the bytes received", async () => {
+    const app = await receiver(() => ({ status: 202, body: 'queued' }));
+    const result = await runCli([
+      'send',
+      `${app.url}/hooks`,
+      '--event',
+      'sales_order.created',
+      '--set',
+      'total.amount=500',
+      '--set',
+      'total.currency=USD',
+      '--set',
+      'customer_id=cus_42',
+      '--secret-file',
+      secretFile(),
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const [request] = await app.waitFor(1);
+    expect(request!.path).toBe('/hooks');
+    expect(JSON.parse(request!.body)).toMatchObject({
+      event: 'sales_order.created',
+      total: { amount: 500, currency: 'USD' },
+      customer_id: 'cus_42',
+      line_count: 3,
+    });
+    expect(request!.headers['x-service-signature']).toBe(pythonSignature(secretFile(), request!.bytes));
+    expect(request!.headers).toMatchObject({ 'content-type': 'application/json', 'x-service-event': 'sales_order.created', 'x-service-attempt': '1' });
+    expect(request!.headers['x-service-delivery-id']).toMatch(/^dlv_[0-9a-f]{24}$/);
+    expect(request!.headers['x-service-attempt-id']).toBe(request!.headers['x-service-delivery-id']);
+    expect(Number.isNaN(Date.parse(String(request!.headers.date)))).toBe(false);
+    // What was sent and what came back; never the secret.
+    expect(result.stdout).toMatch(/^answer +202 in \d+ ms$/m);
+    expect(result.stdout).toMatch(/^answered +queued$/m);
+    expect(result.stdout).toContain(request!.headers['x-service-signature']);
+    expect(result.stdout + result.stderr).not.toContain(SECRET);
+  });
+
+  it('--data @file goes byte for byte; --json says it; --record writes what replay sends again, the same bytes and signature', async () => {
+    const app = await receiver(() => 200);
+    const data = '{ "id": "inv_77",\n  "event": "invoice.paid", "amount": {"amount": 1, "currency": "EUR"} }';
+    writeFileSync(join(dir, 'body.json'), data);
+    const record = join(dir, 'sent.ndjson');
+    const sent = await runCli(['send', `${app.url}/in`, '--data', `@${join(dir, 'body.json')}`, '--secret-file', secretFile(), '--record', record, '--json']);
+    expect(sent.code, sent.stderr).toBe(0);
+    const document = JSON.parse(sent.stdout);
+    expect(document).toMatchObject({ event: 'invoice.paid', attempt: 1, signature_check: 'verified', signed_with: secretFile(), body: data, status: 200 });
+    const replayed = await runCli(['replay', record, '--to', app.url]);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    const [first, again] = await app.waitFor(2);
+    expect(first!.body).toBe(data);
+    expect(again!.path).toBe('/in');
+    expect(again!.bytes.equals(first!.bytes)).toBe(true);
+    expect(again!.headers['x-service-signature']).toBe(pythonSignature(secretFile(), again!.bytes));
+    expect(again!.headers['x-service-delivery-id']).toBe(document.delivery_id);
+  });
+
+  it('unsigned without --secret-file, said so; exit 1 when refused or when nothing answers, in the words replay uses', async () => {
+    const app = await receiver(() => ({ status: 400, body: 'signature missing' }));
+    const unsigned = await runCli(['send', app.url]);
+    expect(unsigned.code).toBe(1);
+    const [request] = await app.waitFor(1);
+    expect(request!.headers['x-service-signature']).toBeUndefined();
+    expect(unsigned.stderr).toContain('sent unsigned (no --secret-file)');
+    expect(unsigned.stdout).toMatch(/^answer +400 in \d+ ms$/m);
+    const closed = await startReceiver();
+    const { url } = closed;
+    await closed.close();
+    const down = await runCli(['send', url, '--secret-file', secretFile()]);
+    expect(down.code).toBe(1);
+    expect(down.stdout).toMatch(/^answer +no answer \(connection refused\)$/m);
+    const late = await receiver(() => 'hold');
+    const slow = await runCli(['send', late.url, '--request-timeout', '300ms', '--json']);
+    expect(slow.code).toBe(1);
+    expect(JSON.parse(slow.stdout)).toMatchObject({ status: null, error: 'no answer within 300 ms' });
+    late.release();
+  });
+
+  it('bad flags: exit 2 before anything is sent', async () => {
+    const app = await receiver(() => 200);
+    for (const args of [
+      ['--event', 'invoice.payed'],
+      ['--set', 'amount'],
+      ['--data', '{"a":1}', '--set', 'a=2'],
+      ['--data', 'not json'],
+      ['--secret-file', secretFile(), '--secret-file', newSecretFile()],
+    ]) {
+      const result = await runCli(['send', app.url, ...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr.split('\n')[0]).toMatch(/^whsvc: /);
+    }
+    expect((await runCli(['send', app.url, '--event', 'invoice.payed'])).stderr).toContain('did you mean invoice.paid?');
+    expect(app.received).toEqual([]);
+  });
+});
+
+describe('whsvc sign', () => {
+  let sandbox: SandboxProcess;
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess(['--quiet', '--max-attempts', '1']);
+  });
+  afterAll(async () => {
+    await sandbox?.stop();
+  });
+
+  it("agrees with Python's hmac, with the header the sandbox sent and with the signature it stored, for the same body and secret", async () => {
+    const env = sandboxEnv(sandbox.info, join(dir, 'config'));
+    const app = await receiver(() => 200);
+    const sandboxSecret = join(dir, 'sandbox-secret.txt');
+    const created = await runCli(['webhooks', 'create', '--url', `${app.url}/wh`, '--events', 'invoice.paid', '--secret-file', sandboxSecret, '--json'], {
+      env,
+    });
+    expect(created.code, created.stderr).toBe(0);
+    expect((await runCli(['sandbox', 'trigger', 'invoice.paid'], { env })).code).toBe(0);
+    const [delivered] = await app.waitFor(1);
+    const body = join(dir, 'delivered.json');
+    writeFileSync(body, delivered!.bytes);
+    const signed = await runCli(['sign', '--secret-file', sandboxSecret, '--payload-file', body]);
+    expect(signed.code, signed.stderr).toBe(0);
+    const signature = signed.stdout.trim();
+    expect(signature).toBe(pythonSignature(sandboxSecret, delivered!.bytes));
+    expect(signature).toBe(delivered!.headers['x-service-signature']);
+    const id = String(delivered!.headers['x-service-delivery-id']);
+    const stored = JSON.parse((await runCli(['deliveries', 'show', id, '--json'], { env })).stdout);
+    expect(stored.signature).toBe(signature);
+    // From stdin too, and --json names the header.
+    const fromStdin = await runCli(['sign', '--secret-file', sandboxSecret, '--json'], { input: delivered!.body });
+    expect(JSON.parse(fromStdin.stdout)).toEqual({ signature, header: { name: 'X-Service-Signature', value: signature }, body_bytes: delivered!.bytes.length });
+    expect(signed.stdout + signed.stderr + fromStdin.stdout).not.toContain(readFileSync(sandboxSecret, 'utf8').trim());
+  });
+});
+
+describe('whsvc check-receiver', () => {
+  it('passes a receiver done right: raw-body verification, idempotent, fast; it says what it sends first, and sends only to the URL given', async () => {
+    const app = await receiver(correctReceiver(SECRET));
+    const result = await runCli(['check-receiver', `${app.url}/hooks`, '--secret-file', secretFile()]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.filter((line) => line.startsWith('pass  '))).toHaveLength(9);
+    expect(lines.at(-1)).toBe('all 9 checks passed: the service can trust this receiver');
+    expect(result.stderr.split('\n')[0]).toMatch(
+      /^whsvc check-receiver: 9 checks of http:\/\/127\.0\.0\.1:\d+\/hooks: 15 deliveries, one at a time, sent there and nowhere else$/,
+    );
+    expect(result.stderr).toContain('sending 3/9: invoice.paid with a digit 0 made 1 after it was signed');
+    expect(app.received).toHaveLength(15);
+    expect(new Set(app.received.map((r) => r.path))).toEqual(new Set(['/hooks']));
+    expect(result.stdout + result.stderr).not.toContain(SECRET);
+  });
+
+  it('fails a receiver that takes everything: the four refusal checks', async () => {
+    const app = await receiver(acceptsEverything());
+    const result = await checkReceiver(app.url);
+    expect(result.code).toBe(1);
+    expect(result.failed).toEqual([3, 4, 5, 6]);
+    expect(result.check(3)).toMatchObject({ check: 'tampered_body', summary: 'answered 200 "ok"' });
+    expect(result.check(3).cause).toContain('does not check the signature');
+  });
+
+  it('fails a receiver that verifies re-serialized JSON: check 2 alone, with the raw body as the fix', async () => {
+    const app = await receiver(verifiesReserializedJson(SECRET));
+    const result = await checkReceiver(app.url);
+    expect(result.failed).toEqual([2]);
+    expect(result.check(2).cause).toContain('JSON it parsed and wrote again');
+    expect(result.check(2).fix).toContain('raw body');
+  });
+
+  it('fails a receiver that refuses a repeated delivery id: check 7', async () => {
+    const app = await receiver(rejectsRepeatedDeliveryId(SECRET));
+    const result = await checkReceiver(app.url);
+    expect(result.failed).toEqual([7]);
+    expect(result.check(7)).toMatchObject({ check: 'repeated_delivery', summary: 'answered 200, then 409 "duplicate delivery"' });
+  });
+
+  it('fails a receiver that answers a tampered body 500: checks 3 and 4, a 5xx being no refusal', async () => {
+    const app = await receiver(failsOnMismatch(SECRET));
+    const result = await checkReceiver(app.url);
+    expect(result.failed).toEqual([3, 4]);
+    expect(result.check(3).summary).toBe('answered 500 "Internal Server Error"');
+    expect(result.check(3).cause).toContain('sends the forgery again');
+  });
+
+  it('fails a receiver that takes 12 s: check 9 names the limit (given here by --request-timeout, so the test waits no 12 s)', async () => {
+    const app = await receiver(slowReceiver(SECRET, 12_000));
+    const result = await checkReceiver(app.url, '--request-timeout', '300ms', '--event', 'invoice.paid');
+    expect(result.code).toBe(1);
+    expect(result.check(9)).toMatchObject({ check: 'time_limit', result: 'fail', summary: '11 of 11 got no answer within 300 ms' });
+    expect(result.check(9).cause).toContain('waits 300 ms');
+    expect(result.check(1).cause).toContain('no answer within 300 ms');
+    expect(result.document.time_limit_ms).toBe(300);
+  });
+
+  it('two secret files: a receiver that holds both passes; one that holds the old alone fails check 1, naming the new file', async () => {
+    const both = await receiver(correctReceiver(SECRET, NEW_SECRET));
+    const passed = await checkReceiver(both.url, '--secret-file', newSecretFile());
+    expect(passed.code, JSON.stringify(passed.document.checks.filter((c: { result: string }) => c.result === 'fail'))).toBe(0);
+    expect(passed.document.secrets).toEqual([secretFile(), newSecretFile()]);
+    expect(passed.check(1).sent.map((s: { signed_with: string }) => s.signed_with)).toContain(newSecretFile());
+    const oldOnly = await receiver(correctReceiver(SECRET));
+    const failed = await checkReceiver(oldOnly.url, '--secret-file', newSecretFile());
+    expect(failed.failed).toEqual([1]);
+    expect(failed.check(1).cause).toContain(`does not take a delivery signed with ${newSecretFile()}`);
+  });
+
+  it('nothing listening: the rest is not sent, exit 1; bad flags are exit 2 before anything is sent', async () => {
+    const closed = await startReceiver();
+    const { url } = closed;
+    await closed.close();
+    const down = await checkReceiver(url);
+    expect(down.code).toBe(1);
+    expect(down.check(1)).toMatchObject({ summary: 'no answer (connection refused)', cause: 'nothing listens at that address and port' });
+    expect(down.check(1).sent).toHaveLength(1);
+    expect(down.check(2)).toMatchObject({ summary: `not run: no connection to ${url}/`, sent: [] });
+    const app = await receiver(() => 200);
+    expect((await runCli(['check-receiver', app.url])).code).toBe(2);
+    expect((await runCli(['check-receiver', app.url, '--secret-file', secretFile(), '--event', 'nope'])).code).toBe(2);
+    expect((await runCli(['check-receiver', 'ftp://x', '--secret-file', secretFile()])).code).toBe(2);
+    expect((await runCli(['check-receiver', app.url, '--secret-file', join(dir, 'none.txt')])).code).toBe(2);
+    expect(app.received).toEqual([]);
+  });
+});
+
+describe('several secret files: listen and verify', () => {
+  it('listen takes a delivery signed with either, and says which file verified it', async () => {
+    const listener = await startListen(['--secret-file', secretFile(), '--secret-file', newSecretFile(), '--count', '2', '--timeout', '60', '--json']);
+    try {
+      await expect
+        .poll(() => listener.stderr(), { timeout: 20_000, interval: 25 })
+        .toContain(`verifying with the secrets in ${secretFile()} and ${newSecretFile()} (any of them verifies)`);
+      for (const file of [secretFile(), newSecretFile()]) expect((await runCli(['send', listener.url, '--secret-file', file])).code).toBe(0);
+      expect(await listener.exit).toBe(0);
+      expect(listenedDeliveries(listener.stdout()).map((line) => [line.signature_check, line.verified_by])).toEqual([
+        ['verified', secretFile()],
+        ['verified', newSecretFile()],
+      ]);
+      expect(listener.stdout() + listener.stderr()).not.toContain(NEW_SECRET);
+    } finally {
+      listener.child.kill();
+    }
+  });
+
+  it('verify checks against each, and names the one that verified', async () => {
+    const body = '{"id":"inv_1","event":"invoice.paid"}';
+    writeFileSync(join(dir, 'verify-body.json'), body);
+    const signature = pythonSignature(newSecretFile(), Buffer.from(body));
+    const verified = await runCli([
+      'verify',
+      '--signature',
+      signature,
+      '--secret-file',
+      secretFile(),
+      '--secret-file',
+      newSecretFile(),
+      '--payload-file',
+      join(dir, 'verify-body.json'),
+    ]);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toBe(`verified by ${newSecretFile()}: the signature matches the ${body.length}-byte body\n`);
+    const json = await runCli(['verify', '--signature', signature, '--secret-file', secretFile(), '--secret-file', newSecretFile(), '--json'], { input: body });
+    expect(JSON.parse(json.stdout)).toMatchObject({ signature_check: 'verified', verified_by: newSecretFile() });
+    const neither = await runCli(['verify', '--signature', signature, '--secret-file', secretFile(), '--json'], { input: body });
+    expect(neither.code).toBe(1);
+    expect(JSON.parse(neither.stdout)).toMatchObject({ signature_check: 'mismatch', verified_by: null });
+    expect(verified.stdout + json.stdout + neither.stdout + neither.stderr).not.toContain(NEW_SECRET);
+  });
+});

@@ -1,0 +1,207 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { TransportRequest, TransportResponse } from '../../../../src/api/transport.js';
+import { battery, payloadOfSize, unlikeReserialized, withOneByteChanged } from '../../../../src/commands/check-receiver/battery.js';
+import { run, type CheckReceiverOptions } from '../../../../src/commands/check-receiver/check-receiver.js';
+import { TransportError } from '../../../../src/net.js';
+import { samplePayload } from '../../../../src/protocol/catalog.js';
+import { verify } from '../../../../src/protocol/signature.js';
+import type { Answer, Received } from '../../../helpers/receiver.js';
+import { acceptsEverything, correctReceiver, failsOnMismatch, rejectsRepeatedDeliveryId, verifiesReserializedJson } from '../../../helpers/receivers.js';
+import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
+
+const SECRET = 'whsec_check_unit';
+const NOW = new Date(Date.UTC(2026, 10, 25, 9, 0, 0));
+
+describe('the bodies check-receiver sends', () => {
+  it('bytes unlike any re-serialization: the same JSON, written as no serializer writes it', () => {
+    const value = { id: 'inv_1', event: 'invoice.paid', amount: { amount: 12900, currency: 'EUR' }, tags: ['a', ''], emoji: '😀x', note: 'café' };
+    const written = unlikeReserialized(value);
+    expect(JSON.parse(written)).toEqual(value);
+    expect(written).not.toBe(JSON.stringify(value));
+    expect(written).not.toBe(JSON.stringify(value, null, 2));
+    // Python's json.dumps (", " and ": ") and its ensure_ascii escapes of non-ASCII only.
+    expect(written).not.toContain('": ');
+    expect(written).toContain('"\\u0069nv_1"');
+    expect(written).toContain('"\\ud83d\\ude00x"');
+    expect(written.indexOf('"emoji"')).toBeLessThan(written.indexOf('"id"'));
+    expect(Buffer.from(written, 'utf8').toString('utf8')).toBe(written);
+  });
+
+  it('one byte changed: still JSON, one byte apart (its last digit)', () => {
+    const body = JSON.stringify(samplePayload('invoice.paid', NOW));
+    const { body: changed, change } = withOneByteChanged(body);
+    expect(changed).toHaveLength(body.length);
+    expect([...changed].filter((c, i) => c !== body[i])).toHaveLength(1);
+    expect(JSON.parse(changed).amount.amount).toBe(12901);
+    expect(change).toBe('a digit 0 made 1');
+  });
+
+  it('the largest payload: the sample grown to exactly the size asked, still JSON', () => {
+    const body = payloadOfSize('invoice.paid', NOW, 65_536);
+    expect(Buffer.byteLength(body)).toBe(65_536);
+    expect(JSON.parse(body)).toMatchObject({ event: 'invoice.paid', amount: { amount: 12900, currency: 'EUR' } });
+  });
+
+  it("each delivery is signed as the check says: valid ones under each secret, forged ones not under the receiver's", () => {
+    const checks = battery({
+      secrets: [
+        { name: 'old.txt', secret: SECRET },
+        { name: 'new.txt', secret: 'whsec_new' },
+      ],
+      events: ['invoice.paid', 'product.updated'],
+      platformName: 'Service',
+      userAgent: 'test',
+      now: NOW,
+      limitMs: 10_000,
+    });
+    expect(checks.map((c) => c.key)).toEqual([
+      'event_types',
+      'raw_bytes',
+      'tampered_body',
+      'other_secret',
+      'no_signature',
+      'malformed_signature',
+      'repeated_delivery',
+      'unknown_event',
+      'time_limit',
+    ]);
+    const valid = (key: string) => checks.find((c) => c.key === key)!.probes;
+    expect(valid('event_types').map((p) => [p.what, p.signedWith])).toEqual([
+      ['invoice.paid', 'old.txt'],
+      ['product.updated', 'old.txt'],
+      ['invoice.paid signed with new.txt', 'new.txt'],
+    ]);
+    expect(verify('whsec_new', valid('event_types')[2]!.delivery.body, valid('event_types')[2]!.delivery.signature!)).toBe(true);
+    for (const key of ['tampered_body', 'other_secret']) {
+      const { delivery } = valid(key)[0]!;
+      expect(verify(SECRET, delivery.body, delivery.signature!), key).toBe(false);
+    }
+    expect(valid('no_signature')[0]!.delivery.signature).toBeUndefined();
+    expect(valid('malformed_signature').map((p) => p.delivery.signature!.replace(/[0-9a-f]{32,64}$/, '…'))).toEqual(['sha1=…', 'sha256=…']);
+    const [once, again] = valid('repeated_delivery');
+    expect(again!.delivery).toMatchObject({ deliveryId: once!.delivery.deliveryId, attempt: 2, signature: once!.delivery.signature });
+    expect(again!.delivery.body.equals(once!.delivery.body)).toBe(true);
+  });
+});
+
+describe('whsvc check-receiver, its run with the receivers of test/helpers/receivers.ts behind a fake transport', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'whsvc-check-'));
+    writeFileSync(join(dir, 'whsec.txt'), SECRET);
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A transport that hands each request to `policy`, as an HTTP server would, or fails as `failure` says. */
+  function transportTo(policy: (request: Received) => Answer | TransportError) {
+    const sent: TransportRequest[] = [];
+    const transport = async (request: TransportRequest): Promise<TransportResponse> => {
+      sent.push(request);
+      const bytes = Buffer.from(request.body as Uint8Array);
+      const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]));
+      const answer = policy({ method: request.method, path: request.url.pathname, headers, body: bytes.toString('utf8'), bytes, receivedAt: 0 });
+      if (answer instanceof TransportError) throw answer;
+      const { status, body } = typeof answer === 'object' ? answer : { status: answer as number, body: '' };
+      return { status, headers: {}, text: body ?? '' };
+    };
+    return { sent, transport };
+  }
+
+  async function check(policy: (request: Received) => Answer | TransportError, options: Partial<CheckReceiverOptions> = {}, stderrIsTTY = false) {
+    const { sent, transport } = transportTo(policy);
+    const stdout = new Collector();
+    const stderr = new Collector(stderrIsTTY, 100);
+    let clock = NOW.getTime();
+    const code = await run(
+      {
+        url: 'http://127.0.0.1:3000/hooks',
+        secretFiles: [join(dir, 'whsec.txt')],
+        platformName: 'Service',
+        limitMs: 10_000,
+        limitGiven: false,
+        json: true,
+        color: false,
+        ...options,
+      },
+      { stdin: fakeStdin(), stdout, stderr, env: {}, transport, now: () => (clock += 4) },
+    );
+    const document = options.json === false ? undefined : JSON.parse(stdout.text);
+    const failed = document?.checks.filter((c: { result: string }) => c.result === 'fail').map((c: { number: number }) => c.number);
+    return { code, sent, stdout: stdout.text, stderr: stderr.text, document, failed };
+  }
+
+  it('a receiver done right passes all nine, exit 0; the document has each check and what each send got back', async () => {
+    const result = await check(correctReceiver(SECRET));
+    expect(result.code).toBe(0);
+    expect(result.failed).toEqual([]);
+    expect(result.sent).toHaveLength(15);
+    expect(result.document).toMatchObject({
+      url: 'http://127.0.0.1:3000/hooks',
+      time_limit_ms: 10_000,
+      passed: 9,
+      failed: 0,
+      timing: { answers: 15, median_ms: 4, slowest_ms: 4 },
+    });
+    expect(result.document.checks[2].sent[0]).toMatchObject({
+      what: 'invoice.paid with one byte changed',
+      signature_check: 'mismatch',
+      signed_with: null,
+      status: 401,
+      ms: 4,
+      response_body: 'signature mismatch\n',
+    });
+    expect(JSON.stringify(result.document) + result.stderr).not.toContain(SECRET);
+  });
+
+  it.each([
+    ['takes everything', acceptsEverything(), [3, 4, 5, 6]],
+    ['verifies re-serialized JSON', verifiesReserializedJson(SECRET), [2]],
+    ['refuses a repeated delivery id', rejectsRepeatedDeliveryId(SECRET), [7]],
+    ['answers 500 to a signature that does not match', failsOnMismatch(SECRET), [3, 4]],
+  ] as const)('a receiver that %s fails the checks it should, and no other: exit 1', async (_what, policy, failed) => {
+    const result = await check(policy);
+    expect(result.code).toBe(1);
+    expect(result.failed).toEqual(failed);
+  });
+
+  it('a 500 to a signature cut short (a compare of unequal lengths that throws) is named so', async () => {
+    const right = correctReceiver(SECRET);
+    const result = await check((request) => (/^sha256=[0-9a-f]{32}$/.test(String(request.headers['x-service-signature'])) ? 500 : right(request)));
+    expect(result.failed).toEqual([6]);
+    expect(result.document.checks[5].cause).toContain('timingSafeEqual');
+  });
+
+  it('no answer in time fails check 9, and each check that needed an answer, pointing at 9', async () => {
+    const result = await check(() => new TransportError('no answer within 250 ms', 'ETIMEDOUT', true), {
+      limitMs: 250,
+      limitGiven: true,
+      events: ['invoice.paid'],
+    });
+    expect(result.failed).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(result.document.checks[8]).toMatchObject({ summary: '11 of 11 got no answer within 250 ms' });
+    expect(result.document.checks[0].cause).toContain('(see 9)');
+    expect(result.stderr).toContain('each answer awaited up to 250 ms (--request-timeout; the service waits 10 s)');
+  });
+
+  it('human lines: pass or fail, the check, what came back; under a failure its likely cause and the fix; a summary', async () => {
+    const result = await check(rejectsRepeatedDeliveryId(SECRET), { json: false });
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('pass  1  a valid delivery of each event type is taken: all 5 answered 200');
+    expect(lines).toContain('fail  7  the same delivery sent twice is answered 2xx twice: answered 200, then 409 "duplicate delivery"');
+    expect(lines[lines.indexOf('fail  7  the same delivery sent twice is answered 2xx twice: answered 200, then 409 "duplicate delivery"') + 1]).toMatch(
+      /^ {9}likely cause: it refuses a delivery id it has seen/,
+    );
+    expect(lines.at(-1)).toBe('8 of 9 checks passed; failed: 7');
+  });
+
+  it('says what it sends before each check: a line each in a pipe, a progress line on a terminal that the result replaces', async () => {
+    const piped = await check(correctReceiver(SECRET));
+    expect(piped.stderr).toMatch(/^ {2}sending 1\/9: 5 deliveries: product.updated/m);
+    const terminal = await check(correctReceiver(SECRET), {}, true);
+    expect(terminal.stderr).toContain('\r\u001b[2Ksending 9/9: ');
+    expect(terminal.stderr.endsWith('\r\u001b[2K')).toBe(true);
+  });
+});

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import type { Decision } from '../../../../src/commands/listen/answer.js';
+import { receiptJson, receiptLayout, receiptLine, type AnswerWords, type Receipt } from '../../../../src/commands/listen/receipt.js';
+import { PLAIN } from '../../../../src/render/colors.js';
+
+// Which secret verified a delivery, when listen has several (a receiver moving to a new one): by its file, never the secret.
+describe("listen's lines name the secret file that verified a delivery", () => {
+  const decision: Decision = {
+    filtered: false,
+    event: 'invoice.paid',
+    headerEvent: 'invoice.paid',
+    eventMismatch: false,
+    signatureCheck: 'verified',
+    verifiedBy: './new.txt',
+    deliveryId: 'dlv_1',
+    attempt: '1',
+    attemptNumber: 1,
+    repeat: null,
+    repeatOf: null,
+    status: 200,
+    rule: 'respond_status',
+    refusal: '',
+  };
+  const receipt: Receipt = { decision, receivedAt: new Date(Date.UTC(2026, 10, 25, 9)), headers: {}, body: Buffer.from('{}') };
+
+  it('on its line when there are several secrets, and not otherwise', () => {
+    const line = (words: AnswerWords) => receiptLine(receipt, words, PLAIN, receiptLayout(words, [], 200));
+    expect(line({ defaultStatus: true, namesSecret: true })).toMatch(/signature verified +-> 200 \(default\) +verified by \.\/new\.txt\n$/);
+    expect(line({ defaultStatus: true })).not.toContain('new.txt');
+  });
+
+  it('in its --json line always, as verified_by (null when nothing verified it)', () => {
+    expect(JSON.parse(receiptJson(receipt, { defaultStatus: true }))).toMatchObject({ signature_check: 'verified', verified_by: './new.txt' });
+    const refused = { ...receipt, decision: { ...decision, signatureCheck: 'mismatch' as const, verifiedBy: null, status: 400 } };
+    expect(JSON.parse(receiptJson(refused, { defaultStatus: true }))).toMatchObject({ signature_check: 'mismatch', verified_by: null });
+  });
+});
