@@ -145,8 +145,7 @@ export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors
   if (d.repeat === 'replay') notes.push([d.repeatOf === d.deliveryId ? 'REPLAY' : `REPLAY of ${other(d.repeatOf)}`, colors.red]);
   if (d.repeat === 'same_body') notes.push([`same body as ${other(d.repeatOf)}`, colors.yellow]);
   if (forwarded && forwarded.status === null) notes.push([`app: ${noAnswer(forwarded.error)}`, colors.red]);
-  if (receipt.senderLeftAfterMs !== undefined)
-    notes.push([`too late: the sender left after ${(receipt.senderLeftAfterMs / 1000).toFixed(1)} s`, colors.red]);
+  if (receipt.senderLeftAfterMs !== undefined) notes.push([`too late: the sender left after ${(receipt.senderLeftAfterMs / 1000).toFixed(1)} s`, colors.red]);
   const notesText = notes.map(([text]) => text).join('  ');
   return `${layout.line({
     time: stampOf(receipt),
