@@ -56,6 +56,39 @@ export function cliWith(env: Env | (() => Env), defaults: Omit<RunOptions, 'env'
   return (args, options = {}) => runCli(args, { ...defaults, ...options, env: { ...(typeof env === 'function' ? env() : env), ...options.env } });
 }
 
+/** whsvc as run by users who each have a config dir of their own, none logged in to start with (ownConfigEnv). */
+export interface Users {
+  (args: string[], configDir: string, options?: RunOptions): Promise<CliResult>;
+  /** The one user of `configDir`. */
+  as(configDir: string): Cli;
+}
+
+/** Users of the service at `baseUrl` (read at each run; undefined: the profile's, else the default address). */
+export function usersOf(baseUrl: () => string | undefined, defaults: Omit<RunOptions, 'env'> = {}): Users {
+  const users = (args: string[], configDir: string, options: RunOptions = {}) => cliWith(() => ownConfigEnv(configDir, baseUrl()), defaults)(args, options);
+  return Object.assign(users, {
+    as:
+      (configDir: string): Cli =>
+      (args, options) =>
+        users(args, configDir, options),
+  });
+}
+
+/**
+ * The environment of a user with only a config dir: no client from this process's environment, no profile named, no
+ * prompts (CI); the service at `baseUrl` when given.
+ */
+export function ownConfigEnv(configDir: string, baseUrl?: string): Env {
+  return {
+    WHSVC_CONFIG_DIR: configDir,
+    WHSVC_BASE_URL: baseUrl,
+    WHSVC_PROFILE: undefined,
+    WHSVC_CLIENT_ID: undefined,
+    WHSVC_CLIENT_SECRET: undefined,
+    CI: 'true',
+  };
+}
+
 export interface SandboxInfo {
   base_url: string;
   /** The inspector page: the base address, with ?token=… when the sandbox listens on a network address. */
@@ -76,6 +109,11 @@ export function sandboxEnv(info: SandboxInfo, configDir: string): Record<string,
     WHSVC_CLIENT_SECRET: info.client_secret,
     CI: 'true',
   };
+}
+
+/** `whsvc login --client-id ID --client-secret-stdin` (and `more`: --profile, --base-url…), the secret on stdin, run by `cli`. */
+export function login(cli: Cli, clientId: string, clientSecret: string, more: string[] = []): Promise<CliResult> {
+  return cli(['login', '--client-id', clientId, '--client-secret-stdin', ...more], { input: clientSecret });
 }
 
 /** What `webhooks create --json` prints: the secret itself, or where it was written (--secret-file). */
