@@ -44,6 +44,8 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
+    // A command that exits without reading its input (a usage error) closes the pipe: not the test's error.
+    child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
   });
 }
@@ -146,11 +148,11 @@ export async function trigger(cli: Cli, type = 'invoice.paid', options: { times?
 }
 
 /** The lines of a --json stream (NDJSON), each parsed. */
-export const jsonLines = (text: string): Array<Record<string, any>> =>
+export const jsonLines = (text: string): any[] =>
   text
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Record<string, any>);
+    .map((line) => JSON.parse(line));
 
 /** A whsvc process left running. */
 export interface Running {
@@ -159,7 +161,8 @@ export interface Running {
   stdout: () => string;
   stderr: () => string;
   /** Its stdout so far as JSON lines (--json). */
-  lines: () => Array<Record<string, any>>;
+  lines: () => any[];
+  /** Its exit code (null: killed by a signal), once all it wrote is in. */
   exit: Promise<number | null>;
   /**
    * Resolves with what `check` returns once it returns something (neither undefined, null nor false), looked at
@@ -188,7 +191,8 @@ function watched(child: ChildProcess, name: string): Running {
   let stdout = '';
   let stderr = '';
   const checks = new Set<() => void>();
-  const exit = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  // Its exit code once its pipes are drained too ('close', after 'exit'): all it wrote is in by then.
+  const exit = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
   const look = () => {
     for (const check of [...checks]) check();
   };
@@ -200,8 +204,6 @@ function watched(child: ChildProcess, name: string): Running {
     stderr += chunk;
     look();
   });
-  // 'close': its pipes are drained, so all it wrote is in.
-  const closed = new Promise<void>((done) => child.on('close', () => done()));
   const self: Running = {
     child,
     stdout: () => stdout,
@@ -225,7 +227,7 @@ function watched(child: ChildProcess, name: string): Running {
         };
         const timer = setTimeout(() => finish(() => reject(new Error(`${name} never wrote ${what} within ${timeoutMs} ms\n${stderr}`))), timeoutMs);
         checks.add(attempt);
-        void closed.then(() => {
+        void exit.then(() => {
           if (!checks.has(attempt)) return;
           attempt();
           if (checks.has(attempt))
@@ -247,6 +249,8 @@ export function startWhsvc(
   options: { env?: Env /** What it reads on stdin, ended then; without it, stdin stays open. */; input?: string } = {},
 ): Running {
   const child = spawn(process.execPath, [WHSVC_BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...options.env } });
+  // A command that exits without reading its input closes the pipe: not the test's error.
+  child.stdin.on('error', () => {});
   if (options.input !== undefined) child.stdin.end(options.input);
   return watched(child, `whsvc ${args.join(' ')}`);
 }
@@ -287,6 +291,8 @@ export interface SandboxProcess {
   info: SandboxInfo;
   child: ChildProcess;
   stderr(): string;
+  /** Waits on what it writes (its log, on stderr), as Running.until. */
+  until: Running['until'];
   /** Sends the signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -310,7 +316,13 @@ export async function startSandboxProcess(
       child.kill('SIGKILL');
       throw error;
     });
-  return { info: JSON.parse(json) as SandboxInfo, child, stderr: sandbox.stderr, stop: async (signal = 'SIGTERM') => sandbox.stop(signal) };
+  return {
+    info: JSON.parse(json) as SandboxInfo,
+    child,
+    stderr: sandbox.stderr,
+    until: sandbox.until,
+    stop: async (signal = 'SIGTERM') => sandbox.stop(signal),
+  };
 }
 
 /**
