@@ -1,9 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliWith, createWebhook, sandboxEnv, startSandboxProcess, startTail, trigger, type Running, type SandboxProcess } from '../helpers/cli.js';
+import { signatureOf } from '../helpers/delivery.js';
 import { startReceiver, type Received } from '../helpers/receiver.js';
 
 let sandbox: SandboxProcess;
@@ -107,11 +107,7 @@ describe('whsvc deliveries tail', () => {
     // The webhook's own endpoint fails each first attempt: every delivery is retried, and a retry is not forwarded again.
     const endpoint = await startReceiver((request) => (request.headers['x-service-attempt'] === '1' ? 500 : 200));
     const webhook = await createWebhook(cli, `${endpoint.url}/public`);
-    const verified = (request: Received) => {
-      const given = String(request.headers['x-service-signature'] ?? '').replace(/^sha256=/, '');
-      const expected = createHmac('sha256', webhook.signing_secret).update(request.body).digest();
-      return given.length === 64 && timingSafeEqual(expected, Buffer.from(given, 'hex'));
-    };
+    const verified = (request: Received) => request.headers['x-service-signature'] === signatureOf(webhook.signing_secret, request.body);
     // The local app: takes what verifies, refuses the rest.
     const app = await startReceiver((request) => (verified(request) ? 200 : 400));
     const secretFile = join(workDir, 'whsec.txt');

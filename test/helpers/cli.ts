@@ -154,6 +154,18 @@ export const jsonLines = (text: string): any[] =>
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line));
 
+/**
+ * The deliveries `listen --json` printed: its lines after the first, which
+ * is the address it listens at (`{"url": …}`), checked here.
+ */
+export function listenedDeliveries(stdout: string): any[] {
+  const [first, ...deliveries] = jsonLines(stdout);
+  if (first === undefined) return [];
+  if (Object.keys(first).join() !== 'url' || !/^http:\/\/127\.0\.0\.1:\d+$/.test(first.url))
+    throw new Error(`listen --json did not start with its address: ${stdout.slice(0, 200)}`);
+  return deliveries;
+}
+
 /** A whsvc process left running. */
 export interface Running {
   child: ChildProcess;
@@ -274,12 +286,14 @@ export async function startWhsvcUntil(
 
 export interface Listener extends Running {
   url: string;
+  /** With --json: the deliveries it printed so far (listenedDeliveries). */
+  deliveries: () => any[];
 }
 
 /** Starts `whsvc listen --port 0 …` and waits for its ready line. */
 export async function startListen(args: string[], env: Env = {}): Promise<Listener> {
   const running = await startWhsvcUntil(['listen', '--port', '0', ...args], /ready at (http:\/\/\S+)/, 'listen', env);
-  return { ...running, url: running.ready[1]! };
+  return { ...running, url: running.ready[1]!, deliveries: () => listenedDeliveries(running.stdout()) };
 }
 
 /** Starts `whsvc deliveries tail …` and waits until it follows (its "following" line). */
@@ -323,20 +337,4 @@ export async function startSandboxProcess(
     until: sandbox.until,
     stop: async (signal = 'SIGTERM') => sandbox.stop(signal),
   };
-}
-
-/**
- * The deliveries `listen --json` printed: its lines after the first, which
- * is the address it listens at (`{"url": …}`), checked here.
- */
-export function listenedDeliveries(stdout: string): Array<Record<string, any>> {
-  const [first, ...deliveries] = stdout
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
-  if (first === undefined) return [];
-  if (Object.keys(first).join() !== 'url' || !/^http:\/\/127\.0\.0\.1:\d+$/.test(first.url))
-    throw new Error(`listen --json did not start with its address: ${stdout.slice(0, 200)}`);
-  return deliveries;
 }
