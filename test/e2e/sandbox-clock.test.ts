@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clockTime } from '../../src/render/text.js';
-import { cliWith, createWebhook, sandboxEnv, startListen, startSandboxProcess, startWhsvc, trigger, type SandboxProcess } from '../helpers/cli.js';
+import { cliWith, createWebhook, runCli, sandboxEnv, startListen, startSandboxProcess, startWhsvc, trigger, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver } from '../helpers/receiver.js';
 
 // The sandbox as a test harness: a manual clock plays a retry schedule out in
@@ -204,8 +204,12 @@ describe('sandbox start --clock manual', () => {
 
     it('waits as long as the jump takes, past its request limit, and reports what was sent', async () => {
       const { receiver, advance } = await retryDueToAHeldReceiver();
-      // Longer than the 1 s request limit (so the old behaviour, giving up then, would have exited by now).
-      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      // The marker: a request of another whsvc, held by the same receiver under the same 1 s limit, sent after the jump's.
+      // Once it has given up, the jump would have given up too if its limit held it (it did, before).
+      const control = await runCli(['webhooks', 'list', '--request-timeout', '1s'], {
+        env: { WHSVC_BASE_URL: receiver.url, WHSVC_CLIENT_ID: 'a', WHSVC_CLIENT_SECRET: 'b', WHSVC_CONFIG_DIR: mkdtempSync(join(workDir, 'config-')) },
+      });
+      expect(control.stderr).toContain('no answer within 1 s');
       expect(advance.child.exitCode, advance.stderr()).toBeNull();
       receiver.release(200);
       expect(await advance.exit, advance.stderr()).toBe(0);
