@@ -262,6 +262,8 @@ describeInTerminal('deliveries recover in a real terminal (tmux)', () => {
       expect(screen).toContain('Re-sent 8 deliveries: 8 delivered');
       expect(screen).toMatch(/Waited \d+ times? as the service asked \(HTTP 429, Retry-After\)\./);
       expect(screen).not.toContain('retrying in');
+      // Nor at any moment of the run: all the terminal was sent, up to the shell's EXIT line.
+      expect(await session.waitForWritten(/EXIT=\d+/)).not.toContain('retrying in');
     } finally {
       session.close();
     }
