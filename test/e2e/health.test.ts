@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { cliWith, sandboxEnv, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
+import { cliWith, createWebhook, sandboxEnv, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // `webhooks health` against the real sandbox (manual clock: every time in the
@@ -85,7 +85,7 @@ beforeAll(async () => {
     ['slow', slowUrl, 'sales_order.created'],
     ['idle', `${receiver.url}/idle`, 'product.updated'],
   ] as const) {
-    ids[name] = (await cliJson(['webhooks', 'create', '--url', url, '--events', events])).id;
+    ids[name] = (await createWebhook(cli, url, events)).id;
   }
   t0 = Date.parse((await cliJson(['sandbox', 'clock'])).now);
 
