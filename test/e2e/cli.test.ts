@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { WHSVC_BIN, runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, createWebhook, login, runCli, startSandboxProcess, usersOf, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 let sandbox: SandboxProcess;
@@ -26,31 +26,14 @@ function freshConfig(): string {
   return mkdtempSync(join(workDir, 'config-'));
 }
 
-function cli(args: string[], configDir: string, extra: { env?: Record<string, string | undefined>; input?: string } = {}) {
-  return runCli(args, {
-    ...extra,
-    env: {
-      WHSVC_CONFIG_DIR: configDir,
-      WHSVC_BASE_URL: sandbox.info.base_url,
-      WHSVC_CLIENT_ID: undefined,
-      WHSVC_CLIENT_SECRET: undefined,
-      CI: 'true',
-      ...extra.env,
-    },
-  });
-}
+/** whsvc as run by a user of the sandbox with the config in the dir given, not logged in to start with. */
+const cli = usersOf(() => sandbox.info.base_url);
 
 async function loggedIn(): Promise<string> {
   const dir = freshConfig();
-  const login = await cli(['login', '--client-id', sandbox.info.client_id, '--client-secret-stdin'], dir, { input: `${sandbox.info.client_secret}\n` });
-  expect(login.code, login.stderr).toBe(0);
-  return dir;
-}
-
-async function createWebhook(dir: string, path: string, events = 'invoice.paid'): Promise<{ id: string; signing_secret: string }> {
-  const result = await cli(['webhooks', 'create', '--url', `${receiver.url}${path}`, '--events', events, '--json'], dir);
+  const result = await login(cli.as(dir), sandbox.info.client_id, sandbox.info.client_secret);
   expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout);
+  return dir;
 }
 
 describe('credentials', () => {
@@ -100,13 +83,12 @@ describe('credentials', () => {
 
   it('auth list: every profile with its address, client, scope and token expiry, the one in use marked; never a secret', async () => {
     const dir = await loggedIn();
-    const second = await cli(
-      ['login', '--profile', 'reader', '--client-id', sandbox.info.readonly_client_id, '--client-secret-stdin', '--scope', 'webhooks:read'],
-      dir,
-      {
-        input: sandbox.info.readonly_client_secret,
-      },
-    );
+    const second = await login(cli.as(dir), sandbox.info.readonly_client_id, sandbox.info.readonly_client_secret, [
+      '--profile',
+      'reader',
+      '--scope',
+      'webhooks:read',
+    ]);
     expect(second.code, second.stderr).toBe(0);
     const json = await cli(['auth', 'list', '--json'], dir, { env: { WHSVC_PROFILE: 'reader' } });
     expect(json.code, json.stderr).toBe(0);
@@ -152,10 +134,10 @@ describe('credentials', () => {
 
   it('stores nothing when the secret is rejected (exit 3)', async () => {
     const dir = freshConfig();
-    const login = await cli(['login', '--client-id', sandbox.info.client_id, '--client-secret-stdin'], dir, { input: 'wrong-secret' });
-    expect(login.code).toBe(3);
-    expect(login.stderr).toContain('invalid_client');
-    expect(login.stderr).not.toContain('wrong-secret');
+    const refused = await login(cli.as(dir), sandbox.info.client_id, 'wrong-secret');
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('invalid_client');
+    expect(refused.stderr).not.toContain('wrong-secret');
     const status = await cli(['auth', 'status'], dir);
     expect(status.code).toBe(3);
     expect(existsSync(join(dir, 'config.json')) ? readFileSync(join(dir, 'config.json'), 'utf8') : '').not.toContain(sandbox.info.client_id);
@@ -238,19 +220,19 @@ describe('credentials', () => {
     const first = await startSandboxProcess(['--quiet']);
     const port = new URL(first.info.base_url).port;
     const dir = freshConfig();
-    const env = { WHSVC_BASE_URL: first.info.base_url };
-    const login = await cli(['login', '--client-id', first.info.client_id, '--client-secret-stdin'], dir, { input: first.info.client_secret, env });
-    expect(login.code, login.stderr).toBe(0);
+    const user = usersOf(() => first.info.base_url).as(dir);
+    const loggedIn = await login(user, first.info.client_id, first.info.client_secret);
+    expect(loggedIn.code, loggedIn.stderr).toBe(0);
     const tokensFile = join(dir, 'tokens.json');
     const token = JSON.parse(readFileSync(tokensFile, 'utf8')).tokens.default.access_token as string;
     await first.stop();
     const second = await startSandboxProcess(['--quiet', '--port', port]);
     try {
-      const list = await cli(['webhooks', 'list'], dir, { env });
+      const list = await user(['webhooks', 'list']);
       expect(list.code).toBe(3);
       expect(list.stderr).toContain('invalid_client');
       expect(readFileSync(tokensFile, 'utf8')).not.toContain(token);
-      const status = await cli(['auth', 'status'], dir, { env });
+      const status = await user(['auth', 'status']);
       expect(status.code).toBe(3);
       expect(status.stdout).toBe('');
     } finally {
@@ -266,7 +248,7 @@ describe('credentials', () => {
     expect(human.stderr).toContain('shown only this once');
     const id = /id\s+(wh_\w+)/.exec(human.stdout)![1]!;
 
-    const created = await createWebhook(dir, '/json');
+    const created = await createWebhook(cli.as(dir), `${receiver.url}/json`);
     expect(Object.keys(created)).toEqual(['id', 'url', 'events', 'active', 'signing_secret', 'created_at']);
 
     const got = await cli(['webhooks', 'get', id], dir);
@@ -381,7 +363,7 @@ describe('credentials', () => {
 
   it('streams every page with --all, in JSON as one envelope and in human mode', async () => {
     const dir = await loggedIn();
-    for (let i = 0; i < 12; i++) await createWebhook(dir, `/all-${i}`, 'inventory.changed');
+    for (let i = 0; i < 12; i++) await createWebhook(cli.as(dir), `${receiver.url}/all-${i}`, 'inventory.changed');
     const total = JSON.parse((await cli(['webhooks', 'list', '--limit', '200', '--json'], dir)).stdout).data.length as number;
     const all = await cli(['webhooks', 'list', '--all', '--limit', '5', '--json'], dir);
     expect(all.code, all.stderr).toBe(0);
@@ -424,7 +406,7 @@ describe('events, test and deliveries', () => {
     const dir = await loggedIn();
     receiver.respondWith = (request) => (request.path === '/flaky-cli' ? 500 : 200);
     try {
-      const webhook = await createWebhook(dir, '/flaky-cli', 'product.updated');
+      const webhook = await createWebhook(cli.as(dir), `${receiver.url}/flaky-cli`, 'product.updated');
       const test = await cli(['test', webhook.id, '--event', 'product.updated'], dir);
       expect(test.code).toBe(1);
       expect(test.stdout).toMatch(/status\s+failed/);
@@ -614,18 +596,29 @@ describe('failures a user meets', () => {
 });
 
 describe('a token that expires mid-run', () => {
-  it('fetches a new token when the cached one has expired (sandbox --token-ttl 1)', async () => {
-    const shortLived = await startSandboxProcess(['--quiet', '--token-ttl', '1']);
+  it('fetches a new token, before any request, when the cached one has expired (sandbox --token-ttl 1)', async () => {
+    // A manual clock: a second passes on the sandbox's when it is moved on, and on the token cache's when its expiry is put
+    // back by as much.
+    const shortLived = await startSandboxProcess(['--quiet', '--token-ttl', '1', '--clock', 'manual']);
     try {
       const dir = freshConfig();
-      const env = { WHSVC_BASE_URL: shortLived.info.base_url };
-      const login = await cli(['login', '--client-id', shortLived.info.client_id, '--client-secret-stdin'], dir, { input: shortLived.info.client_secret, env });
-      expect(login.code, login.stderr).toBe(0);
-      const firstToken = JSON.parse(readFileSync(join(dir, 'tokens.json'), 'utf8')).tokens.default.access_token;
-      await new Promise((resolve) => setTimeout(resolve, 1_200));
-      const result = await cli(['webhooks', 'list', '--json'], dir, { env });
+      const user = usersOf(() => shortLived.info.base_url).as(dir);
+      const loggedIn = await login(user, shortLived.info.client_id, shortLived.info.client_secret);
+      expect(loggedIn.code, loggedIn.stderr).toBe(0);
+      const moved = await user(['sandbox', 'clock', 'advance', '2s']);
+      expect(moved.code, moved.stderr).toBe(0);
+      const tokensFile = join(dir, 'tokens.json');
+      const cache = JSON.parse(readFileSync(tokensFile, 'utf8'));
+      const firstToken = cache.tokens.default.access_token;
+      cache.tokens.default.expires_at -= 2_000;
+      writeFileSync(tokensFile, JSON.stringify(cache), { mode: 0o600 });
+      const result = await user(['webhooks', 'list', '--json', '--debug']);
       expect(result.code, result.stderr).toBe(0);
-      expect(JSON.parse(readFileSync(join(dir, 'tokens.json'), 'utf8')).tokens.default.access_token).not.toBe(firstToken);
+      // Known to have expired, the cached token is never sent: the first request asks for a new one, and none is refused.
+      const requests = result.stderr.match(/^> \w+ \S+/gm)?.map((line) => line.replace(/^> (\w+) https?:\/\/[^/]+([^?]*).*$/, '$1 $2'));
+      expect(requests).toEqual(['POST /v1/oauth/token', 'GET /v1/webhooks']);
+      expect(result.stderr).not.toContain('< 401');
+      expect(JSON.parse(readFileSync(tokensFile, 'utf8')).tokens.default.access_token).not.toBe(firstToken);
     } finally {
       await shortLived.stop();
     }

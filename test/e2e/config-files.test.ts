@@ -1,9 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { login, ownConfigEnv, startSandboxProcess, startWhsvc, usersOf, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // The CLI's own files under the bad day: many whsvc processes writing at once
@@ -25,26 +25,12 @@ afterAll(async () => {
 
 const freshConfig = () => mkdtempSync(join(workDir, 'config-'));
 
-function cli(args: string[], configDir: string, extra: { env?: Record<string, string | undefined>; input?: string } = {}) {
-  return runCli(args, {
-    timeoutMs: 120_000,
-    ...extra,
-    env: {
-      WHSVC_CONFIG_DIR: configDir,
-      WHSVC_BASE_URL: undefined,
-      WHSVC_PROFILE: undefined,
-      WHSVC_CLIENT_ID: undefined,
-      WHSVC_CLIENT_SECRET: undefined,
-      CI: 'true',
-      ...extra.env,
-    },
-  });
-}
+/** whsvc as run by a user with the config in the dir given, the service's address from nowhere but a profile or a flag. */
+const cli = usersOf(() => undefined, { timeoutMs: 120_000 });
 
-const login = (dir: string, profile: string) =>
-  cli(['login', '--profile', profile, '--base-url', sandbox.info.base_url, '--client-id', sandbox.info.client_id, '--client-secret-stdin'], dir, {
-    input: sandbox.info.client_secret,
-  });
+/** Logs in to the sandbox as `profile`, the config in `dir`. */
+const loginTo = (dir: string, profile: string) =>
+  login(cli.as(dir), sandbox.info.client_id, sandbox.info.client_secret, ['--profile', profile, '--base-url', sandbox.info.base_url]);
 
 const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, Record<string, { client_id?: string; access_token?: string }>>;
 
@@ -52,7 +38,7 @@ describe('whsvc processes writing at once keep each other’s writes', () => {
   it('50 parallel logins to distinct profiles leave 50 working profiles and 50 cached tokens', async () => {
     const dir = freshConfig();
     const names = Array.from({ length: 50 }, (_, i) => `p${i}`);
-    const results = await Promise.all(names.map((name) => login(dir, name)));
+    const results = await Promise.all(names.map((name) => loginTo(dir, name)));
     for (const result of results) expect(result.code, result.stderr).toBe(0);
     expect(Object.keys(readJson(join(dir, 'config.json')).profiles!).sort()).toEqual([...names].sort());
     expect(Object.keys(readJson(join(dir, 'tokens.json')).tokens!).sort()).toEqual([...names].sort());
@@ -66,7 +52,7 @@ describe('whsvc processes writing at once keep each other’s writes', () => {
 
   it('50 parallel token refreshes of one profile leave a valid token', async () => {
     const dir = freshConfig();
-    expect((await login(dir, 'ci')).code).toBe(0);
+    expect((await loginTo(dir, 'ci')).code).toBe(0);
     rmSync(join(dir, 'tokens.json'));
     const results = await Promise.all(Array.from({ length: 50 }, () => cli(['webhooks', 'list', '--profile', 'ci', '--json'], dir)));
     for (const result of results) expect(result.code, result.stderr).toBe(0);
@@ -78,48 +64,88 @@ describe('whsvc processes writing at once keep each other’s writes', () => {
 });
 
 describe('a process killed in the middle of a write', () => {
-  it('parallel logins, some killed with SIGKILL at random moments: every login that said so is kept, and the next write is not blocked', async () => {
+  it('parallel logins, some killed (SIGKILL) at each step of a login: every login that said so is kept, and the next write is not blocked', async () => {
     const dir = freshConfig();
-    const names = Array.from({ length: 30 }, (_, i) => `k${i}`);
-    const runs = names.map((name, i) => {
-      const child = spawn(
-        process.execPath,
-        [WHSVC_BIN, 'login', '--profile', name, '--base-url', sandbox.info.base_url, '--client-id', sandbox.info.client_id, '--client-secret-stdin'],
-        {
-          env: { ...process.env, WHSVC_CONFIG_DIR: dir, CI: 'true', NO_COLOR: '1' },
-          stdio: ['pipe', 'ignore', 'ignore'],
-        },
-      );
-      child.stdin.end(sandbox.info.client_secret);
-      if (i % 3 === 0) setTimeout(() => child.kill('SIGKILL'), 100 + Math.random() * 400);
-      return new Promise<{ name: string; code: number | null }>((resolve) => child.on('exit', (code) => resolve({ name, code })));
+    // The service, played by a receiver: every token request held until the test lets them go, then answered with a token.
+    const service = await startReceiver(() => 'hold');
+    const token = {
+      status: 200,
+      body: JSON.stringify({ access_token: 'tok', token_type: 'Bearer', expires_in: 3600 }),
+      headers: { 'content-type': 'application/json' },
+    };
+    const logins = Array.from({ length: 12 }, (_, i) => {
+      const name = `k${i}`;
+      const args = ['login', '--profile', name, '--base-url', service.url, '--client-id', name, '--client-secret-stdin', '--debug'];
+      return { name, run: startWhsvc(args, { env: ownConfigEnv(dir), input: 'secret' }) };
     });
-    const results = await Promise.all(runs);
-    const succeeded = results.filter((r) => r.code === 0).map((r) => r.name);
-    expect(succeeded.length).toBeGreaterThanOrEqual(20);
-    const after = await login(dir, 'after');
+    const [requested, tokenInHand, profileWritten, finished] = [logins.slice(0, 3), logins.slice(3, 6), logins.slice(6, 9), logins.slice(9)];
+    const kill = async (killed: typeof logins) => {
+      for (const { run } of killed) run.child.kill('SIGKILL');
+      expect(await Promise.all(killed.map(({ run }) => run.exit))).toEqual(killed.map(() => null));
+    };
+    /** Takes a config file's lock for this process (alive): no whsvc writes the file until it is let go. */
+    const hold = (file: string) => {
+      const lock = join(dir, `${file}.lock`);
+      writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), nonce: 'the-test' }), { flag: 'wx', mode: 0o600 });
+      return () => rmSync(lock);
+    };
+    const names = (file: string, key: string) => (existsSync(join(dir, file)) ? Object.keys(readJson(join(dir, file))[key] ?? {}) : []);
+
+    // Killed with its token request sent and not answered: nothing written yet.
+    await service.waitFor(logins.length);
+    await kill(requested);
+    // Killed with its token in hand (its --debug line of the answer), the profile not written: the locks are the test's.
+    const letConfigGo = hold('config.json');
+    const letTokensGo = hold('tokens.json');
+    service.release(token);
+    for (const { run } of tokenInHand) await run.until(() => /^< 200 /m.test(run.stderr()), 'the answer to its token request (--debug)');
+    await kill(tokenInHand);
+    // Killed with its profile written, its token not yet.
+    letConfigGo();
+    await vi.waitFor(() => expect(names('config.json', 'profiles')).toEqual(expect.arrayContaining(profileWritten.map(({ name }) => name))), {
+      timeout: 60_000,
+      interval: 20,
+    });
+    await kill(profileWritten);
+    // The rest go to the end.
+    letTokensGo();
+    expect(await Promise.all(finished.map(({ run }) => run.exit))).toEqual([0, 0, 0]);
+
+    const after = await loginTo(dir, 'after');
     expect(after.code, after.stderr).toBe(0);
-    const kept = Object.keys(readJson(join(dir, 'config.json')).profiles!);
-    for (const name of [...succeeded, 'after']) expect(kept).toContain(name);
+    // What each login wrote before it was killed is kept, and what it said it kept; nothing of those killed earlier.
+    expect(names('config.json', 'profiles').sort()).toEqual(
+      [...profileWritten, ...finished]
+        .map(({ name }) => name)
+        .concat('after')
+        .sort(),
+    );
+    expect(names('tokens.json', 'tokens').sort()).toEqual(
+      finished
+        .map(({ name }) => name)
+        .concat('after')
+        .sort(),
+    );
+    await service.close();
   });
 
   it('leaves no temporary file with secrets behind once whsvc writes again', async () => {
     const dir = freshConfig();
-    expect((await login(dir, 'default')).code).toBe(0);
+    expect((await loginTo(dir, 'default')).code).toBe(0);
     // What a kill -9 between atomically's write and its rename leaves.
     writeFileSync(join(dir, 'tokens.json.tmp-1234567890abcdef'), '{"tokens":{"default":{"access_token":"live"}}}', { mode: 0o600 });
     writeFileSync(join(dir, 'config.json.tmp-1234567890fedcba'), '{"profiles":{"x":{"client_secret":"s"}}}', { mode: 0o600 });
-    expect((await login(dir, 'second')).code).toBe(0);
+    expect((await loginTo(dir, 'second')).code).toBe(0);
     expect(readdirSync(dir).filter((file) => file.includes('.tmp-'))).toEqual([]);
   });
 
   it('a lock left by a killed process does not block the next write', async () => {
     const dir = freshConfig();
-    expect((await login(dir, 'default')).code).toBe(0);
+    expect((await loginTo(dir, 'default')).code).toBe(0);
     // A real process that held the lock and is gone: its pid is free.
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     writeFileSync(join(dir, 'config.json.lock'), JSON.stringify({ pid: Number(dead.stdout), host: (await import('node:os')).hostname(), nonce: 'dead' }));
-    const second = await login(dir, 'second');
+    const second = await loginTo(dir, 'second');
     expect(second.code, second.stderr).toBe(0);
     expect(Object.keys(readJson(join(dir, 'config.json')).profiles!).sort()).toEqual(['default', 'second']);
     expect(existsSync(join(dir, 'config.json.lock'))).toBe(false);
@@ -132,7 +158,7 @@ describe("the config files are whsvc's own regular files", () => {
     const victim = join(workDir, `victim-${name}`);
     writeFileSync(victim, '{"kept":true}\n', { mode: 0o644 });
     symlinkSync(victim, join(dir, name));
-    const result = await login(dir, 'default');
+    const result = await loginTo(dir, 'default');
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(new RegExp(`^whsvc: the config file ${join(dir, name)} is a symbolic link, not a regular file\n`));
     expect(result.stderr).not.toMatch(/unexpected error/);
@@ -143,7 +169,7 @@ describe("the config files are whsvc's own regular files", () => {
   it('a config file that is not JSON is one line naming it, never "unexpected error"', async () => {
     const dir = freshConfig();
     writeFileSync(join(dir, 'tokens.json'), 'not json', { mode: 0o600 });
-    const result = await login(dir, 'default');
+    const result = await loginTo(dir, 'default');
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(new RegExp(`^whsvc: ${join(dir, 'tokens.json')} is not valid JSON\n`));
   });
@@ -152,11 +178,11 @@ describe("the config files are whsvc's own regular files", () => {
 describe('profile names are data', () => {
   it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('--profile %s logs in, works and logs out', async (name) => {
     const dir = freshConfig();
-    expect((await login(dir, 'other')).code).toBe(0);
+    expect((await loginTo(dir, 'other')).code).toBe(0);
     const status = await cli(['auth', 'status', '--profile', name], dir);
     expect(status.code, status.stderr).toBe(3);
     expect(status.stderr).toContain(`profile ${name} (from --profile) holds no credentials`);
-    expect((await login(dir, name)).code).toBe(0);
+    expect((await loginTo(dir, name)).code).toBe(0);
     const list = await cli(['webhooks', 'list', '--profile', name, '--json'], dir);
     expect(list.code, list.stderr).toBe(0);
     expect(Object.keys(readJson(join(dir, 'config.json')).profiles!).sort()).toEqual([name, 'other'].sort());
@@ -180,7 +206,7 @@ describe('credentials go only where they were proven', () => {
 
   it('a profile’s secret is not sent to another address: exit 3 naming both, nothing sent', async () => {
     const dir = freshConfig();
-    expect((await login(dir, 'default')).code).toBe(0);
+    expect((await loginTo(dir, 'default')).code).toBe(0);
     rmSync(join(dir, 'tokens.json'));
     const result = await cli(['webhooks', 'list'], dir, { env: { WHSVC_BASE_URL: elsewhereUrl } });
     expect(result.code).toBe(3);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { cliWith, createWebhook, runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // deliveries diagnose against the real sandbox: a refused, a timed-out and a 500 delivery, with the right and a wrong secret.
@@ -10,12 +10,10 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js';
 let sandbox: SandboxProcess;
 let app: Receiver;
 let workDir: string;
-let env: Record<string, string>;
 
 beforeAll(async () => {
   [sandbox, app] = await Promise.all([startSandboxProcess(['--quiet', '--retry-base-ms', '600000', '--delivery-timeout-ms', '300']), startReceiver()]);
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-diagnose-'));
-  env = sandboxEnv(sandbox.info, join(workDir, 'config'));
   app.respondWith = (request) => (request.path === '/fails' ? 500 : 200);
 });
 
@@ -24,18 +22,20 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
+/** whsvc as the user of the sandbox. */
+const cli = cliWith(() => sandboxEnv(sandbox.info, join(workDir, 'config')));
+
 /** A webhook to `url`, one test send to it; the attempt's id once it has its outcome. */
 async function sentTo(url: string, secretFile: string): Promise<string> {
-  const created = await runCli(['webhooks', 'create', '--url', url, '--events', 'invoice.paid', '--secret-file', secretFile, '--json'], { env });
-  expect(created.code, created.stderr).toBe(0);
-  const sent = await runCli(['test', JSON.parse(created.stdout).id, '--json'], { env });
+  const created = await createWebhook(cli, url, 'invoice.paid', ['--secret-file', secretFile]);
+  const sent = await cli(['test', created.id, '--json']);
   return JSON.parse(sent.stdout).id as string;
 }
 
 describe('whsvc deliveries diagnose', () => {
   it('a refused connection: said in plain words, with the next commands', async () => {
     const id = await sentTo('http://127.0.0.1:9/down', join(workDir, 'refused.txt'));
-    const result = await runCli(['deliveries', 'diagnose', id], { env });
+    const result = await cli(['deliveries', 'diagnose', id]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^why +no answer: the connection was refused/m);
     expect(result.stdout).toMatch(/^ {2}whsvc deliveries retry dlv_\S+$/m);
@@ -46,7 +46,7 @@ describe('whsvc deliveries diagnose', () => {
     app.answerDelayMs = 1000;
     try {
       const id = await sentTo(`${app.url}/slow`, join(workDir, 'slow.txt'));
-      const result = await runCli(['deliveries', 'diagnose', id, '--json'], { env });
+      const result = await cli(['deliveries', 'diagnose', id, '--json']);
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout).diagnosis).toMatchObject({ kind: 'timed_out' });
     } finally {
@@ -57,7 +57,7 @@ describe('whsvc deliveries diagnose', () => {
   it('a 500, checked with the right secret and with a wrong one; --record then replay sends it to an app as it was sent', async () => {
     const secretFile = join(workDir, 'fails.txt');
     const id = await sentTo(`${app.url}/fails`, secretFile);
-    const right = await runCli(['deliveries', 'diagnose', id, '--secret-file', secretFile], { env });
+    const right = await cli(['deliveries', 'diagnose', id, '--secret-file', secretFile]);
     expect(right.code, right.stderr).toBe(0);
     expect(right.stdout).toMatch(/^why +the endpoint answered 500: your app failed while handling it/m);
     expect(right.stdout).toMatch(/^signature +verified: the signature matches the payload under \S+: it holds this webhook's secret/m);
@@ -66,7 +66,7 @@ describe('whsvc deliveries diagnose', () => {
     expect(right.stdout).toMatch(/^payload\n\{\n {2}"id"/m);
     expect(right.stdout).toMatch(/^answer\nanswer from the test receiver$/m);
     writeFileSync(join(workDir, 'wrong.txt'), 'whsec_not_this_one\n');
-    const wrong = JSON.parse((await runCli(['deliveries', 'diagnose', id, '--secret-file', join(workDir, 'wrong.txt'), '--json'], { env })).stdout);
+    const wrong = JSON.parse((await cli(['deliveries', 'diagnose', id, '--secret-file', join(workDir, 'wrong.txt'), '--json'])).stdout);
     expect(wrong).toMatchObject({ signature_check: 'mismatch', status: 'failed', diagnosis: { kind: 'server_error' } });
     expect(JSON.stringify(wrong)).not.toContain(readFileSync(secretFile, 'utf8').trim());
     // The next steps never send the user back to the file just found not to hold the secret.
@@ -74,18 +74,18 @@ describe('whsvc deliveries diagnose', () => {
     expect(JSON.stringify(wrong.next)).not.toContain('wrong.txt');
 
     const recorded = join(workDir, 'one.ndjson');
-    expect((await runCli(['deliveries', 'diagnose', id, '--record', recorded], { env })).code).toBe(0);
+    expect((await cli(['deliveries', 'diagnose', id, '--record', recorded])).code).toBe(0);
     app.received.length = 0;
     const replayed = await runCli(['replay', recorded, '--to', `${app.url}/replayed`]);
     expect(replayed.code, replayed.stderr).toBe(0);
-    const shown = JSON.parse((await runCli(['deliveries', 'show', id, '--json'], { env })).stdout);
+    const shown = JSON.parse((await cli(['deliveries', 'show', id, '--json'])).stdout);
     expect(app.received).toHaveLength(1);
     expect(app.received[0]!.body).toBe(JSON.stringify(shown.payload));
     expect(app.received[0]!.headers['x-service-signature']).toBe(shown.signature);
   });
 
   it('an unknown id is exit 5', async () => {
-    const result = await runCli(['deliveries', 'diagnose', 'dlv_000000000000000000000000'], { env });
+    const result = await cli(['deliveries', 'diagnose', 'dlv_000000000000000000000000']);
     expect(result.code).toBe(5);
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { cliWith, createWebhook, login, ownConfigEnv, sandboxEnv, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // The edges where a promise about secrets, configuration and names used to break.
@@ -21,8 +21,8 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-const env = (extra: Record<string, string | undefined> = {}) => ({ ...sandboxEnv(sandbox.info, mkdtempSync(join(workDir, 'config-'))), CI: 'true', ...extra });
-const cli = (args: string[], extra: Record<string, string | undefined> = {}) => runCli(args, { env: env(extra) });
+/** whsvc as the user of the sandbox, with a config dir of its own at each run. */
+const cli = cliWith(() => sandboxEnv(sandbox.info, mkdtempSync(join(workDir, 'config-'))));
 
 async function webhookIds(): Promise<string[]> {
   const listed = await cli(['webhooks', 'list', '--all', '--json']);
@@ -49,18 +49,12 @@ describe('the signing secret is never lost nor shown when a file was asked for',
 describe('configuration and names', () => {
   it('WHSVC_CONFIG_DIR="" is read as unset: the OS config dir (under XDG_CONFIG_HOME), not an error', async () => {
     const xdg = mkdtempSync(join(workDir, 'xdg-'));
-    const login = await runCli(['login', '--client-id', sandbox.info.client_id, '--client-secret-stdin'], {
-      env: {
-        WHSVC_BASE_URL: sandbox.info.base_url,
-        WHSVC_CONFIG_DIR: '',
-        XDG_CONFIG_HOME: xdg,
-        CI: 'true',
-        WHSVC_CLIENT_ID: undefined,
-        WHSVC_CLIENT_SECRET: undefined,
-      },
-      input: `${sandbox.info.client_secret}\n`,
-    });
-    expect(login.code, login.stderr).toBe(0);
+    const loggedIn = await login(
+      cliWith({ ...ownConfigEnv('', sandbox.info.base_url), XDG_CONFIG_HOME: xdg }),
+      sandbox.info.client_id,
+      sandbox.info.client_secret,
+    );
+    expect(loggedIn.code, loggedIn.stderr).toBe(0);
     expect(readdirSync(join(xdg, 'whsvc'))).toContain('config.json');
   });
 
@@ -69,7 +63,7 @@ describe('configuration and names', () => {
       [['--profile', 'a\u001b[31mb', 'webhooks', 'list'], {}, '--profile'],
       [['webhooks', 'list'], { WHSVC_PROFILE: 'x\u009b2Jy\nz' }, 'WHSVC_PROFILE'],
     ] as const) {
-      const result = await cli([...args], { ...extra, WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined });
+      const result = await cli([...args], { env: { ...extra, WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined } });
       expect(result.code).toBe(2);
       expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
       expect(result.stderr.split('\n')[0]).toMatch(new RegExp(`^whsvc: the profile name ".*\\\\u00(1b|9b).*" \\(from ${source}\\) holds control characters$`));
@@ -78,24 +72,18 @@ describe('configuration and names', () => {
 
   it('a *.localhost address goes to 127.0.0.1 because whsvc sends it there, not because a resolver said so', async () => {
     const { port } = new URL(sandbox.info.base_url);
-    const local = { WHSVC_BASE_URL: `http://api.localhost:${port}` };
-    const created = await cli(
-      ['webhooks', 'create', '--url', `http://app.localhost:${new URL(receiver.url).port}/local`, '--events', 'invoice.paid', '--json'],
-      local,
-    );
-    expect(created.code, created.stderr).toBe(0);
-    const trigger = await cli(['sandbox', 'trigger', 'invoice.paid'], local);
-    expect(trigger.code, trigger.stderr).toBe(0);
+    const local = cliWith(() => ({ ...sandboxEnv(sandbox.info, mkdtempSync(join(workDir, 'config-'))), WHSVC_BASE_URL: `http://api.localhost:${port}` }));
+    const created = await createWebhook(local, `http://app.localhost:${new URL(receiver.url).port}/local`);
+    await trigger(local);
     const [request] = await receiver.waitFor(1, 20_000, '/local');
     expect(request!.headers.host).toBe(`app.localhost:${new URL(receiver.url).port}`);
-    await cli(['webhooks', 'delete', JSON.parse(created.stdout).id, '--yes'], local);
+    await local(['webhooks', 'delete', created.id, '--yes']);
   });
 });
 
 describe('what changes nothing is said', () => {
   it('update --add-events of an event already subscribed, or --remove-events of one not subscribed, says so on stderr and goes on', async () => {
-    const created = await cli(['webhooks', 'create', '--url', `${receiver.url}/update`, '--events', 'invoice.paid', '--json']);
-    const { id } = JSON.parse(created.stdout);
+    const { id } = await createWebhook(cli, `${receiver.url}/update`);
     const result = await cli(['webhooks', 'update', id, '--add-events', 'invoice.paid,product.updated', '--remove-events', 'sales_order.created', '--json']);
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout).events).toEqual(['invoice.paid', 'product.updated']);

@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, renam
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Listener, runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { cliWith, createWebhook, jsonLines, runCli, sandboxEnv, startListen, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
 import { canMakeDeviceNodes, canMountTmpfs, fullDisk } from '../helpers/bad-files.js';
 import { postDelivery, signatureOf } from '../helpers/delivery.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -20,22 +20,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  // A test that failed half-way leaves no listen running behind it.
-  for (const started of listeners) if (started.child.exitCode === null && started.child.signalCode === null) started.child.kill('SIGKILL');
   await Promise.all([sandbox?.stop(), receiver?.close()]);
   rmSync(workDir, { recursive: true, force: true });
 });
 
-const listeners: Listener[] = [];
-/** `whsvc listen --port 0 …`, once ready; killed at the end of the file if a test left it running. */
-async function listen(args: string[]): Promise<Listener> {
-  const started = await startListen(args);
-  listeners.push(started);
-  return started;
-}
-
-const env = () => ({ ...sandboxEnv(sandbox.info, join(workDir, 'config')), CI: 'true' });
-const cli = (args: string[]) => runCli(args, { env: env() });
+// A listen a failed test left running is killed when the file ends (test/e2e-setup.ts).
+const listen = startListen;
+const cli = cliWith(() => sandboxEnv(sandbox.info, join(workDir, 'config')));
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 async function webhookCount(): Promise<number> {
@@ -82,8 +73,7 @@ describe('a symlink planted where the file is named: refused, exit 2, the file i
 
   it('deliveries tail --record and --checkpoint, deliveries diagnose --record', async () => {
     const { link, victim } = plantedSymlink('tail-link');
-    const created = await cli(['webhooks', 'create', '--url', `${receiver.url}/tail`, '--events', 'invoice.paid', '--json']);
-    const webhookId = JSON.parse(created.stdout).id as string;
+    const webhookId = (await createWebhook(cli, `${receiver.url}/tail`)).id;
     const checkpoint = join(workDir, 'tail-link-checkpoint.json');
     for (const args of [
       ['deliveries', 'tail', '--webhook', webhookId, '--record', link, '--timeout', '5'],
@@ -95,7 +85,7 @@ describe('a symlink planted where the file is named: refused, exit 2, the file i
       expect(result.stderr.split('\n')[0]).toMatch(new RegExp(`^whsvc: --(record|checkpoint) ${link} is a symbolic link, not a regular file$`));
     }
     expect(existsSync(checkpoint)).toBe(false);
-    expect((await cli(['sandbox', 'trigger', 'invoice.paid'])).code).toBe(0);
+    await trigger(cli);
     await receiver.waitFor(1, 20_000, '/tail');
     const listed = JSON.parse((await cli(['deliveries', 'list', webhookId, '--json'])).stdout);
     const diagnosed = await cli(['deliveries', 'diagnose', listed.data[0].id, '--record', link]);
@@ -215,10 +205,7 @@ describe('listen keeps a delivery before it answers', () => {
     expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_marker')).status).toBe(200);
     listener.child.kill('SIGTERM');
     await listener.exit;
-    const ids = readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line).delivery_id);
+    const ids = jsonLines(readFileSync(file, 'utf8')).map((line) => line.delivery_id);
     expect(ids).toEqual(['dlv_mentions', 'dlv_marker']);
     expect(readFileSync(file, 'utf8')).not.toContain('s3cr3t');
   });
@@ -236,11 +223,7 @@ describe('a record file that goes away while listen records', () => {
     expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_after_delete')).status).toBe(200);
     listener.child.kill('SIGTERM');
     await listener.exit;
-    const ids = (path: string) =>
-      readFileSync(path, 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line).delivery_id);
+    const ids = (path: string) => jsonLines(readFileSync(path, 'utf8')).map((line) => line.delivery_id);
     expect(ids(`${file}.1`)).toEqual(['dlv_before']);
     expect(ids(file)).toEqual(['dlv_after_delete']);
     expect(modeOf(file)).toBe(0o600);
@@ -259,12 +242,7 @@ describe('listen --json prints what a record keeps, never a credential', () => {
     await vi.waitFor(() => expect(listener.stdout()).toContain('"received_at"'));
     listener.child.kill('SIGTERM');
     await listener.exit;
-    const line = listener
-      .stdout()
-      .trim()
-      .split('\n')
-      .map((text) => JSON.parse(text))
-      .find((entry) => 'received_at' in entry);
+    const line = listener.lines().find((entry) => 'received_at' in entry);
     expect(line.body).toBeNull();
     expect(Object.keys(line.headers)).not.toContain('authorization');
     expect(Object.keys(line.headers)).not.toContain('cookie');
@@ -321,10 +299,7 @@ describe.runIf(canMountTmpfs())('a full disk (a private tmpfs, filled)', () => {
       expect(stderr).toContain(`whsvc listen: recording to ${file} again\n`);
       expect(stderr).toContain('whsvc listen: 2 deliveries not recorded, answered 503 for the sender to try again\n');
       expect(stderr).not.toMatch(/Error:| {4}at /);
-      const records = lines()
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line));
+      const records = jsonLines(lines());
       expect(records.map((record) => record.delivery_id)).toEqual(['dlv_fits', 'dlv_big']);
       // The file replay reads is whole: every line of it is sent.
       receiver.received.length = 0;
@@ -339,9 +314,8 @@ describe.runIf(canMountTmpfs())('a full disk (a private tmpfs, filled)', () => {
   it('deliveries tail --record: one line naming the file, exit 1, never "unexpected error"', async () => {
     const disk = fullDisk(workDir);
     try {
-      const created = await cli(['webhooks', 'create', '--url', `${receiver.url}/tail-full`, '--events', 'invoice.paid', '--json']);
-      const webhookId = JSON.parse(created.stdout).id as string;
-      expect((await cli(['sandbox', 'trigger', 'invoice.paid'])).code).toBe(0);
+      const webhookId = (await createWebhook(cli, `${receiver.url}/tail-full`)).id;
+      await trigger(cli);
       const file = join(disk.dir, 'tail.ndjson');
       const result = await cli(['deliveries', 'tail', '--webhook', webhookId, '--since', '1h', '--record', file, '--timeout', '20']);
       expect(result.code).toBe(1);
@@ -356,14 +330,13 @@ describe.runIf(canMountTmpfs())('a full disk (a private tmpfs, filled)', () => {
 
 describe('deliveries tail --checkpoint', () => {
   it('is written 0600, and the temporary a killed write left beside it is removed', async () => {
-    const created = await cli(['webhooks', 'create', '--url', `${receiver.url}/cp`, '--events', 'invoice.paid', '--json']);
-    const webhookId = JSON.parse(created.stdout).id as string;
+    const webhookId = (await createWebhook(cli, `${receiver.url}/cp`)).id;
     const dir = mkdtempSync(join(workDir, 'cp-'));
     const checkpoint = join(dir, 'tail.json');
     const gone = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }));
     const leftover = join(dir, `.tail.json.whsvc-${gone}-k1ll3d.tmp`);
     writeFileSync(leftover, '{"whsvc_tail_checkpoint":1,', { mode: 0o600 });
-    expect((await cli(['sandbox', 'trigger', 'invoice.paid'])).code).toBe(0);
+    await trigger(cli);
     const result = await cli(['deliveries', 'tail', '--webhook', webhookId, '--since', '1h', '--count', '1', '--checkpoint', checkpoint, '--timeout', '20']);
     expect(result.code, result.stderr).toBe(0);
     expect(modeOf(checkpoint)).toBe(0o600);
@@ -371,8 +344,7 @@ describe('deliveries tail --checkpoint', () => {
   });
 
   it('--record with --checkpoint: a run killed after recording a delivery but before saving the checkpoint does not record it again', async () => {
-    const created = await cli(['webhooks', 'create', '--url', `${receiver.url}/window`, '--events', 'invoice.paid', '--json']);
-    const webhookId = JSON.parse(created.stdout).id as string;
+    const webhookId = (await createWebhook(cli, `${receiver.url}/window`)).id;
     const file = join(workDir, 'window.ndjson');
     const checkpoint = join(workDir, 'window.json');
     const tail = (count: number) =>
@@ -392,21 +364,18 @@ describe('deliveries tail --checkpoint', () => {
         '--timeout',
         '30',
       ]);
-    expect((await cli(['sandbox', 'trigger', 'invoice.paid'])).code).toBe(0);
+    await trigger(cli);
     expect((await tail(1)).code).toBe(0);
     // The checkpoint as it stood before the second delivery was recorded: what a kill between that record and the
     // save after it leaves on disk.
     copyFileSync(checkpoint, `${checkpoint}.before`);
-    expect((await cli(['sandbox', 'trigger', 'invoice.paid'])).code).toBe(0);
+    await trigger(cli);
     expect((await tail(1)).code).toBe(0);
     copyFileSync(`${checkpoint}.before`, checkpoint);
-    expect((await cli(['sandbox', 'trigger', 'invoice.paid'])).code).toBe(0);
+    await trigger(cli);
     const third = await tail(2);
     expect(third.code, third.stderr).toBe(0);
-    const ids = readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line).delivery_id);
+    const ids = jsonLines(readFileSync(file, 'utf8')).map((line) => line.delivery_id);
     expect(ids).toHaveLength(3);
     expect(new Set(ids).size).toBe(3);
   });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, cliWith, login, sandboxEnv, startSandboxProcess, usersOf, type SandboxProcess } from '../helpers/cli.js';
 import { TmuxSession, hasTmux } from '../helpers/tmux.js';
 
 // The habits users bring from gh, stripe and svix (issue 35): each gets what the user meant, or one
@@ -22,8 +22,9 @@ afterAll(async () => {
 });
 
 /** whsvc against the sandbox with its read-write client from the environment, no terminal. */
-const cli = (args: string[], env: Record<string, string | undefined> = {}, input?: string) =>
-  runCli(args, { env: { ...sandboxEnv(sandbox.info, join(workDir, 'config')), CI: 'true', ...env }, ...(input === undefined ? {} : { input }) });
+const cli = cliWith(() => sandboxEnv(sandbox.info, join(workDir, 'config')));
+/** whsvc as run by a user with only a config dir, no address but what a flag or a profile gives. */
+const user = usersOf(() => undefined);
 
 describe('commands typed as other tools have them', () => {
   it("stripe's `whsvc trigger invoice.paid`: one line that says what to type, exit 2", async () => {
@@ -61,11 +62,13 @@ describe('commands typed as other tools have them', () => {
     const help = await cli(['auth', 'login', '--help']);
     expect(help.stdout).toMatch(/^Usage: whsvc auth login \[options\]\n/);
     expect(help.stdout).toContain('--client-secret-stdin');
-    const env = { WHSVC_CONFIG_DIR: join(workDir, 'auth-login'), WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined };
-    const login = await cli(['auth', 'login', '--client-id', sandbox.info.client_id, '--client-secret-stdin'], env, sandbox.info.client_secret);
-    expect(login.code, login.stderr).toBe(0);
-    expect((await cli(['auth', 'status'], env)).stdout).toContain(sandbox.info.client_id);
-    const logout = await cli(['auth', 'logout'], env);
+    const dir = join(workDir, 'auth-login');
+    const loggedIn = await user(['auth', 'login', '--client-id', sandbox.info.client_id, '--client-secret-stdin', '--base-url', sandbox.info.base_url], dir, {
+      input: sandbox.info.client_secret,
+    });
+    expect(loggedIn.code, loggedIn.stderr).toBe(0);
+    expect((await user(['auth', 'status'], dir)).stdout).toContain(sandbox.info.client_id);
+    const logout = await user(['auth', 'logout'], dir);
     expect(logout.code, logout.stderr).toBe(0);
   });
 });
@@ -79,7 +82,7 @@ describe('values written as other tools take them', () => {
 
   it('--base-url 127.0.0.1:PORT is http://127.0.0.1:PORT', async () => {
     const { host } = new URL(sandbox.info.base_url);
-    const result = await cli(['webhooks', 'list', '--json', '--base-url', host], { WHSVC_BASE_URL: undefined });
+    const result = await cli(['webhooks', 'list', '--json', '--base-url', host], { env: { WHSVC_BASE_URL: undefined } });
     expect(result.code, result.stderr).toBe(0);
   });
 
@@ -111,16 +114,16 @@ describe('values written as other tools take them', () => {
 
 describe('login, as gh users expect it', () => {
   it('a login to another address says, in one line, what it replaced; the same client again says nothing', async () => {
-    const env = { WHSVC_CONFIG_DIR: join(workDir, 'replace'), WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined, WHSVC_BASE_URL: undefined };
     const { port } = new URL(sandbox.info.base_url);
-    const login = (address: string) =>
-      cli(['login', '--base-url', address, '--client-id', sandbox.info.client_id, '--client-secret-stdin'], env, `${sandbox.info.client_secret} \r\n`);
-    const first = await login(`127.0.0.1:${port}`);
+    // A pasted secret, with the space and line end a terminal's copy brings along.
+    const loginTo = (address: string) =>
+      login(user.as(join(workDir, 'replace')), sandbox.info.client_id, `${sandbox.info.client_secret} \r\n`, ['--base-url', address]);
+    const first = await loginTo(`127.0.0.1:${port}`);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).not.toContain('replaced');
-    const again = await login(`127.0.0.1:${port}`);
+    const again = await loginTo(`127.0.0.1:${port}`);
     expect(again.stderr).not.toContain('replaced');
-    const other = await login(`localhost:${port}`);
+    const other = await loginTo(`localhost:${port}`);
     expect(other.code, other.stderr).toBe(0);
     expect(other.stderr.split('\n')[0]).toBe(
       `whsvc: replaced profile default, which held client ${sandbox.info.client_id} at http://127.0.0.1:${port} (whsvc login --profile NAME keeps a login of its own)`,
@@ -133,12 +136,7 @@ describe.skipIf(!hasTmux && !process.env.CI)('login at a terminal (tmux)', () =>
   it('asks before it replaces another address, keeps the profile on no, and takes a pasted secret with trailing spaces on yes', async () => {
     const configDir = join(workDir, 'tty-replace');
     const { port } = new URL(sandbox.info.base_url);
-    const env = { WHSVC_CONFIG_DIR: configDir, WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined, WHSVC_BASE_URL: undefined };
-    const first = await cli(
-      ['login', '--base-url', sandbox.info.base_url, '--client-id', sandbox.info.client_id, '--client-secret-stdin'],
-      env,
-      sandbox.info.client_secret,
-    );
+    const first = await login(user.as(configDir), sandbox.info.client_id, sandbox.info.client_secret, ['--base-url', sandbox.info.base_url]);
     expect(first.code, first.stderr).toBe(0);
     const open = () =>
       new TmuxSession(`${process.execPath} ${WHSVC_BIN} login --base-url localhost:${port} --client-id ${sandbox.info.client_id}`, {

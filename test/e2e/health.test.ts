@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { cliWith, createWebhook, sandboxEnv, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // `webhooks health` against the real sandbox (manual clock: every time in the
@@ -29,11 +29,8 @@ const SECOND = 1000;
 const HOUR = 3600 * SECOND;
 const iso = (offset: number) => new Date(t0 + offset).toISOString();
 
-function cli(args: string[]) {
-  return runCli(args, {
-    env: { ...sandboxEnv(sandbox.info, configDir), CI: 'true' },
-  });
-}
+/** whsvc as the user of the sandbox. */
+const cli = cliWith(() => sandboxEnv(sandbox.info, configDir));
 
 async function cliJson(args: string[], exitCode = 0) {
   const result = await cli([...args, '--json']);
@@ -63,11 +60,6 @@ async function settled(expected: Record<string, number>, timeout = 30_000): Prom
   );
 }
 
-async function trigger(type: string): Promise<void> {
-  const result = await cli(['sandbox', 'trigger', type]);
-  expect(result.code, result.stderr).toBe(0);
-}
-
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-health-'));
   configDir = mkdtempSync(join(workDir, 'config-'));
@@ -93,12 +85,12 @@ beforeAll(async () => {
     ['slow', slowUrl, 'sales_order.created'],
     ['idle', `${receiver.url}/idle`, 'product.updated'],
   ] as const) {
-    ids[name] = (await cliJson(['webhooks', 'create', '--url', url, '--events', events])).id;
+    ids[name] = (await createWebhook(cli, url, events)).id;
   }
   t0 = Date.parse((await cliJson(['sandbox', 'clock'])).now);
 
   // At t0: one event. ok takes it; down and mixed fail their first attempt.
-  await trigger('invoice.paid');
+  await trigger(cli, 'invoice.paid');
   await settled({ ok: 1, down: 1, mixed: 1 });
   // An hour on: the retries play out. down fails at 5 s and 15 s (3 attempts, the most); mixed is taken at 5 s.
   const moved = await cliJson(['sandbox', 'clock', 'advance', '1h']);
@@ -106,15 +98,15 @@ beforeAll(async () => {
   await settled({ ok: 1, down: 3, mixed: 2 });
   // At t0 + 1 h: two events mixed takes, then two it refuses (503); down refuses all (their retries are left due).
   mixedMode = 'ok';
-  await trigger('invoice.paid');
-  await trigger('invoice.paid');
+  await trigger(cli, 'invoice.paid');
+  await trigger(cli, 'invoice.paid');
   await settled({ ok: 3, down: 5, mixed: 4 });
   mixedMode = 'down';
-  await trigger('invoice.paid');
-  await trigger('invoice.paid');
+  await trigger(cli, 'invoice.paid');
+  await trigger(cli, 'invoice.paid');
   await settled({ ok: 5, down: 7, mixed: 6 });
   // And one delivery in flight to slow.
-  await trigger('sales_order.created');
+  await trigger(cli, 'sales_order.created');
   await vi.waitFor(() => expect(receiver.held(), 'the slow receiver got nothing').toBeGreaterThan(0), { timeout: 30_000, interval: 50 });
 });
 

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
-import { getToken, http } from '../helpers/http.js';
+import { cliWith, startSandboxProcess, trigger as triggerEvents, type SandboxProcess } from '../helpers/cli.js';
+import { getToken, http, postEvent, postWebhook } from '../helpers/http.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // The inspector in a real headless Chromium (Debian's `chromium`, driven by
@@ -46,17 +46,16 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
   const secrets: string[] = [];
   const webhooks: Record<string, { id: string; url: string }> = {};
 
+  /** A webhook to the receiver at `path`; its secret is one the page must never show. */
   async function createWebhook(path: string, events: string[]) {
-    const result = await http(base, 'POST', '/v1/webhooks', { token, body: { url: receiver.url + path, events } });
-    expect(result.status, result.text).toBe(201);
-    secrets.push(result.json.signing_secret as string);
-    return result.json as { id: string; url: string };
+    const created = await postWebhook(base, token, receiver.url + path, events);
+    secrets.push(created.signing_secret);
+    return created;
   }
 
+  /** `whsvc sandbox trigger`: its one delivery (each event type here has one webhook). */
   async function trigger(type: string, data?: Record<string, unknown>): Promise<string> {
-    const result = await runCli(['sandbox', 'trigger', type, '--base-url', base, '--json', ...(data ? ['--data', JSON.stringify(data)] : [])]);
-    expect(result.code, result.stderr).toBe(0);
-    const deliveries = JSON.parse(result.stdout).deliveries as string[];
+    const deliveries = await triggerEvents(cliWith({ WHSVC_BASE_URL: base }), type, data ? { data } : {});
     expect(deliveries).toHaveLength(1);
     return deliveries[0]!;
   }
@@ -230,22 +229,19 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
   });
 
   it('pages: a long log shows its newest 50, and older ones on demand', async () => {
-    for (let i = 0; i < 60; i += 1) {
-      const result = await http(base, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } });
-      expect(result.status).toBe(202);
-    }
+    for (let i = 0; i < 60; i += 1) await postEvent(base);
     // Opened afresh once all are in: live refreshes while they came in (as on a loaded machine) grow the list as it is shown instead.
     await reopen();
     await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 50 && !document.getElementById('more').hidden, undefined, WAIT);
     await page.click('#more');
     await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 64 && document.getElementById('more').hidden, undefined, WAIT);
     // New deliveries on top of a list loaded to its end: the older rows stay, and nothing is left to load.
-    for (let i = 0; i < 5; i += 1) expect((await http(base, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } })).status).toBe(202);
+    for (let i = 0; i < 5; i += 1) await postEvent(base);
     await page.waitForFunction(() => document.querySelectorAll('.delivery').length === 69 && document.getElementById('more').hidden, undefined, WAIT);
   });
 
   it('past 200 rows shown, a live refresh loses none of them: rows pushed below the window stay', async () => {
-    for (let i = 0; i < 150; i += 1) expect((await http(base, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } })).status).toBe(202);
+    for (let i = 0; i < 150; i += 1) await postEvent(base);
     const total = 69 + 150;
     // Every row shown: opened afresh, then older pages loaded until there are none.
     await reopen();
@@ -257,7 +253,7 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
       await page.waitForFunction((n) => document.querySelectorAll('.delivery').length > n || document.getElementById('more').hidden, before, WAIT);
     }
     await page.waitForFunction((n) => document.querySelectorAll('.delivery').length === n, total, WAIT);
-    for (let i = 0; i < 10; i += 1) expect((await http(base, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } })).status).toBe(202);
+    for (let i = 0; i < 10; i += 1) await postEvent(base);
     await page.waitForFunction((n) => document.querySelectorAll('.delivery').length === n, total + 10, WAIT);
     const ids = await page.locator('.delivery').evaluateAll((rows: any[]) => rows.map((row) => row.dataset.id as string));
     expect(new Set(ids).size).toBe(total + 10);

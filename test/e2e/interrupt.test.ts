@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN } from '../helpers/cli.js';
+import { startWhsvc } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 let service: Receiver;
@@ -28,28 +27,14 @@ afterAll(async () => {
 describe('Ctrl-C', () => {
   it('exits 130 and leaves no secret file behind when the create is interrupted', async () => {
     const secretFile = join(workDir, 'whsec.txt');
-    const child = spawn(
-      process.execPath,
-      [WHSVC_BIN, 'webhooks', 'create', '--url', 'https://example.com/h', '--events', 'invoice.paid', '--secret-file', secretFile],
-      {
-        env: {
-          ...process.env,
-          WHSVC_CONFIG_DIR: join(workDir, 'config'),
-          WHSVC_BASE_URL: service.url,
-          WHSVC_CLIENT_ID: 'a',
-          WHSVC_CLIENT_SECRET: 'b',
-          NO_COLOR: '1',
-        },
-      },
-    );
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const create = startWhsvc(['webhooks', 'create', '--url', 'https://example.com/h', '--events', 'invoice.paid', '--secret-file', secretFile], {
+      env: { WHSVC_CONFIG_DIR: join(workDir, 'config'), WHSVC_BASE_URL: service.url, WHSVC_CLIENT_ID: 'a', WHSVC_CLIENT_SECRET: 'b' },
+    });
     await service.waitFor(1, 20_000, '/v1/webhooks');
     expect(existsSync(secretFile)).toBe(true);
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
+    expect(await create.stop('SIGINT')).toBe(130);
     expect(existsSync(secretFile)).toBe(false);
+    const stderr = create.stderr();
     expect(stderr).toContain('interrupted');
     expect(stderr).not.toMatch(/\n\s+at /);
   });

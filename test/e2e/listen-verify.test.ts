@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, listenedDeliveries, runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, cliWith, createWebhook, runCli, sandboxEnv, startListen, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
+import { signatureOf } from '../helpers/delivery.js';
 import { startReceiver } from '../helpers/receiver.js';
 
 let sandbox: SandboxProcess;
@@ -21,6 +21,8 @@ afterAll(async () => {
 });
 
 const apiEnv = () => sandboxEnv(sandbox.info, join(workDir, 'config'));
+/** whsvc as the user of the sandbox. */
+const cli = cliWith(apiEnv);
 
 const listen = startListen;
 
@@ -28,15 +30,12 @@ describe('whsvc listen', () => {
   it('as a CI check: starts before the secret exists, counts verified deliveries, exits 0', async () => {
     const secretFile = join(workDir, 'ci-secret.txt');
     const listener = await listen(['--secret-file', secretFile, '--count', '2', '--timeout', '60', '--json']);
-    const created = await runCli(['webhooks', 'create', '--url', `${listener.url}/hook`, '--events', 'invoice.paid', '--secret-file', secretFile, '--json'], {
-      env: apiEnv(),
-    });
-    expect(created.code, created.stderr).toBe(0);
-    for (let i = 0; i < 2; i++) expect((await runCli(['sandbox', 'trigger', 'invoice.paid'], { env: apiEnv() })).code).toBe(0);
+    const created = await createWebhook(cli, `${listener.url}/hook`, 'invoice.paid', ['--secret-file', secretFile]);
+    await trigger(cli, 'invoice.paid', { times: 2 });
     expect(await listener.exit).toBe(0);
     // Its address first, for a script that gave --port 0.
     expect(JSON.parse(listener.stdout().split('\n')[0]!)).toEqual({ url: listener.url });
-    const lines = listenedDeliveries(listener.stdout());
+    const lines = listener.deliveries();
     expect(lines).toHaveLength(2);
     for (const line of lines) {
       expect(line).toMatchObject({ event: 'invoice.paid', signature_check: 'verified', status: 200, attempt: 1 });
@@ -45,42 +44,33 @@ describe('whsvc listen', () => {
       expect(JSON.parse(line.body)).toMatchObject({ event: 'invoice.paid' });
       expect(line.headers['x-service-signature']).toMatch(/^sha256=/);
     }
-    await runCli(['webhooks', 'delete', JSON.parse(created.stdout).id, '--yes'], { env: apiEnv() });
+    await cli(['webhooks', 'delete', created.id, '--yes']);
   });
 
   it('--fail-first 2: a delivery fails twice, then recovers; each line says which rule answered', async () => {
     const secretFile = join(workDir, 'fail-first-secret.txt');
     const listener = await listen(['--secret-file', secretFile, '--fail-first', '2', '--count', '1', '--timeout', '60', '--json']);
-    await expect
-      .poll(() => listener.stderr().includes('answering 500 to the first 2 attempts of each delivery'), {
-        message: 'the line naming the failure rule',
-        timeout: 20_000,
-        interval: 25,
-      })
-      .toBe(true);
+    await listener.until(() => listener.stderr().includes('answering 500 to the first 2 attempts of each delivery'), 'the line naming the failure rule');
     expect(listener.stderr(), 'the default answer is not announced').not.toContain('(--respond-status)');
-    const created = await runCli(['webhooks', 'create', '--url', `${listener.url}/ff`, '--events', 'invoice.paid', '--secret-file', secretFile, '--json'], {
-      env: apiEnv(),
-    });
-    expect(created.code, created.stderr).toBe(0);
-    const webhookId = JSON.parse(created.stdout).id;
-    expect((await runCli(['sandbox', 'trigger', 'invoice.paid'], { env: apiEnv() })).code).toBe(0);
+    const created = await createWebhook(cli, `${listener.url}/ff`, 'invoice.paid', ['--secret-file', secretFile]);
+    const webhookId = created.id;
+    await trigger(cli);
     // --count counts the delivery once it is taken, on its third attempt.
     expect(await listener.exit).toBe(0);
-    const lines = listenedDeliveries(listener.stdout());
+    const lines = listener.deliveries();
     expect(lines.map((l) => [l.attempt, l.status, l.rule])).toEqual([
       [1, 500, 'fail_first'],
       [2, 500, 'fail_first'],
       [3, 200, 'respond_status'],
     ]);
     expect(new Set(lines.map((l) => l.delivery_id)).size).toBe(1);
-    const log = JSON.parse((await runCli(['deliveries', 'list', webhookId, '--json'], { env: apiEnv() })).stdout);
+    const log = JSON.parse((await cli(['deliveries', 'list', webhookId, '--json'])).stdout);
     expect(log.data.map((d: { attempts: number; status: string; response_code: number }) => [d.attempts, d.status, d.response_code])).toEqual([
       [3, 'delivered', 200],
       [2, 'failed', 500],
       [1, 'failed', 500],
     ]);
-    await runCli(['webhooks', 'delete', webhookId, '--yes'], { env: apiEnv() });
+    await cli(['webhooks', 'delete', webhookId, '--yes']);
   });
 
   it('--fail-rate with --seed fails the same attempts every run; --delay answers late; the human line names the rule', async () => {
@@ -89,7 +79,7 @@ describe('whsvc listen', () => {
       const statuses: number[] = [];
       for (let i = 0; i < 20; i++) {
         const body = JSON.stringify({ id: `inv_${i}`, event: 'invoice.paid' });
-        const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+        const signature = signatureOf(secret, body);
         const answer = await fetch(url, {
           method: 'POST',
           body,
@@ -115,19 +105,17 @@ describe('whsvc listen', () => {
     }
 
     const slow = await listen(['--secret', secret, '--delay', '400ms']);
-    await expect
-      .poll(() => slow.stderr().includes('answering after 400 ms'), { message: 'the line naming the delay', timeout: 20_000, interval: 25 })
-      .toBe(true);
+    await slow.until(() => slow.stderr().includes('answering after 400 ms'), 'the line naming the delay');
     const started = Date.now();
     const body = '{"event":"invoice.paid"}';
     const answer = await fetch(slow.url, {
       method: 'POST',
       body,
-      headers: { 'x-service-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` },
+      headers: { 'x-service-signature': signatureOf(secret, body) },
     });
     expect(answer.status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(390);
-    await expect.poll(() => slow.stdout().includes('->'), { message: 'the line of the late answer', timeout: 20_000, interval: 25 }).toBe(true);
+    await slow.until(() => slow.stdout().includes('->'), 'the line of the late answer');
     expect(slow.stdout()).toMatch(/signature verified +-> 200 \(default, after 400 ms\)/);
     expect(slow.stdout()).not.toContain('too late');
 
@@ -136,19 +124,19 @@ describe('whsvc listen', () => {
     const hungUp = fetch(slow.url, {
       method: 'POST',
       body: other,
-      headers: { 'x-service-signature': `sha256=${createHmac('sha256', secret).update(other).digest('hex')}` },
+      headers: { 'x-service-signature': signatureOf(secret, other) },
       signal: AbortSignal.timeout(100),
     });
     await expect(hungUp).rejects.toThrow();
-    await expect.poll(() => slow.stdout().includes('too late'), { message: 'the line of the answer too late', timeout: 20_000, interval: 25 }).toBe(true);
+    await slow.until(() => slow.stdout().includes('too late'), 'the line of the answer too late');
     expect(slow.stdout()).toMatch(/-> 200 \(default, after 400 ms\) +too late: the sender left after 0\.\d s\n$/);
     slow.child.kill('SIGINT');
     await slow.exit;
   });
 
   it('checks --events against the catalog an earlier command cached', async () => {
-    expect((await runCli(['events'], { env: apiEnv() })).code).toBe(0);
-    const result = await runCli(['listen', '--port', '0', '--secret', 'x', '--events', 'invoice.payed'], { env: apiEnv() });
+    expect((await cli(['events'])).code).toBe(0);
+    const result = await cli(['listen', '--port', '0', '--secret', 'x', '--events', 'invoice.payed']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('did you mean invoice.paid?');
   });
@@ -162,10 +150,10 @@ describe('whsvc listen', () => {
   it('answers a bad signature 400, flags it, and ends non-zero', async () => {
     const listener = await listen(['--secret', 'whsec_right', '--count', '1', '--timeout', '30'], {});
     const body = '{"id":"inv_1","event":"invoice.paid","amount":{"amount":1,"currency":"EUR"}}';
-    const wrong = 'sha256=' + createHmac('sha256', 'whsec_wrong').update(body).digest('hex');
+    const wrong = signatureOf('whsec_wrong', body);
     const bad = await fetch(listener.url, { method: 'POST', body, headers: { 'x-service-signature': wrong, 'x-acme-event': 'invoice.paid' } });
     expect(bad.status).toBe(400);
-    const right = 'sha256=' + createHmac('sha256', 'whsec_right').update(body).digest('hex');
+    const right = signatureOf('whsec_right', body);
     // Any platform name: X-Acme-Signature verifies too.
     const good = await fetch(listener.url, { method: 'POST', body, headers: { 'x-acme-signature': right } });
     expect(good.status).toBe(200);
@@ -179,26 +167,18 @@ describe('whsvc listen', () => {
     const secretFile = join(workDir, 'fail-secret.txt');
     const listener = await listen(['--secret-file', secretFile, '--respond-status', '503', '--json']);
     try {
-      await expect
-        .poll(() => listener.stderr().includes('answering 503 to verified deliveries (--respond-status)'), {
-          message: 'the line naming the answer',
-          timeout: 20_000,
-          interval: 25,
-        })
-        .toBe(true);
-      const created = await runCli(['webhooks', 'create', '--url', listener.url, '--events', 'sales_order.created', '--secret-file', secretFile, '--json'], {
-        env: apiEnv(),
-      });
-      await runCli(['sandbox', 'trigger', 'sales_order.created'], { env: apiEnv() });
-      await expect.poll(() => listenedDeliveries(listener.stdout()).length >= 3, { message: 'three attempts', timeout: 20_000, interval: 25 }).toBe(true);
-      const attempts = listenedDeliveries(listener.stdout());
+      await listener.until(() => listener.stderr().includes('answering 503 to verified deliveries (--respond-status)'), 'the line naming the answer');
+      const created = await createWebhook(cli, listener.url, 'sales_order.created', ['--secret-file', secretFile]);
+      await trigger(cli, 'sales_order.created');
+      await listener.until(() => listener.deliveries().length >= 3, 'three attempts');
+      const attempts = listener.deliveries();
       expect(attempts.map((a) => [a.attempt, a.status, a.signature_check])).toEqual([
         [1, 503, 'verified'],
         [2, 503, 'verified'],
         [3, 503, 'verified'],
       ]);
       expect(new Set(attempts.map((a) => a.delivery_id)).size).toBe(1);
-      await runCli(['webhooks', 'delete', JSON.parse(created.stdout).id, '--yes'], { env: apiEnv() });
+      await cli(['webhooks', 'delete', created.id, '--yes']);
     } finally {
       listener.child.kill('SIGINT');
       expect(await listener.exit).toBe(130);
@@ -210,7 +190,7 @@ describe('whsvc listen', () => {
     const listener = await listen(['--secret', 'whsec_fwd', '--forward-to', `${app.url}/app`]);
     try {
       const body = '{ "id": "inv_2",  "event": "invoice.paid" }';
-      const signature = 'sha256=' + createHmac('sha256', 'whsec_fwd').update(body).digest('hex');
+      const signature = signatureOf('whsec_fwd', body);
       const headers = { 'x-service-signature': signature, 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_fwd' };
       const answer = await fetch(listener.url, { method: 'POST', body, headers: { ...headers, 'x-service-attempt': '1' } });
       expect(answer.status).toBe(202);
@@ -223,13 +203,7 @@ describe('whsvc listen', () => {
       // The sender's retry of the same delivery is relayed again (the app decides what a duplicate means).
       const down = await fetch(listener.url, { method: 'POST', body, headers: { ...headers, 'x-service-attempt': '2' } });
       expect(down.status).toBe(502);
-      await expect
-        .poll(() => /-> 502 .*app down .*app: no answer: connection refused$/m.test(listener.stdout()), {
-          message: 'the app-down line',
-          timeout: 20_000,
-          interval: 25,
-        })
-        .toBe(true);
+      await listener.until(() => /-> 502 .*app down .*app: no answer: connection refused$/m.test(listener.stdout()), 'the app-down line');
       expect(listener.stdout()).toMatch(/signature verified\s+-> 202 \(forwarded\)\s+app 202/);
       expect(listener.child.exitCode).toBeNull();
     } finally {
@@ -241,7 +215,7 @@ describe('whsvc listen', () => {
 
 describe('whsvc listen trusts only what is signed', () => {
   const secret = 'whsec_replay';
-  const sign = (body: string) => 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+  const sign = (body: string) => signatureOf(secret, body);
   const post = (url: string, body: string, headers: Record<string, string>) =>
     fetch(url, { method: 'POST', body, headers: { 'x-service-signature': sign(body), ...headers } });
 
@@ -258,7 +232,7 @@ describe('whsvc listen trusts only what is signed', () => {
       200,
     );
     expect(await listener.exit).toBe(1);
-    const lines = listenedDeliveries(listener.stdout());
+    const lines = listener.deliveries();
     expect(lines.map((line) => [line.signature_check, line.repeat, line.status])).toEqual([
       ['missing', null, 400],
       ['verified', null, 200],
@@ -294,7 +268,7 @@ describe('whsvc listen trusts only what is signed', () => {
     ).toBe(200);
     // Three distinct deliveries reached --count 3; the refused ones make the exit 1.
     expect(await listener.exit).toBe(1);
-    const lines = listenedDeliveries(listener.stdout());
+    const lines = listener.deliveries();
     expect(lines.map((line) => [line.event, line.header_event, line.event_mismatch, line.delivery_id, line.repeat, line.repeat_of, line.status])).toEqual([
       ['invoice.paid', 'invoice.paid', false, 'dlv_real_1', null, null, 200],
       ['invoice.paid', 'production_order.completed', true, 'dlv_forged_1', 'same_body', 'dlv_real_1', 400],
@@ -312,7 +286,7 @@ describe('whsvc listen trusts only what is signed', () => {
       const body = '{"id":"inv_3","event":"invoice.paid"}';
       await post(listener.url, body, { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_a', 'x-service-attempt': '1' });
       await post(listener.url, body, { 'x-service-event': 'production_order.completed', 'x-service-delivery-id': 'dlv_forged_1', 'x-service-attempt': '99' });
-      await expect.poll(() => listener.stdout().trim().split('\n').length >= 2, { message: 'two lines', timeout: 20_000, interval: 25 }).toBe(true);
+      await listener.until(() => listener.stdout().trim().split('\n').length >= 2, 'two lines');
       const [, forgedLine] = listener.stdout().trim().split('\n');
       expect(forgedLine).toMatch(
         /invoice\.paid\s+dlv_forged_1 #99\s+signature verified\s+-> 400 \(event header\)\s+header says production_order\.completed {2}same body as dlv_a$/,
@@ -335,7 +309,7 @@ describe('whsvc listen trusts only what is signed', () => {
 describe('whsvc verify', () => {
   const secret = 'whsec_verify_me';
   const body = '{"id":"inv_9","event":"invoice.paid","amount":{"amount":100,"currency":"EUR"}}';
-  const signature = 'sha256=' + createHmac('sha256', secret).update(body).digest('hex');
+  const signature = signatureOf(secret, body);
 
   it('accepts the raw body from stdin or a file', async () => {
     const secretFile = join(workDir, 'verify-secret.txt');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postDelivery } from '../helpers/delivery.js';
-import { sandboxEnv, startListen, startSandboxProcess, startWhsvcUntil } from '../helpers/cli.js';
+import { sandboxEnv, startListen, startSandboxProcess, startTail } from '../helpers/cli.js';
 
 // --max-silence: a long-running listen or tail that hears nothing exits 6, so that a supervisor starts it again.
 
@@ -31,10 +31,7 @@ describe('--max-silence', () => {
 
   it('deliveries tail: polls answered keep it going; a service gone for the limit is exit 6, said in one line', async () => {
     const sandbox = await startSandboxProcess(['--quiet']);
-    const tail = await startWhsvcUntil(['deliveries', 'tail', '--interval', '200ms', '--max-silence', '2s'], /^whsvc: following /m, 'tail', {
-      ...sandboxEnv(sandbox.info, configDir),
-      CI: 'true',
-    });
+    const tail = await startTail(['--interval', '200ms', '--max-silence', '2s'], sandboxEnv(sandbox.info, configDir));
     try {
       await sandbox.stop('SIGKILL');
       expect(await tail.exit).toBe(6);

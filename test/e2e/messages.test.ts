@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { startSandboxProcess, usersOf, type SandboxProcess } from '../helpers/cli.js';
 
 // Messages that say what to do: each mistake gets one line, the right exit
 // code, and the way out.
@@ -22,21 +22,18 @@ afterAll(async () => {
   rmSync(configDir, { recursive: true, force: true });
 });
 
-const cli = (args: string[], env: Record<string, string | undefined> = {}, input?: string) =>
-  runCli(args, {
-    env: { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: sandbox.info.base_url, WHSVC_CLIENT_ID: undefined, WHSVC_CLIENT_SECRET: undefined, CI: 'true', ...env },
-    ...(input === undefined ? {} : { input }),
-  });
+/** whsvc as run by a user of the sandbox, the config in the dir given (configDir unless another), not logged in to start with. */
+const cli = usersOf(() => sandbox.info.base_url);
 
 describe('messages that say what to do', () => {
   it('--status fail: did you mean failed?', async () => {
-    const result = await cli(['deliveries', 'list', 'wh_x', '--status', 'fail']);
+    const result = await cli(['deliveries', 'list', 'wh_x', '--status', 'fail'], configDir);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('did you mean failed?');
   });
 
   it('--client-secret points to --client-secret-stdin, and never echoes the secret', async () => {
-    const result = await cli(['login', '--client-id', sandbox.info.client_id, '--client-secret', 'hunter2-value']);
+    const result = await cli(['login', '--client-id', sandbox.info.client_id, '--client-secret', 'hunter2-value'], configDir);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--client-secret-stdin');
     expect(result.stderr).not.toContain('hunter2-value');
@@ -47,7 +44,7 @@ describe('messages that say what to do', () => {
       ['listen', '--port', '0', '--secret-file', '', '--timeout', '5'],
       ['verify', '--signature', 'a'.repeat(64), '--secret-file', ''],
     ]) {
-      const result = await cli(args, {}, '{}');
+      const result = await cli(args, configDir, { input: '{}' });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain('--secret-file is empty');
     }
@@ -71,7 +68,7 @@ describe('messages that say what to do', () => {
       [['webhooks', 'update', 'wh_1', '--add-events', 'a.b, a.b'], 'a.b is listed twice'],
     ];
     for (const [args, message] of cases) {
-      const result = await cli(args, env);
+      const result = await cli(args, configDir, { env });
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toContain(message);
       expect(result.stderr.trimEnd().split('\n').length, result.stderr).toBeLessThanOrEqual(2);
@@ -83,7 +80,7 @@ describe('messages that say what to do', () => {
 
     it('not logged in', async () => {
       const dir = mkdtempSync(join(configDir, 'none-'));
-      const result = await cli(['webhooks', 'list', '--profile', 'ci'], { WHSVC_CONFIG_DIR: dir });
+      const result = await cli(['webhooks', 'list', '--profile', 'ci'], dir);
       expect(result.code).toBe(3);
       const [message, hint] = lines(result.stderr);
       expect(message).toBe(
@@ -96,7 +93,7 @@ describe('messages that say what to do', () => {
 
     it('not logged in, with the default profile: named as the default, not "(from the default)"', async () => {
       const dir = mkdtempSync(join(configDir, 'default-'));
-      const result = await cli(['webhooks', 'list'], { WHSVC_CONFIG_DIR: dir, WHSVC_PROFILE: undefined, WHSVC_BASE_URL: undefined });
+      const result = await cli(['webhooks', 'list'], dir, { env: { WHSVC_BASE_URL: undefined } });
       expect(result.code).toBe(3);
       const [message] = lines(result.stderr);
       expect(message).toBe(
@@ -112,7 +109,7 @@ describe('messages that say what to do', () => {
           profiles: { old: { base_url: sandbox.info.base_url, client_id: sandbox.info.client_id, client_secret: 'sbx_secret_of_an_earlier_run' } },
         }),
       );
-      const result = await cli(['webhooks', 'list'], { WHSVC_CONFIG_DIR: dir, WHSVC_PROFILE: 'old', WHSVC_BASE_URL: undefined });
+      const result = await cli(['webhooks', 'list'], dir, { env: { WHSVC_PROFILE: 'old', WHSVC_BASE_URL: undefined } });
       expect(result.code).toBe(3);
       const [message, hint] = lines(result.stderr);
       expect(message).toContain('refused the credentials (invalid_client)');
@@ -122,28 +119,24 @@ describe('messages that say what to do', () => {
       );
       expect(result.stderr).not.toContain('sbx_secret_of_an_earlier_run');
       // Given with --base-url, the address is part of the fix.
-      const flagged = await cli(['webhooks', 'list', '--base-url', sandbox.info.base_url], {
-        WHSVC_CONFIG_DIR: dir,
-        WHSVC_PROFILE: 'old',
-        WHSVC_BASE_URL: undefined,
-      });
+      const flagged = await cli(['webhooks', 'list', '--base-url', sandbox.info.base_url], dir, { env: { WHSVC_PROFILE: 'old', WHSVC_BASE_URL: undefined } });
       expect(lines(flagged.stderr)[1]).toContain(`whsvc login --profile old --base-url ${sandbox.info.base_url} --client-id ${sandbox.info.client_id}`);
     });
 
     it('the command in the hint is quoted for the shell; a password in a URL is never printed', async () => {
       const dir = mkdtempSync(join(configDir, 'quoted-'));
-      const spaced = await cli(['webhooks', 'list', '--profile', 'my prof'], { WHSVC_CONFIG_DIR: dir });
+      const spaced = await cli(['webhooks', 'list', '--profile', 'my prof'], dir);
       expect(lines(spaced.stderr)[1]).toContain(`whsvc login --profile 'my prof' --client-id ID`);
-      const withPassword = await cli(['webhooks', 'list', '--base-url', 'http://me:hunter2@127.0.0.1:9/']);
+      const withPassword = await cli(['webhooks', 'list', '--base-url', 'http://me:hunter2@127.0.0.1:9/'], configDir);
       expect(withPassword.code).toBe(2);
       expect(withPassword.stderr).toContain('must not carry a user name or password');
-      const webhookUrl = await cli(['webhooks', 'create', '--url', 'https://me:hunter3@example.com/x', '--events', 'invoice.paid']);
+      const webhookUrl = await cli(['webhooks', 'create', '--url', 'https://me:hunter3@example.com/x', '--events', 'invoice.paid'], configDir);
       expect(webhookUrl.code).toBe(2);
       for (const result of [withPassword, webhookUrl]) expect(result.stderr).not.toMatch(/hunter[23]/);
     });
 
     it('credentials from the environment: never told to set what is set', async () => {
-      const result = await cli(['webhooks', 'list'], { WHSVC_CLIENT_ID: sandbox.info.client_id, WHSVC_CLIENT_SECRET: 'wrong-env-secret' });
+      const result = await cli(['webhooks', 'list'], configDir, { env: { WHSVC_CLIENT_ID: sandbox.info.client_id, WHSVC_CLIENT_SECRET: 'wrong-env-secret' } });
       expect(result.code).toBe(3);
       const [message, hint] = lines(result.stderr);
       expect(message).toContain(
@@ -156,17 +149,17 @@ describe('messages that say what to do', () => {
   });
 
   it('only one of WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET: exit 2 naming the missing one', async () => {
-    const onlyId = await cli(['webhooks', 'list'], { WHSVC_CLIENT_ID: sandbox.info.client_id });
+    const onlyId = await cli(['webhooks', 'list'], configDir, { env: { WHSVC_CLIENT_ID: sandbox.info.client_id } });
     expect(onlyId.code).toBe(2);
     expect(onlyId.stderr).toContain('WHSVC_CLIENT_SECRET is not');
-    const onlySecret = await cli(['webhooks', 'list'], { WHSVC_CLIENT_SECRET: sandbox.info.client_secret });
+    const onlySecret = await cli(['webhooks', 'list'], configDir, { env: { WHSVC_CLIENT_SECRET: sandbox.info.client_secret } });
     expect(onlySecret.code).toBe(2);
     expect(onlySecret.stderr).toContain('WHSVC_CLIENT_ID is not');
     expect(onlySecret.stderr).not.toContain(sandbox.info.client_secret);
   });
 
   it('login --json with a wrong secret: the JSON error carries what the service answered', async () => {
-    const result = await cli(['login', '--client-id', sandbox.info.client_id, '--client-secret-stdin', '--json'], {}, 'wrong-secret');
+    const result = await cli(['login', '--client-id', sandbox.info.client_id, '--client-secret-stdin', '--json'], configDir, { input: 'wrong-secret' });
     expect(result.code).toBe(3);
     const jsonLine = result.stderr.split('\n').find((line) => line.startsWith('{'))!;
     expect(JSON.parse(jsonLine).error).toMatchObject({ status: 401, code: 'invalid_client' });

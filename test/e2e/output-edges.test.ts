@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
-import { getToken, http } from '../helpers/http.js';
+import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, startWhsvc, type SandboxProcess } from '../helpers/cli.js';
+import { getToken, postWebhook } from '../helpers/http.js';
 
 let sandbox: SandboxProcess;
 let configDir: string;
@@ -13,21 +13,9 @@ let env: Record<string, string>;
 beforeAll(async () => {
   sandbox = await startSandboxProcess(['--quiet']);
   configDir = mkdtempSync(join(tmpdir(), 'whsvc-edges-'));
-  env = {
-    WHSVC_CONFIG_DIR: configDir,
-    WHSVC_BASE_URL: sandbox.info.base_url,
-    WHSVC_CLIENT_ID: sandbox.info.client_id,
-    WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
-    CI: 'true',
-  };
+  env = sandboxEnv(sandbox.info, configDir);
   const token = await getToken(sandbox.info.base_url, sandbox.info.client_id, sandbox.info.client_secret);
-  for (let i = 0; i < 30; i++) {
-    const created = await http(sandbox.info.base_url, 'POST', '/v1/webhooks', {
-      token,
-      body: { url: `http://127.0.0.1:9/h${i}`, events: ['invoice.paid'], active: false },
-    });
-    expect(created.status).toBe(201);
-  }
+  for (let i = 0; i < 30; i++) await postWebhook(sandbox.info.base_url, token, `http://127.0.0.1:9/h${i}`, ['invoice.paid'], { active: false });
 });
 
 afterAll(async () => {
@@ -36,25 +24,12 @@ afterAll(async () => {
 });
 
 /** Runs whsvc with its stdout read until the first line, then closed, as `| head -1` does. */
-function firstLineThenClose(args: string[]): Promise<{ code: number | null; line: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WHSVC_BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk;
-      if (out.includes('\n')) child.stdout.destroy();
-    });
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`whsvc ${args.join(' ')} went on after its reader left: ${stderr}`));
-    }, 30_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, line: out.split('\n')[0]!, stderr });
-    });
-  });
+async function firstLineThenClose(args: string[]): Promise<{ code: number | null; line: string; stderr: string }> {
+  const run = startWhsvc(args, { env });
+  const line = await run.until(() => /^.*\n/.exec(run.stdout())?.[0], 'a first line');
+  run.child.stdout!.destroy();
+  await run.until(() => run.child.exitCode !== null || run.child.signalCode !== null, 'its exit, once its reader left,', 30_000);
+  return { code: await run.exit, line: line.trimEnd(), stderr: run.stderr() };
 }
 
 describe('a reader that goes away (| head -1)', () => {

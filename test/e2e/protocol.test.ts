@@ -3,7 +3,17 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenedDeliveries, runCli, sandboxEnv, startSandboxProcess, startWhsvcUntil, type SandboxProcess } from '../helpers/cli.js';
+import {
+  cliWith,
+  createWebhook,
+  jsonLines,
+  listenedDeliveries,
+  runCli,
+  sandboxEnv,
+  startSandboxProcess,
+  startWhsvcUntil,
+  type SandboxProcess,
+} from '../helpers/cli.js';
 import { signatureOf } from '../helpers/delivery.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -27,6 +37,9 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
+/** whsvc as the user of the sandbox. */
+const cli = cliWith(() => env);
+
 /** The delivery's own headers of a request (X-…-*), lower case, as a receiver reads them. */
 const deliveryHeadersOf = (headers: IncomingHttpHeaders | Record<string, string>) =>
   Object.fromEntries(
@@ -38,12 +51,8 @@ const deliveryHeadersOf = (headers: IncomingHttpHeaders | Record<string, string>
 /** A webhook to the app at `path`, its secret in a file; one test delivery to it, as the sandbox sent it. */
 async function deliveredTo(path: string): Promise<{ webhookId: string; attemptId: string; secretFile: string; sent: Record<string, unknown> }> {
   const secretFile = join(workDir, `${path.slice(1)}.txt`);
-  const created = await runCli(['webhooks', 'create', '--url', `${app.url}${path}`, '--events', 'invoice.paid', '--secret-file', secretFile, '--json'], {
-    env,
-  });
-  expect(created.code, created.stderr).toBe(0);
-  const webhookId = JSON.parse(created.stdout).id as string;
-  const tested = await runCli(['test', webhookId, '--json'], { env });
+  const webhookId = (await createWebhook(cli, `${app.url}${path}`, 'invoice.paid', ['--secret-file', secretFile])).id;
+  const tested = await cli(['test', webhookId, '--json']);
   expect(tested.code, tested.stderr).toBe(0);
   const [request] = await app.waitFor(1, 10_000, path);
   return { webhookId, attemptId: JSON.parse(tested.stdout).id as string, secretFile, sent: deliveryHeadersOf(request!.headers) };
@@ -52,41 +61,32 @@ async function deliveredTo(path: string): Promise<{ webhookId: string; attemptId
 /** Starts whsvc with `input` on its stdin, in the sandbox's environment, once its stderr matches `ready`. */
 const startWithStdin = (args: string[], input: string, ready: RegExp) => startWhsvcUntil(args, ready, `whsvc ${args.join(' ')}`, env, input);
 
-const ndjson = (text: string) =>
-  text
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-
 describe('a sandbox started with --platform-name Acme', () => {
   it('deliveries diagnose --platform-name Acme shows and records the X-Acme-* headers the sandbox sent; replay sends them on', async () => {
     const { attemptId, secretFile, sent } = await deliveredTo('/acme');
     expect(Object.keys(sent).sort()).toEqual(['x-acme-attempt', 'x-acme-attempt-id', 'x-acme-delivery-id', 'x-acme-event', 'x-acme-signature']);
 
-    const shown = await runCli(['deliveries', 'diagnose', attemptId, '--platform-name', 'Acme'], { env });
+    const shown = await cli(['deliveries', 'diagnose', attemptId, '--platform-name', 'Acme']);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(`  X-Acme-Signature: ${sent['x-acme-signature']}\n`);
     expect(shown.stdout).toContain(`  X-Acme-Delivery-Id: ${sent['x-acme-delivery-id']}\n`);
     expect(shown.stdout).not.toMatch(/X-Service-/);
 
     const file = join(workDir, 'acme.ndjson');
-    const recorded = await runCli(['deliveries', 'diagnose', attemptId, '--platform-name', 'Acme', '--secret-file', secretFile, '--record', file], { env });
+    const recorded = await cli(['deliveries', 'diagnose', attemptId, '--platform-name', 'Acme', '--secret-file', secretFile, '--record', file]);
     expect(recorded.code, recorded.stderr).toBe(0);
-    const [record] = ndjson(readFileSync(file, 'utf8'));
+    const [record] = jsonLines(readFileSync(file, 'utf8'));
     expect(deliveryHeadersOf(record!.headers as Record<string, string>)).toEqual(sent);
     expect(record).toMatchObject({ signature_check: 'verified' });
 
-    const replayed = await runCli(['replay', file, '--to', `${app.url}/acme-replayed`], { env });
+    const replayed = await cli(['replay', file, '--to', `${app.url}/acme-replayed`]);
     expect(replayed.code, replayed.stderr).toBe(0);
     const [request] = await app.waitFor(1, 10_000, '/acme-replayed');
     expect(deliveryHeadersOf(request!.headers)).toEqual(sent);
   });
 
   it('deliveries tail --platform-name Acme --forward-to sends the X-Acme-* headers the sandbox sent', async () => {
-    const created = await runCli(['webhooks', 'create', '--url', `${app.url}/acme-tail`, '--events', 'invoice.paid', '--json'], { env });
-    expect(created.code, created.stderr).toBe(0);
-    const webhook = JSON.parse(created.stdout) as { id: string; signing_secret: string };
+    const webhook = await createWebhook(cli, `${app.url}/acme-tail`);
     // The secret from stdin (--secret-file -): it checks the rebuilt body.
     const tail = await startWithStdin(
       [
@@ -108,7 +108,7 @@ describe('a sandbox started with --platform-name Acme', () => {
       /^whsvc: following /m,
     );
     try {
-      expect((await runCli(['test', webhook.id], { env })).code).toBe(0);
+      expect((await cli(['test', webhook.id])).code).toBe(0);
       const [sentBySandbox] = await app.waitFor(1, 10_000, '/acme-tail');
       const [forwarded] = await app.waitFor(1, 20_000, '/tailed');
       expect(deliveryHeadersOf(forwarded!.headers)).toEqual(deliveryHeadersOf(sentBySandbox!.headers));
@@ -117,7 +117,7 @@ describe('a sandbox started with --platform-name Acme', () => {
       tail.child.kill('SIGINT');
     }
     expect(await tail.exit).toBe(0);
-    const forwardLine = ndjson(tail.stdout()).find((line) => line.change === 'forwarded');
+    const forwardLine = tail.lines().find((line) => line.change === 'forwarded');
     expect(forwardLine).toMatchObject({ app_status: 200, signature_check: 'verified' });
     expect(forwardLine).not.toHaveProperty('signature');
   });
@@ -127,7 +127,7 @@ describe('a sandbox started with --platform-name Acme', () => {
       ['deliveries', 'diagnose', 'dlv_1', '--platform-name', 'X Y'],
       ['deliveries', 'tail', '--platform-name', '-Acme'],
     ]) {
-      const result = await runCli(args, { env });
+      const result = await cli(args);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toContain('must be letters, digits and dashes');
     }
@@ -138,7 +138,7 @@ describe('one signature check, signature_check, in every --json', () => {
   it('deliveries diagnose: verified with the right secret (from stdin too), mismatch with another, not_checked without; signature is the value', async () => {
     const { attemptId, secretFile, sent } = await deliveredTo('/checked');
     const diagnosed = async (args: string[], input?: string) => {
-      const result = await runCli(['deliveries', 'diagnose', attemptId, '--platform-name', 'Acme', '--json', ...args], { env, input });
+      const result = await cli(['deliveries', 'diagnose', attemptId, '--platform-name', 'Acme', '--json', ...args], { input });
       expect(result.code, result.stderr).toBe(0);
       return JSON.parse(result.stdout) as Record<string, unknown>;
     };
@@ -169,7 +169,7 @@ describe('one signature check, signature_check, in every --json', () => {
     expect(good.status).toBe(200);
     expect(await listener.exit).toBe(1);
     expect(listenedDeliveries(listener.stdout()).map((line) => line.signature_check)).toEqual(['malformed', 'verified']);
-    expect(ndjson(readFileSync(file, 'utf8')).map((record) => record.signature_check)).toEqual(['malformed', 'verified']);
+    expect(jsonLines(readFileSync(file, 'utf8')).map((record) => record.signature_check)).toEqual(['malformed', 'verified']);
   });
 
   it('replay: the check each record holds, read from record files written before signature_check too', async () => {
@@ -182,11 +182,11 @@ describe('one signature check, signature_check, in every --json', () => {
     );
     const dryRun = await runCli(['replay', file, '--to', app.url, '--dry-run', '--json']);
     expect(dryRun.code, dryRun.stderr).toBe(0);
-    const planned = ndjson(dryRun.stdout).filter((line) => line.would_send);
+    const planned = jsonLines(dryRun.stdout).filter((line) => line.would_send);
     expect(planned.map((line) => (line.would_send as Record<string, unknown>).signature_check)).toEqual(['verified', 'mismatch', 'missing', 'malformed']);
     const replayed = await runCli(['replay', file, '--to', app.url, '--json']);
     expect(replayed.code, replayed.stderr).toBe(0);
-    const sent = ndjson(replayed.stdout).filter((line) => line.replayed);
+    const sent = jsonLines(replayed.stdout).filter((line) => line.replayed);
     expect(sent.map((line) => (line.replayed as Record<string, unknown>).signature_check)).toEqual(['verified', 'mismatch', 'missing', 'malformed']);
   });
 

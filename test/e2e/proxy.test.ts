@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, type SandboxProcess, startListen, startSandboxProcess } from '../helpers/cli.js';
+import { runCli, sandboxEnv, type SandboxProcess, startListen, startSandboxProcess } from '../helpers/cli.js';
 import { postDelivery } from '../helpers/delivery.js';
-import { getToken, http } from '../helpers/http.js';
+import { getToken, postEvent, postWebhook } from '../helpers/http.js';
 import { closedPort, type ForwardProxy, PROXIED_HOST, startForwardProxy, startTlsFront, type TlsFront } from '../helpers/proxy.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
 
@@ -33,15 +33,7 @@ beforeEach(() => {
 /** `webhooks list --json` with the sandbox's client from the environment, at `baseUrl`, with a config of its own. */
 function list(baseUrl: string, env: Record<string, string | undefined>, extra: string[] = []) {
   return runCli(['webhooks', 'list', '--json', ...extra], {
-    env: {
-      ...NO_PROXY_ENV,
-      WHSVC_CONFIG_DIR: mkdtempSync(join(configDir, 'c-')),
-      WHSVC_BASE_URL: baseUrl,
-      WHSVC_CLIENT_ID: sandbox.info.client_id,
-      WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
-      CI: 'true',
-      ...env,
-    },
+    env: { ...NO_PROXY_ENV, ...sandboxEnv(sandbox.info, mkdtempSync(join(configDir, 'c-'))), WHSVC_BASE_URL: baseUrl, ...env },
   });
 }
 
@@ -137,13 +129,9 @@ describe('this machine is always reached directly, whatever the proxy variables 
     try {
       const { base_url: baseUrl, client_id: clientId, client_secret: clientSecret } = proxied.info;
       const token = await getToken(baseUrl, clientId, clientSecret);
-      for (const url of [`${front.proxiedUrl}/elsewhere`, `${receiver.url}/here`]) {
-        const created = await http(baseUrl, 'POST', '/v1/webhooks', { token, body: { url, events: ['invoice.paid'] } });
-        expect(created.status, created.text).toBe(201);
-      }
+      for (const url of [`${front.proxiedUrl}/elsewhere`, `${receiver.url}/here`]) await postWebhook(baseUrl, token, url);
       proxy.seen.length = 0;
-      const triggered = await http(baseUrl, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } });
-      expect(triggered.status, triggered.text).toBe(202);
+      await postEvent(baseUrl);
       const arrived = await receiver.waitFor(2);
       expect(arrived.map((request) => request.path).sort()).toEqual(['/elsewhere', '/here']);
       expect(proxy.seen).toEqual([`CONNECT ${new URL(front.proxiedUrl).host}`]);

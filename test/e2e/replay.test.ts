@@ -3,8 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { cliWith, createWebhook, jsonLines, runCli, sandboxEnv, startListen, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
 import { postDelivery, signatureOf } from '../helpers/delivery.js';
+import { untilRefused } from '../helpers/http.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // The receiver's loop: deliveries of the real sandbox recorded by listen, then replayed to an app, byte for byte.
@@ -14,17 +15,14 @@ let workDir: string;
 let app: Receiver;
 const secretFile = () => join(workDir, 'whsec.txt');
 const recordFile = () => join(workDir, 'deliveries.ndjson');
+/** whsvc as the user of the sandbox. */
+const cli = cliWith(() => sandboxEnv(sandbox.info, join(workDir, 'config')));
 beforeAll(async () => {
   [sandbox, app] = await Promise.all([startSandboxProcess(['--quiet']), startReceiver()]);
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-replay-'));
-  const env = sandboxEnv(sandbox.info, join(workDir, 'config'));
   const listener = await startListen(['--secret-file', secretFile(), '--record', recordFile(), '--count', '2', '--timeout', '60']);
-  const created = await runCli(
-    ['webhooks', 'create', '--url', `${listener.url}/hooks`, '--events', 'invoice.paid,product.updated', '--secret-file', secretFile(), '--json'],
-    { env },
-  );
-  expect(created.code, created.stderr).toBe(0);
-  for (const event of ['invoice.paid', 'product.updated']) expect((await runCli(['sandbox', 'trigger', event], { env })).code).toBe(0);
+  await createWebhook(cli, `${listener.url}/hooks`, 'invoice.paid,product.updated', ['--secret-file', secretFile()]);
+  for (const event of ['invoice.paid', 'product.updated']) await trigger(cli, event);
   expect(await listener.exit).toBe(0);
 });
 
@@ -36,10 +34,7 @@ afterAll(async () => {
 describe('listen --record, then replay', () => {
   it('listen records each delivery as one JSON line, mode 0600, with no secret', () => {
     const text = readFileSync(recordFile(), 'utf8');
-    const records = text
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const records = jsonLines(text);
     expect(records).toHaveLength(2);
     expect(statSync(recordFile()).mode & 0o777).toBe(0o600);
     expect(text).not.toContain(readFileSync(secretFile(), 'utf8').trim());
@@ -66,12 +61,7 @@ describe('listen --record, then replay', () => {
     expect(delivery.status).toBe(200);
     expect(await listener.exit).toBe(1);
     const text = readFileSync(file, 'utf8');
-    expect(
-      text
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line).path),
-    ).toEqual(['/hooks']);
+    expect(jsonLines(text).map((line) => line.path)).toEqual(['/hooks']);
     expect(text).not.toMatch(/should_not_be_kept/);
   });
 
@@ -104,10 +94,7 @@ describe('listen --record, then replay', () => {
 
   it('replay sends the same bytes and signature to the app, in order, and exits 0 when every one got a 2xx', async () => {
     app.received.length = 0;
-    const records = readFileSync(recordFile(), 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const records = jsonLines(readFileSync(recordFile(), 'utf8'));
     const replayed = await runCli(['replay', recordFile(), '--to', `${app.url}/webhooks`]);
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(app.received.map((request) => request.path)).toEqual(['/webhooks', '/webhooks']);
@@ -129,10 +116,7 @@ describe('listen --record, then replay', () => {
     // No path in --to: the path each was received at.
     expect(app.received[0]!.path).toBe('/hooks');
     expect(app.received[0]!.headers['x-service-signature']).toBe(signatureOf('whsec_the_apps_own', app.received[0]!.body));
-    const lines = replayed.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const lines = jsonLines(replayed.stdout);
     expect(lines[0].replayed).toMatchObject({ event: 'product.updated', status: 200, url: `${app.url}/hooks` });
     expect(lines[1].summary).toMatchObject({ sent: 1, ok: 1, other_status: 0, no_answer: 0 });
     expect(replayed.stdout).not.toContain('whsec_the_apps_own');
@@ -187,29 +171,23 @@ describe('listen --record, then replay', () => {
 
 describe('deliveries tail --record: real deliveries of the service recorded from its log', () => {
   it('records each new delivery once, as the service sent it; with --checkpoint a second run records only what is new', async () => {
-    const env = sandboxEnv(sandbox.info, join(workDir, 'config'));
-    const created = await runCli(['webhooks', 'create', '--url', `${app.url}/live`, '--events', 'invoice.paid,product.updated', '--json'], { env });
-    const webhookId = JSON.parse(created.stdout).id as string;
+    const webhookId = (await createWebhook(cli, `${app.url}/live`, 'invoice.paid,product.updated')).id;
     const file = join(workDir, 'from-tail.ndjson');
     const checkpoint = join(workDir, 'tail-checkpoint.json');
     const tail = (count: number) =>
-      runCli(['deliveries', 'tail', '--webhook', webhookId, '--since', '1h', '--count', String(count), '--record', file, '--checkpoint', checkpoint], {
-        env,
+      cli(['deliveries', 'tail', '--webhook', webhookId, '--since', '1h', '--count', String(count), '--record', file, '--checkpoint', checkpoint], {
         timeoutMs: 60_000,
       });
-    for (const event of ['invoice.paid', 'product.updated']) expect((await runCli(['sandbox', 'trigger', event], { env })).code).toBe(0);
+    for (const event of ['invoice.paid', 'product.updated']) await trigger(cli, event);
     const first = await tail(2);
     expect(first.code, first.stderr).toBe(0);
     expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(2);
     expect(statSync(file).mode & 0o777).toBe(0o600);
 
-    expect((await runCli(['sandbox', 'trigger', 'invoice.paid'], { env })).code).toBe(0);
+    await trigger(cli);
     const second = await tail(1);
     expect(second.code, second.stderr).toBe(0);
-    const records = readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const records = jsonLines(readFileSync(file, 'utf8'));
     expect(records).toHaveLength(3);
     expect(new Set(records.map((record) => record.delivery_id)).size).toBe(3);
 
@@ -219,7 +197,7 @@ describe('deliveries tail --record: real deliveries of the service recorded from
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(app.received).toHaveLength(3);
     for (const [i, record] of records.entries()) {
-      const stored = JSON.parse((await runCli(['deliveries', 'show', record.delivery_id, '--json'], { env })).stdout);
+      const stored = JSON.parse((await cli(['deliveries', 'show', record.delivery_id, '--json'])).stdout);
       expect(app.received[i]!.body).toBe(JSON.stringify(stored.payload));
       expect(app.received[i]!.headers['x-service-signature']).toBe(stored.signature);
     }
@@ -236,10 +214,7 @@ describe('bytes that are not UTF-8', () => {
     await vi.waitFor(() => expect(readFileSync(file, 'utf8')).toContain('body_base64'));
     listener.child.kill('SIGTERM');
     await listener.exit;
-    const [record] = readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const [record] = jsonLines(readFileSync(file, 'utf8'));
     expect(record).toMatchObject({ path: '/raw', signature_check: 'missing', body_base64: bytes.toString('base64') });
     expect(record.body).toBeUndefined();
     app.received.length = 0;
@@ -250,17 +225,27 @@ describe('bytes that are not UTF-8', () => {
 });
 
 describe('listen --record at the end', () => {
-  it('Ctrl-C while an answer waits (--delay): the answer is given and recorded, then exit 130, no error', async () => {
+  it('Ctrl-C while an answer waits (its forward, then --delay): the answer is given and recorded, then exit 130, no error', async () => {
     const file = join(workDir, 'delayed.ndjson');
-    const listener = await startListen(['--record', file, '--delay', '1s']);
-    const answered = fetch(`${listener.url}/slow`, { method: 'POST', body: '{"event":"invoice.paid"}' });
-    // The request is in: the listener holds its answer for a second.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    listener.child.kill('SIGINT');
-    expect((await answered).status).toBe(200);
-    expect(await listener.exit).toBe(130);
-    expect(listener.stderr()).not.toMatch(/EBADF|Error:/);
-    expect(JSON.parse(readFileSync(file, 'utf8').trim())).toMatchObject({ path: '/slow', answered: 200 });
+    // The app holds the forward until the test lets it go: the request is under way in listen, its answer to come after
+    // the app's and the --delay after it.
+    app.respondWith = (request) => (request.path === '/held' ? 'hold' : 200);
+    try {
+      const listener = await startListen(['--secret', 'whsec_held', '--record', file, '--forward-to', `${app.url}/held`, '--delay', '200ms']);
+      const answered = postDelivery(`${listener.url}/slow`, 'whsec_held', 'dlv_held');
+      await app.waitFor(1, 20_000, '/held');
+      listener.child.kill('SIGINT');
+      // Stopped: it takes no new connection; the request under way goes on once the app answers.
+      await untilRefused(listener.url);
+      app.release();
+      expect((await answered).status).toBe(200);
+      expect(await listener.exit).toBe(130);
+      expect(listener.stderr()).not.toMatch(/EBADF|Error:/);
+      expect(JSON.parse(readFileSync(file, 'utf8').trim())).toMatchObject({ path: '/slow', answered: 200 });
+    } finally {
+      app.respondWith = () => 200;
+      app.release();
+    }
   });
 });
 

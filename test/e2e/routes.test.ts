@@ -1,9 +1,9 @@
-import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { cliWith, createWebhook, jsonLines, sandboxEnv, startListen, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
+import { signatureOf } from '../helpers/delivery.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // --forward-to routes by event type, for listen and tail: the first pattern that matches wins, a bare URL takes the rest.
@@ -12,12 +12,10 @@ let sandbox: SandboxProcess;
 let invoices: Receiver;
 let rest: Receiver;
 let workDir: string;
-let env: Record<string, string>;
 
 beforeAll(async () => {
   [sandbox, invoices, rest] = await Promise.all([startSandboxProcess(['--quiet']), startReceiver(), startReceiver()]);
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-routes-'));
-  env = sandboxEnv(sandbox.info, join(workDir, 'config'));
 });
 
 afterAll(async () => {
@@ -25,6 +23,8 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
+/** whsvc as the user of the sandbox. */
+const cli = cliWith(() => sandboxEnv(sandbox.info, join(workDir, 'config')));
 const withCredentials = (url: string) => url.replace('http://', 'http://someone:pa55word@');
 const eventOf = (body: string) => (JSON.parse(body) as { event: string }).event;
 const EVENTS = ['invoice.paid', 'product.updated', 'sales_order.created'];
@@ -47,20 +47,12 @@ describe('--forward-to [PATTERN=]URL', () => {
       '--forward-to',
       `${rest.url}/rest`,
     ]);
-    const created = await runCli(
-      ['webhooks', 'create', '--url', `${listener.url}/hooks`, '--events', EVENTS.join(','), '--secret-file', secretFile, '--json'],
-      { env },
-    );
-    expect(created.code, created.stderr).toBe(0);
-    for (const event of EVENTS) expect((await runCli(['sandbox', 'trigger', event], { env })).code).toBe(0);
+    await createWebhook(cli, `${listener.url}/hooks`, EVENTS.join(','), ['--secret-file', secretFile]);
+    for (const event of EVENTS) await trigger(cli, event);
     expect(await listener.exit).toBe(0);
     expect(invoices.received.map((request) => [request.path, eventOf(request.body)])).toEqual([['/invoices', 'invoice.paid']]);
     expect(rest.received.map((request) => eventOf(request.body)).sort()).toEqual(['product.updated', 'sales_order.created']);
-    const lines = listener
-      .stdout()
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const lines = listener.deliveries();
     expect(lines.find((line) => line.event === 'invoice.paid').forward).toMatchObject({ route: 'invoice.*', status: 200 });
     expect(lines.find((line) => line.event === 'product.updated').forward).toMatchObject({ route: '*', status: 200 });
   });
@@ -68,10 +60,9 @@ describe('--forward-to [PATTERN=]URL', () => {
   it('deliveries tail forwards each new delivery once by its route; one no route takes is shown, not forwarded', async () => {
     invoices.received.length = 0;
     rest.received.length = 0;
-    const created = await runCli(['webhooks', 'create', '--url', 'http://127.0.0.1:9/none', '--events', EVENTS.join(','), '--json'], { env });
-    const webhookId = JSON.parse(created.stdout).id as string;
-    for (const event of EVENTS) expect((await runCli(['sandbox', 'trigger', event], { env })).code).toBe(0);
-    const tail = await runCli(
+    const webhookId = (await createWebhook(cli, 'http://127.0.0.1:9/none', EVENTS.join(','))).id;
+    for (const event of EVENTS) await trigger(cli, event);
+    const tail = await cli(
       [
         'deliveries',
         'tail',
@@ -87,7 +78,7 @@ describe('--forward-to [PATTERN=]URL', () => {
         '--forward-to',
         `sales_order.*=${rest.url}/`,
       ],
-      { env, timeoutMs: 60_000 },
+      { timeoutMs: 60_000 },
     );
     expect(tail.code, tail.stderr).toBe(0);
     // A user name and password in a route's URL are never shown: not where tail says what it forwards, not on its lines.
@@ -97,11 +88,7 @@ describe('--forward-to [PATTERN=]URL', () => {
     // A route URL without a path: the webhook's own path, as listen forwards to the path it was received at.
     expect(invoices.received[0]!.path).toBe('/none');
     expect(rest.received.map((request) => eventOf(request.body))).toEqual(['sales_order.created']);
-    const forwards = tail.stdout
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line))
-      .filter((line) => line.change === 'forwarded');
+    const forwards = jsonLines(tail.stdout).filter((line) => line.change === 'forwarded');
     expect(forwards.find((line) => line.route === 'invoice.*').url).toBe(`${invoices.url.replace('http://', 'http://***@')}/`);
     expect(forwards.map((line) => [line.event, line.route]).sort()).toEqual([
       ['invoice.paid', 'invoice.*'],
@@ -124,7 +111,7 @@ describe('--forward-to [PATTERN=]URL', () => {
         ...(command === 'listen' ? ['listen', '--port', '0', '--timeout', '5'] : ['deliveries', 'tail', '--timeout', '5']),
         ...routes.flatMap((route) => ['--forward-to', route]),
       ];
-      const result = await runCli(args, { env });
+      const result = await cli(args);
       expect(result.code, result.stderr).toBe(2);
       expect(result.stderr).toContain(`--forward-to ${refused} could never be taken: the earlier route ${earlier} takes every`);
       expect(result.stderr).not.toMatch(/pa55word|ready at/);
@@ -148,7 +135,7 @@ describe('--forward-to [PATTERN=]URL', () => {
     const body = JSON.stringify({ event: 'invoice.paid', id: 'inv_1' });
     const answer = await fetch(`${listener.url}/hooks`, {
       method: 'POST',
-      headers: { 'x-service-signature': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`, 'x-service-event': 'invoice.paid' },
+      headers: { 'x-service-signature': signatureOf(secret, body), 'x-service-event': 'invoice.paid' },
       body,
     });
     expect(answer.status).toBe(200);

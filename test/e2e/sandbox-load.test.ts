@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
-import { getToken, http } from '../helpers/http.js';
+import { getToken, http, postEvent, postWebhook } from '../helpers/http.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 /** A receiver on one host:port: /slow answers 200 after `slowMs`, /hang never answers, anything else at once. */
@@ -17,20 +17,13 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function webhook(sandbox: SandboxProcess, token: string, url: string, events: string[]): Promise<string> {
-  const created = await http(sandbox.info.base_url, 'POST', '/v1/webhooks', { token, body: { url, events } });
-  expect(created.status, created.text).toBe(201);
-  return created.json.id as string;
-}
+const webhook = async (sandbox: SandboxProcess, token: string, url: string, events: string[]) =>
+  (await postWebhook(sandbox.info.base_url, token, url, events)).id;
 
 async function trigger(sandbox: SandboxProcess, type: string, count: number): Promise<void> {
   // In bursts of 50 at a time: the events are acknowledged once recorded, the sends go on behind.
   for (let sent = 0; sent < count; sent += 50) {
-    await Promise.all(
-      Array.from({ length: Math.min(50, count - sent) }, () =>
-        http(sandbox.info.base_url, 'POST', '/_sandbox/events', { body: { type } }).then((r) => expect(r.status).toBe(202)),
-      ),
-    );
+    await Promise.all(Array.from({ length: Math.min(50, count - sent) }, () => postEvent(sandbox.info.base_url, type)));
   }
 }
 

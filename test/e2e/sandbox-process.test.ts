@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SANDBOX_SEMI_SPACE_MB } from '../../src/commands/sandbox/young-generation.js';
-import { runCli, startSandboxProcess, startWhsvcUntil } from '../helpers/cli.js';
-import { getToken, http } from '../helpers/http.js';
+import { cliWith, runCli, startSandboxProcess, startWhsvcUntil, trigger } from '../helpers/cli.js';
+import { getToken, http, postEvent, postWebhook } from '../helpers/http.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 let receiver: Receiver;
@@ -40,10 +40,11 @@ describe('whsvc sandbox start', () => {
     }
   });
 
-  it('prints its address and both clients, and keeps a due retry across a restart with --data-dir', async () => {
+  it('prints its address and both clients, and sends a retry that fell due while it was stopped once it starts again with --data-dir', async () => {
     receiver.respondWith = () => 500;
-    const retryBaseMs = 1_500;
-    const first = await startSandboxProcess(['--data-dir', dataDir, '--retry-base-ms', String(retryBaseMs), '--max-attempts', '3']);
+    // The first run's clock is a manual one: the retry, due a millisecond after the failure, never falls due on it. The
+    // second runs on the wall clock, on which that millisecond has long passed when it starts: the retry is overdue.
+    const first = await startSandboxProcess(['--data-dir', dataDir, '--clock', 'manual', '--retry-base-ms', '1', '--max-attempts', '3']);
     expect(Object.keys(first.info)).toEqual([
       'base_url',
       'inspector_url',
@@ -61,11 +62,7 @@ describe('whsvc sandbox start', () => {
     expect(first.stderr()).not.toContain(first.info.readonly_client_secret);
 
     const token = await getToken(first.info.base_url, first.info.client_id, first.info.client_secret);
-    const created = await http(first.info.base_url, 'POST', '/v1/webhooks', {
-      token,
-      body: { url: `${receiver.url}/kept`, events: ['invoice.paid'] },
-    });
-    expect(created.status).toBe(201);
+    const created = await postWebhook(first.info.base_url, token, `${receiver.url}/kept`);
 
     const triggered = await runCli(['sandbox', 'trigger', 'invoice.paid', '--base-url', first.info.base_url]);
     expect(triggered.code, triggered.stderr).toBe(0);
@@ -75,12 +72,10 @@ describe('whsvc sandbox start', () => {
     expect(await first.stop('SIGTERM')).toBe(0);
     expect(first.stderr()).toContain('stopping');
 
-    // Let the retry fall due while the sandbox is down.
-    const dueAt = firstAttempt!.receivedAt + retryBaseMs;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, dueAt - Date.now() + 100)));
+    expect(receiver.received).toHaveLength(1);
     receiver.respondWith = () => 204;
 
-    const second = await startSandboxProcess(['--data-dir', dataDir, '--retry-base-ms', String(retryBaseMs), '--max-attempts', '3']);
+    const second = await startSandboxProcess(['--data-dir', dataDir, '--retry-base-ms', '1', '--max-attempts', '3']);
     try {
       expect(second.info.client_secret).toBe(first.info.client_secret);
       const [, retried] = await receiver.waitFor(2, 20_000, '/kept');
@@ -91,7 +86,7 @@ describe('whsvc sandbox start', () => {
       const again = await getToken(second.info.base_url, second.info.client_id, second.info.client_secret);
       const log = await vi.waitFor(
         async () => {
-          const result = await http(second.info.base_url, 'GET', `/v1/webhooks/${created.json.id}/deliveries`, { token: again });
+          const result = await http(second.info.base_url, 'GET', `/v1/webhooks/${created.id}/deliveries`, { token: again });
           expect(result.json.data[0]?.status, 'the retried attempt recorded as delivered').toBe('delivered');
           return result.json.data;
         },
@@ -117,9 +112,8 @@ describe('whsvc sandbox start', () => {
     const first = await startSandboxProcess(args);
     try {
       const token = await getToken(first.info.base_url, first.info.client_id, first.info.client_secret);
-      const created = await http(first.info.base_url, 'POST', '/v1/webhooks', { token, body: { url: `${hanging.url}/hang`, events: ['invoice.paid'] } });
-      expect(created.status).toBe(201);
-      for (let i = 0; i < 3; i++) expect((await runCli(['sandbox', 'trigger', 'invoice.paid', '--base-url', first.info.base_url])).code).toBe(0);
+      const created = await postWebhook(first.info.base_url, token, `${hanging.url}/hang`);
+      await trigger(cliWith({ WHSVC_BASE_URL: first.info.base_url }), 'invoice.paid', { times: 3 });
       await hanging.waitFor(1, 20_000);
       expect(await first.stop('SIGKILL')).toBe(null);
       await hanging.close();
@@ -132,7 +126,7 @@ describe('whsvc sandbox start', () => {
         await expect
           .poll(
             async () => {
-              log = (await http(second.info.base_url, 'GET', `/v1/webhooks/${created.json.id}/deliveries`, { token: again })).json.data;
+              log = (await http(second.info.base_url, 'GET', `/v1/webhooks/${created.id}/deliveries`, { token: again })).json.data;
               return log.filter((d) => d.status !== 'pending').length;
             },
             { timeout: 20_000 },
@@ -221,11 +215,9 @@ describe('whsvc sandbox start', () => {
     const sandbox = await startSandboxProcess([]);
     sandbox.child.stderr!.destroy();
     const token = await getToken(sandbox.info.base_url, sandbox.info.client_id, sandbox.info.client_secret);
-    const created = await http(sandbox.info.base_url, 'POST', '/v1/webhooks', { token, body: { url: `${receiver.url}/epipe`, events: ['invoice.paid'] } });
-    expect(created.status).toBe(201);
+    await postWebhook(sandbox.info.base_url, token, `${receiver.url}/epipe`);
     // Each delivery writes a log line into the closed pipe.
-    for (let i = 0; i < 20; i += 1)
-      expect((await http(sandbox.info.base_url, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } })).status).toBe(202);
+    for (let i = 0; i < 20; i += 1) await postEvent(sandbox.info.base_url);
     expect(await receiver.waitFor(20, 20_000, '/epipe')).toHaveLength(20);
     expect((await http(sandbox.info.base_url, 'GET', '/v1/webhooks', { token })).status).toBe(200);
     expect(sandbox.child.exitCode).toBeNull();

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, cliWith, createWebhook, sandboxEnv, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { TmuxSession, hasTmux } from '../helpers/tmux.js';
 
@@ -26,8 +26,9 @@ describeInTerminal('screens that hold still, in a real terminal (tmux)', () => {
   const sessions: TmuxSession[] = [];
   const env = () => sandboxEnv(sandbox.info, configDir);
 
+  const user = cliWith(env);
   const cli = async (args: string[], code = 0) => {
-    const result = await runCli(args, { env: { ...env(), CI: 'true' } });
+    const result = await user(args);
     expect(result.code, result.stderr).toBe(code);
     return result.stdout;
   };
@@ -57,9 +58,9 @@ describeInTerminal('screens that hold still, in a real terminal (tmux)', () => {
       ['refused', 'http://127.0.0.1:1/hooks', 'invoice.paid'],
       ['idle', `http://127.0.0.1:${port}/idle`, 'product.updated'],
     ] as const) {
-      ids[name] = JSON.parse(await cli(['webhooks', 'create', '--url', url, '--events', events, '--json'])).id;
+      ids[name] = (await createWebhook(user, url, events)).id;
     }
-    for (const type of ['invoice.paid', 'production_order.completed', 'invoice.paid']) await cli(['sandbox', 'trigger', type]);
+    for (const type of ['invoice.paid', 'production_order.completed', 'invoice.paid']) await trigger(user, type);
     const staging = await settledLog(ids.staging!, 3);
     await settledLog(ids.prod!, 3);
     await settledLog(ids.refused!, 2);

@@ -3,8 +3,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenedDeliveries, runCli, sandboxEnv, startListen, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
-import { type Answer, type Received, startReceiver, type Receiver } from '../helpers/receiver.js';
+import {
+  cliWith,
+  createWebhook,
+  listenedDeliveries,
+  runCli,
+  sandboxEnv,
+  startListen,
+  startSandboxProcess,
+  trigger,
+  type SandboxProcess,
+} from '../helpers/cli.js';
+import { startReceiver } from '../helpers/receiver.js';
 import {
   acceptsEverything,
   correctReceiver,
@@ -18,7 +28,6 @@ import {
 // several secret files in listen, verify and check-receiver. Signatures are checked apart from src/: Python's hmac.
 
 let dir: string;
-const receivers: Receiver[] = [];
 const SECRET = 'whsec_sender_e2e_0123456789';
 const NEW_SECRET = 'whsec_sender_e2e_the_new_one';
 
@@ -28,19 +37,13 @@ beforeAll(() => {
   writeFileSync(join(dir, 'new.txt'), `${NEW_SECRET}\n`);
 });
 
-afterAll(async () => {
-  await Promise.all(receivers.map((receiver) => receiver.close()));
+// Its receivers are closed when the file ends (test/e2e-setup.ts).
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
 const secretFile = () => join(dir, 'whsec.txt');
 const newSecretFile = () => join(dir, 'new.txt');
-
-async function receiver(policy: (request: Received) => Answer): Promise<Receiver> {
-  const started = await startReceiver(policy);
-  receivers.push(started);
-  return started;
-}
 
 /** `sha256=` and the hex HMAC-SHA256 of `body` under the secret in `file`, as Python's hmac computes it. */
 function pythonSignature(file: string, body: Buffer): string {
@@ -61,7 +64,7 @@ async function checkReceiver(url: string, ...args: string[]) {
 
 describe('whsvc send', () => {
   it("delivers the sample with the overrides and the service's headers, signed as Python's hmac computes it over the bytes received", async () => {
-    const app = await receiver(() => ({ status: 202, body: 'queued' }));
+    const app = await startReceiver(() => ({ status: 202, body: 'queued' }));
     const result = await runCli([
       'send',
       `${app.url}/hooks`,
@@ -98,7 +101,7 @@ describe('whsvc send', () => {
   });
 
   it('--data @file goes byte for byte; --json says it; --record writes what replay sends again, the same bytes and signature', async () => {
-    const app = await receiver(() => 200);
+    const app = await startReceiver(() => 200);
     const data = '{ "id": "inv_77",\n  "event": "invoice.paid", "amount": {"amount": 1, "currency": "EUR"} }';
     writeFileSync(join(dir, 'body.json'), data);
     const record = join(dir, 'sent.ndjson');
@@ -117,7 +120,7 @@ describe('whsvc send', () => {
   });
 
   it('unsigned without --secret-file, said so; exit 1 when refused or when nothing answers, in the words replay uses', async () => {
-    const app = await receiver(() => ({ status: 400, body: 'signature missing' }));
+    const app = await startReceiver(() => ({ status: 400, body: 'signature missing' }));
     const unsigned = await runCli(['send', app.url]);
     expect(unsigned.code).toBe(1);
     const [request] = await app.waitFor(1);
@@ -130,7 +133,7 @@ describe('whsvc send', () => {
     const down = await runCli(['send', url, '--secret-file', secretFile()]);
     expect(down.code).toBe(1);
     expect(down.stdout).toMatch(/^answer +no answer \(connection refused\)$/m);
-    const late = await receiver(() => 'hold');
+    const late = await startReceiver(() => 'hold');
     const slow = await runCli(['send', late.url, '--request-timeout', '300ms', '--json']);
     expect(slow.code).toBe(1);
     expect(JSON.parse(slow.stdout)).toMatchObject({ status: null, error: 'no answer within 300 ms' });
@@ -138,7 +141,7 @@ describe('whsvc send', () => {
   });
 
   it('bad flags: exit 2 before anything is sent', async () => {
-    const app = await receiver(() => 200);
+    const app = await startReceiver(() => 200);
     for (const args of [
       ['--event', 'invoice.payed'],
       ['--set', 'amount'],
@@ -165,14 +168,11 @@ describe('whsvc sign', () => {
   });
 
   it("agrees with Python's hmac, with the header the sandbox sent and with the signature it stored, for the same body and secret", async () => {
-    const env = sandboxEnv(sandbox.info, join(dir, 'config'));
-    const app = await receiver(() => 200);
+    const cli = cliWith(sandboxEnv(sandbox.info, join(dir, 'config')));
+    const app = await startReceiver(() => 200);
     const sandboxSecret = join(dir, 'sandbox-secret.txt');
-    const created = await runCli(['webhooks', 'create', '--url', `${app.url}/wh`, '--events', 'invoice.paid', '--secret-file', sandboxSecret, '--json'], {
-      env,
-    });
-    expect(created.code, created.stderr).toBe(0);
-    expect((await runCli(['sandbox', 'trigger', 'invoice.paid'], { env })).code).toBe(0);
+    await createWebhook(cli, `${app.url}/wh`, 'invoice.paid', ['--secret-file', sandboxSecret]);
+    await trigger(cli);
     const [delivered] = await app.waitFor(1);
     const body = join(dir, 'delivered.json');
     writeFileSync(body, delivered!.bytes);
@@ -182,7 +182,7 @@ describe('whsvc sign', () => {
     expect(signature).toBe(pythonSignature(sandboxSecret, delivered!.bytes));
     expect(signature).toBe(delivered!.headers['x-service-signature']);
     const id = String(delivered!.headers['x-service-delivery-id']);
-    const stored = JSON.parse((await runCli(['deliveries', 'show', id, '--json'], { env })).stdout);
+    const stored = JSON.parse((await cli(['deliveries', 'show', id, '--json'])).stdout);
     expect(stored.signature).toBe(signature);
     // From stdin too, and --json names the header.
     const fromStdin = await runCli(['sign', '--secret-file', sandboxSecret, '--json'], { input: delivered!.body });
@@ -193,7 +193,7 @@ describe('whsvc sign', () => {
 
 describe('whsvc check-receiver', () => {
   it('passes a receiver done right: raw-body verification, idempotent, fast; it says what it sends first, and sends only to the URL given', async () => {
-    const app = await receiver(correctReceiver(SECRET));
+    const app = await startReceiver(correctReceiver(SECRET));
     const result = await runCli(['check-receiver', `${app.url}/hooks`, '--secret-file', secretFile()]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const lines = result.stdout.trim().split('\n');
@@ -209,7 +209,7 @@ describe('whsvc check-receiver', () => {
   });
 
   it('fails a receiver that takes everything: the four refusal checks', async () => {
-    const app = await receiver(acceptsEverything());
+    const app = await startReceiver(acceptsEverything());
     const result = await checkReceiver(app.url);
     expect(result.code).toBe(1);
     expect(result.failed).toEqual([3, 4, 5, 6]);
@@ -218,7 +218,7 @@ describe('whsvc check-receiver', () => {
   });
 
   it('fails a receiver that verifies re-serialized JSON: check 2 alone, with the raw body as the fix', async () => {
-    const app = await receiver(verifiesReserializedJson(SECRET));
+    const app = await startReceiver(verifiesReserializedJson(SECRET));
     const result = await checkReceiver(app.url);
     expect(result.failed).toEqual([2]);
     expect(result.check(2).cause).toContain('JSON it parsed and wrote again');
@@ -226,14 +226,14 @@ describe('whsvc check-receiver', () => {
   });
 
   it('fails a receiver that refuses a repeated delivery id: check 7', async () => {
-    const app = await receiver(rejectsRepeatedDeliveryId(SECRET));
+    const app = await startReceiver(rejectsRepeatedDeliveryId(SECRET));
     const result = await checkReceiver(app.url);
     expect(result.failed).toEqual([7]);
     expect(result.check(7)).toMatchObject({ check: 'repeated_delivery', summary: 'answered 200, then 409 "duplicate delivery"' });
   });
 
   it('fails a receiver that answers a tampered body 500: checks 3 and 4, a 5xx being no refusal', async () => {
-    const app = await receiver(failsOnMismatch(SECRET));
+    const app = await startReceiver(failsOnMismatch(SECRET));
     const result = await checkReceiver(app.url);
     expect(result.failed).toEqual([3, 4]);
     expect(result.check(3).summary).toBe('answered 500 "Internal Server Error"');
@@ -241,7 +241,7 @@ describe('whsvc check-receiver', () => {
   });
 
   it('fails a receiver that takes 12 s: check 9 names the limit (given here by --request-timeout, so the test waits no 12 s)', async () => {
-    const app = await receiver(slowReceiver(SECRET, 12_000));
+    const app = await startReceiver(slowReceiver(SECRET, 12_000));
     const result = await checkReceiver(app.url, '--request-timeout', '300ms', '--event', 'invoice.paid');
     expect(result.code).toBe(1);
     expect(result.check(9)).toMatchObject({ check: 'time_limit', result: 'fail', summary: '11 of 11 got no answer within 300 ms' });
@@ -251,12 +251,12 @@ describe('whsvc check-receiver', () => {
   });
 
   it('two secret files: a receiver that holds both passes; one that holds the old alone fails check 1, naming the new file', async () => {
-    const both = await receiver(correctReceiver(SECRET, NEW_SECRET));
+    const both = await startReceiver(correctReceiver(SECRET, NEW_SECRET));
     const passed = await checkReceiver(both.url, '--secret-file', newSecretFile());
     expect(passed.code, JSON.stringify(passed.document.checks.filter((c: { result: string }) => c.result === 'fail'))).toBe(0);
     expect(passed.document.secrets).toEqual([secretFile(), newSecretFile()]);
     expect(passed.check(1).sent.map((s: { signed_with: string }) => s.signed_with)).toContain(newSecretFile());
-    const oldOnly = await receiver(correctReceiver(SECRET));
+    const oldOnly = await startReceiver(correctReceiver(SECRET));
     const failed = await checkReceiver(oldOnly.url, '--secret-file', newSecretFile());
     expect(failed.failed).toEqual([1]);
     expect(failed.check(1).cause).toContain(`does not take a delivery signed with ${newSecretFile()}`);
@@ -271,7 +271,7 @@ describe('whsvc check-receiver', () => {
     expect(down.check(1)).toMatchObject({ summary: 'no answer (connection refused)', cause: 'nothing listens at that address and port' });
     expect(down.check(1).sent).toHaveLength(1);
     expect(down.check(2)).toMatchObject({ summary: `not run: no connection to ${url}/`, sent: [] });
-    const app = await receiver(() => 200);
+    const app = await startReceiver(() => 200);
     expect((await runCli(['check-receiver', app.url])).code).toBe(2);
     expect((await runCli(['check-receiver', app.url, '--secret-file', secretFile(), '--event', 'nope'])).code).toBe(2);
     expect((await runCli(['check-receiver', 'ftp://x', '--secret-file', secretFile()])).code).toBe(2);

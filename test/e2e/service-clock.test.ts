@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { cliWith, createWebhook, sandboxEnv, startSandboxProcess, trigger, type Cli, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // One clock and one vocabulary: times are counted from the service's now (its
@@ -12,7 +12,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js';
 let workDir: string;
 let sandbox: SandboxProcess;
 let receiver: Receiver;
-let cli: (args: string[]) => ReturnType<typeof runCli>;
+let cli: Cli;
 
 const MINUTE = 60_000;
 /** A local time of day as `toTimeString` writes it, independently of the code under test. */
@@ -23,7 +23,7 @@ beforeAll(async () => {
   sandbox = await startSandboxProcess(['--clock', 'manual', '--retry-base-ms', String(MINUTE), '--max-attempts', '3']);
   receiver = await startReceiver(() => 500);
   const configDir = mkdtempSync(join(workDir, 'config-'));
-  cli = (args) => runCli(args, { env: { ...sandboxEnv(sandbox.info, configDir), CI: 'true' } });
+  cli = cliWith(sandboxEnv(sandbox.info, configDir));
 });
 
 afterAll(async () => {
@@ -40,22 +40,8 @@ async function inspectorOverview(): Promise<{ webhooks: Array<{ id: string; deli
 
 describe("one clock (the service's) and one word for each state", () => {
   it('a failed delivery with its retry scheduled reads "failed · retry due" everywhere; times count from the moved clock', async () => {
-    const created = await cli([
-      'webhooks',
-      'create',
-      '--url',
-      `${receiver.url}/fail`,
-      '--events',
-      'invoice.paid',
-      '--secret-file',
-      join(workDir, 'whsec.txt'),
-      '--json',
-    ]);
-    expect(created.code, created.stderr).toBe(0);
-    const webhookId = JSON.parse(created.stdout).id as string;
-
-    const triggered = await cli(['sandbox', 'trigger', 'invoice.paid']);
-    expect(triggered.code, triggered.stderr).toBe(0);
+    const webhookId = (await createWebhook(cli, `${receiver.url}/fail`, 'invoice.paid', ['--secret-file', join(workDir, 'whsec.txt')])).id;
+    await trigger(cli);
     await receiver.waitFor(1);
 
     // The API: the newest attempt of the failed delivery says when its automatic retry is due.
@@ -74,7 +60,8 @@ describe("one clock (the service's) and one word for each state", () => {
     const shown = await cli(['deliveries', 'show', first!.id]);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(new RegExp(`^status\\s+failed · retry due ${due}$`, 'm'));
-    await expect.poll(() => sandbox.stderr()).toContain(`failed · retry due ${due} invoice.paid -> ${receiver.url}/fail`);
+    const logLine = `failed · retry due ${due} invoice.paid -> ${receiver.url}/fail`;
+    await sandbox.until(() => sandbox.stderr().includes(logLine), `its log line ${logLine}`);
     const before = (await inspectorOverview()).webhooks.find((w) => w.id === webhookId)!;
     expect(before.deliveries).toEqual({ total: 1, delivered: 0, failed: 1, pending: 0, retry_due: 1 });
 
@@ -104,9 +91,9 @@ describe("one clock (the service's) and one word for each state", () => {
   it("a tail's checkpoint, saved on the moved clock, reads as saved just now when the tail starts again (not hours ahead)", async () => {
     const checkpoint = join(workDir, 'tail.json');
     const tail = (...since: string[]) => cli(['deliveries', 'tail', ...since, '--count', '1', '--checkpoint', checkpoint, '--timeout', '20']);
-    expect((await cli(['sandbox', 'trigger', 'invoice.paid'])).code).toBe(0);
+    await trigger(cli);
     expect((await tail('--since', '5d')).code).toBe(0);
-    expect((await cli(['sandbox', 'trigger', 'invoice.paid'])).code).toBe(0);
+    await trigger(cli);
     // No --since: nothing before this line has asked the service anything.
     const again = await tail();
     expect(again.code, again.stderr).toBe(0);

@@ -1,9 +1,9 @@
-import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { signatureOf } from '../helpers/delivery.js';
 
 // What an API command loads of Node, seen from inside the built binary: a
 // preload (NODE_OPTIONS=--require) writes Node's list of loaded built-ins at
@@ -58,7 +58,7 @@ describe('the built-ins a command loads', () => {
   it('a command that checks a signature loads crypto then (so the check above can fail)', async () => {
     const payload = join(dir, 'payload.json');
     writeFileSync(payload, '{"id":"inv_1"}');
-    const signature = `sha256=${createHmac('sha256', 'whsec_x').update('{"id":"inv_1"}').digest('hex')}`;
+    const signature = signatureOf('whsec_x', '{"id":"inv_1"}');
     const { modules } = await loadedBy(['verify', '--secret', 'whsec_x', '--payload-file', payload, '--signature', signature], 'verify');
     expect(modules.has('crypto')).toBe(true);
   });

@@ -1,15 +1,13 @@
-import { spawn } from 'node:child_process';
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, startWhsvcUntil, type Running, type SandboxProcess } from '../helpers/cli.js';
-import { startReceiver, type Received, type Receiver } from '../helpers/receiver.js';
+import { cliWith, createWebhook, sandboxEnv, startSandboxProcess, startTail, trigger, type Running, type SandboxProcess } from '../helpers/cli.js';
+import { signatureOf } from '../helpers/delivery.js';
+import { startReceiver, type Received } from '../helpers/receiver.js';
 
 let sandbox: SandboxProcess;
 let workDir: string;
-const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   sandbox = await startSandboxProcess(['--quiet', '--retry-base-ms', '300', '--max-attempts', '3']);
@@ -17,42 +15,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(receivers.map((started) => started.close()));
   await sandbox?.stop();
   rmSync(workDir, { recursive: true, force: true });
 });
 
 const apiEnv = () => sandboxEnv(sandbox.info, join(workDir, 'config'));
-
-/** A receiver on 127.0.0.1 (the tests' one) that answers each request as `answer` says, after `delayMs`. */
-async function receiver(answer: (request: Received) => number, delayMs = 0): Promise<Receiver> {
-  const started = await startReceiver(answer);
-  started.answerDelayMs = delayMs;
-  receivers.push(started);
-  return started;
-}
-
-type Tail = Running;
-
-/** Starts `whsvc deliveries tail …` and waits until it follows (its "following" line). */
-function startTail(args: string[]): Promise<Tail> {
-  return startWhsvcUntil(['deliveries', 'tail', ...args], /^whsvc: following /m, 'tail', apiEnv());
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function createWebhook(url: string): Promise<{ id: string; signing_secret: string }> {
-  const created = await runCli(['webhooks', 'create', '--url', url, '--events', 'invoice.paid', '--json'], { env: apiEnv() });
-  expect(created.code, created.stderr).toBe(0);
-  return JSON.parse(created.stdout) as { id: string; signing_secret: string };
-}
-
-async function trigger(times: number): Promise<void> {
-  for (let i = 0; i < times; i++) {
-    const result = await runCli(['sandbox', 'trigger', 'invoice.paid'], { env: apiEnv() });
-    expect(result.code, result.stderr).toBe(0);
-  }
-}
+const cli = cliWith(apiEnv);
 
 interface LogItem {
   id: string;
@@ -62,37 +30,36 @@ interface LogItem {
 }
 
 async function logOf(webhookId: string): Promise<LogItem[]> {
-  const result = await runCli(['deliveries', 'list', webhookId, '--all', '--json'], { env: apiEnv() });
+  const result = await cli(['deliveries', 'list', webhookId, '--all', '--json']);
   expect(result.code, result.stderr).toBe(0);
   return (JSON.parse(result.stdout) as { data: LogItem[] }).data;
 }
 
-const ndjson = (text: string) =>
-  text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, any>);
+/** Resolves once the tail has printed `count` deliveries delivered on their second attempt. */
+const deliveredOnRetry = (tail: Running, count: number) =>
+  tail.until(
+    () => new Set(tail.lines().flatMap((l) => (l.attempt === 2 && l.status === 'delivered' ? [l.delivery_id] : []))).size >= count,
+    `${count} deliveries delivered on their second attempt`,
+  );
 
 describe('whsvc deliveries tail', () => {
   it('--json: each attempt once, then each change of its status once, in order (a first attempt failed, its retry delivered)', async () => {
     // Each answer takes a while, so that attempts are seen pending; the first attempt of each delivery fails.
-    const endpoint = await receiver((request) => (request.headers['x-service-attempt'] === '1' ? 500 : 200), 1500);
-    const webhook = await createWebhook(`${endpoint.url}/hook`);
-    const tail = await startTail(['--webhook', webhook.id, '--json', '--interval', '200ms']);
-    await trigger(2);
-    const settled = () => {
-      const lines = ndjson(tail.stdout());
-      return lines.filter((l) => l.attempt === 2 && l.status === 'delivered').length === 2;
-    };
-    await expect.poll(settled, { message: 'both deliveries delivered on their second attempt, in the tail', timeout: 40_000, interval: 50 }).toBe(true);
-    // A few more polls: nothing may come twice.
-    await sleep(1_000);
-    tail.child.kill('SIGINT');
-    expect(await tail.exit).toBe(0);
+    const endpoint = await startReceiver((request) => (request.headers['x-service-attempt'] === '1' ? 500 : 200));
+    endpoint.answerDelayMs = 1500;
+    const webhook = await createWebhook(cli, `${endpoint.url}/hook`);
+    const tail = await startTail(['--webhook', webhook.id, '--json', '--interval', '200ms'], apiEnv());
+    await trigger(cli, 'invoice.paid', { times: 2 });
+    await deliveredOnRetry(tail, 2);
+    // The marker: a third delivery, after the first two settled, followed to its end. The tail polls on meanwhile; what it
+    // printed before the marker's last line is all there is, and nothing of the first two may have come twice.
+    await trigger(cli);
+    await deliveredOnRetry(tail, 3);
+    expect(await tail.stop('SIGINT')).toBe(0);
 
-    const lines = ndjson(tail.stdout());
+    const lines = tail.lines();
     const log = await logOf(webhook.id);
-    expect(log).toHaveLength(4);
+    expect(log).toHaveLength(6);
     // Each attempt of the log came exactly once as new, and nothing else did.
     const news = lines.filter((l) => l.change === 'new');
     expect(news.map((l) => l.attempt_id).sort()).toEqual(log.map((a) => a.id).sort());
@@ -138,15 +105,11 @@ describe('whsvc deliveries tail', () => {
 
   it('--forward-to with --checkpoint, stopped and started again while events keep coming: each delivery reaches the app once, signed so that it verifies', async () => {
     // The webhook's own endpoint fails each first attempt: every delivery is retried, and a retry is not forwarded again.
-    const endpoint = await receiver((request) => (request.headers['x-service-attempt'] === '1' ? 500 : 200));
-    const webhook = await createWebhook(`${endpoint.url}/public`);
-    const verified = (request: Received) => {
-      const given = String(request.headers['x-service-signature'] ?? '').replace(/^sha256=/, '');
-      const expected = createHmac('sha256', webhook.signing_secret).update(request.body).digest();
-      return given.length === 64 && timingSafeEqual(expected, Buffer.from(given, 'hex'));
-    };
+    const endpoint = await startReceiver((request) => (request.headers['x-service-attempt'] === '1' ? 500 : 200));
+    const webhook = await createWebhook(cli, `${endpoint.url}/public`);
+    const verified = (request: Received) => request.headers['x-service-signature'] === signatureOf(webhook.signing_secret, request.body);
     // The local app: takes what verifies, refuses the rest.
-    const app = await receiver((request) => (verified(request) ? 200 : 400));
+    const app = await startReceiver((request) => (verified(request) ? 200 : 400));
     const secretFile = join(workDir, 'whsec.txt');
     writeFileSync(secretFile, webhook.signing_secret);
     const checkpoint = join(workDir, 'tail-checkpoint.json');
@@ -163,45 +126,37 @@ describe('whsvc deliveries tail', () => {
       '200ms',
       '--json',
     ];
-    const deliveredTwice = async (count: number) => {
-      await expect
-        .poll(() => endpoint.received.filter((r) => r.headers['x-service-attempt'] === '2').length >= count, {
-          message: `${count} deliveries retried and delivered`,
-          timeout: 40_000,
-          interval: 50,
-        })
-        .toBe(true);
-    };
+    /** Resolves once `count` deliveries have reached the endpoint a second time (each first attempt fails). */
+    const retried = (count: number) => endpoint.waitFor(count, 40_000, (request) => request.headers['x-service-attempt'] === '2');
 
-    const first = await startTail(args);
+    const first = await startTail(args, apiEnv());
     expect(first.stderr()).toContain(`no checkpoint at ${checkpoint} yet`);
-    await trigger(3);
-    await expect.poll(() => app.received.length >= 3, { message: 'the first 3 deliveries forwarded', timeout: 40_000, interval: 50 }).toBe(true);
-    await deliveredTwice(3);
-    first.child.kill('SIGINT');
-    expect(await first.exit).toBe(0);
+    await trigger(cli, 'invoice.paid', { times: 3 });
+    await app.waitFor(3, 40_000);
+    await retried(3);
+    expect(await first.stop('SIGINT')).toBe(0);
     expect(existsSync(checkpoint)).toBe(true);
 
     // While it is stopped.
-    await trigger(3);
-    await deliveredTwice(6);
+    await trigger(cli, 'invoice.paid', { times: 3 });
+    await retried(6);
     expect(app.received).toHaveLength(3);
 
-    const second = await startTail(args);
+    const second = await startTail(args, apiEnv());
     expect(second.stderr()).toContain(`catching up from the checkpoint ${checkpoint}`);
-    await expect
-      .poll(() => app.received.length >= 6, { message: 'the 3 deliveries made while it was stopped forwarded', timeout: 40_000, interval: 50 })
-      .toBe(true);
-    await trigger(2);
-    await expect.poll(() => app.received.length >= 8, { message: 'the 2 newest deliveries forwarded', timeout: 40_000, interval: 50 }).toBe(true);
-    await deliveredTwice(8);
-    // Polls enough to see every retry in the log: none may be forwarded.
-    await sleep(1_500);
-    second.child.kill('SIGINT');
-    expect(await second.exit).toBe(0);
+    await app.waitFor(6, 40_000);
+    await trigger(cli, 'invoice.paid', { times: 2 });
+    await app.waitFor(8, 40_000);
+    await retried(8);
+    // The marker: one more delivery, made after every retry above was in the log. Once it is forwarded the tail has read
+    // the log past all of them, and forwarded none (they would have come before it); it is retried too, as the others.
+    await trigger(cli);
+    await app.waitFor(9, 40_000);
+    await retried(9);
+    expect(await second.stop('SIGINT')).toBe(0);
 
     const log = await logOf(webhook.id);
-    expect(log).toHaveLength(16);
+    expect(log).toHaveLength(18);
     // The deliveries, oldest first, as the log has them.
     const deliveries = log
       .filter((a) => a.attempts === 1)
@@ -215,19 +170,18 @@ describe('whsvc deliveries tail', () => {
       expect(request.headers['x-service-attempt-id']).toBe(request.headers['x-service-delivery-id']);
       expect(JSON.parse(request.body)).toMatchObject({ event: 'invoice.paid' });
     }
-    const forwardLines = [...ndjson(first.stdout()), ...ndjson(second.stdout())].filter((l) => l.change === 'forwarded');
+    const forwardLines = [...first.lines(), ...second.lines()].filter((l) => l.change === 'forwarded');
     expect(forwardLines.map((l) => l.delivery_id)).toEqual(deliveries);
     expect(forwardLines.every((l) => l.app_status === 200 && l.signature_check === 'verified')).toBe(true);
     expect(JSON.parse(readFileSync(checkpoint, 'utf8')).forwarded).toEqual(deliveries);
   });
 
   it('--count with --timeout: exit 6 when the count is not reached in time, with one line saying so', async () => {
-    const endpoint = await receiver(() => 200);
-    const webhook = await createWebhook(`${endpoint.url}/quiet`);
-    const result = await runCli(
+    const endpoint = await startReceiver();
+    const webhook = await createWebhook(cli, `${endpoint.url}/quiet`);
+    const result = await cli(
       ['deliveries', 'tail', '--webhook', webhook.id, '--status', 'delivered', '--count', '1', '--timeout', '2', '--interval', '200ms'],
       {
-        env: apiEnv(),
         timeoutMs: 40_000,
       },
     );
@@ -241,42 +195,29 @@ describe('whsvc deliveries tail against a rate-limited service', () => {
   it('polls faster than the service allows: waits as each 429 asks, and still prints each attempt once', async () => {
     const limited = await startSandboxProcess(['--quiet', '--rate-limit', '2']);
     try {
-      const env = (clientId: string, secret: string) => ({
-        WHSVC_CONFIG_DIR: join(workDir, 'config-limited'),
-        WHSVC_BASE_URL: limited.info.base_url,
-        WHSVC_CLIENT_ID: clientId,
-        WHSVC_CLIENT_SECRET: secret,
-      });
-      const writer = env(limited.info.client_id, limited.info.client_secret);
-      const endpoint = await receiver(() => 200);
-      const created = await runCli(['webhooks', 'create', '--url', `${endpoint.url}/limited`, '--events', 'invoice.paid', '--json'], { env: writer });
-      expect(created.code, created.stderr).toBe(0);
-      const webhookId = (JSON.parse(created.stdout) as { id: string }).id;
+      const writerEnv = sandboxEnv(limited.info, join(workDir, 'config-limited'));
+      const writer = cliWith(writerEnv);
+      const endpoint = await startReceiver();
+      const webhook = await createWebhook(writer, `${endpoint.url}/limited`);
       // Its own client (the read-only one: all tail needs), polled 5 times a second against a limit of 2.
-      const child = spawn(process.execPath, [WHSVC_BIN, 'deliveries', 'tail', '--webhook', webhookId, '--json', '--interval', '200ms'], {
-        env: { ...process.env, NO_COLOR: '1', ...env(limited.info.readonly_client_id, limited.info.readonly_client_secret) },
+      const tail = await startTail(['--webhook', webhook.id, '--json', '--interval', '200ms'], {
+        ...writerEnv,
+        WHSVC_CLIENT_ID: limited.info.readonly_client_id,
+        WHSVC_CLIENT_SECRET: limited.info.readonly_client_secret,
       });
-      let stdout = '';
-      let stderr = '';
-      const exit = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-      child.stdout.on('data', (c: Buffer) => (stdout += c));
-      child.stderr.on('data', (c: Buffer) => (stderr += c));
-      await expect.poll(() => /^whsvc: following /m.test(stderr), { message: 'the tail to follow', timeout: 40_000, interval: 50 }).toBe(true);
-      for (let i = 0; i < 3; i++) expect((await runCli(['sandbox', 'trigger', 'invoice.paid'], { env: writer })).code).toBe(0);
-      await expect
-        .poll(() => ndjson(stdout).filter((l) => l.status === 'delivered').length >= 3, {
-          message: 'the 3 attempts delivered, in the tail',
-          timeout: 40_000,
-          interval: 50,
-        })
-        .toBe(true);
-      await expect.poll(() => stderr.includes('answered 429'), { message: 'a 429', timeout: 40_000, interval: 50 }).toBe(true);
-      await sleep(1_500);
-      child.kill('SIGINT');
-      expect(await exit).toBe(0);
-      const news = ndjson(stdout).filter((l) => l.change === 'new');
-      expect(news).toHaveLength(3);
-      expect(new Set(news.map((l) => l.attempt_id)).size).toBe(3);
+      const delivered = (count: number) =>
+        tail.until(() => tail.lines().filter((l) => l.status === 'delivered').length >= count, `${count} attempts delivered`);
+      await trigger(writer, 'invoice.paid', { times: 3 });
+      await delivered(3);
+      await tail.until(() => tail.stderr().includes('answered 429'), 'a 429');
+      // The marker: one more event, printed after the three and the waits the 429s asked for; what came before it is all there is.
+      await trigger(writer);
+      await delivered(4);
+      expect(await tail.stop('SIGINT')).toBe(0);
+      const news = tail.lines().filter((l) => l.change === 'new');
+      expect(news).toHaveLength(4);
+      expect(new Set(news.map((l) => l.attempt_id)).size).toBe(4);
+      const stderr = tail.stderr();
       expect(stderr).toMatch(/the service answered 429; retrying in \d+ s as it asks \(Retry-After\)/);
       expect(stderr).not.toMatch(/unexpected|\n\s+at /);
     } finally {

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, runCli, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, cliWith, createWebhook, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { TmuxSession, hasTmux } from '../helpers/tmux.js';
 import { shortId } from '../../src/render/width.js';
@@ -170,16 +170,10 @@ describeInTerminal('in a real terminal (tmux)', () => {
     it('deliveries list at 80 columns: rows fit; the id and the status with its retry due whole', async () => {
       receiver.respondWith = (request) => (request.path === '/narrow-down' ? 500 : 200);
       try {
-        const env = {
-          WHSVC_CONFIG_DIR: configDir,
-          WHSVC_BASE_URL: sandbox.info.base_url,
-          WHSVC_CLIENT_ID: sandbox.info.client_id,
-          WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
-        };
-        const created = await runCli(['webhooks', 'create', '--url', `${receiver.url}/narrow-down`, '--events', 'invoice.paid', '--json'], { env });
-        const webhookId = JSON.parse(created.stdout).id;
-        const first = JSON.parse((await runCli(['test', webhookId, '--json'], { env })).stdout);
-        expect((await runCli(['deliveries', 'retry', first.id], { env })).code).toBe(1);
+        const cli = cliWith(sandboxEnv(sandbox.info, configDir));
+        const webhookId = (await createWebhook(cli, `${receiver.url}/narrow-down`)).id;
+        const first = JSON.parse((await cli(['test', webhookId, '--json'])).stdout);
+        expect((await cli(['deliveries', 'retry', first.id])).code).toBe(1);
         const lines = await outputOf(narrow(`deliveries list ${webhookId}`, 80));
         // The columns follow from the width alone: at 80, EVENT stays, though every attempt here is of invoice.paid.
         expect(lines[0]).toMatch(/^ID +EVENT +STATUS +CODE$/);
@@ -205,22 +199,13 @@ describeInTerminal('in a real terminal (tmux)', () => {
     });
 
     it('deliveries tail and listen at 80 columns: each line fits, the ids lose their middle, the status stays whole', async () => {
-      const env = {
-        WHSVC_CONFIG_DIR: configDir,
-        WHSVC_BASE_URL: sandbox.info.base_url,
-        WHSVC_CLIENT_ID: sandbox.info.client_id,
-        WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
-      };
+      const cli = cliWith(sandboxEnv(sandbox.info, configDir));
       const secretFile = join(configDir, 'listen-80.txt');
       const listen = narrow(`listen --port 0 --secret-file ${secretFile} --count 2 --timeout 60`, 80);
       const ready = await listen.waitFor(/ready at (http:\/\/\S+)/);
       const listenUrl = /ready at (http:\/\/\S+)/.exec(ready)![1]!;
-      const created = await runCli(
-        ['webhooks', 'create', '--url', `${listenUrl}/hooks`, '--events', 'invoice.paid,production_order.completed', '--secret-file', secretFile, '--json'],
-        { env },
-      );
-      const webhookId = JSON.parse(created.stdout).id as string;
-      for (const event of ['invoice.paid', 'production_order.completed']) expect((await runCli(['test', webhookId, '--event', event], { env })).code).toBe(0);
+      const webhookId = (await createWebhook(cli, `${listenUrl}/hooks`, 'invoice.paid,production_order.completed', ['--secret-file', secretFile])).id;
+      for (const event of ['invoice.paid', 'production_order.completed']) expect((await cli(['test', webhookId, '--event', event])).code).toBe(0);
       const listened = await outputOf(listen);
       const received = listened.filter((line) => /^\d\d:\d\d:\d\d {2}/.test(line));
       expect(received, listened.join('\n')).toHaveLength(2);
@@ -230,10 +215,8 @@ describeInTerminal('in a real terminal (tmux)', () => {
       // A delivery that fails and has its retry due: the longest status a tail line shows, whole.
       receiver.respondWith = (request) => (request.path === '/tail-80' ? 500 : 200);
       try {
-        const failing = JSON.parse(
-          (await runCli(['webhooks', 'create', '--url', `${receiver.url}/tail-80`, '--events', 'production_order.completed', '--json'], { env })).stdout,
-        ).id as string;
-        expect((await runCli(['test', failing, '--event', 'production_order.completed'], { env })).code).toBe(1);
+        const failing = (await createWebhook(cli, `${receiver.url}/tail-80`, 'production_order.completed')).id;
+        expect((await cli(['test', failing, '--event', 'production_order.completed'])).code).toBe(1);
         const lines = await outputOf(narrow(`deliveries tail --webhook ${webhookId} --webhook ${failing} --since 1h --count 3`, 80));
         const attempts = lines.filter((line) => /^\d\d:\d\d:\d\d {2}/.test(line));
         expect(attempts, lines.join('\n')).toHaveLength(3);

@@ -29,16 +29,24 @@ export interface Receiver {
   respondWith: (request: Received) => Answer;
   /** How long each answer waits (a slow endpoint), without blocking the test's event loop. */
   answerDelayMs: number;
-  /** Resolves once `count` requests (to `path`, when given) have arrived; rejects after `timeoutMs`. */
-  waitFor(count: number, timeoutMs?: number, path?: string): Promise<Received[]>;
+  /** Resolves once `count` requests (to `path`, or those `path` takes, when given) have arrived; rejects after `timeoutMs`. */
+  waitFor(count: number, timeoutMs?: number, path?: string | ((request: Received) => boolean)): Promise<Received[]>;
   /** How many requests are held, unanswered. */
   held(): number;
-  /** Answers every held request with `status`, and ends every stalled body. */
-  release(status?: number): void;
+  /** Answers every held request (with `answer`: 200 by default), and ends every stalled body. */
+  release(answer?: number | { status: number; body?: string; headers?: Record<string, string> }): void;
   close(): Promise<void>;
 }
 
 const DEFAULT_BODY = 'answer from the test receiver';
+
+/** The receivers not closed yet, so that those a failed test left open are closed when its file ends. */
+const open = new Set<Receiver>();
+
+/** Closes every receiver still open: test/e2e-setup.ts does, after each file. */
+export async function closeLeftoverReceivers(): Promise<void> {
+  await Promise.all([...open].map((receiver) => receiver.close()));
+}
 
 /** A real webhook receiver on 127.0.0.1, port 0, recording every request. */
 export async function startReceiver(respondWith: (request: Received) => Answer = () => 200): Promise<Receiver> {
@@ -56,7 +64,8 @@ export async function startReceiver(respondWith: (request: Received) => Answer =
     respondWith,
     answerDelayMs: 0,
     waitFor(count, timeoutMs = 20_000, path) {
-      const matching = () => receiver.received.filter((r) => path === undefined || r.path === path);
+      const takes = typeof path === 'function' ? path : (r: Received) => path === undefined || r.path === path;
+      const matching = () => receiver.received.filter(takes);
       return new Promise((resolve, reject) => {
         const check = (): boolean => {
           if (matching().length >= count) {
@@ -68,19 +77,22 @@ export async function startReceiver(respondWith: (request: Received) => Answer =
           return false;
         };
         const timer = setTimeout(
-          () => reject(new Error(`receiver got ${matching().length} of ${count} requests${path ? ` to ${path}` : ''} within ${timeoutMs} ms`)),
+          () =>
+            reject(new Error(`receiver got ${matching().length} of ${count} requests${typeof path === 'string' ? ` to ${path}` : ''} within ${timeoutMs} ms`)),
           timeoutMs,
         );
         check();
       });
     },
     held: () => held.length,
-    release(status = 200) {
-      for (const { request, res } of held.splice(0)) answer(request, res, status);
+    release(given = 200) {
+      const { status, body, headers } = typeof given === 'number' ? { status: given } : given;
+      for (const { request, res } of held.splice(0)) answer(request, res, status, body, headers);
       for (const res of stalled.splice(0)) res.end();
     },
     close: () =>
       new Promise((resolve) => {
+        open.delete(receiver);
         held.splice(0);
         stalled.splice(0);
         server.closeAllConnections();
@@ -118,5 +130,6 @@ export async function startReceiver(respondWith: (request: Received) => Answer =
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', 1024, resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  open.add(receiver);
   return receiver;
 }

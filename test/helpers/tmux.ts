@@ -1,10 +1,14 @@
 import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
 /** A real terminal: a detached tmux session running one shell command, driven by send-keys and read by capture-pane. */
 export class TmuxSession {
   private readonly name = `whsvc-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  private readonly dir = mkdtempSync(join(tmpdir(), 'whsvc-tmux-'));
 
   constructor(command: string, env: Record<string, string>, size: { columns: number; rows: number } = { columns: 120, rows: 40 }) {
     const exports = Object.entries(env)
@@ -22,6 +26,17 @@ export class TmuxSession {
       String(size.rows),
       `env -u CI ${exports} ${command}; echo "EXIT=$?"; sleep 600`,
     ]);
+    // Every byte the terminal is sent from here on, kept: what was drawn and drawn over, not only what shows now.
+    execFileSync('tmux', ['pipe-pane', '-t', this.name, `cat >> ${shellQuote(join(this.dir, 'output'))}`]);
+  }
+
+  /** All the terminal was sent since the session began (but its very first output), escapes and all. */
+  written(): string {
+    try {
+      return readFileSync(join(this.dir, 'output'), 'utf8');
+    } catch {
+      return '';
+    }
   }
 
   /** The screen; `joined` undoes the terminal's wrapping, so that a line too long for it shows as one long line. */
@@ -39,18 +54,30 @@ export class TmuxSession {
     execFileSync('tmux', ['send-keys', '-t', this.name, ...keys]);
   }
 
-  async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const screen = this.screen();
-      if (pattern.test(screen)) return screen;
-      if (Date.now() > deadline) throw new Error(`the terminal never showed ${pattern}:\n${screen}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+  /** The screen once it shows `pattern`. */
+  waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+    return lookedAtUntil(() => this.screen(), pattern, timeoutMs, 'the terminal never showed');
+  }
+
+  /** All the terminal was sent, once it holds `pattern`. */
+  waitForWritten(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+    return lookedAtUntil(() => this.written(), pattern, timeoutMs, 'the terminal was never sent');
   }
 
   close(): void {
     spawnSync('tmux', ['kill-session', '-t', this.name]);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** tmux says nothing when its screen changes: it is looked at again and again until it holds `pattern`. */
+async function lookedAtUntil(read: () => string, pattern: RegExp, timeoutMs: number, never: string): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = read();
+    if (pattern.test(text)) return text;
+    if (Date.now() > deadline) throw new Error(`${never} ${pattern}:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

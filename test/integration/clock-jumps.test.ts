@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualSandboxClock } from '../../src/sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { http, getToken } from '../helpers/http.js';
+import { http, getToken, postEvent, postWebhook } from '../helpers/http.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 const T0 = Date.parse('2030-01-01T00:00:00Z');
@@ -42,8 +42,8 @@ describe('two clock jumps at once', () => {
     const { sandbox, base, token } = await manualSandbox();
     const receiver = await gatedReceiver();
     const call = (method: string, path: string, body?: Record<string, unknown>) => http(base, method, path, { token, ...(body ? { body } : {}) });
-    expect((await call('POST', '/v1/webhooks', { url: `${receiver.url}/hook`, events: ['invoice.paid'] })).status).toBe(201);
-    expect((await http(base, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } })).status).toBe(202);
+    await postWebhook(base, token, `${receiver.url}/hook`);
+    await postEvent(base);
     // The first attempt failed at once: its retry is due in a second of sandbox time.
     await vi.waitFor(() => expect(sandbox.deliveries.earliestDue()).toBe(T0 + 1000));
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { ManualSandboxClock } from '../../src/sandbox/clock.js';
 import type { InspectorDelivery, InspectorDeliveryPage, InspectorOverview } from '../../src/sandbox/inspector/types.js';
-import { http, getToken, type HttpResult } from '../helpers/http.js';
+import { http, getToken, postEvent, postWebhook, type HttpResult } from '../helpers/http.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // The inspector's routes, in process (the page's files bundled from src/ on
@@ -36,18 +36,14 @@ afterAll(async () => {
   await receiver?.close();
 });
 
+/** A webhook to the receiver at `path`; its secret is one the inspector must never show. */
 async function createWebhook(path: string, events: string[]) {
-  const result = await http(base, 'POST', '/v1/webhooks', { token, body: { url: receiver.url + path, events } });
-  expect(result.status, result.text).toBe(201);
-  secrets.push(result.json.signing_secret as string);
-  return result.json as { id: string; url: string };
+  const created = await postWebhook(base, token, receiver.url + path, events);
+  secrets.push(created.signing_secret);
+  return created;
 }
 
-async function trigger(type: string, data?: Record<string, unknown>): Promise<string[]> {
-  const result = await http(base, 'POST', '/_sandbox/events', { body: { type, ...(data ? { data } : {}) } });
-  expect(result.status, result.text).toBe(202);
-  return result.json.deliveries as string[];
-}
+const trigger = (type: string, data?: Record<string, unknown>) => postEvent(base, type, data);
 
 const get = (path: string, headers: Record<string, string> = {}) => http(base, 'GET', path, { headers });
 const post = (path: string, body: unknown = {}, headers: Record<string, string> = {}) => http(base, 'POST', path, { body, headers });
@@ -425,16 +421,16 @@ describe('with a manual clock', () => {
     try {
       const manualBase = await manual.listen(0, '127.0.0.1');
       const t = await getToken(manualBase, manual.clients[0]!.client_id, manual.clients[0]!.client_secret);
-      const created = await http(manualBase, 'POST', '/v1/webhooks', { token: t, body: { url: `${failing.url}/x`, events: ['invoice.paid'] } });
-      const [id] = (await http(manualBase, 'POST', '/_sandbox/events', { body: { type: 'invoice.paid' } })).json.deliveries as string[];
+      const created = await postWebhook(manualBase, t, `${failing.url}/x`);
+      const [id] = await postEvent(manualBase);
       await failing.waitFor(1);
       const read = async () => (await http(manualBase, 'GET', `${API}/deliveries/${id}`)).json as InspectorDelivery;
-      for (let i = 0; i < 200 && (await read()).attempts[0]?.status === 'pending'; i++) await new Promise((r) => setTimeout(r, 25));
+      await vi.waitFor(async () => expect((await read()).attempts[0]?.status).not.toBe('pending'), { timeout: 20_000, interval: 25 });
       // Failed, with its automatic retry due: one word for the state, the retry said beside it (as the CLI says it).
       expect(await read()).toMatchObject({ status: 'failed', next_attempt_at: '2030-01-01T00:00:05.000Z' });
       const overview = (await http(manualBase, 'GET', `${API}/overview`)).json as InspectorOverview;
       expect(overview.sandbox.clock).toBe('manual');
-      expect(overview.due).toEqual([{ delivery_id: id, webhook_id: created.json.id, event: 'invoice.paid', attempt: 2, due_at: '2030-01-01T00:00:05.000Z' }]);
+      expect(overview.due).toEqual([{ delivery_id: id, webhook_id: created.id, event: 'invoice.paid', attempt: 2, due_at: '2030-01-01T00:00:05.000Z' }]);
       const moved = await http(manualBase, 'POST', `${API}/clock`, { body: { advance_ms: 3_600_000 } });
       expect(moved.status, moved.text).toBe(200);
       expect(moved.json).toMatchObject({ sent: 2, failed: 2 });

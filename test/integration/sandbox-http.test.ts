@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
-import { http, getToken, type HttpResult } from '../helpers/http.js';
+import { http, getToken, postEvent, postWebhook, type HttpResult } from '../helpers/http.js';
 import { startReceiver, type Receiver, type Received } from '../helpers/receiver.js';
 
 /** The system clock, plus an offset a test can move to expire tokens. */
@@ -38,17 +38,9 @@ afterAll(async () => {
 
 const call = (method: string, path: string, options: Parameters<typeof http>[3] = {}) => http(base, method, path, { token, ...options });
 
-async function createWebhook(path: string, events = ['invoice.paid'], extra: Record<string, unknown> = {}) {
-  const result = await call('POST', '/v1/webhooks', { body: { url: receiver.url + path, events, ...extra } });
-  expect(result.status, result.text).toBe(201);
-  return result.json as { id: string; signing_secret: string; url: string };
-}
-
-async function trigger(type: string, data?: Record<string, unknown>): Promise<string[]> {
-  const result = await http(base, 'POST', '/_sandbox/events', { body: { type, ...(data ? { data } : {}) } });
-  expect(result.status, result.text).toBe(202);
-  return result.json.deliveries as string[];
-}
+const createWebhook = (path: string, events = ['invoice.paid'], fields: Record<string, unknown> = {}) =>
+  postWebhook(base, token, receiver.url + path, events, fields);
+const trigger = (type: string, data?: Record<string, unknown>) => postEvent(base, type, data);
 
 function expectApiError(result: HttpResult, status: number, code: string, messagePart?: string) {
   expect(result.status, result.text).toBe(status);

@@ -1,0 +1,149 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { run as show } from '../../../../src/commands/deliveries/show.js';
+import { run as retry } from '../../../../src/commands/deliveries/retry.js';
+import { run as testCommand } from '../../../../src/commands/events/test.js';
+import { T0, fakeDeps, finishFakeDeps, json, jsonReply, mockCatalog, mockToken, rejectionOf } from '../../../helpers/fake-deps.js';
+
+afterEach(finishFakeDeps);
+
+const PAYLOAD = {
+  id: 'evt_0001',
+  event: 'invoice.paid',
+  data: { invoice_id: 'inv_42', amount: { amount: 12900, currency: 'EUR' }, paid_at: '2025-01-15T11:58:00Z' },
+};
+const SIGNATURE = 'sha256=9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08';
+
+function delivery(fields: Record<string, unknown> = {}) {
+  return {
+    id: 'dlv_1',
+    webhook_id: 'wh_1',
+    event: 'invoice.paid',
+    status: 'delivered',
+    response_code: 200,
+    attempts: 1,
+    signature: SIGNATURE,
+    payload: PAYLOAD,
+    created_at: new Date(T0 - 300_000).toISOString(),
+    ...fields,
+  };
+}
+
+describe('deliveries show', () => {
+  it('prints the attempt, its signature and the payload as indented JSON', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_1', method: 'GET' }).reply(json(200, delivery()));
+    const code = await show({ id: 'dlv_1' }, fake.deps);
+    expect(code).toBe(0);
+    const out = fake.stdout.text;
+    expect(out).toMatch(/^id\s+dlv_1$/m);
+    expect(out).toMatch(/^status\s+delivered$/m);
+    expect(out).toMatch(/^response\s+200$/m);
+    expect(out).toMatch(new RegExp(`^signature\\s+${SIGNATURE}$`, 'm'));
+    expect(out).toContain(JSON.stringify(PAYLOAD, null, 2));
+    expect(out).toMatch(/^created\s+5 minutes ago/m);
+  });
+
+  it.each([0, null])('an attempt with no answer (response_code %s) says so', async (code) => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock
+      .intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_2', method: 'GET' })
+      .reply(json(200, delivery({ id: 'dlv_2', status: 'failed', response_code: code })));
+    await show({ id: 'dlv_2' }, fake.deps);
+    expect(fake.stdout.text).toMatch(/^response\s+no answer$/m);
+  });
+
+  it.each([0, null])('a test send with no answer (response_code %s) says why once, when the service says', async (code) => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    const body = delivery({ status: 'failed', response_code: code, failure_reason: 'no answer within 10 s' });
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1/test', method: 'POST' }).reply(json(200, body));
+    expect(await testCommand({ webhookId: 'wh_1' }, fake.deps)).toBe(1);
+    expect(fake.stderr.text).toMatch(/^whsvc: the endpoint did not accept the test event \(no answer within 10 s\)$/m);
+  });
+
+  it('--json prints exactly what the service returned', async () => {
+    const fake = fakeDeps({ json: true });
+    mockToken(fake.mock);
+    const body = delivery({ future: { x: 1 } });
+    fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_1', method: 'GET' }).reply(json(200, body));
+    await show({ id: 'dlv_1' }, fake.deps);
+    expect(JSON.parse(fake.stdout.text)).toEqual(body);
+  });
+
+  it('404 is passed on', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_x', method: 'GET' }).reply(json(404, { error: { code: 'not_found', message: 'nope' } }));
+    await expect(show({ id: 'dlv_x' }, fake.deps)).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('deliveries retry', () => {
+  it('POSTs the retry and shows the new attempt', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_1/retry', method: 'POST' }).reply(json(201, delivery({ id: 'dlv_9', attempts: 3 })));
+    await retry({ ids: ['dlv_1'], concurrency: 8 }, fake.deps);
+    expect(fake.stdout.text).toMatch(/^id\s+dlv_9$/m);
+    expect(fake.stdout.text).toMatch(/^attempt\s+3$/m);
+  });
+
+  it('409 (already delivered) is passed on', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock
+      .intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_1/retry', method: 'POST' })
+      .reply(json(409, { error: { code: 'already_delivered', message: 'delivery dlv_1 was delivered' } }));
+    const error = await rejectionOf(retry({ ids: ['dlv_1'], concurrency: 8 }, fake.deps));
+    expect(error).toMatchObject({ status: 409, code: 'already_delivered' });
+  });
+});
+
+describe('test', () => {
+  it('exits 1 when the returned status is failed', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1/test', method: 'POST' }).reply(json(200, delivery({ status: 'failed', response_code: 500 })));
+    const code = await testCommand({ webhookId: 'wh_1' }, fake.deps);
+    expect(code).toBe(1);
+    expect(fake.stdout.text).toMatch(/^status\s+failed$/m);
+  });
+
+  it('exits 0 when delivered; --event is checked against the catalog and sent', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    const bodies: unknown[] = [];
+    fake.mock
+      .intercept({ path: '/v1/webhooks/wh_1', method: 'GET' })
+      .reply(json(200, { id: 'wh_1', url: 'https://example.com/h', events: ['product.updated'], active: true }));
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1/test', method: 'POST' }).reply((opts) => {
+      bodies.push(JSON.parse(String(opts.body)));
+      return jsonReply(200, delivery({ event: 'product.updated' }));
+    });
+    const code = await testCommand({ webhookId: 'wh_1', event: 'product.updated' }, fake.deps);
+    expect(code).toBe(0);
+    expect(bodies).toEqual([{ event: 'product.updated' }]);
+  });
+
+  it('an unknown --event: exit 2 before the test request', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    const error = await rejectionOf(testCommand({ webhookId: 'wh_1', event: 'invoice.payed' }, fake.deps));
+    expect(error).toMatchObject({ exitCode: 2 });
+    expect(error.message).toMatch(/did you mean invoice\.paid\?/);
+    expect(fake.requests.some((r) => r.url.pathname.endsWith('/test'))).toBe(false);
+  });
+
+  it('--json: exit 1 on failed too, with the attempt on stdout', async () => {
+    const fake = fakeDeps({ json: true });
+    mockToken(fake.mock);
+    const body = delivery({ status: 'failed', response_code: null });
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1/test', method: 'POST' }).reply(json(200, body));
+    expect(await testCommand({ webhookId: 'wh_1' }, fake.deps)).toBe(1);
+    expect(JSON.parse(fake.stdout.text)).toEqual(body);
+  });
+});

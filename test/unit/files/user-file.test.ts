@@ -1,0 +1,290 @@
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RecordFile } from '../../../src/commands/replay/shared/record.js';
+import { holdFileLock, withFileLock } from '../../../src/config/lock.js';
+import { FileError, LineFile, ReservedFile, readOwnFile, replaceFile } from '../../../src/files/user-file.js';
+import { canMakeDeviceNodes } from '../../helpers/bad-files.js';
+import { recordOf } from '../../helpers/delivery.js';
+
+// The one writer of the files a user names: what it refuses before anything happens, and what it leaves behind.
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'whsvc-user-file-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+function refusal(write: () => unknown): FileError {
+  try {
+    write();
+  } catch (error) {
+    expect(error).toBeInstanceOf(FileError);
+    return error as FileError;
+  }
+  throw new Error('expected a refusal');
+}
+
+/** Every kind of path that is not a regular file of its own, each made fresh in the test's directory. */
+const notRegular: Array<[string, (path: string) => void, RegExp]> = [
+  [
+    'a symlink to a victim file',
+    (path) => {
+      writeFileSync(join(dir, 'victim'), 'untouched\n', { mode: 0o644 });
+      symlinkSync(join(dir, 'victim'), path);
+    },
+    /is a symbolic link, not a regular file$/,
+  ],
+  ['a dangling symlink', (path) => symlinkSync(join(dir, 'nowhere'), path), /is a symbolic link, not a regular file$/],
+  ['a directory', (path) => mkdirSync(path), /is a directory, not a regular file$/],
+  ['a FIFO (never waited on)', (path) => execFileSync('mkfifo', [path]), /is a FIFO, not a regular file$/],
+  [
+    'a hard link to a victim file',
+    (path) => {
+      writeFileSync(join(dir, 'victim'), 'untouched\n', { mode: 0o644 });
+      linkSync(join(dir, 'victim'), path);
+    },
+    /has other hard links/,
+  ],
+];
+// A private device node (the machine's own /dev is never touched): a null device, as /dev/null is.
+if (canMakeDeviceNodes()) notRegular.push(['a device node', (path) => execFileSync('mknod', [path, 'c', '1', '3']), /is a device, not a regular file$/]);
+
+describe.each([
+  ['LineFile.open', (path: string) => LineFile.open(path, '--record')],
+  ['ReservedFile.reserve --force', (path: string) => ReservedFile.reserve(path, '--secret-file', true)],
+  ['replaceFile', (path: string) => replaceFile(path, '{}\n', '--checkpoint')],
+])('%s refuses what is not a regular file of its own, before anything is written', (_name, open) => {
+  it.each(notRegular)('%s', (_kind, make, message) => {
+    const path = join(dir, 'target');
+    make(path);
+    const before = statSync(path, { throwIfNoEntry: false });
+    const error = refusal(() => open(path));
+    expect(error.refused).toBe(true);
+    expect(error.message).toMatch(message);
+    expect(error.message).toContain(path);
+    if (before) expect(modeOf(path)).toBe(before.mode & 0o777);
+    if (existsSync(join(dir, 'victim'))) {
+      expect(readFileSync(join(dir, 'victim'), 'utf8')).toBe('untouched\n');
+      expect(modeOf(join(dir, 'victim'))).toBe(0o644);
+    }
+    // Nothing beside it either (no temporary left behind).
+    expect(readdirSync(dir).sort()).toEqual(['target', ...(existsSync(join(dir, 'victim')) ? ['victim'] : [])].sort());
+  });
+});
+
+describe("another user's file", () => {
+  it.runIf(process.geteuid?.() === 0)('is refused (a record file planted in a shared directory), and left as it was', () => {
+    const path = join(dir, 'planted.ndjson');
+    writeFileSync(path, 'theirs\n');
+    chmodSync(path, 0o666);
+    chownSync(path, 12345, 12345);
+    for (const open of [
+      () => LineFile.open(path, '--record'),
+      () => ReservedFile.reserve(path, '--secret-file', true),
+      () => replaceFile(path, '{}', '--checkpoint'),
+    ]) {
+      const error = refusal(open);
+      expect(error).toMatchObject({ refused: true, message: `${error.message.split(' ')[0]} ${path} belongs to another user (uid 12345)` });
+    }
+    expect(readFileSync(path, 'utf8')).toBe('theirs\n');
+    expect(modeOf(path)).toBe(0o666);
+  });
+});
+
+describe('LineFile', () => {
+  it('creates the file 0600 whatever the umask, and appends whole lines', () => {
+    const path = join(dir, 'records.ndjson');
+    const previous = process.umask(0o000);
+    try {
+      const file = LineFile.open(path, '--record');
+      file.appendLine('{"a":1}');
+      file.appendLine('{"b":2}');
+      file.close();
+    } finally {
+      process.umask(previous);
+    }
+    expect(modeOf(path)).toBe(0o600);
+    expect(readFileSync(path, 'utf8')).toBe('{"a":1}\n{"b":2}\n');
+  });
+
+  it('appends to an existing regular file and leaves its mode as the user set it', () => {
+    const path = join(dir, 'records.ndjson');
+    writeFileSync(path, 'first\n');
+    chmodSync(path, 0o640);
+    const file = LineFile.open(path, '--record');
+    expect(file.created).toBe(false);
+    file.appendLine('second');
+    file.close();
+    expect(readFileSync(path, 'utf8')).toBe('first\nsecond\n');
+    expect(modeOf(path)).toBe(0o640);
+  });
+
+  it('a file a killed run left ending in a cut line is cut back to its last whole line, so the next line starts on its own', () => {
+    const path = join(dir, 'records.ndjson');
+    writeFileSync(path, '{"a":1}\n{"b":');
+    const file = LineFile.open(path, '--record');
+    expect(file.cutAtOpen).toBe(5);
+    file.appendLine('{"c":3}');
+    file.close();
+    expect(readFileSync(path, 'utf8')).toBe('{"a":1}\n{"c":3}\n');
+    // One cut line longer than the chunks it is read back in, and nothing before it.
+    writeFileSync(path, `{"big":"${'x'.repeat(200_000)}`);
+    const again = LineFile.open(path, '--record');
+    expect(again.cutAtOpen).toBe(200_008);
+    again.close();
+    expect(readFileSync(path, 'utf8')).toBe('');
+    // A whole file is left as it is.
+    writeFileSync(path, '{"a":1}\n');
+    const whole = LineFile.open(path, '--record');
+    expect(whole.cutAtOpen).toBe(0);
+    whole.close();
+    expect(readFileSync(path, 'utf8')).toBe('{"a":1}\n');
+  });
+
+  it('a missing directory is refused in one line naming the path', () => {
+    const path = join(dir, 'no', 'such', 'records.ndjson');
+    const error = refusal(() => LineFile.open(path, '--record'));
+    expect(error).toMatchObject({ refused: true, message: `--record ${path} cannot be written: its directory does not exist` });
+  });
+});
+
+describe('ReservedFile', () => {
+  it('an existing file without --force is refused and kept as it was', () => {
+    const path = join(dir, 'whsec.txt');
+    writeFileSync(path, 'old\n', { mode: 0o644 });
+    const error = refusal(() => ReservedFile.reserve(path, '--secret-file', false));
+    expect(error).toMatchObject({ refused: true, hint: 'pass --force to overwrite it, or choose another path' });
+    expect(readFileSync(path, 'utf8')).toBe('old\n');
+    expect(modeOf(path)).toBe(0o644);
+  });
+
+  it('--force narrows the regular file the user named to 0600; its content stays until the new one is written', () => {
+    const path = join(dir, 'whsec.txt');
+    writeFileSync(path, 'an older and longer secret\n', { mode: 0o644 });
+    const reserved = ReservedFile.reserve(path, '--secret-file', true);
+    expect(modeOf(path)).toBe(0o600);
+    expect(readFileSync(path, 'utf8')).toBe('an older and longer secret\n');
+    reserved.write('whsec_new\n');
+    expect(readFileSync(path, 'utf8')).toBe('whsec_new\n');
+  });
+
+  it('a discarded reservation removes the file it created, and only that', () => {
+    const created = join(dir, 'new.txt');
+    ReservedFile.reserve(created, '--secret-file', false).discard();
+    expect(existsSync(created)).toBe(false);
+    const forced = join(dir, 'kept.txt');
+    writeFileSync(forced, 'kept\n');
+    ReservedFile.reserve(forced, '--secret-file', true).discard();
+    expect(readFileSync(forced, 'utf8')).toBe('kept\n');
+  });
+});
+
+describe('replaceFile', () => {
+  it('writes the whole file 0600 (an older 0644 one is replaced by its own new file)', () => {
+    const path = join(dir, 'checkpoint.json');
+    writeFileSync(path, '{"old":true}\n', { mode: 0o644 });
+    replaceFile(path, '{"new":true}\n', '--checkpoint');
+    expect(readFileSync(path, 'utf8')).toBe('{"new":true}\n');
+    expect(modeOf(path)).toBe(0o600);
+    expect(readdirSync(dir)).toEqual(['checkpoint.json']);
+  });
+
+  it('a temporary that cannot be made (its name too long) is a failed write of the file named, not a refusal of the temporary', () => {
+    const path = join(dir, `${'c'.repeat(240)}.json`);
+    const error = refusal(() => replaceFile(path, '{}\n', '--checkpoint'));
+    expect(error.refused).toBe(false);
+    expect(error.message).toBe(`cannot write to ${path}: the name is too long`);
+    expect(error.message).not.toContain('.tmp');
+  });
+
+  it('removes the temporaries a killed writer left, and leaves those of a live one', () => {
+    const path = join(dir, 'checkpoint.json');
+    // A pid that is surely gone: a process that has ended.
+    const gone = Number(execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }));
+    const stale = join(dir, `.checkpoint.json.whsvc-${gone}-abc123.tmp`);
+    const live = join(dir, `.checkpoint.json.whsvc-${process.ppid}-def456.tmp`);
+    const other = join(dir, `.other.json.whsvc-${gone}-abc123.tmp`);
+    for (const file of [stale, live, other]) writeFileSync(file, '{"partial":');
+    replaceFile(path, '{}\n', '--checkpoint');
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+    expect(existsSync(other)).toBe(true);
+  });
+});
+
+describe('readOwnFile (the config and the token cache)', () => {
+  it('reads a regular file, and says none when there is none', () => {
+    const path = join(dir, 'config.json');
+    expect(readOwnFile(path, 'the config file')).toBeUndefined();
+    writeFileSync(path, '{"a":1}');
+    expect(readOwnFile(path, 'the config file')).toBe('{"a":1}');
+  });
+
+  it.each(notRegular.filter(([kind]) => !kind.includes('hard link')))('refuses %s at once, never following it nor waiting on it', (_kind, make) => {
+    const path = join(dir, 'target');
+    make(path);
+    expect(refusal(() => readOwnFile(path, 'the config file'))).toMatchObject({ refused: true });
+  });
+
+  it('refuses a file larger than whsvc ever writes (a device of endless zeros planted there would fill the memory)', () => {
+    const path = join(dir, 'tokens.json');
+    writeFileSync(path, 'x'.repeat(2048));
+    expect(refusal(() => readOwnFile(path, 'the config file', 1024)).message).toBe(`the config file ${path} is larger than whsvc ever writes it (2048 bytes)`);
+  });
+});
+
+describe('a record file deleted, then a symlink planted at its path', () => {
+  it('is a failed write (not a usage error) while the symlink stands, the file it points to untouched; recorded afresh once it is gone', () => {
+    const path = join(dir, 'records.ndjson');
+    const reopened: string[] = [];
+    const file = new RecordFile(path, (message) => reopened.push(message));
+    const record = (id: string) => recordOf({ delivery_id: id });
+    file.append(record('dlv_1'));
+    rmSync(path);
+    writeFileSync(join(dir, 'victim'), 'untouched\n', { mode: 0o644 });
+    symlinkSync(join(dir, 'victim'), path);
+    const error = refusal(() => file.append(record('dlv_2')));
+    expect(error.refused).toBe(false);
+    expect(error.message).toBe(`cannot record to ${path}: --record ${path} is a symbolic link, not a regular file`);
+    rmSync(path);
+    file.append(record('dlv_3'));
+    file.close();
+    expect(readFileSync(join(dir, 'victim'), 'utf8')).toBe('untouched\n');
+    expect(
+      readFileSync(path, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).delivery_id),
+    ).toEqual(['dlv_3']);
+    expect(reopened).toEqual([`${path} was deleted or moved away while recording: recording to ${path} afresh`]);
+  });
+});
+
+describe('a lock file that is not a lock whsvc made', () => {
+  it.each([
+    ['a directory', (path: string) => mkdirSync(path)],
+    ['a FIFO', (path: string) => execFileSync('mkfifo', [path])],
+  ])('(%s) is said at once, never waited on nor spun over', async (_kind, make) => {
+    const target = join(dir, 'checkpoint.json');
+    make(`${target}.lock`);
+    expect(() => holdFileLock(target)).toThrow(`${target}.lock is not a regular file: not a lock whsvc made; remove it`);
+    await expect(withFileLock(target, async () => 'ran')).rejects.toThrow(`cannot lock ${target}`);
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { carriesClientSecret, parseRecord, recordedBody, recordedRequest } from '../../../src/protocol/record.js';
+import { recordOf } from '../../helpers/delivery.js';
+
+const good = recordOf({ headers: { 'x-a': '1' } });
+const line = (record: object) => JSON.stringify(record);
+
+describe('record files', () => {
+  it('a line that is not a record says why', () => {
+    expect(parseRecord(line({ ...good, path: undefined }))).toEqual({ problem: 'no path (a string starting with /)' });
+    expect(parseRecord(line({ ...good, attempt: 'two' }))).toEqual({ problem: 'attempt is not a number' });
+    expect(parseRecord(line({ ...good, event: 7 }))).toEqual({ problem: 'event is not a string' });
+    expect(parseRecord(line({ ...good, delivery_id: {} }))).toEqual({ problem: 'delivery_id is not a string' });
+    expect(parseRecord(line({ ...good, body: undefined, body_base64: 'e30=!' }))).toEqual({ problem: 'body_base64 is not base64' });
+    expect(parseRecord('{"whsvc_record":1')).toEqual({ problem: 'not JSON' });
+    expect(parseRecord(line({ ...good, attempt: null }))).toMatchObject({ attempt: null });
+    expect(parseRecord(line({ ...good, body: undefined, body_base64: 'e30=' }))).toMatchObject({ body_base64: 'e30=' });
+  });
+
+  it('a header replay could not send is refused, named; one of the hop is taken whatever it holds (it is never sent)', () => {
+    const withHeaders = (headers: Record<string, unknown>) => parseRecord(line({ ...good, headers }));
+    expect(withHeaders({ 'x-a': 'a\nb' })).toEqual({ problem: 'the header "x-a" holds the control character U+000A, which HTTP does not allow in a header' });
+    expect(withHeaders({ 'x-a': 'a\u007fb' })).toMatchObject({ problem: expect.stringContaining('U+007F') });
+    expect(withHeaders({ 'x-name': '日本' })).toMatchObject({ problem: expect.stringMatching(/^the header "x-name" holds U\+65E5, which is not one byte/) });
+    expect(withHeaders({ 'x a': '1' })).toMatchObject({ problem: expect.stringContaining('the header name "x a" is not one HTTP allows') });
+    expect(withHeaders({ 'x-a': 1 })).toEqual({ problem: 'the header "x-a" is not a string' });
+    // What listen records: each byte one character (latin1), UTF-8's bytes of café among them; tabs and spaces.
+    expect(withHeaders({ 'x-name': Buffer.from('café').toString('latin1'), 'x-b': '\tb c' })).not.toHaveProperty('problem');
+    expect(withHeaders({ Expect: '100-continue', 'TRANSFER-ENCODING': 'chunked', Connection: 'a b,,', Host: 'h\u0001' })).not.toHaveProperty('problem');
+  });
+
+  it('keeps any bytes, and a path without its query (a token in a webhook URL stays out of the file)', () => {
+    const bytes = Buffer.from([0xff, 0x00, 0x7b]);
+    const recorded = recordedRequest('POST', '/hooks?token=s3cret', { 'content-type': 'application/json' }, bytes);
+    expect(recorded.path).toBe('/hooks');
+    expect(recorded.body).toBeUndefined();
+    expect(recordedBody({ ...good, body: undefined, ...recorded } as never).equals(bytes)).toBe(true);
+    expect(recordedRequest('POST', '/', {}, Buffer.from('{"a":"é"}')).body).toBe('{"a":"é"}');
+  });
+
+  it('a body that starts with a byte order mark comes back with it, through the file', () => {
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"id":"inv_1"}')]);
+    const written = JSON.stringify({ ...good, ...recordedRequest('POST', '/h', {}, bytes) });
+    const read = parseRecord(written);
+    expect('problem' in read).toBe(false);
+    expect(recordedBody(read as never).equals(bytes)).toBe(true);
+  });
+});
+
+describe('a token request is never recorded, however it is written', () => {
+  it.each([
+    ['JSON', '{"grant_type":"client_credentials","client_id":"a","client_secret":"s"}'],
+    ['JSON after a byte-order mark', '\uFEFF{"client_id":"a","client_secret":"s"}'],
+    ['JSON with the name escaped', '{"client\\u005fsecret":"s"}'],
+    ['a form', 'grant_type=client_credentials&client_secret=s'],
+    ['a form, its name percent-encoded', 'grant_type=client_credentials&client%5Fsecret=s'],
+    ['a multipart form', '--b\r\nContent-Disposition: form-data; name="client_secret"\r\n\r\ns\r\n--b--\r\n'],
+  ])('%s', (_kind, body) => {
+    expect(carriesClientSecret(Buffer.from(body))).toBe(true);
+  });
+
+  it.each([
+    ['a payload that mentions it', '{"event":"invoice.paid","data":{"note":"rotate the client_secret monthly"}}'],
+    ['a field of the data named so', '{"event":"invoice.paid","data":{"client_secret":"not a top-level field"}}'],
+  ])('but %s is a delivery like any other', (_kind, body) => {
+    expect(carriesClientSecret(Buffer.from(body))).toBe(false);
+  });
+});
