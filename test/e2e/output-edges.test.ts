@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, startWhsvc, type SandboxProcess } from '../helpers/cli.js';
 import { getToken, postWebhook } from '../helpers/http.js';
+import { canMakeDeviceNodes, privateFullDevice } from '../helpers/bad-files.js';
 
 let sandbox: SandboxProcess;
 let configDir: string;
@@ -44,16 +45,27 @@ describe('a reader that goes away (| head -1)', () => {
   });
 });
 
-describe('a full disk', () => {
+describe.skipIf(!canMakeDeviceNodes())('a full disk', () => {
   it('is one line and exit 1, never a stack trace', async () => {
-    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(`${process.execPath} ${WHSVC_BIN} webhooks list --limit 50 > /dev/full`, { shell: true, env: { ...process.env, ...env } });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-      child.on('close', (code) => resolve({ code, stderr }));
-    });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toBe('whsvc: cannot write the output: no space left on the device (ENOSPC)\n');
+    const dir = mkdtempSync(join(tmpdir(), 'whsvc-full-'));
+    try {
+      // The output on a device of the test's own that is always full, as /dev/full is.
+      const full = openSync(privateFullDevice(dir), 'w');
+      const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [WHSVC_BIN, 'webhooks', 'list', '--limit', '50'], {
+          env: { ...process.env, ...env },
+          stdio: ['ignore', full, 'pipe'],
+        });
+        let stderr = '';
+        child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
+        child.on('close', (code) => resolve({ code, stderr }));
+      });
+      closeSync(full);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('whsvc: cannot write the output: no space left on the device (ENOSPC)\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

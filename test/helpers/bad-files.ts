@@ -69,3 +69,10 @@ export function canMakeDeviceNodes(): boolean {
     rmSync(probe, { recursive: true, force: true });
   }
 }
+
+/** A device of this test's own that behaves as /dev/full (every write fails with ENOSPC): `mknod FILE c 1 7` in `dir`. */
+export function privateFullDevice(dir: string): string {
+  const device = join(dir, 'full');
+  execFileSync('mknod', ['-m', '0666', device, 'c', '1', '7']);
+  return device;
+}
