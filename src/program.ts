@@ -2,6 +2,7 @@ import { Command, Help, type CommandUnknownOpts } from '@commander-js/extra-typi
 import { usageMessage } from './cli/errors.js';
 import { examples } from './cli/examples.js';
 import { withGlobalOptions } from './cli/globals.js';
+import { register as api } from './commands/api/api.js';
 import { register as auth } from './commands/auth/auth.js';
 import { register as completion } from './commands/completion/completion.js';
 import { register as deliveries } from './commands/deliveries/deliveries.js';
@@ -25,6 +26,7 @@ const REGISTRARS: Record<string, (program: CommandUnknownOpts) => void> = {
   listen,
   replay,
   verify,
+  api,
   completion,
 };
 
