@@ -30,6 +30,7 @@ const HEAVY: Array<[string, RegExp]> = [
   ['the sandbox inspector', /inspector_token_required|whsvc sandbox inspector/],
   // jq, compiled to WebAssembly (1.3 MB with its module): loaded only for --jq.
   ['jq-wasm (loaded only for --jq)', /\/\/ node_modules\/jq-wasm\//],
+  ['js-yaml (loaded only for a YAML file given to webhooks apply)', /\/\/ node_modules\/js-yaml\//],
 ];
 
 describe('what start-up loads (the built bundle, built by the test setup)', () => {
