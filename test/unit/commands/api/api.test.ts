@@ -26,7 +26,17 @@ describe('whsvc api: the request', () => {
       sent = JSON.parse(String(req.body));
       return jsonReply(201, { id: 'wh_2', signing_secret: 'whsec_x' });
     });
-    await run(options({ path: 'v1/webhooks', fields: [{ typed: false, text: 'url=https://example.com/h' }, { typed: false, text: 'events[]=invoice.paid' }, { typed: true, text: 'active=false' }] }), fake.deps);
+    await run(
+      options({
+        path: 'v1/webhooks',
+        fields: [
+          { typed: false, text: 'url=https://example.com/h' },
+          { typed: false, text: 'events[]=invoice.paid' },
+          { typed: true, text: 'active=false' },
+        ],
+      }),
+      fake.deps,
+    );
     expect(sent).toEqual({ url: 'https://example.com/h', events: ['invoice.paid'], active: false });
     expect(fake.requests[1]!.headers['content-type']).toBe('application/json');
     expect(fake.stderr.text).toMatch(/signing secret, shown only this once/);
@@ -36,11 +46,22 @@ describe('whsvc api: the request', () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     fake.mock.intercept({ path: '/v1/webhooks?active=true&limit=1', method: 'GET' }).reply(200, '{"data":[],"has_more":false,"next_cursor":null}');
-    await run(options({ path: '/v1/webhooks', method: 'GET', fields: [{ typed: false, text: 'active=true' }, { typed: true, text: 'limit=1' }], headers: [['X-Trace', 't1']] }), fake.deps);
+    await run(
+      options({
+        path: '/v1/webhooks',
+        method: 'GET',
+        fields: [
+          { typed: false, text: 'active=true' },
+          { typed: true, text: 'limit=1' },
+        ],
+        headers: [['X-Trace', 't1']],
+      }),
+      fake.deps,
+    );
     expect(fake.requests[1]!.headers['x-trace']).toBe('t1');
   });
 
-  it('--input: the body as read, its Content-Type the caller\'s when given (-H), POST by default', async () => {
+  it("--input: the body as read, its Content-Type the caller's when given (-H), POST by default", async () => {
     const fake = fakeDeps({ stdin: '{"active": false}' });
     mockToken(fake.mock);
     let body = '';
@@ -115,8 +136,12 @@ describe('whsvc api --paginate', () => {
   it('follows next_cursor with the same query, and prints one envelope of every page (has_more false, next_cursor null)', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
-    fake.mock.intercept({ path: '/v1/webhooks?limit=2', method: 'GET' }).reply(200, JSON.stringify({ data: [{ id: 'a' }, { id: 'b' }], has_more: true, next_cursor: 'c1' }));
-    fake.mock.intercept({ path: '/v1/webhooks?limit=2&cursor=c1', method: 'GET' }).reply(200, JSON.stringify({ data: [{ id: 'c', new_field: 1 }], has_more: false, next_cursor: null }));
+    fake.mock
+      .intercept({ path: '/v1/webhooks?limit=2', method: 'GET' })
+      .reply(200, JSON.stringify({ data: [{ id: 'a' }, { id: 'b' }], has_more: true, next_cursor: 'c1' }));
+    fake.mock
+      .intercept({ path: '/v1/webhooks?limit=2&cursor=c1', method: 'GET' })
+      .reply(200, JSON.stringify({ data: [{ id: 'c', new_field: 1 }], has_more: false, next_cursor: null }));
     await run(options({ path: '/v1/webhooks?limit=2', paginate: true }), fake.deps);
     expect(JSON.parse(fake.stdout.text)).toEqual({ data: [{ id: 'a' }, { id: 'b' }, { id: 'c', new_field: 1 }], has_more: false, next_cursor: null });
   });

@@ -25,8 +25,31 @@ function usage(call: () => unknown): CliError {
 describe('api fields: -f strings, -F typed, key[] arrays, key[sub] objects (as gh api)', () => {
   it('-f values are strings as written; -F true, false, null and numbers are themselves, @FILE the file', () => {
     expect(
-      fieldsBody([f('url=https://example.com/hooks?a=b=c'), f('active=true'), F('on=true'), F('off=false'), F('none=null'), F('n=42'), F('x=-1.5e3'), F('s=4x'), F('note=@body.txt')], read),
-    ).toEqual({ url: 'https://example.com/hooks?a=b=c', active: 'true', on: true, off: false, none: null, n: 42, x: -1500, s: '4x', note: 'line one\nline two\n' });
+      fieldsBody(
+        [
+          f('url=https://example.com/hooks?a=b=c'),
+          f('active=true'),
+          F('on=true'),
+          F('off=false'),
+          F('none=null'),
+          F('n=42'),
+          F('x=-1.5e3'),
+          F('s=4x'),
+          F('note=@body.txt'),
+        ],
+        read,
+      ),
+    ).toEqual({
+      url: 'https://example.com/hooks?a=b=c',
+      active: 'true',
+      on: true,
+      off: false,
+      none: null,
+      n: 42,
+      x: -1500,
+      s: '4x',
+      note: 'line one\nline two\n',
+    });
   });
 
   it('key[]=value appends to an array, in the order given; key[] alone is an empty array', () => {
@@ -71,7 +94,7 @@ describe('api headers (-H)', () => {
     expect(header('Content-Type:application/merge-patch+json')).toEqual(['Content-Type', 'application/merge-patch+json']);
   });
 
-  it('the token and the connection are whsvc\'s own: Authorization, Host, Content-Length… are refused', () => {
+  it("the token and the connection are whsvc's own: Authorization, Host, Content-Length… are refused", () => {
     const error = usage(() => header('Authorization: Bearer stolen'));
     expect(error.message).toBe('-H Authorization: whsvc sets this header itself');
     expect(error.hint).toContain('--profile');
@@ -85,7 +108,7 @@ describe('api headers (-H)', () => {
   });
 });
 
-describe('api path: the service\'s address only', () => {
+describe("api path: the service's address only", () => {
   const base = 'http://127.0.0.1:4010';
 
   it('a path, with or without its leading slash, query kept', () => {
@@ -93,7 +116,7 @@ describe('api path: the service\'s address only', () => {
     expect(requestPath('v1/webhooks?limit=2', base)).toBe('/v1/webhooks?limit=2');
   });
 
-  it('a full URL at the service\'s address is taken as its path (under a base path, after it)', () => {
+  it("a full URL at the service's address is taken as its path (under a base path, after it)", () => {
     expect(requestPath('http://127.0.0.1:4010/v1/webhooks?limit=1', base)).toBe('/v1/webhooks?limit=1');
     expect(requestPath('https://api.example.com/platform/v1/webhooks', 'https://api.example.com/platform')).toBe('/v1/webhooks');
   });
