@@ -26,14 +26,16 @@ export const command = () =>
   new Command('api')
     .description("an authenticated request to any path of the service, as gh api: the profile's token, its answer as returned")
     .addArgument(new Argument('<path>', 'a path of the service (/v1/webhooks), or a URL at its address'))
-    .addOption(new Option('-X, --method <method>', 'the HTTP method (default GET, or POST when fields or --input are given)').argParser(method))
+    .addOption(
+      new Option('-X, --method <method>', 'the HTTP method (default GET, or POST when fields or --input are given without --paginate)').argParser(method),
+    )
     .addOption(new Option('-f, --raw-field <key=value>', 'a string field (repeatable); key[]=v for arrays, key[sub]=v for objects').argParser(collect(String)))
     .addOption(
       new Option('-F, --field <key=value>', 'a typed field: true, false, null, numbers, @FILE (- reads stdin); else a string').argParser(collect(String)),
     )
     .option('--input <file>', 'the request body, read from this file (- reads stdin); fields then go in the query')
     .addOption(new Option('-H, --header <name:value>', 'a request header (repeatable)').argParser(collect(header)))
-    .option('--paginate', 'follow next_cursor: one envelope holding every page, streamed as it arrives (GET)')
+    .option('--paginate', 'follow next_cursor: one envelope holding every page, streamed as it arrives (GET; fields go in the query)')
     .addHelpText(
       'after',
       examples(
@@ -104,7 +106,8 @@ export async function run(options: ApiOptions, deps: CommandDeps): Promise<numbe
 /** The request the flags describe, or a usage error (exit 2) before anything is sent. */
 async function buildRequest(options: ApiOptions, deps: CommandDeps): Promise<Request> {
   let path = requestPath(options.path, deps.api.baseUrl);
-  const method = options.method ?? (options.fields.length > 0 || options.input !== undefined ? 'POST' : 'GET');
+  // --paginate reads a list: its fields are the query, as with -X GET.
+  const method = options.method ?? (!options.paginate && (options.fields.length > 0 || options.input !== undefined) ? 'POST' : 'GET');
   if (options.paginate && method !== 'GET') throw usageError(`--paginate follows the pages of a list: it needs GET, not ${method}`);
   const files = await readAtFiles(options.fields, deps);
   const read = (file: string) => files.get(file)!;

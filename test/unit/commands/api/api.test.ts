@@ -154,3 +154,15 @@ describe('whsvc api --paginate', () => {
     expect(fake.stdout.text).toBe('{"id":"wh_1"}\n');
   });
 });
+
+describe('whsvc api --paginate and fields', () => {
+  it('fields with --paginate are the query of a GET (no -X needed)', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock
+      .intercept({ path: '/v1/webhooks?limit=1', method: 'GET' })
+      .reply(200, JSON.stringify({ data: [{ id: 'a' }], has_more: false, next_cursor: null }));
+    await run(options({ path: '/v1/webhooks', paginate: true, fields: [{ typed: true, text: 'limit=1' }] }), fake.deps);
+    expect(JSON.parse(fake.stdout.text).data).toEqual([{ id: 'a' }]);
+  });
+});
