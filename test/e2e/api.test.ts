@@ -42,7 +42,7 @@ describe('whsvc api', () => {
     const created = JSON.parse(result.stdout);
     expect(created).toMatchObject({ url: 'https://example.com/api-made', events: ['invoice.paid', 'product.updated'], active: true });
     expect(created.signing_secret).toMatch(/^whsec_/);
-    expect(result.stderr).toMatch(/signing secret, shown only this once/);
+    expect(result.stderr).toMatch(/signing secret: the service gives it only this once/);
     const got = await runCli(['webhooks', 'get', created.id, '--json'], { env });
     expect(JSON.parse(got.stdout)).toMatchObject({ id: created.id, url: 'https://example.com/api-made' });
   });

@@ -189,7 +189,7 @@ function printAnswer(deps: CommandDeps, response: TransportResponse): void {
   else deps.stdout.write(response.text.endsWith('\n') ? response.text : `${response.text}\n`);
   if (typeof json === 'object' && json !== null && typeof (json as { signing_secret?: unknown }).signing_secret === 'string') {
     deps.stderr.write(
-      `${deps.errColors.yellow('!')} The answer holds the webhook's signing secret, shown only this once. (whsvc webhooks create --secret-file, or webhooks apply --secret-dir, write it to a file instead.)\n`,
+      `${deps.errColors.yellow('!')} The answer holds the webhook's signing secret: the service gives it only this once. (whsvc webhooks create --secret-file, or webhooks apply --secret-dir, write it to a file instead.)\n`,
     );
   }
 }

@@ -39,7 +39,7 @@ describe('whsvc api: the request', () => {
     );
     expect(sent).toEqual({ url: 'https://example.com/h', events: ['invoice.paid'], active: false });
     expect(fake.requests[1]!.headers['content-type']).toBe('application/json');
-    expect(fake.stderr.text).toMatch(/signing secret, shown only this once/);
+    expect(fake.stderr.text).toMatch(/signing secret: the service gives it only this once/);
   });
 
   it('-X GET with fields puts them in the query; -H headers are sent', async () => {
