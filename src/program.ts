@@ -4,6 +4,7 @@ import { usageMessage } from './cli/errors.js';
 import { examples } from './cli/examples.js';
 import { withGlobalOptions } from './cli/globals.js';
 import { answerUnknownCommands, helpCommand } from './cli/habits.js';
+import { register as api } from './commands/api/api.js';
 import { register as auth } from './commands/auth/auth.js';
 import { register as checkReceiver } from './commands/check-receiver/check-receiver.js';
 import { register as completion } from './commands/completion/completion.js';
@@ -33,6 +34,7 @@ const REGISTRARS: Record<string, (program: CommandUnknownOpts) => void> = {
   sign,
   send,
   'check-receiver': checkReceiver,
+  api,
   completion,
 };
 

@@ -95,6 +95,7 @@ export class ServiceClock {
 
 export interface CallOptions {
   query?: Query;
+  /** Sent as JSON. */
   body?: unknown;
   /** Ends a wait for a Retry-After with RequestStopped, before the request is sent (a bulk run told to stop). */
   stop?: AbortSignal | undefined;
@@ -102,6 +103,12 @@ export interface CallOptions {
   notFoundHint?: string | undefined;
   /** This call's limit in place of --request-timeout: Infinity for work that takes as long as it takes (a clock jump). */
   timeoutMs?: number | undefined;
+}
+
+/** A request sent as it is given (`whsvc api`): its body as bytes or text, and headers of the caller's. */
+export interface SendOptions extends Pick<CallOptions, 'query' | 'stop' | 'timeoutMs'> {
+  body?: string | Uint8Array | undefined;
+  headers?: Record<string, string> | undefined;
 }
 
 /** A wait, cut short by `stop`: the request it held back is not sent. */
@@ -195,7 +202,7 @@ export class ApiClient {
       const { code, message } = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
       throw new AuthError(`the service refused the credentials${code ? ` (${code})` : ''}: ${message ?? `HTTP ${response.status}`}`, response.status, code);
     }
-    if (response.status !== 200) throw this.toApiError('POST', TOKEN_PATH, response);
+    if (response.status !== 200) throw this.errorFor('POST', TOKEN_PATH, response);
     let parsed: { access_token?: unknown; expires_in?: unknown; scope?: unknown };
     try {
       parsed = JSON.parse(response.text) as typeof parsed;
@@ -215,21 +222,32 @@ export class ApiClient {
   /** An authenticated API call; resolves with the response of a 2xx, throws ApiError otherwise. */
   async call(method: string, path: string, options: CallOptions = {}): Promise<TransportResponse> {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const response = await this.send(method, path, { ...options, body });
+    if (response.status < 200 || response.status >= 300) throw this.errorFor(method, path, response, options.notFoundHint);
+    return response;
+  }
+
+  /**
+   * An authenticated request whose answer is the caller's to read, whatever
+   * its status (`whsvc api`): the token cached, refreshed once on a 401 (a
+   * second 401 is an AuthError), waits on 429/503, as for every call. The body
+   * is sent as given, with `headers` beside the client's own.
+   */
+  async send(method: string, path: string, options: SendOptions = {}): Promise<TransportResponse> {
     let token = await this.token();
-    const how = { idempotent: method === 'GET', stop: options.stop, timeoutMs: options.timeoutMs };
-    let response = await this.exchange(method, path, options.query, body, token.access_token, how);
+    const how = { idempotent: method === 'GET', stop: options.stop, timeoutMs: options.timeoutMs, headers: options.headers };
+    let response = await this.exchange(method, path, options.query, options.body, token.access_token, how);
     if (response.status === 401) {
       // Refused: never offer this token again, even if no fresh one can be had.
       this.memoryToken = undefined;
       await this.options.tokenCache?.clear();
       token = await this.token(true);
-      response = await this.exchange(method, path, options.query, body, token.access_token, how);
+      response = await this.exchange(method, path, options.query, options.body, token.access_token, how);
       if (response.status === 401) {
         const { code, message } = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
         throw new AuthError(`the service refused a fresh access token: ${message ?? 'HTTP 401'}`, 401, code);
       }
     }
-    if (response.status < 200 || response.status >= 300) throw this.toApiError(method, path, response, options.notFoundHint);
     return response;
   }
 
@@ -248,7 +266,8 @@ export class ApiClient {
     return value as T;
   }
 
-  private toApiError(method: string, path: string, response: TransportResponse, notFoundHint?: string): ApiError {
+  /** The ApiError an answer that is not a 2xx makes: its message from the body, the scope a 403 lacks, a 404's hint. */
+  errorFor(method: string, path: string, response: TransportResponse, notFoundHint?: string): ApiError {
     const described = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
     const requiredScope = response.status === 403 ? (described.requiredScope ?? scopeFor(method)) : undefined;
     let message = described.message ?? (described.code ? `the service refused ${method} ${path}` : `the service refused ${method} ${path} without saying why`);
@@ -288,25 +307,36 @@ export class ApiClient {
     method: string,
     path: string,
     query: Query | undefined,
-    body: string | undefined,
+    body: string | Uint8Array | undefined,
     accessToken: string | undefined,
-    { idempotent, stop, timeoutMs = this.options.timeoutMs }: { idempotent: boolean; stop?: AbortSignal | undefined; timeoutMs?: number | undefined },
+    {
+      idempotent,
+      stop,
+      timeoutMs = this.options.timeoutMs,
+      headers: extra = {},
+    }: { idempotent: boolean; stop?: AbortSignal | undefined; timeoutMs?: number | undefined; headers?: Record<string, string> | undefined },
   ): Promise<TransportResponse> {
+    const base = new URL(this.options.baseUrl);
     const url = new URL(this.options.baseUrl.replace(/\/+$/, '') + path);
+    // The token goes to the service's address and nowhere else, whatever the path (`@host`, say, would move it).
+    if (url.origin !== base.origin) throw new ApiError(0, 'other_address', `${path} is not a path at ${base.origin}: nothing was sent`);
     for (const [key, value] of Object.entries(query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+    const given = Object.fromEntries(Object.entries(extra).map(([name, value]) => [name.toLowerCase(), value]));
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.options.userAgent ?? 'whsvc',
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...given,
       ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}),
     };
+    const shownBody = body === undefined ? undefined : typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
     let waits = 0;
     let resets = 0;
     for (;;) {
       // A longer wait may have replaced the one awaited: wait until none is left.
       while (this.pause) await unlessStopped(this.pause, stop);
       const started = this.now();
-      this.options.debug?.(`> ${method} ${url.href}\n${redactHeaders(headers)}${body ? `\n\n${redactText(body)}` : ''}\n`);
+      this.options.debug?.(`> ${method} ${url.href}\n${redactHeaders(headers)}${shownBody ? `\n\n${redactText(shownBody)}` : ''}\n`);
       let response: TransportResponse;
       try {
         response = await this.options.transport({ method, url, headers, body, timeoutMs });

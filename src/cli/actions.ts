@@ -4,6 +4,7 @@ import { buildDeps, type CommandDeps } from './context.js';
 import { readGlobals, type GlobalOptions } from './globals.js';
 import { processIo, type Io } from './deps.js';
 import { installInterruptHandler } from './interrupt.js';
+import { JqOutput, loadJqFilter } from './jq.js';
 import { inquirerPrompter } from './prompter.js';
 
 /** What every command's action starts from: the process's streams and the global options, read once. */
@@ -29,12 +30,16 @@ export function action<A extends unknown[]>(run: (context: ActionContext, ...arg
   return async (...args: A) => {
     const command = args[args.length - 1] as CommandUnknownOpts;
     installInterruptHandler();
-    const io = processIo();
-    const globals = readGlobals(command, io.env);
+    const processStreams = processIo();
+    const globals = readGlobals(command, processStreams.env);
+    // --jq: loaded, and its expression compiled, before the command runs (a bad one is a usage error before any request).
+    const jq = globals.jq === undefined ? undefined : new JqOutput(await loadJqFilter(globals.jq), processStreams.stdout, processStreams.stderr);
+    const io = jq ? { ...processStreams, stdout: jq } : processStreams;
     let built: CommandDeps | undefined;
     const context: ActionContext = { io, globals, command, deps: async () => (built ??= await buildDeps(globals, io, inquirerPrompter)) };
     try {
-      process.exitCode = await run(context, ...args);
+      const code = await run(context, ...args);
+      process.exitCode = jq ? jq.finish(code) : code;
     } catch (error) {
       throw built ? explained(error, built) : error;
     }

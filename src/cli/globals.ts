@@ -12,6 +12,7 @@ export function withGlobalOptions(program: Command) {
     .option('--profile <name>', 'credentials profile (env WHSVC_PROFILE)')
     .option('--base-url <url>', `service base address, overriding the profile's (env WHSVC_BASE_URL; default ${DEFAULT_BASE_URL}, the sandbox)`)
     .option('--json', 'machine output on stdout')
+    .option('--jq <expression>', 'the --json output through this jq filter (implies --json); strings print raw, as jq -r')
     .option('--no-color', 'no colour (also NO_COLOR); colour is only ever used on a terminal')
     .option('--no-input', 'never prompt; missing input is a usage error (also CI=true)')
     .option('--debug', 'HTTP exchanges on stderr, secrets redacted (also WHSVC_DEBUG=1)')
@@ -34,6 +35,8 @@ export interface GlobalOptions {
   /** Where baseUrl came from, for messages. */
   baseUrlSource?: '--base-url' | 'WHSVC_BASE_URL' | undefined;
   json: boolean;
+  /** --jq: the filter --json's output goes through (cli/jq.ts). */
+  jq?: string | undefined;
   color: boolean;
   input: boolean;
   debug: boolean;
@@ -58,7 +61,8 @@ export function readGlobals(command: CommandUnknownOpts, env: NodeJS.ProcessEnv)
     // `--base-url localhost:4010` is http://localhost:4010 (withScheme).
     baseUrl: baseUrl === undefined ? undefined : withScheme(baseUrl),
     baseUrlSource: flags.baseUrl !== undefined ? '--base-url' : env.WHSVC_BASE_URL !== undefined ? 'WHSVC_BASE_URL' : undefined,
-    json: flags.json === true,
+    json: flags.json === true || flags.jq !== undefined,
+    jq: flags.jq,
     color: flags.color,
     input: flags.input && env.CI !== 'true' && env.CI !== '1',
     debug: flags.debug === true || env.WHSVC_DEBUG === '1',

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { failureReason } from '../files/user-file.js';
 import type { InputStream } from './deps.js';
 import { usageError } from './errors.js';
 
@@ -13,23 +14,23 @@ export async function readStdin(stdin: InputStream): Promise<Buffer> {
 }
 
 /**
- * The bytes a file flag reads (`--payload-file F`, `--data @F`), exactly: a
- * regular file's (a pipe or a device could hold the read, or never end it),
- * or with `-` all of stdin, unless stdin is a terminal (nothing is piped in:
- * `terminal` says what to do instead). A path that cannot be read is a usage
- * error naming it as `given` (`--payload-file body.json`, `--data @body.json`).
+ * What a file flag reads (`--input FILE`, `-F key=@FILE`, `webhooks apply -f FILE`): a regular file, or stdin for `-`
+ * (never a terminal: nothing would come). A pipe or a device could hold the read for good, so only a regular file is
+ * read by name. A file that cannot be read is a usage error naming it, before any request. `terminal` says what to do
+ * when stdin is a terminal, where the flag's own `-` is not what the user typed (sign's body, by default from stdin).
  */
-export async function readInput(path: string, given: string, stdin: InputStream, terminal: string): Promise<Buffer> {
+export async function readFileFlag(flag: string, path: string, stdin: InputStream, terminal?: string): Promise<Buffer> {
   if (path === STDIN) {
-    if (stdin.isTTY) throw usageError(terminal);
+    if (stdin.isTTY) throw usageError(terminal ?? `${flag} - reads stdin, which is a terminal: pipe the content in (${flag} - < FILE)`);
     return readStdin(stdin);
   }
-  if (statSync(path, { throwIfNoEntry: false })?.isFile() === false) {
-    throw usageError(`${given} is not a regular file`, 'give the path of a file, or - to read it from stdin');
-  }
+  if (path.trim() === '') throw usageError(`${flag} is empty: give the path of a file, or - for stdin`);
+  const found = statSync(path, { throwIfNoEntry: false });
+  if (!found) throw usageError(`${flag} ${path}: no such file`);
+  if (!found.isFile()) throw usageError(`${flag} ${path} is not a regular file`, 'give the path of a file, or - to read stdin');
   try {
     return readFileSync(path);
   } catch (error) {
-    throw usageError(`${given} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw usageError(`${flag} ${path} cannot be read: ${failureReason(error)}`);
   }
 }

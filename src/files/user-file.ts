@@ -1,4 +1,5 @@
 import {
+  accessSync,
   closeSync,
   constants,
   fchmodSync,
@@ -6,11 +7,13 @@ import {
   fsyncSync,
   ftruncateSync,
   lstatSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   readSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeSync,
   type Stats,
@@ -324,6 +327,29 @@ export class ReservedFile {
 
 /** The temporaries of `path`: `.NAME.whsvc-PID-RANDOM.tmp` beside it. */
 const TEMPORARY = (name: string) => new RegExp(`^\\.${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.whsvc-(\\d+)-[0-9a-z]+\\.tmp$`);
+
+/**
+ * A directory whsvc will create files in (`webhooks apply --secret-dir`):
+ * made (0700) when it is not there, else it must be a directory (a symlink to
+ * one is the user's own choice of path) that this user can write into.
+ * Refused, before anything runs, otherwise; the files in it are created as
+ * ReservedFile creates them.
+ */
+export function ensureDirectory(path: string, label: string): void {
+  let stats: Stats | undefined;
+  try {
+    stats = statSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new FileError(`${label} ${path} cannot be used: ${failureReason(error)}`, true);
+  }
+  if (stats && !stats.isDirectory()) throw new FileError(`${label} ${path} is not a directory`, true, 'give the path of a directory, or of one to create');
+  try {
+    if (!stats) mkdirSync(path, { recursive: true, mode: 0o700 });
+    accessSync(path, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    throw new FileError(`${label} ${path} cannot be written into: ${failureReason(error)}`, true);
+  }
+}
 
 /** Refuses, before anything runs, a path the writer would refuse: one that is there and not a regular file of its own. */
 export function checkUserFile(path: string, label: string, hint?: string): void {

@@ -28,6 +28,9 @@ const HEAVY: Array<[string, RegExp]> = [
   ['cli-table3', /\/\/ node_modules\/cli-table3\//],
   ['chalk (loaded only for a stream that gets colour)', /\/\/ node_modules\/chalk\//],
   ['the sandbox inspector', /inspector_token_required|whsvc sandbox inspector/],
+  // jq, compiled to WebAssembly (1.3 MB with its module): loaded only for --jq.
+  ['jq-wasm (loaded only for --jq)', /\/\/ node_modules\/jq-wasm\//],
+  ['js-yaml (loaded only for a YAML file given to webhooks apply)', /\/\/ node_modules\/js-yaml\//],
 ];
 
 describe('what start-up loads (the built bundle, built by the test setup)', () => {
@@ -85,5 +88,13 @@ describe('what start-up loads (the built bundle, built by the test setup)', () =
     const all = staticGraph(join(dist, 'chunks', /import\("\.\/chunks\/(serve-[^"]+)"\)/.exec(readFileSync(join(dist, 'main.js'), 'utf8'))![1]!));
     expect([...all.values()].some((text) => HEAVY[0]![1].test(text))).toBe(true);
     expect([...all.values()].some((text) => HEAVY[2]![1].test(text))).toBe(true);
+  });
+
+  it('jq is in a chunk of its own, with its WebAssembly in it: the package reads no file beside the bundle for it', () => {
+    const main = readFileSync(join(dist, 'main.js'), 'utf8');
+    const chunk = /import\("\.\/chunks\/(inline-[^"]+)"\)/.exec(main)?.[1];
+    expect(chunk, 'main.js imports jq-wasm at its first use').toBeDefined();
+    const text = readFileSync(join(dist, 'chunks', chunk!), 'utf8');
+    expect(text).toMatch(/\/\/ node_modules\/jq-wasm\/dist\/inline\.mjs/);
   });
 });

@@ -372,8 +372,10 @@ describe('whsvc completion', () => {
 
   it('completes commands, subcommands and flags in bash', () => {
     expect(bashComplete('whsvc web')).toEqual(['webhooks']);
-    expect(bashComplete('whsvc webhooks ')).toEqual(['list', 'get', 'create', 'update', 'delete', 'health']);
+    expect(bashComplete('whsvc webhooks ')).toEqual(['list', 'get', 'create', 'update', 'delete', 'health', 'apply']);
     expect(bashComplete('whsvc webhooks create --sec')).toEqual(['--secret-file']);
+    expect(bashComplete('whsvc webhooks apply --s')).toEqual(['--secret-dir']);
+    expect(bashComplete('whsvc a')).toEqual(['auth', 'api']);
     expect(bashComplete('whsvc deliveries list wh_1 --status f')).toEqual(['failed']);
   });
 

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -125,6 +125,13 @@ describe.each(NODES.map((node) => [versionOf(node), node]))('the installed packa
       const listened = new Promise<number | null>((resolve) => listener.on('exit', resolve));
       const created = await installed(['webhooks', 'create', '--url', url, '--events', 'invoice.paid', '--secret-file', secretFile], { env });
       expect(created.code, created.stderr).toBe(0);
+      // jq (WebAssembly, in a chunk of its own) and js-yaml ship in the bundle and run on this Node line too.
+      const counted = await installed(['webhooks', 'list', '--jq', '.data | length'], { env });
+      expect(counted.stdout, counted.stderr).toBe('1\n');
+      const declared = join(workDir, `webhooks-${version}.yaml`);
+      writeFileSync(declared, `# as created above\nwebhooks:\n  - url: ${url}\n    events: [invoice.paid]\n`);
+      const applied = await installed(['webhooks', 'apply', '-f', declared, '--dry-run'], { env });
+      expect(applied.stdout, applied.stderr).toContain("No changes: the account's webhooks are as");
       expect((await installed(['sandbox', 'trigger', 'invoice.paid'], { env })).code).toBe(0);
       expect(await listened).toBe(0);
       expect(listenOut).toMatch(/invoice\.paid\s+dlv_\w+ #1\s+signature verified\s+-> 200/);

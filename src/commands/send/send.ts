@@ -7,7 +7,7 @@ import { examples } from '../../cli/examples.js';
 import { forwardUrl, shownUrl } from '../../cli/forward.js';
 import { collect, oneOf, once, platformNameOption, requestTimeoutGivenMs } from '../../cli/parse.js';
 import { checkSecretFilePath, requiredSecret } from '../../cli/secret.js';
-import { readInput, STDIN } from '../../cli/stdin.js';
+import { readFileFlag, STDIN } from '../../cli/stdin.js';
 import { colorsFor } from '../../render/colors.js';
 import { keyValues, sanitize } from '../../render/text.js';
 import { EVENT_TYPES } from '../../protocol/catalog.js';
@@ -155,9 +155,9 @@ async function bodyToSend(options: SendOptions, deps: Io, now: Date): Promise<{ 
   if (data === '@') throw usageError('--data @ names no file: --data @body.json reads body.json');
   const given =
     data === STDIN
-      ? givenBody(await readInput(STDIN, '--data -', deps.stdin, terminal), '(stdin)')
+      ? givenBody(await readFileFlag('--data', STDIN, deps.stdin, terminal), '(stdin)')
       : data.startsWith('@')
-        ? givenBody(await readInput(data.slice(1), `--data ${data}`, deps.stdin, terminal), data)
+        ? givenBody(await readFileFlag('--data', data.slice(1), deps.stdin, terminal), data)
         : givenBody(Buffer.from(data, 'utf8'), '(the value given)');
   if (options.event !== undefined && given.event !== undefined && given.event !== options.event) {
     throw usageError(`--event ${options.event}, but the body's event is ${JSON.stringify(given.event)}: the receiver reads the signed body, so give one type`);

@@ -5,7 +5,7 @@ import { ExitCode, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
 import { once, platformNameOption } from '../../cli/parse.js';
 import { checkSecretFilePath, requiredSecret } from '../../cli/secret.js';
-import { readInput, STDIN } from '../../cli/stdin.js';
+import { readFileFlag, STDIN } from '../../cli/stdin.js';
 import { signatureHeaderName } from '../../protocol/headers.js';
 import { sign } from '../../protocol/signature.js';
 
@@ -51,7 +51,7 @@ export async function run(options: SignOptions, io: Io): Promise<number> {
     throw usageError(`--secret-file - and ${payload} both read stdin, which can be read once: give one of them a file`);
   }
   const secret = await requiredSecret({ secretFile: options.secretFile }, io);
-  const body = await readInput(payloadFile, `--payload-file ${payloadFile}`, io.stdin, 'no payload: pipe the body in, or pass --payload-file FILE');
+  const body = await readFileFlag('--payload-file', payloadFile, io.stdin, 'no payload: pipe the body in, or pass --payload-file FILE');
   const signature = sign(secret, body);
   io.stdout.write(
     options.json

@@ -6,7 +6,7 @@ import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
 import { collect } from '../../cli/parse.js';
 import { checkSecretFilePath, requiredSecrets } from '../../cli/secret.js';
-import { readInput, STDIN } from '../../cli/stdin.js';
+import { readFileFlag, STDIN } from '../../cli/stdin.js';
 
 /** Defines `verify`. */
 export function register(program: CommandUnknownOpts): void {
@@ -83,12 +83,7 @@ export async function run(options: VerifyOptions, io: Io): Promise<number> {
     throw usageError(`--secret-file - and ${payload} both read stdin, which can be read once: give one of them a file`);
   }
   const secrets = await requiredSecrets(options, io);
-  const body = await readInput(
-    payloadFile ?? STDIN,
-    `--payload-file ${payloadFile}`,
-    io.stdin,
-    'no payload: pipe the raw body in, or pass --payload-file FILE',
-  );
+  const body = await readFileFlag('--payload-file', payloadFile ?? STDIN, io.stdin, 'no payload: pipe the raw body in, or pass --payload-file FILE');
   const signature = options.signature.trim();
   const { check, by } = checkSignatureWith(secrets, body, signature);
   const given = signature.slice(SIGNATURE_PREFIX.length);

@@ -1,5 +1,5 @@
 import type { Webhook } from '../../api/shapes.js';
-import { createWebhook, deleteWebhook } from '../../api/endpoints.js';
+import { createWebhook } from '../../api/endpoints.js';
 import { Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -8,12 +8,13 @@ import { NetworkError } from '../../api/errors.js';
 import { checkEventTypes, fetchCatalog } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
-import { failureReason, isNoSpace, ReservedFile } from '../../files/user-file.js';
+import { ReservedFile } from '../../files/user-file.js';
 import { onInterrupt } from '../../cli/interrupt.js';
 import { printJson } from '../../cli/output.js';
 import { checkSecretFilePath } from '../../cli/secret.js';
 import { checkUrl } from './shared/url.js';
 import { redactUserinfo } from '../../net.js';
+import { undoCreate } from './shared/secret-file.js';
 import { webhookBlock } from './shared/view.js';
 
 export const command = () =>
@@ -45,35 +46,6 @@ export interface CreateOptions {
   force: boolean;
 }
 
-/**
- * The secret could not be written after the webhook was made (a full disk):
- * the webhook is deleted again, so that no webhook is left whose secret is
- * lost, and the one error line says so; if the delete fails too, it names the
- * webhook and how to delete it. The secret itself is never printed.
- */
-async function undoCreate(deps: CommandDeps, id: string, path: string, error: unknown, discard: () => void): Promise<CliError> {
-  try {
-    discard();
-  } catch {
-    // the file may be gone or unwritable: the delete below matters more
-  }
-  const why = `cannot write the signing secret to ${path}: ${failureReason(error)}`;
-  try {
-    await deleteWebhook(deps.api, id);
-  } catch (deleteError) {
-    return new CliError(
-      `${why}; webhook ${id} was created and could not be deleted again (${(deleteError as Error).message})`,
-      ExitCode.failure,
-      `its secret is lost: delete it with \`whsvc webhooks delete ${id} --yes\`, then create it again with a --secret-file that can be written`,
-    );
-  }
-  return new CliError(
-    `${why}; webhook ${id} was deleted again, so nothing was created`,
-    ExitCode.failure,
-    `${isNoSpace(error) ? 'free some space or choose another path' : 'choose a path to a file you can write'}, then run the command again`,
-  );
-}
-
 export async function run(options: CreateOptions, deps: CommandDeps): Promise<number> {
   checkSecretFilePath(options.secretFile, 'the file to write the secret to');
   // `-` is stdin for a flag that reads; a secret written to stdout is what --secret-file exists to avoid.
@@ -91,7 +63,7 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
     try {
       reserved.write(`${webhook.signing_secret}\n`);
     } catch (error) {
-      throw await undoCreate(deps, webhook.id, options.secretFile!, error, discardReserved);
+      throw await undoCreate(deps.api, webhook.id, options.secretFile!, error, discardReserved, 'create it again with a --secret-file that can be written');
     }
   }
   printCreated(deps, webhook, reserved ? options.secretFile : undefined);

@@ -1,6 +1,7 @@
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { addVerbs } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
+import { command as apply } from './apply.js';
 import { command as create } from './create.js';
 import { command as deleteVerb } from './delete.js';
 import { command as get } from './get.js';
@@ -8,11 +9,11 @@ import { command as health } from './health.js';
 import { command as list } from './list.js';
 import { command as update } from './update.js';
 
-/** Defines `webhooks list|get|create|update|delete|health`. */
+/** Defines `webhooks list|get|create|update|delete|health|apply`. */
 export function register(program: CommandUnknownOpts): void {
   const webhooks = program
     .command('webhooks')
-    .description('list, create, update and delete webhooks')
+    .description('list, create, update and delete webhooks, or apply a file that declares them')
     .addHelpText('after', examples('whsvc webhooks list', 'whsvc webhooks create --url https://example.com/hooks --events invoice.paid'));
-  addVerbs(webhooks, list(), get(), create(), update(), deleteVerb(), health());
+  addVerbs(webhooks, list(), get(), create(), update(), deleteVerb(), health(), apply());
 }

@@ -13,13 +13,27 @@ function parsed(args: string[]): Command {
 
 describe('the global options', () => {
   it('every one declared reaches the globals, before the verb or after it', () => {
-    const before = ['--profile', 'ci', '--base-url', 'http://127.0.0.1:4010', '--json', '--no-color', '--no-input', '--debug', '--request-timeout', '2s'];
+    const before = [
+      '--profile',
+      'ci',
+      '--base-url',
+      'http://127.0.0.1:4010',
+      '--json',
+      '--jq',
+      '.data',
+      '--no-color',
+      '--no-input',
+      '--debug',
+      '--request-timeout',
+      '2s',
+    ];
     const expected = {
       profile: 'ci',
       profileSource: '--profile',
       baseUrl: 'http://127.0.0.1:4010',
       baseUrlSource: '--base-url',
       json: true,
+      jq: '.data',
       color: false,
       input: false,
       debug: true,
@@ -36,6 +50,7 @@ describe('the global options', () => {
       baseUrl: undefined,
       baseUrlSource: undefined,
       json: false,
+      jq: undefined,
       color: true,
       input: true,
       debug: false,
@@ -54,6 +69,10 @@ describe('the global options', () => {
     expect(readGlobals(parsed(['--profile', 'ci', 'verb']), env)).toMatchObject({ profile: 'ci', profileSource: '--profile' });
   });
 
+  it('--jq implies --json', () => {
+    expect(readGlobals(parsed(['verb', '--jq', '.id']), {})).toMatchObject({ json: true, jq: '.id' });
+  });
+
   it("their type is the declaration's: a name not declared is a compile error (tsc checks this file)", () => {
     const flags = withGlobalOptions(new Command('whsvc')).opts();
     // @ts-expect-error --base-url is read as baseUrl; a flag renamed in the declaration leaves no old name to read
@@ -62,6 +81,7 @@ describe('the global options', () => {
       profile?: string | undefined;
       baseUrl?: string | undefined;
       json?: true | undefined;
+      jq?: string | undefined;
       color: boolean;
       input: boolean;
       debug?: true | undefined;

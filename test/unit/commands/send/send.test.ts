@@ -149,7 +149,7 @@ describe('whsvc send', () => {
       [{ data: '{"a":1}', set: [setting('a=2')] }, /give one of them/],
       [{ data: 'not json' }, /^--data \(the value given\) is not JSON/],
       [{ data: '@' }, /names no file/],
-      [{ data: `@${join(dir, 'none.json')}` }, /cannot be read: ENOENT/],
+      [{ data: `@${join(dir, 'none.json')}` }, /: no such file$/],
       [{ data: '{"event":"product.updated"}', event: 'invoice.paid' }, /the body's event is "product.updated"/],
       [{ data: '-', secretFile: '-' }, /both read stdin/],
       [{ url: 'ftp://example.com/' }, /only http/],

@@ -47,7 +47,7 @@ describe('whsvc sign', () => {
     ).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/^no payload/) });
     await expect(sign({ payloadFile: join(dir, 'none.json') })).rejects.toMatchObject({
       exitCode: 2,
-      message: `--payload-file ${join(dir, 'none.json')} cannot be read: ENOENT`,
+      message: `--payload-file ${join(dir, 'none.json')}: no such file`,
     });
   });
 });

@@ -1,0 +1,293 @@
+import { join } from 'node:path';
+import { Command } from '@commander-js/extra-typings';
+import { createWebhook, deleteWebhook, updateWebhook } from '../../api/endpoints.js';
+import { ApiError, NetworkError } from '../../api/errors.js';
+import { allWebhooks } from '../../api/log.js';
+import type { Webhook } from '../../api/shapes.js';
+import { apiAction } from '../../cli/actions.js';
+import { catalog } from '../../cli/catalog.js';
+import type { CommandDeps } from '../../cli/context.js';
+import { CliError, ExitCode, usageError } from '../../cli/errors.js';
+import { examples } from '../../cli/examples.js';
+import { gracefulInterrupt, onInterrupt } from '../../cli/interrupt.js';
+import { printJson } from '../../cli/output.js';
+import { readFileFlag } from '../../cli/stdin.js';
+import { notOneOf } from '../../cli/suggest.js';
+import { ensureDirectory, ReservedFile } from '../../files/user-file.js';
+import { sanitize } from '../../render/text.js';
+import { declaredWebhooks, parseDeclarationText } from './apply/declaration.js';
+import { changesAnything, planApply, type Changes, type Plan } from './apply/plan.js';
+import { undoCreate } from './shared/secret-file.js';
+
+export const command = () =>
+  new Command('apply')
+    .description("make the account's webhooks as a file declares them, keyed by URL: create, update, and with --prune delete")
+    .requiredOption('-f, --file <file>', 'the declared webhooks: JSON, or YAML (.yaml, .yml); - reads stdin')
+    .option('--dry-run', 'print the plan and send nothing')
+    .option('--prune', 'also delete the webhooks the file does not name')
+    .option('--secret-dir <dir>', 'where the signing secret of each webhook created goes, as <id>.secret (mode 0600); needed when the plan creates')
+    .addHelpText(
+      'after',
+      examples(
+        'whsvc webhooks apply -f webhooks.yaml --dry-run',
+        'whsvc webhooks apply -f webhooks.yaml --secret-dir ./secrets',
+        'whsvc webhooks apply -f webhooks.json --prune --secret-dir ./secrets --json',
+      ),
+    )
+    .action(
+      apiAction((deps, o) => run({ file: o.file, dryRun: Boolean(o.dryRun), prune: Boolean(o.prune), secretDir: o.secretDir, stop: gracefulInterrupt }, deps)),
+    );
+
+export interface ApplyOptions {
+  file: string;
+  dryRun: boolean;
+  prune: boolean;
+  secretDir?: string | undefined;
+  /** Ctrl-C ends the run after the change under way, and says what was done and what not. */
+  stop?: (() => AbortSignal) | undefined;
+}
+
+/** What a run did, as --json prints it. */
+interface Outcome {
+  created: Array<{ id: string; url: string; signing_secret_file: string }>;
+  updated: Array<{ id: string; url: string }>;
+  deleted: Array<{ id: string; url: string }>;
+  not_done: Array<{ action: 'create' | 'update' | 'delete'; id?: string; url: string }>;
+  error: string | null;
+  interrupted: boolean;
+}
+
+type Step =
+  | { action: 'create'; url: string; events: string[]; active: boolean }
+  | { action: 'update'; id: string; url: string; changes: Changes }
+  | { action: 'delete'; id: string; url: string };
+
+export async function run(options: ApplyOptions, deps: CommandDeps): Promise<number> {
+  if (options.secretDir !== undefined && options.secretDir.trim() === '')
+    throw usageError('--secret-dir is empty: give the directory to write the signing secrets to');
+  const name = options.file === '-' ? 'stdin' : options.file;
+  const text = (await readFileFlag('-f', options.file, deps.stdin)).toString('utf8');
+  const declared = declaredWebhooks(await parseDeclarationText(text, options.file === '-' ? '-' : name), name);
+  const types = (await catalog(deps)).map((entry) => entry.type);
+  for (const webhook of declared) {
+    const unknown = webhook.events.find((event) => !types.includes(event));
+    if (unknown !== undefined) throw usageError(`${name}: ${webhook.at}.events: ${notOneOf('event type', unknown, types)}`);
+  }
+  const account: Webhook[] = [];
+  for await (const webhook of allWebhooks(deps.api)) account.push(webhook);
+  const plan = planApply(declared, account, options.prune);
+  if (!options.dryRun && plan.create.length > 0) {
+    if (options.secretDir === undefined) {
+      throw usageError(
+        `the plan creates ${count(plan.create.length, 'webhook')}, whose signing secrets are given once: --secret-dir DIR is where they go (never to the output); nothing was changed`,
+        `whsvc webhooks apply -f ${options.file} --secret-dir ./secrets (or --dry-run to see the plan)`,
+      );
+    }
+    ensureDirectory(options.secretDir, '--secret-dir');
+  }
+  if (!deps.json) deps.stdout.write(planText(plan, name, deps));
+  if (options.dryRun || !changesAnything(plan)) {
+    if (deps.json) printJson(deps, document(options, plan, options.dryRun ? null : emptyOutcome()));
+    else if (options.dryRun) deps.stderr.write(`${changesAnything(plan) ? 'Dry run: nothing was sent.' : 'Dry run: nothing would change.'}\n`);
+    return ExitCode.ok;
+  }
+  return execute(options, plan, deps);
+}
+
+/** The changes, in order: creations first, deletions last (a run that stops part-way has removed nothing yet). */
+function stepsOf(plan: Plan): Step[] {
+  return [
+    ...plan.create.map((w): Step => ({ action: 'create', url: w.url, events: w.events, active: w.active })),
+    ...plan.update.map((w): Step => ({ action: 'update', id: w.id, url: w.url, changes: w.changes })),
+    ...plan.delete.map((w): Step => ({ action: 'delete', id: w.id, url: w.url })),
+  ];
+}
+
+/**
+ * The changes made one after the other, each said as it is done. The first
+ * that fails (or Ctrl-C) ends the run: what was done and what was not is
+ * said, and the same apply run again finishes the job, since it plans afresh
+ * from the account as it is then.
+ */
+async function execute(options: ApplyOptions, plan: Plan, deps: CommandDeps): Promise<number> {
+  const stop = options.stop?.();
+  const outcome = emptyOutcome();
+  const steps = stepsOf(plan);
+  let failure: unknown;
+  for (const [index, step] of steps.entries()) {
+    if (stop?.aborted) {
+      outcome.interrupted = true;
+      outcome.not_done = steps.slice(index).map(notDone);
+      break;
+    }
+    try {
+      await perform(step, options.secretDir!, outcome, deps);
+    } catch (error) {
+      failure = error;
+      outcome.error = (error as Error).message;
+      outcome.not_done = steps.slice(index).map(notDone);
+      break;
+    }
+  }
+  const made = outcome.created.length + outcome.updated.length + outcome.deleted.length;
+  if (deps.json) printJson(deps, document(options, plan, outcome));
+  else if (outcome.not_done.length === 0) {
+    deps.stdout.write(`Done: ${tally(outcome.created.length, outcome.updated.length, outcome.deleted.length)}, ${plan.unchanged.length} unchanged.\n`);
+  }
+  if (outcome.not_done.length > 0) {
+    const why = outcome.interrupted ? 'interrupted' : 'stopped';
+    deps.stderr.write(
+      `${deps.errColors.yellow('!')} ${why} after ${made} of ${steps.length} changes; not done: ${outcome.not_done.map((step) => `${step.action} ${sanitize(step.id ?? step.url)}`).join(', ')}\n` +
+        `  the same apply, run again, finishes the job: it plans afresh from the account as it is then\n`,
+    );
+  }
+  if (failure !== undefined) throw failure;
+  return outcome.interrupted ? ExitCode.interrupted : ExitCode.ok;
+}
+
+const emptyOutcome = (): Outcome => ({ created: [], updated: [], deleted: [], not_done: [], error: null, interrupted: false });
+
+const notDone = (step: Step): Outcome['not_done'][number] =>
+  step.action === 'create' ? { action: 'create', url: step.url } : { action: step.action, id: step.id, url: step.url };
+
+/** One change, said when done; a webhook created has its secret written to its file before anything is said of it. */
+async function perform(step: Step, secretDir: string, outcome: Outcome, deps: CommandDeps): Promise<void> {
+  const c = deps.colors;
+  if (step.action === 'create') {
+    const webhook = await create(step, deps);
+    const path = join(secretDir, secretFileName(webhook.id));
+    let reserved: ReservedFile | undefined;
+    try {
+      reserved = ReservedFile.reserve(path, '--secret-dir', false);
+      reserved.write(`${webhook.signing_secret}\n`);
+    } catch (error) {
+      throw await undoCreate(deps.api, webhook.id, path, error, () => reserved?.discard(), 'run the apply again with a --secret-dir that can be written');
+    }
+    outcome.created.push({ id: webhook.id, url: webhook.url, signing_secret_file: path });
+    if (!deps.json) deps.stdout.write(`${c.green('✓')} created  ${sanitize(webhook.id)}  ${sanitize(webhook.url)}  (signing secret in ${path}, mode 0600)\n`);
+  } else if (step.action === 'update') {
+    const changes = {
+      ...(step.changes.events ? { events: step.changes.events.to } : {}),
+      ...(step.changes.active ? { active: step.changes.active.to } : {}),
+    };
+    await updateWebhook(deps.api, step.id, changes);
+    outcome.updated.push({ id: step.id, url: step.url });
+    if (!deps.json) deps.stdout.write(`${c.green('✓')} updated  ${sanitize(step.id)}  ${sanitize(step.url)}\n`);
+  } else {
+    try {
+      await deleteWebhook(deps.api, step.id);
+    } catch (error) {
+      // Gone already (deleted meanwhile): the account is as declared all the same.
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+    }
+    outcome.deleted.push({ id: step.id, url: step.url });
+    if (!deps.json) deps.stdout.write(`${c.green('✓')} deleted  ${sanitize(step.id)}  ${sanitize(step.url)}\n`);
+  }
+}
+
+/**
+ * The create request. One that got no answer may have made the webhook, whose
+ * secret then never arrived: the next apply would find it and leave it, so
+ * the error says how to make it anew. Ctrl-C pressed twice while it is under
+ * way says the same.
+ */
+async function create(step: Extract<Step, { action: 'create' }>, deps: CommandDeps): Promise<Webhook & { signing_secret: string }> {
+  const anew = `if \`whsvc webhooks list\` shows a webhook for ${step.url}, delete it (\`whsvc webhooks delete <id> --yes\`) and apply again: it is created anew, with its secret in --secret-dir`;
+  const unregister = onInterrupt(() =>
+    deps.stderr.write(`whsvc: interrupted while creating the webhook for ${step.url}: it may exist without its secret; ${anew}\n`),
+  );
+  let webhook: Webhook;
+  try {
+    webhook = await createWebhook(deps.api, { url: step.url, events: step.events, ...(step.active ? {} : { active: false }) });
+  } catch (error) {
+    if (error instanceof NetworkError && error.mayHaveActed) {
+      throw new CliError(
+        `the create request for ${step.url} got no answer (${error.message}): the webhook may exist, and its signing secret was not received`,
+        ExitCode.failure,
+        anew,
+      );
+    }
+    throw error;
+  } finally {
+    unregister();
+  }
+  if (typeof webhook.signing_secret !== 'string' || webhook.signing_secret === '') {
+    throw new CliError(`webhook ${webhook.id} was created, but the service's answer holds no signing_secret`, ExitCode.failure, anew);
+  }
+  return { ...webhook, signing_secret: webhook.signing_secret };
+}
+
+/** The file of a created webhook's secret, named after its id: any character that could leave the directory encoded. */
+export function secretFileName(id: string): string {
+  return `${encodeURIComponent(id).replace(/^\./, '%2E')}.secret`;
+}
+
+const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+const tally = (created: number, updated: number, deleted: number) => `${created} created, ${updated} updated, ${deleted} deleted`;
+
+/** The plan for a person: a line per webhook (what happens to it, its URL, its id), and what changes. */
+function planText(plan: Plan, name: string, deps: CommandDeps): string {
+  const c = deps.colors;
+  const lines: string[] = [];
+  if (!changesAnything(plan)) {
+    lines.push(`No changes: the account's webhooks are as ${name} declares them (${plan.unchanged.length} unchanged).`);
+  } else {
+    lines.push(
+      `${name} at ${sanitize(deps.api.baseUrl)}: ${plan.create.length} to create, ${plan.update.length} to update, ${plan.delete.length} to delete, ${plan.unchanged.length} unchanged`,
+    );
+    const rows: Array<[string, string, string, string]> = [
+      ...plan.create.map((w): [string, string, string, string] => [
+        c.green('+ create   '),
+        w.url,
+        '(new)',
+        `${w.events.join(', ')}${w.active ? '' : ' (paused)'}`,
+      ]),
+      ...plan.update.map((w): [string, string, string, string] => [c.yellow('~ update   '), sanitize(w.url), sanitize(w.id), changeWords(w.changes)]),
+      ...plan.delete.map((w): [string, string, string, string] => [c.red('- delete   '), sanitize(w.url), sanitize(w.id), '']),
+      ...plan.unchanged.map((w): [string, string, string, string] => [c.dim('= unchanged'), sanitize(w.url), sanitize(w.id), '']),
+    ];
+    const urlWidth = Math.min(60, Math.max(...rows.map(([, url]) => url.length)));
+    const idWidth = Math.max(...rows.map(([, , id]) => id.length));
+    for (const [action, url, id, what] of rows) {
+      lines.push(`  ${action}  ${url.padEnd(urlWidth)}  ${what ? `${id.padEnd(idWidth)}  ${what}` : id}`);
+    }
+  }
+  if (plan.notInFile.length > 0) {
+    const one = plan.notInFile.length === 1;
+    lines.push(
+      `  ${count(plan.notInFile.length, 'webhook')} of the account ${one ? 'is' : 'are'} not in the file, left as ${one ? 'it is' : 'they are'} (--prune deletes ${one ? 'it' : 'them'})`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** An update's changes in words: `events +product.updated -invoice.paid; active true → false`. */
+export function changeWords(changes: Changes): string {
+  const words: string[] = [];
+  if (changes.events) {
+    const added = changes.events.to.filter((e) => !changes.events!.from.includes(e)).map((e) => `+${sanitize(e)}`);
+    const removed = changes.events.from.filter((e) => !changes.events!.to.includes(e)).map((e) => `-${sanitize(e)}`);
+    words.push(`events ${[...added, ...removed].join(' ')}`);
+  }
+  if (changes.active) words.push(`active ${changes.active.from} → ${changes.active.to}`);
+  return words.join('; ');
+}
+
+/** The --json document: the plan, and what was done (null for --dry-run). */
+function document(options: ApplyOptions, plan: Plan, outcome: Outcome | null) {
+  return {
+    file: options.file,
+    dry_run: options.dryRun,
+    prune: options.prune,
+    changed: outcome !== null && outcome.created.length + outcome.updated.length + outcome.deleted.length > 0,
+    plan: {
+      create: plan.create,
+      update: plan.update.map(({ id, url, changes }) => ({ id, url, changes })),
+      delete: plan.delete,
+      unchanged: plan.unchanged,
+      not_in_file: plan.notInFile,
+    },
+    outcome,
+  };
+}

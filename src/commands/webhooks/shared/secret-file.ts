@@ -1,0 +1,35 @@
+import type { ApiClient } from '../../../api/client.js';
+import { deleteWebhook } from '../../../api/endpoints.js';
+import { CliError, ExitCode } from '../../../cli/errors.js';
+import { failureReason, isNoSpace } from '../../../files/user-file.js';
+
+/**
+ * The secret could not be written after the webhook was made (a full disk):
+ * the webhook is deleted again, so that no webhook is left whose secret is
+ * lost, and the one error line says so; if the delete fails too, it names the
+ * webhook and how to delete it, then `again` (how to make it anew). The
+ * secret itself is never printed. For `webhooks create --secret-file` and
+ * `webhooks apply --secret-dir`.
+ */
+export async function undoCreate(api: ApiClient, id: string, path: string, error: unknown, discard: () => void, again: string): Promise<CliError> {
+  try {
+    discard();
+  } catch {
+    // the file may be gone or unwritable: the delete below matters more
+  }
+  const why = `cannot write the signing secret to ${path}: ${failureReason(error)}`;
+  try {
+    await deleteWebhook(api, id);
+  } catch (deleteError) {
+    return new CliError(
+      `${why}; webhook ${id} was created and could not be deleted again (${(deleteError as Error).message})`,
+      ExitCode.failure,
+      `its secret is lost: delete it with \`whsvc webhooks delete ${id} --yes\`, then ${again}`,
+    );
+  }
+  return new CliError(
+    `${why}; webhook ${id} was deleted again, so nothing was created`,
+    ExitCode.failure,
+    `${isNoSpace(error) ? 'free some space or choose another path' : 'choose a path to a file you can write'}, then run the command again`,
+  );
+}

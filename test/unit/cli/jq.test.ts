@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { CliError } from '../../../src/cli/errors.js';
+import { JqOutput, loadJqFilter } from '../../../src/cli/jq.js';
+import { Collector } from '../../helpers/fake-deps.js';
+
+/** What `--jq expression` prints for `written`, written as the command writes it, and the exit code it leaves. */
+async function through(expression: string, written: string[], options: { tty?: boolean; code?: number } = {}) {
+  const stdout = new Collector(options.tty ?? false);
+  const stderr = new Collector();
+  const output = new JqOutput(await loadJqFilter(expression), stdout, stderr);
+  for (const chunk of written) output.write(chunk);
+  return { stdout: stdout.text, stderr: stderr.text, code: output.finish(options.code ?? 0) };
+}
+
+describe('--jq: the --json output through a real jq', () => {
+  it('runs over the whole document, however it was written', async () => {
+    const document = JSON.stringify({ data: [{ id: 'wh_1' }, { id: 'wh_2' }, { id: 'wh_3' }], has_more: false, next_cursor: null }, null, 2);
+    expect(await through('.data | length', [document.slice(0, 10), `${document.slice(10)}\n`])).toEqual({ stdout: '3\n', stderr: '', code: 0 });
+  });
+
+  it('strings print raw, as jq -r; other values compact in a pipe, one a line', async () => {
+    const { stdout } = await through('.data[] | .id, {id}', ['{"data":[{"id":"wh_1"},{"id":"wh \\"2\\"\\n"}]}\n']);
+    expect(stdout).toBe('wh_1\n{"id":"wh_1"}\nwh "2"\n\n{"id":"wh \\"2\\"\\n"}\n');
+  });
+
+  it('on a terminal: values indented, and control characters taken out of raw strings', async () => {
+    const { stdout } = await through('.a, .s', ['{"a":{"b":[1]},"s":"red\\u001b[31m!"}\n'], { tty: true });
+    expect(stdout).toBe('{\n  "b": [\n    1\n  ]\n}\nred[31m!\n');
+  });
+
+  it('an NDJSON stream: each line through the filter as it comes, printed at once', async () => {
+    const stdout = new Collector();
+    const output = new JqOutput(await loadJqFilter('select(.event == "invoice.paid") | .id'), stdout, new Collector());
+    output.write('{"url":"http://127.0.0.1:1"}\n');
+    expect(stdout.text).toBe('');
+    output.write('{"id":"dlv_1","event":"invoice.paid"}\n');
+    expect(stdout.text).toBe('dlv_1\n');
+    output.write('{"id":"dlv_2","event":"product.updated"}\n{"id":"dlv_3","event":"invoice.paid"}\n');
+    expect(stdout.text).toBe('dlv_1\ndlv_3\n');
+  });
+
+  it('big numbers keep every digit (jq 1.8 keeps the literal)', async () => {
+    expect((await through('.n', ['{"n":100000000000000000001}'])).stdout).toBe('100000000000000000001\n');
+  });
+
+  it('a bad expression is a usage error (exit 2) naming the problem where the user wrote it', async () => {
+    const error = (await loadJqFilter('.data | lenght').catch((e: unknown) => e)) as CliError;
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toBe('--jq ".data | lenght": lenght/0 is not defined (line 1, column 9)');
+    const syntax = (await loadJqFilter('.data |').catch((e: unknown) => e)) as CliError;
+    expect(syntax.message).toBe('--jq ".data |": syntax error, unexpected end of file (line 1, column 7)');
+  });
+
+  it('the check runs nothing: an expression that would loop for ever, or read input, compiles and is not run', async () => {
+    await expect(loadJqFilter('repeat(.)')).resolves.toBeDefined();
+    await expect(loadJqFilter('input')).resolves.toBeDefined();
+    await expect(loadJqFilter('def f: .a; f # a comment')).resolves.toBeDefined();
+  });
+
+  it("jq's runtime error: what came before it is printed, the error said on stderr, and the exit code becomes 1", async () => {
+    const result = await through('.[] | if .id == 1 then error("no 1 here") else .id end', ['[{"id":"a"},{"id":1},{"id":"c"}]']);
+    expect(result.stdout).toBe('a\n');
+    expect(result.stderr).toBe('whsvc: --jq: no 1 here\n');
+    expect(result.code).toBe(1);
+    // A command that failed keeps its own code.
+    expect((await through('.x.y', ['"s"'], { code: 5 })).code).toBe(5);
+  });
+
+  it('output that is not JSON is said, and is a failure', async () => {
+    const result = await through('.', ['# bash completion\n']);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/--jq: the output is not JSON \(it begins "# bash completion/);
+    expect(result.code).toBe(1);
+  });
+});

@@ -1,0 +1,254 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../../../../src/api/errors.js';
+import { CliError } from '../../../../src/cli/errors.js';
+import { run, secretFileName, type ApplyOptions } from '../../../../src/commands/webhooks/apply.js';
+import { fakeDeps, finishFakeDeps, jsonReply, mockCatalog, mockToken, rejectionOf, type FakeDeps } from '../../../helpers/fake-deps.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'whsvc-apply-'));
+});
+afterEach(async () => {
+  await finishFakeDeps();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const SECRET = (n: number) => `whsec_unit_secret_${n}_0123456789abcdef`;
+
+/** A declaration file in the test's directory. */
+function file(webhooks: unknown[], name = 'hooks.json'): string {
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify({ webhooks }));
+  return path;
+}
+
+/** The account's webhooks, as one page. */
+function mockList(fake: FakeDeps, webhooks: unknown[]): void {
+  fake.mock.intercept({ path: '/v1/webhooks?limit=200', method: 'GET' }).reply(200, JSON.stringify({ data: webhooks, has_more: false, next_cursor: null }));
+}
+
+/** POST /v1/webhooks answered with a new webhook each time (or `status`), `times` times; returns the bodies sent. */
+function mockCreates(fake: FakeDeps, times: number): Array<Record<string, unknown>> {
+  const bodies: Array<Record<string, unknown>> = [];
+  fake.mock
+    .intercept({ path: '/v1/webhooks', method: 'POST' })
+    .reply((req) => {
+      const body = JSON.parse(String(req.body)) as Record<string, unknown>;
+      bodies.push(body);
+      const n = bodies.length;
+      return jsonReply(201, {
+        id: `wh_new${n}`,
+        url: body.url,
+        events: body.events,
+        active: body.active ?? true,
+        signing_secret: SECRET(n),
+        created_at: '2025-01-15T12:00:00Z',
+      });
+    })
+    .times(times);
+  return bodies;
+}
+
+const options = (o: Partial<ApplyOptions> & { file: string }): ApplyOptions => ({ dryRun: false, prune: false, ...o });
+const existing = (id: string, url: string, events: string[], active = true) => ({ id, url, events, active, created_at: '2025-01-01T00:00:00Z' });
+
+describe('webhooks apply', () => {
+  it('creates what the file declares; each secret in <dir>/<id>.secret, 0600, and in no output', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockList(fake, []);
+    const bodies = mockCreates(fake, 2);
+    const path = file([
+      { url: 'https://a.example/h', events: ['invoice.paid'] },
+      { url: 'https://b.example/h', events: ['product.updated'], active: false },
+    ]);
+    const secrets = join(dir, 'secrets');
+    expect(await run(options({ file: path, secretDir: secrets }), fake.deps)).toBe(0);
+    expect(bodies).toEqual([
+      { url: 'https://a.example/h', events: ['invoice.paid'] },
+      { url: 'https://b.example/h', events: ['product.updated'], active: false },
+    ]);
+    expect(statSync(secrets).mode & 0o777).toBe(0o700);
+    expect(readdirSync(secrets).sort()).toEqual(['wh_new1.secret', 'wh_new2.secret']);
+    for (const n of [1, 2]) {
+      const secretFile = join(secrets, `wh_new${n}.secret`);
+      expect(readFileSync(secretFile, 'utf8')).toBe(`${SECRET(n)}\n`);
+      expect(statSync(secretFile).mode & 0o777).toBe(0o600);
+    }
+    expect(fake.stdout.text).toContain(`✓ created  wh_new1  https://a.example/h  (signing secret in ${join(secrets, 'wh_new1.secret')}, mode 0600)`);
+    expect(fake.stdout.text).toContain('Done: 2 created, 0 updated, 0 deleted, 0 unchanged.');
+    expect(fake.stdout.text + fake.stderr.text).not.toContain('whsec_');
+  });
+
+  it('--json: the plan and the outcome, each secret named by its file, never given', async () => {
+    const fake = fakeDeps({ json: true });
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockList(fake, [existing('wh_old', 'https://old.example/h', ['invoice.paid']), existing('wh_b', 'https://b.example/h', ['invoice.paid'])]);
+    mockCreates(fake, 1);
+    fake.mock.intercept({ path: '/v1/webhooks/wh_b', method: 'PATCH' }).reply((req) => jsonReply(200, { id: 'wh_b', ...JSON.parse(String(req.body)) }));
+    fake.mock.intercept({ path: '/v1/webhooks/wh_old', method: 'DELETE' }).reply(204, '');
+    const path = file([
+      { url: 'https://a.example/h', events: ['invoice.paid'] },
+      { url: 'https://b.example/h', events: ['invoice.paid', 'sales_order.created'] },
+    ]);
+    await run(options({ file: path, prune: true, secretDir: dir }), fake.deps);
+    const document = JSON.parse(fake.stdout.text);
+    expect(document).toEqual({
+      file: path,
+      dry_run: false,
+      prune: true,
+      changed: true,
+      plan: {
+        create: [{ url: 'https://a.example/h', events: ['invoice.paid'], active: true }],
+        update: [{ id: 'wh_b', url: 'https://b.example/h', changes: { events: { from: ['invoice.paid'], to: ['invoice.paid', 'sales_order.created'] } } }],
+        delete: [{ id: 'wh_old', url: 'https://old.example/h' }],
+        unchanged: [],
+        not_in_file: [],
+      },
+      outcome: {
+        created: [{ id: 'wh_new1', url: 'https://a.example/h', signing_secret_file: join(dir, 'wh_new1.secret') }],
+        updated: [{ id: 'wh_b', url: 'https://b.example/h' }],
+        deleted: [{ id: 'wh_old', url: 'https://old.example/h' }],
+        not_done: [],
+        error: null,
+        interrupted: false,
+      },
+    });
+    expect(fake.stdout.text).not.toContain('whsec_');
+  });
+
+  it('an update sends only the fields that change', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockList(fake, [existing('wh_b', 'https://b.example/h', ['invoice.paid'])]);
+    let sent: unknown;
+    fake.mock.intercept({ path: '/v1/webhooks/wh_b', method: 'PATCH' }).reply((req) => {
+      sent = JSON.parse(String(req.body));
+      return jsonReply(200, { id: 'wh_b' });
+    });
+    await run(options({ file: file([{ url: 'https://b.example/h', events: ['invoice.paid'], active: false }]) }), fake.deps);
+    expect(sent).toEqual({ active: false });
+    expect(fake.stdout.text).toContain('active true → false');
+  });
+
+  it('--dry-run prints the plan and sends nothing but the reads that make it', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockList(fake, [existing('wh_x', 'https://x.example/h', ['invoice.paid'])]);
+    const code = await run(options({ file: file([{ url: 'https://a.example/h', events: ['invoice.paid'] }]), prune: true, dryRun: true }), fake.deps);
+    expect(code).toBe(0);
+    expect(fake.requests.map((r) => `${r.method} ${r.url.pathname}`)).toEqual(['POST /v1/oauth/token', 'GET /v1/webhooks/webhook-events', 'GET /v1/webhooks']);
+    expect(fake.stdout.text).toMatch(/\+ create +https:\/\/a\.example\/h +\(new\) +invoice\.paid/);
+    expect(fake.stdout.text).toMatch(/- delete +https:\/\/x\.example\/h +wh_x/);
+    expect(fake.stderr.text).toBe('Dry run: nothing was sent.\n');
+  });
+
+  it('nothing to change says so, and sends nothing', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockList(fake, [existing('wh_a', 'https://a.example/h', ['invoice.paid'])]);
+    expect(await run(options({ file: file([{ url: 'https://a.example/h', events: ['invoice.paid'] }]) }), fake.deps)).toBe(0);
+    expect(fake.stdout.text).toBe(`No changes: the account's webhooks are as ${join(dir, 'hooks.json')} declares them (1 unchanged).\n`);
+  });
+
+  it('creating without --secret-dir is a usage error before anything changes', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockList(fake, []);
+    const error = await rejectionOf(run(options({ file: file([{ url: 'https://a.example/h', events: ['invoice.paid'] }]) }), fake.deps));
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toContain('--secret-dir DIR is where they go');
+    expect(fake.requests.some((r) => r.method === 'POST' && r.url.pathname === '/v1/webhooks')).toBe(false);
+  });
+
+  it('an event type the catalog lacks is a usage error naming the entry, with a suggestion, before the account is read', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    const error = await rejectionOf(run(options({ file: file([{ url: 'https://a.example/h', events: ['invoice.payed'] }]) }), fake.deps));
+    expect(error).toMatchObject({ exitCode: 2 });
+    expect(error.message).toContain('webhooks[0].events: event type "invoice.payed" is not one of');
+    expect(error.message).toContain('did you mean invoice.paid?');
+  });
+
+  it('a failure part-way: what was done is kept and said, what was not is listed, and the error keeps its class', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockList(fake, [existing('wh_x', 'https://x.example/h', ['invoice.paid'])]);
+    mockCreates(fake, 1);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(403, '{"error":{"code":"insufficient_scope","message":"needs webhooks:write"}}');
+    const path = file([
+      { url: 'https://a.example/h', events: ['invoice.paid'] },
+      { url: 'https://b.example/h', events: ['invoice.paid'] },
+    ]);
+    const error = await rejectionOf(run(options({ file: path, prune: true, secretDir: dir }), fake.deps));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.status).toBe(403);
+    expect(fake.stdout.text).toContain('✓ created  wh_new1');
+    expect(fake.stdout.text).not.toContain('Done:');
+    expect(fake.stderr.text).toContain('stopped after 1 of 3 changes; not done: create https://b.example/h, delete wh_x');
+    expect(fake.stderr.text).toContain('the same apply, run again, finishes the job');
+    expect(readFileSync(join(dir, 'wh_new1.secret'), 'utf8')).toBe(`${SECRET(1)}\n`);
+  });
+
+  it('a secret that cannot be written: the webhook is deleted again, and the error says so', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockList(fake, []);
+    mockCreates(fake, 1);
+    let deleted = false;
+    fake.mock.intercept({ path: '/v1/webhooks/wh_new1', method: 'DELETE' }).reply(() => {
+      deleted = true;
+      return { statusCode: 204, data: '' };
+    });
+    // A directory where the secret's file would go: the writer refuses it.
+    mkdirSync(join(dir, 'wh_new1.secret'));
+    const error = await rejectionOf(run(options({ file: file([{ url: 'https://a.example/h', events: ['invoice.paid'] }]), secretDir: dir }), fake.deps));
+    expect(deleted).toBe(true);
+    expect(error.message).toContain('webhook wh_new1 was deleted again, so nothing was created');
+    expect(fake.stderr.text).toContain('not done: create https://a.example/h');
+  });
+
+  it('a webhook already gone when it is to be deleted counts as deleted', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockList(fake, [existing('wh_x', 'https://x.example/h', ['invoice.paid'])]);
+    fake.mock.intercept({ path: '/v1/webhooks/wh_x', method: 'DELETE' }).reply(404, '{"error":{"code":"not_found","message":"gone"}}');
+    expect(await run(options({ file: file([]), prune: true }), fake.deps)).toBe(0);
+    expect(fake.stdout.text).toContain('Done: 0 created, 0 updated, 1 deleted, 0 unchanged.');
+  });
+
+  it('Ctrl-C: the change under way ends, the rest is listed as not done, exit 130', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockList(fake, [existing('wh_x', 'https://x.example/h', ['invoice.paid']), existing('wh_y', 'https://y.example/h', ['invoice.paid'])]);
+    const controller = new AbortController();
+    fake.mock.intercept({ path: '/v1/webhooks/wh_x', method: 'DELETE' }).reply(() => {
+      controller.abort();
+      return { statusCode: 204, data: '' };
+    });
+    const code = await run(options({ file: file([]), prune: true, stop: () => controller.signal }), fake.deps);
+    expect(code).toBe(130);
+    expect(fake.stderr.text).toContain('interrupted after 1 of 2 changes; not done: delete wh_y');
+  });
+
+  it('a secret file is named after the webhook, and never leaves its directory', () => {
+    expect(secretFileName('wh_1a2b')).toBe('wh_1a2b.secret');
+    expect(secretFileName('../../etc/x')).toBe('%2E.%2F..%2Fetc%2Fx.secret');
+    expect(secretFileName('.hidden')).toBe('%2Ehidden.secret');
+  });
+});
