@@ -71,3 +71,20 @@ export function stdoutGone(): boolean {
 }
 
 export const stdoutWasClosed = (): boolean => stdoutClosed;
+
+/**
+ * Runs synchronous work that could run for good (a jq program that never
+ * ends) with Ctrl-C and SIGTERM left to the system: no handler of ours can run
+ * while it holds the thread, and the system's own ends the process (exit 130
+ * for Ctrl-C, as a shell reports it). The handlers are back once it returns.
+ */
+export function withSystemSignals<T>(work: () => T): T {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const kept = signals.map((signal) => [signal, process.listeners(signal)] as const);
+  for (const signal of signals) process.removeAllListeners(signal);
+  try {
+    return work();
+  } finally {
+    for (const [signal, listeners] of kept) for (const listener of listeners) process.on(signal, listener);
+  }
+}

@@ -1,3 +1,4 @@
+import { withSystemSignals } from './interrupt.js';
 import type { Jq } from 'jq-wasm';
 import type { OutputStream } from '../render/stream.js';
 import { JsonValueSplitter } from '../render/json-values.js';
@@ -51,7 +52,7 @@ export async function loadJqFilter(expression: string): Promise<JqFilter> {
   checkExpression(jq, expression);
   return {
     run(input) {
-      const { stdout, stderr, exitCode } = jq.raw(input, expression, ['-c']);
+      const { stdout, stderr, exitCode } = withSystemSignals(() => jq.raw(input, expression, ['-c']));
       const results = stdout === '' ? [] : stdout.split('\n');
       if (exitCode !== 0) return { results, error: jqMessage(stderr) || stderr.trim() || `jq exited with ${exitCode}` };
       return stderr === '' ? { results } : { results, warnings: stderr };

@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxEnv, startSandboxProcess, startWhsvcUntil, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, runCli, sandboxEnv, startSandboxProcess, startWhsvcUntil, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // --jq against the real sandbox, through the built binary: a real jq over what --json prints.
@@ -132,6 +133,19 @@ describe('--jq', () => {
     const replayed = await runCli(['replay', record, '--to', `${receiver.url}/replayed`, '--json', '--jq', '.replayed.status // "summary \\(.summary.sent)"']);
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stdout).toBe('200\nsummary 1\n');
+  });
+
+  it('a jq program that never ends still stops at Ctrl-C (jq holds the thread: the system ends the process)', async () => {
+    const child = spawn(process.execPath, [WHSVC_BIN, 'webhooks', 'list', '--jq', 'last(range(1e18))'], { env: { ...process.env, ...env } });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('exit', (code, signal) => done({ code, signal })));
+    // Inside jq for sure once the process has spent a second of CPU: starting and the request take a fraction of that.
+    const cpuSeconds = () => {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    };
+    await expect.poll(cpuSeconds, { timeout: 60_000, interval: 50 }).toBeGreaterThan(1);
+    child.kill('SIGINT');
+    expect(await exited).toEqual({ code: null, signal: 'SIGINT' });
   });
 
   it('without --jq, --json prints the document as before', async () => {
