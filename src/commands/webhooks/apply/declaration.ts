@@ -20,25 +20,30 @@ const ENTRY_FIELDS = ['url', 'events', 'active'];
 export const isYaml = (name: string): boolean => /\.ya?ml$/i.test(name) || name === '-';
 
 /**
- * The file's text as data. JSON by JSON.parse (its own messages); YAML by
- * js-yaml (YAML 1.2's core schema: `no` is a string, not false, so it is
- * caught as one), loaded only for a YAML file.
+ * The file's text as data. JSON by JSON.parse (its own messages), then read
+ * again by js-yaml only for what JSON.parse lets through: a key given twice,
+ * whose last value JSON.parse keeps without a word (a second "webhooks": []
+ * would make --prune delete them all). YAML by js-yaml (YAML 1.2's core
+ * schema: `no` is a string, not false, so it is caught as one). js-yaml is
+ * loaded for apply's file only.
  */
 export async function parseDeclarationText(text: string, name: string): Promise<unknown> {
+  let data: unknown;
   if (!isYaml(name)) {
     try {
-      return JSON.parse(text) as unknown;
+      data = JSON.parse(text) as unknown;
     } catch (error) {
       throw usageError(`${name} is not JSON: ${(error as Error).message}`, 'a YAML file is read as YAML when its name ends in .yaml or .yml');
     }
   }
-  const { load } = await import('js-yaml');
+  const { load, JSON_SCHEMA } = await import('js-yaml');
   try {
-    return load(text);
+    const read = load(text, isYaml(name) ? {} : { schema: JSON_SCHEMA });
+    return isYaml(name) ? read : data;
   } catch (error) {
     const { reason, mark } = error as { reason?: string; mark?: { line: number; column: number } };
     const where = mark ? ` (line ${mark.line + 1}, column ${mark.column + 1})` : '';
-    throw usageError(`${name} is not YAML: ${reason ?? (error as Error).message}${where}`);
+    throw usageError(`${name} is not ${isYaml(name) ? 'YAML' : 'JSON whose keys are each given once'}: ${reason ?? (error as Error).message}${where}`);
   }
 }
 
@@ -74,7 +79,8 @@ export function declaredWebhooks(data: unknown, name: string): Declared[] {
     if (!Array.isArray(events) || events.length === 0 || events.some((event) => typeof event !== 'string' || event === '')) {
       throw problem(name, `${at}.events`, 'must be a list of one or more event types', 'for example events: [invoice.paid] (whsvc events lists them)');
     }
-    const twice = events.find((event, i) => events.indexOf(event) !== i);
+    const seen = new Set<string>();
+    const twice = (events as string[]).find((event) => seen.size === seen.add(event).size);
     if (twice !== undefined) throw problem(name, `${at}.events`, `${twice} is listed twice`);
     if (entry.active !== undefined && typeof entry.active !== 'boolean') throw problem(name, `${at}.active`, 'must be true or false');
     const earlier = byUrl.get(checked.href);

@@ -56,6 +56,20 @@ webhooks:
     expect((await usage(() => parseDeclarationText('{"webhooks": [}', 'h.json'))).message).toMatch(/^h\.json is not JSON: /);
   });
 
+  it('a key given twice is refused in JSON as in YAML: a second "webhooks": [] must never empty the list (and --prune delete it all)', async () => {
+    const twice = '{ "webhooks": [ {"url": "https://example.com/h", "events": ["invoice.paid"]} ],\n  "webhooks": [] }';
+    expect((await usage(() => parseDeclarationText(twice, 'h.json'))).message).toBe(
+      'h.json is not JSON whose keys are each given once: duplicated mapping key (line 2, column 4)',
+    );
+    const inEntry = '{"webhooks": [{"url": "https://a.example/h", "url": "https://b.example/h", "events": ["invoice.paid"]}]}';
+    expect((await usage(() => parseDeclarationText(inEntry, 'h.json'))).message).toMatch(
+      /^h\.json is not JSON whose keys are each given once: duplicated mapping key/,
+    );
+    // The same data with each key once reads as before.
+    const once = '{"webhooks": [{"url": "https://a.example/h", "events": ["invoice.paid"]}]}';
+    expect(await parseDeclarationText(once, 'h.json')).toEqual(JSON.parse(once));
+  });
+
   it('YAML 1.2: `active: no` is the string "no", refused rather than read as false', async () => {
     const data = await parseDeclarationText('webhooks:\n  - url: https://a.example/h\n    events: [invoice.paid]\n    active: no\n', 'h.yaml');
     expect((await usage(() => declaredWebhooks(data, 'h.yaml'))).message).toBe('h.yaml: webhooks[0].active: must be true or false');
