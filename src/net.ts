@@ -5,9 +5,21 @@ export function httpUrl(address: AddressInfo): string {
   return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 }
 
-/** Hosts plain http may go to: this machine only (a sandbox, its receivers, a local proxy of the service). */
+/**
+ * Hosts plain http may go to, and that no proxy stands in front of: this machine only (a sandbox, its receivers, a
+ * local proxy of the service). A URL's hostname, as WHATWG URL gives it: `localhost` and its subdomains (with or
+ * without the final dot of a fully qualified name), 127.0.0.0/8 (`127.1` and `0x7f.1` are 127.0.0.1 by then), `[::1]`,
+ * and 127.0.0.0/8 mapped into IPv6 (`[::ffff:127.0.0.1]` is `[::ffff:7f00:1]` by then).
+ */
 export function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+  const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  return (
+    name === 'localhost' ||
+    name.endsWith('.localhost') ||
+    name === '[::1]' ||
+    /^127(\.\d{1,3}){3}$/.test(name) ||
+    /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(name)
+  );
 }
 
 const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'] as const;
@@ -32,12 +44,13 @@ export function proxySettings(env: NodeJS.ProcessEnv): ProxySettings | undefined
 
 /**
  * Where a request to `url` connects, and the Host header it carries. A plain
- * http `*.localhost` name counts as this machine (so credentials may go there
+ * http `*.localhost` name (or `localhost.`, the name fully qualified, which
+ * resolvers may not know) counts as this machine (so credentials may go there
  * unencrypted) only because whsvc itself sends it to 127.0.0.1: the system
  * resolver could answer otherwise. Any other URL goes where it says.
  */
 export function connectionFor(url: URL): { origin: string; host?: string } {
-  if (url.protocol !== 'http:' || !url.hostname.endsWith('.localhost')) return { origin: url.origin };
+  if (url.protocol !== 'http:' || !/\.localhost\.?$|^localhost\.$/.test(url.hostname)) return { origin: url.origin };
   return { origin: `http://127.0.0.1:${url.port || '80'}`, host: url.host };
 }
 

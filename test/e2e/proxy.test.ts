@@ -90,6 +90,9 @@ describe('this machine is always reached directly, whatever the proxy variables 
     const env = { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url };
     const numeric = await list(sandbox.info.base_url, env);
     const named = await list(sandbox.info.base_url.replace('127.0.0.1', 'localhost'), env);
+    // A fully qualified name, its final dot kept: still this machine.
+    const qualified = await list(sandbox.info.base_url.replace('127.0.0.1', 'localhost.'), env);
+    expect(qualified.code, qualified.stderr).toBe(0);
     expect(numeric.code, numeric.stderr).toBe(0);
     expect(named.code, named.stderr).toBe(0);
     expect(JSON.parse(numeric.stdout)).toMatchObject({ data: [], has_more: false });
