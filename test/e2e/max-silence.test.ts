@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postDelivery } from '../helpers/delivery.js';
-import { sandboxEnv, startListen, startSandboxProcess, startTail } from '../helpers/cli.js';
+import { runCli, sandboxEnv, startListen, startSandboxProcess, startTail } from '../helpers/cli.js';
 
 // --max-silence: a long-running listen or tail that hears nothing exits 6, so that a supervisor starts it again.
 
@@ -39,5 +39,13 @@ describe('--max-silence', () => {
     } finally {
       tail.child.kill('SIGKILL');
     }
+  });
+
+  it('deliveries tail: a limit shorter than two polls is a usage error before anything is asked (it would stop a healthy tail)', async () => {
+    const result = await runCli(['deliveries', 'tail', '--max-silence', '3s'], {
+      env: { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: 'http://127.0.0.1:9', WHSVC_CLIENT_ID: 'x', WHSVC_CLIENT_SECRET: 'y', CI: 'true' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^whsvc: --max-silence 3s is shorter than two polls \(--interval 2s\): a tail that hears the service would stop\n/);
   });
 });

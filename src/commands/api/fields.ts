@@ -152,7 +152,16 @@ export function requestPath(given: string, baseUrl: string): string {
     }
     return url.pathname.slice(prefix.length) + url.search;
   }
-  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+  const path = trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+  // `..` (or `%2e%2e`) would climb out of the service's prefix (a base URL of …/tenant-a): as the URL resolves it, the
+  // path must stay inside.
+  const base = new URL(baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const resolved = new URL(`${base.origin}${prefix}${path}`);
+  if (!(resolved.pathname === prefix || resolved.pathname.startsWith(`${prefix}/`))) {
+    throw usageError(`${JSON.stringify(trimmed)} climbs out of the service's address ${base.origin}${prefix}: whsvc sends its token there only`);
+  }
+  return path;
 }
 
 /** A URL for a message, without a user name or password. */

@@ -158,6 +158,13 @@ const passing = (error: unknown) =>
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
 async function checkOptions(options: TailOptions, deps: TailDeps): Promise<{ routes: ForwardRoute[]; secret?: SecretSource }> {
+  // Polls come once an interval: a limit no longer than that would stop a tail that hears the service fine.
+  if (options.maxSilenceMs !== undefined && options.maxSilenceMs < 2 * options.intervalMs) {
+    throw usageError(
+      `--max-silence ${durationText(options.maxSilenceMs)} is shorter than two polls (--interval ${durationText(options.intervalMs)}): a tail that hears the service would stop`,
+      `give several intervals, such as --max-silence ${durationText(Math.max(60_000, 10 * options.intervalMs))}`,
+    );
+  }
   const routes = checkRoutes(options.forwardTo ?? []);
   if (options.secretFile !== undefined && routes.length === 0 && options.record === undefined) {
     throw usageError('--secret-file checks the deliveries tail forwards or records: it needs --forward-to URL or --record FILE');

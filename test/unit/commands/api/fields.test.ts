@@ -121,6 +121,15 @@ describe("api path: the service's address only", () => {
     expect(requestPath('https://api.example.com/platform/v1/webhooks', 'https://api.example.com/platform')).toBe('/v1/webhooks');
   });
 
+  it("a path that climbs out of the base path with .. (however it is spelt) is refused, exit 2: the token stays under the service's prefix", () => {
+    const tenant = 'http://127.0.0.1:4010/tenant-a';
+    for (const path of ['/../other/v1/x', '/%2e%2e/other/v1/x', 'v1/../../other/x', '/v1/%2E%2E/%2e%2E/other']) {
+      expect(() => requestPath(path, tenant), path).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringContaining('climbs out of') }));
+    }
+    // Inside the prefix, .. is the URL's own business.
+    expect(requestPath('/v1/webhooks/../webhooks', tenant)).toBe('/v1/webhooks/../webhooks');
+  });
+
   it('a URL elsewhere is refused, exit 2: another host, port, scheme, outside the base path, a user name, //host', () => {
     for (const url of [
       'https://other.host/v1/webhooks',
