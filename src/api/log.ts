@@ -1,4 +1,5 @@
 import type { ApiClient } from './client.js';
+import { ApiError } from './errors.js';
 import { listAttempts, listWebhooks } from './endpoints.js';
 import type { Attempt, Page, Webhook } from './shapes.js';
 
@@ -14,13 +15,25 @@ export function answeredStatus(code: number | null | undefined): number | undefi
 /** The interface's largest page: fewest requests for a whole log. */
 export const MAX_PAGE = 200;
 
+/**
+ * The cursor of the page after `page` (the one fetched at `cursor`), or undefined at the end. A service that gives
+ * back the cursor it was asked at would be followed for good: that is an answer of the wrong shape.
+ */
+export function nextCursor(page: Pick<Page<unknown>, 'has_more' | 'next_cursor'>, cursor: string | undefined): string | undefined {
+  if (!page.has_more || !page.next_cursor) return undefined;
+  if (page.next_cursor === cursor) {
+    throw new ApiError(200, 'unexpected_answer', 'the service gave the same next_cursor as the page asked for: following it would never end');
+  }
+  return page.next_cursor;
+}
+
 /** Every item of a cursor-paginated list, one page in memory at a time; `page` fetches the page at a cursor. */
 async function* pages<T>(page: (cursor: string | undefined) => Promise<Page<T>>): AsyncGenerator<T[]> {
   let cursor: string | undefined;
   do {
-    const { data, has_more, next_cursor } = await page(cursor);
-    yield data;
-    cursor = has_more && next_cursor ? next_cursor : undefined;
+    const fetched = await page(cursor);
+    yield fetched.data;
+    cursor = nextCursor(fetched, cursor);
   } while (cursor);
 }
 

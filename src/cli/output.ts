@@ -1,4 +1,5 @@
 import type { Page } from '../api/shapes.js';
+import { nextCursor } from '../api/log.js';
 import type { SharedLayout, TableOptions } from '../render/table.js';
 import { shellWord } from '../render/text.js';
 import type { CommandDeps } from './context.js';
@@ -112,8 +113,9 @@ export async function writePages<T>(
       count += page.data.length;
       first = false;
     }
-    if (!page.has_more || !page.next_cursor) break;
-    cursor = page.next_cursor;
+    const next = nextCursor(page, cursor);
+    if (next === undefined) break;
+    cursor = next;
   }
   if (document) document.end({ has_more: false, next_cursor: null });
   else if (count === 0) emptyNote();

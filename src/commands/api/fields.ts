@@ -80,12 +80,12 @@ export function fieldsBody(flags: FieldFlag[], read: (path: string) => string): 
       if (last) {
         if (value === EMPTY_ARRAY) throw usageError(`${JSON.stringify(key)} without a value: only name[] makes an empty array`);
         if (Object.hasOwn(holder, part)) throw usageError(`the field ${JSON.stringify(key)} is given twice`, `for an array, write it ${part}[]=…`);
-        holder[part] = value;
+        setOwn(holder, part, value);
         break;
       }
       const wanted = path[i + 1] === NEXT ? 'array' : 'object';
       const existing = Object.hasOwn(holder, part) ? holder[part] : undefined;
-      if (existing === undefined) holder[part] = wanted === 'array' ? [] : {};
+      if (existing === undefined) setOwn(holder, part, wanted === 'array' ? [] : {});
       else if ((wanted === 'array') !== Array.isArray(existing) || existing === null || typeof existing !== 'object') {
         throw usageError(
           `the field ${JSON.stringify(key)} makes ${part} ${wanted === 'array' ? 'an array' : 'an object'}, and another field made it something else`,
@@ -95,6 +95,11 @@ export function fieldsBody(flags: FieldFlag[], read: (path: string) => string): 
     }
   }
   return body;
+}
+
+/** A field of its own, whatever its name: `__proto__` too, which an assignment would take as the object's prototype and drop. */
+function setOwn(holder: Record<string, JsonValue>, key: string, value: JsonValue): void {
+  Object.defineProperty(holder, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** The fields as a query string's pairs (a GET's, or beside --input's body): each key as written, each value as text. */

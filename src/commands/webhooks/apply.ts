@@ -155,9 +155,10 @@ async function perform(step: Step, secretDir: string, outcome: Outcome, deps: Co
   const c = deps.colors;
   if (step.action === 'create') {
     const webhook = await create(step, deps);
-    const path = join(secretDir, secretFileName(webhook.id));
+    let path = join(secretDir, `${webhook.id}.secret`);
     let reserved: ReservedFile | undefined;
     try {
+      path = join(secretDir, secretFileName(webhook.id));
       reserved = ReservedFile.reserve(path, '--secret-dir', false);
       reserved.write(`${webhook.signing_secret}\n`);
     } catch (error) {
@@ -217,7 +218,10 @@ async function create(step: Extract<Step, { action: 'create' }>, deps: CommandDe
   return { ...webhook, signing_secret: webhook.signing_secret };
 }
 
-/** The file of a created webhook's secret, named after its id: any character that could leave the directory encoded. */
+/**
+ * The file of a created webhook's secret, named after its id: any character that could leave the directory encoded.
+ * An id no URL can carry (a lone UTF-16 surrogate, from a service gone wrong) throws, inside the undo of its create.
+ */
 export function secretFileName(id: string): string {
   return `${encodeURIComponent(id).replace(/^\./, '%2E')}.secret`;
 }

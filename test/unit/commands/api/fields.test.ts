@@ -66,6 +66,12 @@ describe('api fields: -f strings, -F typed, key[] arrays, key[sub] objects (as g
     });
   });
 
+  it("a field named __proto__ is sent as a field like any other, never taken as the object's prototype and dropped", () => {
+    const body = fieldsBody([f('__proto__[x]=1'), f('a[__proto__][y]=2')], read);
+    expect(JSON.stringify(body)).toBe('{"__proto__":{"x":"1"},"a":{"__proto__":{"y":"2"}}}');
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
   it('mistakes are usage errors naming the field: no =, a key given twice, a key both array and object, [] inside a key', () => {
     expect(usage(() => fieldsBody([f('url')], read)).message).toBe('-f "url": a field is key=value');
     expect(usage(() => fieldsBody([f('url=a'), f('url=b')], read)).message).toContain('the field "url" is given twice');

@@ -246,6 +246,29 @@ describe('webhooks apply', () => {
     expect(fake.stderr.text).toContain('interrupted after 1 of 2 changes; not done: delete wh_y');
   });
 
+  it('an id no URL can carry, from a service gone wrong: a failure that says the webhook may be left without its secret, never an unexpected error', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockList(fake, []);
+    fake.mock
+      .intercept({ path: '/v1/webhooks', method: 'POST' })
+      .reply(() =>
+        jsonReply(201, {
+          id: '\ud800x',
+          url: 'https://a.example/h',
+          events: ['invoice.paid'],
+          active: true,
+          signing_secret: SECRET(1),
+          created_at: '2025-01-15T12:00:00Z',
+        }),
+      );
+    const error = await rejectionOf(run(options({ file: file([{ url: 'https://a.example/h', events: ['invoice.paid'] }]), secretDir: dir }), fake.deps));
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.message).toMatch(/^cannot write the signing secret to .*: .*; webhook .* was created and could not be deleted again/);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.secret'))).toEqual([]);
+  });
+
   it('a secret file is named after the webhook, and never leaves its directory', () => {
     expect(secretFileName('wh_1a2b')).toBe('wh_1a2b.secret');
     expect(secretFileName('../../etc/x')).toBe('%2E.%2F..%2Fetc%2Fx.secret');
