@@ -251,18 +251,16 @@ describe('webhooks apply', () => {
     mockToken(fake.mock);
     mockCatalog(fake.mock);
     mockList(fake, []);
-    fake.mock
-      .intercept({ path: '/v1/webhooks', method: 'POST' })
-      .reply(() =>
-        jsonReply(201, {
-          id: '\ud800x',
-          url: 'https://a.example/h',
-          events: ['invoice.paid'],
-          active: true,
-          signing_secret: SECRET(1),
-          created_at: '2025-01-15T12:00:00Z',
-        }),
-      );
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(() =>
+      jsonReply(201, {
+        id: '\ud800x',
+        url: 'https://a.example/h',
+        events: ['invoice.paid'],
+        active: true,
+        signing_secret: SECRET(1),
+        created_at: '2025-01-15T12:00:00Z',
+      }),
+    );
     const error = await rejectionOf(run(options({ file: file([{ url: 'https://a.example/h', events: ['invoice.paid'] }]), secretDir: dir }), fake.deps));
     expect(error).toBeInstanceOf(CliError);
     expect(error.message).toMatch(/^cannot write the signing secret to .*: .*; webhook .* was created and could not be deleted again/);
