@@ -7,26 +7,36 @@
 // 1,000,000; 0 skips it) at a steady BENCH_SOAK_RATE a second (default 4,000),
 // the sandbox's resident set sampled every second through the run, to show
 // that the peak reached after warm-up (the first fifth) holds to the end.
+// BENCH_SOAK_DATA_DIR=1 runs the soak with --data-dir (a fresh temp dir, every
+// delivery kept, as --data-dir does by default) instead of in memory.
 //
 //   node scripts/bench-memory.mjs        (uses the dist/ already built)
 //
 // BENCH_SANDBOX_NODE_ARGS gives the sandbox extra node flags, and
 // BENCH_SANDBOX_STDOUT a file its stdout is appended to (what --trace-gc-nvp
 // prints, say), as in bench.mjs.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import { join } from 'node:path';
 import { Pool } from 'undici';
 import { benchNodeArgs, benchStdout, startSandbox } from './sandbox-process.mjs';
 
 const EVENTS = Number(process.env.BENCH_MEMORY_EVENTS ?? 100_000);
 const SOAK_EVENTS = Number(process.env.BENCH_SOAK_EVENTS ?? 1_000_000);
 const SOAK_RATE = Number(process.env.BENCH_SOAK_RATE ?? 4_000);
+const SOAK_DATA_DIR = Boolean(process.env.BENCH_SOAK_DATA_DIR);
 const IN_FLIGHT = 64;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const STALL_MS = 30_000;
 
 const kib = (pid, field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 const mb = (kb) => `${(kb / 1024).toFixed(0)} MB`;
+/** CPU ms (user + system) a process has used so far, from /proc (10 ms ticks). */
+const cpuMs = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
 
 /**
  * Delivers `events` events through a fresh in-memory sandbox, IN_FLIGHT triggers at a time; with `rate`, no
@@ -68,6 +78,7 @@ async function run(label, events, extraArgs, { rate } = {}) {
   );
   died.catch(() => {});
   const baseline = kib(sandbox.pid, 'VmRSS');
+  const cpuBefore = cpuMs(sandbox.pid);
   const started = Date.now();
   const samples = [];
   const sample = () => ({ seconds: (Date.now() - started) / 1000, received, rss: kib(sandbox.pid, 'VmRSS'), peak: kib(sandbox.pid, 'VmHWM') });
@@ -81,6 +92,7 @@ async function run(label, events, extraArgs, { rate } = {}) {
     : undefined;
   let seconds;
   let peak;
+  let cpu;
   try {
     let next = 0;
     const triggering = Promise.all(
@@ -102,6 +114,7 @@ async function run(label, events, extraArgs, { rate } = {}) {
     }
     seconds = (Date.now() - started) / 1000;
     peak = kib(sandbox.pid, 'VmHWM');
+    cpu = cpuMs(sandbox.pid) - cpuBefore;
     samples.push(sample());
   } catch (error) {
     // A trigger refused because the sandbox died says less than the sandbox's own end.
@@ -117,7 +130,7 @@ async function run(label, events, extraArgs, { rate } = {}) {
     receiver.close();
   }
   const dropped = /the oldest are dropped/.test(stderr());
-  return { label, events, baseline, peak, seconds, dropped, samples };
+  return { label, events, baseline, peak, seconds, cpu, dropped, samples };
 }
 
 // A run that fails says why in one message, without a stack: what the sandbox said is in it.
@@ -127,34 +140,41 @@ for (const event of ['uncaughtException', 'unhandledRejection'])
     process.exit(1);
   });
 
+const perEvent = (r) => `${Math.round((1000 * r.cpu) / r.events)} µs`;
 const results = [];
 const fifth = Math.round(EVENTS / 5);
 results.push(await run('default cap (newest 10,000 kept)', fifth, []));
 results.push(await run('default cap (newest 10,000 kept)', EVENTS, []));
 results.push(await run('no cap (--max-deliveries 1000000000)', EVENTS, ['--max-deliveries', '1000000000']));
 console.log(`\nSandbox memory, in memory mode (${IN_FLIGHT} triggers in flight, one webhook, a receiver that answers at once)\n`);
-console.log('| sandbox | events delivered | RSS when ready | peak RSS | time | said it dropped old deliveries |');
-console.log('|---|---|---|---|---|---|');
+console.log('| sandbox | events delivered | RSS when ready | peak RSS | time | sandbox CPU per event | said it dropped old deliveries |');
+console.log('|---|---|---|---|---|---|---|');
 for (const r of results)
   console.log(
-    `| ${r.label} | ${r.events.toLocaleString('en')} | ${mb(r.baseline)} | ${mb(r.peak)} | ${r.seconds.toFixed(0)} s | ${r.dropped ? 'yes, once' : 'no'} |`,
+    `| ${r.label} | ${r.events.toLocaleString('en')} | ${mb(r.baseline)} | ${mb(r.peak)} | ${r.seconds.toFixed(0)} s | ${perEvent(r)} | ${r.dropped ? 'yes, once' : 'no'} |`,
   );
 
 if (SOAK_EVENTS > 0) {
-  const soak = await run('soak', SOAK_EVENTS, [], { rate: SOAK_RATE });
+  const dataDir = SOAK_DATA_DIR ? mkdtempSync(join(os.tmpdir(), 'whsvc-bench-memory-')) : undefined;
+  let soak;
+  try {
+    soak = await run('soak', SOAK_EVENTS, dataDir ? ['--data-dir', dataDir] : [], { rate: SOAK_RATE });
+  } finally {
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
   // The peak reached by the end of each tenth of the events (and the resident set then).
   const tenths = Array.from({ length: 10 }, (_, i) => soak.samples.find((s) => s.received >= ((i + 1) * SOAK_EVENTS) / 10) ?? soak.samples.at(-1));
   // Warm-up is the first fifth: V8 sizes its young generation from the rates of allocation and survival, and in the
   // runs of docs/benchmarks.md it reached its full size (64 MB) only at about 126,000 events of the 1,000,000.
   const warm = tenths[1];
   console.log(
-    `\nSoak: ${SOAK_EVENTS.toLocaleString('en')} events at ${SOAK_RATE.toLocaleString('en')} a second (${(SOAK_EVENTS / soak.seconds).toFixed(0)} delivered a second), default cap, RSS sampled every second (${soak.samples.length} samples)\n`,
+    `\nSoak: ${SOAK_EVENTS.toLocaleString('en')} events at ${SOAK_RATE.toLocaleString('en')} a second (${(SOAK_EVENTS / soak.seconds).toFixed(0)} delivered a second), ${SOAK_DATA_DIR ? '--data-dir (every delivery kept)' : 'in memory, default cap'}, RSS sampled every second (${soak.samples.length} samples)\n`,
   );
   console.log('| events delivered | time | RSS then | peak RSS so far | peak ÷ peak after warm-up |');
   console.log('|---:|---:|---:|---:|---:|');
   for (const s of tenths)
     console.log(`| ${s.received.toLocaleString('en')} | ${s.seconds.toFixed(0)} s | ${mb(s.rss)} | ${mb(s.peak)} | ${(s.peak / warm.peak).toFixed(2)}× |`);
   console.log(
-    `\nPeak RSS at the end ÷ peak after warm-up (the first fifth): ${(soak.peak / warm.peak).toFixed(2)}× (aim ≤ 1.2×); ÷ peak after the first tenth: ${(soak.peak / tenths[0].peak).toFixed(2)}×`,
+    `\nPeak RSS at the end ÷ peak after warm-up (the first fifth): ${(soak.peak / warm.peak).toFixed(2)}× (aim ≤ 1.2×); ÷ peak after the first tenth: ${(soak.peak / tenths[0].peak).toFixed(2)}×; sandbox CPU per event ${perEvent(soak)}`,
   );
 }
