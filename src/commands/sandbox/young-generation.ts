@@ -3,10 +3,11 @@
  * itself V8 sizes the young generation from the machine's memory and grows it
  * as a steady stream goes on (64 MB a semi-space on a machine of 24 GB): the
  * sandbox's resident set then rose with the count of events until V8 was done
- * growing it. At 16 MB it is reached early and held, and 100 events in flight
- * cost no more CPU than at 64 (at 4 or 8 MB they did, up to a fifth more:
- * objects that live through a send were promoted). docs/benchmarks.md,
- * "Sandbox memory".
+ * growing it, past the budget of 256 MB through 1,000,000 events (261 MB in one
+ * soak). At 16 MB it is reached early and held (161–175 MB), for about a tenth
+ * more CPU per event in memory and none with --data-dir (at 4 or 8 MB it cost
+ * up to a fifth more: objects that live through a send were promoted).
+ * docs/benchmarks.md, "The budget".
  */
 export const SANDBOX_SEMI_SPACE_MB = 16;
 
