@@ -155,9 +155,13 @@ webhooks:
     expect(after.map((w) => w.id)).toEqual(before.map((w) => w.id));
   });
 
-  it('with --prune deletes the rest, and only that', async () => {
+  it('with --prune deletes the rest, and only that, once --yes says so (no terminal: without it nothing changes, exit 2)', async () => {
     const before = await account();
-    const result = await apply(['--prune', '--secret-dir', secrets()]);
+    const unconfirmed = await apply(['--prune', '--secret-dir', secrets()]);
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toMatch(/the plan deletes \d+ webhooks? the file does not name: pass --yes to delete them/);
+    expect(await account()).toEqual(before);
+    const result = await apply(['--prune', '--yes', '--secret-dir', secrets()]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/- delete +https:\/\/sales\.example\.com\/hooks/);
     expect(result.stdout).toContain('Done: 0 created, 0 updated, 1 deleted, 2 unchanged.');
@@ -175,7 +179,7 @@ webhooks:
 `,
     );
     // The read-only client can read the account, so the plan is made; its first change is refused (403).
-    const readOnly = await apply(['--prune', '--secret-dir', secrets()], {
+    const readOnly = await apply(['--prune', '--yes', '--secret-dir', secrets()], {
       WHSVC_CLIENT_ID: sandbox.info.readonly_client_id,
       WHSVC_CLIENT_SECRET: sandbox.info.readonly_client_secret,
       WHSVC_CONFIG_DIR: join(workDir, 'config-ro'),
@@ -183,7 +187,7 @@ webhooks:
     expect(readOnly.code).toBe(4);
     expect(readOnly.stderr).toMatch(/stopped after 0 of 3 changes; not done: create https:\/\/new\.example\.com\/hooks, update wh_\w+, delete wh_\w+/);
     expect(readOnly.stderr).toContain('the same apply, run again, finishes the job');
-    const again = await apply(['--prune', '--secret-dir', secrets()]);
+    const again = await apply(['--prune', '--yes', '--secret-dir', secrets()]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('Done: 1 created, 1 updated, 1 deleted, 0 unchanged.');
     expect(shape(await account())).toEqual([
@@ -203,7 +207,7 @@ webhooks:
         ],
       }),
     );
-    const twiceInFile = await apply(['--prune', '--secret-dir', secrets()]);
+    const twiceInFile = await apply(['--prune', '--yes', '--secret-dir', secrets()]);
     expect(twiceInFile.code).toBe(2);
     expect(twiceInFile.stderr).toContain('webhooks[1]: https://billing.example.com/hooks is declared twice, at webhooks[0] and webhooks[1]');
     // A second webhook for a URL the file names, made past apply.
@@ -214,7 +218,7 @@ webhooks:
     expect(twin.code, twin.stderr).toBe(0);
     const twinId = JSON.parse(twin.stdout).id as string;
     writeFileSync(file(), JSON.stringify({ webhooks: [{ url: 'https://new.example.com/hooks', events: ['product.updated'] }] }));
-    const twiceInAccount = await apply(['--prune', '--secret-dir', secrets()]);
+    const twiceInAccount = await apply(['--prune', '--yes', '--secret-dir', secrets()]);
     expect(twiceInAccount.code).toBe(2);
     const original = before.find((w) => w.url === 'https://new.example.com/hooks')!;
     expect(twiceInAccount.stderr).toMatch(

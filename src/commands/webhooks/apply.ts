@@ -7,7 +7,7 @@ import type { Webhook } from '../../api/shapes.js';
 import { apiAction } from '../../cli/actions.js';
 import { catalog } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
-import { CliError, ExitCode, usageError } from '../../cli/errors.js';
+import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
 import { gracefulInterrupt, onInterrupt } from '../../cli/interrupt.js';
 import { printJson } from '../../cli/output.js';
@@ -24,24 +24,29 @@ export const command = () =>
     .description("make the account's webhooks as a file declares them, keyed by URL: create, update, and with --prune delete")
     .requiredOption('-f, --file <file>', 'the declared webhooks: JSON, or YAML (.yaml, .yml); - reads stdin')
     .option('--dry-run', 'print the plan and send nothing')
-    .option('--prune', 'also delete the webhooks the file does not name')
+    .option('--prune', 'also delete the webhooks the file does not name (asked first on a terminal; --yes elsewhere)')
+    .option('-y, --yes', 'delete without asking: what --prune deletes')
     .option('--secret-dir <dir>', 'where the signing secret of each webhook created goes, as <id>.secret (mode 0600); needed when the plan creates')
     .addHelpText(
       'after',
       examples(
         'whsvc webhooks apply -f webhooks.yaml --dry-run',
         'whsvc webhooks apply -f webhooks.yaml --secret-dir ./secrets',
-        'whsvc webhooks apply -f webhooks.json --prune --secret-dir ./secrets --json',
+        'whsvc webhooks apply -f webhooks.json --prune --yes --secret-dir ./secrets --json',
       ),
     )
     .action(
-      apiAction((deps, o) => run({ file: o.file, dryRun: Boolean(o.dryRun), prune: Boolean(o.prune), secretDir: o.secretDir, stop: gracefulInterrupt }, deps)),
+      apiAction((deps, o) =>
+        run({ file: o.file, dryRun: Boolean(o.dryRun), prune: Boolean(o.prune), yes: Boolean(o.yes), secretDir: o.secretDir, stop: gracefulInterrupt }, deps),
+      ),
     );
 
 export interface ApplyOptions {
   file: string;
   dryRun: boolean;
   prune: boolean;
+  /** Deletes what --prune deletes without asking. */
+  yes?: boolean | undefined;
   secretDir?: string | undefined;
   /** Ctrl-C ends the run after the change under way, and says what was done and what not. */
   stop?: (() => AbortSignal) | undefined;
@@ -90,6 +95,14 @@ export async function run(options: ApplyOptions, deps: CommandDeps): Promise<num
     if (deps.json) printJson(deps, document(options, plan, options.dryRun ? null : emptyOutcome()));
     else if (options.dryRun) deps.stderr.write(`${changesAnything(plan) ? 'Dry run: nothing was sent.' : 'Dry run: nothing would change.'}\n`);
     return ExitCode.ok;
+  }
+  // A delete cannot be undone, and a file copied from CI to a terminal may name fewer webhooks than the account has.
+  if (plan.delete.length > 0 && !options.yes) {
+    const what = `the plan deletes ${count(plan.delete.length, 'webhook')} the file does not name`;
+    if (!deps.canPrompt) throw usageError(`${what}: pass --yes to delete them (${NO_PROMPT}); nothing was changed`);
+    if (!(await deps.prompter.confirm(`Apply it? ${what[0]!.toUpperCase()}${what.slice(1)}, and their deliveries stop at once.`, false))) {
+      throw new CliError('nothing was changed', ExitCode.failure);
+    }
   }
   return execute(options, plan, deps);
 }

@@ -96,7 +96,7 @@ describe('webhooks apply', () => {
       { url: 'https://a.example/h', events: ['invoice.paid'] },
       { url: 'https://b.example/h', events: ['invoice.paid', 'sales_order.created'] },
     ]);
-    await run(options({ file: path, prune: true, secretDir: dir }), fake.deps);
+    await run(options({ file: path, prune: true, yes: true, secretDir: dir }), fake.deps);
     const document = JSON.parse(fake.stdout.text);
     expect(document).toEqual({
       file: path,
@@ -192,7 +192,7 @@ describe('webhooks apply', () => {
       { url: 'https://a.example/h', events: ['invoice.paid'] },
       { url: 'https://b.example/h', events: ['invoice.paid'] },
     ]);
-    const error = await rejectionOf(run(options({ file: path, prune: true, secretDir: dir }), fake.deps));
+    const error = await rejectionOf(run(options({ file: path, prune: true, yes: true, secretDir: dir }), fake.deps));
     expect(error).toBeInstanceOf(ApiError);
     expect(error.status).toBe(403);
     expect(fake.stdout.text).toContain('✓ created  wh_new1');
@@ -221,13 +221,28 @@ describe('webhooks apply', () => {
     expect(fake.stderr.text).toContain('not done: create https://a.example/h');
   });
 
+  it('--prune deletes only once asked: without --yes and no terminal, a usage error before any change; on a terminal, a question whose no changes nothing', async () => {
+    for (const canPrompt of [false, true]) {
+      const fake = fakeDeps({ canPrompt, answers: canPrompt ? [{ kind: 'confirm', message: /deletes 1 webhook the file does not name/, answer: false }] : [] });
+      mockToken(fake.mock);
+      mockCatalog(fake.mock);
+      mockList(fake, [existing('wh_x', 'https://x.example/h', ['invoice.paid'])]);
+      const error = await rejectionOf(run(options({ file: file([]), prune: true }), fake.deps));
+      expect(error).toBeInstanceOf(CliError);
+      expect(error.exitCode).toBe(canPrompt ? 1 : 2);
+      expect(error.message).toMatch(canPrompt ? /^nothing was changed$/ : /pass --yes to delete them/);
+      expect(fake.requests.filter((r) => r.method === 'DELETE')).toEqual([]);
+      fake.prompter.assertDone();
+    }
+  });
+
   it('a webhook already gone when it is to be deleted counts as deleted', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     mockCatalog(fake.mock);
     mockList(fake, [existing('wh_x', 'https://x.example/h', ['invoice.paid'])]);
     fake.mock.intercept({ path: '/v1/webhooks/wh_x', method: 'DELETE' }).reply(404, '{"error":{"code":"not_found","message":"gone"}}');
-    expect(await run(options({ file: file([]), prune: true }), fake.deps)).toBe(0);
+    expect(await run(options({ file: file([]), prune: true, yes: true }), fake.deps)).toBe(0);
     expect(fake.stdout.text).toContain('Done: 0 created, 0 updated, 1 deleted, 0 unchanged.');
   });
 
@@ -241,7 +256,7 @@ describe('webhooks apply', () => {
       controller.abort();
       return { statusCode: 204, data: '' };
     });
-    const code = await run(options({ file: file([]), prune: true, stop: () => controller.signal }), fake.deps);
+    const code = await run(options({ file: file([]), prune: true, yes: true, stop: () => controller.signal }), fake.deps);
     expect(code).toBe(130);
     expect(fake.stderr.text).toContain('interrupted after 1 of 2 changes; not done: delete wh_y');
   });
