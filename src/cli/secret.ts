@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import type { Io } from './deps.js';
 import { usageError } from './errors.js';
 import { readStdin, STDIN } from './stdin.js';
@@ -14,6 +14,8 @@ export const pastedSecret = (value: string): string => value.trim();
 /** Why a refused secret may be wrong: a space or line break inside it, from a paste cut across lines. */
 export const insideWhitespace = (secret: string): string | undefined =>
   /\s/.test(secret) ? 'it holds a space or a line break inside: copy it again, whole, on one line' : undefined;
+
+const FROM_STDIN = 'the secret from stdin';
 
 export interface SecretSource {
   /** Where the secret comes from, for messages (never the secret itself). */
@@ -140,7 +142,7 @@ async function stdinSecret(stdin: Io['stdin']): Promise<SecretSource> {
   if (stdin.isTTY) throw usageError('--secret-file - reads the secret from stdin, which is a terminal: pipe it in (--secret-file - < whsec.txt)');
   const secret = pastedSecret((await readStdin(stdin)).toString('utf8'));
   if (secret === '') throw usageError('--secret-file - read nothing from stdin: pipe the secret in (--secret-file - < whsec.txt)');
-  return { describe: 'the secret from stdin', name: 'stdin', current: () => secret };
+  return { describe: FROM_STDIN, name: 'stdin', current: () => secret };
 }
 
 /** The secret a command cannot do without: a usage error when there is none. */
@@ -166,7 +168,14 @@ export async function requiredSecrets(
   if (sources.length === 0) throw usageError(`a signing secret is required: --secret-file FILE${envName ? `, ${envName}` : ''} or --secret S`);
   return sources.map((source) => {
     const secret = source.current();
-    if (secret === undefined) throw usageError(`--secret-file ${source.name} cannot be read, or is empty`);
+    if (secret === undefined) {
+      const fromStdin = source.describe === FROM_STDIN;
+      const missing = !fromStdin && !existsSync(source.name);
+      throw usageError(
+        `--secret-file ${fromStdin ? '-' : source.name} ${missing ? 'is not there' : fromStdin ? 'read nothing from stdin' : 'cannot be read, or is empty'}`,
+        'it holds the signing secret alone, as your app verifies with it: printf %s "$SECRET" > FILE',
+      );
+    }
     return { name: source.name, secret };
   });
 }

@@ -85,7 +85,7 @@ describe('--secret-file more than once (a receiver moving to a new secret)', () 
     writeFileSync(path, 'whsec_a');
     await expect(requiredSecrets({ secretFiles: [path, join(dir, 'missing.txt')] }, io)).rejects.toMatchObject({
       exitCode: 2,
-      message: `--secret-file ${join(dir, 'missing.txt')} cannot be read, or is empty`,
+      message: `--secret-file ${join(dir, 'missing.txt')} is not there`,
     });
     expect(await requiredSecrets({ secretFiles: [path] }, io)).toEqual([{ name: path, secret: 'whsec_a' }]);
   });
