@@ -69,7 +69,7 @@ export function padEnd(text: string, width: number): string {
   return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
 }
 
-const URL_PARTS = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]*)([/?#].*)?$/i;
+const URL_PARTS = /^(.*?[a-z][a-z0-9+.-]*:\/\/[^/?#]*)([/?#].*)?$/i;
 
 /**
  * A URL in at most `width` columns. Its scheme and host (with a port, if any) are what tell endpoints apart (a

@@ -27,5 +27,7 @@ describe('widths as a terminal draws them', () => {
     expect(shortenUrl('http://127.0.0.1:9001/fail', 40)).toBe('http://127.0.0.1:9001/fail');
     const long = shortenUrl('https://hooks.example.com/api/v1/webhooks/receiver', 40);
     expect(long).toBe('https://hooks.example.com/api/…/receiver');
+    // After a label (tail's forward line, `→ URL`), the host still whole.
+    expect(shortenUrl('→ http://localhost:3000/api/v1/webhooks', 34)).toBe('→ http://localhost:3000/…/webhooks');
   });
 });
