@@ -326,11 +326,14 @@ export async function run(options: HealthOptions, deps: CommandDeps): Promise<nu
   }
   const unhealthy = rows.filter((row) => !row.healthy);
   if (unhealthy.length === 0) return 0;
-  // The worst few by name: the table above (or --json) has them all, and a line per terminal row reads better than thirty.
-  const named = andMore(
-    unhealthy.slice(0, NAMED_UNHEALTHY).map((row) => `${sanitize(row.id)} (${whyUnhealthy(row, failUnder)})`),
-    unhealthy.length,
-  );
-  deps.stderr.write(`whsvc: ${unhealthy.length === 1 ? '1 webhook is' : `${unhealthy.length} webhooks are`} unhealthy: ${named}\n`);
+  // One is named with why; several, the worst few by id, since the table above (or --json) says why of each.
+  if (unhealthy.length === 1) deps.stderr.write(`whsvc: 1 webhook is unhealthy: ${sanitize(unhealthy[0]!.id)} (${whyUnhealthy(unhealthy[0]!, failUnder)})\n`);
+  else {
+    const named = andMore(
+      unhealthy.slice(0, NAMED_UNHEALTHY).map((row) => sanitize(row.id)),
+      unhealthy.length,
+    );
+    deps.stderr.write(`whsvc: ${unhealthy.length} webhooks are unhealthy (${deps.json ? 'health in the JSON' : 'HEALTH above'} says why): ${named}\n`);
+  }
   return 1;
 }
