@@ -12,6 +12,7 @@ const { join } = require('node:path');
 const [major, minor, patch] = process.versions.node.split('.').map(Number);
 if (!((major === 22 && (minor > 22 || (minor === 22 && patch >= 2))) || (major === 24 && minor >= 15) || major >= 26)) {
   writeSync(2, `whsvc: Node ${process.versions.node} is too old; whsvc needs Node ^22.22.2, ^24.15.0 or >= 26\n`);
+  writeSync(2, 'hint: install Node 24 (https://nodejs.org, or nvm install 24), then run whsvc again\n');
   process.exit(1);
 }
 

@@ -568,6 +568,7 @@ describe('failures a user meets', () => {
     const result = spawnSync('/usr/bin/node', [WHSVC_BIN, 'events'], { encoding: 'utf8' });
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('is too old; whsvc needs Node ^22.22.2, ^24.15.0 or >= 26');
+    expect(result.stderr).toContain('hint: install Node 24');
   });
 
   it('prints the version and help with exit 0', async () => {

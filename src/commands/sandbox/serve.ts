@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { Io } from '../../cli/deps.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
 import { CliError, listenError } from '../../cli/errors.js';
+import { durationText } from '../../cli/parse.js';
 import { FileError } from '../../files/user-file.js';
 import { defaultMaxConnections } from '../../sandbox/connections.js';
 import { ManualSandboxClock } from '../../sandbox/clock.js';
@@ -154,10 +155,10 @@ function banner(sandbox: Sandbox, baseUrl: string, dataDir: string | undefined, 
     `  read-only     client ${readOnly!.client_id}`,
     `                secret ${readOnly!.client_secret}`,
     `  store         ${dataDir ? `${dataDir} (kept across restarts)` : `in memory, ${kept} (--data-dir DIR keeps it)`}`,
-    `  retries       first after ${options.retryBaseMs} ms, doubling, ${options.maxAttempts} attempts at most`,
+    `  retries       first after ${durationText(options.retryBaseMs)}, doubling, ${options.maxAttempts} attempts at most`,
     `  signature     ${signatureHeaderName(options.platformName)}: sha256=<hex>`,
     `  sends         ${options.maxConnections} at once, at most ${options.concurrencyPerWebhook} to one webhook`,
-    `  timeout       a send not answered within ${options.deliveryTimeoutMs} ms fails`,
+    `  timeout       a send not answered within ${durationText(options.deliveryTimeoutMs)} fails`,
     ...(options.rateLimit ? [`  rate limit    ${options.rateLimit} API requests a second per client, then 429`] : []),
     ...(options.manualClock
       ? [`  clock         manual, at ${new Date(sandbox.deliverer.now()).toISOString()}`, '                (time moves with `whsvc sandbox clock advance 1h`)']
