@@ -55,7 +55,13 @@ async function reportError(error: unknown): Promise<number> {
       const message = error.message.includes(scope)
         ? `permission denied: ${error.message}`
         : `permission denied: this needs the ${scope} scope (${error.message})`;
-      return writeError(message, ExitCode.permission, `log in with a client that has ${scope}`, 403, error.code);
+      return writeError(
+        message,
+        ExitCode.permission,
+        `log in with a client that has ${scope}: whsvc login --client-id ID (whsvc auth status shows the scope of this one)`,
+        403,
+        error.code,
+      );
     }
     const exit = status === 401 ? ExitCode.auth : status === 404 ? ExitCode.notFound : ExitCode.failure;
     return writeError(`${error.message} (HTTP ${status}${error.code ? ` ${error.code}` : ''})`, exit, error.hint, status, error.code, error.message);

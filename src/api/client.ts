@@ -164,6 +164,19 @@ export class ApiClient {
     return this.now() < cached.expires_at - margin ? cached : undefined;
   }
 
+  /**
+   * Refuses, before anything is asked or changed, a `method` the token's granted scope already says the service will
+   * refuse (a read-only client deleting): the 403 the service would give, with the scope it needs. A token that states
+   * no scope is not judged.
+   */
+  async requireScopeFor(method: string): Promise<void> {
+    const granted = (await this.token()).scope;
+    const needed = scopeFor(method);
+    if (granted !== undefined && !granted.split(/\s+/).includes(needed)) {
+      throw new ApiError(403, 'insufficient_scope', `the token's scope (${granted}) lacks ${needed}`, needed);
+    }
+  }
+
   /** A token fresh enough to use: the cached one until shortly before it expires, else a new one. */
   async token(forceNew = false): Promise<CachedToken> {
     if (!forceNew) {

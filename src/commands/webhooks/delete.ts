@@ -19,6 +19,8 @@ export const command = () =>
 export async function run(options: { id: string; yes: boolean }, deps: CommandDeps): Promise<number> {
   if (!options.yes) {
     if (!deps.canPrompt) throw usageError(`deleting needs confirmation: pass --yes (${NO_PROMPT})`);
+    // No question whose yes would be refused.
+    await deps.api.requireScopeFor('DELETE');
     // Name what goes by its URL, which people know it by, not only its id.
     const webhook: { url?: unknown } = await getWebhook(deps.api, options.id);
     const url = typeof webhook.url === 'string' ? ` (${sanitize(webhook.url)})` : '';

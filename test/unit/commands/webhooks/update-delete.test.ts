@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../../../../src/api/errors.js';
 import { CliError } from '../../../../src/cli/errors.js';
 import { run as update, type UpdateOptions } from '../../../../src/commands/webhooks/update.js';
 import { run as del } from '../../../../src/commands/webhooks/delete.js';
@@ -147,6 +148,16 @@ describe('webhooks delete', () => {
     const code = await del({ id: 'wh_1', yes: false }, fake.deps);
     expect(code).toBe(0);
     expect(fake.stdout.text).toContain('wh_1');
+  });
+
+  it("on a terminal, a read-only client is refused before the question, not after its yes (the token's scope says so)", async () => {
+    const fake = fakeDeps({ canPrompt: true });
+    mockToken(fake.mock, { scope: 'webhooks:read' });
+    const error = await rejectionOf(del({ id: 'wh_1', yes: false }, fake.deps));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 403, requiredScope: 'webhooks:write' });
+    expect(fake.prompter.asked).toEqual([]);
+    expect(fake.requests.filter((r) => r.url.pathname.startsWith('/v1/webhooks'))).toHaveLength(0);
   });
 
   it('on a terminal, a no deletes nothing and does not succeed', async () => {
