@@ -80,7 +80,9 @@ export const stdoutWasClosed = (): boolean => stdoutClosed;
  */
 export function withSystemSignals<T>(work: () => T): T {
   const signals = ['SIGINT', 'SIGTERM'] as const;
-  const kept = signals.map((signal) => [signal, process.listeners(signal)] as const);
+  // The raw listeners: a once() listener comes back as the wrapper that removes itself when it fires, not as a
+  // listener for good (a second SIGTERM would then be swallowed instead of ending the process).
+  const kept = signals.map((signal) => [signal, process.rawListeners(signal) as Array<(...args: unknown[]) => void>] as const);
   for (const signal of signals) process.removeAllListeners(signal);
   try {
     return work();

@@ -2,6 +2,7 @@ import {
   accessSync,
   closeSync,
   constants,
+  existsSync,
   fchmodSync,
   fstatSync,
   fsyncSync,
@@ -335,6 +336,27 @@ const TEMPORARY = (name: string) => new RegExp(`^\\.${name.replace(/[.*+?^${}()|
  * Refused, before anything runs, otherwise; the files in it are created as
  * ReservedFile creates them.
  */
+/**
+ * Makes a directory (and its parents) that whsvc writes into: the user's alone (a --data-dir, a --secret-dir). Not
+ * mkdirSync's recursive mode: on a path it cannot create under an existing parent (under /proc) that loops forever,
+ * past Ctrl-C; and a file in the directory's place is said as such.
+ */
+export function makeDirectory(directory: string): void {
+  try {
+    mkdirSync(directory, { mode: 0o700 });
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      if (!statSync(directory).isDirectory()) throw new Error(`${directory} is a file, not a directory`);
+      return;
+    }
+    if (code !== 'ENOENT' || dirname(directory) === directory || existsSync(dirname(directory))) throw error;
+  }
+  makeDirectory(dirname(directory));
+  mkdirSync(directory, { mode: 0o700 });
+}
+
 export function ensureDirectory(path: string, label: string): void {
   let stats: Stats | undefined;
   try {
@@ -344,7 +366,7 @@ export function ensureDirectory(path: string, label: string): void {
   }
   if (stats && !stats.isDirectory()) throw new FileError(`${label} ${path} is not a directory`, true, 'give the path of a directory, or of one to create');
   try {
-    if (!stats) mkdirSync(path, { recursive: true, mode: 0o700 });
+    if (!stats) makeDirectory(path);
     accessSync(path, constants.W_OK | constants.X_OK);
   } catch (error) {
     throw new FileError(`${label} ${path} cannot be written into: ${failureReason(error)}`, true);

@@ -37,7 +37,8 @@ export function defaultMaxConnections(fileLimit = openFileLimit()): number {
  */
 export function deliveryConnections(policy: { maxConnections: number; timeoutMs: number }, proxies?: ProxySettings): Dispatcher {
   const options = { connections: policy.maxConnections, keepAliveTimeout: 4_000, connect: { timeout: policy.timeoutMs } };
-  return proxies ? new ProxiedButThisMachine({ ...options, ...proxies }) : new Agent(options);
+  // Through a proxy undici connects with its own function: the connect timeout is given to it by name.
+  return proxies ? new ProxiedButThisMachine({ ...options, ...proxies, connectTimeout: policy.timeoutMs }) : new Agent(options);
 }
 
 /** EnvHttpProxyAgent, but loopback (every 127.0.0.0/8 address, which NO_PROXY cannot name) always direct. */
@@ -46,7 +47,7 @@ class ProxiedButThisMachine extends EnvHttpProxyAgent {
 
   constructor(options: EnvHttpProxyAgent.Options) {
     super(options);
-    const { httpProxy: _http, httpsProxy: _https, noProxy: _none, ...agentOptions } = options;
+    const { httpProxy: _http, httpsProxy: _https, noProxy: _none, connectTimeout: _proxied, ...agentOptions } = options;
     this.#direct = new Agent(agentOptions);
   }
 
@@ -57,5 +58,9 @@ class ProxiedButThisMachine extends EnvHttpProxyAgent {
 
   override async close(): Promise<void> {
     await Promise.all([super.close(), this.#direct.close()]);
+  }
+
+  override async destroy(): Promise<void> {
+    await Promise.all([super.destroy(), this.#direct.destroy()]);
   }
 }

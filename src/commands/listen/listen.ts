@@ -192,9 +192,8 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     deps.stderr.write(`whsvc listen: no request for ${durationText(options.maxSilenceMs!)} (--max-silence): stopping, exit 6\n`);
     finish(ExitCode.timedOut);
   });
-  const receive: Receive = async (req, res, body, arrivedAt) => {
+  const receive: Receive = async (req, res, body, arrivedAt, started) => {
     silence.heard();
-    const started = performance.now();
     // A sender that hung up before the answer (its limit ran out) never reads it: the line says so.
     let senderLeftAfterMs: number | undefined;
     res.once('close', () => {
@@ -315,7 +314,8 @@ class Recording {
   }
 }
 
-type Receive = (req: IncomingMessage, res: ServerResponse, body: Buffer, arrivedAt: Date) => Promise<void>;
+/** A request and its body: `arrivedAt` on the service's clock (the line's time), `startedAt` as performance.now() had it when the request came. */
+type Receive = (req: IncomingMessage, res: ServerResponse, body: Buffer, arrivedAt: Date, startedAt: number) => Promise<void>;
 
 /**
  * The HTTP server around `receive`, listening on --host and --port. stop():
@@ -330,11 +330,13 @@ async function serveRequests(
 ): Promise<{ url: string; stop(): Promise<void> }> {
   const inFlight = new Set<Promise<void>>();
   const server = createServer((req, res) => {
+    // The sender's limit runs from its request, not from the end of its body: a slow upload is time it has spent.
+    const startedAt = performance.now();
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       // Each request's handling is kept until it ends: listen stops only once every answer is given and recorded.
-      const handled = receive(req, res, Buffer.concat(chunks), now())
+      const handled = receive(req, res, Buffer.concat(chunks), now(), startedAt)
         .catch((error: unknown) => {
           // A request listen could not handle (a body too large to record, say): answered 500, said in one line.
           if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end('listen could not handle this request\n');

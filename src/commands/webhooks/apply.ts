@@ -88,7 +88,6 @@ export async function run(options: ApplyOptions, deps: CommandDeps): Promise<num
         `whsvc webhooks apply -f ${options.file} --secret-dir ./secrets (or --dry-run to see the plan)`,
       );
     }
-    ensureDirectory(options.secretDir, '--secret-dir');
   }
   if (!deps.json) deps.stdout.write(planText(plan, name, deps));
   if (options.dryRun || !changesAnything(plan)) {
@@ -100,10 +99,14 @@ export async function run(options: ApplyOptions, deps: CommandDeps): Promise<num
   if (plan.delete.length > 0 && !options.yes) {
     const what = `the plan deletes ${count(plan.delete.length, 'webhook')} the file does not name`;
     if (!deps.canPrompt) throw usageError(`${what}: pass --yes to delete them (${NO_PROMPT}); nothing was changed`);
+    // With --json the plan is not on stdout: the question is asked below it all the same.
+    if (deps.json) deps.stderr.write(planText(plan, name, deps));
     if (!(await deps.prompter.confirm(`Apply it? ${what[0]!.toUpperCase()}${what.slice(1)}, and their deliveries stop at once.`, false))) {
       throw new CliError('nothing was changed', ExitCode.failure);
     }
   }
+  // Made only now, once nothing can stop the run before its first change.
+  if (plan.create.length > 0) ensureDirectory(options.secretDir!, '--secret-dir');
   return execute(options, plan, deps);
 }
 

@@ -1,36 +1,14 @@
 import { DatabaseSync, type SQLInputValue, type StatementResultingChanges, type StatementSync } from 'node:sqlite';
-import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { isAlive } from '../../alive.js';
-import { checkUserFile } from '../../files/user-file.js';
+import { checkUserFile, makeDirectory } from '../../files/user-file.js';
 import { migrate } from './schema.js';
 
 export type Row = Record<string, SQLInputValue>;
 
 /** The meta key of the pid of the sandbox that holds a --data-dir store. */
 const HOLDER_KEY = 'held_by_pid';
-
-/**
- * Makes a --data-dir directory (and its parents), the user's alone. Not
- * mkdirSync's recursive mode: on a path it cannot create under an existing
- * parent (under /proc) that loops forever; and a file in the directory's place
- * is said as such.
- */
-function makeDirectory(directory: string): void {
-  try {
-    mkdirSync(directory, { mode: 0o700 });
-    return;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') {
-      if (!statSync(directory).isDirectory()) throw new Error(`${directory} is a file, not a directory`);
-      return;
-    }
-    if (code !== 'ENOENT' || dirname(directory) === directory || existsSync(dirname(directory))) throw error;
-  }
-  makeDirectory(dirname(directory));
-  mkdirSync(directory, { mode: 0o700 });
-}
 
 /** `<dataDir>/sandbox.db`, opened for the user alone, written ahead to a log. */
 function openFile(dataDir: string): DatabaseSync {
