@@ -9,7 +9,9 @@ export const maxSilenceOption = (heard: string) =>
 
 /**
  * The watch behind --max-silence: `onSilent` is called once `ms` pass
- * without a call to heard(). Without a limit it does nothing.
+ * without a call to heard(), counted from its start, or from the first heard()
+ * when it starts `armed: false` (a tail's first poll may catch up for longer
+ * than the limit). Without a limit it does nothing.
  */
 export class SilenceWatch {
   private timer: NodeJS.Timeout | undefined;
@@ -17,8 +19,9 @@ export class SilenceWatch {
   constructor(
     private readonly ms: number | undefined,
     private readonly onSilent: () => void,
+    armed = true,
   ) {
-    this.heard();
+    if (armed) this.heard();
   }
 
   heard(): void {

@@ -388,10 +388,15 @@ function stopConditions(stopSignal: Promise<unknown>, timeoutSeconds: number | u
     }, timeoutSeconds * 1000);
   });
   const { promise: silence, resolve: silent } = Promise.withResolvers<void>();
-  const watch = new SilenceWatch(maxSilenceMs, () => {
-    state.silent = true;
-    silent();
-  });
+  // Counted from the first poll answered: the first may catch up on a long --since, or a checkpoint's backlog.
+  const watch = new SilenceWatch(
+    maxSilenceMs,
+    () => {
+      state.silent = true;
+      silent();
+    },
+    false,
+  );
   return {
     get stopRequested() {
       return state.stopRequested;

@@ -26,4 +26,16 @@ describe('SilenceWatch (--max-silence)', () => {
     vi.advanceTimersByTime(10_000);
     expect(silent).not.toHaveBeenCalled();
   });
+
+  it('started unarmed, it counts from the first heard(): a first wait of any length is no silence', () => {
+    vi.useFakeTimers();
+    const silent = vi.fn();
+    const watch = new SilenceWatch(1_000, silent, false);
+    vi.advanceTimersByTime(5_000);
+    expect(silent).not.toHaveBeenCalled();
+    watch.heard();
+    vi.advanceTimersByTime(1_000);
+    expect(silent).toHaveBeenCalledTimes(1);
+    watch.stop();
+  });
 });
