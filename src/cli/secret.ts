@@ -15,8 +15,6 @@ export const pastedSecret = (value: string): string => value.trim();
 export const insideWhitespace = (secret: string): string | undefined =>
   /\s/.test(secret) ? 'it holds a space or a line break inside: copy it again, whole, on one line' : undefined;
 
-const FROM_STDIN = 'the secret from stdin';
-
 export interface SecretSource {
   /** Where the secret comes from, for messages (never the secret itself). */
   describe: string;
@@ -142,7 +140,7 @@ async function stdinSecret(stdin: Io['stdin']): Promise<SecretSource> {
   if (stdin.isTTY) throw usageError('--secret-file - reads the secret from stdin, which is a terminal: pipe it in (--secret-file - < whsec.txt)');
   const secret = pastedSecret((await readStdin(stdin)).toString('utf8'));
   if (secret === '') throw usageError('--secret-file - read nothing from stdin: pipe the secret in (--secret-file - < whsec.txt)');
-  return { describe: FROM_STDIN, name: 'stdin', current: () => secret };
+  return { describe: 'the secret from stdin', name: 'stdin', current: () => secret };
 }
 
 /** The secret a command cannot do without: a usage error when there is none. */
@@ -166,15 +164,13 @@ export async function requiredSecrets(
 ): Promise<Array<{ name: string; secret: string }>> {
   const sources = await secretSources(options, io, envName);
   if (sources.length === 0) throw usageError(`a signing secret is required: --secret-file FILE${envName ? `, ${envName}` : ''} or --secret S`);
-  return sources.map((source) => {
+  // Only a --secret-file can have no secret (--secret and the variable are never empty): the sources are the files, in order.
+  return sources.map((source, i) => {
     const secret = source.current();
     if (secret === undefined) {
-      const fromStdin = source.describe === FROM_STDIN;
-      const missing = !fromStdin && !existsSync(source.name);
-      throw usageError(
-        `--secret-file ${fromStdin ? '-' : source.name} ${missing ? 'is not there' : fromStdin ? 'read nothing from stdin' : 'cannot be read, or is empty'}`,
-        'it holds the signing secret alone, as your app verifies with it: printf %s "$SECRET" > FILE',
-      );
+      const path = options.secretFiles?.[i] ?? source.name;
+      const why = path === STDIN ? 'read nothing from stdin' : existsSync(path) ? 'cannot be read, or is empty' : 'is not there';
+      throw usageError(`--secret-file ${path} ${why}`, 'it holds the signing secret alone, as your app verifies with it: printf %s "$SECRET" > FILE');
     }
     return { name: source.name, secret };
   });

@@ -81,13 +81,11 @@ export async function run(options: ApplyOptions, deps: CommandDeps): Promise<num
   const account: Webhook[] = [];
   for await (const webhook of allWebhooks(deps.api)) account.push(webhook);
   const plan = planApply(declared, account, options.prune);
-  if (!options.dryRun && plan.create.length > 0) {
-    if (options.secretDir === undefined) {
-      throw usageError(
-        `the plan creates ${count(plan.create.length, 'webhook')}, whose signing secrets are given once: --secret-dir DIR is where they go (never to the output); nothing was changed`,
-        `whsvc webhooks apply -f ${options.file} --secret-dir ./secrets (or --dry-run to see the plan)`,
-      );
-    }
+  if (!options.dryRun && plan.create.length > 0 && options.secretDir === undefined) {
+    throw usageError(
+      `the plan creates ${count(plan.create.length, 'webhook')}, whose signing secrets are given once: --secret-dir DIR is where they go (never to the output); nothing was changed`,
+      `whsvc webhooks apply -f ${options.file} --secret-dir ./secrets (or --dry-run to see the plan)`,
+    );
   }
   if (!deps.json) deps.stdout.write(planText(plan, name, deps));
   if (options.dryRun || !changesAnything(plan)) {
