@@ -246,7 +246,7 @@ describe('webhooks health against the sandbox', () => {
   it('in a pipe: tab-separated rows worst first, ISO times; exit 1 with one line naming the unhealthy', async () => {
     const result = await cli(['webhooks', 'health']);
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toBe(`whsvc: 3 webhooks are unhealthy (HEALTH above says why): ${ids.down}, ${ids.mixed}, ${ids.slow}\n`);
+    expect(result.stderr).toBe(`whsvc: 3 webhooks are unhealthy (the HEALTH column says why): ${ids.down}, ${ids.mixed}, ${ids.slow}\n`);
     const rows = result.stdout
       .trimEnd()
       .split('\n')
@@ -259,7 +259,7 @@ describe('webhooks health against the sandbox', () => {
   it('--fail-under sets the exit code and names the webhooks below it', async () => {
     const under50 = await cli(['webhooks', 'health', '--fail-under', '50']);
     expect(under50.code).toBe(1);
-    expect(under50.stderr).toBe(`whsvc: 3 webhooks are unhealthy (HEALTH above says why): ${ids.down}, ${ids.mixed}, ${ids.slow}\n`);
+    expect(under50.stderr).toBe(`whsvc: 3 webhooks are unhealthy (the HEALTH column says why): ${ids.down}, ${ids.mixed}, ${ids.slow}\n`);
     // 3 of 5 is exactly 60%: not below.
     const under60 = await cli(['webhooks', 'health', ids.mixed!, ids.ok!, ids.idle!, '--fail-under', '60%', '--json']);
     expect(under60.code, under60.stderr).toBe(1);

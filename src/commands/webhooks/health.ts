@@ -333,7 +333,7 @@ export async function run(options: HealthOptions, deps: CommandDeps): Promise<nu
       unhealthy.slice(0, NAMED_UNHEALTHY).map((row) => sanitize(row.id)),
       unhealthy.length,
     );
-    deps.stderr.write(`whsvc: ${unhealthy.length} webhooks are unhealthy (${deps.json ? 'health in the JSON' : 'HEALTH above'} says why): ${named}\n`);
+    deps.stderr.write(`whsvc: ${unhealthy.length} webhooks are unhealthy (${deps.json ? 'health in the JSON' : 'the HEALTH column'} says why): ${named}\n`);
   }
   return 1;
 }
