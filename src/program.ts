@@ -3,6 +3,7 @@ import { addVerbs } from './cli/actions.js';
 import { usageMessage } from './cli/errors.js';
 import { examples } from './cli/examples.js';
 import { withGlobalOptions } from './cli/globals.js';
+import type { Host } from './cli/host.js';
 import { answerUnknownCommands, helpCommand } from './cli/habits.js';
 import { register as api } from './commands/api/api.js';
 import { register as auth } from './commands/auth/auth.js';
@@ -43,13 +44,24 @@ const REGISTRARS: Record<string, (program: CommandUnknownOpts) => void> = {
  * are built (a few milliseconds saved on every API command); anything else
  * (help, a typo that wants suggestions, completion) gets them all.
  */
-export function buildProgram(commandName?: string): CommandUnknownOpts {
+export function buildProgram(commandName?: string, host?: Pick<Host, 'stdout' | 'stderr'>): CommandUnknownOpts {
   const program = new Command('whsvc')
     .description('Manage webhooks on the business-platform API, and run a local sandbox of the service.')
     .version(WHSVC_VERSION, '-v, --version', 'print the version')
     .showSuggestionAfterError()
     .showHelpAfterError('hint: see --help for usage')
-    .configureOutput({ outputError: (text, write) => write(`whsvc: ${usageMessage(text)}`) })
+    .configureOutput({
+      outputError: (text, write) => write(`whsvc: ${usageMessage(text)}`),
+      // Help, --version and usage errors go to the host's streams, fitted to their width (a run in-process has no process's).
+      ...(host && {
+        writeOut: (text) => void host.stdout.write(text),
+        writeErr: (text) => void host.stderr.write(text),
+        getOutHelpWidth: () => host.stdout.columns || 80,
+        getErrHelpWidth: () => host.stderr.columns || 80,
+        getOutHasColors: () => false,
+        getErrHasColors: () => false,
+      }),
+    })
     .exitOverride()
     .configureHelp({
       // Every command's help lists the global options too (--json, --profile, …).

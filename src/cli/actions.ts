@@ -2,17 +2,50 @@ import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { AuthError } from '../api/errors.js';
 import { buildDeps, type CommandDeps } from './context.js';
 import { readGlobals, type GlobalOptions } from './globals.js';
-import { processIo, type Io } from './deps.js';
-import { installInterruptHandler } from './interrupt.js';
+import type { Io } from './deps.js';
+import type { Host } from './host.js';
+import type { Interrupts } from './interrupt.js';
 import { JqOutput, loadJqFilter } from './jq.js';
-import { inquirerPrompter } from './prompter.js';
+import { inquirerPrompter, type Prompter } from './prompter.js';
 
-/** What every command's action starts from: the process's streams and the global options, read once. */
+/** What runCli gives the program it runs: the host, this run's interrupts and argv, and where the exit code goes. */
+export interface RunScope {
+  host: Host;
+  interrupts: Interrupts;
+  /** The words the run was given (after `whsvc`). */
+  argv: readonly string[];
+  /** The exit code the command's action returned. */
+  code?: number;
+}
+
+const scopes = new WeakMap<CommandUnknownOpts, RunScope>();
+
+/** Binds a program to the run that parses it (runCli). */
+export function bindRun(program: CommandUnknownOpts, scope: RunScope): void {
+  scopes.set(program, scope);
+}
+
+export function runScopeOf(command: CommandUnknownOpts): RunScope {
+  let program = command;
+  while (program.parent) program = program.parent;
+  const scope = scopes.get(program);
+  if (!scope) throw new Error('a command ran outside runCli');
+  return scope;
+}
+
+/** What every command's action starts from: the host's streams and the global options, read once. */
 export interface ActionContext {
   io: Io;
   globals: GlobalOptions;
   /** The command being run (its parent chain holds the program). */
   command: CommandUnknownOpts;
+  /** How this run is stopped: Ctrl-C, SIGTERM, a reader that went away. */
+  interrupts: Interrupts;
+  /** The words the run was given. */
+  argv: readonly string[];
+  prompter: Prompter;
+  /** This machine's clock, from the host. */
+  now: () => number;
   /** The dependencies of a command that talks to the service (client, config, prompter), built at the first call. */
   deps(): Promise<CommandDeps>;
 }
@@ -22,24 +55,39 @@ export interface ActionContext {
  * its options (typed from their declaration) and the command last; it reads
  * the global options once, installs the Ctrl-C handling (exit 130; a command
  * that stops cleanly replaces it, see interrupt.ts), hands `run` its context,
- * and makes the exit code it returns the process's. Errors go up to main.ts,
+ * and gives the exit code it returns to runCli. Errors go up to runCli,
  * which turns each into one line and an exit code; an authentication failure
  * is retold first with what was used (explained).
  */
 export function action<A extends unknown[]>(run: (context: ActionContext, ...args: A) => Promise<number>): (...args: A) => Promise<void> {
   return async (...args: A) => {
     const command = args[args.length - 1] as CommandUnknownOpts;
-    installInterruptHandler();
-    const processStreams = processIo();
-    const globals = readGlobals(command, processStreams.env);
+    const scope = runScopeOf(command);
+    const { host, interrupts } = scope;
+    interrupts.install();
+    const hostIo: Io = { stdin: host.stdin, stdout: host.stdout, stderr: host.stderr, env: host.env };
+    const globals = readGlobals(command, host.env);
     // --jq: loaded, and its expression compiled, before the command runs (a bad one is a usage error before any request).
-    const jq = globals.jq === undefined ? undefined : new JqOutput(await loadJqFilter(globals.jq), processStreams.stdout, processStreams.stderr);
-    const io = jq ? { ...processStreams, stdout: jq } : processStreams;
+    const jq =
+      globals.jq === undefined
+        ? undefined
+        : new JqOutput(await loadJqFilter(globals.jq, (work) => interrupts.withSystemSignals(work)), host.stdout, host.stderr);
+    const io = jq ? { ...hostIo, stdout: jq } : hostIo;
+    const prompter = inquirerPrompter(host, interrupts);
     let built: CommandDeps | undefined;
-    const context: ActionContext = { io, globals, command, deps: async () => (built ??= await buildDeps(globals, io, inquirerPrompter)) };
+    const context: ActionContext = {
+      io,
+      globals,
+      command,
+      interrupts,
+      argv: scope.argv,
+      prompter,
+      now: host.now,
+      deps: async () => (built ??= await buildDeps(globals, io, { prompter, interrupts, now: host.now })),
+    };
     try {
       const code = await run(context, ...args);
-      process.exitCode = jq ? jq.finish(code) : code;
+      scope.code = jq ? jq.finish(code) : code;
     } catch (error) {
       throw built ? explained(error, built) : error;
     }

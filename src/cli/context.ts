@@ -7,8 +7,8 @@ import { shellWord } from '../render/text.js';
 import { colorsFor, type Colors } from '../render/colors.js';
 import { withSpinner } from '../render/spinner.js';
 import { quoted } from '../render/text.js';
-import { keepHeapSmall } from './memory.js';
 import type { Io } from './deps.js';
+import type { Interrupts } from './interrupt.js';
 import type { Prompter } from './prompter.js';
 
 import { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_S } from './defaults.js';
@@ -31,6 +31,8 @@ export interface CommandDeps extends Io {
   json: boolean;
   canPrompt: boolean;
   prompter: Prompter;
+  /** How this run is stopped: work to undo at Ctrl-C, whether the reader of stdout went away. */
+  interrupts: Interrupts;
   /** This machine's clock: for what it measures itself (elapsed time, its token's expiry, its caches). */
   now: () => number;
   /** The service's clock (its `Date` header): every time read against the service's own times ("3 minutes ago"). */
@@ -39,8 +41,6 @@ export interface CommandDeps extends Io {
   apiFor(baseUrl: string, credentials: Credentials): ApiClient;
   /** The client id in use, from the environment or the profile. */
   clientId: string | undefined;
-  /** Memory kept flat for a run of thousands of requests (memory.ts); called once the run's code is loaded. */
-  keepHeapSmall?: () => void;
   /** An authentication failure retold with what was used, where each came from, and the command that fixes it. */
   explainAuthFailure?: (error: AuthError) => AuthError;
 }
@@ -224,9 +224,16 @@ function sayProxy(io: Io, errColors: Colors): void {
   );
 }
 
-export async function buildDeps(globals: GlobalOptions, io: Io, prompter: Prompter, transport: Transport = defaultTransport(io.env)): Promise<CommandDeps> {
+/** What a run gives the dependencies beyond its streams: its prompter, its interrupts and its clock. */
+export interface RunParts {
+  prompter: Prompter;
+  interrupts: Interrupts;
+  now: () => number;
+}
+
+export async function buildDeps(globals: GlobalOptions, io: Io, run: RunParts, transport: Transport = defaultTransport(io.env)): Promise<CommandDeps> {
   checkProfileName(globals.profile, globals.profileSource);
-  const config = new ConfigStore(io.env.WHSVC_CONFIG_DIR);
+  const config = ConfigStore.of(io.env);
   const profile = config.getProfile(globals.profile);
   const resolved = resolveCredentials(io.env, profile);
   const { source } = resolved;
@@ -267,12 +274,10 @@ export async function buildDeps(globals: GlobalOptions, io: Io, prompter: Prompt
     errColors,
     json: globals.json,
     canPrompt: globals.input && Boolean(io.stdin.isTTY) && Boolean(io.stderr.isTTY),
-    prompter,
-    now: Date.now,
+    ...run,
     serviceNow: () => api.serviceClock.now(),
     apiFor: (base, creds) => apiFor(base, creds),
     clientId: credentials?.clientId,
-    keepHeapSmall,
     explainAuthFailure: (error) =>
       explainAuthFailure(error, {
         profile: globals.profile,

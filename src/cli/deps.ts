@@ -14,5 +14,3 @@ export interface Io {
   stderr: OutputStream;
   env: NodeJS.ProcessEnv;
 }
-
-export const processIo = (): Io => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });

@@ -1,4 +1,3 @@
-import { withSystemSignals } from './interrupt.js';
 import type { Jq } from 'jq-wasm';
 import type { OutputStream } from '../render/stream.js';
 import { JsonValueSplitter } from '../render/json-values.js';
@@ -45,14 +44,18 @@ export function checkExpression(jq: Pick<Jq, 'raw'>, expression: string): void {
 }
 
 /** jq, loaded at its first use: the WebAssembly module is compiled only for a command given --jq. */
-export async function loadJqFilter(expression: string): Promise<JqFilter> {
+export async function loadJqFilter(
+  expression: string,
+  /** Runs jq's work with the signals left to the system (Interrupts.withSystemSignals): a program that never ends stops at Ctrl-C. */
+  unguarded: <T>(work: () => T) => T = (work) => work(),
+): Promise<JqFilter> {
   // The build with the WebAssembly embedded: nothing to find on disk next to the bundle's chunks.
   const { loadJq } = await import('jq-wasm/inline');
   const jq = await loadJq();
   checkExpression(jq, expression);
   return {
     run(input) {
-      const { stdout, stderr, exitCode } = withSystemSignals(() => jq.raw(input, expression, ['-c']));
+      const { stdout, stderr, exitCode } = unguarded(() => jq.raw(input, expression, ['-c']));
       const results = stdout === '' ? [] : stdout.split('\n');
       if (exitCode !== 0) return { results, error: jqMessage(stderr) || stderr.trim() || `jq exited with ${exitCode}` };
       return stderr === '' ? { results } : { results, warnings: stderr };

@@ -1,4 +1,6 @@
-import { interrupt } from './interrupt.js';
+import type { Readable, Writable } from 'node:stream';
+import type { Host } from './host.js';
+import type { Interrupts } from './interrupt.js';
 
 /** The questions a command may ask; tests inject answers, the terminal uses @inquirer/prompts. */
 export interface Prompter {
@@ -8,32 +10,36 @@ export interface Prompter {
   confirm(message: string, defaultValue: boolean): Promise<boolean>;
 }
 
-/** A prompt's answer; Ctrl-C inside it (inquirer's ExitPromptError) is the same interruption as anywhere else. */
-async function asked<T>(question: Promise<T>): Promise<T> {
-  try {
-    return await question;
-  } catch (error) {
-    if ((error as Error)?.name === 'ExitPromptError') interrupt();
-    throw error;
-  }
+/**
+ * @inquirer/prompts on the host's terminal, loaded only when a question is actually asked; questions go to stderr.
+ * Ctrl-C inside a prompt (inquirer's ExitPromptError) is the same interruption as anywhere else.
+ */
+export function inquirerPrompter(host: Pick<Host, 'stdin' | 'stderr'>, interrupts: Pick<Interrupts, 'interrupt'>): Prompter {
+  const context = { input: host.stdin as unknown as Readable, output: host.stderr as unknown as Writable };
+  const asked = async <T>(question: Promise<T>): Promise<T> => {
+    try {
+      return await question;
+    } catch (error) {
+      if ((error as Error)?.name === 'ExitPromptError') interrupts.interrupt();
+      throw error;
+    }
+  };
+  return {
+    async input(message, validate) {
+      const { input } = await import('@inquirer/prompts');
+      return asked(input({ message, ...(validate ? { validate } : {}) }, context));
+    },
+    async password(message) {
+      const { password } = await import('@inquirer/prompts');
+      return asked(password({ message, mask: '*', validate: (v) => (v.length > 0 ? true : 'required') }, context));
+    },
+    async checkbox(message, choices) {
+      const { checkbox } = await import('@inquirer/prompts');
+      return asked(checkbox({ message, choices, required: true }, context));
+    },
+    async confirm(message, defaultValue) {
+      const { confirm } = await import('@inquirer/prompts');
+      return asked(confirm({ message, default: defaultValue }, context));
+    },
+  };
 }
-
-/** @inquirer/prompts, loaded only when a question is actually asked; questions go to stderr. */
-export const inquirerPrompter: Prompter = {
-  async input(message, validate) {
-    const { input } = await import('@inquirer/prompts');
-    return asked(input({ message, ...(validate ? { validate } : {}) }, { output: process.stderr }));
-  },
-  async password(message) {
-    const { password } = await import('@inquirer/prompts');
-    return asked(password({ message, mask: '*', validate: (v) => (v.length > 0 ? true : 'required') }, { output: process.stderr }));
-  },
-  async checkbox(message, choices) {
-    const { checkbox } = await import('@inquirer/prompts');
-    return asked(checkbox({ message, choices, required: true }, { output: process.stderr }));
-  },
-  async confirm(message, defaultValue) {
-    const { confirm } = await import('@inquirer/prompts');
-    return asked(confirm({ message, default: defaultValue }, { output: process.stderr }));
-  },
-};

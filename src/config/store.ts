@@ -24,7 +24,7 @@ interface Files {
 }
 
 /** The OS config dir, as conf (env-paths) has it, so that reads here and conf's writes meet. */
-export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultConfigDir(env: NodeJS.ProcessEnv): string {
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Preferences', 'whsvc');
   if (process.platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'whsvc', 'Config');
   return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'whsvc');
@@ -65,9 +65,14 @@ function withEntry<T>(map: Record<string, T> | undefined, key: string, value: T)
 export class ConfigStore {
   readonly dir: string;
 
-  constructor(dir: string | undefined) {
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  /** The store WHSVC_CONFIG_DIR names, else the OS config dir's. */
+  static of(env: NodeJS.ProcessEnv): ConfigStore {
     // An empty WHSVC_CONFIG_DIR is unset, as shells and CI systems treat an empty variable.
-    this.dir = dir || defaultConfigDir();
+    return new ConfigStore(env.WHSVC_CONFIG_DIR || defaultConfigDir(env));
   }
 
   path(name: keyof Files): string {

@@ -86,7 +86,12 @@ export interface DelivererDeps {
    * tried again. Told each time, with the reason.
    */
   onLocalFailure?: (reason: string) => void;
+  /** Where a failure inside the sandbox is told (SandboxOptions.onInternalError); the console's by default. */
+  onInternalError?: (line: string) => void;
 }
+
+/** A failure inside a sandbox that was given nowhere to tell it (one built by a test). */
+export const toConsole = (line: string): void => console.error(line.trimEnd());
 
 /** The headers an attempt is sent with (the inspector shows them as sent). */
 export function deliveryHeaders(
@@ -287,7 +292,7 @@ export class Deliverer {
     if (error instanceof CutOffByStop) return;
     // Due retries wait a second rather than spin against the same failure.
     this.retries.pause(1_000);
-    process.stderr.write(`whsvc sandbox: delivery ${deliveryId} failed inside the sandbox: ${(error as Error)?.message ?? error}\n`);
+    (this.deps.onInternalError ?? toConsole)(`whsvc sandbox: delivery ${deliveryId} failed inside the sandbox: ${(error as Error)?.message ?? error}\n`);
   }
 
   private withDeliveryLock<T>(deliveryId: string, work: () => Promise<T>): Promise<T> {

@@ -185,7 +185,12 @@ export function parseJsonObject(text: string, optional = false): Record<string, 
  * internals (its stack goes to stderr) while the server keeps serving. A
  * request node:http cannot even parse gets a JSON answer too, then the close.
  */
-export function serve(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>, clock: Clock): Server {
+export function serve(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  clock: Clock,
+  /** Where a failure inside the sandbox is told (`sandbox start`: its stderr). */
+  onInternalError: (line: string) => void,
+): Server {
   const server = createServer((req, res) => {
     res.setHeader('date', new Date(clock.now()).toUTCString());
     handle(req, res).catch((error: unknown) => {
@@ -198,7 +203,7 @@ export function serve(handle: (req: IncomingMessage, res: ServerResponse) => Pro
         if (error.headers.connection === 'close') req.resume();
         return;
       }
-      process.stderr.write(`whsvc sandbox: internal error on ${req.method} ${req.url}: ${(error as Error)?.stack ?? String(error)}\n`);
+      onInternalError(`whsvc sandbox: internal error on ${req.method} ${req.url}: ${(error as Error)?.stack ?? String(error)}\n`);
       sendErrorAnswer(res, new ErrorAnswer(500, 'internal_error', 'the sandbox failed to handle this request'));
     });
   });

@@ -6,7 +6,7 @@ import { deliveryConnections } from './connections.js';
 import { authenticate, handleTokenRequest, seedClients } from './auth.js';
 import { isManual, systemClock, type Clock } from './clock.js';
 import { Cursors } from './cursor.js';
-import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from './deliverer.js';
+import { DEFAULT_POLICY, Deliverer, toConsole, type DeliveryPolicy } from './deliverer.js';
 import { ErrorAnswer, requestTarget, sendEmpty, sendJson, serve } from './http.js';
 import { createInspector, type Inspector } from './inspector/routes.js';
 import { apiRouter, clockRoutes, deliveryRoutes, eventTrigger, webhookRoutes } from './routes.js';
@@ -33,6 +33,11 @@ export interface SandboxOptions {
   onFirstDrop?: (dropped: number) => void;
   /** Told of each send that failed inside the sandbox (out of file descriptors, say) and is tried again. */
   onLocalFailure?: (reason: string) => void;
+  /**
+   * Where a failure inside the sandbox (a bug, a store that fails) is told, with its stack: `sandbox start` gives its
+   * stderr; a sandbox built in a test without one tells the test runner's console.
+   */
+  onInternalError?: (line: string) => void;
   /** API requests per second per client before 429 (`--rate-limit`); no limit by default. */
   rateLimit?: number | undefined;
   /** The wall clock the rate limit counts seconds on (a test's, say). */
@@ -59,6 +64,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const cursors = new Cursors(cursorKey(database));
   const policy = { ...DEFAULT_POLICY, ...options.policy };
   const connections = options.dispatcher ? undefined : deliveryConnections(policy, options.proxies);
+  const onInternalError = options.onInternalError ?? toConsole;
   const deliverer = new Deliverer({
     database,
     webhooks,
@@ -69,6 +75,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
     ...(options.onFirstDrop ? { onFirstDrop: options.onFirstDrop } : {}),
     ...(options.onLocalFailure ? { onLocalFailure: options.onLocalFailure } : {}),
+    onInternalError,
   });
   const routeDeps = { webhooks, log, deliverer, cursors };
   // A manual clock carries on from where it stood when the sandbox stopped (with --data-dir).
@@ -95,7 +102,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   });
 
   const handle = requestHandler({ clients: clientRepository, clock, tokenTtlSeconds, inspector, router, triggerEvent, rateLimiter });
-  const server = serve(handle, clock);
+  const server = serve(handle, clock, onInternalError);
 
   let closed: Promise<void> | undefined;
   return {

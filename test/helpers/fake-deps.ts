@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { ApiClient, type Credentials } from '../../src/api/client.js';
 import type { TransportRequest } from '../../src/api/transport.js';
 import { tokenIdentity, type CommandDeps } from '../../src/cli/context.js';
 import type { InputStream, OutputStream } from '../../src/cli/deps.js';
+import { Interrupts } from '../../src/cli/interrupt.js';
 import type { Prompter } from '../../src/cli/prompter.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { Chalk } from 'chalk';
@@ -223,6 +225,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     json: options.json ?? false,
     canPrompt: options.canPrompt ?? false,
     prompter,
+    interrupts: new Interrupts(new EventEmitter(), stderr, () => {}),
     now: () => clock.now,
     serviceNow: () => api.serviceClock.now(),
     apiFor: (baseUrl, creds) => client({ credentials: creds, baseUrl }),

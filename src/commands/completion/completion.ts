@@ -1,6 +1,5 @@
 import { Command, type CommandUnknownOpts, type Option } from '@commander-js/extra-typings';
 import { buildDeps } from '../../cli/context.js';
-import { inquirerPrompter } from '../../cli/prompter.js';
 import { action, addVerbs, isHidden } from '../../cli/actions.js';
 import { fetchCatalog } from '../../cli/catalog.js';
 import { examples } from '../../cli/examples.js';
@@ -47,11 +46,11 @@ const completeCommand = (program: CommandUnknownOpts) =>
     .action(
       action(async (context, _words, o) => {
         // The scripts pass the words after `--`, taken raw so that no word is parsed as an option of ours.
-        const separator = process.argv.indexOf('--');
-        const words = [...(separator < 0 ? [] : process.argv.slice(separator + 1)), ...(o.current === undefined ? [] : [o.current])];
+        const separator = context.argv.indexOf('--');
+        const words = [...(separator < 0 ? [] : context.argv.slice(separator + 1)), ...(o.current === undefined ? [] : [o.current])];
         const eventTypes = async () => {
           // A completion that waits is worse than none: the catalog gets 2 s.
-          const deps = await buildDeps({ ...context.globals, requestTimeoutMs: 2000 }, context.io, inquirerPrompter);
+          const deps = await buildDeps({ ...context.globals, requestTimeoutMs: 2000 }, context.io, context);
           const cached = deps.config.readCatalog(deps.api.baseUrl);
           if (cached) return cached.data.map((e) => e.type);
           return (await fetchCatalog(deps).catch(() => [])).map((e) => e.type);

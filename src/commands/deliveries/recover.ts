@@ -1,7 +1,7 @@
 import type { Attempt } from '../../api/shapes.js';
 import { askServiceNow, getWebhook } from '../../api/endpoints.js';
 import { Command, Option } from '@commander-js/extra-typings';
-import { apiAction } from '../../cli/actions.js';
+import { action } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { allWebhooks, attemptsOf, deliveryKey } from '../../api/log.js';
 import { ApiError } from '../../api/errors.js';
@@ -11,7 +11,6 @@ import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { JsonDocumentStream, printJson, tableLayout } from '../../cli/output.js';
-import { gracefulInterrupt, stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, collect, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import { ResendReport, concurrencyOption, resendAll, type ResendTarget, verboseOption } from './shared/resend.js';
 import { attemptCode } from './shared/view.js';
@@ -42,7 +41,7 @@ export const command = () =>
       ),
     )
     .action(
-      apiAction((deps, o) =>
+      action(async (context, o) =>
         run(
           {
             status: o.status,
@@ -54,10 +53,10 @@ export const command = () =>
             yes: Boolean(o.yes),
             concurrency: o.concurrency,
             verbose: Boolean(o.verbose),
-            stop: gracefulInterrupt(),
-            argv: process.argv.slice(2),
+            stop: context.interrupts.graceful(),
+            argv: [...context.argv],
           },
-          deps,
+          await context.deps(),
         ),
       ),
     );
@@ -175,7 +174,7 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
   }
 
   const report = new ResendReport(deps, total, options.verbose);
-  await resendAll(deps, keepingHeapSmall(targets, deps), { concurrency: options.concurrency, stop: options.stop, report });
+  await resendAll(deps, targets, { concurrency: options.concurrency, stop: options.stop, report });
   const interrupted = options.stop?.aborted === true;
   if (report.tally.selected === 0 && !interrupted && !deps.json) return nothingToDo(deps, options.status);
   // The resume command reads the same window later: it ends where this run's did, now unless --until said otherwise.
@@ -192,19 +191,6 @@ function nothingToDo(deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json'>, stat
     });
   else deps.stderr.write(`No ${status} deliveries to re-send.\n`);
   return ExitCode.ok;
-}
-
-/**
- * The targets, with memory kept flat from the first one on (see memory.ts):
- * by then a log page was read, so the code the re-sends need is loaded.
- */
-async function* keepingHeapSmall(targets: AsyncIterable<Candidate> | Candidate[], deps: CommandDeps): AsyncIterable<Candidate> {
-  let first = true;
-  for await (const target of targets) {
-    if (first) deps.keepHeapSmall?.();
-    first = false;
-    yield target;
-  }
 }
 
 /** A delivery --dry-run would re-send, as --json writes it. */
@@ -235,7 +221,7 @@ async function dryRunAsJson(deps: CommandDeps, candidates: AsyncIterable<Candida
     throw error;
   }
   document.end(summary());
-  return stop?.aborted && !stdoutWasClosed() ? ExitCode.interrupted : ExitCode.ok;
+  return stop?.aborted && !deps.interrupts.stdoutWasClosed ? ExitCode.interrupted : ExitCode.ok;
 }
 
 /** --dry-run: what would be re-sent, as it is found, and how many; nothing is sent. */
@@ -284,7 +270,7 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
   }
   await flush();
   // A reader that has what it wanted (`| head`): as with any list, a quiet end.
-  if (stdoutWasClosed()) return ExitCode.ok;
+  if (deps.interrupts.stdoutWasClosed) return ExitCode.ok;
   if (stop?.aborted) {
     deps.stderr.write(`whsvc: stopped: ${count} found so far\n`);
     return ExitCode.interrupted;

@@ -2,7 +2,6 @@ import { retryDelivery } from '../../api/endpoints.js';
 import { Argument, Command } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
-import { gracefulInterrupt } from '../../cli/interrupt.js';
 import { collect, resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { ResendReport, concurrencyOption, resendAll, targetsFromIds, verboseOption } from './shared/resend.js';
@@ -15,7 +14,7 @@ export const command = () =>
     .addOption(concurrencyOption())
     .addOption(verboseOption())
     .addHelpText('after', examples('whsvc deliveries retry dlv_…', 'whsvc deliveries retry dlv_A dlv_B dlv_C --json'))
-    .action(apiAction((deps, ids, o) => run({ ids, concurrency: o.concurrency, verbose: Boolean(o.verbose), stop: gracefulInterrupt }, deps)));
+    .action(apiAction((deps, ids, o) => run({ ids, concurrency: o.concurrency, verbose: Boolean(o.verbose), stop: () => deps.interrupts.graceful() }, deps)));
 
 export interface RetryOptions {
   ids: string[];

@@ -3,7 +3,6 @@ import { askServiceNow, getWebhook } from '../../api/endpoints.js';
 import { Command, InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import { action } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
-import { stopRequested } from '../../cli/interrupt.js';
 import { ApiError, NetworkError } from '../../api/errors.js';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { checkEventTypes } from '../../cli/catalog.js';
@@ -81,7 +80,7 @@ export const command = () =>
     // Ctrl-C (and SIGTERM) is how a tail ends, exit 0, after the forward under way and the checkpoint are done.
     .action(
       action(async (context, o) => {
-        const stopSignal = stopRequested();
+        const stopSignal = context.interrupts.stopRequested();
         const deps = await context.deps();
         const code = await run(
           {
@@ -103,7 +102,7 @@ export const command = () =>
           { ...deps, stopSignal },
         );
         // A poll abandoned on Ctrl-C may still wait on the service (a Retry-After, say): nothing is left to do.
-        process.exit(code);
+        return context.interrupts.exit(code);
       }),
     );
 
@@ -229,7 +228,6 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
         continue;
       }
       // Polls until stopped, in one process; the code they need is loaded once the first went through.
-      if (polls === 0) deps.keepHeapSmall?.();
       pace.answered(pollStart);
       stop.heard();
       for (const id of report.gone) {

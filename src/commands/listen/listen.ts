@@ -2,7 +2,6 @@ import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-ty
 import { action, addVerbs } from '../../cli/actions.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
 import { examples } from '../../cli/examples.js';
-import { stopRequested } from '../../cli/interrupt.js';
 import { collect, distinctList, duration, durationText, inSeconds, integerIn, requestTimeoutGivenMs, share } from '../../cli/parse.js';
 import { ConfigStore } from '../../config/store.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -79,7 +78,7 @@ export const command = () =>
       ),
     )
     .action(
-      action(async ({ io, globals }, o) =>
+      action(async ({ io, globals, interrupts }, o) =>
         run(
           {
             port: o.port,
@@ -101,7 +100,11 @@ export const command = () =>
             color: globals.color,
             forwardTimeoutMs: requestTimeoutGivenMs(globals, io.env),
           },
-          { ...io, stopSignal: stopRequested(), knownEventTypes: o.events ? cachedEventTypes(globals.baseUrl ?? DEFAULT_BASE_URL, io.env) : undefined },
+          {
+            ...io,
+            stopSignal: interrupts.stopRequested(),
+            knownEventTypes: o.events ? cachedEventTypes(globals.baseUrl ?? DEFAULT_BASE_URL, io.env) : undefined,
+          },
         ),
       ),
     );
@@ -112,7 +115,9 @@ export const command = () =>
  */
 function cachedEventTypes(baseUrl: string, env: NodeJS.ProcessEnv): string[] | undefined {
   try {
-    return new ConfigStore(env.WHSVC_CONFIG_DIR).readCatalog(baseUrl)?.data.map((e) => e.type);
+    return ConfigStore.of(env)
+      .readCatalog(baseUrl)
+      ?.data.map((e) => e.type);
   } catch {
     return undefined;
   }

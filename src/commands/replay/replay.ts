@@ -7,7 +7,6 @@ import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
 import { forwardUrl, shownUrl } from '../../cli/forward.js';
-import { gracefulInterrupt, stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, collect, integerIn, timeBound, type TimeBound } from '../../cli/parse.js';
 import { requiredSecret } from '../../cli/secret.js';
 import { colorsFor, type Colors } from '../../render/colors.js';
@@ -47,7 +46,7 @@ export const command = () =>
       ),
     )
     .action(
-      action(async ({ io, globals }, file, o) =>
+      action(async ({ io, globals, interrupts }, file, o) =>
         run(
           {
             file,
@@ -63,7 +62,7 @@ export const command = () =>
             json: globals.json,
             color: globals.color,
           },
-          { ...io, transport: defaultTransport(io.env), stop: gracefulInterrupt() },
+          { ...io, transport: defaultTransport(io.env), stop: interrupts.graceful(), stdoutWasClosed: () => interrupts.stdoutWasClosed },
         ),
       ),
     );
@@ -88,6 +87,8 @@ export interface ReplayDeps extends Io {
   transport: Transport;
   /** Fires on Ctrl-C: no replay is started after it; those in flight finish. */
   stop?: AbortSignal | undefined;
+  /** Whether the reader of stdout went away (Interrupts.stdoutWasClosed). */
+  stdoutWasClosed?: () => boolean;
   now?: () => number;
   readLimits?: ReadLimits;
 }
@@ -166,7 +167,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
   const summary = `${counted(tally.sent, 'delivery', 'deliveries')} replayed to ${shownUrl(target)}: ${tally.ok} answered 2xx, ${tally.other_status} answered otherwise, ${tally.no_answer} got no answer`;
   if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { ...tally, to: shownUrl(target), interrupted: deps.stop?.aborted === true } })}\n`);
   // A reader of stdout that went away (`| head`) has what it asked for: exit 0, nothing more said, as every command does.
-  if (stdoutWasClosed()) return ExitCode.ok;
+  if (deps.stdoutWasClosed?.()) return ExitCode.ok;
   deps.stderr.write(`whsvc: ${summary}${deps.stop?.aborted ? ` (interrupted: ${records.count - tally.sent} not sent)` : ''}\n`);
   if (deps.stop?.aborted) return ExitCode.interrupted;
   return tally.ok === tally.sent ? ExitCode.ok : ExitCode.failure;

@@ -1,7 +1,6 @@
 import { Argument, Command } from '@commander-js/extra-typings';
 import { moveSandboxClock, sandboxClock } from '../../api/endpoints.js';
 import type { ClockState } from '../../api/shapes.js';
-import { onInterrupt } from '../../cli/interrupt.js';
 import { addVerbs, apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { duration, durationText } from '../../cli/parse.js';
@@ -47,7 +46,7 @@ export interface ClockOptions {
 async function moveClock(move: Parameters<typeof moveSandboxClock>[1], deps: CommandDeps): Promise<ClockState> {
   const where = 'to' in move ? `to ${move.to}` : `${durationText(move.advance_ms ?? 0)} ahead`;
   if (deps.stderr.isTTY) deps.stderr.write(`Moving the sandbox's clock ${where}; every attempt due on the way is sent, in order…\n`);
-  const unregister = onInterrupt(() =>
+  const unregister = deps.interrupts.onInterrupt(() =>
     deps.stderr.write(
       `\nwhsvc: the sandbox goes on moving its clock ${where} without whsvc; \`whsvc sandbox clock\` shows its time (another move would add to this one)`,
     ),

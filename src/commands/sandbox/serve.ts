@@ -93,6 +93,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
         maxDeliveries: options.maxDeliveries,
       },
       onLocalFailure: sayOncePerReason(deps.stderr),
+      onInternalError: (line) => deps.stderr.write(line),
       onFirstDrop: () =>
         deps.stderr.write(
           `whsvc sandbox: more than ${options.maxDeliveries} deliveries: the oldest are dropped from now on, with their attempts (--max-deliveries N keeps more, --data-dir keeps them on disk)\n`,

@@ -2,11 +2,9 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { action } from '../../cli/actions.js';
 import { DEFAULT_SANDBOX_PORT } from '../../cli/defaults.js';
 import { examples } from '../../cli/examples.js';
-import { stopRequested } from '../../cli/interrupt.js';
 import { duration, integerIn, platformNameOption } from '../../cli/parse.js';
 import { DELIVERY_TIMEOUT_MS } from '../../protocol/delivery.js';
 import { passOverSqliteWarning } from '../../sandbox/sqlite-warning.js';
-import { restartWithYoungGenerationBounded } from './young-generation.js';
 
 /** Deliveries an in-memory sandbox keeps (about 5 KB each with their attempts): see the benchmarks. */
 const MEMORY_MAX_DELIVERIES = 10_000;
@@ -70,8 +68,7 @@ export const command = () =>
       ),
     )
     .action(
-      action(async ({ io, globals }, o) => {
-        restartWithYoungGenerationBounded();
+      action(async ({ io, globals, interrupts }, o) => {
         passOverSqliteWarning();
         const { run } = await import('./serve.js');
         return run(
@@ -92,7 +89,7 @@ export const command = () =>
             rateLimit: o.rateLimit,
             quiet: Boolean(o.quiet),
           },
-          { ...io, stopSignal: stopRequested() },
+          { ...io, stopSignal: interrupts.stopRequested() },
         );
       }),
     );

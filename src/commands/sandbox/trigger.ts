@@ -36,7 +36,7 @@ export const command = () =>
  * address stays the one tried then.
  */
 function sandboxOfProfile(env: NodeJS.ProcessEnv, profileName: string): string | undefined {
-  const baseUrl = new ConfigStore(env.WHSVC_CONFIG_DIR).getProfile(profileName)?.base_url;
+  const baseUrl = ConfigStore.of(env).getProfile(profileName)?.base_url;
   if (baseUrl === undefined) return undefined;
   try {
     return isLoopbackHost(new URL(baseUrl).hostname) ? baseUrl : undefined;

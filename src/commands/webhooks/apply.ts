@@ -9,7 +9,6 @@ import { catalog } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
-import { gracefulInterrupt, onInterrupt } from '../../cli/interrupt.js';
 import { printJson } from '../../cli/output.js';
 import { readFileFlag } from '../../cli/stdin.js';
 import { notOneOf } from '../../cli/suggest.js';
@@ -37,7 +36,17 @@ export const command = () =>
     )
     .action(
       apiAction((deps, o) =>
-        run({ file: o.file, dryRun: Boolean(o.dryRun), prune: Boolean(o.prune), yes: Boolean(o.yes), secretDir: o.secretDir, stop: gracefulInterrupt }, deps),
+        run(
+          {
+            file: o.file,
+            dryRun: Boolean(o.dryRun),
+            prune: Boolean(o.prune),
+            yes: Boolean(o.yes),
+            secretDir: o.secretDir,
+            stop: () => deps.interrupts.graceful(),
+          },
+          deps,
+        ),
       ),
     );
 
@@ -208,7 +217,7 @@ async function perform(step: Step, secretDir: string, outcome: Outcome, deps: Co
  */
 async function create(step: Extract<Step, { action: 'create' }>, deps: CommandDeps): Promise<Webhook & { signing_secret: string }> {
   const anew = `if \`whsvc webhooks list\` shows a webhook for ${step.url}, delete it (\`whsvc webhooks delete <id> --yes\`) and apply again: it is created anew, with its secret in --secret-dir`;
-  const unregister = onInterrupt(() =>
+  const unregister = deps.interrupts.onInterrupt(() =>
     deps.stderr.write(`whsvc: interrupted while creating the webhook for ${step.url}: it may exist without its secret; ${anew}\n`),
   );
   let webhook: Webhook;

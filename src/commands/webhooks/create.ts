@@ -9,7 +9,6 @@ import { checkEventTypes, fetchCatalog } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { ReservedFile } from '../../files/user-file.js';
-import { onInterrupt } from '../../cli/interrupt.js';
 import { printJson } from '../../cli/output.js';
 import { checkSecretFilePath } from '../../cli/secret.js';
 import { checkUrl } from './shared/url.js';
@@ -104,7 +103,7 @@ async function postWebhook(
   wanted: { url: string; events: string[]; inactive: boolean },
   discard: () => void,
 ): Promise<Webhook & { signing_secret: string }> {
-  const unregister = onInterrupt(() => {
+  const unregister = deps.interrupts.onInterrupt(() => {
     discard();
     deps.stderr.write(`whsvc: interrupted while creating: the webhook may exist without its secret; check with \`whsvc webhooks list\`\n`);
   });

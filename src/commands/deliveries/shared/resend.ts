@@ -9,7 +9,6 @@ import { andMore, counted, noAnswer, sanitize } from '../../../render/text.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { JsonDocumentStream } from '../../../cli/output.js';
 import { ExitCode } from '../../../cli/errors.js';
-import { stdoutWasClosed } from '../../../cli/interrupt.js';
 
 /** Sends in flight at once in a bulk re-send (retry of several ids, recover); the maximum keeps one run from flooding the service. */
 const DEFAULT_CONCURRENCY = 8;
@@ -193,7 +192,7 @@ export class ResendReport {
   private waits = 0;
 
   constructor(
-    private readonly deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'colors' | 'errColors' | 'now'>,
+    private readonly deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'colors' | 'errColors' | 'now' | 'interrupts'>,
     /** The number of targets when known before the first is taken (a confirmed selection, ids); else they are found while sending. */
     private readonly total?: number,
     private readonly verbose = false,
@@ -350,7 +349,7 @@ export class ResendReport {
       }
     }
     const notReSent = notTaken > 0 ? `${counted(notTaken, 'selected delivery', 'selected deliveries')} ${notTaken === 1 ? 'was' : 'were'} not re-sent; ` : '';
-    if (stdoutWasClosed()) {
+    if (this.deps.interrupts.stdoutWasClosed) {
       const outcome = `of those re-sent, ${t.delivered} got through and ${t.failed + t.errors} did not`;
       this.deps.stderr.write(
         `whsvc: the output was closed, so the run stopped: ${outcome}; ${notReSent}${resumeCommand ? `run \`${resumeCommand}\` to resume` : 'run the command again to resume'}\n`,

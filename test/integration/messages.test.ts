@@ -4,16 +4,16 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandboxProcess, usersOf, type SandboxProcess } from '../helpers/cli.js';
+import { startSandboxInProcess, usersInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 
 // Messages that say what to do: each mistake gets one line, the right exit
 // code, and the way out.
 
-let sandbox: SandboxProcess;
+let sandbox: SandboxInProcess;
 let configDir: string;
 
 beforeAll(async () => {
-  sandbox = await startSandboxProcess(['--quiet']);
+  sandbox = await startSandboxInProcess(['--quiet']);
   configDir = mkdtempSync(join(tmpdir(), 'whsvc-messages-'));
 });
 
@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 /** whsvc as run by a user of the sandbox, the config in the dir given (configDir unless another), not logged in to start with. */
-const cli = usersOf(() => sandbox.info.base_url);
+const cli = usersInProcess(() => sandbox.info.base_url);
 
 describe('messages that say what to do', () => {
   it('--status fail: did you mean failed?', async () => {

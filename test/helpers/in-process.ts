@@ -1,0 +1,154 @@
+import { EventEmitter } from 'node:events';
+import type { InputStream, OutputStream } from '../../src/cli/deps.js';
+import type { Host, StopSignal } from '../../src/cli/host.js';
+import { runCli } from '../../src/run-cli.js';
+import { jsonLines, ownConfigEnv, type Cli, type CliResult, type Env, type RunOptions, type SandboxInfo, type Users } from './cli.js';
+
+// whsvc run in the test's own process: runCli with a host of the test's (its streams collected, its environment, its
+// signals an emitter), for what a user types and reads, at the cost of a function call instead of a Node start. A
+// process of its own (cli.ts) is only for what only a process shows: signals, terminals, the launcher, devices, kill -9.
+
+/** Stdout or stderr, collected; `onWrite` is told of each chunk. */
+class Collected implements OutputStream {
+  text = '';
+  onWrite: () => void = () => {};
+  constructor(
+    public isTTY = false,
+    public columns?: number,
+  ) {}
+  write(chunk: string | Uint8Array): boolean {
+    this.text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    this.onWrite();
+    return true;
+  }
+}
+
+/** A stdin that gives `input` and ends; with no input given, one that ends at once (as `< /dev/null`). */
+function stdinOf(input: string | undefined): InputStream {
+  return {
+    isTTY: false,
+    async *[Symbol.asyncIterator]() {
+      if (input) yield Buffer.from(input, 'utf8');
+    },
+  };
+}
+
+/** The environment of a run: this process's, with no colour (as a pipe gets none), and the test's over it (undefined unsets). */
+function environment(env: Env = {}): NodeJS.ProcessEnv {
+  const merged: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) delete merged[name];
+    else merged[name] = value;
+  }
+  return merged;
+}
+
+export interface InProcessOptions extends RunOptions {
+  /** The terminal flag and width of stdout and stderr; a pipe by default. */
+  terminal?: { columns: number };
+}
+
+function hostFor(options: InProcessOptions): { host: Host; stdout: Collected; stderr: Collected; signals: EventEmitter } {
+  const stdout = new Collected(Boolean(options.terminal), options.terminal?.columns);
+  const stderr = new Collected(Boolean(options.terminal), options.terminal?.columns);
+  const signals = new EventEmitter();
+  const host: Host = { stdin: stdinOf(options.input), stdout, stderr, env: environment(options.env), signals, now: Date.now };
+  return { host, stdout, stderr, signals };
+}
+
+/** Runs `whsvc <args>` in-process to its end: the same result as a process's (cli.ts runCli), signal always null. */
+export async function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliResult> {
+  const { host, stdout, stderr } = hostFor(options);
+  const code = await runCli(args, host);
+  return { code, signal: null, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** A Cli that runs in-process, with `env` (a function: read at each run, for what a beforeAll sets) and the defaults given. */
+export function inProcessCliWith(env: Env | (() => Env), defaults: Omit<InProcessOptions, 'env'> = {}): Cli {
+  return (args, options = {}) => runInProcess(args, { ...defaults, ...options, env: { ...(typeof env === 'function' ? env() : env), ...options.env } });
+}
+
+/** A run left going in-process (listen, tail, the sandbox), waited on by what it writes, stopped by a signal of its host. */
+export interface RunningInProcess {
+  stdout(): string;
+  stderr(): string;
+  lines(): any[];
+  /** Its exit code, once it ends. */
+  exit: Promise<number>;
+  /** Resolves with what `check` returns once it returns something, looked at now and after each write; rejects if the run ends first. */
+  until<T>(check: () => T | undefined | null | false, what: string): Promise<T>;
+  /** Sends the signal to the run (SIGINT as Ctrl-C, SIGTERM) and resolves with its exit code. */
+  stop(signal?: StopSignal): Promise<number>;
+}
+
+export function startInProcess(args: string[], options: InProcessOptions = {}): RunningInProcess {
+  const { host, stdout, stderr, signals } = hostFor(options);
+  const checks = new Set<() => void>();
+  const look = () => {
+    for (const check of [...checks]) check();
+  };
+  stdout.onWrite = look;
+  stderr.onWrite = look;
+  let ended = false;
+  const exit = runCli(args, host).finally(() => {
+    ended = true;
+    look();
+  });
+  const name = `whsvc ${args.join(' ')}`;
+  return {
+    stdout: () => stdout.text,
+    stderr: () => stderr.text,
+    lines: () => jsonLines(stdout.text),
+    exit,
+    until: (check, what) =>
+      new Promise((resolve, reject) => {
+        const attempt = () => {
+          try {
+            const value = check();
+            if (value !== undefined && value !== null && value !== false) {
+              checks.delete(attempt);
+              resolve(value);
+            } else if (ended) {
+              checks.delete(attempt);
+              reject(new Error(`${name} ended before it wrote ${what}: ${stderr.text}`));
+            }
+          } catch (error) {
+            checks.delete(attempt);
+            reject(error);
+          }
+        };
+        checks.add(attempt);
+        attempt();
+      }),
+    stop: async (signal = 'SIGINT') => {
+      if (!ended) signals.emit(signal, signal);
+      return exit;
+    },
+  };
+}
+
+/** whsvc in-process as run by users who each have a config dir of their own (cli.ts usersOf, without a process). */
+export function usersInProcess(baseUrl: () => string | undefined, defaults: Omit<InProcessOptions, 'env'> = {}): Users {
+  const users = (args: string[], configDir: string, options: RunOptions = {}) => inProcessCliWith(() => ownConfigEnv(configDir, baseUrl()), defaults)(args, options);
+  return Object.assign(users, {
+    as:
+      (configDir: string): Cli =>
+      (args, options) =>
+        users(args, configDir, options),
+  });
+}
+
+export interface SandboxInProcess {
+  info: SandboxInfo;
+  stderr(): string;
+  until: RunningInProcess['until'];
+  /** Stops it as SIGTERM does (the default) or Ctrl-C, and resolves with its exit code. */
+  stop(signal?: StopSignal): Promise<number>;
+}
+
+/** `whsvc sandbox start --port 0 --json …` run in-process, once it is ready (its JSON line on stdout and its ready line). */
+export async function startSandboxInProcess(args: string[] = [], options: InProcessOptions = {}): Promise<SandboxInProcess> {
+  const sandbox = startInProcess(['sandbox', 'start', '--port', '0', '--json', ...args], options);
+  const json = await sandbox.until(() => sandbox.stderr().includes('ready at') && /^.*\n/.exec(sandbox.stdout())?.[0], 'its JSON line and its ready line');
+  return { info: JSON.parse(json) as SandboxInfo, stderr: sandbox.stderr, until: sandbox.until, stop: (signal = 'SIGTERM') => sandbox.stop(signal) };
+}
