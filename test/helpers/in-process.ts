@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { InputStream, OutputStream } from '../../src/cli/deps.js';
 import type { Host, StopSignal } from '../../src/cli/host.js';
 import { runCli } from '../../src/run-cli.js';
-import { jsonLines, ownConfigEnv, type Cli, type CliResult, type Env, type RunOptions, type SandboxInfo, type Users } from './cli.js';
+import { jsonLines, listenedDeliveries, ownConfigEnv, type Cli, type CliResult, type Env, type RunOptions, type SandboxInfo, type Users } from './cli.js';
 
 // whsvc run in the test's own process: runCli with a host of the test's (its streams collected, its environment, its
 // signals an emitter), for what a user types and reads, at the cost of a function call instead of a Node start. A
@@ -129,7 +129,8 @@ export function startInProcess(args: string[], options: InProcessOptions = {}): 
 
 /** whsvc in-process as run by users who each have a config dir of their own (cli.ts usersOf, without a process). */
 export function usersInProcess(baseUrl: () => string | undefined, defaults: Omit<InProcessOptions, 'env'> = {}): Users {
-  const users = (args: string[], configDir: string, options: RunOptions = {}) => inProcessCliWith(() => ownConfigEnv(configDir, baseUrl()), defaults)(args, options);
+  const users = (args: string[], configDir: string, options: RunOptions = {}) =>
+    inProcessCliWith(() => ownConfigEnv(configDir, baseUrl()), defaults)(args, options);
   return Object.assign(users, {
     as:
       (configDir: string): Cli =>
@@ -151,4 +152,24 @@ export async function startSandboxInProcess(args: string[] = [], options: InProc
   const sandbox = startInProcess(['sandbox', 'start', '--port', '0', '--json', ...args], options);
   const json = await sandbox.until(() => sandbox.stderr().includes('ready at') && /^.*\n/.exec(sandbox.stdout())?.[0], 'its JSON line and its ready line');
   return { info: JSON.parse(json) as SandboxInfo, stderr: sandbox.stderr, until: sandbox.until, stop: (signal = 'SIGTERM') => sandbox.stop(signal) };
+}
+
+export interface ListenerInProcess extends RunningInProcess {
+  url: string;
+  /** With --json: the deliveries it printed so far (listenedDeliveries). */
+  deliveries: () => any[];
+}
+
+/** `whsvc listen --port 0 …` in-process, once its ready line is out. */
+export async function startListenInProcess(args: string[], options: InProcessOptions = {}): Promise<ListenerInProcess> {
+  const listen = startInProcess(['listen', '--port', '0', ...args], options);
+  const ready = await listen.until(() => /ready at (http:\/\/\S+)/.exec(listen.stderr()), "listen's ready line");
+  return { ...listen, url: ready[1]!, deliveries: () => listenedDeliveries(listen.stdout()) };
+}
+
+/** `whsvc deliveries tail …` in-process, once it follows (its "following" line). */
+export async function startTailInProcess(args: string[], options: InProcessOptions = {}): Promise<RunningInProcess> {
+  const tail = startInProcess(['deliveries', 'tail', ...args], options);
+  await tail.until(() => /^whsvc: following /m.test(tail.stderr()), "tail's following line");
+  return tail;
 }
