@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { elapsed } from './render/words.js';
 
 /** The http URL of a listening server's address (IPv6 in brackets). */
 export function httpUrl(address: AddressInfo): string {
@@ -156,9 +157,6 @@ const PLAIN_WORDS: Record<string, string> = {
   EPIPE: 'connection reset',
 };
 
-/** A limit of time as people read it: `500 ms`, `10 s`, `1.5 s`. */
-export const timeLimit = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${ms / 1000} s`);
-
 /** Failures before the request can have left this process (no connection was made): the service cannot have acted. */
 const NOT_SENT: Record<string, string> = {
   ECONNREFUSED: 'ECONNREFUSED',
@@ -200,7 +198,7 @@ export function toTransportError(error: unknown, timeoutMs: number): unknown {
   const root = rootOf(error);
   const name = (error as ErrorLike | undefined)?.name ?? root.name;
   if (name === 'TimeoutError' || root.name === 'TimeoutError') {
-    return new TransportError(`no answer within ${timeLimit(timeoutMs)}`, 'ETIMEDOUT', true);
+    return new TransportError(`no answer within ${elapsed(timeoutMs)}`, 'ETIMEDOUT', true);
   }
   const code = typeof root.code === 'string' ? root.code : undefined;
   const message = typeof root.message === 'string' ? root.message.split('\n')[0]! : String(error);
@@ -218,7 +216,7 @@ export function toTransportError(error: unknown, timeoutMs: number): unknown {
 }
 
 function plainWords(code: string, message: string, timeoutMs: number): string {
-  if (code === 'ETIMEDOUT') return `no answer within ${timeLimit(timeoutMs)}`;
+  if (code === 'ETIMEDOUT') return `no answer within ${elapsed(timeoutMs)}`;
   return PLAIN_WORDS[code] ?? message;
 }
 

@@ -1,3 +1,4 @@
+import { durationText, UNIT_MS } from '../render/words.js';
 import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import { isLoopbackHost } from '../net.js';
 import { DEFAULT_PLATFORM_NAME, PLATFORM_NAME } from '../protocol/headers.js';
@@ -46,8 +47,6 @@ export function withScheme(value: string): string {
   return `${isLoopbackHost(host) ? 'http' : 'https'}://${value}`;
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
 /**
  * `500ms`, `90s`, `30m`, `2h`, `3d` in milliseconds; a bare number is in `bare`, the unit the flag
  * has always read it in (seconds, or milliseconds for the `-ms` flags); undefined when it is none of them.
@@ -57,12 +56,6 @@ export function durationMs(value: string, bare: 's' | 'ms' = 's'): number | unde
   if (!match) return undefined;
   const ms = Number(match[1]) * UNIT_MS[match[2] ?? bare]!;
   return Number.isFinite(ms) ? Math.round(ms) : undefined;
-}
-
-/** A duration as the flags take it, in the largest unit that says it whole: `24h`, `90s`, `1500ms`. */
-export function durationText(ms: number): string {
-  for (const unit of ['d', 'h', 'm', 's'] as const) if (ms >= UNIT_MS[unit]! && ms % UNIT_MS[unit]! === 0) return `${ms / UNIT_MS[unit]!}${unit}`;
-  return `${ms}ms`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Colors } from './colors.js';
-import { COMPACT_TIME_WIDTH, compactTime, RELATIVE_TIME_WIDTH, relativeTime, sanitize } from './text.js';
+import { sanitize } from './text.js';
+import { COMPACT_TIME_WIDTH, compactTime, RELATIVE_TIME_WIDTH, relativeTime } from './words.js';
 import { cutEnd, cutWords, displayWidth, ID_SHORT_WIDTH, shortenUrl, shortId, shortList } from './width.js';
 
 /**

@@ -1,4 +1,5 @@
 import { ErrorAnswer } from './http.js';
+import { elapsed } from '../render/words.js';
 
 /**
  * `sandbox start --rate-limit N`: at most N API requests per client in each
@@ -26,9 +27,14 @@ export class RateLimiter {
     this.counts.set(clientId, count);
     if (count > this.perSecond) {
       const retryAfter = Math.max(1, Math.ceil(((second + 1) * 1000 - now) / 1000));
-      throw new ErrorAnswer(429, 'rate_limited', `more than ${this.perSecond} requests in one second from this client; try again in ${retryAfter} s`, {
-        'retry-after': String(retryAfter),
-      });
+      throw new ErrorAnswer(
+        429,
+        'rate_limited',
+        `more than ${this.perSecond} requests in one second from this client; try again in ${elapsed(retryAfter * 1000)}`,
+        {
+          'retry-after': String(retryAfter),
+        },
+      );
     }
   }
 }

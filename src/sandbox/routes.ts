@@ -55,7 +55,7 @@ const WEBHOOK_FIELDS = {
 const ATTEMPT_FIELDS = {
   listed: ['id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id', 'next_attempt_at'],
   tested: ['id', 'webhook_id', 'event', 'status', 'response_code', 'created_at', 'next_attempt_at', 'failure_reason'],
-  retried: ['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id', 'next_attempt_at'],
+  retried: ['id', 'webhook_id', 'event', 'status', 'response_code', 'attempts', 'created_at', 'delivery_id', 'next_attempt_at', 'failure_reason'],
   retrieved: [
     'id',
     'webhook_id',

@@ -136,7 +136,7 @@ describe('whsvc listen', () => {
       await expect(hungUp).rejects.toThrow();
       app.release(200);
       await listener.until(() => listener.stdout().includes('->'), 'the line of the answer');
-      expect(listener.stdout()).toMatch(/-> 200 \(forwarded\) +app 200 +via \* +too late: the sender left after \d+\.\d s\n$/);
+      expect(listener.stdout()).toMatch(/-> 200 \(forwarded\) +app 200 +via \* +too late: the sender left after (\d+(\.\d)? s|\d+ ms)\n$/);
     } finally {
       listener.child.kill('SIGINT');
       await listener.exit;

@@ -22,7 +22,7 @@ describe('--max-silence', () => {
       const answer = await postDelivery(listener.url, 'whsec_silence', 'dlv_silence1');
       expect(answer.status).toBe(200);
       expect(await listener.exit).toBe(6);
-      expect(listener.stderr()).toMatch(/\nwhsvc listen: no request for 2s \(--max-silence\): stopping, exit 6\n/);
+      expect(listener.stderr()).toMatch(/\nwhsvc listen: no request for 2 s \(--max-silence\): stopping, exit 6\n/);
       expect(listener.stdout()).toContain('dlv_silence1');
     } finally {
       listener.child.kill('SIGKILL');
@@ -35,7 +35,7 @@ describe('--max-silence', () => {
     try {
       await sandbox.stop('SIGKILL');
       expect(await tail.exit).toBe(6);
-      expect(tail.stderr()).toMatch(/\nwhsvc: no poll of the delivery log answered for 2s \(--max-silence\): stopping, exit 6\n/);
+      expect(tail.stderr()).toMatch(/\nwhsvc: no poll of the delivery log answered for 2 s \(--max-silence\): stopping, exit 6\n/);
     } finally {
       tail.child.kill('SIGKILL');
     }

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clockTime } from '../../src/render/text.js';
+import { clockTime } from '../../src/render/words.js';
 import { cliWith, createWebhook, runCli, sandboxEnv, startListen, startSandboxProcess, startWhsvc, trigger, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver } from '../helpers/receiver.js';
 
@@ -219,7 +219,7 @@ describe('sandbox start --clock manual', () => {
     it('Ctrl-C says the jump goes on without whsvc and how to see it; the clock then moves once, not twice', async () => {
       const { receiver, cli, from, advance } = await retryDueToAHeldReceiver();
       expect(await advance.stop('SIGINT')).toBe(130);
-      expect(advance.stderr()).toContain('whsvc: the sandbox goes on moving its clock 2m ahead without whsvc; `whsvc sandbox clock` shows its time');
+      expect(advance.stderr()).toContain('whsvc: the sandbox goes on moving its clock 2 min ahead without whsvc; `whsvc sandbox clock` shows its time');
       receiver.release(200);
       // The jump finishes in the sandbox: a second look waits for it (one move at a time) and finds it moved 2 minutes, once.
       const after = JSON.parse((await cli(['sandbox', 'clock', 'advance', '0s', '--json'])).stdout);

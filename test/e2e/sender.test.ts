@@ -132,7 +132,7 @@ describe('whsvc send', () => {
     await closed.close();
     const down = await runCli(['send', url, '--secret-file', secretFile()]);
     expect(down.code).toBe(1);
-    expect(down.stdout).toMatch(/^answer +no answer \(connection refused\)$/m);
+    expect(down.stdout).toMatch(/^answer +no answer: connection refused$/m);
     const late = await startReceiver(() => 'hold');
     const slow = await runCli(['send', late.url, '--request-timeout', '300ms', '--json']);
     expect(slow.code).toBe(1);
@@ -268,7 +268,7 @@ describe('whsvc check-receiver', () => {
     await closed.close();
     const down = await checkReceiver(url);
     expect(down.code).toBe(1);
-    expect(down.check(1)).toMatchObject({ summary: 'no answer (connection refused)', cause: 'nothing listens at that address and port' });
+    expect(down.check(1)).toMatchObject({ summary: 'no answer: connection refused', cause: 'nothing listens at that address and port' });
     expect(down.check(1).sent).toHaveLength(1);
     expect(down.check(2)).toMatchObject({ summary: `not run: no connection to ${url}/`, sent: [] });
     const app = await startReceiver(() => 200);

@@ -650,6 +650,8 @@ describe('deliveries', () => {
         'created_at',
         'delivery_id',
         'next_attempt_at',
+        // The sandbox's own field, as on a test send: why the attempt failed, so that retry says it.
+        'failure_reason',
       ]);
       expect(retried.json).toMatchObject({
         webhook_id: webhook.id,

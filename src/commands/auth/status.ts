@@ -2,7 +2,8 @@ import { Command } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { AuthError } from '../../api/errors.js';
-import { keyValues, relativeTime } from '../../render/text.js';
+import { keyValues } from '../../render/text.js';
+import { relativeTime } from '../../render/words.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
 

@@ -4,8 +4,8 @@ import { LARGEST_PAYLOAD_BYTES, madeDelivery, type MadeDelivery } from '../../pr
 import { signatureHeaderName } from '../../protocol/headers.js';
 import { digestHex, SIGNATURE_PREFIX, type SignatureCheck } from '../../protocol/signature.js';
 import { counted, sanitize } from '../../render/text.js';
-import { timeLimit } from '../../net.js';
 import { answerWords, type SendResult } from '../replay/shared/send.js';
+import { elapsed } from '../../render/words.js';
 
 /**
  * The checks of `check-receiver`: what each sends and how it judges what came
@@ -92,7 +92,7 @@ function whyNotTaken(o: Outcome, limitMs: number): Pick<Verdict, 'cause' | 'fix'
   if (status === null) {
     return timedOut(o)
       ? {
-          cause: `it gives no answer within ${timeLimit(limitMs)}: the service counts such an attempt failed and sends it again (see 9)`,
+          cause: `it gives no answer within ${elapsed(limitMs)}: the service counts such an attempt failed and sends it again (see 9)`,
           fix: 'answer 2xx as soon as the delivery is verified and kept, and do the work afterwards (a queue)',
         }
       : { cause: `nothing answered: ${o.result.error ?? 'no answer'}`, fix: "check that the receiver runs, and the URL's host and port" };
@@ -125,7 +125,7 @@ function whyNotRefused(o: Outcome, limitMs: number, whenTaken: Pick<Verdict, 'ca
   if (status === null) {
     return timedOut(o)
       ? {
-          cause: `it gives no answer within ${timeLimit(limitMs)} (see 9): the service takes that for a failure of the receiver's and sends the forgery again`,
+          cause: `it gives no answer within ${elapsed(limitMs)} (see 9): the service takes that for a failure of the receiver's and sends the forgery again`,
           fix: 'refuse it at once: 400 or 401',
         }
       : { cause: `nothing answered: ${o.result.error ?? 'no answer'}`, fix: "check that the receiver runs, and the URL's host and port" };
@@ -217,7 +217,7 @@ export function battery(ctx: BatteryContext): Check[] {
   });
   const event = ctx.events.includes('invoice.paid') ? 'invoice.paid' : ctx.events[0]!;
   const sample = () => JSON.stringify(samplePayload(event, ctx.now));
-  const limit = timeLimit(ctx.limitMs);
+  const limit = elapsed(ctx.limitMs);
   const header = signatureHeaderName(ctx.platformName);
   const largestWords = `${LARGEST_PAYLOAD_BYTES.toLocaleString('en')}-byte`;
 

@@ -7,7 +7,6 @@ import { examples } from '../../cli/examples.js';
 import { forwardUrl, shownUrl } from '../../cli/forward.js';
 import { collect, oneOf, platformNameOption, requestTimeoutGivenMs } from '../../cli/parse.js';
 import { requiredSecrets } from '../../cli/secret.js';
-import { timeLimit } from '../../net.js';
 import { EVENT_TYPES } from '../../protocol/catalog.js';
 import { DELIVERY_TIMEOUT_MS } from '../../protocol/delivery.js';
 import { signatureHeaderName } from '../../protocol/headers.js';
@@ -16,6 +15,7 @@ import { ProgressLine } from '../../render/progress.js';
 import { sanitize } from '../../render/text.js';
 import { sendAsReceived } from '../replay/shared/send.js';
 import { answered, battery, median, type Check, type Outcome, type Verdict } from './battery.js';
+import { elapsed } from '../../render/words.js';
 
 /** Defines `check-receiver`. */
 export function register(program: CommandUnknownOpts): void {
@@ -115,7 +115,7 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
   });
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
   const total = checks.reduce((sum, check) => sum + check.probes.length, 0);
-  const limit = `${timeLimit(options.limitMs)}${options.limitGiven ? ` (--request-timeout; the service waits ${timeLimit(DELIVERY_TIMEOUT_MS)})` : ", the service's limit"}`;
+  const limit = `${elapsed(options.limitMs)}${options.limitGiven ? ` (--request-timeout; the service waits ${elapsed(DELIVERY_TIMEOUT_MS)})` : ", the service's limit"}`;
   // Said before anything is sent: where, how many, signed how.
   deps.stderr.write(
     `whsvc check-receiver: ${checks.length} checks of ${shownUrl(target)}: ${total} deliveries, one at a time, sent there and nowhere else\n` +

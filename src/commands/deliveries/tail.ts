@@ -13,7 +13,6 @@ import {
   boundAt,
   collect,
   duration,
-  durationText,
   inSeconds,
   integerIn,
   oneOf,
@@ -23,8 +22,9 @@ import {
   timeBound,
   type TimeBound,
 } from '../../cli/parse.js';
+import { durationText, relativeTime, elapsed } from '../../render/words.js';
 import { secretSource, type SecretSource } from '../../cli/secret.js';
-import { relativeTime, sanitize } from '../../render/text.js';
+import { sanitize } from '../../render/text.js';
 import type { Colors } from '../../render/colors.js';
 import { CheckpointWriter, checkWritable, holdCheckpoint, readCheckpoint, recordedSinceSave, type Checkpoint } from './tail/checkpoint.js';
 import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
@@ -154,8 +154,6 @@ export const MAX_BACKOFF_MS = 60_000;
 const passing = (error: unknown) =>
   error instanceof NetworkError || (error instanceof ApiError && (error.status === 429 || error.status === 408 || error.status >= 500));
 
-const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
-
 async function checkOptions(options: TailOptions, deps: TailDeps): Promise<{ routes: ForwardRoute[]; secret?: SecretSource }> {
   // Polls come once an interval: a limit no longer than that would stop a tail that hears the service fine.
   if (options.maxSilenceMs !== undefined && options.maxSilenceMs < 2 * options.intervalMs) {
@@ -258,11 +256,11 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
       `${queue.size} deliver${queue.size === 1 ? 'y was' : 'ies were'} not forwarded yet${options.checkpoint ? ': the checkpoint keeps them for the next run' : ''}`,
     );
   if (stop.silent) {
-    note(`no poll of the delivery log answered for ${durationText(options.maxSilenceMs!)} (--max-silence): stopping, exit 6`);
+    note(`no poll of the delivery log answered for ${elapsed(options.maxSilenceMs!)} (--max-silence): stopping, exit 6`);
     return ExitCode.timedOut;
   }
   if (stop.timedOut && options.count !== undefined) {
-    note(`${printed} of ${options.count} lines within ${options.timeout} s`);
+    note(`${printed} of ${options.count} lines within ${elapsed((options.timeout ?? 0) * 1000)}`);
     return ExitCode.timedOut;
   }
   return ExitCode.ok;
@@ -354,7 +352,7 @@ function followingLine(options: TailOptions, followed: number, report: PollRepor
     : options.since
       ? 'from the --since time'
       : 'from now';
-  return `following ${which} ${from}, every ${seconds(options.intervalMs)}${routes.length ? `; forwarding each new delivery to ${describeRoutes(routes)}` : ''}${options.record ? `; recording each new delivery to ${options.record}` : ''}; Ctrl-C to stop`;
+  return `following ${which} ${from}, every ${elapsed(options.intervalMs)}${routes.length ? `; forwarding each new delivery to ${describeRoutes(routes)}` : ''}${options.record ? `; recording each new delivery to ${options.record}` : ''}; Ctrl-C to stop`;
 }
 
 /** After the first poll: the webhooks created since, and those whose new attempts filled more than a page. */
@@ -436,14 +434,14 @@ class PollPace {
     this.failures += 1;
     const wait = Math.min(this.intervalMs * 2 ** this.failures, Math.max(MAX_BACKOFF_MS, this.intervalMs));
     if (message !== this.lastError) {
-      this.note(`${what}: ${message}; trying again in ${seconds(wait)} (what the service logged meanwhile is caught up on once it answers)`);
+      this.note(`${what}: ${message}; trying again in ${elapsed(wait)} (what the service logged meanwhile is caught up on once it answers)`);
     }
     this.lastError = message;
     return wait;
   }
 
   answered(pollStart: number): void {
-    if (this.failures > 0) this.note(`the service answers again after ${seconds(pollStart - this.lastPoll)}: catching up`);
+    if (this.failures > 0) this.note(`the service answers again after ${elapsed(pollStart - this.lastPoll)}: catching up`);
     this.failures = 0;
     this.lastError = '';
     this.lastPoll = pollStart;

@@ -2,7 +2,8 @@ import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-ty
 import { action, addVerbs } from '../../cli/actions.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
 import { examples } from '../../cli/examples.js';
-import { collect, distinctList, duration, durationText, inSeconds, integerIn, requestTimeoutGivenMs, share } from '../../cli/parse.js';
+import { collect, distinctList, duration, inSeconds, integerIn, requestTimeoutGivenMs, share } from '../../cli/parse.js';
+import { elapsed } from '../../render/words.js';
 import { ConfigStore } from '../../config/store.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -194,7 +195,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   const finished = new Promise<number>((resolve) => (finish = resolve));
 
   const silence = new SilenceWatch(options.maxSilenceMs, () => {
-    deps.stderr.write(`whsvc listen: no request for ${durationText(options.maxSilenceMs!)} (--max-silence): stopping, exit 6\n`);
+    deps.stderr.write(`whsvc listen: no request for ${elapsed(options.maxSilenceMs!)} (--max-silence): stopping, exit 6\n`);
     finish(ExitCode.timedOut);
   });
   const receive: Receive = async (req, res, body, arrivedAt, started) => {

@@ -3,7 +3,8 @@ import type { Colors } from '../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout, type StreamField } from '../../render/line.js';
 import { displayWidth } from '../../render/width.js';
 import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js';
-import { clockTime, noAnswer, sanitize } from '../../render/text.js';
+import { sanitize } from '../../render/text.js';
+import { clockTime, noAnswer, elapsed } from '../../render/words.js';
 import type { Decision } from './answer.js';
 import { carriesClientSecret, withoutCredentials } from '../../protocol/record.js';
 
@@ -83,7 +84,7 @@ function ruleWords(rule: Decision['rule'], words: AnswerWords, attemptNumber: nu
     respond_status: words.defaultStatus ? 'default' : '--respond-status',
     not_recorded: 'not recorded',
   }[rule];
-  return `(${because}${words.delayMs ? `, after ${words.delayMs} ms` : ''})`;
+  return `(${because}${words.delayMs ? `, after ${elapsed(words.delayMs)}` : ''})`;
 }
 
 /**
@@ -145,7 +146,7 @@ export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors
   if (d.repeat === 'replay') notes.push([d.repeatOf === d.deliveryId ? 'REPLAY' : `REPLAY of ${other(d.repeatOf)}`, colors.red]);
   if (d.repeat === 'same_body') notes.push([`same body as ${other(d.repeatOf)}`, colors.yellow]);
   if (forwarded && forwarded.status === null) notes.push([`app: ${noAnswer(forwarded.error)}`, colors.red]);
-  if (receipt.senderLeftAfterMs !== undefined) notes.push([`too late: the sender left after ${(receipt.senderLeftAfterMs / 1000).toFixed(1)} s`, colors.red]);
+  if (receipt.senderLeftAfterMs !== undefined) notes.push([`too late: the sender left after ${elapsed(receipt.senderLeftAfterMs)}`, colors.red]);
   const notesText = notes.map(([text]) => text).join('  ');
   return `${layout.line({
     time: stampOf(receipt),

@@ -12,7 +12,8 @@ import { requiredSecret } from '../../cli/secret.js';
 import { colorsFor, type Colors } from '../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout } from '../../render/line.js';
 import { ProgressLine } from '../../render/progress.js';
-import { counted, noAnswer, sanitize } from '../../render/text.js';
+import { counted, sanitize } from '../../render/text.js';
+import { noAnswer, elapsed } from '../../render/words.js';
 import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js';
 import { isSignatureHeader, signatureHeaderName } from '../../protocol/headers.js';
 import { recordedBody, recordedSignatureCheck, type RecordedDelivery } from '../../protocol/record.js';
@@ -249,8 +250,8 @@ function line(record: RecordedDelivery, colors: Colors, layout: StreamLayout<Rep
       : status === null || status === undefined
         ? { text: `-> ${noAnswer(replayed.result.error)}`, styled: colors.red(`-> ${noAnswer(replayed.result.error)}`) }
         : {
-            text: `-> ${status}  ${replayed.ms} ms`,
-            styled: `-> ${ok(status) ? colors.green(String(status)) : colors.red(String(status))}  ${replayed.ms} ms`,
+            text: `-> ${status}  ${elapsed(replayed.ms)}`,
+            styled: `-> ${ok(status) ? colors.green(String(status)) : colors.red(String(status))}  ${elapsed(replayed.ms)}`,
           };
   return layout.line({
     time: record.received_at.slice(0, 19).replace('T', ' '),

@@ -3,10 +3,11 @@ import { moveSandboxClock, sandboxClock } from '../../api/endpoints.js';
 import type { ClockState } from '../../api/shapes.js';
 import { addVerbs, apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
-import { duration, durationText } from '../../cli/parse.js';
+import { duration } from '../../cli/parse.js';
+import { clockTime, elapsed } from '../../render/words.js';
 import { renderTable, type Column } from '../../render/table.js';
 import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
-import { clockTime, keyValues } from '../../render/text.js';
+import { keyValues } from '../../render/text.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { usageError } from '../../cli/errors.js';
 import { printJson, tableLayout } from '../../cli/output.js';
@@ -44,7 +45,7 @@ export interface ClockOptions {
  * the same jump twice.
  */
 async function moveClock(move: Parameters<typeof moveSandboxClock>[1], deps: CommandDeps): Promise<ClockState> {
-  const where = 'to' in move ? `to ${move.to}` : `${durationText(move.advance_ms ?? 0)} ahead`;
+  const where = 'to' in move ? `to ${move.to}` : `${elapsed(move.advance_ms ?? 0)} ahead`;
   if (deps.stderr.isTTY) deps.stderr.write(`Moving the sandbox's clock ${where}; every attempt due on the way is sent, in order…\n`);
   const unregister = deps.interrupts.onInterrupt(() =>
     deps.stderr.write(

@@ -4,14 +4,14 @@ import { resolve } from 'node:path';
 import type { Io } from '../../cli/deps.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
 import { CliError, listenError } from '../../cli/errors.js';
-import { durationText } from '../../cli/parse.js';
+import { clockTime, noAnswer, statusWords, elapsed } from '../../render/words.js';
 import { FileError } from '../../files/user-file.js';
 import { defaultMaxConnections } from '../../sandbox/connections.js';
 import { ManualSandboxClock } from '../../sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { AttemptRecord, WebhookRecord } from '../../sandbox/store/records.js';
 import { proxySettings } from '../../net.js';
-import { clockTime, noAnswer, sanitize, statusWords } from '../../render/text.js';
+import { sanitize } from '../../render/text.js';
 import { signatureHeaderName } from '../../protocol/headers.js';
 
 export interface SandboxStartOptions {
@@ -156,10 +156,10 @@ function banner(sandbox: Sandbox, baseUrl: string, dataDir: string | undefined, 
     `  read-only     client ${readOnly!.client_id}`,
     `                secret ${readOnly!.client_secret}`,
     `  store         ${dataDir ? `${dataDir} (kept across restarts)` : `in memory, ${kept} (--data-dir DIR keeps it)`}`,
-    `  retries       first after ${durationText(options.retryBaseMs)}, doubling, ${options.maxAttempts} attempts at most`,
+    `  retries       first after ${elapsed(options.retryBaseMs)}, doubling, ${options.maxAttempts} attempts at most`,
     `  signature     ${signatureHeaderName(options.platformName)}: sha256=<hex>`,
     `  sends         ${options.maxConnections} at once, at most ${options.concurrencyPerWebhook} to one webhook`,
-    `  timeout       a send not answered within ${durationText(options.deliveryTimeoutMs)} fails`,
+    `  timeout       a send not answered within ${elapsed(options.deliveryTimeoutMs)} fails`,
     ...(options.rateLimit ? [`  rate limit    ${options.rateLimit} API requests a second per client, then 429`] : []),
     ...(options.manualClock
       ? [`  clock         manual, at ${new Date(sandbox.deliverer.now()).toISOString()}`, '                (time moves with `whsvc sandbox clock advance 1h`)']

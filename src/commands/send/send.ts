@@ -17,6 +17,7 @@ import type { SignatureCheck } from '../../protocol/signature.js';
 import { RecordFile } from '../replay/shared/record.js';
 import { answerWords, sendAsReceived, type SendResult } from '../replay/shared/send.js';
 import { givenBody, samplePayloadWith, setting, type Setting } from './payload.js';
+import { elapsed } from '../../render/words.js';
 
 /** Defines `send`. */
 export function register(program: CommandUnknownOpts): void {
@@ -200,7 +201,7 @@ function sentDocument({ url, delivery, signatureCheck, signedWith, result, ms }:
 async function sentBlock({ url, delivery, signedWith, result, ms }: Sent, options: Pick<SendOptions, 'color'>, deps: Io): Promise<string> {
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
   const taken = result.status !== null && result.status >= 200 && result.status < 300;
-  const answer = result.status === null ? answerWords(result) : `${result.status} in ${ms} ms`;
+  const answer = result.status === null ? answerWords(result) : `${result.status} in ${elapsed(ms)}`;
   const pairs: Array<[string, string | { styled: string }]> = [
     ['sent to', shownUrl(url)],
     ['event', delivery.event],

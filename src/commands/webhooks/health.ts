@@ -12,7 +12,8 @@ import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
 import { boundAt, collect, percentage, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import type { Colors } from '../../render/colors.js';
 import { renderTable, type Column, type TableOptions } from '../../render/table.js';
-import { andMore, NO_ANSWER, sanitize } from '../../render/text.js';
+import { andMore, sanitize } from '../../render/text.js';
+import { NO_ANSWER } from '../../render/words.js';
 import { CODE_WIDTH, URL_MIN, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 
 export const command = () =>

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClock } from '../../../src/api/client.js';
 import { run as show } from '../../../src/commands/deliveries/show.js';
-import { clockTime, statusWords } from '../../../src/render/text.js';
+import { clockTime, statusWords } from '../../../src/render/words.js';
 import { T0, fakeDeps, finishFakeDeps, json, mockToken } from '../../helpers/fake-deps.js';
 
 afterEach(finishFakeDeps);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { boundAt, duration, durationMs, durationText, inSeconds, percentage, share, timeBound, withScheme } from '../../../src/cli/parse.js';
+import { boundAt, duration, durationMs, inSeconds, percentage, share, timeBound, withScheme } from '../../../src/cli/parse.js';
+import { durationText } from '../../../src/render/words.js';
 
 describe('durations and shares', () => {
   it('reads 500ms, 90s, 30m, 2h, 3d and a bare number of seconds', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codeWords, compactTime, noAnswer, relativeTime } from '../../../src/render/text.js';
+import { codeWords, compactTime, noAnswer, relativeTime } from '../../../src/render/words.js';
 import { cutWords, displayWidth, shortenUrl, shortId, shortList } from '../../../src/render/width.js';
 
 const PROD = 'https://hooks.prod.example.com/api/v2/webhooks/erp/invoices';

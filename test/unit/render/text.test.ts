@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keyValues, sanitize, sanitizeBlock, relativeTime } from '../../../src/render/text.js';
+import { keyValues, sanitize, sanitizeBlock } from '../../../src/render/text.js';
+import { relativeTime } from '../../../src/render/words.js';
 
 describe('server strings on the terminal', () => {
   it('a value cannot forge another line nor drive the terminal', () => {

@@ -1,7 +1,8 @@
 import type { Colors } from '../../../render/colors.js';
 import { renderTable, type Column, type TableOptions } from '../../../render/table.js';
 import { ID_SHORT_WIDTH } from '../../../render/width.js';
-import { clockTime, codeWords, keyValues, noAnswer, relativeTime, sanitize, sanitizeBlock, statusWords } from '../../../render/text.js';
+import { keyValues, sanitize, sanitizeBlock } from '../../../render/text.js';
+import { clockTime, codeWords, noAnswer, relativeTime, statusWords } from '../../../render/words.js';
 import { answeredStatus } from '../../../api/log.js';
 import type { Attempt } from '../../../api/shapes.js';
 import type { CommandDeps } from '../../../cli/context.js';
@@ -64,8 +65,9 @@ export function attemptBlock(attempt: Attempt, colors: Colors, now: number): str
     ...(attempt.webhook_id ? [['webhook', attempt.webhook_id] as Pair] : []),
     ['event', attempt.event],
     ['status', { styled: statusLabel(attempt.status, colors, { nextAttemptAt: attempt.next_attempt_at, now }) }],
-    ['response', String(answeredStatus(attempt.response_code) ?? noAnswer())],
-    ...(attempt.failure_reason ? [['failure', attempt.failure_reason] as Pair] : []),
+    // No answer says why on its own line, as every command says it (`no answer: connection refused`).
+    ['response', String(answeredStatus(attempt.response_code) ?? noAnswer(attempt.status === 'pending' ? undefined : attempt.failure_reason))],
+    ...(attempt.failure_reason && answeredStatus(attempt.response_code) !== undefined ? [['failure', attempt.failure_reason] as Pair] : []),
     ...(attempt.attempts === undefined ? [] : [['attempt', attemptOf(attempt)] as Pair]),
     ['created', `${relativeTime(attempt.created_at, now)} (${attempt.created_at})`],
     ...(attempt.signature ? [['signature', attempt.signature] as Pair] : []),

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { noAnswer } from '../../../render/words.js';
 import type { Transport } from '../../../api/transport.js';
 import { TransportError } from '../../../net.js';
 import { DELIVERY_TIMEOUT_MS } from '../../../protocol/delivery.js';
@@ -54,6 +55,5 @@ export async function sendAsReceived(
  */
 export function answerWords(result: SendResult): string {
   if (result.status !== null) return String(result.status);
-  const why = result.error ?? '';
-  return why.startsWith('no answer') ? why : `no answer${why ? ` (${why})` : ''}`;
+  return noAnswer(result.error);
 }

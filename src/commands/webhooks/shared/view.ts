@@ -2,7 +2,8 @@ import type { Webhook } from '../../../api/shapes.js';
 import type { Colors } from '../../../render/colors.js';
 import { renderTable, type Column, type TableOptions } from '../../../render/table.js';
 import { URL_MIN, WEBHOOK_ID_WIDTH } from '../../../cli/columns.js';
-import { keyValues, relativeTime } from '../../../render/text.js';
+import { keyValues } from '../../../render/text.js';
+import { relativeTime } from '../../../render/words.js';
 
 export const activeLabel = (active: boolean, colors: Colors) => (active ? colors.green('active') : colors.yellow('paused'));
 

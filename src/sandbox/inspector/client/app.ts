@@ -13,7 +13,7 @@ import type {
   InspectorOverview,
   InspectorWebhook,
 } from '../types.js';
-import { clockTime as clockTimeAt, NO_ANSWER, statusWords } from '../../../render/text.js';
+import { clockTime as clockTimeAt, NO_ANSWER, statusWords, elapsed, relativeTime } from '../../../render/words.js';
 
 const API = '/_sandbox/inspector/api';
 const PAGE_SIZE = 50;
@@ -95,22 +95,8 @@ function noteSandboxTime(now: string, manual: boolean): void {
 /** A time of day on the sandbox's clock (the day before it when not today there). */
 const clockTime = (iso: string, withMs = false): string => clockTimeAt(iso, sandboxNow(), withMs);
 
-function span(ms: number): string {
-  const abs = Math.abs(ms);
-  if (abs < 1000) return `${Math.round(abs)} ms`;
-  if (abs < 60_000) return `${(abs / 1000).toFixed(abs < 10_000 ? 1 : 0)} s`;
-  if (abs < 3_600_000) return `${Math.floor(abs / 60_000)} min ${Math.round((abs % 60_000) / 1000)} s`.replace(/ 0 s$/, '');
-  if (abs < 86_400_000) return `${Math.floor(abs / 3_600_000)} h ${Math.round((abs % 3_600_000) / 60_000)} min`.replace(/ 0 min$/, '');
-  return `${Math.floor(abs / 86_400_000)} d ${Math.round((abs % 86_400_000) / 3_600_000)} h`.replace(/ 0 h$/, '');
-}
-
-/** "12 s ago", "in 4 min": whole units, for a list that is read at a glance. */
-function relative(iso: string): string {
-  const diff = sandboxNow() - Date.parse(iso);
-  if (Math.abs(diff) < 2000) return diff >= 0 ? 'just now' : 'now';
-  const text = Math.abs(diff) < 60_000 ? `${Math.round(Math.abs(diff) / 1000)} s` : span(diff);
-  return diff > 0 ? `${text} ago` : `in ${text}`;
-}
+/** "12 seconds ago", "in 4 minutes": as the CLI says it, counted from the sandbox's now. */
+const relative = (iso: string): string => relativeTime(iso, sandboxNow());
 
 /** A time element: clock time shown, relative time beside it, the exact UTC time on hover; refreshed by tickTimes. */
 function timeEl(iso: string, options: { ms?: boolean; rel?: boolean } = {}): HTMLElement {
@@ -746,7 +732,7 @@ function timeline(d: InspectorDelivery, shown: InspectorAttempt | undefined): HT
     const previous = d.attempts[index - 1];
     if (previous) {
       const gap = Date.parse(a.created_at) - Date.parse(previous.created_at) - (previous.duration_ms ?? 0);
-      append(list, h('li', { class: 'gap' }, `↓ ${span(Math.max(0, gap))} later`));
+      append(list, h('li', { class: 'gap' }, `↓ ${elapsed(Math.max(0, gap))} later`));
     }
     const item = h(
       'button',
@@ -761,7 +747,7 @@ function timeline(d: InspectorDelivery, shown: InspectorAttempt | undefined): HT
           h('strong', {}, `#${a.attempt}`),
           statusBadge(a.status),
           codeChip(a.response_code, a.status),
-          a.duration_ms !== null && a.status !== 'pending' ? h('span', { class: 'muted' }, span(a.duration_ms)) : null,
+          a.duration_ms !== null && a.status !== 'pending' ? h('span', { class: 'muted' }, elapsed(a.duration_ms)) : null,
         ),
         h('span', { class: 'line2' }, timeEl(a.created_at, { ms: true }), h('span', { class: 'mono muted' }, a.id)),
         a.failure_reason ? h('span', { class: 'line3 reason' }, a.failure_reason) : null,
@@ -778,7 +764,7 @@ function timeline(d: InspectorDelivery, shown: InspectorAttempt | undefined): HT
     if (last)
       append(
         list,
-        h('li', { class: 'gap' }, `↓ ${span(Math.max(0, Date.parse(d.next_attempt_at) - Date.parse(last.created_at) - (last.duration_ms ?? 0)))} later`),
+        h('li', { class: 'gap' }, `↓ ${elapsed(Math.max(0, Date.parse(d.next_attempt_at) - Date.parse(last.created_at) - (last.duration_ms ?? 0)))} later`),
       );
     append(
       list,
@@ -804,7 +790,7 @@ function answer(a: InspectorAttempt): HTMLElement {
     h('dt', {}, 'Status'),
     h('dd', {}, a.response_code === null ? (a.status === 'pending' ? 'waiting for the answer' : NO_ANSWER) : `HTTP ${a.response_code}`),
     h('dt', {}, 'Time taken'),
-    h('dd', {}, a.duration_ms === null ? '—' : `${a.duration_ms} ms`),
+    h('dd', {}, a.duration_ms === null ? '—' : elapsed(a.duration_ms)),
     a.failure_reason ? h('dt', {}, 'Why it failed') : null,
     a.failure_reason ? h('dd', {}, a.failure_reason) : null,
   );

@@ -125,7 +125,7 @@ describe('whsvc send', () => {
     expect(refused.stdout.text).toMatch(/^answered +bad signature$/m);
     const down = setup({ json: false }, new TransportError('connection refused', 'ECONNREFUSED', false));
     expect(await down.run()).toBe(1);
-    expect(down.stdout.text).toMatch(/^answer +no answer \(connection refused\)$/m);
+    expect(down.stdout.text).toMatch(/^answer +no answer: connection refused$/m);
     const slow = setup({}, new TransportError('no answer within 10 s', 'ETIMEDOUT', true));
     expect(await slow.run()).toBe(1);
     expect(JSON.parse(slow.stdout.text)).toMatchObject({ status: null, error: 'no answer within 10 s', response_body: null });

@@ -1,0 +1,124 @@
+// How whsvc says times, durations and the outcome of an attempt, in one place for the CLI, the sandbox's banner and
+// log, and the inspector's page (which bundles this module: nothing here may need Node).
+
+import { sanitize } from './text.js';
+
+/** The units of a duration as the flags take them. */
+export const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * A span of time in words: `12 ms`, `1.5 s`, `10 s`, `3 min 20 s`, `2 h 5 min`, `3 d 4 h`. Every duration
+ * a sentence says (a time limit, how long an answer took, a wait, a clock's jump) is written by it.
+ */
+export function elapsed(ms: number): string {
+  const abs = Math.abs(ms);
+  if (abs < 1000) return `${Math.round(abs)} ms`;
+  if (abs < 60_000) return `${Number((abs / 1000).toFixed(abs < 10_000 ? 1 : 0))} s`;
+  if (abs < 3_600_000) return `${Math.floor(abs / 60_000)} min ${Math.round((abs % 60_000) / 1000)} s`.replace(/ 0 s$/, '');
+  if (abs < 86_400_000) return `${Math.floor(abs / 3_600_000)} h ${Math.round((abs % 3_600_000) / 60_000)} min`.replace(/ 0 min$/, '');
+  return `${Math.floor(abs / 86_400_000)} d ${Math.round((abs % 86_400_000) / 3_600_000)} h`.replace(/ 0 h$/, '');
+}
+
+/** A duration as a flag takes it (for a flag to type, never a sentence), in the largest unit that says it whole: `24h`, `90s`, `1500ms`. */
+export function durationText(ms: number): string {
+  for (const unit of ['d', 'h', 'm', 's'] as const) if (ms >= UNIT_MS[unit]! && ms % UNIT_MS[unit]! === 0) return `${ms / UNIT_MS[unit]!}${unit}`;
+  return `${ms}ms`;
+}
+
+const TIME_UNITS: Array<[number, Intl.RelativeTimeFormatUnit, string]> = [
+  [60, 'second', 's'],
+  [3600, 'minute', 'm'],
+  [86_400, 'hour', 'h'],
+  [86_400 * 30, 'day', 'd'],
+  [86_400 * 365, 'month', 'mo'],
+  [Infinity, 'year', 'y'],
+];
+
+/** How far `iso` is from `now`, in the largest unit it rounds to below the next (59.7 minutes is 1 hour, not 60 minutes). */
+function timeDistance(iso: string, now: number): { count: number; unit: (typeof TIME_UNITS)[number] } | undefined {
+  const seconds = Math.round((Date.parse(iso) - now) / 1000);
+  let size = 1;
+  for (const unit of TIME_UNITS) {
+    if (Math.round(Math.abs(seconds) / size) * size < unit[0]) return { count: Math.round(seconds / size), unit };
+    size = unit[0];
+  }
+  return undefined;
+}
+
+/** "3 minutes ago", "in 2 hours": times as people read them. */
+export function relativeTime(iso: string | undefined, now: number): string {
+  if (!iso) return '';
+  if (Number.isNaN(Date.parse(iso))) return sanitize(iso);
+  const distance = timeDistance(iso, now);
+  if (!distance) return iso;
+  return new Intl.RelativeTimeFormat('en', { numeric: 'auto' }).format(distance.count, distance.unit[1]);
+}
+
+/**
+ * The same time in a narrow column's form, a number and a unit's letter: `now`, `15s ago`, `2h ago`, `in 3d`
+ * (at most 8 columns, COMPACT_TIME_WIDTH), so that no word of the long form is cut in two.
+ */
+export function compactTime(iso: string | undefined, now: number): string {
+  if (!iso) return '';
+  if (Number.isNaN(Date.parse(iso))) return sanitize(iso);
+  const distance = timeDistance(iso, now);
+  if (!distance) return iso;
+  if (distance.count === 0) return 'now';
+  const amount = `${Math.abs(distance.count)}${distance.unit[2]}`;
+  return distance.count < 0 ? `${amount} ago` : `in ${amount}`;
+}
+
+/** The widest relativeTime writes (`59 seconds ago`, `11 months ago`), and compactTime (`11mo ago`). */
+export const RELATIVE_TIME_WIDTH = 14;
+export const COMPACT_TIME_WIDTH = 8;
+
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * A time of day as log lines print it (the sandbox's log, tail, listen, a
+ * retry due): local time to the second, with the date before it when it is
+ * not the day of `now` (the service's now), as the inspector shows it.
+ */
+export function clockTime(iso: string, now: number, withMs = false): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '--:--:--';
+  const ms = withMs ? `.${String(date.getMilliseconds()).padStart(3, '0')}` : '';
+  const time = `${pad2(date.getHours())}:${pad2(date.getMinutes())}:${pad2(date.getSeconds())}${ms}`;
+  if (date.toDateString() === new Date(now).toDateString()) return time;
+  return `${date.getFullYear()}-${pad2(date.getMonth() + 1)}-${pad2(date.getDate())} ${time}`;
+}
+
+/**
+ * The one way of saying that an attempt got no HTTP answer from its endpoint (refused, reset, timed out, a TLS
+ * failure), in every command, the sandbox's log and the inspector: `no answer`, with why when it is known
+ * (`no answer: connection refused`); a reason that already says it (`no answer within 10 s`) is said once.
+ */
+export function noAnswer(reason?: string | null): string {
+  const why = sanitize(reason ?? '').trim();
+  if (!why) return NO_ANSWER;
+  return why.startsWith(NO_ANSWER) ? why : `${NO_ANSWER}: ${why}`;
+}
+
+export const NO_ANSWER = 'no answer';
+
+/**
+ * An attempt's code as a table or a line shows it: the HTTP status the endpoint answered, `no answer` when it gave
+ * none (`response_code` 0 or null, by `answered`), and `-` while the attempt is under way.
+ */
+export function codeWords(answered: number | undefined, status: string): string {
+  if (answered !== undefined) return String(answered);
+  return status === 'pending' ? '-' : NO_ANSWER;
+}
+
+/**
+ * A delivery's state in words, the same everywhere (tables, blocks, tail, the
+ * sandbox's log, the inspector): the status, and for a failed one whose
+ * automatic retry is scheduled, `failed · retry due 14:02:05`. Given no `now`
+ * (a table's column, which must fit a narrow terminal beside a whole id), the
+ * time is left out: `failed · retry due`.
+ */
+export function statusWords(status: string, nextAttemptAt: string | null | undefined, now?: number): string {
+  const word = sanitize(status);
+  if (status !== 'failed' || !nextAttemptAt) return word;
+  return now === undefined ? `${word} · retry due` : `${word} · retry due ${clockTime(nextAttemptAt, now)}`;
+}
