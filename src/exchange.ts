@@ -3,16 +3,50 @@ import type { Dispatcher } from 'undici';
 
 /** What the other end answered: its status, its headers, and its body (up to the limit). */
 export interface Answer {
-  statusCode: number;
-  headers: IncomingHttpHeaders;
-  body: string;
+  readonly statusCode: number;
+  readonly headers: IncomingHttpHeaders;
+  /** The body read, as text: made when first read (ReadAnswer). */
+  readonly body: string;
+  /** The body is only the answer's head: it went on past the limit, and nothing more of it was read. */
+  readonly cut: boolean;
+}
+
+/**
+ * An answer as read. Its body is made from the bytes when first asked for, by the
+ * caller: an answer refused for its size is never copied nor decoded (a third of the
+ * memory a long one costs), and a body too long for one string fails in the
+ * caller's hands, never inside the exchange, which has settled by then.
+ */
+class ReadAnswer implements Answer {
+  private text: string | undefined;
+
+  constructor(
+    readonly statusCode: number,
+    readonly headers: IncomingHttpHeaders,
+    private chunks: Buffer[],
+    private readonly length: number,
+    readonly cut: boolean,
+  ) {}
+
+  get body(): string {
+    if (this.text === undefined) {
+      this.text = Buffer.concat(this.chunks, this.length).toString('utf8');
+      this.chunks = [];
+    }
+    return this.text;
+  }
 }
 
 export interface ExchangeLimits {
   /** The whole exchange, from now until the answer's last byte; Infinity waits as long as the connection lasts. */
   timeoutMs: number;
-  /** Bytes of the answer's body kept; past them the exchange is cut short (its connection closed). All of it when not given. */
-  bodyLimit?: number | undefined;
+  /**
+   * Bytes of the answer's body read: past them the exchange is cut short (its connection closed) and the
+   * answer is its head (`cut`). Every exchange has one: no answer, however long, grows this process.
+   */
+  bodyLimit: number;
+  /** The bodyLimit of an answer that is not a 2xx, when lower: an error is read for its message, which its head holds. */
+  errorBodyLimit?: number | undefined;
 }
 
 /**
@@ -30,7 +64,7 @@ export interface ExchangeLimits {
  */
 export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, limits: ExchangeLimits): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
-    const handler = new Exchange(resolve, reject, limits.bodyLimit ?? Number.POSITIVE_INFINITY);
+    const handler = new Exchange(resolve, reject, limits.bodyLimit, limits.errorBodyLimit ?? limits.bodyLimit);
     // Cleared as soon as the exchange ends: AbortSignal.timeout would keep a timer and its signal alive for the
     // whole timeoutMs after every send, thousands of them at once under a steady stream.
     if (Number.isFinite(limits.timeoutMs)) handler.timer = setTimeout(timeOut, limits.timeoutMs, handler);
@@ -66,14 +100,19 @@ class Exchange implements Dispatcher.DispatchHandler {
   private settled = false;
   private statusCode = 0;
   private headers: IncomingHttpHeaders = {};
-  private readonly chunks: Buffer[] = [];
+  private chunks: Buffer[] = [];
   private size = 0;
+  /** The bytes read of this answer's body: bodyLimit, or errorBodyLimit once its status says it is not a 2xx. */
+  private limit: number;
 
   constructor(
     private readonly resolve: (answer: Answer) => void,
     private readonly reject: (error: Error) => void,
     private readonly bodyLimit: number,
-  ) {}
+    private readonly errorBodyLimit: number,
+  ) {
+    this.limit = bodyLimit;
+  }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
@@ -84,15 +123,16 @@ class Exchange implements Dispatcher.DispatchHandler {
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     this.statusCode = statusCode;
     this.headers = headers;
+    this.limit = statusCode >= 200 && statusCode < 300 ? this.bodyLimit : Math.min(this.bodyLimit, this.errorBodyLimit);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.settled) return;
     this.chunks.push(chunk);
     this.size += chunk.length;
-    if (this.size > this.bodyLimit) {
+    if (this.size > this.limit) {
       this.settle();
-      controller.abort(new Error('the answer is longer than the part kept of it'));
+      controller.abort(new Error('the answer is longer than the part read of it'));
     }
   }
 
@@ -119,12 +159,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.timer);
-    const body = Buffer.concat(this.chunks);
-    this.resolve({
-      statusCode: this.statusCode,
-      headers: this.headers,
-      body: (body.length > this.bodyLimit ? body.subarray(0, this.bodyLimit) : body).toString('utf8'),
-    });
+    const cut = this.size > this.limit;
+    const { chunks } = this;
+    // Handed over: undici may hold this handler a while longer, the answer's bytes need not stay with it.
+    this.chunks = [];
+    this.resolve(new ReadAnswer(this.statusCode, this.headers, chunks, cut ? this.limit : this.size, cut));
   }
 
   private fail(error: Error): void {

@@ -1,4 +1,6 @@
 import type { Host } from './cli/host.js';
+import { ExitCode } from './cli/errors.js';
+import { unsettledExit } from './cli/unsettled.js';
 import { runCli } from './run-cli.js';
 
 // The process's side of whsvc: its host, and its exit code. Everything else is runCli's (run-cli.ts).
@@ -13,12 +15,17 @@ const host: Host = {
   exit: (code) => process.exit(code),
 };
 
-let settled = false;
+const run = runCli(process.argv.slice(2), host);
 // A run whose work was left waiting on nothing (a promise no path settles) would end with an empty event loop and exit 0.
-process.on('beforeExit', () => {
-  if (settled) return;
-  process.stderr.write('whsvc: stopped with its work unfinished: nothing was left to wait on (a bug in whsvc)\n');
-  process.exit(1);
-});
-process.exitCode = await runCli(process.argv.slice(2), host);
-settled = true;
+process.on(
+  'beforeExit',
+  unsettledExit(
+    run,
+    (message) => {
+      process.stderr.write(`whsvc: ${message}\n`);
+      return ExitCode.failure;
+    },
+    process,
+  ),
+);
+process.exitCode = await run;

@@ -1,7 +1,9 @@
-import { ApiError, AuthError, NetworkError, RequestStopped, describeErrorBody } from './errors.js';
+import { constants } from 'node:buffer';
+import { ApiError, AuthError, NetworkError, RequestStopped, answerTooLarge, describeErrorBody, tooLarge } from './errors.js';
 import { redactHeaders, redactText } from './redact.js';
 import { shapeProblem, type Shape } from './shapes.js';
 import { TransportError } from '../net.js';
+import { sizeText } from '../render/text.js';
 import type { Transport, TransportResponse } from './transport.js';
 
 export interface Credentials {
@@ -41,7 +43,32 @@ export interface ApiClientOptions {
   userAgent?: string;
   /** The message (or the whole error) when there are no credentials to use (naming the profile, say). */
   notLoggedIn?: string | AuthError;
+  /** The most of an answer read (--max-answer-size): DEFAULT_MAX_ANSWER_BYTES when not given. */
+  maxAnswerBytes?: number | undefined;
 }
+
+/**
+ * The most of an answer whsvc reads by default: far more than any answer of the interface
+ * (a page of 200 attempts with 64 KiB payloads is under 13 MiB), and a bound on memory
+ * when a service, a gateway or a proxy answers without end.
+ */
+export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 ** 2;
+
+/** What is read of an answer that is not a 2xx: it is read for its message (describeErrorBody), which its head holds. */
+const ERROR_HEAD_BYTES = 64 * 1024;
+
+/** The largest --max-answer-size: an answer is read as one string, and Node's strings hold at most about 512 MiB. */
+export const LARGEST_MAX_ANSWER_BYTES = 512 * 1024 ** 2;
+
+/**
+ * What the transport reads of an answer of the service for a limit of `maxAnswerBytes`: of a 2xx,
+ * the limit, within Node's longest string (24 bytes under 512 MiB; a UTF-8 byte makes at most one
+ * character, so a body no longer is always one string); of an error, its head.
+ */
+export const answerLimits = (maxAnswerBytes: number) => ({
+  bodyLimit: Math.min(maxAnswerBytes, constants.MAX_STRING_LENGTH),
+  errorBodyLimit: ERROR_HEAD_BYTES,
+});
 
 /** At most this many waits on 429/503 per request, each at most MAX_RETRY_AFTER_S. */
 export const MAX_RETRY_AFTER_WAITS = 3;
@@ -145,7 +172,11 @@ export class ApiClient {
   /** The service's now, from its answers (the times in its log are on this clock). */
   readonly serviceClock: ServiceClock;
 
+  /** The most of a 2xx read: past it the answer is an error (answerTooLarge). */
+  private readonly maxAnswerBytes: number;
+
   constructor(private readonly options: ApiClientOptions) {
+    this.maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
     this.now = options.now ?? Date.now;
     this.serviceClock = new ServiceClock(this.now);
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -352,7 +383,7 @@ export class ApiClient {
       this.options.debug?.(`> ${method} ${url.href}\n${redactHeaders(headers)}${shownBody ? `\n\n${redactText(shownBody)}` : ''}\n`);
       let response: TransportResponse;
       try {
-        response = await this.options.transport({ method, url, headers, body, timeoutMs });
+        response = await this.options.transport({ method, url, headers, body, timeoutMs, ...answerLimits(this.maxAnswerBytes) });
       } catch (error) {
         if (!(error instanceof TransportError)) throw error;
         this.options.debug?.(`< no answer: ${error.message}\n`);
@@ -363,9 +394,10 @@ export class ApiClient {
         throw new NetworkError(networkMessage(error, url), url.host, error.sent, error.proxy);
       }
       this.serviceClock.note(response.headers.date, this.now());
-      this.options.debug?.(
-        `< ${response.status} (${this.now() - started} ms)\n${redactHeaders(response.headers)}${response.text ? `\n\n${redactText(response.text)}` : ''}\n`,
-      );
+      const refused = tooLarge(response);
+      const shown = refused ? `(longer than ${sizeText(this.maxAnswerBytes)}: the rest not read)` : response.text;
+      this.options.debug?.(`< ${response.status} (${this.now() - started} ms)\n${redactHeaders(response.headers)}${shown ? `\n\n${redactText(shown)}` : ''}\n`);
+      if (refused) throw answerTooLarge(method, url.pathname, response.status, this.maxAnswerBytes);
       if ((response.status === 429 || response.status === 503) && waits < this.retryAfterWaits) {
         const seconds = retryAfterSeconds(response.headers['retry-after'], this.now());
         if (seconds !== undefined && seconds <= MAX_RETRY_AFTER_S) {

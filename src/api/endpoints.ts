@@ -2,7 +2,8 @@
 // here once, its ids encoded here once, and what a 404 means for the id asked about is said here,
 // where the call is made. The names follow the project's words (docs/architecture.md): the
 // interface's "delivery" record is an attempt.
-import type { ApiClient, CallOptions } from './client.js';
+import { answerLimits, DEFAULT_MAX_ANSWER_BYTES, type ApiClient, type CallOptions } from './client.js';
+import { answerTooLarge, tooLarge } from './errors.js';
 import type { Attempt, ClockState, EventType, Page, Webhook } from './shapes.js';
 import type { Transport, TransportResponse } from './transport.js';
 import { shellWord } from '../render/text.js';
@@ -149,14 +150,24 @@ export function moveSandboxClock(api: ApiClient, move: { advance_ms: number | un
 
 /**
  * POST /_sandbox/events: makes an event occur (no token needed). The answer
- * is the caller's to read, whatever its status; `sandbox` is an http(s) address.
+ * is the caller's to read, whatever its status (an error's from its head);
+ * `sandbox` is an http(s) address.
  */
-export function triggerEvent(transport: Transport, sandbox: URL, event: { type: string; data?: unknown }): Promise<TransportResponse> {
-  return transport({
+export async function triggerEvent(
+  transport: Transport,
+  sandbox: URL,
+  event: { type: string; data?: unknown },
+  maxAnswerBytes = DEFAULT_MAX_ANSWER_BYTES,
+): Promise<TransportResponse> {
+  const url = new URL('/_sandbox/events', sandbox);
+  const response = await transport({
     method: 'POST',
-    url: new URL('/_sandbox/events', sandbox),
+    url,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(event),
     timeoutMs: 30_000,
+    ...answerLimits(maxAnswerBytes),
   });
+  if (tooLarge(response)) throw answerTooLarge('POST', url.pathname, response.status, maxAnswerBytes);
+  return response;
 }

@@ -1,3 +1,5 @@
+import { sizeText } from '../render/text.js';
+
 /** The service answered with an error status. */
 export class ApiError extends Error {
   constructor(
@@ -11,6 +13,18 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
+}
+
+/** A 2xx that went on past the most whsvc reads: a head of it would be read wrong. (An error's message is read from its head.) */
+export const tooLarge = (answer: { status: number; cut?: boolean | undefined }): boolean => answer.cut === true && answer.status >= 200 && answer.status < 300;
+
+/** The error of a 2xx that went on past `limit`, the most whsvc reads of an answer (--max-answer-size): nothing of it is used. */
+export function answerTooLarge(method: string, path: string, status: number, limit: number): ApiError {
+  return new ApiError(
+    status,
+    'answer_too_large',
+    `the answer to ${method} ${path} is longer than ${sizeText(limit)}, the most whsvc reads: --max-answer-size (or WHSVC_MAX_ANSWER_SIZE) raises it`,
+  );
 }
 
 /** No answer: refused, reset, unknown host, timed out. `mayHaveActed` is set when the request could have reached the service. */

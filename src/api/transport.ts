@@ -8,12 +8,18 @@ export interface TransportRequest {
   headers: Record<string, string>;
   body?: string | Uint8Array | undefined;
   timeoutMs: number;
+  /** Bytes of the answer's body read: past them the answer is its head (`cut`), and its connection is closed. */
+  bodyLimit: number;
+  /** The bodyLimit of an answer that is not a 2xx, when lower (an error is read for its message). */
+  errorBodyLimit?: number | undefined;
 }
 
 export interface TransportResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** `text` is only the answer's head: the answer went on past the request's bodyLimit, and the rest was not read. */
+  cut?: boolean | undefined;
 }
 
 /** Sends one HTTP request; rejects with a TransportError on no answer. */
@@ -40,9 +46,17 @@ export function undiciTransport(dispatcher: Dispatcher | (() => Promise<Dispatch
           headers: host ? { ...req.headers, host } : req.headers,
           body: req.body ?? null,
         },
-        { timeoutMs: req.timeoutMs },
+        { timeoutMs: req.timeoutMs, bodyLimit: req.bodyLimit, errorBodyLimit: req.errorBodyLimit },
       );
-      return { status: answer.statusCode, headers: { ...answer.headers }, text: answer.body };
+      // The text made when read (exchange.ts): an answer refused for its size is never decoded.
+      return {
+        status: answer.statusCode,
+        headers: { ...answer.headers },
+        cut: answer.cut,
+        get text() {
+          return answer.body;
+        },
+      };
     } catch (error) {
       throw toTransportError(error, req.timeoutMs);
     }

@@ -14,7 +14,7 @@ import type { Prompter } from './prompter.js';
 import { DEFAULT_BASE_URL, DEFAULT_TIMEOUT_S } from './defaults.js';
 import { usageError } from './errors.js';
 import type { GlobalOptions } from './globals.js';
-import { requestTimeoutGivenMs } from './parse.js';
+import { maxAnswerBytes, requestTimeoutGivenMs } from './parse.js';
 import { pastedSecret } from './secret.js';
 
 export { DEFAULT_BASE_URL };
@@ -240,6 +240,7 @@ export async function buildDeps(globals: GlobalOptions, io: Io, run: RunParts, t
   const baseUrlSource = globals.baseUrl !== undefined ? (globals.baseUrlSource ?? '--base-url') : profile ? `profile ${globals.profile}` : 'the default';
   const baseUrl = checkBaseUrl(globals.baseUrl ?? profile?.base_url ?? DEFAULT_BASE_URL, baseUrlSource);
   const requestTimeoutMs = requestTimeoutGivenMs(globals, io.env) ?? DEFAULT_TIMEOUT_S * 1000;
+  const answerLimit = maxAnswerBytes(globals, io.env);
   const { credentials, notLoggedIn } = credentialsFor(globals.profile, profile, resolved, baseUrl, baseUrlSource);
   const identity = tokenIdentity(baseUrl, credentials);
   const cacheName = source === 'env' ? `env:${credentials!.clientId}` : globals.profile;
@@ -257,6 +258,7 @@ export async function buildDeps(globals: GlobalOptions, io: Io, run: RunParts, t
       tokenCache,
       transport: sendWithProgress,
       timeoutMs: requestTimeoutMs,
+      maxAnswerBytes: answerLimit,
       userAgent: `whsvc/${WHSVC_VERSION}`,
       notLoggedIn,
       debug: globals.debug ? (text) => io.stderr.write(errColors.dim(text)) : undefined,

@@ -1,6 +1,8 @@
 import { type Command, type CommandUnknownOpts, Option } from '@commander-js/extra-typings';
 import { DEFAULT_BASE_URL } from './defaults.js';
-import { duration, withScheme } from './parse.js';
+import { DEFAULT_MAX_ANSWER_BYTES } from '../api/client.js';
+import { sizeText } from '../render/text.js';
+import { duration, maxAnswerSize, withScheme } from './parse.js';
 
 /**
  * The global options, declared once: the program is built on them, and the
@@ -20,6 +22,12 @@ export function withGlobalOptions(program: Command) {
       new Option('--request-timeout <duration>', 'limit of each request, such as 10s or 2m (env WHSVC_TIMEOUT; default 30s)').argParser(
         duration(86_400_000, 1),
       ),
+    )
+    .addOption(
+      new Option(
+        '--max-answer-size <size>',
+        `the most of an answer read from the service, such as 256MiB (env WHSVC_MAX_ANSWER_SIZE; default ${sizeText(DEFAULT_MAX_ANSWER_BYTES)})`,
+      ).argParser(maxAnswerSize),
     );
 }
 
@@ -42,6 +50,8 @@ export interface GlobalOptions {
   debug: boolean;
   /** The limit of each request (--request-timeout); WHSVC_TIMEOUT is read in buildDeps, where a bad value is a usage error. */
   requestTimeoutMs?: number | undefined;
+  /** The most of an answer read (--max-answer-size); WHSVC_MAX_ANSWER_SIZE is read in buildDeps, where a bad value is a usage error. */
+  maxAnswerBytes?: number | undefined;
 }
 
 /**
@@ -67,5 +77,6 @@ export function readGlobals(command: CommandUnknownOpts, env: NodeJS.ProcessEnv)
     input: flags.input && env.CI !== 'true' && env.CI !== '1',
     debug: flags.debug === true || env.WHSVC_DEBUG === '1',
     requestTimeoutMs: flags.requestTimeout,
+    maxAnswerBytes: flags.maxAnswerSize,
   };
 }

@@ -1,6 +1,8 @@
 import { durationText, UNIT_MS } from '../render/words.js';
 import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { DEFAULT_MAX_ANSWER_BYTES, LARGEST_MAX_ANSWER_BYTES } from '../api/client.js';
 import { isLoopbackHost } from '../net.js';
+import { sizeText } from '../render/text.js';
 import { DEFAULT_PLATFORM_NAME, PLATFORM_NAME } from '../protocol/headers.js';
 import { didYouMean } from './suggest.js';
 import { usageError } from './errors.js';
@@ -188,4 +190,44 @@ export function requestTimeoutFromEnv(value: string | undefined): number | undef
     throw usageError(`WHSVC_TIMEOUT ${JSON.stringify(value)} is not a request timeout`, 'a duration from 1ms to 24h, such as 10s or 2m');
   }
   return ms;
+}
+
+const SIZE_UNITS: Record<string, number> = { b: 1, k: 1024, kib: 1024, m: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gib: 1024 ** 3 };
+
+/** `64MiB`, `512KiB`, `1GiB` (also `64M`, `64 MiB`) in bytes; a bare number is bytes; undefined when it is none of them. */
+export function sizeBytes(value: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?) ?(b|k|kib|m|mib|g|gib)?$/i.exec(value.trim());
+  if (!match) return undefined;
+  const bytes = Math.round(Number(match[1]) * SIZE_UNITS[(match[2] ?? 'b').toLowerCase()]!);
+  return Number.isSafeInteger(bytes) ? bytes : undefined;
+}
+
+const SIZE_FORMS = 'a size such as 64MiB, 512KiB or 1GiB (a bare number is bytes)';
+const MAX_ANSWER_SIZES = { min: 1024, max: LARGEST_MAX_ANSWER_BYTES };
+
+/** Why a --max-answer-size is refused, or undefined when it is taken. */
+function answerSizeProblem(bytes: number | undefined): string | undefined {
+  if (bytes === undefined) return `must be ${SIZE_FORMS}`;
+  if (bytes > MAX_ANSWER_SIZES.max) return `must be at most ${sizeText(MAX_ANSWER_SIZES.max)}: an answer is read as one text, and Node holds none longer`;
+  if (bytes < MAX_ANSWER_SIZES.min) return `must be at least ${sizeText(MAX_ANSWER_SIZES.min)}`;
+  return undefined;
+}
+
+/** The parser of --max-answer-size: a size from 1KiB to 512MiB, in bytes. */
+export function maxAnswerSize(value: string): number {
+  const bytes = sizeBytes(value);
+  const problem = answerSizeProblem(bytes);
+  if (problem) throw new InvalidArgumentError(`${problem}.`);
+  return bytes!;
+}
+
+/** The most of an answer read: --max-answer-size, else WHSVC_MAX_ANSWER_SIZE (empty is unset), else 64MiB. */
+export function maxAnswerBytes(globals: { maxAnswerBytes?: number | undefined }, env: NodeJS.ProcessEnv): number {
+  if (globals.maxAnswerBytes !== undefined) return globals.maxAnswerBytes;
+  const value = env.WHSVC_MAX_ANSWER_SIZE;
+  if (value === undefined || value === '') return DEFAULT_MAX_ANSWER_BYTES;
+  const bytes = sizeBytes(value);
+  const problem = answerSizeProblem(bytes);
+  if (problem) throw usageError(`WHSVC_MAX_ANSWER_SIZE ${JSON.stringify(value)}: ${problem}`, 'as --max-answer-size takes it, such as 128MiB');
+  return bytes!;
 }

@@ -12,6 +12,14 @@ import { sign } from './signature.js';
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
 /**
+ * What is read of a receiver's answer: its first 1024 bytes, what the sandbox's log keeps of one
+ * (`response_body`). Its status is what counts; past the head the answer is not read, its
+ * connection closed, so that an answer of any size holds no memory: the sandbox's sends, and
+ * whsvc's own (send, check-receiver, replay, the forwards of listen and deliveries tail).
+ */
+export const ANSWER_HEAD_BYTES = 1024;
+
+/**
  * The largest payload the service sends. The interface does not say; the
  * sandbox takes request bodies of at most 64 KiB (sandbox/http.ts), so no event
  * it is made to deliver carries more. `check-receiver` sends one this large.

@@ -11,7 +11,7 @@ import type { DeliveryRepository } from './store/deliveries.js';
 import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './store/records.js';
 import type { WebhookRepository } from './store/webhooks.js';
 import { deliveryHeaders as protocolHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
-import { DELIVERY_TIMEOUT_MS } from '../protocol/delivery.js';
+import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS } from '../protocol/delivery.js';
 import { sign } from '../protocol/signature.js';
 import { exchange } from '../exchange.js';
 import { connectionFor, TransportError, toTransportError } from '../net.js';
@@ -61,7 +61,7 @@ export const DEFAULT_POLICY: DeliveryPolicy = {
   maxConnections: MOST_CONNECTIONS,
   stalledAfterMs: 1_000,
   maxDeliveries: Number.POSITIVE_INFINITY,
-  responseBodyLimit: 1_024,
+  responseBodyLimit: ANSWER_HEAD_BYTES,
   platformName: DEFAULT_PLATFORM_NAME,
   userAgent: `whsvc-sandbox/${WHSVC_VERSION}`,
 };

@@ -142,6 +142,8 @@ export interface FakeDepsOptions {
   /** Collect the client's --debug text in `debugLog`. */
   debug?: boolean;
   timeoutMs?: number;
+  /** The client's --max-answer-size, in bytes (small ones test the limit without large bodies). */
+  maxAnswerBytes?: number;
 }
 
 export interface FakeDeps {
@@ -198,6 +200,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
       tokenCache: opts.withCache && creds ? config.tokenCache(profileName, tokenIdentity(baseUrl, creds)) : undefined,
       transport,
       timeoutMs: options.timeoutMs ?? 5_000,
+      maxAnswerBytes: options.maxAnswerBytes,
       now: () => clock.now,
       sleep:
         opts.sleep ??

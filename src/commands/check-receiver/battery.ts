@@ -72,12 +72,12 @@ const taken = (o: Outcome) => o.result.status !== null && o.result.status >= 200
 const refused = (o: Outcome) => o.result.status !== null && o.result.status >= 400 && o.result.status < 500;
 const timedOut = (o: Outcome) => o.result.status === null && o.result.code === 'ETIMEDOUT';
 
-/** What came back, in words: `401 "bad signature"`, `no answer within 10 s`, `no answer (connection refused)`. */
+/** What came back, in words: `401 "bad signature"`, `no answer within 10 s`, `no answer (connection refused)`; a body longer than shown (or than read) ends in `…`. */
 export function answered(o: Outcome): string {
-  const { status, body } = o.result;
+  const { status, body, cut } = o.result;
   if (status === null) return answerWords(o.result);
   const text = sanitize(body ?? '').trim();
-  return text === '' ? String(status) : `${status} ${JSON.stringify(text.length > 60 ? `${text.slice(0, 59)}…` : text)}`;
+  return text === '' ? String(status) : `${status} ${JSON.stringify(text.length > 60 || cut ? `${text.slice(0, 59)}…` : text)}`;
 }
 
 /** The statuses of several outcomes, each once: `200`, `200, 202`, `401, no answer`. */

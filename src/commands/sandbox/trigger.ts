@@ -5,6 +5,7 @@ import { examples } from '../../cli/examples.js';
 import { defaultTransport } from '../../api/transport.js';
 import type { Io } from '../../cli/deps.js';
 import { CliError, unreachableHint, usageError } from '../../cli/errors.js';
+import { maxAnswerBytes } from '../../cli/parse.js';
 import { notOneOf } from '../../cli/suggest.js';
 import { EVENT_TYPES } from '../../protocol/catalog.js';
 import { describeErrorBody } from '../../api/errors.js';
@@ -24,7 +25,13 @@ export const command = () =>
     .action(
       action(async ({ io, globals }, eventType, o) =>
         run(
-          { eventType, data: o.data, baseUrl: globals.baseUrl ?? sandboxOfProfile(io.env, globals.profile) ?? DEFAULT_BASE_URL, json: globals.json },
+          {
+            eventType,
+            data: o.data,
+            baseUrl: globals.baseUrl ?? sandboxOfProfile(io.env, globals.profile) ?? DEFAULT_BASE_URL,
+            json: globals.json,
+            maxAnswerBytes: maxAnswerBytes(globals, io.env),
+          },
           { ...io, transport: defaultTransport(io.env) },
         ),
       ),
@@ -50,6 +57,8 @@ export interface SandboxTriggerOptions {
   data?: string | undefined;
   baseUrl: string;
   json: boolean;
+  /** The most of the sandbox's answer read (--max-answer-size). */
+  maxAnswerBytes?: number | undefined;
 }
 
 export async function run(options: SandboxTriggerOptions, deps: Io & { transport: Transport }): Promise<number> {
@@ -74,7 +83,7 @@ export async function run(options: SandboxTriggerOptions, deps: Io & { transport
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw usageError(`--base-url ${JSON.stringify(options.baseUrl)} is not an http(s) URL`);
   let response: TransportResponse;
   try {
-    response = await triggerEvent(deps.transport, url, { type: options.eventType, data });
+    response = await triggerEvent(deps.transport, url, { type: options.eventType, data }, options.maxAnswerBytes);
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
     throw new CliError(`cannot connect to ${url.host}: ${error.message}`, 1, unreachableHint(url.host));

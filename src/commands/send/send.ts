@@ -15,7 +15,7 @@ import { DELIVERY_TIMEOUT_MS, madeDelivery, type MadeDelivery } from '../../prot
 import { recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
 import type { SignatureCheck } from '../../protocol/signature.js';
 import { RecordFile } from '../replay/shared/record.js';
-import { answerWords, sendAsReceived, type SendResult } from '../replay/shared/send.js';
+import { answerWords, sendAsReceived, TRUNCATED, type SendResult } from '../replay/shared/send.js';
 import { givenBody, samplePayloadWith, setting, type Setting } from './payload.js';
 import { elapsed } from '../../render/words.js';
 
@@ -99,8 +99,6 @@ export interface SendDeps extends Io {
   now?: () => number;
 }
 
-/** What is kept of the answer's body: its head, as the sandbox keeps 1024 bytes of what an endpoint answered. */
-const ANSWER_KEPT = 1024;
 /** What a line shows of a body. */
 const SHOWN = 200;
 
@@ -193,7 +191,8 @@ function sentDocument({ url, delivery, signatureCheck, signedWith, result, ms }:
     status: result.status,
     ms,
     error: result.error ?? null,
-    response_body: result.body === undefined ? null : result.body.slice(0, ANSWER_KEPT),
+    response_body: result.body ?? null,
+    response_body_truncated: result.cut === true,
   };
 }
 
@@ -210,7 +209,7 @@ async function sentBlock({ url, delivery, signedWith, result, ms }: Sent, option
     ['body', `${delivery.body.length} bytes: ${head(delivery.body.toString('utf8'))}`],
     ['answer', { styled: (taken ? colors.green : colors.red)(sanitize(answer)) }],
   ];
-  if (result.body) pairs.push(['answered', head(result.body)]);
+  if (result.body) pairs.push(['answered', `${head(result.body)}${result.cut ? ` (${TRUNCATED})` : ''}`]);
   return keyValues(pairs, colors.dim);
 }
 

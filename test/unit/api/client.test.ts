@@ -437,3 +437,63 @@ describe('ApiClient: one wait for all requests', () => {
     expect(fake.notices.filter((n) => n.includes('Retry-After'))).toHaveLength(1);
   });
 });
+
+describe('ApiClient: the most of an answer read (--max-answer-size)', () => {
+  const LIMIT = 1024;
+  const longPage = () => ({ data: [{ id: 'wh_1', url: `https://example.com/${'x'.repeat(2 * LIMIT)}` }], has_more: false, next_cursor: null });
+
+  it('a 2xx longer than the limit is one error naming the limit and the flag (exit 1 by its class), not a crash or an empty success', async () => {
+    const fake = fakeDeps({ maxAnswerBytes: LIMIT });
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, longPage()));
+    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks', { expect: 'page' }));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 200, code: 'answer_too_large' });
+    expect(error.message).toBe(
+      'the answer to GET /v1/webhooks is longer than 1KiB, the most whsvc reads: --max-answer-size (or WHSVC_MAX_ANSWER_SIZE) raises it',
+    );
+    expect(fake.requests.map((r) => r.bodyLimit)).toEqual([LIMIT, LIMIT]);
+  });
+
+  it('an answer of exactly the limit is read whole', async () => {
+    const fake = fakeDeps({ maxAnswerBytes: LIMIT });
+    mockToken(fake.mock);
+    const text = JSON.stringify({ data: [], has_more: false, next_cursor: null, pad: '' });
+    const exact = { data: [], has_more: false, next_cursor: null, pad: 'p'.repeat(LIMIT - text.length) };
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, exact));
+    await expect(fake.deps.api.json('GET', '/v1/webhooks', { expect: 'page' })).resolves.toEqual(exact);
+  });
+
+  it('holds for every answer: the token endpoint, and send (whsvc api)', async () => {
+    const fake = fakeDeps({ maxAnswerBytes: LIMIT });
+    mockToken(fake.mock, { body: { access_token: 'tok', expires_in: 3600, padding: 'p'.repeat(2 * LIMIT) } });
+    expect(await rejectionOf(fake.deps.api.token())).toMatchObject({ code: 'answer_too_large', message: expect.stringContaining('POST /v1/oauth/token') });
+    const other = fakeDeps({ maxAnswerBytes: LIMIT });
+    mockToken(other.mock);
+    other.mock.intercept({ path: '/v1/anything', method: 'GET' }).reply(200, 'z'.repeat(2 * LIMIT));
+    expect(await rejectionOf(other.deps.api.send('GET', '/v1/anything'))).toMatchObject({ code: 'answer_too_large' });
+  });
+
+  it('an error answer is read for its message from its head: its status stands (a 404 stays not found), however long it goes on', async () => {
+    const fake = fakeDeps({ maxAnswerBytes: LIMIT, debug: true });
+    mockToken(fake.mock);
+    fake.mock
+      .intercept({ path: '/v1/webhooks/wh_gone', method: 'GET' })
+      .reply(404, `no such webhook\n${'-'.repeat(200 * 1024)}`, { headers: { 'content-type': 'text/plain' } });
+    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks/wh_gone'));
+    expect(error).toMatchObject({ status: 404, message: 'no such webhook' });
+    // Read up to its head (64 KiB), not to the end.
+    const logged = fake.debugLog.find((text) => text.startsWith('< 404'))!;
+    expect(logged.length).toBeLessThan(65 * 1024);
+  });
+
+  it('--debug does not print a 2xx refused for its length', async () => {
+    const fake = fakeDeps({ maxAnswerBytes: LIMIT, debug: true });
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, longPage()));
+    await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
+    const logged = fake.debugLog.findLast((text) => text.startsWith('< 200'))!;
+    expect(logged).toContain('(longer than 1KiB: the rest not read)');
+    expect(logged).not.toContain('example.com');
+  });
+});

@@ -86,6 +86,7 @@ describe('the global options', () => {
       input: boolean;
       debug?: true | undefined;
       requestTimeout?: number | undefined;
+      maxAnswerSize?: number | undefined;
     }>();
   });
 });

@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { boundAt, duration, durationMs, inSeconds, percentage, share, timeBound, withScheme } from '../../../src/cli/parse.js';
+import {
+  boundAt,
+  duration,
+  durationMs,
+  inSeconds,
+  maxAnswerBytes,
+  maxAnswerSize,
+  percentage,
+  share,
+  sizeBytes,
+  timeBound,
+  withScheme,
+} from '../../../src/cli/parse.js';
+import { sizeText } from '../../../src/render/text.js';
 import { durationText } from '../../../src/render/words.js';
 
 describe('durations and shares', () => {
@@ -93,5 +106,39 @@ describe('withScheme', () => {
       'user:pass@host.com',
     ])
       expect(withScheme(value), value).toBe(value);
+  });
+});
+
+describe('sizes: --max-answer-size and WHSVC_MAX_ANSWER_SIZE', () => {
+  it('reads 64MiB, 512KiB, 1GiB, their short forms and a bare number of bytes; says a size in the largest whole unit', () => {
+    expect(['64MiB', '512KiB', '1GiB', '64m', '2 MiB', '1.5KiB', '4096', '10B'].map(sizeBytes)).toEqual([
+      64 * 1024 ** 2,
+      512 * 1024,
+      1024 ** 3,
+      64 * 1024 ** 2,
+      2 * 1024 ** 2,
+      1536,
+      4096,
+      10,
+    ]);
+    for (const bad of ['', 'MiB', '64MB', '-1MiB', '1e3', 'lots']) expect(sizeBytes(bad), bad).toBeUndefined();
+    expect([64 * 1024 ** 2, 1024 ** 3, 1536, 1000].map(sizeText)).toEqual(['64MiB', '1GiB', '1536B', '1000B']);
+  });
+
+  it('--max-answer-size takes 1KiB to 512MiB, and says why not otherwise', () => {
+    expect(maxAnswerSize('256MiB')).toBe(256 * 1024 ** 2);
+    expect(() => maxAnswerSize('1GiB')).toThrow('must be at most 512MiB: an answer is read as one text, and Node holds none longer.');
+    expect(() => maxAnswerSize('100')).toThrow('must be at least 1KiB.');
+    expect(() => maxAnswerSize('64MB')).toThrow('must be a size such as 64MiB, 512KiB or 1GiB (a bare number is bytes).');
+  });
+
+  it('the flag, else the variable (empty is unset), else 64MiB; a bad variable is a usage error naming it', () => {
+    expect(maxAnswerBytes({ maxAnswerBytes: 2048 }, { WHSVC_MAX_ANSWER_SIZE: '1MiB' })).toBe(2048);
+    expect(maxAnswerBytes({}, { WHSVC_MAX_ANSWER_SIZE: '1MiB' })).toBe(1024 ** 2);
+    expect(maxAnswerBytes({}, { WHSVC_MAX_ANSWER_SIZE: '' })).toBe(64 * 1024 ** 2);
+    expect(maxAnswerBytes({}, {})).toBe(64 * 1024 ** 2);
+    expect(() => maxAnswerBytes({}, { WHSVC_MAX_ANSWER_SIZE: 'big' })).toThrow(
+      expect.objectContaining({ exitCode: 2, message: 'WHSVC_MAX_ANSWER_SIZE "big": must be a size such as 64MiB, 512KiB or 1GiB (a bare number is bytes)' }),
+    );
   });
 });

@@ -13,7 +13,7 @@ function agent(): MockAgent {
   return a;
 }
 
-const req = (method = 'GET') => ({ method, url: new URL(`${ORIGIN}/x?y=1`), headers: { accept: 'application/json' }, timeoutMs: 1_000 });
+const req = (method = 'GET') => ({ method, url: new URL(`${ORIGIN}/x?y=1`), headers: { accept: 'application/json' }, timeoutMs: 1_000, bodyLimit: 1024 });
 
 describe('fetchTransport on undici (through the test helper)', () => {
   it('returns status, headers and text', async () => {

@@ -2,14 +2,16 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { noAnswer } from '../../../render/words.js';
 import type { Transport } from '../../../api/transport.js';
 import { TransportError } from '../../../net.js';
-import { DELIVERY_TIMEOUT_MS } from '../../../protocol/delivery.js';
+import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS } from '../../../protocol/delivery.js';
 import { isHopHeader } from '../../../protocol/headers.js';
 
 /** What the app answered: its status (and its body), or null and why there was none. */
 export interface SendResult {
   status: number | null;
-  /** The answer's body, when there was an answer. */
+  /** The head of the answer's body (its first ANSWER_HEAD_BYTES), when there was an answer. */
   body?: string;
+  /** The answer went on past its head: the rest was not read. */
+  cut?: boolean;
   /** Why there was no answer, in the words every command uses (`connection refused`, `no answer within 10 s`). */
   error?: string;
   /** With no answer: whether the request may have reached the app (false: refused, host not found, a TLS failure). */
@@ -21,7 +23,8 @@ export interface SendResult {
 /**
  * A delivery sent on to an app as it was received (listen --forward-to, replay):
  * its body byte for byte, every header but those of the hop, to `target`, or,
- * when `target` has no path, to the path it was received at.
+ * when `target` has no path, to the path it was received at. Of the answer only
+ * its head is read, as the sandbox's log keeps it: its status stands.
  */
 export async function sendAsReceived(
   send: Transport,
@@ -41,13 +44,16 @@ export async function sendAsReceived(
     ),
   );
   try {
-    const answer = await send({ method: 'POST', url, headers: kept, body, timeoutMs });
-    return { status: answer.status, body: answer.text };
+    const answer = await send({ method: 'POST', url, headers: kept, body, timeoutMs, bodyLimit: ANSWER_HEAD_BYTES });
+    return { status: answer.status, body: answer.text, cut: answer.cut === true };
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
     return { status: null, error: error.message, reached: error.sent, code: error.code };
   }
 }
+
+/** An answer's body truncated to its head, in words: said where the body is shown. */
+export const TRUNCATED = `truncated to its first ${ANSWER_HEAD_BYTES} bytes: the rest was not read`;
 
 /**
  * A send that got no answer, in the words replay, send and check-receiver print: `no answer within 10 s` when the time

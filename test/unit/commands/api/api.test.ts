@@ -166,3 +166,27 @@ describe('whsvc api --paginate and fields', () => {
     expect(JSON.parse(fake.stdout.text).data).toEqual([{ id: 'a' }]);
   });
 });
+
+describe('whsvc api: the answer is bounded as every answer is (--max-answer-size)', () => {
+  it('an answer longer than the limit is an error naming the limit and the flag; nothing is printed', async () => {
+    const fake = fakeDeps({ maxAnswerBytes: 1024 });
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/export', method: 'GET' }).reply(200, 'x'.repeat(4096));
+    const error = await rejectionOf(run(options({ path: '/v1/export' }), fake.deps));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 'answer_too_large', message: expect.stringMatching(/GET \/v1\/export is longer than 1KiB.*--max-answer-size/) });
+    expect(fake.stdout.text).toBe('');
+  });
+
+  it('--paginate: a page past the limit ends the envelope short of a false end (the error, not has_more false)', async () => {
+    const fake = fakeDeps({ maxAnswerBytes: 1024 });
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(200, JSON.stringify({ data: [{ id: 'a' }], has_more: true, next_cursor: 'c1' }));
+    fake.mock
+      .intercept({ path: '/v1/webhooks?cursor=c1', method: 'GET' })
+      .reply(200, JSON.stringify({ data: [{ id: 'x'.repeat(4096) }], has_more: false, next_cursor: null }));
+    const error = await rejectionOf(run(options({ path: '/v1/webhooks', paginate: true }), fake.deps));
+    expect(error).toMatchObject({ code: 'answer_too_large' });
+    expect(fake.stdout.text).not.toContain('"has_more":false');
+  });
+});

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TransportRequest, TransportResponse } from '../../../../src/api/transport.js';
+import { Agent } from 'undici';
+import { undiciTransport, type TransportRequest, type TransportResponse } from '../../../../src/api/transport.js';
 import { battery, payloadOfSize, unlikeReserialized, withOneByteChanged } from '../../../../src/commands/check-receiver/battery.js';
 import { run, type CheckReceiverOptions } from '../../../../src/commands/check-receiver/check-receiver.js';
 import { TransportError } from '../../../../src/net.js';
@@ -11,6 +12,7 @@ import { verify } from '../../../../src/protocol/signature.js';
 import type { Answer, Received } from '../../../helpers/receiver.js';
 import { acceptsEverything, correctReceiver, failsOnMismatch, rejectsRepeatedDeliveryId, verifiesReserializedJson } from '../../../helpers/receivers.js';
 import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
+import { startEndlessServer } from '../../../helpers/endless.js';
 
 const SECRET = 'whsec_check_unit';
 const NOW = new Date(Date.UTC(2026, 10, 25, 9, 0, 0));
@@ -203,5 +205,32 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     const terminal = await check(correctReceiver(SECRET), {}, true);
     expect(terminal.stderr).toContain('\r\u001b[2Ksending 9/9: ');
     expect(terminal.stderr.endsWith('\r\u001b[2K')).toBe(true);
+  });
+});
+
+describe('whsvc check-receiver against a receiver that answers without end, over real connections', () => {
+  it('reads each answer up to its head: each status stands, each cut is said (response_body_truncated; … in a line)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'whsvc-check-endless-'));
+    writeFileSync(join(dir, 'whsec.txt'), SECRET);
+    const receiver = await startEndlessServer({ status: 401, total: 64 * 1024 * 1024, contentType: 'text/plain' });
+    const agent = new Agent();
+    try {
+      const stdout = new Collector();
+      const options = { url: receiver.url, secretFiles: [join(dir, 'whsec.txt')], platformName: 'Service', limitMs: 10_000, limitGiven: false, color: false };
+      const deps = { stdin: fakeStdin(), stdout, stderr: new Collector(), env: {}, transport: undiciTransport(agent), now: () => NOW.getTime() };
+      expect(await run({ ...options, json: true }, deps)).toBe(1);
+      const sent = JSON.parse(stdout.text).checks.flatMap((c: { sent: unknown[] }) => c.sent);
+      expect(sent.length).toBeGreaterThan(9);
+      for (const one of sent) expect(one).toMatchObject({ status: 401, response_body: 'a'.repeat(1024), response_body_truncated: true });
+      expect(receiver.written()).toBeLessThan(sent.length * 64 * 1024 * 1024);
+      await receiver.untilCutOff(sent.length);
+      const human = new Collector();
+      expect(await run({ ...options, json: false }, { ...deps, stdout: human })).toBe(1);
+      expect(human.text).toMatch(/^fail {2}2 .*: answered 401 "a{59}…"$/m);
+    } finally {
+      await agent.destroy();
+      await receiver.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

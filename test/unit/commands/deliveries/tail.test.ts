@@ -1,16 +1,18 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Interceptable } from 'undici';
+import { Agent, type Interceptable } from 'undici';
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { afterEach, describe, expect, it } from 'vitest';
 import { forwardRoute, routeFor } from '../../../../src/cli/forward.js';
 import { platformNameOption } from '../../../../src/cli/parse.js';
-import type { TransportRequest, TransportResponse } from '../../../../src/api/transport.js';
+import { undiciTransport, type TransportRequest, type TransportResponse } from '../../../../src/api/transport.js';
 import { toTransportError } from '../../../../src/net.js';
 import { run, type TailOptions } from '../../../../src/commands/deliveries/tail.js';
 import { holdCheckpoint } from '../../../../src/commands/deliveries/tail/checkpoint.js';
+import { sendRetrieved } from '../../../../src/commands/deliveries/tail/forward.js';
 import { sign, verify } from '../../../../src/protocol/signature.js';
+import { startEndlessServer } from '../../../helpers/endless.js';
 import { CATALOG, T0, fakeDeps, finishFakeDeps, jsonReply, mockToken, queryOf, rejectionOf, type FakeDepsOptions } from '../../../helpers/fake-deps.js';
 
 afterEach(finishFakeDeps);
@@ -774,5 +776,23 @@ describe('--forward-to routes', () => {
         'product.updated',
       ),
     ).toBeUndefined();
+  });
+});
+
+describe('deliveries tail --forward-to, to an app that answers without end (over a real connection)', () => {
+  it("reads the app's answer up to its head: its status stands, and the connection is closed", async () => {
+    const app = await startEndlessServer({ status: 200, total: 64 * 1024 * 1024, contentType: 'text/plain' });
+    const agent = new Agent();
+    try {
+      const record = { id: 'dlv_1', delivery_id: 'dlv_1', event: 'invoice.paid', status: 'delivered', attempts: 1, created_at: new Date(T0).toISOString() };
+      const retrieved = { record, body: '{}', headers: { 'X-Service-Event': 'invoice.paid' }, signatureCheck: 'not_checked' as const };
+      const outcome = await sendRetrieved({ send: undiciTransport(agent) }, new URL(app.url), '/hooks', retrieved as never);
+      expect(outcome).toMatchObject({ kind: 'answered', status: 200 });
+      expect(app.written()).toBeLessThan(64 * 1024 * 1024);
+      await app.untilCutOff(1);
+    } finally {
+      await agent.destroy();
+      await app.close();
+    }
   });
 });

@@ -3,11 +3,13 @@ import { appendFileSync, createWriteStream, mkdtempSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { TransportRequest } from '../../../../src/api/transport.js';
+import { Agent } from 'undici';
+import { undiciTransport, type TransportRequest } from '../../../../src/api/transport.js';
 import { run } from '../../../../src/commands/replay/replay.js';
 import { checkRecordFile, splitLines } from '../../../../src/commands/replay/records.js';
 import { recordedBody } from '../../../../src/protocol/record.js';
 import { recordOf } from '../../../helpers/delivery.js';
+import { startEndlessServer } from '../../../helpers/endless.js';
 import { Collector } from '../../../helpers/fake-deps.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'whsvc-replay-records-'));
@@ -176,5 +178,28 @@ describe('replay run: what is sent', () => {
     const bad = fileOf('bad-late.ndjson', [...many, '{"not":"a record"}']);
     await expect(run(options(bad), { ...deps(none), readLimits: { chunkBytes: 50 } } as never)).rejects.toThrow(`${bad}:51: not a record`);
     expect(none).toHaveLength(0);
+  });
+});
+
+describe('replay run against an app that answers without end, over real connections', () => {
+  it("reads each answer up to its head: each 2xx stands (exit 0), and the app's connection is closed each time", async () => {
+    const app = await startEndlessServer({ total: 64 * 1024 * 1024, contentType: 'text/plain' });
+    const agent = new Agent();
+    try {
+      const file = fileOf(
+        'endless.ndjson',
+        [1, 2, 3].map((i) => JSON.stringify(record({ delivery_id: `dlv_${i}` }))),
+      );
+      const stdout = new Collector();
+      const deps = { stdin: undefined as never, stdout, stderr: new Collector(), env: {}, transport: undiciTransport(agent) };
+      expect(await run({ file, to: app.url, concurrency: 2, dryRun: false, json: true, color: false }, deps as never)).toBe(0);
+      expect(stdout.text.trim().split('\n').at(-1)).toContain('"ok":3');
+      // Not read on: an app answering 64 MiB each time wrote a fraction of it before the connection closed.
+      expect(app.written()).toBeLessThan(3 * 64 * 1024 * 1024);
+      await app.untilCutOff(3);
+    } finally {
+      await agent.destroy();
+      await app.close();
+    }
   });
 });

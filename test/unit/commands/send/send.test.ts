@@ -2,13 +2,15 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TransportRequest, TransportResponse } from '../../../../src/api/transport.js';
+import { Agent } from 'undici';
+import { undiciTransport, type TransportRequest, type TransportResponse } from '../../../../src/api/transport.js';
 import { TransportError } from '../../../../src/net.js';
 import { samplePayloadWith, setting } from '../../../../src/commands/send/payload.js';
 import { run, type SendOptions } from '../../../../src/commands/send/send.js';
 import { parseRecord } from '../../../../src/protocol/record.js';
 import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
 import { signatureOf } from '../../../helpers/delivery.js';
+import { startEndlessServer } from '../../../helpers/endless.js';
 
 let dir: string;
 beforeEach(() => {
@@ -161,6 +163,37 @@ describe('whsvc send', () => {
       await expect(s.run()).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(message) });
       expect(s.sent).toEqual([]);
     }
+  });
+});
+
+describe('whsvc send: a receiver that answers without end', () => {
+  it('its answer is read up to its head: its 2xx stands (exit 0), and the cut is said, in words and in --json', async () => {
+    const receiver = await startEndlessServer({ total: 64 * 1024 * 1024, contentType: 'text/plain' });
+    const agent = new Agent();
+    try {
+      const outputs = [];
+      for (const json of [false, true]) {
+        const stdout = new Collector();
+        const deps = { stdin: fakeStdin(), stdout, stderr: new Collector(), env: {}, transport: undiciTransport(agent), now: () => T0 };
+        const code = await run({ url: receiver.url, set: [], platformName: 'Service', timeoutMs: 10_000, json, color: false }, deps);
+        expect(code).toBe(0);
+        outputs.push(stdout.text);
+      }
+      expect(outputs[0]).toMatch(/^answered +a{199}… \(truncated to its first 1024 bytes: the rest was not read\)$/m);
+      const document = JSON.parse(outputs[1]!);
+      expect(document).toMatchObject({ status: 200, response_body: 'a'.repeat(1024), response_body_truncated: true });
+      expect(receiver.written()).toBeLessThan(2 * 64 * 1024 * 1024);
+      await receiver.untilCutOff(2);
+    } finally {
+      await agent.destroy();
+      await receiver.close();
+    }
+  });
+
+  it('an answer read whole is not said truncated', async () => {
+    const s = setup();
+    await s.run();
+    expect(JSON.parse(s.stdout.text)).toMatchObject({ response_body: 'ok', response_body_truncated: false });
   });
 });
 

@@ -14,6 +14,7 @@ import {
   mockToken,
   pathOnly,
   queryOf,
+  rejectionOf,
   type FakeDeps,
 } from '../../../helpers/fake-deps.js';
 
@@ -152,6 +153,15 @@ describe('webhooks list', () => {
     await list({ all: false }, fake.deps);
     expect(JSON.parse(fake.stdout.text)).toEqual(envelope);
     expect(fake.stderr.text).toBe('');
+  });
+
+  it('--json: a page longer than --max-answer-size is an error naming the limit and the flag, and nothing on stdout', async () => {
+    const fake = fakeDeps({ json: true, maxAnswerBytes: 1024 });
+    mockToken(fake.mock);
+    mockPages(fake, [{ data: Array.from({ length: 20 }, (_, i) => hook(i)), has_more: false, next_cursor: null }]);
+    const error = await rejectionOf(list({ all: false }, fake.deps));
+    expect(error).toMatchObject({ status: 200, code: 'answer_too_large', message: expect.stringMatching(/longer than 1KiB.*--max-answer-size/) });
+    expect(fake.stdout.text).toBe('');
   });
 
   it('--all --json: one envelope with every item, each page fetched with the previous cursor, written as pages arrive', async () => {

@@ -1,0 +1,76 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliResult } from '../helpers/cli.js';
+import { startEndlessServer, type EndlessServer } from '../helpers/endless.js';
+
+// What only a whole process shows: a service or a receiver that answers without end (600 MB, 1.5 GB, streamed chunk by
+// chunk, never built whole) ends the command with its one line and its exit code, within a bounded memory: the peak
+// resident size of the whsvc process itself, which a preload reports as it exits.
+
+const MB = 1_000_000;
+/** The issue's bound: under 300 MB for a 600 MB answer or a 1.5 GB one. */
+const MOST_RSS = 300 * MB;
+
+describe('answers without end', () => {
+  let dir: string;
+  let preload: string;
+  let server: EndlessServer | undefined;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'whsvc-bounded-'));
+    preload = join(dir, 'peak.cjs');
+    // maxRSS is in KiB: the peak resident size of the process over its whole life.
+    writeFileSync(
+      preload,
+      "process.on('exit', () => require('node:fs').writeFileSync(process.env.PEAK_OUT, String(process.resourceUsage().maxRSS * 1024)));\n",
+    );
+  });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Runs whsvc; its result, and the peak of its resident memory in bytes. */
+  async function measured(args: string[], name: string): Promise<CliResult & { peak: number }> {
+    const out = join(dir, `${name}.peak`);
+    const result = await runCli(args, {
+      env: {
+        NODE_OPTIONS: `--require ${preload}`,
+        PEAK_OUT: out,
+        WHSVC_CONFIG_DIR: join(dir, 'config'),
+        WHSVC_CLIENT_ID: 'cli_endless',
+        WHSVC_CLIENT_SECRET: 'cs_endless',
+      },
+    });
+    return { ...result, peak: Number(readFileSync(out, 'utf8')) };
+  }
+
+  it('webhooks list --json against a 600 MB page: one line naming the limit and the flag, exit 1, under 300 MB', async () => {
+    server = await startEndlessServer({ total: 600 * MB, token: true });
+    const result = await measured(['webhooks', 'list', '--json', '--base-url', server.url], 'list');
+    const message = 'the answer to GET /v1/webhooks is longer than 64MiB, the most whsvc reads: --max-answer-size (or WHSVC_MAX_ANSWER_SIZE) raises it';
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n')).toEqual([
+      `whsvc: ${message} (HTTP 200 answer_too_large)`,
+      JSON.stringify({ error: { status: 200, code: 'answer_too_large', message } }),
+      '',
+    ]);
+    expect(result.peak).toBeLessThan(MOST_RSS);
+    // The rest was never asked for: whsvc hung up.
+    expect(server.written()).toBeLessThan(600 * MB);
+  });
+
+  it('send to a receiver answering 1.5 GB: its 200 stands (exit 0), the cut is said, and memory does not grow', async () => {
+    server = await startEndlessServer({ total: 1500 * MB, contentType: 'text/plain' });
+    const result = await measured(['send', `${server.url}/hooks`], 'send');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^answer +200 in \d+ ms$/m);
+    expect(result.stdout).toMatch(/^answered +a+… \(truncated to its first 1024 bytes: the rest was not read\)$/m);
+    expect(result.peak).toBeLessThan(MOST_RSS);
+    expect(server.written()).toBeLessThan(1500 * MB);
+  });
+});
