@@ -70,6 +70,20 @@ export const answerLimits = (maxAnswerBytes: number) => ({
   errorBodyLimit: ERROR_HEAD_BYTES,
 });
 
+/** The answers that ask for a wait (Retry-After): a rate limit, and a service busy or down. */
+export type WaitStatus = 429 | 503;
+
+/**
+ * The waits after which a request is sent again, unless its call says otherwise: any method but POST is repeated
+ * after a 429 or a 503 (a read, a PATCH that sets fields, a DELETE: sent twice, they do what once does); a POST is
+ * sent once. The interface promises nothing of either answer: neither says the service did nothing (a gateway may
+ * answer so after the service acted), and a POST sent again may act twice (a second webhook, whose secret is lost).
+ * An endpoint whose POST is safe to repeat says after which (api/endpoints.ts).
+ */
+function repeatedAfter(method: string): readonly WaitStatus[] {
+  return method === 'POST' ? [] : [429, 503];
+}
+
 /** At most this many waits on 429/503 per request, each at most MAX_RETRY_AFTER_S. */
 export const MAX_RETRY_AFTER_WAITS = 3;
 export const MAX_RETRY_AFTER_S = 30;
@@ -130,10 +144,12 @@ export interface CallOptions {
   notFoundHint?: string | undefined;
   /** This call's limit in place of --request-timeout: Infinity for work that takes as long as it takes (a clock jump). */
   timeoutMs?: number | undefined;
+  /** The answers after which it is sent again, once the wait they ask for is over: repeatedAfter(method) unless given. */
+  repeatAfter?: readonly WaitStatus[] | undefined;
 }
 
 /** A request sent as it is given (`whsvc api`): its body as bytes or text, and headers of the caller's. */
-export interface SendOptions extends Pick<CallOptions, 'query' | 'stop' | 'timeoutMs'> {
+export interface SendOptions extends Pick<CallOptions, 'query' | 'stop' | 'timeoutMs' | 'repeatAfter'> {
   body?: string | Uint8Array | undefined;
   headers?: Record<string, string> | undefined;
 }
@@ -154,8 +170,9 @@ function unlessStopped(wait: Promise<void>, stop: AbortSignal | undefined): Prom
 
 /**
  * The service's HTTP client: OAuth client credentials with a cached token,
- * one refresh on 401, Retry-After on 429/503, and bounded repeats of reads
- * only. It knows nothing of the terminal.
+ * one refresh on 401, Retry-After on 429/503 for what may be sent again
+ * (repeatedAfter), and bounded repeats of reads only after a reset. It knows
+ * nothing of the terminal.
  */
 export class ApiClient {
   private readonly now: () => number;
@@ -241,7 +258,8 @@ export class ApiClient {
       client_secret: credentials.clientSecret,
       ...(credentials.scope ? { scope: credentials.scope } : {}),
     });
-    const response = await this.exchange('POST', TOKEN_PATH, undefined, body, undefined, { idempotent: false });
+    // A second token request gets a second token, and does nothing else: sent again after either wait.
+    const response = await this.exchange('POST', TOKEN_PATH, undefined, body, undefined, { resetRetries: false, repeatAfter: [429, 503] });
     if (response.status === 400 || response.status === 401) {
       const { code, message } = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
       throw new AuthError(`the service refused the credentials${code ? ` (${code})` : ''}: ${message ?? `HTTP ${response.status}`}`, response.status, code);
@@ -267,19 +285,25 @@ export class ApiClient {
   async call(method: string, path: string, options: CallOptions = {}): Promise<TransportResponse> {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const response = await this.send(method, path, { ...options, body });
-    if (response.status < 200 || response.status >= 300) throw this.errorFor(method, path, response, options.notFoundHint);
+    if (response.status < 200 || response.status >= 300) throw this.errorFor(method, path, response, options.notFoundHint, options.repeatAfter);
     return response;
   }
 
   /**
    * An authenticated request whose answer is the caller's to read, whatever
    * its status (`whsvc api`): the token cached, refreshed once on a 401 (a
-   * second 401 is an AuthError), waits on 429/503, as for every call. The body
+   * second 401 is an AuthError), waits on 429/503 as repeatedAfter says, as for every call. The body
    * is sent as given, with `headers` beside the client's own.
    */
   async send(method: string, path: string, options: SendOptions = {}): Promise<TransportResponse> {
     let token = await this.token();
-    const how = { idempotent: method === 'GET', stop: options.stop, timeoutMs: options.timeoutMs, headers: options.headers };
+    const how = {
+      resetRetries: method === 'GET',
+      repeatAfter: options.repeatAfter ?? repeatedAfter(method),
+      stop: options.stop,
+      timeoutMs: options.timeoutMs,
+      headers: options.headers,
+    };
     let response = await this.exchange(method, path, options.query, options.body, token.access_token, how);
     if (response.status === 401) {
       // Refused: never offer this token again, even if no fresh one can be had.
@@ -311,16 +335,17 @@ export class ApiClient {
   }
 
   /** The ApiError an answer that is not a 2xx makes: its message from the body, the scope a 403 lacks, a 404's hint. */
-  errorFor(method: string, path: string, response: TransportResponse, notFoundHint?: string): ApiError {
+  errorFor(method: string, path: string, response: TransportResponse, notFoundHint?: string, repeatAfter = repeatedAfter(method)): ApiError {
     const described = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
     const requiredScope = response.status === 403 ? (described.requiredScope ?? scopeFor(method)) : undefined;
     let message = described.message ?? (described.code ? `the service refused ${method} ${path}` : `the service refused ${method} ${path} without saying why`);
-    if (response.status === 429 || response.status === 503) message += `; ${this.gaveUp(response)}`;
+    if (response.status === 429 || response.status === 503) message += `; ${this.gaveUp(response, repeatAfter.includes(response.status))}`;
     return new ApiError(response.status, described.code, message, requiredScope, response.status === 404 ? notFoundHint : undefined);
   }
 
   /** Why a 429 or 503 was not waited out, as the end of its message. */
-  private gaveUp(response: TransportResponse): string {
+  private gaveUp(response: TransportResponse, repeatable: boolean): string {
+    if (!repeatable) return 'not sent again, since the service may have acted on it all the same';
     const seconds = retryAfterSeconds(response.headers['retry-after'], this.now());
     if (seconds === undefined) return 'it gave no Retry-After: try again later';
     if (seconds > MAX_RETRY_AFTER_S)
@@ -354,11 +379,19 @@ export class ApiClient {
     body: string | Uint8Array | undefined,
     accessToken: string | undefined,
     {
-      idempotent,
+      resetRetries,
+      repeatAfter,
       stop,
       timeoutMs = this.options.timeoutMs,
       headers: extra = {},
-    }: { idempotent: boolean; stop?: AbortSignal | undefined; timeoutMs?: number | undefined; headers?: Record<string, string> | undefined },
+    }: {
+      /** Whether a reset connection is tried again (a read: it cannot have acted). */
+      resetRetries: boolean;
+      repeatAfter: readonly WaitStatus[];
+      stop?: AbortSignal | undefined;
+      timeoutMs?: number | undefined;
+      headers?: Record<string, string> | undefined;
+    },
   ): Promise<TransportResponse> {
     const base = new URL(this.options.baseUrl);
     const url = new URL(this.options.baseUrl.replace(/\/+$/, '') + path);
@@ -387,7 +420,7 @@ export class ApiClient {
       } catch (error) {
         if (!(error instanceof TransportError)) throw error;
         this.options.debug?.(`< no answer: ${error.message}\n`);
-        if (idempotent && (error.code === 'ECONNRESET' || error.code === 'EPIPE') && resets < GET_RESET_RETRIES) {
+        if (resetRetries && (error.code === 'ECONNRESET' || error.code === 'EPIPE') && resets < GET_RESET_RETRIES) {
           resets += 1;
           continue;
         }
@@ -398,7 +431,7 @@ export class ApiClient {
       const shown = refused ? `(longer than ${sizeText(this.maxAnswerBytes)}: the rest not read)` : response.text;
       this.options.debug?.(`< ${response.status} (${this.now() - started} ms)\n${redactHeaders(response.headers)}${shown ? `\n\n${redactText(shown)}` : ''}\n`);
       if (refused) throw answerTooLarge(method, url.pathname, response.status, this.maxAnswerBytes);
-      if ((response.status === 429 || response.status === 503) && waits < this.retryAfterWaits) {
+      if ((response.status === 429 || response.status === 503) && repeatAfter.includes(response.status) && waits < this.retryAfterWaits) {
         const seconds = retryAfterSeconds(response.headers['retry-after'], this.now());
         if (seconds !== undefined && seconds <= MAX_RETRY_AFTER_S) {
           waits += 1;

@@ -62,7 +62,10 @@ export interface NewWebhook {
   active?: boolean;
 }
 
-/** POST /v1/webhooks: the answer carries the signing secret, the only time it is given. */
+/**
+ * POST /v1/webhooks: the answer carries the signing secret, the only time it is given. Sent once, whatever the
+ * answer (repeatedAfter): a second would make a second webhook, and the first one's secret would be lost.
+ */
 export function createWebhook(api: ApiClient, webhook: NewWebhook): Promise<Webhook> {
   return api.json<Webhook>('POST', WEBHOOKS, { body: webhook, expect: 'webhook', notFoundHint: noSuchPath('the webhooks endpoint') });
 }
@@ -111,9 +114,18 @@ export function getAttempt(api: ApiClient, attemptId: string): Promise<Attempt> 
   return api.json<Attempt>('GET', attemptPath(attemptId), { expect: 'attempt', notFoundHint: noSuchAttempt(attemptId) });
 }
 
-/** POST /v1/webhooks/webhook-deliveries/{id}/retry: the attempt's delivery sent again now; answers the new attempt. */
+/**
+ * POST /v1/webhooks/webhook-deliveries/{id}/retry: the attempt's delivery sent again now; answers the new attempt.
+ * Sent again after a 429 (a bulk re-send must get through a rate limit): at worst the delivery goes out once more,
+ * which a receiver takes anyway, as the service itself delivers at least once. Not after a 503.
+ */
 export function retryDelivery(api: ApiClient, attemptId: string, options: Stop = {}): Promise<Attempt> {
-  return api.json<Attempt>('POST', `${attemptPath(attemptId)}/retry`, { ...options, expect: 'attempt', notFoundHint: noSuchAttempt(attemptId) });
+  return api.json<Attempt>('POST', `${attemptPath(attemptId)}/retry`, {
+    ...options,
+    expect: 'attempt',
+    notFoundHint: noSuchAttempt(attemptId),
+    repeatAfter: [429],
+  });
 }
 
 /**

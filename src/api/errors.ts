@@ -40,6 +40,15 @@ export class NetworkError extends Error {
   }
 }
 
+/**
+ * Whether a request that failed may have been acted on all the same: sent and never answered (a reset, a timeout),
+ * or answered 5xx (a gateway's, after the service acted) or 429 (the interface does not say that one acts on nothing).
+ */
+export function mayHaveActed(error: unknown): boolean {
+  if (error instanceof NetworkError) return error.mayHaveActed;
+  return error instanceof ApiError && (error.status >= 500 || error.status === 429);
+}
+
 /** A request given up before it was sent, because the command was told to stop while it waited (Retry-After). */
 export class RequestStopped extends Error {
   constructor() {

@@ -7,6 +7,15 @@ import { readOwnFile } from '../files/user-file.js';
 /** A lock is taken for milliseconds; one older than this was left by a process that died holding it. */
 const STALE_AFTER_MS = 10_000;
 const GIVE_UP_AFTER_MS = 20_000;
+/** A lock held across requests to the service is waited for this long: two requests, each with its own limit and waits. */
+const GIVE_UP_ACROSS_REQUESTS_MS = 120_000;
+
+export interface LockOptions {
+  /** Held across requests to the service, for seconds: never broken for its age, only once its process is gone. */
+  acrossRequests?: boolean;
+  /** What the lock guards, as the error names it when another process holds it too long (`webhook wh_1`). */
+  guards?: string;
+}
 
 interface Holder {
   pid: number;
@@ -138,24 +147,27 @@ function release(lockPath: string, me: Holder): void {
  * Runs `work` holding `<path>.lock`, so that a read-modify-write of `path` by
  * one whsvc process never loses another's. The lock is a file linked into
  * place whole (link fails if the name is taken); a lock whose process is gone
- * (kill -9) or that is older than STALE_AFTER_MS is broken, one breaker at a
- * time. Waits with jitter; gives up with one clear line.
+ * (kill -9), or, unless it is held across requests, that is older than
+ * STALE_AFTER_MS, is broken, one breaker at a time. Waits with jitter; gives
+ * up with one clear line.
  */
-export async function withFileLock<T>(path: string, work: () => Promise<T>): Promise<T> {
+export async function withFileLock<T>(path: string, work: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const lockPath = `${path}.lock`;
   const me = newHolder();
-  const deadline = Date.now() + GIVE_UP_AFTER_MS;
+  const acrossRequests = options.acrossRequests ?? false;
+  const deadline = Date.now() + (acrossRequests ? GIVE_UP_ACROSS_REQUESTS_MS : GIVE_UP_AFTER_MS);
   for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
     let attempt: ReturnType<typeof take>;
     try {
-      attempt = take(lockPath, me, false);
+      attempt = take(lockPath, me, acrossRequests);
     } catch (error) {
-      throw new ConfigError(`cannot lock ${path}: ${(error as Error).message}`);
+      throw new ConfigError(`cannot lock ${options.guards ?? path}: ${(error as Error).message}`);
     }
     if (attempt.taken) break;
     if (Date.now() > deadline) {
       const who = attempt.holder ? ` (held by process ${attempt.holder.pid})` : '';
-      throw new ConfigError(`another whsvc is still writing ${path}${who}`, `try again; if no whsvc is running, delete ${lockPath}`);
+      const doing = options.guards ? `changing ${options.guards}` : `writing ${path}`;
+      throw new ConfigError(`another whsvc is still ${doing}${who}`, `try again; if no whsvc is running, delete ${lockPath}`);
     }
     await new Promise((resolve) => setTimeout(resolve, wait / 2 + Math.random() * wait));
   }

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CachedToken, TokenCache } from '../api/client.js';
 import { ConfigError } from './errors.js';
-import { checkUserFile, readOwnFile } from '../files/user-file.js';
+import { checkUserFile, failureReason, makeDirectory, readOwnFile } from '../files/user-file.js';
 import { withFileLock } from './lock.js';
 
 export interface Profile {
@@ -141,6 +141,25 @@ export class ConfigStore {
         // gone already
       }
     }
+  }
+
+  /**
+   * Runs `work` holding this machine's lock for `key` (a file under locks/, named by the key's hash) across the
+   * requests it makes: whsvc processes sharing this config dir take turns, so a read-modify-write of the service's
+   * state (a webhook's events) never loses another's change. Processes on another machine, or with another config
+   * dir, are not held back: the service has no conditional update. `guards` names it in an error.
+   */
+  async exclusive<T>(key: string, guards: string, work: () => Promise<T>): Promise<T> {
+    const dir = join(this.dir, 'locks');
+    try {
+      makeDirectory(dir);
+    } catch (error) {
+      throw new ConfigError(`cannot lock ${guards}: cannot make ${dir}: ${failureReason(error)}`);
+    }
+    // Loaded here, not at start-up: only a change of a webhook's events pays for it.
+    const { createHash } = await import('node:crypto');
+    const name = createHash('sha256').update(key).digest('hex').slice(0, 32);
+    return withFileLock(join(dir, name), work, { acrossRequests: true, guards });
   }
 
   getProfile(name: string): Profile | undefined {

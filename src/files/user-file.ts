@@ -6,6 +6,7 @@ import {
   fchmodSync,
   fstatSync,
   fsyncSync,
+  linkSync,
   ftruncateSync,
   lstatSync,
   mkdirSync,
@@ -269,17 +270,21 @@ function writeWhole(fd: number, bytes: Buffer, path: string, position?: number):
 
 /**
  * A file reserved now and written once later (a signing secret that will
- * exist only once the webhook does): created 0600, or, with `force`, an
- * existing regular file narrowed to 0600 that keeps its content until the
- * new content has arrived.
+ * exist only once the webhook does). What stands at its path is checked now
+ * (nothing, or with `force` a regular file of its own), and a temporary beside
+ * it (0600) shows now that the directory takes a file. The content goes to the
+ * temporary, is flushed, and only then takes the path (over the old file with
+ * `force`, else only if nothing is there): a kill leaves the path as it was,
+ * never an empty or a cut file, and its temporary is removed by the next write
+ * beside it (removeStaleTemporaries).
  */
 export class ReservedFile {
   private done = false;
 
   private constructor(
     readonly path: string,
-    private readonly fd: number,
-    readonly created: boolean,
+    private readonly temporary: Temporary,
+    private readonly force: boolean,
   ) {}
 
   static reserve(path: string, label: string, force: boolean): ReservedFile {
@@ -287,42 +292,105 @@ export class ReservedFile {
     if (before) {
       refuseUnlessOwnRegularFile(path, before, label);
       if (!force) throw new FileError(`${label} ${path} already exists`, true, 'pass --force to overwrite it, or choose another path');
-      const { fd } = openChecked(path, 0, label, before);
-      try {
-        fchmodSync(fd, 0o600);
-      } catch (error) {
-        closeSync(fd);
-        throw new FileError(`${label} ${path} cannot be written: ${failureReason(error)}`, true);
-      }
-      return new ReservedFile(path, fd, false);
     }
-    const { fd } = openChecked(path, constants.O_CREAT | constants.O_EXCL, label);
-    return new ReservedFile(path, fd, true);
-  }
-
-  /** Writes the content over the old, then cuts the file to its length; a failure is a FileError naming the path. */
-  write(content: string): void {
-    const bytes = Buffer.from(content, 'utf8');
-    writeWhole(this.fd, bytes, this.path, 0);
     try {
-      ftruncateSync(this.fd, bytes.length);
-      closeSync(this.fd);
+      return new ReservedFile(path, openTemporary(path), force);
     } catch (error) {
-      throw writeFailed(this.path, error);
+      throw new FileError(`${label} ${path} cannot be written: ${failureReason(error)}`, true);
     }
-    this.done = true;
   }
 
-  /** Gives the reservation up: a file it created is removed, one it was forced onto is left as it was. */
+  /** Writes the content and puts it in place, whole; a failure is a FileError naming the path, the path left as it was. */
+  write(content: string): void {
+    this.done = true;
+    commitTemporary(this.temporary, content, this.path, this.force);
+  }
+
+  /** Gives the reservation up: the path is left as it was. */
   discard(): void {
     if (this.done) return;
     this.done = true;
-    try {
-      closeSync(this.fd);
-    } catch {
-      // already closed by a failed write
-    }
-    if (this.created) unlinkSync(this.path);
+    dropTemporary(this.temporary);
+  }
+}
+
+/** A temporary beside a file, open for writing. */
+interface Temporary {
+  fd: number;
+  path: string;
+}
+
+/**
+ * A temporary beside `path` (`.NAME.whsvc-PID-RANDOM.tmp`), made by this open
+ * (O_EXCL), so ours and regular, 0600 whatever the umask. The temporaries
+ * killed writers of `path` left are removed first, once per process.
+ */
+function openTemporary(path: string): Temporary {
+  if (!swept.has(path)) {
+    removeStaleTemporaries(path);
+    swept.add(path);
+  }
+  const temporary = join(dirname(path), `.${basename(path)}.whsvc-${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`);
+  const fd = openSync(temporary, SAFE | constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+  const made = { fd, path: temporary };
+  try {
+    fchmodSync(fd, 0o600);
+  } catch (error) {
+    dropTemporary(made);
+    throw error;
+  }
+  return made;
+}
+
+/** Closes and removes a temporary, as far as it can: what failed before matters more. */
+function dropTemporary(temporary: Temporary): void {
+  try {
+    closeSync(temporary.fd);
+  } catch {
+    // closed already
+  }
+  try {
+    unlinkSync(temporary.path);
+  } catch {
+    // gone already
+  }
+}
+
+/**
+ * Writes `content` to the temporary, flushes it to the disk, and gives it the
+ * name `path`: over what is there (`replace`), or only where nothing is (a hard
+ * link, which fails if the name is taken; on a file system without hard links,
+ * a look, then a rename). The path gets the whole content or stays as it was;
+ * a failure is a FileError naming it.
+ */
+function commitTemporary(temporary: Temporary, content: string, path: string, replace: boolean): void {
+  try {
+    writeWhole(temporary.fd, Buffer.from(content, 'utf8'), path, 0);
+    fsyncSync(temporary.fd);
+    closeSync(temporary.fd);
+    if (replace) renameSync(temporary.path, path);
+    else placeUnlessTaken(temporary.path, path);
+  } catch (error) {
+    dropTemporary(temporary);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new FileError(`cannot write to ${path}: a file was made there meanwhile`, false);
+    throw writeFailed(path, error);
+  }
+  try {
+    unlinkSync(temporary.path);
+  } catch {
+    // renamed into place, or gone
+  }
+}
+
+/** Gives `from` the name `to` if nothing has it (EEXIST otherwise). */
+function placeUnlessTaken(from: string, to: string): void {
+  try {
+    linkSync(from, to);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP') throw error;
+    if (existsSync(to)) throw Object.assign(new Error(`${to} exists`), { code: 'EEXIST' });
+    renameSync(from, to);
   }
 }
 
@@ -390,31 +458,15 @@ export function checkUserFile(path: string, label: string, hint?: string): void 
  */
 export function replaceFile(path: string, content: string, label: string): void {
   checkUserFile(path, label);
-  if (!swept.has(path)) {
-    removeStaleTemporaries(path);
-    swept.add(path);
-  }
-  const temporary = join(dirname(path), `.${basename(path)}.whsvc-${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`);
-  let fd: number | undefined;
+  let temporary: Temporary;
   try {
-    // Made here, by this open (O_EXCL), so it is ours and regular: failing it is a write that failed (no inode left,
-    // a directory no longer writable), said of the user's file, not of the temporary.
-    fd = openSync(temporary, SAFE | constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-    fchmodSync(fd, 0o600);
-    writeWhole(fd, Buffer.from(content, 'utf8'), path, 0);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(temporary, path);
+    // Failing to make it is a write that failed (no inode left, a directory no longer writable), said of the user's
+    // file, not of the temporary.
+    temporary = openTemporary(path);
   } catch (error) {
-    if (fd !== undefined) closeSync(fd);
-    try {
-      unlinkSync(temporary);
-    } catch {
-      // never made, or gone already
-    }
     throw writeFailed(path, error);
   }
+  commitTemporary(temporary, content, path, true);
 }
 
 /** The paths whose stale temporaries this process has removed already: once each is enough. */

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,9 +31,13 @@ describe('Ctrl-C', () => {
       env: { WHSVC_CONFIG_DIR: join(workDir, 'config'), WHSVC_BASE_URL: service.url, WHSVC_CLIENT_ID: 'a', WHSVC_CLIENT_SECRET: 'b' },
     });
     await service.waitFor(1, 20_000, '/v1/webhooks');
-    expect(existsSync(secretFile)).toBe(true);
+    // Reserved beside the path, not at it: a kill -9 now would leave no file there.
+    const reservation = () => readdirSync(workDir).filter((name) => name.startsWith('.whsec.txt.whsvc-'));
+    expect(existsSync(secretFile)).toBe(false);
+    expect(reservation()).toHaveLength(1);
     expect(await create.stop('SIGINT')).toBe(130);
     expect(existsSync(secretFile)).toBe(false);
+    expect(reservation()).toEqual([]);
     const stderr = create.stderr();
     expect(stderr).toContain('interrupted');
     expect(stderr).not.toMatch(/\n\s+at /);

@@ -1,7 +1,8 @@
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { createWebhook, deleteWebhook, updateWebhook } from '../../api/endpoints.js';
-import { ApiError, NetworkError } from '../../api/errors.js';
+import { ApiError } from '../../api/errors.js';
 import { allWebhooks } from '../../api/log.js';
 import type { Webhook } from '../../api/shapes.js';
 import { apiAction } from '../../cli/actions.js';
@@ -12,10 +13,11 @@ import { examples } from '../../cli/examples.js';
 import { printJson } from '../../cli/output.js';
 import { readFileFlag } from '../../cli/stdin.js';
 import { notOneOf } from '../../cli/suggest.js';
-import { ensureDirectory, ReservedFile } from '../../files/user-file.js';
+import { ensureDirectory, FileError, failureReason, ReservedFile } from '../../files/user-file.js';
 import { sanitize } from '../../render/text.js';
 import { declaredWebhooks, parseDeclarationText } from './apply/declaration.js';
 import { changesAnything, planApply, type Changes, type Plan } from './apply/plan.js';
+import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { undoCreate } from './shared/secret-file.js';
 
 export const command = () =>
@@ -71,6 +73,9 @@ interface Outcome {
   interrupted: boolean;
 }
 
+/** A webhook of the account, as the run names it. */
+type Named = { id: string; url: string };
+
 type Step =
   | { action: 'create'; url: string; events: string[]; active: boolean }
   | { action: 'update'; id: string; url: string; changes: Changes }
@@ -90,6 +95,7 @@ export async function run(options: ApplyOptions, deps: CommandDeps): Promise<num
   const account: Webhook[] = [];
   for await (const webhook of allWebhooks(deps.api)) account.push(webhook);
   const plan = planApply(declared, account, options.prune);
+  const secretless = options.secretDir === undefined ? null : withoutSecret(plan, options.secretDir);
   if (!options.dryRun && plan.create.length > 0 && options.secretDir === undefined) {
     throw usageError(
       `the plan creates ${count(plan.create.length, 'webhook')}, whose signing secrets are given once: --secret-dir DIR is where they go (never to the output); nothing was changed`,
@@ -98,9 +104,9 @@ export async function run(options: ApplyOptions, deps: CommandDeps): Promise<num
   }
   if (!deps.json) deps.stdout.write(planText(plan, name, deps));
   if (options.dryRun || !changesAnything(plan)) {
-    if (deps.json) printJson(deps, document(options, plan, options.dryRun ? null : emptyOutcome()));
+    if (deps.json) printJson(deps, document(options, plan, options.dryRun ? null : emptyOutcome(), secretless));
     else if (options.dryRun) deps.stderr.write(`${changesAnything(plan) ? 'Dry run: nothing was sent.' : 'Dry run: nothing would change.'}\n`);
-    return ExitCode.ok;
+    return endOf(secretless, options.secretDir);
   }
   // A delete cannot be undone, and a file copied from CI to a terminal may name fewer webhooks than the account has.
   if (plan.delete.length > 0 && !options.yes) {
@@ -114,7 +120,45 @@ export async function run(options: ApplyOptions, deps: CommandDeps): Promise<num
   }
   // Made only now, once nothing can stop the run before its first change.
   if (plan.create.length > 0) ensureDirectory(options.secretDir!, '--secret-dir');
-  return execute(options, plan, deps);
+  const code = await execute(options, plan, deps, secretless);
+  return code === ExitCode.ok ? endOf(secretless, options.secretDir) : code;
+}
+
+/**
+ * The declared webhooks the account keeps (unchanged or updated) whose secret file under `dir` is missing or empty. A
+ * create whose answer was lost (a kill, a 5xx or a reset after the service acted) leaves its webhook so, and the
+ * service gives a secret only in that answer: nobody can verify the webhook's deliveries.
+ */
+function withoutSecret(plan: Plan, dir: string): Named[] {
+  return [...plan.update, ...plan.unchanged].filter(({ id }) => !hasSecretFile(dir, id)).map(({ id, url }) => ({ id, url }));
+}
+
+function hasSecretFile(dir: string, id: string): boolean {
+  let path: string;
+  try {
+    path = join(dir, secretFileName(id));
+  } catch {
+    return false; // an id no file can be named after
+  }
+  try {
+    const stats = statSync(path, { throwIfNoEntry: false });
+    return stats?.isFile() === true && stats.size > 0;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
+    throw new FileError(`--secret-dir ${dir} cannot be read: ${failureReason(error)}`, true);
+  }
+}
+
+/** How a run that did what it was to do ends: exit 0, or the webhooks left without a secret named (withoutSecret), exit 1. */
+function endOf(secretless: Named[] | null, dir: string | undefined): number {
+  if (!secretless || secretless.length === 0) return ExitCode.ok;
+  const ids = secretless.map(({ id }) => sanitize(id));
+  const one = ids.length === 1;
+  throw new CliError(
+    `${count(ids.length, 'webhook')} of the file ${one ? 'has' : 'have'} no signing secret in ${dir} (its file missing or empty): ${ids.join(', ')}; ${one ? 'its' : 'their'} deliveries cannot be verified`,
+    ExitCode.failure,
+    `the service gives a secret only once, in the answer to the create (a create whose answer was lost leaves none): delete ${one ? 'it' : 'each'} (\`whsvc webhooks delete ${ids[0]} --yes\`) and ${AGAIN}, which makes it anew with its secret in ${dir}; a secret kept elsewhere goes in ${join(dir!, '<id>.secret')}`,
+  );
 }
 
 /** The changes, in order: creations first, deletions last (a run that stops part-way has removed nothing yet). */
@@ -132,7 +176,7 @@ function stepsOf(plan: Plan): Step[] {
  * said, and the same apply run again finishes the job, since it plans afresh
  * from the account as it is then.
  */
-async function execute(options: ApplyOptions, plan: Plan, deps: CommandDeps): Promise<number> {
+async function execute(options: ApplyOptions, plan: Plan, deps: CommandDeps, secretless: Named[] | null): Promise<number> {
   const stop = options.stop?.();
   const outcome = emptyOutcome();
   const steps = stepsOf(plan);
@@ -153,7 +197,7 @@ async function execute(options: ApplyOptions, plan: Plan, deps: CommandDeps): Pr
     }
   }
   const made = outcome.created.length + outcome.updated.length + outcome.deleted.length;
-  if (deps.json) printJson(deps, document(options, plan, outcome));
+  if (deps.json) printJson(deps, document(options, plan, outcome, secretless));
   else if (outcome.not_done.length === 0) {
     deps.stdout.write(`Done: ${tally(outcome.created.length, outcome.updated.length, outcome.deleted.length)}, ${plan.unchanged.length} unchanged.\n`);
   }
@@ -210,33 +254,26 @@ async function perform(step: Step, secretDir: string, outcome: Outcome, deps: Co
 }
 
 /**
- * The create request. One that got no answer may have made the webhook, whose
- * secret then never arrived: the next apply would find it and leave it, so
- * the error says how to make it anew. Ctrl-C pressed twice while it is under
- * way says the same.
+ * The create request. One that may have made the webhook without its answer
+ * reaching us (createFailure), or Ctrl-C pressed twice while it is under way,
+ * says so: its secret never arrived, and the next apply names it (withoutSecret).
  */
 async function create(step: Extract<Step, { action: 'create' }>, deps: CommandDeps): Promise<Webhook & { signing_secret: string }> {
-  const anew = `if \`whsvc webhooks list\` shows a webhook for ${step.url}, delete it (\`whsvc webhooks delete <id> --yes\`) and apply again: it is created anew, with its secret in --secret-dir`;
-  const unregister = deps.interrupts.onInterrupt(() =>
-    deps.stderr.write(`whsvc: interrupted while creating the webhook for ${step.url}: it may exist without its secret; ${anew}\n`),
-  );
+  const unregister = deps.interrupts.onInterrupt(() => deps.stderr.write(interruptedCreate(step.url, AGAIN)));
   let webhook: Webhook;
   try {
     webhook = await createWebhook(deps.api, { url: step.url, events: step.events, ...(step.active ? {} : { active: false }) });
   } catch (error) {
-    if (error instanceof NetworkError && error.mayHaveActed) {
-      throw new CliError(
-        `the create request for ${step.url} got no answer (${error.message}): the webhook may exist, and its signing secret was not received`,
-        ExitCode.failure,
-        anew,
-      );
-    }
-    throw error;
+    throw createFailure(error, step.url, AGAIN);
   } finally {
     unregister();
   }
   if (typeof webhook.signing_secret !== 'string' || webhook.signing_secret === '') {
-    throw new CliError(`webhook ${webhook.id} was created, but the service's answer holds no signing_secret`, ExitCode.failure, anew);
+    throw new CliError(
+      `webhook ${sanitize(webhook.id)} was created, but the service's answer holds no signing_secret`,
+      ExitCode.failure,
+      `delete it (\`whsvc webhooks delete ${sanitize(webhook.id)} --yes\`) and ${AGAIN}: it is made anew, with its secret`,
+    );
   }
   return { ...webhook, signing_secret: webhook.signing_secret };
 }
@@ -248,6 +285,9 @@ async function create(step: Extract<Step, { action: 'create' }>, deps: CommandDe
 export function secretFileName(id: string): string {
   return `${encodeURIComponent(id).replace(/^\./, '%2E')}.secret`;
 }
+
+/** How apply makes anew a webhook left without its secret. */
+const AGAIN = 'apply again';
 
 const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -301,8 +341,8 @@ export function changeWords(changes: Changes): string {
   return words.join('; ');
 }
 
-/** The --json document: the plan, and what was done (null for --dry-run). */
-function document(options: ApplyOptions, plan: Plan, outcome: Outcome | null) {
+/** The --json document: the plan, what was done (null for --dry-run), and the webhooks without a secret file (null without --secret-dir). */
+function document(options: ApplyOptions, plan: Plan, outcome: Outcome | null, secretless: Named[] | null) {
   return {
     file: options.file,
     dry_run: options.dryRun,
@@ -316,5 +356,6 @@ function document(options: ApplyOptions, plan: Plan, outcome: Outcome | null) {
       not_in_file: plan.notInFile,
     },
     outcome,
+    without_secret_file: secretless,
   };
 }

@@ -4,7 +4,6 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { list, withScheme } from '../../cli/parse.js';
-import { NetworkError } from '../../api/errors.js';
 import { checkEventTypes, fetchCatalog } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
@@ -13,6 +12,7 @@ import { printJson } from '../../cli/output.js';
 import { checkSecretFilePath } from '../../cli/secret.js';
 import { checkUrl } from './shared/url.js';
 import { redactUserinfo } from '../../net.js';
+import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { undoCreate } from './shared/secret-file.js';
 import { webhookBlock } from './shared/view.js';
 
@@ -93,33 +93,27 @@ async function askForWhatIsMissing(options: CreateOptions, deps: CommandDeps): P
 }
 
 /**
- * The create request. Ctrl-C while it is under way, or a request that got no
- * answer, says the webhook may exist; an answer without its signing secret is
- * an error (the secret cannot be had again). `discard` undoes the secret file
- * reserved for it.
+ * The create request. Ctrl-C while it is under way, or a failure after which
+ * the webhook may exist (createFailure), says so; an answer without its
+ * signing secret is an error (the secret cannot be had again). `discard`
+ * undoes the secret file reserved for it.
  */
 async function postWebhook(
   deps: CommandDeps,
   wanted: { url: string; events: string[]; inactive: boolean },
   discard: () => void,
 ): Promise<Webhook & { signing_secret: string }> {
+  const again = 'create it again';
   const unregister = deps.interrupts.onInterrupt(() => {
     discard();
-    deps.stderr.write(`whsvc: interrupted while creating: the webhook may exist without its secret; check with \`whsvc webhooks list\`\n`);
+    deps.stderr.write(interruptedCreate(wanted.url, again));
   });
   let webhook: Webhook;
   try {
     webhook = await createWebhook(deps.api, { url: wanted.url, events: wanted.events, ...(wanted.inactive ? { active: false } : {}) });
   } catch (error) {
     discard();
-    if (error instanceof NetworkError && error.mayHaveActed) {
-      throw new CliError(
-        `the create request got no answer (${error.message}): the webhook may have been created, and its signing secret was not received`,
-        ExitCode.failure,
-        `check with \`whsvc webhooks list\`; if a webhook for ${wanted.url} is there, delete it (\`whsvc webhooks delete <id>\`) and create it again to get a secret`,
-      );
-    }
-    throw error;
+    throw createFailure(error, wanted.url, again);
   } finally {
     unregister();
   }

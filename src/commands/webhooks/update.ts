@@ -58,25 +58,34 @@ export async function run(options: UpdateOptions, deps: CommandDeps): Promise<nu
   ] as const) {
     if (types && types.length > 0) await checkEventTypes(deps, types, flag);
   }
-  let newEvents = events;
-  if (addEvents !== undefined || removeEvents !== undefined) {
-    const current = await getWebhook(deps.api, id);
-    // What changes nothing is said, not done silently: a typo in a script shows up here.
-    const already = (addEvents ?? []).filter((e) => current.events.includes(e));
-    const absent = (removeEvents ?? []).filter((e) => !current.events.includes(e));
-    if (already.length > 0) deps.stderr.write(`whsvc: webhook ${sanitize(id)} is already subscribed to ${already.join(', ')}: nothing to add\n`);
-    if (absent.length > 0) deps.stderr.write(`whsvc: webhook ${sanitize(id)} is not subscribed to ${absent.join(', ')}: nothing to remove\n`);
-    const merged = [...current.events, ...(addEvents ?? []).filter((e) => !current.events.includes(e))];
-    newEvents = merged.filter((e) => !(removeEvents ?? []).includes(e));
-    if (newEvents.length === 0) throw usageError('that would leave the webhook with no events; delete it, or pause it with --inactive');
-  }
-  const body = {
-    ...(url === undefined ? {} : { url }),
-    ...(newEvents === undefined ? {} : { events: newEvents }),
-    ...(active === undefined ? {} : { active }),
+  const send = async () => {
+    const newEvents = addEvents !== undefined || removeEvents !== undefined ? await mergedEvents(options, deps) : events;
+    const body = {
+      ...(url === undefined ? {} : { url }),
+      ...(newEvents === undefined ? {} : { events: newEvents }),
+      ...(active === undefined ? {} : { active }),
+    };
+    return updateWebhook(deps.api, id, body);
   };
-  const updated = await updateWebhook(deps.api, id, body);
+  // A change of the events, from the current list read or not, takes turns with the others of this machine.
+  const updated =
+    events !== undefined || addEvents !== undefined || removeEvents !== undefined
+      ? await deps.config.exclusive(`${deps.api.baseUrl.replace(/\/+$/, '')}\n${id}`, `webhook ${sanitize(id)}`, send)
+      : await send();
   if (deps.json) printJson(deps, updated);
   else deps.stdout.write(webhookBlock(updated, deps.colors, deps.serviceNow()));
   return 0;
+}
+
+/** The webhook's current events, with --add-events added and --remove-events removed; what changes nothing is said. */
+async function mergedEvents({ id, addEvents = [], removeEvents = [] }: UpdateOptions, deps: CommandDeps): Promise<string[]> {
+  const current = await getWebhook(deps.api, id);
+  // What changes nothing is said, not done silently: a typo in a script shows up here.
+  const already = addEvents.filter((e) => current.events.includes(e));
+  const absent = removeEvents.filter((e) => !current.events.includes(e));
+  if (already.length > 0) deps.stderr.write(`whsvc: webhook ${sanitize(id)} is already subscribed to ${already.join(', ')}: nothing to add\n`);
+  if (absent.length > 0) deps.stderr.write(`whsvc: webhook ${sanitize(id)} is not subscribed to ${absent.join(', ')}: nothing to remove\n`);
+  const merged = [...current.events, ...addEvents.filter((e) => !current.events.includes(e))].filter((e) => !removeEvents.includes(e));
+  if (merged.length === 0) throw usageError('that would leave the webhook with no events; delete it, or pause it with --inactive');
+  return merged;
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { errors } from 'undici';
 import { GET_RESET_RETRIES, MAX_RETRY_AFTER_S, MAX_RETRY_AFTER_WAITS } from '../../../src/api/client.js';
+import { retryDelivery } from '../../../src/api/endpoints.js';
 import { ApiError, AuthError, NetworkError } from '../../../src/api/errors.js';
 import { CLIENT_ID, CLIENT_SECRET, T0, fakeDeps, finishFakeDeps, json, jsonReply, mockToken, pathOnly, queryOf, rejectionOf } from '../../helpers/fake-deps.js';
 import { refusedError, resetError } from '../../helpers/undici-transport.js';
@@ -198,12 +199,44 @@ describe('ApiClient: Retry-After', () => {
     expect(fake.sleeps).toEqual([5000]);
   });
 
-  it('a 429 on a POST is repeated too (the service did not act)', async () => {
+  it.each([429, 503])('a POST answered %i is sent once, whatever Retry-After asks: it may have been acted on', async (status) => {
     const fake = fakeDeps();
     mockToken(fake.mock);
-    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(json(429, {}, { 'retry-after': '1' }));
-    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(json(201, { id: 'wh_1' }));
-    await expect(fake.deps.api.json('POST', '/v1/webhooks', { body: {} })).resolves.toEqual({ id: 'wh_1' });
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(json(status, { message: 'busy' }, { 'retry-after': '1' }));
+    const error = await rejectionOf(fake.deps.api.json('POST', '/v1/webhooks', { body: {} }));
+    expect(error).toMatchObject({ status, message: 'busy; not sent again, since the service may have acted on it all the same' });
+    expect(fake.requests.filter((r) => r.method === 'POST' && r.url.pathname === '/v1/webhooks')).toHaveLength(1);
+    expect(fake.sleeps).toEqual([]);
+  });
+
+  it('a POST whose endpoint allows it is repeated after that wait only: a delivery retry after a 429, not a 503', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    const path = '/v1/webhooks/webhook-deliveries/dlv_1/retry';
+    const attempt = {
+      id: 'dlv_2',
+      webhook_id: 'wh_1',
+      event: 'invoice.paid',
+      status: 'delivered',
+      response_code: 200,
+      attempts: 2,
+      created_at: '2025-01-15T12:00:00Z',
+    };
+    fake.mock.intercept({ path, method: 'POST' }).reply(json(429, {}, { 'retry-after': '1' }));
+    fake.mock.intercept({ path, method: 'POST' }).reply(json(200, attempt));
+    await expect(retryDelivery(fake.deps.api, 'dlv_1')).resolves.toEqual(attempt);
+    expect(fake.sleeps).toEqual([1000]);
+    fake.mock.intercept({ path, method: 'POST' }).reply(json(503, {}, { 'retry-after': '1' }));
+    expect(await rejectionOf(retryDelivery(fake.deps.api, 'dlv_1'))).toMatchObject({ status: 503 });
+    expect(fake.requests.filter((r) => r.url.pathname === path)).toHaveLength(3);
+  });
+
+  it('the token request, which does nothing twice, is repeated after a 503', async () => {
+    const fake = fakeDeps();
+    fake.mock.intercept({ path: '/v1/oauth/token', method: 'POST' }).reply(json(503, {}, { 'retry-after': '1' }));
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, PAGE));
+    await expect(fake.deps.api.json('GET', '/v1/webhooks')).resolves.toEqual(PAGE);
     expect(fake.sleeps).toEqual([1000]);
   });
 

@@ -175,17 +175,48 @@ describe('ReservedFile', () => {
     expect(modeOf(path)).toBe(0o644);
   });
 
-  it('--force narrows the regular file the user named to 0600; its content stays until the new one is written', () => {
+  it('--force leaves the file the user named as it was until the new content is whole, then a 0600 file takes its place', () => {
     const path = join(dir, 'whsec.txt');
     writeFileSync(path, 'an older and longer secret\n', { mode: 0o644 });
     const reserved = ReservedFile.reserve(path, '--secret-file', true);
-    expect(modeOf(path)).toBe(0o600);
+    expect(modeOf(path)).toBe(0o644);
     expect(readFileSync(path, 'utf8')).toBe('an older and longer secret\n');
     reserved.write('whsec_new\n');
     expect(readFileSync(path, 'utf8')).toBe('whsec_new\n');
+    expect(modeOf(path)).toBe(0o600);
+    expect(readdirSync(dir)).toEqual(['whsec.txt']);
   });
 
-  it('a discarded reservation removes the file it created, and only that', () => {
+  it('puts nothing at the path until the content is written whole: a kill meanwhile leaves no file there, never an empty one', () => {
+    const path = join(dir, 'wh_1.secret');
+    const previous = process.umask(0o000);
+    try {
+      ReservedFile.reserve(path, '--secret-dir', false);
+    } finally {
+      process.umask(previous);
+    }
+    // As a kill -9 leaves it: the path free, a hidden 0600 temporary beside it, which the next write beside it removes.
+    expect(existsSync(path)).toBe(false);
+    const [temporary] = readdirSync(dir);
+    expect(temporary).toMatch(/^\.wh_1\.secret\.whsvc-\d+-[0-9a-z]+\.tmp$/);
+    expect(modeOf(join(dir, temporary!))).toBe(0o600);
+    const reserved = ReservedFile.reserve(join(dir, 'wh_2.secret'), '--secret-dir', false);
+    reserved.write('whsec_two\n');
+    expect(readFileSync(join(dir, 'wh_2.secret'), 'utf8')).toBe('whsec_two\n');
+    expect(modeOf(join(dir, 'wh_2.secret'))).toBe(0o600);
+  });
+
+  it('a file made at the path while it was reserved is never overwritten without --force: the write fails, naming the path', () => {
+    const path = join(dir, 'whsec.txt');
+    const reserved = ReservedFile.reserve(path, '--secret-file', false);
+    writeFileSync(path, 'made meanwhile\n');
+    const error = refusal(() => reserved.write('whsec_new\n'));
+    expect(error).toMatchObject({ refused: false, message: `cannot write to ${path}: a file was made there meanwhile` });
+    expect(readFileSync(path, 'utf8')).toBe('made meanwhile\n');
+    expect(readdirSync(dir)).toEqual(['whsec.txt']);
+  });
+
+  it('a discarded reservation leaves the path as it was, and nothing beside it', () => {
     const created = join(dir, 'new.txt');
     ReservedFile.reserve(created, '--secret-file', false).discard();
     expect(existsSync(created)).toBe(false);
@@ -193,6 +224,7 @@ describe('ReservedFile', () => {
     writeFileSync(forced, 'kept\n');
     ReservedFile.reserve(forced, '--secret-file', true).discard();
     expect(readFileSync(forced, 'utf8')).toBe('kept\n');
+    expect(readdirSync(dir)).toEqual(['kept.txt']);
   });
 });
 

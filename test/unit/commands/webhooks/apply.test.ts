@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../../src/api/errors.js';
 import { CliError } from '../../../../src/cli/errors.js';
 import { run, secretFileName, type ApplyOptions } from '../../../../src/commands/webhooks/apply.js';
+import { resetError } from '../../../helpers/undici-transport.js';
 import { fakeDeps, finishFakeDeps, jsonReply, mockCatalog, mockToken, rejectionOf, type FakeDeps } from '../../../helpers/fake-deps.js';
 
 let dir: string;
@@ -92,6 +93,7 @@ describe('webhooks apply', () => {
     mockCreates(fake, 1);
     fake.mock.intercept({ path: '/v1/webhooks/wh_b', method: 'PATCH' }).reply((req) => jsonReply(200, { id: 'wh_b', ...JSON.parse(String(req.body)) }));
     fake.mock.intercept({ path: '/v1/webhooks/wh_old', method: 'DELETE' }).reply(204, '');
+    writeFileSync(join(dir, 'wh_b.secret'), `${SECRET(0)}\n`, { mode: 0o600 });
     const path = file([
       { url: 'https://a.example/h', events: ['invoice.paid'] },
       { url: 'https://b.example/h', events: ['invoice.paid', 'sales_order.created'] },
@@ -118,6 +120,7 @@ describe('webhooks apply', () => {
         error: null,
         interrupted: false,
       },
+      without_secret_file: [],
     });
     expect(fake.stdout.text).not.toContain('whsec_');
   });
@@ -280,6 +283,73 @@ describe('webhooks apply', () => {
     expect(error).toBeInstanceOf(CliError);
     expect(error.message).toMatch(/^cannot write the signing secret to .*: .*; webhook .* was created and could not be deleted again/);
     expect(readdirSync(dir).filter((name) => name.endsWith('.secret'))).toEqual([]);
+  });
+
+  it('a webhook it keeps whose secret file is missing or empty is named by id, exit 1, with the way out; the plan is carried out all the same', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockList(fake, [
+      existing('wh_missing', 'https://a.example/h', ['invoice.paid']),
+      existing('wh_empty', 'https://b.example/h', ['invoice.paid']),
+      existing('wh_kept', 'https://c.example/h', ['invoice.paid']),
+      existing('wh_edited', 'https://d.example/h', ['invoice.paid']),
+    ]);
+    fake.mock.intercept({ path: '/v1/webhooks/wh_edited', method: 'PATCH' }).reply(() => jsonReply(200, { id: 'wh_edited' }));
+    writeFileSync(join(dir, 'wh_empty.secret'), '');
+    writeFileSync(join(dir, 'wh_kept.secret'), `${SECRET(3)}\n`);
+    const path = file([
+      { url: 'https://a.example/h', events: ['invoice.paid'] },
+      { url: 'https://b.example/h', events: ['invoice.paid'] },
+      { url: 'https://c.example/h', events: ['invoice.paid'] },
+      { url: 'https://d.example/h', events: ['invoice.paid'], active: false },
+    ]);
+    const error = await rejectionOf(run(options({ file: path, secretDir: dir }), fake.deps));
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.exitCode).toBe(1);
+    expect(error.message).toBe(
+      `3 webhooks of the file have no signing secret in ${dir} (its file missing or empty): wh_edited, wh_missing, wh_empty; their deliveries cannot be verified`,
+    );
+    expect(error.hint).toContain('delete each (`whsvc webhooks delete wh_edited --yes`) and apply again');
+    expect(fake.stdout.text).toContain('Done: 0 created, 1 updated, 0 deleted, 3 unchanged.');
+    // --dry-run says the same; without --secret-dir there is nothing to look in.
+    for (const dryRun of [true, false]) {
+      const again = fakeDeps({ json: true });
+      mockToken(again.mock);
+      mockCatalog(again.mock);
+      mockList(again, [existing('wh_missing', 'https://a.example/h', ['invoice.paid'])]);
+      const one = file([{ url: 'https://a.example/h', events: ['invoice.paid'] }]);
+      if (dryRun) {
+        const refused = await rejectionOf(run(options({ file: one, secretDir: dir, dryRun }), again.deps));
+        expect(refused.message).toMatch(/^1 webhook of the file has no signing secret in .*: wh_missing; its deliveries cannot be verified$/);
+        expect(JSON.parse(again.stdout.text).without_secret_file).toEqual([{ id: 'wh_missing', url: 'https://a.example/h' }]);
+      } else {
+        expect(await run(options({ file: one }), again.deps)).toBe(0);
+        expect(JSON.parse(again.stdout.text).without_secret_file).toBeNull();
+      }
+      await finishFakeDeps();
+    }
+  });
+
+  it.each([
+    ['answered 500', (fake: FakeDeps) => fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(500, '{"error":{"message":"upstream failed"}}')],
+    [
+      'answered 503 with Retry-After',
+      (fake: FakeDeps) => fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(503, '', { headers: { 'retry-after': '0' } }),
+    ],
+    ['reset', (fake: FakeDeps) => fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).replyWithError(resetError())],
+  ])('a create %s: sent once, the webhook may exist, said with how to check; the run stops there', async (_case, answer) => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockList(fake, []);
+    answer(fake);
+    const error = await rejectionOf(run(options({ file: file([{ url: 'https://a.example/h', events: ['invoice.paid'] }]), secretDir: dir }), fake.deps));
+    expect(error.message).toMatch(/: the webhook for https:\/\/a\.example\/h may exist, without its signing secret$/);
+    expect(error.hint).toMatch(/^check with `whsvc webhooks list`: if a webhook for https:\/\/a\.example\/h is there, delete it .* and apply again/);
+    expect(fake.requests.filter((r) => r.method === 'POST' && r.url.pathname === '/v1/webhooks')).toHaveLength(1);
+    expect(fake.stderr.text).toContain('stopped after 0 of 1 changes; not done: create https://a.example/h');
+    expect(readdirSync(dir)).toEqual(['hooks.json']);
   });
 
   it('a secret file is named after the webhook, and never leaves its directory', () => {

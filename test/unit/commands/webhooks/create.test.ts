@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errors } from 'undici';
 import { CliError } from '../../../../src/cli/errors.js';
+import { ApiError } from '../../../../src/api/errors.js';
 import { FileError } from '../../../../src/files/user-file.js';
 import { run as create, type CreateOptions } from '../../../../src/commands/webhooks/create.js';
 import { T0, fakeDeps, finishFakeDeps, jsonReply, mockCatalog, mockToken, rejectionOf, type FakeDeps } from '../../../helpers/fake-deps.js';
@@ -239,13 +240,39 @@ describe('webhooks create: no answer', () => {
     const error = await rejectionOf(create(options({ url: URL_, events: ['invoice.paid'], secretFile: file }), fake.deps));
     expect(error).toBeInstanceOf(CliError);
     expect(error.exitCode).toBe(1);
-    expect(error.message).toMatch(/may have been created/);
+    expect(error.message).toMatch(/^the create request got no answer \(.*reset.*\): the webhook for \S+ may exist, without its signing secret$/);
     expect(String(error.hint)).toContain('whsvc webhooks list');
     expect(String(error.hint)).toContain(URL_);
     expect(existsSync(file)).toBe(false);
     // Never repeated.
     expect(fake.requests.filter((r) => r.method === 'POST' && r.url.pathname === '/v1/webhooks')).toHaveLength(1);
     expect(fake.stdout.text).toBe('');
+  });
+
+  it.each([
+    [500, {}],
+    [502, {}],
+    [503, { 'retry-after': '0' }],
+    [429, { 'retry-after': '0' }],
+  ])('answered %i: sent once, the webhook may exist (the status kept), the reserved secret file is removed', async (status, headers) => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    fake.mock
+      .intercept({ path: '/v1/webhooks', method: 'POST' })
+      .reply(() => jsonReply(status, { error: { code: 'upstream', message: 'gateway trouble' } }, headers));
+    const file = join(fake.configDir, 'whsec.txt');
+    const error = await rejectionOf(create(options({ url: URL_, events: ['invoice.paid'], secretFile: file }), fake.deps));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status, code: 'upstream' });
+    expect(error.message).toMatch(
+      new RegExp(
+        `^the create request was answered with an error \\(gateway trouble.*\\): the webhook for ${URL_.replace(/[.?]/g, '\\$&')} may exist, without its signing secret$`,
+      ),
+    );
+    expect(String(error.hint)).toContain('whsvc webhooks list');
+    expect(existsSync(file)).toBe(false);
+    expect(fake.requests.filter((r) => r.method === 'POST' && r.url.pathname === '/v1/webhooks')).toHaveLength(1);
   });
 
   it('a refused connection cannot have created anything: a plain network error, file removed', async () => {

@@ -3,7 +3,7 @@ import { ApiError } from '../../../../src/api/errors.js';
 import { CliError } from '../../../../src/cli/errors.js';
 import { run as update, type UpdateOptions } from '../../../../src/commands/webhooks/update.js';
 import { run as del } from '../../../../src/commands/webhooks/delete.js';
-import { T0, fakeDeps, finishFakeDeps, json, jsonReply, mockCatalog, mockToken, rejectionOf, type FakeDeps } from '../../../helpers/fake-deps.js';
+import { CATALOG, T0, fakeDeps, finishFakeDeps, json, jsonReply, mockCatalog, mockToken, rejectionOf, type FakeDeps } from '../../../helpers/fake-deps.js';
 
 afterEach(finishFakeDeps);
 
@@ -45,6 +45,40 @@ describe('webhooks update', () => {
     const order = fake.requests.map((r) => `${r.method} ${r.url.pathname}`).filter((r) => r.includes('/wh_1'));
     expect(order).toEqual(['GET /v1/webhooks/wh_1', 'PATCH /v1/webhooks/wh_1']);
     expect(fake.stdout.text).toMatch(/^events\s+invoice\.paid, sales_order\.created, product\.updated$/m);
+  });
+
+  it('concurrent --add-events and --remove-events of one webhook on this machine take turns: no change is lost', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock
+      .intercept({ path: '/v1/webhooks/webhook-events', method: 'GET' })
+      .reply(() => jsonReply(200, CATALOG))
+      .persist();
+    // The service: each GET answers the list as the last PATCH left it.
+    let events = ['invoice.paid'];
+    fake.mock
+      .intercept({ path: '/v1/webhooks/wh_1', method: 'GET' })
+      .reply(() => jsonReply(200, { ...CURRENT, events }))
+      .persist();
+    fake.mock
+      .intercept({ path: '/v1/webhooks/wh_1', method: 'PATCH' })
+      .reply((request) => {
+        events = (JSON.parse(String(request.body)) as { events: string[] }).events;
+        return jsonReply(200, { ...CURRENT, events });
+      })
+      .persist();
+    // One run first: the token and the catalog are cached, so the four below race to their reads at once.
+    await update(opts({ addEvents: ['invoice.paid'] }), fake.deps);
+    await Promise.all([
+      update(opts({ addEvents: ['product.updated'] }), fake.deps),
+      update(opts({ addEvents: ['invoice.created'] }), fake.deps),
+      update(opts({ addEvents: ['sales_order.created'] }), fake.deps),
+      update(opts({ removeEvents: ['invoice.paid'] }), fake.deps),
+    ]);
+    expect([...events].sort()).toEqual(['invoice.created', 'product.updated', 'sales_order.created']);
+    // Each read came after the PATCH before it.
+    const order = fake.requests.filter((r) => r.url.pathname === '/v1/webhooks/wh_1').map((r) => r.method);
+    expect(order).toEqual(['GET', 'PATCH', 'GET', 'PATCH', 'GET', 'PATCH', 'GET', 'PATCH', 'GET', 'PATCH']);
   });
 
   it('--remove-events PATCHes the list without them', async () => {
