@@ -28,6 +28,13 @@ export interface RecordedDelivery {
   answered: number;
 }
 
+/**
+ * How every line of a record file begins, as whsvc writes it: `whsvc_record`
+ * first. What tells a record file (and a line a kill cut short in one) from a
+ * file of the user's that --record must not touch.
+ */
+export const RECORD_LINE_START = '{"whsvc_record":1,';
+
 /** The words of record files written before `signature_check`, in their `signature` field. */
 const EARLIER_WORDS: Record<string, SignatureCheck> = { ok: 'verified', bad: 'mismatch', unsigned: 'missing', unchecked: 'not_checked' };
 

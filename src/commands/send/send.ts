@@ -117,6 +117,7 @@ export async function run(options: SendOptions, deps: SendDeps): Promise<number>
   const secret = options.secretFile === undefined ? undefined : await requiredSecret({ secretFile: options.secretFile }, deps);
   // Opened before anything is sent: a path the writer refuses is exit 2, and nothing went out.
   const recording = options.record === undefined ? undefined : new RecordFile(options.record);
+  if (recording?.repaired) deps.stderr.write(`whsvc send: ${recording.repaired}\n`);
   const delivery = madeDelivery(body, {
     event,
     platformName: options.platformName,

@@ -144,6 +144,29 @@ describe('whsvc send', () => {
     expect(line).not.toContain('whsec_send_test');
   });
 
+  it("--record onto a file of the user's is refused before anything is sent, the file kept byte for byte; a record file a kill cut is cut back, and said", async () => {
+    const mine = join(dir, 'mine.json');
+    writeFileSync(mine, '{"keep":"me"}');
+    const refused = setup({ record: mine });
+    await expect(refused.run()).rejects.toMatchObject({ refused: true, message: expect.stringMatching(/is not a record file/) });
+    expect(refused.sent).toEqual([]);
+    expect(readFileSync(mine, 'utf8')).toBe('{"keep":"me"}');
+
+    const records = join(dir, 'sent.ndjson');
+    await setup({ record: records }).run();
+    const first = readFileSync(records, 'utf8');
+    writeFileSync(records, `${first}${first.slice(0, 30)}`);
+    const again = setup({ record: records });
+    expect(await again.run()).toBe(0);
+    expect(again.stderr.text.split('\n')[0]).toBe(
+      `whsvc send: ${records} ended in a line cut short (30 bytes, a run killed mid-write): removed, so the file is whole again`,
+    );
+    const lines = readFileSync(records, 'utf8').split('\n');
+    expect(lines[0]).toBe(first.trimEnd());
+    expect(parseRecord(lines[1]!)).toMatchObject({ event: 'invoice.paid' });
+    expect(lines.length).toBe(3);
+  });
+
   it('bad input is a usage error before anything is sent', async () => {
     const cases: Array<[Partial<SendOptions>, RegExp]> = [
       [{ data: '{"a":1}', set: [setting('a=2')] }, /give one of them/],
