@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
 import { colorsFor } from '../../render/colors.js';
-import { carriesClientSecret, recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
+import { isMistakenTokenRequest, recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
 import { RecordFile } from '../replay/shared/record.js';
 import { sendAsReceived } from '../replay/shared/send.js';
 import { Answerer, type Decision } from './answer.js';
@@ -192,6 +192,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     deps.stderr.write(`whsvc listen: no request for ${durationText(options.maxSilenceMs!)} (--max-silence): stopping, exit 6\n`);
     finish(ExitCode.timedOut);
   });
+  let saidTokenRequest = false;
   const receive: Receive = async (req, res, body, arrivedAt, started) => {
     silence.heard();
     // A sender that hung up before the answer (its limit ran out) never reads it: the line says so.
@@ -204,11 +205,19 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       return;
     }
     const decision = answerer.consider(req.headers, body);
+    // A token request sent here by mistake (an API command pointed at this port) holds a client secret: answered, but
+    // its body never kept (so never replayed) nor printed, and said once. A verified delivery is always kept.
+    const tokenRequest = isMistakenTokenRequest(body, decision.signatureCheck);
+    if (tokenRequest && !saidTokenRequest) {
+      saidTokenRequest = true;
+      deps.stderr.write(
+        'whsvc listen: a request with a client_secret in its body and no verified signature (an API command pointed here by mistake?): answered, its body neither recorded nor printed\n',
+      );
+    }
     // Kept before it is answered: a receiver never acknowledges what it has not kept, and listen takes (remembers and
-    // counts) only what it kept. A request whose body carries a client secret (an API command pointed at this port by
-    // mistake) is answered but never kept, so never replayed.
+    // counts) only what it kept.
     const keep = (answered: number): boolean => {
-      const kept = recording === undefined || carriesClientSecret(body) || recording.keep(() => recordOf(req, body, arrivedAt, decision, answered));
+      const kept = recording === undefined || tokenRequest || recording.keep(() => recordOf(req, body, arrivedAt, decision, answered));
       if (kept) answerer.take(decision);
       return kept;
     };

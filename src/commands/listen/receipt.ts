@@ -5,7 +5,7 @@ import { displayWidth } from '../../render/width.js';
 import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js';
 import { clockTime, noAnswer, sanitize } from '../../render/text.js';
 import type { Decision } from './answer.js';
-import { carriesClientSecret, withoutCredentials } from '../../protocol/record.js';
+import { isMistakenTokenRequest, withoutCredentials } from '../../protocol/record.js';
 
 /** One request as listen shows it: what it decided, what the app answered a forward, and the request itself. */
 export interface Receipt {
@@ -65,7 +65,7 @@ export function receiptJson(receipt: Receipt, words: AnswerWords): string {
       : null,
     // What a record never keeps is never printed either: credential headers, and a token request's body (its secret).
     headers: withoutCredentials(receipt.headers),
-    body: carriesClientSecret(receipt.body) ? null : receipt.body.toString('utf8'),
+    body: isMistakenTokenRequest(receipt.body, d.signatureCheck) ? null : receipt.body.toString('utf8'),
   })}\n`;
 }
 
