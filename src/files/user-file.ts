@@ -55,7 +55,7 @@ function writeFailed(path: string, error: unknown): FileError {
 }
 
 /** What is at a path when it is not a regular file, in a user's words; undefined for a regular file. */
-function notRegular(stats: Stats): string | undefined {
+export function notRegular(stats: Stats): string | undefined {
   if (stats.isFile()) return undefined;
   if (stats.isSymbolicLink()) return 'a symbolic link';
   if (stats.isDirectory()) return 'a directory';

@@ -136,6 +136,10 @@ describe('what is not a regular file: refused before anything happens, its mode 
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
       expect(result.stderr.split('\n')[0]).toMatch(new RegExp(`^whsvc: --(secret|payload)-file ${fifo} is not a regular file$`));
     }
+    // replay's FILE: opening a FIFO with no writer once held replay past two Ctrl-C.
+    const replay = await runCli(['replay', fifo, '--to', receiver.url], { timeoutMs: 15_000 });
+    expect(replay.code, replay.stderr).toBe(2);
+    expect(replay.stderr.split('\n')[0]).toBe(`whsvc: ${fifo} is a FIFO, not a regular file`);
   });
 
   it('a directory as --record, --checkpoint or --secret-file', async () => {

@@ -10,6 +10,7 @@ import { forwardUrl, shownUrl } from '../../cli/forward.js';
 import { gracefulInterrupt, stdoutWasClosed } from '../../cli/interrupt.js';
 import { boundAt, collect, integerIn, timeBound, type TimeBound } from '../../cli/parse.js';
 import { requiredSecret } from '../../cli/secret.js';
+import { STDIN } from '../../cli/stdin.js';
 import { colorsFor, type Colors } from '../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout } from '../../render/line.js';
 import { ProgressLine } from '../../render/progress.js';
@@ -29,7 +30,7 @@ export function register(program: CommandUnknownOpts): void {
 export const command = () =>
   new Command('replay')
     .description('send recorded deliveries to an app again, the same bytes and headers: exit 0 when every one got a 2xx (a regression test of a receiver)')
-    .argument('<file>', 'a record file, as `whsvc listen --record FILE` writes it')
+    .argument('<file>', 'a record file, as `whsvc listen --record FILE` writes it (- reads the records from stdin)')
     .requiredOption('--to <url>', 'where to send them (without a path: the path each was received at)')
     .option('--secret-file <path>', "sign each body again with the secret in this file (the app's own test secret; - reads stdin)")
     .addOption(new Option('--event <type>', 'only this event type (repeatable)').argParser(collect((value: string) => value)))
@@ -104,8 +105,11 @@ const ok = (status: number | null) => status !== null && status >= 200 && status
 export async function run(options: ReplayOptions, deps: ReplayDeps): Promise<number> {
   const now = deps.now ?? Date.now;
   const target = forwardUrl(options.to, '--to');
+  if (options.file === STDIN && options.secretFile === STDIN) {
+    throw usageError('replay - and --secret-file - both read stdin, which can be read once: give one of them a file');
+  }
   const secret = options.secretFile === undefined ? undefined : await requiredSecret({ secretFile: options.secretFile }, deps);
-  const records = await checkRecordFile(options.file, chooser(options, now()), deps.readLimits);
+  const records = await checkRecordFile(options.file, chooser(options, now()), deps.readLimits, deps.stdin);
   try {
     return await replayChecked(records, target, secret, options, deps);
   } finally {
@@ -119,7 +123,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
   const layout = replayLayout(deps);
   if (records.count === 0) {
     // A regression test that tests nothing must not pass: an empty file, or a filter with a typo, fails it.
-    deps.stderr.write(`whsvc: no delivery of ${options.file} matches: nothing sent\n`);
+    deps.stderr.write(`whsvc: no delivery of ${records.name} matches: nothing sent\n`);
     return ExitCode.failure;
   }
   if (options.dryRun) {
@@ -128,7 +132,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
       deps.stdout.write(options.json ? `${JSON.stringify({ would_send: { ...describe(record), url } })}\n` : `${line(record, colors, layout)}\n`);
     }
     if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { would_send: records.count, to: shownUrl(target) } })}\n`);
-    deps.stderr.write(`whsvc: ${counted(records.count, 'delivery', 'deliveries')} of ${options.file} would be sent to ${shownUrl(target)}\n`);
+    deps.stderr.write(`whsvc: ${counted(records.count, 'delivery', 'deliveries')} of ${records.name} would be sent to ${shownUrl(target)}\n`);
     return ExitCode.ok;
   }
   // Progress only where a person watches both streams: data lines go to stdout, the progress line to stderr.

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,8 @@ import { run } from '../../../../src/commands/replay/replay.js';
 import { checkRecordFile, splitLines } from '../../../../src/commands/replay/records.js';
 import { recordedBody } from '../../../../src/protocol/record.js';
 import { recordOf } from '../../../helpers/delivery.js';
-import { Collector } from '../../../helpers/fake-deps.js';
+import { canMakeDeviceNodes } from '../../../helpers/bad-files.js';
+import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'whsvc-replay-records-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -111,14 +112,31 @@ describe('checkRecordFile: the whole file checked, streaming, before anything is
     await checked.close();
   });
 
-  it('a pipe, read once, gives the records it checked', async () => {
-    const fifo = join(dir, 'pipe');
+  it('a FIFO (no writer) or a device is refused at once, exit 2, never waited on', async () => {
+    const fifo = join(dir, 'fifo');
     execFileSync('mkfifo', [fifo]);
-    const writer = createWriteStream(fifo);
-    writer.end(`${lines.join('\n')}\n`);
-    const checked = await checkRecordFile(fifo, () => true, { chunkBytes: 7 });
-    expect((await collect(checked.chosen())).map((r) => r.delivery_id)).toEqual(['dlv_1', 'dlv_2', 'dlv_3']);
+    const hint = 'give the path of a record file, or - to pipe records in (zcat f.ndjson.gz | whsvc replay - --to URL)';
+    await expect(checkRecordFile(fifo, () => true)).rejects.toMatchObject({ exitCode: 2, message: `${fifo} is a FIFO, not a regular file`, hint });
+    if (canMakeDeviceNodes()) {
+      const device = join(dir, 'null');
+      execFileSync('mknod', [device, 'c', '1', '3']);
+      await expect(checkRecordFile(device, () => true)).rejects.toMatchObject({ exitCode: 2, message: `${device} is a device, not a regular file` });
+    }
+  });
+
+  it('records piped in (-) are read once, and the records it checked are given', async () => {
+    const checked = await checkRecordFile('-', () => true, { chunkBytes: 7 }, fakeStdin([lines[0]!.slice(0, 10), `${lines[0]!.slice(10)}\n${lines[2]}\n`]));
+    expect(checked).toMatchObject({ name: 'stdin', count: 2 });
+    expect((await collect(checked.chosen())).map((r) => r.delivery_id)).toEqual(['dlv_1', 'dlv_2']);
     await checked.close();
+    await expect(checkRecordFile('-', () => true, {}, fakeStdin('{"not":"a record"}\n'))).rejects.toMatchObject({
+      exitCode: 2,
+      message: 'stdin:1: not a record (no "whsvc_record": 1)',
+    });
+    await expect(checkRecordFile('-', () => true, {}, fakeStdin('', true))).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(/^replay - reads records from stdin, which is a terminal/),
+    });
   });
 
   it('a file that cannot be read is one line, exit 2', async () => {
@@ -126,7 +144,7 @@ describe('checkRecordFile: the whole file checked, streaming, before anything is
       exitCode: 2,
       message: `${join(dir, 'none.ndjson')}: cannot be read (ENOENT)`,
     });
-    await expect(checkRecordFile(dir, () => true)).rejects.toMatchObject({ exitCode: 2, message: `${dir}: cannot be read (EISDIR)` });
+    await expect(checkRecordFile(dir, () => true)).rejects.toMatchObject({ exitCode: 2, message: `${dir} is a directory, not a regular file` });
   });
 });
 
@@ -165,6 +183,20 @@ describe('replay run: what is sent', () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]!.headers).toEqual({ 'x-name': 'cafÃ©', 'X-Service-Signature': 'sha256=00' });
     expect(Buffer.from(sent[0]!.headers['x-name']!, 'latin1').toString('utf8')).toBe('café');
+  });
+
+  it('replay - sends the records piped in, and names stdin; with --secret-file - too it is a usage error, before anything is read', async () => {
+    const piped = [JSON.stringify(record({ delivery_id: 'dlv_a' })), JSON.stringify(record({ delivery_id: 'dlv_b' }))].join('\n');
+    const sent: TransportRequest[] = [];
+    const d = { ...deps(sent), stdin: fakeStdin(piped) };
+    expect(await run({ ...options('-'), dryRun: true, json: false }, d as never)).toBe(0);
+    expect(d.stderr.text).toBe('whsvc: 2 deliveries of stdin would be sent to http://127.0.0.1:9/app\n');
+    expect(await run(options('-'), { ...deps(sent), stdin: fakeStdin(piped) } as never)).toBe(0);
+    expect(sent).toHaveLength(2);
+    await expect(run({ ...options('-'), secretFile: '-' }, { ...deps([]), stdin: fakeStdin(piped) } as never)).rejects.toMatchObject({
+      exitCode: 2,
+      message: 'replay - and --secret-file - both read stdin, which can be read once: give one of them a file',
+    });
   });
 
   it('sends every record of a file read in small chunks, and nothing when a line near the end is bad', async () => {
