@@ -5,7 +5,8 @@ import { readGlobals, type GlobalOptions } from './globals.js';
 import type { Io } from './deps.js';
 import type { Host } from './host.js';
 import type { Interrupts } from './interrupt.js';
-import { JqOutput, loadJqFilter } from './jq.js';
+import { JqJson, loadJqFilter } from './jq.js';
+import { PrintedJson } from './output.js';
 import { inquirerPrompter, type Prompter } from './prompter.js';
 
 /** What runCli gives the program it runs: the host, this run's interrupts and argv, and where the exit code goes. */
@@ -65,14 +66,17 @@ export function action<A extends unknown[]>(run: (context: ActionContext, ...arg
     const scope = runScopeOf(command);
     const { host, interrupts } = scope;
     interrupts.install();
-    const hostIo: Io = { stdin: host.stdin, stdout: host.stdout, stderr: host.stderr, env: host.env };
     const globals = readGlobals(command, host.env);
     // --jq: loaded, and its expression compiled, before the command runs (a bad one is a usage error before any request).
     const jq =
-      globals.jq === undefined
-        ? undefined
-        : new JqOutput(await loadJqFilter(globals.jq, (work) => interrupts.withSystemSignals(work)), host.stdout, host.stderr);
-    const io = jq ? { ...hostIo, stdout: jq } : hostIo;
+      globals.jq === undefined ? undefined : new JqJson(await loadJqFilter(globals.jq, (work) => interrupts.withSystemSignals(work)), host.stdout, host.stderr);
+    const io: Io = {
+      stdin: host.stdin,
+      stdout: jq ? jq.plainOutput : host.stdout,
+      stderr: host.stderr,
+      env: host.env,
+      jsonOut: jq ?? new PrintedJson(host.stdout),
+    };
     const prompter = inquirerPrompter(host, interrupts);
     let built: CommandDeps | undefined;
     const context: ActionContext = {

@@ -1,4 +1,5 @@
 import type { OutputStream } from '../render/stream.js';
+import type { JsonOutput } from './output.js';
 
 export type { OutputStream };
 
@@ -13,4 +14,6 @@ export interface Io {
   stdout: OutputStream;
   stderr: OutputStream;
   env: NodeJS.ProcessEnv;
+  /** Where --json's output goes, as values: printed, or through --jq (output.ts). */
+  jsonOut: JsonOutput;
 }

@@ -1,6 +1,6 @@
 import type { Jq } from 'jq-wasm';
 import type { OutputStream } from '../render/stream.js';
-import { JsonValueSplitter } from '../render/json-values.js';
+import type { JsonDocument, JsonOutput } from './output.js';
 import { sanitizeBlock } from '../render/text.js';
 import { ExitCode, usageError } from './errors.js';
 
@@ -64,17 +64,19 @@ export async function loadJqFilter(
 }
 
 /**
- * Where a command given --jq writes its output: each JSON text, once whole,
- * goes through the filter, and its results to stdout, one a line: a string
- * raw (`jq -r`); any other value compact in a pipe, indented on a terminal
- * (as gh prints it), where control characters are also taken out of a
- * string, as of every server value shown there. jq's errors go to stderr,
- * and the command's exit code becomes 1 (finish()), as a failing `| jq` in a
- * pipeline with pipefail would.
+ * Where a command given --jq hands its --json output (cli/output.ts
+ * JsonOutput): each JSON text, once whole (a document; with --all the one
+ * envelope of every page; each line of an NDJSON stream, as it comes), goes
+ * through the filter, and its results to stdout, one a line: a string raw
+ * (`jq -r`); any other value compact in a pipe, indented on a terminal (as gh
+ * prints it), where control characters are also taken out of a string, as of
+ * every server value shown there. jq's errors go to stderr, and the
+ * command's exit code becomes 1 (finish()), as a failing `| jq` in a pipeline
+ * with pipefail would.
  */
-export class JqOutput implements OutputStream {
-  private readonly splitter = new JsonValueSplitter();
+export class JqJson implements JsonOutput {
   private failed = false;
+  private said = false;
 
   constructor(
     private readonly filter: JqFilter,
@@ -82,36 +84,55 @@ export class JqOutput implements OutputStream {
     private readonly stderr: OutputStream,
   ) {}
 
-  get isTTY(): boolean | undefined {
-    return this.stdout.isTTY;
+  document(value: unknown): void {
+    this.apply(JSON.stringify(value));
   }
 
-  get columns(): number | undefined {
-    return this.stdout.columns;
+  text(json: string): void {
+    this.apply(json);
   }
 
-  write(chunk: string): boolean {
-    const before = this.splitter.notJson;
-    for (const value of this.splitter.push(String(chunk))) this.apply(value);
-    if (before === undefined && this.splitter.notJson !== undefined) {
-      this.fail(`--jq: the output is not JSON (it begins ${JSON.stringify(this.splitter.notJson)}): this command prints no JSON document to filter`);
-    }
-    return true;
+  line(value: unknown): void {
+    this.apply(JSON.stringify(value));
+  }
+
+  /** The document is filtered whole, once ended: one that a failure cut short is dropped, as jq drops a cut input. */
+  stream(key: string, head: Record<string, unknown> = {}): JsonDocument {
+    const items: unknown[] = [];
+    return {
+      get count() {
+        return items.length;
+      },
+      started: true,
+      item: (value) => void items.push(value),
+      end: (tail) => this.document({ ...head, [key]: items, ...tail }),
+    };
   }
 
   /**
-   * The end of the command's output: a number or word it ended with is
-   * filtered; a document cut short (the command failed half-way) is dropped.
-   * Returns the exit code, 1 where jq failed and the command did not.
+   * The stdout a command given --jq has for anything but its JSON: there is nothing there to filter, so text
+   * written to it is not printed, and said once (a command with no JSON output to give).
    */
+  get plainOutput(): OutputStream {
+    return {
+      isTTY: this.stdout.isTTY,
+      columns: this.stdout.columns,
+      write: () => {
+        if (!this.said) this.fail('--jq: this command prints no JSON document to filter');
+        this.said = true;
+        return true;
+      },
+    };
+  }
+
+  /** The end of the command: the exit code, 1 where jq failed and the command did not. */
   finish(exitCode: number): number {
-    const { last } = this.splitter.end();
-    if (last !== undefined) this.apply(last);
     return this.failed && exitCode === ExitCode.ok ? ExitCode.failure : exitCode;
   }
 
-  private apply(value: string): void {
-    const { results, error, warnings } = this.filter.run(value);
+  private apply(json: string | undefined): void {
+    if (json === undefined) return;
+    const { results, error, warnings } = this.filter.run(json);
     for (const result of results) this.stdout.write(`${this.shown(result)}\n`);
     if (warnings) this.stderr.write(`${warnings}\n`);
     if (error !== undefined) this.fail(`--jq: ${error}`);

@@ -17,23 +17,69 @@ export function writeEmptyNote(deps: Pick<CommandDeps, 'stdout' | 'stderr'>, lay
 }
 
 /**
+ * Where a command's --json output goes, as values: printed as JSON text, or,
+ * with --jq, each JSON text through the filter (jq.ts JqJson). A command
+ * hands it values and never writes JSON text to stdout itself, so that --jq
+ * gets what the command meant, not text to take apart again.
+ */
+export interface JsonOutput {
+  /** One whole document: an object, a page, a summary. */
+  document(value: unknown): void;
+  /** A document that is already JSON text (the service's own bytes, every digit kept: `whsvc api`). */
+  text(json: string): void;
+  /** One line of an NDJSON stream (listen, tail, replay), printed at once. */
+  line(value: unknown): void;
+  /** One document written as it goes, `{ head…, "<key>": [items…], tail… }` (JsonDocumentStream). */
+  stream(key: string, head?: Record<string, unknown>, pretty?: boolean): JsonDocument;
+}
+
+/** A document written as it goes: begun with the first item, ended whatever happens. */
+export interface JsonDocument {
+  readonly count: number;
+  /** Whether anything was written. */
+  readonly started: boolean;
+  item(value: unknown): void;
+  end(tail: Record<string, unknown>): void;
+}
+
+/** --json's output as text on stdout: documents indented, lines compact. */
+export class PrintedJson implements JsonOutput {
+  constructor(private readonly out: { write(chunk: string): unknown }) {}
+
+  document(value: unknown): void {
+    this.out.write(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  text(json: string): void {
+    this.out.write(json.endsWith('\n') ? json : `${json}\n`);
+  }
+
+  line(value: unknown): void {
+    this.out.write(`${JSON.stringify(value)}\n`);
+  }
+
+  stream(key: string, head: Record<string, unknown> = {}, pretty = false): JsonDocument {
+    return new JsonDocumentStream(this.out, key, head, pretty);
+  }
+}
+
+/**
  * One JSON document written as it goes, `{ head…, "<key>": [items…], tail… }`:
  * begun with the first item (or at the end), so that a run that fails before
  * any leaves stdout empty, and ended whatever happens, so that stdout is one
  * whole document. Compact (an item a line) or `pretty`, as printJson writes.
  */
-export class JsonDocumentStream {
+class JsonDocumentStream implements JsonDocument {
   private begun = false;
   count = 0;
 
   constructor(
     private readonly out: { write(chunk: string): unknown },
     private readonly key: string,
-    private readonly head: Record<string, unknown> = {},
-    private readonly pretty = false,
+    private readonly head: Record<string, unknown>,
+    private readonly pretty: boolean,
   ) {}
 
-  /** Whether anything was written. */
   get started(): boolean {
     return this.begun;
   }
@@ -64,8 +110,8 @@ export class JsonDocumentStream {
   }
 }
 
-export function printJson(deps: Pick<CommandDeps, 'stdout'>, value: unknown): void {
-  deps.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+export function printJson(deps: Pick<CommandDeps, 'jsonOut'>, value: unknown): void {
+  deps.jsonOut.document(value);
 }
 
 /**
@@ -75,7 +121,7 @@ export function printJson(deps: Pick<CommandDeps, 'stdout'>, value: unknown): vo
  * rendered as it comes, and a page that has more ends with a hint on stderr.
  */
 export async function writePages<T>(
-  deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'errColors'>,
+  deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'errColors' | 'jsonOut'>,
   options: {
     all: boolean;
     firstCursor?: string | undefined;
@@ -103,7 +149,7 @@ export async function writePages<T>(
   let count = 0;
   // Shared by the pages, so that they line up.
   const shared: SharedLayout = {};
-  const document = deps.json ? new JsonDocumentStream(deps.stdout, 'data', {}, true) : undefined;
+  const document = deps.json ? deps.jsonOut.stream('data', {}, true) : undefined;
   for (;;) {
     const page = await options.fetchPage(cursor);
     if (document) {

@@ -56,7 +56,7 @@ function writeFailed(path: string, error: unknown): FileError {
 }
 
 /** What is at a path when it is not a regular file, in a user's words; undefined for a regular file. */
-function notRegular(stats: Stats): string | undefined {
+export function notRegular(stats: Stats): string | undefined {
   if (stats.isFile()) return undefined;
   if (stats.isSymbolicLink()) return 'a symbolic link';
   if (stats.isDirectory()) return 'a directory';
@@ -157,10 +157,12 @@ function openChecked(path: string, flags: number, label: string, checked?: Stats
 }
 
 /**
- * A file whsvc appends whole lines to (a record file): created 0600, or an
- * existing regular file appended to with its mode left as the user set it.
- * A line is written whole: a short write is finished, and a failed one is
- * cut back, so the file never ends in a cut line.
+ * A file whsvc appends whole lines to (a record file), each line starting
+ * with `lineStart`: created 0600, or an existing regular file appended to
+ * with its mode left as the user set it, once its first and last lines are
+ * seen to be whsvc's own (a file of the user's is refused, untouched). A line
+ * is written whole: a short write is finished, and a failed one is cut back,
+ * so the file never ends in a cut line.
  */
 export class LineFile {
   private closed = false;
@@ -174,7 +176,7 @@ export class LineFile {
     readonly cutAtOpen: number,
   ) {}
 
-  static open(path: string, label: string): LineFile {
+  static open(path: string, label: string, lineStart: string): LineFile {
     const before = existing(path, label);
     if (before) refuseUnlessOwnRegularFile(path, before, label);
     let opened: { fd: number; created: boolean };
@@ -185,11 +187,11 @@ export class LineFile {
     } catch (error) {
       // Made between the look and the open by another process: taken as it is now, checked again.
       if (before || !(error instanceof FileError) || error.reason !== 'exists') throw error;
-      return LineFile.open(path, label);
+      return LineFile.open(path, label, lineStart);
     }
     let cut = 0;
     try {
-      cut = opened.created ? 0 : cutBackToWholeLines(opened.fd);
+      cut = opened.created ? 0 : cutBackToOwnLines(opened.fd, Buffer.from(lineStart, 'utf8'), () => notOurs(path, label));
     } catch (error) {
       closeSync(opened.fd);
       throw writeFailed(path, error);
@@ -225,28 +227,58 @@ export class LineFile {
   }
 }
 
+/** A file whose lines are not whsvc's own: refused before anything is written. */
+function notOurs(path: string, label: string): FileError {
+  return new FileError(
+    `${label} ${path} is not a record file (its lines are not records whsvc wrote): left as it was`,
+    true,
+    'give the path of a record file, or of a new one',
+  );
+}
+
 /**
- * A file that does not end in a newline ends in a line a kill cut short
- * mid-write: it is cut back to its last whole line, so that the next line
- * starts on a line of its own. Returns the bytes removed.
+ * Checks that a file's first and last lines begin as whsvc's lines do
+ * (`lineStart`), else throws `refuse()`. A last line with no newline after it
+ * is one a kill cut short mid-write (its start is ours, or as much of it as
+ * was written): it is cut back, so that the next line starts on a line of its
+ * own. Returns the bytes removed. Only these two lines are read: the first
+ * tells a file of the user's at once, and the last is the only one a kill can
+ * leave cut.
  */
-function cutBackToWholeLines(fd: number): number {
+function cutBackToOwnLines(fd: number, lineStart: Buffer, refuse: () => FileError): number {
   const size = fstatSync(fd).size;
   if (size === 0) return 0;
+  // As much of a line's start as the file has: all of lineStart, or a shorter piece of it where the file ends.
+  const startsAsOurs = (at: number) => {
+    const head = Buffer.alloc(Math.min(lineStart.length, size - at));
+    const read = readSync(fd, head, 0, head.length, at);
+    return head.subarray(0, read).equals(lineStart.subarray(0, read)) && read === head.length;
+  };
+  if (!startsAsOurs(0)) throw refuse();
+  const last = lastLineStart(fd, size);
+  // A whole line shorter than lineStart fails too: its newline is where lineStart goes on.
+  if (!startsAsOurs(last.at)) throw refuse();
+  if (last.whole) return 0;
+  ftruncateSync(fd, last.at);
+  return size - last.at;
+}
+
+/** Where the file's last line starts, and whether a newline ends it; read back from the end, 64 KiB at a time. */
+function lastLineStart(fd: number, size: number): { at: number; whole: boolean } {
   const chunk = Buffer.alloc(64 * 1024);
-  let end = size;
-  for (;;) {
+  const lastByte = Buffer.alloc(1);
+  readSync(fd, lastByte, 0, 1, size - 1);
+  const whole = lastByte[0] === 0x0a;
+  // The last line's own newline is not where it starts.
+  let end = whole ? size - 1 : size;
+  while (end > 0) {
     const start = Math.max(0, end - chunk.length);
     const read = readSync(fd, chunk, 0, end - start, start);
     const newline = chunk.subarray(0, read).lastIndexOf(0x0a);
-    if (newline === read - 1 && end === size) return 0;
-    if (newline >= 0 || start === 0) {
-      const keep = newline >= 0 ? start + newline + 1 : 0;
-      ftruncateSync(fd, keep);
-      return size - keep;
-    }
+    if (newline >= 0) return { at: start + newline + 1, whole };
     end = start;
   }
+  return { at: 0, whole };
 }
 
 /**

@@ -28,6 +28,13 @@ export interface RecordedDelivery {
   answered: number;
 }
 
+/**
+ * How every line of a record file begins, as whsvc writes it: `whsvc_record`
+ * first. What tells a record file (and a line a kill cut short in one) from a
+ * file of the user's that --record must not touch.
+ */
+export const RECORD_LINE_START = '{"whsvc_record":1,';
+
 /** The words of record files written before `signature_check`, in their `signature` field. */
 const EARLIER_WORDS: Record<string, SignatureCheck> = { ok: 'verified', bad: 'mismatch', unsigned: 'missing', unchecked: 'not_checked' };
 
@@ -70,11 +77,22 @@ export function recordedRequest(
 }
 
 /**
- * Whether a body is a token request, which holds an OAuth client secret (an
- * API command pointed at listen's port by mistake): a JSON object (a BOM
- * before it or not), a form (its names percent-encoded or not) or a multipart
- * form with a `client_secret` field. Never recorded nor printed. A delivery
- * whose payload merely mentions `client_secret` is kept as any other.
+ * Whether a request is a token request sent to a receiver by mistake (an API
+ * command pointed at listen's port), whose body holds an OAuth client secret:
+ * never recorded nor printed. A delivery whose signature verified is the
+ * service's own payload, signed with the webhook's secret, whatever its fields
+ * (an event about an OAuth client may well carry a top-level `client_secret`):
+ * always kept. A token request is never signed so, and is told by its body.
+ */
+export function isMistakenTokenRequest(body: Buffer, signatureCheck: SignatureCheck): boolean {
+  return signatureCheck !== 'verified' && carriesClientSecret(body);
+}
+
+/**
+ * Whether a body is shaped as a token request: a JSON object (a BOM before it
+ * or not), a form (its names percent-encoded or not) or a multipart form with
+ * a `client_secret` field. A payload that merely mentions `client_secret` is
+ * not.
  */
 export function carriesClientSecret(body: Buffer): boolean {
   // A token request is a few hundred bytes: a large body is a delivery, never parsed here.

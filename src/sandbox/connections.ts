@@ -1,31 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
 import { isLoopbackHost, type ProxySettings } from '../net.js';
 
-/** The process's limit of open files (its soft limit), where the system tells it (Linux); undefined elsewhere. */
-export function openFileLimit(limits: () => string = () => readFileSync('/proc/self/limits', 'utf8')): number | undefined {
-  try {
-    const match = /^Max open files\s+(\d+|unlimited)/m.exec(limits());
-    if (!match) return undefined;
-    return match[1] === 'unlimited' ? Number.POSITIVE_INFINITY : Number(match[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The most sends in flight at once the sandbox takes by itself, whatever the file limit. */
-export const MOST_CONNECTIONS = 256;
-
-/**
- * The sends in flight at once when --max-connections is not given: a
- * quarter of the file limit, at most MOST_CONNECTIONS. The other three quarters are for
- * what else holds a descriptor: the API's own clients, the store, and the
- * idle connections each origin keeps for a few seconds.
- */
-export function defaultMaxConnections(fileLimit = openFileLimit()): number {
-  if (fileLimit === undefined) return MOST_CONNECTIONS;
-  return Math.max(8, Math.min(MOST_CONNECTIONS, Math.floor(fileLimit / 4)));
-}
+// Moved to one home below the sandbox, for listen too; kept importable from here.
+export { defaultMaxConnections, MOST_CONNECTIONS } from '../open-files.js';
 
 /**
  * The connections every delivery goes through: one pool per origin, so

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Clock } from './clock.js';
+import { ClientGone, discardRest, readBodyUpTo, TOO_LARGE } from '../request-body.js';
 
 /** An error the sandbox answers a request with, as `{ "error": { "code", "message" } }` (the CLI reads it as an ApiError). */
 export class ErrorAnswer extends Error {
@@ -38,82 +39,12 @@ export function sendErrorAnswer(res: ServerResponse, error: ErrorAnswer): void {
   sendJson(res, error.status, { error: { code: error.code, message: error.message, ...error.extra } }, error.headers);
 }
 
-/** The client went away before its request was whole: nobody to answer, nothing of ours to report. */
-export class ClientGone extends Error {}
-
 /** The raw request body, refused with 413 past MAX_BODY_BYTES (after the rest of it is read and dropped: see discardRest). */
 export async function readBody(req: IncomingMessage): Promise<string> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
-    await discardRest(req);
-    throw tooLarge();
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const stop = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onGone);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
-      stop();
-      void discardRest(req).then(() => reject(tooLarge()));
-    };
-    const onEnd = () => {
-      stop();
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    };
-    const onGone = (error?: Error) => {
-      stop();
-      reject(new ClientGone(error?.message ?? 'aborted'));
-    };
-    const onClose = () => {
-      if (!req.readableEnded) onGone();
-    };
-    req.on('data', onData);
-    req.once('end', onEnd);
-    req.once('error', onGone);
-    req.once('close', onClose);
-  });
-}
-
-/** What is read and dropped of a refused body before the answer, at most (nginx's lingering close, bounded the same way). */
-const LINGER_BYTES = 16 * 1024 * 1024;
-const LINGER_MS = 5_000;
-
-/**
- * Reads and drops the rest of a body too large to take, for a bounded size
- * and time, before the 413 goes out and the connection closes: a client that
- * sends its whole body before reading (Python's urllib, for one) then reads
- * the answer, where closing with its data unread would reset the connection.
- */
-function discardRest(req: IncomingMessage): Promise<void> {
-  if (req.readableEnded || req.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    let dropped = 0;
-    const done = () => {
-      clearTimeout(timer);
-      req.off('data', onData);
-      req.off('end', done);
-      req.off('error', done);
-      req.off('close', done);
-      resolve();
-    };
-    const onData = (chunk: Buffer) => {
-      dropped += chunk.length;
-      if (dropped > LINGER_BYTES) done();
-    };
-    const timer = setTimeout(done, LINGER_MS);
-    req.on('data', onData);
-    req.once('end', done);
-    req.once('error', done);
-    req.once('close', done);
-    req.resume();
-  });
+  const body = await readBodyUpTo(req, MAX_BODY_BYTES);
+  if (body !== TOO_LARGE) return body.toString('utf8');
+  await discardRest(req);
+  throw tooLarge();
 }
 
 function isJsonType(req: IncomingMessage): boolean {

@@ -136,6 +136,10 @@ describe('what is not a regular file: refused before anything happens, its mode 
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(2);
       expect(result.stderr.split('\n')[0]).toMatch(new RegExp(`^whsvc: --(secret|payload)-file ${fifo} is not a regular file$`));
     }
+    // replay's FILE: opening a FIFO with no writer once held replay past two Ctrl-C.
+    const replay = await runCli(['replay', fifo, '--to', receiver.url], { timeoutMs: 15_000 });
+    expect(replay.code, replay.stderr).toBe(2);
+    expect(replay.stderr.split('\n')[0]).toBe(`whsvc: ${fifo} is a FIFO, not a regular file`);
   });
 
   it('a directory as --record, --checkpoint or --secret-file', async () => {
@@ -157,8 +161,9 @@ describe('listen keeps a delivery before it answers', () => {
     const secret = 'whsec_keep_before_answer';
     const file = join(workDir, 'kept.ndjson');
     const listener = await listen(['--secret', secret, '--record', file]);
-    // A large body: writing its record takes long enough that an answer given first would be read before it is kept.
-    const body = JSON.stringify({ id: 'inv_big', event: 'invoice.paid', data: 'x'.repeat(8 * 1024 * 1024) });
+    // A large body (near the most listen takes, 1 MiB): writing its record takes long enough that an answer given first
+    // would be read before it is kept.
+    const body = JSON.stringify({ id: 'inv_big', event: 'invoice.paid', data: 'x'.repeat(1_000_000) });
     const answer = await postDelivery(`${listener.url}/hooks`, secret, 'dlv_kept_1', { body });
     listener.child.kill('SIGKILL');
     expect(answer.status).toBe(200);

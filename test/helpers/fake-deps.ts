@@ -13,6 +13,7 @@ import { ConfigStore } from '../../src/config/store.js';
 import { Chalk } from 'chalk';
 import { PLAIN, colorLevel, colorsFrom, wantsColor } from '../../src/render/colors.js';
 import { undiciTransport } from './undici-transport.js';
+import { PrintedJson } from '../../src/cli/output.js';
 
 export const ORIGIN = 'http://127.0.0.1:4010';
 export const CLIENT_ID = 'cli_test_0123';
@@ -229,6 +230,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
     canPrompt: options.canPrompt ?? false,
     prompter,
     interrupts: new Interrupts(new EventEmitter(), stderr, () => {}),
+    jsonOut: new PrintedJson(stdout),
     now: () => clock.now,
     serviceNow: () => api.serviceClock.now(),
     apiFor: (baseUrl, creds) => client({ credentials: creds, baseUrl }),

@@ -185,7 +185,9 @@ function printAnswer(deps: CommandDeps, response: TransportResponse): void {
   } catch {
     json = undefined;
   }
-  if (deps.stdout.isTTY) deps.stdout.write(`${json === undefined ? sanitizeBlock(response.text).replace(/\n?$/, '') : JSON.stringify(json, null, 2)}\n`);
+  // --json (--jq): the answer's own bytes, every digit kept, to print or to filter.
+  if (deps.json && json !== undefined) deps.jsonOut.text(response.text);
+  else if (deps.stdout.isTTY) deps.stdout.write(`${json === undefined ? sanitizeBlock(response.text).replace(/\n?$/, '') : JSON.stringify(json, null, 2)}\n`);
   else deps.stdout.write(response.text.endsWith('\n') ? response.text : `${response.text}\n`);
   if (typeof json === 'object' && json !== null && typeof (json as { signing_secret?: unknown }).signing_secret === 'string') {
     deps.stderr.write(

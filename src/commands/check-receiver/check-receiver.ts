@@ -145,7 +145,7 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
   }
   const failed = judged.filter((j) => !j.verdict.pass);
   if (options.json) {
-    deps.stdout.write(`${JSON.stringify(document(target, options, secrets, judged), null, 2)}\n`);
+    deps.jsonOut.document(document(target, options, secrets, judged));
   } else {
     deps.stdout.write(
       failed.length === 0

@@ -11,7 +11,7 @@ import { statusWords } from '../../render/words.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
-import { JsonDocumentStream, printJson, tableLayout } from '../../cli/output.js';
+import { printJson, tableLayout } from '../../cli/output.js';
 import { boundAt, collect, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import { ResendReport, concurrencyOption, resendAll, type ResendTarget, verboseOption } from './shared/resend.js';
 import { attemptCode } from './shared/view.js';
@@ -182,7 +182,7 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
   return report.finish(interrupted, options.argv && resumeCommand(options.argv, since, until ?? now));
 }
 
-function nothingToDo(deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json'>, status: string): number {
+function nothingToDo(deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'jsonOut'>, status: string): number {
   if (deps.json)
     printJson(deps, {
       dry_run: false,
@@ -209,7 +209,7 @@ const dryRunRow = (c: Candidate) => ({
 /** --dry-run --json: one document, its rows written as they are found, then a summary. */
 async function dryRunAsJson(deps: CommandDeps, candidates: AsyncIterable<Candidate>, stop: AbortSignal | undefined): Promise<number> {
   const webhooks = new Set<string | undefined>();
-  const document = new JsonDocumentStream(deps.stdout, 'deliveries', { dry_run: true });
+  const document = deps.jsonOut.stream('deliveries', { dry_run: true });
   const summary = () => ({ summary: { selected: document.count, webhooks: webhooks.size }, interrupted: stop?.aborted === true });
   try {
     for await (const candidate of candidates) {

@@ -96,12 +96,15 @@ export class Answerer {
     const eventMismatch = signedEvent !== undefined && headerEvent !== undefined && headerEvent !== signedEvent;
     const { deliveryId, attempt } = delivery;
     const base = { event, headerEvent, eventMismatch, deliveryId, attempt };
+    const keys = this.secrets();
+    const { check: signatureCheck, by } = checkSignatureWith(keys, body, delivery.signature);
     if (this.rules.events && event && !this.rules.events.includes(event)) {
+      // Checked all the same: its record says what its signature is (and a verified one is always recorded).
       return {
         ...base,
         filtered: true,
-        signatureCheck: 'not_checked',
-        verifiedBy: null,
+        signatureCheck,
+        verifiedBy: by?.name ?? null,
         attemptNumber: 0,
         repeat: null,
         repeatOf: null,
@@ -110,8 +113,6 @@ export class Answerer {
         refusal: '',
       };
     }
-    const keys = this.secrets();
-    const { check: signatureCheck, by } = checkSignatureWith(keys, body, delivery.signature);
     const trusted = signatureCheck === 'verified' || signatureCheck === 'not_checked';
     // Only what passed (or could not be checked) is remembered: a forged request must not poison an id.
     const seen = trusted ? this.seen.classify(deliveryId, attempt, body) : { repeat: null, of: null, remember: () => {} };

@@ -5,24 +5,24 @@ import { examples } from '../../cli/examples.js';
 import { collect, distinctList, duration, inSeconds, integerIn, requestTimeoutGivenMs, share } from '../../cli/parse.js';
 import { elapsed } from '../../render/words.js';
 import { ConfigStore } from '../../config/store.js';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
 import { colorsFor } from '../../render/colors.js';
-import { carriesClientSecret, recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
+import { isMistakenTokenRequest, recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
 import { RecordFile } from '../replay/shared/record.js';
 import { sendAsReceived } from '../replay/shared/send.js';
 import { Answerer, type Decision } from './answer.js';
 import { receiptJson, receiptLayout, receiptLine, type AnswerWords, type Receipt } from './receipt.js';
 import type { Io } from '../../cli/deps.js';
-import { ExitCode, listenError, usageError } from '../../cli/errors.js';
+import { ExitCode, usageError } from '../../cli/errors.js';
 import { FileError } from '../../files/user-file.js';
-import { httpUrl } from '../../net.js';
 import { checkRoutes, describeRoutes, forwardRoute, routeFor, shownUrl, type ForwardRoute } from '../../cli/forward.js';
 import { currentSecrets, describeSecrets, secretSources, type SecretSource } from '../../cli/secret.js';
 import { STDIN } from '../../cli/stdin.js';
-import { DELIVERY_TIMEOUT_MS } from '../../protocol/delivery.js';
+import { DELIVERY_TIMEOUT_MS, LARGEST_PAYLOAD_BYTES } from '../../protocol/delivery.js';
+import { counted } from '../../render/text.js';
+import { bytesText, type Receive, type ReceiverBounds, receiverBounds, serveRequests, type Stopped } from './server.js';
 import { notOneOf } from '../../cli/suggest.js';
 
 /** Defines `listen`. */
@@ -161,6 +161,8 @@ export interface ListenDeps extends Io {
   now?: () => Date;
   /** How --forward-to sends (undici, as every request of whsvc); a test may pass its own. */
   transport?: Transport;
+  /** What listen takes of its senders (receiverBounds); a test may set others. */
+  bounds?: Partial<ReceiverBounds>;
 }
 
 /** What a verified delivery is answered when --respond-status is not given. */
@@ -198,6 +200,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     deps.stderr.write(`whsvc listen: no request for ${elapsed(options.maxSilenceMs!)} (--max-silence): stopping, exit 6\n`);
     finish(ExitCode.timedOut);
   });
+  let saidTokenRequest = false;
   const receive: Receive = async (req, res, body, arrivedAt, started) => {
     silence.heard();
     // A sender that hung up before the answer (its limit ran out) never reads it: the line says so.
@@ -210,11 +213,19 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       return;
     }
     const decision = answerer.consider(req.headers, body);
+    // A token request sent here by mistake (an API command pointed at this port) holds a client secret: answered, but
+    // its body never kept (so never replayed) nor printed, and said once. A verified delivery is always kept.
+    const tokenRequest = isMistakenTokenRequest(body, decision.signatureCheck);
+    if (tokenRequest && !saidTokenRequest) {
+      saidTokenRequest = true;
+      deps.stderr.write(
+        'whsvc listen: a request with a client_secret in its body and no verified signature (an API command pointed here by mistake?): answered, its body neither recorded nor printed\n',
+      );
+    }
     // Kept before it is answered: a receiver never acknowledges what it has not kept, and listen takes (remembers and
-    // counts) only what it kept. A request whose body carries a client secret (an API command pointed at this port by
-    // mistake) is answered but never kept, so never replayed.
+    // counts) only what it kept.
     const keep = (answered: number): boolean => {
-      const kept = recording === undefined || carriesClientSecret(body) || recording.keep(() => recordOf(req, body, arrivedAt, decision, answered));
+      const kept = recording === undefined || tokenRequest || recording.keep(() => recordOf(req, body, arrivedAt, decision, answered));
       if (kept) answerer.take(decision);
       return kept;
     };
@@ -235,14 +246,18 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       Object.assign(decision, { status: NOT_RECORDED_STATUS, rule: 'not_recorded', refusal: 'this delivery could not be recorded\n' });
     res.writeHead(decision.status, { 'content-type': 'text/plain' }).end(decision.refusal);
     const receipt: Receipt = { decision, receivedAt: arrivedAt, headers: req.headers, body, forwarded, senderLeftAfterMs };
-    deps.stdout.write(options.json ? receiptJson(receipt, words) : receiptLine(receipt, words, colors, layout));
+    if (options.json) deps.jsonOut.line(receiptJson(receipt, words));
+    else deps.stdout.write(receiptLine(receipt, words, colors, layout));
     if (options.count !== undefined && tally.verified >= options.count) finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
   };
-  const server = await serveRequests(receive, options, now, (error) =>
-    deps.stderr.write(`whsvc listen: a request could not be handled, answered 500: ${(error as Error)?.message ?? String(error)}\n`),
-  );
+  const bounds = { ...receiverBounds(), ...deps.bounds };
+  const stops = new Stops(deps.stderr, bounds);
+  const server = await serveRequests(receive, options, bounds, now, {
+    onFailure: (error) => deps.stderr.write(`whsvc listen: a request could not be handled, answered 500: ${(error as Error)?.message ?? String(error)}\n`),
+    onStopped: (what) => stops.stopped(what),
+  });
   // A script learns the address from stdout, as from `sandbox start --json`: --port 0 chose the port.
-  if (options.json) deps.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
+  if (options.json) deps.jsonOut.line({ url: server.url });
   announce(deps.stderr, { url: server.url, secrets, routes, seed, recorder: recording?.file }, options);
 
   let timer: NodeJS.Timeout | undefined;
@@ -259,6 +274,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   silence.stop();
   await server.stop();
   recording?.file.close();
+  for (const line of stops.summary()) deps.stderr.write(`whsvc listen: ${line}\n`);
   const { bad, refused } = tally;
   const unrecorded = recording?.unrecorded ?? 0;
   if (unrecorded > 0) {
@@ -320,53 +336,40 @@ class Recording {
   }
 }
 
-/** A request and its body: `arrivedAt` on the service's clock (the line's time), `startedAt` as performance.now() had it when the request came. */
-type Receive = (req: IncomingMessage, res: ServerResponse, body: Buffer, arrivedAt: Date, startedAt: number) => Promise<void>;
-
 /**
- * The HTTP server around `receive`, listening on --host and --port. stop():
- * no new request; those under way (an answer that waits out --delay, a
- * forward) are answered and recorded first.
+ * What listen's bounds stopped (server.ts): each kind said once, the first
+ * time (a flood of them must not flood the terminal), and counted for the
+ * last lines.
  */
-async function serveRequests(
-  receive: Receive,
-  options: ListenOptions,
-  now: () => Date,
-  onFailure: (error: unknown) => void,
-): Promise<{ url: string; stop(): Promise<void> }> {
-  const inFlight = new Set<Promise<void>>();
-  const server = createServer((req, res) => {
-    // The sender's limit runs from its request, not from the end of its body: a slow upload is time it has spent.
-    const startedAt = performance.now();
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      // Each request's handling is kept until it ends: listen stops only once every answer is given and recorded.
-      const handled = receive(req, res, Buffer.concat(chunks), now(), startedAt)
-        .catch((error: unknown) => {
-          // A request listen could not handle (a body too large to record, say): answered 500, said in one line.
-          if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end('listen could not handle this request\n');
-          else res.end();
-          onFailure(error);
-        })
-        .finally(() => inFlight.delete(handled));
-      inFlight.add(handled);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error) => reject(listenError(error, options.host, options.port)));
-    server.listen(options.port, options.host, resolve);
-  });
-  return {
-    url: httpUrl(server.address() as AddressInfo),
-    async stop() {
-      const closed = new Promise((resolve) => server.close(resolve));
-      server.closeIdleConnections();
-      await Promise.allSettled(inFlight);
-      server.closeAllConnections();
-      await closed;
-    },
-  };
+class Stops {
+  private readonly counts: Record<Stopped, number> = { too_large: 0, too_slow: 0, shed: 0 };
+
+  constructor(
+    private readonly stderr: Io['stderr'],
+    private readonly bounds: ReceiverBounds,
+  ) {}
+
+  stopped(what: Stopped): void {
+    this.counts[what] += 1;
+    if (this.counts[what] > 1) return;
+    const { maxBodyBytes, headersTimeoutMs, requestTimeoutMs, maxConnections } = this.bounds;
+    const first = {
+      too_large: `a request body over ${bytesText(maxBodyBytes)}, the most listen takes (the service sends at most ${bytesText(LARGEST_PAYLOAD_BYTES)}), answered 413 and not read on`,
+      too_slow: `a connection that sent no whole request in time (its headers within ${elapsed(headersTimeoutMs)}, all of it within ${elapsed(requestTimeoutMs)}) closed with 408`,
+      shed: `${maxConnections} connections open at once, the most listen holds: each new one closes the oldest not being answered (a flood of slow connections?)`,
+    }[what];
+    this.stderr.write(`whsvc listen: ${first}; more are counted at the end\n`);
+  }
+
+  /** The last lines: how many of each there were, when any. */
+  summary(): string[] {
+    const { too_large, too_slow, shed } = this.counts;
+    return [
+      too_large > 0 ? `${counted(too_large, 'request body', 'request bodies')} over ${bytesText(this.bounds.maxBodyBytes)} refused (413)` : '',
+      too_slow > 0 ? `${counted(too_slow, 'connection')} closed for sending no whole request in time (408)` : '',
+      shed > 0 ? `${counted(shed, 'connection')} closed to stay within ${this.bounds.maxConnections} at once` : '',
+    ].filter(Boolean);
+  }
 }
 
 /** What listen says at start, on stderr: where it listens, how it verifies and answers, where it forwards and records. */

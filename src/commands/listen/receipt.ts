@@ -6,7 +6,7 @@ import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js'
 import { sanitize } from '../../render/text.js';
 import { clockTime, noAnswer, elapsed } from '../../render/words.js';
 import type { Decision } from './answer.js';
-import { carriesClientSecret, withoutCredentials } from '../../protocol/record.js';
+import { isMistakenTokenRequest, withoutCredentials } from '../../protocol/record.js';
 
 /** One request as listen shows it: what it decided, what the app answered a forward, and the request itself. */
 export interface Receipt {
@@ -44,9 +44,9 @@ function stampOf(receipt: Receipt): string {
 }
 
 /** The --json line of a request (NDJSON). */
-export function receiptJson(receipt: Receipt, words: AnswerWords): string {
+export function receiptJson(receipt: Receipt, words: AnswerWords): Record<string, unknown> {
   const { decision: d, forwarded } = receipt;
-  return `${JSON.stringify({
+  return {
     received_at: receipt.receivedAt.toISOString(),
     event: d.event ?? null,
     header_event: d.headerEvent ?? null,
@@ -66,8 +66,8 @@ export function receiptJson(receipt: Receipt, words: AnswerWords): string {
       : null,
     // What a record never keeps is never printed either: credential headers, and a token request's body (its secret).
     headers: withoutCredentials(receipt.headers),
-    body: carriesClientSecret(receipt.body) ? null : receipt.body.toString('utf8'),
-  })}\n`;
+    body: isMistakenTokenRequest(receipt.body, d.signatureCheck) ? null : receipt.body.toString('utf8'),
+  };
 }
 
 type ReceiptKey = 'time' | 'event' | 'delivery' | 'signature' | 'answer' | 'rule' | 'app' | 'via' | 'notes';

@@ -1,10 +1,16 @@
 import { constants as buffer } from 'node:buffer';
-import { open, type FileHandle } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import type { InputStream } from '../../cli/deps.js';
 import { CliError, ExitCode, usageError } from '../../cli/errors.js';
+import { STDIN } from '../../cli/stdin.js';
+import { notRegular } from '../../files/user-file.js';
 import { parseRecord, type RecordedDelivery } from '../../protocol/record.js';
 
 /** A record file checked whole: how many records the filter chose, and those records again, to send. */
 export interface CheckedRecords {
+  /** Where they come from, as messages name it: the file, or `stdin`. */
+  name: string;
   /** How many records the filter chose. */
   count: number;
   /** The chosen records again, in the order of the file. */
@@ -26,42 +32,84 @@ const CHUNK_BYTES = 1 << 20;
  * line (one delivery) at a time however large the file. It is read twice: once
  * to check every line and count what is chosen, before anything is sent (a bad
  * line anywhere is exit 2 naming it, and nothing is sent), then again to send.
- * A file that is not a regular file (a pipe, `<(zcat …)`) cannot be read twice:
- * the records chosen are kept from the first reading instead.
+ * Only a regular file is read by name, as every file whsvc reads: a FIFO with no
+ * writer, or a device, would hold the open or the read for good, past Ctrl-C.
+ * Records piped in come as `-` (stdin), read once: the records chosen are kept
+ * from the first reading.
  */
-export async function checkRecordFile(file: string, choose: (record: RecordedDelivery) => boolean, limits: ReadLimits = {}): Promise<CheckedRecords> {
-  const cannotRead = (error: unknown) =>
-    new CliError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, ExitCode.usage);
-  let handle: FileHandle;
+export async function checkRecordFile(
+  file: string,
+  choose: (record: RecordedDelivery) => boolean,
+  limits: ReadLimits = {},
+  stdin?: InputStream,
+): Promise<CheckedRecords> {
+  if (file === STDIN) return checkPipedRecords(stdin, choose, limits);
+  const handle = await openRecordFile(file);
   try {
-    handle = await open(file, 'r');
-  } catch (error) {
-    throw cannotRead(error);
-  }
-  try {
-    const rereadable = (await handle.stat()).isFile();
-    const kept: RecordedDelivery[] = [];
     let count = 0;
     let checkedBytes = 0;
     try {
-      for await (const { record, endsAt } of records(file, handle, undefined, limits)) {
+      for await (const { record, endsAt } of records(file, chunksOf(handle, limits.chunkBytes ?? CHUNK_BYTES), limits)) {
         checkedBytes = endsAt;
-        if (!choose(record)) continue;
-        count += 1;
-        if (!rereadable) kept.push(record);
+        if (choose(record)) count += 1;
       }
     } catch (error) {
-      throw error instanceof CliError ? error : cannotRead(error);
+      throw error instanceof CliError ? error : cannotRead(file, error);
     }
-    return {
-      count,
-      chosen: rereadable ? () => chosenAgain(file, handle, checkedBytes, choose, limits) : () => toAsync(kept),
-      close: () => handle.close(),
-    };
+    return { name: file, count, chosen: () => chosenAgain(file, handle, checkedBytes, choose, limits), close: () => handle.close() };
   } catch (error) {
     await handle.close();
     throw error;
   }
+}
+
+const cannotRead = (file: string, error: unknown) =>
+  new CliError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, ExitCode.usage);
+
+/** A path that is not a regular file: refused before it is opened (and again once open, were one swapped in). */
+function refuseUnlessRegular(file: string, stats: Stats): void {
+  const what = notRegular(stats);
+  if (what === undefined) return;
+  throw usageError(
+    `${file} is ${what}, not a regular file`,
+    'give the path of a record file, or - to pipe records in (zcat f.ndjson.gz | whsvc replay - --to URL)',
+  );
+}
+
+/** Opens the record file named: a regular file only, opened without waiting (O_NONBLOCK: a FIFO never holds it). */
+async function openRecordFile(file: string): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    refuseUnlessRegular(file, await stat(file));
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch (error) {
+    throw error instanceof CliError ? error : cannotRead(file, error);
+  }
+  try {
+    refuseUnlessRegular(file, await handle.stat());
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error instanceof CliError ? error : cannotRead(file, error);
+  }
+}
+
+/** Records piped in on stdin (`-`): read once, the chosen ones kept to be sent. */
+async function checkPipedRecords(stdin: InputStream | undefined, choose: (record: RecordedDelivery) => boolean, limits: ReadLimits): Promise<CheckedRecords> {
+  if (stdin === undefined || stdin.isTTY) {
+    throw usageError('replay - reads records from stdin, which is a terminal: pipe them in (zcat f.ndjson.gz | whsvc replay - --to URL)');
+  }
+  const kept: RecordedDelivery[] = [];
+  try {
+    for await (const { record } of records('stdin', bytesOf(stdin), limits)) if (choose(record)) kept.push(record);
+  } catch (error) {
+    throw error instanceof CliError ? error : cannotRead('stdin', error);
+  }
+  return { name: 'stdin', count: kept.length, chosen: () => toAsync(kept), close: async () => {} };
+}
+
+async function* bytesOf(stdin: InputStream): AsyncGenerator<Buffer> {
+  for await (const chunk of stdin) yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 }
 
 /** The second reading, up to where the first one checked (a file still being appended to has more by now). */
@@ -73,7 +121,7 @@ async function* chosenAgain(
   limits: ReadLimits,
 ): AsyncGenerator<RecordedDelivery> {
   try {
-    for await (const { record } of records(file, handle, end, limits)) if (choose(record)) yield record;
+    for await (const { record } of records(file, chunksOf(handle, limits.chunkBytes ?? CHUNK_BYTES, end), limits)) if (choose(record)) yield record;
   } catch (error) {
     const why = error instanceof CliError ? error.message : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
     throw new CliError(`${file} changed while it was replayed (${why}): what was sent before is shown above`, ExitCode.usage);
@@ -84,23 +132,15 @@ async function* toAsync<T>(items: T[]): AsyncGenerator<T> {
   yield* items;
 }
 
-/**
- * The records of the file from where it stands (a pipe), or of its first `end` bytes, each with the offset just past
- * its line; a bad line is a usage error `FILE:LINE: why`.
- */
-async function* records(
-  file: string,
-  handle: FileHandle,
-  end: number | undefined,
-  limits: ReadLimits,
-): AsyncGenerator<{ record: RecordedDelivery; endsAt: number }> {
+/** The records in a stream of bytes, each with the offset just past its line; a bad line is a usage error `FILE:LINE: why`. */
+async function* records(file: string, chunks: AsyncIterable<Buffer>, limits: ReadLimits): AsyncGenerator<{ record: RecordedDelivery; endsAt: number }> {
   const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   const maxLineBytes = limits.maxLineBytes ?? buffer.MAX_STRING_LENGTH;
   let number = 0;
   let endsAt = 0;
   const problem = (why: string) =>
     usageError(`${file}:${number}: ${why}`, 'a record file holds one JSON object a line, as `whsvc listen --record FILE` writes it');
-  for await (const line of splitLines(chunksOf(handle, limits.chunkBytes ?? CHUNK_BYTES, end), maxLineBytes)) {
+  for await (const line of splitLines(chunks, maxLineBytes)) {
     number += 1;
     endsAt += line.bytes;
     if (line.tooLong) throw problem(`longer than ${maxLineBytes} bytes, the most one record can be read as (one string)`);
@@ -117,13 +157,13 @@ async function* records(
   }
 }
 
-/** The file's bytes from where it stands (a pipe), or its first `end` bytes from the start, `size` at a time. */
-async function* chunksOf(handle: FileHandle, size: number, end: number | undefined): AsyncGenerator<Buffer> {
+/** The file's bytes from its start, to its end or to `end`, `size` at a time. */
+async function* chunksOf(handle: FileHandle, size: number, end = Number.POSITIVE_INFINITY): AsyncGenerator<Buffer> {
   let position = 0;
-  while (end === undefined || position < end) {
-    const want = end === undefined ? size : Math.min(size, end - position);
+  while (position < end) {
+    const want = Math.min(size, end - position);
     // A new buffer each time: a line still being read holds on to the chunks it lies in.
-    const { bytesRead, buffer } = await handle.read(Buffer.allocUnsafe(want), 0, want, end === undefined ? null : position);
+    const { bytesRead, buffer } = await handle.read(Buffer.allocUnsafe(want), 0, want, position);
     if (bytesRead === 0) return;
     position += bytesRead;
     yield buffer.subarray(0, bytesRead);

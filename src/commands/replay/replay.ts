@@ -9,6 +9,7 @@ import { examples } from '../../cli/examples.js';
 import { forwardUrl, shownUrl } from '../../cli/forward.js';
 import { boundAt, collect, integerIn, timeBound, type TimeBound } from '../../cli/parse.js';
 import { requiredSecret } from '../../cli/secret.js';
+import { STDIN } from '../../cli/stdin.js';
 import { colorsFor, type Colors } from '../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout } from '../../render/line.js';
 import { ProgressLine } from '../../render/progress.js';
@@ -29,7 +30,7 @@ export function register(program: CommandUnknownOpts): void {
 export const command = () =>
   new Command('replay')
     .description('send recorded deliveries to an app again, the same bytes and headers: exit 0 when every one got a 2xx (a regression test of a receiver)')
-    .argument('<file>', 'a record file, as `whsvc listen --record FILE` writes it')
+    .argument('<file>', 'a record file, as `whsvc listen --record FILE` writes it (- reads the records from stdin)')
     .requiredOption('--to <url>', 'where to send them (without a path: the path each was received at)')
     .option('--secret-file <path>', "sign each body again with the secret in this file (the app's own test secret; - reads stdin)")
     .addOption(new Option('--event <type>', 'only this event type (repeatable)').argParser(collect((value: string) => value)))
@@ -106,8 +107,11 @@ const ok = (status: number | null) => status !== null && status >= 200 && status
 export async function run(options: ReplayOptions, deps: ReplayDeps): Promise<number> {
   const now = deps.now ?? Date.now;
   const target = forwardUrl(options.to, '--to');
+  if (options.file === STDIN && options.secretFile === STDIN) {
+    throw usageError('replay - and --secret-file - both read stdin, which can be read once: give one of them a file');
+  }
   const secret = options.secretFile === undefined ? undefined : await requiredSecret({ secretFile: options.secretFile }, deps);
-  const records = await checkRecordFile(options.file, chooser(options, now()), deps.readLimits);
+  const records = await checkRecordFile(options.file, chooser(options, now()), deps.readLimits, deps.stdin);
   try {
     return await replayChecked(records, target, secret, options, deps);
   } finally {
@@ -121,16 +125,17 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
   const layout = replayLayout(deps);
   if (records.count === 0) {
     // A regression test that tests nothing must not pass: an empty file, or a filter with a typo, fails it.
-    deps.stderr.write(`whsvc: no delivery of ${options.file} matches: nothing sent\n`);
+    deps.stderr.write(`whsvc: no delivery of ${records.name} matches: nothing sent\n`);
     return ExitCode.failure;
   }
   if (options.dryRun) {
     for await (const record of records.chosen()) {
       const url = shownUrl(urlFor(target, record));
-      deps.stdout.write(options.json ? `${JSON.stringify({ would_send: { ...describe(record), url } })}\n` : `${line(record, colors, layout)}\n`);
+      if (options.json) deps.jsonOut.line({ would_send: { ...describe(record), url } });
+      else deps.stdout.write(`${line(record, colors, layout)}\n`);
     }
-    if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { would_send: records.count, to: shownUrl(target) } })}\n`);
-    deps.stderr.write(`whsvc: ${counted(records.count, 'delivery', 'deliveries')} of ${options.file} would be sent to ${shownUrl(target)}\n`);
+    if (options.json) deps.jsonOut.line({ summary: { would_send: records.count, to: shownUrl(target) } });
+    deps.stderr.write(`whsvc: ${counted(records.count, 'delivery', 'deliveries')} of ${records.name} would be sent to ${shownUrl(target)}\n`);
     return ExitCode.ok;
   }
   // Progress only where a person watches both streams: data lines go to stdout, the progress line to stderr.
@@ -141,11 +146,13 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
     if (ok(replayed.result.status)) tally.ok += 1;
     else if (replayed.result.status === null) tally.no_answer += 1;
     else tally.other_status += 1;
-    const text = options.json
-      ? `${JSON.stringify({ replayed: { ...describe(replayed.record), url: shownUrl(urlFor(target, replayed.record)), status: replayed.result.status, error: replayed.result.error ?? null, ms: replayed.ms } })}\n`
-      : `${line(replayed.record, colors, layout, replayed)}\n`;
     progress?.clear();
-    deps.stdout.write(text);
+    if (options.json) {
+      const url = shownUrl(urlFor(target, replayed.record));
+      deps.jsonOut.line({
+        replayed: { ...describe(replayed.record), url, status: replayed.result.status, error: replayed.result.error ?? null, ms: replayed.ms },
+      });
+    } else deps.stdout.write(`${line(replayed.record, colors, layout, replayed)}\n`);
     progress?.update(`replayed ${tally.sent} of ${records.count}: ${tally.ok} answered 2xx`, true);
   };
   try {
@@ -166,7 +173,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
     progress?.clear();
   }
   const summary = `${counted(tally.sent, 'delivery', 'deliveries')} replayed to ${shownUrl(target)}: ${tally.ok} answered 2xx, ${tally.other_status} answered otherwise, ${tally.no_answer} got no answer`;
-  if (options.json) deps.stdout.write(`${JSON.stringify({ summary: { ...tally, to: shownUrl(target), interrupted: deps.stop?.aborted === true } })}\n`);
+  if (options.json) deps.jsonOut.line({ summary: { ...tally, to: shownUrl(target), interrupted: deps.stop?.aborted === true } });
   // A reader of stdout that went away (`| head`) has what it asked for: exit 0, nothing more said, as every command does.
   if (deps.stdoutWasClosed?.()) return ExitCode.ok;
   deps.stderr.write(`whsvc: ${summary}${deps.stop?.aborted ? ` (interrupted: ${records.count - tally.sent} not sent)` : ''}\n`);

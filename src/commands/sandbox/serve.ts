@@ -121,17 +121,15 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
   );
 
   if (options.json) {
-    deps.stdout.write(
-      JSON.stringify({
-        base_url: baseUrl,
-        inspector_url: sandbox.inspector.url(baseUrl),
-        client_id: readWrite!.client_id,
-        client_secret: readWrite!.client_secret,
-        readonly_client_id: readOnly!.client_id,
-        readonly_client_secret: readOnly!.client_secret,
-        data_dir: dataDir ?? null,
-      }) + '\n',
-    );
+    deps.jsonOut.line({
+      base_url: baseUrl,
+      inspector_url: sandbox.inspector.url(baseUrl),
+      client_id: readWrite!.client_id,
+      client_secret: readWrite!.client_secret,
+      readonly_client_id: readOnly!.client_id,
+      readonly_client_secret: readOnly!.client_secret,
+      data_dir: dataDir ?? null,
+    });
   }
 
   const exitCode = await deps.stopSignal;

@@ -94,7 +94,7 @@ export async function run(options: SandboxTriggerOptions, deps: Io & { transport
     throw new CliError(`the sandbox refused the event (${response.status}): ${message ?? 'no reason given'}`);
   }
   if (options.json) {
-    deps.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    deps.jsonOut.text(text);
     return 0;
   }
   const result = JSON.parse(text) as TriggeredEvent;

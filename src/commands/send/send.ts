@@ -116,6 +116,7 @@ export async function run(options: SendOptions, deps: SendDeps): Promise<number>
   const secret = options.secretFile === undefined ? undefined : await requiredSecret({ secretFile: options.secretFile }, deps);
   // Opened before anything is sent: a path the writer refuses is exit 2, and nothing went out.
   const recording = options.record === undefined ? undefined : new RecordFile(options.record);
+  if (recording?.repaired) deps.stderr.write(`whsvc send: ${recording.repaired}\n`);
   const delivery = madeDelivery(body, {
     event,
     platformName: options.platformName,
@@ -134,7 +135,7 @@ export async function run(options: SendOptions, deps: SendDeps): Promise<number>
   }
   const taken = result.status !== null && result.status >= 200 && result.status < 300;
   const sent = { url, delivery, signatureCheck, signedWith: options.secretFile === undefined ? null : secretName(options.secretFile), result, ms };
-  if (options.json) deps.stdout.write(`${JSON.stringify(sentDocument(sent))}\n`);
+  if (options.json) deps.jsonOut.line(sentDocument(sent));
   else deps.stdout.write(await sentBlock(sent, options, deps));
   if (secret === undefined) deps.stderr.write('whsvc send: sent unsigned (no --secret-file): a receiver that checks signatures must refuse it\n');
   if (recording) deps.stderr.write(`whsvc send: recorded to ${recording.path} (send it again with: whsvc replay ${recording.path} --to URL)\n`);

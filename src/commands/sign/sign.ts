@@ -53,10 +53,7 @@ export async function run(options: SignOptions, io: Io): Promise<number> {
   const secret = await requiredSecret({ secretFile: options.secretFile }, io);
   const body = await readFileFlag('--payload-file', payloadFile, io.stdin, 'no payload: pipe the body in, or pass --payload-file FILE');
   const signature = sign(secret, body);
-  io.stdout.write(
-    options.json
-      ? `${JSON.stringify({ signature, header: { name: signatureHeaderName(options.platformName), value: signature }, body_bytes: body.length })}\n`
-      : `${signature}\n`,
-  );
+  if (options.json) io.jsonOut.line({ signature, header: { name: signatureHeaderName(options.platformName), value: signature }, body_bytes: body.length });
+  else io.stdout.write(`${signature}\n`);
   return ExitCode.ok;
 }

@@ -102,7 +102,7 @@ export async function run(options: VerifyOptions, io: Io): Promise<number> {
       ...(several ? { expected_prefixes: Object.fromEntries(expected.map(({ name, prefix }) => [name, prefix])) } : {}),
       ...(hint ? { hint } : {}),
     };
-    io.stdout.write(`${JSON.stringify(document)}\n`);
+    io.jsonOut.line(document);
   }
   if (check === 'verified') {
     if (!options.json) io.stdout.write(`verified${several ? ` by ${by!.name}` : ''}: the signature matches the ${body.length}-byte body\n`);

@@ -1,21 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../../src/cli/errors.js';
-import { JqOutput, loadJqFilter } from '../../../src/cli/jq.js';
+import { JqJson, loadJqFilter } from '../../../src/cli/jq.js';
 import { Collector } from '../../helpers/fake-deps.js';
 
-/** What `--jq expression` prints for `written`, written as the command writes it, and the exit code it leaves. */
-async function through(expression: string, written: string[], options: { tty?: boolean; code?: number } = {}) {
+/** What `--jq expression` prints for the documents a command hands it (JSON texts), and the exit code it leaves. */
+async function through(expression: string, documents: string[], options: { tty?: boolean; code?: number } = {}) {
   const stdout = new Collector(options.tty ?? false);
   const stderr = new Collector();
-  const output = new JqOutput(await loadJqFilter(expression), stdout, stderr);
-  for (const chunk of written) output.write(chunk);
+  const output = new JqJson(await loadJqFilter(expression), stdout, stderr);
+  for (const document of documents) output.text(document);
   return { stdout: stdout.text, stderr: stderr.text, code: output.finish(options.code ?? 0) };
 }
 
 describe('--jq: the --json output through a real jq', () => {
-  it('runs over the whole document, however it was written', async () => {
-    const document = JSON.stringify({ data: [{ id: 'wh_1' }, { id: 'wh_2' }, { id: 'wh_3' }], has_more: false, next_cursor: null }, null, 2);
-    expect(await through('.data | length', [document.slice(0, 10), `${document.slice(10)}\n`])).toEqual({ stdout: '3\n', stderr: '', code: 0 });
+  it('runs over the whole document of a stream (--all), once it is ended; a stream a failure cut short is dropped', async () => {
+    const stdout = new Collector();
+    const output = new JqJson(await loadJqFilter('.data | length'), stdout, new Collector());
+    const document = output.stream('data', {});
+    for (const id of ['wh_1', 'wh_2', 'wh_3']) document.item({ id });
+    expect(stdout.text).toBe('');
+    document.end({ has_more: false, next_cursor: null });
+    expect(stdout.text).toBe('3\n');
+    output.stream('data').item({ id: 'wh_4' });
+    expect(output.finish(1)).toBe(1);
+    expect(stdout.text).toBe('3\n');
   });
 
   it('strings print raw, as jq -r; other values compact in a pipe, one a line', async () => {
@@ -30,12 +38,13 @@ describe('--jq: the --json output through a real jq', () => {
 
   it('an NDJSON stream: each line through the filter as it comes, printed at once', async () => {
     const stdout = new Collector();
-    const output = new JqOutput(await loadJqFilter('select(.event == "invoice.paid") | .id'), stdout, new Collector());
-    output.write('{"url":"http://127.0.0.1:1"}\n');
+    const output = new JqJson(await loadJqFilter('select(.event == "invoice.paid") | .id'), stdout, new Collector());
+    output.line({ url: 'http://127.0.0.1:1' });
     expect(stdout.text).toBe('');
-    output.write('{"id":"dlv_1","event":"invoice.paid"}\n');
+    output.line({ id: 'dlv_1', event: 'invoice.paid' });
     expect(stdout.text).toBe('dlv_1\n');
-    output.write('{"id":"dlv_2","event":"product.updated"}\n{"id":"dlv_3","event":"invoice.paid"}\n');
+    output.line({ id: 'dlv_2', event: 'product.updated' });
+    output.line({ id: 'dlv_3', event: 'invoice.paid' });
     expect(stdout.text).toBe('dlv_1\ndlv_3\n');
   });
 
@@ -67,10 +76,14 @@ describe('--jq: the --json output through a real jq', () => {
     expect((await through('.x.y', ['"s"'], { code: 5 })).code).toBe(5);
   });
 
-  it('output that is not JSON is said, and is a failure', async () => {
-    const result = await through('.', ['# bash completion\n']);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/--jq: the output is not JSON \(it begins "# bash completion/);
-    expect(result.code).toBe(1);
+  it('a command with no JSON to give: what it writes is not printed, said once, and a failure', async () => {
+    const stdout = new Collector();
+    const stderr = new Collector();
+    const output = new JqJson(await loadJqFilter('.'), stdout, stderr);
+    output.plainOutput.write('# bash completion\n');
+    output.plainOutput.write('complete -F _whsvc whsvc\n');
+    expect(stdout.text).toBe('');
+    expect(stderr.text).toBe('whsvc: --jq: this command prints no JSON document to filter\n');
+    expect(output.finish(0)).toBe(1);
   });
 });

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { JsonDocumentStream } from '../../../src/cli/output.js';
+import { PrintedJson } from '../../../src/cli/output.js';
 
 function sink() {
   const out = { text: '', write: (chunk: string) => (out.text += chunk) };
   return out;
 }
 
-describe('JsonDocumentStream', () => {
+describe('PrintedJson.stream: a document written as it goes', () => {
   it('writes nothing until the first item, then one whole document, an item a line', () => {
     const out = sink();
-    const document = new JsonDocumentStream(out, 'deliveries', { dry_run: true });
+    const document = new PrintedJson(out).stream('deliveries', { dry_run: true });
     expect(out.text).toBe('');
     document.item({ id: 'a' });
     document.item({ id: 'b', note: 'x\ny' });
@@ -21,7 +21,7 @@ describe('JsonDocumentStream', () => {
 
   it('with no item, the end alone is still one document', () => {
     const out = sink();
-    const document = new JsonDocumentStream(out, 'deliveries', { dry_run: false });
+    const document = new PrintedJson(out).stream('deliveries', { dry_run: false });
     expect(document.started).toBe(false);
     document.end({ summary: { selected: 0 } });
     expect(JSON.parse(out.text)).toEqual({ dry_run: false, deliveries: [], summary: { selected: 0 } });
@@ -37,12 +37,12 @@ describe('JsonDocumentStream', () => {
       next_cursor: null,
     };
     const out = sink();
-    const document = new JsonDocumentStream(out, 'data', {}, true);
+    const document = new PrintedJson(out).stream('data', {}, true);
     for (const item of page.data) document.item(item);
     document.end({ has_more: false, next_cursor: null });
     expect(out.text).toBe(`${JSON.stringify(page, null, 2)}\n`);
     const empty = sink();
-    new JsonDocumentStream(empty, 'data', {}, true).end({ has_more: false, next_cursor: null });
+    new PrintedJson(empty).stream('data', {}, true).end({ has_more: false, next_cursor: null });
     expect(empty.text).toBe(`${JSON.stringify({ data: [], has_more: false, next_cursor: null }, null, 2)}\n`);
   });
 });

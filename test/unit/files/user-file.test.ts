@@ -21,6 +21,7 @@ import { holdFileLock, withFileLock } from '../../../src/config/lock.js';
 import { FileError, LineFile, ReservedFile, readOwnFile, replaceFile } from '../../../src/files/user-file.js';
 import { canMakeDeviceNodes } from '../../helpers/bad-files.js';
 import { recordOf } from '../../helpers/delivery.js';
+import { RECORD_LINE_START } from '../../../src/protocol/record.js';
 
 // The one writer of the files a user names: what it refuses before anything happens, and what it leaves behind.
 let dir: string;
@@ -67,7 +68,7 @@ const notRegular: Array<[string, (path: string) => void, RegExp]> = [
 if (canMakeDeviceNodes()) notRegular.push(['a device node', (path) => execFileSync('mknod', [path, 'c', '1', '3']), /is a device, not a regular file$/]);
 
 describe.each([
-  ['LineFile.open', (path: string) => LineFile.open(path, '--record')],
+  ['LineFile.open', (path: string) => LineFile.open(path, '--record', RECORD_LINE_START)],
   ['ReservedFile.reserve --force', (path: string) => ReservedFile.reserve(path, '--secret-file', true)],
   ['replaceFile', (path: string) => replaceFile(path, '{}\n', '--checkpoint')],
 ])('%s refuses what is not a regular file of its own, before anything is written', (_name, open) => {
@@ -96,7 +97,7 @@ describe("another user's file", () => {
     chmodSync(path, 0o666);
     chownSync(path, 12345, 12345);
     for (const open of [
-      () => LineFile.open(path, '--record'),
+      () => LineFile.open(path, '--record', RECORD_LINE_START),
       () => ReservedFile.reserve(path, '--secret-file', true),
       () => replaceFile(path, '{}', '--checkpoint'),
     ]) {
@@ -109,58 +110,85 @@ describe("another user's file", () => {
 });
 
 describe('LineFile', () => {
+  /** A line as whsvc writes it in a record file. */
+  const own = (n: number) => `${RECORD_LINE_START}"n":${n}}`;
+
   it('creates the file 0600 whatever the umask, and appends whole lines', () => {
     const path = join(dir, 'records.ndjson');
     const previous = process.umask(0o000);
     try {
-      const file = LineFile.open(path, '--record');
-      file.appendLine('{"a":1}');
-      file.appendLine('{"b":2}');
+      const file = LineFile.open(path, '--record', RECORD_LINE_START);
+      file.appendLine(own(1));
+      file.appendLine(own(2));
       file.close();
     } finally {
       process.umask(previous);
     }
     expect(modeOf(path)).toBe(0o600);
-    expect(readFileSync(path, 'utf8')).toBe('{"a":1}\n{"b":2}\n');
+    expect(readFileSync(path, 'utf8')).toBe(`${own(1)}\n${own(2)}\n`);
   });
 
-  it('appends to an existing regular file and leaves its mode as the user set it', () => {
+  it('appends to an existing record file (an empty one too) and leaves its mode as the user set it', () => {
     const path = join(dir, 'records.ndjson');
-    writeFileSync(path, 'first\n');
-    chmodSync(path, 0o640);
-    const file = LineFile.open(path, '--record');
-    expect(file.created).toBe(false);
-    file.appendLine('second');
-    file.close();
-    expect(readFileSync(path, 'utf8')).toBe('first\nsecond\n');
-    expect(modeOf(path)).toBe(0o640);
+    for (const before of ['', `${own(1)}\n`]) {
+      writeFileSync(path, before);
+      chmodSync(path, 0o640);
+      const file = LineFile.open(path, '--record', RECORD_LINE_START);
+      expect(file.created).toBe(false);
+      expect(file.cutAtOpen).toBe(0);
+      file.appendLine(own(2));
+      file.close();
+      expect(readFileSync(path, 'utf8')).toBe(`${before}${own(2)}\n`);
+      expect(modeOf(path)).toBe(0o640);
+    }
   });
 
-  it('a file a killed run left ending in a cut line is cut back to its last whole line, so the next line starts on its own', () => {
+  it('a record file a killed run left ending in a cut line of its own is cut back to its last whole line, so the next line starts on its own', () => {
     const path = join(dir, 'records.ndjson');
-    writeFileSync(path, '{"a":1}\n{"b":');
-    const file = LineFile.open(path, '--record');
-    expect(file.cutAtOpen).toBe(5);
-    file.appendLine('{"c":3}');
+    writeFileSync(path, `${own(1)}\n${own(2).slice(0, 20)}`);
+    const file = LineFile.open(path, '--record', RECORD_LINE_START);
+    expect(file.cutAtOpen).toBe(20);
+    file.appendLine(own(3));
     file.close();
-    expect(readFileSync(path, 'utf8')).toBe('{"a":1}\n{"c":3}\n');
+    expect(readFileSync(path, 'utf8')).toBe(`${own(1)}\n${own(3)}\n`);
     // One cut line longer than the chunks it is read back in, and nothing before it.
-    writeFileSync(path, `{"big":"${'x'.repeat(200_000)}`);
-    const again = LineFile.open(path, '--record');
-    expect(again.cutAtOpen).toBe(200_008);
+    writeFileSync(path, `${RECORD_LINE_START}"big":"${'x'.repeat(200_000)}`);
+    const again = LineFile.open(path, '--record', RECORD_LINE_START);
+    expect(again.cutAtOpen).toBe(RECORD_LINE_START.length + 200_007);
     again.close();
     expect(readFileSync(path, 'utf8')).toBe('');
-    // A whole file is left as it is.
-    writeFileSync(path, '{"a":1}\n');
-    const whole = LineFile.open(path, '--record');
-    expect(whole.cutAtOpen).toBe(0);
-    whole.close();
-    expect(readFileSync(path, 'utf8')).toBe('{"a":1}\n');
+    // Cut within its first bytes: still the start of a record.
+    writeFileSync(path, `${own(1)}\n{"whs`);
+    const early = LineFile.open(path, '--record', RECORD_LINE_START);
+    expect(early.cutAtOpen).toBe(5);
+    early.close();
+    expect(readFileSync(path, 'utf8')).toBe(`${own(1)}\n`);
+  });
+
+  it("a file of the user's is refused before anything is written, and kept byte for byte", () => {
+    const path = join(dir, 'mine.json');
+    for (const content of [
+      // The 14-byte one-line JSON file a --record once emptied, with no newline and with one.
+      '{"keep":"me"}\n'.trim(),
+      '{"keep":"me"}\n',
+      'notes\n',
+      '\n',
+      // A record file the user wrote on: its first line or its last (whole or not) is not a record.
+      `# header\n${own(1)}\n`,
+      `${own(1)}\nmy note`,
+      `${own(1)}\nmy note\n`,
+      `${own(1)}\n{"whsvc_record":2}\n`,
+    ]) {
+      writeFileSync(path, content);
+      const error = refusal(() => LineFile.open(path, '--record', RECORD_LINE_START));
+      expect(error).toMatchObject({ refused: true, message: `--record ${path} is not a record file (its lines are not records whsvc wrote): left as it was` });
+      expect(readFileSync(path, 'utf8'), JSON.stringify(content)).toBe(content);
+    }
   });
 
   it('a missing directory is refused in one line naming the path', () => {
     const path = join(dir, 'no', 'such', 'records.ndjson');
-    const error = refusal(() => LineFile.open(path, '--record'));
+    const error = refusal(() => LineFile.open(path, '--record', RECORD_LINE_START));
     expect(error).toMatchObject({ refused: true, message: `--record ${path} cannot be written: its directory does not exist` });
   });
 });

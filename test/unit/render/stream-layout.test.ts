@@ -8,6 +8,7 @@ import { PLAIN } from '../../../src/render/colors.js';
 import { StreamLayout } from '../../../src/render/line.js';
 import { displayWidth } from '../../../src/render/width.js';
 import { Collector } from '../../helpers/fake-deps.js';
+import { PrintedJson } from '../../../src/cli/output.js';
 
 const WIDTHS = [60, 80, 100, 132] as const;
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
@@ -91,7 +92,7 @@ describe('deliveries tail: every line of a stream has the same fields in the sam
   ];
   const linesAt = (columns: number) => {
     const stdout = new Collector(true, columns);
-    const printer = new TailPrinter({ stdout, colors: PLAIN, json: false, serviceNow: () => NOW });
+    const printer = new TailPrinter({ stdout, jsonOut: new PrintedJson(stdout), colors: PLAIN, json: false, serviceNow: () => NOW });
     for (const change of changes) printer.change(change);
     return stdout.text.trimEnd().split('\n');
   };

@@ -8,7 +8,7 @@ import { ProgressLine } from '../../../render/progress.js';
 import { andMore, counted, sanitize } from '../../../render/text.js';
 import { noAnswer } from '../../../render/words.js';
 import type { CommandDeps } from '../../../cli/context.js';
-import { JsonDocumentStream } from '../../../cli/output.js';
+import type { JsonDocument } from '../../../cli/output.js';
 import { ExitCode } from '../../../cli/errors.js';
 
 /** Sends in flight at once in a bulk re-send (retry of several ids, recover); the maximum keeps one run from flooding the service. */
@@ -180,7 +180,7 @@ export class ResendReport {
   private readonly started: number;
   /** Whether the targets are still being found (a log walk): the total grows until the walk ends. */
   private scanning: boolean;
-  private readonly document: JsonDocumentStream | undefined;
+  private readonly document: JsonDocument | undefined;
   private readonly stillFailing: string[] = [];
   /** Those whose retry ended in an error (a wrong id, a 5xx, no answer): not known to have failed again, so not "still failing". */
   private readonly erred: string[] = [];
@@ -193,7 +193,7 @@ export class ResendReport {
   private waits = 0;
 
   constructor(
-    private readonly deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'colors' | 'errColors' | 'now' | 'interrupts'>,
+    private readonly deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'colors' | 'errColors' | 'now' | 'interrupts' | 'jsonOut'>,
     /** The number of targets when known before the first is taken (a confirmed selection, ids); else they are found while sending. */
     private readonly total?: number,
     private readonly verbose = false,
@@ -201,7 +201,7 @@ export class ResendReport {
     this.scanning = total === undefined;
     this.started = deps.now();
     this.progress = deps.stderr.isTTY ? new ProgressLine(deps.stderr, deps.now) : undefined;
-    this.document = deps.json ? new JsonDocumentStream(deps.stdout, 'deliveries', { dry_run: false }) : undefined;
+    this.document = deps.json ? deps.jsonOut.stream('deliveries', { dry_run: false }) : undefined;
   }
 
   taken(): void {

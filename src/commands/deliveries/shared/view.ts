@@ -86,7 +86,7 @@ export function attemptBlock(attempt: Attempt, colors: Colors, now: number): str
  * went through.
  */
 export function reportSentAttempt(
-  deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'colors' | 'serviceNow'>,
+  deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'jsonOut' | 'colors' | 'serviceNow'>,
   attempt: Attempt,
   what: string,
   /** Whether automatic retries follow a failure (the interface's own, for a test send), to say so. */

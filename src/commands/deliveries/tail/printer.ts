@@ -1,6 +1,7 @@
 import { deliveryKey } from '../../../api/log.js';
 import type { Colors } from '../../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout, type StreamField } from '../../../render/line.js';
+import type { JsonOutput } from '../../../cli/output.js';
 import type { OutputStream } from '../../../render/stream.js';
 import { sanitize } from '../../../render/text.js';
 import { clockTime, noAnswer, statusWords } from '../../../render/words.js';
@@ -54,7 +55,7 @@ export class TailPrinter {
   private forwardLayout: StreamLayout<ForwardKey> | undefined;
 
   constructor(
-    private readonly out: { stdout: OutputStream; colors: Colors; json: boolean; serviceNow: () => number },
+    private readonly out: { stdout: OutputStream; jsonOut: JsonOutput; colors: Colors; json: boolean; serviceNow: () => number },
     /** The routes of --forward-to, so that a forward line's fields are as wide as theirs. */
     private readonly routes: ForwardRoute[] = [],
   ) {}
@@ -62,21 +63,19 @@ export class TailPrinter {
   change(change: Change): void {
     const a = change.attempt;
     if (this.out.json) {
-      this.write(
-        JSON.stringify({
-          change: change.kind,
-          time: this.nowIso(),
-          webhook_id: change.webhookId,
-          event: a.event,
-          status: a.status,
-          previous_status: change.previous ?? null,
-          response_code: a.response_code ?? null,
-          attempt: a.attempts ?? null,
-          attempt_id: a.id,
-          delivery_id: deliveryKey(a),
-          created_at: a.created_at,
-        }),
-      );
+      this.out.jsonOut.line({
+        change: change.kind,
+        time: this.nowIso(),
+        webhook_id: change.webhookId,
+        event: a.event,
+        status: a.status,
+        previous_status: change.previous ?? null,
+        response_code: a.response_code ?? null,
+        attempt: a.attempts ?? null,
+        attempt_id: a.id,
+        delivery_id: deliveryKey(a),
+        created_at: a.created_at,
+      });
       return;
     }
     const { colors } = this.out;
@@ -105,22 +104,20 @@ export class TailPrinter {
   forward(change: Change, key: string, route: ForwardRoute, outcome: ForwardLine): void {
     const a = change.attempt;
     if (this.out.json) {
-      this.write(
-        JSON.stringify({
-          change: outcome.kind === 'answered' ? 'forwarded' : 'forward_failed',
-          time: this.nowIso(),
-          webhook_id: change.webhookId,
-          event: a.event,
-          attempt: a.attempts ?? null,
-          attempt_id: a.id,
-          delivery_id: key,
-          url: shownUrl(route.url),
-          route: route.label,
-          app_status: outcome.kind === 'answered' ? outcome.status : null,
-          error: outcome.kind === 'no_answer' ? outcome.error : null,
-          signature_check: outcome.signatureCheck,
-        }),
-      );
+      this.out.jsonOut.line({
+        change: outcome.kind === 'answered' ? 'forwarded' : 'forward_failed',
+        time: this.nowIso(),
+        webhook_id: change.webhookId,
+        event: a.event,
+        attempt: a.attempts ?? null,
+        attempt_id: a.id,
+        delivery_id: key,
+        url: shownUrl(route.url),
+        route: route.label,
+        app_status: outcome.kind === 'answered' ? outcome.status : null,
+        error: outcome.kind === 'no_answer' ? outcome.error : null,
+        signature_check: outcome.signatureCheck,
+      });
       return;
     }
     const { colors } = this.out;

@@ -1,13 +1,15 @@
 import { usageError } from '../../../cli/errors.js';
 import { FileError, LineFile } from '../../../files/user-file.js';
-import type { RecordedDelivery } from '../../../protocol/record.js';
+import { RECORD_LINE_START, type RecordedDelivery } from '../../../protocol/record.js';
 
 /**
  * A record file open for appending (through the one careful writer: never a
  * symlink nor a device, created 0600 since payloads hold business data), each
  * record a whole line or nothing, written as it comes, so that a process
- * killed mid-run loses at most the line in flight. A failed write is a
- * FileError naming the path.
+ * killed mid-run loses at most the line in flight. Every line starts as
+ * RECORD_LINE_START: an existing file whose lines do not is a file of the
+ * user's, refused untouched, and only a cut line of whsvc's own is ever cut
+ * back. A failed write is a FileError naming the path.
  */
 export class RecordFile {
   private file: LineFile;
@@ -18,7 +20,7 @@ export class RecordFile {
     private readonly onReopened?: (message: string) => void,
   ) {
     if (path.trim() === '') throw usageError('--record is empty: give the path of the file to record to');
-    this.file = LineFile.open(path, '--record');
+    this.file = LineFile.open(path, '--record', RECORD_LINE_START);
   }
 
   get path(): string {
@@ -46,7 +48,7 @@ export class RecordFile {
       const path = this.file.path;
       let reopened: LineFile;
       try {
-        reopened = LineFile.open(path, '--record');
+        reopened = LineFile.open(path, '--record', RECORD_LINE_START);
       } catch (error) {
         // Nothing can be recorded at the path now (a symlink planted there, say): a write that failed, not a usage
         // error; the file open stays open, so the next record looks again.
@@ -57,7 +59,9 @@ export class RecordFile {
       this.file = reopened;
       this.onReopened?.(`${path} was deleted or moved away while recording: recording to ${path} afresh`);
     }
-    this.file.appendLine(JSON.stringify(record));
+    // whsvc_record first, as RECORD_LINE_START says every line begins.
+    const { whsvc_record, ...fields } = record;
+    this.file.appendLine(JSON.stringify({ whsvc_record, ...fields }));
   }
 
   close(): void {

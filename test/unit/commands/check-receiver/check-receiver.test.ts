@@ -13,6 +13,7 @@ import type { Answer, Received } from '../../../helpers/receiver.js';
 import { acceptsEverything, correctReceiver, failsOnMismatch, rejectsRepeatedDeliveryId, verifiesReserializedJson } from '../../../helpers/receivers.js';
 import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
 import { startEndlessServer } from '../../../helpers/endless.js';
+import { PrintedJson } from '../../../../src/cli/output.js';
 
 const SECRET = 'whsec_check_unit';
 const NOW = new Date(Date.UTC(2026, 10, 25, 9, 0, 0));
@@ -128,7 +129,7 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
         color: false,
         ...options,
       },
-      { stdin: fakeStdin(), stdout, stderr, env: {}, transport, now: () => (clock += 4) },
+      { stdin: fakeStdin(), stdout, stderr, env: {}, jsonOut: new PrintedJson(stdout), transport, now: () => (clock += 4) },
     );
     const document = options.json === false ? undefined : JSON.parse(stdout.text);
     const failed = document?.checks.filter((c: { result: string }) => c.result === 'fail').map((c: { number: number }) => c.number);
@@ -217,7 +218,15 @@ describe('whsvc check-receiver against a receiver that answers without end, over
     try {
       const stdout = new Collector();
       const options = { url: receiver.url, secretFiles: [join(dir, 'whsec.txt')], platformName: 'Service', limitMs: 10_000, limitGiven: false, color: false };
-      const deps = { stdin: fakeStdin(), stdout, stderr: new Collector(), env: {}, transport: undiciTransport(agent), now: () => NOW.getTime() };
+      const deps = {
+        stdin: fakeStdin(),
+        stdout,
+        stderr: new Collector(),
+        env: {},
+        jsonOut: new PrintedJson(stdout),
+        transport: undiciTransport(agent),
+        now: () => NOW.getTime(),
+      };
       expect(await run({ ...options, json: true }, deps)).toBe(1);
       const sent = JSON.parse(stdout.text).checks.flatMap((c: { sent: unknown[] }) => c.sent);
       expect(sent.length).toBeGreaterThan(9);
@@ -225,7 +234,7 @@ describe('whsvc check-receiver against a receiver that answers without end, over
       expect(receiver.written()).toBeLessThan(sent.length * 64 * 1024 * 1024);
       await receiver.untilCutOff(sent.length);
       const human = new Collector();
-      expect(await run({ ...options, json: false }, { ...deps, stdout: human })).toBe(1);
+      expect(await run({ ...options, json: false }, { ...deps, stdout: human, jsonOut: new PrintedJson(human) })).toBe(1);
       expect(human.text).toMatch(/^fail {2}2 .*: answered 401 "a{59}…"$/m);
     } finally {
       await agent.destroy();

@@ -6,6 +6,7 @@ import { forwardLimitMs, run } from '../../../../src/commands/listen/listen.js';
 import { sign } from '../../../../src/protocol/signature.js';
 import { startEndlessServer } from '../../../helpers/endless.js';
 import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
+import { PrintedJson } from '../../../../src/cli/output.js';
 
 describe("listen --forward-to: the app's time", () => {
   it("is what is left of the sender's 10 s less half a second, so that listen's 502 reaches the sender before it hangs up", () => {
@@ -40,6 +41,7 @@ describe('listen --forward-to, to an app that answers without end (over real con
           stdin: fakeStdin(),
           stdout,
           stderr: new Collector(),
+          jsonOut: new PrintedJson(stdout),
           env: {},
           stopSignal: new Promise((resolve) => (stop = resolve)),
           transport: undiciTransport(agent),

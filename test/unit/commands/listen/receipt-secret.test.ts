@@ -30,8 +30,8 @@ describe("listen's lines name the secret file that verified a delivery", () => {
   });
 
   it('in its --json line always, as verified_by (null when nothing verified it)', () => {
-    expect(JSON.parse(receiptJson(receipt, { defaultStatus: true }))).toMatchObject({ signature_check: 'verified', verified_by: './new.txt' });
+    expect(receiptJson(receipt, { defaultStatus: true })).toMatchObject({ signature_check: 'verified', verified_by: './new.txt' });
     const refused = { ...receipt, decision: { ...decision, signatureCheck: 'mismatch' as const, verifiedBy: null, status: 400 } };
-    expect(JSON.parse(receiptJson(refused, { defaultStatus: true }))).toMatchObject({ signature_check: 'mismatch', verified_by: null });
+    expect(receiptJson(refused, { defaultStatus: true })).toMatchObject({ signature_check: 'mismatch', verified_by: null });
   });
 });

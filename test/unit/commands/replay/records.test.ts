@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,8 +9,10 @@ import { run } from '../../../../src/commands/replay/replay.js';
 import { checkRecordFile, splitLines } from '../../../../src/commands/replay/records.js';
 import { recordedBody } from '../../../../src/protocol/record.js';
 import { recordOf } from '../../../helpers/delivery.js';
+import { canMakeDeviceNodes } from '../../../helpers/bad-files.js';
 import { startEndlessServer } from '../../../helpers/endless.js';
-import { Collector } from '../../../helpers/fake-deps.js';
+import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
+import { PrintedJson } from '../../../../src/cli/output.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'whsvc-replay-records-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -113,14 +115,31 @@ describe('checkRecordFile: the whole file checked, streaming, before anything is
     await checked.close();
   });
 
-  it('a pipe, read once, gives the records it checked', async () => {
-    const fifo = join(dir, 'pipe');
+  it('a FIFO (no writer) or a device is refused at once, exit 2, never waited on', async () => {
+    const fifo = join(dir, 'fifo');
     execFileSync('mkfifo', [fifo]);
-    const writer = createWriteStream(fifo);
-    writer.end(`${lines.join('\n')}\n`);
-    const checked = await checkRecordFile(fifo, () => true, { chunkBytes: 7 });
-    expect((await collect(checked.chosen())).map((r) => r.delivery_id)).toEqual(['dlv_1', 'dlv_2', 'dlv_3']);
+    const hint = 'give the path of a record file, or - to pipe records in (zcat f.ndjson.gz | whsvc replay - --to URL)';
+    await expect(checkRecordFile(fifo, () => true)).rejects.toMatchObject({ exitCode: 2, message: `${fifo} is a FIFO, not a regular file`, hint });
+    if (canMakeDeviceNodes()) {
+      const device = join(dir, 'null');
+      execFileSync('mknod', [device, 'c', '1', '3']);
+      await expect(checkRecordFile(device, () => true)).rejects.toMatchObject({ exitCode: 2, message: `${device} is a device, not a regular file` });
+    }
+  });
+
+  it('records piped in (-) are read once, and the records it checked are given', async () => {
+    const checked = await checkRecordFile('-', () => true, { chunkBytes: 7 }, fakeStdin([lines[0]!.slice(0, 10), `${lines[0]!.slice(10)}\n${lines[2]}\n`]));
+    expect(checked).toMatchObject({ name: 'stdin', count: 2 });
+    expect((await collect(checked.chosen())).map((r) => r.delivery_id)).toEqual(['dlv_1', 'dlv_2']);
     await checked.close();
+    await expect(checkRecordFile('-', () => true, {}, fakeStdin('{"not":"a record"}\n'))).rejects.toMatchObject({
+      exitCode: 2,
+      message: 'stdin:1: not a record (no "whsvc_record": 1)',
+    });
+    await expect(checkRecordFile('-', () => true, {}, fakeStdin('', true))).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(/^replay - reads records from stdin, which is a terminal/),
+    });
   });
 
   it('a file that cannot be read is one line, exit 2', async () => {
@@ -128,17 +147,18 @@ describe('checkRecordFile: the whole file checked, streaming, before anything is
       exitCode: 2,
       message: `${join(dir, 'none.ndjson')}: cannot be read (ENOENT)`,
     });
-    await expect(checkRecordFile(dir, () => true)).rejects.toMatchObject({ exitCode: 2, message: `${dir}: cannot be read (EISDIR)` });
+    await expect(checkRecordFile(dir, () => true)).rejects.toMatchObject({ exitCode: 2, message: `${dir} is a directory, not a regular file` });
   });
 });
 
 describe('replay run: what is sent', () => {
   const options = (file: string) => ({ file, to: 'http://127.0.0.1:9/app', concurrency: 2, dryRun: false, json: true, color: false });
-  const deps = (sent: TransportRequest[]) => ({
+  const deps = (sent: TransportRequest[], stdout = new Collector()) => ({
     stdin: undefined as never,
-    stdout: new Collector(),
+    stdout,
     stderr: new Collector(),
     env: {},
+    jsonOut: new PrintedJson(stdout),
     transport: async (request: TransportRequest) => {
       sent.push(request);
       return { status: 200, headers: {}, text: '' };
@@ -169,6 +189,20 @@ describe('replay run: what is sent', () => {
     expect(Buffer.from(sent[0]!.headers['x-name']!, 'latin1').toString('utf8')).toBe('café');
   });
 
+  it('replay - sends the records piped in, and names stdin; with --secret-file - too it is a usage error, before anything is read', async () => {
+    const piped = [JSON.stringify(record({ delivery_id: 'dlv_a' })), JSON.stringify(record({ delivery_id: 'dlv_b' }))].join('\n');
+    const sent: TransportRequest[] = [];
+    const d = { ...deps(sent), stdin: fakeStdin(piped) };
+    expect(await run({ ...options('-'), dryRun: true, json: false }, d as never)).toBe(0);
+    expect(d.stderr.text).toBe('whsvc: 2 deliveries of stdin would be sent to http://127.0.0.1:9/app\n');
+    expect(await run(options('-'), { ...deps(sent), stdin: fakeStdin(piped) } as never)).toBe(0);
+    expect(sent).toHaveLength(2);
+    await expect(run({ ...options('-'), secretFile: '-' }, { ...deps([]), stdin: fakeStdin(piped) } as never)).rejects.toMatchObject({
+      exitCode: 2,
+      message: 'replay - and --secret-file - both read stdin, which can be read once: give one of them a file',
+    });
+  });
+
   it('sends every record of a file read in small chunks, and nothing when a line near the end is bad', async () => {
     const many = Array.from({ length: 50 }, (_, i) => JSON.stringify(record({ delivery_id: `dlv_${i}` })));
     const sent: TransportRequest[] = [];
@@ -191,7 +225,7 @@ describe('replay run against an app that answers without end, over real connecti
         [1, 2, 3].map((i) => JSON.stringify(record({ delivery_id: `dlv_${i}` }))),
       );
       const stdout = new Collector();
-      const deps = { stdin: undefined as never, stdout, stderr: new Collector(), env: {}, transport: undiciTransport(agent) };
+      const deps = { stdin: undefined as never, stdout, stderr: new Collector(), env: {}, jsonOut: new PrintedJson(stdout), transport: undiciTransport(agent) };
       expect(await run({ file, to: app.url, concurrency: 2, dryRun: false, json: true, color: false }, deps as never)).toBe(0);
       expect(stdout.text.trim().split('\n').at(-1)).toContain('"ok":3');
       // Not read on: an app answering 64 MiB each time wrote a fraction of it before the connection closed.

@@ -11,6 +11,7 @@ import { parseRecord } from '../../../../src/protocol/record.js';
 import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
 import { signatureOf } from '../../../helpers/delivery.js';
 import { startEndlessServer } from '../../../helpers/endless.js';
+import { PrintedJson } from '../../../../src/cli/output.js';
 
 let dir: string;
 beforeEach(() => {
@@ -40,7 +41,7 @@ function setup(options: Partial<SendOptions> = {}, answer?: TransportResponse | 
   const stdout = new Collector();
   const stderr = new Collector();
   let clock = T0;
-  const deps = { stdin: fakeStdin(stdin), stdout, stderr, env: {}, transport, now: () => (clock += 5) };
+  const deps = { stdin: fakeStdin(stdin), stdout, stderr, env: {}, jsonOut: new PrintedJson(stdout), transport, now: () => (clock += 5) };
   const opts: SendOptions = {
     url: 'http://127.0.0.1:3000/hooks',
     set: [],
@@ -146,6 +147,29 @@ describe('whsvc send', () => {
     expect(line).not.toContain('whsec_send_test');
   });
 
+  it("--record onto a file of the user's is refused before anything is sent, the file kept byte for byte; a record file a kill cut is cut back, and said", async () => {
+    const mine = join(dir, 'mine.json');
+    writeFileSync(mine, '{"keep":"me"}');
+    const refused = setup({ record: mine });
+    await expect(refused.run()).rejects.toMatchObject({ refused: true, message: expect.stringMatching(/is not a record file/) });
+    expect(refused.sent).toEqual([]);
+    expect(readFileSync(mine, 'utf8')).toBe('{"keep":"me"}');
+
+    const records = join(dir, 'sent.ndjson');
+    await setup({ record: records }).run();
+    const first = readFileSync(records, 'utf8');
+    writeFileSync(records, `${first}${first.slice(0, 30)}`);
+    const again = setup({ record: records });
+    expect(await again.run()).toBe(0);
+    expect(again.stderr.text.split('\n')[0]).toBe(
+      `whsvc send: ${records} ended in a line cut short (30 bytes, a run killed mid-write): removed, so the file is whole again`,
+    );
+    const lines = readFileSync(records, 'utf8').split('\n');
+    expect(lines[0]).toBe(first.trimEnd());
+    expect(parseRecord(lines[1]!)).toMatchObject({ event: 'invoice.paid' });
+    expect(lines.length).toBe(3);
+  });
+
   it('bad input is a usage error before anything is sent', async () => {
     const cases: Array<[Partial<SendOptions>, RegExp]> = [
       [{ data: '{"a":1}', set: [setting('a=2')] }, /give one of them/],
@@ -174,7 +198,15 @@ describe('whsvc send: a receiver that answers without end', () => {
       const outputs = [];
       for (const json of [false, true]) {
         const stdout = new Collector();
-        const deps = { stdin: fakeStdin(), stdout, stderr: new Collector(), env: {}, transport: undiciTransport(agent), now: () => T0 };
+        const deps = {
+          stdin: fakeStdin(),
+          stdout,
+          stderr: new Collector(),
+          env: {},
+          jsonOut: new PrintedJson(stdout),
+          transport: undiciTransport(agent),
+          now: () => T0,
+        };
         const code = await run({ url: receiver.url, set: [], platformName: 'Service', timeoutMs: 10_000, json, color: false }, deps);
         expect(code).toBe(0);
         outputs.push(stdout.text);

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run, type SignOptions } from '../../../../src/commands/sign/sign.js';
 import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
 import { signatureOf } from '../../../helpers/delivery.js';
+import { PrintedJson } from '../../../../src/cli/output.js';
 
 let dir: string;
 beforeEach(() => {
@@ -18,7 +19,7 @@ async function sign(options: Partial<SignOptions>, stdin = '') {
   const stderr = new Collector();
   const code = await run(
     { secretFile: join(dir, 'whsec.txt'), platformName: 'Service', json: false, ...options },
-    { stdin: fakeStdin(stdin), stdout, stderr, env: {} },
+    { stdin: fakeStdin(stdin), stdout, stderr, env: {}, jsonOut: new PrintedJson(stdout) },
   );
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
@@ -43,7 +44,10 @@ describe('whsvc sign', () => {
     await expect(sign({ secretFile: '-' }, body)).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/both read stdin/) });
     const stdout = new Collector();
     await expect(
-      run({ secretFile: join(dir, 'whsec.txt'), platformName: 'Service', json: false }, { stdin: fakeStdin('', true), stdout, stderr: stdout, env: {} }),
+      run(
+        { secretFile: join(dir, 'whsec.txt'), platformName: 'Service', json: false },
+        { stdin: fakeStdin('', true), stdout, stderr: stdout, env: {}, jsonOut: new PrintedJson(stdout) },
+      ),
     ).rejects.toMatchObject({ exitCode: 2, message: expect.stringMatching(/^no payload/) });
     await expect(sign({ payloadFile: join(dir, 'none.json') })).rejects.toMatchObject({
       exitCode: 2,

@@ -1,0 +1,227 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { listenError } from '../../cli/errors.js';
+import { httpUrl } from '../../net.js';
+import { defaultMaxConnections } from '../../open-files.js';
+import { DELIVERY_TIMEOUT_MS, LARGEST_PAYLOAD_BYTES } from '../../protocol/delivery.js';
+import { ClientGone, discardRest, readBodyUpTo, TOO_LARGE } from '../../request-body.js';
+
+/**
+ * What listen takes of its senders (docs/commands.md says each): a stranger
+ * on the port, or a flood of them, costs it a bounded memory and a bounded
+ * number of connections, and real deliveries keep coming in.
+ */
+export interface ReceiverBounds {
+  /** A request body past this is refused with 413 and not kept. */
+  maxBodyBytes: number;
+  /** A connection's request headers must have come within this (node:http's headersTimeout)... */
+  headersTimeoutMs: number;
+  /** ...and its whole request within this (requestTimeout); past either, 408 and the connection closed. */
+  requestTimeoutMs: number;
+  /** Connections open at once; a new one past it closes the oldest that is not being answered. */
+  maxConnections: number;
+}
+
+/** 16 times the largest payload the service sends: room for any delivery, and for `send --data` of a large one. */
+export const MAX_BODY_BYTES = 16 * LARGEST_PAYLOAD_BYTES;
+
+/** The bounds when no test sets others: headers within the service's own limit for an answer (a sender still sending them then has given up). */
+export function receiverBounds(fileLimit?: number): ReceiverBounds {
+  return {
+    maxBodyBytes: MAX_BODY_BYTES,
+    headersTimeoutMs: DELIVERY_TIMEOUT_MS,
+    requestTimeoutMs: 3 * DELIVERY_TIMEOUT_MS,
+    maxConnections: defaultMaxConnections(fileLimit),
+  };
+}
+
+/** What the bounds stopped: a body too large, a sender too slow, a connection closed to make room. */
+export type Stopped = 'too_large' | 'too_slow' | 'shed';
+
+/** A request and its body: `arrivedAt` on the service's clock (the line's time), `startedAt` as performance.now() had it when the request came. */
+export type Receive = (req: IncomingMessage, res: ServerResponse, body: Buffer, arrivedAt: Date, startedAt: number) => Promise<void>;
+
+export interface ServeHooks {
+  /** A request `receive` could not handle, answered 500. */
+  onFailure(error: unknown): void;
+  /** A request or a connection the bounds stopped. */
+  onStopped(what: Stopped): void;
+}
+
+/**
+ * The HTTP server around `receive`, listening on `host` and `port`, within
+ * `bounds`. stop(): no new request; those under way (an answer that waits out
+ * --delay, a forward) are answered and recorded first.
+ */
+export async function serveRequests(
+  receive: Receive,
+  where: { host: string; port: number },
+  bounds: ReceiverBounds,
+  now: () => Date,
+  hooks: ServeHooks,
+): Promise<{ url: string; stop(): Promise<void> }> {
+  const inFlight = new Set<Promise<void>>();
+  const connections = new ConnectionBound(bounds.maxConnections, () => hooks.onStopped('shed'));
+  const handle = requestHandler(receive, bounds, now, hooks, { connections, inFlight });
+  const server = createServer(
+    {
+      headersTimeout: bounds.headersTimeoutMs,
+      requestTimeout: bounds.requestTimeoutMs,
+      // How often node:http looks for a connection past them (its default, 30 s, would triple the wait).
+      connectionsCheckingInterval: Math.min(1_000, bounds.headersTimeoutMs / 2),
+    },
+    handle,
+  );
+  // A sender that asks before it sends its body (Expect: 100-continue, as curl does with a large one) is told at once
+  // when the body it declares is too large, and sends none of it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (Number(req.headers['content-length']) <= bounds.maxBodyBytes) {
+      res.writeContinue();
+      handle(req, res);
+      return;
+    }
+    hooks.onStopped('too_large');
+    refuseTooLarge(res, bounds.maxBodyBytes);
+  });
+  server.on('connection', (socket: Socket) => connections.connected(socket));
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') hooks.onStopped('too_slow');
+    answerUnreadable(error, socket);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) => reject(listenError(error, where.host, where.port)));
+    server.listen(where.port, where.host, resolve);
+  });
+  return {
+    url: httpUrl(server.address() as AddressInfo),
+    async stop() {
+      const closed = new Promise((resolve) => server.close(resolve));
+      server.closeIdleConnections();
+      await Promise.allSettled(inFlight);
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+/** What listen does with each request: its body read within the bounds, then `receive`d, and its handling kept in `inFlight` until it ends. */
+function requestHandler(
+  receive: Receive,
+  bounds: ReceiverBounds,
+  now: () => Date,
+  hooks: ServeHooks,
+  held: { connections: ConnectionBound; inFlight: Set<Promise<void>> },
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const { connections, inFlight } = held;
+  return (req, res) => {
+    // The sender's limit runs from its request, not from the end of its body: a slow upload is time it has spent.
+    const startedAt = performance.now();
+    readBodyUpTo(req, bounds.maxBodyBytes).then(
+      (body) => {
+        if (body === TOO_LARGE) {
+          hooks.onStopped('too_large');
+          refuseTooLarge(res, bounds.maxBodyBytes, req);
+          return;
+        }
+        connections.answering(req.socket);
+        res.once('close', () => connections.answered(req.socket));
+        // Each request's handling is kept until it ends: listen stops only once every answer is given and recorded.
+        const handled = receive(req, res, body, now(), startedAt)
+          .catch((error: unknown) => {
+            // A request listen could not handle (a body too large to record, say): answered 500, said in one line.
+            if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end('listen could not handle this request\n');
+            else res.end();
+            hooks.onFailure(error);
+          })
+          .finally(() => inFlight.delete(handled));
+        inFlight.add(handled);
+      },
+      // The sender left before its body was whole: nobody to answer.
+      (error: unknown) => {
+        if (!(error instanceof ClientGone)) hooks.onFailure(error);
+      },
+    );
+  };
+}
+
+/**
+ * Answers a body too large 413 at once, whole (a sender reading as it sends
+ * stops there), and closes the connection. A body on its way (`sent`) is read
+ * and dropped first, for a bounded size and time, so that a sender that reads
+ * only once it has sent it all gets to read the answer; nothing past that is
+ * read.
+ */
+function refuseTooLarge(res: ServerResponse, limit: number, sent?: IncomingMessage): void {
+  const text = `listen takes request bodies of at most ${bytesText(limit)}\n`;
+  res.writeHead(413, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(text), connection: 'close' });
+  if (sent === undefined) return void res.end(text);
+  res.write(text);
+  void discardRest(sent).then(() => res.end());
+}
+
+/** A size as the docs and the lines say it: `1 MiB`, `64 KiB`, else bytes. */
+export function bytesText(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** The status line of a request node:http could not read whole, as node:http answers it by default; 400 for the rest. */
+const UNREADABLE: Record<string, string> = {
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: '413 Payload Too Large',
+};
+
+/** Answers a request node:http could not read whole (what it does when no one listens for clientError), then closes. */
+function answerUnreadable(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const status = UNREADABLE[error.code ?? ''] ?? '400 Bad Request';
+  if (socket.writable && (socket as Socket).bytesWritten === 0) socket.write(`HTTP/1.1 ${status}\r\nconnection: close\r\n\r\n`);
+  socket.destroy();
+}
+
+/**
+ * At most `most` connections open at once. A connection past it closes the
+ * oldest one that is not being answered (one still sending its request, or
+ * idle between two), itself when every other is: a flood of slow connections
+ * (slowloris) pushes out its own oldest, and a real delivery, whose request
+ * comes whole in moments, is answered. The descriptors stay within the
+ * process's file limit, so the server never stops accepting.
+ */
+class ConnectionBound {
+  private readonly open = new Set<Socket>();
+  /** The connections not being answered, oldest first (a Set keeps the order they were added in). */
+  private readonly waiting = new Set<Socket>();
+
+  constructor(
+    private readonly most: number,
+    private readonly onShed: () => void,
+  ) {}
+
+  connected(socket: Socket): void {
+    this.open.add(socket);
+    this.waiting.add(socket);
+    socket.once('close', () => this.forget(socket));
+    if (this.open.size <= this.most) return;
+    const oldest = this.waiting.values().next().value!;
+    this.forget(oldest);
+    oldest.destroy();
+    this.onShed();
+  }
+
+  /** Its request is whole, and being answered: it stays. */
+  answering(socket: Socket): void {
+    this.waiting.delete(socket);
+  }
+
+  /** Answered: kept alive for another request, it waits again, as the newest. */
+  answered(socket: Socket): void {
+    if (this.open.has(socket)) this.waiting.add(socket);
+  }
+
+  private forget(socket: Socket): void {
+    this.open.delete(socket);
+    this.waiting.delete(socket);
+  }
+}
