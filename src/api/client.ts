@@ -1,7 +1,7 @@
 import { ApiError, AuthError, NetworkError, RequestStopped, describeErrorBody } from './errors.js';
 import { redactHeaders, redactText } from './redact.js';
 import { shapeProblem, type Shape } from './shapes.js';
-import { TransportError } from '../net.js';
+import { BROKEN_ANSWER_CODE, TransportError } from '../net.js';
 import type { Transport, TransportResponse } from './transport.js';
 
 export interface Credentials {
@@ -402,6 +402,8 @@ function networkMessage(error: TransportError, url: URL): string {
       return `the connection to ${url.host} was reset`;
     case 'ETLS':
       return `cannot reach ${url.host}: ${error.message}`;
+    case BROKEN_ANSWER_CODE:
+      return `${url.host} gave a ${error.message}`;
     default:
       return `cannot reach ${url.host}: ${error.message}`;
   }

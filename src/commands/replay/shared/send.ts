@@ -3,6 +3,7 @@ import type { Transport } from '../../../api/transport.js';
 import { TransportError } from '../../../net.js';
 import { DELIVERY_TIMEOUT_MS } from '../../../protocol/delivery.js';
 import { isHopHeader } from '../../../protocol/headers.js';
+import { NO_ANSWER, saysItself } from '../../../render/text.js';
 
 /** What the app answered: its status (and its body), or null and why there was none. */
 export interface SendResult {
@@ -50,10 +51,10 @@ export async function sendAsReceived(
 
 /**
  * A send that got no answer, in the words replay, send and check-receiver print: `no answer within 10 s` when the time
- * limit passed, else `no answer (connection refused)`, `no answer (host not found)`, …
+ * limit passed, `broken answer: …` for one that broke HTTP, else `no answer (connection refused)`, `no answer (host not found)`, …
  */
 export function answerWords(result: SendResult): string {
   if (result.status !== null) return String(result.status);
   const why = result.error ?? '';
-  return why.startsWith('no answer') ? why : `no answer${why ? ` (${why})` : ''}`;
+  return saysItself(why) ? why : `${NO_ANSWER}${why ? ` (${why})` : ''}`;
 }
