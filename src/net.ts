@@ -207,7 +207,8 @@ const MOST_HEADER_BYTES = '16 KiB';
 /** What broke, for an answer that breaks HTTP (undici's errors and llhttp's HPE_ codes); undefined for anything else. */
 function brokenAnswer(error: unknown, root: ErrorLike, code: string | undefined, message: string): string | undefined {
   if (error instanceof AnswerCutShort) {
-    const how = rootOf(error.lost).code === 'ECONNRESET' || rootOf(error.lost).code === 'EPIPE' ? 'was reset' : 'closed';
+    const lost = rootOf(error.lost).code;
+    const how = lost === 'ECONNRESET' || lost === 'EPIPE' ? 'was reset' : 'closed';
     return error.announced !== undefined && error.received < error.announced
       ? `the connection ${how} after ${error.received} of the ${error.announced} bytes its Content-Length announced`
       : `the connection ${how} in the middle of it, after ${error.received} bytes of its body`;
