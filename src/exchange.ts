@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { AnswerCutShort } from './net.js';
 
 /** What the other end answered: its status, its headers, and its body (up to the limit). */
 export interface Answer {
@@ -93,6 +94,9 @@ function abortLate(handler: Exchange): void {
   handler.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
 }
 
+/** undici's codes for a connection closed or reset under a request. */
+const CONNECTION_LOST = new Set<unknown>(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED']);
+
 class Exchange implements Dispatcher.DispatchHandler {
   timer: NodeJS.Timeout | undefined;
   private controller: Dispatcher.DispatchController | null = null;
@@ -141,7 +145,13 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.fail(error);
+    this.fail(this.statusCode !== 0 && CONNECTION_LOST.has((error as { code?: unknown }).code) ? this.cutShort(error) : error);
+  }
+
+  /** The connection lost once the answer had begun: how much of its body came, against its Content-Length. */
+  private cutShort(lost: Error): AnswerCutShort {
+    const announced = Number(this.headers['content-length']);
+    return new AnswerCutShort(lost, this.size, Number.isSafeInteger(announced) ? announced : undefined);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { elapsed } from './render/words.js';
+import { BROKEN_ANSWER, elapsed } from './render/words.js';
 
 /** The http URL of a listening server's address (IPv6 in brackets). */
 export function httpUrl(address: AddressInfo): string {
@@ -157,6 +157,68 @@ const PLAIN_WORDS: Record<string, string> = {
   EPIPE: 'connection reset',
 };
 
+/** The code of the TransportError of an answer that breaks HTTP (its words begin BROKEN_ANSWER, render/words.ts). */
+export const BROKEN_ANSWER_CODE = 'EBADANSWER';
+
+/**
+ * Failures of this process before a connection was made, in words (no file descriptor, no memory, no local port
+ * left): never the other end's. The sandbox sends such a delivery again rather than count it the endpoint's failure.
+ */
+const LOCAL_FAILURES: Record<string, string> = {
+  EMFILE: 'too many open files (EMFILE): the process is at its file limit',
+  ENFILE: 'too many open files on this machine (ENFILE)',
+  ENOBUFS: 'no buffer space (ENOBUFS)',
+  ENOMEM: 'out of memory (ENOMEM)',
+  EADDRNOTAVAIL: 'no local port left to connect from (EADDRNOTAVAIL)',
+};
+
+/** The words of a failure of this process's own (LOCAL_FAILURES) in `error` or what it wraps, if it is one. */
+export function localFailure(error: unknown): string | undefined {
+  let current = error as { code?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; current && depth < 5; depth++, current = current.cause as typeof current) {
+    if (typeof current.code === 'string' && current.code in LOCAL_FAILURES) return LOCAL_FAILURES[current.code];
+  }
+  return undefined;
+}
+
+/**
+ * An answer that had begun (its status and headers came) and was not finished: the connection closed or was reset
+ * in the middle of its body. Made by exchange.ts, which alone knows how much of the body came.
+ */
+export class AnswerCutShort extends Error {
+  constructor(
+    /** What undici said: UND_ERR_SOCKET (the other side closed), ECONNRESET, … */
+    readonly lost: Error,
+    /** Bytes of the body that came. */
+    readonly received: number,
+    /** The bytes its Content-Length announced, if it gave one. */
+    readonly announced: number | undefined,
+  ) {
+    super(`the answer was cut short: ${lost.message}`);
+  }
+}
+
+/** Node's default --max-http-header-size, which undici follows: an answer's headers past it are not read. */
+const MOST_HEADER_BYTES = '16 KiB';
+
+/** What broke, for an answer that breaks HTTP (undici's errors and llhttp's HPE_ codes); undefined for anything else. */
+function brokenAnswer(error: unknown, root: ErrorLike, code: string | undefined, message: string): string | undefined {
+  if (error instanceof AnswerCutShort) {
+    const lost = rootOf(error.lost).code;
+    const how = lost === 'ECONNRESET' || lost === 'EPIPE' ? 'was reset' : 'closed';
+    return error.announced !== undefined && error.received < error.announced
+      ? `the connection ${how} after ${error.received} of the ${error.announced} bytes its Content-Length announced`
+      : `the connection ${how} in the middle of it, after ${error.received} bytes of its body`;
+  }
+  if (code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'HPE_HEADER_OVERFLOW') return `its headers pass ${MOST_HEADER_BYTES}, more than whsvc reads`;
+  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return 'its body is not as long as its Content-Length says';
+  if (root.name !== 'HTTPParserError' && !code?.startsWith('HPE_')) return undefined;
+  // llhttp's reason, as undici words it: `Response does not match the HTTP/1.1 protocol (Invalid header token)`.
+  const reason = /\(([^)]*)\)\s*$/.exec(message)?.[1] ?? code ?? message;
+  if (reason.startsWith('Expected HTTP/') || code === 'HPE_INVALID_CONSTANT') return 'not HTTP: it does not begin with an HTTP/1.1 status line';
+  return `not HTTP/1.1 (${reason.charAt(0).toLowerCase()}${reason.slice(1)})`;
+}
+
 /** Failures before the request can have left this process (no connection was made): the service cannot have acted. */
 const NOT_SENT: Record<string, string> = {
   ECONNREFUSED: 'ECONNREFUSED',
@@ -202,6 +264,10 @@ export function toTransportError(error: unknown, timeoutMs: number): unknown {
   }
   const code = typeof root.code === 'string' ? root.code : undefined;
   const message = typeof root.message === 'string' ? root.message.split('\n')[0]! : String(error);
+  const broken = brokenAnswer(error, root, code, message);
+  if (broken !== undefined) return new TransportError(`${BROKEN_ANSWER}: ${broken}`, BROKEN_ANSWER_CODE, true, undefined, message);
+  const local = localFailure(error);
+  if (local !== undefined) return new TransportError(local, code ?? 'ELOCAL', false, undefined, message);
   const refusedByProxy = /Proxy response \((\d+)\)/.exec(message);
   if (refusedByProxy) return new TransportError(`the proxy refused the tunnel (HTTP ${refusedByProxy[1]})`, 'EPROXY', false);
   if (code && code in NOT_SENT) return new TransportError(plainWords(NOT_SENT[code]!, message, timeoutMs), NOT_SENT[code]!, false, undefined, message);

@@ -2,7 +2,7 @@ import { constants } from 'node:buffer';
 import { ApiError, AuthError, NetworkError, RequestStopped, answerTooLarge, describeErrorBody, tooLarge } from './errors.js';
 import { redactHeaders, redactText } from './redact.js';
 import { shapeProblem, type Shape } from './shapes.js';
-import { TransportError } from '../net.js';
+import { BROKEN_ANSWER_CODE, TransportError } from '../net.js';
 import { sizeText } from '../render/text.js';
 import type { Transport, TransportResponse } from './transport.js';
 
@@ -467,6 +467,8 @@ function networkMessage(error: TransportError, url: URL): string {
       return `the connection to ${url.host} was reset`;
     case 'ETLS':
       return `cannot reach ${url.host}: ${error.message}`;
+    case BROKEN_ANSWER_CODE:
+      return `${url.host} gave a ${error.message}`;
     default:
       return `cannot reach ${url.host}: ${error.message}`;
   }

@@ -14,9 +14,9 @@ import { ExitCode, usageError } from './errors.js';
  * command runs, so a bad one is a usage error before any request.
  */
 
-/** A compiled-and-checked filter: each input's results, or jq's error. */
+/** A compiled-and-checked filter: each input's results, or jq's error; `stopped` once jq itself failed and cannot run again. */
 export interface JqFilter {
-  run(input: string): { results: string[]; error?: string; warnings?: string };
+  run(input: string): { results: string[]; error?: string; warnings?: string; stopped?: boolean };
 }
 
 /** jq's words for an error, without its `jq: error…:` prefix and its name for our input. */
@@ -43,6 +43,32 @@ export function checkExpression(jq: Pick<Jq, 'raw'>, expression: string): void {
   throw usageError(`--jq ${JSON.stringify(expression)}: ${message}`, 'jq expressions as in jq 1.8: https://jqlang.org/manual/');
 }
 
+/**
+ * jq itself failed: its WebAssembly ran out of memory (`Aborted()`) or overran it, as a program recursing too deep
+ * does (`memory access out of bounds`), or the call stack ran out. Its memory is then not to be trusted: run again,
+ * it answers nonsense (`break`), so it is not run again.
+ */
+function jqItselfFailed(error: unknown): string {
+  const reason = ((error as Error | undefined)?.message ?? String(error)).replace(/\. Build with -sASSERTIONS.*$/s, '');
+  return `jq ran out of memory or stack (${reason}): a program that builds too much or recurses too deep; nothing more is filtered`;
+}
+
+/**
+ * Runs jq with its runtime's own line for a failure (`Aborted()`, which it writes with console.error as it fails)
+ * left out: the failure is said once, in whsvc's words (jqItselfFailed). Any other line of the runtime is written.
+ */
+function withoutAbortLine<T>(work: () => T): T {
+  const { error } = console;
+  console.error = (...args: unknown[]) => {
+    if (!(typeof args[0] === 'string' && args[0].startsWith('Aborted('))) error(...args);
+  };
+  try {
+    return work();
+  } finally {
+    console.error = error;
+  }
+}
+
 /** jq, loaded at its first use: the WebAssembly module is compiled only for a command given --jq. */
 export async function loadJqFilter(
   expression: string,
@@ -51,11 +77,23 @@ export async function loadJqFilter(
 ): Promise<JqFilter> {
   // The build with the WebAssembly embedded: nothing to find on disk next to the bundle's chunks.
   const { loadJq } = await import('jq-wasm/inline');
-  const jq = await loadJq();
+  let jq: Jq | undefined = await loadJq();
   checkExpression(jq, expression);
+  let failed = '';
   return {
     run(input) {
-      const { stdout, stderr, exitCode } = unguarded(() => jq.raw(input, expression, ['-c']));
+      if (jq === undefined) return { results: [], error: failed, stopped: true };
+      let ran: ReturnType<Jq['raw']>;
+      try {
+        const running = jq;
+        ran = unguarded(() => withoutAbortLine(() => running.raw(input, expression, ['-c'])));
+      } catch (error) {
+        // Its memory (up to its limit, hundreds of MB) goes with it.
+        jq = undefined;
+        failed = jqItselfFailed(error);
+        return { results: [], error: failed, stopped: true };
+      }
+      const { stdout, stderr, exitCode } = ran;
       const results = stdout === '' ? [] : stdout.split('\n');
       if (exitCode !== 0) return { results, error: jqMessage(stderr) || stderr.trim() || `jq exited with ${exitCode}` };
       return stderr === '' ? { results } : { results, warnings: stderr };
@@ -77,6 +115,8 @@ export async function loadJqFilter(
 export class JqJson implements JsonOutput {
   private failed = false;
   private said = false;
+  /** jq itself failed (JqFilter's `stopped`): said once, and nothing more goes through it. */
+  private stopped = false;
 
   constructor(
     private readonly filter: JqFilter,
@@ -131,8 +171,9 @@ export class JqJson implements JsonOutput {
   }
 
   private apply(json: string | undefined): void {
-    if (json === undefined) return;
-    const { results, error, warnings } = this.filter.run(json);
+    if (json === undefined || this.stopped) return;
+    const { results, error, warnings, stopped } = this.filter.run(json);
+    this.stopped = stopped === true;
     for (const result of results) this.stdout.write(`${this.shown(result)}\n`);
     if (warnings) this.stderr.write(`${warnings}\n`);
     if (error !== undefined) this.fail(`--jq: ${error}`);

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { CachedToken, TokenCache } from '../api/client.js';
 import { ConfigError } from './errors.js';
-import { checkUserFile, failureReason, makeDirectory, readOwnFile } from '../files/user-file.js';
+import { checkUserFile, ensureDirectory, failureReason, readOwnFile } from '../files/user-file.js';
 import { withFileLock } from './lock.js';
 
 export interface Profile {
@@ -152,7 +152,7 @@ export class ConfigStore {
   async exclusive<T>(key: string, guards: string, work: () => Promise<T>): Promise<T> {
     const dir = join(this.dir, 'locks');
     try {
-      makeDirectory(dir);
+      ensureDirectory(dir, 'the lock directory');
     } catch (error) {
       throw new ConfigError(`cannot lock ${guards}: cannot make ${dir}: ${failureReason(error)}`);
     }

@@ -429,46 +429,62 @@ function placeUnlessTaken(from: string, to: string): void {
 /** The temporaries of `path`: `.NAME.whsvc-PID-RANDOM.tmp` beside it. */
 const TEMPORARY = (name: string) => new RegExp(`^\\.${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.whsvc-(\\d+)-[0-9a-z]+\\.tmp$`);
 
+/** What is at a path, in a user's words: `a regular file`, `a FIFO`, `a directory`, … */
+const kindOf = (stats: Stats): string => notRegular(stats) ?? 'a regular file';
+
 /**
- * A directory whsvc will create files in (`webhooks apply --secret-dir`):
- * made (0700) when it is not there, else it must be a directory (a symlink to
- * one is the user's own choice of path) that this user can write into.
- * Refused, before anything runs, otherwise; the files in it are created as
- * ReservedFile creates them.
+ * Refuses (a usage error), before anything is made or started, a path given for a directory that is there and is
+ * not one (a file, a FIFO, a device; a symlink to a directory is the user's own choice of path), or that cannot be
+ * looked at. Its stats, or undefined when nothing is there yet.
  */
+export function checkDirectory(path: string, label: string): Stats | undefined {
+  let stats: Stats;
+  try {
+    stats = statSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new FileError(`${label} ${path} cannot be used: ${failureReason(error)}`, true);
+  }
+  if (!stats.isDirectory())
+    throw new FileError(`${label} ${path} is ${kindOf(stats)}, not a directory`, true, 'give the path of a directory, or of one to create');
+  return stats;
+}
+
 /**
- * Makes a directory (and its parents) that whsvc writes into: the user's alone (a --data-dir, a --secret-dir). Not
- * mkdirSync's recursive mode: on a path it cannot create under an existing parent (under /proc) that loops forever,
- * past Ctrl-C; and a file in the directory's place is said as such.
+ * Makes a directory (and its parents) that whsvc writes into: the user's alone. Not mkdirSync's recursive mode: on a
+ * path it cannot create under an existing parent (under /proc) that loops forever, past Ctrl-C; and something else in
+ * the place of the directory or of a parent is said as such (checkDirectory).
  */
-export function makeDirectory(directory: string): void {
+function makeDirectory(directory: string, label: string): void {
   try {
     mkdirSync(directory, { mode: 0o700 });
     return;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') {
-      if (!statSync(directory).isDirectory()) throw new Error(`${directory} is a file, not a directory`);
+      checkDirectory(directory, label);
       return;
     }
     if (code !== 'ENOENT' || dirname(directory) === directory || existsSync(dirname(directory))) throw error;
   }
-  makeDirectory(dirname(directory));
+  makeDirectory(dirname(directory), label);
   mkdirSync(directory, { mode: 0o700 });
 }
 
+/**
+ * A directory whsvc will create files in (`webhooks apply --secret-dir`,
+ * `sandbox start --data-dir`): made (0700) when it is not there, else it must
+ * be a directory (a symlink to one is the user's own choice of path) that this
+ * user can write into. Refused, before anything runs, otherwise (a usage
+ * error); the files in it are created as ReservedFile, or SQLite, creates them.
+ */
 export function ensureDirectory(path: string, label: string): void {
-  let stats: Stats | undefined;
+  const stats = checkDirectory(path, label);
   try {
-    stats = statSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new FileError(`${label} ${path} cannot be used: ${failureReason(error)}`, true);
-  }
-  if (stats && !stats.isDirectory()) throw new FileError(`${label} ${path} is not a directory`, true, 'give the path of a directory, or of one to create');
-  try {
-    if (!stats) makeDirectory(path);
+    if (!stats) makeDirectory(path, label);
     accessSync(path, constants.W_OK | constants.X_OK);
   } catch (error) {
+    if (error instanceof FileError) throw error;
     throw new FileError(`${label} ${path} cannot be written into: ${failureReason(error)}`, true);
   }
 }

@@ -91,15 +91,25 @@ export function clockTime(iso: string, now: number, withMs = false): string {
 /**
  * The one way of saying that an attempt got no HTTP answer from its endpoint (refused, reset, timed out, a TLS
  * failure), in every command, the sandbox's log and the inspector: `no answer`, with why when it is known
- * (`no answer: connection refused`); a reason that already says it (`no answer within 10 s`) is said once.
+ * (`no answer: connection refused`); a reason that already says it (`no answer within 10 s`, or `broken answer: …`
+ * for an answer that broke HTTP) is said as it is.
  */
 export function noAnswer(reason?: string | null): string {
   const why = sanitize(reason ?? '').trim();
   if (!why) return NO_ANSWER;
-  return why.startsWith(NO_ANSWER) ? why : `${NO_ANSWER}: ${why}`;
+  return saysItself(why) ? why : `${NO_ANSWER}: ${why}`;
 }
 
 export const NO_ANSWER = 'no answer';
+
+/**
+ * An answer that breaks HTTP, in words that begin so (`broken answer: its headers pass 16 KiB`): printed as they
+ * are, never after "no answer", since something did answer (net.ts BROKEN_ANSWER_CODE).
+ */
+export const BROKEN_ANSWER = 'broken answer';
+
+/** A reason that says by itself what came instead of an answer: `no answer within 10 s`, `broken answer: …`. */
+const saysItself = (why: string): boolean => why.startsWith(NO_ANSWER) || why.startsWith(BROKEN_ANSWER);
 
 /**
  * An attempt's code as a table or a line shows it: the HTTP status the endpoint answered, `no answer` when it gave

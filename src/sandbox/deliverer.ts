@@ -14,7 +14,7 @@ import { deliveryHeaders as protocolHeaders, DEFAULT_PLATFORM_NAME } from '../pr
 import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS } from '../protocol/delivery.js';
 import { sign } from '../protocol/signature.js';
 import { exchange } from '../exchange.js';
-import { connectionFor, TransportError, toTransportError } from '../net.js';
+import { connectionFor, localFailure, TransportError, toTransportError } from '../net.js';
 
 export interface DeliveryPolicy {
   /** First automatic retry delay; each later one doubles, up to maxDelayMs. */
@@ -511,26 +511,6 @@ export class Deliverer {
 
 /** A send that a stop cut off while a failure inside the sandbox held it back: left under way, sent again at the next start. */
 class CutOffByStop extends Error {}
-
-/**
- * Failures of the sandbox itself before a connection was made, in words
- * (no file descriptor, no memory, no local port left): never the endpoint's.
- */
-const LOCAL_FAILURES: Record<string, string> = {
-  EMFILE: 'too many open files (EMFILE): the process is at its file limit',
-  ENFILE: 'too many open files on this machine (ENFILE)',
-  ENOBUFS: 'no buffer space (ENOBUFS)',
-  ENOMEM: 'out of memory (ENOMEM)',
-  EADDRNOTAVAIL: 'no local port left to connect from (EADDRNOTAVAIL)',
-};
-
-function localFailure(error: unknown): string | undefined {
-  let current = error as { code?: unknown; cause?: unknown } | undefined;
-  for (let depth = 0; current && depth < 5; depth++, current = current.cause as typeof current) {
-    if (typeof current.code === 'string' && current.code in LOCAL_FAILURES) return LOCAL_FAILURES[current.code];
-  }
-  return undefined;
-}
 
 function describeSendError(error: unknown, timeoutMs: number): string {
   const failure = toTransportError(error, timeoutMs);

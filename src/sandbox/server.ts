@@ -24,6 +24,8 @@ export interface SandboxOptions {
   tokenTtlSeconds?: number;
   policy?: Partial<DeliveryPolicy>;
   clock?: Clock;
+  /** Real elapsed time, in which sends are timed and a webhook stalls (a test's manual clock, say); elapsedClock by default. */
+  elapsed?: Clock;
   /** Where deliveries are sent through (a test's MockAgent); by default one undici Agent, a pool per origin (connections.ts). */
   dispatcher?: Dispatcher;
   /** The proxies of the environment, for deliveries to other hosts (connections.ts). */
@@ -72,6 +74,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     clock,
     dispatcher: options.dispatcher ?? connections!,
     policy,
+    ...(options.elapsed ? { elapsed: options.elapsed } : {}),
     ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
     ...(options.onFirstDrop ? { onFirstDrop: options.onFirstDrop } : {}),
     ...(options.onLocalFailure ? { onLocalFailure: options.onLocalFailure } : {}),

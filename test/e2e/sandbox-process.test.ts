@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -181,19 +182,31 @@ describe('whsvc sandbox start', () => {
     }
   });
 
-  it('a --data-dir that cannot be a directory is one line, exit 1: a file in its place, or a place no directory can be made', async () => {
+  it('a --data-dir that cannot be a directory is a usage error, one line, exit 2, before anything starts: a file or a FIFO in its place, or a place no directory can be made', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'whsvc-notdir-'));
     try {
       const file = join(dir, 'a-file');
       writeFileSync(file, 'x');
-      const onFile = await runCli(['sandbox', 'start', '--port', '0', '--quiet', '--data-dir', file], { timeoutMs: 20_000 });
-      expect(onFile.code).toBe(1);
-      expect(onFile.stderr).toContain(`cannot open the sandbox store in ${file}: ${file} is a file, not a directory`);
+      const fifo = join(dir, 'a-fifo');
+      execFileSync('mkfifo', [fifo]);
+      for (const [path, what] of [
+        [file, 'a regular file'],
+        [fifo, 'a FIFO'],
+      ] as const) {
+        const refused = await runCli(['sandbox', 'start', '--port', '0', '--quiet', '--data-dir', path], { timeoutMs: 20_000 });
+        expect(refused.code, refused.stderr).toBe(2);
+        expect(refused.stderr.trim().split('\n')).toEqual([
+          `whsvc: --data-dir ${path} is ${what}, not a directory`,
+          'hint: give the path of a directory, or of one to create',
+        ]);
+        expect(refused.stdout).toBe('');
+      }
+      expect(readdirSync(dir).sort()).toEqual(['a-fifo', 'a-file']);
       if (process.platform === 'linux') {
         // Node's recursive mkdirSync loops forever here.
         const underProc = await runCli(['sandbox', 'start', '--port', '0', '--quiet', '--data-dir', '/proc/whsvc-nope/data'], { timeoutMs: 20_000 });
-        expect(underProc.code).toBe(1);
-        expect(underProc.stderr).toMatch(/^whsvc: cannot open the sandbox store in \/proc\/whsvc-nope\/data: ENOENT/);
+        expect(underProc.code).toBe(2);
+        expect(underProc.stderr).toMatch(/^whsvc: --data-dir \/proc\/whsvc-nope\/data cannot be written into: /);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import { LARGEST_PAYLOAD_BYTES, madeDelivery, type MadeDelivery } from '../../pr
 import { signatureHeaderName } from '../../protocol/headers.js';
 import { digestHex, SIGNATURE_PREFIX, type SignatureCheck } from '../../protocol/signature.js';
 import { counted, sanitize } from '../../render/text.js';
+import { BROKEN_ANSWER_CODE } from '../../net.js';
 import { answerWords, type SendResult } from '../replay/shared/send.js';
 import { elapsed } from '../../render/words.js';
 
@@ -86,6 +87,17 @@ function statuses(outcomes: readonly Outcome[]): string {
   return words.join(', ');
 }
 
+/** Why a send came back with no answer to judge, but a timeout (which each check words itself): nothing answered, or what answered broke HTTP. */
+function unanswered(o: Outcome): Pick<Verdict, 'cause' | 'fix'> {
+  if (o.result.code === BROKEN_ANSWER_CODE) {
+    return {
+      cause: 'what it sent back is no HTTP answer the service can read: the service counts the attempt failed and sends it again',
+      fix: 'answer a well-formed HTTP/1.1 response: a status line, headers under 16 KiB, a body as long as its Content-Length, the connection kept open until it is sent',
+    };
+  }
+  return { cause: `nothing answered: ${o.result.error ?? 'no answer'}`, fix: "check that the receiver runs, and the URL's host and port" };
+}
+
 /** Why a delivery that should have been taken was not, and what to do: from what came back. */
 function whyNotTaken(o: Outcome, limitMs: number): Pick<Verdict, 'cause' | 'fix'> {
   const { status } = o.result;
@@ -95,7 +107,7 @@ function whyNotTaken(o: Outcome, limitMs: number): Pick<Verdict, 'cause' | 'fix'
           cause: `it gives no answer within ${elapsed(limitMs)}: the service counts such an attempt failed and sends it again (see 9)`,
           fix: 'answer 2xx as soon as the delivery is verified and kept, and do the work afterwards (a queue)',
         }
-      : { cause: `nothing answered: ${o.result.error ?? 'no answer'}`, fix: "check that the receiver runs, and the URL's host and port" };
+      : unanswered(o);
   }
   if (status >= 300 && status < 400) return { cause: `${status} is a redirect, which the service does not follow`, fix: 'give the webhook the final URL' };
   if (status === 404 || status === 405)
@@ -128,7 +140,7 @@ function whyNotRefused(o: Outcome, limitMs: number, whenTaken: Pick<Verdict, 'ca
           cause: `it gives no answer within ${elapsed(limitMs)} (see 9): the service takes that for a failure of the receiver's and sends the forgery again`,
           fix: 'refuse it at once: 400 or 401',
         }
-      : { cause: `nothing answered: ${o.result.error ?? 'no answer'}`, fix: "check that the receiver runs, and the URL's host and port" };
+      : unanswered(o);
   }
   if (status >= 500) {
     return {

@@ -1,8 +1,10 @@
+import { resolve } from 'node:path';
 import { Command, Option } from '@commander-js/extra-typings';
 import { action } from '../../cli/actions.js';
 import { DEFAULT_SANDBOX_PORT } from '../../cli/defaults.js';
 import { examples } from '../../cli/examples.js';
 import { duration, integerIn, platformNameOption } from '../../cli/parse.js';
+import { checkDirectory } from '../../files/user-file.js';
 import { DELIVERY_TIMEOUT_MS } from '../../protocol/delivery.js';
 import { passOverSqliteWarning } from '../../sandbox/sqlite-warning.js';
 
@@ -69,6 +71,8 @@ export const command = () =>
     )
     .action(
       action(async ({ io, globals, interrupts }, o) => {
+        // A --data-dir that is not a directory is a usage error before anything starts.
+        if (o.dataDir) checkDirectory(resolve(o.dataDir), '--data-dir');
         passOverSqliteWarning();
         const { run } = await import('./serve.js');
         return run(

@@ -2,7 +2,7 @@ import { DatabaseSync, type SQLInputValue, type StatementResultingChanges, type 
 import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive } from '../../alive.js';
-import { checkUserFile, makeDirectory } from '../../files/user-file.js';
+import { checkUserFile, ensureDirectory } from '../../files/user-file.js';
 import { migrate } from './schema.js';
 
 export type Row = Record<string, SQLInputValue>;
@@ -13,7 +13,7 @@ const HOLDER_KEY = 'held_by_pid';
 /** `<dataDir>/sandbox.db`, opened for the user alone, written ahead to a log. */
 function openFile(dataDir: string): DatabaseSync {
   // Client secrets, signing secrets and tokens live here: the folder and its files are the user's alone.
-  makeDirectory(dataDir);
+  ensureDirectory(dataDir, '--data-dir');
   // Only its own regular files: a symlink planted in their place would have SQLite write, and the chmod below
   // narrow, the file it points to.
   const file = join(dataDir, 'sandbox.db');

@@ -322,6 +322,17 @@ describe('ApiClient: connection failures', () => {
     expect(error.message).toMatch(/refused/);
   });
 
+  it('an answer that breaks HTTP is a NetworkError naming what broke, that may have acted, and is not repeated', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).replyWithError(new errors.HeadersOverflowError());
+    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.message).toBe('127.0.0.1:4010 gave a broken answer: its headers pass 16 KiB, more than whsvc reads');
+    expect(error.mayHaveActed).toBe(true);
+    expect(fake.requests.filter((r) => r.method === 'GET')).toHaveLength(1);
+  });
+
   it('a refused GET is not retried (only resets are)', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);

@@ -1,6 +1,8 @@
+import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { proxyForDisplay } from '../../../src/api/transport.js';
-import { proxySettings, TransportError, toTransportError } from '../../../src/net.js';
+import { proxyForDisplay, undiciTransport } from '../../../src/api/transport.js';
+import { localFailure, proxySettings, TransportError, toTransportError } from '../../../src/net.js';
+import { type Breakage, startHostileReceiver, tellingAnswerHeads } from '../../helpers/hostile-receivers.js';
 
 /** fetch's way of failing: a TypeError whose cause says what happened. */
 const fetchFailed = (cause: Record<string, unknown>) =>
@@ -40,6 +42,53 @@ describe('toTransportError', () => {
   it('a timeout of the signal is ETIMEDOUT, maybe sent', () => {
     const error = toTransportError(new DOMException('The operation was aborted due to timeout', 'TimeoutError'), 2500);
     expect(error).toMatchObject({ code: 'ETIMEDOUT', sent: true, message: 'no answer within 2.5 s' });
+  });
+});
+
+describe('an answer that breaks HTTP, from receivers on 127.0.0.1: one line naming what broke, for every request whsvc makes', () => {
+  it.each<[Breakage, string | RegExp]>([
+    ['headers over 16 KiB', 'broken answer: its headers pass 16 KiB, more than whsvc reads'],
+    ['not HTTP', 'broken answer: not HTTP: it does not begin with an HTTP/1.1 status line'],
+    ['a body shorter than its Content-Length', 'broken answer: the connection closed after 9 of the 100 bytes its Content-Length announced'],
+    ['a bad chunk size', 'broken answer: not HTTP/1.1 (invalid character in chunk size)'],
+    // The head came: how much of the body had come when the reset did depends on the sockets' timing.
+    ['a reset mid-answer', /^broken answer: the connection was reset after [04] of the 100 bytes its Content-Length announced$/],
+  ])('%s', async (breakage, words) => {
+    const receiver = await startHostileReceiver(breakage);
+    const agent = new Agent();
+    const send = undiciTransport(tellingAnswerHeads(agent, () => receiver.resetHeld()));
+    try {
+      const failure = await send({ method: 'POST', url: new URL(`${receiver.url}/hook`), headers: {}, body: '{}', timeoutMs: 30_000, bodyLimit: 1024 }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(TransportError);
+      expect(failure).toMatchObject({ code: 'EBADANSWER', sent: true, message: words });
+      expect(receiver.requests).toBe(1);
+    } finally {
+      await agent.close();
+      await receiver.close();
+    }
+  });
+
+  it("undici's codes for a broken answer, as other versions give them (llhttp's HPE_), and this process's own failures, in words", () => {
+    const coded = (code: string, message: string) => toTransportError(Object.assign(new Error(message), { code }), 500);
+    expect(coded('HPE_HEADER_OVERFLOW', 'Header overflow')).toMatchObject({
+      code: 'EBADANSWER',
+      message: 'broken answer: its headers pass 16 KiB, more than whsvc reads',
+    });
+    expect(coded('HPE_INVALID_CONSTANT', 'Expected HTTP/')).toMatchObject({
+      message: 'broken answer: not HTTP: it does not begin with an HTTP/1.1 status line',
+    });
+    expect(coded('UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'Response body length does not match content-length header')).toMatchObject({
+      message: 'broken answer: its body is not as long as its Content-Length says',
+    });
+    expect(coded('EMFILE', 'connect EMFILE 127.0.0.1:3000 - Local (undefined:undefined)')).toMatchObject({
+      code: 'EMFILE',
+      sent: false,
+      message: 'too many open files (EMFILE): the process is at its file limit',
+    });
+    expect(localFailure(fetchFailed({ code: 'ENOMEM', message: 'x' }))).toBe('out of memory (ENOMEM)');
   });
 });
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CliError } from '../../../src/cli/errors.js';
 import { JqJson, loadJqFilter } from '../../../src/cli/jq.js';
 import { Collector } from '../../helpers/fake-deps.js';
@@ -74,6 +74,28 @@ describe('--jq: the --json output through a real jq', () => {
     expect(result.code).toBe(1);
     // A command that failed keeps its own code.
     expect((await through('.x.y', ['"s"'], { code: 5 })).code).toBe(5);
+  });
+
+  it.each([
+    // Memory: jq's WebAssembly reaches its limit and its runtime aborts.
+    ['out of memory', 'def f: f + 1; f', 'Aborted()'],
+    // Recursion too deep: jq overruns its memory.
+    ['recursing too deep', 'reduce range(100000) as $i (null; [.]) | tojson', 'memory access out of bounds'],
+  ])("jq itself failing (%s) is one line naming it as jq's failure, exit 1; jq is not run again on what follows", async (_what, program, reason) => {
+    const runtimeLines = vi.spyOn(console, 'error');
+    try {
+      const expression = `if .deep then (${program}) else .id end`;
+      const result = await through(expression, ['{"id":"a"}\n', '{"deep":true}\n', '{"id":"b"}\n']);
+      expect(result.stdout).toBe('a\n');
+      expect(result.stderr).toBe(
+        `whsvc: --jq: jq ran out of memory or stack (${reason}): a program that builds too much or recurses too deep; nothing more is filtered\n`,
+      );
+      expect(result.code).toBe(1);
+      // Its runtime's own line (Aborted()) is not written beside whsvc's.
+      expect(runtimeLines).not.toHaveBeenCalled();
+    } finally {
+      runtimeLines.mockRestore();
+    }
   });
 
   it('a command with no JSON to give: what it writes is not printed, said once, and a failure', async () => {

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RecordFile } from '../../../src/commands/replay/shared/record.js';
 import { holdFileLock, withFileLock } from '../../../src/config/lock.js';
-import { FileError, LineFile, ReservedFile, readOwnFile, replaceFile } from '../../../src/files/user-file.js';
+import { ensureDirectory, FileError, LineFile, ReservedFile, readOwnFile, replaceFile } from '../../../src/files/user-file.js';
 import { canMakeDeviceNodes } from '../../helpers/bad-files.js';
 import { recordOf } from '../../helpers/delivery.js';
 import { RECORD_LINE_START } from '../../../src/protocol/record.js';
@@ -190,6 +190,33 @@ describe('LineFile', () => {
     const path = join(dir, 'no', 'such', 'records.ndjson');
     const error = refusal(() => LineFile.open(path, '--record', RECORD_LINE_START));
     expect(error).toMatchObject({ refused: true, message: `--record ${path} cannot be written: its directory does not exist` });
+  });
+});
+
+describe('ensureDirectory (--data-dir, --secret-dir)', () => {
+  it('makes a missing directory and its parents, 0700', () => {
+    const path = join(dir, 'a', 'b');
+    ensureDirectory(path, '--data-dir');
+    expect(statSync(path).isDirectory()).toBe(true);
+    expect(statSync(path).mode & 0o777).toBe(0o700);
+    ensureDirectory(path, '--data-dir');
+  });
+
+  it.each([
+    ['a regular file', (path: string) => writeFileSync(path, 'x'), (path: string) => `--data-dir ${path} is a regular file, not a directory`],
+    ['a FIFO', (path: string) => execFileSync('mkfifo', [path]), (path: string) => `--data-dir ${path} is a FIFO, not a directory`],
+    [
+      'a FIFO in the place of a parent',
+      (path: string) => execFileSync('mkfifo', [path]),
+      (path: string) => `--data-dir ${path}/store cannot be used: a part of the path is not a directory`,
+    ],
+  ])('refuses %s in its place: a usage error naming it, nothing made', (what, make, message) => {
+    const path = join(dir, 'in-place');
+    make(path);
+    const target = what.includes('parent') ? join(path, 'store') : path;
+    const error = refusal(() => ensureDirectory(target, '--data-dir'));
+    expect(error).toMatchObject({ refused: true, message: message(path) });
+    expect(readdirSync(dir)).toEqual(['in-place']);
   });
 });
 

@@ -7,6 +7,7 @@ import type { AttemptRecord, DeliveryRecord, WebhookRecord } from '../../../src/
 import { openStore, type Store } from '../../helpers/store.js';
 import { ManualClock, flushPromises } from '../../helpers/manual-clock.js';
 import { startReceiver } from '../../helpers/receiver.js';
+import { startHostileReceiver } from '../../helpers/hostile-receivers.js';
 
 const ORIGIN = 'http://127.0.0.1:9999';
 const HOOK_URL = `${ORIGIN}/hook`;
@@ -435,6 +436,27 @@ describe('Deliverer: failures and backoff', () => {
     await clock.advance(1_000);
     expect(sent()).toHaveLength(2);
     expect(attemptsOf(webhook)[1]).toMatchObject({ attempt: 2, status: 'delivered', response_code: 200 });
+  });
+
+  it('records an answer that breaks HTTP (from a receiver on 127.0.0.1) as failed, naming what broke, and schedules its retry', async () => {
+    await deliverer.stop();
+    const receiver = await startHostileReceiver('headers over 16 KiB');
+    const connections = new Agent();
+    const hostile = insertWebhook({ url: `${receiver.url}/hook` });
+    deliverer = new Deliverer({ ...store, clock, dispatcher: connections, policy: { ...DEFAULT_POLICY, retryBaseMs: 1_000 } });
+    try {
+      const [id] = await deliverer.deliverEvent(ACCOUNT, EVENT, PAYLOAD);
+      await vi.waitFor(() => expect(attemptsOf(hostile).map((a) => a.status)).toEqual(['failed']));
+      expect(attemptsOf(hostile)[0]).toMatchObject({
+        response_code: null,
+        error: 'broken answer: its headers pass 16 KiB, more than whsvc reads',
+      });
+      expect(delivery(id!).next_due_at).toBe(t0 + 1_000);
+    } finally {
+      await deliverer.stop();
+      await connections.close();
+      await receiver.close();
+    }
   });
 
   it('records an endpoint that does not answer within timeoutMs as failed with no response code', async () => {

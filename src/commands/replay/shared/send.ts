@@ -57,7 +57,7 @@ export const TRUNCATED = `truncated to its first ${ANSWER_HEAD_BYTES} bytes: the
 
 /**
  * A send that got no answer, in the words replay, send and check-receiver print: `no answer within 10 s` when the time
- * limit passed, else `no answer (connection refused)`, `no answer (host not found)`, …
+ * limit passed, `broken answer: …` for one that broke HTTP, else `no answer (connection refused)`, `no answer (host not found)`, …
  */
 export function answerWords(result: SendResult): string {
   if (result.status !== null) return String(result.status);

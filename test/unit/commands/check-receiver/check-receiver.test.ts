@@ -7,6 +7,7 @@ import { undiciTransport, type TransportRequest, type TransportResponse } from '
 import { battery, payloadOfSize, unlikeReserialized, withOneByteChanged } from '../../../../src/commands/check-receiver/battery.js';
 import { run, type CheckReceiverOptions } from '../../../../src/commands/check-receiver/check-receiver.js';
 import { TransportError } from '../../../../src/net.js';
+import { type Breakage, startHostileReceiver } from '../../../helpers/hostile-receivers.js';
 import { samplePayload } from '../../../../src/protocol/catalog.js';
 import { verify } from '../../../../src/protocol/signature.js';
 import type { Answer, Received } from '../../../helpers/receiver.js';
@@ -188,6 +189,42 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     expect(result.document.checks[0].cause).toContain('(see 9)');
     expect(result.stderr).toContain('each answer awaited up to 250 ms (--request-timeout; the service waits 10 s)');
   });
+
+  it.each<Breakage>(['headers over 16 KiB', 'a body shorter than its Content-Length', 'not HTTP'])(
+    'a receiver on 127.0.0.1 whose answer breaks HTTP (%s): each check fails naming it, and the battery goes on to the end',
+    async (breakage) => {
+      const receiver = await startHostileReceiver(breakage);
+      const agent = new Agent();
+      const stdout = new Collector();
+      try {
+        const code = await run(
+          {
+            url: `${receiver.url}/hooks`,
+            secretFiles: [join(dir, 'whsec.txt')],
+            events: ['invoice.paid'],
+            platformName: 'Service',
+            limitMs: 30_000,
+            limitGiven: false,
+            json: false,
+            color: false,
+          },
+          { stdin: fakeStdin(), stdout, stderr: new Collector(), env: {}, jsonOut: new PrintedJson(stdout), transport: undiciTransport(agent) },
+        );
+        expect(code).toBe(1);
+        // Every delivery of every check was sent: a broken answer reached the receiver, unlike a refused connection.
+        expect(receiver.requests).toBe(11);
+        const lines = stdout.text.trimEnd().split('\n');
+        const verdicts = lines.filter((line) => /^(pass|fail) {2}\d/.test(line));
+        expect(verdicts).toHaveLength(9);
+        for (const verdict of verdicts) expect(verdict).toMatch(/^fail {2}\d .*broken answer: /);
+        expect(lines.filter((line) => line.includes('likely cause: what it sent back is no HTTP answer the service can read'))).toHaveLength(9);
+        expect(lines.at(-1)).toBe('0 of 9 checks passed; failed: 1, 2, 3, 4, 5, 6, 7, 8, 9');
+      } finally {
+        await agent.close();
+        await receiver.close();
+      }
+    },
+  );
 
   it('human lines: pass or fail, the check, what came back; under a failure its likely cause and the fix; a summary', async () => {
     const result = await check(rejectsRepeatedDeliveryId(SECRET), { json: false });

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { undiciTransport, type TransportRequest, type TransportResponse } from '../../../../src/api/transport.js';
 import { TransportError } from '../../../../src/net.js';
+import { startHostileReceiver } from '../../../helpers/hostile-receivers.js';
 import { samplePayloadWith, setting } from '../../../../src/commands/send/payload.js';
 import { run, type SendOptions } from '../../../../src/commands/send/send.js';
 import { parseRecord } from '../../../../src/protocol/record.js';
@@ -132,6 +133,24 @@ describe('whsvc send', () => {
     const slow = setup({}, new TransportError('no answer within 10 s', 'ETIMEDOUT', true));
     expect(await slow.run()).toBe(1);
     expect(JSON.parse(slow.stdout.text)).toMatchObject({ status: null, error: 'no answer within 10 s', response_body: null });
+  });
+
+  it('exit 1 with one line naming what broke when the receiver (on 127.0.0.1) answers with bytes that are not HTTP', async () => {
+    const receiver = await startHostileReceiver('not HTTP');
+    const agent = new Agent();
+    try {
+      const s = setup({ json: false, url: `${receiver.url}/hooks` });
+      const { stdout, stderr } = s;
+      const code = await run(
+        { url: `${receiver.url}/hooks`, set: [], secretFile: s.secretFile, platformName: 'Service', timeoutMs: 30_000, json: false, color: false },
+        { stdin: fakeStdin(''), stdout, stderr, env: {}, jsonOut: new PrintedJson(stdout), transport: undiciTransport(agent) },
+      );
+      expect(code).toBe(1);
+      expect(stdout.text).toMatch(/^answer +broken answer: not HTTP: it does not begin with an HTTP\/1\.1 status line$/m);
+    } finally {
+      await agent.close();
+      await receiver.close();
+    }
   });
 
   it('--record appends it in the record format (0600) that replay reads', async () => {
