@@ -3,18 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  cliWith,
-  createWebhook,
-  listenedDeliveries,
-  runCli,
-  sandboxEnv,
-  startListen,
-  startSandboxProcess,
-  trigger,
-  type SandboxProcess,
-} from '../helpers/cli.js';
-import { startReceiver } from '../helpers/receiver.js';
+import { createWebhook, listenedDeliveries, sandboxEnv, trigger } from '../helpers/cli.js';
+import { inProcessCliWith, runInProcess, startListenInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
+import { closeLeftoverReceivers, startReceiver } from '../helpers/receiver.js';
 import {
   acceptsEverything,
   correctReceiver,
@@ -24,7 +15,7 @@ import {
   verifiesReserializedJson,
 } from '../helpers/receivers.js';
 
-// The sender's side (issue 36), the built binary against real receivers on 127.0.0.1: send, sign, check-receiver, and
+// The sender's side (issue 36), whsvc in-process against real receivers on 127.0.0.1: send, sign, check-receiver, and
 // several secret files in listen, verify and check-receiver. Signatures are checked apart from src/: Python's hmac.
 
 let dir: string;
@@ -37,8 +28,9 @@ beforeAll(() => {
   writeFileSync(join(dir, 'new.txt'), `${NEW_SECRET}\n`);
 });
 
-// Its receivers are closed when the file ends (test/e2e-setup.ts).
-afterAll(() => {
+// Its receivers are closed when the file ends.
+afterAll(async () => {
+  await closeLeftoverReceivers();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -56,7 +48,7 @@ function pythonSignature(file: string, body: Buffer): string {
 
 /** check-receiver --json against `url`: its exit code, its document, and the numbers of the checks that failed. */
 async function checkReceiver(url: string, ...args: string[]) {
-  const result = await runCli(['check-receiver', url, '--secret-file', secretFile(), '--json', ...args], { timeoutMs: 60_000 });
+  const result = await runInProcess(['check-receiver', url, '--secret-file', secretFile(), '--json', ...args]);
   const document = JSON.parse(result.stdout);
   const failed = (document.checks as Array<{ number: number; result: string }>).filter((c) => c.result === 'fail').map((c) => c.number);
   return { ...result, document, failed, check: (n: number) => document.checks[n - 1] };
@@ -65,7 +57,7 @@ async function checkReceiver(url: string, ...args: string[]) {
 describe('whsvc send', () => {
   it("delivers the sample with the overrides and the service's headers, signed as Python's hmac computes it over the bytes received", async () => {
     const app = await startReceiver(() => ({ status: 202, body: 'queued' }));
-    const result = await runCli([
+    const result = await runInProcess([
       'send',
       `${app.url}/hooks`,
       '--event',
@@ -105,11 +97,21 @@ describe('whsvc send', () => {
     const data = '{ "id": "inv_77",\n  "event": "invoice.paid", "amount": {"amount": 1, "currency": "EUR"} }';
     writeFileSync(join(dir, 'body.json'), data);
     const record = join(dir, 'sent.ndjson');
-    const sent = await runCli(['send', `${app.url}/in`, '--data', `@${join(dir, 'body.json')}`, '--secret-file', secretFile(), '--record', record, '--json']);
+    const sent = await runInProcess([
+      'send',
+      `${app.url}/in`,
+      '--data',
+      `@${join(dir, 'body.json')}`,
+      '--secret-file',
+      secretFile(),
+      '--record',
+      record,
+      '--json',
+    ]);
     expect(sent.code, sent.stderr).toBe(0);
     const document = JSON.parse(sent.stdout);
     expect(document).toMatchObject({ event: 'invoice.paid', attempt: 1, signature_check: 'verified', signed_with: secretFile(), body: data, status: 200 });
-    const replayed = await runCli(['replay', record, '--to', app.url]);
+    const replayed = await runInProcess(['replay', record, '--to', app.url]);
     expect(replayed.code, replayed.stderr).toBe(0);
     const [first, again] = await app.waitFor(2);
     expect(first!.body).toBe(data);
@@ -121,7 +123,7 @@ describe('whsvc send', () => {
 
   it('unsigned without --secret-file, said so; exit 1 when refused or when nothing answers, in the words replay uses', async () => {
     const app = await startReceiver(() => ({ status: 400, body: 'signature missing' }));
-    const unsigned = await runCli(['send', app.url]);
+    const unsigned = await runInProcess(['send', app.url]);
     expect(unsigned.code).toBe(1);
     const [request] = await app.waitFor(1);
     expect(request!.headers['x-service-signature']).toBeUndefined();
@@ -130,11 +132,11 @@ describe('whsvc send', () => {
     const closed = await startReceiver();
     const { url } = closed;
     await closed.close();
-    const down = await runCli(['send', url, '--secret-file', secretFile()]);
+    const down = await runInProcess(['send', url, '--secret-file', secretFile()]);
     expect(down.code).toBe(1);
     expect(down.stdout).toMatch(/^answer +no answer: connection refused$/m);
     const late = await startReceiver(() => 'hold');
-    const slow = await runCli(['send', late.url, '--request-timeout', '300ms', '--json']);
+    const slow = await runInProcess(['send', late.url, '--request-timeout', '300ms', '--json']);
     expect(slow.code).toBe(1);
     expect(JSON.parse(slow.stdout)).toMatchObject({ status: null, error: 'no answer within 300 ms' });
     late.release();
@@ -149,26 +151,26 @@ describe('whsvc send', () => {
       ['--data', 'not json'],
       ['--secret-file', secretFile(), '--secret-file', newSecretFile()],
     ]) {
-      const result = await runCli(['send', app.url, ...args]);
+      const result = await runInProcess(['send', app.url, ...args]);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr.split('\n')[0]).toMatch(/^whsvc: /);
     }
-    expect((await runCli(['send', app.url, '--event', 'invoice.payed'])).stderr).toContain('did you mean invoice.paid?');
+    expect((await runInProcess(['send', app.url, '--event', 'invoice.payed'])).stderr).toContain('did you mean invoice.paid?');
     expect(app.received).toEqual([]);
   });
 });
 
 describe('whsvc sign', () => {
-  let sandbox: SandboxProcess;
+  let sandbox: SandboxInProcess;
   beforeAll(async () => {
-    sandbox = await startSandboxProcess(['--quiet', '--max-attempts', '1']);
+    sandbox = await startSandboxInProcess(['--quiet', '--max-attempts', '1']);
   });
   afterAll(async () => {
     await sandbox?.stop();
   });
 
   it("agrees with Python's hmac, with the header the sandbox sent and with the signature it stored, for the same body and secret", async () => {
-    const cli = cliWith(sandboxEnv(sandbox.info, join(dir, 'config')));
+    const cli = inProcessCliWith(sandboxEnv(sandbox.info, join(dir, 'config')));
     const app = await startReceiver(() => 200);
     const sandboxSecret = join(dir, 'sandbox-secret.txt');
     await createWebhook(cli, `${app.url}/wh`, 'invoice.paid', ['--secret-file', sandboxSecret]);
@@ -176,7 +178,7 @@ describe('whsvc sign', () => {
     const [delivered] = await app.waitFor(1);
     const body = join(dir, 'delivered.json');
     writeFileSync(body, delivered!.bytes);
-    const signed = await runCli(['sign', '--secret-file', sandboxSecret, '--payload-file', body]);
+    const signed = await runInProcess(['sign', '--secret-file', sandboxSecret, '--payload-file', body]);
     expect(signed.code, signed.stderr).toBe(0);
     const signature = signed.stdout.trim();
     expect(signature).toBe(pythonSignature(sandboxSecret, delivered!.bytes));
@@ -185,7 +187,7 @@ describe('whsvc sign', () => {
     const stored = JSON.parse((await cli(['deliveries', 'show', id, '--json'])).stdout);
     expect(stored.signature).toBe(signature);
     // From stdin too, and --json names the header.
-    const fromStdin = await runCli(['sign', '--secret-file', sandboxSecret, '--json'], { input: delivered!.body });
+    const fromStdin = await runInProcess(['sign', '--secret-file', sandboxSecret, '--json'], { input: delivered!.body });
     expect(JSON.parse(fromStdin.stdout)).toEqual({ signature, header: { name: 'X-Service-Signature', value: signature }, body_bytes: delivered!.bytes.length });
     expect(signed.stdout + signed.stderr + fromStdin.stdout).not.toContain(readFileSync(sandboxSecret, 'utf8').trim());
   });
@@ -194,7 +196,7 @@ describe('whsvc sign', () => {
 describe('whsvc check-receiver', () => {
   it('passes a receiver done right: raw-body verification, idempotent, fast; it says what it sends first, and sends only to the URL given', async () => {
     const app = await startReceiver(correctReceiver(SECRET));
-    const result = await runCli(['check-receiver', `${app.url}/hooks`, '--secret-file', secretFile()]);
+    const result = await runInProcess(['check-receiver', `${app.url}/hooks`, '--secret-file', secretFile()]);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines.filter((line) => line.startsWith('pass  '))).toHaveLength(9);
@@ -272,22 +274,22 @@ describe('whsvc check-receiver', () => {
     expect(down.check(1).sent).toHaveLength(1);
     expect(down.check(2)).toMatchObject({ summary: `not run: no connection to ${url}/`, sent: [] });
     const app = await startReceiver(() => 200);
-    expect((await runCli(['check-receiver', app.url])).code).toBe(2);
-    expect((await runCli(['check-receiver', app.url, '--secret-file', secretFile(), '--event', 'nope'])).code).toBe(2);
-    expect((await runCli(['check-receiver', 'ftp://x', '--secret-file', secretFile()])).code).toBe(2);
-    expect((await runCli(['check-receiver', app.url, '--secret-file', join(dir, 'none.txt')])).code).toBe(2);
+    expect((await runInProcess(['check-receiver', app.url])).code).toBe(2);
+    expect((await runInProcess(['check-receiver', app.url, '--secret-file', secretFile(), '--event', 'nope'])).code).toBe(2);
+    expect((await runInProcess(['check-receiver', 'ftp://x', '--secret-file', secretFile()])).code).toBe(2);
+    expect((await runInProcess(['check-receiver', app.url, '--secret-file', join(dir, 'none.txt')])).code).toBe(2);
     expect(app.received).toEqual([]);
   });
 });
 
 describe('several secret files: listen and verify', () => {
   it('listen takes a delivery signed with either, and says which file verified it', async () => {
-    const listener = await startListen(['--secret-file', secretFile(), '--secret-file', newSecretFile(), '--count', '2', '--timeout', '60', '--json']);
+    const listener = await startListenInProcess(['--secret-file', secretFile(), '--secret-file', newSecretFile(), '--count', '2', '--timeout', '60', '--json']);
     try {
-      await expect
-        .poll(() => listener.stderr(), { timeout: 20_000, interval: 25 })
-        .toContain(`verifying with the secrets in ${secretFile()} and ${newSecretFile()} (any of them verifies)`);
-      for (const file of [secretFile(), newSecretFile()]) expect((await runCli(['send', listener.url, '--secret-file', file])).code).toBe(0);
+      const verifying = `verifying with the secrets in ${secretFile()} and ${newSecretFile()} (any of them verifies)`;
+      await listener.until(() => listener.stderr().includes(verifying), 'the line naming both files');
+      expect(listener.stderr()).toContain(verifying);
+      for (const file of [secretFile(), newSecretFile()]) expect((await runInProcess(['send', listener.url, '--secret-file', file])).code).toBe(0);
       expect(await listener.exit).toBe(0);
       expect(listenedDeliveries(listener.stdout()).map((line) => [line.signature_check, line.verified_by])).toEqual([
         ['verified', secretFile()],
@@ -295,7 +297,7 @@ describe('several secret files: listen and verify', () => {
       ]);
       expect(listener.stdout() + listener.stderr()).not.toContain(NEW_SECRET);
     } finally {
-      listener.child.kill();
+      await listener.stop('SIGTERM');
     }
   });
 
@@ -303,7 +305,7 @@ describe('several secret files: listen and verify', () => {
     const body = '{"id":"inv_1","event":"invoice.paid"}';
     writeFileSync(join(dir, 'verify-body.json'), body);
     const signature = pythonSignature(newSecretFile(), Buffer.from(body));
-    const verified = await runCli([
+    const verified = await runInProcess([
       'verify',
       '--signature',
       signature,
@@ -316,9 +318,11 @@ describe('several secret files: listen and verify', () => {
     ]);
     expect(verified.code, verified.stderr).toBe(0);
     expect(verified.stdout).toBe(`verified by ${newSecretFile()}: the signature matches the ${body.length}-byte body\n`);
-    const json = await runCli(['verify', '--signature', signature, '--secret-file', secretFile(), '--secret-file', newSecretFile(), '--json'], { input: body });
+    const json = await runInProcess(['verify', '--signature', signature, '--secret-file', secretFile(), '--secret-file', newSecretFile(), '--json'], {
+      input: body,
+    });
     expect(JSON.parse(json.stdout)).toMatchObject({ signature_check: 'verified', verified_by: newSecretFile() });
-    const neither = await runCli(['verify', '--signature', signature, '--secret-file', secretFile(), '--json'], { input: body });
+    const neither = await runInProcess(['verify', '--signature', signature, '--secret-file', secretFile(), '--json'], { input: body });
     expect(neither.code).toBe(1);
     expect(JSON.parse(neither.stdout)).toMatchObject({ signature_check: 'mismatch', verified_by: null });
     expect(verified.stdout + json.stdout + neither.stdout + neither.stderr).not.toContain(NEW_SECRET);

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxEnv } from '../helpers/cli.js';
 import { postDelivery } from '../helpers/delivery.js';
-import { runCli, sandboxEnv, startListen, startSandboxProcess, startTail } from '../helpers/cli.js';
+import { runInProcess, startListenInProcess, startSandboxInProcess, startTailInProcess } from '../helpers/in-process.js';
 
 // --max-silence: a long-running listen or tail that hears nothing exits 6, so that a supervisor starts it again.
 
@@ -17,7 +18,7 @@ afterAll(() => rmSync(configDir, { recursive: true, force: true }));
 
 describe('--max-silence', () => {
   it('listen: a request resets the watch; then nothing for the limit is exit 6, said in one line', async () => {
-    const listener = await startListen(['--secret', 'whsec_silence', '--max-silence', '2s']);
+    const listener = await startListenInProcess(['--secret', 'whsec_silence', '--max-silence', '2s']);
     try {
       const answer = await postDelivery(listener.url, 'whsec_silence', 'dlv_silence1');
       expect(answer.status).toBe(200);
@@ -25,24 +26,24 @@ describe('--max-silence', () => {
       expect(listener.stderr()).toMatch(/\nwhsvc listen: no request for 2 s \(--max-silence\): stopping, exit 6\n/);
       expect(listener.stdout()).toContain('dlv_silence1');
     } finally {
-      listener.child.kill('SIGKILL');
+      await listener.stop();
     }
   });
 
   it('deliveries tail: polls answered keep it going; a service gone for the limit is exit 6, said in one line', async () => {
-    const sandbox = await startSandboxProcess(['--quiet']);
-    const tail = await startTail(['--interval', '200ms', '--max-silence', '2s'], sandboxEnv(sandbox.info, configDir));
+    const sandbox = await startSandboxInProcess(['--quiet']);
+    const tail = await startTailInProcess(['--interval', '200ms', '--max-silence', '2s'], { env: sandboxEnv(sandbox.info, configDir) });
     try {
-      await sandbox.stop('SIGKILL');
+      expect(await sandbox.stop()).toBe(0);
       expect(await tail.exit).toBe(6);
       expect(tail.stderr()).toMatch(/\nwhsvc: no poll of the delivery log answered for 2 s \(--max-silence\): stopping, exit 6\n/);
     } finally {
-      tail.child.kill('SIGKILL');
+      await Promise.all([tail.stop(), sandbox.stop()]);
     }
   });
 
   it('deliveries tail: a limit shorter than two polls is a usage error before anything is asked (it would stop a healthy tail)', async () => {
-    const result = await runCli(['deliveries', 'tail', '--max-silence', '3s'], {
+    const result = await runInProcess(['deliveries', 'tail', '--max-silence', '3s'], {
       env: { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: 'http://127.0.0.1:9', WHSVC_CLIENT_ID: 'x', WHSVC_CLIENT_SECRET: 'y', CI: 'true' },
     });
     expect(result.code).toBe(2);

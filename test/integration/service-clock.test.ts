@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliWith, createWebhook, sandboxEnv, startSandboxProcess, trigger, type Cli, type SandboxProcess } from '../helpers/cli.js';
+import { createWebhook, sandboxEnv, trigger, type Cli } from '../helpers/cli.js';
+import { inProcessCliWith, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // One clock and one vocabulary: times are counted from the service's now (its
@@ -10,7 +11,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js';
 // "failed · retry due HH:MM:SS" in the CLI, the sandbox's log and the inspector.
 
 let workDir: string;
-let sandbox: SandboxProcess;
+let sandbox: SandboxInProcess;
 let receiver: Receiver;
 let cli: Cli;
 
@@ -20,10 +21,10 @@ const timeOfDay = (iso: string) => new Date(iso).toTimeString().slice(0, 8);
 
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-service-clock-'));
-  sandbox = await startSandboxProcess(['--clock', 'manual', '--retry-base-ms', String(MINUTE), '--max-attempts', '3']);
+  sandbox = await startSandboxInProcess(['--clock', 'manual', '--retry-base-ms', String(MINUTE), '--max-attempts', '3']);
   receiver = await startReceiver(() => 500);
   const configDir = mkdtempSync(join(workDir, 'config-'));
-  cli = cliWith(sandboxEnv(sandbox.info, configDir));
+  cli = inProcessCliWith(sandboxEnv(sandbox.info, configDir));
 });
 
 afterAll(async () => {

@@ -2,19 +2,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliWith, createWebhook, jsonLines, sandboxEnv, startListen, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
+import { createWebhook, jsonLines, sandboxEnv, trigger } from '../helpers/cli.js';
+import { inProcessCliWith, startListenInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { signatureOf } from '../helpers/delivery.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // --forward-to routes by event type, for listen and tail: the first pattern that matches wins, a bare URL takes the rest.
 
-let sandbox: SandboxProcess;
+let sandbox: SandboxInProcess;
 let invoices: Receiver;
 let rest: Receiver;
 let workDir: string;
 
 beforeAll(async () => {
-  [sandbox, invoices, rest] = await Promise.all([startSandboxProcess(['--quiet']), startReceiver(), startReceiver()]);
+  [sandbox, invoices, rest] = await Promise.all([startSandboxInProcess(['--quiet']), startReceiver(), startReceiver()]);
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-routes-'));
 });
 
@@ -24,7 +25,7 @@ afterAll(async () => {
 });
 
 /** whsvc as the user of the sandbox. */
-const cli = cliWith(() => sandboxEnv(sandbox.info, join(workDir, 'config')));
+const cli = inProcessCliWith(() => sandboxEnv(sandbox.info, join(workDir, 'config')));
 const withCredentials = (url: string) => url.replace('http://', 'http://someone:pa55word@');
 const eventOf = (body: string) => (JSON.parse(body) as { event: string }).event;
 const EVENTS = ['invoice.paid', 'product.updated', 'sales_order.created'];
@@ -34,7 +35,7 @@ describe('--forward-to [PATTERN=]URL', () => {
     invoices.received.length = 0;
     rest.received.length = 0;
     const secretFile = join(workDir, 'listen.txt');
-    const listener = await startListen([
+    const listener = await startListenInProcess([
       '--secret-file',
       secretFile,
       '--count',
@@ -62,24 +63,21 @@ describe('--forward-to [PATTERN=]URL', () => {
     rest.received.length = 0;
     const webhookId = (await createWebhook(cli, 'http://127.0.0.1:9/none', EVENTS.join(','))).id;
     for (const event of EVENTS) await trigger(cli, event);
-    const tail = await cli(
-      [
-        'deliveries',
-        'tail',
-        '--webhook',
-        webhookId,
-        '--since',
-        '1h',
-        '--count',
-        '3',
-        '--json',
-        '--forward-to',
-        `invoice.*=${withCredentials(invoices.url)}/`,
-        '--forward-to',
-        `sales_order.*=${rest.url}/`,
-      ],
-      { timeoutMs: 60_000 },
-    );
+    const tail = await cli([
+      'deliveries',
+      'tail',
+      '--webhook',
+      webhookId,
+      '--since',
+      '1h',
+      '--count',
+      '3',
+      '--json',
+      '--forward-to',
+      `invoice.*=${withCredentials(invoices.url)}/`,
+      '--forward-to',
+      `sales_order.*=${rest.url}/`,
+    ]);
     expect(tail.code, tail.stderr).toBe(0);
     // A user name and password in a route's URL are never shown: not where tail says what it forwards, not on its lines.
     expect(tail.stdout + tail.stderr).not.toContain('pa55word');
@@ -121,7 +119,7 @@ describe('--forward-to [PATTERN=]URL', () => {
   it("listen: a forward URL's user name and password are never shown, on stderr or in --json", async () => {
     invoices.received.length = 0;
     const secret = 'whsec_routes_credentials';
-    const listener = await startListen([
+    const listener = await startListenInProcess([
       '--secret',
       secret,
       '--count',

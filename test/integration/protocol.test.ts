@@ -3,17 +3,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  cliWith,
-  createWebhook,
-  jsonLines,
-  listenedDeliveries,
-  runCli,
-  sandboxEnv,
-  startSandboxProcess,
-  startWhsvcUntil,
-  type SandboxProcess,
-} from '../helpers/cli.js';
+import { createWebhook, jsonLines, listenedDeliveries, sandboxEnv } from '../helpers/cli.js';
+import { inProcessCliWith, runInProcess, startInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { signatureOf } from '../helpers/delivery.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
@@ -21,13 +12,13 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js';
 // forwarded under X-Acme-*; one signature check, `signature_check`, in every command's --json; verify's usage errors;
 // `-` for stdin wherever a file flag reads.
 
-let sandbox: SandboxProcess;
+let sandbox: SandboxInProcess;
 let app: Receiver;
 let workDir: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  [sandbox, app] = await Promise.all([startSandboxProcess(['--quiet', '--platform-name', 'Acme']), startReceiver()]);
+  [sandbox, app] = await Promise.all([startSandboxInProcess(['--quiet', '--platform-name', 'Acme']), startReceiver()]);
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-protocol-'));
   env = sandboxEnv(sandbox.info, join(workDir, 'config'));
 });
@@ -38,7 +29,7 @@ afterAll(async () => {
 });
 
 /** whsvc as the user of the sandbox. */
-const cli = cliWith(() => env);
+const cli = inProcessCliWith(() => env);
 
 /** The delivery's own headers of a request (X-…-*), lower case, as a receiver reads them. */
 const deliveryHeadersOf = (headers: IncomingHttpHeaders | Record<string, string>) =>
@@ -59,7 +50,10 @@ async function deliveredTo(path: string): Promise<{ webhookId: string; attemptId
 }
 
 /** Starts whsvc with `input` on its stdin, in the sandbox's environment, once its stderr matches `ready`. */
-const startWithStdin = (args: string[], input: string, ready: RegExp) => startWhsvcUntil(args, ready, `whsvc ${args.join(' ')}`, env, input);
+async function startWithStdin(args: string[], input: string, ready: RegExp) {
+  const run = startInProcess(args, { env, input });
+  return { ...run, ready: await run.until(() => ready.exec(run.stderr()), `its ready line (${ready})`) };
+}
 
 describe('a sandbox started with --platform-name Acme', () => {
   it('deliveries diagnose --platform-name Acme shows and records the X-Acme-* headers the sandbox sent; replay sends them on', async () => {
@@ -114,7 +108,7 @@ describe('a sandbox started with --platform-name Acme', () => {
       expect(deliveryHeadersOf(forwarded!.headers)).toEqual(deliveryHeadersOf(sentBySandbox!.headers));
       expect(forwarded!.body).toBe(sentBySandbox!.body);
     } finally {
-      tail.child.kill('SIGINT');
+      await tail.stop('SIGINT');
     }
     expect(await tail.exit).toBe(0);
     const forwardLine = tail.lines().find((line) => line.change === 'forwarded');
@@ -180,11 +174,11 @@ describe('one signature check, signature_check, in every --json', () => {
       file,
       `${[record({ signature: 'ok' }), record({ signature: 'bad' }), record({ signature: 'unsigned' }), record({ signature_check: 'malformed' })].join('\n')}\n`,
     );
-    const dryRun = await runCli(['replay', file, '--to', app.url, '--dry-run', '--json']);
+    const dryRun = await runInProcess(['replay', file, '--to', app.url, '--dry-run', '--json']);
     expect(dryRun.code, dryRun.stderr).toBe(0);
     const planned = jsonLines(dryRun.stdout).filter((line) => line.would_send);
     expect(planned.map((line) => (line.would_send as Record<string, unknown>).signature_check)).toEqual(['verified', 'mismatch', 'missing', 'malformed']);
-    const replayed = await runCli(['replay', file, '--to', app.url, '--json']);
+    const replayed = await runInProcess(['replay', file, '--to', app.url, '--json']);
     expect(replayed.code, replayed.stderr).toBe(0);
     const sent = jsonLines(replayed.stdout).filter((line) => line.replayed);
     expect(sent.map((line) => (line.replayed as Record<string, unknown>).signature_check)).toEqual(['verified', 'mismatch', 'missing', 'malformed']);
@@ -197,7 +191,7 @@ describe('one signature check, signature_check, in every --json', () => {
       file,
       `${JSON.stringify({ whsvc_record: 1, received_at: '2026-11-25T09:00:00Z', method: 'POST', path: '/resigned', headers: { 'x-acme-signature': 'sha256=old' }, body, signature_check: 'verified' })}\n`,
     );
-    const result = await runCli(['replay', file, '--to', app.url, '--secret-file', '-'], { input: 'whsec_apps_own\n' });
+    const result = await runInProcess(['replay', file, '--to', app.url, '--secret-file', '-'], { input: 'whsec_apps_own\n' });
     expect(result.code, result.stderr).toBe(0);
     const [request] = await app.waitFor(1, 10_000, '/resigned');
     expect(request!.headers['x-acme-signature']).toBe(signatureOf('whsec_apps_own', body));
@@ -211,14 +205,14 @@ describe('whsvc verify', () => {
   const digits = signature.slice('sha256='.length);
 
   it('--json: signature_check verified or mismatch, and the signature given', async () => {
-    const right = await runCli(['verify', '--signature', signature, '--secret', secret, '--json'], { input: body });
+    const right = await runInProcess(['verify', '--signature', signature, '--secret', secret, '--json'], { input: body });
     expect(right.code, right.stderr).toBe(0);
     expect(JSON.parse(right.stdout)).toMatchObject({ signature_check: 'verified', signature, body_bytes: body.length });
     expect(JSON.parse(right.stdout)).not.toHaveProperty('valid');
-    const wrong = await runCli(['verify', '--signature', signature, '--secret', 'whsec_other', '--json'], { input: body });
+    const wrong = await runInProcess(['verify', '--signature', signature, '--secret', 'whsec_other', '--json'], { input: body });
     expect(wrong.code).toBe(1);
     expect(JSON.parse(wrong.stdout)).toMatchObject({ signature_check: 'mismatch', signature });
-    const human = await runCli(['verify', '--signature', signature, '--secret', 'whsec_other'], { input: body });
+    const human = await runInProcess(['verify', '--signature', signature, '--secret', 'whsec_other'], { input: body });
     expect(human.stderr).toMatch(/^mismatch: the signature does not match the \d+-byte body \(expected sha256=[0-9a-f]{8}…, got sha256=[0-9a-f]{8}…\)$/m);
   });
 
@@ -229,7 +223,7 @@ describe('whsvc verify', () => {
     ['no prefix', digits, 'has no sha256= before its 64 hex digits'],
     ['a letter that is not hex', `sha256=${digits.slice(1)}x`, 'has "x" after sha256=, which is not a hex digit'],
   ])('a --signature with %s is a usage error (exit 2) that says what is wrong with it', async (_label, given, problem) => {
-    const result = await runCli(['verify', '--signature', given, '--secret', secret], { input: body });
+    const result = await runInProcess(['verify', '--signature', given, '--secret', secret], { input: body });
     expect(result.code).toBe(2);
     expect(result.stderr.split('\n')[0]).toContain(problem);
     expect(result.stderr).not.toContain('mismatch');
@@ -241,13 +235,13 @@ describe('whsvc verify', () => {
     writeFileSync(payloadFile, body);
     const secretFile = join(workDir, 'verify-secret.txt');
     writeFileSync(secretFile, `${secret}\n`);
-    expect((await runCli(['verify', '--signature', signature, '--secret-file', secretFile, '--payload-file', '-'], { input: body })).code).toBe(0);
-    expect((await runCli(['verify', '--signature', signature, '--secret-file', '-', '--payload-file', payloadFile], { input: secret })).code).toBe(0);
+    expect((await runInProcess(['verify', '--signature', signature, '--secret-file', secretFile, '--payload-file', '-'], { input: body })).code).toBe(0);
+    expect((await runInProcess(['verify', '--signature', signature, '--secret-file', '-', '--payload-file', payloadFile], { input: secret })).code).toBe(0);
     for (const args of [
       ['--secret-file', '-', '--payload-file', '-'],
       ['--secret-file', '-'],
     ]) {
-      const result = await runCli(['verify', '--signature', signature, ...args], { input: body });
+      const result = await runInProcess(['verify', '--signature', signature, ...args], { input: body });
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(/both read stdin/);
     }

@@ -2,17 +2,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliWith, createWebhook, runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { createWebhook, sandboxEnv } from '../helpers/cli.js';
+import { inProcessCliWith, runInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // deliveries diagnose against the real sandbox: a refused, a timed-out and a 500 delivery, with the right and a wrong secret.
 
-let sandbox: SandboxProcess;
+let sandbox: SandboxInProcess;
 let app: Receiver;
 let workDir: string;
 
 beforeAll(async () => {
-  [sandbox, app] = await Promise.all([startSandboxProcess(['--quiet', '--retry-base-ms', '600000', '--delivery-timeout-ms', '300']), startReceiver()]);
+  [sandbox, app] = await Promise.all([startSandboxInProcess(['--quiet', '--retry-base-ms', '600000', '--delivery-timeout-ms', '300']), startReceiver()]);
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-diagnose-'));
   app.respondWith = (request) => (request.path === '/fails' ? 500 : 200);
 });
@@ -23,7 +24,7 @@ afterAll(async () => {
 });
 
 /** whsvc as the user of the sandbox. */
-const cli = cliWith(() => sandboxEnv(sandbox.info, join(workDir, 'config')));
+const cli = inProcessCliWith(() => sandboxEnv(sandbox.info, join(workDir, 'config')));
 
 /** A webhook to `url`, one test send to it; the attempt's id once it has its outcome. */
 async function sentTo(url: string, secretFile: string): Promise<string> {
@@ -76,7 +77,7 @@ describe('whsvc deliveries diagnose', () => {
     const recorded = join(workDir, 'one.ndjson');
     expect((await cli(['deliveries', 'diagnose', id, '--record', recorded])).code).toBe(0);
     app.received.length = 0;
-    const replayed = await runCli(['replay', recorded, '--to', `${app.url}/replayed`]);
+    const replayed = await runInProcess(['replay', recorded, '--to', `${app.url}/replayed`]);
     expect(replayed.code, replayed.stderr).toBe(0);
     const shown = JSON.parse((await cli(['deliveries', 'show', id, '--json'])).stdout);
     expect(app.received).toHaveLength(1);
