@@ -5,6 +5,17 @@ import { createServer as createHttpsServer } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
+
+/** The proxy variables unset, both spellings: a run's environment without those of this machine. */
+export const NO_PROXY_ENV = {
+  HTTP_PROXY: undefined,
+  http_proxy: undefined,
+  HTTPS_PROXY: undefined,
+  https_proxy: undefined,
+  NO_PROXY: undefined,
+  no_proxy: undefined,
+};
 
 export interface ForwardProxy {
   url: string;
@@ -137,4 +148,14 @@ export async function closedPort(): Promise<number> {
   const address = await listening(server);
   await new Promise((resolve) => server.close(resolve));
   return Number(address.split(':')[1]);
+}
+
+/**
+ * The certificate of `caFile` trusted by this process from now on, as NODE_EXTRA_CA_CERTS makes a process trust it at
+ * its start: for whsvc run in-process, which cannot be given that variable. Returns the undo.
+ */
+export function trustInThisProcess(caFile: string): () => void {
+  const before = getCACertificates('default');
+  setDefaultCACertificates([...before, readFileSync(caFile, 'utf8')]);
+  return () => setDefaultCACertificates(before);
 }

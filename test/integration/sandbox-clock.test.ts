@@ -1,14 +1,23 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clockTime } from '../../src/render/words.js';
-import { cliWith, createWebhook, runCli, sandboxEnv, startListen, startSandboxProcess, startWhsvc, trigger, type SandboxProcess } from '../helpers/cli.js';
+import { createWebhook, sandboxEnv, trigger } from '../helpers/cli.js';
+import {
+  inProcessCliWith,
+  runInProcess,
+  startInProcess,
+  startListenInProcess,
+  startSandboxInProcess,
+  type ListenerInProcess,
+  type SandboxInProcess,
+} from '../helpers/in-process.js';
 import { startReceiver } from '../helpers/receiver.js';
 
 // The sandbox as a test harness: a manual clock plays a retry schedule out in
-// seconds, against a real `whsvc listen --fail-first` receiver. What a failed test leaves running is stopped when the
-// file ends (test/e2e-setup.ts).
+// seconds, against a real `whsvc listen --fail-first` receiver; the sandbox, listen and the commands all in-process.
+// What a test leaves running is stopped after it, its exit code checked.
 
 let workDir: string;
 
@@ -20,16 +29,39 @@ afterAll(() => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-/** `whsvc listen --port 0 --json …`, once ready. */
-const listen = (args: string[]) => startListen(['--json', ...args]);
+/** What a test started, stopped once it ends (the last started first): each a promise of what it checks. */
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
 
-const cliFor = (sandbox: SandboxProcess, configDir: string) => cliWith(sandboxEnv(sandbox.info, configDir));
+/** A sandbox in-process, stopped after the test (SIGTERM: exit 0) unless the test stopped it. */
+async function sandboxOf(args: string[]): Promise<SandboxInProcess> {
+  const sandbox = await startSandboxInProcess(args);
+  cleanups.push(async () => expect(await sandbox.stop()).toBe(0));
+  return sandbox;
+}
+
+/**
+ * `whsvc listen --port 0 …` in-process, once ready; stopped after the test (SIGTERM) unless it ended, with exit 0, or 1
+ * when `refusing`: a listener given a secret of no webhook's refuses what it gets.
+ */
+async function listenOf(args: string[], refusing = false): Promise<ListenerInProcess> {
+  const listener = await startListenInProcess(args);
+  cleanups.push(async () => expect(await listener.stop('SIGTERM'), listener.stderr()).toBe(refusing ? 1 : 0));
+  return listener;
+}
+
+/** `whsvc listen --port 0 --json …`, once ready. */
+const listen = (args: string[], refusing = false) => listenOf(['--json', ...args], refusing);
+
+const cliFor = (sandbox: SandboxInProcess, configDir: string) => inProcessCliWith(sandboxEnv(sandbox.info, configDir));
 
 const SECOND = 1000;
 
 describe('sandbox start --clock manual', () => {
   it('plays a retry schedule out step by step: each advance sends exactly the attempts due within it', async () => {
-    const sandbox = await startSandboxProcess(['--quiet', '--clock', 'manual']);
+    const sandbox = await sandboxOf(['--quiet', '--clock', 'manual']);
     const configDir = mkdtempSync(join(workDir, 'config-'));
     const cli = cliFor(sandbox, configDir);
     const secretFile = join(workDir, 'schedule-secret.txt');
@@ -119,14 +151,14 @@ describe('sandbox start --clock manual', () => {
     const target = new Date(t0 + 3 * 86_400_000).toISOString();
     const set = await cli(['sandbox', 'clock', 'set', target, '--json']);
     expect(JSON.parse(set.stdout).now).toBe(target);
-    await sandbox.stop();
+    expect(await sandbox.stop()).toBe(0);
   });
 
   it('keeps its position across a restart with --data-dir', async () => {
     const dataDir = mkdtempSync(join(workDir, 'data-'));
     const configDir = mkdtempSync(join(workDir, 'config-'));
-    const receiver = await listen(['--secret', 'whsec_unused', '--respond-status', '500']);
-    const first = await startSandboxProcess(['--quiet', '--clock', 'manual', '--data-dir', dataDir]);
+    const receiver = await listen(['--secret', 'whsec_unused', '--respond-status', '500'], true);
+    const first = await sandboxOf(['--quiet', '--clock', 'manual', '--data-dir', dataDir]);
     let cli = cliFor(first, configDir);
     await createWebhook(cli, `${receiver.url}/down`);
     await trigger(cli);
@@ -135,7 +167,7 @@ describe('sandbox start --clock manual', () => {
     expect(moved.sent).toBe(1);
     expect(await first.stop()).toBe(0);
 
-    const second = await startSandboxProcess(['--quiet', '--clock', 'manual', '--data-dir', dataDir]);
+    const second = await sandboxOf(['--quiet', '--clock', 'manual', '--data-dir', dataDir]);
     cli = cliFor(second, configDir);
     const shown = JSON.parse((await cli(['sandbox', 'clock', '--json'])).stdout);
     expect(shown.now).toBe(moved.now);
@@ -143,11 +175,11 @@ describe('sandbox start --clock manual', () => {
     const next = JSON.parse((await cli(['sandbox', 'clock', 'advance', '10s', '--json'])).stdout);
     expect(next).toMatchObject({ sent: 1, failed: 1 });
     expect(receiver.deliveries().map((l) => l.attempt)).toEqual([1, 2, 3]);
-    await second.stop();
+    expect(await second.stop()).toBe(0);
   });
 
   it('on the wall clock, moving time is refused with how to start a manual one', async () => {
-    const sandbox = await startSandboxProcess(['--quiet']);
+    const sandbox = await sandboxOf(['--quiet']);
     const cli = cliFor(sandbox, mkdtempSync(join(workDir, 'config-')));
     const shown = JSON.parse((await cli(['sandbox', 'clock', '--json'])).stdout);
     expect(shown.clock).toBe('wall');
@@ -157,60 +189,63 @@ describe('sandbox start --clock manual', () => {
     // Without a token, the clock is not shown at all.
     const anonymous = await fetch(`${sandbox.info.base_url}/_sandbox/clock`);
     expect(anonymous.status).toBe(401);
-    await sandbox.stop();
+    expect(await sandbox.stop()).toBe(0);
   });
 
   it("listen stamps a delivery with the sandbox's time (its Date header), not its own", async () => {
-    const sandbox = await startSandboxProcess(['--quiet', '--clock', 'manual']);
+    const sandbox = await sandboxOf(['--quiet', '--clock', 'manual']);
     const cli = cliFor(sandbox, mkdtempSync(join(workDir, 'config-')));
     const start = Date.parse(JSON.parse((await cli(['sandbox', 'clock', '--json'])).stdout).now);
     // Three days and a few hours on, on a whole second: no time of day the wall clock could show now.
     const moved = new Date(Math.ceil((start + 3 * 86_400_000 + 4 * 3_600_000 + 1_234) / 1000) * 1000);
     expect((await cli(['sandbox', 'clock', 'set', moved.toISOString()])).code).toBe(0);
     const secretFile = join(workDir, 'stamp-secret.txt');
-    const human = await startListen(['--secret-file', secretFile, '--count', '1', '--timeout', '60']);
+    const human = await listenOf(['--secret-file', secretFile, '--count', '1', '--timeout', '60']);
     await createWebhook(cli, `${human.url}/hook`, 'invoice.paid', ['--secret-file', secretFile]);
     await trigger(cli);
     expect(await human.exit).toBe(0);
     const [line] = human.stdout().trim().split('\n');
     expect(line!.startsWith(`${clockTime(moved.toISOString(), moved.getTime())} `), line).toBe(true);
 
-    const json = await listen(['--secret', 'whsec_unused']);
+    const json = await listen(['--secret', 'whsec_unused'], true);
     await createWebhook(cli, `${json.url}/hook`);
     await trigger(cli);
     await json.until(() => json.deliveries().length >= 1, 'a line');
     expect(json.deliveries()[0]!.headers.date).toBe(moved.toUTCString());
-    await sandbox.stop();
+    expect(await sandbox.stop()).toBe(0);
   });
 
   describe('a jump over a receiver slower than --request-timeout', () => {
     /** A manual sandbox with one delivery whose retry falls due in 60 s, to a receiver that now holds what it gets. */
     async function retryDueToAHeldReceiver() {
       const receiver = await startReceiver(() => 500);
-      const sandbox = await startSandboxProcess(['--quiet', '--clock', 'manual', '--retry-base-ms', '60000']);
+      cleanups.push(() => receiver.close());
+      const sandbox = await sandboxOf(['--quiet', '--clock', 'manual', '--retry-base-ms', '60000']);
       const cli = cliFor(sandbox, mkdtempSync(join(workDir, 'config-')));
       await createWebhook(cli, `${receiver.url}/slow`);
       await trigger(cli);
       await receiver.waitFor(1);
       receiver.respondWith = () => 'hold';
       const from = Date.parse(JSON.parse((await cli(['sandbox', 'clock', '--json'])).stdout).now);
-      const advance = startWhsvc(['sandbox', 'clock', 'advance', '2m', '--request-timeout', '1s'], {
+      const advance = startInProcess(['sandbox', 'clock', 'advance', '2m', '--request-timeout', '1s'], {
         env: sandboxEnv(sandbox.info, mkdtempSync(join(workDir, 'config-'))),
       });
+      let ended = false;
+      void advance.exit.then(() => (ended = true));
       // The retry, sent by the jump, is held: the jump cannot end before the receiver answers.
       await receiver.waitFor(2);
-      return { receiver, cli, from, advance };
+      return { receiver, cli, from, advance, ended: () => ended };
     }
 
     it('waits as long as the jump takes, past its request limit, and reports what was sent', async () => {
-      const { receiver, advance } = await retryDueToAHeldReceiver();
+      const { receiver, advance, ended } = await retryDueToAHeldReceiver();
       // The marker: a request of another whsvc, held by the same receiver under the same 1 s limit, sent after the jump's.
       // Once it has given up, the jump would have given up too if its limit held it (it did, before).
-      const control = await runCli(['webhooks', 'list', '--request-timeout', '1s'], {
+      const control = await runInProcess(['webhooks', 'list', '--request-timeout', '1s'], {
         env: { WHSVC_BASE_URL: receiver.url, WHSVC_CLIENT_ID: 'a', WHSVC_CLIENT_SECRET: 'b', WHSVC_CONFIG_DIR: mkdtempSync(join(workDir, 'config-')) },
       });
       expect(control.stderr).toContain('no answer within 1 s');
-      expect(advance.child.exitCode, advance.stderr()).toBeNull();
+      expect(ended(), advance.stderr()).toBe(false);
       receiver.release(200);
       expect(await advance.exit, advance.stderr()).toBe(0);
       expect(advance.stdout()).toMatch(/: 1 attempt sent, 1 delivered, 0 failed\n/);
