@@ -174,7 +174,7 @@ describe('credentials', () => {
 
   it('refuses a base URL that is not an http(s) URL, as a usage error', async () => {
     const dir = freshConfig();
-    // (127.0.0.1:4010, with no scheme at all, is http://127.0.0.1:4010: test/e2e/habits.test.ts.)
+    // (127.0.0.1:4010, with no scheme at all, is http://127.0.0.1:4010: test/integration/habits.test.ts.)
     const bare = await cli(['events', '--base-url', 'ftp://127.0.0.1:4010'], dir, { env: { WHSVC_CLIENT_ID: 'a', WHSVC_CLIENT_SECRET: 'b' } });
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain('is not an http(s) URL');
