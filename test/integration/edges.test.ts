@@ -2,16 +2,17 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliWith, createWebhook, login, ownConfigEnv, sandboxEnv, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
+import { createWebhook, login, ownConfigEnv, sandboxEnv, trigger } from '../helpers/cli.js';
+import { inProcessCliWith, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // The edges where a promise about secrets, configuration and names used to break.
-let sandbox: SandboxProcess;
+let sandbox: SandboxInProcess;
 let receiver: Receiver;
 let workDir: string;
 
 beforeAll(async () => {
-  [sandbox, receiver] = await Promise.all([startSandboxProcess(['--quiet']), startReceiver()]);
+  [sandbox, receiver] = await Promise.all([startSandboxInProcess(['--quiet']), startReceiver()]);
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-edges-'));
 });
 
@@ -22,7 +23,7 @@ afterAll(async () => {
 });
 
 /** whsvc as the user of the sandbox, with a config dir of its own at each run. */
-const cli = cliWith(() => sandboxEnv(sandbox.info, mkdtempSync(join(workDir, 'config-'))));
+const cli = inProcessCliWith(() => sandboxEnv(sandbox.info, mkdtempSync(join(workDir, 'config-'))));
 
 async function webhookIds(): Promise<string[]> {
   const listed = await cli(['webhooks', 'list', '--all', '--json']);
@@ -50,7 +51,7 @@ describe('configuration and names', () => {
   it('WHSVC_CONFIG_DIR="" is read as unset: the OS config dir (under XDG_CONFIG_HOME), not an error', async () => {
     const xdg = mkdtempSync(join(workDir, 'xdg-'));
     const loggedIn = await login(
-      cliWith({ ...ownConfigEnv('', sandbox.info.base_url), XDG_CONFIG_HOME: xdg }),
+      inProcessCliWith({ ...ownConfigEnv('', sandbox.info.base_url), XDG_CONFIG_HOME: xdg }),
       sandbox.info.client_id,
       sandbox.info.client_secret,
     );
@@ -72,7 +73,10 @@ describe('configuration and names', () => {
 
   it('a *.localhost address goes to 127.0.0.1 because whsvc sends it there, not because a resolver said so', async () => {
     const { port } = new URL(sandbox.info.base_url);
-    const local = cliWith(() => ({ ...sandboxEnv(sandbox.info, mkdtempSync(join(workDir, 'config-'))), WHSVC_BASE_URL: `http://api.localhost:${port}` }));
+    const local = inProcessCliWith(() => ({
+      ...sandboxEnv(sandbox.info, mkdtempSync(join(workDir, 'config-'))),
+      WHSVC_BASE_URL: `http://api.localhost:${port}`,
+    }));
     const created = await createWebhook(local, `http://app.localhost:${new URL(receiver.url).port}/local`);
     await trigger(local);
     const [request] = await receiver.waitFor(1, 20_000, '/local');

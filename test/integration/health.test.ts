@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { cliWith, createWebhook, sandboxEnv, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
+import { createWebhook, sandboxEnv, trigger } from '../helpers/cli.js';
+import { inProcessCliWith, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
-// `webhooks health` against the real sandbox (manual clock: every time in the
+// `webhooks health` against the sandbox in-process (manual clock: every time in the
 // log is known) and real receivers whose answers the test decides:
 //   ok     answers 200
 //   down   answers 500
@@ -14,7 +15,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js';
 //   slow   holds its answer until the test lets it go (a delivery in flight: pending)
 //   idle   subscribed to an event never triggered
 
-let sandbox: SandboxProcess;
+let sandbox: SandboxInProcess;
 let receiver: Receiver;
 let workDir: string;
 let configDir: string;
@@ -30,7 +31,7 @@ const HOUR = 3600 * SECOND;
 const iso = (offset: number) => new Date(t0 + offset).toISOString();
 
 /** whsvc as the user of the sandbox. */
-const cli = cliWith(() => sandboxEnv(sandbox.info, configDir));
+const cli = inProcessCliWith(() => sandboxEnv(sandbox.info, configDir));
 
 async function cliJson(args: string[], exitCode = 0) {
   const result = await cli([...args, '--json']);
@@ -65,7 +66,7 @@ beforeAll(async () => {
   configDir = mkdtempSync(join(workDir, 'config-'));
   [sandbox, receiver] = await Promise.all([
     // A long delivery timeout keeps the slow delivery pending; a day-long token outlives the clock's jump.
-    startSandboxProcess(['--quiet', '--clock', 'manual', '--max-attempts', '3', '--delivery-timeout-ms', '120000', '--token-ttl', '86400']),
+    startSandboxInProcess(['--quiet', '--clock', 'manual', '--max-attempts', '3', '--delivery-timeout-ms', '120000', '--token-ttl', '86400']),
     startReceiver((request) => {
       if (request.path === '/slow') return 'hold';
       if (request.path === '/ok') return 200;

@@ -2,12 +2,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxEnv, startSandboxProcess, type CliResult, type SandboxProcess } from '../helpers/cli.js';
+import { sandboxEnv, type CliResult } from '../helpers/cli.js';
+import { runInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 
-// webhooks apply against the real sandbox, through the built binary: one account, taken from empty through the
+// webhooks apply against the sandbox, both in-process: one account, taken from empty through the
 // steps a repository's file goes through (first apply, again, an edit, --prune), each checked against the account.
 
-let sandbox: SandboxProcess;
+let sandbox: SandboxInProcess;
 let workDir: string;
 let env: Record<string, string>;
 /** Every apply's stdout and stderr: no secret may be in any. */
@@ -17,7 +18,7 @@ const file = () => join(workDir, 'webhooks.yaml');
 const secrets = () => join(workDir, 'secrets');
 
 async function apply(args: string[], extra: Record<string, string> = {}): Promise<CliResult> {
-  const result = await runCli(['webhooks', 'apply', '-f', file(), ...args], { env: { ...env, ...extra } });
+  const result = await runInProcess(['webhooks', 'apply', '-f', file(), ...args], { env: { ...env, ...extra } });
   outputs.push(result.stdout, result.stderr);
   return result;
 }
@@ -30,7 +31,7 @@ interface Listed {
 }
 
 async function account(): Promise<Listed[]> {
-  const result = await runCli(['webhooks', 'list', '--all', '--json'], { env });
+  const result = await runInProcess(['webhooks', 'list', '--all', '--json'], { env });
   expect(result.code, result.stderr).toBe(0);
   return (JSON.parse(result.stdout).data as Listed[]).sort((a, b) => a.url.localeCompare(b.url));
 }
@@ -41,7 +42,7 @@ const shape = (webhooks: Listed[]) => webhooks.map(({ url, events, active }) => 
 const sent = (stderr: string) => [...stderr.matchAll(/^> (\w+) (\S+)$/gm)].map((m) => `${m[1]} ${new URL(m[2]!).pathname}`);
 
 beforeAll(async () => {
-  sandbox = await startSandboxProcess(['--quiet', '--max-attempts', '1']);
+  sandbox = await startSandboxInProcess(['--quiet', '--max-attempts', '1']);
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-apply-'));
   env = sandboxEnv(sandbox.info, join(workDir, 'config'));
 });
@@ -211,7 +212,7 @@ webhooks:
     expect(twiceInFile.code).toBe(2);
     expect(twiceInFile.stderr).toContain('webhooks[1]: https://billing.example.com/hooks is declared twice, at webhooks[0] and webhooks[1]');
     // A second webhook for a URL the file names, made past apply.
-    const twin = await runCli(
+    const twin = await runInProcess(
       ['webhooks', 'create', '--url', 'https://new.example.com/hooks', '--events', 'invoice.paid', '--secret-file', join(workDir, 'twin.secret'), '--json'],
       { env },
     );

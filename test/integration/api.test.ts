@@ -2,20 +2,21 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { sandboxEnv } from '../helpers/cli.js';
+import { runInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 
-// whsvc api against the real sandbox, through the built binary.
+// whsvc api against the sandbox, both in-process.
 
-let sandbox: SandboxProcess;
+let sandbox: SandboxInProcess;
 let workDir: string;
 let env: Record<string, string>;
 
 /** The requests a --debug run sent, as `METHOD host path`. */
 const sent = (stderr: string) => [...stderr.matchAll(/^> (\w+) (\S+)$/gm)].map((m) => `${m[1]} ${new URL(m[2]!).host} ${new URL(m[2]!).pathname}`);
-const api = (args: string[], extra: Record<string, string> = {}, input?: string) => runCli(['api', ...args], { env: { ...env, ...extra }, input });
+const api = (args: string[], extra: Record<string, string> = {}, input?: string) => runInProcess(['api', ...args], { env: { ...env, ...extra }, input });
 
 beforeAll(async () => {
-  sandbox = await startSandboxProcess(['--quiet', '--max-attempts', '1']);
+  sandbox = await startSandboxInProcess(['--quiet', '--max-attempts', '1']);
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-api-'));
   env = sandboxEnv(sandbox.info, join(workDir, 'config'));
 });
@@ -43,7 +44,7 @@ describe('whsvc api', () => {
     expect(created).toMatchObject({ url: 'https://example.com/api-made', events: ['invoice.paid', 'product.updated'], active: true });
     expect(created.signing_secret).toMatch(/^whsec_/);
     expect(result.stderr).toMatch(/signing secret: the service gives it only this once/);
-    const got = await runCli(['webhooks', 'get', created.id, '--json'], { env });
+    const got = await runInProcess(['webhooks', 'get', created.id, '--json'], { env });
     expect(JSON.parse(got.stdout)).toMatchObject({ id: created.id, url: 'https://example.com/api-made' });
   });
 
@@ -61,7 +62,7 @@ describe('whsvc api', () => {
 
   it('/v1/webhooks --paginate prints one envelope holding every webhook, page after page', async () => {
     for (let i = 0; i < 3; i++) expect((await api(['/v1/webhooks', '-f', `url=https://example.com/p${i}`, '-f', 'events[]=invoice.paid'])).code).toBe(0);
-    const all = JSON.parse((await runCli(['webhooks', 'list', '--all', '--json'], { env })).stdout).data as Array<{ id: string }>;
+    const all = JSON.parse((await runInProcess(['webhooks', 'list', '--all', '--json'], { env })).stdout).data as Array<{ id: string }>;
     expect(all.length).toBeGreaterThanOrEqual(5);
     const result = await api(['/v1/webhooks?limit=2', '--paginate', '--debug']);
     expect(result.code, result.stderr).toBe(0);

@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { login, sandboxEnv } from '../helpers/cli.js';
+import { inProcessCliWith, startSandboxInProcess, usersInProcess, type SandboxInProcess } from '../helpers/in-process.js';
+
+// The habits users bring from gh, stripe and svix (issue 35): each gets what the user meant, or one
+// line that says what to type instead, exit 2. whsvc and the sandbox in-process; login at a terminal (tmux) is
+// test/e2e/habits.test.ts.
+
+let sandbox: SandboxInProcess;
+let workDir: string;
+
+beforeAll(async () => {
+  sandbox = await startSandboxInProcess(['--quiet']);
+  workDir = mkdtempSync(join(tmpdir(), 'whsvc-habits-'));
+});
+
+afterAll(async () => {
+  await sandbox?.stop();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+/** whsvc against the sandbox with its read-write client from the environment, no terminal. */
+const cli = inProcessCliWith(() => sandboxEnv(sandbox.info, join(workDir, 'config')));
+/** whsvc as run by a user with only a config dir, no address but what a flag or a profile gives. */
+const user = usersInProcess(() => undefined);
+
+describe('commands typed as other tools have them', () => {
+  it("stripe's `whsvc trigger invoice.paid`: one line that says what to type, exit 2", async () => {
+    const result = await cli(['trigger', 'invoice.paid', '--data', '{"id":"inv_1"}']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`whsvc: trigger is a command of sandbox: whsvc sandbox trigger invoice.paid --data '{"id":"inv_1"}'\n`);
+    expect(result.stdout).toBe('');
+  });
+
+  it('a typo of a command still gets its suggestion', async () => {
+    const result = await cli(['webhoks', 'list']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Did you mean webhooks?');
+  });
+
+  it('`whsvc events list` lists the catalog, as `whsvc events` does', async () => {
+    const [list, bare] = await Promise.all([cli(['events', 'list', '--json']), cli(['events', '--json'])]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual(JSON.parse(bare.stdout));
+    expect(JSON.parse(list.stdout).data.map((e: { type: string }) => e.type)).toContain('invoice.paid');
+  });
+
+  it('`whsvc help webhooks create` is the help of create (and of a command two levels down)', async () => {
+    const create = await cli(['help', 'webhooks', 'create']);
+    expect(create.code).toBe(0);
+    expect(create.stdout).toMatch(/^Usage: whsvc webhooks create \[options\]\n/);
+    const advance = await cli(['help', 'sandbox', 'clock', 'advance']);
+    expect(advance.stdout).toMatch(/^Usage: whsvc sandbox clock advance \[options\] <duration>\n/);
+    const unknown = await cli(['help', 'webhooks', 'craete']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.split('\n')[0]).toBe('whsvc: unknown command craete for whsvc webhooks; did you mean create?');
+  });
+
+  it("gh's `whsvc auth login` is login: its help, and it logs in", async () => {
+    const help = await cli(['auth', 'login', '--help']);
+    expect(help.stdout).toMatch(/^Usage: whsvc auth login \[options\]\n/);
+    expect(help.stdout).toContain('--client-secret-stdin');
+    const dir = join(workDir, 'auth-login');
+    const loggedIn = await user(['auth', 'login', '--client-id', sandbox.info.client_id, '--client-secret-stdin', '--base-url', sandbox.info.base_url], dir, {
+      input: sandbox.info.client_secret,
+    });
+    expect(loggedIn.code, loggedIn.stderr).toBe(0);
+    expect((await user(['auth', 'status'], dir)).stdout).toContain(sandbox.info.client_id);
+    const logout = await user(['auth', 'logout'], dir);
+    expect(logout.code, logout.stderr).toBe(0);
+  });
+});
+
+describe('values written as other tools take them', () => {
+  it("--url localhost:3000/x, stripe's form, is http://localhost:3000/x", async () => {
+    const result = await cli(['webhooks', 'create', '--url', 'localhost:3000/x', '--events', 'invoice.paid', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).url).toBe('http://localhost:3000/x');
+  });
+
+  it('--base-url 127.0.0.1:PORT is http://127.0.0.1:PORT', async () => {
+    const { host } = new URL(sandbox.info.base_url);
+    const result = await cli(['webhooks', 'list', '--json', '--base-url', host], { env: { WHSVC_BASE_URL: undefined } });
+    expect(result.code, result.stderr).toBe(0);
+  });
+
+  it('--timeout 1500ms, as every other time flag takes it: listen waits 1.5 s', async () => {
+    const started = Date.now();
+    const result = await cli(['listen', '--port', '0', '--secret', 'whsec_x', '--count', '1', '--timeout', '1500ms']);
+    expect(result.code, result.stderr).toBe(6);
+    expect(result.stderr).toContain('0 of 1 verified deliveries within 1.5 s');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+    const bad = await cli(['deliveries', 'tail', '--timeout', 'soon']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.split('\n')[0]).toBe('whsvc: --timeout soon: must be a duration such as 500ms, 90s, 30m, 2h or 3d (a bare number is seconds)');
+  });
+
+  it('an event id from sandbox trigger, given where a delivery id goes, says what an evt_ id is for', async () => {
+    const triggered = await cli(['sandbox', 'trigger', 'invoice.paid', '--json']);
+    const eventId = JSON.parse(triggered.stdout).id as string;
+    expect(eventId).toMatch(/^evt_/);
+    const result = await cli(['deliveries', 'show', eventId]);
+    expect(result.code).toBe(5);
+    expect(result.stderr.split('\n')[1]).toBe(
+      `hint: ${eventId} is an event id, the name sandbox trigger gives the event it made; no command looks it up: its deliveries are the dlv_… ids trigger printed under it (whsvc deliveries show dlv_…)`,
+    );
+    const asType = await cli(['deliveries', 'recover', '--event', eventId, '--dry-run']);
+    expect(asType.code).toBe(2);
+    expect(asType.stderr).toContain(`hint: ${eventId} is an event id; --event takes event types, such as invoice.paid`);
+  });
+});
+
+describe('login, as gh users expect it', () => {
+  it('a login to another address says, in one line, what it replaced; the same client again says nothing', async () => {
+    const { port } = new URL(sandbox.info.base_url);
+    // A pasted secret, with the space and line end a terminal's copy brings along.
+    const loginTo = (address: string) =>
+      login(user.as(join(workDir, 'replace')), sandbox.info.client_id, `${sandbox.info.client_secret} \r\n`, ['--base-url', address]);
+    const first = await loginTo(`127.0.0.1:${port}`);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).not.toContain('replaced');
+    const again = await loginTo(`127.0.0.1:${port}`);
+    expect(again.stderr).not.toContain('replaced');
+    const other = await loginTo(`localhost:${port}`);
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stderr.split('\n')[0]).toBe(
+      `whsvc: replaced profile default, which held client ${sandbox.info.client_id} at http://127.0.0.1:${port} (whsvc login --profile NAME keeps a login of its own)`,
+    );
+    expect(other.stderr).not.toContain(sandbox.info.client_secret);
+  });
+});
+
+describe('shell completion', () => {
+  it('offers event types for sandbox trigger, also as the PowerShell script asks (the word being typed as --current=)', async () => {
+    expect((await cli(['events'])).code).toBe(0);
+    const bash = await cli(['__complete', '--', 'sandbox', 'trigger', 'inv']);
+    expect(bash.stdout.split('\n').filter(Boolean)).toEqual(['inventory.changed', 'invoice.paid']);
+    const powershell = await cli(['__complete', '--current=inv', '--', 'sandbox', 'trigger']);
+    expect(powershell.stdout).toBe(bash.stdout);
+    const empty = await cli(['__complete', '--current=', '--', 'webhooks']);
+    expect(empty.stdout.split('\n')).toContain('create');
+  });
+
+  it('whsvc completion powershell prints a script to load in $PROFILE', async () => {
+    const result = await cli(['completion', 'powershell']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^# whsvc completion for PowerShell: whsvc completion powershell \| Out-String \| Invoke-Expression/);
+    expect(result.stdout).toContain('Register-ArgumentCompleter -Native -CommandName whsvc');
+  });
+});
