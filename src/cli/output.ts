@@ -1,5 +1,5 @@
 import type { Page } from '../api/shapes.js';
-import { nextCursor } from '../api/log.js';
+import { PageWalk } from '../api/log.js';
 import type { SharedLayout, TableOptions } from '../render/table.js';
 import { shellWord } from '../render/text.js';
 import type { CommandDeps } from './context.js';
@@ -104,6 +104,7 @@ export async function writePages<T>(
   // Shared by the pages, so that they line up.
   const shared: SharedLayout = {};
   const document = deps.json ? new JsonDocumentStream(deps.stdout, 'data', {}, true) : undefined;
+  const walk = new PageWalk(cursor);
   for (;;) {
     const page = await options.fetchPage(cursor);
     if (document) {
@@ -113,7 +114,7 @@ export async function writePages<T>(
       count += page.data.length;
       first = false;
     }
-    const next = nextCursor(page, cursor);
+    const next = walk.next(page);
     if (next === undefined) break;
     cursor = next;
   }
