@@ -31,13 +31,16 @@ export interface ProxySettings {
   noProxy?: string | undefined;
 }
 
+/** A proxy's address as curl reads it: one without a scheme (`user:pass@host:3128`, `host:3128`, as curl and Go take them) is http. */
+const proxyAddress = (value: string | undefined) => (value && !value.includes('://') ? `http://${value}` : value || undefined);
+
 /** The proxies set in the environment, as curl reads them (the lower-case name first). */
 export function proxySettings(env: NodeJS.ProcessEnv): ProxySettings | undefined {
   if (!PROXY_VARIABLES.some((name) => env[name])) return undefined;
-  const httpProxy = env.http_proxy || env.HTTP_PROXY || undefined;
+  const httpProxy = proxyAddress(env.http_proxy || env.HTTP_PROXY);
   return {
     httpProxy,
-    httpsProxy: env.https_proxy || env.HTTPS_PROXY || httpProxy,
+    httpsProxy: proxyAddress(env.https_proxy || env.HTTPS_PROXY) ?? httpProxy,
     noProxy: env.no_proxy ?? env.NO_PROXY,
   };
 }
