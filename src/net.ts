@@ -46,6 +46,27 @@ export function proxySettings(env: NodeJS.ProcessEnv): ProxySettings | undefined
 }
 
 /**
+ * The proxies' credentials, as secrets a server's text must never show: the password, `user:password` and that pair
+ * in base64 (a Basic Proxy-Authorization, as a gateway may quote it); a user name without a password is the credential.
+ */
+export function proxyCredentials(proxies: ProxySettings | undefined): string[] {
+  const decoded = (part: string) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part;
+    }
+  };
+  return [proxies?.httpProxy, proxies?.httpsProxy].flatMap((proxy) => {
+    const url = proxy === undefined ? null : URL.parse(proxy);
+    if (!url || url.username === '') return [];
+    const [user, password] = [decoded(url.username), decoded(url.password)];
+    if (password === '') return [user];
+    return [password, `${user}:${password}`, Buffer.from(`${user}:${password}`).toString('base64')];
+  });
+}
+
+/**
  * Where a request to `url` connects, and the Host header it carries. A plain
  * http `*.localhost` name (or `localhost.`, the name fully qualified, which
  * resolvers may not know) counts as this machine (so credentials may go there
