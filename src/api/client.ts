@@ -3,6 +3,7 @@ import { redactHeaders, redactText, SecretMask } from './redact.js';
 import { shapeProblem, type Shape } from './shapes.js';
 import { TransportError } from '../net.js';
 import type { Transport, TransportResponse } from './transport.js';
+import { exactParse } from '../exact-json.js';
 
 export interface Credentials {
   clientId: string;
@@ -276,7 +277,7 @@ export class ApiClient {
     if (response.text === '' && !options.expect) return undefined as T;
     let value: unknown;
     try {
-      value = JSON.parse(response.text);
+      value = exactParse(response.text);
     } catch {
       throw new ApiError(response.status, undefined, `the service answered ${method} ${path} with something that is not JSON`);
     }

@@ -3,14 +3,16 @@ import type { ApiClient } from './client.js';
 import { ApiError } from './errors.js';
 import { listAttempts, listWebhooks } from './endpoints.js';
 import type { Attempt, Page, Webhook } from './shapes.js';
+import { numberValue, type ServiceNumber } from '../exact-json.js';
 
 /**
  * The HTTP status an endpoint answered, or undefined when it gave none: the
  * interface's integer `response_code` is 0 then (as the sandbox sends it),
  * and a service that sends null instead means the same.
  */
-export function answeredStatus(code: number | null | undefined): number | undefined {
-  return typeof code === 'number' && code > 0 ? code : undefined;
+export function answeredStatus(code: ServiceNumber | null | undefined): number | undefined {
+  const value = numberValue(code);
+  return value !== undefined && value > 0 ? value : undefined;
 }
 
 /** The interface's largest page: fewest requests for a whole log. */

@@ -109,3 +109,29 @@ describe('secrets a service echoes back', () => {
     expect(result.stderr).not.toContain(TOKEN);
   });
 });
+
+describe("the service's numbers, as it wrote them", () => {
+  const HUGE = '12345678901234567890123';
+  beforeAll(() => {
+    handler = withToken((_, __, res) =>
+      send(
+        res,
+        200,
+        `{"data":[{"id":"dlv_1","event":"invoice.paid","status":"failed","response_code":${HUGE},"attempts":1e400,"created_at":"2025-01-15T12:00:00Z"}],"has_more":false,"next_cursor":null}`,
+      ),
+    );
+  });
+
+  it('a 23-digit number and 1e400 come out of --json, and --jq reads them, as the service wrote them', async () => {
+    const json = await whsvc(['deliveries', 'list', 'wh_1', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout).toContain(`"response_code": ${HUGE},`);
+    expect(json.stdout).toContain('"attempts": 1e400,');
+    const jq = await whsvc(['deliveries', 'list', 'wh_1', '--jq', '.data[0].response_code']);
+    expect(jq.code, jq.stderr).toBe(0);
+    expect(jq.stdout).toBe(`${HUGE}\n`);
+    const rows = await whsvc(['deliveries', 'list', 'wh_1']);
+    expect(rows.code, rows.stderr).toBe(0);
+    expect(rows.stdout).toContain('\t1e400\t');
+  });
+});
