@@ -32,15 +32,39 @@ export interface ProxySettings {
   noProxy?: string | undefined;
 }
 
+/** A proxy's address as curl reads it: one without a scheme (`user:pass@host:3128`, `host:3128`, as curl and Go take them) is http. */
+const proxyAddress = (value: string | undefined) => (value && !value.includes('://') ? `http://${value}` : value || undefined);
+
 /** The proxies set in the environment, as curl reads them (the lower-case name first). */
 export function proxySettings(env: NodeJS.ProcessEnv): ProxySettings | undefined {
   if (!PROXY_VARIABLES.some((name) => env[name])) return undefined;
-  const httpProxy = env.http_proxy || env.HTTP_PROXY || undefined;
+  const httpProxy = proxyAddress(env.http_proxy || env.HTTP_PROXY);
   return {
     httpProxy,
-    httpsProxy: env.https_proxy || env.HTTPS_PROXY || httpProxy,
+    httpsProxy: proxyAddress(env.https_proxy || env.HTTPS_PROXY) ?? httpProxy,
     noProxy: env.no_proxy ?? env.NO_PROXY,
   };
+}
+
+/**
+ * The proxies' credentials, as secrets a server's text must never show: the password, `user:password` and that pair
+ * in base64 (a Basic Proxy-Authorization, as a gateway may quote it); a user name without a password is the credential.
+ */
+export function proxyCredentials(proxies: ProxySettings | undefined): string[] {
+  const decoded = (part: string) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part;
+    }
+  };
+  return [proxies?.httpProxy, proxies?.httpsProxy].flatMap((proxy) => {
+    const url = proxy === undefined ? null : URL.parse(proxy);
+    if (!url || url.username === '') return [];
+    const [user, password] = [decoded(url.username), decoded(url.password)];
+    if (password === '') return [user];
+    return [password, `${user}:${password}`, Buffer.from(`${user}:${password}`).toString('base64')];
+  });
 }
 
 /**

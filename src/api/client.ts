@@ -1,10 +1,11 @@
 import { constants } from 'node:buffer';
 import { ApiError, AuthError, NetworkError, RequestStopped, answerTooLarge, describeErrorBody, tooLarge } from './errors.js';
-import { redactHeaders, redactText } from './redact.js';
+import { redactHeaders, redactText, SecretMask } from './redact.js';
 import { shapeProblem, type Shape } from './shapes.js';
 import { BROKEN_ANSWER_CODE, TransportError } from '../net.js';
 import { sizeText } from '../render/text.js';
 import type { Transport, TransportResponse } from './transport.js';
+import { exactParse } from '../exact-json.js';
 
 export interface Credentials {
   clientId: string;
@@ -43,6 +44,8 @@ export interface ApiClientOptions {
   userAgent?: string;
   /** The message (or the whole error) when there are no credentials to use (naming the profile, say). */
   notLoggedIn?: string | AuthError;
+  /** Other secrets the service's answers must never echo into what is printed: a proxy's credentials. */
+  secrets?: readonly string[] | undefined;
   /** The most of an answer read (--max-answer-size): DEFAULT_MAX_ANSWER_BYTES when not given. */
   maxAnswerBytes?: number | undefined;
 }
@@ -188,12 +191,16 @@ export class ApiClient {
   onWait: ((seconds: number, status: number) => void) | undefined;
   /** The service's now, from its answers (the times in its log are on this clock). */
   readonly serviceClock: ServiceClock;
+  /** The secrets this client sends, masked in every error and --debug line it makes of the service's answers. */
+  private readonly secrets = new SecretMask();
 
   /** The most of a 2xx read: past it the answer is an error (answerTooLarge). */
   private readonly maxAnswerBytes: number;
 
   constructor(private readonly options: ApiClientOptions) {
     this.maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    this.secrets.add(options.credentials?.clientSecret);
+    for (const secret of options.secrets ?? []) this.secrets.add(secret);
     this.now = options.now ?? Date.now;
     this.serviceClock = new ServiceClock(this.now);
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -261,7 +268,7 @@ export class ApiClient {
     // A second token request gets a second token, and does nothing else: sent again after either wait.
     const response = await this.exchange('POST', TOKEN_PATH, undefined, body, undefined, { resetRetries: false, repeatAfter: [429, 503] });
     if (response.status === 400 || response.status === 401) {
-      const { code, message } = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
+      const { code, message } = this.describe(response);
       throw new AuthError(`the service refused the credentials${code ? ` (${code})` : ''}: ${message ?? `HTTP ${response.status}`}`, response.status, code);
     }
     if (response.status !== 200) throw this.errorFor('POST', TOKEN_PATH, response);
@@ -312,7 +319,7 @@ export class ApiClient {
       token = await this.token(true);
       response = await this.exchange(method, path, options.query, options.body, token.access_token, how);
       if (response.status === 401) {
-        const { code, message } = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
+        const { code, message } = this.describe(response);
         throw new AuthError(`the service refused a fresh access token: ${message ?? 'HTTP 401'}`, 401, code);
       }
     }
@@ -325,7 +332,7 @@ export class ApiClient {
     if (response.text === '' && !options.expect) return undefined as T;
     let value: unknown;
     try {
-      value = JSON.parse(response.text);
+      value = exactParse(response.text);
     } catch {
       throw new ApiError(response.status, undefined, `the service answered ${method} ${path} with something that is not JSON`);
     }
@@ -336,11 +343,21 @@ export class ApiClient {
 
   /** The ApiError an answer that is not a 2xx makes: its message from the body, the scope a 403 lacks, a 404's hint. */
   errorFor(method: string, path: string, response: TransportResponse, notFoundHint?: string, repeatAfter = repeatedAfter(method)): ApiError {
-    const described = describeErrorBody(response.text, String(response.headers['content-type'] ?? ''));
+    const described = this.describe(response);
     const requiredScope = response.status === 403 ? (described.requiredScope ?? scopeFor(method)) : undefined;
     let message = described.message ?? (described.code ? `the service refused ${method} ${path}` : `the service refused ${method} ${path} without saying why`);
     if (response.status === 429 || response.status === 503) message += `; ${this.gaveUp(response, repeatAfter.includes(response.status))}`;
     return new ApiError(response.status, described.code, message, requiredScope, response.status === 404 ? notFoundHint : undefined);
+  }
+
+  /** What an error answer says, every secret in force masked: a token endpoint or gateway may quote the request. */
+  private describe(response: TransportResponse): ReturnType<typeof describeErrorBody> {
+    return describeErrorBody(response.text, String(response.headers['content-type'] ?? ''), this.secrets.mask);
+  }
+
+  /** --debug's text, every secret in force masked (beside the fields and headers redactText and redactHeaders hide). */
+  private debug(text: string): void {
+    this.options.debug?.(this.secrets.mask(text));
   }
 
   /** Why a 429 or 503 was not waited out, as the end of its message. */
@@ -406,6 +423,7 @@ export class ApiClient {
       ...given,
       ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}),
     };
+    this.secrets.add(accessToken);
     const shownBody = body === undefined ? undefined : typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
     let waits = 0;
     let resets = 0;
@@ -413,23 +431,23 @@ export class ApiClient {
       // A longer wait may have replaced the one awaited: wait until none is left.
       while (this.pause) await unlessStopped(this.pause, stop);
       const started = this.now();
-      this.options.debug?.(`> ${method} ${url.href}\n${redactHeaders(headers)}${shownBody ? `\n\n${redactText(shownBody)}` : ''}\n`);
+      this.debug(`> ${method} ${url.href}\n${redactHeaders(headers)}${shownBody ? `\n\n${redactText(shownBody)}` : ''}\n`);
       let response: TransportResponse;
       try {
         response = await this.options.transport({ method, url, headers, body, timeoutMs, ...answerLimits(this.maxAnswerBytes) });
       } catch (error) {
         if (!(error instanceof TransportError)) throw error;
-        this.options.debug?.(`< no answer: ${error.message}\n`);
+        this.debug(`< no answer: ${error.message}\n`);
         if (resetRetries && (error.code === 'ECONNRESET' || error.code === 'EPIPE') && resets < GET_RESET_RETRIES) {
           resets += 1;
           continue;
         }
-        throw new NetworkError(networkMessage(error, url), url.host, error.sent, error.proxy);
+        throw new NetworkError(this.secrets.mask(networkMessage(error, url)), url.host, error.sent, error.proxy);
       }
       this.serviceClock.note(response.headers.date, this.now());
       const refused = tooLarge(response);
       const shown = refused ? `(longer than ${sizeText(this.maxAnswerBytes)}: the rest not read)` : response.text;
-      this.options.debug?.(`< ${response.status} (${this.now() - started} ms)\n${redactHeaders(response.headers)}${shown ? `\n\n${redactText(shown)}` : ''}\n`);
+      this.debug(`< ${response.status} (${this.now() - started} ms)\n${redactHeaders(response.headers)}${shown ? `\n\n${redactText(shown)}` : ''}\n`);
       if (refused) throw answerTooLarge(method, url.pathname, response.status, this.maxAnswerBytes);
       if ((response.status === 429 || response.status === 503) && repeatAfter.includes(response.status) && waits < this.retryAfterWaits) {
         const seconds = retryAfterSeconds(response.headers['retry-after'], this.now());

@@ -76,11 +76,19 @@ const CONTROL_OR_SPACE = /[\u0000-\u001f\u007f-\u009f\s]+/g;
 /** One printable line: a server's text never spans lines nor drives the terminal. */
 const oneLine = (text: string) => text.replace(CONTROL_OR_SPACE, ' ').trim();
 
-export function describeErrorBody(text: string, contentType = ''): { code?: string; message?: string; requiredScope?: string } {
-  const described = describeRaw(text, contentType);
+/**
+ * What an error answer says, one printable line each. `mask` hides the secrets in force (api/redact.ts SecretMask) in
+ * the body as it came, before a cut could leave part of one, and in what is read from it, which JSON may have escaped.
+ */
+export function describeErrorBody(
+  text: string,
+  contentType = '',
+  mask: (text: string) => string = (same) => same,
+): { code?: string; message?: string; requiredScope?: string } {
+  const described = describeRaw(mask(text), contentType);
   return Object.fromEntries(
     Object.entries(described)
-      .map(([key, value]) => [key, oneLine(value as string)])
+      .map(([key, value]) => [key, mask(oneLine(value as string))])
       .filter(([, value]) => value !== ''),
   ) as typeof described;
 }

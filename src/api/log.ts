@@ -1,39 +1,80 @@
+import { createHash } from 'node:crypto';
 import type { ApiClient } from './client.js';
 import { ApiError } from './errors.js';
 import { listAttempts, listWebhooks } from './endpoints.js';
 import type { Attempt, Page, Webhook } from './shapes.js';
+import { numberValue, type ServiceNumber } from '../exact-json.js';
 
 /**
  * The HTTP status an endpoint answered, or undefined when it gave none: the
  * interface's integer `response_code` is 0 then (as the sandbox sends it),
  * and a service that sends null instead means the same.
  */
-export function answeredStatus(code: number | null | undefined): number | undefined {
-  return typeof code === 'number' && code > 0 ? code : undefined;
+export function answeredStatus(code: ServiceNumber | null | undefined): number | undefined {
+  const value = numberValue(code);
+  return value !== undefined && value > 0 ? value : undefined;
 }
 
 /** The interface's largest page: fewest requests for a whole log. */
 export const MAX_PAGE = 200;
 
 /**
- * The cursor of the page after `page` (the one fetched at `cursor`), or undefined at the end. A service that gives
- * back the cursor it was asked at would be followed for good: that is an answer of the wrong shape.
+ * Pages one walk follows at most: 100,000 pages are 20 million items at MAX_PAGE, more webhooks than
+ * any account holds and more attempts than one command reads in hours. Past it the service is
+ * inventing pages (fresh cursors without end), which the cycle check alone cannot see.
  */
-export function nextCursor(page: Pick<Page<unknown>, 'has_more' | 'next_cursor'>, cursor: string | undefined): string | undefined {
-  if (!page.has_more || !page.next_cursor) return undefined;
-  if (page.next_cursor === cursor) {
-    throw new ApiError(200, 'unexpected_answer', 'the service gave the same next_cursor as the page asked for: following it would never end');
+export const MAX_PAGES = 100_000;
+
+/** A cursor as a walk remembers it: a short digest, so that 100,000 hostile cursors of any length stay a few MB. */
+const digest = (cursor: string) => createHash('sha256').update(cursor).digest('base64');
+
+/**
+ * The guard of one walk through a list's pages, the one every walker uses: the
+ * cursor of the next page, or undefined at the end. A cursor given before in
+ * this walk (A → B → A, of any length) or a walk past MAX_PAGES is an answer of
+ * the wrong shape, an ApiError: following it would never end.
+ */
+export class PageWalk {
+  private readonly seen = new Set<string>();
+  private pages = 0;
+
+  /** `start`: the cursor the walk begins at (`--cursor`), none for the first page. */
+  constructor(start?: string) {
+    if (start !== undefined) this.seen.add(digest(start));
   }
-  return page.next_cursor;
+
+  /** The cursor of the page after `page` (the last one fetched), or undefined when it is the last. */
+  next(page: Pick<Page<unknown>, 'has_more' | 'next_cursor'>): string | undefined {
+    this.pages += 1;
+    if (!page.has_more || !page.next_cursor) return undefined;
+    const key = digest(page.next_cursor);
+    if (this.seen.has(key)) {
+      throw new ApiError(
+        200,
+        'unexpected_answer',
+        `the service's pages go round in a circle: page ${this.pages} gave a next_cursor given before; following it would never end`,
+      );
+    }
+    if (this.pages >= MAX_PAGES) {
+      throw new ApiError(
+        200,
+        'unexpected_answer',
+        `the list goes on past ${MAX_PAGES.toLocaleString('en-US')} pages: whsvc stops there rather than read without end`,
+      );
+    }
+    this.seen.add(key);
+    return page.next_cursor;
+  }
 }
 
 /** Every item of a cursor-paginated list, one page in memory at a time; `page` fetches the page at a cursor. */
 async function* pages<T>(page: (cursor: string | undefined) => Promise<Page<T>>): AsyncGenerator<T[]> {
+  const walk = new PageWalk();
   let cursor: string | undefined;
   do {
     const fetched = await page(cursor);
     yield fetched.data;
-    cursor = nextCursor(fetched, cursor);
+    cursor = walk.next(fetched);
   } while (cursor);
 }
 

@@ -20,3 +20,29 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
     })
     .join('\n');
 }
+
+/** A text as it stands inside a JSON string. */
+const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
+
+/**
+ * The secrets in force (the client secret, each access token sent, a proxy's credentials), and server text with each
+ * masked: a token endpoint, gateway or API error may quote the request it was sent. A secret is masked in every form
+ * an echo carries it in: as it is, URL-encoded, JSON-escaped (`/` too, as some encoders escape it), and escaped twice
+ * (the JSON body sent, quoted inside a JSON string). One shorter than MIN_MASKED is left: masking it would hide the
+ * letters of every word that holds it, and a secret that short guards nothing.
+ */
+export class SecretMask {
+  static readonly MIN_MASKED = 4;
+
+  /** Longest first, so that no form is cut by a shorter one inside it. */
+  private forms: string[] = [];
+
+  add(secret: string | undefined): void {
+    if (secret === undefined || secret.length < SecretMask.MIN_MASKED) return;
+    const once = jsonEscaped(secret);
+    const fresh = [secret, encodeURIComponent(secret), once, once.replaceAll('/', '\\/'), jsonEscaped(once)].filter((form) => !this.forms.includes(form));
+    if (fresh.length > 0) this.forms = [...new Set([...this.forms, ...fresh])].sort((a, b) => b.length - a.length);
+  }
+
+  mask = (text: string): string => this.forms.reduce((out, form) => out.replaceAll(form, '[redacted]'), text);
+}

@@ -1,6 +1,9 @@
 // The service's answers, typed once: the names follow the interface, and the
 // project's words (docs/architecture.md): the interface's "delivery" record is
-// an attempt, here `Attempt`.
+// an attempt, here `Attempt`. A number a double would change keeps its text (exact-json.ts): its fields are
+// ServiceNumber, read with numberValue and numberText.
+
+import type { ServiceNumber } from '../exact-json.js';
 
 /** A list's page envelope. Fields this version does not know are kept (--json prints them). */
 export interface Page<T = Record<string, unknown>> {
@@ -30,9 +33,9 @@ export interface Attempt {
   event: string;
   status: string;
   /** The endpoint's HTTP status; 0 (or null, from another service) when it gave no answer. */
-  response_code: number | null;
+  response_code: ServiceNumber | null;
   /** The attempt's number. */
-  attempts?: number;
+  attempts?: ServiceNumber;
   created_at: string;
   /** When the delivery's automatic retry is due, on a failed delivery's newest attempt (the sandbox's extension). */
   next_attempt_at?: string | null;
@@ -55,7 +58,7 @@ export interface DueAttempt {
   delivery_id: string;
   webhook_id: string;
   event: string;
-  attempt: number;
+  attempt: ServiceNumber;
   due_at: string;
 }
 
@@ -64,9 +67,9 @@ export interface ClockState {
   clock?: 'manual' | 'wall';
   now: string;
   from?: string;
-  sent?: number;
-  delivered?: number;
-  failed?: number;
+  sent?: ServiceNumber;
+  delivered?: ServiceNumber;
+  failed?: ServiceNumber;
   due: DueAttempt[];
 }
 

@@ -95,7 +95,11 @@ export function defaultTransport(env: NodeJS.ProcessEnv): Transport {
         (proxyAgent ??= import('undici').then((loaded) => {
           // undici is CommonJS: bundled, its exports come as the default export.
           const { EnvHttpProxyAgent } = (loaded.default ?? loaded) as unknown as typeof loaded;
-          return new EnvHttpProxyAgent(proxies);
+          try {
+            return new EnvHttpProxyAgent(proxies);
+          } catch (error) {
+            throw unusableProxy(proxies, error);
+          }
         })),
     ),
     proxies,
@@ -109,13 +113,20 @@ function proxiedTransport(send: Transport, proxies: ProxySettings): Transport {
     try {
       return await send(req);
     } catch (error) {
-      if (!(error instanceof TransportError) || error.sent) throw error;
+      if (!(error instanceof TransportError) || error.sent || error.proxy !== undefined) throw error;
       const proxy = req.url.protocol === 'https:' ? proxies.httpsProxy : proxies.httpProxy;
       if (!proxy || !failedAt(error, proxy)) throw error;
       const shown = proxyForDisplay(proxy);
       throw new TransportError(`cannot reach the proxy ${shown}: ${error.message}`, error.code, false, shown);
     }
   };
+}
+
+/** Proxies undici cannot go through (`ftp://`, or no URL at all): one line naming them, without their credentials. */
+function unusableProxy(proxies: ProxySettings, error: unknown): TransportError {
+  const shown = [...new Set([proxies.httpsProxy, proxies.httpProxy].filter((proxy) => proxy !== undefined).map(proxyForDisplay))].join(' or ');
+  const why = error instanceof Error ? error.message.split('\n')[0] : String(error);
+  return new TransportError(`cannot use the proxy ${shown}: ${why}`, 'EPROXY', false, shown);
 }
 
 /** Whether a connection failure names the proxy's port (undici's messages end with host:port). */

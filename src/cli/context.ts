@@ -2,7 +2,7 @@ import { ApiClient, type Credentials, type TokenCache } from '../api/client.js';
 import { AuthError } from '../api/errors.js';
 import { defaultTransport, proxyForDisplay, type Transport } from '../api/transport.js';
 import { ConfigStore, type Profile } from '../config/store.js';
-import { isLoopbackHost, proxySettings, redactUserinfo } from '../net.js';
+import { isLoopbackHost, proxyCredentials, proxySettings, redactUserinfo } from '../net.js';
 import { shellWord } from '../render/text.js';
 import { colorsFor, type Colors } from '../render/colors.js';
 import { withSpinner } from '../render/spinner.js';
@@ -251,6 +251,7 @@ export async function buildDeps(globals: GlobalOptions, io: Io, run: RunParts, t
   const sendWithProgress: Transport = showProgress
     ? (request) => withSpinner(io.stderr, `waiting for ${request.url.host}…`, () => transport(request))
     : transport;
+  const proxySecrets = proxyCredentials(proxySettings(io.env));
   const apiFor = (base: string, creds: Credentials | undefined, tokenCache?: TokenCache) =>
     new ApiClient({
       baseUrl: base,
@@ -261,6 +262,7 @@ export async function buildDeps(globals: GlobalOptions, io: Io, run: RunParts, t
       maxAnswerBytes: answerLimit,
       userAgent: `whsvc/${WHSVC_VERSION}`,
       notLoggedIn,
+      secrets: proxySecrets,
       debug: globals.debug ? (text) => io.stderr.write(errColors.dim(text)) : undefined,
       // On a terminal, from the start of a wiped line: a progress line or spinner may be drawn there; it redraws below.
       notice: (text) => io.stderr.write(`${io.stderr.isTTY ? '\r\u001b[2K' : ''}${errColors.yellow('!')} ${text}\n`),

@@ -3,6 +3,7 @@ import type { OutputStream } from '../render/stream.js';
 import type { JsonDocument, JsonOutput } from './output.js';
 import { sanitizeBlock } from '../render/text.js';
 import { ExitCode, usageError } from './errors.js';
+import { exactParse } from '../exact-json.js';
 
 /**
  * --jq EXPR: the output --json prints, through jq, as `--json | jq -r EXPR`
@@ -187,7 +188,7 @@ export class JqJson implements JsonOutput {
     }
     // jq's own text in a pipe (every digit of a number kept); indented for a reader, where JSON.stringify escapes
     // every control character.
-    return tty ? JSON.stringify(JSON.parse(result), null, 2) : result;
+    return tty ? JSON.stringify(exactParse(result), null, 2) : result;
   }
 
   private fail(message: string): void {

@@ -1,5 +1,5 @@
 import type { Page } from '../api/shapes.js';
-import { nextCursor } from '../api/log.js';
+import { PageWalk } from '../api/log.js';
 import type { SharedLayout, TableOptions } from '../render/table.js';
 import { shellWord } from '../render/text.js';
 import type { CommandDeps } from './context.js';
@@ -150,6 +150,7 @@ export async function writePages<T>(
   // Shared by the pages, so that they line up.
   const shared: SharedLayout = {};
   const document = deps.json ? deps.jsonOut.stream('data', {}, true) : undefined;
+  const walk = new PageWalk(cursor);
   for (;;) {
     const page = await options.fetchPage(cursor);
     if (document) {
@@ -159,7 +160,7 @@ export async function writePages<T>(
       count += page.data.length;
       first = false;
     }
-    const next = nextCursor(page, cursor);
+    const next = walk.next(page);
     if (next === undefined) break;
     cursor = next;
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { deliveryHeaderNames, deliveryHeaders } from './headers.js';
 import { sign } from './signature.js';
+import { numberText, type ServiceNumber } from '../exact-json.js';
 
 /**
  * How long the service waits for a receiver's answer: an attempt not answered
@@ -31,7 +32,7 @@ export interface LoggedAttempt {
   id: string;
   event: string;
   /** The attempt's number. */
-  attempts?: number | undefined;
+  attempts?: ServiceNumber | undefined;
   created_at?: string | undefined;
   payload?: unknown;
   signature?: string | undefined;
@@ -64,7 +65,7 @@ export function rebuiltDelivery(
     signature: attempt.signature,
     event: attempt.event,
     deliveryId,
-    attempt: attempt.attempts ?? 1,
+    attempt: numberText(attempt.attempts ?? 1),
     attemptId: attempt.id,
     sentAt: attempt.created_at,
   });

@@ -33,7 +33,8 @@ export interface DeliveryFacts {
   signature: string;
   event: string;
   deliveryId: string;
-  attempt: number;
+  /** The attempt's number, or its text as the service wrote it. */
+  attempt: number | string;
   attemptId: string;
   /** When the attempt was made, by the sender's clock (ISO 8601): the `Date` header, which listen stamps its line with. */
   sentAt?: string | undefined;

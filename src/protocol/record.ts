@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { isHopHeader, unsendableHeader } from './headers.js';
 import { SIGNATURE_CHECKS, type SignatureCheck } from './signature.js';
+import type { ServiceNumber } from '../exact-json.js';
 
 /**
  * One delivery as recorded (`listen --record FILE`, `deliveries tail
@@ -23,7 +24,7 @@ export interface RecordedDelivery {
   signature_check: SignatureCheck;
   event: string | null;
   delivery_id: string | null;
-  attempt: number | null;
+  attempt: ServiceNumber | null;
   /** What listen answered. */
   answered: number;
 }

@@ -147,6 +147,16 @@ export interface FakeDepsOptions {
   maxAnswerBytes?: number;
 }
 
+/** What a test's own ApiClient differs in (fake.client). */
+interface ClientOptions {
+  credentials?: Credentials | undefined;
+  withCache?: boolean;
+  baseUrl?: string;
+  sleep?: (ms: number) => Promise<void>;
+  /** Other secrets in force (a proxy's credentials). */
+  secrets?: string[];
+}
+
 export interface FakeDeps {
   deps: CommandDeps;
   stdout: Collector;
@@ -164,7 +174,7 @@ export interface FakeDeps {
   requests: TransportRequest[];
   prompter: ScriptedPrompter;
   /** A new ApiClient on the same mock and clock. */
-  client(options?: { credentials?: Credentials | undefined; withCache?: boolean; baseUrl?: string; sleep?: (ms: number) => Promise<void> }): ApiClient;
+  client(options?: ClientOptions): ApiClient;
 }
 
 /** What colorsFor gives a stream, without its lazy import. */
@@ -192,7 +202,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
   const profileName = options.profileName ?? 'default';
   const credentials = options.credentials === null ? undefined : (options.credentials ?? { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
 
-  const client = (opts: { credentials?: Credentials | undefined; withCache?: boolean; baseUrl?: string; sleep?: (ms: number) => Promise<void> } = {}) => {
+  const client = (opts: ClientOptions = {}) => {
     const creds = 'credentials' in opts ? opts.credentials : credentials;
     const baseUrl = opts.baseUrl ?? ORIGIN;
     return new ApiClient({
@@ -208,6 +218,7 @@ export function fakeDeps(options: FakeDepsOptions = {}): FakeDeps {
         (async (ms) => {
           sleeps.push(ms);
         }),
+      secrets: opts.secrets,
       debug: options.debug ? (text) => debugLog.push(text) : undefined,
       notice: (text) => notices.push(text),
       userAgent: 'whsvc/test',

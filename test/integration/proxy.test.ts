@@ -90,6 +90,17 @@ describe('proxies from the environment, for hosts other than this machine', () =
     expect(result.stderr).not.toContain('s3cretProxy');
     expect(result.stderr).not.toContain('bob');
   });
+
+  it('HTTPS_PROXY=user:pass@host:port, without a scheme, is read as curl reads it (http://); --debug never prints its password', async () => {
+    const schemeless = proxy.url.replace('http://', 'carol:pr0xyS3cret@');
+    const result = await list(tls.proxiedUrl, { HTTPS_PROXY: schemeless }, ['--debug']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ data: [] });
+    expect(proxy.seen).toContain(`CONNECT ${proxiedHost()}`);
+    expect(result.stderr).toContain(`https ${proxy.url},`);
+    expect(result.stderr).not.toContain('pr0xyS3cret');
+    expect(result.stderr).not.toContain('carol');
+  });
 });
 
 describe('this machine is always reached directly, whatever the proxy variables say', () => {

@@ -11,6 +11,7 @@ import { collect } from '../../cli/parse.js';
 import { readFileFlag } from '../../cli/stdin.js';
 import { sanitizeBlock } from '../../render/text.js';
 import { type FieldFlag, fieldsBody, fieldsQuery, header, requestPath } from './fields.js';
+import { exactParse } from '../../exact-json.js';
 
 /** Defines `api`. */
 export function register(program: CommandUnknownOpts): void {
@@ -150,7 +151,7 @@ async function send(deps: CommandDeps, request: Request): Promise<TransportRespo
 /** The answer as a page envelope (an object with a data array), or undefined when it is not one. */
 function envelope(response: TransportResponse): Page<unknown> | undefined {
   try {
-    const value = JSON.parse(response.text) as unknown;
+    const value = exactParse(response.text);
     return typeof value === 'object' && value !== null && Array.isArray((value as Page).data) ? (value as Page<unknown>) : undefined;
   } catch {
     return undefined;
@@ -181,7 +182,7 @@ function printAnswer(deps: CommandDeps, response: TransportResponse): void {
   if (response.text === '') return;
   let json: unknown;
   try {
-    json = JSON.parse(response.text);
+    json = exactParse(response.text);
   } catch {
     json = undefined;
   }

@@ -18,6 +18,7 @@ import { recordedRequest } from '../../protocol/record.js';
 import { RecordFile } from '../replay/shared/record.js';
 import { checkUserFile } from '../../files/user-file.js';
 import { statusLabel } from './shared/view.js';
+import { numberText, numberValue } from '../../exact-json.js';
 
 export const command = () =>
   new Command('diagnose')
@@ -157,7 +158,7 @@ function printFacts(
     return code === undefined ? (a.status === 'pending' ? 'under way' : NO_ANSWER) : String(code);
   };
   const timeline = attempts
-    .map((a) => `  #${a.attempts ?? '?'}  ${clockTime(a.created_at, now)}  ${statusLabel(a.status, c)}  ${words(a)}  ${c.dim(sanitize(a.id))}`)
+    .map((a) => `  #${numberText(a.attempts) ?? '?'}  ${clockTime(a.created_at, now)}  ${statusLabel(a.status, c)}  ${words(a)}  ${c.dim(sanitize(a.id))}`)
     .join('\n');
   const signatureWords = checkWords(signatureCheck, options.secretFile, c);
   deps.stdout.write(
@@ -228,7 +229,7 @@ async function attemptsOfDelivery(deps: CommandDeps, webhookId: string, key: str
     if (!(error instanceof ApiError) || error.status !== 404) throw error;
   }
   if (found.length === 0) found.push(asked);
-  return found.sort((a, b) => (a.attempts ?? 0) - (b.attempts ?? 0));
+  return found.sort((a, b) => (numberValue(a.attempts) ?? 0) - (numberValue(b.attempts) ?? 0));
 }
 
 /** The newest attempt's outcome in plain words, and what to do about it. */

@@ -16,6 +16,7 @@ import { boundAt, collect, oneOf, resourceId, timeBound, type TimeBound } from '
 import { ResendReport, concurrencyOption, resendAll, type ResendTarget, verboseOption } from './shared/resend.js';
 import { attemptCode } from './shared/view.js';
 import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
+import { numberText } from '../../exact-json.js';
 
 export const command = () =>
   new Command('recover')
@@ -256,7 +257,7 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
       c.attempt.event,
       status(c),
       attemptCode(c.attempt),
-      String(c.attempt.attempts ?? ''),
+      numberText(c.attempt.attempts) ?? '',
       c.attempt.created_at,
     ]);
     deps.stdout.write(await renderTable(layout.plain ? [] : columns, cells, deps.colors, { ...layout, withHead: shared.layout === undefined, shared }));

@@ -21,6 +21,7 @@ import { recordedBody, recordedSignatureCheck, type RecordedDelivery } from '../
 import { sign } from '../../protocol/signature.js';
 import { type CheckedRecords, checkRecordFile, type ReadLimits } from './records.js';
 import { sendAsReceived, type SendResult } from './shared/send.js';
+import { numberText } from '../../exact-json.js';
 
 /** Defines `replay`. */
 export function register(program: CommandUnknownOpts): void {
@@ -263,7 +264,7 @@ function line(record: RecordedDelivery, colors: Colors, layout: StreamLayout<Rep
   return layout.line({
     time: record.received_at.slice(0, 19).replace('T', ' '),
     event: sanitize(record.event ?? '(no event)'),
-    delivery: deliveryRef(layout, 'delivery', sanitize(record.delivery_id ?? '-'), record.attempt ?? undefined),
+    delivery: deliveryRef(layout, 'delivery', sanitize(record.delivery_id ?? '-'), numberText(record.attempt)),
     answer,
   });
 }

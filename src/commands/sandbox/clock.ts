@@ -11,6 +11,7 @@ import { keyValues } from '../../render/text.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { usageError } from '../../cli/errors.js';
 import { printJson, tableLayout } from '../../cli/output.js';
+import { numberText } from '../../exact-json.js';
 
 export const command = () => {
   const clock = new Command('clock')
@@ -78,7 +79,7 @@ export async function run(options: ClockOptions, deps: CommandDeps): Promise<num
   const now = Date.parse(state.now);
   if (state.sent !== undefined) {
     deps.stdout.write(
-      `Moved the sandbox's clock from ${state.from} to ${state.now}: ${state.sent} attempt${state.sent === 1 ? '' : 's'} sent, ${state.delivered} delivered, ${state.failed} failed\n`,
+      `Moved the sandbox's clock from ${state.from} to ${state.now}: ${numberText(state.sent)} attempt${state.sent === 1 ? '' : 's'} sent, ${numberText(state.delivered)} delivered, ${numberText(state.failed)} failed\n`,
     );
   } else {
     deps.stdout.write(
@@ -112,7 +113,7 @@ export async function run(options: ClockOptions, deps: CommandDeps): Promise<num
       layout.plain ? [] : columns,
       state.due.map((due) => [
         due.delivery_id,
-        String(due.attempt),
+        numberText(due.attempt),
         due.event,
         due.webhook_id,
         due.due_at,

@@ -3,7 +3,21 @@ import { errors } from 'undici';
 import { GET_RESET_RETRIES, MAX_RETRY_AFTER_S, MAX_RETRY_AFTER_WAITS } from '../../../src/api/client.js';
 import { retryDelivery } from '../../../src/api/endpoints.js';
 import { ApiError, AuthError, NetworkError } from '../../../src/api/errors.js';
-import { CLIENT_ID, CLIENT_SECRET, T0, fakeDeps, finishFakeDeps, json, jsonReply, mockToken, pathOnly, queryOf, rejectionOf } from '../../helpers/fake-deps.js';
+import { proxyCredentials, proxySettings } from '../../../src/net.js';
+import {
+  CLIENT_ID,
+  CLIENT_SECRET,
+  T0,
+  fakeDeps,
+  finishFakeDeps,
+  json,
+  jsonReply,
+  mockToken,
+  pathOnly,
+  queryOf,
+  rejectionOf,
+  type FakeDeps,
+} from '../../helpers/fake-deps.js';
 import { refusedError, resetError } from '../../helpers/undici-transport.js';
 
 afterEach(finishFakeDeps);
@@ -432,6 +446,78 @@ describe('ApiClient: --debug', () => {
     const log = fake.debugLog.join('');
     expect(log).not.toContain(ACCESS);
     expect(log).not.toContain(CLIENT_SECRET);
+  });
+});
+
+describe('ApiClient: secrets the service echoes back are masked in every error and --debug line', () => {
+  const TOKEN = 'tok_echoed_access_token_42';
+  /** Every text a failure gives a user: its message, its hint, and --debug's lines. */
+  const shown = (fake: FakeDeps, error: Error & Record<string, unknown>) => `${error.message}\n${String(error.hint ?? '')}\n${fake.debugLog.join('')}`;
+
+  it('a token endpoint quoting the client secret it was sent (RFC 6749 error, form-encoded, in HTML, cut at 200 characters)', async () => {
+    const secret = `${CLIENT_SECRET}/`;
+    for (const [status, body] of [
+      [401, { error: 'invalid_client', error_description: `bad client_secret=${secret}` }],
+      [400, { error: 'invalid_request', error_description: `got client_secret=${encodeURIComponent(secret)}` }],
+      [502, `<html><title>Bad gateway for {"client_secret":"${secret}"}</title></html>`],
+      [500, `${'x'.repeat(190)}${secret}`],
+    ] as const) {
+      const fake = fakeDeps({ debug: true });
+      fake.mock.intercept({ path: '/v1/oauth/token', method: 'POST' }).reply(status, typeof body === 'string' ? body : JSON.stringify(body));
+      const api = fake.client({ credentials: { clientId: CLIENT_ID, clientSecret: secret } });
+      const error = await rejectionOf(api.token());
+      expect(shown(fake, error)).not.toContain(CLIENT_SECRET.slice(0, 12));
+      expect(error.message).toContain('[redacted');
+    }
+  });
+
+  it('a gateway quoting the JSON body it was sent, escapes and all', async () => {
+    const fake = fakeDeps({ debug: true });
+    const secret = 'q"uo/te\\d_secret';
+    const sent = JSON.stringify({ grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: secret });
+    fake.mock.intercept({ path: '/v1/oauth/token', method: 'POST' }).reply(502, JSON.stringify({ message: `upstream refused ${sent}` }));
+    const api = fake.client({ credentials: { clientId: CLIENT_ID, clientSecret: secret } });
+    const error = await rejectionOf(api.token());
+    expect(error.message).toMatch(/^upstream refused .*"client_secret":"\[redacted\]"/);
+    expect(shown(fake, error)).not.toContain('uo/te');
+  });
+
+  it('an API error quoting `Bearer <token>`, in --debug too; a 401 after a fresh token as well', async () => {
+    const fake = fakeDeps({ debug: true });
+    mockToken(fake.mock, { token: TOKEN, times: 2 });
+    fake.mock
+      .intercept({ path: '/v1/webhooks', method: 'GET' })
+      .reply(json(400, { error: { code: 'bad_header', message: `Authorization: Bearer ${TOKEN} is odd` } }));
+    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
+    expect(error).toMatchObject({ status: 400, message: 'Authorization: Bearer [redacted] is odd' });
+    expect(shown(fake, error)).not.toContain(TOKEN);
+
+    fake.mock
+      .intercept({ path: '/v1/webhooks', method: 'GET' })
+      .reply(json(401, { message: `token ${TOKEN} expired` }))
+      .times(2);
+    const refused = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
+    expect(refused).toBeInstanceOf(AuthError);
+    expect(shown(fake, refused)).not.toContain(TOKEN);
+  });
+
+  it("a proxy's credentials, in every form an echo carries them", async () => {
+    const fake = fakeDeps({ debug: true });
+    const credentials = proxyCredentials(proxySettings({ HTTPS_PROXY: 'http://carol:pr%2Fxy-pa55@proxy.corp:3128' }));
+    expect(credentials).toEqual(['pr/xy-pa55', 'carol:pr/xy-pa55', Buffer.from('carol:pr/xy-pa55').toString('base64')]);
+    mockToken(fake.mock);
+    const basic = Buffer.from('carol:pr/xy-pa55').toString('base64');
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(502, `Proxy-Authorization: Basic ${basic} refused for pr%2Fxy-pa55`);
+    const error = await rejectionOf(fake.client({ secrets: credentials }).json('GET', '/v1/webhooks'));
+    expect(error.message).toBe('Proxy-Authorization: Basic [redacted] refused for [redacted]');
+    expect(shown(fake, error)).not.toMatch(/pa55|carol/);
+  });
+
+  it('server text with no secret in it is left as it is', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(400, { message: 'url must be https' }));
+    expect(await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'))).toMatchObject({ message: 'url must be https' });
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeErrorBody } from '../../../src/api/errors.js';
-import { redactHeaders, redactText } from '../../../src/api/redact.js';
+import { redactHeaders, redactText, SecretMask } from '../../../src/api/redact.js';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -153,5 +153,26 @@ describe('redactHeaders', () => {
     expect(out).toContain('content-type: application/json');
     expect(out).not.toContain('x-missing');
     expect(out.split('\n')).toHaveLength(4);
+  });
+});
+
+describe('SecretMask', () => {
+  it('masks each secret as it is, URL-encoded, JSON-escaped once or twice, with / escaped or not', () => {
+    const mask = new SecretMask();
+    const secret = 'a/b"c d';
+    mask.add(secret);
+    const once = JSON.stringify(secret).slice(1, -1);
+    for (const form of [secret, encodeURIComponent(secret), once, once.replace('/', '\\/'), JSON.stringify(once).slice(1, -1)]) {
+      expect(mask.mask(`<${form}>`), form).toBe('<[redacted]>');
+    }
+    expect(mask.mask('nothing here')).toBe('nothing here');
+  });
+
+  it(`leaves a secret shorter than ${SecretMask.MIN_MASKED} characters, which would hide the letters of every word`, () => {
+    const mask = new SecretMask();
+    mask.add('y');
+    mask.add(undefined);
+    mask.add('');
+    expect(mask.mask('yes, the key')).toBe('yes, the key');
   });
 });

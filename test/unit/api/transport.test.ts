@@ -1,6 +1,6 @@
 import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { proxyForDisplay, undiciTransport } from '../../../src/api/transport.js';
+import { defaultTransport, proxyForDisplay, undiciTransport } from '../../../src/api/transport.js';
 import { localFailure, proxySettings, TransportError, toTransportError } from '../../../src/net.js';
 import { type Breakage, startHostileReceiver, tellingAnswerHeads } from '../../helpers/hostile-receivers.js';
 
@@ -101,6 +101,25 @@ describe('proxy settings', () => {
       noProxy: 'h',
     });
     expect(proxySettings({ HTTPS_PROXY: 'http://s:1' })).toEqual({ httpProxy: undefined, httpsProxy: 'http://s:1', noProxy: undefined });
+  });
+
+  it('a proxy without a scheme is http, as curl and Go read it: user:pass@host:port, host:port', () => {
+    expect(proxySettings({ HTTPS_PROXY: 'bob:s3cret@proxy.corp:3128' })?.httpsProxy).toBe('http://bob:s3cret@proxy.corp:3128');
+    expect(proxySettings({ http_proxy: 'proxy.corp:3128' })).toMatchObject({ httpProxy: 'http://proxy.corp:3128', httpsProxy: 'http://proxy.corp:3128' });
+    expect(proxySettings({ HTTPS_PROXY: 'https://proxy.corp:443' })?.httpsProxy).toBe('https://proxy.corp:443');
+    expect(proxyForDisplay(proxySettings({ HTTPS_PROXY: 'bob:s3cret@proxy.corp:3128' })!.httpsProxy!)).toBe('http://proxy.corp:3128');
+  });
+
+  it('a proxy undici cannot go through is one line naming it, without its credentials, nothing sent', async () => {
+    const send = defaultTransport({ HTTPS_PROXY: 'ftp://bob:s3cret@proxy.corp:2121' });
+    const error = await send({ method: 'GET', url: new URL('https://service.test/v1/webhooks'), headers: {}, timeoutMs: 1000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransportError);
+    expect(error).toMatchObject({
+      code: 'EPROXY',
+      sent: false,
+      proxy: 'ftp://proxy.corp:2121',
+      message: 'cannot use the proxy ftp://proxy.corp:2121: Invalid URL protocol: the URL must start with `http:` or `https:`.',
+    });
   });
 
   it('a proxy is shown without its credentials', () => {

@@ -8,6 +8,7 @@ import type { Attempt } from '../../../api/shapes.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { printJson } from '../../../cli/output.js';
 import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH } from '../../../cli/columns.js';
+import { numberText } from '../../../exact-json.js';
 
 /**
  * The status word in its colour; a failed delivery's retry due after it, in the same words as everywhere
@@ -23,7 +24,7 @@ type Pair = [string, string | { styled: string }];
 
 /** `2 of dlv_A` for a retry whose delivery the service names; a first attempt's own id is its delivery's. */
 function attemptOf(attempt: Attempt): string {
-  const number = attempt.attempts === undefined ? '' : String(attempt.attempts);
+  const number = numberText(attempt.attempts) ?? '';
   return attempt.delivery_id && attempt.delivery_id !== attempt.id ? `${number} of ${attempt.delivery_id}` : number;
 }
 
@@ -48,7 +49,15 @@ export const attemptColumns = (now: number): Column[] => [
 export async function attemptTable(items: Attempt[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
   if (options.plain) {
     // For scripts: the attempt's number alone, and its delivery's id (when the service says it) last.
-    const rows = items.map((d) => [d.id, d.event, d.status, attemptCode(d), String(d.attempts ?? ''), d.created_at, ...(d.delivery_id ? [d.delivery_id] : [])]);
+    const rows = items.map((d) => [
+      d.id,
+      d.event,
+      d.status,
+      attemptCode(d),
+      numberText(d.attempts) ?? '',
+      d.created_at,
+      ...(d.delivery_id ? [d.delivery_id] : []),
+    ]);
     return renderTable([], rows, colors, options);
   }
   return renderTable(

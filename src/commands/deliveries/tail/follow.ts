@@ -2,7 +2,7 @@ import type { Attempt, Page } from '../../../api/shapes.js';
 import { getAttempt, listAttempts } from '../../../api/endpoints.js';
 import type { ApiClient } from '../../../api/client.js';
 import { ApiError } from '../../../api/errors.js';
-import { MAX_PAGE, allWebhooks } from '../../../api/log.js';
+import { MAX_PAGE, PageWalk, allWebhooks } from '../../../api/log.js';
 
 /**
  * Following the delivery log of several webhooks by polling, without reading
@@ -213,6 +213,7 @@ export class Follower {
     let stop: Attempt | undefined;
     let cursor: string | undefined;
     let pages = 0;
+    const walk = new PageWalk();
     for (;;) {
       const page = await this.page(state.id, pages === 0 ? FIRST_PAGE : MAX_PAGE, cursor);
       pages += 1;
@@ -227,8 +228,9 @@ export class Follower {
         const before = state.seen.get(attempt.id);
         if (before !== undefined && before !== attempt.status) moved.push({ attempt, previous: before });
       }
-      if (stop !== undefined || !page.has_more || !page.next_cursor) break;
-      cursor = page.next_cursor;
+      if (stop !== undefined) break;
+      cursor = walk.next(page);
+      if (cursor === undefined) break;
     }
     state.start = undefined;
     for (const { attempt, previous } of moved) changes.push(this.changed(state, attempt, previous));

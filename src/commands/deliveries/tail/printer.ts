@@ -11,6 +11,7 @@ import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WE
 import { type ForwardRoute, shownUrl } from '../../../cli/forward.js';
 import type { ForwardOutcome } from './forward.js';
 import type { Change } from './follow.js';
+import { numberText } from '../../../exact-json.js';
 
 /** A forward's outcome that has a line: it was sent, and answered or not. */
 export type ForwardLine = Exclude<ForwardOutcome, { kind: 'cannot' }>;
@@ -94,7 +95,7 @@ export class TailPrinter {
         previous: previous === undefined ? undefined : { text: `${previous} →`, styled: `${statusLabel(change.previous!, colors)} →` },
         status: { text: words, styled: statusLabel(a.status, colors, retry) },
         code: attemptCode(a).padStart(3),
-        delivery: deliveryRef(layout, 'delivery', sanitize(key), a.attempts),
+        delivery: deliveryRef(layout, 'delivery', sanitize(key), numberText(a.attempts)),
         own: ownId === undefined ? undefined : { text: ownId, styled: colors.dim(ownId) },
       }),
     );
@@ -145,7 +146,7 @@ export class TailPrinter {
         time: this.clock(this.nowIso()),
         url: `→ ${shownUrl(route.url)}`,
         via: `via ${route.label}`,
-        delivery: deliveryRef(this.changes(), 'delivery', sanitize(key), a.attempts),
+        delivery: deliveryRef(this.changes(), 'delivery', sanitize(key), numberText(a.attempts)),
         app,
         signature: { text: signatureWords, styled: signatureStyle(signatureWords) },
         why: why === undefined ? undefined : { text: why, styled: colors.red(why) },

@@ -155,6 +155,20 @@ describe('whsvc api --paginate', () => {
   });
 });
 
+describe("whsvc api: the service's numbers as it wrote them", () => {
+  const ITEM = '{"id":"a","n":12345678901234567890123,"m":1e400,"k":1.5}';
+  it.each([
+    ['--paginate', { paginate: true }, false],
+    ['indented on a terminal', {}, true],
+  ])('%s: a 23-digit number and 1e400 kept', async (_, flags, stdoutTTY) => {
+    const fake = fakeDeps({ stdoutTTY });
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(200, `{"data":[${ITEM}],"has_more":false,"next_cursor":null}`);
+    await run(options({ path: '/v1/webhooks', ...flags }), fake.deps);
+    expect(fake.stdout.text).toMatch(/"n": 12345678901234567890123,\s+"m": 1e400,\s+"k": 1.5\s/);
+  });
+});
+
 describe('whsvc api --paginate and fields', () => {
   it('fields with --paginate are the query of a GET (no -X needed)', async () => {
     const fake = fakeDeps();

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { run as list } from '../../../../src/commands/deliveries/list.js';
 import { run as show } from '../../../../src/commands/deliveries/show.js';
 import { run as retry } from '../../../../src/commands/deliveries/retry.js';
 import { run as testCommand } from '../../../../src/commands/events/test.js';
@@ -145,5 +146,39 @@ describe('test', () => {
     fake.mock.intercept({ path: '/v1/webhooks/wh_1/test', method: 'POST' }).reply(json(200, body));
     expect(await testCommand({ webhookId: 'wh_1' }, fake.deps)).toBe(1);
     expect(JSON.parse(fake.stdout.text)).toEqual(body);
+  });
+});
+
+describe("the service's numbers, as it wrote them", () => {
+  /** An answer whose numbers a double would change, as raw text. */
+  const HUGE = '12345678901234567890123';
+  const attemptText = (id: string) =>
+    `{"id":"${id}","delivery_id":"${id}","event":"invoice.paid","status":"failed","response_code":${HUGE},"attempts":1e400,"created_at":"${new Date(T0 - 60_000).toISOString()}","payload":{"amount":${HUGE}}}`;
+  const pageText = `{"data":[${attemptText('dlv_1')}],"has_more":false,"next_cursor":null}`;
+
+  it('--json prints them as the service wrote them: a 23-digit number and 1e400', async () => {
+    const fake = fakeDeps({ json: true });
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries'), method: 'GET' }).reply(200, pageText);
+    fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_1', method: 'GET' }).reply(200, attemptText('dlv_1'));
+    await list({ webhookId: 'wh_1', all: false }, fake.deps);
+    await show({ id: 'dlv_1' }, fake.deps);
+    expect(fake.stdout.text).toContain(`"response_code": ${HUGE}`);
+    expect(fake.stdout.text).toContain('"attempts": 1e400');
+    expect(fake.stdout.text).toContain(`"amount": ${HUGE}`);
+    expect(fake.stdout.text).not.toMatch(/e\+22|"attempts": null/);
+  });
+
+  it('tables, rows and a block read them too (the attempt number as written, the code as a number)', async () => {
+    for (const stdoutTTY of [true, false]) {
+      const fake = fakeDeps({ stdoutTTY, stdoutColumns: 160, env: { NO_COLOR: '1' } });
+      mockToken(fake.mock);
+      fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries'), method: 'GET' }).reply(200, pageText);
+      fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_1', method: 'GET' }).reply(200, attemptText('dlv_1'));
+      expect(await list({ webhookId: 'wh_1', all: false }, fake.deps)).toBe(0);
+      expect(await show({ id: 'dlv_1' }, fake.deps)).toBe(0);
+      expect(fake.stdout.text).toContain('1e400');
+      expect(fake.stdout.text).toContain('1.2345678901234568e+22');
+    }
   });
 });

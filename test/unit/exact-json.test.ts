@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { exactParse, numberText, numberValue, type ServiceNumber } from '../../src/exact-json.js';
+
+describe('exactParse: the service JSON read exactly', () => {
+  it.each(['12345678901234567890123', '1e400', '-1e400', '1e-400', '9007199254740993', '0.1000000000000000000000001'])(
+    '%s, which a double would change, is written back as the service wrote it',
+    (number) => {
+      const text = `{"data":[{"n":${number}}],"more":[${number}]}`;
+      expect(JSON.stringify(exactParse(text))).toBe(text);
+      expect(JSON.stringify(exactParse(text), null, 2)).toContain(`"n": ${number}`);
+    },
+  );
+
+  it('numbers a double holds stay plain numbers, whatever their spelling', () => {
+    const value = exactParse('[200, 0, -0, 1.0, 1E2, 0.1, 5e-324, 1.7976931348623157e308, 9007199254740992, 0.30000000000000004]') as unknown[];
+    for (const item of value) expect(typeof item).toBe('number');
+    expect(value).toEqual([200, 0, -0, 1, 100, 0.1, 5e-324, 1.7976931348623157e308, 9007199254740992, 0.30000000000000004]);
+  });
+
+  it('numberValue computes with either; numberText shows either as the service wrote it', () => {
+    const [big, infinite, plain] = exactParse('[12345678901234567890123, 1e400, 3]') as ServiceNumber[];
+    expect(numberValue(big!)).toBe(1.2345678901234568e22);
+    expect(numberValue(infinite!)).toBe(Number.POSITIVE_INFINITY);
+    expect(numberValue(plain!)).toBe(3);
+    expect([big, infinite, plain].map((n) => numberText(n))).toEqual(['12345678901234567890123', '1e400', '3']);
+    expect(numberValue(undefined)).toBeUndefined();
+    expect(numberText(null)).toBeUndefined();
+  });
+});
