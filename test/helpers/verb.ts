@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import { expect } from 'vitest';
 import { addVerbs } from '../../src/cli/actions.js';
 import { buildProgram } from '../../src/program.js';
 import { runCli } from '../../src/run-cli.js';
@@ -104,3 +105,14 @@ export function verb<O, D>(path: readonly string[], factory: Factory<O, D>) {
 
 /** The line after commander's own usage errors (an unknown flag, a bad value): not after a command's own checks. */
 export const SEE_HELP = 'hint: see --help for usage\n';
+
+/** A verb with no flag of its own and no argument: its run gets `{}`, the global options pass, a word or a flag more is refused. */
+export async function expectNothingTaken(flags: ReturnType<typeof verb<object, unknown>>, name: string): Promise<void> {
+  expect(await flags.options([])).toEqual({});
+  expect(await flags.options(['--json', '--profile', 'prod'])).toEqual({});
+  expect(await flags.refused(['prod'])).toEqual({
+    code: 2,
+    stderr: `whsvc: too many arguments for ${name}: expected 0 arguments but got 1: prod\n${SEE_HELP}`,
+  });
+  expect(await flags.refused(['--check'])).toEqual({ code: 2, stderr: `whsvc: unknown option --check\n${SEE_HELP}` });
+}
