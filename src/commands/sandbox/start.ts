@@ -5,11 +5,19 @@ import { examples } from '../../cli/examples.js';
 import { duration, integerIn, platformNameOption } from '../../cli/parse.js';
 import { DELIVERY_TIMEOUT_MS } from '../../protocol/delivery.js';
 import { passOverSqliteWarning } from '../../sandbox/sqlite-warning.js';
+import type { SandboxStartDeps, SandboxStartOptions } from './serve.js';
 
 /** Deliveries an in-memory sandbox keeps (about 5 KB each with their attempts): see the benchmarks. */
 const MEMORY_MAX_DELIVERIES = 10_000;
 
-export const command = () =>
+/** The sandbox, its code loaded only when it starts (it is most of whsvc's). */
+async function serve(options: SandboxStartOptions, deps: SandboxStartDeps): Promise<number> {
+  passOverSqliteWarning();
+  const { run } = await import('./serve.js');
+  return run(options, deps);
+}
+
+export const command = (runF = serve) =>
   new Command('start')
     .description('serve the whole interface on loopback, with real signed deliveries and retries')
     .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default(DEFAULT_SANDBOX_PORT).argParser(integerIn(0, 65535)))
@@ -68,10 +76,8 @@ export const command = () =>
       ),
     )
     .action(
-      action(async ({ io, globals, interrupts }, o) => {
-        passOverSqliteWarning();
-        const { run } = await import('./serve.js');
-        return run(
+      action(async ({ io, globals, interrupts }, o) =>
+        runF(
           {
             port: o.port,
             host: o.host,
@@ -90,6 +96,6 @@ export const command = () =>
             quiet: Boolean(o.quiet),
           },
           { ...io, stopSignal: interrupts.stopRequested() },
-        );
-      }),
+        ),
+      ),
     );
