@@ -33,7 +33,10 @@ describe('webhooks create: flags', () => {
       stderr: 'whsvc: --url "http://example.com/hooks": the URL must use https (http is accepted only for localhost and 127.0.0.1)\n',
     });
     // The user name and password of a URL are never echoed.
-    expect((await create.refused(['--url', 'ftp://user:pw@example.com/x', '--events', 'invoice.paid'])).stderr).not.toContain('pw');
+    const withPassword = await create.refused(['--url', 'https://me:hunter3@example.com/hooks', '--events', 'invoice.paid']);
+    expect(withPassword.code).toBe(2);
+    expect(withPassword.stderr).toContain('must not carry a user name or password');
+    expect(withPassword.stderr).not.toContain('hunter3');
   });
 
   it('an event type twice is refused; a value a flag needs is said', async () => {

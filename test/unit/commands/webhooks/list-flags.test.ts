@@ -54,4 +54,41 @@ describe('webhooks list: flags', () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/^whsvc: unknown option --timeout \(the limit of each request is --request-timeout; .*\)\n/);
   });
+
+  it('the address: plain http only to this machine, no user name or password, an http(s) URL', async () => {
+    const credentials = { WHSVC_CLIENT_ID: 'id', WHSVC_CLIENT_SECRET: 'secret' };
+    for (const url of ['http://example.com', 'http://10.0.0.5:4010', 'http://169.254.169.254']) {
+      const { code, stderr } = await list.refused([], { env: { WHSVC_BASE_URL: url, ...credentials } });
+      expect(code).toBe(2);
+      expect(stderr).toMatch(
+        /^whsvc: the base URL .* \(from WHSVC_BASE_URL\) must use https: plain http is only for this machine .*\nhint: use https:\/\/.*\n$/,
+      );
+    }
+    const withPassword = await list.refused(['--base-url', 'http://me:hunter2@127.0.0.1:9/']);
+    expect(withPassword).toEqual({
+      code: 2,
+      stderr: 'whsvc: the base URL http://***@127.0.0.1:9/ (from --base-url) must not carry a user name or password (user:pass@)\n',
+    });
+  });
+
+  it('the profile name: one with control characters is refused, shown escaped', async () => {
+    for (const [args, env, source] of [
+      [['--profile', 'a\u001b[31mb'], {}, '--profile'],
+      [[], { WHSVC_PROFILE: 'x\u009b2Jy\nz' }, 'WHSVC_PROFILE'],
+    ] as const) {
+      const { code, stderr } = await list.refused([...args], { env });
+      expect(code).toBe(2);
+      expect(stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+      expect(stderr.split('\n')[0]).toMatch(new RegExp(`^whsvc: the profile name ".*\\\\u00(1b|9b).*" \\(from ${source}\\) holds control characters$`));
+    }
+  });
+
+  it('WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET go together', async () => {
+    expect((await list.refused([], { env: { WHSVC_CLIENT_ID: 'cli_1' } })).stderr).toBe(
+      'whsvc: WHSVC_CLIENT_ID is set but WHSVC_CLIENT_SECRET is not: set both, or neither to use the profile\n',
+    );
+    const onlySecret = await list.refused([], { env: { WHSVC_CLIENT_SECRET: 'cs_only' } });
+    expect(onlySecret.stderr).toBe('whsvc: WHSVC_CLIENT_SECRET is set but WHSVC_CLIENT_ID is not: set both, or neither to use the profile\n');
+    expect(onlySecret.stderr).not.toContain('cs_only');
+  });
 });

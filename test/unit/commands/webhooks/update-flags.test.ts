@@ -53,6 +53,8 @@ describe('webhooks update: flags', () => {
       code: 2,
       stderr: 'whsvc: --url "http://example.com/x": the URL must use https (http is accepted only for localhost and 127.0.0.1)\n',
     });
-    expect((await update.refused(['wh_1', '--add-events', 'a,a'])).stderr).toBe(`whsvc: --add-events 'a,a': a is listed twice\n${SEE_HELP}`);
+    // A word that names no host stays as it is, and is no URL (example.com/hooks is https://example.com/hooks).
+    expect((await update.refused(['wh_1', '--url', 'hooks'])).stderr).toMatch(/^whsvc: --url "hooks": the URL must be an absolute URL/);
+    expect((await update.refused(['wh_1', '--add-events', 'a.b, a.b'])).stderr).toBe(`whsvc: --add-events 'a.b, a.b': a.b is listed twice\n${SEE_HELP}`);
   });
 });
