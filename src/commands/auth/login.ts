@@ -46,7 +46,7 @@ export interface LoginOptions {
 }
 
 /** The flags as given; without a terminal to ask on, the client id and a way to read the secret are required. */
-export function loginOptions(options: LoginOptions, canPrompt: boolean): LoginOptions {
+function loginOptions(options: LoginOptions, canPrompt: boolean): LoginOptions {
   if (!options.clientId?.trim() && !canPrompt) throw usageError(`--client-id is required (${NO_PROMPT})`);
   if (!options.clientSecretStdin && !canPrompt) {
     throw usageError(`the client secret is needed (${NO_PROMPT})`, 'pipe it in: printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin');

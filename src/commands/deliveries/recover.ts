@@ -140,7 +140,7 @@ const emptyWindow = () => usageError('--since is later than --until: nothing can
  * on), or when the window is empty: two durations, or two times, are ordered here; a duration and a time only against
  * the service's now, in the run.
  */
-export function recoverOptions(options: RecoverOptions, canPrompt: boolean): RecoverOptions {
+function recoverOptions(options: RecoverOptions, canPrompt: boolean): RecoverOptions {
   if (!options.dryRun && !options.yes && !canPrompt) {
     throw usageError(`re-sending needs confirmation: pass --yes, or see what would be re-sent with --dry-run (${NO_PROMPT})`);
   }

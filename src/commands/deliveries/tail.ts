@@ -155,7 +155,7 @@ const passing = (error: unknown) =>
   error instanceof NetworkError || (error instanceof ApiError && (error.status === 429 || error.status === 408 || error.status >= 500));
 
 /** The flags as given, refused when they cannot work together; a webhook named twice is followed once. */
-export function tailOptions(given: TailOptions): TailOptions {
+function tailOptions(given: TailOptions): TailOptions {
   const options: TailOptions = { ...given, webhookIds: given.webhookIds && [...new Set(given.webhookIds)] };
   // Polls come once an interval: a limit no longer than that would stop a tail that hears the service fine.
   if (options.maxSilenceMs !== undefined && options.maxSilenceMs < 2 * options.intervalMs) {

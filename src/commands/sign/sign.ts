@@ -46,7 +46,7 @@ export interface SignOptions {
 }
 
 /** The flags as given, refused when the secret file is empty or both it and the payload would read stdin. */
-export function signOptions(options: SignOptions): SignOptions {
+function signOptions(options: SignOptions): SignOptions {
   checkSecretFilePath(options.secretFile);
   if (options.secretFile === STDIN) refuseTwoReadsOfStdin(options.payloadFile);
   return options;

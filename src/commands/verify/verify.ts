@@ -70,7 +70,7 @@ function diagnose(secret: string, body: Buffer, given: string): string | undefin
 const sanitizeGiven = (text: string) => text.replace(/[^\x20-\x7e…]/g, '?');
 
 /** The flags as given, refused when a secret file is empty, the signature cannot be one, or two flags would read stdin. */
-export function verifyOptions(options: VerifyOptions): VerifyOptions {
+function verifyOptions(options: VerifyOptions): VerifyOptions {
   for (const path of options.secretFiles ?? []) checkSecretFilePath(path);
   const problem = signatureProblem(options.signature);
   if (problem !== undefined) {

@@ -54,7 +54,7 @@ export interface CreateOptions {
  * The flags as given, checked: a --secret-file that is a file to write, a URL the service would take, and, without a
  * terminal to ask on, the URL and the event types there.
  */
-export function createOptions(options: CreateOptions, canPrompt: boolean): CreateOptions {
+function createOptions(options: CreateOptions, canPrompt: boolean): CreateOptions {
   checkSecretFilePath(options.secretFile, 'the file to write the secret to');
   // `-` is stdin for a flag that reads; a secret written to stdout is what --secret-file exists to avoid.
   if (options.secretFile === '-')

@@ -49,7 +49,7 @@ export interface UpdateOptions {
 }
 
 /** The flags as given, refused when they change nothing, name two event lists at once, or a URL the service would not take. */
-export function updateOptions(options: UpdateOptions): UpdateOptions {
+function updateOptions(options: UpdateOptions): UpdateOptions {
   const { url, events, addEvents, removeEvents, active } = options;
   if (url === undefined && events === undefined && addEvents === undefined && removeEvents === undefined && active === undefined) {
     throw usageError('nothing to update: pass --url, --events, --add-events, --remove-events, --active or --inactive');
