@@ -21,6 +21,9 @@ describe('deliveries list: flags', () => {
       code: 2,
       stderr: `whsvc: --status faild: use one of delivered, failed, pending; did you mean failed?\n${SEE_HELP}`,
     });
+    expect((await list.refused(['wh_x', '--status', 'fail'])).stderr.split('\n')[0]).toBe(
+      'whsvc: --status fail: use one of delivered, failed, pending; did you mean failed?',
+    );
   });
 
   it('the webhook id is required, and cannot be a path', async () => {

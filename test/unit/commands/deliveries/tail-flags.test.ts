@@ -129,6 +129,9 @@ describe('deliveries tail: flags', () => {
     );
     expect((await tail.refused(['--timeout', '500ms'])).stderr.split('\n')[0]).toBe('whsvc: --timeout 500ms: must be at least 1s');
     expect((await tail.refused(['--count', '0'])).stderr.split('\n')[0]).toBe('whsvc: --count 0: must be an integer from 1 to 1000000');
+    expect((await tail.refused(['--platform-name', '-Acme'])).stderr.split('\n')[0]).toBe(
+      'whsvc: --platform-name -Acme: must be letters, digits and dashes, starting with a letter (at most 40)',
+    );
     expect(await tail.refused(['--checkpoint', ' '])).toEqual({
       code: 2,
       stderr: 'whsvc: --checkpoint is empty: give the path of the file to keep the position in\n',

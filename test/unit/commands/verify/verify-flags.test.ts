@@ -27,6 +27,22 @@ describe('verify: flags', () => {
     });
   });
 
+  const digits = 'ab'.repeat(32);
+  it.each([
+    ['63 hex digits', `sha256=${digits.slice(1)}`, `whsvc: --signature sha256=${digits.slice(1, 17)}… has 63 hex digits after sha256=, not 64`],
+    ['a sha1= prefix', `sha1=${digits.slice(0, 40)}`, `whsvc: --signature sha1=${digits.slice(0, 18)}… starts with sha1=, not sha256=`],
+    ['empty', '', 'whsvc: --signature is empty'],
+    [
+      'a letter that is not hex',
+      `sha256=${digits.slice(1)}x`,
+      `whsvc: --signature sha256=${digits.slice(1, 17)}… has "x" after sha256=, which is not a hex digit`,
+    ],
+  ])('a --signature with %s is refused, saying what is wrong with it', async (_label, given, line) => {
+    const { code, stderr } = await verify.refused(['--signature', given, '--secret', 'whsec_x']);
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe(line);
+  });
+
   it('a value that cannot be a signature is refused, shown short and printable', async () => {
     expect(await verify.refused(['--signature', 'a'.repeat(64), '--secret-file', 'whsec.txt'])).toEqual({
       code: 2,
@@ -45,6 +61,9 @@ describe('verify: flags', () => {
       code: 2,
       stderr: 'whsvc: --secret-file - and the payload (without --payload-file) both read stdin, which can be read once: give one of them a file\n',
     });
+    expect((await verify.refused(['--signature', SIGNATURE, '--secret-file', '-', '--payload-file', '-'])).stderr).toBe(
+      'whsvc: --secret-file - and --payload-file - both read stdin, which can be read once: give one of them a file\n',
+    );
     expect(await verify.options(['--signature', SIGNATURE, '--secret-file', '-', '--payload-file', 'body.json'])).toMatchObject({ secretFiles: ['-'] });
   });
 });

@@ -49,6 +49,15 @@ describe('webhooks list: flags', () => {
     );
   });
 
+  it('a --jq expression that does not compile is refused before the run', async () => {
+    const { code, stderr } = await list.refused(['--jq', '.data | lenght']);
+    expect(code).toBe(2);
+    expect(stderr.split('\n').slice(0, 2)).toEqual([
+      'whsvc: --jq ".data | lenght": lenght/0 is not defined (line 1, column 9)',
+      'hint: jq expressions as in jq 1.8: https://jqlang.org/manual/',
+    ]);
+  });
+
   it('--timeout is no global option: the limit of each request is --request-timeout', async () => {
     const { code, stderr } = await list.refused(['--timeout', '2']);
     expect(code).toBe(2);
