@@ -13,9 +13,10 @@ import { buildProgram } from './program.js';
 /**
  * whsvc as a function: runs the command line `argv` (the words after
  * `whsvc`) with what `host` gives, and resolves with the exit code. main.ts
- * calls it with the process's host; tests call it in-process with their own.
+ * calls it with the process's host; tests call it in-process with their own
+ * (and their own `build`, to swap a verb's run: test/helpers/verb.ts).
  */
-export async function runCli(argv: readonly string[], host: Host): Promise<number> {
+export async function runCli(argv: readonly string[], host: Host, build: typeof buildProgram = buildProgram): Promise<number> {
   let endRun!: (code: number) => void;
   const ended = new Promise<number>((resolve) => (endRun = resolve));
   const end = (code: number) => {
@@ -25,7 +26,7 @@ export async function runCli(argv: readonly string[], host: Host): Promise<numbe
   const interrupts = new Interrupts(host.signals, host.stderr, end);
   const unguard = guardOutput(host, interrupts, end);
   // The first word that is not an option: the top-level command, when the options before it take no value.
-  const program = buildProgram(
+  const program = build(
     argv.find((arg) => !arg.startsWith('-')),
     host,
   );

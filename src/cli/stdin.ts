@@ -6,6 +6,13 @@ import { usageError } from './errors.js';
 /** What a file flag that reads takes to read stdin instead (`--payload-file -`, `--secret-file -`), as clig.dev and gh do. */
 export const STDIN = '-';
 
+/** `--secret-file -` beside a payload that also comes from stdin (`--payload-file -`, or none given): stdin is read once. */
+export function refuseTwoReadsOfStdin(payloadFile: string | undefined): void {
+  if (payloadFile !== undefined && payloadFile !== STDIN) return;
+  const payload = payloadFile === STDIN ? '--payload-file -' : 'the payload (without --payload-file)';
+  throw usageError(`--secret-file - and ${payload} both read stdin, which can be read once: give one of them a file`);
+}
+
 /** Everything that comes on stdin, to its end. */
 export async function readStdin(stdin: InputStream): Promise<Buffer> {
   const chunks: Buffer[] = [];

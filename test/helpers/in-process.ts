@@ -48,7 +48,7 @@ export interface InProcessOptions extends RunOptions {
   terminal?: { columns: number };
 }
 
-function hostFor(options: InProcessOptions): { host: Host; stdout: Collected; stderr: Collected; signals: EventEmitter } {
+export function hostFor(options: InProcessOptions): { host: Host; stdout: Collected; stderr: Collected; signals: EventEmitter } {
   const stdout = new Collected(Boolean(options.terminal), options.terminal?.columns);
   const stderr = new Collected(Boolean(options.terminal), options.terminal?.columns);
   const signals = new EventEmitter();

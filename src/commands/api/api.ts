@@ -23,7 +23,7 @@ const method = (value: string): string => {
   return value.toUpperCase();
 };
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('api')
     .description("an authenticated request to any path of the service, as gh api: the profile's token, its answer as returned")
     .addArgument(new Argument('<path>', 'a path of the service (/v1/webhooks), or a URL at its address'))
@@ -49,7 +49,7 @@ export const command = () =>
     )
     .action(
       apiAction((deps, path, o) =>
-        run(
+        runF(
           {
             path,
             method: o.method,

@@ -5,11 +5,11 @@ import { renderTable, type Column } from '../../render/table.js';
 import { tokenIdentity, type CommandDeps } from '../../cli/context.js';
 import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('list')
     .description('every profile: base URL, client id, scope and token expiry; the one in use marked *')
     .addHelpText('after', examples('whsvc auth list', "whsvc auth list --json | jq -r '.profiles[].name'"))
-    .action(apiAction((deps) => run({}, deps)));
+    .action(apiAction((deps) => runF({}, deps)));
 
 /** Every profile with its address, client and cached token; never a secret or a token. */
 export async function run(_options: object, deps: CommandDeps): Promise<number> {

@@ -10,7 +10,7 @@ import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { printJson } from '../../cli/output.js';
 import { insideWhitespace, pastedSecret } from '../../cli/secret.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('login')
     .description('store credentials in a profile, after proving them with a token request')
     .option('--client-id <id>', 'the API client id (asked when missing on a terminal)')
@@ -34,7 +34,8 @@ export const command = () =>
             'pipe it in: printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin (or leave it out on a terminal to be asked, masked)',
           );
         }
-        return run({ clientId: o.clientId, clientSecretStdin: Boolean(o.clientSecretStdin), scope: o.scope }, await context.deps());
+        const deps = await context.deps();
+        return runF(loginOptions({ clientId: o.clientId, clientSecretStdin: Boolean(o.clientSecretStdin), scope: o.scope }, deps.canPrompt), deps);
       }),
     );
 
@@ -44,20 +45,26 @@ export interface LoginOptions {
   scope?: string | undefined;
 }
 
+/** The flags as given; without a terminal to ask on, the client id and a way to read the secret are required. */
+function loginOptions(options: LoginOptions, canPrompt: boolean): LoginOptions {
+  if (!options.clientId?.trim() && !canPrompt) throw usageError(`--client-id is required (${NO_PROMPT})`);
+  if (!options.clientSecretStdin && !canPrompt) {
+    throw usageError(`the client secret is needed (${NO_PROMPT})`, 'pipe it in: printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin');
+  }
+  return options;
+}
+
 async function readAll(stream: CommandDeps['stdin']): Promise<string> {
   let text = '';
   for await (const chunk of stream) text += chunk.toString();
   return text;
 }
 
+/** Proves the credentials, then stores them; what is missing is asked (loginOptions has made sure it can be). */
 export async function run(options: LoginOptions, deps: CommandDeps): Promise<number> {
   // --base-url, else WHSVC_BASE_URL, else the profile's, else the sandbox's.
   const baseUrl = deps.api.baseUrl;
-  let clientId = options.clientId?.trim();
-  if (!clientId) {
-    if (!deps.canPrompt) throw usageError(`--client-id is required (${NO_PROMPT})`);
-    clientId = (await deps.prompter.input('Client ID', (v) => (v.trim() ? true : 'required'))).trim();
-  }
+  const clientId = options.clientId?.trim() || (await deps.prompter.input('Client ID', (v) => (v.trim() ? true : 'required'))).trim();
   // A profile holding another client or address is replaced only knowingly: asked first on a terminal, said always.
   const replaced = replacedCredentials(deps, baseUrl, clientId);
   if (replaced && deps.canPrompt) {
@@ -71,11 +78,9 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   if (options.clientSecretStdin) {
     clientSecret = pastedSecret(await readAll(deps.stdin));
     if (!clientSecret) throw usageError('--client-secret-stdin: no secret was read from standard input');
-  } else if (deps.canPrompt) {
+  } else {
     clientSecret = pastedSecret(await deps.prompter.password('Client secret'));
     if (!clientSecret) throw usageError('the client secret is empty: it was only spaces');
-  } else {
-    throw usageError(`the client secret is needed (${NO_PROMPT})`, 'pipe it in: printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin');
   }
 
   const credentials = { clientId, clientSecret, scope: options.scope };

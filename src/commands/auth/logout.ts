@@ -4,11 +4,11 @@ import { examples } from '../../cli/examples.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('logout')
     .description("forget the profile's credentials and cached token")
     .addHelpText('after', examples('whsvc logout', 'whsvc logout --profile prod'))
-    .action(apiAction((deps) => run({}, deps)));
+    .action(apiAction((deps) => runF({}, deps)));
 
 export async function run(_options: object, deps: CommandDeps): Promise<number> {
   const existed = await deps.config.deleteProfile(deps.profileName);

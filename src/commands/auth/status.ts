@@ -7,12 +7,12 @@ import { relativeTime } from '../../render/words.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('status')
     .description('profile, base URL, client id, granted scope and token expiry; never a secret')
     .option('--check', 'prove the credentials now with a new token, instead of showing the cached one')
     .addHelpText('after', examples('whsvc auth status', 'whsvc auth status --check --json   # in CI: exit 3 when the credentials no longer work'))
-    .action(apiAction((deps, o) => run({ check: Boolean(o.check) }, deps)));
+    .action(apiAction((deps, o) => runF({ check: Boolean(o.check) }, deps)));
 
 export async function run(options: { check?: boolean }, deps: CommandDeps): Promise<number> {
   if (deps.credentialSource === 'none') {

@@ -4,11 +4,11 @@ import { examples } from '../../cli/examples.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('token')
     .description('print a valid access token (for curl)')
     .addHelpText('after', examples('curl -H "Authorization: Bearer $(whsvc auth token)" "$WHSVC_BASE_URL/v1/webhooks"'))
-    .action(apiAction((deps) => run({}, deps)));
+    .action(apiAction((deps) => runF({}, deps)));
 
 export async function run(_options: object, deps: CommandDeps): Promise<number> {
   const token = await deps.api.token();

@@ -22,7 +22,7 @@ export function register(program: CommandUnknownOpts): void {
   addVerbs(program, command());
 }
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('check-receiver')
     .description(
       'check that a receiver is one the service can trust: valid deliveries taken (their raw bytes verified), forged ones refused, a retry answered, every answer in time; exit 0 only when every check passes',
@@ -57,7 +57,7 @@ Exit codes: 0 every check passed, 1 some failed, 2 bad flags.`,
     .action(
       action(async ({ io, globals }, url, o) => {
         const given = requestTimeoutGivenMs(globals, io.env);
-        return run(
+        return runF(
           {
             url,
             secretFiles: o.secretFile,

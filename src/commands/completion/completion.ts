@@ -16,7 +16,7 @@ export function register(program: CommandUnknownOpts): void {
   program.addCommand(complete, { hidden: true });
 }
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('completion')
     .description('print a shell completion script')
     .argument('<shell>', 'bash, zsh, fish or powershell')
@@ -28,12 +28,7 @@ export const command = () =>
         'whsvc completion powershell | Out-String | Invoke-Expression   # in $PROFILE',
       ),
     )
-    .action(
-      action(async ({ io }, shell) => {
-        io.stdout.write(script(shell));
-        return 0;
-      }),
-    );
+    .action(action(async ({ io }, shell) => runF({ shell: shellNamed(shell) }, io)));
 
 /** What the completion scripts call: the candidates for the words typed so far, one a line. */
 const completeCommand = (program: CommandUnknownOpts) =>
@@ -105,9 +100,20 @@ Register-ArgumentCompleter -Native -CommandName whsvc, whsvc.cmd, whsvc.ps1 -Scr
 `,
 };
 
-export function script(shell: string): string {
+type Shell = (typeof SHELLS)[number];
+
+/** A shell there is a script for, or a usage error with the nearest. */
+function shellNamed(shell: string): Shell {
   if (!(SHELLS as readonly string[]).includes(shell)) throw usageError(notOneOf('shell', shell, SHELLS));
-  return SCRIPTS[shell as (typeof SHELLS)[number]];
+  return shell as Shell;
+}
+
+export const script = (shell: Shell): string => SCRIPTS[shell];
+
+/** Prints the completion script of the shell. */
+export async function run(options: { shell: Shell }, io: Io): Promise<number> {
+  io.stdout.write(script(options.shell));
+  return 0;
 }
 
 type Choices = 'events' | readonly string[];

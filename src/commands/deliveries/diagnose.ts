@@ -20,7 +20,7 @@ import { checkUserFile } from '../../files/user-file.js';
 import { statusLabel } from './shared/view.js';
 import { numberText, numberValue } from '../../exact-json.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('diagnose')
     .description('why a delivery failed and what to do now: its attempts, what was sent and answered, the failure in plain words, the next commands')
     .addArgument(new Argument('<delivery-id>', 'a delivery, or any of its attempts').argParser(resourceId('delivery')))
@@ -31,7 +31,7 @@ export const command = () =>
       'after',
       examples('whsvc deliveries diagnose dlv_…', 'whsvc deliveries diagnose dlv_… --secret-file ./whsec.txt', 'whsvc deliveries diagnose dlv_… --json'),
     )
-    .action(apiAction((deps, id, o) => run({ id, secretFile: o.secretFile, record: o.record, platformName: o.platformName }, deps)));
+    .action(apiAction((deps, id, o) => runF({ id, secretFile: o.secretFile, record: o.record, platformName: o.platformName }, deps)));
 
 export interface DiagnoseOptions {
   id: string;

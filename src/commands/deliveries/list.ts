@@ -8,7 +8,7 @@ import type { CommandDeps } from '../../cli/context.js';
 import { writePages } from '../../cli/output.js';
 import { attemptTable } from './shared/view.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('list')
     .description("a webhook's delivery attempts, newest first")
     .addArgument(new Argument('<webhook-id>', 'webhook id').argParser(resourceId('webhook')))
@@ -17,7 +17,7 @@ export const command = () =>
     .option('--cursor <cursor>', 'the page after this cursor')
     .option('--all', 'every page, streamed as it arrives')
     .addHelpText('after', examples('whsvc deliveries list wh_… --status failed', 'whsvc deliveries list wh_… --all --json'))
-    .action(apiAction((deps, webhookId, o) => run({ webhookId, status: o.status, limit: o.limit, cursor: o.cursor, all: Boolean(o.all) }, deps)));
+    .action(apiAction((deps, webhookId, o) => runF({ webhookId, status: o.status, limit: o.limit, cursor: o.cursor, all: Boolean(o.all) }, deps)));
 
 export interface DeliveriesListOptions {
   webhookId: string;

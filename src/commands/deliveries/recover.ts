@@ -18,7 +18,7 @@ import { attemptCode } from './shared/view.js';
 import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 import { numberText } from '../../exact-json.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('recover')
     .description('after an outage: re-send every failed delivery (of all webhooks, or those named), each once')
     .addOption(new Option('--webhook <id>', 'only this webhook (repeatable)').argParser(collect(resourceId('webhook'))).default([] as string[], 'all'))
@@ -43,24 +43,28 @@ export const command = () =>
       ),
     )
     .action(
-      action(async (context, o) =>
-        run(
-          {
-            status: o.status,
-            webhooks: [...new Set(o.webhook)],
-            events: o.event,
-            since: o.since,
-            until: o.until,
-            dryRun: Boolean(o.dryRun),
-            yes: Boolean(o.yes),
-            concurrency: o.concurrency,
-            verbose: Boolean(o.verbose),
-            stop: context.interrupts.graceful(),
-            argv: [...context.argv],
-          },
-          await context.deps(),
-        ),
-      ),
+      action(async (context, o) => {
+        const deps = await context.deps();
+        return runF(
+          recoverOptions(
+            {
+              status: o.status,
+              webhooks: [...new Set(o.webhook)],
+              events: o.event,
+              since: o.since,
+              until: o.until,
+              dryRun: Boolean(o.dryRun),
+              yes: Boolean(o.yes),
+              concurrency: o.concurrency,
+              verbose: Boolean(o.verbose),
+              stop: context.interrupts.graceful(),
+              argv: [...context.argv],
+            },
+            deps.canPrompt,
+          ),
+          deps,
+        );
+      }),
     );
 
 export interface RecoverOptions {
@@ -130,14 +134,24 @@ export async function* selectDeliveries(
   }
 }
 
-export async function run(options: RecoverOptions, deps: CommandDeps): Promise<number> {
-  if (!options.dryRun && !options.yes && !deps.canPrompt) {
+const emptyWindow = () => usageError('--since is later than --until: nothing can be in between');
+
+/**
+ * The flags as given, refused when a re-send could not be confirmed (no --yes nor --dry-run, and no terminal to ask
+ * on), or when the window is empty: two durations, or two times, are ordered here; a duration and a time only against
+ * the service's now, in the run.
+ */
+function recoverOptions(options: RecoverOptions, canPrompt: boolean): RecoverOptions {
+  if (!options.dryRun && !options.yes && !canPrompt) {
     throw usageError(`re-sending needs confirmation: pass --yes, or see what would be re-sent with --dry-run (${NO_PROMPT})`);
   }
-  const emptyWindow = () => usageError('--since is later than --until: nothing can be in between');
-  // Two durations, or two times, are ordered before any request; a duration and a time only against the service's now.
-  const sameKind = options.since && options.until && 'ago' in options.since === 'ago' in options.until;
-  if (sameKind && boundAt(options.since!, 0) > boundAt(options.until!, 0)) throw emptyWindow();
+  const { since, until } = options;
+  if (since && until && 'ago' in since === 'ago' in until && boundAt(since, 0) > boundAt(until, 0)) throw emptyWindow();
+  return options;
+}
+
+/** Re-sends what `options` selects (recoverOptions has checked them), asked first on a terminal without --yes. */
+export async function run(options: RecoverOptions, deps: CommandDeps): Promise<number> {
   if (options.events.length > 0) await checkEventTypes(deps, options.events, '--event');
   // Each webhook named must exist before anything is listed or sent (an unknown one is exit 5, nothing done).
   for (const id of options.webhooks) await getWebhook(deps.api, id);

@@ -7,14 +7,14 @@ import type { CommandDeps } from '../../cli/context.js';
 import { ResendReport, concurrencyOption, resendAll, targetsFromIds, verboseOption } from './shared/resend.js';
 import { reportSentAttempt } from './shared/view.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('retry')
     .description('re-send failed or pending attempts now (several ids: side by side, with a summary)')
     .addArgument(new Argument('<delivery-id...>', 'delivery ids').argParser(collect(resourceId('delivery'))))
     .addOption(concurrencyOption())
     .addOption(verboseOption())
     .addHelpText('after', examples('whsvc deliveries retry dlv_…', 'whsvc deliveries retry dlv_A dlv_B dlv_C --json'))
-    .action(apiAction((deps, ids, o) => run({ ids, concurrency: o.concurrency, verbose: Boolean(o.verbose), stop: () => deps.interrupts.graceful() }, deps)));
+    .action(apiAction((deps, ids, o) => runF({ ids, concurrency: o.concurrency, verbose: Boolean(o.verbose), stop: () => deps.interrupts.graceful() }, deps)));
 
 export interface RetryOptions {
   ids: string[];

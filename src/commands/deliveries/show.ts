@@ -7,12 +7,12 @@ import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
 import { attemptBlock } from './shared/view.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('show')
     .description('one attempt, with its payload and signature')
     .addArgument(new Argument('<delivery-id>', 'delivery id').argParser(resourceId('delivery')))
     .addHelpText('after', examples('whsvc deliveries show dlv_…', 'whsvc deliveries show dlv_… --json | jq .payload'))
-    .action(apiAction((deps, id) => run({ id }, deps)));
+    .action(apiAction((deps, id) => runF({ id }, deps)));
 
 export async function run(options: { id: string }, deps: CommandDeps): Promise<number> {
   const attempt = await getAttempt(deps.api, options.id);

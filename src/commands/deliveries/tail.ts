@@ -33,7 +33,7 @@ import { Follower, type Change, type PollReport, type StartAt } from './tail/fol
 import { TailPrinter } from './tail/printer.js';
 import { ForwardQueue } from './tail/queue.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('tail')
     .description('follow the delivery log live: each new attempt and each change of status, once; --forward-to relays new deliveries to a local app')
     .addOption(
@@ -82,8 +82,8 @@ export const command = () =>
       action(async (context, o) => {
         const stopSignal = context.interrupts.stopRequested();
         const deps = await context.deps();
-        const code = await run(
-          {
+        const code = await runF(
+          tailOptions({
             webhookIds: o.webhook,
             status: o.status,
             events: o.event,
@@ -98,7 +98,7 @@ export const command = () =>
             checkpoint: o.checkpoint,
             record: o.record,
             forwardTimeoutMs: requestTimeoutGivenMs(context.globals, context.io.env),
-          },
+          }),
           { ...deps, stopSignal },
         );
         // A poll abandoned on Ctrl-C may still wait on the service (a Retry-After, say): nothing is left to do.
@@ -154,7 +154,9 @@ export const MAX_BACKOFF_MS = 60_000;
 const passing = (error: unknown) =>
   error instanceof NetworkError || (error instanceof ApiError && (error.status === 429 || error.status === 408 || error.status >= 500));
 
-async function checkOptions(options: TailOptions, deps: TailDeps): Promise<{ routes: ForwardRoute[]; secret?: SecretSource }> {
+/** The flags as given, refused when they cannot work together; a webhook named twice is followed once. */
+function tailOptions(given: TailOptions): TailOptions {
+  const options: TailOptions = { ...given, webhookIds: given.webhookIds && [...new Set(given.webhookIds)] };
   // Polls come once an interval: a limit no longer than that would stop a tail that hears the service fine.
   if (options.maxSilenceMs !== undefined && options.maxSilenceMs < 2 * options.intervalMs) {
     throw usageError(
@@ -162,27 +164,29 @@ async function checkOptions(options: TailOptions, deps: TailDeps): Promise<{ rou
       `give several intervals, such as --max-silence ${durationText(Math.max(60_000, 10 * options.intervalMs))}`,
     );
   }
-  const routes = checkRoutes(options.forwardTo ?? []);
-  if (options.secretFile !== undefined && routes.length === 0 && options.record === undefined) {
+  checkRoutes(options.forwardTo ?? []);
+  if (options.secretFile !== undefined && !options.forwardTo?.length && options.record === undefined) {
     throw usageError('--secret-file checks the deliveries tail forwards or records: it needs --forward-to URL or --record FILE');
   }
   if (options.secretFile !== undefined && options.webhookIds?.length !== 1) {
     throw usageError("--secret-file holds one webhook's signing secret: follow that one webhook with --webhook ID");
   }
-  if (options.checkpoint !== undefined) {
-    if (options.checkpoint.trim() === '') throw usageError('--checkpoint is empty: give the path of the file to keep the position in');
-    checkWritable(options.checkpoint);
-  }
+  if (options.checkpoint?.trim() === '') throw usageError('--checkpoint is empty: give the path of the file to keep the position in');
+  return options;
+}
+
+/** What the run checks of the files it was given (tailOptions checked the flags), and the secret it reads. */
+async function checkFiles(options: TailOptions, deps: TailDeps): Promise<{ routes: ForwardRoute[]; secret?: SecretSource }> {
+  if (options.checkpoint !== undefined) checkWritable(options.checkpoint);
   // Last: --secret-file - reads stdin, once the flags are known to be good.
   const secret = options.secretFile === undefined ? undefined : await secretSource({ secretFile: options.secretFile }, deps);
   if (secret?.current() === undefined && options.secretFile !== undefined) throw usageError(`--secret-file ${options.secretFile} cannot be read, or is empty`);
-  return { routes, secret };
+  return { routes: options.forwardTo ?? [], secret };
 }
 
-export async function run(given: TailOptions, deps: TailDeps): Promise<number> {
-  // A webhook named twice is followed once.
-  const options: TailOptions = { ...given, webhookIds: given.webhookIds && [...new Set(given.webhookIds)] };
-  const checked = await checkOptions(options, deps);
+/** Follows the log as `options` say (tailOptions has checked them), until a stop, a count or a time out. */
+export async function run(options: TailOptions, deps: TailDeps): Promise<number> {
+  const checked = await checkFiles(options, deps);
   const release = options.checkpoint === undefined ? undefined : holdCheckpoint(options.checkpoint);
   try {
     return await follow(options, deps, checked);
@@ -191,7 +195,7 @@ export async function run(given: TailOptions, deps: TailDeps): Promise<number> {
   }
 }
 
-async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: Awaited<ReturnType<typeof checkOptions>>): Promise<number> {
+async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: Awaited<ReturnType<typeof checkFiles>>): Promise<number> {
   const events = options.events?.length ? await checkEventTypes(deps, options.events, '--event') : undefined;
   const err = deps.errColors;
   const note = (text: string) => deps.stderr.write(`whsvc: ${text}\n`);

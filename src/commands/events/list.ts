@@ -1,7 +1,7 @@
 import type { EventType } from '../../api/shapes.js';
 import { listEventTypes } from '../../api/endpoints.js';
 import { Command } from '@commander-js/extra-typings';
-import { apiAction } from '../../cli/actions.js';
+import { addHiddenVerbs, apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { fetchCatalog } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
@@ -9,11 +9,18 @@ import { printJson, tableLayout } from '../../cli/output.js';
 import { renderTable } from '../../render/table.js';
 import { EVENT_WIDTH } from '../../cli/columns.js';
 
-export const command = (name = 'events') =>
+/** `events`, and `events list` under it (hidden), as a group's list is typed: the catalog both. */
+export const command = (runF = run) => {
+  const catalog = catalogCommand('events', runF);
+  addHiddenVerbs(catalog, catalogCommand('list', runF));
+  return catalog;
+};
+
+const catalogCommand = (name: string, runF: typeof run) =>
   new Command(name)
     .description('the event-type catalog, grouped by module')
     .addHelpText('after', examples('whsvc events', "whsvc events --json | jq -r '.data[].type'"))
-    .action(apiAction((deps) => run({}, deps)));
+    .action(apiAction((deps) => runF({}, deps)));
 
 export async function run(_options: object, deps: CommandDeps): Promise<number> {
   if (deps.json) {

@@ -8,13 +8,13 @@ import type { CommandDeps } from '../../cli/context.js';
 import { sanitize } from '../../render/text.js';
 import { reportSentAttempt } from '../deliveries/shared/view.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('test')
     .description('send a sample event to a webhook now (exit 1 if the endpoint did not accept it)')
     .addArgument(new Argument('<webhook-id>', 'webhook id').argParser(resourceId('webhook')))
     .option('--event <type>', 'event type to simulate (default invoice.paid)')
     .addHelpText('after', examples('whsvc test wh_…', 'whsvc test wh_… --event sales_order.created'))
-    .action(apiAction((deps, webhookId, o) => run({ webhookId, event: o.event }, deps)));
+    .action(apiAction((deps, webhookId, o) => runF({ webhookId, event: o.event }, deps)));
 
 export async function run(options: { webhookId: string; event?: string | undefined }, deps: CommandDeps): Promise<number> {
   if (options.event) {

@@ -30,7 +30,7 @@ export function register(program: CommandUnknownOpts): void {
   addVerbs(program, command());
 }
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('listen')
     .description("a local receiver: verifies each delivery's signature and shows it; --count/--timeout make it a CI check")
     .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default(4011).argParser(integerIn(0, 65535)))
@@ -80,7 +80,7 @@ export const command = () =>
     )
     .action(
       action(async ({ io, globals, interrupts }, o) =>
-        run(
+        runF(
           {
             port: o.port,
             host: o.host,

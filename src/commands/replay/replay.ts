@@ -28,7 +28,7 @@ export function register(program: CommandUnknownOpts): void {
   addVerbs(program, command());
 }
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('replay')
     .description('send recorded deliveries to an app again, the same bytes and headers: exit 0 when every one got a 2xx (a regression test of a receiver)')
     .argument('<file>', 'a record file, as `whsvc listen --record FILE` writes it (- reads the records from stdin)')
@@ -50,7 +50,7 @@ export const command = () =>
     )
     .action(
       action(async ({ io, globals, interrupts }, file, o) =>
-        run(
+        runF(
           {
             file,
             to: o.to,

@@ -13,31 +13,35 @@ import { usageError } from '../../cli/errors.js';
 import { printJson, tableLayout } from '../../cli/output.js';
 import { numberText } from '../../exact-json.js';
 
-export const command = () => {
+export const command = (runF = run) => {
   const clock = new Command('clock')
     .description("the sandbox's time and the automatic attempts due next; with --clock manual, advance and set move it")
     .addHelpText('after', examples('whsvc sandbox clock', 'whsvc sandbox clock advance 1h', 'whsvc sandbox clock set 2030-01-01T00:00:00Z'))
-    .action(apiAction((deps) => run({ action: 'show' }, deps)));
+    .action(apiAction((deps) => runF({ action: 'show' }, deps)));
   const advance = new Command('advance')
     .description('move a manual clock forward, sending every attempt that falls due on the way, in order')
     .addArgument(new Argument('<duration>', 'how far: 90s, 30m, 2h, 3d').argParser(duration(10 * 365 * 86_400_000)))
     .addHelpText('after', examples('whsvc sandbox clock advance 3d        # a whole retry schedule, played out', 'whsvc sandbox clock advance 90s --json'))
-    .action(apiAction((deps, ms) => run({ action: 'advance', ms }, deps)));
+    .action(apiAction((deps, ms) => runF({ action: 'advance', ms }, deps)));
   const set = new Command('set')
     .description('move a manual clock forward to a time (never back), sending what falls due on the way')
     .argument('<time>', 'an ISO 8601 time, e.g. 2030-01-01T00:00:00Z')
     .addHelpText('after', examples('whsvc sandbox clock set 2030-01-01T00:00:00Z'))
-    .action(apiAction((deps, to) => run({ action: 'set', to }, deps)));
+    .action(apiAction((deps, to) => runF({ action: 'set', to: isoTime(to) }, deps)));
   addVerbs(clock, advance, set);
   return clock;
 };
 
-export interface ClockOptions {
-  action: 'show' | 'advance' | 'set';
-  /** advance: how far, in milliseconds. */
-  ms?: number | undefined;
-  /** set: the time to move to. */
-  to?: string | undefined;
+/** Show the clock, advance it by `ms` milliseconds, or set it `to` an ISO 8601 time (isoTime). */
+export type ClockOptions = { action: 'show' } | { action: 'advance'; ms: number } | { action: 'set'; to: string };
+
+/** `clock set`'s time as the sandbox takes it (UTC, in ISO 8601), or a usage error when it is none. */
+function isoTime(given: string): string {
+  const to = Date.parse(given);
+  if (!/^\d{4}-\d\d-\d\dT/.test(given) || Number.isNaN(to)) {
+    throw usageError(`${JSON.stringify(given)} is not an ISO 8601 time`, 'for example: whsvc sandbox clock set 2030-01-01T00:00:00Z');
+  }
+  return new Date(to).toISOString();
 }
 
 /**
@@ -62,15 +66,7 @@ async function moveClock(move: Parameters<typeof moveSandboxClock>[1], deps: Com
 
 /** `sandbox clock [advance D | set T]`: the sandbox's time (/_sandbox/clock), and the attempts due next. */
 export async function run(options: ClockOptions, deps: CommandDeps): Promise<number> {
-  let move: Parameters<typeof moveSandboxClock>[1] | undefined;
-  if (options.action === 'advance') move = { advance_ms: options.ms };
-  if (options.action === 'set') {
-    const to = Date.parse(options.to ?? '');
-    if (!/^\d{4}-\d\d-\d\dT/.test(options.to ?? '') || Number.isNaN(to)) {
-      throw usageError(`${JSON.stringify(options.to)} is not an ISO 8601 time`, 'for example: whsvc sandbox clock set 2030-01-01T00:00:00Z');
-    }
-    move = { to: new Date(to).toISOString() };
-  }
+  const move = options.action === 'advance' ? { advance_ms: options.ms } : options.action === 'set' ? { to: options.to } : undefined;
   const state = move ? await moveClock(move, deps) : await sandboxClock(deps.api);
   if (deps.json) {
     printJson(deps, state);

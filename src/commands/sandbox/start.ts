@@ -7,11 +7,19 @@ import { duration, integerIn, platformNameOption } from '../../cli/parse.js';
 import { checkDirectory } from '../../files/user-file.js';
 import { DELIVERY_TIMEOUT_MS } from '../../protocol/delivery.js';
 import { passOverSqliteWarning } from '../../sandbox/sqlite-warning.js';
+import type { SandboxStartDeps, SandboxStartOptions } from './serve.js';
 
 /** Deliveries an in-memory sandbox keeps (about 5 KB each with their attempts): see the benchmarks. */
 const MEMORY_MAX_DELIVERIES = 10_000;
 
-export const command = () =>
+/** The sandbox, its code loaded only when it starts (it is most of whsvc's). */
+async function serve(options: SandboxStartOptions, deps: SandboxStartDeps): Promise<number> {
+  passOverSqliteWarning();
+  const { run } = await import('./serve.js');
+  return run(options, deps);
+}
+
+export const command = (runF = serve) =>
   new Command('start')
     .description('serve the whole interface on loopback, with real signed deliveries and retries')
     .addOption(new Option('--port <n>', 'port to listen on (0 picks a free one)').default(DEFAULT_SANDBOX_PORT).argParser(integerIn(0, 65535)))
@@ -73,9 +81,7 @@ export const command = () =>
       action(async ({ io, globals, interrupts }, o) => {
         // A --data-dir that is not a directory is a usage error before anything starts.
         if (o.dataDir) checkDirectory(resolve(o.dataDir), '--data-dir');
-        passOverSqliteWarning();
-        const { run } = await import('./serve.js');
-        return run(
+        return runF(
           {
             port: o.port,
             host: o.host,

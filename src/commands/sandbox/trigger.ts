@@ -16,7 +16,7 @@ import { triggerEvent } from '../../api/endpoints.js';
 import type { TriggeredEvent } from '../../api/shapes.js';
 import { sanitize } from '../../render/text.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('trigger')
     .description('make an event occur in a running sandbox (sandbox-only endpoint, outside /v1)')
     .argument('<event-type>', 'an event type of the catalog, e.g. invoice.paid')
@@ -24,11 +24,11 @@ export const command = () =>
     .addHelpText('after', examples('whsvc sandbox trigger invoice.paid', `whsvc sandbox trigger invoice.paid --data '{"id":"inv_42"}'`))
     .action(
       action(async ({ io, globals }, eventType, o) =>
-        run(
+        runF(
           {
-            eventType,
-            data: o.data,
-            baseUrl: globals.baseUrl ?? sandboxOfProfile(io.env, globals.profile) ?? DEFAULT_BASE_URL,
+            eventType: knownEventType(eventType),
+            data: dataObject(o.data),
+            baseUrl: sandboxUrl(globals.baseUrl ?? sandboxOfProfile(io.env, globals.profile) ?? DEFAULT_BASE_URL),
             json: globals.json,
             maxAnswerBytes: maxAnswerBytes(globals, io.env),
           },
@@ -52,38 +52,52 @@ function sandboxOfProfile(env: NodeJS.ProcessEnv, profileName: string): string |
   }
 }
 
+/** An event type of the catalog, or a usage error with the nearest. */
+function knownEventType(eventType: string): string {
+  if (!EVENT_TYPES.includes(eventType)) throw usageError(notOneOf('event type', eventType, EVENT_TYPES));
+  return eventType;
+}
+
+/** --data: the fields to set, as a JSON object. */
+function dataObject(data: string | undefined): Record<string, unknown> | undefined {
+  if (data === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    throw usageError('--data is not valid JSON', `for example: --data '{"amount":{"amount":500,"currency":"USD"}}'`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw usageError('--data must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+/** The sandbox's address, as an http(s) URL. */
+function sandboxUrl(baseUrl: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw usageError(`--base-url ${JSON.stringify(baseUrl)} is not an http(s) URL`);
+  return url;
+}
+
 export interface SandboxTriggerOptions {
   eventType: string;
-  data?: string | undefined;
-  baseUrl: string;
+  /** The fields to set in the payload (--data). */
+  data?: Record<string, unknown> | undefined;
+  baseUrl: URL;
   json: boolean;
   /** The most of the sandbox's answer read (--max-answer-size). */
   maxAnswerBytes?: number | undefined;
 }
 
 export async function run(options: SandboxTriggerOptions, deps: Io & { transport: Transport }): Promise<number> {
-  if (!EVENT_TYPES.includes(options.eventType)) {
-    throw usageError(notOneOf('event type', options.eventType, EVENT_TYPES));
-  }
-  let data: unknown;
-  if (options.data !== undefined) {
-    try {
-      data = JSON.parse(options.data);
-    } catch {
-      throw usageError('--data is not valid JSON', `for example: --data '{"amount":{"amount":500,"currency":"USD"}}'`);
-    }
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw usageError('--data must be a JSON object');
-  }
-  let url: URL | undefined;
-  try {
-    url = new URL(options.baseUrl);
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw usageError(`--base-url ${JSON.stringify(options.baseUrl)} is not an http(s) URL`);
+  const url = options.baseUrl;
   let response: TransportResponse;
   try {
-    response = await triggerEvent(deps.transport, url, { type: options.eventType, data }, options.maxAnswerBytes);
+    response = await triggerEvent(deps.transport, url, { type: options.eventType, data: options.data }, options.maxAnswerBytes);
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
     throw new CliError(`cannot connect to ${url.host}: ${error.message}`, 1, unreachableHint(url.host));

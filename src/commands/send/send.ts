@@ -26,7 +26,7 @@ export function register(program: CommandUnknownOpts): void {
 
 const DEFAULT_EVENT = 'invoice.paid';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('send')
     .description(
       'send one delivery to any URL exactly as the service sends it (its headers, the signature over the exact bytes, a fresh delivery id, attempt 1): exit 0 when it answers 2xx',
@@ -59,7 +59,7 @@ export const command = () =>
     )
     .action(
       action(async ({ io, globals }, url, o) =>
-        run(
+        runF(
           {
             url,
             event: o.event,

@@ -1,11 +1,11 @@
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { action, addVerbs } from '../../cli/actions.js';
 import type { Io } from '../../cli/deps.js';
-import { ExitCode, usageError } from '../../cli/errors.js';
+import { ExitCode } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
 import { once, platformNameOption } from '../../cli/parse.js';
 import { checkSecretFilePath, requiredSecret } from '../../cli/secret.js';
-import { readFileFlag, STDIN } from '../../cli/stdin.js';
+import { readFileFlag, refuseTwoReadsOfStdin, STDIN } from '../../cli/stdin.js';
 import { signatureHeaderName } from '../../protocol/headers.js';
 import { sign } from '../../protocol/signature.js';
 
@@ -14,7 +14,7 @@ export function register(program: CommandUnknownOpts): void {
   addVerbs(program, command());
 }
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('sign')
     .description('the signature of a body, as the service sends and stores it: sha256= and the hex HMAC-SHA256 of its exact bytes')
     .addOption(
@@ -33,7 +33,9 @@ export const command = () =>
       ),
     )
     .action(
-      action(async ({ io, globals }, o) => run({ secretFile: o.secretFile, payloadFile: o.payloadFile, platformName: o.platformName, json: globals.json }, io)),
+      action(async ({ io, globals }, o) =>
+        runF(signOptions({ secretFile: o.secretFile, payloadFile: o.payloadFile, platformName: o.platformName, json: globals.json }), io),
+      ),
     );
 
 export interface SignOptions {
@@ -43,13 +45,16 @@ export interface SignOptions {
   json: boolean;
 }
 
-export async function run(options: SignOptions, io: Io): Promise<number> {
+/** The flags as given, refused when the secret file is empty or both it and the payload would read stdin. */
+function signOptions(options: SignOptions): SignOptions {
   checkSecretFilePath(options.secretFile);
+  if (options.secretFile === STDIN) refuseTwoReadsOfStdin(options.payloadFile);
+  return options;
+}
+
+/** Signs the payload with the secret (signOptions has checked where each comes from). */
+export async function run(options: SignOptions, io: Io): Promise<number> {
   const payloadFile = options.payloadFile ?? STDIN;
-  if (payloadFile === STDIN && options.secretFile === STDIN) {
-    const payload = options.payloadFile === STDIN ? '--payload-file -' : 'the payload (without --payload-file)';
-    throw usageError(`--secret-file - and ${payload} both read stdin, which can be read once: give one of them a file`);
-  }
   const secret = await requiredSecret({ secretFile: options.secretFile }, io);
   const body = await readFileFlag('--payload-file', payloadFile, io.stdin, 'no payload: pipe the body in, or pass --payload-file FILE');
   const signature = sign(secret, body);

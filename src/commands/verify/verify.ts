@@ -6,14 +6,14 @@ import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
 import { collect } from '../../cli/parse.js';
 import { checkSecretFilePath, requiredSecrets } from '../../cli/secret.js';
-import { readFileFlag, STDIN } from '../../cli/stdin.js';
+import { readFileFlag, refuseTwoReadsOfStdin, STDIN } from '../../cli/stdin.js';
 
 /** Defines `verify`. */
 export function register(program: CommandUnknownOpts): void {
   addVerbs(program, command());
 }
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('verify')
     .description('check a signature offline; the payload comes from stdin unless --payload-file')
     .requiredOption('--signature <sig>', 'the X-…-Signature value: sha256= and 64 hex digits')
@@ -34,7 +34,7 @@ export const command = () =>
     )
     .action(
       action(async ({ io, globals }, o) =>
-        run({ signature: o.signature, secret: o.secret, secretFiles: o.secretFile, payloadFile: o.payloadFile, json: globals.json }, io),
+        runF(verifyOptions({ signature: o.signature, secret: o.secret, secretFiles: o.secretFile, payloadFile: o.payloadFile, json: globals.json }), io),
       ),
     );
 
@@ -69,19 +69,21 @@ function diagnose(secret: string, body: Buffer, given: string): string | undefin
 
 const sanitizeGiven = (text: string) => text.replace(/[^\x20-\x7e…]/g, '?');
 
-export async function run(options: VerifyOptions, io: Io): Promise<number> {
+/** The flags as given, refused when a secret file is empty, the signature cannot be one, or two flags would read stdin. */
+function verifyOptions(options: VerifyOptions): VerifyOptions {
   for (const path of options.secretFiles ?? []) checkSecretFilePath(path);
   const problem = signatureProblem(options.signature);
   if (problem !== undefined) {
     const shown = options.signature.trim() === '' ? '--signature' : `--signature ${sanitizeGiven(abbreviated(options.signature.trim()))}`;
     throw usageError(`${shown} ${problem}`, 'a signature is the X-…-Signature value as received: sha256= and 64 hex digits');
   }
+  if (options.secretFiles?.includes(STDIN)) refuseTwoReadsOfStdin(options.payloadFile);
+  return options;
+}
+
+/** Checks the signature of the payload with each secret (verifyOptions has checked the flags). */
+export async function run(options: VerifyOptions, io: Io): Promise<number> {
   const { payloadFile } = options;
-  const payloadFromStdin = payloadFile === undefined || payloadFile === STDIN;
-  if (payloadFromStdin && options.secretFiles?.includes(STDIN)) {
-    const payload = payloadFile === STDIN ? '--payload-file -' : 'the payload (without --payload-file)';
-    throw usageError(`--secret-file - and ${payload} both read stdin, which can be read once: give one of them a file`);
-  }
   const secrets = await requiredSecrets(options, io);
   const body = await readFileFlag('--payload-file', payloadFile ?? STDIN, io.stdin, 'no payload: pipe the raw body in, or pass --payload-file FILE');
   const signature = options.signature.trim();

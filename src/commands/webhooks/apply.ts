@@ -20,7 +20,7 @@ import { changesAnything, planApply, type Changes, type Plan } from './apply/pla
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { undoCreate } from './shared/secret-file.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('apply')
     .description("make the account's webhooks as a file declares them, keyed by URL: create, update, and with --prune delete")
     .requiredOption('-f, --file <file>', 'the declared webhooks: JSON, or YAML (.yaml, .yml); - reads stdin')
@@ -37,8 +37,9 @@ export const command = () =>
       ),
     )
     .action(
-      apiAction((deps, o) =>
-        run(
+      apiAction((deps, o) => {
+        if (o.secretDir?.trim() === '') throw usageError('--secret-dir is empty: give the directory to write the signing secrets to');
+        return runF(
           {
             file: o.file,
             dryRun: Boolean(o.dryRun),
@@ -48,8 +49,8 @@ export const command = () =>
             stop: () => deps.interrupts.graceful(),
           },
           deps,
-        ),
-      ),
+        );
+      }),
     );
 
 export interface ApplyOptions {
@@ -82,8 +83,6 @@ type Step =
   | { action: 'delete'; id: string; url: string };
 
 export async function run(options: ApplyOptions, deps: CommandDeps): Promise<number> {
-  if (options.secretDir !== undefined && options.secretDir.trim() === '')
-    throw usageError('--secret-dir is empty: give the directory to write the signing secrets to');
   const name = options.file === '-' ? 'stdin' : options.file;
   const text = (await readFileFlag('-f', options.file, deps.stdin)).toString('utf8');
   const declared = declaredWebhooks(await parseDeclarationText(text, options.file === '-' ? '-' : name), name);

@@ -16,7 +16,7 @@ import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { undoCreate } from './shared/secret-file.js';
 import { webhookBlock } from './shared/view.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('create')
     .description('create a webhook; its signing secret is shown once')
     .addOption(
@@ -34,7 +34,12 @@ export const command = () =>
       ),
     )
     .action(
-      apiAction((deps, o) => run({ url: o.url, events: o.events, inactive: Boolean(o.inactive), secretFile: o.secretFile, force: Boolean(o.force) }, deps)),
+      apiAction((deps, o) =>
+        runF(
+          createOptions({ url: o.url, events: o.events, inactive: Boolean(o.inactive), secretFile: o.secretFile, force: Boolean(o.force) }, deps.canPrompt),
+          deps,
+        ),
+      ),
     );
 
 export interface CreateOptions {
@@ -45,7 +50,11 @@ export interface CreateOptions {
   force: boolean;
 }
 
-export async function run(options: CreateOptions, deps: CommandDeps): Promise<number> {
+/**
+ * The flags as given, checked: a --secret-file that is a file to write, a URL the service would take, and, without a
+ * terminal to ask on, the URL and the event types there.
+ */
+function createOptions(options: CreateOptions, canPrompt: boolean): CreateOptions {
   checkSecretFilePath(options.secretFile, 'the file to write the secret to');
   // `-` is stdin for a flag that reads; a secret written to stdout is what --secret-file exists to avoid.
   if (options.secretFile === '-')
@@ -53,6 +62,17 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
       '--secret-file - would print the secret: give the path of a file to write it to',
       'or leave --secret-file out to see it once on the terminal',
     );
+  const { url, events } = options;
+  if (url === undefined && !canPrompt) throw usageError(`--url is required (${NO_PROMPT})`);
+  if (url !== undefined && checkUrl(url) !== true) throw usageError(`--url ${JSON.stringify(redactUserinfo(url))}: ${checkUrl(url)}`);
+  if ((events === undefined || events.length === 0) && !canPrompt) {
+    throw usageError(`--events is required, e.g. --events invoice.paid,product.updated (${NO_PROMPT})`);
+  }
+  return options;
+}
+
+/** Creates the webhook `options` describe (createOptions has checked them), asking on a terminal for what is missing. */
+export async function run(options: CreateOptions, deps: CommandDeps): Promise<number> {
   const { url, events } = await askForWhatIsMissing(options, deps);
   // Reserved before the webhook exists, so that a path that cannot be written is found while nothing has been created.
   const reserved = options.secretFile !== undefined ? ReservedFile.reserve(options.secretFile, '--secret-file', options.force) : undefined;
@@ -71,15 +91,10 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
 
 /** The URL and the event types, asked on a terminal when not given (the catalog as a checklist), and checked. */
 async function askForWhatIsMissing(options: CreateOptions, deps: CommandDeps): Promise<{ url: string; events: string[] }> {
-  let url = options.url;
-  if (url === undefined) {
-    if (!deps.canPrompt) throw usageError(`--url is required (${NO_PROMPT})`);
-    url = withScheme(await deps.prompter.input('Endpoint URL (https://…)', (answer) => checkUrl(withScheme(answer))));
-  }
-  if (checkUrl(url) !== true) throw usageError(`--url ${JSON.stringify(redactUserinfo(url))}: ${checkUrl(url)}`);
+  // An answer is checked as it is typed; a --url, by createOptions.
+  const url = options.url ?? withScheme(await deps.prompter.input('Endpoint URL (https://…)', (answer) => checkUrl(withScheme(answer))));
   let events = options.events;
   if (events === undefined || events.length === 0) {
-    if (!deps.canPrompt) throw usageError(`--events is required, e.g. --events invoice.paid,product.updated (${NO_PROMPT})`);
     const catalog = await fetchCatalog(deps);
     events = await deps.prompter.checkbox(
       'Events to subscribe to',

@@ -7,12 +7,12 @@ import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
 import { webhookBlock } from './shared/view.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('get')
     .description('one webhook')
     .addArgument(new Argument('<id>', 'webhook id').argParser(resourceId('webhook')))
     .addHelpText('after', examples('whsvc webhooks get wh_…', 'whsvc webhooks get wh_… --json'))
-    .action(apiAction((deps, id) => run({ id }, deps)));
+    .action(apiAction((deps, id) => runF({ id }, deps)));
 
 export async function run(options: { id: string }, deps: CommandDeps): Promise<number> {
   const webhook = await getWebhook(deps.api, options.id);

@@ -16,7 +16,7 @@ import { andMore, sanitize } from '../../render/text.js';
 import { NO_ANSWER } from '../../render/words.js';
 import { CODE_WIDTH, URL_MIN, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('health')
     .description(
       'delivered share, failures and a verdict per webhook, worst first; exit 1 when one is unhealthy (under 95% delivered, or its newest delivery failed)',
@@ -37,7 +37,7 @@ export const command = () =>
         'whsvc webhooks health --fail-under 99      # stricter than the default 95%',
       ),
     )
-    .action(apiAction((deps, ids, o) => run({ ids: ids ?? [], since: o.since, failUnder: o.failUnder }, deps)));
+    .action(apiAction((deps, ids, o) => runF({ ids: ids ?? [], since: o.since, failUnder: o.failUnder }, deps)));
 
 export interface HealthOptions {
   /** The webhooks to look at; every webhook of the account when empty. */

@@ -8,7 +8,7 @@ import type { CommandDeps } from '../../cli/context.js';
 import { writePages } from '../../cli/output.js';
 import { webhookTable } from './shared/view.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('list')
     .description('one page of webhooks, or every page with --all')
     .addOption(new Option('--active <bool>', 'only active (true) or paused (false) webhooks').argParser(oneOf(['true', 'false'])))
@@ -18,7 +18,7 @@ export const command = () =>
     .addHelpText('after', examples('whsvc webhooks list --active true', "whsvc webhooks list --all --json | jq -r '.data[].url'"))
     .action(
       apiAction((deps, o) =>
-        run({ active: o.active === undefined ? undefined : o.active === 'true', limit: o.limit, cursor: o.cursor, all: Boolean(o.all) }, deps),
+        runF({ active: o.active === undefined ? undefined : o.active === 'true', limit: o.limit, cursor: o.cursor, all: Boolean(o.all) }, deps),
       ),
     );
 

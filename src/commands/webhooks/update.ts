@@ -12,7 +12,7 @@ import { redactUserinfo } from '../../net.js';
 import { sanitize } from '../../render/text.js';
 import { webhookBlock } from './shared/view.js';
 
-export const command = () =>
+export const command = (runF = run) =>
   new Command('update')
     .description('change only what is given')
     .addArgument(new Argument('<id>', 'webhook id').argParser(resourceId('webhook')))
@@ -25,8 +25,15 @@ export const command = () =>
     .addHelpText('after', examples('whsvc webhooks update wh_… --add-events invoice.paid', 'whsvc webhooks update wh_… --inactive          # pause deliveries'))
     .action(
       apiAction((deps, id, o) =>
-        run(
-          { id, url: o.url, events: o.events, addEvents: o.addEvents, removeEvents: o.removeEvents, active: o.active ? true : o.inactive ? false : undefined },
+        runF(
+          updateOptions({
+            id,
+            url: o.url,
+            events: o.events,
+            addEvents: o.addEvents,
+            removeEvents: o.removeEvents,
+            active: o.active ? true : o.inactive ? false : undefined,
+          }),
           deps,
         ),
       ),
@@ -41,8 +48,9 @@ export interface UpdateOptions {
   active?: boolean | undefined;
 }
 
-export async function run(options: UpdateOptions, deps: CommandDeps): Promise<number> {
-  const { id, url, events, addEvents, removeEvents, active } = options;
+/** The flags as given, refused when they change nothing, name two event lists at once, or a URL the service would not take. */
+function updateOptions(options: UpdateOptions): UpdateOptions {
+  const { url, events, addEvents, removeEvents, active } = options;
   if (url === undefined && events === undefined && addEvents === undefined && removeEvents === undefined && active === undefined) {
     throw usageError('nothing to update: pass --url, --events, --add-events, --remove-events, --active or --inactive');
   }
@@ -51,6 +59,12 @@ export async function run(options: UpdateOptions, deps: CommandDeps): Promise<nu
   }
   const urlProblem = url === undefined ? true : checkUrl(url);
   if (urlProblem !== true) throw usageError(`--url ${JSON.stringify(redactUserinfo(url ?? ''))}: ${urlProblem}`);
+  return options;
+}
+
+/** Changes what `options` gives (updateOptions has checked them). */
+export async function run(options: UpdateOptions, deps: CommandDeps): Promise<number> {
+  const { id, url, events, addEvents, removeEvents, active } = options;
   for (const [flag, types] of [
     ['--events', events],
     ['--add-events', addEvents],

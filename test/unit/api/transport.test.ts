@@ -112,7 +112,9 @@ describe('proxy settings', () => {
 
   it('a proxy undici cannot go through is one line naming it, without its credentials, nothing sent', async () => {
     const send = defaultTransport({ HTTPS_PROXY: 'ftp://bob:s3cret@proxy.corp:2121' });
-    const error = await send({ method: 'GET', url: new URL('https://service.test/v1/webhooks'), headers: {}, timeoutMs: 1000 }).catch((e: unknown) => e);
+    const error = await send({ method: 'GET', url: new URL('https://service.test/v1/webhooks'), headers: {}, timeoutMs: 1000, bodyLimit: 1024 }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(TransportError);
     expect(error).toMatchObject({
       code: 'EPROXY',

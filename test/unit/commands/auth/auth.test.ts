@@ -101,13 +101,6 @@ describe('login', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  it('no terminal and no --client-secret-stdin: usage error, no request', async () => {
-    const fake = fakeDeps({ credentials: null, canPrompt: false });
-    const error = await rejectionOf(login({ clientId: 'cli_new', clientSecretStdin: false }, fake.deps));
-    expect(error).toMatchObject({ exitCode: 2 });
-    expect(fake.requests).toHaveLength(0);
-  });
-
   it('on a terminal, asks for the client id and (masked) secret', async () => {
     const fake = fakeDeps({
       credentials: null,

@@ -161,14 +161,6 @@ describe('deliveries recover', () => {
     expect(out.summary).toEqual({ selected: 3, webhooks: 2 });
   });
 
-  it('without a terminal and without --yes it is a usage error, before any request', async () => {
-    const fake = fakeDeps();
-    const error = await rejectionOf(recover(options({ yes: false }), fake.deps));
-    expect(error).toMatchObject({ exitCode: 2 });
-    expect(error.message).toContain('pass --yes');
-    expect(fake.requests).toEqual([]);
-  });
-
   it('a stop before anything is taken re-sends nothing and exits 130 with how to resume', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);

@@ -40,31 +40,6 @@ function mockCreate(fake: FakeDeps): Array<Record<string, unknown>> {
 const options = (o: Partial<CreateOptions> = {}): CreateOptions => ({ inactive: false, force: false, ...o });
 
 describe('webhooks create: input', () => {
-  it('without --url and no terminal: usage error (exit 2) before any request', async () => {
-    const fake = fakeDeps({ canPrompt: false });
-    const error = await rejectionOf(create(options({ events: ['invoice.paid'] }), fake.deps));
-    expect(error).toBeInstanceOf(CliError);
-    expect(error.exitCode).toBe(2);
-    expect(error.message).toContain('--url');
-    expect(fake.requests).toHaveLength(0);
-  });
-
-  it('without --events and no terminal: usage error (exit 2) before any request', async () => {
-    const fake = fakeDeps({ canPrompt: false });
-    const error = await rejectionOf(create(options({ url: URL_ }), fake.deps));
-    expect(error).toBeInstanceOf(CliError);
-    expect(error.exitCode).toBe(2);
-    expect(error.message).toContain('--events');
-    expect(fake.requests).toHaveLength(0);
-  });
-
-  it('an invalid --url is a usage error before any request', async () => {
-    const fake = fakeDeps();
-    const error = await rejectionOf(create(options({ url: 'example.com/hooks', events: ['invoice.paid'] }), fake.deps));
-    expect(error).toMatchObject({ exitCode: 2 });
-    expect(fake.requests).toHaveLength(0);
-  });
-
   it('on a terminal, asks for url and events and sends the answers', async () => {
     const fake = fakeDeps({
       canPrompt: true,

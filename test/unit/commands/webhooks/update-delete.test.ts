@@ -130,29 +130,6 @@ describe('webhooks update', () => {
     expect(fake.requests.some((r) => r.method === 'GET' && r.url.pathname === '/v1/webhooks/wh_1')).toBe(false);
   });
 
-  it('nothing to update: exit 2, no request', async () => {
-    const fake = fakeDeps();
-    const error = await rejectionOf(update(opts({}), fake.deps));
-    expect(error).toBeInstanceOf(CliError);
-    expect(error.exitCode).toBe(2);
-    expect(fake.requests).toHaveLength(0);
-  });
-
-  it('--events with --add-events: exit 2, no request', async () => {
-    const fake = fakeDeps();
-    const error = await rejectionOf(update(opts({ events: ['invoice.paid'], addEvents: ['product.updated'] }), fake.deps));
-    expect(error).toBeInstanceOf(CliError);
-    expect(error.exitCode).toBe(2);
-    expect(fake.requests).toHaveLength(0);
-  });
-
-  it('--events with --remove-events: exit 2, no request', async () => {
-    const fake = fakeDeps();
-    const error = await rejectionOf(update(opts({ events: ['invoice.paid'], removeEvents: ['product.updated'] }), fake.deps));
-    expect(error).toMatchObject({ exitCode: 2 });
-    expect(fake.requests).toHaveLength(0);
-  });
-
   it('an unknown event in --add-events: exit 2 with a suggestion, nothing read or changed', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
@@ -165,15 +142,6 @@ describe('webhooks update', () => {
 });
 
 describe('webhooks delete', () => {
-  it('without --yes and no terminal: exit 2, no request', async () => {
-    const fake = fakeDeps({ canPrompt: false });
-    const error = await rejectionOf(del({ id: 'wh_1', yes: false }, fake.deps));
-    expect(error).toBeInstanceOf(CliError);
-    expect(error.exitCode).toBe(2);
-    expect(error.message).toContain('--yes');
-    expect(fake.requests).toHaveLength(0);
-  });
-
   it('on a terminal, asks, naming the webhook by id and URL; a yes sends the DELETE', async () => {
     const fake = fakeDeps({ canPrompt: true, answers: [{ kind: 'confirm', message: /wh_1 \(https:\/\/example\.com\/old\)\?/, answer: true }] });
     mockToken(fake.mock);
