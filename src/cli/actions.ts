@@ -6,7 +6,7 @@ import type { Io } from './deps.js';
 import type { Host } from './host.js';
 import type { Interrupts } from './interrupt.js';
 import { JqJson, loadJqFilter } from './jq.js';
-import { PrintedJson } from './output.js';
+import { PrintedJson } from './json-output.js';
 import { inquirerPrompter, type Prompter } from './prompter.js';
 
 /** What runCli gives the program it runs: the host, this run's interrupts and argv, and where the exit code goes. */

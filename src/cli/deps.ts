@@ -1,5 +1,5 @@
 import type { OutputStream } from '../render/stream.js';
-import type { JsonOutput } from './output.js';
+import type { JsonOutput } from './json-output.js';
 
 export type { OutputStream };
 

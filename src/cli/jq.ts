@@ -1,6 +1,6 @@
 import type { Jq } from 'jq-wasm';
 import type { OutputStream } from '../render/stream.js';
-import type { JsonDocument, JsonOutput } from './output.js';
+import type { JsonDocument, JsonOutput } from './json-output.js';
 import { sanitizeBlock } from '../render/text.js';
 import { ExitCode, usageError } from './errors.js';
 import { exactParse } from '../exact-json.js';

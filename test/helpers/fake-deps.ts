@@ -13,7 +13,7 @@ import { ConfigStore } from '../../src/config/store.js';
 import { Chalk } from 'chalk';
 import { PLAIN, colorLevel, colorsFrom, wantsColor } from '../../src/render/colors.js';
 import { undiciTransport } from './undici-transport.js';
-import { PrintedJson } from '../../src/cli/output.js';
+import { PrintedJson } from '../../src/cli/json-output.js';
 
 export const ORIGIN = 'http://127.0.0.1:4010';
 export const CLIENT_ID = 'cli_test_0123';

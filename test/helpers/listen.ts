@@ -1,6 +1,6 @@
 import { type ListenDeps, type ListenOptions, run } from '../../src/commands/listen/listen.js';
 import { Collector, fakeStdin } from './fake-deps.js';
-import { PrintedJson } from '../../src/cli/output.js';
+import { PrintedJson } from '../../src/cli/json-output.js';
 
 /** A stdout or stderr in memory that a test can wait on: looked at again after each write. */
 export class WatchedOutput extends Collector {

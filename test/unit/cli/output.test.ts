@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PrintedJson } from '../../../src/cli/output.js';
+import { PrintedJson } from '../../../src/cli/json-output.js';
 
 function sink() {
   const out = { text: '', write: (chunk: string) => (out.text += chunk) };

@@ -8,7 +8,7 @@ import { PLAIN } from '../../../src/render/colors.js';
 import { StreamLayout } from '../../../src/render/line.js';
 import { displayWidth } from '../../../src/render/width.js';
 import { Collector } from '../../helpers/fake-deps.js';
-import { PrintedJson } from '../../../src/cli/output.js';
+import { PrintedJson } from '../../../src/cli/json-output.js';
 
 const WIDTHS = [60, 80, 100, 132] as const;
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);

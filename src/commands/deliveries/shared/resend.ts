@@ -8,7 +8,7 @@ import { ProgressLine } from '../../../render/progress.js';
 import { andMore, counted, sanitize } from '../../../render/text.js';
 import { noAnswer } from '../../../render/words.js';
 import type { CommandDeps } from '../../../cli/context.js';
-import type { JsonDocument } from '../../../cli/output.js';
+import type { JsonDocument } from '../../../cli/json-output.js';
 import { ExitCode } from '../../../cli/errors.js';
 
 /** Sends in flight at once in a bulk re-send (retry of several ids, recover); the maximum keeps one run from flooding the service. */

@@ -1,7 +1,7 @@
 import { deliveryKey } from '../../../api/log.js';
 import type { Colors } from '../../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout, type StreamField } from '../../../render/line.js';
-import type { JsonOutput } from '../../../cli/output.js';
+import type { JsonOutput } from '../../../cli/json-output.js';
 import type { OutputStream } from '../../../render/stream.js';
 import { sanitize } from '../../../render/text.js';
 import { clockTime, noAnswer, statusWords } from '../../../render/words.js';

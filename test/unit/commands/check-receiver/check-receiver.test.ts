@@ -14,7 +14,7 @@ import type { Answer, Received } from '../../../helpers/receiver.js';
 import { acceptsEverything, correctReceiver, failsOnMismatch, rejectsRepeatedDeliveryId, verifiesReserializedJson } from '../../../helpers/receivers.js';
 import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
 import { startEndlessServer } from '../../../helpers/endless.js';
-import { PrintedJson } from '../../../../src/cli/output.js';
+import { PrintedJson } from '../../../../src/cli/json-output.js';
 
 const SECRET = 'whsec_check_unit';
 const NOW = new Date(Date.UTC(2026, 10, 25, 9, 0, 0));

@@ -6,7 +6,7 @@ import { forwardLimitMs, run } from '../../../../src/commands/listen/listen.js';
 import { sign } from '../../../../src/protocol/signature.js';
 import { startEndlessServer } from '../../../helpers/endless.js';
 import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
-import { PrintedJson } from '../../../../src/cli/output.js';
+import { PrintedJson } from '../../../../src/cli/json-output.js';
 
 describe("listen --forward-to: the app's time", () => {
   it("is what is left of the sender's 10 s less half a second, so that listen's 502 reaches the sender before it hangs up", () => {

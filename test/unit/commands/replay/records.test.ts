@@ -12,7 +12,7 @@ import { recordOf } from '../../../helpers/delivery.js';
 import { canMakeDeviceNodes } from '../../../helpers/bad-files.js';
 import { startEndlessServer } from '../../../helpers/endless.js';
 import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
-import { PrintedJson } from '../../../../src/cli/output.js';
+import { PrintedJson } from '../../../../src/cli/json-output.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'whsvc-replay-records-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -12,7 +12,7 @@ import { parseRecord } from '../../../../src/protocol/record.js';
 import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
 import { signatureOf } from '../../../helpers/delivery.js';
 import { startEndlessServer } from '../../../helpers/endless.js';
-import { PrintedJson } from '../../../../src/cli/output.js';
+import { PrintedJson } from '../../../../src/cli/json-output.js';
 
 let dir: string;
 beforeEach(() => {

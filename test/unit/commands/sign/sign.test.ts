@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run, type SignOptions } from '../../../../src/commands/sign/sign.js';
 import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
 import { signatureOf } from '../../../helpers/delivery.js';
-import { PrintedJson } from '../../../../src/cli/output.js';
+import { PrintedJson } from '../../../../src/cli/json-output.js';
 
 let dir: string;
 beforeEach(() => {

@@ -1,0 +1,93 @@
+/**
+ * Where a command's --json output goes, as values: printed as JSON text, or,
+ * with --jq, each JSON text through the filter (jq.ts JqJson). A command
+ * hands it values and never writes JSON text to stdout itself, so that --jq
+ * gets what the command meant, not text to take apart again.
+ */
+export interface JsonOutput {
+  /** One whole document: an object, a page, a summary. */
+  document(value: unknown): void;
+  /** A document that is already JSON text (the service's own bytes, every digit kept: `whsvc api`). */
+  text(json: string): void;
+  /** One line of an NDJSON stream (listen, tail, replay), printed at once. */
+  line(value: unknown): void;
+  /** One document written as it goes, `{ head…, "<key>": [items…], tail… }` (JsonDocumentStream). */
+  stream(key: string, head?: Record<string, unknown>, pretty?: boolean): JsonDocument;
+}
+
+/** A document written as it goes: begun with the first item, ended whatever happens. */
+export interface JsonDocument {
+  readonly count: number;
+  /** Whether anything was written. */
+  readonly started: boolean;
+  item(value: unknown): void;
+  end(tail: Record<string, unknown>): void;
+}
+
+/** --json's output as text on stdout: documents indented, lines compact. */
+export class PrintedJson implements JsonOutput {
+  constructor(private readonly out: { write(chunk: string): unknown }) {}
+
+  document(value: unknown): void {
+    this.out.write(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  text(json: string): void {
+    this.out.write(json.endsWith('\n') ? json : `${json}\n`);
+  }
+
+  line(value: unknown): void {
+    this.out.write(`${JSON.stringify(value)}\n`);
+  }
+
+  stream(key: string, head: Record<string, unknown> = {}, pretty = false): JsonDocument {
+    return new JsonDocumentStream(this.out, key, head, pretty);
+  }
+}
+
+/**
+ * One JSON document written as it goes, `{ head…, "<key>": [items…], tail… }`:
+ * begun with the first item (or at the end), so that a run that fails before
+ * any leaves stdout empty, and ended whatever happens, so that stdout is one
+ * whole document. Compact (an item a line) or `pretty`, as printJson writes.
+ */
+class JsonDocumentStream implements JsonDocument {
+  private begun = false;
+  count = 0;
+
+  constructor(
+    private readonly out: { write(chunk: string): unknown },
+    private readonly key: string,
+    private readonly head: Record<string, unknown>,
+    private readonly pretty: boolean,
+  ) {}
+
+  get started(): boolean {
+    return this.begun;
+  }
+
+  item(value: unknown): void {
+    this.begin();
+    this.out.write(`${this.count === 0 ? '' : ','}\n${this.pretty ? `    ${JSON.stringify(value, null, 2).replace(/\n/g, '\n    ')}` : JSON.stringify(value)}`);
+    this.count += 1;
+  }
+
+  end(tail: Record<string, unknown>): void {
+    this.begin();
+    const fields = Object.entries(tail).map(([name, value]) => `,${this.field(name, value)}`);
+    this.out.write(`${this.count === 0 ? '' : this.pretty ? '\n  ' : '\n'}]${fields.join('')}${this.pretty ? '\n' : ''}}\n`);
+  }
+
+  private begin(): void {
+    if (this.begun) return;
+    this.begun = true;
+    const fields = Object.entries(this.head).map(([name, value]) => `${this.field(name, value)},`);
+    this.out.write(`{${fields.join('')}${this.pretty ? `\n  ${JSON.stringify(this.key)}: [` : `${JSON.stringify(this.key)}:[`}`);
+  }
+
+  private field(name: string, value: unknown): string {
+    return this.pretty
+      ? `\n  ${JSON.stringify(name)}: ${JSON.stringify(value, null, 2).replace(/\n/g, '\n  ')}`
+      : `${JSON.stringify(name)}:${JSON.stringify(value)}`;
+  }
+}
