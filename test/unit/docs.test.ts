@@ -60,3 +60,10 @@ describe('links between the README and docs/', () => {
     expect([...made]).toEqual(['whsvc-send-and-whsvc-check-receiver', '--jq-a-filter-over---json', 'words', 'words-1']);
   });
 });
+
+describe('README.md', () => {
+  it('is a guide of at most 450 lines: rules and details live in docs/commands.md (issue 41)', () => {
+    const lines = readFileSync(join(root, 'README.md'), 'utf8').split('\n').length;
+    expect(lines).toBeLessThanOrEqual(450);
+  });
+});
