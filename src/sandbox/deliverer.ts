@@ -11,8 +11,7 @@ import type { DeliveryRepository } from './store/deliveries.js';
 import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './store/records.js';
 import type { WebhookRepository } from './store/webhooks.js';
 import { deliveryHeaders as protocolHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
-import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS } from '../protocol/delivery.js';
-import { sign } from '../protocol/signature.js';
+import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS, signedDelivery } from '../protocol/delivery.js';
 import { exchange } from '../exchange.js';
 import { connectionFor, localFailure, TransportError, toTransportError } from '../net.js';
 
@@ -313,13 +312,13 @@ export class Deliverer {
   /** A new delivery and its first attempt, in memory: signed, not yet recorded. */
   private prepareFirst(webhook: WebhookRecord, type: string, payload: Record<string, unknown>): Begun {
     const now = this.deps.clock.now();
-    const body = JSON.stringify(payload);
+    const { body, signature } = signedDelivery(webhook.signing_secret, payload);
     const delivery: DeliveryRecord = {
       id: newId('dlv'),
       webhook_id: webhook.id,
       event: type,
       body,
-      signature: sign(webhook.signing_secret, body),
+      signature,
       auto_attempts: 1,
       next_due_at: null,
       delivered: false,
