@@ -10,7 +10,7 @@ import type { Database } from './store/database.js';
 import type { DeliveryRepository } from './store/deliveries.js';
 import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './store/records.js';
 import type { WebhookRepository } from './store/webhooks.js';
-import { deliveryHeaders as protocolHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
+import { deliveryHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
 import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS, signedDelivery } from '../protocol/delivery.js';
 import { exchange } from '../exchange.js';
 import { connectionFor, localFailure, TransportError, toTransportError } from '../net.js';
@@ -91,25 +91,6 @@ export interface DelivererDeps {
 
 /** A failure inside a sandbox that was given nowhere to tell it (one built by a test). */
 export const toConsole = (line: string): void => console.error(line.trimEnd());
-
-/** The headers an attempt is sent with (the inspector shows them as sent). */
-export function deliveryHeaders(
-  policy: Pick<DeliveryPolicy, 'platformName' | 'userAgent'>,
-  delivery: Pick<DeliveryRecord, 'id' | 'event' | 'signature'>,
-  attempt: number,
-  attemptId: string,
-  /** When the attempt was made, by the sandbox's clock (ISO 8601). */
-  sentAt: string,
-): Record<string, string> {
-  return protocolHeaders(policy.platformName, policy.userAgent, {
-    signature: delivery.signature,
-    event: delivery.event,
-    deliveryId: delivery.id,
-    attempt,
-    attemptId,
-    sentAt,
-  });
-}
 
 interface SendOutcome {
   status: 'delivered' | 'failed';
@@ -471,7 +452,14 @@ export class Deliverer {
     try {
       const url = new URL(webhook.url);
       const { origin, host } = connectionFor(url);
-      const headers = deliveryHeaders(policy, delivery, attempt, attemptId, new Date(startedAt).toISOString());
+      const headers = deliveryHeaders(policy.platformName, policy.userAgent, {
+        signature: delivery.signature,
+        event: delivery.event,
+        deliveryId: delivery.id,
+        attempt,
+        attemptId,
+        sentAt: new Date(startedAt).toISOString(),
+      });
       // One bound on the whole exchange, whatever the dispatcher honours of headersTimeout and bodyTimeout.
       const answer = await exchange(
         dispatcher,

@@ -2,14 +2,14 @@ import { DEMO_ACCOUNT } from '../auth.js';
 import { EVENT_CATALOG } from '../../protocol/catalog.js';
 import { isManual, type Clock } from '../clock.js';
 import type { Cursors } from '../cursor.js';
-import { deliveryHeaders, type DeliveryPolicy } from '../deliverer.js';
+import type { DeliveryPolicy } from '../deliverer.js';
 import { badRequest, notFound } from '../http.js';
 import type { Database } from '../store/database.js';
 import type { DeliveryLog, DeliverySummary } from '../store/delivery-log.js';
 import { deliveryStatus } from '../store/records.js';
 import type { WebhookRepository } from '../store/webhooks.js';
 import { parseLimit, validateEventType } from '../validation.js';
-import { signatureHeaderName } from '../../protocol/headers.js';
+import { deliveryHeaders, signatureHeaderName } from '../../protocol/headers.js';
 import { shellQuote } from '../../render/text.js';
 import type { DeliveryStatus, InspectorAttempt, InspectorDelivery, InspectorDeliveryItem, InspectorDeliveryPage, InspectorOverview } from './types.js';
 import { idParameter } from './query.js';
@@ -108,7 +108,14 @@ export class InspectorViews {
       failure_reason: a.error,
       response_body: a.response_body,
       created_at: a.created_at,
-      headers: deliveryHeaders(policy, { id: delivery.id, event: delivery.event, signature: delivery.signature }, a.attempt, a.id, a.created_at),
+      headers: deliveryHeaders(policy.platformName, policy.userAgent, {
+        signature: delivery.signature,
+        event: delivery.event,
+        deliveryId: delivery.id,
+        attempt: a.attempt,
+        attemptId: a.id,
+        sentAt: a.created_at,
+      }),
     }));
     const last = attempts[attempts.length - 1];
     const status: DeliveryStatus = deliveryStatus(delivery.delivered, last?.status);
