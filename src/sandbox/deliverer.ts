@@ -12,6 +12,7 @@ import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './store/recor
 import type { WebhookRepository } from './store/webhooks.js';
 import { deliveryHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
 import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS, signedDelivery } from '../protocol/delivery.js';
+import { isDelivered } from '../protocol/status.js';
 import { exchange } from '../exchange.js';
 import { connectionFor, localFailure, TransportError, toTransportError } from '../net.js';
 
@@ -474,7 +475,7 @@ export class Deliverer {
         },
         { bodyLimit: policy.responseBodyLimit, timeoutMs: policy.timeoutMs },
       );
-      const ok = answer.statusCode >= 200 && answer.statusCode < 300;
+      const ok = isDelivered(answer.statusCode);
       return {
         status: ok ? 'delivered' : 'failed',
         response_code: answer.statusCode,

@@ -19,6 +19,7 @@ import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js'
 import { isSignatureHeader, signatureHeaderName } from '../../protocol/headers.js';
 import { recordedBody, recordedSignatureCheck, type RecordedDelivery } from '../../protocol/record.js';
 import { sign } from '../../protocol/signature.js';
+import { isDelivered } from '../../protocol/status.js';
 import { type CheckedRecords, checkRecordFile, type ReadLimits } from './records.js';
 import { sendAsReceived, type SendResult } from './shared/send.js';
 import { numberText } from '../../exact-json.js';
@@ -103,8 +104,6 @@ interface Replayed {
   ms: number;
 }
 
-const ok = (status: number | null) => status !== null && status >= 200 && status < 300;
-
 export async function run(options: ReplayOptions, deps: ReplayDeps): Promise<number> {
   const now = deps.now ?? Date.now;
   const target = forwardUrl(options.to, '--to');
@@ -144,7 +143,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
   const tally = { sent: 0, ok: 0, other_status: 0, no_answer: 0 };
   const show = (replayed: Replayed) => {
     tally.sent += 1;
-    if (ok(replayed.result.status)) tally.ok += 1;
+    if (isDelivered(replayed.result.status)) tally.ok += 1;
     else if (replayed.result.status === null) tally.no_answer += 1;
     else tally.other_status += 1;
     progress?.clear();
@@ -259,7 +258,7 @@ function line(record: RecordedDelivery, colors: Colors, layout: StreamLayout<Rep
         ? { text: `-> ${noAnswer(replayed.result.error)}`, styled: colors.red(`-> ${noAnswer(replayed.result.error)}`) }
         : {
             text: `-> ${status}  ${elapsed(replayed.ms)}`,
-            styled: `-> ${ok(status) ? colors.green(String(status)) : colors.red(String(status))}  ${elapsed(replayed.ms)}`,
+            styled: `-> ${isDelivered(status) ? colors.green(String(status)) : colors.red(String(status))}  ${elapsed(replayed.ms)}`,
           };
   return layout.line({
     time: record.received_at.slice(0, 19).replace('T', ' '),

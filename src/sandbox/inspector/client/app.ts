@@ -13,6 +13,7 @@ import type {
   InspectorOverview,
   InspectorWebhook,
 } from '../types.js';
+import { isDelivered } from '../../../protocol/status.js';
 import { clockTime as clockTimeAt, NO_ANSWER, statusWords, elapsed, relativeTime } from '../../../render/words.js';
 
 const API = '/_sandbox/inspector/api';
@@ -223,7 +224,7 @@ function statusBadge(status: DeliveryStatus, nextAttemptAt?: string | null): HTM
 
 function codeChip(code: number | null, status: DeliveryStatus): HTMLElement {
   if (code === null) return h('span', { class: 'code none', title: status === 'pending' ? 'under way' : NO_ANSWER }, status === 'pending' ? '···' : NO_ANSWER);
-  return h('span', { class: `code ${code >= 200 && code < 300 ? 'ok' : 'bad'}`, title: `HTTP ${code}` }, String(code));
+  return h('span', { class: `code ${isDelivered(code) ? 'ok' : 'bad'}`, title: `HTTP ${code}` }, String(code));
 }
 
 /** Pretty JSON, coloured by token: each token a text node in a span. */
