@@ -12,7 +12,7 @@ import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './store/recor
 import type { WebhookRepository } from './store/webhooks.js';
 import { deliveryHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
 import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS, signedDelivery } from '../protocol/delivery.js';
-import { isDelivered } from '../protocol/status.js';
+import { isDelivered, type DeliveryStatus } from '../protocol/status.js';
 import { exchange } from '../exchange.js';
 import { connectionFor, localFailure, TransportError, toTransportError } from '../net.js';
 
@@ -94,7 +94,7 @@ export interface DelivererDeps {
 export const toConsole = (line: string): void => console.error(line.trimEnd());
 
 interface SendOutcome {
-  status: 'delivered' | 'failed';
+  status: Exclude<DeliveryStatus, 'pending'>;
   response_code: number | null;
   response_body: string | null;
   error: string | null;
@@ -115,7 +115,7 @@ interface Begun {
 }
 
 /** The next automatic attempt's time, said of a failed attempt only. */
-const nextAttemptAt = (status: string, due: number | null | undefined): string | null =>
+const nextAttemptAt = (status: DeliveryStatus, due: number | null | undefined): string | null =>
   status === 'failed' && due !== null && due !== undefined ? new Date(due).toISOString() : null;
 
 /**

@@ -1,5 +1,6 @@
 import type { Database, Row } from './database.js';
-import type { AttemptStatus, DeliveryRecord } from './records.js';
+import type { DeliveryRecord } from './records.js';
+import type { DeliveryStatus } from '../../protocol/status.js';
 
 export function toDelivery(row: Row): DeliveryRecord {
   return {
@@ -122,14 +123,14 @@ export class DeliveryRepository {
     return { number: attemptNumber, seq: Number(result.lastInsertRowid) };
   }
 
-  attemptStatus(id: string): AttemptStatus | undefined {
+  attemptStatus(id: string): DeliveryStatus | undefined {
     const row = this.db.get('SELECT status FROM attempts WHERE id = ?', id);
-    return row ? (String(row.status) as AttemptStatus) : undefined;
+    return row ? (String(row.status) as DeliveryStatus) : undefined;
   }
 
   finishAttempt(
     id: string,
-    outcome: { status: AttemptStatus; response_code: number | null; response_body: string | null; error: string | null; duration_ms: number },
+    outcome: { status: DeliveryStatus; response_code: number | null; response_body: string | null; error: string | null; duration_ms: number },
   ): void {
     this.db.changed();
     this.db.run(

@@ -1,13 +1,14 @@
 import type { Database, Row } from './database.js';
 import { toDelivery } from './deliveries.js';
-import { DELIVERY_STATUS_SQL, type AttemptRecord, type AttemptStatus, type DeliveryRecord, type PageQuery } from './records.js';
+import { DELIVERY_STATUS_SQL, type AttemptRecord, type DeliveryRecord, type PageQuery } from './records.js';
+import type { DeliveryStatus } from '../../protocol/status.js';
 
 /** What the inspector's list of deliveries is filtered by (null: not filtered); `before` is a delivery's seq, for paging. */
 export interface DeliveryFilter {
   before: number | null;
   webhook: string | null;
   event: string | null;
-  status: AttemptStatus | null;
+  status: DeliveryStatus | null;
   /** The start of the delivery's id, or of one of its attempts' ids. */
   q: string | null;
 }
@@ -19,7 +20,7 @@ export interface DeliverySummary {
   webhook_id: string;
   webhook_url: string;
   event: string;
-  status: AttemptStatus;
+  status: DeliveryStatus;
   /** Of its newest attempt. */
   response_code: number | null;
   attempt_count: number;
@@ -56,7 +57,7 @@ function toAttempt(row: Row): AttemptRecord {
     account_id: String(row.account_id),
     event: String(row.event),
     attempt: Number(row.attempt),
-    status: String(row.status) as AttemptStatus,
+    status: String(row.status) as DeliveryStatus,
     response_code: row.response_code === null ? null : Number(row.response_code),
     response_body: nullableString(row.response_body),
     error: nullableString(row.error),
@@ -109,7 +110,7 @@ export class DeliveryLog {
   }
 
   /** A webhook's attempts, newest first. */
-  listAttempts(webhookId: string, query: PageQuery & { status?: AttemptStatus | undefined }): AttemptRecord[] {
+  listAttempts(webhookId: string, query: PageQuery & { status?: DeliveryStatus | undefined }): AttemptRecord[] {
     const rows = this.db.all(
       `SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPT_FROM}
        WHERE a.webhook_id = ?4 AND (?1 IS NULL OR a.seq < ?1) AND (?2 IS NULL OR a.status = ?2)
@@ -136,7 +137,7 @@ export class DeliveryLog {
       webhook_id: String(row.webhook_id),
       webhook_url: String(row.webhook_url),
       event: String(row.event),
-      status: row.status as AttemptStatus,
+      status: row.status as DeliveryStatus,
       response_code: row.response_code === null ? null : Number(row.response_code),
       attempt_count: Number(row.attempt_count),
       created_at: String(row.created_at),

@@ -1,5 +1,7 @@
 // The sandbox's records as its repositories read and write them, and the one rule of a delivery's status.
 
+import type { DeliveryStatus } from '../../protocol/status.js';
+
 export interface ClientRecord {
   client_id: string;
   client_secret: string;
@@ -41,8 +43,6 @@ export interface DeliveryRecord {
   created_at: string;
 }
 
-export type AttemptStatus = 'pending' | 'delivered' | 'failed';
-
 /**
  * A delivery's status, the one rule of the whole tool: delivered once any of
  * its attempts got through; otherwise its newest attempt's status (failed, or
@@ -50,7 +50,7 @@ export type AttemptStatus = 'pending' | 'delivered' | 'failed';
  * may have an automatic retry due: that is said beside the status
  * (`next_attempt_at`), never as another status.
  */
-export function deliveryStatus(delivered: boolean, newest: AttemptStatus | undefined): AttemptStatus {
+export function deliveryStatus(delivered: boolean, newest: DeliveryStatus | undefined): DeliveryStatus {
   if (delivered) return 'delivered';
   return newest === 'failed' ? 'failed' : 'pending';
 }
@@ -68,7 +68,7 @@ export interface AttemptRecord {
   account_id: string;
   event: string;
   attempt: number;
-  status: AttemptStatus;
+  status: DeliveryStatus;
   response_code: number | null;
   response_body: string | null;
   error: string | null;

@@ -4,7 +4,6 @@
 // file uses no innerHTML, outerHTML, insertAdjacentHTML nor document.write
 // (a unit test holds it to that).
 import type {
-  DeliveryStatus,
   InspectorAttempt,
   InspectorChange,
   InspectorDelivery,
@@ -13,7 +12,7 @@ import type {
   InspectorOverview,
   InspectorWebhook,
 } from '../types.js';
-import { isDelivered } from '../../../protocol/status.js';
+import { isDelivered, type DeliveryStatus } from '../../../protocol/status.js';
 import { clockTime as clockTimeAt, NO_ANSWER, statusWords, elapsed, relativeTime } from '../../../render/words.js';
 
 const API = '/_sandbox/inspector/api';
@@ -401,10 +400,13 @@ function webhookCard(webhook: InspectorWebhook): HTMLElement {
     () =>
       void act(test, 'Sending…', async () => {
         const event = webhook.events.includes('invoice.paid') ? 'invoice.paid' : webhook.events[0];
-        const result = await api<{ delivery_id: string; status: string; response_code: number | null }>(`/webhooks/${encodeURIComponent(webhook.id)}/test`, {
-          method: 'POST',
-          body: event ? { event } : {},
-        });
+        const result = await api<{ delivery_id: string; status: DeliveryStatus; response_code: number | null }>(
+          `/webhooks/${encodeURIComponent(webhook.id)}/test`,
+          {
+            method: 'POST',
+            body: event ? { event } : {},
+          },
+        );
         openDelivery(result.delivery_id);
         return `Test ${event ?? 'event'} sent: ${result.status}${result.response_code === null ? '' : ` (${result.response_code})`}`;
       }),
@@ -707,7 +709,7 @@ function retryButton(d: InspectorDelivery): HTMLButtonElement {
     'click',
     () =>
       void act(retry, 'Retrying…', async () => {
-        const result = await api<{ attempt: { attempt: number; status: string; response_code: number | null } }>(
+        const result = await api<{ attempt: { attempt: number; status: DeliveryStatus; response_code: number | null } }>(
           `/deliveries/${encodeURIComponent(d.id)}/retry`,
           { method: 'POST', body: {} },
         );
