@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { isHopHeader, unsendableHeader } from './headers.js';
+import { isCredentialHeader, isHopHeader, unsendableHeader } from './headers.js';
 import { SIGNATURE_CHECKS, type SignatureCheck } from './signature.js';
 import type { ServiceNumber } from '../exact-json.js';
 
@@ -53,9 +53,6 @@ export function recordedSignatureCheck(record: object): SignatureCheck {
 // ignoreBOM: a body's leading byte-order mark is part of the signed bytes, and is kept.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Headers that carry credentials, never kept in a record nor printed (a delivery has none; a request sent by mistake may). */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
-
 /** A request as a record's fields: every header but credentials (several values of one joined as Node joins them), the body kept exactly. */
 export function recordedRequest(
   method: string,
@@ -65,7 +62,7 @@ export function recordedRequest(
 ): Pick<RecordedDelivery, 'method' | 'path' | 'headers' | 'body' | 'body_base64'> {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !CREDENTIAL_HEADERS.has(name)) kept[name] = Array.isArray(value) ? value.join(', ') : value;
+    if (value !== undefined && !isCredentialHeader(name)) kept[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   let text: string | undefined;
   try {
@@ -109,7 +106,7 @@ export function carriesClientSecret(body: Buffer): boolean {
 
 /** The headers of a request without those that carry credentials. */
 export function withoutCredentials(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !isCredentialHeader(name)));
 }
 
 /** The body's bytes, as they were received. */

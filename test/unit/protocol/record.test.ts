@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { carriesClientSecret, parseRecord, recordedBody, recordedRequest } from '../../../src/protocol/record.js';
+import { carriesClientSecret, parseRecord, recordedBody, recordedRequest, withoutCredentials } from '../../../src/protocol/record.js';
 import { recordOf } from '../../helpers/delivery.js';
 
 const good = recordOf({ headers: { 'x-a': '1' } });
@@ -36,6 +36,18 @@ describe('record files', () => {
     expect(recorded.body).toBeUndefined();
     expect(recordedBody({ ...good, body: undefined, ...recorded } as never).equals(bytes)).toBe(true);
     expect(recordedRequest('POST', '/', {}, Buffer.from('{"a":"é"}')).body).toBe('{"a":"é"}');
+  });
+
+  it('keeps every header but those that carry credentials (the one list --debug redacts too)', () => {
+    const credentials = { authorization: 'Bearer tok', 'proxy-authorization': 'Basic cHI6eHk=', cookie: 'sid=1', 'set-cookie': ['a=1', 'b=2'] };
+    const recorded = recordedRequest(
+      'POST',
+      '/h',
+      { ...credentials, 'content-type': 'application/json', 'x-service-event': 'invoice.paid' },
+      Buffer.from('{}'),
+    );
+    expect(recorded.headers).toEqual({ 'content-type': 'application/json', 'x-service-event': 'invoice.paid' });
+    expect(withoutCredentials({ ...credentials, Authorization: 'Bearer tok', 'x-a': '1' })).toEqual({ 'x-a': '1' });
   });
 
   it('a body that starts with a byte order mark comes back with it, through the file', () => {
