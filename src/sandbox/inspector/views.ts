@@ -6,7 +6,7 @@ import type { DeliveryPolicy } from '../deliverer.js';
 import { notFound } from '../http.js';
 import type { Database } from '../store/database.js';
 import type { DeliveryLog, DeliverySummary } from '../store/delivery-log.js';
-import { deliveryStatus } from '../store/records.js';
+import { deliveryStatus } from '../store/rows.js';
 import type { WebhookRepository } from '../store/webhooks.js';
 import { parseLimit, parseStatusFilter, validateEventType } from '../validation.js';
 import { deliveryHeaders, signatureHeaderName } from '../../protocol/headers.js';

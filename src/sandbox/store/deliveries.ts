@@ -1,8 +1,8 @@
 import type { Database, Row } from './database.js';
-import type { DeliveryRecord } from './records.js';
+import type { DeliveryRow } from './rows.js';
 import type { DeliveryStatus } from '../../protocol/status.js';
 
-export function toDelivery(row: Row): DeliveryRecord {
+export function toDelivery(row: Row): DeliveryRow {
   return {
     id: String(row.id),
     webhook_id: String(row.webhook_id),
@@ -23,7 +23,7 @@ export class DeliveryRepository {
 
   constructor(private readonly db: Database) {}
 
-  insert(delivery: DeliveryRecord): void {
+  insert(delivery: DeliveryRow): void {
     this.db.changed();
     if (this.deliveriesCounted !== undefined) this.deliveriesCounted += 1;
     this.db.run(
@@ -70,7 +70,7 @@ export class DeliveryRepository {
     return oldest.length;
   }
 
-  byId(id: string): DeliveryRecord | undefined {
+  byId(id: string): DeliveryRow | undefined {
     const row = this.db.get('SELECT * FROM deliveries WHERE id = ?', id);
     return row ? toDelivery(row) : undefined;
   }
@@ -87,7 +87,7 @@ export class DeliveryRepository {
   }
 
   /** Deliveries whose automatic retry is due by `now`, on webhooks that are active. */
-  due(now: number, limit: number): DeliveryRecord[] {
+  due(now: number, limit: number): DeliveryRow[] {
     const rows = this.db.all(
       `SELECT c.* FROM deliveries c JOIN webhooks w ON w.id = c.webhook_id
        WHERE c.next_due_at IS NOT NULL AND c.next_due_at <= ? AND w.active = 1

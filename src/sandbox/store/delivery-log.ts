@@ -1,6 +1,6 @@
 import type { Database, Row } from './database.js';
 import { toDelivery } from './deliveries.js';
-import { DELIVERY_STATUS_SQL, type AttemptRecord, type DeliveryRecord, type PageQuery } from './records.js';
+import { DELIVERY_STATUS_SQL, type AttemptRow, type DeliveryRow, type PageQuery } from './rows.js';
 import type { DeliveryStatus } from '../../protocol/status.js';
 
 /** What the inspector's list of deliveries is filtered by (null: not filtered); `before` is a delivery's seq, for paging. */
@@ -47,7 +47,7 @@ export interface UpcomingAttempt {
   due_at: number;
 }
 
-function toAttempt(row: Row): AttemptRecord {
+function toAttempt(row: Row): AttemptRow {
   const nullableString = (v: Row[string] | undefined) => (v === null || v === undefined ? null : String(v));
   return {
     seq: Number(row.seq),
@@ -104,13 +104,13 @@ const DELIVERY_COUNTS_SQL = `SELECT webhook_id, COUNT(*) AS total, SUM(status = 
 export class DeliveryLog {
   constructor(private readonly db: Database) {}
 
-  findAttempt(accountId: string, id: string): AttemptRecord | undefined {
+  findAttempt(accountId: string, id: string): AttemptRow | undefined {
     const row = this.db.get(`SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPT_FROM} WHERE a.id = ? AND w.account_id = ?`, id, accountId);
     return row ? toAttempt(row) : undefined;
   }
 
   /** A webhook's attempts, newest first. */
-  listAttempts(webhookId: string, query: PageQuery & { status?: DeliveryStatus | undefined }): AttemptRecord[] {
+  listAttempts(webhookId: string, query: PageQuery & { status?: DeliveryStatus | undefined }): AttemptRow[] {
     const rows = this.db.all(
       `SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPT_FROM}
        WHERE a.webhook_id = ?4 AND (?1 IS NULL OR a.seq < ?1) AND (?2 IS NULL OR a.status = ?2)
@@ -124,7 +124,7 @@ export class DeliveryLog {
   }
 
   /** Every attempt of a delivery, first to last. */
-  attemptsOfDelivery(deliveryId: string): AttemptRecord[] {
+  attemptsOfDelivery(deliveryId: string): AttemptRow[] {
     return this.db.all(`SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPT_FROM} WHERE a.delivery_id = ? ORDER BY a.attempt`, deliveryId).map(toAttempt);
   }
 
@@ -163,7 +163,7 @@ export class DeliveryLog {
   }
 
   /** A delivery of the account by its id, or by the id of one of its attempts, with its webhook's URL and state. */
-  findDelivery(accountId: string, id: string): (DeliveryRecord & { webhook_url: string; webhook_active: boolean }) | undefined {
+  findDelivery(accountId: string, id: string): (DeliveryRow & { webhook_url: string; webhook_active: boolean }) | undefined {
     const owner = this.db.get('SELECT delivery_id FROM attempts WHERE id = ?', id);
     const deliveryId = this.db.get('SELECT id FROM deliveries WHERE id = ?', id) ? id : owner ? String(owner.delivery_id) : undefined;
     if (deliveryId === undefined) return undefined;

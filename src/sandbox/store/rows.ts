@@ -1,8 +1,8 @@
-// The sandbox's records as its repositories read and write them, and the one rule of a delivery's status.
+// The sandbox's rows as its repositories read and write them (the database's, not a record file's lines), and the one rule of a delivery's status.
 
 import type { DeliveryStatus } from '../../protocol/status.js';
 
-export interface ClientRecord {
+export interface ClientRow {
   client_id: string;
   client_secret: string;
   account_id: string;
@@ -11,14 +11,14 @@ export interface ClientRecord {
 }
 
 /** A token the sandbox issued: whose, for what, until when. */
-export interface TokenRecord {
+export interface TokenRow {
   client_id: string;
   account_id: string;
   scopes: string[];
   expires_at: number;
 }
 
-export interface WebhookRecord {
+export interface WebhookRow {
   seq: number;
   id: string;
   account_id: string;
@@ -31,7 +31,7 @@ export interface WebhookRecord {
 }
 
 /** One delivery: an event occurrence for one webhook, sent by one or more attempts. */
-export interface DeliveryRecord {
+export interface DeliveryRow {
   id: string;
   webhook_id: string;
   event: string;
@@ -60,7 +60,7 @@ export const DELIVERY_STATUS_SQL = `CASE WHEN c.delivered = 1 THEN 'delivered'
   WHEN (SELECT x.status FROM attempts x WHERE x.delivery_id = c.id ORDER BY x.attempt DESC LIMIT 1) = 'failed' THEN 'failed'
   ELSE 'pending' END`;
 
-export interface AttemptRecord {
+export interface AttemptRow {
   seq: number;
   id: string;
   delivery_id: string;
