@@ -12,7 +12,7 @@ import { colorsFor } from '../../render/colors.js';
 import { keyValues, sanitize } from '../../render/text.js';
 import { EVENT_TYPES } from '../../protocol/catalog.js';
 import { DELIVERY_TIMEOUT_MS, madeDelivery, type MadeDelivery } from '../../protocol/delivery.js';
-import { recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
+import { recordedRequest, type RecordLine } from '../../protocol/record-line.js';
 import type { SignatureCheck } from '../../protocol/signature.js';
 import { isDelivered } from '../../protocol/status.js';
 import { RecordFile } from '../replay/shared/record.js';
@@ -222,7 +222,7 @@ const head = (text: string) => {
 };
 
 /** The delivery as a record file keeps it (listen's format: header names in lower case), for `replay`. */
-function recordOf(url: URL, delivery: MadeDelivery, signatureCheck: SignatureCheck, result: SendResult, at: number): RecordedDelivery {
+function recordOf(url: URL, delivery: MadeDelivery, signatureCheck: SignatureCheck, result: SendResult, at: number): RecordLine {
   const headers = Object.fromEntries(Object.entries(delivery.headers).map(([name, value]) => [name.toLowerCase(), value]));
   return {
     whsvc_record: 1,

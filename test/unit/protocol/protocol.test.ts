@@ -9,7 +9,7 @@ import {
   readDeliveryHeaders,
   signatureHeaderName,
 } from '../../../src/protocol/headers.js';
-import { recordedSignatureCheck } from '../../../src/protocol/record.js';
+import { recordedSignatureCheck } from '../../../src/protocol/record-line.js';
 import { SIGNATURE_PREFIX, checkSignature, sign, signatureProblem, verify } from '../../../src/protocol/signature.js';
 
 const SECRET = 'whsec_3b1f0c9d8e7a6b5c';

@@ -7,7 +7,7 @@ import { Agent } from 'undici';
 import { undiciTransport, type TransportRequest } from '../../../../src/api/transport.js';
 import { run } from '../../../../src/commands/replay/replay.js';
 import { checkRecordFile, splitLines } from '../../../../src/commands/replay/records.js';
-import { recordedBody } from '../../../../src/protocol/record.js';
+import { recordedBody } from '../../../../src/protocol/record-line.js';
 import { recordOf } from '../../../helpers/delivery.js';
 import { canMakeDeviceNodes } from '../../../helpers/bad-files.js';
 import { startEndlessServer } from '../../../helpers/endless.js';

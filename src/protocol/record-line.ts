@@ -12,7 +12,7 @@ import type { ServiceNumber } from '../exact-json.js';
  * `body_base64`, so that any bytes come back exactly. No secret is ever part
  * of a record.
  */
-export interface RecordedDelivery {
+export interface RecordLine {
   whsvc_record: 1;
   received_at: string;
   method: string;
@@ -59,7 +59,7 @@ export function recordedRequest(
   path: string,
   headers: IncomingHttpHeaders,
   body: Buffer,
-): Pick<RecordedDelivery, 'method' | 'path' | 'headers' | 'body' | 'body_base64'> {
+): Pick<RecordLine, 'method' | 'path' | 'headers' | 'body' | 'body_base64'> {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && !isCredentialHeader(name)) kept[name] = Array.isArray(value) ? value.join(', ') : value;
@@ -110,7 +110,7 @@ export function withoutCredentials(headers: IncomingHttpHeaders): IncomingHttpHe
 }
 
 /** The body's bytes, as they were received. */
-export function recordedBody(record: RecordedDelivery): Buffer {
+export function recordedBody(record: RecordLine): Buffer {
   return record.body !== undefined ? Buffer.from(record.body, 'utf8') : Buffer.from(record.body_base64 ?? '', 'base64');
 }
 
@@ -119,7 +119,7 @@ export function recordedBody(record: RecordedDelivery): Buffer {
  * replay needs, each of its kind, and every header one that can be sent as it
  * stands (those of the hop, which are never sent, aside).
  */
-export function parseRecord(line: string): RecordedDelivery | { problem: string } {
+export function parseRecordLine(line: string): RecordLine | { problem: string } {
   const problem = (why: string) => ({ problem: why });
   let value: unknown;
   try {
@@ -127,7 +127,7 @@ export function parseRecord(line: string): RecordedDelivery | { problem: string 
   } catch {
     return problem('not JSON');
   }
-  const record = value as Partial<RecordedDelivery> | null;
+  const record = value as Partial<RecordLine> | null;
   if (typeof record !== 'object' || record === null || record.whsvc_record !== 1) return problem('not a record (no "whsvc_record": 1)');
   if (typeof record.received_at !== 'string' || Number.isNaN(Date.parse(record.received_at))) return problem('no received_at time');
   if (typeof record.path !== 'string' || !record.path.startsWith('/')) return problem('no path (a string starting with /)');
@@ -146,7 +146,7 @@ export function parseRecord(line: string): RecordedDelivery | { problem: string 
     if (typeof record.body_base64 !== 'string') return problem('no body (body or body_base64)');
     if (!BASE64.test(record.body_base64)) return problem('body_base64 is not base64');
   }
-  return record as RecordedDelivery;
+  return record as RecordLine;
 }
 
 /** Base64 as Buffer's toString('base64') writes it, padded; Buffer.from would skip any other character silently. */
