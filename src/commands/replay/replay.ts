@@ -20,7 +20,7 @@ import { isSignatureHeader, signatureHeaderName } from '../../protocol/headers.j
 import { recordedBody, recordedSignatureCheck, type RecordLine } from '../../protocol/record-line.js';
 import { sign } from '../../protocol/signature.js';
 import { isDelivered } from '../../protocol/status.js';
-import { type CheckedRecords, checkRecordFile, type ReadLimits } from './records.js';
+import { type CheckedRecords, checkRecordFile, type ReadLimits } from './record-reader.js';
 import { sendAsReceived, type SendResult } from './shared/send.js';
 import { numberText } from '../../exact-json.js';
 

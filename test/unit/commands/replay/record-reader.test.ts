@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { undiciTransport, type TransportRequest } from '../../../../src/api/transport.js';
 import { run } from '../../../../src/commands/replay/replay.js';
-import { checkRecordFile, splitLines } from '../../../../src/commands/replay/records.js';
+import { checkRecordFile, splitLines } from '../../../../src/commands/replay/record-reader.js';
 import { recordedBody } from '../../../../src/protocol/record-line.js';
 import { recordOf } from '../../../helpers/delivery.js';
 import { canMakeDeviceNodes } from '../../../helpers/bad-files.js';
