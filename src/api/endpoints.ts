@@ -6,6 +6,7 @@ import { answerLimits, DEFAULT_MAX_ANSWER_BYTES, type ApiClient, type CallOption
 import { answerTooLarge, tooLarge } from './errors.js';
 import type { Attempt, ClockState, EventType, Page, Webhook } from './shapes.js';
 import type { Transport, TransportResponse } from './transport.js';
+import type { DeliveryStatus } from '../protocol/status.js';
 import { shellWord } from '../render/text.js';
 
 const WEBHOOKS = '/v1/webhooks';
@@ -97,7 +98,7 @@ export function sendTestEvent(api: ApiClient, webhookId: string, event?: string)
 export type AttemptQuery = {
   limit?: number | undefined;
   cursor?: string | undefined;
-  status?: string | undefined;
+  status?: DeliveryStatus | undefined;
 };
 
 /** GET /v1/webhooks/{id}/deliveries: one page of a webhook's log of attempts, newest first. */

@@ -4,6 +4,7 @@ import { ApiError } from './errors.js';
 import { listAttempts, listWebhooks } from './endpoints.js';
 import type { Attempt, Page, Webhook } from './shapes.js';
 import { numberValue, type ServiceNumber } from '../exact-json.js';
+import type { DeliveryStatus } from '../protocol/status.js';
 
 /**
  * The HTTP status an endpoint answered, or undefined when it gave none: the
@@ -89,7 +90,7 @@ export async function* allWebhooks(api: ApiClient): AsyncGenerator<Webhook> {
 export async function* attemptsOf(
   api: ApiClient,
   webhookId: string,
-  options: { status?: string | undefined; since?: number | undefined } = {},
+  options: { status?: DeliveryStatus | undefined; since?: number | undefined } = {},
 ): AsyncGenerator<Attempt> {
   for await (const page of pages((cursor) => listAttempts(api, webhookId, { status: options.status, limit: MAX_PAGE, cursor }))) {
     for (const attempt of page) {

@@ -1,3 +1,5 @@
+import { isCredentialHeader } from '../protocol/headers.js';
+
 const SECRET_KEYS = ['client_secret', 'access_token', 'signing_secret', 'refresh_token'];
 
 /** A body or header block with every secret value replaced, for --debug. */
@@ -15,7 +17,7 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
   return Object.entries(headers)
     .filter(([, value]) => value !== undefined)
     .map(([name, value]) => {
-      const shown = /^(authorization|cookie|set-cookie)$/i.test(name) ? '[redacted]' : String(value);
+      const shown = isCredentialHeader(name) ? '[redacted]' : String(value);
       return `${name}: ${shown}`;
     })
     .join('\n');

@@ -4,6 +4,7 @@
 // ServiceNumber, read with numberValue and numberText.
 
 import type { ServiceNumber } from '../exact-json.js';
+import type { DeliveryStatus } from '../protocol/status.js';
 
 /** A list's page envelope. Fields this version does not know are kept (--json prints them). */
 export interface Page<T = Record<string, unknown>> {
@@ -31,7 +32,8 @@ export interface Attempt {
   delivery_id?: string;
   webhook_id?: string;
   event: string;
-  status: string;
+  /** One of the interface's three words, as the service wrote it (not checked: statusLabel and statusWords show another word sanitized, as it came). */
+  status: DeliveryStatus;
   /** The endpoint's HTTP status; 0 (or null, from another service) when it gave no answer. */
   response_code: ServiceNumber | null;
   /** The attempt's number. */

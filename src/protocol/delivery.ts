@@ -27,6 +27,19 @@ export const ANSWER_HEAD_BYTES = 1024;
  */
 export const LARGEST_PAYLOAD_BYTES = 64 * 1024;
 
+/**
+ * The bytes of a delivery, which its signature covers: the compact JSON of its
+ * payload. The sandbox signs and sends them (signedDelivery), and a delivery
+ * rebuilt from the payload the log returns (rebuiltDelivery) is them again.
+ */
+export const deliveryBody = (payload: unknown): string => JSON.stringify(payload);
+
+/** A payload as the service sends it to a webhook: its bytes (deliveryBody), and their signature under the webhook's secret. */
+export function signedDelivery(secret: string, payload: unknown): { body: string; signature: string } {
+  const body = deliveryBody(payload);
+  return { body, signature: sign(secret, body) };
+}
+
 /** What the service's log keeps of an attempt: enough to rebuild the delivery as it was sent. */
 export interface LoggedAttempt {
   id: string;

@@ -95,6 +95,17 @@ const HOP_HEADERS = new Set([
 
 export const isHopHeader = (name: string): boolean => HOP_HEADERS.has(name.toLowerCase());
 
+/**
+ * Headers that carry credentials: a request's to the server and to a proxy
+ * (`authorization`, `proxy-authorization`), and a session's either way
+ * (`cookie`, `set-cookie`). Never kept in a record nor printed by listen (a
+ * delivery has none; a request sent by mistake may), and shown as
+ * `[redacted]` by --debug; whatever their case.
+ */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+
+export const isCredentialHeader = (name: string): boolean => CREDENTIAL_HEADERS.has(name.toLowerCase());
+
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // A header value is bytes, a character each: Node's server reads each byte of a header as one character (latin1),
 // and undici writes each character back as one byte, so what listen received goes back byte for byte. Tab, printable

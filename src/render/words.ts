@@ -1,6 +1,7 @@
 // How whsvc says times, durations and the outcome of an attempt, in one place for the CLI, the sandbox's banner and
 // log, and the inspector's page (which bundles this module: nothing here may need Node).
 
+import type { DeliveryStatus } from '../protocol/status.js';
 import { sanitize } from './text.js';
 
 /** The units of a duration as the flags take them. */
@@ -115,7 +116,7 @@ const saysItself = (why: string): boolean => why.startsWith(NO_ANSWER) || why.st
  * An attempt's code as a table or a line shows it: the HTTP status the endpoint answered, `no answer` when it gave
  * none (`response_code` 0 or null, by `answered`), and `-` while the attempt is under way.
  */
-export function codeWords(answered: number | undefined, status: string): string {
+export function codeWords(answered: number | undefined, status: DeliveryStatus): string {
   if (answered !== undefined) return String(answered);
   return status === 'pending' ? '-' : NO_ANSWER;
 }
@@ -127,7 +128,7 @@ export function codeWords(answered: number | undefined, status: string): string 
  * (a table's column, which must fit a narrow terminal beside a whole id), the
  * time is left out: `failed · retry due`.
  */
-export function statusWords(status: string, nextAttemptAt: string | null | undefined, now?: number): string {
+export function statusWords(status: DeliveryStatus, nextAttemptAt: string | null | undefined, now?: number): string {
   const word = sanitize(status);
   if (status !== 'failed' || !nextAttemptAt) return word;
   return now === undefined ? `${word} · retry due` : `${word} · retry due ${clockTime(nextAttemptAt, now)}`;

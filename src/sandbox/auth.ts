@@ -3,7 +3,7 @@ import { ErrorAnswer, readBody, sendJson } from './http.js';
 import { newSecret } from './ids.js';
 import { sameSecret } from '../protocol/signature.js';
 import type { ClientRepository } from './store/clients.js';
-import type { ClientRecord } from './store/records.js';
+import type { ClientRow } from './store/rows.js';
 
 export const DEMO_ACCOUNT = 'acct_demo';
 
@@ -14,10 +14,10 @@ export interface Principal {
 }
 
 /** Seeds the demo account's two clients on first start; later starts (with --data-dir) keep them. */
-export function seedClients(repository: ClientRepository): ClientRecord[] {
+export function seedClients(repository: ClientRepository): ClientRow[] {
   const existing = repository.list();
   if (existing.length > 0) return existing;
-  const clients: ClientRecord[] = [
+  const clients: ClientRow[] = [
     {
       client_id: 'sbx_demo_readwrite',
       client_secret: newSecret('sbx_secret_'),

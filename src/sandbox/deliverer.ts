@@ -8,11 +8,11 @@ import { MOST_CONNECTIONS } from './connections.js';
 import { BatchedWrites } from './store/batched-writes.js';
 import type { Database } from './store/database.js';
 import type { DeliveryRepository } from './store/deliveries.js';
-import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './store/records.js';
+import type { AttemptRow, DeliveryRow, WebhookRow } from './store/rows.js';
 import type { WebhookRepository } from './store/webhooks.js';
-import { deliveryHeaders as protocolHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
-import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS } from '../protocol/delivery.js';
-import { sign } from '../protocol/signature.js';
+import { deliveryHeaders, DEFAULT_PLATFORM_NAME } from '../protocol/headers.js';
+import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS, signedDelivery } from '../protocol/delivery.js';
+import { isDelivered, type DeliveryStatus } from '../protocol/status.js';
 import { exchange } from '../exchange.js';
 import { connectionFor, localFailure, TransportError, toTransportError } from '../net.js';
 
@@ -77,7 +77,7 @@ export interface DelivererDeps {
   policy: DeliveryPolicy;
   /** Real elapsed time, for how long a send takes and when a lane stalls (elapsedClock unless a test gives its own). */
   elapsed?: Clock;
-  onAttempt?: (attempt: AttemptRecord, webhook: WebhookRecord) => void;
+  onAttempt?: (attempt: AttemptRow, webhook: WebhookRow) => void;
   /** Told once, the first time old deliveries are dropped to keep maxDeliveries. */
   onFirstDrop?: (dropped: number) => void;
   /**
@@ -93,27 +93,8 @@ export interface DelivererDeps {
 /** A failure inside a sandbox that was given nowhere to tell it (one built by a test). */
 export const toConsole = (line: string): void => console.error(line.trimEnd());
 
-/** The headers an attempt is sent with (the inspector shows them as sent). */
-export function deliveryHeaders(
-  policy: Pick<DeliveryPolicy, 'platformName' | 'userAgent'>,
-  delivery: Pick<DeliveryRecord, 'id' | 'event' | 'signature'>,
-  attempt: number,
-  attemptId: string,
-  /** When the attempt was made, by the sandbox's clock (ISO 8601). */
-  sentAt: string,
-): Record<string, string> {
-  return protocolHeaders(policy.platformName, policy.userAgent, {
-    signature: delivery.signature,
-    event: delivery.event,
-    deliveryId: delivery.id,
-    attempt,
-    attemptId,
-    sentAt,
-  });
-}
-
 interface SendOutcome {
-  status: 'delivered' | 'failed';
+  status: Exclude<DeliveryStatus, 'pending'>;
   response_code: number | null;
   response_body: string | null;
   error: string | null;
@@ -122,8 +103,8 @@ interface SendOutcome {
 
 interface Begun {
   /** The delivery as it stands once this attempt is recorded (auto_attempts counted). */
-  delivery: DeliveryRecord;
-  webhook: WebhookRecord;
+  delivery: DeliveryRow;
+  webhook: WebhookRow;
   kind: 'automatic' | 'manual';
   attemptId: string;
   attempt: number;
@@ -134,7 +115,7 @@ interface Begun {
 }
 
 /** The next automatic attempt's time, said of a failed attempt only. */
-const nextAttemptAt = (status: string, due: number | null | undefined): string | null =>
+const nextAttemptAt = (status: DeliveryStatus, due: number | null | undefined): string | null =>
   status === 'failed' && due !== null && due !== undefined ? new Date(due).toISOString() : null;
 
 /**
@@ -226,7 +207,7 @@ export class Deliverer {
   }
 
   /** The test endpoint: a delivery of a sample event, sent at once; resolves with its first attempt (undefined if the webhook is gone). */
-  async sendTest(webhook: WebhookRecord, type: string, payload: Record<string, unknown>): Promise<AttemptRecord | undefined> {
+  async sendTest(webhook: WebhookRow, type: string, payload: Record<string, unknown>): Promise<AttemptRow | undefined> {
     const first = this.prepareFirst(webhook, type, payload);
     let recorded = false;
     await this.batched.write(() => (recorded = this.insertFirst(first)));
@@ -239,7 +220,7 @@ export class Deliverer {
    * delivery that got through meanwhile (this attempt or another) is not sent
    * again.
    */
-  async retry(deliveryId: string, attemptId: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
+  async retry(deliveryId: string, attemptId: string): Promise<AttemptRow | 'already_delivered' | undefined> {
     return this.withDeliveryLock(deliveryId, () => this.sendNext(deliveryId, 'manual', attemptId));
   }
 
@@ -253,9 +234,9 @@ export class Deliverer {
    * the first left the clock (`target` of that time), so that no time is lost
    * to a jump computed in the middle of another. `target` may throw to refuse.
    */
-  advance(target: number | ((now: number) => number), moveTo: (time: number) => void): Promise<AttemptRecord[]> {
+  advance(target: number | ((now: number) => number), moveTo: (time: number) => void): Promise<AttemptRow[]> {
     const run = this.advancing.then(async () => {
-      const sent: AttemptRecord[] = [];
+      const sent: AttemptRow[] = [];
       await this.settle();
       if (typeof target === 'function') target = target(this.deps.clock.now());
       for (;;) {
@@ -264,7 +245,7 @@ export class Deliverer {
         moveTo(due);
         const deliveries = this.deps.deliveries.due(due, 500);
         const attempts = await Promise.all(deliveries.map((delivery) => this.withDeliveryLock(delivery.id, () => this.sendNext(delivery.id, 'automatic'))));
-        const made = attempts.filter((attempt): attempt is AttemptRecord => attempt !== undefined);
+        const made = attempts.filter((attempt): attempt is AttemptRow => attempt !== undefined);
         sent.push(...made);
         // Nothing could be sent at that time (never expected): stop rather than spin.
         if (made.length === 0 && this.deps.deliveries.earliestDue() === due) break;
@@ -311,15 +292,15 @@ export class Deliverer {
   }
 
   /** A new delivery and its first attempt, in memory: signed, not yet recorded. */
-  private prepareFirst(webhook: WebhookRecord, type: string, payload: Record<string, unknown>): Begun {
+  private prepareFirst(webhook: WebhookRow, type: string, payload: Record<string, unknown>): Begun {
     const now = this.deps.clock.now();
-    const body = JSON.stringify(payload);
-    const delivery: DeliveryRecord = {
+    const { body, signature } = signedDelivery(webhook.signing_secret, payload);
+    const delivery: DeliveryRow = {
       id: newId('dlv'),
       webhook_id: webhook.id,
       event: type,
       body,
-      signature: sign(webhook.signing_secret, body),
+      signature,
       auto_attempts: 1,
       next_due_at: null,
       delivered: false,
@@ -342,9 +323,9 @@ export class Deliverer {
   }
 
   /** The next attempt of an existing delivery: an automatic retry that is due, or a manual one. */
-  private async sendNext(deliveryId: string, kind: 'automatic', retried?: undefined): Promise<AttemptRecord | undefined>;
-  private async sendNext(deliveryId: string, kind: 'manual', retried: string): Promise<AttemptRecord | 'already_delivered' | undefined>;
-  private async sendNext(deliveryId: string, kind: 'automatic' | 'manual', retried?: string): Promise<AttemptRecord | 'already_delivered' | undefined> {
+  private async sendNext(deliveryId: string, kind: 'automatic', retried?: undefined): Promise<AttemptRow | undefined>;
+  private async sendNext(deliveryId: string, kind: 'manual', retried: string): Promise<AttemptRow | 'already_delivered' | undefined>;
+  private async sendNext(deliveryId: string, kind: 'automatic' | 'manual', retried?: string): Promise<AttemptRow | 'already_delivered' | undefined> {
     const { database, webhooks, deliveries, clock } = this.deps;
     const started = clock.now();
     const begun = database.transaction((): Begun | 'already_delivered' | undefined => {
@@ -381,7 +362,7 @@ export class Deliverer {
    * delivery read when the attempt began is still the delivery now (or gone
    * with its webhook, in which case the updates change nothing).
    */
-  private async complete(begun: Begun): Promise<AttemptRecord> {
+  private async complete(begun: Begun): Promise<AttemptRow> {
     const { deliveries, clock, policy } = this.deps;
     const { delivery, webhook } = begun;
     const outcome = await this.post(webhook, delivery, begun);
@@ -396,7 +377,7 @@ export class Deliverer {
       }
     });
     if (retryAt !== undefined) this.retries.arm(retryAt);
-    const attempt: AttemptRecord = {
+    const attempt: AttemptRow = {
       seq: begun.seq,
       id: begun.attemptId,
       delivery_id: delivery.id,
@@ -424,7 +405,7 @@ export class Deliverer {
    * endpoint's: the send is tried again, after a pause, until it gets through
    * or the sandbox stops.
    */
-  private async post(webhook: WebhookRecord, delivery: DeliveryRecord, begun: Begun): Promise<SendOutcome> {
+  private async post(webhook: WebhookRow, delivery: DeliveryRow, begun: Begun): Promise<SendOutcome> {
     for (let tries = 0; ; tries++) {
       // An attempt that has to wait for its turn is marked queued in the store meanwhile: a sandbox killed then never
       // sent it (see recoverInterrupted).
@@ -461,8 +442,8 @@ export class Deliverer {
 
   private async send(
     dispatcher: Dispatcher,
-    webhook: WebhookRecord,
-    delivery: DeliveryRecord,
+    webhook: WebhookRow,
+    delivery: DeliveryRow,
     { attempt, attemptId, startedAt }: Begun,
   ): Promise<SendOutcome | { local: string }> {
     const { policy } = this.deps;
@@ -472,7 +453,14 @@ export class Deliverer {
     try {
       const url = new URL(webhook.url);
       const { origin, host } = connectionFor(url);
-      const headers = deliveryHeaders(policy, delivery, attempt, attemptId, new Date(startedAt).toISOString());
+      const headers = deliveryHeaders(policy.platformName, policy.userAgent, {
+        signature: delivery.signature,
+        event: delivery.event,
+        deliveryId: delivery.id,
+        attempt,
+        attemptId,
+        sentAt: new Date(startedAt).toISOString(),
+      });
       // One bound on the whole exchange, whatever the dispatcher honours of headersTimeout and bodyTimeout.
       const answer = await exchange(
         dispatcher,
@@ -487,7 +475,7 @@ export class Deliverer {
         },
         { bodyLimit: policy.responseBodyLimit, timeoutMs: policy.timeoutMs },
       );
-      const ok = answer.statusCode >= 200 && answer.statusCode < 300;
+      const ok = isDelivered(answer.statusCode);
       return {
         status: ok ? 'delivered' : 'failed',
         response_code: answer.statusCode,

@@ -8,7 +8,7 @@ import { newId, newSecret } from './ids.js';
 import { DEMO_ACCOUNT, type Principal } from './auth.js';
 import { Router } from './router.js';
 import type { DeliveryLog } from './store/delivery-log.js';
-import type { AttemptRecord, WebhookRecord } from './store/records.js';
+import type { AttemptRow, WebhookRow } from './store/rows.js';
 import type { WebhookRepository } from './store/webhooks.js';
 import {
   parseActiveFilter,
@@ -77,12 +77,12 @@ function pick<T, K extends keyof T>(record: T, fields: readonly K[]): Pick<T, K>
   return Object.fromEntries(fields.map((field) => [field, record[field]])) as Pick<T, K>;
 }
 
-const webhookView = (fields: keyof typeof WEBHOOK_FIELDS) => (w: WebhookRecord) => pick(w, WEBHOOK_FIELDS[fields]);
+const webhookView = (fields: keyof typeof WEBHOOK_FIELDS) => (w: WebhookRow) => pick(w, WEBHOOK_FIELDS[fields]);
 
 /** An attempt as the interface names its fields (its "delivery" object): `attempts` is the attempt's number, `payload` the parsed body. */
 const attemptView = (fields: keyof typeof ATTEMPT_FIELDS) => {
   const withPayload = (ATTEMPT_FIELDS[fields] as readonly string[]).includes('payload');
-  return (a: AttemptRecord) =>
+  return (a: AttemptRow) =>
     pick(
       {
         ...a,
@@ -97,14 +97,14 @@ const attemptView = (fields: keyof typeof ATTEMPT_FIELDS) => {
     );
 };
 
-function webhookOr404(webhooks: WebhookRepository, ctx: RouteContext): WebhookRecord {
+function webhookOr404(webhooks: WebhookRepository, ctx: RouteContext): WebhookRow {
   const id = ctx.params.id!;
   const webhook = webhooks.find(ctx.principal.account_id, id);
   if (!webhook) throw notFound('webhook', id);
   return webhook;
 }
 
-function attemptOr404(log: DeliveryLog, ctx: RouteContext): AttemptRecord {
+function attemptOr404(log: DeliveryLog, ctx: RouteContext): AttemptRow {
   const id = ctx.params.id!;
   const attempt = log.findAttempt(ctx.principal.account_id, id);
   if (!attempt) throw notFound('delivery', id);
@@ -152,7 +152,7 @@ export function webhookRoutes({ webhooks, deliverer, cursors }: Omit<RouteDeps, 
       const body = await readJsonObject(ctx.req);
       const webhook = webhookOr404(webhooks, ctx);
       rejectUnknownFields(body, ['url', 'events', 'active']);
-      const updated: WebhookRecord = {
+      const updated: WebhookRow = {
         ...webhook,
         url: body.url === undefined ? webhook.url : validateUrl(body.url),
         events: body.events === undefined ? webhook.events : validateEvents(body.events),

@@ -16,7 +16,7 @@ import type { Database } from './store/database.js';
 import type { DeliveryRepository } from './store/deliveries.js';
 import type { DeliveryLog } from './store/delivery-log.js';
 import { openStore } from './store/open.js';
-import type { AttemptRecord, ClientRecord, WebhookRecord } from './store/records.js';
+import type { AttemptRow, ClientRow, WebhookRow } from './store/rows.js';
 import { httpUrl, type ProxySettings } from '../net.js';
 
 export interface SandboxOptions {
@@ -30,7 +30,7 @@ export interface SandboxOptions {
   dispatcher?: Dispatcher;
   /** The proxies of the environment, for deliveries to other hosts (connections.ts). */
   proxies?: ProxySettings | undefined;
-  onAttempt?: (attempt: AttemptRecord, webhook: WebhookRecord) => void;
+  onAttempt?: (attempt: AttemptRow, webhook: WebhookRow) => void;
   /** Told once, the first time old deliveries are dropped to keep policy.maxDeliveries. */
   onFirstDrop?: (dropped: number) => void;
   /** Told of each send that failed inside the sandbox (out of file descriptors, say) and is tried again. */
@@ -51,7 +51,7 @@ export interface Sandbox {
   readonly deliveries: DeliveryRepository;
   readonly log: DeliveryLog;
   readonly deliverer: Deliverer;
-  readonly clients: ClientRecord[];
+  readonly clients: ClientRow[];
   /** The inspector page at the base address (src/sandbox/inspector/). */
   readonly inspector: Pick<Inspector, 'url'>;
   listen(port?: number, host?: string): Promise<string>;

@@ -1,6 +1,6 @@
 import { EVENT_TYPES, isEventType } from '../protocol/catalog.js';
 import { badRequest } from './http.js';
-import type { AttemptStatus } from './store/records.js';
+import { DELIVERY_STATUSES, isDeliveryStatus, type DeliveryStatus } from '../protocol/status.js';
 import { webhookUrl } from '../net.js';
 
 /** A value from a request, for an error message: strings quoted and clipped, anything else by its kind. */
@@ -66,10 +66,8 @@ export function parseActiveFilter(value: string | null): boolean | undefined {
   throw badRequest('invalid_parameter', 'active: must be true or false');
 }
 
-const STATUSES: readonly AttemptStatus[] = ['delivered', 'failed', 'pending'];
-
-export function parseStatusFilter(value: string | null): AttemptStatus | undefined {
+export function parseStatusFilter(value: string | null): DeliveryStatus | undefined {
   if (value === null) return undefined;
-  if ((STATUSES as readonly string[]).includes(value)) return value as AttemptStatus;
-  throw badRequest('invalid_parameter', `status: must be one of ${STATUSES.join(', ')}`);
+  if (isDeliveryStatus(value)) return value;
+  throw badRequest('invalid_parameter', `status: must be one of ${DELIVERY_STATUSES.join(', ')}`);
 }

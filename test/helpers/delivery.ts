@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { RecordedDelivery } from '../../src/protocol/record.js';
+import type { RecordLine } from '../../src/protocol/record-line.js';
 
 /** A signature as the service makes it, computed here apart from src/protocol: `sha256=<hex HMAC-SHA256 of the body>`. */
 export const signatureOf = (secret: string, body: string | Buffer): string => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
@@ -31,7 +31,7 @@ export function postDelivery(
 }
 
 /** One line of a record file, as listen writes it: a verified invoice.paid delivery, changed by `fields`. */
-export const recordOf = (fields: Partial<RecordedDelivery> = {}): RecordedDelivery => ({
+export const recordOf = (fields: Partial<RecordLine> = {}): RecordLine => ({
   whsvc_record: 1,
   received_at: '2026-11-25T09:00:00Z',
   method: 'POST',

@@ -3,6 +3,7 @@ import { samplePayload } from '../../protocol/catalog.js';
 import { LARGEST_PAYLOAD_BYTES, madeDelivery, type MadeDelivery } from '../../protocol/delivery.js';
 import { signatureHeaderName } from '../../protocol/headers.js';
 import { digestHex, SIGNATURE_PREFIX, type SignatureCheck } from '../../protocol/signature.js';
+import { isDelivered } from '../../protocol/status.js';
 import { counted, sanitize } from '../../render/text.js';
 import { BROKEN_ANSWER_CODE } from '../../net.js';
 import { answerWords, type SendResult } from '../replay/shared/send.js';
@@ -69,7 +70,7 @@ export interface Check {
 /** The event type no catalog has, for the check that an unknown type gets no 5xx. */
 export const UNKNOWN_EVENT_TYPE = 'whsvc_check.unknown_type';
 
-const taken = (o: Outcome) => o.result.status !== null && o.result.status >= 200 && o.result.status < 300;
+const taken = (o: Outcome) => isDelivered(o.result.status);
 const refused = (o: Outcome) => o.result.status !== null && o.result.status >= 400 && o.result.status < 500;
 const timedOut = (o: Outcome) => o.result.status === null && o.result.code === 'ETIMEDOUT';
 

@@ -6,6 +6,7 @@ import { examples } from '../../cli/examples.js';
 import type { Io } from '../../cli/deps.js';
 import { usageError } from '../../cli/errors.js';
 import { notOneOf } from '../../cli/suggest.js';
+import { DELIVERY_STATUSES } from '../../protocol/status.js';
 import { sanitize } from '../../render/text.js';
 
 /** Defines `completion` and the hidden `__complete` its scripts call. */
@@ -124,7 +125,7 @@ const VALUE_CHOICES: Record<string, Choices> = {
   '--add-events': 'events',
   '--remove-events': 'events',
   '--event': 'events',
-  '--status': ['delivered', 'failed', 'pending'],
+  '--status': DELIVERY_STATUSES,
   '--active': ['true', 'false'],
 };
 

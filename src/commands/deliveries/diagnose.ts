@@ -14,7 +14,7 @@ import { keyValues, sanitize, sanitizeBlock, shellWord } from '../../render/text
 import { clockTime, NO_ANSWER, noAnswer } from '../../render/words.js';
 import { rebuiltDelivery } from '../../protocol/delivery.js';
 import { checkSignature, type SignatureCheck } from '../../protocol/signature.js';
-import { recordedRequest } from '../../protocol/record.js';
+import { recordedRequest } from '../../protocol/record-line.js';
 import { RecordFile } from '../replay/shared/record.js';
 import { checkUserFile } from '../../files/user-file.js';
 import { statusLabel } from './shared/view.js';

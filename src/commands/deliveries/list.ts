@@ -6,13 +6,14 @@ import { examples } from '../../cli/examples.js';
 import { integerIn, oneOf, resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { writePages } from '../../cli/output.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../protocol/status.js';
 import { attemptTable } from './shared/view.js';
 
 export const command = (runF = run) =>
   new Command('list')
     .description("a webhook's delivery attempts, newest first")
     .addArgument(new Argument('<webhook-id>', 'webhook id').argParser(resourceId('webhook')))
-    .addOption(new Option('--status <status>', 'delivered, failed or pending').argParser(oneOf(['delivered', 'failed', 'pending'])))
+    .addOption(new Option('--status <status>', 'delivered, failed or pending').argParser(oneOf(DELIVERY_STATUSES)))
     .addOption(new Option('--limit <n>', 'page size, 1 to 200').argParser(integerIn(1, 200)))
     .option('--cursor <cursor>', 'the page after this cursor')
     .option('--all', 'every page, streamed as it arrives')
@@ -21,7 +22,7 @@ export const command = (runF = run) =>
 
 export interface DeliveriesListOptions {
   webhookId: string;
-  status?: string | undefined;
+  status?: DeliveryStatus | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
   all: boolean;

@@ -17,6 +17,7 @@ import { ResendReport, concurrencyOption, resendAll, type ResendTarget, verboseO
 import { attemptCode } from './shared/view.js';
 import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 import { numberText } from '../../exact-json.js';
+import type { DeliveryStatus } from '../../protocol/status.js';
 
 export const command = (runF = run) =>
   new Command('recover')
@@ -68,7 +69,7 @@ export const command = (runF = run) =>
     );
 
 export interface RecoverOptions {
-  status: 'failed' | 'pending';
+  status: Exclude<DeliveryStatus, 'delivered'>;
   webhooks: string[];
   events: string[];
   since?: TimeBound | undefined;
@@ -99,7 +100,7 @@ interface Candidate extends ResendTarget {
  */
 export async function* selectDeliveries(
   deps: Pick<CommandDeps, 'api' | 'stderr'>,
-  options: { status: string; webhooks: string[]; events: string[]; since?: number | undefined; until?: number | undefined },
+  options: { status: DeliveryStatus; webhooks: string[]; events: string[]; since?: number | undefined; until?: number | undefined },
 ): AsyncGenerator<Candidate> {
   const wanted = new Set(options.events);
   const named = options.webhooks.length > 0;
@@ -197,7 +198,7 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
   return report.finish(interrupted, options.argv && resumeCommand(options.argv, since, until ?? now));
 }
 
-function nothingToDo(deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'jsonOut'>, status: string): number {
+function nothingToDo(deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'jsonOut'>, status: DeliveryStatus): number {
   if (deps.json)
     printJson(deps, {
       dry_run: false,
@@ -241,7 +242,7 @@ async function dryRunAsJson(deps: CommandDeps, candidates: AsyncIterable<Candida
 }
 
 /** --dry-run: what would be re-sent, as it is found, and how many; nothing is sent. */
-async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, status: string, stop: AbortSignal | undefined): Promise<number> {
+async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, status: DeliveryStatus, stop: AbortSignal | undefined): Promise<number> {
   if (deps.json) return dryRunAsJson(deps, candidates, stop);
   let count = 0;
   const webhooks = new Set<string | undefined>();

@@ -28,6 +28,7 @@ import { sanitize } from '../../render/text.js';
 import type { Colors } from '../../render/colors.js';
 import { CheckpointWriter, checkWritable, holdCheckpoint, readCheckpoint, recordedSinceSave, type Checkpoint } from './tail/checkpoint.js';
 import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../protocol/status.js';
 import { RecordFile } from '../replay/shared/record.js';
 import { Follower, type Change, type PollReport, type StartAt } from './tail/follow.js';
 import { TailPrinter } from './tail/printer.js';
@@ -39,7 +40,7 @@ export const command = (runF = run) =>
     .addOption(
       new Option('--webhook <id>', 'only this webhook (repeatable; default every webhook, new ones included)').argParser(collect(resourceId('webhook'))),
     )
-    .addOption(new Option('--status <status>', 'only lines of attempts now delivered, failed or pending').argParser(oneOf(['delivered', 'failed', 'pending'])))
+    .addOption(new Option('--status <status>', 'only lines of attempts now delivered, failed or pending').argParser(oneOf(DELIVERY_STATUSES)))
     .addOption(new Option('--event <type>', 'only this event type (repeatable)').argParser(collect((value: string) => value)))
     .addOption(new Option('--interval <duration>', 'time between polls (200ms to 5m; default 2s)').argParser(interval))
     .addOption(
@@ -116,7 +117,7 @@ function interval(value: string): number {
 export interface TailOptions {
   /** Only these webhooks; else every webhook, new ones included. */
   webhookIds?: string[] | undefined;
-  status?: string | undefined;
+  status?: DeliveryStatus | undefined;
   events?: string[] | undefined;
   intervalMs: number;
   /** Stop after this many seconds. */

@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
 import { colorsFor } from '../../render/colors.js';
-import { isMistakenTokenRequest, recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
+import { isMistakenTokenRequest, recordedRequest, type RecordLine } from '../../protocol/record-line.js';
 import { RecordFile } from '../replay/shared/record.js';
 import { sendAsReceived } from '../replay/shared/send.js';
 import { Answerer, type Decision } from './answer.js';
@@ -320,7 +320,7 @@ class Recording {
   ) {}
 
   /** Writes the record; false when it could not be written (said once until a write works again). */
-  keep(record: () => RecordedDelivery): boolean {
+  keep(record: () => RecordLine): boolean {
     try {
       this.file.append(record());
     } catch (error) {
@@ -411,7 +411,7 @@ async function checkOptions(options: ListenOptions, deps: ListenDeps): Promise<{
 }
 
 /** A request as `--record` keeps it: when it arrived, the request itself, what listen made of it and answered. */
-function recordOf(req: IncomingMessage, body: Buffer, arrivedAt: Date, decision: Decision, answered: number): RecordedDelivery {
+function recordOf(req: IncomingMessage, body: Buffer, arrivedAt: Date, decision: Decision, answered: number): RecordLine {
   return {
     whsvc_record: 1,
     received_at: arrivedAt.toISOString(),

@@ -17,9 +17,10 @@ import { counted, sanitize } from '../../render/text.js';
 import { noAnswer, elapsed } from '../../render/words.js';
 import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js';
 import { isSignatureHeader, signatureHeaderName } from '../../protocol/headers.js';
-import { recordedBody, recordedSignatureCheck, type RecordedDelivery } from '../../protocol/record.js';
+import { recordedBody, recordedSignatureCheck, type RecordLine } from '../../protocol/record-line.js';
 import { sign } from '../../protocol/signature.js';
-import { type CheckedRecords, checkRecordFile, type ReadLimits } from './records.js';
+import { isDelivered } from '../../protocol/status.js';
+import { type CheckedRecords, checkRecordFile, type ReadLimits } from './record-reader.js';
 import { sendAsReceived, type SendResult } from './shared/send.js';
 import { numberText } from '../../exact-json.js';
 
@@ -98,12 +99,10 @@ export interface ReplayDeps extends Io {
 
 /** A replay's outcome: the app's answer and how long it took, or why there was none. */
 interface Replayed {
-  record: RecordedDelivery;
+  record: RecordLine;
   result: SendResult;
   ms: number;
 }
-
-const ok = (status: number | null) => status !== null && status >= 200 && status < 300;
 
 export async function run(options: ReplayOptions, deps: ReplayDeps): Promise<number> {
   const now = deps.now ?? Date.now;
@@ -144,7 +143,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
   const tally = { sent: 0, ok: 0, other_status: 0, no_answer: 0 };
   const show = (replayed: Replayed) => {
     tally.sent += 1;
-    if (ok(replayed.result.status)) tally.ok += 1;
+    if (isDelivered(replayed.result.status)) tally.ok += 1;
     else if (replayed.result.status === null) tally.no_answer += 1;
     else tally.other_status += 1;
     progress?.clear();
@@ -183,7 +182,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
 }
 
 /** The records until Ctrl-C: the rest of the file is not read. */
-async function* untilStopped(records: AsyncIterable<RecordedDelivery>, stop: AbortSignal | undefined): AsyncGenerator<RecordedDelivery> {
+async function* untilStopped(records: AsyncIterable<RecordLine>, stop: AbortSignal | undefined): AsyncGenerator<RecordLine> {
   for await (const record of records) {
     if (stop?.aborted) return;
     yield record;
@@ -191,7 +190,7 @@ async function* untilStopped(records: AsyncIterable<RecordedDelivery>, stop: Abo
 }
 
 /** Whether --event, --delivery, --since and --until choose a record. */
-function chooser(options: ReplayOptions, now: number): (record: RecordedDelivery) => boolean {
+function chooser(options: ReplayOptions, now: number): (record: RecordLine) => boolean {
   const since = options.since && boundAt(options.since, now);
   const until = options.until && boundAt(options.until, now);
   if (since !== undefined && until !== undefined && since > until) throw usageError('--since is after --until: no delivery can match');
@@ -213,7 +212,7 @@ function resigned(headers: Record<string, string>, signature: string): Record<st
   return next;
 }
 
-function describe(record: RecordedDelivery) {
+function describe(record: RecordLine) {
   return {
     received_at: record.received_at,
     event: record.event,
@@ -225,7 +224,7 @@ function describe(record: RecordedDelivery) {
 }
 
 /** Where a record is sent: --to, or, when --to has no path, --to at the path it was received at (as sendAsReceived does). */
-function urlFor(target: URL, record: RecordedDelivery): URL {
+function urlFor(target: URL, record: RecordLine): URL {
   const url = new URL(target);
   if (record.path !== '/' && url.pathname === '/') url.pathname = record.path.split('?')[0]!;
   return url;
@@ -250,7 +249,7 @@ function replayLayout(deps: Pick<Io, 'stdout'>): StreamLayout<ReplayKey> {
 }
 
 /** One replay's line: the event, the delivery and its attempt, and the app's answer and time, or why there was none. */
-function line(record: RecordedDelivery, colors: Colors, layout: StreamLayout<ReplayKey>, replayed?: Replayed): string {
+function line(record: RecordLine, colors: Colors, layout: StreamLayout<ReplayKey>, replayed?: Replayed): string {
   const status = replayed?.result.status;
   const answer =
     replayed === undefined
@@ -259,7 +258,7 @@ function line(record: RecordedDelivery, colors: Colors, layout: StreamLayout<Rep
         ? { text: `-> ${noAnswer(replayed.result.error)}`, styled: colors.red(`-> ${noAnswer(replayed.result.error)}`) }
         : {
             text: `-> ${status}  ${elapsed(replayed.ms)}`,
-            styled: `-> ${ok(status) ? colors.green(String(status)) : colors.red(String(status))}  ${elapsed(replayed.ms)}`,
+            styled: `-> ${isDelivered(status) ? colors.green(String(status)) : colors.red(String(status))}  ${elapsed(replayed.ms)}`,
           };
   return layout.line({
     time: record.received_at.slice(0, 19).replace('T', ' '),

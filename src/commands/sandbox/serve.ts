@@ -9,7 +9,7 @@ import { FileError } from '../../files/user-file.js';
 import { defaultMaxConnections } from '../../sandbox/connections.js';
 import { ManualSandboxClock } from '../../sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../sandbox/server.js';
-import type { AttemptRecord, WebhookRecord } from '../../sandbox/store/records.js';
+import type { AttemptRow, WebhookRow } from '../../sandbox/store/rows.js';
 import { proxySettings } from '../../net.js';
 import { sanitize } from '../../render/text.js';
 import { signatureHeaderName } from '../../protocol/headers.js';
@@ -57,7 +57,7 @@ function sayOncePerReason(stderr: Io['stderr']): (reason: string) => void {
 }
 
 /** One line per attempt on stderr: what was sent where, and what came of it (the endpoint's answer, cut short). */
-function attemptLine(attempt: AttemptRecord, webhook: WebhookRecord): string {
+function attemptLine(attempt: AttemptRow, webhook: WebhookRow): string {
   // The sandbox's time: with a manual clock, when the attempt was due, not when the jump ran.
   const time = clockTime(attempt.created_at, Date.parse(attempt.created_at));
   // The code, with the reason unless it only says the code again ("endpoint answered 503"); or no answer, and why.
@@ -98,7 +98,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
         deps.stderr.write(
           `whsvc sandbox: more than ${options.maxDeliveries} deliveries: the oldest are dropped from now on, with their attempts (--max-deliveries N keeps more, --data-dir keeps them on disk)\n`,
         ),
-      ...(options.quiet ? {} : { onAttempt: (a: AttemptRecord, w: WebhookRecord) => deps.stderr.write(attemptLine(a, w)) }),
+      ...(options.quiet ? {} : { onAttempt: (a: AttemptRow, w: WebhookRow) => deps.stderr.write(attemptLine(a, w)) }),
     });
   } catch (error) {
     if (error instanceof FileError) throw error;

@@ -12,8 +12,9 @@ import { colorsFor } from '../../render/colors.js';
 import { keyValues, sanitize } from '../../render/text.js';
 import { EVENT_TYPES } from '../../protocol/catalog.js';
 import { DELIVERY_TIMEOUT_MS, madeDelivery, type MadeDelivery } from '../../protocol/delivery.js';
-import { recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
+import { recordedRequest, type RecordLine } from '../../protocol/record-line.js';
 import type { SignatureCheck } from '../../protocol/signature.js';
+import { isDelivered } from '../../protocol/status.js';
 import { RecordFile } from '../replay/shared/record.js';
 import { answerWords, sendAsReceived, TRUNCATED, type SendResult } from '../replay/shared/send.js';
 import { givenBody, samplePayloadWith, setting, type Setting } from './payload.js';
@@ -133,7 +134,7 @@ export async function run(options: SendOptions, deps: SendDeps): Promise<number>
   } finally {
     recording?.close();
   }
-  const taken = result.status !== null && result.status >= 200 && result.status < 300;
+  const taken = isDelivered(result.status);
   const sent = { url, delivery, signatureCheck, signedWith: options.secretFile === undefined ? null : secretName(options.secretFile), result, ms };
   if (options.json) deps.jsonOut.line(sentDocument(sent));
   else deps.stdout.write(await sentBlock(sent, options, deps));
@@ -200,7 +201,7 @@ function sentDocument({ url, delivery, signatureCheck, signedWith, result, ms }:
 /** What a person reads: the delivery sent (where, which, signed how, its body's head) and the answer. */
 async function sentBlock({ url, delivery, signedWith, result, ms }: Sent, options: Pick<SendOptions, 'color'>, deps: Io): Promise<string> {
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
-  const taken = result.status !== null && result.status >= 200 && result.status < 300;
+  const taken = isDelivered(result.status);
   const answer = result.status === null ? answerWords(result) : `${result.status} in ${elapsed(ms)}`;
   const pairs: Array<[string, string | { styled: string }]> = [
     ['sent to', shownUrl(url)],
@@ -221,7 +222,7 @@ const head = (text: string) => {
 };
 
 /** The delivery as a record file keeps it (listen's format: header names in lower case), for `replay`. */
-function recordOf(url: URL, delivery: MadeDelivery, signatureCheck: SignatureCheck, result: SendResult, at: number): RecordedDelivery {
+function recordOf(url: URL, delivery: MadeDelivery, signatureCheck: SignatureCheck, result: SendResult, at: number): RecordLine {
   const headers = Object.fromEntries(Object.entries(delivery.headers).map(([name, value]) => [name.toLowerCase(), value]));
   return {
     whsvc_record: 1,

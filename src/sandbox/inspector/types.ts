@@ -2,8 +2,7 @@
 // and the page (client/app.ts). Nothing here may name a secret: no signing
 // secret, client secret or token is ever part of an inspector answer.
 
-/** A delivery's status, the rule of the whole tool (the store's deliveryStatus): delivered once any attempt got through, else its newest attempt's. */
-export type DeliveryStatus = 'delivered' | 'failed' | 'pending';
+import type { DeliveryStatus } from '../../protocol/status.js';
 
 export interface InspectorWebhook {
   id: string;
@@ -68,7 +67,7 @@ export interface InspectorDeliveryPage {
 export interface InspectorAttempt {
   id: string;
   attempt: number;
-  status: 'delivered' | 'failed' | 'pending';
+  status: DeliveryStatus;
   response_code: number | null;
   duration_ms: number | null;
   failure_reason: string | null;

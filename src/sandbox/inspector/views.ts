@@ -2,19 +2,19 @@ import { DEMO_ACCOUNT } from '../auth.js';
 import { EVENT_CATALOG } from '../../protocol/catalog.js';
 import { isManual, type Clock } from '../clock.js';
 import type { Cursors } from '../cursor.js';
-import { deliveryHeaders, type DeliveryPolicy } from '../deliverer.js';
-import { badRequest, notFound } from '../http.js';
+import type { DeliveryPolicy } from '../deliverer.js';
+import { notFound } from '../http.js';
 import type { Database } from '../store/database.js';
 import type { DeliveryLog, DeliverySummary } from '../store/delivery-log.js';
-import { deliveryStatus } from '../store/records.js';
+import { deliveryStatus } from '../store/rows.js';
 import type { WebhookRepository } from '../store/webhooks.js';
-import { parseLimit, validateEventType } from '../validation.js';
-import { signatureHeaderName } from '../../protocol/headers.js';
+import { parseLimit, parseStatusFilter, validateEventType } from '../validation.js';
+import { deliveryHeaders, signatureHeaderName } from '../../protocol/headers.js';
 import { shellQuote } from '../../render/text.js';
-import type { DeliveryStatus, InspectorAttempt, InspectorDelivery, InspectorDeliveryItem, InspectorDeliveryPage, InspectorOverview } from './types.js';
+import type { DeliveryStatus } from '../../protocol/status.js';
+import type { InspectorAttempt, InspectorDelivery, InspectorDeliveryItem, InspectorDeliveryPage, InspectorOverview } from './types.js';
 import { idParameter } from './query.js';
 
-const STATUSES: readonly DeliveryStatus[] = ['delivered', 'failed', 'pending'];
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
@@ -81,16 +81,13 @@ export class InspectorViews {
     if (webhook !== null && !webhooks.find(DEMO_ACCOUNT, idParameter('webhook', webhook))) throw notFound('webhook', webhook);
     const event = query.get('event') || null;
     if (event !== null) validateEventType('event', event);
-    const status = query.get('status') || null;
-    if (status !== null && !(STATUSES as readonly string[]).includes(status)) {
-      throw badRequest('invalid_parameter', `status: must be one of ${STATUSES.join(', ')}`);
-    }
+    const status = parseStatusFilter(query.get('status') || null) ?? null;
     const q = query.get('q')?.trim() || null;
     if (q !== null) idParameter('q', q);
     const list = 'inspector:deliveries';
     const cursor = query.get('cursor');
     const before = cursor === null || cursor === '' ? null : cursors.decode(list, cursor);
-    const rows = log.deliveryPage(DEMO_ACCOUNT, { before, webhook, event, status: status as DeliveryStatus | null, q }, limit + 1);
+    const rows = log.deliveryPage(DEMO_ACCOUNT, { before, webhook, event, status, q }, limit + 1);
     return cursors.page(rows, limit, list, deliveryItem);
   }
 
@@ -108,7 +105,14 @@ export class InspectorViews {
       failure_reason: a.error,
       response_body: a.response_body,
       created_at: a.created_at,
-      headers: deliveryHeaders(policy, { id: delivery.id, event: delivery.event, signature: delivery.signature }, a.attempt, a.id, a.created_at),
+      headers: deliveryHeaders(policy.platformName, policy.userAgent, {
+        signature: delivery.signature,
+        event: delivery.event,
+        deliveryId: delivery.id,
+        attempt: a.attempt,
+        attemptId: a.id,
+        sentAt: a.created_at,
+      }),
     }));
     const last = attempts[attempts.length - 1];
     const status: DeliveryStatus = deliveryStatus(delivery.delivered, last?.status);

@@ -1,7 +1,7 @@
 import type { Database, Row } from './database.js';
-import type { ClientRecord, TokenRecord } from './records.js';
+import type { ClientRow, TokenRow } from './rows.js';
 
-function toClient(row: Row): ClientRecord {
+function toClient(row: Row): ClientRow {
   return {
     client_id: String(row.client_id),
     client_secret: String(row.client_secret),
@@ -15,12 +15,12 @@ function toClient(row: Row): ClientRecord {
 export class ClientRepository {
   constructor(private readonly db: Database) {}
 
-  list(): ClientRecord[] {
+  list(): ClientRow[] {
     return this.db.all('SELECT * FROM clients ORDER BY rowid').map(toClient);
   }
 
   /** Inserts the clients in one transaction. */
-  insert(clients: ClientRecord[]): void {
+  insert(clients: ClientRow[]): void {
     this.db.transaction(() => {
       for (const client of clients) {
         this.db.run(
@@ -35,7 +35,7 @@ export class ClientRepository {
     });
   }
 
-  find(clientId: string): ClientRecord | undefined {
+  find(clientId: string): ClientRow | undefined {
     const row = this.db.get('SELECT * FROM clients WHERE client_id = ?', clientId);
     return row ? toClient(row) : undefined;
   }
@@ -46,7 +46,7 @@ export class ClientRepository {
     this.db.run('INSERT INTO tokens (token, client_id, account_id, scope, expires_at) VALUES (?, ?, ?, ?, ?)', token, clientId, accountId, scope, expiresAt);
   }
 
-  findToken(token: string): TokenRecord | undefined {
+  findToken(token: string): TokenRow | undefined {
     const row = this.db.get('SELECT * FROM tokens WHERE token = ?', token);
     if (!row) return undefined;
     return {

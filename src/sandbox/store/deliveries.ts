@@ -1,7 +1,8 @@
 import type { Database, Row } from './database.js';
-import type { AttemptStatus, DeliveryRecord } from './records.js';
+import type { DeliveryRow } from './rows.js';
+import type { DeliveryStatus } from '../../protocol/status.js';
 
-export function toDelivery(row: Row): DeliveryRecord {
+export function toDelivery(row: Row): DeliveryRow {
   return {
     id: String(row.id),
     webhook_id: String(row.webhook_id),
@@ -22,7 +23,7 @@ export class DeliveryRepository {
 
   constructor(private readonly db: Database) {}
 
-  insert(delivery: DeliveryRecord): void {
+  insert(delivery: DeliveryRow): void {
     this.db.changed();
     if (this.deliveriesCounted !== undefined) this.deliveriesCounted += 1;
     this.db.run(
@@ -69,7 +70,7 @@ export class DeliveryRepository {
     return oldest.length;
   }
 
-  byId(id: string): DeliveryRecord | undefined {
+  byId(id: string): DeliveryRow | undefined {
     const row = this.db.get('SELECT * FROM deliveries WHERE id = ?', id);
     return row ? toDelivery(row) : undefined;
   }
@@ -86,7 +87,7 @@ export class DeliveryRepository {
   }
 
   /** Deliveries whose automatic retry is due by `now`, on webhooks that are active. */
-  due(now: number, limit: number): DeliveryRecord[] {
+  due(now: number, limit: number): DeliveryRow[] {
     const rows = this.db.all(
       `SELECT c.* FROM deliveries c JOIN webhooks w ON w.id = c.webhook_id
        WHERE c.next_due_at IS NOT NULL AND c.next_due_at <= ? AND w.active = 1
@@ -122,14 +123,14 @@ export class DeliveryRepository {
     return { number: attemptNumber, seq: Number(result.lastInsertRowid) };
   }
 
-  attemptStatus(id: string): AttemptStatus | undefined {
+  attemptStatus(id: string): DeliveryStatus | undefined {
     const row = this.db.get('SELECT status FROM attempts WHERE id = ?', id);
-    return row ? (String(row.status) as AttemptStatus) : undefined;
+    return row ? (String(row.status) as DeliveryStatus) : undefined;
   }
 
   finishAttempt(
     id: string,
-    outcome: { status: AttemptStatus; response_code: number | null; response_body: string | null; error: string | null; duration_ms: number },
+    outcome: { status: DeliveryStatus; response_code: number | null; response_body: string | null; error: string | null; duration_ms: number },
   ): void {
     this.db.changed();
     this.db.run(

@@ -1,13 +1,14 @@
 import type { Database, Row } from './database.js';
 import { toDelivery } from './deliveries.js';
-import { DELIVERY_STATUS_SQL, type AttemptRecord, type AttemptStatus, type DeliveryRecord, type PageQuery } from './records.js';
+import { DELIVERY_STATUS_SQL, type AttemptRow, type DeliveryRow, type PageQuery } from './rows.js';
+import type { DeliveryStatus } from '../../protocol/status.js';
 
 /** What the inspector's list of deliveries is filtered by (null: not filtered); `before` is a delivery's seq, for paging. */
 export interface DeliveryFilter {
   before: number | null;
   webhook: string | null;
   event: string | null;
-  status: AttemptStatus | null;
+  status: DeliveryStatus | null;
   /** The start of the delivery's id, or of one of its attempts' ids. */
   q: string | null;
 }
@@ -19,7 +20,7 @@ export interface DeliverySummary {
   webhook_id: string;
   webhook_url: string;
   event: string;
-  status: AttemptStatus;
+  status: DeliveryStatus;
   /** Of its newest attempt. */
   response_code: number | null;
   attempt_count: number;
@@ -46,7 +47,7 @@ export interface UpcomingAttempt {
   due_at: number;
 }
 
-function toAttempt(row: Row): AttemptRecord {
+function toAttempt(row: Row): AttemptRow {
   const nullableString = (v: Row[string] | undefined) => (v === null || v === undefined ? null : String(v));
   return {
     seq: Number(row.seq),
@@ -56,7 +57,7 @@ function toAttempt(row: Row): AttemptRecord {
     account_id: String(row.account_id),
     event: String(row.event),
     attempt: Number(row.attempt),
-    status: String(row.status) as AttemptStatus,
+    status: String(row.status) as DeliveryStatus,
     response_code: row.response_code === null ? null : Number(row.response_code),
     response_body: nullableString(row.response_body),
     error: nullableString(row.error),
@@ -103,13 +104,13 @@ const DELIVERY_COUNTS_SQL = `SELECT webhook_id, COUNT(*) AS total, SUM(status = 
 export class DeliveryLog {
   constructor(private readonly db: Database) {}
 
-  findAttempt(accountId: string, id: string): AttemptRecord | undefined {
+  findAttempt(accountId: string, id: string): AttemptRow | undefined {
     const row = this.db.get(`SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPT_FROM} WHERE a.id = ? AND w.account_id = ?`, id, accountId);
     return row ? toAttempt(row) : undefined;
   }
 
   /** A webhook's attempts, newest first. */
-  listAttempts(webhookId: string, query: PageQuery & { status?: AttemptStatus | undefined }): AttemptRecord[] {
+  listAttempts(webhookId: string, query: PageQuery & { status?: DeliveryStatus | undefined }): AttemptRow[] {
     const rows = this.db.all(
       `SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPT_FROM}
        WHERE a.webhook_id = ?4 AND (?1 IS NULL OR a.seq < ?1) AND (?2 IS NULL OR a.status = ?2)
@@ -123,7 +124,7 @@ export class DeliveryLog {
   }
 
   /** Every attempt of a delivery, first to last. */
-  attemptsOfDelivery(deliveryId: string): AttemptRecord[] {
+  attemptsOfDelivery(deliveryId: string): AttemptRow[] {
     return this.db.all(`SELECT ${ATTEMPT_COLUMNS} FROM ${ATTEMPT_FROM} WHERE a.delivery_id = ? ORDER BY a.attempt`, deliveryId).map(toAttempt);
   }
 
@@ -136,7 +137,7 @@ export class DeliveryLog {
       webhook_id: String(row.webhook_id),
       webhook_url: String(row.webhook_url),
       event: String(row.event),
-      status: row.status as AttemptStatus,
+      status: row.status as DeliveryStatus,
       response_code: row.response_code === null ? null : Number(row.response_code),
       attempt_count: Number(row.attempt_count),
       created_at: String(row.created_at),
@@ -162,7 +163,7 @@ export class DeliveryLog {
   }
 
   /** A delivery of the account by its id, or by the id of one of its attempts, with its webhook's URL and state. */
-  findDelivery(accountId: string, id: string): (DeliveryRecord & { webhook_url: string; webhook_active: boolean }) | undefined {
+  findDelivery(accountId: string, id: string): (DeliveryRow & { webhook_url: string; webhook_active: boolean }) | undefined {
     const owner = this.db.get('SELECT delivery_id FROM attempts WHERE id = ?', id);
     const deliveryId = this.db.get('SELECT id FROM deliveries WHERE id = ?', id) ? id : owner ? String(owner.delivery_id) : undefined;
     if (deliveryId === undefined) return undefined;

@@ -4,7 +4,7 @@ import { DeliveryRepository } from './deliveries.js';
 import { DeliveryLog } from './delivery-log.js';
 import { WebhookRepository } from './webhooks.js';
 
-/** The sandbox's database, in memory or in `dataDir`, and one repository per kind of record on it. */
+/** The sandbox's database, in memory or in `dataDir`, and one repository per kind of row on it. */
 export function openStore(dataDir?: string) {
   const database = new Database(dataDir);
   const deliveries = new DeliveryRepository(database);

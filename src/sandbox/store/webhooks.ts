@@ -1,8 +1,8 @@
 import type { Database, Row } from './database.js';
 import type { DeliveryRepository } from './deliveries.js';
-import type { PageQuery, WebhookRecord } from './records.js';
+import type { PageQuery, WebhookRow } from './rows.js';
 
-function toWebhook(row: Row): WebhookRecord {
+function toWebhook(row: Row): WebhookRow {
   return {
     seq: Number(row.seq),
     id: String(row.id),
@@ -18,7 +18,7 @@ function toWebhook(row: Row): WebhookRecord {
 
 /** The webhooks, and which of them an event goes to. */
 export class WebhookRepository {
-  private readonly subscribers = new Map<string, WebhookRecord[]>();
+  private readonly subscribers = new Map<string, WebhookRow[]>();
 
   constructor(
     private readonly db: Database,
@@ -26,7 +26,7 @@ export class WebhookRepository {
     private readonly deliveries: Pick<DeliveryRepository, 'webhookDeleted'>,
   ) {}
 
-  insert(webhook: Omit<WebhookRecord, 'seq'>): WebhookRecord {
+  insert(webhook: Omit<WebhookRow, 'seq'>): WebhookRow {
     this.written();
     this.db.run(
       `INSERT INTO webhooks (id, account_id, url, events, active, signing_secret, created_at, updated_at)
@@ -44,13 +44,13 @@ export class WebhookRepository {
   }
 
   /** The account's webhook `id`. */
-  find(accountId: string, id: string): WebhookRecord | undefined {
+  find(accountId: string, id: string): WebhookRow | undefined {
     const row = this.db.get('SELECT * FROM webhooks WHERE id = ? AND account_id = ?', id, accountId);
     return row ? toWebhook(row) : undefined;
   }
 
   /** The webhook `id`, whatever its account. */
-  byId(id: string): WebhookRecord | undefined {
+  byId(id: string): WebhookRow | undefined {
     const row = this.db.get('SELECT * FROM webhooks WHERE id = ?', id);
     return row ? toWebhook(row) : undefined;
   }
@@ -59,7 +59,7 @@ export class WebhookRepository {
     return this.db.get('SELECT 1 FROM webhooks WHERE id = ?', id) !== undefined;
   }
 
-  list(accountId: string, query: PageQuery & { active?: boolean | undefined }): WebhookRecord[] {
+  list(accountId: string, query: PageQuery & { active?: boolean | undefined }): WebhookRow[] {
     const rows = this.db.all(
       `SELECT * FROM webhooks WHERE account_id = ?4
          AND (?1 IS NULL OR seq < ?1) AND (?2 IS NULL OR active = ?2)
@@ -72,7 +72,7 @@ export class WebhookRepository {
     return rows.map(toWebhook);
   }
 
-  update(webhook: WebhookRecord): void {
+  update(webhook: WebhookRow): void {
     this.written();
     this.db.run(
       'UPDATE webhooks SET url = ?, events = ?, active = ?, updated_at = ? WHERE id = ?',
@@ -95,7 +95,7 @@ export class WebhookRepository {
    * The active webhooks of an account subscribed to an event: asked for every
    * event, so kept in memory until a webhook is created, changed or deleted.
    */
-  subscribedActive(accountId: string, event: string): WebhookRecord[] {
+  subscribedActive(accountId: string, event: string): WebhookRow[] {
     const key = `${accountId}\n${event}`;
     let cached = this.subscribers.get(key);
     if (!cached) {
@@ -105,7 +105,7 @@ export class WebhookRepository {
     return cached;
   }
 
-  private querySubscribers(accountId: string, event: string): WebhookRecord[] {
+  private querySubscribers(accountId: string, event: string): WebhookRow[] {
     const rows = this.db.all(
       `SELECT * FROM webhooks WHERE account_id = ? AND active = 1
          AND EXISTS (SELECT 1 FROM json_each(webhooks.events) WHERE value = ?)

@@ -138,9 +138,10 @@ describe('redactText', () => {
 });
 
 describe('redactHeaders', () => {
-  it('hides authorization and cookies whatever their case, shows the rest, drops undefined', () => {
+  it('hides authorization, proxy-authorization and cookies whatever their case, shows the rest, drops undefined', () => {
     const out = redactHeaders({
       Authorization: 'Bearer tok_abc',
+      'Proxy-Authorization': 'Basic cHJveHk6cHc=',
       cookie: 'sid=1',
       'set-cookie': ['a=1', 'b=2'],
       'content-type': 'application/json',
@@ -149,10 +150,11 @@ describe('redactHeaders', () => {
     expect(out).not.toContain('tok_abc');
     expect(out).not.toContain('sid=1');
     expect(out).not.toContain('a=1');
+    expect(out).not.toContain('cHJveHk6cHc=');
     expect(out).toContain('Authorization: [redacted]');
     expect(out).toContain('content-type: application/json');
     expect(out).not.toContain('x-missing');
-    expect(out.split('\n')).toHaveLength(4);
+    expect(out.split('\n')).toHaveLength(5);
   });
 });
 

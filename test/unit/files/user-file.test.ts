@@ -21,7 +21,7 @@ import { holdFileLock, withFileLock } from '../../../src/config/lock.js';
 import { ensureDirectory, FileError, LineFile, ReservedFile, readOwnFile, replaceFile } from '../../../src/files/user-file.js';
 import { canMakeDeviceNodes } from '../../helpers/bad-files.js';
 import { recordOf } from '../../helpers/delivery.js';
-import { RECORD_LINE_START } from '../../../src/protocol/record.js';
+import { RECORD_LINE_START } from '../../../src/protocol/record-line.js';
 
 // The one writer of the files a user names: what it refuses before anything happens, and what it leaves behind.
 let dir: string;

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { rebuiltDelivery } from '../../../src/protocol/delivery.js';
+import { rebuiltDelivery, signedDelivery } from '../../../src/protocol/delivery.js';
 import {
   DEFAULT_PLATFORM_NAME,
   deliveryHeaderNames,
@@ -9,7 +9,7 @@ import {
   readDeliveryHeaders,
   signatureHeaderName,
 } from '../../../src/protocol/headers.js';
-import { recordedSignatureCheck } from '../../../src/protocol/record.js';
+import { recordedSignatureCheck } from '../../../src/protocol/record-line.js';
 import { SIGNATURE_PREFIX, checkSignature, sign, signatureProblem, verify } from '../../../src/protocol/signature.js';
 
 const SECRET = 'whsec_3b1f0c9d8e7a6b5c';
@@ -197,6 +197,20 @@ describe('a delivery rebuilt from an attempt of the log', () => {
       'X-Acme-Attempt': '2',
       'X-Acme-Attempt-Id': 'dlv_2',
     });
+  });
+
+  it('is the same bytes the sandbox signed and sent for that payload (one builder of the signed body)', () => {
+    const payload = { id: 'inv_0001', note: 'caf\u00e9 \u{1F600}', lines: [{ qty: 1 }], empty: {} };
+    const sent = signedDelivery(SECRET, payload);
+    expect(sent.body).toBe('{"id":"inv_0001","note":"caf\u00e9 \u{1F600}","lines":[{"qty":1}],"empty":{}}');
+    expect(sent.signature).toBe(`sha256=${createHmac('sha256', SECRET).update(sent.body).digest('hex')}`);
+    const rebuilt = rebuiltDelivery({ ...attempt, payload: JSON.parse(sent.body) as unknown, signature: sent.signature }, 'dlv_1', {
+      platformName: 'Service',
+      userAgent: 'test/1',
+    });
+    if ('cannot' in rebuilt) throw new Error(rebuilt.cannot);
+    expect(rebuilt.body).toBe(sent.body);
+    expect(checkSignature(SECRET, rebuilt.body, rebuilt.signature)).toBe('verified');
   });
 
   it('cannot be rebuilt without its payload or its signature', () => {

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Agent, MockAgent } from 'undici';
 import { DEFAULT_POLICY, Deliverer, type DeliveryPolicy } from '../../../src/sandbox/deliverer.js';
-import type { AttemptRecord, DeliveryRecord, WebhookRecord } from '../../../src/sandbox/store/records.js';
+import type { AttemptRow, DeliveryRow, WebhookRow } from '../../../src/sandbox/store/rows.js';
 import { openStore, type Store } from '../../helpers/store.js';
 import { ManualClock, flushPromises } from '../../helpers/manual-clock.js';
 import { startReceiver } from '../../helpers/receiver.js';
@@ -41,8 +41,8 @@ let store: Store;
 let clock: ManualClock;
 let agent: MockAgent;
 let deliverer: Deliverer;
-let webhook: WebhookRecord;
-let seen: { attempt: AttemptRecord; webhook: WebhookRecord }[];
+let webhook: WebhookRow;
+let seen: { attempt: AttemptRow; webhook: WebhookRow }[];
 let t0: number;
 
 function makeDeliverer(policy: Partial<DeliveryPolicy> = {}): Deliverer {
@@ -55,7 +55,7 @@ function makeDeliverer(policy: Partial<DeliveryPolicy> = {}): Deliverer {
   });
 }
 
-function insertWebhook(fields: Partial<WebhookRecord> = {}): WebhookRecord {
+function insertWebhook(fields: Partial<WebhookRow> = {}): WebhookRow {
   const iso = new Date(clock.now()).toISOString();
   return store.webhooks.insert({
     id: `wh_${Math.random().toString(16).slice(2, 14).padEnd(12, '0')}`,
@@ -70,7 +70,7 @@ function insertWebhook(fields: Partial<WebhookRecord> = {}): WebhookRecord {
   });
 }
 
-function setActive(wh: WebhookRecord, active: boolean): void {
+function setActive(wh: WebhookRow, active: boolean): void {
   store.webhooks.update({ ...wh, active, updated_at: new Date(clock.now()).toISOString() });
 }
 
@@ -105,11 +105,11 @@ function sent(): SentRequest[] {
 }
 
 /** The attempts of a webhook, oldest first. */
-function attemptsOf(wh: WebhookRecord): AttemptRecord[] {
+function attemptsOf(wh: WebhookRow): AttemptRow[] {
   return store.log.listAttempts(wh.id, { limit: 1_000 }).reverse();
 }
 
-function delivery(id: string): DeliveryRecord {
+function delivery(id: string): DeliveryRow {
   const found = store.deliveries.byId(id);
   if (!found) throw new Error(`no delivery ${id}`);
   return found;
@@ -622,12 +622,12 @@ describe('Deliverer: manual retries', () => {
     await clock.advance(300);
     const manual = await deliverer.retry(id, id);
     expect(manual).toMatchObject({ attempt: 2, status: 'delivered', response_code: 200, response_body: 'finally' });
-    expect((manual as AttemptRecord).id).not.toBe(id);
+    expect((manual as AttemptRow).id).not.toBe(id);
     expect(delivery(id)).toMatchObject({ delivered: true, next_due_at: null });
     const request = sent()[1]!;
     expect(request.headers['x-service-attempt']).toBe('2');
     expect(request.headers['x-service-delivery-id']).toBe(id);
-    expect(request.headers['x-service-attempt-id']).toBe((manual as AttemptRecord).id);
+    expect(request.headers['x-service-attempt-id']).toBe((manual as AttemptRow).id);
     expect(request.headers['x-service-signature']).toBe(expectedSignature(SECRET, JSON.stringify(PAYLOAD)));
 
     await clock.advance(30 * 24 * 3_600_000);
@@ -740,9 +740,9 @@ describe('Deliverer: paused and deleted webhooks', () => {
 });
 
 describe('Deliverer: start, recovery and stop', () => {
-  function insertDelivery(fields: Partial<DeliveryRecord> = {}): DeliveryRecord {
+  function insertDelivery(fields: Partial<DeliveryRow> = {}): DeliveryRow {
     const body = JSON.stringify(PAYLOAD);
-    const record: DeliveryRecord = {
+    const record: DeliveryRow = {
       id: 'dlv_0123456789abcdef01234567',
       webhook_id: webhook.id,
       event: EVENT,
@@ -1142,7 +1142,7 @@ describe('Deliverer: one budget of connections for the whole sandbox', () => {
   function heldWebhooks(
     sends: number[],
     eventOf: (i: number) => string = () => 'product.updated',
-  ): { hooks: WebhookRecord[]; order: string[]; gates: Array<() => void> } {
+  ): { hooks: WebhookRow[]; order: string[]; gates: Array<() => void> } {
     const order: string[] = [];
     const gates: Array<() => void> = [];
     const hooks = sends.map((count, i) => {

@@ -1,4 +1,5 @@
 import type { Attempt } from '../../../api/shapes.js';
+import type { DeliveryStatus } from '../../../protocol/status.js';
 import { retryDelivery } from '../../../api/endpoints.js';
 import { Option } from '@commander-js/extra-typings';
 import { integerIn } from '../../../cli/parse.js';
@@ -26,7 +27,7 @@ export interface ResendTarget {
   event?: string | undefined;
 }
 
-export type Outcome = 'delivered' | 'failed' | 'pending' | 'already_delivered' | 'error';
+export type Outcome = DeliveryStatus | 'already_delivered' | 'error';
 
 export interface ResendResult {
   target: ResendTarget;

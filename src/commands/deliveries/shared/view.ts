@@ -5,6 +5,7 @@ import { keyValues, sanitize, sanitizeBlock } from '../../../render/text.js';
 import { clockTime, codeWords, noAnswer, relativeTime, statusWords } from '../../../render/words.js';
 import { answeredStatus } from '../../../api/log.js';
 import type { Attempt } from '../../../api/shapes.js';
+import type { DeliveryStatus } from '../../../protocol/status.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { printJson } from '../../../cli/output.js';
 import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH } from '../../../cli/columns.js';
@@ -14,7 +15,7 @@ import { numberText } from '../../../exact-json.js';
  * The status word in its colour; a failed delivery's retry due after it, in the same words as everywhere
  * (statusWords): with its time of day given `now`, without it (`failed · retry due`) given none.
  */
-export function statusLabel(status: string, colors: Colors, retry?: { nextAttemptAt: string | null | undefined; now?: number | undefined }): string {
+export function statusLabel(status: DeliveryStatus, colors: Colors, retry?: { nextAttemptAt: string | null | undefined; now?: number | undefined }): string {
   const word = status === 'delivered' ? colors.green(status) : status === 'failed' ? colors.red(status) : colors.yellow(sanitize(status));
   const words = retry ? statusWords(status, retry.nextAttemptAt, retry.now) : status;
   return words === status ? word : `${word}${colors.yellow(words.slice(status.length))}`;

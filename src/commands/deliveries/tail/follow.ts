@@ -1,4 +1,5 @@
 import type { Attempt, Page } from '../../../api/shapes.js';
+import type { DeliveryStatus } from '../../../protocol/status.js';
 import { getAttempt, listAttempts } from '../../../api/endpoints.js';
 import type { ApiClient } from '../../../api/client.js';
 import { ApiError } from '../../../api/errors.js';
@@ -38,7 +39,7 @@ export interface Change {
   webhookId: string;
   attempt: Attempt;
   /** The status it had, for a change. */
-  previous?: string;
+  previous?: DeliveryStatus;
   /** The attempt just older in the webhook's log, when known (null: the start of the log): a checkpoint's position. */
   before?: Position | null;
 }
@@ -52,7 +53,7 @@ export interface Position {
 interface WebhookState {
   id: string;
   /** The attempts seen (id → last status), newest last, bounded by SEEN_BOUND. */
-  seen: Map<string, string>;
+  seen: Map<string, DeliveryStatus>;
   /** Attempts seen pending, whose change is awaited: id → the attempt as last seen. */
   pending: Map<string, Attempt>;
   /** Until the first walk: where it starts. */
@@ -209,7 +210,7 @@ export class Follower {
     }
     const fresh: Attempt[] = [];
     /** Seen attempts the pages show with another status, applied once the walk is whole. */
-    const moved: Array<{ attempt: Attempt; previous: string }> = [];
+    const moved: Array<{ attempt: Attempt; previous: DeliveryStatus }> = [];
     let stop: Attempt | undefined;
     let cursor: string | undefined;
     let pages = 0;
@@ -246,7 +247,7 @@ export class Follower {
     return changes;
   }
 
-  private changed(state: WebhookState, attempt: Attempt, previous: string): Change {
+  private changed(state: WebhookState, attempt: Attempt, previous: DeliveryStatus): Change {
     this.remember(state, attempt);
     return { kind: 'status', webhookId: state.id, attempt, previous };
   }

@@ -3,6 +3,7 @@ import type { Colors } from '../../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout, type StreamField } from '../../../render/line.js';
 import type { JsonOutput } from '../../../cli/json-output.js';
 import type { OutputStream } from '../../../render/stream.js';
+import { isDelivered } from '../../../protocol/status.js';
 import { sanitize } from '../../../render/text.js';
 import { clockTime, noAnswer, statusWords } from '../../../render/words.js';
 import { displayWidth, ID_SHORT_WIDTH } from '../../../render/width.js';
@@ -127,7 +128,7 @@ export class TailPrinter {
       outcome.kind === 'answered'
         ? {
             text: `app ${outcome.status}`,
-            styled: `app ${outcome.status >= 200 && outcome.status < 300 ? colors.green(String(outcome.status)) : colors.red(String(outcome.status))}`,
+            styled: `app ${isDelivered(outcome.status) ? colors.green(String(outcome.status)) : colors.red(String(outcome.status))}`,
           }
         : { text: 'app down', styled: colors.red('app down') };
     const signatureWords = `signature ${outcome.signatureCheck === 'not_checked' ? 'not checked' : outcome.signatureCheck}`;

@@ -7,7 +7,7 @@ import { FORWARDED_BOUND } from './checkpoint.js';
 import type { Change, Position } from './follow.js';
 import { retrieveDelivery, sendRetrieved, type ForwardTarget, type Retrieved } from './forward.js';
 import { answeredStatus } from '../../../api/log.js';
-import { recordedRequest, type RecordedDelivery } from '../../../protocol/record.js';
+import { recordedRequest, type RecordLine } from '../../../protocol/record-line.js';
 import type { RecordFile } from '../../replay/shared/record.js';
 import type { TailPrinter } from './printer.js';
 
@@ -117,7 +117,7 @@ export class ForwardQueue {
 }
 
 /** A delivery read back from the service as a record (the format of `listen --record`): sent when it was, as it was. */
-function recordOf(waiting: Waiting, retrieved: Retrieved, path: string): RecordedDelivery {
+function recordOf(waiting: Waiting, retrieved: Retrieved, path: string): RecordLine {
   const { record } = retrieved;
   return {
     whsvc_record: 1,

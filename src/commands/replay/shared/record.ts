@@ -1,6 +1,6 @@
 import { usageError } from '../../../cli/errors.js';
 import { FileError, LineFile } from '../../../files/user-file.js';
-import { RECORD_LINE_START, type RecordedDelivery } from '../../../protocol/record.js';
+import { RECORD_LINE_START, type RecordLine } from '../../../protocol/record-line.js';
 
 /**
  * A record file open for appending (through the one careful writer: never a
@@ -43,7 +43,7 @@ export class RecordFile {
    * deleted or moved away meanwhile (a record written there would be kept
    * nowhere the user looks), the path is opened again first, with every check.
    */
-  append(record: RecordedDelivery): void {
+  append(record: RecordLine): void {
     if (!this.file.stillAtPath()) {
       const path = this.file.path;
       let reopened: LineFile;

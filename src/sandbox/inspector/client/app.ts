@@ -4,7 +4,6 @@
 // file uses no innerHTML, outerHTML, insertAdjacentHTML nor document.write
 // (a unit test holds it to that).
 import type {
-  DeliveryStatus,
   InspectorAttempt,
   InspectorChange,
   InspectorDelivery,
@@ -13,6 +12,7 @@ import type {
   InspectorOverview,
   InspectorWebhook,
 } from '../types.js';
+import { isDelivered, type DeliveryStatus } from '../../../protocol/status.js';
 import { clockTime as clockTimeAt, NO_ANSWER, statusWords, elapsed, relativeTime } from '../../../render/words.js';
 
 const API = '/_sandbox/inspector/api';
@@ -223,7 +223,7 @@ function statusBadge(status: DeliveryStatus, nextAttemptAt?: string | null): HTM
 
 function codeChip(code: number | null, status: DeliveryStatus): HTMLElement {
   if (code === null) return h('span', { class: 'code none', title: status === 'pending' ? 'under way' : NO_ANSWER }, status === 'pending' ? '···' : NO_ANSWER);
-  return h('span', { class: `code ${code >= 200 && code < 300 ? 'ok' : 'bad'}`, title: `HTTP ${code}` }, String(code));
+  return h('span', { class: `code ${isDelivered(code) ? 'ok' : 'bad'}`, title: `HTTP ${code}` }, String(code));
 }
 
 /** Pretty JSON, coloured by token: each token a text node in a span. */
@@ -400,10 +400,13 @@ function webhookCard(webhook: InspectorWebhook): HTMLElement {
     () =>
       void act(test, 'Sending…', async () => {
         const event = webhook.events.includes('invoice.paid') ? 'invoice.paid' : webhook.events[0];
-        const result = await api<{ delivery_id: string; status: string; response_code: number | null }>(`/webhooks/${encodeURIComponent(webhook.id)}/test`, {
-          method: 'POST',
-          body: event ? { event } : {},
-        });
+        const result = await api<{ delivery_id: string; status: DeliveryStatus; response_code: number | null }>(
+          `/webhooks/${encodeURIComponent(webhook.id)}/test`,
+          {
+            method: 'POST',
+            body: event ? { event } : {},
+          },
+        );
         openDelivery(result.delivery_id);
         return `Test ${event ?? 'event'} sent: ${result.status}${result.response_code === null ? '' : ` (${result.response_code})`}`;
       }),
@@ -706,7 +709,7 @@ function retryButton(d: InspectorDelivery): HTMLButtonElement {
     'click',
     () =>
       void act(retry, 'Retrying…', async () => {
-        const result = await api<{ attempt: { attempt: number; status: string; response_code: number | null } }>(
+        const result = await api<{ attempt: { attempt: number; status: DeliveryStatus; response_code: number | null } }>(
           `/deliveries/${encodeURIComponent(d.id)}/retry`,
           { method: 'POST', body: {} },
         );

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { diagnose } from '../../../../src/commands/deliveries/diagnose.js';
 
 describe('a failed delivery in plain words', () => {
-  const failed = (response_code: number, failure_reason: string | null = null) => ({ status: 'failed', response_code, failure_reason });
+  const failed = (response_code: number, failure_reason: string | null = null) => ({ status: 'failed' as const, response_code, failure_reason });
   it('tells the kinds of no answer apart', () => {
     expect(diagnose(failed(0, 'connection refused'), 'not_checked').kind).toBe('refused');
     expect(diagnose(failed(0, 'host not found'), 'not_checked').kind).toBe('host_not_found');

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseRecord, type RecordedDelivery } from '../../../../src/protocol/record.js';
+import { parseRecordLine, type RecordLine } from '../../../../src/protocol/record-line.js';
 import { postDelivery } from '../../../helpers/delivery.js';
 import { listenInProcess } from '../../../helpers/listen.js';
 
@@ -15,11 +15,11 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const SECRET = 'whsec_listen_record_test';
 
-function recorded(file: string): RecordedDelivery[] {
+function recorded(file: string): RecordLine[] {
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter((line) => line !== '')
-    .map((line) => parseRecord(line) as RecordedDelivery);
+    .map((line) => parseRecordLine(line) as RecordLine);
 }
 
 describe('listen --record and a client_secret', () => {

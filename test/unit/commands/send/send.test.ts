@@ -8,7 +8,7 @@ import { TransportError } from '../../../../src/net.js';
 import { startHostileReceiver } from '../../../helpers/hostile-receivers.js';
 import { samplePayloadWith, setting } from '../../../../src/commands/send/payload.js';
 import { run, type SendOptions } from '../../../../src/commands/send/send.js';
-import { parseRecord } from '../../../../src/protocol/record.js';
+import { parseRecordLine } from '../../../../src/protocol/record-line.js';
 import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
 import { signatureOf } from '../../../helpers/delivery.js';
 import { startEndlessServer } from '../../../helpers/endless.js';
@@ -158,7 +158,7 @@ describe('whsvc send', () => {
     const s = setup({ record: file });
     await s.run();
     const line = readFileSync(file, 'utf8').trim();
-    const record = parseRecord(line);
+    const record = parseRecordLine(line);
     expect(record).toMatchObject({ method: 'POST', path: '/hooks', event: 'invoice.paid', attempt: 1, signature_check: 'verified', answered: 200 });
     expect((record as { body: string }).body).toBe(bodyOf(s.sent[0]!));
     expect((record as { headers: Record<string, string> }).headers['x-service-signature']).toBe(s.sent[0]!.headers['X-Service-Signature']);
@@ -185,7 +185,7 @@ describe('whsvc send', () => {
     );
     const lines = readFileSync(records, 'utf8').split('\n');
     expect(lines[0]).toBe(first.trimEnd());
-    expect(parseRecord(lines[1]!)).toMatchObject({ event: 'invoice.paid' });
+    expect(parseRecordLine(lines[1]!)).toMatchObject({ event: 'invoice.paid' });
     expect(lines.length).toBe(3);
   });
 

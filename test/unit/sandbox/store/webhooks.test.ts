@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { WebhookRecord } from '../../../../src/sandbox/store/records.js';
+import type { WebhookRow } from '../../../../src/sandbox/store/rows.js';
 import { openStore, type Store } from '../../../helpers/store.js';
 
-function webhook(store: Store, id: string, events: string[], active = true): WebhookRecord {
+function webhook(store: Store, id: string, events: string[], active = true): WebhookRow {
   const now = new Date(0).toISOString();
   return store.webhooks.insert({ id, account_id: 'acct', url: 'https://example.com/h', events, active, signing_secret: 's', created_at: now, updated_at: now });
 }

@@ -1,6 +1,8 @@
-// The sandbox's records as its repositories read and write them, and the one rule of a delivery's status.
+// The sandbox's rows as its repositories read and write them (the database's, not a record file's lines), and the one rule of a delivery's status.
 
-export interface ClientRecord {
+import type { DeliveryStatus } from '../../protocol/status.js';
+
+export interface ClientRow {
   client_id: string;
   client_secret: string;
   account_id: string;
@@ -9,14 +11,14 @@ export interface ClientRecord {
 }
 
 /** A token the sandbox issued: whose, for what, until when. */
-export interface TokenRecord {
+export interface TokenRow {
   client_id: string;
   account_id: string;
   scopes: string[];
   expires_at: number;
 }
 
-export interface WebhookRecord {
+export interface WebhookRow {
   seq: number;
   id: string;
   account_id: string;
@@ -29,7 +31,7 @@ export interface WebhookRecord {
 }
 
 /** One delivery: an event occurrence for one webhook, sent by one or more attempts. */
-export interface DeliveryRecord {
+export interface DeliveryRow {
   id: string;
   webhook_id: string;
   event: string;
@@ -41,8 +43,6 @@ export interface DeliveryRecord {
   created_at: string;
 }
 
-export type AttemptStatus = 'pending' | 'delivered' | 'failed';
-
 /**
  * A delivery's status, the one rule of the whole tool: delivered once any of
  * its attempts got through; otherwise its newest attempt's status (failed, or
@@ -50,7 +50,7 @@ export type AttemptStatus = 'pending' | 'delivered' | 'failed';
  * may have an automatic retry due: that is said beside the status
  * (`next_attempt_at`), never as another status.
  */
-export function deliveryStatus(delivered: boolean, newest: AttemptStatus | undefined): AttemptStatus {
+export function deliveryStatus(delivered: boolean, newest: DeliveryStatus | undefined): DeliveryStatus {
   if (delivered) return 'delivered';
   return newest === 'failed' ? 'failed' : 'pending';
 }
@@ -60,7 +60,7 @@ export const DELIVERY_STATUS_SQL = `CASE WHEN c.delivered = 1 THEN 'delivered'
   WHEN (SELECT x.status FROM attempts x WHERE x.delivery_id = c.id ORDER BY x.attempt DESC LIMIT 1) = 'failed' THEN 'failed'
   ELSE 'pending' END`;
 
-export interface AttemptRecord {
+export interface AttemptRow {
   seq: number;
   id: string;
   delivery_id: string;
@@ -68,7 +68,7 @@ export interface AttemptRecord {
   account_id: string;
   event: string;
   attempt: number;
-  status: AttemptStatus;
+  status: DeliveryStatus;
   response_code: number | null;
   response_body: string | null;
   error: string | null;

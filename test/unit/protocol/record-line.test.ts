@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { carriesClientSecret, parseRecord, recordedBody, recordedRequest } from '../../../src/protocol/record.js';
+import { carriesClientSecret, parseRecordLine, recordedBody, recordedRequest, withoutCredentials } from '../../../src/protocol/record-line.js';
 import { recordOf } from '../../helpers/delivery.js';
 
 const good = recordOf({ headers: { 'x-a': '1' } });
@@ -7,18 +7,18 @@ const line = (record: object) => JSON.stringify(record);
 
 describe('record files', () => {
   it('a line that is not a record says why', () => {
-    expect(parseRecord(line({ ...good, path: undefined }))).toEqual({ problem: 'no path (a string starting with /)' });
-    expect(parseRecord(line({ ...good, attempt: 'two' }))).toEqual({ problem: 'attempt is not a number' });
-    expect(parseRecord(line({ ...good, event: 7 }))).toEqual({ problem: 'event is not a string' });
-    expect(parseRecord(line({ ...good, delivery_id: {} }))).toEqual({ problem: 'delivery_id is not a string' });
-    expect(parseRecord(line({ ...good, body: undefined, body_base64: 'e30=!' }))).toEqual({ problem: 'body_base64 is not base64' });
-    expect(parseRecord('{"whsvc_record":1')).toEqual({ problem: 'not JSON' });
-    expect(parseRecord(line({ ...good, attempt: null }))).toMatchObject({ attempt: null });
-    expect(parseRecord(line({ ...good, body: undefined, body_base64: 'e30=' }))).toMatchObject({ body_base64: 'e30=' });
+    expect(parseRecordLine(line({ ...good, path: undefined }))).toEqual({ problem: 'no path (a string starting with /)' });
+    expect(parseRecordLine(line({ ...good, attempt: 'two' }))).toEqual({ problem: 'attempt is not a number' });
+    expect(parseRecordLine(line({ ...good, event: 7 }))).toEqual({ problem: 'event is not a string' });
+    expect(parseRecordLine(line({ ...good, delivery_id: {} }))).toEqual({ problem: 'delivery_id is not a string' });
+    expect(parseRecordLine(line({ ...good, body: undefined, body_base64: 'e30=!' }))).toEqual({ problem: 'body_base64 is not base64' });
+    expect(parseRecordLine('{"whsvc_record":1')).toEqual({ problem: 'not JSON' });
+    expect(parseRecordLine(line({ ...good, attempt: null }))).toMatchObject({ attempt: null });
+    expect(parseRecordLine(line({ ...good, body: undefined, body_base64: 'e30=' }))).toMatchObject({ body_base64: 'e30=' });
   });
 
   it('a header replay could not send is refused, named; one of the hop is taken whatever it holds (it is never sent)', () => {
-    const withHeaders = (headers: Record<string, unknown>) => parseRecord(line({ ...good, headers }));
+    const withHeaders = (headers: Record<string, unknown>) => parseRecordLine(line({ ...good, headers }));
     expect(withHeaders({ 'x-a': 'a\nb' })).toEqual({ problem: 'the header "x-a" holds the control character U+000A, which HTTP does not allow in a header' });
     expect(withHeaders({ 'x-a': 'a\u007fb' })).toMatchObject({ problem: expect.stringContaining('U+007F') });
     expect(withHeaders({ 'x-name': '日本' })).toMatchObject({ problem: expect.stringMatching(/^the header "x-name" holds U\+65E5, which is not one byte/) });
@@ -38,10 +38,22 @@ describe('record files', () => {
     expect(recordedRequest('POST', '/', {}, Buffer.from('{"a":"é"}')).body).toBe('{"a":"é"}');
   });
 
+  it('keeps every header but those that carry credentials (the one list --debug redacts too)', () => {
+    const credentials = { authorization: 'Bearer tok', 'proxy-authorization': 'Basic cHI6eHk=', cookie: 'sid=1', 'set-cookie': ['a=1', 'b=2'] };
+    const recorded = recordedRequest(
+      'POST',
+      '/h',
+      { ...credentials, 'content-type': 'application/json', 'x-service-event': 'invoice.paid' },
+      Buffer.from('{}'),
+    );
+    expect(recorded.headers).toEqual({ 'content-type': 'application/json', 'x-service-event': 'invoice.paid' });
+    expect(withoutCredentials({ ...credentials, Authorization: 'Bearer tok', 'x-a': '1' })).toEqual({ 'x-a': '1' });
+  });
+
   it('a body that starts with a byte order mark comes back with it, through the file', () => {
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"id":"inv_1"}')]);
     const written = JSON.stringify({ ...good, ...recordedRequest('POST', '/h', {}, bytes) });
-    const read = parseRecord(written);
+    const read = parseRecordLine(written);
     expect('problem' in read).toBe(false);
     expect(recordedBody(read as never).equals(bytes)).toBe(true);
   });

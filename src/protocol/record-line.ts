@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { isHopHeader, unsendableHeader } from './headers.js';
+import { isCredentialHeader, isHopHeader, unsendableHeader } from './headers.js';
 import { SIGNATURE_CHECKS, type SignatureCheck } from './signature.js';
 import type { ServiceNumber } from '../exact-json.js';
 
@@ -12,7 +12,7 @@ import type { ServiceNumber } from '../exact-json.js';
  * `body_base64`, so that any bytes come back exactly. No secret is ever part
  * of a record.
  */
-export interface RecordedDelivery {
+export interface RecordLine {
   whsvc_record: 1;
   received_at: string;
   method: string;
@@ -53,19 +53,16 @@ export function recordedSignatureCheck(record: object): SignatureCheck {
 // ignoreBOM: a body's leading byte-order mark is part of the signed bytes, and is kept.
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Headers that carry credentials, never kept in a record nor printed (a delivery has none; a request sent by mistake may). */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie']);
-
 /** A request as a record's fields: every header but credentials (several values of one joined as Node joins them), the body kept exactly. */
 export function recordedRequest(
   method: string,
   path: string,
   headers: IncomingHttpHeaders,
   body: Buffer,
-): Pick<RecordedDelivery, 'method' | 'path' | 'headers' | 'body' | 'body_base64'> {
+): Pick<RecordLine, 'method' | 'path' | 'headers' | 'body' | 'body_base64'> {
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !CREDENTIAL_HEADERS.has(name)) kept[name] = Array.isArray(value) ? value.join(', ') : value;
+    if (value !== undefined && !isCredentialHeader(name)) kept[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   let text: string | undefined;
   try {
@@ -109,11 +106,11 @@ export function carriesClientSecret(body: Buffer): boolean {
 
 /** The headers of a request without those that carry credentials. */
 export function withoutCredentials(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())));
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !isCredentialHeader(name)));
 }
 
 /** The body's bytes, as they were received. */
-export function recordedBody(record: RecordedDelivery): Buffer {
+export function recordedBody(record: RecordLine): Buffer {
   return record.body !== undefined ? Buffer.from(record.body, 'utf8') : Buffer.from(record.body_base64 ?? '', 'base64');
 }
 
@@ -122,7 +119,7 @@ export function recordedBody(record: RecordedDelivery): Buffer {
  * replay needs, each of its kind, and every header one that can be sent as it
  * stands (those of the hop, which are never sent, aside).
  */
-export function parseRecord(line: string): RecordedDelivery | { problem: string } {
+export function parseRecordLine(line: string): RecordLine | { problem: string } {
   const problem = (why: string) => ({ problem: why });
   let value: unknown;
   try {
@@ -130,7 +127,7 @@ export function parseRecord(line: string): RecordedDelivery | { problem: string 
   } catch {
     return problem('not JSON');
   }
-  const record = value as Partial<RecordedDelivery> | null;
+  const record = value as Partial<RecordLine> | null;
   if (typeof record !== 'object' || record === null || record.whsvc_record !== 1) return problem('not a record (no "whsvc_record": 1)');
   if (typeof record.received_at !== 'string' || Number.isNaN(Date.parse(record.received_at))) return problem('no received_at time');
   if (typeof record.path !== 'string' || !record.path.startsWith('/')) return problem('no path (a string starting with /)');
@@ -149,7 +146,7 @@ export function parseRecord(line: string): RecordedDelivery | { problem: string 
     if (typeof record.body_base64 !== 'string') return problem('no body (body or body_base64)');
     if (!BASE64.test(record.body_base64)) return problem('body_base64 is not base64');
   }
-  return record as RecordedDelivery;
+  return record as RecordLine;
 }
 
 /** Base64 as Buffer's toString('base64') writes it, padded; Buffer.from would skip any other character silently. */

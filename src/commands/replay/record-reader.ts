@@ -5,7 +5,7 @@ import type { InputStream } from '../../cli/deps.js';
 import { CliError, ExitCode, usageError } from '../../cli/errors.js';
 import { STDIN } from '../../cli/stdin.js';
 import { notRegular } from '../../files/user-file.js';
-import { parseRecord, type RecordedDelivery } from '../../protocol/record.js';
+import { parseRecordLine, type RecordLine } from '../../protocol/record-line.js';
 
 /** A record file checked whole: how many records the filter chose, and those records again, to send. */
 export interface CheckedRecords {
@@ -14,7 +14,7 @@ export interface CheckedRecords {
   /** How many records the filter chose. */
   count: number;
   /** The chosen records again, in the order of the file. */
-  chosen(): AsyncIterable<RecordedDelivery>;
+  chosen(): AsyncIterable<RecordLine>;
   close(): Promise<void>;
 }
 
@@ -39,7 +39,7 @@ const CHUNK_BYTES = 1 << 20;
  */
 export async function checkRecordFile(
   file: string,
-  choose: (record: RecordedDelivery) => boolean,
+  choose: (record: RecordLine) => boolean,
   limits: ReadLimits = {},
   stdin?: InputStream,
 ): Promise<CheckedRecords> {
@@ -95,11 +95,11 @@ async function openRecordFile(file: string): Promise<FileHandle> {
 }
 
 /** Records piped in on stdin (`-`): read once, the chosen ones kept to be sent. */
-async function checkPipedRecords(stdin: InputStream | undefined, choose: (record: RecordedDelivery) => boolean, limits: ReadLimits): Promise<CheckedRecords> {
+async function checkPipedRecords(stdin: InputStream | undefined, choose: (record: RecordLine) => boolean, limits: ReadLimits): Promise<CheckedRecords> {
   if (stdin === undefined || stdin.isTTY) {
     throw usageError('replay - reads records from stdin, which is a terminal: pipe them in (zcat f.ndjson.gz | whsvc replay - --to URL)');
   }
-  const kept: RecordedDelivery[] = [];
+  const kept: RecordLine[] = [];
   try {
     for await (const { record } of records('stdin', bytesOf(stdin), limits)) if (choose(record)) kept.push(record);
   } catch (error) {
@@ -117,9 +117,9 @@ async function* chosenAgain(
   file: string,
   handle: FileHandle,
   end: number,
-  choose: (record: RecordedDelivery) => boolean,
+  choose: (record: RecordLine) => boolean,
   limits: ReadLimits,
-): AsyncGenerator<RecordedDelivery> {
+): AsyncGenerator<RecordLine> {
   try {
     for await (const { record } of records(file, chunksOf(handle, limits.chunkBytes ?? CHUNK_BYTES, end), limits)) if (choose(record)) yield record;
   } catch (error) {
@@ -133,7 +133,7 @@ async function* toAsync<T>(items: T[]): AsyncGenerator<T> {
 }
 
 /** The records in a stream of bytes, each with the offset just past its line; a bad line is a usage error `FILE:LINE: why`. */
-async function* records(file: string, chunks: AsyncIterable<Buffer>, limits: ReadLimits): AsyncGenerator<{ record: RecordedDelivery; endsAt: number }> {
+async function* records(file: string, chunks: AsyncIterable<Buffer>, limits: ReadLimits): AsyncGenerator<{ record: RecordLine; endsAt: number }> {
   const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   const maxLineBytes = limits.maxLineBytes ?? buffer.MAX_STRING_LENGTH;
   let number = 0;
@@ -151,7 +151,7 @@ async function* records(file: string, chunks: AsyncIterable<Buffer>, limits: Rea
       throw problem('not UTF-8 text');
     }
     if (decoded.trim() === '') continue;
-    const parsed = parseRecord(decoded);
+    const parsed = parseRecordLine(decoded);
     if ('problem' in parsed) throw problem(parsed.problem);
     yield { record: parsed, endsAt };
   }
