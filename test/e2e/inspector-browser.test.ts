@@ -5,7 +5,7 @@ import { trigger as triggerEvents } from '../helpers/cli.js';
 import { getToken, http, postEvent, postWebhook } from '../helpers/http.js';
 import { inProcessCliWith, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { step } from '../helpers/steps.js';
+import { GATHERED_TIMEOUT, step } from '../helpers/steps.js';
 
 // The inspector in a real headless Chromium (Debian's `chromium`, driven by
 // playwright-core), against `whsvc sandbox start` run in this process: it lists a
@@ -40,7 +40,7 @@ function startTestReceiver(): Promise<Receiver> {
   });
 }
 
-describe.skipIf(!available)('the inspector in headless Chromium', () => {
+describe.skipIf(!available)('the inspector in headless Chromium', { timeout: GATHERED_TIMEOUT }, () => {
   let sandbox: SandboxInProcess;
   let receiver: Receiver;
   let browser: Browser;
@@ -284,7 +284,7 @@ describe.skipIf(!available)('the inspector in headless Chromium', () => {
   });
 });
 
-describe.skipIf(!available)('the inspector with many webhooks', () => {
+describe.skipIf(!available)('the inspector with many webhooks', { timeout: GATHERED_TIMEOUT }, () => {
   let sandbox: SandboxInProcess;
   let browser: Browser;
   let token: string;

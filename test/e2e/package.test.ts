@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandboxProcess } from '../helpers/cli.js';
 import { startTlsFront } from '../helpers/proxy.js';
-import { step } from '../helpers/steps.js';
+import { GATHERED_TIMEOUT, step } from '../helpers/steps.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let workDir: string;
@@ -57,7 +57,7 @@ beforeAll(() => {
 
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
-describe('the published package', () => {
+describe('the published package', { timeout: GATHERED_TIMEOUT }, () => {
   it('holds only what runs (the launcher, the bundle, the README and package.json), and runs on each Node line engines accepts: --version and --help, the sandbox flow, an https service', async () => {
     await step('holds only what runs: the launcher, the bundle, the README and package.json', () => {
       const files = (globalThis as { packedFiles?: string[] }).packedFiles!;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WHSVC_BIN, cliWith, createWebhook, sandboxEnv, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { step } from '../helpers/steps.js';
+import { GATHERED_TIMEOUT, step } from '../helpers/steps.js';
 import { type Shown, type TmuxSession, hasTmux, shownInOneTerminal } from '../helpers/tmux.js';
 
 // Issue 35, "tables and lines that hold still", in a real terminal at the widths a user tries: the same command at
@@ -19,7 +19,7 @@ const describeInTerminal = hasTmux || process.env.CI ? describe : describe.skip;
 const WIDTHS = [60, 80, 100, 132] as const;
 const PATH = '/api/v2/webhooks/erp/invoices';
 
-describeInTerminal('screens that hold still, in a real terminal (tmux)', () => {
+describeInTerminal('screens that hold still, in a real terminal (tmux)', { timeout: GATHERED_TIMEOUT }, () => {
   let sandbox: SandboxProcess;
   let receiver: Receiver;
   let configDir: string;

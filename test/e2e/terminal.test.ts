@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WHSVC_BIN, cliWith, createWebhook, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { step } from '../helpers/steps.js';
+import { GATHERED_TIMEOUT, step } from '../helpers/steps.js';
 import { type Shown, TmuxSession, hasTmux, shownInOneTerminal } from '../helpers/tmux.js';
 import { shortId } from '../../src/render/width.js';
 
@@ -15,7 +15,7 @@ import { shortId } from '../../src/render/width.js';
 // CI installs tmux (.ci/run); elsewhere these tests need it on the machine.
 const describeInTerminal = hasTmux || process.env.CI ? describe : describe.skip;
 
-describeInTerminal('in a real terminal (tmux)', () => {
+describeInTerminal('in a real terminal (tmux)', { timeout: GATHERED_TIMEOUT }, () => {
   let sandbox: SandboxProcess;
   let receiver: Receiver;
   let configDir: string;

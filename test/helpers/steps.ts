@@ -10,3 +10,6 @@ export async function step(name: string, check: () => Promise<void> | void): Pro
     throw error;
   }
 }
+
+/** The time a test of several steps gets (vitest.config.ts gives one test 60 s): each step was once a test of its own. */
+export const GATHERED_TIMEOUT = 180_000;
