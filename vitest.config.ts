@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
 // Three layers (docs/build.md): unit (a module alone), integration (the sandbox built in-process on port 0, called over
-// HTTP), end-to-end (the built binary as a subprocess). Only the last needs dist/: it alone builds it first.
+// HTTP), end-to-end (the built binary as a subprocess). The last runs dist/: it builds it first. test/unit/bundle.test.ts
+// reads it as files, built again only when it is older than src/ (test/helpers/dist.ts).
 export default defineConfig({
   define: { WHSVC_VERSION: JSON.stringify(version) },
   test: {

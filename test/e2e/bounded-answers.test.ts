@@ -1,22 +1,27 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startListen, type CliResult } from '../helpers/cli.js';
 import { startEndlessServer, type EndlessServer } from '../helpers/endless.js';
+import { streamBody } from '../helpers/hostile-senders.js';
 
 // What only a whole process shows: a service or a receiver that answers without end (600 MB, 1.5 GB, streamed chunk by
-// chunk, never built whole) ends the command with its one line and its exit code, within a bounded memory: the peak
-// resident size of the whsvc process itself, which a preload reports as it exits.
+// chunk, never built whole) ends the command with its one line and its exit code, and a sender streaming 1.5 GB at
+// listen is answered 413, each within a bounded memory: the peak resident size of the whsvc process itself, which a
+// preload reports as it exits (or, for listen while it runs, its /proc status).
 
 const MB = 1_000_000;
 /** The issue's bound: under 300 MB for a 600 MB answer or a 1.5 GB one. */
 const MOST_RSS = 300 * MB;
 
-describe('answers without end', () => {
+/** The peak resident memory (VmHWM) of the test's own child so far, in bytes. */
+const peakOf = (pid: number) => Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+
+describe('answers and bodies without end', () => {
   let dir: string;
   let preload: string;
-  let server: EndlessServer | undefined;
+  const servers: EndlessServer[] = [];
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'whsvc-bounded-'));
@@ -27,11 +32,10 @@ describe('answers without end', () => {
       "process.on('exit', () => require('node:fs').writeFileSync(process.env.PEAK_OUT, String(process.resourceUsage().maxRSS * 1024)));\n",
     );
   });
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+    rmSync(dir, { recursive: true, force: true });
   });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   /** Runs whsvc; its result, and the peak of its resident memory in bytes. */
   async function measured(args: string[], name: string): Promise<CliResult & { peak: number }> {
@@ -48,8 +52,9 @@ describe('answers without end', () => {
     return { ...result, peak: Number(readFileSync(out, 'utf8')) };
   }
 
-  it('webhooks list --json against a 600 MB page: one line naming the limit and the flag, exit 1, under 300 MB', async () => {
-    server = await startEndlessServer({ total: 600 * MB, token: true });
+  async function listOfAPage600MB() {
+    const server = await startEndlessServer({ total: 600 * MB, token: true });
+    servers.push(server);
     const result = await measured(['webhooks', 'list', '--json', '--base-url', server.url], 'list');
     const message = 'the answer to GET /v1/webhooks is longer than 64MiB, the most whsvc reads: --max-answer-size (or WHSVC_MAX_ANSWER_SIZE) raises it';
     expect(result.code, result.stderr).toBe(1);
@@ -62,15 +67,33 @@ describe('answers without end', () => {
     expect(result.peak).toBeLessThan(MOST_RSS);
     // The rest was never asked for: whsvc hung up.
     expect(server.written()).toBeLessThan(600 * MB);
-  });
+  }
 
-  it('send to a receiver answering 1.5 GB: its 200 stands (exit 0), the cut is said, and memory does not grow', async () => {
-    server = await startEndlessServer({ total: 1500 * MB, contentType: 'text/plain' });
+  async function sendToAnAnswerOf1500MB() {
+    const server = await startEndlessServer({ total: 1500 * MB, contentType: 'text/plain' });
+    servers.push(server);
     const result = await measured(['send', `${server.url}/hooks`], 'send');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^answer +200 in \d+ ms$/m);
     expect(result.stdout).toMatch(/^answered +a+… \(truncated to its first 1024 bytes: the rest was not read\)$/m);
     expect(result.peak).toBeLessThan(MOST_RSS);
     expect(server.written()).toBeLessThan(1500 * MB);
+  }
+
+  async function listenUnderABodyOf1500MB() {
+    const listen = await startListen(['--secret', 'whsec_listen_bounds_e2e']);
+    const pid = listen.child.pid!;
+    // Looked at before each MiB sent: a listen that takes the body stops the sender once it is past the bound, not at 4.9 GB.
+    const sent = await streamBody(listen.url, 1_500 * MB, { declared: false, goOn: () => peakOf(pid) < MOST_RSS });
+    const peak = peakOf(pid);
+    expect(peak, `listen's peak: ${Math.round(peak / MB)} MB`).toBeLessThan(MOST_RSS);
+    expect(sent.status).toBe(413);
+    expect(await listen.stop()).toBe(130);
+    expect(listen.stderr()).toContain('whsvc listen: 1 request body over 1 MiB refused (413)\n');
+  }
+
+  it('webhooks list --json against a 600 MB page: one line naming the limit and the flag, exit 1; send to a receiver answering 1.5 GB: its 200 stands (exit 0), the cut is said; listen sent a 1.5 GB body: 413; each process under 300 MB all along', async () => {
+    // Three processes of their own, each measured alone: run side by side. listen's peak is read in /proc (Linux).
+    await Promise.all([listOfAPage600MB(), sendToAnAnswerOf1500MB(), ...(existsSync('/proc/self/status') ? [listenUnderABodyOf1500MB()] : [])]);
   });
 });

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandboxProcess } from '../helpers/cli.js';
 import { startTlsFront } from '../helpers/proxy.js';
+import { GATHERED_TIMEOUT, step } from '../helpers/steps.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let workDir: string;
@@ -56,111 +57,119 @@ beforeAll(() => {
 
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
-describe('the published package', () => {
-  it('holds only what runs: the launcher, the bundle, the README and package.json', () => {
-    const files = (globalThis as { packedFiles?: string[] }).packedFiles!;
-    expect(files).toContain('bin/whsvc.cjs');
-    expect(files).toContain('dist/main.js');
-    expect(files).toContain('package.json');
-    expect(files).toContain('README.md');
-    expect(files.filter((f) => !/^(bin\/|dist\/|package\.json$|README\.md$|LICENSE$)/.test(f))).toEqual([]);
-    expect(files.some((f) => f.endsWith('.map') || f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
-  });
-});
+describe('the published package', { timeout: GATHERED_TIMEOUT }, () => {
+  it('holds only what runs (the launcher, the bundle, the README and package.json), and runs on each Node line engines accepts: --version and --help, the sandbox flow, an https service', async () => {
+    await step('holds only what runs: the launcher, the bundle, the README and package.json', () => {
+      const files = (globalThis as { packedFiles?: string[] }).packedFiles!;
+      expect(files).toContain('bin/whsvc.cjs');
+      expect(files).toContain('dist/main.js');
+      expect(files).toContain('package.json');
+      expect(files).toContain('README.md');
+      expect(files.filter((f) => !/^(bin\/|dist\/|package\.json$|README\.md$|LICENSE$)/.test(f))).toEqual([]);
+      expect(files.some((f) => f.endsWith('.map') || f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
+    });
+    // Each Node line at once: its own sandboxes, config dirs and files.
+    await Promise.all(
+      NODES.map(async (node) => {
+        const version = versionOf(node);
+        const installed = (args: string[], options?: { input?: string; env?: Record<string, string> }) => installedOn(node, args, options);
+        const spawnInstalled = (args: string[]) => spawn(node, [installedLauncher, ...args]);
 
-describe.each(NODES.map((node) => [versionOf(node), node]))('the installed package on Node %s', (version, node) => {
-  const installed = (args: string[], options?: { input?: string; env?: Record<string, string> }) => installedOn(node, args, options);
-  const spawnInstalled = (args: string[]) => spawn(node, [installedLauncher, ...args]);
-
-  it('runs --version and --help', async () => {
-    const version = await installed(['--version']);
-    expect(version.code).toBe(0);
-    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
-    const help = await installed(['--help']);
-    expect(help.code).toBe(0);
-    expect(help.stdout).toContain('webhooks');
-    expect(help.stdout).toContain('Examples:');
-    expect(readdirSync(workDir).some((f) => f.endsWith('.tgz'))).toBe(true);
-  });
-
-  it('runs the sandbox flow from the installed package: listen, create with the secret captured, trigger, verified', async () => {
-    // With --data-dir: node:sqlite must work (and keep quiet) on each Node line too.
-    const dataDir = join(workDir, `sandbox-${version}`);
-    const sandbox = spawnInstalled(['sandbox', 'start', '--port', '0', '--json', '--quiet', '--data-dir', dataDir]);
-    let sandboxStderr = '';
-    sandbox.stderr.on('data', (c: Buffer) => (sandboxStderr += c));
-    const sandboxClosed = new Promise((resolve) => sandbox.on('close', resolve));
-    try {
-      const info = await new Promise<{ base_url: string; client_id: string; client_secret: string }>((resolve, reject) => {
-        let out = '';
-        sandbox.stdout.on('data', (c: Buffer) => {
-          out += c;
-          if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
+        await step(`on Node ${version}: runs --version and --help`, async () => {
+          const printed = await installed(['--version']);
+          expect(printed.code).toBe(0);
+          expect(printed.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+          const help = await installed(['--help']);
+          expect(help.code).toBe(0);
+          expect(help.stdout).toContain('webhooks');
+          expect(help.stdout).toContain('Examples:');
+          expect(readdirSync(workDir).some((f) => f.endsWith('.tgz'))).toBe(true);
         });
-        sandbox.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
-      });
-      const env = {
-        WHSVC_CONFIG_DIR: join(workDir, `config-${version}`),
-        WHSVC_BASE_URL: info.base_url,
-        WHSVC_CLIENT_ID: info.client_id,
-        WHSVC_CLIENT_SECRET: info.client_secret,
-      };
-      const secretFile = join(workDir, `whsec-${version}.txt`);
-      const listener = spawnInstalled(['listen', '--port', '0', '--secret-file', secretFile, '--count', '1', '--timeout', '60']);
-      let listenOut = '';
-      listener.stdout.on('data', (c: Buffer) => (listenOut += c));
-      const url = await new Promise<string>((resolve) => {
-        let err = '';
-        listener.stderr.on('data', (c: Buffer) => {
-          err += c;
-          const match = /ready at (\S+)/.exec(err);
-          if (match) resolve(match[1]!);
-        });
-      });
-      const listened = new Promise<number | null>((resolve) => listener.on('exit', resolve));
-      const created = await installed(['webhooks', 'create', '--url', url, '--events', 'invoice.paid', '--secret-file', secretFile], { env });
-      expect(created.code, created.stderr).toBe(0);
-      // jq (WebAssembly, in a chunk of its own) and js-yaml ship in the bundle and run on this Node line too.
-      const counted = await installed(['webhooks', 'list', '--jq', '.data | length'], { env });
-      expect(counted.stdout, counted.stderr).toBe('1\n');
-      const declared = join(workDir, `webhooks-${version}.yaml`);
-      writeFileSync(declared, `# as created above\nwebhooks:\n  - url: ${url}\n    events: [invoice.paid]\n`);
-      const applied = await installed(['webhooks', 'apply', '-f', declared, '--dry-run'], { env });
-      expect(applied.stdout, applied.stderr).toContain("No changes: the account's webhooks are as");
-      expect((await installed(['sandbox', 'trigger', 'invoice.paid'], { env })).code).toBe(0);
-      expect(await listened).toBe(0);
-      expect(listenOut).toMatch(/invoice\.paid\s+dlv_\w+ #1\s+signature verified\s+-> 200/);
-    } finally {
-      sandbox.kill('SIGTERM');
-    }
-    await sandboxClosed;
-    // Node 22 calls node:sqlite experimental: the sandbox does not pass that on to its user.
-    expect(sandboxStderr).toContain('whsvc sandbox ready at');
-    expect(sandboxStderr).not.toMatch(/Warning/);
-    // Closed cleanly: the store's connection, the last, took the log away.
-    expect(existsSync(join(dataDir, 'sandbox.db'))).toBe(true);
-    expect(existsSync(join(dataDir, 'sandbox.db-wal'))).toBe(false);
-  });
 
-  it('talks to an https service (a private CA through NODE_EXTRA_CA_CERTS): token, list, create', async () => {
-    const sandbox = await startSandboxProcess(['--quiet']);
-    const front = await startTlsFront(sandbox.info.base_url);
-    try {
-      const env = {
-        WHSVC_CONFIG_DIR: join(workDir, `config-https-${version}`),
-        WHSVC_BASE_URL: front.url,
-        WHSVC_CLIENT_ID: sandbox.info.client_id,
-        WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
-        NODE_EXTRA_CA_CERTS: front.caFile,
-      };
-      const created = await installed(['webhooks', 'create', '--url', 'https://example.com/hooks', '--events', 'invoice.paid', '--json'], { env });
-      expect(created.code, created.stderr).toBe(0);
-      const listed = await installed(['webhooks', 'list', '--json'], { env });
-      expect(listed.code, listed.stderr).toBe(0);
-      expect(JSON.parse(listed.stdout).data.map((w: { id: string }) => w.id)).toEqual([JSON.parse(created.stdout).id]);
-    } finally {
-      await front.close();
-      await sandbox.stop();
-    }
+        await step(
+          `on Node ${version}: runs the sandbox flow from the installed package: listen, create with the secret captured, trigger, verified`,
+          async () => {
+            // With --data-dir: node:sqlite must work (and keep quiet) on each Node line too.
+            const dataDir = join(workDir, `sandbox-${version}`);
+            const sandbox = spawnInstalled(['sandbox', 'start', '--port', '0', '--json', '--quiet', '--data-dir', dataDir]);
+            let sandboxStderr = '';
+            sandbox.stderr.on('data', (c: Buffer) => (sandboxStderr += c));
+            const sandboxClosed = new Promise((resolve) => sandbox.on('close', resolve));
+            try {
+              const info = await new Promise<{ base_url: string; client_id: string; client_secret: string }>((resolve, reject) => {
+                let out = '';
+                sandbox.stdout.on('data', (c: Buffer) => {
+                  out += c;
+                  if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
+                });
+                sandbox.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
+              });
+              const env = {
+                WHSVC_CONFIG_DIR: join(workDir, `config-${version}`),
+                WHSVC_BASE_URL: info.base_url,
+                WHSVC_CLIENT_ID: info.client_id,
+                WHSVC_CLIENT_SECRET: info.client_secret,
+              };
+              const secretFile = join(workDir, `whsec-${version}.txt`);
+              const listener = spawnInstalled(['listen', '--port', '0', '--secret-file', secretFile, '--count', '1', '--timeout', '60']);
+              let listenOut = '';
+              listener.stdout.on('data', (c: Buffer) => (listenOut += c));
+              const url = await new Promise<string>((resolve) => {
+                let err = '';
+                listener.stderr.on('data', (c: Buffer) => {
+                  err += c;
+                  const match = /ready at (\S+)/.exec(err);
+                  if (match) resolve(match[1]!);
+                });
+              });
+              const listened = new Promise<number | null>((resolve) => listener.on('exit', resolve));
+              const created = await installed(['webhooks', 'create', '--url', url, '--events', 'invoice.paid', '--secret-file', secretFile], { env });
+              expect(created.code, created.stderr).toBe(0);
+              // jq (WebAssembly, in a chunk of its own) and js-yaml ship in the bundle and run on this Node line too.
+              const counted = await installed(['webhooks', 'list', '--jq', '.data | length'], { env });
+              expect(counted.stdout, counted.stderr).toBe('1\n');
+              const declared = join(workDir, `webhooks-${version}.yaml`);
+              writeFileSync(declared, `# as created above\nwebhooks:\n  - url: ${url}\n    events: [invoice.paid]\n`);
+              const applied = await installed(['webhooks', 'apply', '-f', declared, '--dry-run'], { env });
+              expect(applied.stdout, applied.stderr).toContain("No changes: the account's webhooks are as");
+              expect((await installed(['sandbox', 'trigger', 'invoice.paid'], { env })).code).toBe(0);
+              expect(await listened).toBe(0);
+              expect(listenOut).toMatch(/invoice\.paid\s+dlv_\w+ #1\s+signature verified\s+-> 200/);
+            } finally {
+              sandbox.kill('SIGTERM');
+            }
+            await sandboxClosed;
+            // Node 22 calls node:sqlite experimental: the sandbox does not pass that on to its user.
+            expect(sandboxStderr).toContain('whsvc sandbox ready at');
+            expect(sandboxStderr).not.toMatch(/Warning/);
+            // Closed cleanly: the store's connection, the last, took the log away.
+            expect(existsSync(join(dataDir, 'sandbox.db'))).toBe(true);
+            expect(existsSync(join(dataDir, 'sandbox.db-wal'))).toBe(false);
+          },
+        );
+
+        await step(`on Node ${version}: talks to an https service (a private CA through NODE_EXTRA_CA_CERTS): token, list, create`, async () => {
+          const sandbox = await startSandboxProcess(['--quiet']);
+          const front = await startTlsFront(sandbox.info.base_url);
+          try {
+            const env = {
+              WHSVC_CONFIG_DIR: join(workDir, `config-https-${version}`),
+              WHSVC_BASE_URL: front.url,
+              WHSVC_CLIENT_ID: sandbox.info.client_id,
+              WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
+              NODE_EXTRA_CA_CERTS: front.caFile,
+            };
+            const created = await installed(['webhooks', 'create', '--url', 'https://example.com/hooks', '--events', 'invoice.paid', '--json'], { env });
+            expect(created.code, created.stderr).toBe(0);
+            const listed = await installed(['webhooks', 'list', '--json'], { env });
+            expect(listed.code, listed.stderr).toBe(0);
+            expect(JSON.parse(listed.stdout).data.map((w: { id: string }) => w.id)).toEqual([JSON.parse(created.stdout).id]);
+          } finally {
+            await front.close();
+            await sandbox.stop();
+          }
+        });
+      }),
+    );
   });
 });

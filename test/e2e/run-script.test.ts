@@ -46,11 +46,9 @@ function run(): { done: Promise<{ code: number | null; stderr: string }>; said: 
 }
 
 describe('./run', () => {
-  it('says nothing when nobody else holds the lock', async () => {
+  it('says nothing when nobody else holds the lock; says it waits while another ./run installs, then goes on once that one is done', async () => {
     expect(await run().done).toEqual({ code: 0, stderr: '' });
-  });
 
-  it('says it waits while another ./run installs, then goes on once that one is done', async () => {
     // Another ./run, installing: it holds the lock until told to stop.
     const holder = spawn('flock', [join(dir, '.cache', 'run.lock'), 'sh', '-c', 'echo held; read line'], { stdio: ['pipe', 'pipe', 'inherit'] });
     await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));

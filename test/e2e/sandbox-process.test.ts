@@ -106,7 +106,7 @@ describe('whsvc sandbox start, as a process', () => {
 
   // In a process of its own: Node's recursive mkdirSync loops for good on such a path, which in-process would hang the
   // test runner itself rather than fail.
-  it.runIf(process.platform === 'linux')('a --data-dir where no directory can be made is one line, exit 1', async () => {
+  it.runIf(process.platform === 'linux')('a --data-dir where no directory can be made is a usage error, one line, exit 2', async () => {
     const underProc = await runCli(['sandbox', 'start', '--port', '0', '--quiet', '--data-dir', '/proc/whsvc-nope/data'], { timeoutMs: 20_000 });
     expect(underProc.code).toBe(2);
     expect(underProc.stderr).toMatch(/^whsvc: --data-dir \/proc\/whsvc-nope\/data cannot be written into: /);

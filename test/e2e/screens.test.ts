@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WHSVC_BIN, cliWith, createWebhook, sandboxEnv, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { TmuxSession, hasTmux } from '../helpers/tmux.js';
+import { GATHERED_TIMEOUT, step } from '../helpers/steps.js';
+import { type Shown, type TmuxSession, hasTmux, shownInOneTerminal } from '../helpers/tmux.js';
 
 // Issue 35, "tables and lines that hold still", in a real terminal at the widths a user tries: the same command at
 // the same width shows the same columns whatever the rows, ids whole or in their one short form, hosts whole, no
@@ -18,7 +19,7 @@ const describeInTerminal = hasTmux || process.env.CI ? describe : describe.skip;
 const WIDTHS = [60, 80, 100, 132] as const;
 const PATH = '/api/v2/webhooks/erp/invoices';
 
-describeInTerminal('screens that hold still, in a real terminal (tmux)', () => {
+describeInTerminal('screens that hold still, in a real terminal (tmux)', { timeout: GATHERED_TIMEOUT }, () => {
   let sandbox: SandboxProcess;
   let receiver: Receiver;
   let configDir: string;
@@ -76,93 +77,102 @@ describeInTerminal('screens that hold still, in a real terminal (tmux)', () => {
     rmSync(configDir, { recursive: true, force: true });
   });
 
-  /** The command's lines on a terminal `columns` wide, unwrapped (a line longer than the terminal shows whole), and its exit code. */
-  const screen = async (args: string, columns: number) => {
-    const session = new TmuxSession(`${process.execPath} ${WHSVC_BIN} ${args}`, { ...env(), TERM: 'xterm-256color', NO_COLOR: '1' }, { columns, rows: 100 });
+  /** The screens of `commands` (whsvc's arguments), run one after the other in one terminal `columns` wide (NO_COLOR). */
+  const screens = async (commands: string[], columns: number): Promise<Shown[]> => {
+    const { session, shown } = await shownInOneTerminal(
+      commands.map((args) => `${process.execPath} ${WHSVC_BIN} ${args}`),
+      { ...env(), TERM: 'xterm-256color', NO_COLOR: '1' },
+      { columns, rows: 100 },
+    );
     sessions.push(session);
-    await session.waitFor(/EXIT=\d+/);
-    const lines = session.screen(false, true).split('\n');
-    const end = lines.findIndex((line) => line.startsWith('EXIT='));
-    return { lines: lines.slice(0, end).filter((line) => line.trim() !== ''), code: Number(lines[end]!.slice('EXIT='.length)) };
+    return shown;
   };
   const titlesOf = (line: string) => line.trim().split(/ {2,}/);
   const ID = /^(dlv|wh)_[0-9a-f]{24}$/;
 
-  it('deliveries list: at each width the same columns for every webhook, ids whole, titles and words whole', async () => {
+  /** deliveries list: at each width the same columns for every webhook, ids whole, titles and words whole. */
+  const checkDeliveriesList = (columns: (typeof WIDTHS)[number], screenOf: (name: string) => Shown) => {
     const expected: Record<(typeof WIDTHS)[number], string[]> = {
       132: ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
       100: ['ID', 'EVENT', 'STATUS', 'CODE', 'CREATED'],
       80: ['ID', 'EVENT', 'STATUS', 'CODE'],
       60: ['ID', 'STATUS', 'CODE'],
     };
-    for (const columns of WIDTHS) {
-      for (const name of ['prod', 'staging', 'refused']) {
-        const { lines, code } = await screen(`deliveries list ${ids[name]}`, columns);
-        const shown = `${name} at ${columns}:\n${lines.join('\n')}`;
-        expect(code, shown).toBe(0);
-        expect(titlesOf(lines[0]!), shown).toEqual(expected[columns]);
-        for (const line of lines) expect(line.length, shown).toBeLessThanOrEqual(columns);
-        for (const row of lines.slice(1)) {
-          expect(row.split(' ')[0], shown).toMatch(ID);
-          // A relative time is never cut mid-word (`7 seconds a…`): compact, whole.
-          expect(row, shown).not.toMatch(/\d+ \w*…/);
-        }
-        if (name === 'refused') for (const row of lines.slice(1)) expect(row, shown).toMatch(/ {2}no answer( |$)/);
-        if (name === 'staging' && columns === 132)
-          expect(
-            lines.some((row) => / 2 of dlv_[0-9a-f]{24} /.test(row)),
-            shown,
-          ).toBe(true);
+    for (const name of ['prod', 'staging', 'refused']) {
+      const { lines, code } = screenOf(name);
+      const shown = `${name} at ${columns}:\n${lines.join('\n')}`;
+      expect(code, shown).toBe(0);
+      expect(titlesOf(lines[0]!), shown).toEqual(expected[columns]);
+      for (const line of lines) expect(line.length, shown).toBeLessThanOrEqual(columns);
+      for (const row of lines.slice(1)) {
+        expect(row.split(' ')[0], shown).toMatch(ID);
+        // A relative time is never cut mid-word (`7 seconds a…`): compact, whole.
+        expect(row, shown).not.toMatch(/\d+ \w*…/);
       }
+      if (name === 'refused') for (const row of lines.slice(1)) expect(row, shown).toMatch(/ {2}no answer( |$)/);
+      if (name === 'staging' && columns === 132)
+        expect(
+          lines.some((row) => / 2 of dlv_[0-9a-f]{24} /.test(row)),
+          shown,
+        ).toBe(true);
     }
-  });
+  };
 
-  it('webhooks health: a HEALTH column in words at every width (NO_COLOR), no data for an idle webhook, exit 1', async () => {
+  /** webhooks health: a HEALTH column in words at every width (NO_COLOR), no data for an idle webhook, exit 1. */
+  const checkHealth = (columns: (typeof WIDTHS)[number], { lines, code }: Shown) => {
     const expected: Record<(typeof WIDTHS)[number], string[]> = {
       132: ['ID', 'URL', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'LAST FAILED', 'CODE'],
       100: ['ID', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'LAST FAILED', 'CODE'],
       80: ['ID', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'CODE'],
       60: ['ID', 'HEALTH', 'DELIVERED'],
     };
-    for (const columns of WIDTHS) {
-      const { lines, code } = await screen('webhooks health', columns);
-      const shown = `at ${columns}:\n${lines.join('\n')}`;
-      expect(code, shown).toBe(1);
-      expect(titlesOf(lines[0]!), shown).toEqual(expected[columns]);
-      const row = (name: string) => lines.find((line) => line.startsWith(`${ids[name]} `)) ?? '';
-      expect(row('staging'), shown).toMatch(/ {2}unhealthy {2}0% of 3( |$)/);
-      expect(row('refused'), shown).toMatch(/ {2}unhealthy {2}0% of 2( |$)/);
-      expect(row('prod'), shown).toMatch(/ {2}healthy {4}100% of 3( |$)/);
-      expect(row('idle'), shown).toMatch(/ {2}no data {4}-( |$)/);
-      // The table's lines fit; the stderr line after it names the unhealthy ones (a terminal wraps it).
-      for (const line of lines.slice(0, 5)) expect(line.length, shown).toBeLessThanOrEqual(columns);
-      if (columns >= 80) expect(row('refused'), shown).toMatch(/ {2}no answer$/);
-      if (columns === 132) {
-        // The URL keeps its scheme and host: the production and the staging endpoint read apart.
-        expect(row('prod'), shown).toContain(`http://127.0.0.1:${new URL(receiver.url).port}/`);
-        expect(row('staging'), shown).toContain(`http://localhost:${new URL(receiver.url).port}/`);
-      }
+    const shown = `at ${columns}:\n${lines.join('\n')}`;
+    expect(code, shown).toBe(1);
+    expect(titlesOf(lines[0]!), shown).toEqual(expected[columns]);
+    const row = (name: string) => lines.find((line) => line.startsWith(`${ids[name]} `)) ?? '';
+    expect(row('staging'), shown).toMatch(/ {2}unhealthy {2}0% of 3( |$)/);
+    expect(row('refused'), shown).toMatch(/ {2}unhealthy {2}0% of 2( |$)/);
+    expect(row('prod'), shown).toMatch(/ {2}healthy {4}100% of 3( |$)/);
+    expect(row('idle'), shown).toMatch(/ {2}no data {4}-( |$)/);
+    // The table's lines fit; the stderr line after it names the unhealthy ones (a terminal wraps it).
+    for (const line of lines.slice(0, 5)) expect(line.length, shown).toBeLessThanOrEqual(columns);
+    if (columns >= 80) expect(row('refused'), shown).toMatch(/ {2}no answer$/);
+    if (columns === 132) {
+      // The URL keeps its scheme and host: the production and the staging endpoint read apart.
+      expect(row('prod'), shown).toContain(`http://127.0.0.1:${new URL(receiver.url).port}/`);
+      expect(row('staging'), shown).toContain(`http://localhost:${new URL(receiver.url).port}/`);
     }
-  });
+  };
 
-  it('webhooks list: the scheme and the host whole at every width, the path losing its middle', async () => {
+  /** webhooks list: the scheme and the host whole at every width, the path losing its middle. */
+  const checkList = (columns: (typeof WIDTHS)[number], { lines }: Shown) => {
     const port = new URL(receiver.url).port;
-    for (const columns of WIDTHS) {
-      const { lines } = await screen('webhooks list', columns);
-      const shown = `at ${columns}:\n${lines.join('\n')}`;
-      for (const line of lines) expect(line.length, shown).toBeLessThanOrEqual(columns);
-      expect(
-        lines.find((line) => line.includes(`http://127.0.0.1:${port}/`) && line.includes('/invoices')),
-        shown,
-      ).toBeDefined();
-      expect(
-        lines.find((line) => line.includes(`http://localhost:${port}/`) && line.includes('/invoices')),
-        shown,
-      ).toBeDefined();
-      expect(
-        lines.some((line) => line.includes('http://127.0.0.1:1/hooks')),
-        shown,
-      ).toBe(true);
+    const shown = `at ${columns}:\n${lines.join('\n')}`;
+    for (const line of lines) expect(line.length, shown).toBeLessThanOrEqual(columns);
+    expect(
+      lines.find((line) => line.includes(`http://127.0.0.1:${port}/`) && line.includes('/invoices')),
+      shown,
+    ).toBeDefined();
+    expect(
+      lines.find((line) => line.includes(`http://localhost:${port}/`) && line.includes('/invoices')),
+      shown,
+    ).toBeDefined();
+    expect(
+      lines.some((line) => line.includes('http://127.0.0.1:1/hooks')),
+      shown,
+    ).toBe(true);
+  };
+
+  it('at 60, 80, 100 and 132 columns, one terminal each: deliveries list, webhooks health and webhooks list, their columns and words whole', async () => {
+    const names = ['prod', 'staging', 'refused'];
+    const commands = [...names.map((name) => `deliveries list ${ids[name]}`), 'webhooks health', 'webhooks list'];
+    // The widths' terminals side by side: each its own session.
+    const byWidth = await Promise.all(WIDTHS.map((columns) => screens(commands, columns)));
+    for (const [i, columns] of WIDTHS.entries()) {
+      const shown = byWidth[i]!;
+      await step(`deliveries list at ${columns}`, () => checkDeliveriesList(columns, (name) => shown[names.indexOf(name)]!));
+      await step(`webhooks health at ${columns}`, () => checkHealth(columns, shown[3]!));
+      await step(`webhooks list at ${columns}`, () => checkList(columns, shown[4]!));
     }
   });
 });

@@ -4,13 +4,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WHSVC_BIN, cliWith, createWebhook, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { TmuxSession, hasTmux } from '../helpers/tmux.js';
+import { GATHERED_TIMEOUT, step } from '../helpers/steps.js';
+import { type Shown, TmuxSession, hasTmux, shownInOneTerminal } from '../helpers/tmux.js';
 import { shortId } from '../../src/render/width.js';
+
+// whsvc in a real terminal: its prompts answered, its prompts cut by Ctrl-C, and its tables and lines laid out for
+// the terminal's width. Each test walks several sessions in turn, each check a named step. --no-input on a terminal
+// asks nothing: test/unit/commands/webhooks/create-flags.test.ts (the factory refuses before its run could ask).
 
 // CI installs tmux (.ci/run); elsewhere these tests need it on the machine.
 const describeInTerminal = hasTmux || process.env.CI ? describe : describe.skip;
 
-describeInTerminal('in a real terminal (tmux)', () => {
+describeInTerminal('in a real terminal (tmux)', { timeout: GATHERED_TIMEOUT }, () => {
   let sandbox: SandboxProcess;
   let receiver: Receiver;
   let configDir: string;
@@ -38,143 +43,154 @@ describeInTerminal('in a real terminal (tmux)', () => {
     return session;
   };
 
-  it('login asks for the client id and a masked secret, and never shows it', async () => {
-    const session = open('login');
-    await session.waitFor(/Client ID/);
-    session.type(sandbox.info.client_id);
-    session.press('Enter');
-    await session.waitFor(/Client secret/);
-    session.type(sandbox.info.client_secret);
-    await session.waitFor(/\*{10,}/);
-    expect(session.screen()).not.toContain(sandbox.info.client_secret);
-    session.press('Enter');
-    const screen = await session.waitFor(/EXIT=\d+/);
-    expect(screen).toContain('EXIT=0');
-    expect(screen).toContain(`Logged in to ${sandbox.info.base_url} as ${sandbox.info.client_id}`);
-    expect(screen).not.toContain(sandbox.info.client_secret);
-  });
-
-  it('webhooks create asks for the url and offers the catalog as a checklist; colour on the terminal', async () => {
-    const session = open('webhooks create');
-    await session.waitFor(/Endpoint URL/);
-    session.type('not a url');
-    session.press('Enter');
-    await session.waitFor(/the URL must not contain spaces/);
-    session.press('C-u');
-    // A URL the service would refuse is asked again, before the checklist (whose answers it would lose).
-    session.type('http://example.com/hooks');
-    session.press('Enter');
-    await session.waitFor(/the URL must use https/);
-    session.press('C-u');
-    session.type(`${receiver.url}/tty`);
-    session.press('Enter');
-    const checklist = await session.waitFor(/Events to subscribe to/);
-    expect(checklist).toContain('invoice.paid');
-    expect(checklist).toContain('product.updated');
-    session.press('Space');
-    session.press('Enter');
-    const screen = await session.waitFor(/EXIT=\d+/);
-    expect(screen).toContain('EXIT=0');
-    expect(screen).toMatch(/events\s+product\.updated/);
-    // The checklist's answer line names the type chosen, not its description.
-    expect(screen).toMatch(/Events to subscribe to product\.updated$/m);
-    expect(screen).not.toContain('(products:');
-    expect(screen).toMatch(/signing secret\s+whsec_/);
-    // Colour reaches a terminal (and only a terminal: the subprocess tests see none).
-    expect(session.screen(true)).toMatch(/\u001b\[[0-9;]*m/);
-  });
-
-  it('--no-input never prompts, even on a terminal', async () => {
-    const session = open('webhooks create --no-input');
-    const screen = await session.waitFor(/EXIT=\d+/);
-    expect(screen).toContain('EXIT=2');
-    expect(screen).toContain('--url is required (prompts are off');
-    expect(screen).not.toContain('Endpoint URL');
-  });
-
-  it('webhooks delete asks to confirm on a terminal', async () => {
-    const created = await fetch(`${sandbox.info.base_url}/v1/oauth/token`, {
+  const token = () =>
+    fetch(`${sandbox.info.base_url}/v1/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ grant_type: 'client_credentials', client_id: sandbox.info.client_id, client_secret: sandbox.info.client_secret }),
     }).then((r) => r.json() as Promise<{ access_token: string }>);
-    const webhook = await fetch(`${sandbox.info.base_url}/v1/webhooks`, {
+
+  /** A webhook made on the service directly, to the receiver at `path`. */
+  const postWebhook = async (path: string, events: string[]) => {
+    const { access_token } = await token();
+    return fetch(`${sandbox.info.base_url}/v1/webhooks`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${created.access_token}` },
-      body: JSON.stringify({ url: `${receiver.url}/del`, events: ['invoice.paid'] }),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
+      body: JSON.stringify({ url: `${receiver.url}${path}`, events }),
     }).then((r) => r.json() as Promise<{ id: string }>);
-    const session = open(`webhooks delete ${webhook.id}`);
-    // Named by its URL too, which is how people know it.
-    await session.waitFor(new RegExp(`Delete webhook ${webhook.id} \\(${receiver.url.replace(/[.]/g, '\\.')}/del\\)\\?`));
-    session.type('y');
-    session.press('Enter');
-    const screen = await session.waitFor(/EXIT=\d+/);
-    expect(screen).toContain('EXIT=0');
-    expect(screen).toContain(`Deleted webhook ${webhook.id}`);
-  });
+  };
 
-  describe('on a 60-column terminal', () => {
-    const narrow = (args: string, columns = 60) => {
-      const session = new TmuxSession(
-        `${process.execPath} ${WHSVC_BIN} ${args}`,
-        {
-          WHSVC_CONFIG_DIR: configDir,
-          WHSVC_BASE_URL: sandbox.info.base_url,
-          WHSVC_CLIENT_ID: sandbox.info.client_id,
-          WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
-          TERM: 'xterm-256color',
-          NO_COLOR: '1',
-        },
-        { columns, rows: 200 },
-      );
-      sessions.push(session);
-      return session;
-    };
-    /** The command's lines, unwrapped: any longer than 60 columns was wrapped by the terminal. */
-    const outputOf = async (session: TmuxSession) => {
-      await session.waitFor(/EXIT=\d+/);
-      const lines = session.screen(false, true).split('\n');
-      return lines
-        .slice(
-          0,
-          lines.findIndex((line) => line.startsWith('EXIT=')),
-        )
-        .filter((line) => line.trim() !== '');
-    };
-
-    it('webhooks list --all: rows fit, long cells end in …, ids in their short form (hosts whole), every page under one header', async () => {
-      const { access_token } = await fetch(`${sandbox.info.base_url}/v1/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ grant_type: 'client_credentials', client_id: sandbox.info.client_id, client_secret: sandbox.info.client_secret }),
-      }).then((r) => r.json() as Promise<{ access_token: string }>);
-      const ids: string[] = [];
-      for (const path of ['/w', '/a-much-longer-path/for/a/webhook/that/will/not/fit', '/x', '/another/long/path/on/the/third/page/of/it']) {
-        const created = await fetch(`${sandbox.info.base_url}/v1/webhooks`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
-          body: JSON.stringify({ url: `${receiver.url}${path}`, events: ['invoice.paid', 'sales_order.created'] }),
-        }).then((r) => r.json() as Promise<{ id: string }>);
-        ids.push(created.id);
-      }
-      const lines = await outputOf(narrow('webhooks list --all --limit 2'));
-      expect(lines.filter((line) => line.startsWith('ID '))).toHaveLength(1);
-      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(60);
-      for (const id of ids) expect(lines.some((line) => line.startsWith(`${shortId(id)} `))).toBe(true);
-      expect(lines.some((line) => line.includes('…'))).toBe(true);
-      // Every row's STATUS starts where the header's does, whichever page it came on.
-      const statusColumn = lines[0]!.indexOf('STATUS');
-      for (const line of lines.slice(1)) expect(line.slice(statusColumn), line).toMatch(/^(active|paused)( |$)/);
+  it('asks on a terminal: login the client id and a masked secret, never shown; webhooks create the url and the events as a checklist, in colour; webhooks delete to confirm', async () => {
+    await step('login asks for the client id and a masked secret, and never shows it', async () => {
+      const session = open('login');
+      await session.waitFor(/Client ID/);
+      session.type(sandbox.info.client_id);
+      session.press('Enter');
+      await session.waitFor(/Client secret/);
+      session.type(sandbox.info.client_secret);
+      await session.waitFor(/\*{10,}/);
+      expect(session.screen()).not.toContain(sandbox.info.client_secret);
+      session.press('Enter');
+      const screen = await session.waitFor(/EXIT=\d+/);
+      expect(screen).toContain('EXIT=0');
+      expect(screen).toContain(`Logged in to ${sandbox.info.base_url} as ${sandbox.info.client_id}`);
+      expect(screen).not.toContain(sandbox.info.client_secret);
     });
 
-    it('deliveries list at 80 columns: rows fit; the id and the status with its retry due whole', async () => {
-      receiver.respondWith = (request) => (request.path === '/narrow-down' ? 500 : 200);
-      try {
-        const cli = cliWith(sandboxEnv(sandbox.info, configDir));
-        const webhookId = (await createWebhook(cli, `${receiver.url}/narrow-down`)).id;
-        const first = JSON.parse((await cli(['test', webhookId, '--json'])).stdout);
-        expect((await cli(['deliveries', 'retry', first.id])).code).toBe(1);
-        const lines = await outputOf(narrow(`deliveries list ${webhookId}`, 80));
+    await step('webhooks create asks for the url and offers the catalog as a checklist; colour on the terminal', async () => {
+      const session = open('webhooks create');
+      await session.waitFor(/Endpoint URL/);
+      session.type('not a url');
+      session.press('Enter');
+      await session.waitFor(/the URL must not contain spaces/);
+      session.press('C-u');
+      // A URL the service would refuse is asked again, before the checklist (whose answers it would lose).
+      session.type('http://example.com/hooks');
+      session.press('Enter');
+      await session.waitFor(/the URL must use https/);
+      session.press('C-u');
+      session.type(`${receiver.url}/tty`);
+      session.press('Enter');
+      const checklist = await session.waitFor(/Events to subscribe to/);
+      expect(checklist).toContain('invoice.paid');
+      expect(checklist).toContain('product.updated');
+      session.press('Space');
+      session.press('Enter');
+      const screen = await session.waitFor(/EXIT=\d+/);
+      expect(screen).toContain('EXIT=0');
+      expect(screen).toMatch(/events\s+product\.updated/);
+      // The checklist's answer line names the type chosen, not its description.
+      expect(screen).toMatch(/Events to subscribe to product\.updated$/m);
+      expect(screen).not.toContain('(products:');
+      expect(screen).toMatch(/signing secret\s+whsec_/);
+      // Colour reaches a terminal (and only a terminal: the subprocess tests see none).
+      expect(session.screen(true)).toMatch(/\u001b\[[0-9;]*m/);
+    });
+
+    await step('webhooks delete asks to confirm on a terminal', async () => {
+      const webhook = await postWebhook('/del', ['invoice.paid']);
+      const session = open(`webhooks delete ${webhook.id}`);
+      // Named by its URL too, which is how people know it.
+      await session.waitFor(new RegExp(`Delete webhook ${webhook.id} \\(${receiver.url.replace(/[.]/g, '\\.')}/del\\)\\?`));
+      session.type('y');
+      session.press('Enter');
+      const screen = await session.waitFor(/EXIT=\d+/);
+      expect(screen).toContain('EXIT=0');
+      expect(screen).toContain(`Deleted webhook ${webhook.id}`);
+    });
+  });
+
+  it('at 80 and 60 columns: webhooks list --all, deliveries list, deliveries tail and listen, events and --help fit, ids short or whole as the width allows, statuses whole', async () => {
+    const env = {
+      WHSVC_CONFIG_DIR: configDir,
+      WHSVC_BASE_URL: sandbox.info.base_url,
+      WHSVC_CLIENT_ID: sandbox.info.client_id,
+      WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
+      TERM: 'xterm-256color',
+      NO_COLOR: '1',
+    };
+    const whsvc = (args: string) => `${process.execPath} ${WHSVC_BIN} ${args}`;
+    /** What each of `commands` (whsvc's arguments) showed, run one after the other in one terminal `columns` wide. */
+    const shownAt = async (columns: number, commands: string[]): Promise<Shown[]> => {
+      const { session, shown } = await shownInOneTerminal(commands.map(whsvc), env, { columns, rows: 200 });
+      sessions.push(session);
+      return shown;
+    };
+    const cli = cliWith(sandboxEnv(sandbox.info, configDir));
+
+    // Four webhooks, two of them with URLs too long for 60 columns, listed two to a page.
+    const ids: string[] = [];
+    for (const path of ['/w', '/a-much-longer-path/for/a/webhook/that/will/not/fit', '/x', '/another/long/path/on/the/third/page/of/it']) {
+      ids.push((await postWebhook(path, ['invoice.paid', 'sales_order.created'])).id);
+    }
+
+    // listen at 80, in a terminal of its own: it waits for two deliveries.
+    const secretFile = join(configDir, 'listen-80.txt');
+    const listen = new TmuxSession(whsvc(`listen --port 0 --secret-file ${secretFile} --count 2 --timeout 60`), env, { columns: 80, rows: 200 });
+    sessions.push(listen);
+    const ready = await listen.waitFor(/ready at (http:\/\/\S+)/);
+    const listenUrl = /ready at (http:\/\/\S+)/.exec(ready)![1]!;
+    const webhookId = (await createWebhook(cli, `${listenUrl}/hooks`, 'invoice.paid,production_order.completed', ['--secret-file', secretFile])).id;
+    for (const event of ['invoice.paid', 'production_order.completed']) expect((await cli(['test', webhookId, '--event', event])).code).toBe(0);
+    await listen.waitFor(/EXIT=\d+/);
+    const listened = listen.screen(false, true).split('\n');
+    const received = listened.filter((line) => /^\d\d:\d\d:\d\d {2}/.test(line));
+    await step('listen at 80', () => {
+      expect(received, listened.join('\n')).toHaveLength(2);
+      for (const line of received) expect(line.length, line).toBeLessThanOrEqual(80);
+      for (const line of received) expect(line).toMatch(/ dlv_\S*…\S* #1 +signature verified +-> 200( |$)/);
+    });
+
+    // A delivery failed and retried by hand, and one that failed with its retry due: the longest statuses shown, whole.
+    receiver.respondWith = (request) => (request.path === '/narrow-down' || request.path === '/tail-80' ? 500 : 200);
+    try {
+      const failedId = (await createWebhook(cli, `${receiver.url}/narrow-down`)).id;
+      const first = JSON.parse((await cli(['test', failedId, '--json'])).stdout);
+      expect((await cli(['deliveries', 'retry', first.id])).code).toBe(1);
+      const failing = (await createWebhook(cli, `${receiver.url}/tail-80`, 'production_order.completed')).id;
+      expect((await cli(['test', failing, '--event', 'production_order.completed'])).code).toBe(1);
+      const tail = `deliveries tail --webhook ${webhookId} --webhook ${failing} --since 1h --count 3`;
+
+      const [at80, at60] = await Promise.all([
+        shownAt(80, [`deliveries list ${failedId}`, tail]),
+        shownAt(60, ['webhooks list --all --limit 2', `deliveries list ${failedId}`, tail, 'events', '--help', 'webhooks create --help']),
+      ]);
+      const [list80, tail80] = at80.map((shown) => shown.lines);
+      const [webhooks60, list60, tail60, events60, help60, createHelp60] = at60.map((shown) => shown.lines);
+
+      await step('webhooks list --all at 60: rows fit, long cells end in …, ids in their short form (hosts whole), every page under one header', () => {
+        const lines = webhooks60!;
+        expect(lines.filter((line) => line.startsWith('ID '))).toHaveLength(1);
+        for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(60);
+        for (const id of ids) expect(lines.some((line) => line.startsWith(`${shortId(id)} `))).toBe(true);
+        expect(lines.some((line) => line.includes('…'))).toBe(true);
+        // Every row's STATUS starts where the header's does, whichever page it came on.
+        const statusColumn = lines[0]!.indexOf('STATUS');
+        for (const line of lines.slice(1)) expect(line.slice(statusColumn), line).toMatch(/^(active|paused)( |$)/);
+      });
+
+      await step('deliveries list at 80 columns: rows fit; the id and the status with its retry due whole', () => {
+        const lines = list80!;
         // The columns follow from the width alone: at 80, EVENT stays, though every attempt here is of invoice.paid.
         expect(lines[0]).toMatch(/^ID +EVENT +STATUS +CODE$/);
         for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
@@ -184,8 +200,10 @@ describeInTerminal('in a real terminal (tmux)', () => {
           lines.some((line) => / +failed · retry due +500( |$)/.test(line)),
           lines.join('\n'),
         ).toBe(true);
-        // At 60 columns the attempt, the time and the event type are left out rather than wrap the rows or cut the status.
-        const narrowest = await outputOf(narrow(`deliveries list ${webhookId}`, 60));
+      });
+
+      await step('deliveries list at 60 columns: the attempt, the time and the event type are left out rather than wrap the rows or cut the status', () => {
+        const narrowest = list60!;
         expect(narrowest[0], narrowest.join('\n')).toMatch(/^ID +(EVENT +)?STATUS +CODE( +CREAT\S*)?$/);
         for (const line of narrowest) expect(line.length, line).toBeLessThanOrEqual(60);
         expect(narrowest.find((line) => line.startsWith(`${first.id} `))).toMatch(/ failed +500( |$)/);
@@ -193,31 +211,10 @@ describeInTerminal('in a real terminal (tmux)', () => {
           narrowest.some((line) => / failed · retry due +500( |$)/.test(line)),
           narrowest.join('\n'),
         ).toBe(true);
-      } finally {
-        receiver.respondWith = () => 200;
-      }
-    });
+      });
 
-    it('deliveries tail and listen at 80 columns: each line fits, the ids lose their middle, the status stays whole', async () => {
-      const cli = cliWith(sandboxEnv(sandbox.info, configDir));
-      const secretFile = join(configDir, 'listen-80.txt');
-      const listen = narrow(`listen --port 0 --secret-file ${secretFile} --count 2 --timeout 60`, 80);
-      const ready = await listen.waitFor(/ready at (http:\/\/\S+)/);
-      const listenUrl = /ready at (http:\/\/\S+)/.exec(ready)![1]!;
-      const webhookId = (await createWebhook(cli, `${listenUrl}/hooks`, 'invoice.paid,production_order.completed', ['--secret-file', secretFile])).id;
-      for (const event of ['invoice.paid', 'production_order.completed']) expect((await cli(['test', webhookId, '--event', event])).code).toBe(0);
-      const listened = await outputOf(listen);
-      const received = listened.filter((line) => /^\d\d:\d\d:\d\d {2}/.test(line));
-      expect(received, listened.join('\n')).toHaveLength(2);
-      for (const line of received) expect(line.length, line).toBeLessThanOrEqual(80);
-      for (const line of received) expect(line).toMatch(/ dlv_\S*…\S* #1 +signature verified +-> 200( |$)/);
-
-      // A delivery that fails and has its retry due: the longest status a tail line shows, whole.
-      receiver.respondWith = (request) => (request.path === '/tail-80' ? 500 : 200);
-      try {
-        const failing = (await createWebhook(cli, `${receiver.url}/tail-80`, 'production_order.completed')).id;
-        expect((await cli(['test', failing, '--event', 'production_order.completed'])).code).toBe(1);
-        const lines = await outputOf(narrow(`deliveries tail --webhook ${webhookId} --webhook ${failing} --since 1h --count 3`, 80));
+      await step('deliveries tail at 80 columns: each line fits, the ids lose their middle, the status stays whole', () => {
+        const lines = tail80!;
         const attempts = lines.filter((line) => /^\d\d:\d\d:\d\d {2}/.test(line));
         expect(attempts, lines.join('\n')).toHaveLength(3);
         for (const line of attempts) expect(line.length, line).toBeLessThanOrEqual(80);
@@ -231,62 +228,57 @@ describeInTerminal('in a real terminal (tmux)', () => {
           attempts.filter((line) => / wh_/.test(line)),
           attempts.join('\n'),
         ).toHaveLength(0);
-        // At 60 columns what says how it went stays: the time, the status with its retry due (its time of day left out), the code, the delivery.
-        const narrowest = (await outputOf(narrow(`deliveries tail --webhook ${webhookId} --webhook ${failing} --since 1h --count 3`, 60))).filter((line) =>
-          /^\d\d:\d\d:\d\d {2}/.test(line),
-        );
+      });
+
+      await step('deliveries tail at 60 columns: the time, the status with its retry due (its time of day left out), the code, the delivery', () => {
+        const narrowest = tail60!.filter((line) => /^\d\d:\d\d:\d\d {2}/.test(line));
         expect(narrowest).toHaveLength(3);
         for (const line of narrowest) expect(line.length, line).toBeLessThanOrEqual(60);
         expect(
           narrowest.some((line) => /^\S+ {2}failed · retry due +500 +dlv_\S* #1$/.test(line)),
           narrowest.join('\n'),
         ).toBe(true);
-      } finally {
-        receiver.respondWith = () => 200;
-      }
-    });
+      });
 
-    it('events: the descriptions are shortened, not wrapped under the module column', async () => {
-      const lines = await outputOf(narrow('events'));
-      expect(lines[0]).toMatch(/^MODULE +EVENT +DESCRIPTION$/);
-      expect(lines).toHaveLength(6);
-      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(60);
-      expect(lines.some((line) => /production_order\.completed {2}\S/.test(line))).toBe(true);
-    });
+      await step('events at 60: the descriptions are shortened, not wrapped under the module column', () => {
+        const lines = events60!;
+        expect(lines[0]).toMatch(/^MODULE +EVENT +DESCRIPTION$/);
+        expect(lines).toHaveLength(6);
+        for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(60);
+        expect(lines.some((line) => /production_order\.completed {2}\S/.test(line))).toBe(true);
+      });
 
-    it('--help is laid out for the terminal, at the top level and for a command', async () => {
-      for (const args of ['--help', 'webhooks create --help']) {
-        const lines = await outputOf(narrow(args));
-        expect(
-          lines.some((line) => line.startsWith('Usage: whsvc')),
-          args,
-        ).toBe(true);
-        // Example commands are for copying: they are never wrapped, whatever the width.
-        const prose = lines.slice(
-          0,
-          lines.findIndex((line) => /^Examples?:$/.test(line)),
-        );
-        expect(prose.length, args).toBeGreaterThan(10);
-        for (const line of prose) expect(line.length, `${args}: ${line}`).toBeLessThanOrEqual(60);
-      }
-    });
+      await step('--help at 60 is laid out for the terminal, at the top level and for a command', () => {
+        for (const [args, lines] of [
+          ['--help', help60!],
+          ['webhooks create --help', createHelp60!],
+        ] as const) {
+          expect(
+            lines.some((line) => line.startsWith('Usage: whsvc')),
+            args,
+          ).toBe(true);
+          // Example commands are for copying: they are never wrapped, whatever the width.
+          const prose = lines.slice(
+            0,
+            lines.findIndex((line) => /^Examples?:$/.test(line)),
+          );
+          expect(prose.length, args).toBeGreaterThan(10);
+          for (const line of prose) expect(line.length, `${args}: ${line}`).toBeLessThanOrEqual(60);
+        }
+      });
+    } finally {
+      receiver.respondWith = () => 200;
+    }
   });
 
-  describe('Ctrl-C at a prompt: exit 130, one short line, nothing written', () => {
-    const token = () =>
-      fetch(`${sandbox.info.base_url}/v1/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ grant_type: 'client_credentials', client_id: sandbox.info.client_id, client_secret: sandbox.info.client_secret }),
-      }).then((r) => r.json() as Promise<{ access_token: string }>);
-
+  it('Ctrl-C at a prompt: exit 130, one short line, nothing written: no profile stored at login, no webhook created at the checklist, the webhook kept at the delete confirmation', async () => {
     const interrupted = (screen: string) => {
       expect(screen).toContain('EXIT=130');
       expect(screen).toContain('whsvc: interrupted');
       expect(screen).not.toMatch(/unexpected error|ExitPromptError|force closed/i);
     };
 
-    it('at the login prompts: no profile is stored', async () => {
+    await step('at the login prompts: no profile is stored', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'whsvc-tty-int-'));
       const session = new TmuxSession(`${process.execPath} ${WHSVC_BIN} login --profile cut`, {
         WHSVC_CONFIG_DIR: dir,
@@ -304,7 +296,7 @@ describeInTerminal('in a real terminal (tmux)', () => {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it('at the create checklist: no webhook is created', async () => {
+    await step('at the create checklist: no webhook is created', async () => {
       const before = await fetch(`${sandbox.info.base_url}/v1/webhooks?limit=200`, {
         headers: { authorization: `Bearer ${(await token()).access_token}` },
       }).then((r) => r.json() as Promise<{ data: unknown[] }>);
@@ -321,13 +313,9 @@ describeInTerminal('in a real terminal (tmux)', () => {
       expect(after.data.length).toBe(before.data.length);
     });
 
-    it('at the delete confirmation: the webhook is kept', async () => {
+    await step('at the delete confirmation: the webhook is kept', async () => {
       const { access_token } = await token();
-      const webhook = await fetch(`${sandbox.info.base_url}/v1/webhooks`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
-        body: JSON.stringify({ url: `${receiver.url}/keep`, events: ['invoice.paid'] }),
-      }).then((r) => r.json() as Promise<{ id: string }>);
+      const webhook = await postWebhook('/keep', ['invoice.paid']);
       const session = open(`webhooks delete ${webhook.id}`);
       await session.waitFor(new RegExp(`Delete webhook ${webhook.id} \\(`));
       session.press('C-c');

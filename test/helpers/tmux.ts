@@ -54,9 +54,9 @@ export class TmuxSession {
     execFileSync('tmux', ['send-keys', '-t', this.name, ...keys]);
   }
 
-  /** The screen once it shows `pattern`. */
-  waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
-    return lookedAtUntil(() => this.screen(), pattern, timeoutMs, 'the terminal never showed');
+  /** The screen once it shows `pattern`; `joined`: all its lines, unwrapped, scrolled off ones too (screen's `joined`). */
+  waitFor(pattern: RegExp, timeoutMs = 20_000, joined = false): Promise<string> {
+    return lookedAtUntil(() => this.screen(false, joined), pattern, timeoutMs, 'the terminal never showed');
   }
 
   /** All the terminal was sent, once it holds `pattern`. */
@@ -83,4 +83,37 @@ async function lookedAtUntil(read: () => string, pattern: RegExp, timeoutMs: num
 
 function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** What one command line showed in a terminal: its lines, unwrapped (one longer than the terminal shows whole), blank ones left out; its exit code. */
+export interface Shown {
+  lines: string[];
+  code: number;
+}
+
+/**
+ * Command lines run one after the other in one terminal (a session of its own, `env` given to each), as a user types
+ * them at one prompt: what each showed, in order. Each is followed by its `EXIT=<code>` line, which ends its lines.
+ */
+export async function shownInOneTerminal(
+  commands: string[],
+  env: Record<string, string>,
+  size: { columns: number; rows: number },
+): Promise<{ session: TmuxSession; shown: Shown[] }> {
+  const script = commands.map((command) => `${command}; echo "EXIT=$?"`).join('; ');
+  const session = new TmuxSession(`sh -c ${shellQuote(script)}`, env, size);
+  // One EXIT line per command, and the session's own after the shell.
+  const screen = await session.waitFor(new RegExp(`(?:^EXIT=\\d+[\\s\\S]*?){${commands.length + 1}}`, 'm'), 20_000 * commands.length, true);
+  const shown: Shown[] = [];
+  let lines: string[] = [];
+  for (const line of screen.split('\n')) {
+    const exit = /^EXIT=(\d+)/.exec(line);
+    if (!exit) {
+      if (line.trim() !== '') lines.push(line);
+      continue;
+    }
+    if (shown.length < commands.length) shown.push({ lines, code: Number(exit[1]) });
+    lines = [];
+  }
+  return { session, shown };
 }

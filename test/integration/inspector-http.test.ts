@@ -5,6 +5,7 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { ManualSandboxClock } from '../../src/sandbox/clock.js';
 import type { InspectorDelivery, InspectorDeliveryPage, InspectorOverview } from '../../src/sandbox/inspector/types.js';
 import { http, getToken, postEvent, postWebhook, type HttpResult } from '../helpers/http.js';
+import { startSandboxInProcess } from '../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // The inspector's routes, in process (the page's files bundled from src/ on
@@ -409,6 +410,25 @@ describe('who may read it', () => {
       expect((await http(local, 'GET', `${API}/deliveries`, { headers: { cookie: jar } })).status).toBe(200);
     } finally {
       await exposed.close();
+    }
+  });
+
+  it('sandbox start on another address prints the token in the address on stdout (--json), never in its log: the page and the data routes refuse without it', async () => {
+    const exposed = await startSandboxInProcess(['--host', '0.0.0.0', '--quiet']);
+    try {
+      const url = exposed.info.inspector_url;
+      expect(url).toMatch(/\/\?token=[A-Za-z0-9_-]{32}$/);
+      // The token is a credential: with --json it is on stdout only, never in the log on stderr.
+      expect(exposed.stderr()).not.toContain(new URL(url).searchParams.get('token')!);
+      const local = `http://127.0.0.1:${new URL(exposed.info.base_url).port}`;
+      expect((await http(local, 'GET', '/')).status).toBe(401);
+      const refused = await http(local, 'GET', `${API}/deliveries`);
+      expect(refused.status).toBe(401);
+      expect(refused.json.error.code).toBe('inspector_token_required');
+      const allowed = await http(local, 'GET', `${API}/overview?token=${new URL(url).searchParams.get('token')}`);
+      expect(allowed.status).toBe(200);
+    } finally {
+      expect(await exposed.stop()).toBe(0);
     }
   });
 });

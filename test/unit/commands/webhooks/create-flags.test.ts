@@ -69,7 +69,7 @@ describe('webhooks create: flags', () => {
     });
     expect((await create.refused(['--url', URL_, '--events', ''])).stderr.split('\n')[0]).toMatch(/^whsvc: --events is required/);
     // --no-input and CI=true ask nothing on a terminal either.
-    expect((await create.refused(['--no-input'], { terminal: true })).stderr).toBe(`whsvc: --url is required (${NO_PROMPT})\n`);
+    expect(await create.refused(['--no-input'], { terminal: true })).toEqual({ code: 2, stderr: `whsvc: --url is required (${NO_PROMPT})\n` });
     expect((await create.refused([], { terminal: true, env: { CI: 'true' } })).stderr).toBe(`whsvc: --url is required (${NO_PROMPT})\n`);
     const asked = await create.ran([], { terminal: true });
     expect(asked.options).toMatchObject({ url: undefined, events: undefined });

@@ -1,9 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { builtDist } from '../helpers/dist.js';
 
-const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
+// What the build makes (scripts/build.mjs), read as files: which modules start-up loads, which wait for their first
+// use. What a command loads when it runs: test/e2e/startup-modules.test.ts.
+
+const dist = builtDist();
 
 /** Every file of the bundle loaded by static imports from `entry`: what a command pays before it runs. */
 function staticGraph(entry: string): Map<string, string> {
@@ -33,7 +36,7 @@ const HEAVY: Array<[string, RegExp]> = [
   ['js-yaml (loaded only for a YAML file given to webhooks apply)', /\/\/ node_modules\/js-yaml\//],
 ];
 
-describe('what start-up loads (the built bundle, built by the test setup)', () => {
+describe('what start-up loads (the built bundle)', () => {
   it('the program itself (help, parsing) loads none of the heavy modules', () => {
     const graph = staticGraph(join(dist, 'main.js'));
     for (const [name, marker] of HEAVY) {

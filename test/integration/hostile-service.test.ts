@@ -4,10 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 
 // whsvc against a service of our own on 127.0.0.1 that does not play fair: pages that loop, answers that quote the
-// secrets they were sent. The whole command as a user runs it: the one line, the exit code, what reaches the output.
+// secrets they were sent. The whole command as a user runs it, in-process: the one line, the exit code, what reaches
+// the output.
 
 const CLIENT_SECRET = 'cs_hostile_Sup3rS3cret_0123456789';
 const TOKEN = 'tok_hostile_access_token_abcdef';
@@ -45,7 +46,7 @@ afterAll(async () => {
 });
 
 const whsvc = (args: string[]) =>
-  runCli(args, {
+  runInProcess(args, {
     env: {
       WHSVC_BASE_URL: baseUrl,
       WHSVC_CLIENT_ID: 'cli_hostile',
