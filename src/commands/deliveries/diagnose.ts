@@ -15,7 +15,7 @@ import { clockTime, NO_ANSWER, noAnswer } from '../../render/words.js';
 import { rebuiltDelivery } from '../../protocol/delivery.js';
 import { checkSignature, type SignatureCheck } from '../../protocol/signature.js';
 import { recordedRequest } from '../../protocol/record.js';
-import { RecordFile } from '../replay/shared/record.js';
+import { RecordFile } from '../../receiver/record-file.js';
 import { checkUserFile } from '../../files/user-file.js';
 import { statusLabel } from './shared/view.js';
 import { numberText, numberValue } from '../../exact-json.js';

@@ -28,7 +28,7 @@ import { sanitize } from '../../render/text.js';
 import type { Colors } from '../../render/colors.js';
 import { CheckpointWriter, checkWritable, holdCheckpoint, readCheckpoint, recordedSinceSave, type Checkpoint } from './tail/checkpoint.js';
 import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
-import { RecordFile } from '../replay/shared/record.js';
+import { RecordFile } from '../../receiver/record-file.js';
 import { Follower, type Change, type PollReport, type StartAt } from './tail/follow.js';
 import { TailPrinter } from './tail/printer.js';
 import { ForwardQueue } from './tail/queue.js';

@@ -10,7 +10,7 @@ import { defaultTransport, type Transport } from '../../api/transport.js';
 import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
 import { colorsFor } from '../../render/colors.js';
 import { isMistakenTokenRequest, recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
-import { RecordFile } from '../replay/shared/record.js';
+import { RecordFile } from '../../receiver/record-file.js';
 import { sendAsReceived } from '../replay/shared/send.js';
 import { Answerer, type Decision } from './answer.js';
 import { receiptJson, receiptLayout, receiptLine, type AnswerWords, type Receipt } from './receipt.js';

@@ -14,7 +14,7 @@ import { EVENT_TYPES } from '../../protocol/catalog.js';
 import { DELIVERY_TIMEOUT_MS, madeDelivery, type MadeDelivery } from '../../protocol/delivery.js';
 import { recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
 import type { SignatureCheck } from '../../protocol/signature.js';
-import { RecordFile } from '../replay/shared/record.js';
+import { RecordFile } from '../../receiver/record-file.js';
 import { answerWords, sendAsReceived, TRUNCATED, type SendResult } from '../replay/shared/send.js';
 import { givenBody, samplePayloadWith, setting, type Setting } from './payload.js';
 import { elapsed } from '../../render/words.js';

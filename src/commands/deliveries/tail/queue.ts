@@ -8,7 +8,7 @@ import type { Change, Position } from './follow.js';
 import { retrieveDelivery, sendRetrieved, type ForwardTarget, type Retrieved } from './forward.js';
 import { answeredStatus } from '../../../api/log.js';
 import { recordedRequest, type RecordedDelivery } from '../../../protocol/record.js';
-import type { RecordFile } from '../../replay/shared/record.js';
+import type { RecordFile } from '../../../receiver/record-file.js';
 import type { TailPrinter } from './printer.js';
 
 interface Waiting {

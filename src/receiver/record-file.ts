@@ -1,6 +1,6 @@
-import { usageError } from '../../../cli/errors.js';
-import { FileError, LineFile } from '../../../files/user-file.js';
-import { RECORD_LINE_START, type RecordedDelivery } from '../../../protocol/record.js';
+import { usageError } from '../cli/errors.js';
+import { FileError, LineFile } from '../files/user-file.js';
+import { RECORD_LINE_START, type RecordedDelivery } from '../protocol/record.js';
 
 /**
  * A record file open for appending (through the one careful writer: never a
