@@ -5,8 +5,8 @@ import { signatureHeaderName } from '../../protocol/headers.js';
 import { digestHex, SIGNATURE_PREFIX, type SignatureCheck } from '../../protocol/signature.js';
 import { counted, sanitize } from '../../render/text.js';
 import { BROKEN_ANSWER_CODE } from '../../net.js';
-import { answerWords, type SendResult } from '../replay/shared/send.js';
-import { elapsed } from '../../render/words.js';
+import type { SendResult } from '../../receiver/send-on.js';
+import { elapsed, noAnswer } from '../../render/words.js';
 
 /**
  * The checks of `check-receiver`: what each sends and how it judges what came
@@ -76,7 +76,7 @@ const timedOut = (o: Outcome) => o.result.status === null && o.result.code === '
 /** What came back, in words: `401 "bad signature"`, `no answer within 10 s`, `no answer (connection refused)`; a body longer than shown (or than read) ends in `…`. */
 export function answered(o: Outcome): string {
   const { status, body, cut } = o.result;
-  if (status === null) return answerWords(o.result);
+  if (status === null) return noAnswer(o.result.error);
   const text = sanitize(body ?? '').trim();
   return text === '' ? String(status) : `${status} ${JSON.stringify(text.length > 60 || cut ? `${text.slice(0, 59)}…` : text)}`;
 }

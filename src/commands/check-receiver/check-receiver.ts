@@ -13,7 +13,7 @@ import { signatureHeaderName } from '../../protocol/headers.js';
 import { colorsFor, type Colors } from '../../render/colors.js';
 import { ProgressLine } from '../../render/progress.js';
 import { sanitize } from '../../render/text.js';
-import { sendAsReceived } from '../replay/shared/send.js';
+import { sendAsReceived } from '../../receiver/send-on.js';
 import { answered, battery, median, type Check, type Outcome, type Verdict } from './battery.js';
 import { elapsed } from '../../render/words.js';
 

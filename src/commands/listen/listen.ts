@@ -11,7 +11,7 @@ import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
 import { colorsFor } from '../../render/colors.js';
 import { isMistakenTokenRequest, recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
 import { RecordFile } from '../../receiver/record-file.js';
-import { sendAsReceived } from '../replay/shared/send.js';
+import { sendAsReceived } from '../../receiver/send-on.js';
 import { Answerer, type Decision } from './answer.js';
 import { receiptJson, receiptLayout, receiptLine, type AnswerWords, type Receipt } from './receipt.js';
 import type { Io } from '../../cli/deps.js';

@@ -20,7 +20,7 @@ import { isSignatureHeader, signatureHeaderName } from '../../protocol/headers.j
 import { recordedBody, recordedSignatureCheck, type RecordedDelivery } from '../../protocol/record.js';
 import { sign } from '../../protocol/signature.js';
 import { type CheckedRecords, checkRecordFile, type ReadLimits } from './records.js';
-import { sendAsReceived, type SendResult } from './shared/send.js';
+import { sendAsReceived, type SendResult } from '../../receiver/send-on.js';
 import { numberText } from '../../exact-json.js';
 
 /** Defines `replay`. */

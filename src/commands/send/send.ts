@@ -11,13 +11,13 @@ import { readFileFlag, STDIN } from '../../cli/stdin.js';
 import { colorsFor } from '../../render/colors.js';
 import { keyValues, sanitize } from '../../render/text.js';
 import { EVENT_TYPES } from '../../protocol/catalog.js';
-import { DELIVERY_TIMEOUT_MS, madeDelivery, type MadeDelivery } from '../../protocol/delivery.js';
+import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS, madeDelivery, type MadeDelivery } from '../../protocol/delivery.js';
 import { recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
 import type { SignatureCheck } from '../../protocol/signature.js';
 import { RecordFile } from '../../receiver/record-file.js';
-import { answerWords, sendAsReceived, TRUNCATED, type SendResult } from '../replay/shared/send.js';
+import { sendAsReceived, type SendResult } from '../../receiver/send-on.js';
 import { givenBody, samplePayloadWith, setting, type Setting } from './payload.js';
-import { elapsed } from '../../render/words.js';
+import { elapsed, noAnswer } from '../../render/words.js';
 
 /** Defines `send`. */
 export function register(program: CommandUnknownOpts): void {
@@ -101,6 +101,9 @@ export interface SendDeps extends Io {
 
 /** What a line shows of a body. */
 const SHOWN = 200;
+
+/** An answer's body truncated to its head, in words: said where the body is shown. */
+const TRUNCATED = `truncated to its first ${ANSWER_HEAD_BYTES} bytes: the rest was not read`;
 
 export async function run(options: SendOptions, deps: SendDeps): Promise<number> {
   const now = deps.now ?? Date.now;
@@ -201,7 +204,7 @@ function sentDocument({ url, delivery, signatureCheck, signedWith, result, ms }:
 async function sentBlock({ url, delivery, signedWith, result, ms }: Sent, options: Pick<SendOptions, 'color'>, deps: Io): Promise<string> {
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
   const taken = result.status !== null && result.status >= 200 && result.status < 300;
-  const answer = result.status === null ? answerWords(result) : `${result.status} in ${elapsed(ms)}`;
+  const answer = result.status === null ? noAnswer(result.error) : `${result.status} in ${elapsed(ms)}`;
   const pairs: Array<[string, string | { styled: string }]> = [
     ['sent to', shownUrl(url)],
     ['event', delivery.event],

@@ -4,7 +4,7 @@ import type { ApiClient } from '../../../api/client.js';
 import { ApiError } from '../../../api/errors.js';
 import { deliveryKey } from '../../../api/log.js';
 import type { Transport } from '../../../api/transport.js';
-import { sendAsReceived } from '../../replay/shared/send.js';
+import { sendAsReceived } from '../../../receiver/send-on.js';
 import type { ForwardRoute } from '../../../cli/forward.js';
 import type { SecretSource } from '../../../cli/secret.js';
 import { rebuiltDelivery } from '../../../protocol/delivery.js';

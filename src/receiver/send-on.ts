@@ -1,9 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { noAnswer } from '../../../render/words.js';
-import type { Transport } from '../../../api/transport.js';
-import { TransportError } from '../../../net.js';
-import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS } from '../../../protocol/delivery.js';
-import { isHopHeader } from '../../../protocol/headers.js';
+import type { Transport } from '../api/transport.js';
+import { TransportError } from '../net.js';
+import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS } from '../protocol/delivery.js';
+import { isHopHeader } from '../protocol/headers.js';
 
 /** What the app answered: its status (and its body), or null and why there was none. */
 export interface SendResult {
@@ -50,16 +49,4 @@ export async function sendAsReceived(
     if (!(error instanceof TransportError)) throw error;
     return { status: null, error: error.message, reached: error.sent, code: error.code };
   }
-}
-
-/** An answer's body truncated to its head, in words: said where the body is shown. */
-export const TRUNCATED = `truncated to its first ${ANSWER_HEAD_BYTES} bytes: the rest was not read`;
-
-/**
- * A send that got no answer, in the words replay, send and check-receiver print: `no answer within 10 s` when the time
- * limit passed, `broken answer: …` for one that broke HTTP, else `no answer (connection refused)`, `no answer (host not found)`, …
- */
-export function answerWords(result: SendResult): string {
-  if (result.status !== null) return String(result.status);
-  return noAnswer(result.error);
 }
