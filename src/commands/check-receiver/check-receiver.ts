@@ -4,7 +4,7 @@ import { action, addVerbs } from '../../cli/actions.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
-import { forwardUrl, shownUrl } from '../../cli/forward.js';
+import { forwardUrl, shownUrl } from '../../receiver/routes.js';
 import { collect, oneOf, platformNameOption, requestTimeoutGivenMs } from '../../cli/parse.js';
 import { requiredSecrets } from '../../cli/secret.js';
 import { EVENT_TYPES } from '../../protocol/catalog.js';

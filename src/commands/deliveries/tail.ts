@@ -8,7 +8,7 @@ import { defaultTransport, type Transport } from '../../api/transport.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
-import { checkRoutes, describeRoutes, forwardRoute, type ForwardRoute } from '../../cli/forward.js';
+import { checkRoutes, describeRoutes, forwardRoute, type ForwardRoute } from '../../receiver/routes.js';
 import {
   boundAt,
   collect,

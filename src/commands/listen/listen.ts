@@ -17,7 +17,7 @@ import { receiptJson, receiptLayout, receiptLine, type AnswerWords, type Receipt
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
 import { FileError } from '../../files/user-file.js';
-import { checkRoutes, describeRoutes, forwardRoute, routeFor, shownUrl, type ForwardRoute } from '../../cli/forward.js';
+import { checkRoutes, describeRoutes, forwardRoute, routeFor, shownUrl, type ForwardRoute } from '../../receiver/routes.js';
 import { currentSecrets, describeSecrets, secretSources, type SecretSource } from '../../cli/secret.js';
 import { STDIN } from '../../cli/stdin.js';
 import { DELIVERY_TIMEOUT_MS, LARGEST_PAYLOAD_BYTES } from '../../protocol/delivery.js';

@@ -6,7 +6,7 @@ import { requestTimeoutGivenMs } from '../../cli/parse.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
-import { forwardUrl, shownUrl } from '../../cli/forward.js';
+import { forwardUrl, shownUrl } from '../../receiver/routes.js';
 import { boundAt, collect, integerIn, timeBound, type TimeBound } from '../../cli/parse.js';
 import { requiredSecret } from '../../cli/secret.js';
 import { STDIN } from '../../cli/stdin.js';

@@ -4,7 +4,7 @@ import { action, addVerbs } from '../../cli/actions.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
-import { forwardUrl, shownUrl } from '../../cli/forward.js';
+import { forwardUrl, shownUrl } from '../../receiver/routes.js';
 import { collect, oneOf, once, platformNameOption, requestTimeoutGivenMs } from '../../cli/parse.js';
 import { checkSecretFilePath, requiredSecret } from '../../cli/secret.js';
 import { readFileFlag, STDIN } from '../../cli/stdin.js';

@@ -1,7 +1,7 @@
 import type { ApiClient } from '../../../api/client.js';
 import { getWebhook } from '../../../api/endpoints.js';
 import { deliveryKey } from '../../../api/log.js';
-import { routeFor, type ForwardRoute } from '../../../cli/forward.js';
+import { routeFor, type ForwardRoute } from '../../../receiver/routes.js';
 import { sanitize } from '../../../render/text.js';
 import { FORWARDED_BOUND } from './checkpoint.js';
 import type { Change, Position } from './follow.js';

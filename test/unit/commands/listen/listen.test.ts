@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { undiciTransport } from '../../../../src/api/transport.js';
-import { forwardRoute } from '../../../../src/cli/forward.js';
+import { forwardRoute } from '../../../../src/receiver/routes.js';
 import { forwardLimitMs, run } from '../../../../src/commands/listen/listen.js';
 import { sign } from '../../../../src/protocol/signature.js';
 import { startEndlessServer } from '../../../helpers/endless.js';
