@@ -12,7 +12,7 @@ import { colorsFor } from '../../render/colors.js';
 import { isMistakenTokenRequest, recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
 import { RecordFile } from '../../receiver/record-file.js';
 import { sendAsReceived } from '../../receiver/send-on.js';
-import { Answerer, type Decision } from './answer.js';
+import { Answerer, type Decision } from '../../receiver/answer.js';
 import { receiptJson, receiptLayout, receiptLine, type AnswerWords, type Receipt } from './receipt.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';

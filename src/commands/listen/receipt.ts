@@ -5,7 +5,7 @@ import { displayWidth } from '../../render/width.js';
 import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js';
 import { sanitize } from '../../render/text.js';
 import { clockTime, noAnswer, elapsed } from '../../render/words.js';
-import type { Decision } from './answer.js';
+import type { Decision } from '../../receiver/answer.js';
 import { isMistakenTokenRequest, withoutCredentials } from '../../protocol/record.js';
 
 /** One request as listen shows it: what it decided, what the app answered a forward, and the request itself. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Attempt } from '../../../src/api/shapes.js';
 import type { Change } from '../../../src/commands/deliveries/tail/follow.js';
 import { TailPrinter } from '../../../src/commands/deliveries/tail/printer.js';
-import type { Decision } from '../../../src/commands/listen/answer.js';
+import type { Decision } from '../../../src/receiver/answer.js';
 import { receiptLayout, receiptLine, type AnswerWords, type Receipt } from '../../../src/commands/listen/receipt.js';
 import { PLAIN } from '../../../src/render/colors.js';
 import { StreamLayout } from '../../../src/render/line.js';

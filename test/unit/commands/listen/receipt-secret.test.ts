@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Decision } from '../../../../src/commands/listen/answer.js';
+import type { Decision } from '../../../../src/receiver/answer.js';
 import { receiptJson, receiptLayout, receiptLine, type AnswerWords, type Receipt } from '../../../../src/commands/listen/receipt.js';
 import { PLAIN } from '../../../../src/render/colors.js';
 
