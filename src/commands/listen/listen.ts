@@ -22,7 +22,7 @@ import { currentSecrets, describeSecrets, secretSources, type SecretSource } fro
 import { STDIN } from '../../cli/stdin.js';
 import { DELIVERY_TIMEOUT_MS, LARGEST_PAYLOAD_BYTES } from '../../protocol/delivery.js';
 import { counted } from '../../render/text.js';
-import { bytesText, type Receive, type ReceiverBounds, receiverBounds, serveRequests, type Stopped } from './server.js';
+import { bytesText, type Receive, type ReceiverBounds, receiverBounds, serveRequests, type Stopped } from '../../receiver/server.js';
 import { notOneOf } from '../../cli/suggest.js';
 
 /** Defines `listen`. */
