@@ -6,7 +6,7 @@ import { ExitCode } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
 import { forwardUrl, shownUrl } from '../../receiver/routes.js';
 import { collect, oneOf, platformNameOption, requestTimeoutGivenMs } from '../../cli/parse.js';
-import { requiredSecrets } from '../../cli/secret.js';
+import { requiredSecrets } from '../../receiver/secrets.js';
 import { EVENT_TYPES } from '../../protocol/catalog.js';
 import { DELIVERY_TIMEOUT_MS } from '../../protocol/delivery.js';
 import { signatureHeaderName } from '../../protocol/headers.js';

@@ -8,7 +8,7 @@ import type { CommandDeps } from '../../cli/context.js';
 import { examples } from '../../cli/examples.js';
 import { printJson } from '../../cli/output.js';
 import { platformNameOption, resourceId } from '../../cli/parse.js';
-import { requiredSecret } from '../../cli/secret.js';
+import { requiredSecret } from '../../receiver/secrets.js';
 import { STDIN } from '../../cli/stdin.js';
 import { keyValues, sanitize, sanitizeBlock, shellWord } from '../../render/text.js';
 import { clockTime, NO_ANSWER, noAnswer } from '../../render/words.js';

@@ -23,7 +23,7 @@ import {
   type TimeBound,
 } from '../../cli/parse.js';
 import { durationText, relativeTime, elapsed } from '../../render/words.js';
-import { secretSource, type SecretSource } from '../../cli/secret.js';
+import { secretSource, type SecretSource } from '../../receiver/secrets.js';
 import { sanitize } from '../../render/text.js';
 import type { Colors } from '../../render/colors.js';
 import { CheckpointWriter, checkWritable, holdCheckpoint, readCheckpoint, recordedSinceSave, type Checkpoint } from './tail/checkpoint.js';

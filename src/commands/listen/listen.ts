@@ -18,7 +18,7 @@ import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
 import { FileError } from '../../files/user-file.js';
 import { checkRoutes, describeRoutes, forwardRoute, routeFor, shownUrl, type ForwardRoute } from '../../receiver/routes.js';
-import { currentSecrets, describeSecrets, secretSources, type SecretSource } from '../../cli/secret.js';
+import { currentSecrets, describeSecrets, secretSources, type SecretSource } from '../../receiver/secrets.js';
 import { STDIN } from '../../cli/stdin.js';
 import { DELIVERY_TIMEOUT_MS, LARGEST_PAYLOAD_BYTES } from '../../protocol/delivery.js';
 import { counted } from '../../render/text.js';

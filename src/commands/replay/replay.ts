@@ -8,7 +8,7 @@ import { ExitCode, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
 import { forwardUrl, shownUrl } from '../../receiver/routes.js';
 import { boundAt, collect, integerIn, timeBound, type TimeBound } from '../../cli/parse.js';
-import { requiredSecret } from '../../cli/secret.js';
+import { requiredSecret } from '../../receiver/secrets.js';
 import { STDIN } from '../../cli/stdin.js';
 import { colorsFor, type Colors } from '../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout } from '../../render/line.js';
