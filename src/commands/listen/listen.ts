@@ -5,24 +5,21 @@ import { examples } from '../../cli/examples.js';
 import { collect, distinctList, duration, inSeconds, integerIn, requestTimeoutGivenMs, share } from '../../cli/parse.js';
 import { elapsed } from '../../render/words.js';
 import { ConfigStore } from '../../config/store.js';
-import type { IncomingMessage } from 'node:http';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
 import { colorsFor } from '../../render/colors.js';
-import { isMistakenTokenRequest, recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
 import { RecordFile } from '../../receiver/record-file.js';
-import { sendAsReceived } from '../../receiver/send-on.js';
-import { Answerer, type Decision } from '../../receiver/answer.js';
-import { receiptJson, receiptLayout, receiptLine, type AnswerWords, type Receipt } from './receipt.js';
+import { Recording, receiving, NOT_RECORDED_STATUS } from '../../receiver/receive.js';
+import { Answerer } from '../../receiver/answer.js';
+import { receiptJson, receiptLayout, receiptLine, type AnswerWords } from './receipt.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
-import { FileError } from '../../files/user-file.js';
-import { checkRoutes, describeRoutes, forwardRoute, routeFor, shownUrl, type ForwardRoute } from '../../receiver/routes.js';
+import { checkRoutes, describeRoutes, forwardRoute, routeFor, type ForwardRoute } from '../../receiver/routes.js';
 import { currentSecrets, describeSecrets, secretSources, type SecretSource } from '../../receiver/secrets.js';
 import { STDIN } from '../../cli/stdin.js';
-import { DELIVERY_TIMEOUT_MS, LARGEST_PAYLOAD_BYTES } from '../../protocol/delivery.js';
+import { LARGEST_PAYLOAD_BYTES } from '../../protocol/delivery.js';
 import { counted } from '../../render/text.js';
-import { bytesText, type Receive, type ReceiverBounds, receiverBounds, serveRequests, type Stopped } from '../../receiver/server.js';
+import { bytesText, type ReceiverBounds, receiverBounds, serveRequests, type Stopped } from '../../receiver/server.js';
 import { notOneOf } from '../../cli/suggest.js';
 
 /** Defines `listen`. */
@@ -181,10 +178,8 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     delayMs: options.delayMs,
     namesSecret: secrets.length > 1,
   };
-  const recording =
-    options.record === undefined
-      ? undefined
-      : new Recording(new RecordFile(options.record, (message) => deps.stderr.write(`whsvc listen: ${message}\n`)), deps.stderr);
+  const note = (text: string) => deps.stderr.write(`whsvc listen: ${text}\n`);
+  const recording = options.record === undefined ? undefined : new Recording(new RecordFile(options.record, note), note);
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
   // The lines' fields, decided now from the terminal's width: every line keeps them in the same places.
   const layout = receiptLayout(
@@ -200,56 +195,21 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     deps.stderr.write(`whsvc listen: no request for ${elapsed(options.maxSilenceMs!)} (--max-silence): stopping, exit 6\n`);
     finish(ExitCode.timedOut);
   });
-  let saidTokenRequest = false;
-  const receive: Receive = async (req, res, body, arrivedAt, started) => {
-    silence.heard();
-    // A sender that hung up before the answer (its limit ran out) never reads it: the line says so.
-    let senderLeftAfterMs: number | undefined;
-    res.once('close', () => {
-      if (!res.writableEnded) senderLeftAfterMs = performance.now() - started;
-    });
-    if (req.method !== 'POST') {
-      res.writeHead(405, { allow: 'POST' }).end();
-      return;
-    }
-    const decision = answerer.consider(req.headers, body);
-    // A token request sent here by mistake (an API command pointed at this port) holds a client secret: answered, but
-    // its body never kept (so never replayed) nor printed, and said once. A verified delivery is always kept.
-    const tokenRequest = isMistakenTokenRequest(body, decision.signatureCheck);
-    if (tokenRequest && !saidTokenRequest) {
-      saidTokenRequest = true;
-      deps.stderr.write(
-        'whsvc listen: a request with a client_secret in its body and no verified signature (an API command pointed here by mistake?): answered, its body neither recorded nor printed\n',
-      );
-    }
-    // Kept before it is answered: a receiver never acknowledges what it has not kept, and listen takes (remembers and
-    // counts) only what it kept.
-    const keep = (answered: number): boolean => {
-      const kept = recording === undefined || tokenRequest || recording.keep(() => recordOf(req, body, arrivedAt, decision, answered));
-      if (kept) answerer.take(decision);
-      return kept;
-    };
-    if (decision.filtered) {
-      res.writeHead(keep(decision.status) ? decision.status : NOT_RECORDED_STATUS).end();
-      return;
-    }
-    let forwarded: Receipt['forwarded'];
-    if (decision.rule === 'forward') {
-      const route = routeFor(routes, decision.event)!;
-      const limit = options.forwardTimeoutMs ?? forwardLimitMs(performance.now() - started);
-      const answer = await sendAsReceived(send, route.url, req.headers, body, req.url ?? '/', limit);
-      forwarded = { url: shownUrl(route.url), route: route.label, ...answer };
-      decision.status = answer.status ?? 502;
-    }
-    if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
-    if (!keep(decision.status))
-      Object.assign(decision, { status: NOT_RECORDED_STATUS, rule: 'not_recorded', refusal: 'this delivery could not be recorded\n' });
-    res.writeHead(decision.status, { 'content-type': 'text/plain' }).end(decision.refusal);
-    const receipt: Receipt = { decision, receivedAt: arrivedAt, headers: req.headers, body, forwarded, senderLeftAfterMs };
-    if (options.json) deps.jsonOut.line(receiptJson(receipt, words));
-    else deps.stdout.write(receiptLine(receipt, words, colors, layout));
-    if (options.count !== undefined && tally.verified >= options.count) finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
-  };
+  const receive = receiving({
+    answerer,
+    routes,
+    recording,
+    send,
+    forwardTimeoutMs: options.forwardTimeoutMs,
+    delayMs: options.delayMs,
+    heard: () => silence.heard(),
+    note,
+    answered(receipt) {
+      if (options.json) deps.jsonOut.line(receiptJson(receipt, words));
+      else deps.stdout.write(receiptLine(receipt, words, colors, layout));
+      if (options.count !== undefined && tally.verified >= options.count) finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
+    },
+  });
   const bounds = { ...receiverBounds(), ...deps.bounds };
   const stops = new Stops(deps.stderr, bounds);
   const server = await serveRequests(receive, options, bounds, now, {
@@ -288,52 +248,6 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       `whsvc listen: ${refused} replayed deliver${refused === 1 ? 'y' : 'ies'} or event header${refused === 1 ? '' : 's'} contradicting the signed body, refused\n`,
     );
   return code === ExitCode.ok && bad + refused + unrecorded > 0 ? ExitCode.failure : code;
-}
-
-/** How long before the sender's limit listen answers it when an app is slow: its 502 must reach the sender in time. */
-const SENDER_MARGIN_MS = 500;
-
-/**
- * How long a forward waits for the app when --request-timeout does not say: what is left of the sender's limit (the
- * service's 10 s, counted from the request's arrival), less a margin, so that the sender reads listen's 502 rather
- * than hanging up first.
- */
-export function forwardLimitMs(elapsedMs: number): number {
-  return Math.max(100, DELIVERY_TIMEOUT_MS - elapsedMs - SENDER_MARGIN_MS);
-}
-
-/** What a delivery that --record could not keep is answered: not acknowledged, so the sender tries again. */
-const NOT_RECORDED_STATUS = 503;
-
-/**
- * --record as listen uses it: each record written before its answer, a write
- * that fails said once on stderr (and its recovery once), and the deliveries
- * not kept counted.
- */
-class Recording {
-  unrecorded = 0;
-  private failing = false;
-
-  constructor(
-    readonly file: RecordFile,
-    private readonly stderr: Io['stderr'],
-  ) {}
-
-  /** Writes the record; false when it could not be written (said once until a write works again). */
-  keep(record: () => RecordedDelivery): boolean {
-    try {
-      this.file.append(record());
-    } catch (error) {
-      if (!(error instanceof FileError)) throw error;
-      this.unrecorded += 1;
-      if (!this.failing) this.stderr.write(`whsvc listen: ${error.message}; answering ${NOT_RECORDED_STATUS} so the sender tries again later\n`);
-      this.failing = true;
-      return false;
-    }
-    if (this.failing) this.stderr.write(`whsvc listen: recording to ${this.file.path} again\n`);
-    this.failing = false;
-    return true;
-  }
 }
 
 /**
@@ -408,18 +322,4 @@ async function checkOptions(options: ListenOptions, deps: ListenDeps): Promise<{
     throw usageError('--count counts verified deliveries: give the secret with --secret-file FILE or WHSVC_LISTEN_SECRET');
   }
   return { secrets, routes };
-}
-
-/** A request as `--record` keeps it: when it arrived, the request itself, what listen made of it and answered. */
-function recordOf(req: IncomingMessage, body: Buffer, arrivedAt: Date, decision: Decision, answered: number): RecordedDelivery {
-  return {
-    whsvc_record: 1,
-    received_at: arrivedAt.toISOString(),
-    ...recordedRequest(req.method ?? 'POST', req.url ?? '/', req.headers, body),
-    signature_check: decision.signatureCheck,
-    event: decision.event ?? null,
-    delivery_id: decision.deliveryId ?? null,
-    attempt: decision.attempt === undefined || Number.isNaN(Number(decision.attempt)) ? null : Number(decision.attempt),
-    answered,
-  };
 }
