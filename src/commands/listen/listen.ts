@@ -9,7 +9,7 @@ import { defaultTransport, type Transport } from '../../api/transport.js';
 import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
 import { colorsFor } from '../../render/colors.js';
 import { RecordFile } from '../../receiver/record-file.js';
-import { Recording, receiving, NOT_RECORDED_STATUS } from '../../receiver/receive.js';
+import { NOT_RECORDED_STATUS, type Receipt, Recording, receiving } from '../../receiver/receive.js';
 import { Answerer } from '../../receiver/answer.js';
 import { receiptJson, receiptLayout, receiptLine, type AnswerWords } from './receipt.js';
 import type { Io } from '../../cli/deps.js';
@@ -167,86 +167,137 @@ export const DEFAULT_RESPOND_STATUS = 200;
 
 export async function run(options: ListenOptions, deps: ListenDeps): Promise<number> {
   const { secrets, routes } = await checkOptions(options, deps);
-  const send = deps.transport ?? defaultTransport(deps.env);
+  const note = (text: string) => deps.stderr.write(`whsvc listen: ${text}\n`);
+  const { answerer, words, seed } = answering(options, secrets, routes);
+  const recording = options.record === undefined ? undefined : new Recording(new RecordFile(options.record, note), note);
+  const show = await receiptWriter(options, deps, words, routes);
+  const ending = new Ending(options, answerer.tally, note);
+  const receive = receiving({
+    answerer,
+    routes,
+    recording,
+    send: deps.transport ?? defaultTransport(deps.env),
+    forwardTimeoutMs: options.forwardTimeoutMs,
+    delayMs: options.delayMs,
+    heard: () => ending.heard(),
+    note,
+    answered(receipt) {
+      show(receipt);
+      ending.answered();
+    },
+  });
+  const bounds = { ...receiverBounds(), ...deps.bounds };
+  const stops = new Stops(deps.stderr, bounds);
+  const server = await serveRequests(receive, options, bounds, deps.now ?? (() => new Date()), {
+    onFailure: (error) => note(`a request could not be handled, answered 500: ${(error as Error)?.message ?? String(error)}`),
+    onStopped: (what) => stops.stopped(what),
+  });
+  // A script learns the address from stdout, as from `sandbox start --json`: --port 0 chose the port.
+  if (options.json) deps.jsonOut.line({ url: server.url });
+  announce(deps.stderr, { url: server.url, secrets, routes, seed, recorder: recording?.file }, options);
+  ending.startTimeout();
+  const code = await Promise.race([ending.finished, deps.stopSignal]);
+  ending.stop();
+  await server.stop();
+  recording?.file.close();
+  for (const line of stops.summary()) note(line);
+  return lastWords(code, answerer.tally, recording?.unrecorded ?? 0, note);
+}
+
+/**
+ * How listen answers, from its flags: the answerer (answer.ts), the words its lines say the rules in, and the seed of
+ * --fail-rate (a random one when none is given, printed so that a run can be made again).
+ */
+function answering(options: ListenOptions, secrets: SecretSource[], routes: ForwardRoute[]) {
   const seed = options.failRate === undefined ? undefined : (options.seed ?? Math.random().toString(36).slice(2, 8));
   const rules = { respondStatus: options.respondStatus, failFirst: options.failFirst, failRate: options.failRate, seed, events: options.events };
   const answerer = new Answerer({ ...rules, forwards: (event) => routeFor(routes, event) !== undefined }, () => currentSecrets(secrets));
-  const { tally } = answerer;
   const words: AnswerWords = {
     ...rules,
     defaultStatus: options.respondStatus === DEFAULT_RESPOND_STATUS,
     delayMs: options.delayMs,
     namesSecret: secrets.length > 1,
   };
-  const note = (text: string) => deps.stderr.write(`whsvc listen: ${text}\n`);
-  const recording = options.record === undefined ? undefined : new Recording(new RecordFile(options.record, note), note);
+  return { answerer, words, seed };
+}
+
+/** What shows each receipt: a --json line, or a line laid out once, now, from the terminal's width (every line keeps its fields in the same places). */
+async function receiptWriter(options: ListenOptions, deps: ListenDeps, words: AnswerWords, routes: ForwardRoute[]): Promise<(receipt: Receipt) => void> {
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
-  // The lines' fields, decided now from the terminal's width: every line keeps them in the same places.
   const layout = receiptLayout(
     words,
     routes.map((route) => route.label),
     deps.stdout.isTTY ? deps.stdout.columns : undefined,
   );
-  const now = deps.now ?? (() => new Date());
-  let finish: (code: number) => void = () => {};
-  const finished = new Promise<number>((resolve) => (finish = resolve));
+  return (receipt) => {
+    if (options.json) deps.jsonOut.line(receiptJson(receipt, words));
+    else deps.stdout.write(receiptLine(receipt, words, colors, layout));
+  };
+}
 
-  const silence = new SilenceWatch(options.maxSilenceMs, () => {
-    deps.stderr.write(`whsvc listen: no request for ${elapsed(options.maxSilenceMs!)} (--max-silence): stopping, exit 6\n`);
-    finish(ExitCode.timedOut);
-  });
-  const receive = receiving({
-    answerer,
-    routes,
-    recording,
-    send,
-    forwardTimeoutMs: options.forwardTimeoutMs,
-    delayMs: options.delayMs,
-    heard: () => silence.heard(),
-    note,
-    answered(receipt) {
-      if (options.json) deps.jsonOut.line(receiptJson(receipt, words));
-      else deps.stdout.write(receiptLine(receipt, words, colors, layout));
-      if (options.count !== undefined && tally.verified >= options.count) finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
-    },
-  });
-  const bounds = { ...receiverBounds(), ...deps.bounds };
-  const stops = new Stops(deps.stderr, bounds);
-  const server = await serveRequests(receive, options, bounds, now, {
-    onFailure: (error) => deps.stderr.write(`whsvc listen: a request could not be handled, answered 500: ${(error as Error)?.message ?? String(error)}\n`),
-    onStopped: (what) => stops.stopped(what),
-  });
-  // A script learns the address from stdout, as from `sandbox start --json`: --port 0 chose the port.
-  if (options.json) deps.jsonOut.line({ url: server.url });
-  announce(deps.stderr, { url: server.url, secrets, routes, seed, recorder: recording?.file }, options);
+type Tally = Answerer['tally'];
 
-  let timer: NodeJS.Timeout | undefined;
-  if (options.timeout !== undefined) {
-    timer = setTimeout(() => {
-      if (options.count !== undefined) {
-        deps.stderr.write(`whsvc listen: ${tally.verified} of ${options.count} verified deliveries within ${options.timeout} s\n`);
-        finish(ExitCode.timedOut);
-      } else finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
-    }, options.timeout * 1000);
+/** The exit code when nothing went wrong on listen's side: 1 when a delivery was bad or refused, else 0. */
+const talliedCode = (tally: Tally): number => (tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
+
+/**
+ * When listen ends on its own (Ctrl-C aside): --count verified deliveries taken, --timeout passed (exit 6 when --count
+ * was not reached), or --max-silence with no request (exit 6). `finished` resolves with the exit code.
+ */
+class Ending {
+  private readonly done = Promise.withResolvers<number>();
+  readonly finished = this.done.promise;
+  private readonly silence: SilenceWatch;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly options: Pick<ListenOptions, 'count' | 'timeout' | 'maxSilenceMs'>,
+    private readonly tally: Tally,
+    private readonly note: (text: string) => void,
+  ) {
+    this.silence = new SilenceWatch(options.maxSilenceMs, () => {
+      note(`no request for ${elapsed(options.maxSilenceMs!)} (--max-silence): stopping, exit 6`);
+      this.done.resolve(ExitCode.timedOut);
+    });
   }
-  const code = await Promise.race([finished, deps.stopSignal]);
-  clearTimeout(timer);
-  silence.stop();
-  await server.stop();
-  recording?.file.close();
-  for (const line of stops.summary()) deps.stderr.write(`whsvc listen: ${line}\n`);
-  const { bad, refused } = tally;
-  const unrecorded = recording?.unrecorded ?? 0;
+
+  /** A request came (--max-silence starts again). */
+  heard(): void {
+    this.silence.heard();
+  }
+
+  /** A request answered and shown: --count may be reached. */
+  answered(): void {
+    const { count } = this.options;
+    if (count !== undefined && this.tally.verified >= count) this.done.resolve(talliedCode(this.tally));
+  }
+
+  /** --timeout counts from now, once listen listens. */
+  startTimeout(): void {
+    const { count, timeout } = this.options;
+    if (timeout === undefined) return;
+    this.timer = setTimeout(() => {
+      if (count === undefined) return this.done.resolve(talliedCode(this.tally));
+      this.note(`${this.tally.verified} of ${count} verified deliveries within ${timeout} s`);
+      this.done.resolve(ExitCode.timedOut);
+    }, timeout * 1000);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.silence.stop();
+  }
+}
+
+/** listen's last lines, on stderr (what went unrecorded, bad or refused), and its exit code: 1 for any of them, else `code`. */
+function lastWords(code: number, { bad, refused }: Tally, unrecorded: number, note: (text: string) => void): number {
   if (unrecorded > 0) {
-    deps.stderr.write(
-      `whsvc listen: ${unrecorded} deliver${unrecorded === 1 ? 'y' : 'ies'} not recorded, answered ${NOT_RECORDED_STATUS} for the sender to try again\n`,
-    );
+    note(`${unrecorded} deliver${unrecorded === 1 ? 'y' : 'ies'} not recorded, answered ${NOT_RECORDED_STATUS} for the sender to try again`);
   }
-  if (bad > 0) deps.stderr.write(`whsvc listen: ${bad} deliver${bad === 1 ? 'y' : 'ies'} with a bad or missing signature\n`);
-  if (refused > 0)
-    deps.stderr.write(
-      `whsvc listen: ${refused} replayed deliver${refused === 1 ? 'y' : 'ies'} or event header${refused === 1 ? '' : 's'} contradicting the signed body, refused\n`,
-    );
+  if (bad > 0) note(`${bad} deliver${bad === 1 ? 'y' : 'ies'} with a bad or missing signature`);
+  if (refused > 0) {
+    note(`${refused} replayed deliver${refused === 1 ? 'y' : 'ies'} or event header${refused === 1 ? '' : 's'} contradicting the signed body, refused`);
+  }
   return code === ExitCode.ok && bad + refused + unrecorded > 0 ? ExitCode.failure : code;
 }
 
