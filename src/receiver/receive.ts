@@ -2,9 +2,9 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Transport } from '../api/transport.js';
 import { FileError } from '../files/user-file.js';
 import { DELIVERY_TIMEOUT_MS } from '../protocol/delivery.js';
-import { isMistakenTokenRequest, recordedRequest, type RecordedDelivery } from '../protocol/record.js';
+import { isMistakenTokenRequest, type RecordedDelivery } from '../protocol/record.js';
 import type { Answerer, Decision } from './answer.js';
-import type { RecordFile } from './record-file.js';
+import { deliveryRecord, type RecordFile } from './record-file.js';
 import { routeFor, shownUrl, type ForwardRoute } from './routes.js';
 import { sendAsReceived } from './send-on.js';
 import type { Receive } from './server.js';
@@ -148,14 +148,16 @@ export class Recording {
 
 /** A request as `--record` keeps it: when it arrived, the request itself, what the receiver made of it and answered. */
 function recordOf(req: IncomingMessage, body: Buffer, arrivedAt: Date, decision: Decision, answered: number): RecordedDelivery {
-  return {
-    whsvc_record: 1,
-    received_at: arrivedAt.toISOString(),
-    ...recordedRequest(req.method ?? 'POST', req.url ?? '/', req.headers, body),
-    signature_check: decision.signatureCheck,
+  return deliveryRecord({
+    receivedAt: arrivedAt.toISOString(),
+    method: req.method,
+    path: req.url ?? '/',
+    headers: req.headers,
+    body,
+    signatureCheck: decision.signatureCheck,
     event: decision.event ?? null,
-    delivery_id: decision.deliveryId ?? null,
+    deliveryId: decision.deliveryId ?? null,
     attempt: decision.attempt === undefined || Number.isNaN(Number(decision.attempt)) ? null : Number(decision.attempt),
     answered,
-  };
+  });
 }

@@ -13,9 +13,9 @@ import { colorsFor } from '../../render/colors.js';
 import { keyValues, sanitize } from '../../render/text.js';
 import { EVENT_TYPES } from '../../protocol/catalog.js';
 import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS, madeDelivery, type MadeDelivery } from '../../protocol/delivery.js';
-import { recordedRequest, type RecordedDelivery } from '../../protocol/record.js';
+import type { RecordedDelivery } from '../../protocol/record.js';
 import type { SignatureCheck } from '../../protocol/signature.js';
-import { RecordFile } from '../../receiver/record-file.js';
+import { deliveryRecord, RecordFile } from '../../receiver/record-file.js';
 import { sendAsReceived, type SendResult } from '../../receiver/send-on.js';
 import { givenBody, samplePayloadWith, setting, type Setting } from './payload.js';
 import { elapsed, noAnswer } from '../../render/words.js';
@@ -226,16 +226,16 @@ const head = (text: string) => {
 
 /** The delivery as a record file keeps it (listen's format: header names in lower case), for `replay`. */
 function recordOf(url: URL, delivery: MadeDelivery, signatureCheck: SignatureCheck, result: SendResult, at: number): RecordedDelivery {
-  const headers = Object.fromEntries(Object.entries(delivery.headers).map(([name, value]) => [name.toLowerCase(), value]));
-  return {
-    whsvc_record: 1,
-    received_at: new Date(at).toISOString(),
-    ...recordedRequest('POST', url.pathname, headers, delivery.body),
-    signature_check: signatureCheck,
+  return deliveryRecord({
+    receivedAt: new Date(at).toISOString(),
+    path: url.pathname,
+    headers: delivery.headers,
+    body: delivery.body,
+    signatureCheck,
     event: delivery.event,
-    delivery_id: delivery.deliveryId,
+    deliveryId: delivery.deliveryId,
     attempt: delivery.attempt,
     // What the receiver answered; 0 when it gave no answer, as the service's response_code says it.
     answered: result.status ?? 0,
-  };
+  });
 }
