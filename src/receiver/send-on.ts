@@ -19,6 +19,13 @@ export interface SendResult {
   code?: string;
 }
 
+/** Where a delivery received at `path` is sent on to: `target`, or, when `target` has no path, `target` at that path (its query left out). */
+export function sendOnUrl(target: URL, path: string): URL {
+  const url = new URL(target);
+  if (path !== '/' && url.pathname === '/') url.pathname = path.split('?')[0]!;
+  return url;
+}
+
 /**
  * A delivery sent on to an app as it was received (listen --forward-to, replay):
  * its body byte for byte, every header but those of the hop, to `target`, or,
@@ -34,8 +41,7 @@ export async function sendAsReceived(
   /** The service's own limit unless --request-timeout says otherwise. */
   timeoutMs = DELIVERY_TIMEOUT_MS,
 ): Promise<SendResult> {
-  const url = new URL(target);
-  if (path !== '/' && url.pathname === '/') url.pathname = path.split('?')[0]!;
+  const url = sendOnUrl(target, path);
   // fromEntries, not assignment: a header named __proto__ stays a header.
   const kept: Record<string, string> = Object.fromEntries(
     Object.entries(headers).flatMap(([name, value]) =>

@@ -20,7 +20,7 @@ import { isSignatureHeader, signatureHeaderName } from '../../protocol/headers.j
 import { recordedBody, recordedSignatureCheck, type RecordedDelivery } from '../../protocol/record.js';
 import { sign } from '../../protocol/signature.js';
 import { type CheckedRecords, checkRecordFile, type ReadLimits } from './records.js';
-import { sendAsReceived, type SendResult } from '../../receiver/send-on.js';
+import { sendAsReceived, sendOnUrl, type SendResult } from '../../receiver/send-on.js';
 import { numberText } from '../../exact-json.js';
 
 /** Defines `replay`. */
@@ -131,7 +131,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
   }
   if (options.dryRun) {
     for await (const record of records.chosen()) {
-      const url = shownUrl(urlFor(target, record));
+      const url = shownUrl(sendOnUrl(target, record.path));
       if (options.json) deps.jsonOut.line({ would_send: { ...describe(record), url } });
       else deps.stdout.write(`${line(record, colors, layout)}\n`);
     }
@@ -149,7 +149,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
     else tally.other_status += 1;
     progress?.clear();
     if (options.json) {
-      const url = shownUrl(urlFor(target, replayed.record));
+      const url = shownUrl(sendOnUrl(target, replayed.record.path));
       deps.jsonOut.line({
         replayed: { ...describe(replayed.record), url, status: replayed.result.status, error: replayed.result.error ?? null, ms: replayed.ms },
       });
@@ -222,13 +222,6 @@ function describe(record: RecordedDelivery) {
     recorded_path: record.path,
     signature_check: recordedSignatureCheck(record),
   };
-}
-
-/** Where a record is sent: --to, or, when --to has no path, --to at the path it was received at (as sendAsReceived does). */
-function urlFor(target: URL, record: RecordedDelivery): URL {
-  const url = new URL(target);
-  if (record.path !== '/' && url.pathname === '/') url.pathname = record.path.split('?')[0]!;
-  return url;
 }
 
 type ReplayKey = 'time' | 'event' | 'delivery' | 'answer';
