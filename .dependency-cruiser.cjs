@@ -2,8 +2,9 @@
 // composition root (main.ts, program.ts), which alone stands over the command groups. `npm test` runs them.
 const below = {
   commands: ['^src/main\\.ts$', '^src/program\\.ts$'],
-  cli: ['^src/main\\.ts$', '^src/program\\.ts$', '^src/commands/'],
-  foundations: ['^src/main\\.ts$', '^src/program\\.ts$', '^src/commands/', '^src/cli/', '^src/sandbox/'],
+  receiver: ['^src/main\\.ts$', '^src/program\\.ts$', '^src/commands/'],
+  cli: ['^src/main\\.ts$', '^src/program\\.ts$', '^src/commands/', '^src/receiver/'],
+  foundations: ['^src/main\\.ts$', '^src/program\\.ts$', '^src/commands/', '^src/receiver/', '^src/cli/', '^src/sandbox/'],
 };
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -25,6 +26,14 @@ module.exports = {
       to: { path: '^src/commands/', pathNot: ['^src/commands/$1/', '^src/commands/[^/]+/shared/'] },
     },
     {
+      name: 'receiver-is-a-library',
+      severity: 'error',
+      comment:
+        "receiver/ is the receiver's side (verify, record, answer, send on, routes, its server), which listen, tail, replay, send and check-receiver call: it never imports a command, nor the terminal's rendering (render/: the commands make the lines).",
+      from: { path: '^src/receiver/' },
+      to: { path: [...below.receiver, '^src/render/'] },
+    },
+    {
       name: 'cli-is-plumbing',
       severity: 'error',
       comment: 'cli/ serves the commands; it never imports them, nor the root.',
@@ -34,7 +43,7 @@ module.exports = {
     {
       name: 'foundations-know-no-terminal',
       severity: 'error',
-      comment: 'api/, config/, files/, render/, protocol/, net.ts, exchange.ts and exact-json.ts know nothing of the CLI, the commands or the sandbox.',
+      comment: 'api/, config/, files/, render/, protocol/, net.ts, exchange.ts and exact-json.ts know nothing of the CLI, the commands, the receiver or the sandbox.',
       from: { path: ['^src/api/', '^src/config/', '^src/files/', '^src/render/', '^src/protocol/', '^src/net\\.ts$', '^src/exchange\\.ts$', '^src/exact-json\\.ts$'] },
       to: { path: below.foundations },
     },
@@ -55,9 +64,10 @@ module.exports = {
     {
       name: 'sandbox-is-the-service',
       severity: 'error',
-      comment: "The sandbox is the service: it uses the protocol (protocol/), net.ts, exchange.ts and render/'s text helpers, never the CLI's client or config.",
+      comment:
+        "The sandbox is the service: it uses the protocol (protocol/), net.ts, exchange.ts and render/'s text helpers, never the CLI's client, config or receiver.",
       from: { path: '^src/sandbox/' },
-      to: { path: ['^src/main\\.ts$', '^src/program\\.ts$', '^src/commands/', '^src/cli/', '^src/api/', '^src/config/'] },
+      to: { path: ['^src/main\\.ts$', '^src/program\\.ts$', '^src/commands/', '^src/cli/', '^src/receiver/', '^src/api/', '^src/config/'] },
     },
   ],
   options: {

@@ -6,8 +6,8 @@ import { digestHex, SIGNATURE_PREFIX, type SignatureCheck } from '../../protocol
 import { isDelivered } from '../../protocol/status.js';
 import { counted, sanitize } from '../../render/text.js';
 import { BROKEN_ANSWER_CODE } from '../../net.js';
-import { answerWords, type SendResult } from '../replay/shared/send.js';
-import { elapsed } from '../../render/words.js';
+import type { SendResult } from '../../receiver/send-on.js';
+import { elapsed, noAnswer } from '../../render/words.js';
 
 /**
  * The checks of `check-receiver`: what each sends and how it judges what came
@@ -77,7 +77,7 @@ const timedOut = (o: Outcome) => o.result.status === null && o.result.code === '
 /** What came back, in words: `401 "bad signature"`, `no answer within 10 s`, `no answer (connection refused)`; a body longer than shown (or than read) ends in `…`. */
 export function answered(o: Outcome): string {
   const { status, body, cut } = o.result;
-  if (status === null) return answerWords(o.result);
+  if (status === null) return noAnswer(o.result.error);
   const text = sanitize(body ?? '').trim();
   return text === '' ? String(status) : `${status} ${JSON.stringify(text.length > 60 || cut ? `${text.slice(0, 59)}…` : text)}`;
 }
@@ -215,238 +215,315 @@ export function payloadOfSize(event: string, now: Date, bytes: number): string {
   return JSON.stringify(payload);
 }
 
+/** A secret of the receiver's, named by its file. */
+type Key = BatteryContext['secrets'][number];
+
+/** What every check makes its deliveries from. */
+interface Making {
+  ctx: BatteryContext;
+  /** The receiver's first secret: each valid delivery is signed with it. */
+  first: Key;
+  /** Its other secrets (while it moves to a new one). */
+  others: readonly Key[];
+  /** The event type of the checks that send one kind of delivery: invoice.paid when it is taken, else the first. */
+  event: string;
+  /** The sample of `event` that the forged deliveries are made from, one body for each of them. */
+  original: string;
+  /** A fresh sample of `event`, compact. */
+  sample(): string;
+  /** A delivery made as the service makes one, dated ctx.now. */
+  make(body: string, event: string, extra?: { secret?: string; signature?: string; deliveryId?: string; attempt?: number }): MadeDelivery;
+  /** A delivery signed with one of the receiver's secrets (the first unless another is given): what it holds verifies it. */
+  signed(what: string, body: string, event: string, key?: Key): Probe;
+}
+
 /** The checks, in order, with the deliveries each sends. */
 export function battery(ctx: BatteryContext): Check[] {
+  const making = makingFor(ctx);
+  return [
+    eventTypesCheck(making),
+    rawBytesCheck(making),
+    tamperedBodyCheck(making),
+    otherSecretCheck(making),
+    noSignatureCheck(making),
+    malformedSignatureCheck(making),
+    repeatedDeliveryCheck(making),
+    unknownEventCheck(making),
+    timeLimitCheck(making),
+  ];
+}
+
+function makingFor(ctx: BatteryContext): Making {
   const [first, ...others] = ctx.secrets;
   if (first === undefined) throw new Error('check-receiver needs a secret');
-  const make = (body: string, event: string, extra: { secret?: string; signature?: string; deliveryId?: string; attempt?: number } = {}) =>
-    madeDelivery(body, { event, platformName: ctx.platformName, userAgent: ctx.userAgent, sentAt: ctx.now, ...extra });
-  // Signed with one of the receiver's secrets: what it holds verifies it.
-  const signed = (what: string, body: string, event: string, key = first): Probe => ({
+  const event = ctx.events.find((type) => type === 'invoice.paid') ?? ctx.events[0];
+  if (event === undefined) throw new Error('check-receiver needs an event type');
+  const sample = () => JSON.stringify(samplePayload(event, ctx.now));
+  const make: Making['make'] = (body, type, extra = {}) =>
+    madeDelivery(body, { event: type, platformName: ctx.platformName, userAgent: ctx.userAgent, sentAt: ctx.now, ...extra });
+  const signed: Making['signed'] = (what, body, type, key = first) => ({
     what,
-    delivery: make(body, event, { secret: key.secret }),
+    delivery: make(body, type, { secret: key.secret }),
     signatureCheck: 'verified',
     signedWith: key.name,
   });
-  const event = ctx.events.includes('invoice.paid') ? 'invoice.paid' : ctx.events[0]!;
-  const sample = () => JSON.stringify(samplePayload(event, ctx.now));
-  const limit = elapsed(ctx.limitMs);
-  const header = signatureHeaderName(ctx.platformName);
-  const largestWords = `${LARGEST_PAYLOAD_BYTES.toLocaleString('en')}-byte`;
+  return { ctx, first, others, event, original: sample(), sample, make, signed };
+}
 
-  const validProbes = [
+/** A delivery that must be refused: not signed with a secret of the receiver's. */
+const forged = (what: string, delivery: MadeDelivery, signatureCheck: SignatureCheck): Probe => ({ what, delivery, signatureCheck, signedWith: null });
+
+/** The outcome of one of a check's probes: a check is judged once each of its probes was sent. */
+function outcomeOf(own: readonly Outcome[], probe: Probe): Outcome {
+  const outcome = own.find((o) => o.probe === probe);
+  if (outcome === undefined) throw new Error(`${probe.what}: judged before it was sent`);
+  return outcome;
+}
+
+/** 1: a valid delivery of each event type (and of one signed with each other secret) is taken. */
+function eventTypesCheck({ ctx, first, others, event, sample, signed }: Making): Check {
+  const probes = [
     ...ctx.events.map((type) => signed(type, JSON.stringify(samplePayload(type, ctx.now)), type)),
     ...others.map((key) => signed(`${event} signed with ${key.name}`, sample(), event, key)),
   ];
+  return {
+    number: 1,
+    key: 'event_types',
+    title: 'a valid delivery of each event type is taken',
+    sends: `${counted(probes.length, 'delivery', 'deliveries')}: ${ctx.events.join(', ')}${others.length ? `, and ${event} signed with each other secret` : ''}`,
+    probes,
+    judge(own) {
+      const wrong = own.find((o) => !taken(o));
+      if (wrong === undefined) return { pass: true, summary: `${own.length === 1 ? '' : `all ${own.length} `}answered ${statuses(own)}` };
+      const summary = failures(own, taken);
+      // Taken under one secret and not the other: a receiver moving to a new secret must take both.
+      if (others.length > 0 && own.filter((o) => o.probe.signedWith === first.name).every(taken)) {
+        return {
+          pass: false,
+          summary,
+          cause: `it does not take a delivery signed with ${wrong.probe.signedWith}: while it moves to a new secret, a signature under either must verify`,
+          fix: 'check the signature against each of its secrets, old and new, until the move is done',
+        };
+      }
+      if (own.some(taken) && refused(wrong)) {
+        return {
+          pass: false,
+          summary,
+          cause: 'it refuses some event types: every type its webhook subscribes to comes, and a refusal is sent again',
+          fix: 'answer 2xx to every delivery that verifies, and skip the work for a type it does not handle',
+        };
+      }
+      return { pass: false, summary, ...whyNotTaken(wrong, ctx.limitMs) };
+    },
+  };
+}
 
-  const reserialized = unlikeReserialized(samplePayload(event, ctx.now));
-  const original = sample();
+/** 2: the JSON written as no serializer writes it, signed over those bytes, is taken. */
+function rawBytesCheck({ ctx, event, signed }: Making): Check {
+  const probe = signed(`${event} written otherwise`, unlikeReserialized(samplePayload(event, ctx.now)), event);
+  return {
+    number: 2,
+    key: 'raw_bytes',
+    title: 'bytes unlike a re-serialization are taken',
+    sends: `${event} with its JSON written otherwise (key order, spacing, \\u escapes), signed over those bytes`,
+    probes: [probe],
+    judge(own, all) {
+      const o = outcomeOf(own, probe);
+      if (taken(o)) return { pass: true, summary: `answered ${o.result.status}` };
+      const plain = all.get('event_types')?.find((v) => v.probe.what === event);
+      if (plain && taken(plain) && o.result.status !== null && o.result.status < 500) {
+        return {
+          pass: false,
+          summary: `answered ${answered(o)}, where the same JSON written compactly was taken`,
+          cause: 'it verifies the signature over JSON it parsed and wrote again, whose bytes differ from those signed',
+          fix: 'compute the HMAC over the raw body as received, before any parsing (express.raw(), request.get_data(), io.ReadAll(r.Body))',
+        };
+      }
+      return { pass: false, summary: `answered ${answered(o)}`, ...whyNotTaken(o, ctx.limitMs) };
+    },
+  };
+}
+
+/** 3: the body changed by one byte after it was signed is refused. */
+function tamperedBodyCheck({ ctx, first, event, original, make }: Making): Check {
   const tampered = withOneByteChanged(original);
+  const signature = `${SIGNATURE_PREFIX}${digestHex(first.secret, original)}`;
+  const header = signatureHeaderName(ctx.platformName);
+  return {
+    number: 3,
+    key: 'tampered_body',
+    title: 'a body changed by one byte is refused',
+    sends: `${event} with ${tampered.change} after it was signed`,
+    probes: [forged(`${event} with one byte changed`, make(tampered.body, event, { signature }), 'mismatch')],
+    judge: (own) =>
+      judgeRefusal(own, ctx.limitMs, {
+        cause: 'it takes a body that its signature does not match: it does not check the signature, or does not act on the result',
+        fix: `compute the HMAC of the raw body, compare it with ${header} in constant time, and answer 400 or 401 when they differ`,
+      }),
+  };
+}
+
+/** 4: a delivery signed with a secret made up for the check is refused. */
+function otherSecretCheck({ ctx, event, original, make }: Making): Check {
   const otherSecret = `whsec_${randomBytes(24).toString('base64url')}`;
+  return {
+    number: 4,
+    key: 'other_secret',
+    title: 'a delivery signed with another secret is refused',
+    sends: `${event} signed with a secret made up for this check`,
+    probes: [forged(`${event} signed with another secret`, make(original, event, { secret: otherSecret }), 'mismatch')],
+    judge: (own) =>
+      judgeRefusal(own, ctx.limitMs, {
+        cause:
+          "it takes a signature made with another secret: it does not check signatures, or checks them with another secret than the webhook's (a default, an empty one)",
+        fix: "check every delivery with the webhook's signing secret, and refuse one that does not match",
+      }),
+  };
+}
+
+/** 5: a delivery without the signature header is refused. */
+function noSignatureCheck({ ctx, event, original, make }: Making): Check {
+  const header = signatureHeaderName(ctx.platformName);
+  return {
+    number: 5,
+    key: 'no_signature',
+    title: 'a delivery with no signature is refused',
+    sends: `${event} with no ${header} header`,
+    probes: [forged(`${event} unsigned`, make(original, event), 'missing')],
+    judge: (own) =>
+      judgeRefusal(own, ctx.limitMs, {
+        cause: `it takes a delivery without ${header}: its check is skipped when the header is absent`,
+        fix: `refuse a delivery without ${header}: 400 or 401`,
+      }),
+  };
+}
+
+/** 6: the right digest under sha1=, and a sha256= digest cut short, are refused (and a cut one makes no 5xx). */
+function malformedSignatureCheck({ ctx, first, event, original, make }: Making): Check {
   const digest = digestHex(first.secret, original);
+  const cutShort = forged(`${event} with the digest cut short`, make(original, event, { signature: `${SIGNATURE_PREFIX}${digest.slice(0, 32)}` }), 'malformed');
+  return {
+    number: 6,
+    key: 'malformed_signature',
+    title: 'a signature in the wrong form is refused',
+    sends: `${event} twice: its right digest under sha1=, then sha256= with the digest cut to 32 hex digits`,
+    probes: [forged(`${event} signed sha1=<digest>`, make(original, event, { signature: `sha1=${digest}` }), 'malformed'), cutShort],
+    judge(own) {
+      const crashed = own.find((o) => o.result.status !== null && o.result.status >= 500);
+      if (crashed?.probe === cutShort && !own.some(taken)) {
+        return {
+          pass: false,
+          summary: failures(own, refused),
+          cause: `a signature of the wrong length makes it fail (${crashed.result.status}): a constant-time compare of unequal lengths throws (Node's timingSafeEqual does)`,
+          fix: 'check that the header is sha256= and 64 hex digits before comparing, and answer 400 when it is not',
+        };
+      }
+      return judgeRefusal(own, ctx.limitMs, {
+        cause: 'it takes a signature in the wrong form: it compares only part of it, or ignores what comes before the digest',
+        fix: 'take the header only when it is sha256= and 64 hex digits, and compare the whole digest in constant time',
+      });
+    },
+  };
+}
+
+/** 7: one delivery sent again with the same delivery id, as the service retries it, is answered 2xx both times. */
+function repeatedDeliveryCheck({ ctx, first, event, sample, make }: Making): Check {
   const repeated = make(sample(), event, { secret: first.secret });
-  const unknownBody = JSON.stringify({
+  const once: Probe = { what: `${event}, attempt 1`, delivery: repeated, signatureCheck: 'verified', signedWith: first.name };
+  const again: Probe = {
+    what: `${event}, attempt 2 of the same delivery`,
+    delivery: make(repeated.body.toString('utf8'), event, { signature: repeated.signature, deliveryId: repeated.deliveryId, attempt: 2 }),
+    signatureCheck: 'verified',
+    signedWith: first.name,
+  };
+  return {
+    number: 7,
+    key: 'repeated_delivery',
+    title: 'the same delivery sent twice is answered 2xx twice',
+    sends: `one ${event} delivery, then again with the same delivery id, as the service retries one (attempt 2)`,
+    probes: [once, again],
+    judge(own) {
+      const [sent, resent] = [outcomeOf(own, once), outcomeOf(own, again)];
+      if (taken(sent) && taken(resent)) return { pass: true, summary: `answered ${sent.result.status}, then ${resent.result.status}` };
+      if (!taken(sent)) return { pass: false, summary: `the first send answered ${answered(sent)}`, ...whyNotTaken(sent, ctx.limitMs) };
+      if (resent.result.status === null) return { pass: false, summary: `the repeat: ${answered(resent)}`, ...whyNotTaken(resent, ctx.limitMs) };
+      return {
+        pass: false,
+        summary: `answered ${sent.result.status}, then ${answered(resent)}`,
+        cause:
+          'it refuses a delivery id it has seen: the service sends a delivery again when it did not get the answer (a timeout, a lost connection), and that retry must be answered 2xx',
+        fix: 'keep the delivery ids it has processed, and answer a repeat 2xx without doing the work again',
+      };
+    },
+  };
+}
+
+/** 8: a validly signed event of a type no catalog has gets no 5xx. */
+function unknownEventCheck({ ctx, signed }: Making): Check {
+  const body = JSON.stringify({
     id: `evt_${randomBytes(6).toString('hex')}`,
     event: UNKNOWN_EVENT_TYPE,
     note: 'an event type this receiver does not know',
   });
-  const largest = payloadOfSize(event, ctx.now, LARGEST_PAYLOAD_BYTES);
-
-  const forged = (what: string, delivery: MadeDelivery, signatureCheck: SignatureCheck): Probe => ({ what, delivery, signatureCheck, signedWith: null });
-
-  return [
-    {
-      number: 1,
-      key: 'event_types',
-      title: 'a valid delivery of each event type is taken',
-      sends: `${counted(validProbes.length, 'delivery', 'deliveries')}: ${ctx.events.join(', ')}${others.length ? `, and ${event} signed with each other secret` : ''}`,
-      probes: validProbes,
-      judge(own) {
-        if (own.every(taken)) return { pass: true, summary: `${own.length === 1 ? '' : `all ${own.length} `}answered ${statuses(own)}` };
-        const wrong = own.find((o) => !taken(o))!;
-        const someTaken = own.some(taken);
-        // Taken under one secret and not the other: a receiver moving to a new secret must take both.
-        const bySecret = others.length > 0 && own.filter((o) => o.probe.signedWith === first.name).every(taken);
-        if (bySecret) {
-          return {
-            pass: false,
-            summary: failures(own, taken),
-            cause: `it does not take a delivery signed with ${wrong.probe.signedWith}: while it moves to a new secret, a signature under either must verify`,
-            fix: 'check the signature against each of its secrets, old and new, until the move is done',
-          };
-        }
-        if (someTaken && refused(wrong)) {
-          return {
-            pass: false,
-            summary: failures(own, taken),
-            cause: 'it refuses some event types: every type its webhook subscribes to comes, and a refusal is sent again',
-            fix: 'answer 2xx to every delivery that verifies, and skip the work for a type it does not handle',
-          };
-        }
-        return { pass: false, summary: failures(own, taken), ...whyNotTaken(wrong, ctx.limitMs) };
-      },
-    },
-    {
-      number: 2,
-      key: 'raw_bytes',
-      title: 'bytes unlike a re-serialization are taken',
-      sends: `${event} with its JSON written otherwise (key order, spacing, \\u escapes), signed over those bytes`,
-      probes: [signed(`${event} written otherwise`, reserialized, event)],
-      judge([o], all) {
-        if (taken(o!)) return { pass: true, summary: `answered ${o!.result.status}` };
-        const plain = all.get('event_types')?.find((v) => v.probe.what === event);
-        if (plain && taken(plain) && o!.result.status !== null && o!.result.status < 500) {
-          return {
-            pass: false,
-            summary: `answered ${answered(o!)}, where the same JSON written compactly was taken`,
-            cause: 'it verifies the signature over JSON it parsed and wrote again, whose bytes differ from those signed',
-            fix: 'compute the HMAC over the raw body as received, before any parsing (express.raw(), request.get_data(), io.ReadAll(r.Body))',
-          };
-        }
-        return { pass: false, summary: `answered ${answered(o!)}`, ...whyNotTaken(o!, ctx.limitMs) };
-      },
-    },
-    {
-      number: 3,
-      key: 'tampered_body',
-      title: 'a body changed by one byte is refused',
-      sends: `${event} with ${tampered.change} after it was signed`,
-      probes: [forged(`${event} with one byte changed`, make(tampered.body, event, { signature: `${SIGNATURE_PREFIX}${digest}` }), 'mismatch')],
-      judge: (own) =>
-        judgeRefusal(own, ctx.limitMs, {
-          cause: 'it takes a body that its signature does not match: it does not check the signature, or does not act on the result',
-          fix: `compute the HMAC of the raw body, compare it with ${header} in constant time, and answer 400 or 401 when they differ`,
-        }),
-    },
-    {
-      number: 4,
-      key: 'other_secret',
-      title: 'a delivery signed with another secret is refused',
-      sends: `${event} signed with a secret made up for this check`,
-      probes: [forged(`${event} signed with another secret`, make(original, event, { secret: otherSecret }), 'mismatch')],
-      judge: (own) =>
-        judgeRefusal(own, ctx.limitMs, {
-          cause:
-            "it takes a signature made with another secret: it does not check signatures, or checks them with another secret than the webhook's (a default, an empty one)",
-          fix: "check every delivery with the webhook's signing secret, and refuse one that does not match",
-        }),
-    },
-    {
-      number: 5,
-      key: 'no_signature',
-      title: 'a delivery with no signature is refused',
-      sends: `${event} with no ${header} header`,
-      probes: [forged(`${event} unsigned`, make(original, event), 'missing')],
-      judge: (own) =>
-        judgeRefusal(own, ctx.limitMs, {
-          cause: `it takes a delivery without ${header}: its check is skipped when the header is absent`,
-          fix: `refuse a delivery without ${header}: 400 or 401`,
-        }),
-    },
-    {
-      number: 6,
-      key: 'malformed_signature',
-      title: 'a signature in the wrong form is refused',
-      sends: `${event} twice: its right digest under sha1=, then sha256= with the digest cut to 32 hex digits`,
-      probes: [
-        forged(`${event} signed sha1=<digest>`, make(original, event, { signature: `sha1=${digest}` }), 'malformed'),
-        forged(`${event} with the digest cut short`, make(original, event, { signature: `${SIGNATURE_PREFIX}${digest.slice(0, 32)}` }), 'malformed'),
-      ],
-      judge(own) {
-        const crashed = own.find((o) => o.result.status !== null && o.result.status >= 500);
-        if (crashed?.probe.what.endsWith('cut short') && !own.some(taken)) {
-          return {
-            pass: false,
-            summary: failures(own, refused),
-            cause: `a signature of the wrong length makes it fail (${crashed.result.status}): a constant-time compare of unequal lengths throws (Node's timingSafeEqual does)`,
-            fix: 'check that the header is sha256= and 64 hex digits before comparing, and answer 400 when it is not',
-          };
-        }
-        return judgeRefusal(own, ctx.limitMs, {
-          cause: 'it takes a signature in the wrong form: it compares only part of it, or ignores what comes before the digest',
-          fix: 'take the header only when it is sha256= and 64 hex digits, and compare the whole digest in constant time',
-        });
-      },
-    },
-    {
-      number: 7,
-      key: 'repeated_delivery',
-      title: 'the same delivery sent twice is answered 2xx twice',
-      sends: `one ${event} delivery, then again with the same delivery id, as the service retries one (attempt 2)`,
-      probes: [
-        { what: `${event}, attempt 1`, delivery: repeated, signatureCheck: 'verified', signedWith: first.name },
-        {
-          what: `${event}, attempt 2 of the same delivery`,
-          delivery: make(repeated.body.toString('utf8'), event, { signature: repeated.signature!, deliveryId: repeated.deliveryId, attempt: 2 }),
-          signatureCheck: 'verified',
-          signedWith: first.name,
-        },
-      ],
-      judge([once, again]) {
-        if (taken(once!) && taken(again!)) return { pass: true, summary: `answered ${once!.result.status}, then ${again!.result.status}` };
-        if (!taken(once!)) return { pass: false, summary: `the first send answered ${answered(once!)}`, ...whyNotTaken(once!, ctx.limitMs) };
-        if (again!.result.status === null) return { pass: false, summary: `the repeat: ${answered(again!)}`, ...whyNotTaken(again!, ctx.limitMs) };
+  const probe = signed(UNKNOWN_EVENT_TYPE, body, UNKNOWN_EVENT_TYPE);
+  return {
+    number: 8,
+    key: 'unknown_event',
+    title: 'an unknown event type gets no 5xx',
+    sends: `an event of the type ${UNKNOWN_EVENT_TYPE}, validly signed`,
+    probes: [probe],
+    judge(own) {
+      const o = outcomeOf(own, probe);
+      if (taken(o) || refused(o)) return { pass: true, summary: `answered ${o.result.status}${refused(o) ? ' (a refusal it may document)' : ''}` };
+      if (o.result.status !== null && o.result.status >= 500) {
         return {
           pass: false,
-          summary: `answered ${once!.result.status}, then ${answered(again!)}`,
-          cause:
-            'it refuses a delivery id it has seen: the service sends a delivery again when it did not get the answer (a timeout, a lost connection), and that retry must be answered 2xx',
-          fix: 'keep the delivery ids it has processed, and answer a repeat 2xx without doing the work again',
+          summary: `answered ${answered(o)}`,
+          cause: 'it fails on an event type it does not know: the service may add types, and sends a 5xx delivery again and again',
+          fix: 'answer 2xx (or a 4xx you document) to a type it does not handle',
         };
-      },
+      }
+      return { pass: false, summary: `answered ${answered(o)}`, ...whyNotTaken(o, ctx.limitMs) };
     },
-    {
-      number: 8,
-      key: 'unknown_event',
-      title: 'an unknown event type gets no 5xx',
-      sends: `an event of the type ${UNKNOWN_EVENT_TYPE}, validly signed`,
-      probes: [signed(UNKNOWN_EVENT_TYPE, unknownBody, UNKNOWN_EVENT_TYPE)],
-      judge([o]) {
-        if (taken(o!) || refused(o!)) return { pass: true, summary: `answered ${o!.result.status}${refused(o!) ? ' (a refusal it may document)' : ''}` };
-        if (o!.result.status !== null && o!.result.status >= 500) {
-          return {
-            pass: false,
-            summary: `answered ${answered(o!)}`,
-            cause: 'it fails on an event type it does not know: the service may add types, and sends a 5xx delivery again and again',
-            fix: 'answer 2xx (or a 4xx you document) to a type it does not handle',
-          };
-        }
-        return { pass: false, summary: `answered ${answered(o!)}`, ...whyNotTaken(o!, ctx.limitMs) };
-      },
+  };
+}
+
+/** 9: every answer of the battery came within the limit, and the largest payload the service sends is taken. */
+function timeLimitCheck({ ctx, event, signed }: Making): Check {
+  const limit = elapsed(ctx.limitMs);
+  const largestWords = `${LARGEST_PAYLOAD_BYTES.toLocaleString('en')}-byte`;
+  const probe = signed(`${event} of ${LARGEST_PAYLOAD_BYTES} bytes`, payloadOfSize(event, ctx.now, LARGEST_PAYLOAD_BYTES), event);
+  return {
+    number: 9,
+    key: 'time_limit',
+    title: `every answer within ${limit}; the largest payload taken`,
+    sends: `${event} of ${LARGEST_PAYLOAD_BYTES.toLocaleString('en')} bytes (the largest the service sends); every answer is timed`,
+    probes: [probe],
+    judge(own, all) {
+      const big = outcomeOf(own, probe);
+      const every = [...all.values()].flat();
+      const times = every.filter((o) => o.result.status !== null).map((o) => o.ms);
+      const late = every.filter(timedOut);
+      const timing = times.length ? `slowest ${Math.max(...times)} ms, median ${median(times)} ms of ${times.length} answers` : 'no answer came';
+      if (late.length > 0) {
+        return {
+          pass: false,
+          summary: `${late.length} of ${every.length} got no answer within ${limit}${times.length ? `; ${timing}` : ''}`,
+          cause: `the service waits ${limit} for an answer: past it the attempt has failed, and the delivery is sent again`,
+          fix: 'answer 2xx as soon as the delivery is verified and kept, and do the work afterwards (a queue)',
+        };
+      }
+      if (taken(big)) return { pass: true, summary: `${timing}; the ${largestWords} payload answered ${big.result.status}` };
+      const why =
+        big.result.status === 413
+          ? {
+              cause: `its request body limit is below ${LARGEST_PAYLOAD_BYTES / 1024} KiB, the largest payload the service sends`,
+              fix: `raise it to ${LARGEST_PAYLOAD_BYTES / 1024} KiB or more`,
+            }
+          : whyNotTaken(big, ctx.limitMs);
+      return { pass: false, summary: `${timing}; the ${largestWords} payload answered ${answered(big)}`, ...why };
     },
-    {
-      number: 9,
-      key: 'time_limit',
-      title: `every answer within ${limit}; the largest payload taken`,
-      sends: `${event} of ${LARGEST_PAYLOAD_BYTES.toLocaleString('en')} bytes (the largest the service sends); every answer is timed`,
-      probes: [signed(`${event} of ${LARGEST_PAYLOAD_BYTES} bytes`, largest, event)],
-      judge([big], all) {
-        const every = [...all.values()].flat();
-        const times = every.filter((o) => o.result.status !== null).map((o) => o.ms);
-        const late = every.filter(timedOut);
-        const timing = times.length ? `slowest ${Math.max(...times)} ms, median ${median(times)} ms of ${times.length} answers` : 'no answer came';
-        if (late.length > 0) {
-          return {
-            pass: false,
-            summary: `${late.length} of ${every.length} got no answer within ${limit}${times.length ? `; ${timing}` : ''}`,
-            cause: `the service waits ${limit} for an answer: past it the attempt has failed, and the delivery is sent again`,
-            fix: 'answer 2xx as soon as the delivery is verified and kept, and do the work afterwards (a queue)',
-          };
-        }
-        if (!taken(big!)) {
-          const why =
-            big!.result.status === 413
-              ? {
-                  cause: `its request body limit is below ${LARGEST_PAYLOAD_BYTES / 1024} KiB, the largest payload the service sends`,
-                  fix: `raise it to ${LARGEST_PAYLOAD_BYTES / 1024} KiB or more`,
-                }
-              : whyNotTaken(big!, ctx.limitMs);
-          return { pass: false, summary: `${timing}; the ${largestWords} payload answered ${answered(big!)}`, ...why };
-        }
-        return { pass: true, summary: `${timing}; the ${largestWords} payload answered ${big!.result.status}` };
-      },
-    },
-  ];
+  };
 }
 
 /** The middle of some times (the mean of the two middle ones, rounded, for an even count). */

@@ -8,14 +8,13 @@ import type { CommandDeps } from '../../cli/context.js';
 import { examples } from '../../cli/examples.js';
 import { printJson } from '../../cli/output.js';
 import { platformNameOption, resourceId } from '../../cli/parse.js';
-import { requiredSecret } from '../../cli/secret.js';
+import { requiredSecret } from '../../receiver/secrets.js';
 import { STDIN } from '../../cli/stdin.js';
 import { keyValues, sanitize, sanitizeBlock, shellWord } from '../../render/text.js';
 import { clockTime, NO_ANSWER, noAnswer } from '../../render/words.js';
 import { rebuiltDelivery } from '../../protocol/delivery.js';
 import { checkSignature, type SignatureCheck } from '../../protocol/signature.js';
-import { recordedRequest } from '../../protocol/record-line.js';
-import { RecordFile } from '../replay/shared/record.js';
+import { deliveryRecord, RecordFile } from '../../receiver/record-file.js';
 import { checkUserFile } from '../../files/user-file.js';
 import { statusLabel } from './shared/view.js';
 import { numberText, numberValue } from '../../exact-json.js';
@@ -109,21 +108,19 @@ function record(file: string, { asked, key, webhook, latest, sent, signatureChec
   const out = new RecordFile(file);
   if (out.repaired) stderr.write(`whsvc: ${out.repaired}\n`);
   const url = webhook ? new URL(webhook.url) : undefined;
-  out.append({
-    whsvc_record: 1,
-    received_at: asked.created_at,
-    ...recordedRequest(
-      'POST',
-      url ? url.pathname + url.search : '/',
-      Object.fromEntries(Object.entries(sent.headers).map(([k, v]) => [k.toLowerCase(), v])),
-      Buffer.from(sent.body),
-    ),
-    signature_check: signatureCheck,
-    event: asked.event,
-    delivery_id: key,
-    attempt: asked.attempts ?? null,
-    answered: answeredStatus(latest.response_code) ?? 0,
-  });
+  out.append(
+    deliveryRecord({
+      receivedAt: asked.created_at,
+      path: url ? url.pathname + url.search : '/',
+      headers: sent.headers,
+      body: Buffer.from(sent.body),
+      signatureCheck,
+      event: asked.event,
+      deliveryId: key,
+      attempt: asked.attempts ?? null,
+      answered: answeredStatus(latest.response_code) ?? 0,
+    }),
+  );
   out.close();
 }
 

@@ -8,7 +8,7 @@ import { defaultTransport, type Transport } from '../../api/transport.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
-import { checkRoutes, describeRoutes, forwardRoute, type ForwardRoute } from '../../cli/forward.js';
+import { checkRoutes, describeRoutes, forwardRoute, type ForwardRoute } from '../../receiver/routes.js';
 import {
   boundAt,
   collect,
@@ -23,13 +23,13 @@ import {
   type TimeBound,
 } from '../../cli/parse.js';
 import { durationText, relativeTime, elapsed } from '../../render/words.js';
-import { secretSource, type SecretSource } from '../../cli/secret.js';
+import { secretSource, type SecretSource } from '../../receiver/secrets.js';
 import { sanitize } from '../../render/text.js';
 import type { Colors } from '../../render/colors.js';
 import { CheckpointWriter, checkWritable, holdCheckpoint, readCheckpoint, recordedSinceSave, type Checkpoint } from './tail/checkpoint.js';
 import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../protocol/status.js';
-import { RecordFile } from '../replay/shared/record.js';
+import { RecordFile } from '../../receiver/record-file.js';
 import { Follower, type Change, type PollReport, type StartAt } from './tail/follow.js';
 import { TailPrinter } from './tail/printer.js';
 import { ForwardQueue } from './tail/queue.js';

@@ -5,24 +5,21 @@ import { examples } from '../../cli/examples.js';
 import { collect, distinctList, duration, inSeconds, integerIn, requestTimeoutGivenMs, share } from '../../cli/parse.js';
 import { elapsed } from '../../render/words.js';
 import { ConfigStore } from '../../config/store.js';
-import type { IncomingMessage } from 'node:http';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
 import { colorsFor } from '../../render/colors.js';
-import { isMistakenTokenRequest, recordedRequest, type RecordLine } from '../../protocol/record-line.js';
-import { RecordFile } from '../replay/shared/record.js';
-import { sendAsReceived } from '../replay/shared/send.js';
-import { Answerer, type Decision } from './answer.js';
-import { receiptJson, receiptLayout, receiptLine, type AnswerWords, type Receipt } from './receipt.js';
+import { RecordFile } from '../../receiver/record-file.js';
+import { NOT_RECORDED_STATUS, type Receipt, Recording, receiving } from '../../receiver/receive.js';
+import { Answerer } from '../../receiver/answer.js';
+import { receiptJson, receiptLayout, receiptLine, type AnswerWords } from './receipt.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
-import { FileError } from '../../files/user-file.js';
-import { checkRoutes, describeRoutes, forwardRoute, routeFor, shownUrl, type ForwardRoute } from '../../cli/forward.js';
-import { currentSecrets, describeSecrets, secretSources, type SecretSource } from '../../cli/secret.js';
+import { checkRoutes, describeRoutes, forwardRoute, routeFor, type ForwardRoute } from '../../receiver/routes.js';
+import { currentSecrets, describeSecrets, secretSources, type SecretSource } from '../../receiver/secrets.js';
 import { STDIN } from '../../cli/stdin.js';
-import { DELIVERY_TIMEOUT_MS, LARGEST_PAYLOAD_BYTES } from '../../protocol/delivery.js';
+import { LARGEST_PAYLOAD_BYTES } from '../../protocol/delivery.js';
 import { counted } from '../../render/text.js';
-import { bytesText, type Receive, type ReceiverBounds, receiverBounds, serveRequests, type Stopped } from './server.js';
+import { bytesText, type ReceiverBounds, receiverBounds, serveRequests, type Stopped } from '../../receiver/server.js';
 import { notOneOf } from '../../cli/suggest.js';
 
 /** Defines `listen`. */
@@ -170,170 +167,138 @@ export const DEFAULT_RESPOND_STATUS = 200;
 
 export async function run(options: ListenOptions, deps: ListenDeps): Promise<number> {
   const { secrets, routes } = await checkOptions(options, deps);
-  const send = deps.transport ?? defaultTransport(deps.env);
+  const note = (text: string) => deps.stderr.write(`whsvc listen: ${text}\n`);
+  const { answerer, words, seed } = answering(options, secrets, routes);
+  const recording = options.record === undefined ? undefined : new Recording(new RecordFile(options.record, note), note);
+  const show = await receiptWriter(options, deps, words, routes);
+  const ending = new Ending(options, answerer.tally, note);
+  const receive = receiving({
+    answerer,
+    routes,
+    recording,
+    send: deps.transport ?? defaultTransport(deps.env),
+    forwardTimeoutMs: options.forwardTimeoutMs,
+    delayMs: options.delayMs,
+    heard: () => ending.heard(),
+    note,
+    answered(receipt) {
+      show(receipt);
+      ending.answered();
+    },
+  });
+  const bounds = { ...receiverBounds(), ...deps.bounds };
+  const stops = new Stops(deps.stderr, bounds);
+  const server = await serveRequests(receive, options, bounds, deps.now ?? (() => new Date()), {
+    onFailure: (error) => note(`a request could not be handled, answered 500: ${(error as Error)?.message ?? String(error)}`),
+    onStopped: (what) => stops.stopped(what),
+  });
+  // A script learns the address from stdout, as from `sandbox start --json`: --port 0 chose the port.
+  if (options.json) deps.jsonOut.line({ url: server.url });
+  announce(deps.stderr, { url: server.url, secrets, routes, seed, recorder: recording?.file }, options);
+  ending.startTimeout();
+  const code = await Promise.race([ending.finished, deps.stopSignal]);
+  ending.stop();
+  await server.stop();
+  recording?.file.close();
+  for (const line of stops.summary()) note(line);
+  return lastWords(code, answerer.tally, recording?.unrecorded ?? 0, note);
+}
+
+/**
+ * How listen answers, from its flags: the answerer (answer.ts), the words its lines say the rules in, and the seed of
+ * --fail-rate (a random one when none is given, printed so that a run can be made again).
+ */
+function answering(options: ListenOptions, secrets: SecretSource[], routes: ForwardRoute[]) {
   const seed = options.failRate === undefined ? undefined : (options.seed ?? Math.random().toString(36).slice(2, 8));
   const rules = { respondStatus: options.respondStatus, failFirst: options.failFirst, failRate: options.failRate, seed, events: options.events };
   const answerer = new Answerer({ ...rules, forwards: (event) => routeFor(routes, event) !== undefined }, () => currentSecrets(secrets));
-  const { tally } = answerer;
   const words: AnswerWords = {
     ...rules,
     defaultStatus: options.respondStatus === DEFAULT_RESPOND_STATUS,
     delayMs: options.delayMs,
     namesSecret: secrets.length > 1,
   };
-  const recording =
-    options.record === undefined
-      ? undefined
-      : new Recording(new RecordFile(options.record, (message) => deps.stderr.write(`whsvc listen: ${message}\n`)), deps.stderr);
+  return { answerer, words, seed };
+}
+
+/** What shows each receipt: a --json line, or a line laid out once, now, from the terminal's width (every line keeps its fields in the same places). */
+async function receiptWriter(options: ListenOptions, deps: ListenDeps, words: AnswerWords, routes: ForwardRoute[]): Promise<(receipt: Receipt) => void> {
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
-  // The lines' fields, decided now from the terminal's width: every line keeps them in the same places.
   const layout = receiptLayout(
     words,
     routes.map((route) => route.label),
     deps.stdout.isTTY ? deps.stdout.columns : undefined,
   );
-  const now = deps.now ?? (() => new Date());
-  let finish: (code: number) => void = () => {};
-  const finished = new Promise<number>((resolve) => (finish = resolve));
-
-  const silence = new SilenceWatch(options.maxSilenceMs, () => {
-    deps.stderr.write(`whsvc listen: no request for ${elapsed(options.maxSilenceMs!)} (--max-silence): stopping, exit 6\n`);
-    finish(ExitCode.timedOut);
-  });
-  let saidTokenRequest = false;
-  const receive: Receive = async (req, res, body, arrivedAt, started) => {
-    silence.heard();
-    // A sender that hung up before the answer (its limit ran out) never reads it: the line says so.
-    let senderLeftAfterMs: number | undefined;
-    res.once('close', () => {
-      if (!res.writableEnded) senderLeftAfterMs = performance.now() - started;
-    });
-    if (req.method !== 'POST') {
-      res.writeHead(405, { allow: 'POST' }).end();
-      return;
-    }
-    const decision = answerer.consider(req.headers, body);
-    // A token request sent here by mistake (an API command pointed at this port) holds a client secret: answered, but
-    // its body never kept (so never replayed) nor printed, and said once. A verified delivery is always kept.
-    const tokenRequest = isMistakenTokenRequest(body, decision.signatureCheck);
-    if (tokenRequest && !saidTokenRequest) {
-      saidTokenRequest = true;
-      deps.stderr.write(
-        'whsvc listen: a request with a client_secret in its body and no verified signature (an API command pointed here by mistake?): answered, its body neither recorded nor printed\n',
-      );
-    }
-    // Kept before it is answered: a receiver never acknowledges what it has not kept, and listen takes (remembers and
-    // counts) only what it kept.
-    const keep = (answered: number): boolean => {
-      const kept = recording === undefined || tokenRequest || recording.keep(() => recordOf(req, body, arrivedAt, decision, answered));
-      if (kept) answerer.take(decision);
-      return kept;
-    };
-    if (decision.filtered) {
-      res.writeHead(keep(decision.status) ? decision.status : NOT_RECORDED_STATUS).end();
-      return;
-    }
-    let forwarded: Receipt['forwarded'];
-    if (decision.rule === 'forward') {
-      const route = routeFor(routes, decision.event)!;
-      const limit = options.forwardTimeoutMs ?? forwardLimitMs(performance.now() - started);
-      const answer = await sendAsReceived(send, route.url, req.headers, body, req.url ?? '/', limit);
-      forwarded = { url: shownUrl(route.url), route: route.label, ...answer };
-      decision.status = answer.status ?? 502;
-    }
-    if (options.delayMs) await new Promise((resolve) => setTimeout(resolve, options.delayMs));
-    if (!keep(decision.status))
-      Object.assign(decision, { status: NOT_RECORDED_STATUS, rule: 'not_recorded', refusal: 'this delivery could not be recorded\n' });
-    res.writeHead(decision.status, { 'content-type': 'text/plain' }).end(decision.refusal);
-    const receipt: Receipt = { decision, receivedAt: arrivedAt, headers: req.headers, body, forwarded, senderLeftAfterMs };
+  return (receipt) => {
     if (options.json) deps.jsonOut.line(receiptJson(receipt, words));
     else deps.stdout.write(receiptLine(receipt, words, colors, layout));
-    if (options.count !== undefined && tally.verified >= options.count) finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
   };
-  const bounds = { ...receiverBounds(), ...deps.bounds };
-  const stops = new Stops(deps.stderr, bounds);
-  const server = await serveRequests(receive, options, bounds, now, {
-    onFailure: (error) => deps.stderr.write(`whsvc listen: a request could not be handled, answered 500: ${(error as Error)?.message ?? String(error)}\n`),
-    onStopped: (what) => stops.stopped(what),
-  });
-  // A script learns the address from stdout, as from `sandbox start --json`: --port 0 chose the port.
-  if (options.json) deps.jsonOut.line({ url: server.url });
-  announce(deps.stderr, { url: server.url, secrets, routes, seed, recorder: recording?.file }, options);
-
-  let timer: NodeJS.Timeout | undefined;
-  if (options.timeout !== undefined) {
-    timer = setTimeout(() => {
-      if (options.count !== undefined) {
-        deps.stderr.write(`whsvc listen: ${tally.verified} of ${options.count} verified deliveries within ${options.timeout} s\n`);
-        finish(ExitCode.timedOut);
-      } else finish(tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
-    }, options.timeout * 1000);
-  }
-  const code = await Promise.race([finished, deps.stopSignal]);
-  clearTimeout(timer);
-  silence.stop();
-  await server.stop();
-  recording?.file.close();
-  for (const line of stops.summary()) deps.stderr.write(`whsvc listen: ${line}\n`);
-  const { bad, refused } = tally;
-  const unrecorded = recording?.unrecorded ?? 0;
-  if (unrecorded > 0) {
-    deps.stderr.write(
-      `whsvc listen: ${unrecorded} deliver${unrecorded === 1 ? 'y' : 'ies'} not recorded, answered ${NOT_RECORDED_STATUS} for the sender to try again\n`,
-    );
-  }
-  if (bad > 0) deps.stderr.write(`whsvc listen: ${bad} deliver${bad === 1 ? 'y' : 'ies'} with a bad or missing signature\n`);
-  if (refused > 0)
-    deps.stderr.write(
-      `whsvc listen: ${refused} replayed deliver${refused === 1 ? 'y' : 'ies'} or event header${refused === 1 ? '' : 's'} contradicting the signed body, refused\n`,
-    );
-  return code === ExitCode.ok && bad + refused + unrecorded > 0 ? ExitCode.failure : code;
 }
 
-/** How long before the sender's limit listen answers it when an app is slow: its 502 must reach the sender in time. */
-const SENDER_MARGIN_MS = 500;
+type Tally = Answerer['tally'];
+
+/** The exit code when nothing went wrong on listen's side: 1 when a delivery was bad or refused, else 0. */
+const talliedCode = (tally: Tally): number => (tally.bad + tally.refused > 0 ? ExitCode.failure : ExitCode.ok);
 
 /**
- * How long a forward waits for the app when --request-timeout does not say: what is left of the sender's limit (the
- * service's 10 s, counted from the request's arrival), less a margin, so that the sender reads listen's 502 rather
- * than hanging up first.
+ * When listen ends on its own (Ctrl-C aside): --count verified deliveries taken, --timeout passed (exit 6 when --count
+ * was not reached), or --max-silence with no request (exit 6). `finished` resolves with the exit code.
  */
-export function forwardLimitMs(elapsedMs: number): number {
-  return Math.max(100, DELIVERY_TIMEOUT_MS - elapsedMs - SENDER_MARGIN_MS);
-}
-
-/** What a delivery that --record could not keep is answered: not acknowledged, so the sender tries again. */
-const NOT_RECORDED_STATUS = 503;
-
-/**
- * --record as listen uses it: each record written before its answer, a write
- * that fails said once on stderr (and its recovery once), and the deliveries
- * not kept counted.
- */
-class Recording {
-  unrecorded = 0;
-  private failing = false;
+class Ending {
+  private readonly done = Promise.withResolvers<number>();
+  readonly finished = this.done.promise;
+  private readonly silence: SilenceWatch;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    readonly file: RecordFile,
-    private readonly stderr: Io['stderr'],
-  ) {}
-
-  /** Writes the record; false when it could not be written (said once until a write works again). */
-  keep(record: () => RecordLine): boolean {
-    try {
-      this.file.append(record());
-    } catch (error) {
-      if (!(error instanceof FileError)) throw error;
-      this.unrecorded += 1;
-      if (!this.failing) this.stderr.write(`whsvc listen: ${error.message}; answering ${NOT_RECORDED_STATUS} so the sender tries again later\n`);
-      this.failing = true;
-      return false;
-    }
-    if (this.failing) this.stderr.write(`whsvc listen: recording to ${this.file.path} again\n`);
-    this.failing = false;
-    return true;
+    private readonly options: Pick<ListenOptions, 'count' | 'timeout' | 'maxSilenceMs'>,
+    private readonly tally: Tally,
+    private readonly note: (text: string) => void,
+  ) {
+    this.silence = new SilenceWatch(options.maxSilenceMs, () => {
+      note(`no request for ${elapsed(options.maxSilenceMs!)} (--max-silence): stopping, exit 6`);
+      this.done.resolve(ExitCode.timedOut);
+    });
   }
+
+  /** A request came (--max-silence starts again). */
+  heard(): void {
+    this.silence.heard();
+  }
+
+  /** A request answered and shown: --count may be reached. */
+  answered(): void {
+    const { count } = this.options;
+    if (count !== undefined && this.tally.verified >= count) this.done.resolve(talliedCode(this.tally));
+  }
+
+  /** --timeout counts from now, once listen listens. */
+  startTimeout(): void {
+    const { count, timeout } = this.options;
+    if (timeout === undefined) return;
+    this.timer = setTimeout(() => {
+      if (count === undefined) return this.done.resolve(talliedCode(this.tally));
+      this.note(`${this.tally.verified} of ${count} verified deliveries within ${timeout} s`);
+      this.done.resolve(ExitCode.timedOut);
+    }, timeout * 1000);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.silence.stop();
+  }
+}
+
+/** listen's last lines, on stderr (what went unrecorded, bad or refused), and its exit code: 1 for any of them, else `code`. */
+function lastWords(code: number, { bad, refused }: Tally, unrecorded: number, note: (text: string) => void): number {
+  if (unrecorded > 0) {
+    note(`${unrecorded} deliver${unrecorded === 1 ? 'y' : 'ies'} not recorded, answered ${NOT_RECORDED_STATUS} for the sender to try again`);
+  }
+  if (bad > 0) note(`${bad} deliver${bad === 1 ? 'y' : 'ies'} with a bad or missing signature`);
+  if (refused > 0) {
+    note(`${refused} replayed deliver${refused === 1 ? 'y' : 'ies'} or event header${refused === 1 ? '' : 's'} contradicting the signed body, refused`);
+  }
+  return code === ExitCode.ok && bad + refused + unrecorded > 0 ? ExitCode.failure : code;
 }
 
 /**
@@ -408,18 +373,4 @@ async function checkOptions(options: ListenOptions, deps: ListenDeps): Promise<{
     throw usageError('--count counts verified deliveries: give the secret with --secret-file FILE or WHSVC_LISTEN_SECRET');
   }
   return { secrets, routes };
-}
-
-/** A request as `--record` keeps it: when it arrived, the request itself, what listen made of it and answered. */
-function recordOf(req: IncomingMessage, body: Buffer, arrivedAt: Date, decision: Decision, answered: number): RecordLine {
-  return {
-    whsvc_record: 1,
-    received_at: arrivedAt.toISOString(),
-    ...recordedRequest(req.method ?? 'POST', req.url ?? '/', req.headers, body),
-    signature_check: decision.signatureCheck,
-    event: decision.event ?? null,
-    delivery_id: decision.deliveryId ?? null,
-    attempt: decision.attempt === undefined || Number.isNaN(Number(decision.attempt)) ? null : Number(decision.attempt),
-    answered,
-  };
 }

@@ -1,24 +1,12 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Colors } from '../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout, type StreamField } from '../../render/line.js';
 import { displayWidth } from '../../render/width.js';
 import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js';
 import { sanitize } from '../../render/text.js';
 import { clockTime, noAnswer, elapsed } from '../../render/words.js';
-import type { Decision } from './answer.js';
+import type { Decision } from '../../receiver/answer.js';
+import type { Receipt } from '../../receiver/receive.js';
 import { isMistakenTokenRequest, withoutCredentials } from '../../protocol/record-line.js';
-
-/** One request as listen shows it: what it decided, what the app answered a forward, and the request itself. */
-export interface Receipt {
-  decision: Decision;
-  receivedAt: Date;
-  headers: IncomingHttpHeaders;
-  body: Buffer;
-  /** The app's answer to a forward: its status, or null and why there was none. */
-  forwarded?: { url: string; route: string; status: number | null; error?: string | undefined } | undefined;
-  /** The sender hung up this long after the request came, before listen answered: it never read the answer. */
-  senderLeftAfterMs?: number | undefined;
-}
 
 /** How listen was told to answer, as its lines say it. */
 export interface AnswerWords {

@@ -6,9 +6,9 @@ import { requestTimeoutGivenMs } from '../../cli/parse.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
-import { forwardUrl, shownUrl } from '../../cli/forward.js';
+import { forwardUrl, shownUrl } from '../../receiver/routes.js';
 import { boundAt, collect, integerIn, timeBound, type TimeBound } from '../../cli/parse.js';
-import { requiredSecret } from '../../cli/secret.js';
+import { requiredSecret } from '../../receiver/secrets.js';
 import { STDIN } from '../../cli/stdin.js';
 import { colorsFor, type Colors } from '../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout } from '../../render/line.js';
@@ -21,7 +21,7 @@ import { recordedBody, recordedSignatureCheck, type RecordLine } from '../../pro
 import { sign } from '../../protocol/signature.js';
 import { isDelivered } from '../../protocol/status.js';
 import { type CheckedRecords, checkRecordFile, type ReadLimits } from './record-reader.js';
-import { sendAsReceived, type SendResult } from './shared/send.js';
+import { sendAsReceived, sendOnUrl, type SendResult } from '../../receiver/send-on.js';
 import { numberText } from '../../exact-json.js';
 
 /** Defines `replay`. */
@@ -130,7 +130,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
   }
   if (options.dryRun) {
     for await (const record of records.chosen()) {
-      const url = shownUrl(urlFor(target, record));
+      const url = shownUrl(sendOnUrl(target, record.path));
       if (options.json) deps.jsonOut.line({ would_send: { ...describe(record), url } });
       else deps.stdout.write(`${line(record, colors, layout)}\n`);
     }
@@ -148,7 +148,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
     else tally.other_status += 1;
     progress?.clear();
     if (options.json) {
-      const url = shownUrl(urlFor(target, replayed.record));
+      const url = shownUrl(sendOnUrl(target, replayed.record.path));
       deps.jsonOut.line({
         replayed: { ...describe(replayed.record), url, status: replayed.result.status, error: replayed.result.error ?? null, ms: replayed.ms },
       });
@@ -221,13 +221,6 @@ function describe(record: RecordLine) {
     recorded_path: record.path,
     signature_check: recordedSignatureCheck(record),
   };
-}
-
-/** Where a record is sent: --to, or, when --to has no path, --to at the path it was received at (as sendAsReceived does). */
-function urlFor(target: URL, record: RecordLine): URL {
-  const url = new URL(target);
-  if (record.path !== '/' && url.pathname === '/') url.pathname = record.path.split('?')[0]!;
-  return url;
 }
 
 type ReplayKey = 'time' | 'event' | 'delivery' | 'answer';

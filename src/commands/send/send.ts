@@ -4,21 +4,22 @@ import { action, addVerbs } from '../../cli/actions.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
-import { forwardUrl, shownUrl } from '../../cli/forward.js';
+import { forwardUrl, shownUrl } from '../../receiver/routes.js';
 import { collect, oneOf, once, platformNameOption, requestTimeoutGivenMs } from '../../cli/parse.js';
-import { checkSecretFilePath, requiredSecret } from '../../cli/secret.js';
+import { checkSecretFilePath } from '../../cli/secret.js';
+import { requiredSecret } from '../../receiver/secrets.js';
 import { readFileFlag, STDIN } from '../../cli/stdin.js';
 import { colorsFor } from '../../render/colors.js';
 import { keyValues, sanitize } from '../../render/text.js';
 import { EVENT_TYPES } from '../../protocol/catalog.js';
-import { DELIVERY_TIMEOUT_MS, madeDelivery, type MadeDelivery } from '../../protocol/delivery.js';
-import { recordedRequest, type RecordLine } from '../../protocol/record-line.js';
+import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS, madeDelivery, type MadeDelivery } from '../../protocol/delivery.js';
+import type { RecordLine } from '../../protocol/record-line.js';
 import type { SignatureCheck } from '../../protocol/signature.js';
+import { deliveryRecord, RecordFile } from '../../receiver/record-file.js';
+import { sendAsReceived, type SendResult } from '../../receiver/send-on.js';
 import { isDelivered } from '../../protocol/status.js';
-import { RecordFile } from '../replay/shared/record.js';
-import { answerWords, sendAsReceived, TRUNCATED, type SendResult } from '../replay/shared/send.js';
 import { givenBody, samplePayloadWith, setting, type Setting } from './payload.js';
-import { elapsed } from '../../render/words.js';
+import { elapsed, noAnswer } from '../../render/words.js';
 
 /** Defines `send`. */
 export function register(program: CommandUnknownOpts): void {
@@ -102,6 +103,9 @@ export interface SendDeps extends Io {
 
 /** What a line shows of a body. */
 const SHOWN = 200;
+
+/** An answer's body truncated to its head, in words: said where the body is shown. */
+const TRUNCATED = `truncated to its first ${ANSWER_HEAD_BYTES} bytes: the rest was not read`;
 
 export async function run(options: SendOptions, deps: SendDeps): Promise<number> {
   const now = deps.now ?? Date.now;
@@ -202,7 +206,7 @@ function sentDocument({ url, delivery, signatureCheck, signedWith, result, ms }:
 async function sentBlock({ url, delivery, signedWith, result, ms }: Sent, options: Pick<SendOptions, 'color'>, deps: Io): Promise<string> {
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
   const taken = isDelivered(result.status);
-  const answer = result.status === null ? answerWords(result) : `${result.status} in ${elapsed(ms)}`;
+  const answer = result.status === null ? noAnswer(result.error) : `${result.status} in ${elapsed(ms)}`;
   const pairs: Array<[string, string | { styled: string }]> = [
     ['sent to', shownUrl(url)],
     ['event', delivery.event],
@@ -223,16 +227,16 @@ const head = (text: string) => {
 
 /** The delivery as a record file keeps it (listen's format: header names in lower case), for `replay`. */
 function recordOf(url: URL, delivery: MadeDelivery, signatureCheck: SignatureCheck, result: SendResult, at: number): RecordLine {
-  const headers = Object.fromEntries(Object.entries(delivery.headers).map(([name, value]) => [name.toLowerCase(), value]));
-  return {
-    whsvc_record: 1,
-    received_at: new Date(at).toISOString(),
-    ...recordedRequest('POST', url.pathname, headers, delivery.body),
-    signature_check: signatureCheck,
+  return deliveryRecord({
+    receivedAt: new Date(at).toISOString(),
+    path: url.pathname,
+    headers: delivery.headers,
+    body: delivery.body,
+    signatureCheck,
     event: delivery.event,
-    delivery_id: delivery.deliveryId,
+    deliveryId: delivery.deliveryId,
     attempt: delivery.attempt,
     // What the receiver answered; 0 when it gave no answer, as the service's response_code says it.
     answered: result.status ?? 0,
-  };
+  });
 }

@@ -5,7 +5,8 @@ import { checkSignatureWith, digestHex, SIGNATURE_PREFIX, signatureProblem, veri
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
 import { collect } from '../../cli/parse.js';
-import { checkSecretFilePath, requiredSecrets } from '../../cli/secret.js';
+import { checkSecretFilePath } from '../../cli/secret.js';
+import { requiredSecrets } from '../../receiver/secrets.js';
 import { readFileFlag, refuseTwoReadsOfStdin, STDIN } from '../../cli/stdin.js';
 
 /** Defines `verify`. */

@@ -16,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RecordFile } from '../../../src/commands/replay/shared/record.js';
+import { RecordFile } from '../../../src/receiver/record-file.js';
 import { holdFileLock, withFileLock } from '../../../src/config/lock.js';
 import { ensureDirectory, FileError, LineFile, ReservedFile, readOwnFile, replaceFile } from '../../../src/files/user-file.js';
 import { canMakeDeviceNodes } from '../../helpers/bad-files.js';

@@ -4,9 +4,9 @@ import type { ApiClient } from '../../../api/client.js';
 import { ApiError } from '../../../api/errors.js';
 import { deliveryKey } from '../../../api/log.js';
 import type { Transport } from '../../../api/transport.js';
-import { sendAsReceived } from '../../replay/shared/send.js';
-import type { ForwardRoute } from '../../../cli/forward.js';
-import type { SecretSource } from '../../../cli/secret.js';
+import { sendAsReceived } from '../../../receiver/send-on.js';
+import type { ForwardRoute } from '../../../receiver/routes.js';
+import type { SecretSource } from '../../../receiver/secrets.js';
 import { rebuiltDelivery } from '../../../protocol/delivery.js';
 import { checkSignature, type SignatureCheck } from '../../../protocol/signature.js';
 

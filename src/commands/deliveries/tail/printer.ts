@@ -9,7 +9,7 @@ import { clockTime, noAnswer, statusWords } from '../../../render/words.js';
 import { displayWidth, ID_SHORT_WIDTH } from '../../../render/width.js';
 import { attemptCode, statusLabel } from '../shared/view.js';
 import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../../cli/columns.js';
-import { type ForwardRoute, shownUrl } from '../../../cli/forward.js';
+import { type ForwardRoute, shownUrl } from '../../../receiver/routes.js';
 import type { ForwardOutcome } from './forward.js';
 import type { Change } from './follow.js';
 import { numberText } from '../../../exact-json.js';

@@ -1,14 +1,14 @@
 import type { ApiClient } from '../../../api/client.js';
 import { getWebhook } from '../../../api/endpoints.js';
 import { deliveryKey } from '../../../api/log.js';
-import { routeFor, type ForwardRoute } from '../../../cli/forward.js';
+import { routeFor, type ForwardRoute } from '../../../receiver/routes.js';
 import { sanitize } from '../../../render/text.js';
 import { FORWARDED_BOUND } from './checkpoint.js';
 import type { Change, Position } from './follow.js';
 import { retrieveDelivery, sendRetrieved, type ForwardTarget, type Retrieved } from './forward.js';
 import { answeredStatus } from '../../../api/log.js';
-import { recordedRequest, type RecordLine } from '../../../protocol/record-line.js';
-import type { RecordFile } from '../../replay/shared/record.js';
+import type { RecordLine } from '../../../protocol/record-line.js';
+import { deliveryRecord, type RecordFile } from '../../../receiver/record-file.js';
 import type { TailPrinter } from './printer.js';
 
 interface Waiting {
@@ -119,19 +119,15 @@ export class ForwardQueue {
 /** A delivery read back from the service as a record (the format of `listen --record`): sent when it was, as it was. */
 function recordOf(waiting: Waiting, retrieved: Retrieved, path: string): RecordLine {
   const { record } = retrieved;
-  return {
-    whsvc_record: 1,
-    received_at: waiting.change.attempt.created_at,
-    ...recordedRequest(
-      'POST',
-      path,
-      Object.fromEntries(Object.entries(retrieved.headers).map(([name, value]) => [name.toLowerCase(), value])),
-      Buffer.from(retrieved.body),
-    ),
-    signature_check: retrieved.signatureCheck,
+  return deliveryRecord({
+    receivedAt: waiting.change.attempt.created_at,
+    path,
+    headers: retrieved.headers,
+    body: Buffer.from(retrieved.body),
+    signatureCheck: retrieved.signatureCheck,
     event: record.event ?? waiting.change.attempt.event,
-    delivery_id: waiting.key,
+    deliveryId: waiting.key,
     attempt: record.attempts ?? waiting.change.attempt.attempts ?? null,
     answered: answeredStatus(record.response_code) ?? 0,
-  };
+  });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ForwardRoute } from '../../../../src/cli/forward.js';
+import type { ForwardRoute } from '../../../../src/receiver/routes.js';
 import { command } from '../../../../src/commands/deliveries/tail.js';
 import { SEE_HELP, verb } from '../../../helpers/verb.js';
 

@@ -3,7 +3,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, type Interceptable } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { forwardRoute, routeFor } from '../../../../src/cli/forward.js';
+import { forwardRoute, routeFor } from '../../../../src/receiver/routes.js';
 import { undiciTransport, type TransportRequest, type TransportResponse } from '../../../../src/api/transport.js';
 import { toTransportError } from '../../../../src/net.js';
 import { run, type TailOptions } from '../../../../src/commands/deliveries/tail.js';

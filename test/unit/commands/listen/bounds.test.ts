@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { MAX_BODY_BYTES, receiverBounds } from '../../../../src/commands/listen/server.js';
+import { MAX_BODY_BYTES, receiverBounds } from '../../../../src/receiver/server.js';
 import { postDelivery } from '../../../helpers/delivery.js';
 import { connectionSending, slowConnection, streamBody } from '../../../helpers/hostile-senders.js';
 import { type InProcessListen, listenInProcess } from '../../../helpers/listen.js';

@@ -1,8 +1,9 @@
 import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { undiciTransport } from '../../../../src/api/transport.js';
-import { forwardRoute } from '../../../../src/cli/forward.js';
-import { forwardLimitMs, run } from '../../../../src/commands/listen/listen.js';
+import { forwardRoute } from '../../../../src/receiver/routes.js';
+import { run } from '../../../../src/commands/listen/listen.js';
+import { forwardLimitMs } from '../../../../src/receiver/receive.js';
 import { sign } from '../../../../src/protocol/signature.js';
 import { startEndlessServer } from '../../../helpers/endless.js';
 import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Decision } from '../../../../src/commands/listen/answer.js';
-import { receiptJson, receiptLayout, receiptLine, type AnswerWords, type Receipt } from '../../../../src/commands/listen/receipt.js';
+import type { Decision } from '../../../../src/receiver/answer.js';
+import { receiptJson, receiptLayout, receiptLine, type AnswerWords } from '../../../../src/commands/listen/receipt.js';
+import type { Receipt } from '../../../../src/receiver/receive.js';
 import { PLAIN } from '../../../../src/render/colors.js';
 
 // Which secret verified a delivery, when listen has several (a receiver moving to a new one): by its file, never the secret.

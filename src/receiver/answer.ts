@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { readDeliveryHeaders } from '../../protocol/headers.js';
-import { checkSignatureWith, type SignatureCheck } from '../../protocol/signature.js';
+import { readDeliveryHeaders } from '../protocol/headers.js';
+import { checkSignatureWith, type SignatureCheck } from '../protocol/signature.js';
 
 /** What listen answers, set by its flags. */
 export interface AnswerRules {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Answerer, type AnswerRules } from '../../../../src/commands/listen/answer.js';
-import { deliveryHeaders } from '../../../../src/protocol/headers.js';
-import { sign } from '../../../../src/protocol/signature.js';
+import { Answerer, type AnswerRules } from '../../../src/receiver/answer.js';
+import { deliveryHeaders } from '../../../src/protocol/headers.js';
+import { sign } from '../../../src/protocol/signature.js';
 
 const SECRET = 'whsec_test';
 const body = (event = 'invoice.paid', id = 'inv_1') => Buffer.from(JSON.stringify({ id, event, amount: { amount: 100, currency: 'USD' } }));

@@ -1,6 +1,9 @@
-import { usageError } from '../../../cli/errors.js';
-import { FileError, LineFile } from '../../../files/user-file.js';
-import { RECORD_LINE_START, type RecordLine } from '../../../protocol/record-line.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { usageError } from '../cli/errors.js';
+import type { ServiceNumber } from '../exact-json.js';
+import { FileError, LineFile } from '../files/user-file.js';
+import { RECORD_LINE_START, recordedRequest, type RecordLine } from '../protocol/record-line.js';
+import type { SignatureCheck } from '../protocol/signature.js';
 
 /**
  * A record file open for appending (through the one careful writer: never a
@@ -67,4 +70,35 @@ export class RecordFile {
   close(): void {
     this.file.close();
   }
+}
+
+/**
+ * A delivery as a record file keeps it, from what the command that records it knows: listen the request it received,
+ * send the one it made, tail and diagnose one read back from the service. Header names in lower case, as Node gives
+ * them to listen; the request as recordedRequest keeps it (no credential, the path without its query).
+ */
+export function deliveryRecord(delivery: {
+  receivedAt: string;
+  method?: string | undefined;
+  path: string;
+  headers: IncomingHttpHeaders | Record<string, string>;
+  body: Buffer;
+  signatureCheck: SignatureCheck;
+  event: string | null;
+  deliveryId: string | null;
+  attempt: ServiceNumber | null;
+  /** What the receiver answered; 0 when it gave none. */
+  answered: number;
+}): RecordLine {
+  const headers = Object.fromEntries(Object.entries(delivery.headers).map(([name, value]) => [name.toLowerCase(), value]));
+  return {
+    whsvc_record: 1,
+    received_at: delivery.receivedAt,
+    ...recordedRequest(delivery.method ?? 'POST', delivery.path, headers, delivery.body),
+    signature_check: delivery.signatureCheck,
+    event: delivery.event,
+    delivery_id: delivery.deliveryId,
+    attempt: delivery.attempt,
+    answered: delivery.answered,
+  };
 }

@@ -1,9 +1,9 @@
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { undiciTransport } from '../../../../src/api/transport.js';
-import { sendAsReceived } from '../../../../src/commands/replay/shared/send.js';
-import { ANSWER_HEAD_BYTES } from '../../../../src/protocol/delivery.js';
-import { startEndlessServer, type EndlessServer } from '../../../helpers/endless.js';
+import { undiciTransport } from '../../../src/api/transport.js';
+import { sendAsReceived } from '../../../src/receiver/send-on.js';
+import { ANSWER_HEAD_BYTES } from '../../../src/protocol/delivery.js';
+import { startEndlessServer, type EndlessServer } from '../../helpers/endless.js';
 
 // The one reader of a receiver's answer (send, check-receiver, replay, the forwards of listen and tail), over a real
 // connection to a receiver that answers without end: its head is read, its status stands, the rest is never read.

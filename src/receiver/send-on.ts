@@ -1,9 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { noAnswer } from '../../../render/words.js';
-import type { Transport } from '../../../api/transport.js';
-import { TransportError } from '../../../net.js';
-import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS } from '../../../protocol/delivery.js';
-import { isHopHeader } from '../../../protocol/headers.js';
+import type { Transport } from '../api/transport.js';
+import { TransportError } from '../net.js';
+import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS } from '../protocol/delivery.js';
+import { isHopHeader } from '../protocol/headers.js';
 
 /** What the app answered: its status (and its body), or null and why there was none. */
 export interface SendResult {
@@ -18,6 +17,13 @@ export interface SendResult {
   reached?: boolean;
   /** With no answer: its code (`ETIMEDOUT` when the time limit passed, `ECONNREFUSED`, …). */
   code?: string;
+}
+
+/** Where a delivery received at `path` is sent on to: `target`, or, when `target` has no path, `target` at that path (its query left out). */
+export function sendOnUrl(target: URL, path: string): URL {
+  const url = new URL(target);
+  if (path !== '/' && url.pathname === '/') url.pathname = path.split('?')[0]!;
+  return url;
 }
 
 /**
@@ -35,8 +41,7 @@ export async function sendAsReceived(
   /** The service's own limit unless --request-timeout says otherwise. */
   timeoutMs = DELIVERY_TIMEOUT_MS,
 ): Promise<SendResult> {
-  const url = new URL(target);
-  if (path !== '/' && url.pathname === '/') url.pathname = path.split('?')[0]!;
+  const url = sendOnUrl(target, path);
   // fromEntries, not assignment: a header named __proto__ stays a header.
   const kept: Record<string, string> = Object.fromEntries(
     Object.entries(headers).flatMap(([name, value]) =>
@@ -50,16 +55,4 @@ export async function sendAsReceived(
     if (!(error instanceof TransportError)) throw error;
     return { status: null, error: error.message, reached: error.sent, code: error.code };
   }
-}
-
-/** An answer's body truncated to its head, in words: said where the body is shown. */
-export const TRUNCATED = `truncated to its first ${ANSWER_HEAD_BYTES} bytes: the rest was not read`;
-
-/**
- * A send that got no answer, in the words replay, send and check-receiver print: `no answer within 10 s` when the time
- * limit passed, `broken answer: …` for one that broke HTTP, else `no answer (connection refused)`, `no answer (host not found)`, …
- */
-export function answerWords(result: SendResult): string {
-  if (result.status !== null) return String(result.status);
-  return noAnswer(result.error);
 }

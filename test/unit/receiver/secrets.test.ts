@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../../src/cli/errors.js';
-import { currentSecrets, describeSecrets, requiredSecrets, secretSource, secretSources } from '../../../src/cli/secret.js';
+import { currentSecrets, describeSecrets, requiredSecrets, secretSource, secretSources } from '../../../src/receiver/secrets.js';
 
 // --secret-file as every command reads it: a regular file, read again when it changes (or - for stdin); never a read
 // that waits forever on what nobody writes to.

@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { listenError } from '../../cli/errors.js';
-import { httpUrl } from '../../net.js';
-import { defaultMaxConnections } from '../../open-files.js';
-import { DELIVERY_TIMEOUT_MS, LARGEST_PAYLOAD_BYTES } from '../../protocol/delivery.js';
-import { ClientGone, discardRest, readBodyUpTo, TOO_LARGE } from '../../request-body.js';
+import { listenError } from '../cli/errors.js';
+import { httpUrl } from '../net.js';
+import { defaultMaxConnections } from '../open-files.js';
+import { DELIVERY_TIMEOUT_MS, LARGEST_PAYLOAD_BYTES } from '../protocol/delivery.js';
+import { ClientGone, discardRest, readBodyUpTo, TOO_LARGE } from '../request-body.js';
 
 /**
  * What listen takes of its senders (docs/commands.md says each): a stranger

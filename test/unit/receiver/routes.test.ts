@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { usageMessage } from '../../../src/cli/errors.js';
-import { checkRoutes, describeRoutes, forwardRoute, forwardUrl, routeFor } from '../../../src/cli/forward.js';
+import { checkRoutes, describeRoutes, forwardRoute, forwardUrl, routeFor } from '../../../src/receiver/routes.js';
 import { redactUserinfo } from '../../../src/net.js';
 
 const routes = (...values: string[]) => values.map(forwardRoute);

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import { redactUserinfo } from '../net.js';
-import { usageError } from './errors.js';
-import { withScheme } from './parse.js';
+import { usageError } from '../cli/errors.js';
+import { withScheme } from '../cli/parse.js';
 
 /** A forward URL as every message and line shows it: a user name or password in it masked. */
 export const shownUrl = (url: URL | string): string => redactUserinfo(typeof url === 'string' ? url : url.href);
