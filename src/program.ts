@@ -88,7 +88,7 @@ export function buildProgram(commandName?: string, host?: Pick<Host, 'stdout' | 
       examples(
         '# the service, locally, and a login to it',
         'whsvc sandbox start',
-        'whsvc login --client-id sbx_demo_readwrite',
+        'whsvc login --profile sandbox --client-id sbx_demo_readwrite',
         '# a webhook, its signing secret written to a file',
         'whsvc webhooks create --url https://example.com/hooks --events invoice.paid --secret-file whsec.txt',
         '# a local receiver that verifies signatures, and the log',
