@@ -46,7 +46,8 @@ export class NetworkError extends Error {
  */
 export function mayHaveActed(error: unknown): boolean {
   if (error instanceof NetworkError) return error.mayHaveActed;
-  return error instanceof ApiError && (error.status >= 500 || error.status === 429);
+  // A 2xx whose answer could not be read (too large, not JSON, not the shape asked for): the service acted.
+  return error instanceof ApiError && (error.status >= 500 || error.status === 429 || (error.status >= 200 && error.status < 300));
 }
 
 /** A request given up before it was sent, because the command was told to stop while it waited (Retry-After). */

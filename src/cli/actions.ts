@@ -47,6 +47,11 @@ export interface ActionContext {
   prompter: Prompter;
   /** This machine's clock, from the host. */
   now: () => number;
+  /**
+   * Ends the run now with `code` (the process exits; a run in-process returns it), for a command whose work may still
+   * wait on something it no longer needs (tail's poll held by a Retry-After); with --jq, a failed filter still makes it 1.
+   */
+  exit(code: number): never;
   /** The dependencies of a command that talks to the service (client, config, prompter), built at the first call. */
   deps(): Promise<CommandDeps>;
 }
@@ -87,6 +92,7 @@ export function action<A extends unknown[]>(run: (context: ActionContext, ...arg
       argv: scope.argv,
       prompter,
       now: host.now,
+      exit: (code) => interrupts.exit(jq ? jq.finish(code) : code),
       deps: async () => (built ??= await buildDeps(globals, io, { prompter, interrupts, now: host.now })),
     };
     try {

@@ -15,6 +15,8 @@ export class ExitRequest extends Error {
  */
 export class Interrupts {
   private readonly cleanups = new Set<() => void>();
+  /** Every listener this run put on the signals, so that a run in-process takes them all off at its end. */
+  private readonly added: Array<[StopSignal, (...args: unknown[]) => void]> = [];
   private onStdoutClosed: (() => void) | undefined;
   private stdoutClosed = false;
   /** From a signal's listener, where nothing above is left to unwind. */
@@ -61,12 +63,17 @@ export class Interrupts {
 
   /** Ctrl-C outside a prompt (a prompt reads it as a key, see prompter.ts). */
   install(): void {
-    this.signals.once('SIGINT', this.interruptNow);
+    this.once('SIGINT', this.interruptNow);
   }
 
-  /** Takes the handlers of this run off the signals (a run in-process ends; the process's stay until it exits). */
+  /** Takes every handler of this run off the signals (a run in-process ends; the process's stay until it exits). */
   uninstall(): void {
-    this.signals.removeListener('SIGINT', this.interruptNow);
+    for (const [signal, listener] of this.added.splice(0)) this.signals.removeListener(signal, listener);
+  }
+
+  private once(signal: StopSignal, listener: (...args: unknown[]) => void): void {
+    this.added.push([signal, listener]);
+    this.signals.once(signal, listener);
   }
 
   /**
@@ -77,9 +84,9 @@ export class Interrupts {
   graceful(): AbortSignal {
     this.signals.removeListener('SIGINT', this.interruptNow);
     const controller = new AbortController();
-    this.signals.once('SIGINT', () => {
+    this.once('SIGINT', () => {
       controller.abort();
-      this.signals.once('SIGINT', this.interruptNow);
+      this.once('SIGINT', this.interruptNow);
     });
     // A reader that goes away stops such a command the same way: it must not end with sends half done, nor say it all went well.
     this.onStdoutClosed = () => controller.abort();
@@ -94,11 +101,11 @@ export class Interrupts {
   stopRequested(): Promise<number> {
     this.signals.removeListener('SIGINT', this.interruptNow);
     return new Promise((resolve) => {
-      this.signals.once('SIGINT', () => {
+      this.once('SIGINT', () => {
         resolve(130);
-        this.signals.once('SIGINT', () => this.end(130));
+        this.once('SIGINT', () => this.end(130));
       });
-      this.signals.once('SIGTERM', () => resolve(0));
+      this.once('SIGTERM', () => resolve(0));
     });
   }
 

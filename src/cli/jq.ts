@@ -137,14 +137,19 @@ export class JqJson implements JsonOutput {
     this.apply(JSON.stringify(value));
   }
 
-  /** The document is filtered whole, once ended: one that a failure cut short is dropped, as jq drops a cut input. */
+  /**
+   * The document is filtered whole, once ended: one that a failure cut short is dropped, as jq drops a cut input. It is
+   * kept whole until then (jq reads a whole input), so a long --all under --jq holds every item, as `| jq` would.
+   */
   stream(key: string, head: Record<string, unknown> = {}): JsonDocument {
     const items: unknown[] = [];
     return {
       get count() {
         return items.length;
       },
-      started: true,
+      get started() {
+        return items.length > 0;
+      },
       item: (value) => void items.push(value),
       end: (tail) => this.document({ ...head, [key]: items, ...tail }),
     };

@@ -4,7 +4,12 @@
  * `engines` accepts, so that one warning is not passed on; every other warning
  * is.
  */
+let passedOver = false;
+
 export function passOverSqliteWarning(): void {
+  // Once per process: sandboxes started in one process (tests) would wrap it again each time.
+  if (passedOver) return;
+  passedOver = true;
   const emitWarning = process.emitWarning.bind(process) as (...args: unknown[]) => void;
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
     const text = typeof warning === 'string' ? warning : warning.message;

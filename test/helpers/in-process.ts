@@ -81,6 +81,17 @@ export interface RunningInProcess {
   stop(signal?: StopSignal): Promise<number>;
 }
 
+/** Every run left going, so that what a failed test left running is stopped when its file ends (stopLeftovers). */
+const going = new Set<RunningInProcess>();
+
+/** Stops (SIGTERM, then Ctrl-C twice) every run still going: test/integration-setup.ts does, after each file. */
+export async function stopLeftovers(): Promise<void> {
+  const left = [...going];
+  going.clear();
+  for (const run of left) for (const signal of ['SIGTERM', 'SIGINT', 'SIGINT'] as const) void run.stop(signal);
+  await Promise.all(left.map((run) => run.exit.catch(() => undefined)));
+}
+
 export function startInProcess(args: string[], options: InProcessOptions = {}): RunningInProcess {
   const { host, stdout, stderr, signals } = hostFor(options);
   const checks = new Set<() => void>();
@@ -92,10 +103,11 @@ export function startInProcess(args: string[], options: InProcessOptions = {}): 
   let ended = false;
   const exit = runCli(args, host).finally(() => {
     ended = true;
+    going.delete(running);
     look();
   });
   const name = `whsvc ${args.join(' ')}`;
-  return {
+  const running: RunningInProcess = {
     stdout: () => stdout.text,
     stderr: () => stderr.text,
     lines: () => jsonLines(stdout.text),
@@ -125,6 +137,8 @@ export function startInProcess(args: string[], options: InProcessOptions = {}): 
       return exit;
     },
   };
+  going.add(running);
+  return running;
 }
 
 /** whsvc in-process as run by users who each have a config dir of their own (cli.ts usersOf, without a process). */

@@ -109,6 +109,13 @@ describe('--jq', () => {
     );
     expect(tail.code, tail.stderr).toBe(0);
     expect(tail.stdout.trim().split('\n')[0]).toBe('invoice.paid');
+    // A filter that fails makes tail's exit 1, as it does any command's, though tail ends the run on its own path.
+    const failing = await runInProcess(
+      ['deliveries', 'tail', '--webhook', ids[0]!, '--since', '1h', '--count', '1', '--timeout', '20', '--interval', '200ms', '--jq', 'error("boom")'],
+      { env },
+    );
+    expect(failing.stderr).toContain('whsvc: --jq: boom');
+    expect(failing.code).toBe(1);
   });
 
   it('replay --json --jq: per line, the summary last', async () => {

@@ -103,7 +103,7 @@ export const command = (runF = run) =>
           { ...deps, stopSignal },
         );
         // A poll abandoned on Ctrl-C may still wait on the service (a Retry-After, say): nothing is left to do.
-        return context.interrupts.exit(code);
+        return context.exit(code);
       }),
     );
 

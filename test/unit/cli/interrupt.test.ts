@@ -76,4 +76,16 @@ describe('Interrupts: one per run, on the host signals', () => {
     expect(a.interrupts.stdoutWasClosed).toBe(true);
     expect(b.interrupts.stdoutWasClosed).toBe(false);
   });
+
+  it('a run in-process takes every listener it put on the signals off at its end', () => {
+    const { signals, interrupts } = interruptsOn();
+    interrupts.install();
+    void interrupts.stopRequested();
+    signals.emit('SIGINT');
+    interrupts.graceful();
+    expect(signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM')).toBeGreaterThan(0);
+    interrupts.uninstall();
+    expect(signals.listenerCount('SIGINT')).toBe(0);
+    expect(signals.listenerCount('SIGTERM')).toBe(0);
+  });
 });

@@ -26,6 +26,18 @@ describe('--jq: the --json output through a real jq', () => {
     expect(stdout.text).toBe('3\n');
   });
 
+  it('a stream is started only by its first item: a run that fails before any prints nothing, as --json prints nothing', async () => {
+    const stdout = new Collector();
+    const output = new JqJson(await loadJqFilter('.summary.selected'), stdout, new Collector());
+    const document = output.stream('deliveries', { dry_run: true });
+    expect(document.started).toBe(false);
+    // What recover --dry-run does when its walk fails: the document is ended only when begun.
+    if (document.started) document.end({ summary: { selected: 0 } });
+    expect(stdout.text).toBe('');
+    document.item({ id: 'dlv_1' });
+    expect(document.started).toBe(true);
+  });
+
   it('strings print raw, as jq -r; other values compact in a pipe, one a line', async () => {
     const { stdout } = await through('.data[] | .id, {id}', ['{"data":[{"id":"wh_1"},{"id":"wh \\"2\\"\\n"}]}\n']);
     expect(stdout).toBe('wh_1\n{"id":"wh_1"}\nwh "2"\n\n{"id":"wh \\"2\\"\\n"}\n');

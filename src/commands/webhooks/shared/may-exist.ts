@@ -17,13 +17,19 @@ export function interruptedCreate(url: string, again: string): string {
 
 /**
  * A create's failure as it is told: one that may have made the webhook (no answer after the request went out, a 5xx,
- * a 429: mayHaveActed) says so, keeping an answer's status for the exit code and --json; any other is left as it is.
+ * a 429, a 2xx whose answer could not be read: mayHaveActed) says so, keeping an answer's status for the exit code and --json; any other is left as it is.
  */
 export function createFailure(error: unknown, url: string, again: string): unknown {
   if (!mayHaveActed(error)) return error;
   const line = `the webhook for ${url} may exist, without its signing secret`;
   const hint = mayExistHint(url, again);
   if (error instanceof ApiError)
-    return new ApiError(error.status, error.code, `the create request was answered with an error (${error.message}): ${line}`, undefined, hint);
+    return new ApiError(
+      error.status,
+      error.code,
+      `the create request was answered ${error.status < 300 ? 'with an answer whsvc could not read' : 'with an error'} (${error.message}): ${line}`,
+      undefined,
+      hint,
+    );
   return new CliError(`the create request got no answer (${(error as Error).message}): ${line}`, ExitCode.failure, hint);
 }

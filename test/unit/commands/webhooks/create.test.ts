@@ -250,6 +250,25 @@ describe('webhooks create: no answer', () => {
     expect(fake.requests.filter((r) => r.method === 'POST' && r.url.pathname === '/v1/webhooks')).toHaveLength(1);
   });
 
+  it.each([
+    ['not JSON', '<html>ok</html>'],
+    ['not a webhook', JSON.stringify({ ok: true })],
+  ])('answered 201 with %s: the service acted, so the webhook may exist, said as such; the reserved secret file is removed', async (_what, body) => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(201, body, { headers: { 'content-type': 'application/json' } });
+    const file = join(fake.configDir, 'whsec.txt');
+    const error = await rejectionOf(create(options({ url: URL_, events: ['invoice.paid'], secretFile: file }), fake.deps));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.message).toMatch(
+      /^the create request was answered with an answer whsvc could not read \(.*\): the webhook for \S+ may exist, without its signing secret$/,
+    );
+    expect(String(error.hint)).toContain('whsvc webhooks list');
+    expect(existsSync(file)).toBe(false);
+    expect(fake.requests.filter((r) => r.method === 'POST' && r.url.pathname === '/v1/webhooks')).toHaveLength(1);
+  });
+
   it('a refused connection cannot have created anything: a plain network error, file removed', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
