@@ -107,6 +107,8 @@ export async function resendAll(
         if (stopped()) return;
         report.taken();
         yield target;
+        // Before the walk is asked for more (a page read, after Ctrl-C).
+        if (stopped()) return;
       }
     } catch (error) {
       failure ??= error;

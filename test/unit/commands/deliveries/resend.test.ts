@@ -101,21 +101,24 @@ describe('resendAll', () => {
     expect(service.sent).toHaveLength(1000);
   });
 
-  it('once stopped, sends nothing new; the re-sends in flight finish and are told before it returns', async () => {
+  it('once stopped, sends nothing new and reads no further; the re-sends in flight finish and are told before it returns', async () => {
     const service = heldService();
-    const { targets } = walk(10);
+    const { targets, read } = walk(10);
     const { report, told } = recordingReport();
     const stop = new AbortController();
     let returned = false;
     const running = resendAll({ api: service.api }, targets, { concurrency: 2, stop: stop.signal, report }).then(() => (returned = true));
     await settled();
     stop.abort();
+    const readWhenStopped = read.count;
     await settled();
     expect(returned).toBe(false);
     service.held[1]!.answer('failed');
     service.held[0]!.answer('delivered');
     await running;
     expect(service.sent).toEqual(['dlv_0', 'dlv_1']);
+    // The walk is a log read page by page: after a stop, no page more is asked for.
+    expect(read.count).toBe(readWhenStopped);
     expect(told.filter((line) => line !== 'taken' && line !== 'scanned')).toEqual(['failed dlv_1', 'delivered dlv_0']);
   });
 
