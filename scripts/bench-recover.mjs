@@ -16,7 +16,9 @@
 // Peak RSS (the kernel's maxrss, read by a preloaded hook at exit) of
 // `recover --yes --json` over 10 and over 10,000 failed deliveries, each in its
 // own sandbox, median of 3 runs; beside it, the bare script's over the same
-// log, as a yardstick of what Node itself grows to for that many requests.
+// log, as a yardstick of what Node itself grows to for that many requests; and
+// of `deliveries tail --since 1h --json --count N` through as many lines of the
+// same log (a tail catching up on a long log, its lines streamed as it goes).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -197,13 +199,14 @@ if (PARTS.includes('rss')) {
   for (const count of [10, 10_000]) {
     const box = await sandboxWithFailures(count);
     const bareEnv = { ...process.env, BASE: box.info.base_url, TOKEN: box.token, WEBHOOK: box.webhook };
-    // Interleaved, each round in a turned order: every run adds an attempt per delivery to the log, so each of the
-    // three reads the shortest, the middle and the longest log of a round once.
-    const samples = { rss: [], bare: [], live: [] };
+    // Interleaved, each round in a turned order: every recover adds an attempt per delivery to the log, so no kind of
+    // run reads the shortest log of every round.
+    const samples = { rss: [], bare: [], live: [], tail: [] };
     const runs = [
       ['rss', [WHSVC, 'deliveries', 'recover', '--yes', '--json'], box.env, 'maxrss.cjs', ''],
       ['bare', [join(work, 'bare.mjs')], bareEnv, 'maxrss.cjs', ''],
       ['live', [WHSVC, 'deliveries', 'recover', '--yes', '--json'], box.env, 'live.cjs', '--expose-gc'],
+      ['tail', [WHSVC, 'deliveries', 'tail', '--since', '1h', '--json', '--count', String(count)], box.env, 'maxrss.cjs', ''],
     ];
     for (let i = 0; i < 3; i++) {
       for (const [name, args, env, hook, extra] of [...runs.slice(i), ...runs.slice(0, i)]) {
@@ -212,16 +215,18 @@ if (PARTS.includes('rss')) {
         samples[name].push(Number(readFileSync(file, 'utf8')) / 1024);
       }
     }
-    rows.push({ count, rss: median(samples.rss), bare: median(samples.bare), live: median(samples.live) });
+    rows.push({ count, rss: median(samples.rss), bare: median(samples.bare), live: median(samples.live), tail: median(samples.tail) });
     await box.stop();
   }
   console.log(
-    '| failed deliveries re-sent | recover: peak RSS (median of 3) | the bare script: peak RSS (median of 3) | recover: peak live heap, after a full GC every 20 ms (median of 3) |',
+    '| failed deliveries re-sent (tail: lines) | recover: peak RSS (median of 3) | the bare script: peak RSS (median of 3) | recover: peak live heap, after a full GC every 20 ms (median of 3) | tail: peak RSS (median of 3) |',
   );
-  console.log('|---|---|---|---|');
-  for (const r of rows) console.log(`| ${r.count.toLocaleString('en')} | ${r.rss.toFixed(1)} MB | ${r.bare.toFixed(1)} MB | ${r.live.toFixed(1)} MB |`);
+  console.log('|---|---|---|---|---|');
+  for (const r of rows)
+    console.log(`| ${r.count.toLocaleString('en')} | ${r.rss.toFixed(1)} MB | ${r.bare.toFixed(1)} MB | ${r.live.toFixed(1)} MB | ${r.tail.toFixed(1)} MB |`);
+  const ratio = (key) => (rows[1][key] / rows[0][key]).toFixed(2);
   console.log(
-    `\n10,000 / 10: recover's peak RSS ${(rows[1].rss / rows[0].rss).toFixed(2)}x, the bare script's ${(rows[1].bare / rows[0].bare).toFixed(2)}x, recover's live heap ${(rows[1].live / rows[0].live).toFixed(2)}x`,
+    `\n10,000 / 10: recover's peak RSS ${ratio('rss')}x, the bare script's ${ratio('bare')}x, recover's live heap ${ratio('live')}x, tail's peak RSS ${ratio('tail')}x`,
   );
 }
 rmSync(work, { recursive: true, force: true });

@@ -39,15 +39,12 @@ function spread(list) {
   return { median: sorted[Math.floor(sorted.length / 2)], min: sorted[0], max: sorted[sorted.length - 1] };
 }
 
-/**
- * `sandbox start` until its JSON line, as started (it starts Node again in place, with V8's young generation
- * bounded) and with the bound already given in NODE_OPTIONS (no second start), interleaved with an empty .mjs.
- */
+/** `sandbox start` until its JSON line (one process: Node started once), interleaved with an empty .mjs. */
 async function sandboxUntilReady(empty, fmt) {
   const rounds = Number(process.env.BENCH_STARTUP_SANDBOX_RUNS ?? 15);
-  const ready = async (env) => {
+  const ready = async () => {
     const started = process.hrtime.bigint();
-    const { child } = await startSandbox(['--quiet'], { env: { ...process.env, ...env } });
+    const { child } = await startSandbox(['--quiet']);
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     await new Promise((resolve) => {
       child.once('exit', resolve);
@@ -57,9 +54,7 @@ async function sandboxUntilReady(empty, fmt) {
   };
   const kinds = [
     { name: 'an empty `.mjs` (yardstick)', run: async () => time([empty]) },
-    { name: '`whsvc sandbox start` until ready (starts Node again with the bound)', run: () => ready({}) },
-    // Any bound given keeps the sandbox from starting Node again; 16 is the sandbox's own, so the two run alike.
-    { name: 'the same, the bound given in `NODE_OPTIONS` (no second start)', run: () => ready({ NODE_OPTIONS: '--max-semi-space-size=16' }) },
+    { name: '`whsvc sandbox start` until ready', run: ready },
   ];
   for (const kind of kinds) await kind.run();
   const samples = kinds.map(() => []);
@@ -69,7 +64,6 @@ async function sandboxUntilReady(empty, fmt) {
   console.log('| sandbox | median ms | × empty .mjs |');
   console.log('|---|---|---|');
   for (const [i, kind] of kinds.entries()) console.log(`| ${kind.name} | ${fmt(medians[i])} | ${(medians[i] / medians[0]).toFixed(2)} |`);
-  console.log(`\nThe second start costs \`sandbox start\` ${fmt(medians[1] - medians[2])} ms (${(medians[1] / medians[2]).toFixed(2)}×).`);
 }
 
 const { child: sandbox, info } = await startSandbox(['--quiet']);

@@ -741,10 +741,13 @@ function report(results, startedAt) {
       `--data-dir ≥ 25%: ${d >= 0.25 ? 'met' : 'NOT met'} (${Math.round(100 * d)}%).`,
   );
   if (memory.has(10)) {
-    const p99 = memory.get(10).p99;
+    // The budget a user meets (docs/benchmarks.md): event → receipt p99 at a steady 500 events a second, 10 in flight.
+    const [p99, dataDir, r] = [memory.get(10).p99, disk.get(10).p99, relay.get(10).p99];
+    const verdict = (value, budget) => `${fmtMs(value)} ms (${(value / r).toFixed(2)}× the relay's), ${value <= budget ? 'met' : 'NOT met'}`;
     lines.push(
-      `- target at C=10: memory p99 ≤ 5 ms: ${p99 <= 5 ? 'met' : 'NOT met'} (${fmtMs(p99)} ms, ${(p99 / relay.get(10).p99).toFixed(2)}× the relay's ` +
-        `${fmtMs(relay.get(10).p99)} ms; --data-dir ${fmtMs(disk.get(10).p99)} ms).`,
+      RATE === 500
+        ? `- budget at a steady 500 a second, C=10: memory p99 ≤ 10 ms: ${verdict(p99, 10)}; --data-dir p99 ≤ 20 ms: ${verdict(dataDir, 20)}; the relay's ${fmtMs(r)} ms.`
+        : `- at C=10: p99 memory ${fmtMs(p99)} ms, --data-dir ${fmtMs(dataDir)} ms, the relay's ${fmtMs(r)} ms (the budget is measured at BENCH_RATE=500).`,
     );
   }
   if (!RATE && top > 1) {

@@ -62,9 +62,9 @@ describe('the built-ins a command loads', () => {
     expect(verified.modules.has('crypto')).toBe(true);
   });
 
-  it('recover and tail keep the heap small without spoiling the compile cache for the next command', async () => {
-    // V8's flags are part of what Node's compile cache checks: set before a module is first compiled, they would
-    // have its cache entry rewritten for them, and rejected by the next command (src/cli/memory.ts).
+  it('recover and tail leave the compile cache as the next command needs it', async () => {
+    // V8's flags are part of what Node's compile cache checks: a command that set any (recover and tail once did, for
+    // their memory) would have a module's entry rewritten for them, and rejected by the next command.
     const env = { ...sandboxEnv(sandbox.info, join(dir, 'config')), NODE_COMPILE_CACHE: join(dir, 'compile-cache') };
     const created = await runCli(['webhooks', 'create', '--url', 'http://127.0.0.1:9/down', '--events', 'invoice.paid', '--json'], { env });
     expect(created.code, created.stderr).toBe(0);

@@ -2,6 +2,7 @@ import type { Attempt } from '../../../api/shapes.js';
 import type { DeliveryStatus } from '../../../protocol/status.js';
 import { retryDelivery } from '../../../api/endpoints.js';
 import { Option } from '@commander-js/extra-typings';
+import { pMapIterable } from 'p-map';
 import { integerIn } from '../../../cli/parse.js';
 import { ApiError, AuthError, NetworkError, RequestStopped } from '../../../api/errors.js';
 import { answeredStatus, deliveryKey } from '../../../api/log.js';
@@ -49,8 +50,6 @@ export interface Tally {
   errors: number;
 }
 
-/** Targets read ahead of the workers: the log walk runs ahead of the sends, in bounded memory. */
-const READ_AHEAD = 64;
 /** A bulk retry must get through a rate limit: each request waits out this many 429s before it counts as an error. */
 const BULK_RETRY_AFTER_WAITS = 20;
 /** Ids of still-failing deliveries kept for the summary. */
@@ -84,13 +83,13 @@ async function resendOne(deps: Pick<CommandDeps, 'api'>, target: ResendTarget, s
 }
 
 /**
- * Re-sends every target with `concurrency` workers on the one client (one
- * connection pool, one shared Retry-After pause). The targets are read ahead
- * of the workers but never more than READ_AHEAD at a time. Once `stop` fires,
- * nothing new is taken; the sends in flight finish, and those still waiting
- * out a Retry-After are not sent. Not p-map (health's pool): p-map pulls its
- * input only as a worker frees up, and here the walk of the log, page by page,
- * must run ahead of the sends so that no worker waits on a page read.
+ * Re-sends every target, `concurrency` at a time, on the one client (one
+ * connection pool, one shared Retry-After pause). The walk of the targets runs
+ * up to `concurrency` targets ahead of the sends (pMapIterable's `backpressure`
+ * above `concurrency`; it reads no further ahead than that, whatever it is
+ * given), so a send that ends finds its next target read. Once `stop` fires, or
+ * a send or the walk fails, nothing new is taken; the sends in flight finish
+ * and are told, and those still waiting out a Retry-After are not sent.
  */
 export async function resendAll(
   deps: Pick<CommandDeps, 'api'>,
@@ -100,68 +99,39 @@ export async function resendAll(
   const { report } = options;
   deps.api.retryAfterWaits = Math.max(deps.api.retryAfterWaits, BULK_RETRY_AFTER_WAITS);
   deps.api.onWait = (seconds, status) => report.waiting(seconds, status);
-  const queue: ResendTarget[] = [];
-  let scanDone = false;
   let failure: unknown;
-  let wakeWorkers: (() => void) | undefined;
-  let wakeReader: (() => void) | undefined;
   const stopped = () => options.stop?.aborted === true || failure !== undefined;
-  const nudge = (which: 'workers' | 'reader') => {
-    const wake = which === 'workers' ? wakeWorkers : wakeReader;
-    if (which === 'workers') wakeWorkers = undefined;
-    else wakeReader = undefined;
-    wake?.();
-  };
-  options.stop?.addEventListener('abort', () => {
-    nudge('workers');
-    nudge('reader');
-  });
-
-  const reader = (async () => {
+  // The walk's own failure is kept rather than thrown through pMapIterable, which would end the run before the sends in flight.
+  async function* taken(): AsyncGenerator<ResendTarget> {
     try {
       for await (const target of targets) {
-        while (queue.length >= READ_AHEAD && !stopped()) await new Promise<void>((resolve) => (wakeReader = resolve));
-        if (stopped()) break;
-        queue.push(target);
+        if (stopped()) return;
         report.taken();
-        nudge('workers');
+        yield target;
+        // Before the walk is asked for more (a page read, after Ctrl-C).
+        if (stopped()) return;
       }
     } catch (error) {
       failure ??= error;
     } finally {
-      scanDone = true;
       report.scanned();
-      nudge('workers');
     }
-  })();
-
-  const worker = async () => {
-    for (;;) {
+  }
+  const resends = pMapIterable(
+    taken(),
+    async (target) => {
+      // Read ahead before the stop: taken, never sent.
       if (stopped()) return;
-      const target = queue.shift();
-      if (!target) {
-        if (scanDone) return;
-        await new Promise<void>((resolve) => {
-          const previous = wakeWorkers;
-          wakeWorkers = () => {
-            previous?.();
-            resolve();
-          };
-        });
-        continue;
-      }
-      nudge('reader');
       try {
         const result = await resendOne(deps, target, options.stop);
         if (result) report.result(result);
       } catch (error) {
         failure ??= error;
-        nudge('workers');
-        nudge('reader');
       }
-    }
-  };
-  await Promise.all([reader, ...Array.from({ length: options.concurrency }, worker)]);
+    },
+    { concurrency: options.concurrency, backpressure: 2 * options.concurrency, preserveOrder: false },
+  );
+  for await (const _ of resends);
   if (failure !== undefined) {
     report.failed(failure);
     throw failure;
