@@ -35,7 +35,11 @@ describe('a create whose answer is lost', () => {
     front().answerCreates(() => 'pass');
     const last = await runCli(['webhooks', 'apply', '-f', file, '--secret-dir', secrets], { env });
     const account = await webhooks();
-    const named = new Set(/^whsvc: \d+ webhooks? of the file (?:has|have) no signing secret in .*?: (.*); /m.exec(last.stderr)?.[1]?.split(', ') ?? []);
+    const named = new Set(
+      /^whsvc: \d+ webhooks? an apply created into .*? (?:has|have) no signing secret there \(its file missing or empty\): (.*); /m
+        .exec(last.stderr)?.[1]
+        ?.split(', ') ?? [],
+    );
     for (const url of urls) {
       const made = account.filter((webhook) => webhook.url === url);
       expect(made, url).toHaveLength(1);
@@ -51,9 +55,10 @@ describe('a create whose answer is lost', () => {
     const idOf = (url: string) => account.find((webhook) => webhook.url === url)!.id;
     expect([...named].sort()).toEqual(expect.arrayContaining([idOf(urls[1]!), idOf(urls[3]!)]));
     expect(last.code, last.stderr).toBe(1);
-    // No empty file anywhere, and nothing but secret files and, from a kill mid-write, a hidden temporary.
+    // No empty file anywhere, and nothing but secret files, the journal of the creates named and, from a kill
+    // mid-write, a hidden temporary.
     for (const name of readdirSync(secrets)) {
-      expect(name).toMatch(/^(wh_\w+\.secret|\.wh_\w+\.secret\.whsvc-\d+-[0-9a-z]+\.tmp)$/);
+      expect(name).toMatch(/^(wh_\w+\.secret|\.whsvc-apply-journal|\.(wh_\w+\.secret|\.whsvc-apply-journal)\.whsvc-\d+-[0-9a-z]+\.tmp)$/);
       if (!name.startsWith('.')) expect(statSync(join(secrets, name)).size).toBeGreaterThan(0);
     }
   });

@@ -231,10 +231,51 @@ webhooks:
   });
 
   it('no secret was in any output of any apply', () => {
-    const values = readdirSync(secrets()).map((name) => readFileSync(join(secrets(), name), 'utf8').trim());
+    const values = readdirSync(secrets())
+      .filter((name) => name.endsWith('.secret'))
+      .map((name) => readFileSync(join(secrets(), name), 'utf8').trim());
     expect(values.length).toBeGreaterThanOrEqual(4);
     const all = outputs.join('\n');
     for (const value of values) expect(all).not.toContain(value);
     expect(all).not.toMatch(/whsec_/);
+  });
+
+  it("the README's CI recipe: each run with a fresh, empty --secret-dir exits 0, the first creating, the later ones changing nothing", async () => {
+    writeFileSync(
+      file(),
+      JSON.stringify({
+        webhooks: [
+          { url: 'https://ci-billing.example.com/hooks', events: ['invoice.paid'] },
+          { url: 'https://ci-ops.example.com/hooks', events: ['inventory.changed'], active: false },
+        ],
+      }),
+    );
+    const jq = ['--jq', '.outcome.created[] | "\\(.url) \\(.signing_secret_file)"'];
+    const first = await apply(['--prune', '--yes', '--secret-dir', mkdtempSync(join(workDir, 'runner-temp-')), ...jq]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout.trim().split('\n')).toHaveLength(2);
+    // The next job: a new runner, its secret directory empty. The webhooks it made were made into another.
+    const review = await apply(['--prune', '--dry-run', '--secret-dir', mkdtempSync(join(workDir, 'runner-temp-'))]);
+    expect(review.code, review.stderr).toBe(0);
+    expect(review.stderr).toBe('Dry run: nothing would change.\n');
+    const second = await apply(['--prune', '--yes', '--secret-dir', mkdtempSync(join(workDir, 'runner-temp-')), ...jq]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toBe('');
+    expect(second.stderr).toBe('');
+  });
+
+  it('two applies into one --secret-dir at once take turns: both finish, each secret in its file, the journal whole and then gone', async () => {
+    const dir = mkdtempSync(join(workDir, 'shared-secrets-'));
+    const files = ['a', 'b'].map((name) => {
+      const path = join(workDir, `side-by-side-${name}.json`);
+      writeFileSync(path, JSON.stringify({ webhooks: [{ url: `https://side-by-side-${name}.example.com/hooks`, events: ['invoice.paid'] }] }));
+      return path;
+    });
+    const results = await Promise.all(files.map((path) => runInProcess(['webhooks', 'apply', '-f', path, '--secret-dir', dir, '--json'], { env })));
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    const secretFiles = readdirSync(dir).filter((name) => name.endsWith('.secret'));
+    expect(secretFiles).toHaveLength(2);
+    for (const name of secretFiles) expect(readFileSync(join(dir, name), 'utf8').trim()).toMatch(/^whsec_/);
+    expect(readdirSync(dir).filter((name) => !name.endsWith('.secret'))).toEqual([]);
   });
 });

@@ -15,8 +15,9 @@ const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 describe('a create whose answer is lost', () => {
   it('acted on, then answered 500, 503 (Retry-After: 0) or reset: one webhook, exit 1, a "may exist" line; the next apply names it by id', async () => {
     const env = userEnv();
-    const secrets = join(work(), 'secrets-errors');
     for (const answer of ['error-500', 'error-503', 'reset'] as const) {
+      // A directory each: its journal holds the creates applied into it, and so names what each lost.
+      const secrets = join(work(), `secrets-${answer}`);
       front().answerCreates(() => answer);
       const url = `https://create-${answer}.example.com/hooks`;
       const secretFile = join(work(), `create-${answer}.secret`);
@@ -38,12 +39,22 @@ describe('a create whose answer is lost', () => {
       const made = await withUrl(applyUrl);
       expect(made).toHaveLength(1);
 
+      // --dry-run reports it, and only reports: exit 0.
+      const review = await runInProcess(['webhooks', 'apply', '-f', file, '--secret-dir', secrets, '--dry-run'], { env });
+      expect(review.code, review.stderr).toBe(0);
+      expect(review.stderr).toContain(`! 1 webhook an apply created into ${secrets} has no signing secret there (its file missing or empty): ${made[0]!.id}; `);
+      const reviewJson = await runInProcess(['webhooks', 'apply', '-f', file, '--secret-dir', secrets, '--dry-run', '--json'], { env });
+      expect(reviewJson.code, reviewJson.stderr).toBe(0);
+      expect(JSON.parse(reviewJson.stdout).without_secret_file).toEqual([{ id: made[0]!.id, url: applyUrl }]);
+
       front().answerCreates(() => 'pass');
       const again = await runInProcess(['webhooks', 'apply', '-f', file, '--secret-dir', secrets], { env });
       expect(again.code, again.stderr).toBe(1);
-      expect(again.stderr).toContain(`whsvc: 1 webhook of the file has no signing secret in ${secrets} (its file missing or empty): ${made[0]!.id}; `);
       expect(again.stderr).toContain(
-        `hint: the service gives a secret only once, in the answer to the create (a create whose answer was lost leaves none): delete it (\`whsvc webhooks delete ${made[0]!.id} --yes\`) and apply again`,
+        `whsvc: 1 webhook an apply created into ${secrets} has no signing secret there (its file missing or empty): ${made[0]!.id}; `,
+      );
+      expect(again.stderr).toContain(
+        `hint: a create whose answer was lost leaves no secret, and the service gives one only in that answer: if you kept it elsewhere, put it in ${join(secrets, '<id>.secret')}; else delete it (\`whsvc webhooks delete ${made[0]!.id} --yes\`) and apply again`,
       );
       expect(await withUrl(applyUrl)).toHaveLength(1);
     }

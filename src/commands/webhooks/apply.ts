@@ -1,5 +1,4 @@
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { createWebhook, deleteWebhook, updateWebhook } from '../../api/endpoints.js';
 import { ApiError } from '../../api/errors.js';
@@ -13,10 +12,11 @@ import { examples } from '../../cli/examples.js';
 import { printJson } from '../../cli/output.js';
 import { readFileFlag } from '../../cli/stdin.js';
 import { notOneOf } from '../../cli/suggest.js';
-import { ensureDirectory, FileError, failureReason, ReservedFile } from '../../files/user-file.js';
+import { ensureDirectory, ReservedFile } from '../../files/user-file.js';
 import { sanitize } from '../../render/text.js';
 import { declaredWebhooks, parseDeclarationText } from './apply/declaration.js';
 import { changesAnything, planApply, type Changes, type Plan } from './apply/plan.js';
+import { checkJournal, Journal, type JournalCheck, type Named, secretFileName } from './apply/secret-dir.js';
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { undoCreate } from './shared/secret-file.js';
 
@@ -74,15 +74,19 @@ interface Outcome {
   interrupted: boolean;
 }
 
-/** A webhook of the account, as the run names it. */
-type Named = { id: string; url: string };
-
 type Step =
   | { action: 'create'; url: string; events: string[]; active: boolean }
   | { action: 'update'; id: string; url: string; changes: Changes }
   | { action: 'delete'; id: string; url: string };
 
 export async function run(options: ApplyOptions, deps: CommandDeps): Promise<number> {
+  if (options.secretDir === undefined || options.dryRun) return applyNow(options, deps);
+  // Two applies into one --secret-dir on this machine take turns: each keeps the directory's journal whole.
+  const dir = resolve(options.secretDir);
+  return deps.config.exclusive(`apply\n${dir}`, `--secret-dir ${options.secretDir}`, () => applyNow(options, deps));
+}
+
+async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<number> {
   const name = options.file === '-' ? 'stdin' : options.file;
   const text = (await readFileFlag('-f', options.file, deps.stdin)).toString('utf8');
   const declared = declaredWebhooks(await parseDeclarationText(text, options.file === '-' ? '-' : name), name);
@@ -94,7 +98,9 @@ export async function run(options: ApplyOptions, deps: CommandDeps): Promise<num
   const account: Webhook[] = [];
   for await (const webhook of allWebhooks(deps.api)) account.push(webhook);
   const plan = planApply(declared, account, options.prune);
-  const secretless = options.secretDir === undefined ? null : withoutSecret(plan, options.secretDir);
+  const check = options.secretDir === undefined ? null : checkJournal(options.secretDir, account);
+  const secretless = check === null ? null : leftWithoutSecret(check, plan);
+  const journal = check === null ? undefined : new Journal(options.secretDir!, check);
   if (!options.dryRun && plan.create.length > 0 && options.secretDir === undefined) {
     throw usageError(
       `the plan creates ${count(plan.create.length, 'webhook')}, whose signing secrets are given once: --secret-dir DIR is where they go (never to the output); nothing was changed`,
@@ -105,6 +111,8 @@ export async function run(options: ApplyOptions, deps: CommandDeps): Promise<num
   if (options.dryRun || !changesAnything(plan)) {
     if (deps.json) printJson(deps, document(options, plan, options.dryRun ? null : emptyOutcome(), secretless));
     else if (options.dryRun) deps.stderr.write(`${changesAnything(plan) ? 'Dry run: nothing was sent.' : 'Dry run: nothing would change.'}\n`);
+    if (options.dryRun) return endOfDryRun(secretless, options.secretDir, deps);
+    journal?.settle();
     return endOf(secretless, options.secretDir);
   }
   // A delete cannot be undone, and a file copied from CI to a terminal may name fewer webhooks than the account has.
@@ -119,45 +127,46 @@ export async function run(options: ApplyOptions, deps: CommandDeps): Promise<num
   }
   // Made only now, once nothing can stop the run before its first change.
   if (plan.create.length > 0) ensureDirectory(options.secretDir!, '--secret-dir');
-  const code = await execute(options, plan, deps, secretless);
+  journal?.settle();
+  const code = await execute(options, plan, deps, secretless, journal);
   return code === ExitCode.ok ? endOf(secretless, options.secretDir) : code;
 }
 
 /**
- * The declared webhooks the account keeps (unchanged or updated) whose secret file under `dir` is missing or empty. A
- * create whose answer was lost (a kill, a 5xx or a reset after the service acted) leaves its webhook so, and the
- * service gives a secret only in that answer: nobody can verify the webhook's deliveries.
+ * The webhooks an earlier apply created into the --secret-dir and left without their secret file (checkJournal), but
+ * for those this run deletes.
  */
-function withoutSecret(plan: Plan, dir: string): Named[] {
-  return [...plan.update, ...plan.unchanged].filter(({ id }) => !hasSecretFile(dir, id)).map(({ id, url }) => ({ id, url }));
+function leftWithoutSecret(journal: JournalCheck, plan: Plan): Named[] {
+  const deleted = new Set(plan.delete.map(({ id }) => id));
+  return journal.named.filter(({ id }) => !deleted.has(id));
 }
 
-function hasSecretFile(dir: string, id: string): boolean {
-  let path: string;
-  try {
-    path = join(dir, secretFileName(id));
-  } catch {
-    return false; // an id no file can be named after
-  }
-  try {
-    const stats = statSync(path, { throwIfNoEntry: false });
-    return stats?.isFile() === true && stats.size > 0;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
-    throw new FileError(`--secret-dir ${dir} cannot be read: ${failureReason(error)}`, true);
-  }
-}
-
-/** How a run that did what it was to do ends: exit 0, or the webhooks left without a secret named (withoutSecret), exit 1. */
+/** A run that did what it was to do ends with exit 0, or names the webhooks left without a secret (exit 1). */
 function endOf(secretless: Named[] | null, dir: string | undefined): number {
   if (!secretless || secretless.length === 0) return ExitCode.ok;
+  const { line, hint } = secretlessWords(secretless, dir!);
+  throw new CliError(line, ExitCode.failure, hint);
+}
+
+/** How --dry-run ends: exit 0, the webhooks left without a secret only said (a review is no failure, and changes nothing). */
+function endOfDryRun(secretless: Named[] | null, dir: string | undefined, deps: CommandDeps): number {
+  if (secretless && secretless.length > 0) {
+    const { line, hint } = secretlessWords(secretless, dir!);
+    deps.stderr.write(`${deps.errColors.yellow('!')} ${line}\n  ${hint}\n`);
+  }
+  return ExitCode.ok;
+}
+
+/** The webhooks an earlier apply created into `dir` and left without their secret, and the way out, in words. */
+function secretlessWords(secretless: Named[], dir: string): { line: string; hint: string } {
   const ids = secretless.map(({ id }) => sanitize(id));
   const one = ids.length === 1;
-  throw new CliError(
-    `${count(ids.length, 'webhook')} of the file ${one ? 'has' : 'have'} no signing secret in ${dir} (its file missing or empty): ${ids.join(', ')}; ${one ? 'its' : 'their'} deliveries cannot be verified`,
-    ExitCode.failure,
-    `the service gives a secret only once, in the answer to the create (a create whose answer was lost leaves none): delete ${one ? 'it' : 'each'} (\`whsvc webhooks delete ${ids[0]} --yes\`) and ${AGAIN}, which makes it anew with its secret in ${dir}; a secret kept elsewhere goes in ${join(dir!, '<id>.secret')}`,
-  );
+  return {
+    line: `${count(ids.length, 'webhook')} an apply created into ${dir} ${one ? 'has' : 'have'} no signing secret there (its file missing or empty): ${ids.join(', ')}; ${one ? 'its' : 'their'} deliveries cannot be verified`,
+    hint:
+      `a create whose answer was lost leaves no secret, and the service gives one only in that answer: if you kept ${one ? 'it' : 'them'} elsewhere, put ${one ? 'it' : 'each'} in ${join(dir, '<id>.secret')}; ` +
+      `else delete ${one ? 'it' : 'each'} (\`whsvc webhooks delete ${ids[0]} --yes\`) and ${AGAIN}, which makes it anew with its secret in ${dir}`,
+  };
 }
 
 /** The changes, in order: creations first, deletions last (a run that stops part-way has removed nothing yet). */
@@ -175,7 +184,7 @@ function stepsOf(plan: Plan): Step[] {
  * said, and the same apply run again finishes the job, since it plans afresh
  * from the account as it is then.
  */
-async function execute(options: ApplyOptions, plan: Plan, deps: CommandDeps, secretless: Named[] | null): Promise<number> {
+async function execute(options: ApplyOptions, plan: Plan, deps: CommandDeps, secretless: Named[] | null, journal: Journal | undefined): Promise<number> {
   const stop = options.stop?.();
   const outcome = emptyOutcome();
   const steps = stepsOf(plan);
@@ -187,7 +196,7 @@ async function execute(options: ApplyOptions, plan: Plan, deps: CommandDeps, sec
       break;
     }
     try {
-      await perform(step, options.secretDir!, outcome, deps);
+      await perform(step, journal, outcome, deps);
     } catch (error) {
       failure = error;
       outcome.error = (error as Error).message;
@@ -195,6 +204,7 @@ async function execute(options: ApplyOptions, plan: Plan, deps: CommandDeps, sec
       break;
     }
   }
+  journal?.close();
   const made = outcome.created.length + outcome.updated.length + outcome.deleted.length;
   if (deps.json) printJson(deps, document(options, plan, outcome, secretless));
   else if (outcome.not_done.length === 0) {
@@ -216,10 +226,15 @@ const emptyOutcome = (): Outcome => ({ created: [], updated: [], deleted: [], no
 const notDone = (step: Step): Outcome['not_done'][number] =>
   step.action === 'create' ? { action: 'create', url: step.url } : { action: step.action, id: step.id, url: step.url };
 
-/** One change, said when done; a webhook created has its secret written to its file before anything is said of it. */
-async function perform(step: Step, secretDir: string, outcome: Outcome, deps: CommandDeps): Promise<void> {
+/**
+ * One change, said when done. A create is written to the journal before it is sent, and a webhook created has its
+ * secret written to its file, then its intent cleared, before anything is said of it.
+ */
+async function perform(step: Step, journal: Journal | undefined, outcome: Outcome, deps: CommandDeps): Promise<void> {
   const c = deps.colors;
   if (step.action === 'create') {
+    const secretDir = journal!.dir;
+    journal!.intend(step.url);
     const webhook = await create(step, deps);
     let path = join(secretDir, `${webhook.id}.secret`);
     let reserved: ReservedFile | undefined;
@@ -230,6 +245,7 @@ async function perform(step: Step, secretDir: string, outcome: Outcome, deps: Co
     } catch (error) {
       throw await undoCreate(deps.api, webhook.id, path, error, () => reserved?.discard(), 'run the apply again with a --secret-dir that can be written');
     }
+    journal!.clear(step.url);
     outcome.created.push({ id: webhook.id, url: webhook.url, signing_secret_file: path });
     if (!deps.json) deps.stdout.write(`${c.green('✓')} created  ${sanitize(webhook.id)}  ${sanitize(webhook.url)}  (signing secret in ${path}, mode 0600)\n`);
   } else if (step.action === 'update') {
@@ -255,7 +271,7 @@ async function perform(step: Step, secretDir: string, outcome: Outcome, deps: Co
 /**
  * The create request. One that may have made the webhook without its answer
  * reaching us (createFailure), or Ctrl-C pressed twice while it is under way,
- * says so: its secret never arrived, and the next apply names it (withoutSecret).
+ * says so: its secret never arrived, and the next apply into the same --secret-dir names it (its journal).
  */
 async function create(step: Extract<Step, { action: 'create' }>, deps: CommandDeps): Promise<Webhook & { signing_secret: string }> {
   const unregister = deps.interrupts.onInterrupt(() => deps.stderr.write(interruptedCreate(step.url, AGAIN)));
@@ -275,14 +291,6 @@ async function create(step: Extract<Step, { action: 'create' }>, deps: CommandDe
     );
   }
   return { ...webhook, signing_secret: webhook.signing_secret };
-}
-
-/**
- * The file of a created webhook's secret, named after its id: any character that could leave the directory encoded.
- * An id no URL can carry (a lone UTF-16 surrogate, from a service gone wrong) throws, inside the undo of its create.
- */
-export function secretFileName(id: string): string {
-  return `${encodeURIComponent(id).replace(/^\./, '%2E')}.secret`;
 }
 
 /** How apply makes anew a webhook left without its secret. */

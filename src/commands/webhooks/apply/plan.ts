@@ -19,7 +19,7 @@ export interface Plan {
 }
 
 /** The form of a URL the service sent, to compare with the file's (the sandbox stores them so already; another service may not). */
-function urlKey(url: string): string {
+export function urlKey(url: string): string {
   try {
     return new URL(url).href;
   } catch {

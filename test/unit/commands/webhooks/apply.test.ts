@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../../src/api/errors.js';
 import { CliError } from '../../../../src/cli/errors.js';
-import { run, secretFileName, type ApplyOptions } from '../../../../src/commands/webhooks/apply.js';
+import { run, type ApplyOptions } from '../../../../src/commands/webhooks/apply.js';
+import { secretFileName } from '../../../../src/commands/webhooks/apply/secret-dir.js';
 import { resetError } from '../../../helpers/undici-transport.js';
 import { fakeDeps, finishFakeDeps, jsonReply, mockCatalog, mockToken, rejectionOf, type FakeDeps } from '../../../helpers/fake-deps.js';
 
@@ -285,7 +286,7 @@ describe('webhooks apply', () => {
     expect(readdirSync(dir).filter((name) => name.endsWith('.secret'))).toEqual([]);
   });
 
-  it('a webhook it keeps whose secret file is missing or empty is named by id, exit 1, with the way out; the plan is carried out all the same', async () => {
+  it('a webhook an earlier apply created into the directory, left without its secret file, is named by id, exit 1, with the way out; the plan is carried out all the same; others are not looked at', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     mockCatalog(fake.mock);
@@ -294,25 +295,43 @@ describe('webhooks apply', () => {
       existing('wh_empty', 'https://b.example/h', ['invoice.paid']),
       existing('wh_kept', 'https://c.example/h', ['invoice.paid']),
       existing('wh_edited', 'https://d.example/h', ['invoice.paid']),
+      existing('wh_elsewhere', 'https://f.example/h', ['invoice.paid']),
     ]);
     fake.mock.intercept({ path: '/v1/webhooks/wh_edited', method: 'PATCH' }).reply(() => jsonReply(200, { id: 'wh_edited' }));
     writeFileSync(join(dir, 'wh_empty.secret'), '');
     writeFileSync(join(dir, 'wh_kept.secret'), `${SECRET(3)}\n`);
+    // Intents of earlier runs: a, b, d and c made (c's secret written, its clear lost to a kill), e never sent, g cleared;
+    // the last line cut short by a kill. f was made by an apply into another directory.
+    const intent = (url: string) => `{"whsvc_apply":1,"create":"${url}"}\n`;
+    const journal = join(dir, '.whsvc-apply-journal');
+    writeFileSync(
+      journal,
+      ['a', 'b', 'c', 'd', 'e', 'g'].map((host) => intent(`https://${host}.example/h`)).join('') +
+        '{"whsvc_apply":1,"cleared":"https://g.example/h"}\n{"whsvc_apply":1,"cre',
+      { mode: 0o600 },
+    );
     const path = file([
       { url: 'https://a.example/h', events: ['invoice.paid'] },
       { url: 'https://b.example/h', events: ['invoice.paid'] },
       { url: 'https://c.example/h', events: ['invoice.paid'] },
       { url: 'https://d.example/h', events: ['invoice.paid'], active: false },
+      { url: 'https://f.example/h', events: ['invoice.paid'] },
     ]);
     const error = await rejectionOf(run(options({ file: path, secretDir: dir }), fake.deps));
     expect(error).toBeInstanceOf(CliError);
     expect(error.exitCode).toBe(1);
     expect(error.message).toBe(
-      `3 webhooks of the file have no signing secret in ${dir} (its file missing or empty): wh_edited, wh_missing, wh_empty; their deliveries cannot be verified`,
+      `3 webhooks an apply created into ${dir} have no signing secret there (its file missing or empty): wh_missing, wh_empty, wh_edited; their deliveries cannot be verified`,
     );
-    expect(error.hint).toContain('delete each (`whsvc webhooks delete wh_edited --yes`) and apply again');
-    expect(fake.stdout.text).toContain('Done: 0 created, 1 updated, 0 deleted, 3 unchanged.');
-    // --dry-run says the same; without --secret-dir there is nothing to look in.
+    // The way out that keeps the webhook first; deleting it second.
+    expect(error.hint).toMatch(
+      /^a create whose answer was lost leaves no secret, .*: if you kept them elsewhere, put each in .*<id>\.secret; else delete each \(`whsvc webhooks delete wh_missing --yes`\) and apply again/,
+    );
+    expect(fake.stdout.text).toContain('Done: 0 created, 1 updated, 0 deleted, 4 unchanged.');
+    // What is left open of the journal: the three named, and nothing of the settled ones.
+    expect(readFileSync(journal, 'utf8')).toBe(['a', 'b', 'd'].map((host) => intent(`https://${host}.example/h`)).join(''));
+    expect(statSync(journal).mode & 0o777).toBe(0o600);
+    // --dry-run says the same, exit 0; without --secret-dir there is nothing to look in.
     for (const dryRun of [true, false]) {
       const again = fakeDeps({ json: true });
       mockToken(again.mock);
@@ -320,15 +339,39 @@ describe('webhooks apply', () => {
       mockList(again, [existing('wh_missing', 'https://a.example/h', ['invoice.paid'])]);
       const one = file([{ url: 'https://a.example/h', events: ['invoice.paid'] }]);
       if (dryRun) {
-        const refused = await rejectionOf(run(options({ file: one, secretDir: dir, dryRun }), again.deps));
-        expect(refused.message).toMatch(/^1 webhook of the file has no signing secret in .*: wh_missing; its deliveries cannot be verified$/);
+        expect(await run(options({ file: one, secretDir: dir, dryRun }), again.deps)).toBe(0);
+        expect(again.stderr.text).toMatch(
+          /^! 1 webhook an apply created into .* has no signing secret there \(its file missing or empty\): wh_missing; its deliveries cannot be verified\n {2}a create/,
+        );
         expect(JSON.parse(again.stdout.text).without_secret_file).toEqual([{ id: 'wh_missing', url: 'https://a.example/h' }]);
+        // Only reported: the journal is as it was.
+        expect(readFileSync(journal, 'utf8')).toBe(['a', 'b', 'd'].map((host) => intent(`https://${host}.example/h`)).join(''));
       } else {
         expect(await run(options({ file: one }), again.deps)).toBe(0);
         expect(JSON.parse(again.stdout.text).without_secret_file).toBeNull();
       }
       await finishFakeDeps();
     }
+  });
+
+  it('a journal whose intents are all settled is removed; a file there that is not the journal is refused, left as it was', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockList(fake, []);
+    const journal = join(dir, '.whsvc-apply-journal');
+    writeFileSync(journal, '{"whsvc_apply":1,"create":"https://gone.example/h"}\n', { mode: 0o600 });
+    expect(await run(options({ file: file([]), secretDir: dir }), fake.deps)).toBe(0);
+    expect(readdirSync(dir)).toEqual(['hooks.json']);
+    await finishFakeDeps();
+    const other = fakeDeps();
+    mockToken(other.mock);
+    mockCatalog(other.mock);
+    mockList(other, []);
+    writeFileSync(journal, 'my notes\n');
+    const error = await rejectionOf(run(options({ file: file([]), secretDir: dir }), other.deps));
+    expect(error.message).toMatch(/^--secret-dir journal .* is not a journal whsvc wrote/);
+    expect(readFileSync(journal, 'utf8')).toBe('my notes\n');
   });
 
   it.each([
@@ -349,7 +392,9 @@ describe('webhooks apply', () => {
     expect(error.hint).toMatch(/^check with `whsvc webhooks list`: if a webhook for https:\/\/a\.example\/h is there, delete it .* and apply again/);
     expect(fake.requests.filter((r) => r.method === 'POST' && r.url.pathname === '/v1/webhooks')).toHaveLength(1);
     expect(fake.stderr.text).toContain('stopped after 0 of 1 changes; not done: create https://a.example/h');
-    expect(readdirSync(dir)).toEqual(['hooks.json']);
+    // The create's intent stays open in the journal: the next apply into this directory names what it made.
+    expect(readdirSync(dir).sort()).toEqual(['.whsvc-apply-journal', 'hooks.json']);
+    expect(readFileSync(join(dir, '.whsvc-apply-journal'), 'utf8')).toBe('{"whsvc_apply":1,"create":"https://a.example/h"}\n');
   });
 
   it('a secret file is named after the webhook, and never leaves its directory', () => {
