@@ -6,6 +6,7 @@ import { BROKEN_ANSWER_CODE, TransportError } from '../net.js';
 import { sizeText } from '../render/text.js';
 import type { Transport, TransportResponse } from './transport.js';
 import { exactParse } from '../exact-json.js';
+import { elapsed } from '../render/words.js';
 
 export interface Credentials {
   clientId: string;
@@ -366,7 +367,7 @@ export class ApiClient {
     const seconds = retryAfterSeconds(response.headers['retry-after'], this.now());
     if (seconds === undefined) return 'it gave no Retry-After: try again later';
     if (seconds > MAX_RETRY_AFTER_S)
-      return `it asked to wait ${seconds} s (Retry-After), longer than whsvc waits (${MAX_RETRY_AFTER_S} s): gave up; try again then`;
+      return `it asked to wait ${elapsed(seconds * 1000)} (Retry-After), longer than whsvc waits (${elapsed(MAX_RETRY_AFTER_S * 1000)}): gave up; try again then`;
     return `still busy after ${this.retryAfterWaits} waits as it asked (Retry-After): gave up; try again later`;
   }
 
@@ -381,7 +382,7 @@ export class ApiClient {
     if (this.pause && ends <= this.pauseEnds) return this.pause;
     this.pauseEnds = ends;
     if (this.onWait) this.onWait(seconds, status);
-    else this.options.notice?.(`the service answered ${status}; retrying in ${seconds} s as it asks (Retry-After)`);
+    else this.options.notice?.(`the service answered ${status}; retrying in ${elapsed(seconds * 1000)} as it asks (Retry-After)`);
     const pause: Promise<void> = this.sleep(seconds * 1000).then(() => {
       if (this.pause === pause) this.pause = undefined;
     });

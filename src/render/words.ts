@@ -13,12 +13,20 @@ export const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3
  */
 export function elapsed(ms: number): string {
   const abs = Math.abs(ms);
-  if (abs < 1000) return `${Math.round(abs)} ms`;
-  if (abs < 60_000) return `${Number((abs / 1000).toFixed(abs < 10_000 ? 1 : 0))} s`;
-  if (abs < 3_600_000) return `${Math.floor(abs / 60_000)} min ${Math.round((abs % 60_000) / 1000)} s`.replace(/ 0 s$/, '');
-  if (abs < 86_400_000) return `${Math.floor(abs / 3_600_000)} h ${Math.round((abs % 3_600_000) / 60_000)} min`.replace(/ 0 min$/, '');
-  return `${Math.floor(abs / 86_400_000)} d ${Math.round((abs % 86_400_000) / 3_600_000)} h`.replace(/ 0 h$/, '');
+  if (Math.round(abs) < 1000) return `${Math.round(abs)} ms`;
+  // Rounded to the smallest unit shown first, then split: 119.6 s is 2 min, never 1 min 60 s.
+  if (Math.round(abs / 100) < 100) return `${Math.round(abs / 100) / 10} s`;
+  const seconds = Math.round(abs / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return pair(seconds, 60, 'min', 's');
+  const minutes = Math.round(abs / 60_000);
+  if (minutes < 1440) return pair(minutes, 60, 'h', 'min');
+  return pair(Math.round(abs / 3_600_000), 24, 'd', 'h');
 }
+
+/** `count` of the small unit as whole large units and the rest: `pair(90, 60, 'min', 's')` is `1 min 30 s`. */
+const pair = (count: number, per: number, large: string, small: string): string =>
+  `${Math.floor(count / per)} ${large}${count % per === 0 ? '' : ` ${count % per} ${small}`}`;
 
 /** A duration as a flag takes it (for a flag to type, never a sentence), in the largest unit that says it whole: `24h`, `90s`, `1500ms`. */
 export function durationText(ms: number): string {

@@ -74,7 +74,7 @@ const taken = (o: Outcome) => isDelivered(o.result.status);
 const refused = (o: Outcome) => o.result.status !== null && o.result.status >= 400 && o.result.status < 500;
 const timedOut = (o: Outcome) => o.result.status === null && o.result.code === 'ETIMEDOUT';
 
-/** What came back, in words: `401 "bad signature"`, `no answer within 10 s`, `no answer (connection refused)`; a body longer than shown (or than read) ends in `…`. */
+/** What came back, in words: `401 "bad signature"`, `no answer within 10 s`, `no answer: connection refused`; a body longer than shown (or than read) ends in `…`. */
 export function answered(o: Outcome): string {
   const { status, body, cut } = o.result;
   if (status === null) return noAnswer(o.result.error);
@@ -504,7 +504,7 @@ function timeLimitCheck({ ctx, event, signed }: Making): Check {
       const every = [...all.values()].flat();
       const times = every.filter((o) => o.result.status !== null).map((o) => o.ms);
       const late = every.filter(timedOut);
-      const timing = times.length ? `slowest ${Math.max(...times)} ms, median ${median(times)} ms of ${times.length} answers` : 'no answer came';
+      const timing = times.length ? `slowest ${elapsed(Math.max(...times))}, median ${elapsed(median(times))} of ${times.length} answers` : 'no answer came';
       if (late.length > 0) {
         return {
           pass: false,

@@ -278,7 +278,7 @@ class Ending {
     if (timeout === undefined) return;
     this.timer = setTimeout(() => {
       if (count === undefined) return this.done.resolve(talliedCode(this.tally));
-      this.note(`${this.tally.verified} of ${count} verified deliveries within ${timeout} s`);
+      this.note(`${this.tally.verified} of ${count} verified deliveries within ${elapsed(timeout * 1000)}`);
       this.done.resolve(ExitCode.timedOut);
     }, timeout * 1000);
   }
@@ -352,7 +352,7 @@ function announce(
   ].filter(Boolean);
   if (options.respondStatus !== DEFAULT_RESPOND_STATUS) stderr.write(`  answering ${options.respondStatus} to verified deliveries (--respond-status)\n`);
   if (failing.length > 0) stderr.write(`  answering 500 to ${failing.join(', and ')}\n`);
-  if (options.delayMs) stderr.write(`  answering after ${options.delayMs} ms\n`);
+  if (options.delayMs) stderr.write(`  answering after ${elapsed(options.delayMs)}\n`);
   if (recorder) stderr.write(`  recording each delivery to ${recorder.path} (replay them with: whsvc replay ${recorder.path} --to URL)\n`);
   if (recorder?.repaired) stderr.write(`  ${recorder.repaired}\n`);
   for (const file of options.secretFiles ?? []) {

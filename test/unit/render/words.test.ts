@@ -18,6 +18,14 @@ describe('elapsed: every duration a sentence says, in one form', () => {
     [86_400_000, '1 d'],
     [3 * 86_400_000 + 4 * 3_600_000, '3 d 4 h'],
     [-1500, '1.5 s'],
+    // Rounded to the unit shown, then split: never 60 of a unit.
+    [999.6, '1 s'],
+    [9_960, '10 s'],
+    [59_600, '1 min'],
+    [119_600, '2 min'],
+    [3_599_700, '1 h'],
+    [86_399_000, '1 d'],
+    [172_799_000, '2 d'],
   ])('%i ms: %s', (ms, words) => {
     expect(elapsed(ms)).toBe(words);
   });
