@@ -20,6 +20,7 @@ import {
   writeSync,
   type Stats,
 } from 'node:fs';
+import { open as openHandle, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isAlive } from '../alive.js';
 
@@ -372,6 +373,47 @@ function openTemporary(path: string): Temporary {
     throw error;
   }
   return made;
+}
+
+/** A scratch file open for reading and writing; close() removes it too, if it is still in its directory. */
+export interface ScratchFile {
+  handle: FileHandle;
+  close(): Promise<void>;
+}
+
+/**
+ * A scratch file of whsvc's own in `dir` (`.whsvc-scratch-PID-RANDOM`, made by this open (O_EXCL), 0600 whatever the
+ * umask), for what must be read twice but comes once (stdin). It is removed from the directory at once: it lives as
+ * long as its handle, and no exit (an error, Ctrl-C, a kill) leaves it behind. Where an open file cannot be removed
+ * (Windows), close() removes it.
+ */
+export async function openScratchFile(dir: string): Promise<ScratchFile> {
+  const path = join(dir, `.whsvc-scratch-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
+  const handle = await openHandle(path, SAFE | constants.O_RDWR | constants.O_CREAT | constants.O_EXCL, 0o600);
+  let removed = false;
+  const remove = () => {
+    try {
+      unlinkSync(path);
+      removed = true;
+    } catch {
+      // removed at close
+    }
+  };
+  try {
+    await handle.chmod(0o600);
+  } catch (error) {
+    await handle.close();
+    remove();
+    throw error;
+  }
+  remove();
+  return {
+    handle,
+    async close() {
+      await handle.close();
+      if (!removed) remove();
+    },
+  };
 }
 
 /** Closes and removes a temporary, as far as it can: what failed before matters more. */

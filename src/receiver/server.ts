@@ -74,9 +74,11 @@ export async function serveRequests(
     handle,
   );
   // A sender that asks before it sends its body (Expect: 100-continue, as curl does with a large one) is told at once
-  // when the body it declares is too large, and sends none of it.
+  // when the body it declares is too large, and sends none of it. One that declares no length (chunked) is told to go
+  // on: the body's reader holds it to the limit as it comes.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    if (Number(req.headers['content-length']) <= bounds.maxBodyBytes) {
+    const declared = req.headers['content-length'];
+    if (declared === undefined || Number(declared) <= bounds.maxBodyBytes) {
       res.writeContinue();
       handle(req, res);
       return;

@@ -79,6 +79,8 @@ export interface RunningInProcess {
   until<T>(check: () => T | undefined | null | false, what: string): Promise<T>;
   /** Sends the signal to the run (SIGINT as Ctrl-C, SIGTERM) and resolves with its exit code. */
   stop(signal?: StopSignal): Promise<number>;
+  /** How many listeners are on the host's Ctrl-C and SIGTERM now (a run that ended must leave none). */
+  signalListeners(): number;
 }
 
 /** Every run left going, so that what a failed test left running is stopped when its file ends (stopLeftovers). */
@@ -136,6 +138,7 @@ export function startInProcess(args: string[], options: InProcessOptions = {}): 
       if (!ended) signals.emit(signal, signal);
       return exit;
     },
+    signalListeners: () => signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM'),
   };
   going.add(running);
   return running;

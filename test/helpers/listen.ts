@@ -45,7 +45,7 @@ export async function listenInProcess(options: Partial<ListenOptions>, deps: Par
   const stopSignal = new Promise<number>((resolve) => (interrupt = resolve));
   const exit = run(
     { port: 0, host: '127.0.0.1', respondStatus: 200, json: true, color: false, ...options },
-    { stdin: fakeStdin(), stdout, stderr, env: {}, jsonOut: new PrintedJson(stdout), stopSignal, ...deps },
+    { stdin: fakeStdin(), stdout, stderr, env: {}, jsonOut: new PrintedJson(stdout), stopRequested: () => stopSignal, ...deps },
   );
   const exitedFirst = exit.then((code) => Promise.reject(new Error(`listen exited ${code} before it listened: ${stderr.text}`)));
   const url = await Promise.race([stdout.until((text) => /^\{"url":"([^"]+)"\}\n/.exec(text)?.[1]), exitedFirst]);

@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sandboxEnv } from '../helpers/cli.js';
 import { postDelivery } from '../helpers/delivery.js';
-import { runInProcess, startListenInProcess, startSandboxInProcess, startTailInProcess } from '../helpers/in-process.js';
+import { runInProcess, startInProcess, startListenInProcess, startSandboxInProcess, startTailInProcess } from '../helpers/in-process.js';
 
 // --max-silence: a long-running listen or tail that hears nothing exits 6, so that a supervisor starts it again.
 
@@ -27,6 +29,27 @@ describe('--max-silence', () => {
       expect(listener.stdout()).toContain('dlv_silence1');
     } finally {
       await listener.stop();
+    }
+  });
+
+  it('listen on a port in use: the error and its exit code at once; no watch left to fire, no signal left held', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    // listen's timers on a clock of the test's: the hour of --max-silence can be made to pass at once.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const listener = startInProcess(['listen', '--port', String(port), '--max-silence', '1h']);
+      expect(await listener.exit).toBe(1);
+      const said = listener.stderr();
+      expect(said).toBe(`whsvc: port ${port} on 127.0.0.1 is already in use\nhint: pick another with --port N, or --port 0 for any free port\n`);
+      // The marker: past the hour, any watch still armed has fired (and said its line).
+      vi.advanceTimersByTime(2 * 3_600_000);
+      expect(listener.stderr()).toBe(said);
+      expect(listener.signalListeners()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+      await new Promise((resolve) => holder.close(resolve));
     }
   });
 

@@ -100,7 +100,8 @@ export const command = (runF = run) =>
           },
           {
             ...io,
-            stopSignal: interrupts.stopRequested(),
+            // Asked for once listen listens: a port in use ends it with its error, and leaves Ctrl-C and SIGTERM as they were.
+            stopRequested: () => interrupts.stopRequested(),
             knownEventTypes: o.events ? cachedEventTypes(globals.baseUrl ?? DEFAULT_BASE_URL, io.env) : undefined,
           },
         ),
@@ -151,8 +152,8 @@ export interface ListenOptions {
 }
 
 export interface ListenDeps extends Io {
-  /** Resolves when the user stops it (Ctrl-C), with the exit code. */
-  stopSignal: Promise<number>;
+  /** Starts listening for the user's stop (Ctrl-C, SIGTERM): the promise resolves with the exit code. */
+  stopRequested: () => Promise<number>;
   /** The catalog's event types when known (cached by an earlier command), to check --events against. */
   knownEventTypes?: string[] | undefined;
   now?: () => Date;
@@ -188,18 +189,25 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   });
   const bounds = { ...receiverBounds(), ...deps.bounds };
   const stops = new Stops(deps.stderr, bounds);
-  const server = await serveRequests(receive, options, bounds, deps.now ?? (() => new Date()), {
-    onFailure: (error) => note(`a request could not be handled, answered 500: ${(error as Error)?.message ?? String(error)}`),
-    onStopped: (what) => stops.stopped(what),
-  });
-  // A script learns the address from stdout, as from `sandbox start --json`: --port 0 chose the port.
-  if (options.json) deps.jsonOut.line({ url: server.url });
-  announce(deps.stderr, { url: server.url, secrets, routes, seed, recorder: recording?.file }, options);
-  ending.startTimeout();
-  const code = await Promise.race([ending.finished, deps.stopSignal]);
-  ending.stop();
-  await server.stop();
-  recording?.file.close();
+  let code: number;
+  try {
+    const server = await serveRequests(receive, options, bounds, deps.now ?? (() => new Date()), {
+      onFailure: (error) => note(`a request could not be handled, answered 500: ${(error as Error)?.message ?? String(error)}`),
+      onStopped: (what) => stops.stopped(what),
+    });
+    try {
+      // A script learns the address from stdout, as from `sandbox start --json`: --port 0 chose the port.
+      if (options.json) deps.jsonOut.line({ url: server.url });
+      announce(deps.stderr, { url: server.url, secrets, routes, seed, recorder: recording?.file }, options);
+      // What waits (--timeout, --max-silence, the user's stop) starts only now that listen listens.
+      code = await Promise.race([ending.start(), deps.stopRequested()]);
+    } finally {
+      ending.stop();
+      await server.stop();
+    }
+  } finally {
+    recording?.file.close();
+  }
   for (const line of stops.summary()) note(line);
   return lastWords(code, answerer.tally, recording?.unrecorded ?? 0, note);
 }
@@ -242,28 +250,33 @@ const talliedCode = (tally: Tally): number => (tally.bad + tally.refused > 0 ? E
 
 /**
  * When listen ends on its own (Ctrl-C aside): --count verified deliveries taken, --timeout passed (exit 6 when --count
- * was not reached), or --max-silence with no request (exit 6). `finished` resolves with the exit code.
+ * was not reached), or --max-silence with no request (exit 6). Nothing is armed before start().
  */
 class Ending {
   private readonly done = Promise.withResolvers<number>();
-  readonly finished = this.done.promise;
   private readonly silence: SilenceWatch;
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly options: Pick<ListenOptions, 'count' | 'timeout' | 'maxSilenceMs'>,
     private readonly tally: Tally,
     private readonly note: (text: string) => void,
   ) {
-    this.silence = new SilenceWatch(options.maxSilenceMs, () => {
-      note(`no request for ${elapsed(options.maxSilenceMs!)} (--max-silence): stopping, exit 6`);
-      this.done.resolve(ExitCode.timedOut);
-    });
+    this.silence = new SilenceWatch(
+      options.maxSilenceMs,
+      () => {
+        note(`no request for ${elapsed(options.maxSilenceMs!)} (--max-silence): stopping, exit 6`);
+        this.done.resolve(ExitCode.timedOut);
+      },
+      false,
+    );
   }
 
   /** A request came (--max-silence starts again). */
   heard(): void {
-    this.silence.heard();
+    // A request on a kept-alive connection while listen winds down must not arm the watch again.
+    if (!this.stopped) this.silence.heard();
   }
 
   /** A request answered and shown: --count may be reached. */
@@ -272,18 +285,21 @@ class Ending {
     if (count !== undefined && this.tally.verified >= count) this.done.resolve(talliedCode(this.tally));
   }
 
-  /** --timeout counts from now, once listen listens. */
-  startTimeout(): void {
+  /** --timeout and --max-silence count from now, once listen listens; resolves with the exit code. */
+  start(): Promise<number> {
     const { count, timeout } = this.options;
-    if (timeout === undefined) return;
+    this.silence.heard();
+    if (timeout === undefined) return this.done.promise;
     this.timer = setTimeout(() => {
       if (count === undefined) return this.done.resolve(talliedCode(this.tally));
       this.note(`${this.tally.verified} of ${count} verified deliveries within ${elapsed(timeout * 1000)}`);
       this.done.resolve(ExitCode.timedOut);
     }, timeout * 1000);
+    return this.done.promise;
   }
 
   stop(): void {
+    this.stopped = true;
     clearTimeout(this.timer);
     this.silence.stop();
   }

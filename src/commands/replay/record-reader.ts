@@ -1,10 +1,11 @@
-import { constants as buffer } from 'node:buffer';
 import { constants, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import type { InputStream } from '../../cli/deps.js';
 import { CliError, ExitCode, usageError } from '../../cli/errors.js';
 import { STDIN } from '../../cli/stdin.js';
-import { notRegular } from '../../files/user-file.js';
+import { failureReason, notRegular, openScratchFile, type ScratchFile } from '../../files/user-file.js';
+import { bytesText, MAX_BODY_BYTES } from '../../receiver/server.js';
 import { parseRecordLine, type RecordLine } from '../../protocol/record-line.js';
 
 /** A record file checked whole: how many records the filter chose, and those records again, to send. */
@@ -21,21 +22,31 @@ export interface CheckedRecords {
 export interface ReadLimits {
   /** Bytes read at a time (tests make it small). */
   chunkBytes?: number;
-  /** The longest line taken: one record is one string, and Node's strings have a limit. */
+  /** The longest line taken (MAX_RECORD_LINE_BYTES unless a test sets another). */
   maxLineBytes?: number;
+  /** Where stdin is kept to be read again (the system's temporary directory unless a test sets another). */
+  scratchDir?: string;
 }
 
 const CHUNK_BYTES = 1 << 20;
 
 /**
+ * The longest record line replay reads: 16 MiB. listen records bodies of at most 1 MiB (MAX_BODY_BYTES), at most six
+ * times longer once escaped as JSON, and its headers besides; a longer line is no record of whsvc's, and is refused
+ * before it is held whole.
+ */
+export const MAX_RECORD_LINE_BYTES = 16 * MAX_BODY_BYTES;
+
+/**
  * A record file as replay reads it: streamed line by line, so memory holds one
- * line (one delivery) at a time however large the file. It is read twice: once
- * to check every line and count what is chosen, before anything is sent (a bad
- * line anywhere is exit 2 naming it, and nothing is sent), then again to send.
- * Only a regular file is read by name, as every file whsvc reads: a FIFO with no
- * writer, or a device, would hold the open or the read for good, past Ctrl-C.
- * Records piped in come as `-` (stdin), read once: the records chosen are kept
- * from the first reading.
+ * line (one delivery, at most MAX_RECORD_LINE_BYTES) at a time however large the
+ * file. It is read twice: once to check every line and count what is chosen,
+ * before anything is sent (a bad line anywhere is exit 2 naming it, and nothing
+ * is sent), then again to send. Only a regular file is read by name, as every
+ * file whsvc reads: a FIFO with no writer, or a device, would hold the open or
+ * the read for good, past Ctrl-C. Records piped in come as `-` (stdin), read
+ * once: what comes is kept in a scratch file as it is checked, and read again
+ * from there.
  */
 export async function checkRecordFile(
   file: string,
@@ -45,20 +56,34 @@ export async function checkRecordFile(
 ): Promise<CheckedRecords> {
   if (file === STDIN) return checkPipedRecords(stdin, choose, limits);
   const handle = await openRecordFile(file);
+  return checkedOnce({ name: file, handle, close: () => handle.close() }, chunksOf(handle, limits.chunkBytes ?? CHUNK_BYTES), choose, limits);
+}
+
+/**
+ * The first reading of `chunks`, whose bytes are (or are made, as they are read) the file `source.handle`: every line
+ * checked and the chosen ones counted; the second reading, to send, is of the file. `source` is closed on a failure.
+ */
+async function checkedOnce(
+  source: { name: string; handle: FileHandle; close(): Promise<void> },
+  chunks: AsyncIterable<Buffer>,
+  choose: (record: RecordLine) => boolean,
+  limits: ReadLimits,
+): Promise<CheckedRecords> {
+  const { name, handle } = source;
   try {
     let count = 0;
     let checkedBytes = 0;
     try {
-      for await (const { record, endsAt } of records(file, chunksOf(handle, limits.chunkBytes ?? CHUNK_BYTES), limits)) {
+      for await (const { record, endsAt } of records(name, chunks, limits)) {
         checkedBytes = endsAt;
         if (choose(record)) count += 1;
       }
     } catch (error) {
-      throw error instanceof CliError ? error : cannotRead(file, error);
+      throw error instanceof CliError ? error : cannotRead(name, error);
     }
-    return { name: file, count, chosen: () => chosenAgain(file, handle, checkedBytes, choose, limits), close: () => handle.close() };
+    return { name, count, chosen: () => chosenAgain(name, handle, checkedBytes, choose, limits), close: () => source.close() };
   } catch (error) {
-    await handle.close();
+    await source.close();
     throw error;
   }
 }
@@ -94,18 +119,46 @@ async function openRecordFile(file: string): Promise<FileHandle> {
   }
 }
 
-/** Records piped in on stdin (`-`): read once, the chosen ones kept to be sent. */
+/**
+ * Records piped in on stdin (`-`): read once, checked as they come, and kept in a scratch file (0600, in the
+ * temporary directory, gone when replay ends however it ends) to be read again to send. Memory holds one line, as
+ * for a file; the disk holds what was piped in, until replay ends.
+ */
 async function checkPipedRecords(stdin: InputStream | undefined, choose: (record: RecordLine) => boolean, limits: ReadLimits): Promise<CheckedRecords> {
   if (stdin === undefined || stdin.isTTY) {
     throw usageError('replay - reads records from stdin, which is a terminal: pipe them in (zcat f.ndjson.gz | whsvc replay - --to URL)');
   }
-  const kept: RecordLine[] = [];
+  const dir = limits.scratchDir ?? tmpdir();
+  let scratch: ScratchFile;
   try {
-    for await (const { record } of records('stdin', bytesOf(stdin), limits)) if (choose(record)) kept.push(record);
+    scratch = await openScratchFile(dir);
   } catch (error) {
-    throw error instanceof CliError ? error : cannotRead('stdin', error);
+    throw cannotKeep(dir, error);
   }
-  return { name: 'stdin', count: kept.length, chosen: () => toAsync(kept), close: async () => {} };
+  return checkedOnce({ name: 'stdin', ...scratch }, keptIn(scratch.handle, dir, bytesOf(stdin)), choose, limits);
+}
+
+const cannotKeep = (dir: string, error: unknown) =>
+  new CliError(
+    `stdin: cannot be kept in a scratch file in ${dir} to be read again (${failureReason(error)})`,
+    ExitCode.failure,
+    'set TMPDIR to a directory with room, or give replay the record file by name',
+  );
+
+/** The chunks, each written to the end of `scratch` before it is given on. */
+async function* keptIn(scratch: FileHandle, dir: string, chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let position = 0;
+  for await (const chunk of chunks) {
+    try {
+      for (let written = 0; written < chunk.length; ) {
+        written += (await scratch.write(chunk, written, chunk.length - written, position + written)).bytesWritten;
+      }
+    } catch (error) {
+      throw cannotKeep(dir, error);
+    }
+    position += chunk.length;
+    yield chunk;
+  }
 }
 
 async function* bytesOf(stdin: InputStream): AsyncGenerator<Buffer> {
@@ -128,14 +181,10 @@ async function* chosenAgain(
   }
 }
 
-async function* toAsync<T>(items: T[]): AsyncGenerator<T> {
-  yield* items;
-}
-
 /** The records in a stream of bytes, each with the offset just past its line; a bad line is a usage error `FILE:LINE: why`. */
 async function* records(file: string, chunks: AsyncIterable<Buffer>, limits: ReadLimits): AsyncGenerator<{ record: RecordLine; endsAt: number }> {
   const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-  const maxLineBytes = limits.maxLineBytes ?? buffer.MAX_STRING_LENGTH;
+  const maxLineBytes = limits.maxLineBytes ?? MAX_RECORD_LINE_BYTES;
   let number = 0;
   let endsAt = 0;
   const problem = (why: string) =>
@@ -143,7 +192,10 @@ async function* records(file: string, chunks: AsyncIterable<Buffer>, limits: Rea
   for await (const line of splitLines(chunks, maxLineBytes)) {
     number += 1;
     endsAt += line.bytes;
-    if (line.tooLong) throw problem(`longer than ${maxLineBytes} bytes, the most one record can be read as (one string)`);
+    if (line.tooLong)
+      throw problem(
+        `longer than ${bytesText(maxLineBytes)}, the most replay reads as one record (listen records bodies of at most ${bytesText(MAX_BODY_BYTES)})`,
+      );
     let decoded: string;
     try {
       decoded = text.decode(line.text);

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RecordFile } from '../../../src/receiver/record-file.js';
 import { holdFileLock, withFileLock } from '../../../src/config/lock.js';
-import { ensureDirectory, FileError, LineFile, ReservedFile, readOwnFile, replaceFile } from '../../../src/files/user-file.js';
+import { ensureDirectory, FileError, LineFile, openScratchFile, ReservedFile, readOwnFile, replaceFile } from '../../../src/files/user-file.js';
 import { canMakeDeviceNodes } from '../../helpers/bad-files.js';
 import { recordOf } from '../../helpers/delivery.js';
 import { RECORD_LINE_START } from '../../../src/protocol/record-line.js';
@@ -373,5 +373,18 @@ describe('a lock file that is not a lock whsvc made', () => {
     make(`${target}.lock`);
     expect(() => holdFileLock(target)).toThrow(`${target}.lock is not a regular file: not a lock whsvc made; remove it`);
     await expect(withFileLock(target, async () => 'ran')).rejects.toThrow(`cannot lock ${target}`);
+  });
+});
+
+describe('openScratchFile', () => {
+  it('is 0600, gone from its directory at once, and reads back what was written until it is closed', async () => {
+    const scratch = await openScratchFile(dir);
+    expect(readdirSync(dir)).toEqual([]);
+    expect((await scratch.handle.stat()).mode & 0o777).toBe(0o600);
+    await scratch.handle.write('kept', 0, 'utf8');
+    const { buffer, bytesRead } = await scratch.handle.read(Buffer.alloc(4), 0, 4, 0);
+    expect(buffer.subarray(0, bytesRead).toString()).toBe('kept');
+    await scratch.close();
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
+import { request } from 'node:http';
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES, receiverBounds } from '../../../../src/receiver/server.js';
-import { postDelivery } from '../../../helpers/delivery.js';
+import { postDelivery, signatureOf } from '../../../helpers/delivery.js';
 import { connectionSending, slowConnection, streamBody } from '../../../helpers/hostile-senders.js';
 import { type InProcessListen, listenInProcess } from '../../../helpers/listen.js';
 
@@ -41,6 +42,26 @@ describe('a body over the limit', () => {
     expect(await asking.closed).toMatch(/^HTTP\/1\.1 413 /);
     await listen.stop();
     expect(listen.stderr.text).toContain('whsvc listen: 1 request body over 1 MiB refused (413)\n');
+  });
+
+  it.each([
+    ['under the limit is told to go on, and taken', 64 * 1024, 200],
+    ['over the limit is told to go on, then answered 413 once past it', 2 * MiB, 413],
+  ])('a chunked body that asks first (Expect: 100-continue, no length declared) %s', async (_kind, size, status) => {
+    const listen = await listenInProcess({ secret: SECRET });
+    const empty = JSON.stringify({ event: 'invoice.paid', memo: '' });
+    const body = JSON.stringify({ event: 'invoice.paid', memo: 'x'.repeat(size - empty.length) });
+    expect(await chunkedAskingFirst(listen.url, body, 'dlv_chunked')).toEqual({ continued: true, status });
+    await listen.stop();
+    if (status === 200) {
+      expect(listen.receipts().map((r) => r.delivery_id)).toEqual(['dlv_chunked']);
+      expect(listen.stderr.text).not.toContain('413');
+    } else {
+      expect(saying(listen, '413')).toEqual([
+        'whsvc listen: a request body over 1 MiB, the most listen takes (the service sends at most 64 KiB), answered 413 and not read on; more are counted at the end',
+        'whsvc listen: 1 request body over 1 MiB refused (413)',
+      ]);
+    }
   });
 
   it('a body of exactly the limit is taken', async () => {
@@ -98,3 +119,34 @@ describe('the bounds by default', () => {
     expect(receiverBounds(20_000).maxConnections).toBe(256);
   });
 });
+
+/**
+ * A signed delivery sent chunked (no Content-Length), asking first (Expect: 100-continue), its body sent in 64 KiB
+ * chunks only once told to go on: whether it was, and the status answered.
+ */
+function chunkedAskingFirst(url: string, body: string, deliveryId: string): Promise<{ continued: boolean; status: number }> {
+  const headers = {
+    'content-type': 'application/json',
+    'transfer-encoding': 'chunked',
+    expect: '100-continue',
+    'x-service-signature': signatureOf(SECRET, body),
+    'x-service-event': 'invoice.paid',
+    'x-service-delivery-id': deliveryId,
+    'x-service-attempt': '1',
+  };
+  return new Promise((resolve, reject) => {
+    let continued = false;
+    const sending = request(url, { method: 'POST', headers });
+    sending.on('continue', () => {
+      continued = true;
+      for (let at = 0; at < body.length; at += 64 * 1024) sending.write(body.slice(at, at + 64 * 1024));
+      sending.end();
+    });
+    sending.on('response', (answer) => {
+      answer.resume();
+      answer.on('end', () => resolve({ continued, status: answer.statusCode! }));
+    });
+    sending.on('error', reject);
+    sending.flushHeaders();
+  });
+}

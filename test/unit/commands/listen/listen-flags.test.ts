@@ -33,7 +33,7 @@ describe('listen: flags', () => {
       color: true,
       forwardTimeoutMs: undefined,
     });
-    expect(deps.stopSignal).toBeInstanceOf(Promise);
+    expect(deps.stopRequested).toBeInstanceOf(Function);
     expect(deps.knownEventTypes).toBeUndefined();
   });
 

@@ -44,7 +44,7 @@ describe('listen --forward-to, to an app that answers without end (over real con
           stderr: new Collector(),
           jsonOut: new PrintedJson(stdout),
           env: {},
-          stopSignal: new Promise((resolve) => (stop = resolve)),
+          stopRequested: () => new Promise((resolve) => (stop = resolve)),
           transport: undiciTransport(agent),
         },
       );

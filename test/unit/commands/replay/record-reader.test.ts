@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -201,6 +201,37 @@ describe('replay run: what is sent', () => {
       exitCode: 2,
       message: 'replay - and --secret-file - both read stdin, which can be read once: give one of them a file',
     });
+  });
+
+  it('a line past 16 MiB (no record of listen is near it) is refused with its line number, exit 2, before anything is sent, from a file or stdin', async () => {
+    const first = `${JSON.stringify(record())}\n`;
+    const MiB = Buffer.alloc(1024 * 1024, 0x61);
+    // 17 MiB on line 2, written and piped 1 MiB at a time: never one string.
+    const file = join(dir, 'overlong.ndjson');
+    writeFileSync(file, first);
+    for (let i = 0; i < 17; i++) appendFileSync(file, MiB);
+    const piped = {
+      isTTY: false,
+      async *[Symbol.asyncIterator]() {
+        yield Buffer.from(first);
+        for (let i = 0; i < 17; i++) yield MiB;
+      },
+    };
+    const why = ':2: longer than 16 MiB, the most replay reads as one record (listen records bodies of at most 1 MiB)';
+    const sent: TransportRequest[] = [];
+    await expect(run(options(file), deps(sent) as never)).rejects.toMatchObject({ exitCode: 2, message: `${file}${why}` });
+    await expect(run(options('-'), { ...deps(sent), stdin: piped } as never)).rejects.toMatchObject({ exitCode: 2, message: `stdin${why}` });
+    expect(sent).toHaveLength(0);
+  });
+
+  it('replay - keeps what is piped in in a scratch file, gone from its directory at once, and read again from there', async () => {
+    const scratchDir = mkdtempSync(join(dir, 'scratch-'));
+    const piped = Array.from({ length: 20 }, (_, i) => `${JSON.stringify(record({ delivery_id: `dlv_${i}` }))}\n`);
+    const checked = await checkRecordFile('-', () => true, { chunkBytes: 100, scratchDir }, fakeStdin(piped));
+    expect(readdirSync(scratchDir)).toEqual([]);
+    expect((await collect(checked.chosen())).map((r) => r.delivery_id)).toEqual(piped.map((_, i) => `dlv_${i}`));
+    await checked.close();
+    expect(readdirSync(scratchDir)).toEqual([]);
   });
 
   it('sends every record of a file read in small chunks, and nothing when a line near the end is bad', async () => {
