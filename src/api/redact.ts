@@ -42,7 +42,21 @@ export class SecretMask {
   add(secret: string | undefined): void {
     if (secret === undefined || secret.length < SecretMask.MIN_MASKED) return;
     const once = jsonEscaped(secret);
-    const fresh = [secret, encodeURIComponent(secret), once, once.replaceAll('/', '\\/'), jsonEscaped(once)].filter((form) => !this.forms.includes(form));
+    const encoded = encodeURIComponent(secret);
+    const bytes = Buffer.from(secret, 'utf8');
+    const fresh = [
+      secret,
+      encoded,
+      // Percent-encoding in lower case (%2f), as some servers write it, and form encoding's + for a space.
+      encoded.replace(/%[0-9A-F]{2}/g, (percent) => percent.toLowerCase()),
+      encoded.replaceAll('%20', '+'),
+      once,
+      once.replaceAll('/', '\\/'),
+      jsonEscaped(once),
+      // Base64, as a Basic header or a debugging echo carries it (the padding left out: it depends on what precedes).
+      bytes.toString('base64').replace(/=+$/, ''),
+      bytes.toString('base64url'),
+    ].filter((form) => form.length >= SecretMask.MIN_MASKED && !this.forms.includes(form));
     if (fresh.length > 0) this.forms = [...new Set([...this.forms, ...fresh])].sort((a, b) => b.length - a.length);
   }
 

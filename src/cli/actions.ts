@@ -2,6 +2,7 @@ import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { AuthError } from '../api/errors.js';
 import { buildDeps, type CommandDeps } from './context.js';
 import { readGlobals, type GlobalOptions } from './globals.js';
+import { maxAnswerBytes } from './parse.js';
 import type { Io } from './deps.js';
 import type { Host } from './host.js';
 import type { Interrupts } from './interrupt.js';
@@ -74,7 +75,9 @@ export function action<A extends unknown[]>(run: (context: ActionContext, ...arg
     const globals = readGlobals(command, host.env);
     // --jq: loaded, and its expression compiled, before the command runs (a bad one is a usage error before any request).
     const jq =
-      globals.jq === undefined ? undefined : new JqJson(await loadJqFilter(globals.jq, (work) => interrupts.withSystemSignals(work)), host.stdout, host.stderr);
+      globals.jq === undefined
+        ? undefined
+        : new JqJson(await loadJqFilter(globals.jq, (work) => interrupts.withSystemSignals(work)), host.stdout, host.stderr, maxAnswerBytes(globals, host.env));
     const io: Io = {
       stdin: host.stdin,
       stdout: jq ? jq.plainOutput : host.stdout,

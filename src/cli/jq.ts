@@ -1,7 +1,7 @@
 import type { Jq } from 'jq-wasm';
 import type { OutputStream } from '../render/stream.js';
 import type { JsonDocument, JsonOutput } from './json-output.js';
-import { sanitizeBlock } from '../render/text.js';
+import { sanitizeBlock, sizeText } from '../render/text.js';
 import { ExitCode, usageError } from './errors.js';
 import { exactParse } from '../exact-json.js';
 
@@ -123,6 +123,8 @@ export class JqJson implements JsonOutput {
     private readonly filter: JqFilter,
     private readonly stdout: OutputStream,
     private readonly stderr: OutputStream,
+    /** The most of one document kept for jq (--max-answer-size): a stream of every page is held whole until its end. */
+    private readonly maxDocumentBytes = Number.POSITIVE_INFINITY,
   ) {}
 
   document(value: unknown): void {
@@ -143,6 +145,8 @@ export class JqJson implements JsonOutput {
    */
   stream(key: string, head: Record<string, unknown> = {}): JsonDocument {
     const items: unknown[] = [];
+    let bytes = 0;
+    let tooLarge = false;
     return {
       get count() {
         return items.length;
@@ -150,8 +154,19 @@ export class JqJson implements JsonOutput {
       get started() {
         return items.length > 0;
       },
-      item: (value) => void items.push(value),
-      end: (tail) => this.document({ ...head, [key]: items, ...tail }),
+      item: (value) => {
+        if (tooLarge) return;
+        bytes += JSON.stringify(value)?.length ?? 0;
+        if (bytes <= this.maxDocumentBytes) return void items.push(value);
+        tooLarge = true;
+        items.length = 0;
+        this.fail(
+          `--jq: the document passed ${sizeText(this.maxDocumentBytes)} (--max-answer-size), the most kept for jq, which reads a document whole: nothing is filtered; --json | jq, or a page at a time (--cursor), has no such limit`,
+        );
+      },
+      end: (tail) => {
+        if (!tooLarge) this.document({ ...head, [key]: items, ...tail });
+      },
     };
   }
 

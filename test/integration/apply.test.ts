@@ -264,7 +264,7 @@ webhooks:
     expect(second.stderr).toBe('');
   });
 
-  it('two applies into one --secret-dir at once take turns: both finish, each secret in its file, the journal whole and then gone', async () => {
+  it('two applies at once take turns: both finish, each secret in its file, the journal whole and then gone', async () => {
     const dir = mkdtempSync(join(workDir, 'shared-secrets-'));
     const files = ['a', 'b'].map((name) => {
       const path = join(workDir, `side-by-side-${name}.json`);
@@ -277,5 +277,15 @@ webhooks:
     expect(secretFiles).toHaveLength(2);
     for (const name of secretFiles) expect(readFileSync(join(dir, name), 'utf8').trim()).toMatch(/^whsec_/);
     expect(readdirSync(dir).filter((name) => !name.endsWith('.secret'))).toEqual([]);
+  });
+
+  it('two applies of one file at once make one webhook for its URL, not two: the second plans from what the first made', async () => {
+    const path = join(workDir, 'raced.json');
+    writeFileSync(path, JSON.stringify({ webhooks: [{ url: 'https://raced.example.com/hooks', events: ['invoice.paid'] }] }));
+    const results = await Promise.all(
+      [1, 2].map(() => runInProcess(['webhooks', 'apply', '-f', path, '--secret-dir', mkdtempSync(join(workDir, 'raced-')), '--json'], { env })),
+    );
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    expect((await account()).filter((webhook) => webhook.url === 'https://raced.example.com/hooks')).toHaveLength(1);
   });
 });

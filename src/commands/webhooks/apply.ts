@@ -1,4 +1,4 @@
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
 import { createWebhook, deleteWebhook, updateWebhook } from '../../api/endpoints.js';
 import { ApiError } from '../../api/errors.js';
@@ -80,10 +80,11 @@ type Step =
   | { action: 'delete'; id: string; url: string };
 
 export async function run(options: ApplyOptions, deps: CommandDeps): Promise<number> {
-  if (options.secretDir === undefined || options.dryRun) return applyNow(options, deps);
-  // Two applies into one --secret-dir on this machine take turns: each keeps the directory's journal whole.
-  const dir = resolve(options.secretDir);
-  return deps.config.exclusive(`apply\n${dir}`, `--secret-dir ${options.secretDir}`, () => applyNow(options, deps));
+  if (options.dryRun) return applyNow(options, deps);
+  // Two applies against one service from this machine take turns: a plan is made from the account as it is, so the
+  // second sees what the first created (not a second webhook for one URL), and a --secret-dir's journal stays whole.
+  const service = deps.api.baseUrl.replace(/\/+$/, '');
+  return deps.config.exclusive(`apply\n${service}`, `webhooks apply against ${service}`, () => applyNow(options, deps));
 }
 
 async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<number> {

@@ -170,6 +170,21 @@ describe('SecretMask', () => {
     expect(mask.mask('nothing here')).toBe('nothing here');
   });
 
+  it('masks it too in lower-case percent-encoding, form encoding and base64, as servers and gateways echo it', () => {
+    const mask = new SecretMask();
+    const secret = 'cs_live/Sup3r S3cret+value';
+    mask.add(secret);
+    const bytes = Buffer.from(secret);
+    for (const form of [
+      encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()),
+      encodeURIComponent(secret).replaceAll('%20', '+'),
+      bytes.toString('base64'),
+      bytes.toString('base64url'),
+    ]) {
+      expect(mask.mask(`echo: ${form}.`), form).not.toContain(form.replace(/=+$/, ''));
+    }
+  });
+
   it(`leaves a secret shorter than ${SecretMask.MIN_MASKED} characters, which would hide the letters of every word`, () => {
     const mask = new SecretMask();
     mask.add('y');

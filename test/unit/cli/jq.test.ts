@@ -26,6 +26,18 @@ describe('--jq: the --json output through a real jq', () => {
     expect(stdout.text).toBe('3\n');
   });
 
+  it('a stream is kept for jq up to --max-answer-size: past it, one line and nothing filtered, memory given back', async () => {
+    const stdout = new Collector();
+    const stderr = new Collector();
+    const output = new JqJson(await loadJqFilter('.data | length'), stdout, stderr, 100);
+    const document = output.stream('data');
+    for (let i = 0; i < 10; i++) document.item({ id: `wh_${i}`, url: 'https://example.com/hooks' });
+    document.end({ has_more: false, next_cursor: null });
+    expect(stdout.text).toBe('');
+    expect(stderr.text).toMatch(/^whsvc: --jq: the document passed 100 ?B \(--max-answer-size\), the most kept for jq.*\n$/);
+    expect(output.finish(0)).toBe(1);
+  });
+
   it('a stream is started only by its first item: a run that fails before any prints nothing, as --json prints nothing', async () => {
     const stdout = new Collector();
     const output = new JqJson(await loadJqFilter('.summary.selected'), stdout, new Collector());
