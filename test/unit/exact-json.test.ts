@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exactParse, numberText, numberValue, type ServiceNumber } from '../../src/exact-json.js';
+import { EXACT_NUMBERS_UP_TO, exactParse, numberText, numberValue, type ServiceNumber } from '../../src/exact-json.js';
 
 describe('exactParse: the service JSON read exactly', () => {
   it.each(['12345678901234567890123', '1e400', '-1e400', '1e-400', '9007199254740993', '0.1000000000000000000000001'])(
@@ -35,5 +35,13 @@ describe('exactParse: the service JSON read exactly', () => {
     expect([big, infinite, plain].map((n) => numberText(n))).toEqual(['12345678901234567890123', '1e400', '3']);
     expect(numberValue(undefined)).toBeUndefined();
     expect(numberText(null)).toBeUndefined();
+  });
+
+  it('past EXACT_NUMBERS_UP_TO a text is read as JSON.parse reads it: its time and memory stay those of a parse', () => {
+    const text = `[${'12345678901234567890123,'.repeat(Math.ceil(EXACT_NUMBERS_UP_TO / 24))}1]`;
+    expect(text.length).toBeGreaterThan(EXACT_NUMBERS_UP_TO);
+    const value = exactParse(text) as unknown[];
+    expect(typeof value[0]).toBe('number');
+    expect(JSON.stringify(exactParse('[12345678901234567890123]'))).toBe('[12345678901234567890123]');
   });
 });
