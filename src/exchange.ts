@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { AnswerCutShort } from './net.js';
+import { AnswerCutShort, isHttpStatus, StatusNotHttp } from './net.js';
 
 /** What the other end answered: its status, its headers, and its body (up to the limit). */
 export interface Answer {
@@ -125,6 +125,11 @@ class Exchange implements Dispatcher.DispatchHandler {
 
   /** Called for each interim 1xx answer too: the final status comes last. */
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
+    // undici reads any three digits (`000` asserts inside it later): a code outside 100–599 ends the exchange here.
+    if (!isHttpStatus(statusCode)) {
+      this.abort(new StatusNotHttp(statusCode));
+      return;
+    }
     this.statusCode = statusCode;
     this.headers = headers;
     this.limit = statusCode >= 200 && statusCode < 300 ? this.bodyLimit : Math.min(this.bodyLimit, this.errorBodyLimit);

@@ -222,6 +222,16 @@ export class AnswerCutShort extends Error {
   }
 }
 
+/** An answer whose status line's code is no HTTP status (outside 100–599: `000`, `099`, `600`). Made by exchange.ts. */
+export class StatusNotHttp extends Error {
+  constructor(readonly statusCode: number) {
+    super(`the status code ${statusCode} is not an HTTP status`);
+  }
+}
+
+/** Whether `statusCode` is an HTTP status (100–599): what an answer's status line must carry. */
+export const isHttpStatus = (statusCode: number) => Number.isInteger(statusCode) && statusCode >= 100 && statusCode <= 599;
+
 /** Node's default --max-http-header-size, which undici follows: an answer's headers past it are not read. */
 const MOST_HEADER_BYTES = '16 KiB';
 
@@ -233,6 +243,9 @@ function brokenAnswer(error: unknown, root: ErrorLike, code: string | undefined,
     return error.announced !== undefined && error.received < error.announced
       ? `the connection ${how} after ${error.received} of the ${error.announced} bytes its Content-Length announced`
       : `the connection ${how} in the middle of it, after ${error.received} bytes of its body`;
+  }
+  if (error instanceof StatusNotHttp) {
+    return `its status line's code is not an HTTP status (${String(error.statusCode).padStart(3, '0')}, outside 100–599)`;
   }
   if (code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'HPE_HEADER_OVERFLOW') return `its headers pass ${MOST_HEADER_BYTES}, more than whsvc reads`;
   if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return 'its body is not as long as its Content-Length says';

@@ -3,7 +3,15 @@ import type { AddressInfo } from 'node:net';
 import type { Dispatcher } from 'undici';
 
 /** The ways a receiver breaks HTTP in its answer. */
-export type Breakage = 'headers over 16 KiB' | 'not HTTP' | 'a body shorter than its Content-Length' | 'a reset mid-answer' | 'a bad chunk size';
+export type Breakage =
+  | 'headers over 16 KiB'
+  | 'not HTTP'
+  | 'a body shorter than its Content-Length'
+  | 'a reset mid-answer'
+  | 'a bad chunk size'
+  | 'status line 000'
+  | 'status line 099'
+  | 'status line 600';
 
 /** What each writes once the request is whole; `a reset mid-answer` writes the head and a part, then waits for resetHeld(). */
 const ANSWERS: Record<Exclude<Breakage, 'a reset mid-answer'>, string> = {
@@ -11,6 +19,9 @@ const ANSWERS: Record<Exclude<Breakage, 'a reset mid-answer'>, string> = {
   'not HTTP': 'SSH-2.0-OpenSSH_9.6\r\n',
   'a body shorter than its Content-Length': 'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this',
   'a bad chunk size': 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n',
+  'status line 000': 'HTTP/1.1 000 OK\r\nContent-Length: 0\r\n\r\n',
+  'status line 099': 'HTTP/1.1 099 OK\r\nContent-Length: 0\r\n\r\n',
+  'status line 600': 'HTTP/1.1 600 OK\r\nContent-Length: 0\r\n\r\n',
 };
 
 export interface HostileReceiver {

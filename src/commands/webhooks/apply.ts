@@ -13,7 +13,7 @@ import { printJson } from '../../cli/output.js';
 import { readFileFlag } from '../../cli/stdin.js';
 import { notOneOf } from '../../cli/suggest.js';
 import { ensureDirectory, ReservedFile } from '../../files/user-file.js';
-import { sanitize } from '../../render/text.js';
+import { sanitize, shellWord } from '../../render/text.js';
 import { declaredWebhooks, parseDeclarationText } from './apply/declaration.js';
 import { changesAnything, planApply, type Changes, type Plan } from './apply/plan.js';
 import { checkJournal, Journal, type JournalCheck, type Named, secretFileName } from './apply/secret-dir.js';
@@ -163,10 +163,10 @@ function secretlessWords(secretless: Named[], dir: string): { line: string; hint
   const ids = secretless.map(({ id }) => sanitize(id));
   const one = ids.length === 1;
   return {
-    line: `${count(ids.length, 'webhook')} an apply created into ${dir} ${one ? 'has' : 'have'} no signing secret there (its file missing or empty): ${ids.join(', ')}; ${one ? 'its' : 'their'} deliveries cannot be verified`,
+    line: `${count(ids.length, 'webhook')} an apply created into ${dir} ${one ? 'has' : 'have'} no signing secret there (its file missing or empty): ${ids.map(sanitize).join(', ')}; ${one ? 'its' : 'their'} deliveries cannot be verified`,
     hint:
       `a create whose answer was lost leaves no secret, and the service gives one only in that answer: if you kept ${one ? 'it' : 'them'} elsewhere, put ${one ? 'it' : 'each'} in ${join(dir, '<id>.secret')}; ` +
-      `else delete ${one ? 'it' : 'each'} (\`whsvc webhooks delete ${ids[0]} --yes\`) and ${AGAIN}, which makes it anew with its secret in ${dir}`,
+      `else delete ${one ? 'it' : 'each'} (\`whsvc webhooks delete ${shellWord(ids[0]!)} --yes\`) and ${AGAIN}, which makes it anew with its secret in ${dir}`,
   };
 }
 
@@ -288,7 +288,7 @@ async function create(step: Extract<Step, { action: 'create' }>, deps: CommandDe
     throw new CliError(
       `webhook ${sanitize(webhook.id)} was created, but the service's answer holds no signing_secret`,
       ExitCode.failure,
-      `delete it (\`whsvc webhooks delete ${sanitize(webhook.id)} --yes\`) and ${AGAIN}: it is made anew, with its secret`,
+      `delete it (\`whsvc webhooks delete ${shellWord(webhook.id)} --yes\`) and ${AGAIN}: it is made anew, with its secret`,
     );
   }
   return { ...webhook, signing_secret: webhook.signing_secret };

@@ -15,6 +15,7 @@ import { redactUserinfo } from '../../net.js';
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { undoCreate } from './shared/secret-file.js';
 import { webhookBlock } from './shared/view.js';
+import { sanitize, shellWord } from '../../render/text.js';
 
 export const command = (runF = run) =>
   new Command('create')
@@ -136,9 +137,9 @@ async function postWebhook(
   if (typeof secret !== 'string' || secret === '') {
     discard();
     throw new CliError(
-      `webhook ${webhook.id} was created, but the service's answer holds no signing_secret`,
+      `webhook ${sanitize(webhook.id)} was created, but the service's answer holds no signing_secret`,
       ExitCode.failure,
-      `delete it (\`whsvc webhooks delete ${webhook.id}\`) and create it again`,
+      `delete it (\`whsvc webhooks delete ${shellWord(webhook.id)}\`) and create it again`,
     );
   }
   return { ...webhook, signing_secret: secret };

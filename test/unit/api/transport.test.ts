@@ -51,6 +51,9 @@ describe('an answer that breaks HTTP, from receivers on 127.0.0.1: one line nami
     ['not HTTP', 'broken answer: not HTTP: it does not begin with an HTTP/1.1 status line'],
     ['a body shorter than its Content-Length', 'broken answer: the connection closed after 9 of the 100 bytes its Content-Length announced'],
     ['a bad chunk size', 'broken answer: not HTTP/1.1 (invalid character in chunk size)'],
+    ['status line 000', "broken answer: its status line's code is not an HTTP status (000, outside 100–599)"],
+    ['status line 099', "broken answer: its status line's code is not an HTTP status (099, outside 100–599)"],
+    ['status line 600', "broken answer: its status line's code is not an HTTP status (600, outside 100–599)"],
     // The head came: how much of the body had come when the reset did depends on the sockets' timing.
     ['a reset mid-answer', /^broken answer: the connection was reset after [04] of the 100 bytes its Content-Length announced$/],
   ])('%s', async (breakage, words) => {

@@ -7,7 +7,7 @@ import type { AttemptRow, DeliveryRow, WebhookRow } from '../../../src/sandbox/s
 import { openStore, type Store } from '../../helpers/store.js';
 import { ManualClock, flushPromises } from '../../helpers/manual-clock.js';
 import { startReceiver } from '../../helpers/receiver.js';
-import { startHostileReceiver } from '../../helpers/hostile-receivers.js';
+import { type Breakage, startHostileReceiver } from '../../helpers/hostile-receivers.js';
 
 const ORIGIN = 'http://127.0.0.1:9999';
 const HOOK_URL = `${ORIGIN}/hook`;
@@ -438,9 +438,12 @@ describe('Deliverer: failures and backoff', () => {
     expect(attemptsOf(webhook)[1]).toMatchObject({ attempt: 2, status: 'delivered', response_code: 200 });
   });
 
-  it('records an answer that breaks HTTP (from a receiver on 127.0.0.1) as failed, naming what broke, and schedules its retry', async () => {
+  it.each<[Breakage, string]>([
+    ['headers over 16 KiB', 'broken answer: its headers pass 16 KiB, more than whsvc reads'],
+    ['status line 000', "broken answer: its status line's code is not an HTTP status (000, outside 100–599)"],
+  ])('records an answer that breaks HTTP (%s, from a receiver on 127.0.0.1) as failed, naming what broke, and schedules its retry', async (breakage, words) => {
     await deliverer.stop();
-    const receiver = await startHostileReceiver('headers over 16 KiB');
+    const receiver = await startHostileReceiver(breakage);
     const connections = new Agent();
     const hostile = insertWebhook({ url: `${receiver.url}/hook` });
     deliverer = new Deliverer({ ...store, clock, dispatcher: connections, policy: { ...DEFAULT_POLICY, retryBaseMs: 1_000 } });
@@ -449,7 +452,7 @@ describe('Deliverer: failures and backoff', () => {
       await vi.waitFor(() => expect(attemptsOf(hostile).map((a) => a.status)).toEqual(['failed']));
       expect(attemptsOf(hostile)[0]).toMatchObject({
         response_code: null,
-        error: 'broken answer: its headers pass 16 KiB, more than whsvc reads',
+        error: words,
       });
       expect(delivery(id!).next_due_at).toBe(t0 + 1_000);
     } finally {

@@ -2,6 +2,7 @@ import type { ApiClient } from '../../../api/client.js';
 import { deleteWebhook } from '../../../api/endpoints.js';
 import { CliError, ExitCode } from '../../../cli/errors.js';
 import { failureReason, isNoSpace } from '../../../files/user-file.js';
+import { sanitize, shellWord } from '../../../render/text.js';
 
 /**
  * The secret could not be written after the webhook was made (a full disk):
@@ -17,18 +18,19 @@ export async function undoCreate(api: ApiClient, id: string, path: string, error
   } catch {
     // the file may be gone or unwritable: the delete below matters more
   }
+  const shown = sanitize(id);
   const why = `cannot write the signing secret to ${path}: ${failureReason(error)}`;
   try {
     await deleteWebhook(api, id);
   } catch (deleteError) {
     return new CliError(
-      `${why}; webhook ${id} was created and could not be deleted again (${(deleteError as Error).message})`,
+      `${why}; webhook ${shown} was created and could not be deleted again (${sanitize((deleteError as Error).message)})`,
       ExitCode.failure,
-      `its secret is lost: delete it with \`whsvc webhooks delete ${id} --yes\`, then ${again}`,
+      `its secret is lost: delete it with \`whsvc webhooks delete ${shellWord(id)} --yes\`, then ${again}`,
     );
   }
   return new CliError(
-    `${why}; webhook ${id} was deleted again, so nothing was created`,
+    `${why}; webhook ${shown} was deleted again, so nothing was created`,
     ExitCode.failure,
     `${isNoSpace(error) ? 'free some space or choose another path' : 'choose a path to a file you can write'}, then run the command again`,
   );

@@ -190,7 +190,7 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     expect(result.stderr).toContain('each answer awaited up to 250 ms (--request-timeout; the service waits 10 s)');
   });
 
-  it.each<Breakage>(['headers over 16 KiB', 'a body shorter than its Content-Length', 'not HTTP'])(
+  it.each<Breakage>(['headers over 16 KiB', 'a body shorter than its Content-Length', 'not HTTP', 'status line 000'])(
     'a receiver on 127.0.0.1 whose answer breaks HTTP (%s): each check fails naming it, and the battery goes on to the end',
     async (breakage) => {
       const receiver = await startHostileReceiver(breakage);

@@ -6,6 +6,7 @@ import { CliError } from '../../../../src/cli/errors.js';
 import { ApiError } from '../../../../src/api/errors.js';
 import { FileError } from '../../../../src/files/user-file.js';
 import { run as create, type CreateOptions } from '../../../../src/commands/webhooks/create.js';
+import { undoCreate } from '../../../../src/commands/webhooks/shared/secret-file.js';
 import { T0, fakeDeps, finishFakeDeps, jsonReply, mockCatalog, mockToken, rejectionOf, type FakeDeps } from '../../../helpers/fake-deps.js';
 import { refusedError } from '../../../helpers/undici-transport.js';
 
@@ -314,5 +315,38 @@ describe('webhooks create: no answer', () => {
     expect(error).toBeInstanceOf(CliError);
     expect(error.message).toContain('wh_nosecret');
     expect(existsSync(file)).toBe(false);
+  });
+});
+
+describe('webhooks create: a hostile id in the answer', () => {
+  // Terminal escapes, a bell and a line break: printed raw they would clear the screen, retitle it and forge a line.
+  const EVIL = 'wh_1\u001b[2J\u001b]0;owned\u0007\nwhsvc: all good, exit 0';
+  // eslint-disable-next-line no-control-regex
+  const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+  it('is printed without its control characters, in the error and in the command of its hint', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(() => jsonReply(201, { id: EVIL, url: URL_, events: ['invoice.paid'], active: true }));
+    const error = await rejectionOf(create(options({ url: URL_, events: ['invoice.paid'] }), fake.deps));
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.message).toBe("webhook wh_1[2J]0;owned whsvc: all good, exit 0 was created, but the service's answer holds no signing_secret");
+    expect(String(error.hint)).not.toMatch(CONTROL);
+    expect(error.hint).toContain("`whsvc webhooks delete 'wh_1[2J]0;owned whsvc: all good, exit 0'`");
+  });
+
+  it('undoing a create whose secret cannot be written names it without its control characters, whether the delete fails or not', async () => {
+    for (const deleteStatus of [500, 204]) {
+      const fake = fakeDeps();
+      mockToken(fake.mock);
+      fake.mock
+        .intercept({ path: (path) => path.startsWith('/v1/webhooks/'), method: 'DELETE' })
+        .reply(() => (deleteStatus === 204 ? { statusCode: 204, data: '' } : jsonReply(500, { error: { message: 'nope\u001b[2J' } })));
+      const error = await undoCreate(fake.deps.api, EVIL, '/x/whsec.txt', new Error('EACCES'), () => {}, 'create it again');
+      expect(error.message).not.toMatch(CONTROL);
+      expect(String(error.hint)).not.toMatch(CONTROL);
+      expect(error.message).toContain('webhook wh_1[2J]0;owned whsvc: all good, exit 0 was');
+    }
   });
 });
