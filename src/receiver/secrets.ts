@@ -125,7 +125,7 @@ function fileSecret(path: string): SecretSource {
 /** `--secret-file -`: the secret piped in on stdin, read once; a terminal, or nothing piped, is a usage error. */
 async function stdinSecret(stdin: Io['stdin']): Promise<SecretSource> {
   if (stdin.isTTY) throw usageError('--secret-file - reads the secret from stdin, which is a terminal: pipe it in (--secret-file - < whsec.txt)');
-  const secret = pastedSecret((await readStdin(stdin)).toString('utf8'));
+  const secret = pastedSecret((await readStdin(stdin, 64 * 1024, '--secret-file -')).toString('utf8'));
   if (secret === '') throw usageError('--secret-file - read nothing from stdin: pipe the secret in (--secret-file - < whsec.txt)');
   return { describe: 'the secret from stdin', name: 'stdin', current: () => secret };
 }
