@@ -260,8 +260,26 @@ function cutBackToOwnLines(fd: number, lineStart: Buffer, refuse: () => FileErro
   // A whole line shorter than lineStart fails too: its newline is where lineStart goes on.
   if (!startsAsOurs(last.at)) throw refuse();
   if (last.whole) return 0;
+  // A whole line of ours that only lacks its newline (an editor, `printf %s`, dropped it) is kept: it gets its newline.
+  if (isWholeJson(fd, last.at, size)) {
+    writeSync(fd, '\n', size);
+    return 0;
+  }
   ftruncateSync(fd, last.at);
   return size - last.at;
+}
+
+/** Whether the bytes from `at` to `end` are one whole JSON text (a line of whsvc's that a kill did not cut). */
+function isWholeJson(fd: number, at: number, end: number): boolean {
+  if (end - at > 64 * 1024 * 1024) return false;
+  const line = Buffer.alloc(end - at);
+  readSync(fd, line, 0, line.length, at);
+  try {
+    JSON.parse(line.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Where the file's last line starts, and whether a newline ends it; read back from the end, 64 KiB at a time. */

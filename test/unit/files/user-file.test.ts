@@ -165,6 +165,16 @@ describe('LineFile', () => {
     expect(readFileSync(path, 'utf8')).toBe(`${own(1)}\n`);
   });
 
+  it('a whole line of its own that only lacks its newline (an editor dropped it) is kept, and given its newline', () => {
+    const path = join(dir, 'unterminated.ndjson');
+    writeFileSync(path, `${own(1)}\n${own(2)}`);
+    const file = LineFile.open(path, '--record', RECORD_LINE_START);
+    expect(file.cutAtOpen).toBe(0);
+    file.appendLine(own(3));
+    file.close();
+    expect(readFileSync(path, 'utf8')).toBe(`${own(1)}\n${own(2)}\n${own(3)}\n`);
+  });
+
   it("a file of the user's is refused before anything is written, and kept byte for byte", () => {
     const path = join(dir, 'mine.json');
     for (const content of [
