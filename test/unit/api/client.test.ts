@@ -3,10 +3,12 @@ import { errors } from 'undici';
 import { GET_RESET_RETRIES, MAX_RETRY_AFTER_S, MAX_RETRY_AFTER_WAITS } from '../../../src/api/client.js';
 import { retryDelivery } from '../../../src/api/endpoints.js';
 import { ApiError, AuthError, NetworkError } from '../../../src/api/errors.js';
+import { tokenIdentity } from '../../../src/cli/context.js';
 import { proxyCredentials, proxySettings } from '../../../src/net.js';
 import {
   CLIENT_ID,
   CLIENT_SECRET,
+  ORIGIN,
   T0,
   fakeDeps,
   finishFakeDeps,
@@ -62,6 +64,40 @@ describe('ApiClient: token request', () => {
     expect(error).toBeInstanceOf(AuthError);
     expect(error.message).toContain('invalid_client');
     expect(error.message).toContain('client authentication failed');
+  });
+});
+
+describe('ApiClient: a token that cannot be sent', () => {
+  it.each([
+    ['CR LF inside it', 'tok_abc\r\nx-injected: 1'],
+    ['a character past ASCII', 'tok_€uro'],
+    ['a space inside it', 'tok a'],
+    ['empty', ''],
+  ])('a token with %s is one error, and is not cached: the next run asks again', async (_, bad) => {
+    const fake = fakeDeps();
+    mockToken(fake.mock, { token: bad });
+    const error = await rejectionOf(fake.client({ withCache: true }).json('GET', '/v1/webhooks'));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 'unexpected_answer', message: 'the token endpoint answered a token that cannot be sent (visible ASCII only)' });
+    mockToken(fake.mock, { token: 'tok_good' });
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, PAGE));
+    await fake.client({ withCache: true }).json('GET', '/v1/webhooks');
+    expect(fake.requests.map((r) => r.url.pathname)).toEqual(['/v1/oauth/token', '/v1/oauth/token', '/v1/webhooks']);
+  });
+});
+
+describe('ApiClient: a token that cannot be sent, cached by an earlier version', () => {
+  it('is not offered: a fresh token is asked for', async () => {
+    const fake = fakeDeps();
+    await fake.deps.config.tokenCache('default', tokenIdentity(ORIGIN, { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET })).write({
+      access_token: 'tok_€',
+      expires_in: 3600,
+      expires_at: T0 + 3600_000,
+    });
+    mockToken(fake.mock, { token: 'tok_good' });
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, PAGE));
+    await fake.client({ withCache: true }).json('GET', '/v1/webhooks');
+    expect(fake.requests.map((r) => r.url.pathname)).toEqual(['/v1/oauth/token', '/v1/webhooks']);
   });
 });
 
