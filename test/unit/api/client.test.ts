@@ -559,9 +559,9 @@ describe('ApiClient: secrets the service echoes back are masked in every error a
 
 describe('ApiClient: answers of an unexpected shape', () => {
   it.each([
-    ['webhook', { data: [] }, /not a webhook \(an object with an id\)/],
+    ['webhook', { data: [] }, /not a webhook \(an object with an id, url and events\): it has no id$/],
     ['attempt', [1, 2], /not an attempt/],
-    ['page', { data: 'x' }, /not a page \(an object with a data array\)/],
+    ['webhooks', { data: 'x' }, /not a page of webhooks \(a data array of objects with an id, url and events\): it has no data array$/],
     ['catalog', null, /not the event catalog/],
   ] as const)('expecting a %s, %j is an ApiError naming the request, not a crash later', async (shape, body, message) => {
     const fake = fakeDeps();
@@ -612,7 +612,7 @@ describe('ApiClient: the most of an answer read (--max-answer-size)', () => {
     const fake = fakeDeps({ maxAnswerBytes: LIMIT });
     mockToken(fake.mock);
     fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, longPage()));
-    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks', { expect: 'page' }));
+    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks', { expect: 'webhooks' }));
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 200, code: 'answer_too_large' });
     expect(error.message).toBe(
@@ -627,7 +627,7 @@ describe('ApiClient: the most of an answer read (--max-answer-size)', () => {
     const text = JSON.stringify({ data: [], has_more: false, next_cursor: null, pad: '' });
     const exact = { data: [], has_more: false, next_cursor: null, pad: 'p'.repeat(LIMIT - text.length) };
     fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, exact));
-    await expect(fake.deps.api.json('GET', '/v1/webhooks', { expect: 'page' })).resolves.toEqual(exact);
+    await expect(fake.deps.api.json('GET', '/v1/webhooks', { expect: 'webhooks' })).resolves.toEqual(exact);
   });
 
   it('holds for every answer: the token endpoint, and send (whsvc api)', async () => {
