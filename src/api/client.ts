@@ -94,6 +94,9 @@ export const MAX_RETRY_AFTER_S = 30;
 /** A GET whose connection was reset is tried this many more times. */
 export const GET_RESET_RETRIES = 2;
 
+/** A token an Authorization header can carry: visible ASCII, as RFC 6750's b64token (CR LF or a space would break the header). */
+const SENDABLE_TOKEN = /^[\x21-\x7e]+$/;
+
 /** The token endpoint (the interface's section 5): the client's own, called before any other. */
 const TOKEN_PATH = '/v1/oauth/token';
 
@@ -215,7 +218,8 @@ export class ApiClient {
   cachedToken(): CachedToken | undefined {
     // Read from the cache once, then kept: a bulk command makes thousands of calls.
     const cached = (this.memoryToken ??= this.options.tokenCache?.read());
-    if (!cached) return undefined;
+    // One no request can carry (cached before tokens were checked) is never offered: a fresh one is asked for.
+    if (!cached || !SENDABLE_TOKEN.test(cached.access_token)) return undefined;
     const margin = Math.min(30_000, (cached.expires_in * 1000) / 10);
     return this.now() < cached.expires_at - margin ? cached : undefined;
   }
@@ -280,6 +284,10 @@ export class ApiClient {
       throw new ApiError(response.status, undefined, 'the token endpoint answered something that is not JSON');
     }
     if (typeof parsed.access_token !== 'string') throw new ApiError(200, undefined, 'the token endpoint answered without an access_token');
+    // Checked before it is cached: a token no request can carry would fail every run until it expired.
+    if (!SENDABLE_TOKEN.test(parsed.access_token)) {
+      throw new ApiError(200, 'unexpected_answer', 'the token endpoint answered a token that cannot be sent (visible ASCII only)');
+    }
     const expiresIn = typeof parsed.expires_in === 'number' && parsed.expires_in > 0 ? parsed.expires_in : 300;
     return {
       access_token: parsed.access_token,

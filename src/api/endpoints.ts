@@ -49,7 +49,7 @@ export type WebhookQuery = {
 
 /** GET /v1/webhooks: one page of the account's webhooks. */
 export function listWebhooks(api: ApiClient, query: WebhookQuery = {}): Promise<Page<Webhook>> {
-  return api.json<Page<Webhook>>('GET', WEBHOOKS, { query, expect: 'page', notFoundHint: noSuchPath('the webhooks endpoint') });
+  return api.json<Page<Webhook>>('GET', WEBHOOKS, { query, expect: 'webhooks', notFoundHint: noSuchPath('the webhooks endpoint') });
 }
 
 /** GET /v1/webhooks/{id}. */
@@ -105,7 +105,7 @@ export type AttemptQuery = {
 export function listAttempts(api: ApiClient, webhookId: string, query: AttemptQuery = {}): Promise<Page<Attempt>> {
   return api.json<Page<Attempt>>('GET', `${webhookPath(webhookId)}/deliveries`, {
     query,
-    expect: 'page',
+    expect: 'attempts',
     notFoundHint: noSuchWebhook(webhookId),
   });
 }

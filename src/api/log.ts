@@ -47,8 +47,16 @@ export class PageWalk {
   /** The cursor of the page after `page` (the last one fetched), or undefined when it is the last. */
   next(page: Pick<Page<unknown>, 'has_more' | 'next_cursor'>): string | undefined {
     this.pages += 1;
-    if (!page.has_more || !page.next_cursor) return undefined;
-    const key = digest(page.next_cursor);
+    if (!page.has_more) return undefined;
+    const cursor: unknown = page.next_cursor;
+    // Stopping here would print part of a list as if whole (and apply would create what later pages hold).
+    if (cursor === null || cursor === undefined || cursor === '') {
+      throw new ApiError(200, 'unexpected_answer', `the service said more pages follow but gave no cursor (page ${this.pages}): the list cannot be read whole`);
+    }
+    if (typeof cursor !== 'string') {
+      throw new ApiError(200, 'unexpected_answer', `the service gave a next_cursor that is not a string (page ${this.pages}): the list cannot be read whole`);
+    }
+    const key = digest(cursor);
     if (this.seen.has(key)) {
       throw new ApiError(
         200,
@@ -64,7 +72,7 @@ export class PageWalk {
       );
     }
     this.seen.add(key);
-    return page.next_cursor;
+    return cursor;
   }
 }
 

@@ -82,20 +82,80 @@ export interface TriggeredEvent {
   deliveries: string[];
 }
 
-/** What an answer of the service must look like before a command reads it. */
-export type Shape = 'webhook' | 'attempt' | 'page' | 'catalog';
+/** What an answer of the service must look like before a command reads it: one object, or a page of them. */
+export type Shape = 'webhook' | 'attempt' | 'webhooks' | 'attempts' | 'catalog';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const CHECKS: Record<Shape, { what: string; ok: (value: Record<string, unknown>) => boolean }> = {
-  webhook: { what: 'a webhook (an object with an id)', ok: (v) => typeof v.id === 'string' },
-  attempt: { what: 'an attempt (an object with an id)', ok: (v) => typeof v.id === 'string' },
-  page: { what: 'a page (an object with a data array)', ok: (v) => Array.isArray(v.data) },
-  catalog: { what: 'the event catalog (an object with a data array)', ok: (v) => Array.isArray(v.data) },
+type Test = (value: unknown) => boolean;
+const isString: Test = (value) => typeof value === 'string';
+const isStringList: Test = (value) => Array.isArray(value) && value.every(isString);
+const isNumber: Test = (value) => typeof value === 'number' || (isRecord(value) && typeof value.rawJSON === 'string');
+const optional =
+  (test: Test): Test =>
+  (value) =>
+    value === undefined || test(value);
+const orNull =
+  (test: Test): Test =>
+  (value) =>
+    value === null || test(value);
+
+/** The fields of an object that commands read, each with its test and the words for what it must be. */
+type Fields = Record<string, [Test, string]>;
+
+const WEBHOOK: Fields = {
+  id: [isString, 'a string'],
+  url: [isString, 'a string'],
+  events: [isStringList, 'a list of strings'],
+  active: [optional((value) => typeof value === 'boolean'), 'true or false'],
+  created_at: [optional(isString), 'a string'],
 };
 
-/** Why `value` is not of `shape`, or undefined when it is. */
+const ATTEMPT: Fields = {
+  id: [isString, 'a string'],
+  delivery_id: [optional(isString), 'a string'],
+  webhook_id: [optional(isString), 'a string'],
+  event: [isString, 'a string'],
+  status: [isString, 'a string'],
+  response_code: [optional(orNull(isNumber)), 'a number'],
+  attempts: [optional(isNumber), 'a number'],
+  created_at: [isString, 'a string'],
+};
+
+const EVENT_TYPE: Fields = { type: [isString, 'a string'] };
+
+/** Why `value` is not an object with `fields`, or undefined when it is. */
+function objectProblem(value: unknown, fields: Fields): string | undefined {
+  if (!isRecord(value)) return `it is ${value === null ? 'null' : Array.isArray(value) ? 'a list' : `a ${typeof value}`}, not an object`;
+  for (const [name, [test, words]] of Object.entries(fields)) {
+    if (!test(value[name])) return value[name] === undefined ? `it has no ${name}` : `its ${name} is not ${words}`;
+  }
+  return undefined;
+}
+
+/** Why `value` is not a list envelope of items with `fields`, or undefined when it is. */
+function pageProblem(value: unknown, fields: Fields): string | undefined {
+  if (!isRecord(value) || !Array.isArray(value.data)) return 'it has no data array';
+  if (!optional(orNull(isString))(value.next_cursor)) return 'its next_cursor is not a string or null';
+  if (!optional((more) => typeof more === 'boolean')(value.has_more)) return 'its has_more is not true or false';
+  for (const [index, item] of value.data.entries()) {
+    const problem = objectProblem(item, fields);
+    if (problem) return `item ${index + 1}: ${problem}`;
+  }
+  return undefined;
+}
+
+const CHECKS: Record<Shape, { what: string; problem: (value: unknown) => string | undefined }> = {
+  webhook: { what: 'a webhook (an object with an id, url and events)', problem: (v) => objectProblem(v, WEBHOOK) },
+  attempt: { what: 'an attempt (an object with an id, event, status and created_at)', problem: (v) => objectProblem(v, ATTEMPT) },
+  webhooks: { what: 'a page of webhooks (a data array of objects with an id, url and events)', problem: (v) => pageProblem(v, WEBHOOK) },
+  attempts: { what: 'a page of attempts (a data array of objects with an id, event, status and created_at)', problem: (v) => pageProblem(v, ATTEMPT) },
+  catalog: { what: 'the event catalog (a data array of objects with a type)', problem: (v) => pageProblem(v, EVENT_TYPE) },
+};
+
+/** Why `value` is not of `shape` (what it should be, and what is wrong), or undefined when it is. */
 export function shapeProblem(value: unknown, shape: Shape): string | undefined {
   const check = CHECKS[shape];
-  return isRecord(value) && check.ok(value) ? undefined : check.what;
+  const problem = check.problem(value);
+  return problem === undefined ? undefined : `${check.what}: ${problem}`;
 }

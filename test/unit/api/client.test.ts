@@ -3,10 +3,12 @@ import { errors } from 'undici';
 import { GET_RESET_RETRIES, MAX_RETRY_AFTER_S, MAX_RETRY_AFTER_WAITS } from '../../../src/api/client.js';
 import { retryDelivery } from '../../../src/api/endpoints.js';
 import { ApiError, AuthError, NetworkError } from '../../../src/api/errors.js';
+import { tokenIdentity } from '../../../src/cli/context.js';
 import { proxyCredentials, proxySettings } from '../../../src/net.js';
 import {
   CLIENT_ID,
   CLIENT_SECRET,
+  ORIGIN,
   T0,
   fakeDeps,
   finishFakeDeps,
@@ -62,6 +64,40 @@ describe('ApiClient: token request', () => {
     expect(error).toBeInstanceOf(AuthError);
     expect(error.message).toContain('invalid_client');
     expect(error.message).toContain('client authentication failed');
+  });
+});
+
+describe('ApiClient: a token that cannot be sent', () => {
+  it.each([
+    ['CR LF inside it', 'tok_abc\r\nx-injected: 1'],
+    ['a character past ASCII', 'tok_€uro'],
+    ['a space inside it', 'tok a'],
+    ['empty', ''],
+  ])('a token with %s is one error, and is not cached: the next run asks again', async (_, bad) => {
+    const fake = fakeDeps();
+    mockToken(fake.mock, { token: bad });
+    const error = await rejectionOf(fake.client({ withCache: true }).json('GET', '/v1/webhooks'));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 'unexpected_answer', message: 'the token endpoint answered a token that cannot be sent (visible ASCII only)' });
+    mockToken(fake.mock, { token: 'tok_good' });
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, PAGE));
+    await fake.client({ withCache: true }).json('GET', '/v1/webhooks');
+    expect(fake.requests.map((r) => r.url.pathname)).toEqual(['/v1/oauth/token', '/v1/oauth/token', '/v1/webhooks']);
+  });
+});
+
+describe('ApiClient: a token that cannot be sent, cached by an earlier version', () => {
+  it('is not offered: a fresh token is asked for', async () => {
+    const fake = fakeDeps();
+    await fake.deps.config.tokenCache('default', tokenIdentity(ORIGIN, { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET })).write({
+      access_token: 'tok_€',
+      expires_in: 3600,
+      expires_at: T0 + 3600_000,
+    });
+    mockToken(fake.mock, { token: 'tok_good' });
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, PAGE));
+    await fake.client({ withCache: true }).json('GET', '/v1/webhooks');
+    expect(fake.requests.map((r) => r.url.pathname)).toEqual(['/v1/oauth/token', '/v1/webhooks']);
   });
 });
 
@@ -523,9 +559,9 @@ describe('ApiClient: secrets the service echoes back are masked in every error a
 
 describe('ApiClient: answers of an unexpected shape', () => {
   it.each([
-    ['webhook', { data: [] }, /not a webhook \(an object with an id\)/],
+    ['webhook', { data: [] }, /not a webhook \(an object with an id, url and events\): it has no id$/],
     ['attempt', [1, 2], /not an attempt/],
-    ['page', { data: 'x' }, /not a page \(an object with a data array\)/],
+    ['webhooks', { data: 'x' }, /not a page of webhooks \(a data array of objects with an id, url and events\): it has no data array$/],
     ['catalog', null, /not the event catalog/],
   ] as const)('expecting a %s, %j is an ApiError naming the request, not a crash later', async (shape, body, message) => {
     const fake = fakeDeps();
@@ -576,7 +612,7 @@ describe('ApiClient: the most of an answer read (--max-answer-size)', () => {
     const fake = fakeDeps({ maxAnswerBytes: LIMIT });
     mockToken(fake.mock);
     fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, longPage()));
-    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks', { expect: 'page' }));
+    const error = await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks', { expect: 'webhooks' }));
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 200, code: 'answer_too_large' });
     expect(error.message).toBe(
@@ -591,7 +627,7 @@ describe('ApiClient: the most of an answer read (--max-answer-size)', () => {
     const text = JSON.stringify({ data: [], has_more: false, next_cursor: null, pad: '' });
     const exact = { data: [], has_more: false, next_cursor: null, pad: 'p'.repeat(LIMIT - text.length) };
     fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, exact));
-    await expect(fake.deps.api.json('GET', '/v1/webhooks', { expect: 'page' })).resolves.toEqual(exact);
+    await expect(fake.deps.api.json('GET', '/v1/webhooks', { expect: 'webhooks' })).resolves.toEqual(exact);
   });
 
   it('holds for every answer: the token endpoint, and send (whsvc api)', async () => {

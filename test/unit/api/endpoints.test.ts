@@ -86,3 +86,119 @@ describe('the endpoints: a 404 says where to find the right id, where the call i
     expect(error.hint).toBe("'dlv_a/.. b' is a delivery id: whsvc deliveries show 'dlv_a/.. b'");
   });
 });
+
+const WEBHOOK = { id: 'wh_1', url: 'https://a.example/h', events: ['invoice.paid'], active: true, created_at: '2024-01-01T00:00:00Z' };
+const ATTEMPT = { id: 'dlv_1', event: 'invoice.paid', status: 'failed', response_code: 500, attempts: 1, created_at: '2024-01-01T00:00:00Z' };
+const page = (data: unknown[], more: Record<string, unknown> = {}) => ({ data, has_more: false, next_cursor: null, ...more });
+
+describe('the endpoints: an answer not of the shape the interface gives is one error naming what is wrong, never a crash further on', () => {
+  it.each<[string, string, string, Call, unknown, RegExp]>([
+    [
+      'a webhooks page, item null',
+      'GET',
+      '/v1/webhooks',
+      (api) => listWebhooks(api),
+      page([WEBHOOK, null]),
+      /page of webhooks.*: item 2: it is null, not an object$/,
+    ],
+    ['a webhooks page, item 42', 'GET', '/v1/webhooks', (api) => listWebhooks(api), page([42]), /item 1: it is a number, not an object$/],
+    [
+      'a webhooks page, item without id',
+      'GET',
+      '/v1/webhooks',
+      (api) => listWebhooks(api),
+      page([{ url: 'https://a.example/h', events: [] }]),
+      /item 1: it has no id$/,
+    ],
+    [
+      'a webhooks page, events a string',
+      'GET',
+      '/v1/webhooks',
+      (api) => listWebhooks(api),
+      page([{ ...WEBHOOK, events: 'invoice.paid' }]),
+      /item 1: its events is not a list of strings$/,
+    ],
+    ['a webhooks page, url a number', 'GET', '/v1/webhooks', (api) => listWebhooks(api), page([{ ...WEBHOOK, url: 7 }]), /item 1: its url is not a string$/],
+    [
+      'a webhooks page, next_cursor a number',
+      'GET',
+      '/v1/webhooks',
+      (api) => listWebhooks(api),
+      page([WEBHOOK], { has_more: true, next_cursor: 7 }),
+      /its next_cursor is not a string or null$/,
+    ],
+    [
+      'an attempts page, item null',
+      'GET',
+      '/v1/webhooks/wh_1/deliveries',
+      (api) => listAttempts(api, 'wh_1'),
+      page([null]),
+      /page of attempts.*: item 1: it is null, not an object$/,
+    ],
+    [
+      'an attempts page, event a number',
+      'GET',
+      '/v1/webhooks/wh_1/deliveries',
+      (api) => listAttempts(api, 'wh_1'),
+      page([{ ...ATTEMPT, event: 7 }]),
+      /item 1: its event is not a string$/,
+    ],
+    [
+      'an attempts page, response_code a string',
+      'GET',
+      '/v1/webhooks/wh_1/deliveries',
+      (api) => listAttempts(api, 'wh_1'),
+      page([{ ...ATTEMPT, response_code: 'five hundred' }]),
+      /item 1: its response_code is not a number$/,
+    ],
+    ['a webhook null', 'GET', '/v1/webhooks/wh_1', (api) => getWebhook(api, 'wh_1'), null, /not a webhook.*: it is null, not an object$/],
+    [
+      'a webhook whose events are null',
+      'PATCH',
+      '/v1/webhooks/wh_1',
+      (api) => updateWebhook(api, 'wh_1', { active: true }),
+      { ...WEBHOOK, events: null },
+      /its events is not a list of strings$/,
+    ],
+    [
+      'a created webhook without id',
+      'POST',
+      '/v1/webhooks',
+      (api) => createWebhook(api, { url: 'https://a.example/h', events: ['invoice.paid'] }),
+      { url: 'https://a.example/h', events: [] },
+      /it has no id$/,
+    ],
+    [
+      'a retried attempt without created_at',
+      'POST',
+      '/v1/webhooks/webhook-deliveries/dlv_1/retry',
+      (api) => retryDelivery(api, 'dlv_1'),
+      { ...ATTEMPT, created_at: undefined },
+      /it has no created_at$/,
+    ],
+  ])('%s', async (_, method, path, call, body, message) => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: (p) => p.split('?')[0] === path, method }).reply(json(200, body));
+    const error = await rejectionOf(call(fake.deps.api));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 200, code: 'unexpected_answer' });
+    expect(error.message).toMatch(new RegExp(`^the service answered ${method} ${path} with something that is not `));
+    expect(error.message).toMatch(message);
+  });
+
+  it("answers of the interface's shape pass, numbers past a double and a null response_code too", async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks?'), method: 'GET' }).reply(json(200, page([WEBHOOK], { has_more: true, next_cursor: 'c1' })));
+    fake.mock
+      .intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries'), method: 'GET' })
+      .reply(
+        200,
+        `{"data":[{"id":"dlv_1","event":"e","status":"failed","response_code":null,"attempts":12345678901234567890123,"created_at":"x"}],"has_more":false,"next_cursor":null}`,
+        { headers: { 'content-type': 'application/json' } },
+      );
+    expect((await listWebhooks(fake.deps.api, { limit: 1 })).data).toEqual([WEBHOOK]);
+    expect((await listAttempts(fake.deps.api, 'wh_1')).data).toHaveLength(1);
+  });
+});

@@ -23,7 +23,17 @@ describe('PageWalk: the guard of every walk through pages', () => {
     expect(walk.next(more('c1'))).toBe('c1');
     expect(walk.next(more('c2'))).toBe('c2');
     expect(walk.next({ has_more: false, next_cursor: 'c3' })).toBeUndefined();
-    expect(new PageWalk().next({ has_more: true, next_cursor: null })).toBeUndefined();
+  });
+
+  it.each([
+    ['null', null],
+    ['empty', ''],
+    ['missing', undefined],
+  ])('a page that says more follow but gives no cursor (%s) is an error, not a walk that stops short', (_, cursor) => {
+    const page = cursor === undefined ? { has_more: true } : { has_more: true, next_cursor: cursor };
+    expect(() => new PageWalk().next(page as { has_more: boolean; next_cursor: string | null })).toThrow(
+      expect.objectContaining({ code: 'unexpected_answer', message: expect.stringContaining('said more pages follow but gave no cursor') }),
+    );
   });
 
   it.each([
@@ -37,6 +47,16 @@ describe('PageWalk: the guard of every walk through pages', () => {
     for (const cursor of cursors) expect(walk.next(more(cursor))).toBe(cursor);
     expect(() => walk.next(more(last))).toThrow(
       expect.objectContaining({ code: 'unexpected_answer', message: expect.stringMatching(/go round in a circle.*never end/) }),
+    );
+  });
+
+  it.each([
+    ['a number', 7],
+    ['an object', { c: 1 }],
+    ['true', true],
+  ])('a next_cursor that is %s is an error, not a crash', (_, cursor) => {
+    expect(() => new PageWalk().next({ has_more: true, next_cursor: cursor } as unknown as { has_more: boolean; next_cursor: string })).toThrow(
+      expect.objectContaining({ code: 'unexpected_answer', message: expect.stringContaining('next_cursor that is not a string') }),
     );
   });
 

@@ -28,9 +28,12 @@ const options = (fields: Partial<RecoverOptions> = {}): RecoverOptions => ({
   ...fields,
 });
 
+/** A webhook as the interface gives it. */
+const hook = (id: string) => ({ id, url: `https://${id}.example/in`, events: ['invoice.paid'] });
+
 /** Two webhooks; wh_1's log on two pages, newest first. */
 function mockLog(fake: ReturnType<typeof fakeDeps>) {
-  fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks?'), method: 'GET' }).reply(json(200, page([{ id: 'wh_1' }, { id: 'wh_2' }])));
+  fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks?'), method: 'GET' }).reply(json(200, page([hook('wh_1'), hook('wh_2')])));
   fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?') && !queryOf(p).has('cursor'), method: 'GET' }).reply(
     json(
       200,
@@ -104,7 +107,7 @@ describe('deliveries recover', () => {
       .intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_Y1/retry', method: 'POST' })
       .reply(json(500, { error: { code: 'internal_error', message: 'boom' } }));
     fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_Z1/retry', method: 'POST' }).reply(json(200, attempt('dlv_Z2', 'dlv_Z1', 'failed', 0)));
-    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(json(200, { id: 'wh_1' }));
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(json(200, hook('wh_1')));
     const code = await recover(options({ webhooks: ['wh_1'] }), fake.deps);
     expect(code).toBe(1);
     expect(fake.stdout.text).toContain('Re-sent 1 delivery: 0 delivered, 1 failed again, 1 already delivered, 1 error.');
@@ -136,7 +139,7 @@ describe('deliveries recover', () => {
     mockToken(fake.mock);
     for (const id of ['dlv_1', 'dlv_2', 'dlv_3']) {
       fake.mock.intercept({ path: `/v1/webhooks/webhook-deliveries/${id}/retry`, method: 'POST' }).reply(json(429, {}, { 'retry-after': '1' }));
-      fake.mock.intercept({ path: `/v1/webhooks/webhook-deliveries/${id}/retry`, method: 'POST' }).reply(json(200, attempt(`${id}x`, id, 'delivered', 0)));
+      fake.mock.intercept({ path: `/v1/webhooks/webhook-deliveries/${id}/retry`, method: 'POST' }).reply(json(200, attempt(`${id}x2`, id, 'delivered', 0)));
     }
     const api = fake.client({ sleep: () => Promise.resolve() });
     expect(await retry({ ids: ['dlv_1', 'dlv_2', 'dlv_3'], concurrency: 1 }, { ...fake.deps, api })).toBe(0);
@@ -167,7 +170,7 @@ describe('deliveries recover', () => {
     fake.mock
       .intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?'), method: 'GET' })
       .reply(json(200, page([attempt('dlv_X1', 'dlv_X1', 'failed', 1)])));
-    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(json(200, { id: 'wh_1' }));
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(json(200, hook('wh_1')));
     const stop = new AbortController();
     stop.abort();
     const argv = ['deliveries', 'recover', '--webhook', 'wh_1', '--since', '2h'];
@@ -207,9 +210,7 @@ describe('deliveries recover: the bad day of the run itself', () => {
   it('a webhook deleted while the others are read is skipped with a note; a failure mid-walk still closes the JSON document', async () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);
-    fake.mock
-      .intercept({ path: (p) => p.startsWith('/v1/webhooks?'), method: 'GET' })
-      .reply(json(200, page([{ id: 'wh_1' }, { id: 'wh_gone' }, { id: 'wh_3' }])));
+    fake.mock.intercept({ path: (p) => p.startsWith('/v1/webhooks?'), method: 'GET' }).reply(json(200, page([hook('wh_1'), hook('wh_gone'), hook('wh_3')])));
     fake.mock
       .intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?'), method: 'GET' })
       .reply(json(200, page([attempt('dlv_X1', 'dlv_X1', 'failed', 1)])));
@@ -230,7 +231,7 @@ describe('deliveries recover: the bad day of the run itself', () => {
   it('says once when the service gives no delivery_id, and takes each failed attempt as its own delivery', async () => {
     const fake = fakeDeps({ json: true });
     mockToken(fake.mock);
-    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(json(200, { id: 'wh_1' }));
+    fake.mock.intercept({ path: '/v1/webhooks/wh_1', method: 'GET' }).reply(json(200, hook('wh_1')));
     const bare = (id: string, status: string) => ({ id, event: 'invoice.paid', status, response_code: 503, attempts: 1, created_at: ago(1) });
     fake.mock
       .intercept({ path: (p) => p.startsWith('/v1/webhooks/wh_1/deliveries?'), method: 'GET' })

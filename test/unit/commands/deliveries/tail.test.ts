@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Webhook } from '../../../../src/api/shapes.js';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, type Interceptable } from 'undici';
@@ -35,7 +36,7 @@ type Reply = ReturnType<typeof jsonReply>;
  * item), retrieve with payload and signature. Tests change it between polls.
  */
 class FakeLog {
-  webhooks: Array<{ id: string; created_at: string }> = [];
+  webhooks: Array<Webhook> = [];
   private readonly log = new Map<string, Attempt[]>();
   private clock = T0;
   /** Answers given before the log's own, in turn, each to one request it matches (a 429, say). */
@@ -44,7 +45,7 @@ class FakeLog {
   signatureOverride: string | undefined;
 
   webhook(id: string): this {
-    this.webhooks.push({ id, created_at: new Date(this.tick()).toISOString() });
+    this.webhooks.push({ id, url: `https://${id}.example/in`, events: ['invoice.paid'], active: true, created_at: new Date(this.tick()).toISOString() });
     this.log.set(id, []);
     return this;
   }

@@ -92,7 +92,9 @@ describe('webhooks apply', () => {
     mockCatalog(fake.mock);
     mockList(fake, [existing('wh_old', 'https://old.example/h', ['invoice.paid']), existing('wh_b', 'https://b.example/h', ['invoice.paid'])]);
     mockCreates(fake, 1);
-    fake.mock.intercept({ path: '/v1/webhooks/wh_b', method: 'PATCH' }).reply((req) => jsonReply(200, { id: 'wh_b', ...JSON.parse(String(req.body)) }));
+    fake.mock
+      .intercept({ path: '/v1/webhooks/wh_b', method: 'PATCH' })
+      .reply((req) => jsonReply(200, { ...existing('wh_b', 'https://b.example/h', ['invoice.paid']), ...JSON.parse(String(req.body)) }));
     fake.mock.intercept({ path: '/v1/webhooks/wh_old', method: 'DELETE' }).reply(204, '');
     writeFileSync(join(dir, 'wh_b.secret'), `${SECRET(0)}\n`, { mode: 0o600 });
     const path = file([
@@ -134,7 +136,7 @@ describe('webhooks apply', () => {
     let sent: unknown;
     fake.mock.intercept({ path: '/v1/webhooks/wh_b', method: 'PATCH' }).reply((req) => {
       sent = JSON.parse(String(req.body));
-      return jsonReply(200, { id: 'wh_b' });
+      return jsonReply(200, existing('wh_b', 'https://b.example/h', ['invoice.paid']));
     });
     await run(options({ file: file([{ url: 'https://b.example/h', events: ['invoice.paid'], active: false }]) }), fake.deps);
     expect(sent).toEqual({ active: false });
@@ -297,7 +299,9 @@ describe('webhooks apply', () => {
       existing('wh_edited', 'https://d.example/h', ['invoice.paid']),
       existing('wh_elsewhere', 'https://f.example/h', ['invoice.paid']),
     ]);
-    fake.mock.intercept({ path: '/v1/webhooks/wh_edited', method: 'PATCH' }).reply(() => jsonReply(200, { id: 'wh_edited' }));
+    fake.mock
+      .intercept({ path: '/v1/webhooks/wh_edited', method: 'PATCH' })
+      .reply(() => jsonReply(200, existing('wh_edited', 'https://d.example/h', ['invoice.paid'])));
     writeFileSync(join(dir, 'wh_empty.secret'), '');
     writeFileSync(join(dir, 'wh_kept.secret'), `${SECRET(3)}\n`);
     // Intents of earlier runs: a, b, d and c made (c's secret written, its clear lost to a kill), e never sent, g cleared;
