@@ -81,6 +81,14 @@ export interface RunningInProcess {
   stop(signal?: StopSignal): Promise<number>;
 }
 
+/** The runs started in-process that have not ended yet, so that what a failed test left going is stopped when its file ends. */
+const going = new Set<RunningInProcess>();
+
+/** Stops (SIGTERM) every run still going in-process and waits for their ends: test/in-process-setup.ts does, after each file. */
+export async function stopLeftoversInProcess(): Promise<void> {
+  await Promise.all([...going].map((run) => run.stop('SIGTERM')));
+}
+
 export function startInProcess(args: string[], options: InProcessOptions = {}): RunningInProcess {
   const { host, stdout, stderr, signals } = hostFor(options);
   const checks = new Set<() => void>();
@@ -95,7 +103,7 @@ export function startInProcess(args: string[], options: InProcessOptions = {}): 
     look();
   });
   const name = `whsvc ${args.join(' ')}`;
-  return {
+  const run: RunningInProcess = {
     stdout: () => stdout.text,
     stderr: () => stderr.text,
     lines: () => jsonLines(stdout.text),
@@ -125,6 +133,10 @@ export function startInProcess(args: string[], options: InProcessOptions = {}): 
       return exit;
     },
   };
+  going.add(run);
+  const gone = () => going.delete(run);
+  exit.then(gone, gone);
+  return run;
 }
 
 /** whsvc in-process as run by users who each have a config dir of their own (cli.ts usersOf, without a process). */
