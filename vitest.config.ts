@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
-// Three layers (docs/build.md): unit (a module alone), integration (the sandbox built in-process on port 0, called over
-// HTTP), end-to-end (the built binary as a subprocess). Only the last needs dist/: it alone builds it first.
+// Four layers (docs/build.md): unit (a module alone), integration (the sandbox built in-process on port 0, called over
+// HTTP), end-to-end (the built binary as a subprocess), and load (the sandbox at the scale its docs state, last). Only
+// end-to-end needs dist/: it alone builds it first.
 export default defineConfig({
   define: { WHSVC_VERSION: JSON.stringify(version) },
   test: {
@@ -22,6 +23,9 @@ export default defineConfig({
         test: { name: 'integration', include: ['test/integration/**/*.test.ts'], isolate: false, setupFiles: ['test/in-process-setup.ts'] },
       },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: ['test/global-setup.ts'], setupFiles: ['test/e2e-setup.ts'] } },
+      // The load tests: waits of the scale they prove (1,200 sends of 500 ms each, 64 at a time) that the fast layers
+      // cannot hold; run once the other layers are done, so that nothing else of the suite takes the CPU from them.
+      { extends: true, test: { name: 'load', include: ['test/load/**/*.test.ts'], sequence: { groupOrder: 1 } } },
     ],
   },
 });
