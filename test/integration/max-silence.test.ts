@@ -16,14 +16,15 @@ beforeAll(() => {
 
 afterAll(() => rmSync(configDir, { recursive: true, force: true }));
 
-describe('--max-silence', () => {
+// Each test waits out a limit of its own, on a listen or a sandbox of its own: they wait together.
+describe.concurrent('--max-silence', () => {
   it('listen: a request resets the watch; then nothing for the limit is exit 6, said in one line', async () => {
-    const listener = await startListenInProcess(['--secret', 'whsec_silence', '--max-silence', '2s']);
+    const listener = await startListenInProcess(['--secret', 'whsec_silence', '--max-silence', '1s']);
     try {
       const answer = await postDelivery(listener.url, 'whsec_silence', 'dlv_silence1');
       expect(answer.status).toBe(200);
       expect(await listener.exit).toBe(6);
-      expect(listener.stderr()).toMatch(/\nwhsvc listen: no request for 2 s \(--max-silence\): stopping, exit 6\n/);
+      expect(listener.stderr()).toMatch(/\nwhsvc listen: no request for 1 s \(--max-silence\): stopping, exit 6\n/);
       expect(listener.stdout()).toContain('dlv_silence1');
     } finally {
       await listener.stop();
@@ -32,11 +33,11 @@ describe('--max-silence', () => {
 
   it('deliveries tail: polls answered keep it going; a service gone for the limit is exit 6, said in one line', async () => {
     const sandbox = await startSandboxInProcess(['--quiet']);
-    const tail = await startTailInProcess(['--interval', '200ms', '--max-silence', '2s'], { env: sandboxEnv(sandbox.info, configDir) });
+    const tail = await startTailInProcess(['--interval', '200ms', '--max-silence', '1s'], { env: sandboxEnv(sandbox.info, configDir) });
     try {
       expect(await sandbox.stop()).toBe(0);
       expect(await tail.exit).toBe(6);
-      expect(tail.stderr()).toMatch(/\nwhsvc: no poll of the delivery log answered for 2 s \(--max-silence\): stopping, exit 6\n/);
+      expect(tail.stderr()).toMatch(/\nwhsvc: no poll of the delivery log answered for 1 s \(--max-silence\): stopping, exit 6\n/);
     } finally {
       await Promise.all([tail.stop(), sandbox.stop()]);
     }
