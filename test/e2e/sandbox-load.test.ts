@@ -8,7 +8,7 @@ import { getToken, http } from '../helpers/http.js';
 import { attempts, manyWebhooksDelivered, startLoadReceiver, webhook } from '../helpers/load.js';
 
 // The sandbox under load as only a process shows it: under a file limit of its own (ulimit -n), and killed -9 in the
-// middle of a stream. The rest of the load tests run it in-process (test/integration/sandbox-load.test.ts).
+// middle of a stream. The rest of the load tests run it in-process (test/load/sandbox-load.test.ts).
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {

@@ -83,14 +83,19 @@ export interface RunningInProcess {
   signalListeners(): number;
 }
 
-/** Every run left going, so that what a failed test left running is stopped when its file ends (stopLeftovers). */
+/** The runs started in-process that have not ended yet, so that what a failed test left going is stopped when its file ends. */
 const going = new Set<RunningInProcess>();
 
-/** Stops (SIGTERM, then Ctrl-C twice) every run still going: test/integration-setup.ts does, after each file. */
-export async function stopLeftovers(): Promise<void> {
+/**
+ * Stops every run still going in-process and waits for their ends: test/in-process-setup.ts does, after each file.
+ * SIGTERM first; a bulk command (recover, replay) stops at Ctrl-C only, so one still going a moment later gets Ctrl-C
+ * twice (the second ends any run). The moment is a cleanup's bound, never a test's assertion.
+ */
+export async function stopLeftoversInProcess(): Promise<void> {
   const left = [...going];
-  going.clear();
-  for (const run of left) for (const signal of ['SIGTERM', 'SIGINT', 'SIGINT'] as const) void run.stop(signal);
+  const stopped = left.map((run) => run.stop('SIGTERM'));
+  await Promise.race([Promise.all(stopped), new Promise((resolve) => setTimeout(resolve, 500))]);
+  for (const run of going) for (const signal of ['SIGINT', 'SIGINT'] as const) void run.stop(signal);
   await Promise.all(left.map((run) => run.exit.catch(() => undefined)));
 }
 
@@ -105,11 +110,10 @@ export function startInProcess(args: string[], options: InProcessOptions = {}): 
   let ended = false;
   const exit = runCli(args, host).finally(() => {
     ended = true;
-    going.delete(running);
     look();
   });
   const name = `whsvc ${args.join(' ')}`;
-  const running: RunningInProcess = {
+  const run: RunningInProcess = {
     stdout: () => stdout.text,
     stderr: () => stderr.text,
     lines: () => jsonLines(stdout.text),
@@ -140,8 +144,10 @@ export function startInProcess(args: string[], options: InProcessOptions = {}): 
     },
     signalListeners: () => signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM'),
   };
-  going.add(running);
-  return running;
+  going.add(run);
+  const gone = () => going.delete(run);
+  exit.then(gone, gone);
+  return run;
 }
 
 /** whsvc in-process as run by users who each have a config dir of their own (cli.ts usersOf, without a process). */

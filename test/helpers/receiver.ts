@@ -33,8 +33,8 @@ export interface Receiver {
   waitFor(count: number, timeoutMs?: number, path?: string | ((request: Received) => boolean)): Promise<Received[]>;
   /** How many requests are held, unanswered. */
   held(): number;
-  /** Answers every held request (with `answer`: 200 by default), and ends every stalled body. */
-  release(answer?: number | { status: number; body?: string; headers?: Record<string, string> }): void;
+  /** Answers every held request (with `answer`: 200 by default), and ends every stalled body; with `which`, only the held requests it takes. */
+  release(answer?: number | { status: number; body?: string; headers?: Record<string, string> }, which?: (request: Received) => boolean): void;
   close(): Promise<void>;
 }
 
@@ -85,10 +85,14 @@ export async function startReceiver(respondWith: (request: Received) => Answer =
       });
     },
     held: () => held.length,
-    release(given = 200) {
+    release(given = 200, which) {
       const { status, body, headers } = typeof given === 'number' ? { status: given } : given;
-      for (const { request, res } of held.splice(0)) answer(request, res, status, body, headers);
-      for (const res of stalled.splice(0)) res.end();
+      const taken = which === undefined ? held.splice(0) : held.filter(({ request }) => which(request));
+      for (const entry of taken) {
+        if (which !== undefined) held.splice(held.indexOf(entry), 1);
+        answer(entry.request, entry.res, status, body, headers);
+      }
+      if (which === undefined) for (const res of stalled.splice(0)) res.end();
     },
     close: () =>
       new Promise((resolve) => {

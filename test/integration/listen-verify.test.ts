@@ -20,7 +20,7 @@ let sandbox: SandboxInProcess;
 let workDir: string;
 
 beforeAll(async () => {
-  sandbox = await startSandboxInProcess(['--quiet', '--retry-base-ms', '200', '--max-attempts', '3']);
+  sandbox = await startSandboxInProcess(['--quiet', '--retry-base-ms', '50', '--max-attempts', '3']);
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-listen-'));
 });
 

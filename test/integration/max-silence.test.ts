@@ -18,20 +18,44 @@ beforeAll(() => {
 
 afterAll(() => rmSync(configDir, { recursive: true, force: true }));
 
-describe('--max-silence', () => {
+// Each test waits out a limit of its own, on a listen or a sandbox of its own: they wait together.
+describe.concurrent('--max-silence', () => {
   it('listen: a request resets the watch; then nothing for the limit is exit 6, said in one line', async () => {
-    const listener = await startListenInProcess(['--secret', 'whsec_silence', '--max-silence', '2s']);
+    const listener = await startListenInProcess(['--secret', 'whsec_silence', '--max-silence', '1s']);
     try {
       const answer = await postDelivery(listener.url, 'whsec_silence', 'dlv_silence1');
       expect(answer.status).toBe(200);
       expect(await listener.exit).toBe(6);
-      expect(listener.stderr()).toMatch(/\nwhsvc listen: no request for 2 s \(--max-silence\): stopping, exit 6\n/);
+      expect(listener.stderr()).toMatch(/\nwhsvc listen: no request for 1 s \(--max-silence\): stopping, exit 6\n/);
       expect(listener.stdout()).toContain('dlv_silence1');
     } finally {
       await listener.stop();
     }
   });
 
+  it('deliveries tail: polls answered keep it going; a service gone for the limit is exit 6, said in one line', async () => {
+    const sandbox = await startSandboxInProcess(['--quiet']);
+    const tail = await startTailInProcess(['--interval', '200ms', '--max-silence', '1s'], { env: sandboxEnv(sandbox.info, configDir) });
+    try {
+      expect(await sandbox.stop()).toBe(0);
+      expect(await tail.exit).toBe(6);
+      expect(tail.stderr()).toMatch(/\nwhsvc: no poll of the delivery log answered for 1 s \(--max-silence\): stopping, exit 6\n/);
+    } finally {
+      await Promise.all([tail.stop(), sandbox.stop()]);
+    }
+  });
+
+  it('deliveries tail: a limit shorter than two polls is a usage error before anything is asked (it would stop a healthy tail)', async () => {
+    const result = await runInProcess(['deliveries', 'tail', '--max-silence', '3s'], {
+      env: { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: 'http://127.0.0.1:9', WHSVC_CLIENT_ID: 'x', WHSVC_CLIENT_SECRET: 'y', CI: 'true' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^whsvc: --max-silence 3s is shorter than two polls \(--interval 2s\): a tail that hears the service would stop\n/);
+  });
+});
+
+// Fakes the clock of the whole process for a moment: never beside the tests above, which wait on real sockets.
+describe('--max-silence on a port in use', () => {
   it('listen on a port in use: the error and its exit code at once; no watch left to fire, no signal left held', async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
@@ -51,25 +75,5 @@ describe('--max-silence', () => {
       vi.useRealTimers();
       await new Promise((resolve) => holder.close(resolve));
     }
-  });
-
-  it('deliveries tail: polls answered keep it going; a service gone for the limit is exit 6, said in one line', async () => {
-    const sandbox = await startSandboxInProcess(['--quiet']);
-    const tail = await startTailInProcess(['--interval', '200ms', '--max-silence', '2s'], { env: sandboxEnv(sandbox.info, configDir) });
-    try {
-      expect(await sandbox.stop()).toBe(0);
-      expect(await tail.exit).toBe(6);
-      expect(tail.stderr()).toMatch(/\nwhsvc: no poll of the delivery log answered for 2 s \(--max-silence\): stopping, exit 6\n/);
-    } finally {
-      await Promise.all([tail.stop(), sandbox.stop()]);
-    }
-  });
-
-  it('deliveries tail: a limit shorter than two polls is a usage error before anything is asked (it would stop a healthy tail)', async () => {
-    const result = await runInProcess(['deliveries', 'tail', '--max-silence', '3s'], {
-      env: { WHSVC_CONFIG_DIR: configDir, WHSVC_BASE_URL: 'http://127.0.0.1:9', WHSVC_CLIENT_ID: 'x', WHSVC_CLIENT_SECRET: 'y', CI: 'true' },
-    });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^whsvc: --max-silence 3s is shorter than two polls \(--interval 2s\): a tail that hears the service would stop\n/);
   });
 });

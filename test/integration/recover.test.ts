@@ -58,7 +58,7 @@ describe('deliveries recover against the real sandbox', () => {
   });
 
   it('survives 429s from --rate-limit: every delivery still re-sent exactly once', async () => {
-    const s = await setup('limited', ['--rate-limit', '4']);
+    const s = await setup('limited', ['--rate-limit', '8']);
     await s.webhook('/r', 'invoice.paid');
     await trigger(s.cli, 'invoice.paid', { times: 16 });
     await s.receiver.waitFor(16);

@@ -5,12 +5,34 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { http, getToken, postEvent, postWebhook, type HttpResult } from '../helpers/http.js';
 import { startReceiver, type Receiver, type Received } from '../helpers/receiver.js';
 
-/** The system clock, plus an offset a test can move to expire tokens. */
+/**
+ * The system clock, plus an offset the test moves forward: to expire tokens, and with advance(), to have the retries
+ * that then fall due sent. A timer set for later (the sandbox's one timer of retries) runs only when advance() passes
+ * its time, so a retry goes when the test says, never while it looks elsewhere; one due now runs at once.
+ */
 const clock = {
   offset: 0,
+  timers: new Map<object, { at: number; callback: () => void }>(),
   now: () => Date.now() + clock.offset,
-  setTimeout: (callback: () => void, ms: number) => setTimeout(callback, ms),
-  clearTimeout: (handle: unknown) => clearTimeout(handle as NodeJS.Timeout),
+  setTimeout(callback: () => void, ms: number): unknown {
+    if (ms <= 0) return setImmediate(callback);
+    const handle = {};
+    clock.timers.set(handle, { at: clock.now() + ms, callback });
+    return handle;
+  },
+  clearTimeout(handle: unknown): void {
+    if (clock.timers.delete(handle as object)) return;
+    clearImmediate(handle as NodeJS.Immediate);
+  },
+  /** Moves the clock `ms` forward, then runs the timers due by then, earliest first. */
+  advance(ms: number): void {
+    clock.offset += ms;
+    const due = [...clock.timers].filter(([, timer]) => timer.at <= clock.now()).sort(([, a], [, b]) => a.at - b.at);
+    for (const [handle, timer] of due) {
+      clock.timers.delete(handle);
+      timer.callback();
+    }
+  },
 };
 
 let sandbox: Sandbox;
@@ -141,13 +163,13 @@ describe('authentication and scopes', () => {
     expectApiError(await http(base, 'GET', '/v1/webhooks', { token: 'made-up' }), 401, 'invalid_token');
     const shortLived = await getToken(base, rw.id, rw.secret);
     expect((await http(base, 'GET', '/v1/webhooks', { token: shortLived })).status).toBe(200);
-    clock.offset = 61_000;
+    clock.offset += 61_000;
     try {
       const expired = await http(base, 'GET', '/v1/webhooks', { token: shortLived });
       expectApiError(expired, 401, 'invalid_token', 'expired');
       expect(expired.headers.get('www-authenticate')).toContain('invalid_token');
     } finally {
-      clock.offset = 0;
+      clock.offset -= 61_000;
     }
   });
 
@@ -600,6 +622,13 @@ describe('deliveries', () => {
     try {
       const webhook = await createWebhook('/flaky', ['inventory.changed']);
       const [deliveryId] = await trigger('inventory.changed');
+      // Each retry goes once the clock passes its time: the base delay, then twice that.
+      const [failedOnce] = await waitForDeliveries(webhook.id, (d) => d.length === 1 && d[0].status === 'failed');
+      expect(Date.parse(failedOnce.next_attempt_at) - Date.parse(failedOnce.created_at)).toBeGreaterThanOrEqual(RETRY_BASE_MS);
+      clock.advance(RETRY_BASE_MS);
+      const [failedTwice] = await waitForDeliveries(webhook.id, (d) => d.length === 2 && d[0].status === 'failed');
+      expect(Date.parse(failedTwice.next_attempt_at) - Date.parse(failedTwice.created_at)).toBeGreaterThanOrEqual(2 * RETRY_BASE_MS);
+      clock.advance(2 * RETRY_BASE_MS);
       const items = await waitForDeliveries(webhook.id, (d) => d.length === 3 && d[0].status === 'delivered');
       const attempts = [...items].reverse();
       expect(attempts.map((a) => [a.attempts, a.status, a.response_code])).toEqual([
@@ -618,6 +647,7 @@ describe('deliveries', () => {
       expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(RETRY_BASE_MS);
       expect(times[1]! - times[0]!).toBeLessThan(RETRY_BASE_MS + 10_000);
       expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(2 * RETRY_BASE_MS);
+      expect(times[2]! - times[1]!).toBeLessThan(2 * RETRY_BASE_MS + 10_000);
       const bodies = receiver.received.filter((r) => r.path === '/flaky');
       expect(bodies.map((r) => r.headers['x-service-attempt'])).toEqual(['1', '2', '3']);
       expect(new Set(bodies.map((r) => r.body)).size).toBe(1);
@@ -633,6 +663,10 @@ describe('deliveries', () => {
     try {
       const webhook = await createWebhook('/down', ['sales_order.created']);
       const [deliveryId] = await trigger('sales_order.created');
+      for (let attempts = 1; attempts < 4; attempts += 1) {
+        await waitForDeliveries(webhook.id, (d) => d.length === attempts && d[0].status === 'failed');
+        clock.advance(RETRY_BASE_MS * 2 ** (attempts - 1));
+      }
       await waitForDeliveries(webhook.id, (d) => d.length === 4 && d.every((a) => a.status === 'failed'));
       expect(sandbox.deliveries.byId(deliveryId!)!.next_due_at).toBeNull();
 
@@ -714,6 +748,11 @@ describe('deliveries', () => {
       expectApiError(await call('GET', `/v1/webhooks/webhook-deliveries/${deliveries[0]}`), 404, 'not_found');
       // Nothing more will arrive: the retry the failure scheduled went with the webhook, and the deliverer sends only what the store holds due.
       expect(sandbox.log.upcoming(1000).filter((due) => due.webhook_id === doomed.id)).toEqual([]);
+      // Past its time, then a marker sent after it: a retry would have been sent first.
+      clock.advance(RETRY_BASE_MS);
+      await createWebhook('/after-doomed', ['product.updated']);
+      await trigger('product.updated');
+      await receiver.waitFor(1, 20_000, '/after-doomed');
       expect(receiver.received.filter((r) => r.path === '/doomed')).toHaveLength(1);
       expect(receiver.received.filter((r) => r.path === '/paused')).toHaveLength(0);
       const log = await call('GET', `/v1/webhooks/${paused.id}/deliveries`);

@@ -5,13 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhook, sandboxEnv, trigger } from '../helpers/cli.js';
 import { inProcessCliWith, startSandboxInProcess, startTailInProcess, type RunningInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { signatureOf } from '../helpers/delivery.js';
-import { startReceiver, type Received } from '../helpers/receiver.js';
+import { startReceiver, type Received, type Receiver } from '../helpers/receiver.js';
 
 let sandbox: SandboxInProcess;
 let workDir: string;
 
 beforeAll(async () => {
-  sandbox = await startSandboxInProcess(['--quiet', '--retry-base-ms', '300', '--max-attempts', '3']);
+  sandbox = await startSandboxInProcess(['--quiet', '--retry-base-ms', '100', '--max-attempts', '3']);
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-tail-'));
 });
 
@@ -43,20 +43,36 @@ const deliveredOnRetry = (tail: RunningInProcess, count: number) =>
     `${count} deliveries delivered on their second attempt`,
   );
 
+/**
+ * Answers the attempts `endpoint` holds, the (from+1)th to the (to)th to come, each once the tail has printed it pending
+ * (so that every attempt is seen under way): a first attempt 500, a retry 200.
+ */
+async function answerOnceSeenPending(endpoint: Receiver, tail: RunningInProcess, from: number, to: number): Promise<void> {
+  for (let n = from; n < to; n += 1) {
+    const request = (await endpoint.waitFor(n + 1, 40_000))[n]!;
+    const id = request.headers['x-service-attempt-id'];
+    await tail.until(() => tail.lines().some((l) => l.attempt_id === id && l.status === 'pending'), `attempt ${id} printed pending`);
+    endpoint.release(request.headers['x-service-attempt'] === '1' ? 500 : 200, (held) => held === request);
+  }
+}
+
 describe('whsvc deliveries tail', () => {
   it('--json: each attempt once, then each change of its status once, in order (a first attempt failed, its retry delivered)', async () => {
-    // Each answer takes a while, so that attempts are seen pending; the first attempt of each delivery fails.
-    const endpoint = await startReceiver((request) => (request.headers['x-service-attempt'] === '1' ? 500 : 200));
-    endpoint.answerDelayMs = 1500;
+    // Each attempt is held until the tail has seen it pending; the first attempt of each delivery fails.
+    const endpoint = await startReceiver(() => 'hold');
     const webhook = await createWebhook(cli, `${endpoint.url}/hook`);
     const tail = await startTailInProcess(['--webhook', webhook.id, '--json', '--interval', '200ms'], { env: apiEnv() });
     await trigger(cli, 'invoice.paid', { times: 2 });
+    await answerOnceSeenPending(endpoint, tail, 0, 4);
     await deliveredOnRetry(tail, 2);
     // The marker: a third delivery, after the first two settled, followed to its end. The tail polls on meanwhile; what it
     // printed before the marker's last line is all there is, and nothing of the first two may have come twice.
     await trigger(cli);
+    await answerOnceSeenPending(endpoint, tail, 4, 6);
     await deliveredOnRetry(tail, 3);
     expect(await tail.stop('SIGINT')).toBe(0);
+    // The other tests' events reach this webhook too: closed, its endpoint holds none of them.
+    await endpoint.close();
 
     const lines = tail.lines();
     const log = await logOf(webhook.id);
@@ -100,8 +116,8 @@ describe('whsvc deliveries tail', () => {
       expect(own.slice(firstOfSecond).every(([attempt]) => attempt === 2)).toBe(true);
       expect(own.at(-1)).toEqual([2, 'delivered']);
     }
-    // Attempts answered after 1.5 s were seen under way: some line is a change of status.
-    expect(lines.some((l) => l.change === 'status' && l.previous_status === 'pending')).toBe(true);
+    // Attempts held until the tail printed them pending: each one's answer is a change of status from pending.
+    expect(lines.filter((l) => l.change === 'status' && l.previous_status === 'pending')).toHaveLength(6);
   });
 
   it('--forward-to with --checkpoint, stopped and started again while events keep coming: each delivery reaches the app once, signed so that it verifies', async () => {
@@ -180,9 +196,9 @@ describe('whsvc deliveries tail', () => {
   it('--count with --timeout: exit 6 when the count is not reached in time, with one line saying so', async () => {
     const endpoint = await startReceiver();
     const webhook = await createWebhook(cli, `${endpoint.url}/quiet`);
-    const result = await cli(['deliveries', 'tail', '--webhook', webhook.id, '--status', 'delivered', '--count', '1', '--timeout', '2', '--interval', '200ms']);
+    const result = await cli(['deliveries', 'tail', '--webhook', webhook.id, '--status', 'delivered', '--count', '1', '--timeout', '1', '--interval', '200ms']);
     expect(result.code, result.stderr).toBe(6);
-    expect(result.stderr).toContain('whsvc: 0 of 1 lines within 2 s');
+    expect(result.stderr).toContain('whsvc: 0 of 1 lines within 1 s');
     expect(result.stdout).toBe('');
   });
 });

@@ -4,8 +4,10 @@ import { startSandboxInProcess, type SandboxInProcess } from '../helpers/in-proc
 import { manyWebhooksDelivered, startLoadReceiver, statuses, triggerMany as trigger, webhook } from '../helpers/load.js';
 import { startReceiver } from '../helpers/receiver.js';
 
-// The sandbox's log under load, the sandbox in the test's process (at this process's file limit). Under a file limit of
-// its own (ulimit -n) and killed -9 mid-stream, it is a process: test/e2e/sandbox-load.test.ts.
+// The sandbox's log under load, the sandbox in the test's process (at this process's file limit), at the scale
+// docs/sandbox.md states: the load layer (vitest.config.ts), run last and alone, since its waits are of that scale (the
+// burst alone is 1,200 sends of 500 ms, 64 at a time). Under a file limit of its own (ulimit -n) and killed -9
+// mid-stream, it is a process: test/e2e/sandbox-load.test.ts.
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
