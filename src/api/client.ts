@@ -3,10 +3,9 @@ import { ApiError, AuthError, NetworkError, RequestStopped, answerTooLarge, desc
 import { redactHeaders, redactText, SecretMask } from './redact.js';
 import { shapeProblem, type Shape } from './shapes.js';
 import { BROKEN_ANSWER_CODE, TransportError } from '../net.js';
-import { sizeText } from '../render/text.js';
 import type { Transport, TransportResponse } from './transport.js';
 import { exactParse } from '../exact-json.js';
-import { elapsed } from '../render/words.js';
+import { bytesText, elapsed } from '../render/words.js';
 
 export interface Credentials {
   clientId: string;
@@ -455,7 +454,7 @@ export class ApiClient {
       }
       this.serviceClock.note(response.headers.date, this.now());
       const refused = tooLarge(response);
-      const shown = refused ? `(longer than ${sizeText(this.maxAnswerBytes)}: the rest not read)` : response.text;
+      const shown = refused ? `(longer than ${bytesText(this.maxAnswerBytes)}: the rest not read)` : response.text;
       this.debug(`< ${response.status} (${this.now() - started} ms)\n${redactHeaders(response.headers)}${shown ? `\n\n${redactText(shown)}` : ''}\n`);
       if (refused) throw answerTooLarge(method, url.pathname, response.status, this.maxAnswerBytes);
       if ((response.status === 429 || response.status === 503) && repeatAfter.includes(response.status) && waits < this.retryAfterWaits) {

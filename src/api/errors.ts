@@ -1,4 +1,4 @@
-import { sizeText } from '../render/text.js';
+import { bytesText } from '../render/words.js';
 
 /** The service answered with an error status. */
 export class ApiError extends Error {
@@ -23,7 +23,7 @@ export function answerTooLarge(method: string, path: string, status: number, lim
   return new ApiError(
     status,
     'answer_too_large',
-    `the answer to ${method} ${path} is longer than ${sizeText(limit)}, the most whsvc reads: --max-answer-size (or WHSVC_MAX_ANSWER_SIZE) raises it`,
+    `the answer to ${method} ${path} is longer than ${bytesText(limit)}, the most whsvc reads: --max-answer-size (or WHSVC_MAX_ANSWER_SIZE) raises it`,
   );
 }
 

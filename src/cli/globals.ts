@@ -1,7 +1,7 @@
 import { type Command, type CommandUnknownOpts, Option } from '@commander-js/extra-typings';
 import { DEFAULT_BASE_URL } from './defaults.js';
 import { DEFAULT_MAX_ANSWER_BYTES } from '../api/client.js';
-import { sizeText } from '../render/text.js';
+import { sizeText } from '../render/words.js';
 import { duration, maxAnswerSize, withScheme } from './parse.js';
 
 /**

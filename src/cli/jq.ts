@@ -1,7 +1,8 @@
 import type { Jq } from 'jq-wasm';
 import type { OutputStream } from '../render/stream.js';
 import type { JsonDocument, JsonOutput } from './json-output.js';
-import { sanitizeBlock, sizeText } from '../render/text.js';
+import { sanitizeBlock } from '../render/text.js';
+import { bytesText } from '../render/words.js';
 import { ExitCode, usageError } from './errors.js';
 import { exactParse } from '../exact-json.js';
 
@@ -161,7 +162,7 @@ export class JqJson implements JsonOutput {
         tooLarge = true;
         items.length = 0;
         this.fail(
-          `--jq: the document passed ${sizeText(this.maxDocumentBytes)} (--max-answer-size), the most kept for jq, which reads a document whole: nothing is filtered; --json | jq, or a page at a time (--cursor), has no such limit`,
+          `--jq: the document passed ${bytesText(this.maxDocumentBytes)} (--max-answer-size), the most kept for jq, which reads a document whole: nothing is filtered; --json | jq, or a page at a time (--cursor), has no such limit`,
         );
       },
       end: (tail) => {

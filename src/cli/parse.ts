@@ -1,8 +1,7 @@
-import { durationText, UNIT_MS } from '../render/words.js';
+import { durationText, sizeText, UNIT_MS } from '../render/words.js';
 import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import { DEFAULT_MAX_ANSWER_BYTES, LARGEST_MAX_ANSWER_BYTES } from '../api/client.js';
 import { isLoopbackHost } from '../net.js';
-import { sizeText } from '../render/text.js';
 import { DEFAULT_PLATFORM_NAME, PLATFORM_NAME } from '../protocol/headers.js';
 import { didYouMean } from './suggest.js';
 import { usageError } from './errors.js';

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { failureReason } from '../files/user-file.js';
-import { sizeText } from '../render/text.js';
+import { bytesText } from '../render/words.js';
 import type { InputStream } from './deps.js';
 import { usageError } from './errors.js';
 
@@ -33,7 +33,7 @@ export async function readStdin(stdin: InputStream, limit = MOST_READ_BYTES, wha
   return Buffer.concat(chunks);
 }
 
-const tooLong = (what: string, limit: number) => usageError(`${what} holds more than ${sizeText(limit)}, the most whsvc reads from it: nothing was read on`);
+const tooLong = (what: string, limit: number) => usageError(`${what} holds more than ${bytesText(limit)}, the most whsvc reads from it: nothing was read on`);
 
 /**
  * What a file flag reads (`--input FILE`, `-F key=@FILE`, `webhooks apply -f FILE`): a regular file, or stdin for `-`

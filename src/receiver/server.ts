@@ -6,6 +6,7 @@ import { httpUrl } from '../net.js';
 import { defaultMaxConnections } from '../open-files.js';
 import { DELIVERY_TIMEOUT_MS, LARGEST_PAYLOAD_BYTES } from '../protocol/delivery.js';
 import { ClientGone, discardRest, readBodyUpTo, TOO_LARGE } from '../request-body.js';
+import { bytesText } from '../render/words.js';
 
 /**
  * What listen takes of its senders (docs/commands.md says each): a stranger
@@ -160,13 +161,6 @@ function refuseTooLarge(res: ServerResponse, limit: number, sent?: IncomingMessa
   if (sent === undefined) return void res.end(text);
   res.write(text);
   void discardRest(sent).then(() => res.end());
-}
-
-/** A size as the docs and the lines say it: `1 MiB`, `64 KiB`, else bytes. */
-export function bytesText(bytes: number): string {
-  if (bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MiB`;
-  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
 }
 
 /** The status line of a request node:http could not read whole, as node:http answers it by default; 400 for the rest. */

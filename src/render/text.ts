@@ -42,18 +42,6 @@ export function keyValues(pairs: Array<[string, string | { styled: string }]>, l
   return pairs.map(([key, value]) => `${label(key.padEnd(width))}  ${typeof value === 'string' ? sanitize(value) : value.styled}`).join('\n') + '\n';
 }
 
-const SIZE_UNITS: Array<[string, number]> = [
-  ['GiB', 1024 ** 3],
-  ['MiB', 1024 ** 2],
-  ['KiB', 1024],
-];
-
-/** A number of bytes as the size flags take it, in the largest unit that says it whole: `64MiB`, `1GiB`, `1500B`. */
-export function sizeText(bytes: number): string {
-  for (const [unit, size] of SIZE_UNITS) if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
-  return `${bytes}B`;
-}
-
 /** The first few of a longer list, and how many more there were: `a, b, c and 5 more`. */
 export function andMore(shown: string[], total: number, separator = ', '): string {
   return `${shown.join(separator)}${total > shown.length ? ` and ${total - shown.length} more` : ''}`;

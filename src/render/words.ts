@@ -34,6 +34,25 @@ export function durationText(ms: number): string {
   return `${ms}ms`;
 }
 
+const SIZE_UNITS: Array<[string, number]> = [
+  ['GiB', 1024 ** 3],
+  ['MiB', 1024 ** 2],
+  ['KiB', 1024],
+];
+
+/** A number of bytes as a size flag takes it (for a flag to type, never a sentence), in the largest unit that says it whole: `64MiB`, `1GiB`, `1500B`. */
+export function sizeText(bytes: number): string {
+  for (const [unit, size] of SIZE_UNITS) if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
+  return `${bytes}B`;
+}
+
+/** A size in words, as every sentence says one (sizeText is a flag's form): `1 MiB`, `64 KiB`, else bytes. */
+export function bytesText(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
 const TIME_UNITS: Array<[number, Intl.RelativeTimeFormatUnit, string]> = [
   [60, 'second', 's'],
   [3600, 'minute', 'm'],

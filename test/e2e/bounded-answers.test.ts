@@ -59,7 +59,7 @@ describe('answers and bodies without end', () => {
     const server = await startEndlessServer({ total: 600 * MB, token: true });
     servers.push(server);
     const result = await measured(['webhooks', 'list', '--json', '--base-url', server.url], 'list');
-    const message = 'the answer to GET /v1/webhooks is longer than 64MiB, the most whsvc reads: --max-answer-size (or WHSVC_MAX_ANSWER_SIZE) raises it';
+    const message = 'the answer to GET /v1/webhooks is longer than 64 MiB, the most whsvc reads: --max-answer-size (or WHSVC_MAX_ANSWER_SIZE) raises it';
     expect(result.code, result.stderr).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n')).toEqual([

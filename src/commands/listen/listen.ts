@@ -3,7 +3,7 @@ import { action, addVerbs } from '../../cli/actions.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
 import { examples } from '../../cli/examples.js';
 import { collect, distinctList, duration, inSeconds, integerIn, requestTimeoutGivenMs, share } from '../../cli/parse.js';
-import { elapsed } from '../../render/words.js';
+import { bytesText, elapsed } from '../../render/words.js';
 import { ConfigStore } from '../../config/store.js';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
@@ -19,7 +19,7 @@ import { currentSecrets, describeSecrets, secretSources, type SecretSource } fro
 import { STDIN } from '../../cli/stdin.js';
 import { LARGEST_PAYLOAD_BYTES } from '../../protocol/delivery.js';
 import { counted } from '../../render/text.js';
-import { bytesText, type ReceiverBounds, receiverBounds, serveRequests, type Stopped } from '../../receiver/server.js';
+import { type ReceiverBounds, receiverBounds, serveRequests, type Stopped } from '../../receiver/server.js';
 import { notOneOf } from '../../cli/suggest.js';
 
 /** Defines `listen`. */

@@ -5,7 +5,8 @@ import type { InputStream } from '../../cli/deps.js';
 import { CliError, ExitCode, usageError } from '../../cli/errors.js';
 import { STDIN } from '../../cli/stdin.js';
 import { failureReason, notRegular, openScratchFile, type ScratchFile } from '../../files/user-file.js';
-import { bytesText, MAX_BODY_BYTES } from '../../receiver/server.js';
+import { MAX_BODY_BYTES } from '../../receiver/server.js';
+import { bytesText } from '../../render/words.js';
 import { parseRecordLine, type RecordLine } from '../../protocol/record-line.js';
 
 /** A record file checked whole: how many records the filter chose, and those records again, to send. */

@@ -616,7 +616,7 @@ describe('ApiClient: the most of an answer read (--max-answer-size)', () => {
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 200, code: 'answer_too_large' });
     expect(error.message).toBe(
-      'the answer to GET /v1/webhooks is longer than 1KiB, the most whsvc reads: --max-answer-size (or WHSVC_MAX_ANSWER_SIZE) raises it',
+      'the answer to GET /v1/webhooks is longer than 1 KiB, the most whsvc reads: --max-answer-size (or WHSVC_MAX_ANSWER_SIZE) raises it',
     );
     expect(fake.requests.map((r) => r.bodyLimit)).toEqual([LIMIT, LIMIT]);
   });
@@ -659,7 +659,7 @@ describe('ApiClient: the most of an answer read (--max-answer-size)', () => {
     fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(200, longPage()));
     await rejectionOf(fake.deps.api.json('GET', '/v1/webhooks'));
     const logged = fake.debugLog.findLast((text) => text.startsWith('< 200'))!;
-    expect(logged).toContain('(longer than 1KiB: the rest not read)');
+    expect(logged).toContain('(longer than 1 KiB: the rest not read)');
     expect(logged).not.toContain('example.com');
   });
 });

@@ -34,7 +34,7 @@ describe('--jq: the --json output through a real jq', () => {
     for (let i = 0; i < 10; i++) document.item({ id: `wh_${i}`, url: 'https://example.com/hooks' });
     document.end({ has_more: false, next_cursor: null });
     expect(stdout.text).toBe('');
-    expect(stderr.text).toMatch(/^whsvc: --jq: the document passed 100 ?B \(--max-answer-size\), the most kept for jq.*\n$/);
+    expect(stderr.text).toMatch(/^whsvc: --jq: the document passed 100 bytes \(--max-answer-size\), the most kept for jq.*\n$/);
     expect(output.finish(0)).toBe(1);
   });
 

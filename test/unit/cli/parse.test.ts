@@ -12,7 +12,7 @@ import {
   timeBound,
   withScheme,
 } from '../../../src/cli/parse.js';
-import { sizeText } from '../../../src/render/text.js';
+import { sizeText } from '../../../src/render/words.js';
 import { durationText } from '../../../src/render/words.js';
 
 describe('durations and shares', () => {

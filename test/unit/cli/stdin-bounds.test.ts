@@ -27,7 +27,7 @@ describe('what a file flag reads is bounded (MOST_READ_BYTES)', () => {
   it('stdin past the bound is a usage error naming the flag, and what comes after is not read', async () => {
     const stdin = endless(1000);
     const error = await readFileFlag('--data', '-', stdin).catch((e: unknown) => e);
-    expect(error).toMatchObject({ exitCode: 2, message: '--data - holds more than 16MiB, the most whsvc reads from it: nothing was read on' });
+    expect(error).toMatchObject({ exitCode: 2, message: '--data - holds more than 16 MiB, the most whsvc reads from it: nothing was read on' });
     expect(stdin.taken).toBe(MOST_READ_BYTES / (1024 * 1024) + 1);
   });
 
@@ -37,7 +37,7 @@ describe('what a file flag reads is bounded (MOST_READ_BYTES)', () => {
     truncateSync(path, MOST_READ_BYTES + 1);
     await expect(readFileFlag('-f', path, endless(0))).rejects.toMatchObject({
       exitCode: 2,
-      message: `-f ${path} holds more than 16MiB, the most whsvc reads from it: nothing was read on`,
+      message: `-f ${path} holds more than 16 MiB, the most whsvc reads from it: nothing was read on`,
     });
   });
 

@@ -188,7 +188,7 @@ describe('whsvc api: the answer is bounded as every answer is (--max-answer-size
     fake.mock.intercept({ path: '/v1/export', method: 'GET' }).reply(200, 'x'.repeat(4096));
     const error = await rejectionOf(run(options({ path: '/v1/export' }), fake.deps));
     expect(error).toBeInstanceOf(ApiError);
-    expect(error).toMatchObject({ code: 'answer_too_large', message: expect.stringMatching(/GET \/v1\/export is longer than 1KiB.*--max-answer-size/) });
+    expect(error).toMatchObject({ code: 'answer_too_large', message: expect.stringMatching(/GET \/v1\/export is longer than 1 KiB.*--max-answer-size/) });
     expect(fake.stdout.text).toBe('');
   });
 

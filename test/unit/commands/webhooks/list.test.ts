@@ -160,7 +160,7 @@ describe('webhooks list', () => {
     mockToken(fake.mock);
     mockPages(fake, [{ data: Array.from({ length: 20 }, (_, i) => hook(i)), has_more: false, next_cursor: null }]);
     const error = await rejectionOf(list({ all: false }, fake.deps));
-    expect(error).toMatchObject({ status: 200, code: 'answer_too_large', message: expect.stringMatching(/longer than 1KiB.*--max-answer-size/) });
+    expect(error).toMatchObject({ status: 200, code: 'answer_too_large', message: expect.stringMatching(/longer than 1 KiB.*--max-answer-size/) });
     expect(fake.stdout.text).toBe('');
   });
 
