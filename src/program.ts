@@ -49,7 +49,6 @@ export function buildProgram(commandName?: string, host?: Pick<Host, 'stdout' | 
     .description('Manage webhooks on the business-platform API, and run a local sandbox of the service.')
     .version(WHSVC_VERSION, '-v, --version', 'print the version')
     .showSuggestionAfterError()
-    .showHelpAfterError('hint: see --help for usage')
     .configureOutput({
       outputError: (text, write) => write(`whsvc: ${usageMessage(text)}`),
       // Help, --version and usage errors go to the host's streams, fitted to their width (a run in-process has no process's).

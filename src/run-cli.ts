@@ -1,4 +1,5 @@
-import { CommanderError } from '@commander-js/extra-typings';
+import { CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { habitHint, refusalOf } from './cli/habits.js';
 import { ApiError, AuthError, NetworkError } from './api/errors.js';
 import { bindRun, type RunScope } from './cli/actions.js';
 import { CliError, ExitCode, unreachableHint, usageMessage } from './cli/errors.js';
@@ -40,7 +41,7 @@ export async function runCli(argv: readonly string[], host: Host, build: typeof 
       if (error instanceof ExitRequest) return error.code;
       // The global options as parsed, usage errors included: `--data '--json'` is a value, not the flag.
       const globals = readGlobals(program, host.env);
-      return reportError(error, new ErrorWriter(host.stderr, globals.json), globals.debug);
+      return reportError(error, new ErrorWriter(host.stderr, globals.json), globals.debug, usageHint(program, argv));
     }
   })();
   try {
@@ -73,10 +74,33 @@ class ErrorWriter {
   }
 }
 
-function reportError(error: unknown, out: ErrorWriter, debug: boolean): number {
+/** What to type instead, for a usage error of commander's: the answer to another tool's habit, or the command's help. */
+function usageHint(program: CommandUnknownOpts, argv: readonly string[]): (error: CommanderError) => string {
+  return (error) => {
+    const refusal = refusalOf(error.code, error.message);
+    return (refusal && habitHint(refusal, argv)) ?? `see ${typedCommand(program, argv)} --help for usage`;
+  };
+}
+
+/** The command the words of argv name (`whsvc webhooks list`), as deep as they go. */
+function typedCommand(program: CommandUnknownOpts, argv: readonly string[]): string {
+  const words = ['whsvc'];
+  let command = program;
+  for (const arg of argv) {
+    if (arg.startsWith('-')) continue;
+    const sub = command.commands.find((c) => c.name() === arg || c.aliases().includes(arg));
+    if (!sub) break;
+    words.push(sub.name());
+    command = sub;
+  }
+  return words.join(' ');
+}
+
+function reportError(error: unknown, out: ErrorWriter, debug: boolean, hintFor: (error: CommanderError) => string): number {
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) return ExitCode.ok;
-    // commander has printed its line (and suggestion) already.
+    // commander has printed its line already; the hint is ours.
+    out.stderr.write(`hint: ${hintFor(error)}\n`);
     if (out.json) out.jsonLine(undefined, 'usage', usageMessage(error.message));
     return ExitCode.usage;
   }

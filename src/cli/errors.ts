@@ -78,5 +78,8 @@ export function usageMessage(commanderMessage: string): string {
   } else if ((match = /^too many arguments(?: for '([^']+)')?\. (.*)$/.exec(first))) {
     line = `too many arguments${match[1] ? ` for ${match[1]}` : ''}: ${why(match[2]!)}`;
   }
+  // commander's near miss, on a line of its own and in brackets, said in the same line.
+  const nearMiss = /^\(Did you mean (.+)\?\)$/.exec(rest[0] ?? '');
+  if (nearMiss) return [`${line}; did you mean ${nearMiss[1]}?`, ...rest.slice(1)].join('\n');
   return [line, ...rest].join('\n');
 }

@@ -77,3 +77,120 @@ export function helpCommand(program: CommandUnknownOpts): CommandUnknownOpts {
       command.help();
     });
 }
+
+/** The words of a command line as a user types them: `whsvc webhooks list --json`. */
+const typed = (words: readonly string[]) => ['whsvc', ...words.map((word) => (/^<[a-z-]+>$/.test(word) ? word : shellWord(word)))].join(' ');
+
+/** What commander refused: an option, a command, or words too many; and the word it named. */
+export interface Refusal {
+  kind: 'option' | 'command' | 'arguments';
+  /** The option or command it named (`--format`, `rm`); for arguments, nothing. */
+  word?: string | undefined;
+}
+
+/** The refusal in commander's own message (`error: unknown option '--format'`), when it is one a habit can answer. */
+export function refusalOf(commanderCode: string, message: string): Refusal | undefined {
+  const named = /'([^']+)'/.exec(message)?.[1];
+  if (commanderCode === 'commander.unknownOption') return { kind: 'option', word: named };
+  if (commanderCode === 'commander.unknownCommand') return { kind: 'command', word: named };
+  if (commanderCode === 'commander.excessArguments') return { kind: 'arguments' };
+  return undefined;
+}
+
+/** The flags other tools print JSON with (`gh … --format json`, kubectl's `-o json`, `--output json`). */
+const OUTPUT_FLAGS = new Set(['--format', '--output', '-o']);
+
+/** argv with the flag at `at` (and its value, when it was a word of its own) taken out. */
+function without(argv: readonly string[], at: number, withValue: boolean): string[] {
+  return [...argv.slice(0, at), ...argv.slice(at + (withValue ? 2 : 1))];
+}
+
+/** An output flag of another tool, with its value: `--format json`, `--output=json`, `-ojson`. */
+function outputFlagHint(argv: readonly string[], word: string): string | undefined {
+  const at = argv.findIndex((arg) => arg === word || arg.startsWith(`${word}=`) || (word === '-o' && arg.startsWith('-o') && !arg.startsWith('--')));
+  if (at < 0) return undefined;
+  const arg = argv[at]!;
+  const inline = arg.startsWith(`${word}=`) ? arg.slice(word.length + 1) : arg !== word ? arg.slice(2) : undefined;
+  const value = inline ?? argv[at + 1];
+  const rest = without(argv, at, inline === undefined && value !== undefined && !value.startsWith('-'));
+  const json = typed([...rest.filter((a) => a !== '--json'), '--json']);
+  return /^json$/i.test(value ?? '')
+    ? `JSON is --json here (and --jq filters it): ${json}`
+    : `a terminal gets a table, and --json gives JSON (--jq filters it): ${json}`;
+}
+
+/** Options other tools have, and what whsvc has for them. */
+function optionHint(argv: readonly string[], typedWord: string): string | undefined {
+  // commander names `--output=json` whole, and `-ojson` as `-o`.
+  const word = typedWord.startsWith('--') ? typedWord.split('=')[0]! : typedWord.slice(0, 2);
+  if (OUTPUT_FLAGS.has(word)) return outputFlagHint(argv, word);
+  if (word === '-q') {
+    const at = argv.indexOf('-q');
+    return `gh's -q is --jq here: ${typed([...argv.slice(0, at), '--jq', ...argv.slice(at + 1)])}`;
+  }
+  if (word === '--print-secret') {
+    return "the signing secret is the webhook's, shown once when it is created: whsvc webhooks create … --secret-file whsec.txt, then whsvc listen --secret-file whsec.txt";
+  }
+  return undefined;
+}
+
+/** Commands other tools have under a group, by the group's name and the word typed, and the words whsvc has for them. */
+const COMMAND_HABITS: Record<string, Record<string, string>> = {
+  webhooks: { rm: 'webhooks delete', remove: 'webhooks delete', view: 'webhooks get', show: 'webhooks get', describe: 'webhooks get', ls: 'webhooks list' },
+  deliveries: { resend: 'deliveries retry', redeliver: 'deliveries retry', ls: 'deliveries list', view: 'deliveries show', get: 'deliveries show' },
+};
+
+/** Commands other tools have at the top: the hint that answers each. */
+const TOP_HABITS: Record<string, (rest: readonly string[]) => string> = {
+  whoami: () => `who is logged in, to which service, with which scopes: ${typed(['auth', 'status'])}`,
+  logs: () => `the deliveries as they happen: ${typed(['deliveries', 'tail'])}; those of one webhook: ${typed(['deliveries', 'list', '<webhook-id>'])}`,
+  endpoint: (rest) => `svix's endpoints are webhooks here: ${typed(['webhooks', ...rest])}`,
+  endpoints: (rest) => `svix's endpoints are webhooks here: ${typed(['webhooks', ...rest])}`,
+};
+
+/** An unknown command: a group's verb under another tool's name (`webhooks rm`), or another tool's command at the top (`whoami`). */
+function commandHint(argv: readonly string[], word: string): string | undefined {
+  const at = argv.indexOf(word);
+  if (at < 0) return undefined;
+  const rest = argv.slice(at + 1);
+  if (at === 0) return TOP_HABITS[word]?.(rest);
+  const meant = COMMAND_HABITS[argv[at - 1] ?? '']?.[word];
+  if (meant === undefined) return undefined;
+  const many = word === 'resend' || word === 'redeliver' ? `; many at once: ${typed(['deliveries', 'recover', '--dry-run'])}` : '';
+  return `${typed([...argv.slice(0, at - 1), ...meant.split(' '), ...rest])}${many}`;
+}
+
+/** Lists that other tools take as words (`--events a b`): whsvc takes them joined by commas. */
+const LIST_OPTIONS = ['--events'];
+
+/** Words too many: a list given as words, gh's `--json id,url`, stripe's `listen 3000`, `events trigger`. */
+function argumentsHint(argv: readonly string[]): string | undefined {
+  const list = argv.findIndex((arg) => LIST_OPTIONS.includes(arg));
+  if (list >= 0) {
+    const end = argv.findIndex((arg, i) => i > list && arg.startsWith('-'));
+    const items = argv.slice(list + 1, end < 0 ? undefined : end);
+    if (items.length > 1)
+      return `a list is one word, its items joined by commas: ${typed([...argv.slice(0, list + 1), items.join(','), ...(end < 0 ? [] : argv.slice(end))])}`;
+  }
+  const json = argv.indexOf('--json');
+  const fields = json >= 0 ? argv[json + 1] : undefined;
+  if (fields !== undefined && /^[a-z_]+(,[a-z_]+)*$/.test(fields)) {
+    const picked = `{${fields.split(',').join(', ')}}`;
+    return `--json takes no list of fields here; --jq picks them: ${typed([...without(argv, json, true), '--json', '--jq', `.data[] | ${picked}`])}`;
+  }
+  if (argv[0] === 'listen' && /^\d+$/.test(argv[1] ?? '')) {
+    return `to receive on port ${argv[1]}: ${typed(['listen', '--port', argv[1]!])}; to pass deliveries on to your app there: ${typed(['listen', '--forward-to', `http://localhost:${argv[1]}`])}`;
+  }
+  if (argv[0] === 'events' && argv[1] === 'trigger') {
+    const type = argv[2] ?? 'invoice.paid';
+    return `an event in the sandbox: ${typed(['sandbox', 'trigger', type])}; a sample to one webhook: ${typed(['test', '<webhook-id>', '--event', type])}`;
+  }
+  return undefined;
+}
+
+/** The hint that answers a habit of another tool (gh, stripe, svix, kubectl) that commander refused, if there is one. */
+export function habitHint(refusal: Refusal, argv: readonly string[]): string | undefined {
+  if (refusal.kind === 'option') return refusal.word ? optionHint(argv, refusal.word) : undefined;
+  if (refusal.kind === 'command') return refusal.word ? commandHint(argv, refusal.word) : undefined;
+  return argumentsHint(argv);
+}

@@ -14,7 +14,7 @@ export function sanitize(value: unknown): string {
 
 /** Text as one word of a POSIX shell, exactly: as it is when plain, else in single quotes. */
 export function shellQuote(text: string): string {
-  return /^[A-Za-z0-9._=/:@%+-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
+  return /^[A-Za-z0-9._=/:@%+,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /** A server string made safe to paste into a shell: control characters removed, quoted unless plain. */

@@ -97,14 +97,15 @@ export function verb<O, D>(path: readonly string[], factory: Factory<O, D>) {
     /** The exit code and stderr of a command line refused before its run; fails when it runs. */
     refused: async (args: readonly string[], run?: VerbRun): Promise<Refused> => {
       const result = await parse(args, run);
-      if ('code' in result) return result;
+      // The hint names the command's help (`see whsvc webhooks list --help`): SEE_HELP stands for it, so a wrong path still fails.
+      if ('code' in result) return { ...result, stderr: result.stderr.replaceAll(`hint: see ${line([])} --help for usage\n`, SEE_HELP) };
       throw new Error(`${line(args)} was not refused: its run was given ${JSON.stringify(result.options)}`);
     },
   };
 }
 
-/** The line after commander's own usage errors (an unknown flag, a bad value): not after a command's own checks. */
-export const SEE_HELP = 'hint: see --help for usage\n';
+/** The line after commander's own usage errors (an unknown flag, a bad value), naming the verb's help: not after a command's own checks. */
+export const SEE_HELP = 'hint: see <the verb> --help for usage\n';
 
 /** A verb with no flag of its own and no argument: its run gets `{}`, the global options pass, a word or a flag more is refused. */
 export async function expectNothingTaken(flags: ReturnType<typeof verb<object, unknown>>, name: string): Promise<void> {

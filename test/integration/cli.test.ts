@@ -548,10 +548,10 @@ describe('failures a user meets', () => {
     const dir = freshConfig();
     const command = await cli(['webhoks', 'list'], dir);
     expect(command.code).toBe(2);
-    expect(command.stderr).toContain('Did you mean webhooks?');
+    expect(command.stderr).toContain('unknown command webhoks; did you mean webhooks?');
     const flag = await cli(['webhooks', 'list', '--limt', '5'], dir);
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toContain('Did you mean --limit?');
+    expect(flag.stderr).toContain('unknown option --limt; did you mean --limit?');
   });
 
   it('prints the version and help with exit 0', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { login, sandboxEnv } from '../helpers/cli.js';
-import { inProcessCliWith, startSandboxInProcess, usersInProcess, type SandboxInProcess } from '../helpers/in-process.js';
+import { inProcessCliWith, runInProcess, startSandboxInProcess, usersInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 
 // The habits users bring from gh, stripe and svix (issue 35): each gets what the user meant, or one
 // line that says what to type instead, exit 2. whsvc and the sandbox in-process; login at a terminal (tmux) is
@@ -38,7 +38,7 @@ describe('commands typed as other tools have them', () => {
   it('a typo of a command still gets its suggestion', async () => {
     const result = await cli(['webhoks', 'list']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Did you mean webhooks?');
+    expect(result.stderr).toContain('unknown command webhoks; did you mean webhooks?');
   });
 
   it('`whsvc events list` lists the catalog, as `whsvc events` does', async () => {
@@ -71,6 +71,103 @@ describe('commands typed as other tools have them', () => {
     expect((await user(['auth', 'status'], dir)).stdout).toContain(sandbox.info.client_id);
     const logout = await user(['auth', 'logout'], dir);
     expect(logout.code, logout.stderr).toBe(0);
+  });
+});
+
+describe('habits of gh, stripe, svix and kubectl users: exit 2 stays, with the command that does it (issue 44)', () => {
+  const answered: Array<[string, string[], string, string]> = [
+    [
+      'gh --format json',
+      ['webhooks', 'list', '--format', 'json'],
+      'unknown option --format',
+      'JSON is --json here (and --jq filters it): whsvc webhooks list --json',
+    ],
+    ["kubectl's -o json", ['webhooks', 'list', '-o', 'json'], 'unknown option -o', 'JSON is --json here (and --jq filters it): whsvc webhooks list --json'],
+    [
+      '--output=json',
+      ['webhooks', 'list', '--output=json'],
+      'unknown option --output=json',
+      'JSON is --json here (and --jq filters it): whsvc webhooks list --json',
+    ],
+    [
+      '--format table',
+      ['deliveries', 'list', 'wh_1', '--format', 'table'],
+      'unknown option --format',
+      'a terminal gets a table, and --json gives JSON (--jq filters it): whsvc deliveries list wh_1 --json',
+    ],
+    [
+      "gh's -q",
+      ['webhooks', 'list', '--json', '-q', '.data[0].id'],
+      'unknown option -q',
+      "gh's -q is --jq here: whsvc webhooks list --json --jq '.data[0].id'",
+    ],
+    [
+      "gh's --json id,url",
+      ['webhooks', 'list', '--json', 'id,url'],
+      'too many arguments for list: expected 0 arguments but got 1: id,url',
+      "--json takes no list of fields here; --jq picks them: whsvc webhooks list --json --jq '.data[] | {id, url}'",
+    ],
+    ['webhooks rm', ['webhooks', 'rm', 'wh_1', '--yes'], 'unknown command rm', 'whsvc webhooks delete wh_1 --yes'],
+    ['webhooks view', ['webhooks', 'view', 'wh_1'], 'unknown command view', 'whsvc webhooks get wh_1'],
+    ["svix's endpoint list", ['endpoint', 'list'], 'unknown command endpoint', "svix's endpoints are webhooks here: whsvc webhooks list"],
+    ['endpoints create', ['endpoints', 'create'], 'unknown command endpoints', "svix's endpoints are webhooks here: whsvc webhooks create"],
+    [
+      'deliveries resend',
+      ['deliveries', 'resend', 'dlv_1'],
+      'unknown command resend',
+      'whsvc deliveries retry dlv_1; many at once: whsvc deliveries recover --dry-run',
+    ],
+    [
+      'deliveries redeliver',
+      ['deliveries', 'redeliver', 'dlv_1'],
+      'unknown command redeliver',
+      'whsvc deliveries retry dlv_1; many at once: whsvc deliveries recover --dry-run',
+    ],
+    [
+      'events trigger',
+      ['events', 'trigger', 'sales_order.created'],
+      'too many arguments for events: expected 0 arguments but got 2: trigger, sales_order.created',
+      'an event in the sandbox: whsvc sandbox trigger sales_order.created; a sample to one webhook: whsvc test <webhook-id> --event sales_order.created',
+    ],
+    [
+      'stripe listen 3000',
+      ['listen', '3000'],
+      'too many arguments for listen: expected 0 arguments but got 1: 3000',
+      'to receive on port 3000: whsvc listen --port 3000; to pass deliveries on to your app there: whsvc listen --forward-to http://localhost:3000',
+    ],
+    [
+      '--events a b',
+      ['listen', '--events', 'invoice.paid', 'product.updated', '--port', '0'],
+      'too many arguments for listen: expected 0 arguments but got 1: product.updated',
+      'a list is one word, its items joined by commas: whsvc listen --events invoice.paid,product.updated --port 0',
+    ],
+    [
+      'stripe listen --print-secret',
+      ['listen', '--print-secret'],
+      'unknown option --print-secret',
+      "the signing secret is the webhook's, shown once when it is created: whsvc webhooks create … --secret-file whsec.txt, then whsvc listen --secret-file whsec.txt",
+    ],
+    ['whoami', ['whoami'], 'unknown command whoami', 'who is logged in, to which service, with which scopes: whsvc auth status'],
+    [
+      'stripe logs tail',
+      ['logs', 'tail'],
+      'unknown command logs',
+      'the deliveries as they happen: whsvc deliveries tail; those of one webhook: whsvc deliveries list <webhook-id>',
+    ],
+  ];
+  it.each(answered)('%s: the refusal, then the command that does it', async (_habit, argv, line, hint) => {
+    const result = await runInProcess(argv);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    // With --json the usage error is also its JSON line, after these.
+    expect(result.stderr.split('\n').slice(0, 2)).toEqual([`whsvc: ${line}`, `hint: ${hint}`]);
+  });
+
+  it('a usage error with no habit behind it points at the help of the command typed; a near miss is said in the same line', async () => {
+    const flag = await runInProcess(['webhooks', 'list', '--bogus']);
+    expect(flag.stderr).toBe('whsvc: unknown option --bogus\nhint: see whsvc webhooks list --help for usage\n');
+    const typo = await runInProcess(['webhoks', 'list']);
+    expect(typo.stderr).toBe('whsvc: unknown command webhoks; did you mean webhooks?\nhint: see whsvc --help for usage\n');
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { command } from '../../../../src/commands/sandbox/clock.js';
-import { SEE_HELP, verb } from '../../../helpers/verb.js';
+import { verb } from '../../../helpers/verb.js';
 
 const clock = verb(['sandbox', 'clock'], command);
 
@@ -22,6 +22,10 @@ describe('sandbox clock (advance, set): flags', () => {
     expect((await clock.refused(['advance', 'soon'])).stderr.split('\n')[0]).toBe(
       'whsvc: <duration> soon: must be a duration such as 500ms, 90s, 30m, 2h or 3d (a bare number is seconds)',
     );
-    expect(await clock.refused(['advance'])).toEqual({ code: 2, stderr: `whsvc: <duration> is required\n${SEE_HELP}` });
+    // The hint names the help of the command typed, however deep.
+    expect(await clock.refused(['advance'])).toEqual({
+      code: 2,
+      stderr: 'whsvc: <duration> is required\nhint: see whsvc sandbox clock advance --help for usage\n',
+    });
   });
 });

@@ -42,7 +42,7 @@ describe('webhooks create: flags', () => {
   it('an event type twice is refused; a value a flag needs is said', async () => {
     expect(await create.refused(['--url', URL_, '--events', 'invoice.paid,invoice.paid'])).toEqual({
       code: 2,
-      stderr: `whsvc: --events 'invoice.paid,invoice.paid': invoice.paid is listed twice\n${SEE_HELP}`,
+      stderr: `whsvc: --events invoice.paid,invoice.paid: invoice.paid is listed twice\n${SEE_HELP}`,
     });
     expect(await create.refused(['--url'])).toEqual({ code: 2, stderr: `whsvc: --url needs a value\n${SEE_HELP}` });
   });

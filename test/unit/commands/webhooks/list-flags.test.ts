@@ -30,7 +30,7 @@ describe('webhooks list: flags', () => {
   });
 
   it('a mistyped flag gets its suggestion; with --json, one JSON line too', async () => {
-    expect(await list.refused(['--limt', '5'])).toEqual({ code: 2, stderr: `whsvc: unknown option --limt\n(Did you mean --limit?)\n${SEE_HELP}` });
+    expect(await list.refused(['--limt', '5'])).toEqual({ code: 2, stderr: `whsvc: unknown option --limt; did you mean --limit?\n${SEE_HELP}` });
     const json = await list.refused(['--json', '--limit', '0']);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stderr.split('\n').find((line) => line.startsWith('{'))!)).toEqual({
