@@ -241,6 +241,12 @@ describe('shell completion', () => {
     expect(empty.stdout.split('\n')).toContain('create');
   });
 
+  it("offers the interface's event types when no catalog can be had (not logged in): --event of send, test and check-receiver", async () => {
+    const result = await user(['__complete', '--', 'check-receiver', 'http://localhost:3000', '--event', 'inv']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('inventory.changed\ninvoice.paid\n');
+  });
+
   it('whsvc completion powershell prints a script to load in $PROFILE', async () => {
     const result = await cli(['completion', 'powershell']);
     expect(result.code).toBe(0);

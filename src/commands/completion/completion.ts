@@ -6,6 +6,7 @@ import { examples } from '../../cli/examples.js';
 import type { Io } from '../../cli/deps.js';
 import { usageError } from '../../cli/errors.js';
 import { notOneOf } from '../../cli/suggest.js';
+import { EVENT_TYPES } from '../../protocol/catalog.js';
 import { DELIVERY_STATUSES } from '../../protocol/status.js';
 import { sanitize } from '../../render/text.js';
 
@@ -49,7 +50,9 @@ const completeCommand = (program: CommandUnknownOpts) =>
           const deps = await buildDeps({ ...context.globals, requestTimeoutMs: 2000 }, context.io, context);
           const cached = deps.config.readCatalog(deps.api.baseUrl);
           if (cached) return cached.data.map((e) => e.type);
-          return (await fetchCatalog(deps).catch(() => [])).map((e) => e.type);
+          // Not logged in, or the service silent: the interface's own catalog, which send, listen and check-receiver take.
+          const fetched = (await fetchCatalog(deps).catch(() => [])).map((e) => e.type);
+          return fetched.length > 0 ? fetched : [...EVENT_TYPES];
         };
         return printCandidates(program, words.length === 0 ? [''] : words, context.io, eventTypes);
       }),
@@ -65,10 +68,11 @@ export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 const SCRIPTS: Record<(typeof SHELLS)[number], string> = {
   bash: `# whsvc completion for bash: eval "$(whsvc completion bash)" in ~/.bashrc
 _whsvc_complete() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}"
-  local IFS=$'\\n'
-  COMPREPLY=( $(whsvc __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null) )
-  [[ "\${COMPREPLY[0]}" == *, ]] && compopt -o nospace 2>/dev/null
+  local candidate
+  COMPREPLY=()
+  # read, not mapfile: macOS's bash 3.2 has no mapfile.
+  while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(whsvc __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
+  [[ "\${COMPREPLY[0]:-}" == *, ]] && compopt -o nospace 2>/dev/null
   return 0
 }
 complete -o default -F _whsvc_complete whsvc
@@ -162,7 +166,11 @@ export async function candidates(program: CommandUnknownOpts, words: string[], e
   const previous = before[before.length - 1];
   const options = visibleOptions(command);
   const takesValue = (word: string | undefined) => options.some((o) => o.long === word && (o.required || o.optional));
-  if (takesValue(previous)) return choose(VALUE_CHOICES[previous!], current, eventTypes);
+  if (takesValue(previous)) {
+    // A flag's own list of values (commander's .choices(): --clock wall|manual) where the table names none.
+    const own = options.find((o) => o.long === previous)?.argChoices;
+    return choose(VALUE_CHOICES[previous!] ?? own, current, eventTypes);
+  }
   if (current.startsWith('-')) {
     return options.map((o) => o.long).filter((name): name is string => Boolean(name?.startsWith(current)));
   }

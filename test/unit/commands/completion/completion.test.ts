@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { candidates, script } from '../../../../src/commands/completion/completion.js';
 import { buildProgram } from '../../../../src/program.js';
@@ -24,6 +25,11 @@ describe('completion candidates', () => {
     expect(await complete('webhooks', 'get', '')).toEqual([]);
   });
 
+  it("offers a flag's own values: --clock wall or manual", async () => {
+    expect(await complete('sandbox', 'start', '--clock', '')).toEqual(['wall', 'manual']);
+    expect(await complete('sandbox', 'start', '--clock', 'm')).toEqual(['manual']);
+  });
+
   it('offers the shells, powershell among them', async () => {
     expect(await complete('completion', '')).toEqual(['bash', 'zsh', 'fish', 'powershell']);
     expect(await complete('completion', 'p')).toEqual(['powershell']);
@@ -32,6 +38,16 @@ describe('completion candidates', () => {
   it('still offers commands and flags', async () => {
     expect(await complete('sandbox', '')).toEqual(['start', 'clock', 'trigger']);
     expect(await complete('sandbox', 'trigger', '--d')).toEqual(['--data', '--debug']);
+  });
+});
+
+describe('the bash script', () => {
+  // shellcheck is installed by .ci/run, as tmux is.
+  it('passes shellcheck with no warning', () => {
+    const checked = spawnSync('shellcheck', ['-s', 'bash', '-'], { input: script('bash'), encoding: 'utf8' });
+    expect(checked.error).toBeUndefined();
+    expect(checked.stdout).toBe('');
+    expect(checked.status).toBe(0);
   });
 });
 
