@@ -77,7 +77,12 @@ export function action<A extends unknown[]>(run: (context: ActionContext, ...arg
     const jq =
       globals.jq === undefined
         ? undefined
-        : new JqJson(await loadJqFilter(globals.jq, (work) => interrupts.withSystemSignals(work)), host.stdout, host.stderr, maxAnswerBytes(globals, host.env));
+        : new JqJson(
+            await loadJqFilter(globals.jq, { unguarded: (work) => interrupts.withSystemSignals(work), env: host.env }),
+            host.stdout,
+            host.stderr,
+            maxAnswerBytes(globals, host.env),
+          );
     const io: Io = {
       stdin: host.stdin,
       stdout: jq ? jq.plainOutput : host.stdout,

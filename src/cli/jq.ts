@@ -5,6 +5,7 @@ import { sanitizeBlock } from '../render/text.js';
 import { bytesText } from '../render/words.js';
 import { ExitCode, usageError } from './errors.js';
 import { exactParse } from '../exact-json.js';
+import { redactUserinfo } from '../net.js';
 
 /**
  * --jq EXPR: the output --json prints, through jq, as `--json | jq -r EXPR`
@@ -38,12 +39,66 @@ function jqMessage(stderr: string): string {
  * before anything runs there too).
  */
 export function checkExpression(jq: Pick<Jq, 'raw'>, expression: string): void {
+  const depth = nestingDepth(expression);
+  if (depth > MOST_NESTING) {
+    throw usageError(`--jq ${echoed(expression)}: nested ${depth} deep; whsvc's jq runs programs nested at most ${MOST_NESTING} deep`, JQ_MANUAL);
+  }
   const guarded = jq.raw('null', `if false then (\n${expression}\n) else empty end`, ['-n']);
   if (guarded.exitCode === 0) return;
   const alone = jq.raw('null', expression, ['-n']);
   const message = jqMessage(alone.exitCode === 3 ? alone.stderr : guarded.stderr) || guarded.stderr.trim();
-  throw usageError(`--jq ${JSON.stringify(expression)}: ${message}`, 'jq expressions as in jq 1.8: https://jqlang.org/manual/');
+  throw usageError(`--jq ${echoed(expression)}: ${message}`, JQ_MANUAL);
 }
+
+const JQ_MANUAL = 'jq expressions as in jq 1.8: https://jqlang.org/manual/';
+
+/**
+ * The deepest nesting a program may have. jq's WebAssembly has a fixed stack: a program nested about 600 deep
+ * overruns it as it runs (`memory access out of bounds`), after the command's requests; 500 runs. Refused before
+ * anything is sent, with room to spare for the input's own depth.
+ */
+const MOST_NESTING = 256;
+
+/** How deep a program's brackets nest, (), [] and {} alike, outside its string literals. */
+export function nestingDepth(expression: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < expression.length; i++) {
+    const c = expression[i]!;
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '(' || c === '[' || c === '{') deepest = Math.max(deepest, ++depth);
+    else if (c === ')' || c === ']' || c === '}') depth = Math.max(0, depth - 1);
+  }
+  return deepest;
+}
+
+/** The expression as an error echoes it: quoted, and cut to its first 60 characters when longer, so the line stays one. */
+function echoed(expression: string): string {
+  return JSON.stringify(expression.length > 60 ? `${expression.slice(0, 59)}…` : expression);
+}
+
+/**
+ * What `$ENV` and `env` are inside --jq: the user's environment, as jq on the command line gives it, less what holds
+ * a credential (a name with SECRET, TOKEN, PASSWORD, PASSWD, CREDENTIAL or KEY in it) and with any password in a URL
+ * (a proxy's) masked: a filter's output goes to CI logs. jq's WebAssembly has an environment of its own (HOME=/home/
+ * web_user), which this takes the place of.
+ */
+export function jqEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || /SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|KEY/i.test(name)) continue;
+    kept[name] = redactUserinfo(value);
+  }
+  return kept;
+}
+
+/** The variable the environment is given to the program in, bound as $ENV and env ahead of the user's program. */
+const ENV_VARIABLE = '__whsvc_env';
+const withEnvironment = (expression: string) => `$${ENV_VARIABLE} as $ENV | def env: $ENV; ${expression}`;
 
 /**
  * jq itself failed: its WebAssembly ran out of memory (`Aborted()`) or overran it, as a program recursing too deep
@@ -74,13 +129,22 @@ function withoutAbortLine<T>(work: () => T): T {
 /** jq, loaded at its first use: the WebAssembly module is compiled only for a command given --jq. */
 export async function loadJqFilter(
   expression: string,
-  /** Runs jq's work with the signals left to the system (Interrupts.withSystemSignals): a program that never ends stops at Ctrl-C. */
-  unguarded: <T>(work: () => T) => T = (work) => work(),
+  {
+    unguarded = (work) => work(),
+    env = {},
+  }: {
+    /** Runs jq's work with the signals left to the system (Interrupts.withSystemSignals): a program that never ends stops at Ctrl-C. */
+    unguarded?: <T>(work: () => T) => T;
+    /** The user's environment: `$ENV` and `env` in the program (jqEnvironment). */
+    env?: Readonly<Record<string, string | undefined>>;
+  } = {},
 ): Promise<JqFilter> {
   // The build with the WebAssembly embedded: nothing to find on disk next to the bundle's chunks.
   const { loadJq } = await import('jq-wasm/inline');
   let jq: Jq | undefined = await loadJq();
   checkExpression(jq, expression);
+  const program = withEnvironment(expression);
+  const flags = ['-c', '--argjson', ENV_VARIABLE, JSON.stringify(jqEnvironment(env))];
   let failed = '';
   return {
     run(input) {
@@ -88,7 +152,7 @@ export async function loadJqFilter(
       let ran: ReturnType<Jq['raw']>;
       try {
         const running = jq;
-        ran = unguarded(() => withoutAbortLine(() => running.raw(input, expression, ['-c'])));
+        ran = unguarded(() => withoutAbortLine(() => running.raw(input, program, flags)));
       } catch (error) {
         // Its memory (up to its limit, hundreds of MB) goes with it.
         jq = undefined;
@@ -138,6 +202,10 @@ export class JqJson implements JsonOutput {
 
   line(value: unknown): void {
     this.apply(JSON.stringify(value));
+  }
+
+  heading(value: unknown): void {
+    this.stderr.write(`${JSON.stringify(value)}\n`);
   }
 
   /**

@@ -11,6 +11,11 @@ export interface JsonOutput {
   text(json: string): void;
   /** One line of an NDJSON stream (listen, tail, replay), printed at once. */
   line(value: unknown): void;
+  /**
+   * A line about a stream, ahead of it (listen's address, which a script given --port 0 reads): on stdout with
+   * --json; with --jq on stderr, out of the way of the user's program, which sees only the stream's own lines.
+   */
+  heading(value: unknown): void;
   /** One document written as it goes, `{ head…, "<key>": [items…], tail… }` (JsonDocumentStream). */
   stream(key: string, head?: Record<string, unknown>, pretty?: boolean): JsonDocument;
 }
@@ -38,6 +43,10 @@ export class PrintedJson implements JsonOutput {
 
   line(value: unknown): void {
     this.out.write(`${JSON.stringify(value)}\n`);
+  }
+
+  heading(value: unknown): void {
+    this.line(value);
   }
 
   stream(key: string, head: Record<string, unknown> = {}, pretty = false): JsonDocument {

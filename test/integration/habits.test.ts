@@ -242,7 +242,7 @@ describe('shell completion', () => {
   });
 
   it("offers the interface's event types when no catalog can be had (not logged in): --event of send, test and check-receiver", async () => {
-    const result = await user(['__complete', '--', 'check-receiver', 'http://localhost:3000', '--event', 'inv']);
+    const result = await user(['__complete', '--', 'check-receiver', 'http://localhost:3000', '--event', 'inv'], join(workDir, 'no-login'));
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('inventory.changed\ninvoice.paid\n');
   });

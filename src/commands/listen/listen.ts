@@ -196,8 +196,8 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       onStopped: (what) => stops.stopped(what),
     });
     try {
-      // A script learns the address from stdout, as from `sandbox start --json`: --port 0 chose the port.
-      if (options.json) deps.jsonOut.line({ url: server.url });
+      // A script learns the address from stdout, as from `sandbox start --json`: --port 0 chose the port (from stderr under --jq).
+      if (options.json) deps.jsonOut.heading({ url: server.url });
       announce(deps.stderr, { url: server.url, secrets, routes, seed, recorder: recording?.file }, options);
       // What waits (--timeout, --max-silence, the user's stop) starts only now that listen listens.
       code = await Promise.race([ending.start(), deps.stopRequested()]);

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CliError } from '../../../src/cli/errors.js';
-import { JqJson, loadJqFilter } from '../../../src/cli/jq.js';
+import { JqJson, jqEnvironment, loadJqFilter, nestingDepth } from '../../../src/cli/jq.js';
 import { Collector } from '../../helpers/fake-deps.js';
 
 /** What `--jq expression` prints for the documents a command hands it (JSON texts), and the exit code it leaves. */
@@ -83,6 +83,35 @@ describe('--jq: the --json output through a real jq', () => {
     expect(error.message).toBe('--jq ".data | lenght": lenght/0 is not defined (line 1, column 9)');
     const syntax = (await loadJqFilter('.data |').catch((e: unknown) => e)) as CliError;
     expect(syntax.message).toBe('--jq ".data |": syntax error, unexpected end of file (line 1, column 7)');
+  });
+
+  it("a program nested deeper than jq's stack takes is a usage error before anything runs; a long one is echoed cut (issue 44)", async () => {
+    const deep = `${'['.repeat(1000)}.a${']'.repeat(1000)}`;
+    const error = (await loadJqFilter(deep).catch((e: unknown) => e)) as CliError;
+    expect(error).toBeInstanceOf(CliError);
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toBe(`--jq "${'['.repeat(59)}…": nested 1000 deep; whsvc's jq runs programs nested at most 256 deep`);
+    // Brackets inside a string are no nesting; 256 deep runs.
+    expect(nestingDepth('"((((" | [.]')).toBe(1);
+    expect((await through(`${'['.repeat(256)}.a${']'.repeat(256)} | flatten | .[0]`, ['{"a":7}'])).stdout).toBe('7\n');
+  });
+
+  it("$ENV and env are the user's environment, less what holds a credential, with a URL's password masked (issue 44)", async () => {
+    const env = {
+      PAGER: 'less',
+      WHSVC_CLIENT_SECRET: 'sbx_secret_x',
+      GITHUB_TOKEN: 'ghp_x',
+      AWS_SECRET_ACCESS_KEY: 'k',
+      HTTPS_PROXY: 'http://user:hunter2@proxy:3128',
+    };
+    const stdout = new Collector();
+    const output = new JqJson(await loadJqFilter('$ENV.PAGER, env.PAGER, ($ENV | keys), $ENV.HTTPS_PROXY', { env }), stdout, new Collector());
+    output.text('null');
+    const [pager, viaEnv, keys, proxy] = stdout.text.trimEnd().split('\n');
+    expect([pager, viaEnv]).toEqual(['less', 'less']);
+    expect(JSON.parse(keys!)).toEqual(['HTTPS_PROXY', 'PAGER']);
+    expect(proxy).not.toContain('hunter2');
+    expect(jqEnvironment(env)).not.toHaveProperty('WHSVC_CLIENT_SECRET');
   });
 
   it('the check runs nothing: an expression that would loop for ever, or read input, compiles and is not run', async () => {
