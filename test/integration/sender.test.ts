@@ -302,18 +302,6 @@ describe('several secret files: listen and verify', () => {
     }
   });
 
-  it("listen --json --jq: the user's program sees only the deliveries; the address line goes to stderr (issue 44)", async () => {
-    const listener = await startListenInProcess(['--secret-file', secretFile(), '--count', '1', '--timeout', '60', '--json', '--jq', '.event']);
-    try {
-      expect((await runInProcess(['send', listener.url, '--secret-file', secretFile(), '--event', 'product.updated'])).code).toBe(0);
-      expect(await listener.exit).toBe(0);
-      expect(listener.stdout()).toBe('product.updated\n');
-      expect(listener.stderr()).toContain(`${JSON.stringify({ url: listener.url })}\n`);
-    } finally {
-      await listener.stop('SIGTERM');
-    }
-  });
-
   it('verify checks against each, and names the one that verified', async () => {
     const body = '{"id":"inv_1","event":"invoice.paid"}';
     writeFileSync(join(dir, 'verify-body.json'), body);
