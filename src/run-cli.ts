@@ -10,6 +10,7 @@ import { ConfigError } from './config/errors.js';
 import { FileError } from './files/user-file.js';
 import type { OutputStream } from './render/stream.js';
 import { buildProgram } from './program.js';
+import { shellWord } from './render/text.js';
 
 /**
  * whsvc as a function: runs the command line `argv` (the words after
@@ -41,7 +42,8 @@ export async function runCli(argv: readonly string[], host: Host, build: typeof 
       if (error instanceof ExitRequest) return error.code;
       // The global options as parsed, usage errors included: `--data '--json'` is a value, not the flag.
       const globals = readGlobals(program, host.env);
-      return reportError(error, new ErrorWriter(host.stderr, globals.json), globals.debug, usageHint(program, argv));
+      const profile = globals.profile === 'default' ? '' : ` --profile ${shellWord(globals.profile)}`;
+      return reportError(error, new ErrorWriter(host.stderr, globals.json), { debug: globals.debug, profile }, usageHint(program, argv));
     }
   })();
   try {
@@ -96,7 +98,13 @@ function typedCommand(program: CommandUnknownOpts, argv: readonly string[]): str
   return words.join(' ');
 }
 
-function reportError(error: unknown, out: ErrorWriter, debug: boolean, hintFor: (error: CommanderError) => string): number {
+/** What an error's words depend on: --debug, and the profile in use (` --profile prod`, or nothing for the default) for the hints' commands. */
+interface Reporting {
+  debug: boolean;
+  profile: string;
+}
+
+function reportError(error: unknown, out: ErrorWriter, { debug, profile }: Reporting, hintFor: (error: CommanderError) => string): number {
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) return ExitCode.ok;
     // commander has printed its line already; the hint is ours.
@@ -124,14 +132,14 @@ function reportError(error: unknown, out: ErrorWriter, debug: boolean, hintFor: 
     const hint = error.proxy ? 'check HTTPS_PROXY / HTTP_PROXY, or name the host in NO_PROXY to go around the proxy' : unreachableHint(error.host);
     return out.write(error.message, ExitCode.failure, hint);
   }
-  if (error instanceof ApiError) return reportApiError(error, out);
+  if (error instanceof ApiError) return reportApiError(error, out, profile);
   out.stderr.write(`whsvc: unexpected error: ${(error as Error)?.message ?? String(error)}\n`);
   if (debug) out.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
   else out.stderr.write('hint: run again with --debug for details\n');
   return ExitCode.failure;
 }
 
-function reportApiError(error: ApiError, out: ErrorWriter): number {
+function reportApiError(error: ApiError, out: ErrorWriter, profile: string): number {
   const status = error.status;
   if (status === 403) {
     const scope = error.requiredScope ?? 'a scope the token lacks';
@@ -141,7 +149,8 @@ function reportApiError(error: ApiError, out: ErrorWriter): number {
     return out.write(
       message,
       ExitCode.permission,
-      `log in with a client that has ${scope}: whsvc login --client-id ID (whsvc auth status shows the scope of this one)`,
+      // The profile in use, named: followed as written, the hint must not replace another profile's login.
+      `log in with a client that has ${scope}: whsvc login${profile} --client-id ID (whsvc auth status${profile} shows the scope of this one)`,
       403,
       error.code,
     );

@@ -191,6 +191,13 @@ describe('credentials', () => {
     expect(result.stderr).toContain('webhooks:write');
     const errorLine = result.stderr.split('\n').find((line) => line.startsWith('{'))!;
     expect(JSON.parse(errorLine)).toEqual({ error: { status: 403, code: 'insufficient_scope', message: expect.stringContaining('webhooks:write') } });
+    // The hint's commands name the profile in use: followed as written, they must not replace another profile's login.
+    expect(result.stderr).toContain('hint: log in with a client that has webhooks:write: whsvc login --client-id ID (whsvc auth status shows');
+    const reader = await cli(['webhooks', 'delete', 'wh_1', '--yes', '--profile', 'reader'], dir, { env });
+    expect(reader.code).toBe(4);
+    expect(reader.stderr).toContain(
+      'hint: log in with a client that has webhooks:write: whsvc login --profile reader --client-id ID (whsvc auth status --profile reader shows',
+    );
   });
 
   it('gets one fresh token when the cached one is refused (401), and carries on', async () => {
