@@ -247,7 +247,11 @@ describe('webhooks health against the sandbox', () => {
   it('in a pipe: tab-separated rows worst first, ISO times; exit 1 with one line naming the unhealthy', async () => {
     const result = await cli(['webhooks', 'health']);
     expect(result.code, result.stderr).toBe(1);
-    expect(result.stderr).toBe(`whsvc: 3 webhooks are unhealthy (the HEALTH column says why): ${ids.down}, ${ids.mixed}, ${ids.slow}\n`);
+    // Each named with why (the HEALTH column says only unhealthy).
+    expect(result.stderr).toBe(
+      `whsvc: 3 webhooks are unhealthy:\n  ${ids.down}: its newest 5 deliveries failed; 0% delivered, under 95%\n` +
+        `  ${ids.mixed}: its newest 2 deliveries failed; 60% delivered, under 95%\n  ${ids.slow}: 0% delivered, under 95%\n`,
+    );
     const rows = result.stdout
       .trimEnd()
       .split('\n')
@@ -260,7 +264,10 @@ describe('webhooks health against the sandbox', () => {
   it('--fail-under sets the exit code and names the webhooks below it', async () => {
     const under50 = await cli(['webhooks', 'health', '--fail-under', '50']);
     expect(under50.code).toBe(1);
-    expect(under50.stderr).toBe(`whsvc: 3 webhooks are unhealthy (the HEALTH column says why): ${ids.down}, ${ids.mixed}, ${ids.slow}\n`);
+    expect(under50.stderr).toBe(
+      `whsvc: 3 webhooks are unhealthy:\n  ${ids.down}: its newest 5 deliveries failed; 0% delivered, under 50%\n` +
+        `  ${ids.mixed}: its newest 2 deliveries failed\n  ${ids.slow}: 0% delivered, under 50%\n`,
+    );
     // 3 of 5 is exactly 60%: not below.
     const under60 = await cli(['webhooks', 'health', ids.mixed!, ids.ok!, ids.idle!, '--fail-under', '60%', '--json']);
     expect(under60.code, under60.stderr).toBe(1);

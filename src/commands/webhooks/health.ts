@@ -12,7 +12,7 @@ import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
 import { boundAt, collect, percentage, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import type { Colors } from '../../render/colors.js';
 import { renderTable, type Column, type TableOptions } from '../../render/table.js';
-import { andMore, sanitize } from '../../render/text.js';
+import { sanitize } from '../../render/text.js';
 import { NO_ANSWER } from '../../render/words.js';
 import { CODE_WIDTH, URL_MIN, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 
@@ -327,14 +327,14 @@ export async function run(options: HealthOptions, deps: CommandDeps): Promise<nu
   }
   const unhealthy = rows.filter((row) => !row.healthy);
   if (unhealthy.length === 0) return 0;
-  // One is named with why; several, the worst few by id, since the table above (or --json) says why of each.
+  // One is named with why; several, the worst few each with why, and how many more.
   if (unhealthy.length === 1) deps.stderr.write(`whsvc: 1 webhook is unhealthy: ${sanitize(unhealthy[0]!.id)} (${whyUnhealthy(unhealthy[0]!, failUnder)})\n`);
   else {
-    const named = andMore(
-      unhealthy.slice(0, NAMED_UNHEALTHY).map((row) => sanitize(row.id)),
-      unhealthy.length,
+    const named = unhealthy.slice(0, NAMED_UNHEALTHY).map((row) => `  ${sanitize(row.id)}: ${whyUnhealthy(row, failUnder)}\n`);
+    const more = unhealthy.length - named.length;
+    deps.stderr.write(
+      `whsvc: ${unhealthy.length} webhooks are unhealthy${more > 0 ? `, the worst ${named.length}` : ''}:\n${named.join('')}${more > 0 ? `  and ${more} more${deps.json ? '' : ' (the table above)'}\n` : ''}`,
     );
-    deps.stderr.write(`whsvc: ${unhealthy.length} webhooks are unhealthy (${deps.json ? 'health in the JSON' : 'the HEALTH column'} says why): ${named}\n`);
   }
   return 1;
 }

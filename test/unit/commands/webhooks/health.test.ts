@@ -237,7 +237,9 @@ describe('webhooks health: order, threshold, output', () => {
       ['wh_c', true],
       ['wh_d', true],
     ]);
-    expect(fake.stderr.text).toBe('whsvc: 2 webhooks are unhealthy (health in the JSON says why): wh_b, wh_a\n');
+    expect(fake.stderr.text).toBe(
+      'whsvc: 2 webhooks are unhealthy:\n  wh_b: its newest 2 deliveries failed; 33.3% delivered, under 95%\n  wh_a: 50% delivered, under 95%\n',
+    );
   });
 
   it('many unhealthy: the closing line names the worst three and counts the rest (the table has them all)', async () => {
@@ -254,7 +256,10 @@ describe('webhooks health: order, threshold, output', () => {
     }
     expect(await health({ ids: [], failUnder: 0 }, fake.deps)).toBe(1);
     expect(rowsOf(fake)).toHaveLength(5);
-    expect(fake.stderr.text).toBe('whsvc: 5 webhooks are unhealthy (health in the JSON says why): wh_1, wh_2, wh_3 and 2 more\n');
+    expect(fake.stderr.text).toBe(
+      'whsvc: 5 webhooks are unhealthy, the worst 3:\n' +
+        '  wh_1: its newest 6 deliveries failed\n  wh_2: its newest 5 deliveries failed\n  wh_3: its newest 4 deliveries failed\n  and 2 more\n',
+    );
   });
 
   it('--fail-under that nobody is below: only a failing streak is unhealthy', async () => {
