@@ -144,4 +144,31 @@ describe('--forward-to [PATTERN=]URL', () => {
     const receipt = JSON.parse(listener.stdout().trim().split('\n').at(-1)!);
     expect(receipt.forward).toMatchObject({ url: `${invoices.url.replace('http://', 'http://***@')}/inv`, route: 'invoice.*', status: 200 });
   });
+
+  it('listen with no secret says what it forwards: each signed delivery, unchecked; an unsigned one is answered and not forwarded (issue 44)', async () => {
+    invoices.received.length = 0;
+    const listener = await startListenInProcess(['--timeout', '30', '--json', '--forward-to', `${invoices.url}/inv`]);
+    try {
+      expect(listener.stderr()).toContain(
+        `verifying with no secret (signatures are not checked); forwarding signed deliveries, unchecked (an unsigned one is answered, not forwarded), to ${invoices.url}/inv`,
+      );
+      const body = JSON.stringify({ event: 'invoice.paid', id: 'inv_2' });
+      const signed = await fetch(`${listener.url}/hooks`, {
+        method: 'POST',
+        headers: { 'x-service-signature': signatureOf('whsec_any', body), 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_a' },
+        body,
+      });
+      const unsigned = await fetch(`${listener.url}/hooks`, {
+        method: 'POST',
+        headers: { 'x-service-event': 'invoice.paid', 'x-service-delivery-id': 'dlv_b' },
+        body,
+      });
+      expect([signed.status, unsigned.status]).toEqual([200, 200]);
+      // The listener's own lines are the marker: both were handled, and only the signed one reached the app.
+      await listener.until(() => jsonLines(listener.stdout()).length >= 3, 'both receipts');
+      expect(invoices.received).toHaveLength(1);
+    } finally {
+      await listener.stop('SIGTERM');
+    }
+  });
 });

@@ -51,7 +51,7 @@ export const command = (runF = run) =>
     .addOption(
       new Option(
         '--forward-to <[pattern=]url>',
-        'relay each verified delivery, byte for byte with its headers, to your local app; repeatable: invoice.*=URL routes by event type, the first route that matches wins, a bare URL (last) takes the rest',
+        'relay each verified delivery (with no secret: each signed one, unchecked), byte for byte with its headers, to your local app; repeatable: invoice.*=URL routes by event type, the first route that matches wins, a bare URL (last) takes the rest',
       ).argParser(collect(forwardRoute)),
     )
     .addOption(new Option('--events <types>', 'only show these event types (comma-separated)').argParser(distinctList))
@@ -361,7 +361,9 @@ function announce(
 ): void {
   const { url, routes, seed, recorder } = state;
   stderr.write(`whsvc listen: ready at ${url}\n`);
-  stderr.write(`  verifying with ${describeSecrets(state.secrets)}${routes.length ? `; forwarding verified deliveries to ${describeRoutes(routes)}` : ''}\n`);
+  // With no secret nothing is verified: what is forwarded is every signed delivery, unchecked, and the words say so.
+  const forwarded = state.secrets.length > 0 ? 'verified deliveries' : 'signed deliveries, unchecked (an unsigned one is answered, not forwarded),';
+  stderr.write(`  verifying with ${describeSecrets(state.secrets)}${routes.length ? `; forwarding ${forwarded} to ${describeRoutes(routes)}` : ''}\n`);
   const failing = [
     options.failFirst === undefined ? '' : `the first ${options.failFirst} attempt${options.failFirst === 1 ? '' : 's'} of each delivery`,
     seed === undefined ? '' : `${Math.round(options.failRate! * 1000) / 10}% of attempts (--seed ${seed} fails the same ones again)`,
