@@ -357,7 +357,11 @@ describe('whsvc verify', () => {
     expect(result.stderr + result.stdout).not.toContain(secret);
     const newline = await runInProcess(['verify', '--signature', signature, '--secret', secret], { input: `${body}\n` });
     expect(newline.code).toBe(1);
-    expect(newline.stderr).toContain('trailing newline');
+    expect(newline.stderr).toContain('a trailing newline was added to the body');
+    // And the other way: signed with a newline at its end, checked without it (issue 44).
+    const lost = await runInProcess(['verify', '--signature', signatureOf(secret, `${body}\n`), '--secret', secret], { input: body });
+    expect(lost.code).toBe(1);
+    expect(lost.stderr).toContain('the trailing newline the body was sent with was removed');
     const wrongSecret = await runInProcess(['verify', '--signature', signature, '--secret', 'whsec_other'], { input: body });
     expect(wrongSecret.code).toBe(1);
   });

@@ -53,6 +53,12 @@ function diagnose(secret: string, body: Buffer, given: string): string | undefin
   const text = body.toString('utf8');
   const changes: Array<[string, string]> = [];
   if (/\r?\n$/.test(text)) changes.push(['a trailing newline was added to the body (echo, an editor)', text.replace(/\r?\n$/, '')]);
+  // And the other way: the body as sent ended in a newline that was lost ($(…) in a shell, a trim, a copy from a log).
+  else
+    changes.push(
+      ["the trailing newline the body was sent with was removed (a shell's $(…), a trim, a copy)", `${text}\n`],
+      ['the trailing CRLF the body was sent with was removed', `${text}\r\n`],
+    );
   let isJson = false;
   try {
     changes.push(['the body was re-serialised (its whitespace or key order changed)', JSON.stringify(JSON.parse(text))]);
