@@ -123,3 +123,14 @@ export function unsendableHeader(name: string, value: string): string | undefine
     ? `the header ${JSON.stringify(name)} holds ${shown}, which is not one byte: a recorded header value is bytes, one character each (U+0000 to U+00FF), as listen records them`
     : `the header ${JSON.stringify(name)} holds the control character ${shown}, which HTTP does not allow in a header`;
 }
+
+/**
+ * When an attempt was made, by the service's clock (ISO 8601): its `Date` header (the sandbox's clock, moved or not),
+ * else when it arrived here. listen stamps its lines with it, and replay shows a recording's deliveries by it, so the
+ * two say the same time of the same delivery.
+ */
+export function serviceTimeOf(headers: Readonly<Record<string, string | string[] | undefined>>, arrived: string | Date): string {
+  const date = headers.date ?? headers.Date;
+  const sent = typeof date === 'string' ? Date.parse(date) : Number.NaN;
+  return Number.isNaN(sent) ? new Date(arrived).toISOString() : new Date(sent).toISOString();
+}

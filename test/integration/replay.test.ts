@@ -152,6 +152,39 @@ describe('listen --record, then replay', () => {
     expect(app.received).toHaveLength(0);
   });
 
+  it('a 401 or 403 from the app gets the hint that it refuses the signature, recorded or made anew (issue 44)', async () => {
+    app.respondWith = () => 401;
+    try {
+      const recorded = await runInProcess(['replay', recordFile(), '--to', app.url]);
+      expect(recorded.code).toBe(1);
+      expect(recorded.stderr).toContain(
+        'hint: 2 deliveries answered 401 or 403: the app refuses the recorded signature, made with the secret of the webhook that sent it; sign them anew with the secret your app holds: --secret-file FILE\n',
+      );
+      const appSecret = join(workDir, 'app-secret-401.txt');
+      writeFileSync(appSecret, 'whsec_not_the_apps');
+      const resigned = await runInProcess(['replay', recordFile(), '--to', app.url, '--secret-file', appSecret, '--event', 'invoice.paid']);
+      expect(resigned.stderr).toContain(
+        `hint: 1 delivery answered 401 or 403: the app refuses the signature made with the secret in ${appSecret}; give replay the secret your app holds\n`,
+      );
+    } finally {
+      app.respondWith = () => 200;
+    }
+    const fine = await runInProcess(['replay', recordFile(), '--to', app.url]);
+    expect(fine.stderr).not.toContain('hint:');
+  });
+
+  it("shows each delivery at the service's time (its Date header), as listen did, not the time it was recorded (issue 44)", async () => {
+    const record = jsonLines(readFileSync(recordFile(), 'utf8'))[0];
+    // Recorded on 1 January 2026 by this machine's clock, sent on 1 January 2027 by a sandbox whose clock was moved.
+    const moved = { ...record, received_at: '2026-01-01T12:00:00.000Z', headers: { ...record.headers, date: 'Fri, 01 Jan 2027 12:00:00 GMT' } };
+    const file = join(workDir, 'moved-clock.ndjson');
+    writeFileSync(file, `${JSON.stringify(moved)}\n`);
+    const dry = await runInProcess(['replay', file, '--to', app.url, '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/^2027-01-01 \d\d:\d\d:\d\d /);
+    expect(dry.stdout).not.toContain('2026-01-01');
+  });
+
   it('a line that is not a record is exit 2 naming its line, and nothing is sent', async () => {
     app.received.length = 0;
     const broken = join(workDir, 'broken.ndjson');

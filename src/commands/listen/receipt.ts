@@ -4,6 +4,7 @@ import { displayWidth } from '../../render/width.js';
 import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js';
 import { sanitize } from '../../render/text.js';
 import { clockTime, noAnswer, elapsed } from '../../render/words.js';
+import { serviceTimeOf } from '../../protocol/headers.js';
 import type { Decision } from '../../receiver/answer.js';
 import type { Receipt } from '../../receiver/receive.js';
 import { isMistakenTokenRequest, withoutCredentials } from '../../protocol/record-line.js';
@@ -26,9 +27,8 @@ export interface AnswerWords {
  * when `tail --forward-to` or `replay` sends one on), else when it arrived.
  */
 function stampOf(receipt: Receipt): string {
-  const sent = typeof receipt.headers.date === 'string' ? Date.parse(receipt.headers.date) : Number.NaN;
-  const time = Number.isNaN(sent) ? receipt.receivedAt.getTime() : sent;
-  return clockTime(new Date(time).toISOString(), time);
+  const sent = serviceTimeOf(receipt.headers, receipt.receivedAt);
+  return clockTime(sent, Date.parse(sent));
 }
 
 /** The --json line of a request (NDJSON). */

@@ -14,9 +14,9 @@ import { colorsFor, type Colors } from '../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout } from '../../render/line.js';
 import { ProgressLine } from '../../render/progress.js';
 import { counted, sanitize } from '../../render/text.js';
-import { noAnswer, elapsed } from '../../render/words.js';
+import { clockTime, noAnswer, elapsed } from '../../render/words.js';
 import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js';
-import { isSignatureHeader, signatureHeaderName } from '../../protocol/headers.js';
+import { isSignatureHeader, serviceTimeOf, signatureHeaderName } from '../../protocol/headers.js';
 import { recordedBody, recordedSignatureCheck, type RecordLine } from '../../protocol/record-line.js';
 import { sign } from '../../protocol/signature.js';
 import { isDelivered } from '../../protocol/status.js';
@@ -132,7 +132,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
     for await (const record of records.chosen()) {
       const url = shownUrl(sendOnUrl(target, record.path));
       if (options.json) deps.jsonOut.line({ would_send: { ...describe(record), url } });
-      else deps.stdout.write(`${line(record, colors, layout)}\n`);
+      else deps.stdout.write(`${line(record, colors, layout, now())}\n`);
     }
     if (options.json) deps.jsonOut.line({ summary: { would_send: records.count, to: shownUrl(target) } });
     deps.stderr.write(`whsvc: ${counted(records.count, 'delivery', 'deliveries')} of ${records.name} would be sent to ${shownUrl(target)}\n`);
@@ -141,8 +141,10 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
   // Progress only where a person watches both streams: data lines go to stdout, the progress line to stderr.
   const progress = deps.stderr.isTTY && deps.stdout.isTTY && records.count > 20 ? new ProgressLine(deps.stderr) : undefined;
   const tally = { sent: 0, ok: 0, other_status: 0, no_answer: 0 };
+  let refusedSignature = 0;
   const show = (replayed: Replayed) => {
     tally.sent += 1;
+    if (replayed.result.status === 401 || replayed.result.status === 403) refusedSignature += 1;
     if (isDelivered(replayed.result.status)) tally.ok += 1;
     else if (replayed.result.status === null) tally.no_answer += 1;
     else tally.other_status += 1;
@@ -152,7 +154,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
       deps.jsonOut.line({
         replayed: { ...describe(replayed.record), url, status: replayed.result.status, error: replayed.result.error ?? null, ms: replayed.ms },
       });
-    } else deps.stdout.write(`${line(replayed.record, colors, layout, replayed)}\n`);
+    } else deps.stdout.write(`${line(replayed.record, colors, layout, now(), replayed)}\n`);
     progress?.update(`replayed ${tally.sent} of ${records.count}: ${tally.ok} answered 2xx`, true);
   };
   try {
@@ -177,8 +179,17 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
   // A reader of stdout that went away (`| head`) has what it asked for: exit 0, nothing more said, as every command does.
   if (deps.stdoutWasClosed?.()) return ExitCode.ok;
   deps.stderr.write(`whsvc: ${summary}${deps.stop?.aborted ? ` (interrupted: ${records.count - tally.sent} not sent)` : ''}\n`);
+  if (refusedSignature > 0) deps.stderr.write(`hint: ${signatureRefusedHint(refusedSignature, options.secretFile)}\n`);
   if (deps.stop?.aborted) return ExitCode.interrupted;
   return tally.ok === tally.sent ? ExitCode.ok : ExitCode.failure;
+}
+
+/** What 401 or 403 from the app usually means in a replay: it refuses the signature, recorded or made anew. */
+function signatureRefusedHint(count: number, secretFile: string | undefined): string {
+  const answered = `${counted(count, 'delivery', 'deliveries')} answered 401 or 403`;
+  return secretFile === undefined
+    ? `${answered}: the app refuses the recorded signature, made with the secret of the webhook that sent it; sign them anew with the secret your app holds: --secret-file FILE`
+    : `${answered}: the app refuses the signature made with the secret in ${secretFile}; give replay the secret your app holds`;
 }
 
 /** The records until Ctrl-C: the rest of the file is not read. */
@@ -242,7 +253,7 @@ function replayLayout(deps: Pick<Io, 'stdout'>): StreamLayout<ReplayKey> {
 }
 
 /** One replay's line: the event, the delivery and its attempt, and the app's answer and time, or why there was none. */
-function line(record: RecordLine, colors: Colors, layout: StreamLayout<ReplayKey>, replayed?: Replayed): string {
+function line(record: RecordLine, colors: Colors, layout: StreamLayout<ReplayKey>, now: number, replayed?: Replayed): string {
   const status = replayed?.result.status;
   const answer =
     replayed === undefined
@@ -254,7 +265,8 @@ function line(record: RecordLine, colors: Colors, layout: StreamLayout<ReplayKey
             styled: `-> ${isDelivered(status) ? colors.green(String(status)) : colors.red(String(status))}  ${elapsed(replayed.ms)}`,
           };
   return layout.line({
-    time: record.received_at.slice(0, 19).replace('T', ' '),
+    // The service's time of the delivery, as listen showed it (the date too, when not today).
+    time: clockTime(serviceTimeOf(record.headers, record.received_at), now),
     event: sanitize(record.event ?? '(no event)'),
     delivery: deliveryRef(layout, 'delivery', sanitize(record.delivery_id ?? '-'), numberText(record.attempt)),
     answer,
