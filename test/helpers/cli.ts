@@ -267,6 +267,12 @@ export function startWhsvc(
   return watched(child, `whsvc ${args.join(' ')}`);
 }
 
+/** Starts a program of another kind (an example receiver of examples/, say), with `env` over this process's; at once. */
+export function startProgram(command: string, args: string[], env: Env = {}): Running {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return watched(child, [command, ...args].join(' '));
+}
+
 /**
  * Starts `whsvc <args>` and resolves once its stderr matches `ready` (with
  * the match); rejects, naming `what`, if it exits before.

@@ -97,7 +97,7 @@ webhooks:
     for (const webhook of webhooks) {
       const path = join(secrets(), `${webhook.id}.secret`);
       expect(statSync(path).mode & 0o777).toBe(0o600);
-      expect(readFileSync(path, 'utf8')).toMatch(/^whsec_\S+\n$/);
+      expect(readFileSync(path, 'utf8')).toMatch(/^whsec_\S+$/);
       expect(result.stdout).toContain(`✓ created  ${webhook.id}  ${webhook.url}  (signing secret in ${path}, mode 0600)`);
     }
   });

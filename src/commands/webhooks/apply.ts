@@ -242,7 +242,7 @@ async function perform(step: Step, journal: Journal | undefined, outcome: Outcom
     try {
       path = join(secretDir, secretFileName(webhook.id));
       reserved = ReservedFile.reserve(path, '--secret-dir', false);
-      reserved.write(`${webhook.signing_secret}\n`);
+      reserved.write(webhook.signing_secret); // alone, as webhooks create writes it
     } catch (error) {
       throw await undoCreate(deps.api, webhook.id, path, error, () => reserved?.discard(), 'run the apply again with a --secret-dir that can be written');
     }

@@ -81,7 +81,8 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
   const webhook = await postWebhook(deps, { url, events, inactive: options.inactive }, discardReserved);
   if (reserved) {
     try {
-      reserved.write(`${webhook.signing_secret}\n`);
+      // The secret alone, no newline: the file's bytes are the key, as an app reads it (docs/receivers.md).
+      reserved.write(webhook.signing_secret);
     } catch (error) {
       throw await undoCreate(deps.api, webhook.id, options.secretFile!, error, discardReserved, 'create it again with a --secret-file that can be written');
     }

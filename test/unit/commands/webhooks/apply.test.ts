@@ -78,7 +78,7 @@ describe('webhooks apply', () => {
     expect(readdirSync(secrets).sort()).toEqual(['wh_new1.secret', 'wh_new2.secret']);
     for (const n of [1, 2]) {
       const secretFile = join(secrets, `wh_new${n}.secret`);
-      expect(readFileSync(secretFile, 'utf8')).toBe(`${SECRET(n)}\n`);
+      expect(readFileSync(secretFile, 'utf8')).toBe(SECRET(n));
       expect(statSync(secretFile).mode & 0o777).toBe(0o600);
     }
     expect(fake.stdout.text).toContain(`✓ created  wh_new1  https://a.example/h  (signing secret in ${join(secrets, 'wh_new1.secret')}, mode 0600)`);
@@ -205,7 +205,7 @@ describe('webhooks apply', () => {
     expect(fake.stdout.text).not.toContain('Done:');
     expect(fake.stderr.text).toContain('stopped after 1 of 3 changes; not done: create https://b.example/h, delete wh_x');
     expect(fake.stderr.text).toContain('the same apply, run again, finishes the job');
-    expect(readFileSync(join(dir, 'wh_new1.secret'), 'utf8')).toBe(`${SECRET(1)}\n`);
+    expect(readFileSync(join(dir, 'wh_new1.secret'), 'utf8')).toBe(SECRET(1));
   });
 
   it('a secret that cannot be written: the webhook is deleted again, and the error says so', async () => {

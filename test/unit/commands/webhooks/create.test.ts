@@ -104,14 +104,14 @@ describe('webhooks create: the signing secret', () => {
     expect(JSON.parse(fake.stdout.text)).toEqual(created({ url: URL_, events: ['invoice.paid'] }));
   });
 
-  it('--secret-file writes the secret with mode 0600 and keeps it off stdout in human mode', async () => {
+  it('--secret-file writes the secret alone (no newline: the file is the key) with mode 0600, and keeps it off stdout in human mode', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     mockCatalog(fake.mock);
     mockCreate(fake);
     const file = join(fake.configDir, 'whsec.txt');
     await create(options({ url: URL_, events: ['invoice.paid'], secretFile: file }), fake.deps);
-    expect(readFileSync(file, 'utf8')).toBe(`${SECRET}\n`);
+    expect(readFileSync(file, 'utf8')).toBe(SECRET);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(fake.stdout.text).toContain('wh_new0001');
     expect(fake.stdout.text).not.toContain(SECRET);
@@ -126,7 +126,7 @@ describe('webhooks create: the signing secret', () => {
     mockCreate(fake);
     const file = join(fake.configDir, 'whsec.txt');
     await create(options({ url: URL_, events: ['invoice.paid'], secretFile: file }), fake.deps);
-    expect(readFileSync(file, 'utf8')).toBe(`${SECRET}\n`);
+    expect(readFileSync(file, 'utf8')).toBe(SECRET);
     const printed = JSON.parse(fake.stdout.text) as Record<string, unknown>;
     expect(printed.signing_secret_file).toBe(file);
     expect(printed).not.toHaveProperty('signing_secret');
@@ -167,7 +167,7 @@ describe('webhooks create: the signing secret', () => {
     const file = join(fake.configDir, 'existing.txt');
     writeFileSync(file, 'an older and longer secret that must not survive\n');
     await create(options({ url: URL_, events: ['invoice.paid'], secretFile: file, force: true }), fake.deps);
-    expect(readFileSync(file, 'utf8')).toBe(`${SECRET}\n`);
+    expect(readFileSync(file, 'utf8')).toBe(SECRET);
   });
 
   it('--force over an existing world-readable file still leaves it mode 0600', async () => {
@@ -179,7 +179,7 @@ describe('webhooks create: the signing secret', () => {
     writeFileSync(file, 'old\n', { mode: 0o644 });
     chmodSync(file, 0o644);
     await create(options({ url: URL_, events: ['invoice.paid'], secretFile: file, force: true }), fake.deps);
-    expect(readFileSync(file, 'utf8')).toBe(`${SECRET}\n`);
+    expect(readFileSync(file, 'utf8')).toBe(SECRET);
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 

@@ -1,0 +1,58 @@
+// Run: npm install express && PORT=3000 SECRET_FILE=./whsec.txt node express.mjs
+//
+// A webhook receiver on Express (4 or 5). It takes the service's deliveries at POST /webhooks:
+// it verifies each signature over the raw body, refuses a bad one with a 400, and does the work
+// of each delivery once, however often the service sends it.
+// Why each step: docs/receivers.md, beside this folder.
+
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import express from 'express';
+
+// The key is the whole whsec_… string, as bytes: never base64-decoded. trim() drops the newline
+// an editor or `echo` may leave at the end of the file.
+const secret = readFileSync(process.env.SECRET_FILE ?? 'whsec.txt', 'utf8').trim();
+
+// The delivery ids already handled. In memory here: in your app, store each id with a unique key,
+// in the same transaction as the work, so that a repeat is caught after a restart too.
+const handled = new Set();
+
+function signatureIsValid(body, header) {
+  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
+  const given = Buffer.from(header ?? '');
+  // timingSafeEqual throws on buffers of unequal lengths: a short signature must be a 400, not a crash.
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function handle(event, deliveryId) {
+  // Your work, by event type (event.event). The answer must reach the service within 10 s, or it
+  // counts as failed and is sent again: hand anything slow to a queue and answer at once.
+  console.log(`handled ${deliveryId} ${event.event}`);
+}
+
+const app = express();
+
+// express.raw, not express.json, on this route: the signature covers the bytes as sent, so they
+// are verified as they came, before any parsing. (Mount express.json() after this route, or on
+// other routes only: once it has read the body, the bytes are gone.)
+app.post('/webhooks', express.raw({ type: '*/*', limit: '1mb' }), (req, res) => {
+  const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0); // no body: not a Buffer
+  if (!signatureIsValid(body, req.get('X-Service-Signature'))) return res.status(400).send('bad or missing signature\n');
+  const deliveryId = req.get('X-Service-Delivery-Id');
+  if (!deliveryId) return res.status(400).send('no X-Service-Delivery-Id\n');
+  // A delivery handled already, sent again because our answer was lost: a 2xx, so that it stops.
+  if (handled.has(deliveryId)) return res.status(200).send('already handled\n');
+  let event;
+  try {
+    event = JSON.parse(body.toString('utf8'));
+  } catch {
+    return res.status(400).send('not JSON\n');
+  }
+  handled.add(deliveryId);
+  handle(event, deliveryId);
+  res.status(200).send('ok\n');
+});
+
+const server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
+  console.log(`listening on http://127.0.0.1:${server.address().port}/webhooks`);
+});

@@ -1,0 +1,68 @@
+# Run: pip install flask && PORT=3000 SECRET_FILE=./whsec.txt python3 flask_app.py
+#
+# A webhook receiver on Flask (2 or 3). It takes the service's deliveries at POST /webhooks: it
+# verifies each signature over the raw body, refuses a bad one with a 400, and does the work of
+# each delivery once, however often the service sends it.
+# Why each step: docs/receivers.md, beside this folder.
+
+import hashlib
+import hmac
+import json
+import os
+import threading
+
+from flask import Flask, request
+
+# The key is the whole whsec_… string, as bytes: never base64-decoded. strip() drops the newline
+# an editor or `echo` may leave at the end of the file.
+with open(os.environ.get("SECRET_FILE", "whsec.txt"), "rb") as file:
+    SECRET = file.read().strip()
+
+app = Flask(__name__)
+app.config["MAX_CONTENT_LENGTH"] = 1024 * 1024  # the service sends 64 KiB at most
+
+# The delivery ids already handled. In memory here: in your app, store each id with a unique key,
+# in the same transaction as the work, so that a repeat is caught after a restart too.
+handled = set()
+handled_lock = threading.Lock()  # requests run in threads of their own
+
+
+def signature_is_valid(body, header):
+    expected = b"sha256=" + hmac.new(SECRET, body, hashlib.sha256).hexdigest().encode()
+    # Bytes, not str: compare_digest raises on a str that is not ASCII, and takes bytes of any length.
+    return hmac.compare_digest(header.encode(), expected)
+
+
+def handle(event, delivery_id):
+    # Your work, by event type (event["event"]). The answer must reach the service within 10 s, or
+    # it counts as failed and is sent again: hand anything slow to a queue and answer at once.
+    print(f"handled {delivery_id} {event.get('event')}", flush=True)
+
+
+@app.post("/webhooks")
+def webhooks():
+    # The signature covers the bytes as sent: verify request.get_data(), never request.json written
+    # out again (json.dumps spaces and orders it otherwise).
+    body = request.get_data()
+    if not signature_is_valid(body, request.headers.get("X-Service-Signature", "")):
+        return "bad or missing signature\n", 400
+    delivery_id = request.headers.get("X-Service-Delivery-Id")
+    if not delivery_id:
+        return "no X-Service-Delivery-Id\n", 400
+    try:
+        event = json.loads(body)
+    except ValueError:
+        return "not JSON\n", 400
+    with handled_lock:
+        repeat = delivery_id in handled
+        handled.add(delivery_id)
+    # A delivery handled already, sent again because our answer was lost: a 2xx, so that it stops.
+    if repeat:
+        return "already handled\n", 200
+    handle(event, delivery_id)
+    return "ok\n", 200
+
+
+if __name__ == "__main__":
+    # Flask's development server; in production, a WSGI server: gunicorn -b 127.0.0.1:3000 flask_app:app
+    app.run(host="127.0.0.1", port=int(os.environ.get("PORT", "3000")))

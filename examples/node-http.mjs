@@ -1,0 +1,66 @@
+// Run: PORT=3000 SECRET_FILE=./whsec.txt node node-http.mjs
+//
+// A webhook receiver on Node's own http module, with nothing to install. It takes the service's
+// deliveries at POST /webhooks: it verifies each signature over the raw body, refuses a bad one
+// with a 400, and does the work of each delivery once, however often the service sends it.
+// Why each step: docs/receivers.md, beside this folder.
+
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+
+// The key is the whole whsec_… string, as bytes: never base64-decoded. trim() drops the newline
+// an editor or `echo` may leave at the end of the file.
+const secret = readFileSync(process.env.SECRET_FILE ?? 'whsec.txt', 'utf8').trim();
+const MAX_BODY = 1024 * 1024; // the service sends 64 KiB at most
+
+// The delivery ids already handled. In memory here: in your app, store each id with a unique key,
+// in the same transaction as the work, so that a repeat is caught after a restart too.
+const handled = new Set();
+
+function signatureIsValid(body, header) {
+  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
+  const given = Buffer.from(header ?? '');
+  // timingSafeEqual throws on buffers of unequal lengths: a short signature must be a 400, not a crash.
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function handle(event, deliveryId) {
+  // Your work, by event type (event.event). The answer must reach the service within 10 s, or it
+  // counts as failed and is sent again: hand anything slow to a queue and answer at once.
+  console.log(`handled ${deliveryId} ${event.event}`);
+}
+
+function receive(req, body, answer) {
+  if (!signatureIsValid(body, req.headers['x-service-signature'])) return answer(400, 'bad or missing signature');
+  const deliveryId = req.headers['x-service-delivery-id'];
+  if (!deliveryId) return answer(400, 'no X-Service-Delivery-Id');
+  // A delivery handled already, sent again because our answer was lost: a 2xx, so that it stops.
+  if (handled.has(deliveryId)) return answer(200, 'already handled');
+  let event;
+  try {
+    event = JSON.parse(body.toString('utf8'));
+  } catch {
+    return answer(400, 'not JSON');
+  }
+  handled.add(deliveryId);
+  handle(event, deliveryId);
+  answer(200, 'ok');
+}
+
+const server = createServer((req, res) => {
+  const answer = (status, text) => res.writeHead(status, { 'content-type': 'text/plain' }).end(`${text}\n`);
+  if (req.method !== 'POST' || req.url !== '/webhooks') return answer(404, 'not found');
+  // The signature covers the bytes as sent: keep them as they came, and verify before JSON.parse.
+  const chunks = [];
+  let size = 0;
+  req.on('data', (chunk) => {
+    size += chunk.length;
+    if (size <= MAX_BODY) chunks.push(chunk);
+  });
+  req.on('end', () => (size > MAX_BODY ? answer(413, 'body too large') : receive(req, Buffer.concat(chunks), answer)));
+});
+
+server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
+  console.log(`listening on http://127.0.0.1:${server.address().port}/webhooks`);
+});

@@ -1,0 +1,77 @@
+# Run: PORT=3000 SECRET_FILE=./whsec.txt python3 python-stdlib.py
+#
+# A webhook receiver on Python's standard library (http.server), with nothing to install. It takes
+# the service's deliveries at POST /webhooks: it verifies each signature over the raw body, refuses
+# a bad one with a 400, and does the work of each delivery once, however often the service sends it.
+# Why each step: docs/receivers.md, beside this folder.
+
+import hashlib
+import hmac
+import json
+import os
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# The key is the whole whsec_… string, as bytes: never base64-decoded. strip() drops the newline
+# an editor or `echo` may leave at the end of the file.
+with open(os.environ.get("SECRET_FILE", "whsec.txt"), "rb") as file:
+    SECRET = file.read().strip()
+MAX_BODY = 1024 * 1024  # the service sends 64 KiB at most
+
+# The delivery ids already handled. In memory here: in your app, store each id with a unique key,
+# in the same transaction as the work, so that a repeat is caught after a restart too.
+handled = set()
+handled_lock = threading.Lock()  # each request runs in a thread of its own
+
+
+def signature_is_valid(body, header):
+    expected = b"sha256=" + hmac.new(SECRET, body, hashlib.sha256).hexdigest().encode()
+    # Bytes, not str: compare_digest raises on a str that is not ASCII, and takes bytes of any length.
+    return hmac.compare_digest(header.encode("latin-1"), expected)
+
+
+def handle(event, delivery_id):
+    # Your work, by event type (event["event"]). The answer must reach the service within 10 s, or
+    # it counts as failed and is sent again: hand anything slow to a queue and answer at once.
+    print(f"handled {delivery_id} {event.get('event')}", flush=True)
+
+
+class Receiver(BaseHTTPRequestHandler):
+    def do_POST(self):
+        if self.path != "/webhooks":
+            return self.answer(404, "not found")
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_BODY:
+            return self.answer(413, "body too large")
+        # The signature covers the bytes as sent: verify them as read, before json.loads.
+        body = self.rfile.read(length)
+        if not signature_is_valid(body, self.headers.get("X-Service-Signature", "")):
+            return self.answer(400, "bad or missing signature")
+        delivery_id = self.headers.get("X-Service-Delivery-Id")
+        if not delivery_id:
+            return self.answer(400, "no X-Service-Delivery-Id")
+        try:
+            event = json.loads(body)
+        except ValueError:
+            return self.answer(400, "not JSON")
+        with handled_lock:
+            repeat = delivery_id in handled
+            handled.add(delivery_id)
+        # A delivery handled already, sent again because our answer was lost: a 2xx, so that it stops.
+        if repeat:
+            return self.answer(200, "already handled")
+        handle(event, delivery_id)
+        self.answer(200, "ok")
+
+    def answer(self, status, text):
+        data = f"{text}\n".encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+server = ThreadingHTTPServer(("127.0.0.1", int(os.environ.get("PORT", "3000"))), Receiver)
+print(f"listening on http://127.0.0.1:{server.server_port}/webhooks", flush=True)
+server.serve_forever()
