@@ -223,7 +223,7 @@ describe('whsvc check-receiver', () => {
     const app = await startReceiver(verifiesReserializedJson(SECRET));
     const result = await checkReceiver(app.url);
     expect(result.failed).toEqual([2]);
-    expect(result.check(2).cause).toContain('JSON it parsed and wrote again');
+    expect(result.check(2).cause).toContain('it verifies the JSON written again by JSON.stringify(JSON.parse(…))');
     expect(result.check(2).fix).toContain('raw body');
   });
 
