@@ -118,4 +118,15 @@ describe('check-receiver names the cause of refused deliveries, tested by a deli
     // The whole sentence once; the checks it explains name it in a few words.
     expect(result.human.split('it took none of 10 deliveries')).toHaveLength(2);
   });
+
+  it('a Python receiver done right passes all 9 with no suspect sent, and the verdict says what it could not see', async () => {
+    const result = await againstPython(undefined);
+    expect(result.code, result.human).toBe(0);
+    expect(result.document.cause_found).toBeNull();
+    expect(result.document.checks.flatMap((c: CheckJson) => c.cause_probes)).toEqual([]);
+    expect(result.human).toMatch(/^pass {2}7 .*a second effect of the repeat cannot be seen over HTTP: drop repeats by X-Service-Delivery-Id/m);
+    expect(result.human.trimEnd().split('\n').at(-1)).toBe(
+      'all 9 checks passed: it takes valid deliveries by their raw bytes, refuses forged ones, answers a repeat 2xx and answers within 10 s; whether it acts twice on a repeat cannot be seen over HTTP (see 7)',
+    );
+  });
 });

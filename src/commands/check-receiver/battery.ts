@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { samplePayload } from '../../protocol/catalog.js';
 import { LARGEST_PAYLOAD_BYTES, madeDelivery, type MadeDelivery } from '../../protocol/delivery.js';
-import { signatureHeaderName } from '../../protocol/headers.js';
+import { deliveryHeaderNames, signatureHeaderName } from '../../protocol/headers.js';
 import { checkSignatureWith, digestHex, SIGNATURE_PREFIX, type SignatureCheck } from '../../protocol/signature.js';
 import { isDelivered } from '../../protocol/status.js';
 import { counted, sanitize } from '../../render/text.js';
@@ -537,6 +537,7 @@ function malformedSignatureCheck({ ctx, first, event, original, make }: Making):
 
 /** 7: one delivery sent again with the same delivery id, as the service retries it, is answered 2xx both times. */
 function repeatedDeliveryCheck({ ctx, first, event, sample, make }: Making): Check {
+  const deliveryIdHeader = deliveryHeaderNames(ctx.platformName).deliveryId;
   const repeated = make(sample(), event, { secret: first.secret });
   const once: Probe = { what: `${event}, attempt 1`, delivery: repeated, signatureCheck: 'verified', signedWith: first.name };
   const again: Probe = {
@@ -553,7 +554,13 @@ function repeatedDeliveryCheck({ ctx, first, event, sample, make }: Making): Che
     probes: [once, again],
     judge(own, all) {
       const [sent, resent] = [outcomeOf(own, once), outcomeOf(own, again)];
-      if (taken(sent) && taken(resent)) return { pass: true, summary: `answered ${sent.result.status}, then ${resent.result.status}` };
+      if (taken(sent) && taken(resent)) {
+        return {
+          pass: true,
+          // What HTTP shows is the answer; whether it acted twice is not.
+          summary: `answered ${sent.result.status}, then ${resent.result.status}; a second effect of the repeat cannot be seen over HTTP: drop repeats by ${deliveryIdHeader} (--effects CMD can see it)`,
+        };
+      }
       if (!taken(sent)) return { pass: false, summary: `the first send answered ${answered(sent)}`, ...whyNotTaken(sent, ctx.limitMs, all) };
       if (resent.result.status === null) return { pass: false, summary: `the repeat: ${answered(resent)}`, ...whyNotTaken(resent, ctx.limitMs, all) };
       return {
@@ -561,7 +568,7 @@ function repeatedDeliveryCheck({ ctx, first, event, sample, make }: Making): Che
         summary: `answered ${sent.result.status}, then ${answered(resent)}`,
         cause:
           'it refuses a delivery id it has seen: the service sends a delivery again when it did not get the answer (a timeout, a lost connection), and that retry must be answered 2xx',
-        fix: 'keep the delivery ids it has processed, and answer a repeat 2xx without doing the work again',
+        fix: `keep the ${deliveryIdHeader} of each delivery it has processed, and answer a repeat 2xx without doing the work again`,
       };
     },
   };
@@ -634,6 +641,10 @@ function timeLimitCheck({ ctx, event, signed }: Making): Check {
     },
   };
 }
+
+/** What passing every check shows, and what it cannot: the words after `all 9 checks passed`. */
+export const allPassedWords = (limitMs: number) =>
+  `it takes valid deliveries by their raw bytes, refuses forged ones, answers a repeat 2xx and answers within ${elapsed(limitMs)}; whether it acts twice on a repeat cannot be seen over HTTP (see 7)`;
 
 /** The middle of some times (the mean of the two middle ones, rounded, for an even count). */
 export function median(values: readonly number[]): number {

@@ -14,7 +14,7 @@ import { colorsFor, type Colors } from '../../render/colors.js';
 import { ProgressLine } from '../../render/progress.js';
 import { sanitize } from '../../render/text.js';
 import { sendAsReceived } from '../../receiver/send-on.js';
-import { answered, battery, median, type Check, type Outcome, type Probe, testingWords, testSuspects, type Verdict } from './battery.js';
+import { allPassedWords, answered, battery, median, type Check, type Outcome, type Probe, testingWords, testSuspects, type Verdict } from './battery.js';
 import { elapsed } from '../../render/words.js';
 
 /** Defines `check-receiver`. */
@@ -152,7 +152,7 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
   } else {
     deps.stdout.write(
       failed.length === 0
-        ? `${colors.green(`all ${checks.length} checks passed`)}: the service can trust this receiver\n`
+        ? `${colors.green(`all ${checks.length} checks passed`)}: ${allPassedWords(options.limitMs)}\n`
         : `${colors.red(`${checks.length - failed.length} of ${checks.length} checks passed`)}; failed: ${failed.map((j) => j.check.number).join(', ')}\n`,
     );
   }
