@@ -117,6 +117,11 @@ describe('check-receiver names the cause of refused deliveries, tested by a deli
     expectExplainedByOne(result);
     // The whole sentence once; the checks it explains name it in a few words.
     expect(result.human.split('it took none of 10 deliveries')).toHaveLength(2);
+    // Ten deliveries signed with keys made from the secret: never the secret itself, nor the key decoded from it.
+    const decoded = Buffer.from(SECRET.slice('whsec_'.length), 'base64url');
+    for (const secret of [SECRET, decoded.toString('hex'), decoded.toString('base64')]) {
+      expect(JSON.stringify(result.document) + result.human + result.stderr).not.toContain(secret);
+    }
   });
 
   it('a Python receiver done right passes all 9 with no suspect sent, and the verdict says what it could not see', async () => {
