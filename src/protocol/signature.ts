@@ -2,8 +2,8 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_PREFIX = 'sha256=';
 
-/** The hex HMAC-SHA256 of the raw body, keyed with the secret. */
-export function digestHex(secret: string, rawBody: string | Uint8Array): string {
+/** The hex HMAC-SHA256 of the raw body, keyed with the secret (or with other key bytes, as a mistaken receiver keys it). */
+export function digestHex(secret: string | Uint8Array, rawBody: string | Uint8Array): string {
   return createHmac('sha256', secret).update(rawBody).digest('hex');
 }
 

@@ -91,3 +91,53 @@ export function slowReceiver(secret: string, delayMs: number): (request: Receive
     return typeof answer === 'object' ? { ...answer, delayMs } : answer;
   };
 }
+
+/**
+ * A receiver that computes the signature header it wants its own way (`expected`) and takes a delivery only when the
+ * header is exactly that: a receiver with one of the usual mistakes of key, bytes or form, as check-receiver names them.
+ */
+function expecting(expected: (request: Received) => string): (request: Received) => Answer {
+  return (request) => {
+    const given = header(request, 'x-service-signature');
+    if (given === undefined) return refuse('signature missing');
+    const want = Buffer.from(expected(request));
+    const got = Buffer.from(given);
+    return want.length === got.length && timingSafeEqual(want, got) ? { status: 200, body: 'ok' } : refuse('signature mismatch');
+  };
+}
+
+/** The mistakes of a receiver that verifies otherwise than the service signs, each a receiver of `secret`. */
+export const mistaken = {
+  /** Keyed with the secret file read as it is, its newline too (readFileSync(f, 'utf8')). */
+  keyWithNewline: (secret: string) => expecting((r) => `sha256=${hmac(`${secret}\n`, r.bytes)}`),
+  /** Keyed with the secret base64-decoded after whsec_, as Svix's libraries do. */
+  keyDecoded: (secret: string) =>
+    expecting(
+      (r) =>
+        `sha256=${createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+          .update(r.bytes)
+          .digest('hex')}`,
+    ),
+  /** The header compared with the bare hex digest. */
+  bareHex: (secret: string) => expecting((r) => hmac(secret, r.bytes)),
+  /** sha256= added to a value that has it already. */
+  prefixTwice: (secret: string) => expecting((r) => `sha256=sha256=${hmac(secret, r.bytes)}`),
+  /** The digest in base64. */
+  base64Digest: (secret: string) => expecting((r) => `sha256=${createHmac('sha256', secret).update(r.bytes).digest('base64')}`),
+  /** The JSON pretty-printed again (JSON.stringify(…, null, 2)) and that verified. */
+  prettyJson: (secret: string) => expecting((r) => `sha256=${hmac(secret, JSON.stringify(JSON.parse(r.body), null, 2))}`),
+  /** The JSON written again with its keys sorted, compact (a canonical JSON), and that verified. */
+  sortedJson: (secret: string) => {
+    const sorted = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(sorted)
+        : typeof v === 'object' && v !== null
+          ? Object.fromEntries(
+              Object.keys(v)
+                .sort()
+                .map((k) => [k, sorted((v as Record<string, unknown>)[k])]),
+            )
+          : v;
+    return expecting((r) => `sha256=${hmac(secret, JSON.stringify(sorted(JSON.parse(r.body))))}`);
+  },
+};

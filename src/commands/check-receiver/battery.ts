@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { samplePayload } from '../../protocol/catalog.js';
 import { LARGEST_PAYLOAD_BYTES, madeDelivery, type MadeDelivery } from '../../protocol/delivery.js';
-import { signatureHeaderName } from '../../protocol/headers.js';
-import { digestHex, SIGNATURE_PREFIX, type SignatureCheck } from '../../protocol/signature.js';
+import { deliveryHeaderNames, signatureHeaderName } from '../../protocol/headers.js';
+import { checkSignatureWith, digestHex, SIGNATURE_PREFIX, type SignatureCheck } from '../../protocol/signature.js';
 import { isDelivered } from '../../protocol/status.js';
 import { counted, sanitize } from '../../render/text.js';
 import { BROKEN_ANSWER_CODE } from '../../net.js';
 import type { SendResult } from '../../receiver/send-on.js';
 import { elapsed, noAnswer } from '../../render/words.js';
+import { anotherSecret, KEY_CONVENTION, RAW_BODY_FIX, type Suspect, type SuspectOf, suspectsOfRefusal, suspectsOfReserialization } from './causes.js';
 
 /**
  * The checks of `check-receiver`: what each sends and how it judges what came
@@ -38,6 +39,8 @@ export interface Probe {
   signatureCheck: SignatureCheck;
   /** The secret it is signed with, by its file; null when it is not signed with one of the receiver's. */
   signedWith: string | null;
+  /** The likely cause it tests (causes.ts): sent after a check failed, only until one is taken. */
+  suspect?: Suspect;
 }
 
 /** A probe sent, and what came back, in how long. */
@@ -53,7 +56,14 @@ export interface Verdict {
   summary: string;
   cause?: string | undefined;
   fix?: string | undefined;
+  /** The cause, tested: a delivery signed as it predicts was taken (or none was: another secret). Said here, once. */
+  found?: CauseFound | undefined;
+  /** The number of the check whose cause explains this failure too, said there. */
+  explainedBy?: number | undefined;
 }
+
+/** A cause tested and found: its name for scripts, in a sentence, in a few words, and its fix. */
+export type CauseFound = Pick<Suspect, 'key' | 'cause' | 'short' | 'fix'>;
 
 export interface Check {
   number: number;
@@ -63,7 +73,9 @@ export interface Check {
   /** What it sends, said before it is sent. */
   sends: string;
   probes: Probe[];
-  /** Judges its own outcomes, in the light of the others' (all, by key: those sent so far). */
+  /** When its valid deliveries were refused: deliveries that test the likely causes, in the order tried (testSuspects). */
+  suspects?(own: readonly Outcome[], all: ReadonlyMap<string, readonly Outcome[]>): Probe[];
+  /** Judges its own outcomes, in the light of the others' (all, by key: those sent so far, and its suspects' under suspectsKey). */
   judge(own: readonly Outcome[], all: ReadonlyMap<string, readonly Outcome[]>): Verdict;
 }
 
@@ -73,6 +85,64 @@ export const UNKNOWN_EVENT_TYPE = 'whsvc_check.unknown_type';
 const taken = (o: Outcome) => isDelivered(o.result.status);
 const refused = (o: Outcome) => o.result.status !== null && o.result.status >= 400 && o.result.status < 500;
 const timedOut = (o: Outcome) => o.result.status === null && o.result.code === 'ETIMEDOUT';
+/** Refused as a receiver refuses a signature it does not accept (not a path, a method or a size it does not take). */
+const refusedAsUnsigned = (o: Outcome) => o.result.status !== null && [400, 401, 403, 422].includes(o.result.status);
+
+/** Where the outcomes of a check's suspects are kept among all the outcomes. */
+export const suspectsKey = (checkKey: string) => `${checkKey}:suspects`;
+
+/**
+ * Sends a failed check's suspects one at a time (`send`), until one is taken or an answer tells nothing (neither taken
+ * nor refused as a bad signature); what came back is kept in `all` for the judges. A receiver whose valid deliveries
+ * are not refused gets none.
+ */
+export async function testSuspects(
+  check: Check,
+  suspects: readonly Probe[],
+  all: Map<string, readonly Outcome[]>,
+  send: (probe: Probe) => Promise<Outcome>,
+): Promise<Outcome[]> {
+  const tried: Outcome[] = [];
+  for (const probe of suspects) {
+    const outcome = await send(probe);
+    tried.push(outcome);
+    if (!refusedAsUnsigned(outcome)) break;
+  }
+  if (tried.length > 0) all.set(suspectsKey(check.key), tried);
+  return tried;
+}
+
+/** What is said before a check's suspects are sent. */
+export const testingWords = (check: Check, suspects: readonly Probe[]) =>
+  `testing what made ${check.number} fail: up to ${counted(suspects.length, 'delivery', 'deliveries')}, each signed as a likely mistake would verify it, until one is taken`;
+
+/**
+ * The cause a check's suspects show: the one whose delivery was taken; when every one was refused and
+ * `noneTakenIsAnotherSecret`, another secret than the one in `keyName`; undefined when an answer told nothing.
+ */
+function causeShown(tried: readonly Outcome[] | undefined, keyName: string, noneTakenIsAnotherSecret: boolean): CauseFound | undefined {
+  if (tried === undefined || tried.length === 0) return undefined;
+  const suspect = tried.find(taken)?.probe.suspect;
+  if (suspect) return suspect;
+  if (!noneTakenIsAnotherSecret || !tried.every(refusedAsUnsigned)) return undefined;
+  return anotherSecret(keyName, tried.length);
+}
+
+/** A verdict's cause and fix when a cause was found, with the cause itself for --json. */
+const foundVerdict = (found: CauseFound): Pick<Verdict, 'cause' | 'fix' | 'found'> => ({ cause: found.cause, fix: found.fix, found });
+
+/**
+ * A refusal that check 1 explains: every valid delivery signed with the same secret was refused there, for the cause
+ * said there (tested, or not when an answer told nothing). Said once, there; here, `see 1`.
+ */
+function explainedByFirst(o: Outcome, all: ReadonlyMap<string, readonly Outcome[]>): Pick<Verdict, 'cause' | 'explainedBy'> | undefined {
+  const name = o.probe.signedWith;
+  if (name === null || !refusedAsUnsigned(o)) return undefined;
+  const there = (all.get(EVENT_TYPES_KEY) ?? []).filter((x) => x.probe.signedWith === name);
+  if (there.length === 0 || !there.every(refusedAsUnsigned)) return undefined;
+  const found = causeShown(all.get(suspectsKey(EVENT_TYPES_KEY)), name, true);
+  return { cause: `see 1${found ? `: ${found.short}` : ''}`, explainedBy: 1 };
+}
 
 /** What came back, in words: `401 "bad signature"`, `no answer within 10 s`, `no answer: connection refused`; a body longer than shown (or than read) ends in `…`. */
 export function answered(o: Outcome): string {
@@ -99,8 +169,10 @@ function unanswered(o: Outcome): Pick<Verdict, 'cause' | 'fix'> {
   return { cause: `nothing answered: ${o.result.error ?? 'no answer'}`, fix: "check that the receiver runs, and the URL's host and port" };
 }
 
-/** Why a delivery that should have been taken was not, and what to do: from what came back. */
-function whyNotTaken(o: Outcome, limitMs: number): Pick<Verdict, 'cause' | 'fix'> {
+/** Why a delivery that should have been taken was not, and what to do: from what came back (or `see 1`, when check 1 explains it). */
+function whyNotTaken(o: Outcome, limitMs: number, all?: ReadonlyMap<string, readonly Outcome[]>): Pick<Verdict, 'cause' | 'fix' | 'explainedBy'> {
+  const explained = all && explainedByFirst(o, all);
+  if (explained) return explained;
   const { status } = o.result;
   if (status === null) {
     return timedOut(o)
@@ -117,7 +189,7 @@ function whyNotTaken(o: Outcome, limitMs: number): Pick<Verdict, 'cause' | 'fix'
   if (status === 401 || status === 403) {
     return {
       cause: `it refuses deliveries signed with the secret in ${o.probe.signedWith ?? 'the file given'}: it holds another secret, or computes the signature otherwise`,
-      fix: 'give it the webhook\'s signing secret; the signature is "sha256=" and the hex HMAC-SHA256 of the raw body, keyed with the secret as it is',
+      fix: `give it the webhook's signing secret; the signature is "sha256=" and the hex HMAC-SHA256 of the raw body; ${KEY_CONVENTION}`,
     };
   }
   if (status >= 400 && status < 500) {
@@ -235,6 +307,8 @@ interface Making {
   make(body: string, event: string, extra?: { secret?: string; signature?: string; deliveryId?: string; attempt?: number }): MadeDelivery;
   /** A delivery signed with one of the receiver's secrets (the first unless another is given): what it holds verifies it. */
   signed(what: string, body: string, event: string, key?: Key): Probe;
+  /** The deliveries that test the suspects of a refusal of deliveries signed with `key`, of `event`, the body given. */
+  suspected(suspects: (of: SuspectOf) => Suspect[], key: Key, body: string): Probe[];
 }
 
 /** The checks, in order, with the deliveries each sends. */
@@ -267,7 +341,15 @@ function makingFor(ctx: BatteryContext): Making {
     signatureCheck: 'verified',
     signedWith: key.name,
   });
-  return { ctx, first, others, event, original: sample(), sample, make, signed };
+  const suspected: Making['suspected'] = (suspects, key, body) =>
+    suspects({ secret: key.secret, keyName: key.name, event, body, header: signatureHeaderName(ctx.platformName) }).map((suspect) => ({
+      what: suspect.what,
+      delivery: make(suspect.body, event, { signature: suspect.signature }),
+      signatureCheck: checkSignatureWith(ctx.secrets, suspect.body, suspect.signature).check,
+      signedWith: null,
+      suspect,
+    }));
+  return { ctx, first, others, event, original: sample(), sample, make, signed, suspected };
 }
 
 /** A delivery that must be refused: not signed with a secret of the receiver's. */
@@ -280,24 +362,40 @@ function outcomeOf(own: readonly Outcome[], probe: Probe): Outcome {
   return outcome;
 }
 
+/** The key of check 1, whose cause, once found, explains the refusals of the others. */
+const EVENT_TYPES_KEY = 'event_types';
+
 /** 1: a valid delivery of each event type (and of one signed with each other secret) is taken. */
-function eventTypesCheck({ ctx, first, others, event, sample, signed }: Making): Check {
+function eventTypesCheck({ ctx, first, others, event, sample, signed, suspected }: Making): Check {
   const probes = [
     ...ctx.events.map((type) => signed(type, JSON.stringify(samplePayload(type, ctx.now)), type)),
     ...others.map((key) => signed(`${event} signed with ${key.name}`, sample(), event, key)),
   ];
+  // The secret whose every delivery was refused as a bad signature: the likely causes are tested with it.
+  const refusedKey = (own: readonly Outcome[]) =>
+    [first, ...others].find((key) => {
+      const under = own.filter((o) => o.probe.signedWith === key.name);
+      return under.length > 0 && under.every(refusedAsUnsigned);
+    });
   return {
     number: 1,
-    key: 'event_types',
+    key: EVENT_TYPES_KEY,
     title: 'a valid delivery of each event type is taken',
     sends: `${counted(probes.length, 'delivery', 'deliveries')}: ${ctx.events.join(', ')}${others.length ? `, and ${event} signed with each other secret` : ''}`,
     probes,
-    judge(own) {
+    suspects(own) {
+      const key = refusedKey(own);
+      return key === undefined ? [] : suspected(suspectsOfRefusal, key, sample());
+    },
+    judge(own, all) {
       const wrong = own.find((o) => !taken(o));
       if (wrong === undefined) return { pass: true, summary: `${own.length === 1 ? '' : `all ${own.length} `}answered ${statuses(own)}` };
       const summary = failures(own, taken);
+      const key = refusedKey(own);
+      const found = key && causeShown(all.get(suspectsKey(EVENT_TYPES_KEY)), key.name, true);
       // Taken under one secret and not the other: a receiver moving to a new secret must take both.
       if (others.length > 0 && own.filter((o) => o.probe.signedWith === first.name).every(taken)) {
+        if (found && found.key !== 'another_secret') return { pass: false, summary, ...foundVerdict(found) };
         return {
           pass: false,
           summary,
@@ -313,33 +411,44 @@ function eventTypesCheck({ ctx, first, others, event, sample, signed }: Making):
           fix: 'answer 2xx to every delivery that verifies, and skip the work for a type it does not handle',
         };
       }
-      return { pass: false, summary, ...whyNotTaken(wrong, ctx.limitMs) };
+      return { pass: false, summary, ...(found ? foundVerdict(found) : whyNotTaken(wrong, ctx.limitMs)) };
     },
   };
 }
 
 /** 2: the JSON written as no serializer writes it, signed over those bytes, is taken. */
-function rawBytesCheck({ ctx, event, signed }: Making): Check {
-  const probe = signed(`${event} written otherwise`, unlikeReserialized(samplePayload(event, ctx.now)), event);
+function rawBytesCheck({ ctx, first, event, signed, suspected }: Making): Check {
+  const otherwise = () => unlikeReserialized(samplePayload(event, ctx.now));
+  const probe = signed(`${event} written otherwise`, otherwise(), event);
+  // Refused where the same JSON written compactly was taken: it verifies JSON it wrote again.
+  const reserializes = (o: Outcome, all: ReadonlyMap<string, readonly Outcome[]>) => {
+    const plain = all.get(EVENT_TYPES_KEY)?.find((v) => v.probe.what === event);
+    return plain !== undefined && taken(plain) && o.result.status !== null && o.result.status < 500;
+  };
   return {
     number: 2,
     key: 'raw_bytes',
     title: 'bytes unlike a re-serialization are taken',
     sends: `${event} with its JSON written otherwise (key order, spacing, \\u escapes), signed over those bytes`,
     probes: [probe],
+    suspects(own, all) {
+      const o = outcomeOf(own, probe);
+      return refusedAsUnsigned(o) && reserializes(o, all) ? suspected(suspectsOfReserialization, first, otherwise()) : [];
+    },
     judge(own, all) {
       const o = outcomeOf(own, probe);
       if (taken(o)) return { pass: true, summary: `answered ${o.result.status}` };
-      const plain = all.get('event_types')?.find((v) => v.probe.what === event);
-      if (plain && taken(plain) && o.result.status !== null && o.result.status < 500) {
+      if (reserializes(o, all)) {
+        const found = causeShown(all.get(suspectsKey('raw_bytes')), first.name, false);
         return {
           pass: false,
           summary: `answered ${answered(o)}, where the same JSON written compactly was taken`,
-          cause: 'it verifies the signature over JSON it parsed and wrote again, whose bytes differ from those signed',
-          fix: 'compute the HMAC over the raw body as received, before any parsing (express.raw(), request.get_data(), io.ReadAll(r.Body))',
+          ...(found
+            ? foundVerdict(found)
+            : { cause: 'it verifies the signature over JSON it parsed and wrote again, whose bytes differ from those signed', fix: RAW_BODY_FIX }),
         };
       }
-      return { pass: false, summary: `answered ${answered(o)}`, ...whyNotTaken(o, ctx.limitMs) };
+      return { pass: false, summary: `answered ${answered(o)}`, ...whyNotTaken(o, ctx.limitMs, all) };
     },
   };
 }
@@ -428,6 +537,7 @@ function malformedSignatureCheck({ ctx, first, event, original, make }: Making):
 
 /** 7: one delivery sent again with the same delivery id, as the service retries it, is answered 2xx both times. */
 function repeatedDeliveryCheck({ ctx, first, event, sample, make }: Making): Check {
+  const deliveryIdHeader = deliveryHeaderNames(ctx.platformName).deliveryId;
   const repeated = make(sample(), event, { secret: first.secret });
   const once: Probe = { what: `${event}, attempt 1`, delivery: repeated, signatureCheck: 'verified', signedWith: first.name };
   const again: Probe = {
@@ -442,17 +552,23 @@ function repeatedDeliveryCheck({ ctx, first, event, sample, make }: Making): Che
     title: 'the same delivery sent twice is answered 2xx twice',
     sends: `one ${event} delivery, then again with the same delivery id, as the service retries one (attempt 2)`,
     probes: [once, again],
-    judge(own) {
+    judge(own, all) {
       const [sent, resent] = [outcomeOf(own, once), outcomeOf(own, again)];
-      if (taken(sent) && taken(resent)) return { pass: true, summary: `answered ${sent.result.status}, then ${resent.result.status}` };
-      if (!taken(sent)) return { pass: false, summary: `the first send answered ${answered(sent)}`, ...whyNotTaken(sent, ctx.limitMs) };
-      if (resent.result.status === null) return { pass: false, summary: `the repeat: ${answered(resent)}`, ...whyNotTaken(resent, ctx.limitMs) };
+      if (taken(sent) && taken(resent)) {
+        return {
+          pass: true,
+          // What HTTP shows is the answer; whether it acted twice is not.
+          summary: `answered ${sent.result.status}, then ${resent.result.status}; a second effect of the repeat cannot be seen over HTTP: drop repeats by ${deliveryIdHeader} (--effects CMD can see it)`,
+        };
+      }
+      if (!taken(sent)) return { pass: false, summary: `the first send answered ${answered(sent)}`, ...whyNotTaken(sent, ctx.limitMs, all) };
+      if (resent.result.status === null) return { pass: false, summary: `the repeat: ${answered(resent)}`, ...whyNotTaken(resent, ctx.limitMs, all) };
       return {
         pass: false,
         summary: `answered ${sent.result.status}, then ${answered(resent)}`,
         cause:
           'it refuses a delivery id it has seen: the service sends a delivery again when it did not get the answer (a timeout, a lost connection), and that retry must be answered 2xx',
-        fix: 'keep the delivery ids it has processed, and answer a repeat 2xx without doing the work again',
+        fix: `keep the ${deliveryIdHeader} of each delivery it has processed, and answer a repeat 2xx without doing the work again`,
       };
     },
   };
@@ -472,7 +588,7 @@ function unknownEventCheck({ ctx, signed }: Making): Check {
     title: 'an unknown event type gets no 5xx',
     sends: `an event of the type ${UNKNOWN_EVENT_TYPE}, validly signed`,
     probes: [probe],
-    judge(own) {
+    judge(own, all) {
       const o = outcomeOf(own, probe);
       if (taken(o) || refused(o)) return { pass: true, summary: `answered ${o.result.status}${refused(o) ? ' (a refusal it may document)' : ''}` };
       if (o.result.status !== null && o.result.status >= 500) {
@@ -483,7 +599,7 @@ function unknownEventCheck({ ctx, signed }: Making): Check {
           fix: 'answer 2xx (or a 4xx you document) to a type it does not handle',
         };
       }
-      return { pass: false, summary: `answered ${answered(o)}`, ...whyNotTaken(o, ctx.limitMs) };
+      return { pass: false, summary: `answered ${answered(o)}`, ...whyNotTaken(o, ctx.limitMs, all) };
     },
   };
 }
@@ -520,11 +636,15 @@ function timeLimitCheck({ ctx, event, signed }: Making): Check {
               cause: `its request body limit is below ${LARGEST_PAYLOAD_BYTES / 1024} KiB, the largest payload the service sends`,
               fix: `raise it to ${LARGEST_PAYLOAD_BYTES / 1024} KiB or more`,
             }
-          : whyNotTaken(big, ctx.limitMs);
+          : whyNotTaken(big, ctx.limitMs, all);
       return { pass: false, summary: `${timing}; the ${largestWords} payload answered ${answered(big)}`, ...why };
     },
   };
 }
+
+/** What passing every check shows, and what it cannot: the words after `all 9 checks passed`. */
+export const allPassedWords = (limitMs: number) =>
+  `it takes valid deliveries by their raw bytes, refuses forged ones, answers a repeat 2xx and answers within ${elapsed(limitMs)}; whether it acts twice on a repeat cannot be seen over HTTP (see 7)`;
 
 /** The middle of some times (the mean of the two middle ones, rounded, for an even count). */
 export function median(values: readonly number[]): number {

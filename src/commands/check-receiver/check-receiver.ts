@@ -14,7 +14,7 @@ import { colorsFor, type Colors } from '../../render/colors.js';
 import { ProgressLine } from '../../render/progress.js';
 import { sanitize } from '../../render/text.js';
 import { sendAsReceived } from '../../receiver/send-on.js';
-import { answered, battery, median, type Check, type Outcome, type Verdict } from './battery.js';
+import { allPassedWords, answered, battery, median, type Check, type Outcome, type Probe, testingWords, testSuspects, type Verdict } from './battery.js';
 import { elapsed } from '../../render/words.js';
 
 /** Defines `check-receiver`. */
@@ -93,11 +93,12 @@ export interface CheckReceiverDeps extends Io {
   now?: () => number;
 }
 
-/** A check as it ended: its verdict, and what it sent and got back (nothing when the battery stopped before it). */
+/** A check as it ended: its verdict, and what it sent and got back (nothing when the battery stopped before it), and what testing the causes of its failure did. */
 interface Judged {
   check: Check;
   verdict: Verdict;
   outcomes: Outcome[];
+  tested: Outcome[];
 }
 
 export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps): Promise<number> {
@@ -122,22 +123,24 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
       `  signed with the secret${secrets.length > 1 ? 's' : ''} in ${secrets.map((s) => s.name).join(' and ')} (${signatureHeaderName(options.platformName)}); each answer awaited up to ${limit}\n`,
   );
   const progress = deps.stderr.isTTY ? new ProgressLine(deps.stderr) : undefined;
-  const all = new Map<string, Outcome[]>();
+  const all = new Map<string, readonly Outcome[]>();
   const judged: Judged[] = [];
+  const say = (line: string) => (progress ? progress.update(sanitize(line), true) : deps.stderr.write(`  ${line}\n`));
   let unreachable: string | undefined;
   for (const check of checks) {
     let entry: Judged;
     if (unreachable !== undefined) {
-      entry = { check, outcomes: [], verdict: { pass: false, summary: `not run: ${unreachable}` } };
+      entry = { check, outcomes: [], tested: [], verdict: { pass: false, summary: `not run: ${unreachable}` } };
     } else {
-      const sending = `sending ${check.number}/${checks.length}: ${check.sends}`;
-      if (progress) progress.update(sanitize(sending), true);
-      else deps.stderr.write(`  ${sending}\n`);
-      const outcomes = await sendEach(check, target, options.limitMs, deps);
+      say(`sending ${check.number}/${checks.length}: ${check.sends}`);
+      const outcomes = await sendEach(check.probes, target, options.limitMs, deps);
       all.set(check.key, outcomes);
       const failure = unconnected(outcomes.at(-1)!);
       if (failure) unreachable = `no connection to ${shownUrl(target)}`;
-      entry = { check, outcomes, verdict: failure ?? check.judge(outcomes, all) };
+      const suspects = failure ? [] : (check.suspects?.(outcomes, all) ?? []);
+      if (suspects.length > 0) say(testingWords(check, suspects));
+      const tested = await testSuspects(check, suspects, all, async (probe) => (await sendEach([probe], target, options.limitMs, deps))[0]!);
+      entry = { check, outcomes, tested, verdict: failure ?? check.judge(outcomes, all) };
       progress?.clear();
     }
     judged.push(entry);
@@ -149,7 +152,7 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
   } else {
     deps.stdout.write(
       failed.length === 0
-        ? `${colors.green(`all ${checks.length} checks passed`)}: the service can trust this receiver\n`
+        ? `${colors.green(`all ${checks.length} checks passed`)}: ${allPassedWords(options.limitMs)}\n`
         : `${colors.red(`${checks.length - failed.length} of ${checks.length} checks passed`)}; failed: ${failed.map((j) => j.check.number).join(', ')}\n`,
     );
   }
@@ -157,13 +160,13 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
 }
 
 /**
- * Sends a check's deliveries, one at a time, each awaited up to the limit: what came back and how long it took. When
+ * Sends deliveries, one at a time, each awaited up to the limit: what came back and how long it took. When
  * one reaches nothing (refused, host not found, TLS), the rest are not sent: they would reach nothing either.
  */
-async function sendEach(check: Check, target: URL, limitMs: number, deps: CheckReceiverDeps): Promise<Outcome[]> {
+async function sendEach(probes: readonly Probe[], target: URL, limitMs: number, deps: CheckReceiverDeps): Promise<Outcome[]> {
   const now = deps.now ?? Date.now;
   const outcomes: Outcome[] = [];
-  for (const probe of check.probes) {
+  for (const probe of probes) {
     const started = now();
     const result = await sendAsReceived(deps.transport, target, probe.delivery.headers, probe.delivery.body, '/', limitMs);
     outcomes.push({ probe, result, ms: Math.round(now() - started) });
@@ -195,14 +198,15 @@ function unconnected(o: Outcome): Verdict | undefined {
 function verdictLines({ check, verdict }: Judged, colors: Colors): string {
   const word = verdict.pass ? colors.green('pass') : colors.red('fail');
   const lines = [`${word}  ${check.number}  ${check.title}: ${sanitize(verdict.summary)}`];
-  if (verdict.cause) lines.push(`         ${colors.dim('likely cause:')} ${verdict.cause}`);
+  if (verdict.cause) lines.push(`         ${colors.dim(verdict.found ? 'cause (tested):' : 'likely cause:')} ${verdict.cause}`);
   if (verdict.fix) lines.push(`         ${colors.dim('fix:')} ${verdict.fix}`);
   return `${lines.join('\n')}\n`;
 }
 
 /** check-receiver --json: one document, each check with what it sent and what came back. */
 function document(target: URL, options: CheckReceiverOptions, secrets: ReadonlyArray<{ name: string }>, judged: readonly Judged[]) {
-  const answeredIn = judged.flatMap((j) => j.outcomes.filter((o) => o.result.status !== null).map((o) => o.ms)).sort((a, b) => a - b);
+  const answeredIn = judged.flatMap((j) => [...j.outcomes, ...j.tested].filter((o) => o.result.status !== null).map((o) => o.ms)).sort((a, b) => a - b);
+  const foundIn = judged.find((j) => j.verdict.found);
   return {
     url: shownUrl(target),
     time_limit_ms: options.limitMs,
@@ -210,7 +214,10 @@ function document(target: URL, options: CheckReceiverOptions, secrets: ReadonlyA
     platform_name: options.platformName,
     passed: judged.filter((j) => j.verdict.pass).length,
     failed: judged.filter((j) => !j.verdict.pass).length,
-    checks: judged.map(({ check, verdict, outcomes }) => ({
+    cause_found: foundIn?.verdict.found
+      ? { check: foundIn.check.number, cause: foundIn.verdict.found.key, words: foundIn.verdict.found.cause, fix: foundIn.verdict.found.fix }
+      : null,
+    checks: judged.map(({ check, verdict, outcomes, tested }) => ({
       number: check.number,
       check: check.key,
       title: check.title,
@@ -218,22 +225,29 @@ function document(target: URL, options: CheckReceiverOptions, secrets: ReadonlyA
       summary: verdict.summary,
       cause: verdict.cause ?? null,
       fix: verdict.fix ?? null,
-      sent: outcomes.map(({ probe, result, ms }) => ({
-        what: probe.what,
-        event: probe.delivery.event,
-        delivery_id: probe.delivery.deliveryId,
-        attempt: probe.delivery.attempt,
-        signature: probe.delivery.signature ?? null,
-        signature_check: probe.signatureCheck,
-        signed_with: probe.signedWith,
-        body_bytes: probe.delivery.body.length,
-        status: result.status,
-        ms,
-        error: result.error ?? null,
-        response_body: result.body ?? null,
-        response_body_truncated: result.cut === true,
-      })),
+      explained_by: verdict.explainedBy ?? null,
+      sent: outcomes.map(sentJson),
+      cause_probes: tested.map((o) => ({ cause: o.probe.suspect?.key ?? null, ...sentJson(o) })),
     })),
     timing: { answers: answeredIn.length, slowest_ms: answeredIn.at(-1) ?? null, median_ms: answeredIn.length ? median(answeredIn) : null },
+  };
+}
+
+/** One delivery sent and what came back, in --json. */
+function sentJson({ probe, result, ms }: Outcome) {
+  return {
+    what: probe.what,
+    event: probe.delivery.event,
+    delivery_id: probe.delivery.deliveryId,
+    attempt: probe.delivery.attempt,
+    signature: probe.delivery.signature ?? null,
+    signature_check: probe.signatureCheck,
+    signed_with: probe.signedWith,
+    body_bytes: probe.delivery.body.length,
+    status: result.status,
+    ms,
+    error: result.error ?? null,
+    response_body: result.body ?? null,
+    response_body_truncated: result.cut === true,
   };
 }

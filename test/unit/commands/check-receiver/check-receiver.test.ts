@@ -11,7 +11,14 @@ import { type Breakage, startHostileReceiver } from '../../../helpers/hostile-re
 import { samplePayload } from '../../../../src/protocol/catalog.js';
 import { verify } from '../../../../src/protocol/signature.js';
 import type { Answer, Received } from '../../../helpers/receiver.js';
-import { acceptsEverything, correctReceiver, failsOnMismatch, rejectsRepeatedDeliveryId, verifiesReserializedJson } from '../../../helpers/receivers.js';
+import {
+  acceptsEverything,
+  correctReceiver,
+  failsOnMismatch,
+  mistaken,
+  rejectsRepeatedDeliveryId,
+  verifiesReserializedJson,
+} from '../../../helpers/receivers.js';
 import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
 import { startEndlessServer } from '../../../helpers/endless.js';
 import { PrintedJson } from '../../../../src/cli/json-output.js';
@@ -171,6 +178,68 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     expect(result.failed).toEqual(failed);
   });
 
+  it.each([
+    ['keys the HMAC with the secret and its newline', mistaken.keyWithNewline, 'key_with_newline', 'the newline that ends the file'],
+    ['keys it with the secret base64-decoded after whsec_', mistaken.keyDecoded, 'key_base64_decoded', 'base64-decoded'],
+    ['compares the header with the bare hex digest', mistaken.bareHex, 'prefix_absent', 'without sha256='],
+    ['wants sha256= twice', mistaken.prefixTwice, 'prefix_doubled', 'sha256= twice'],
+    ['writes the digest in base64', mistaken.base64Digest, 'base64_digest', 'in base64'],
+    ['verifies the JSON pretty-printed again', mistaken.prettyJson, 'pretty_indent_2', 'JSON.stringify(…, null, 2)'],
+    ['verifies the JSON written again with its keys sorted', mistaken.sortedJson, 'sorted_compact', 'keys sorted'],
+    ['holds another secret', () => correctReceiver('whsec_another'), 'another_secret', 'another secret than the one in'],
+  ] as const)(
+    'a receiver that %s: named in check 1, after the suspects before it were refused; 2, 7 and 9 point at it',
+    async (_what, receiver, key, words) => {
+      const result = await check(receiver(SECRET), { events: ['invoice.paid'] });
+      expect(result.failed).toEqual([1, 2, 7, 9]);
+      expect(result.document.cause_found).toMatchObject({ check: 1, cause: key });
+      const [first] = result.document.checks;
+      expect(first.cause).toContain(words);
+      const tried = first.cause_probes.map((p: { cause: string }) => p.cause);
+      expect(tried.at(-1)).toBe(key === 'another_secret' ? 'prefix_doubled' : key);
+      expect(first.cause_probes.slice(0, key === 'another_secret' ? undefined : -1).every((p: { status: number }) => p.status === 401)).toBe(true);
+      expect(result.sent).toHaveLength(11 + tried.length);
+      for (const n of [2, 7, 9]) expect(result.document.checks[n - 1]).toMatchObject({ explained_by: 1, cause: expect.stringMatching(/^see 1: /), fix: null });
+      expect(result.document.timing.answers).toBe(11 + tried.length);
+    },
+  );
+
+  it('a receiver that verifies JSON.stringify of what it parsed: check 2 names the compact serializer, tested', async () => {
+    const result = await check(verifiesReserializedJson(SECRET));
+    expect(result.document.cause_found).toMatchObject({ check: 2, cause: 'compact' });
+    expect(result.document.checks[1].cause).toContain('JSON.stringify(JSON.parse(…))');
+    expect(result.document.checks[1].cause_probes).toMatchObject([{ cause: 'compact', status: 200, signed_with: null }]);
+  });
+
+  it('moving to a new secret, read with its newline: check 1 names that, with the new file', async () => {
+    const old = correctReceiver(SECRET);
+    const renewed = mistaken.keyWithNewline('whsec_the_new_one');
+    writeFileSync(join(dir, 'new.txt'), 'whsec_the_new_one\n');
+    // Takes the old secret right, and the new one keyed with its newline.
+    const result = await check(
+      (request) => {
+        const answer = old(request);
+        return typeof answer === 'object' && answer.status === 401 ? renewed(request) : answer;
+      },
+      {
+        secretFiles: [join(dir, 'whsec.txt'), join(dir, 'new.txt')],
+        events: ['invoice.paid'],
+      },
+    );
+    expect(result.failed).toEqual([1]);
+    expect(result.document.cause_found).toMatchObject({ check: 1, cause: 'key_with_newline' });
+    expect(result.document.checks[0].cause).toContain(`the secret in ${join(dir, 'new.txt')} and the newline`);
+  });
+
+  it('an answer that tells nothing (a 5xx) stops the suspects: the cause stays a likely one, none is named found', async () => {
+    let requests = 0;
+    const result = await check(() => (++requests === 2 ? 503 : { status: 401, body: 'bad signature' }), { events: ['invoice.paid'], json: true });
+    expect(result.document.cause_found).toBeNull();
+    expect(result.document.checks[0].cause_probes).toHaveLength(1);
+    expect(result.document.checks[0].cause).toContain('it holds another secret, or computes the signature otherwise');
+    expect(result.document.checks[0].fix).toContain('never base64-decoded');
+  });
+
   it('a 500 to a signature cut short (a compare of unequal lengths that throws) is named so', async () => {
     const right = correctReceiver(SECRET);
     const result = await check((request) => (/^sha256=[0-9a-f]{32}$/.test(String(request.headers['x-service-signature'])) ? 500 : right(request)));
@@ -185,6 +254,8 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
       events: ['invoice.paid'],
     });
     expect(result.failed).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // No answer is no refusal: no suspect is sent.
+    expect(result.sent).toHaveLength(11);
     expect(result.document.checks[8]).toMatchObject({ summary: '11 of 11 got no answer within 250 ms' });
     expect(result.document.checks[0].cause).toContain('(see 9)');
     expect(result.stderr).toContain('each answer awaited up to 250 ms (--request-timeout; the service waits 10 s)');
