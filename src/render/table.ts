@@ -1,7 +1,7 @@
 import type { Colors } from './colors.js';
 import { sanitize } from './text.js';
 import { COMPACT_TIME_WIDTH, compactTime, RELATIVE_TIME_WIDTH, relativeTime } from './words.js';
-import { cutEnd, cutWords, displayWidth, ID_SHORT_WIDTH, shortenUrl, shortId, shortList } from './width.js';
+import { cutEnd, cutWords, displayWidth, ID_SHORT_WIDTH, originOf, shortenUrl, shortId, shortList } from './width.js';
 
 /**
  * One column of a table: its title, how its cells fit, and what it gives up on a narrow terminal. Which columns a
@@ -126,6 +126,27 @@ const totalWidth = (widths: number[]) => {
 };
 
 /**
+ * A URL column too narrow for its hosts takes the room of an id shown whole: the id's short form still tells rows
+ * apart, a host cut at its end may not (`https://hooks.production.example-compa…`).
+ */
+function keepHosts(columns: Column[], cells: string[][], widths: number[], compact: boolean[], declared: (i: number, compact: boolean) => number): void {
+  columns.forEach((column, i) => {
+    if (column.kind !== 'url' || widths[i] === DROPPED) return;
+    // A host whole, and `/…` after it; a URL shorter than that whole.
+    const need = Math.max(0, ...cells.map((row) => Math.min(displayWidth(row[i] ?? ''), displayWidth(originOf(row[i] ?? '')) + 2)));
+    columns.forEach((other, j) => {
+      if (widths[i]! >= need || other.kind !== 'id' || other.give === undefined || compact[j] || widths[j] === DROPPED) return;
+      const short = declared(j, true);
+      if (short >= widths[j]!) return;
+      const whole = Math.max(displayWidth(column.title), ...cells.map((row) => displayWidth(row[i] ?? '')));
+      widths[i] = Math.min(whole, widths[i]! + widths[j]! - short);
+      widths[j] = short;
+      compact[j] = true;
+    });
+  });
+}
+
+/**
  * Which columns show, in which form and how wide, from the terminal's width and the declared widths: first every
  * column whole; then, step by step in the order of `give` and `drop` (lowest first), a column takes its compact form or
  * is left out, until the declared widths fit. Only then are the rows measured: a column whose values are narrower
@@ -184,6 +205,7 @@ function layoutOf(columns: Column[], cells: string[][], maxWidth: number | undef
     if (spare <= 0) break;
     widths[i]! += streamed ? spare : Math.max(0, Math.min(spare, natural(i) - widths[i]!));
   }
+  if (!streamed) keepHosts(columns, cells, widths, compact, declared);
   // Too narrow for the declared widths even with every step taken: the flexible columns are cut down to their titles.
   for (const i of flexible) {
     const excess = totalWidth(widths) - maxWidth;

@@ -71,21 +71,32 @@ export function padEnd(text: string, width: number): string {
 
 const URL_PARTS = /^(.*?[a-z][a-z0-9+.-]*:\/\/[^/?#]*)([/?#].*)?$/i;
 
+/** A URL's scheme and host (and port), `https://hooks.example.com`; the whole text when it is no URL. */
+export function originOf(url: string): string {
+  return URL_PARTS.exec(url)?.[1] ?? url;
+}
+
 /**
  * A URL in at most `width` columns. Its scheme and host (with a port, if any) are what tell endpoints apart (a
  * production and a staging host, one port from another), so they stay whole and the path loses its middle, at the
- * slashes where it can: `https://hooks.prod.example.com/api/…/erp/invoices`, the end of the path kept first. Only a
- * host wider than the room is cut, at its end, as the last resort.
+ * slashes where it can: `https://hooks.prod.example.com/api/…/erp/invoices`, the end of the path kept first. When
+ * the room is narrower than the scheme and host, the scheme goes (`hooks.prod.example.com/…`); only a host wider
+ * than the room is cut, at its end, as the last resort.
  */
+
 export function shortenUrl(url: string, width: number): string {
   if (displayWidth(url) <= width) return url;
   const parts = URL_PARTS.exec(url);
   if (!parts) return cutMiddle(url, width);
   const [, origin = '', path = ''] = parts;
   const room = width - displayWidth(origin);
-  // Not even `/…` after the host: as much of the host as fits, marked as cut (`https://hooks.example.com…`).
-  if (room < 2) return cutEnd(url, width);
-  return origin + shortenPath(path, room);
+  if (room >= 2) return origin + shortenPath(path, room);
+  // Not even `/…` after the scheme and host: the host tells rows apart, the scheme seldom does, so it goes first
+  // (`hooks.example.com/…`); then as much of the host as fits, marked as cut.
+  const host = origin.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
+  const hostRoom = width - displayWidth(host);
+  if (host !== origin && hostRoom >= 2) return host + shortenPath(path, hostRoom);
+  return cutEnd(host !== origin && displayWidth(host) >= width ? host : url, width);
 }
 
 /** A path (with its query) in `room` columns, its middle gone: whole segments from its end, then from its start. */

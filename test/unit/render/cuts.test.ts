@@ -26,9 +26,9 @@ describe('a URL shortened: its scheme and host whole, its path loses its middle'
     }
   });
 
-  it('only a host wider than the room is cut, at its end, as the last resort', () => {
-    expect(shortenUrl(PROD, 31)).toBe('https://hooks.prod.example.com…');
-    expect(shortenUrl(PROD, 20)).toBe('https://hooks.prod.…');
+  it('narrower than scheme and host, the scheme goes; only a host wider than the room is cut, at its end, as the last resort', () => {
+    expect(shortenUrl(PROD, 31)).toBe('hooks.prod.example.com/…');
+    expect(shortenUrl(PROD, 20)).toBe('hooks.prod.example.…');
     expect(shortenUrl('not a url at all, just text', 12)).toBe('not a…t text');
   });
 });

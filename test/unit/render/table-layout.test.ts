@@ -97,6 +97,15 @@ describe('webhooks list: hosts whole at every width', () => {
     const at80 = linesOf(await webhookTable(webhooks, PLAIN, NOW, { maxWidth: 80 }));
     expect(at80[2]).toContain('https://hooks.staging.example.com…/invoices');
   });
+
+  it('a host too long for the URL column takes the room of the id, which goes to its short form, at 80 columns (issue 44)', async () => {
+    const long = { ...webhooks[0]!, url: 'https://hooks.production.example-company.com/webhooks/erp/v2/incoming' };
+    const at80 = linesOf(await webhookTable([long, webhooks[1]!], PLAIN, NOW, { maxWidth: 80 }));
+    expect(at80[1]).toMatch(new RegExp(`^${shortId(long.id)}  https://hooks\\.production\\.example-company\\.com/…/v2/incoming +active$`));
+    expect(displayWidth(at80[1]!)).toBeLessThanOrEqual(80);
+    // With hosts that fit, the ids stay whole.
+    expect(linesOf(await webhookTable(webhooks, PLAIN, NOW, { maxWidth: 80 }))[1]!.startsWith(`${webhooks[0]!.id}  `)).toBe(true);
+  });
 });
 
 function healthRow(id: string, url: string, outcomes: Array<'delivered' | 'failed'>, code: number | null = 503): WebhookHealth {

@@ -9,8 +9,9 @@ export const activeLabel = (active: boolean, colors: Colors) => (active ? colors
 
 /**
  * The webhooks as a table. Its columns by width (the rows never change them): at 132 all, the time compact and the
- * event types shortened to whole ones and a count; at 100 the time is left out; at 80 the event types too; at 60 the
- * id takes its short form, so that the URL keeps its scheme and host whole (its path loses its middle, or goes).
+ * event types shortened to whole ones and a count; at 100 the time is left out; at 80 the event types too; at 60, or
+ * wherever a host would be cut, the id takes its short form, so that the URL keeps its host whole (its path loses its
+ * middle, or goes; at the narrowest its scheme goes).
  */
 export async function webhookTable(webhooks: Webhook[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
   const columns: Column[] = [
