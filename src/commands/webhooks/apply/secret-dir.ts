@@ -2,7 +2,7 @@ import { statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Webhook } from '../../../api/shapes.js';
 import { FileError, failureReason, LineFile, readOwnFile, replaceFile } from '../../../files/user-file.js';
-import { urlKey } from './plan.js';
+import { urlKey } from '../shared/url.js';
 
 // The creates `webhooks apply` sends into a --secret-dir, kept in a journal there: before a create is sent, its URL
 // (an intent); once the secret's file is written whole, a line that clears it. A create whose answer was lost (a
