@@ -230,6 +230,34 @@ webhooks:
     expect((await account()).length).toBe(before.length + 1);
   });
 
+  it("every mistake of the file at once, the catalog's included, each with its entry and URL: exit 2, nothing sent but reads", async () => {
+    const before = await account();
+    writeFileSync(
+      file(),
+      `webhooks:
+  - url: https://billing.example.com/hooks
+    events: [invoice.payed]
+  - url: http://ops.example.com/hooks
+    events: [inventory.changed]
+    active: no
+  - url: https://sales.example.com/hooks
+    evnets: [sales_order.created]
+`,
+    );
+    const result = await apply(['--prune', '--yes', '--secret-dir', secrets(), '--debug']);
+    expect(result.code).toBe(2);
+    // Its lines among --debug's exchanges.
+    expect(result.stderr.split('\n').filter((line) => line.startsWith('whsvc: ') || line.startsWith('  webhooks['))).toEqual([
+      `whsvc: ${file()} has 4 mistakes; nothing was changed:`,
+      '  webhooks[1].url: the URL must use https (http is accepted only for localhost and 127.0.0.1)',
+      '  webhooks[1].active: must be true or false',
+      '  webhooks[2] (https://sales.example.com/hooks): unknown field "evnets"; did you mean events? (a webhook has url, events and active)',
+      '  webhooks[0].events (https://billing.example.com/hooks): "invoice.payed" is not an event type of the service; did you mean invoice.paid?',
+    ]);
+    expect(sent(result.stderr).filter((line) => !line.startsWith('GET ') && line !== 'POST /v1/oauth/token')).toEqual([]);
+    expect(await account()).toEqual(before);
+  });
+
   it('no secret was in any output of any apply', () => {
     const values = readdirSync(secrets())
       .filter((name) => name.endsWith('.secret'))

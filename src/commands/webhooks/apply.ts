@@ -11,10 +11,9 @@ import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
 import { printJson } from '../../cli/output.js';
 import { readFileFlag } from '../../cli/stdin.js';
-import { notOneOf } from '../../cli/suggest.js';
 import { ensureDirectory, ReservedFile } from '../../files/user-file.js';
 import { sanitize, shellWord } from '../../render/text.js';
-import { declaredWebhooks, parseDeclarationText } from './apply/declaration.js';
+import { checkDeclaration, type Declared, parseDeclarationText, problemsError, unknownEventTypes } from './apply/declaration.js';
 import { changesAnything, planApply, type Changes, type Plan } from './apply/plan.js';
 import { checkJournal, Journal, type JournalCheck, type Named, secretFileName } from './apply/secret-dir.js';
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
@@ -90,12 +89,7 @@ export async function run(options: ApplyOptions, deps: CommandDeps): Promise<num
 async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<number> {
   const name = options.file === '-' ? 'stdin' : options.file;
   const text = (await readFileFlag('-f', options.file, deps.stdin)).toString('utf8');
-  const declared = declaredWebhooks(await parseDeclarationText(text, options.file === '-' ? '-' : name), name);
-  const types = (await catalog(deps)).map((entry) => entry.type);
-  for (const webhook of declared) {
-    const unknown = webhook.events.find((event) => !types.includes(event));
-    if (unknown !== undefined) throw usageError(`${name}: ${webhook.at}.events: ${notOneOf('event type', unknown, types)}`);
-  }
+  const declared = await declaredAndKnown(await parseDeclarationText(text, options.file === '-' ? '-' : name), name, deps);
   const account: Webhook[] = [];
   for await (const webhook of allWebhooks(deps.api)) account.push(webhook);
   const plan = planApply(declared, account, options.prune);
@@ -131,6 +125,24 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
   journal?.settle();
   const code = await execute(options, plan, deps, secretless, journal);
   return code === ExitCode.ok ? endOf(secretless, options.secretDir) : code;
+}
+
+/**
+ * The webhooks the file declares, once every entry is checked, event types against the catalog included: every
+ * mistake of the file at once, in one usage error. A catalog that cannot be read leaves the mistakes found without it.
+ */
+async function declaredAndKnown(data: unknown, name: string, deps: CommandDeps): Promise<Declared[]> {
+  const { webhooks, problems, subscribed } = checkDeclaration(data);
+  let types: string[];
+  try {
+    types = (await catalog(deps)).map((entry) => entry.type);
+  } catch (error) {
+    if (problems.length > 0) throw problemsError(name, problems);
+    throw error;
+  }
+  problems.push(...unknownEventTypes(subscribed, types));
+  if (problems.length > 0) throw problemsError(name, problems);
+  return webhooks;
 }
 
 /**

@@ -183,7 +183,7 @@ describe('webhooks apply', () => {
     mockCatalog(fake.mock);
     const error = await rejectionOf(run(options({ file: file([{ url: 'https://a.example/h', events: ['invoice.payed'] }]) }), fake.deps));
     expect(error).toMatchObject({ exitCode: 2 });
-    expect(error.message).toContain('webhooks[0].events: event type "invoice.payed" is not one of');
+    expect(error.message).toContain('webhooks[0].events (https://a.example/h): "invoice.payed" is not an event type of the service');
     expect(error.message).toContain('did you mean invoice.paid?');
   });
 
