@@ -556,6 +556,24 @@ export function checkUserFile(path: string, label: string, hint?: string): void 
 }
 
 /**
+ * Removes a file whsvc wrote (a secret file of a webhook deleted): true when removed, false when nothing was there.
+ * What is not a regular file of its own (a symlink, a directory, a file with other links, another user's) is left as
+ * it is, a FileError saying why, as is a removal that fails.
+ */
+export function removeOwnFile(path: string, label: string): boolean {
+  const before = existing(path, label);
+  if (!before) return false;
+  refuseUnlessOwnRegularFile(path, before, label, 'left as it is: whsvc removes only a file it could have written');
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new FileError(`cannot remove ${path}: ${failureReason(error)}`, false);
+  }
+  return true;
+}
+
+/**
  * Replaces the whole of `path` with `content`, or leaves it as it was: the
  * content goes to a temporary beside it (0600), is flushed to the disk, and
  * renamed over it, so that a kill, or a power cut, leaves the old content or

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,8 @@ let workDir: string;
 let env: Record<string, string>;
 /** Every apply's stdout and stderr: no secret may be in any. */
 const outputs: string[] = [];
+/** Every secret an apply wrote into secrets(), also those --prune removed later with their webhook. */
+const secretValues = new Set<string>();
 
 const file = () => join(workDir, 'webhooks.yaml');
 const secrets = () => join(workDir, 'secrets');
@@ -20,6 +22,8 @@ const secrets = () => join(workDir, 'secrets');
 async function apply(args: string[], extra: Record<string, string> = {}): Promise<CliResult> {
   const result = await runInProcess(['webhooks', 'apply', '-f', file(), ...args], { env: { ...env, ...extra } });
   outputs.push(result.stdout, result.stderr);
+  const written = existsSync(secrets()) ? readdirSync(secrets()).filter((name) => name.endsWith('.secret')) : [];
+  for (const name of written) secretValues.add(readFileSync(join(secrets(), name), 'utf8').trim());
   return result;
 }
 
@@ -169,6 +173,23 @@ webhooks:
     expect((await account()).map((w) => w.id)).toEqual(before.filter((w) => !w.url.startsWith('https://sales')).map((w) => w.id));
   });
 
+  it('--prune removes the secret file of each webhook it deletes (the secret is revoked with it), says so in the plan, the run and --json; the others stay', async () => {
+    const sales = await runInProcess(['webhooks', 'create', '--url', 'https://sales.example.com/hooks', '--events', 'sales_order.created', '--json'], { env });
+    const id = JSON.parse(sales.stdout).id as string;
+    const path = join(secrets(), `${id}.secret`);
+    // As an earlier apply would have left it.
+    writeFileSync(path, 'whsec_kept_by_an_earlier_apply\n', { mode: 0o600 });
+    const others = readdirSync(secrets()).filter((name) => name !== `${id}.secret`);
+    const review = await apply(['--prune', '--dry-run', '--secret-dir', secrets()]);
+    expect(review.stdout).toMatch(new RegExp(`- delete +https://sales\\.example\\.com/hooks +${id} +and its secret file ${path}\n`));
+    expect(existsSync(path)).toBe(true);
+    const result = await apply(['--prune', '--yes', '--secret-dir', secrets(), '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).outcome.deleted).toEqual([{ id, url: 'https://sales.example.com/hooks', removed_secret_file: path }]);
+    expect(existsSync(path)).toBe(false);
+    expect(readdirSync(secrets()).sort()).toEqual(others.sort());
+  });
+
   it('a failure part-way says what was done and what not; the same apply run again finishes the job', async () => {
     writeFileSync(
       file(),
@@ -259,9 +280,7 @@ webhooks:
   });
 
   it('no secret was in any output of any apply', () => {
-    const values = readdirSync(secrets())
-      .filter((name) => name.endsWith('.secret'))
-      .map((name) => readFileSync(join(secrets(), name), 'utf8').trim());
+    const values = [...secretValues];
     expect(values.length).toBeGreaterThanOrEqual(4);
     const all = outputs.join('\n');
     for (const value of values) expect(all).not.toContain(value);
