@@ -1,5 +1,6 @@
 import type { Webhook } from '../../api/shapes.js';
 import { createWebhook } from '../../api/endpoints.js';
+import { allWebhooks } from '../../api/log.js';
 import { Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -10,7 +11,7 @@ import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { ReservedFile } from '../../files/user-file.js';
 import { printJson } from '../../cli/output.js';
 import { checkSecretFilePath } from '../../cli/secret.js';
-import { checkUrl } from './shared/url.js';
+import { checkUrl, urlKey } from './shared/url.js';
 import { redactUserinfo } from '../../net.js';
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { undoCreate } from './shared/secret-file.js';
@@ -75,6 +76,7 @@ function createOptions(options: CreateOptions, canPrompt: boolean): CreateOption
 /** Creates the webhook `options` describe (createOptions has checked them), asking on a terminal for what is missing. */
 export async function run(options: CreateOptions, deps: CommandDeps): Promise<number> {
   const { url, events } = await askForWhatIsMissing(options, deps);
+  await warnOfAnotherAtUrl(deps, url, events);
   // Reserved before the webhook exists, so that a path that cannot be written is found while nothing has been created.
   const reserved = options.secretFile !== undefined ? ReservedFile.reserve(options.secretFile, '--secret-file', options.force) : undefined;
   const discardReserved = () => reserved?.discard();
@@ -106,6 +108,31 @@ async function askForWhatIsMissing(options: CreateOptions, deps: CommandDeps): P
     await checkEventTypes(deps, events, '--events');
   }
   return { url, events };
+}
+
+/**
+ * Another webhook that delivers to `url` already (URLs keyed as apply keys them) is said in one line on stderr, with
+ * the event types that will then arrive there twice; nothing is asked. The account is read in one bounded walk of its
+ * pages; a read that fails is said too, and the create goes on.
+ */
+async function warnOfAnotherAtUrl(deps: CommandDeps, url: string, events: string[]): Promise<void> {
+  const key = urlKey(url);
+  const others: Webhook[] = [];
+  try {
+    for await (const webhook of allWebhooks(deps.api)) if (urlKey(webhook.url) === key) others.push(webhook);
+  } catch (error) {
+    deps.stderr.write(`${deps.errColors.yellow('!')} could not check whether another webhook delivers to ${url}: ${sanitize((error as Error).message)}\n`);
+    return;
+  }
+  if (others.length === 0) return;
+  const ids = others.map((webhook) => sanitize(webhook.id)).join(', ');
+  const who = others.length === 1 ? `webhook ${ids} delivers` : `webhooks ${ids} deliver`;
+  const twice = events.filter((event) => others.some((webhook) => (webhook.events ?? []).includes(event)));
+  const what =
+    twice.length === 0
+      ? ' (other event types): webhooks apply, which knows webhooks by URL, refuses two at one URL'
+      : `: ${twice.map(sanitize).join(', ')} will arrive there ${others.length === 1 ? 'twice' : 'more than once'}, once from each webhook`;
+  deps.stderr.write(`${deps.errColors.yellow('!')} ${who} to ${sanitize(others[0]!.url)} already${what}\n`);
 }
 
 /**
