@@ -339,15 +339,33 @@ export class ReservedFile {
   ) {}
 
   static reserve(path: string, label: string, force: boolean): ReservedFile {
-    const before = existing(path, label);
-    if (before) {
-      refuseUnlessOwnRegularFile(path, before, label);
-      if (!force) throw new FileError(`${label} ${path} already exists`, true, 'pass --force to overwrite it, or choose another path');
-    }
+    ReservedFile.refuseWhatStands(path, label, force);
     try {
       return new ReservedFile(path, openTemporary(path), force);
     } catch (error) {
       throw new FileError(`${label} ${path} cannot be written: ${failureReason(error)}`, true);
+    }
+  }
+
+  /**
+   * Whether `reserve` would take the path, writing nothing (a --dry-run): what stands there, and a directory that
+   * takes a file; a FileError as reserve's when not.
+   */
+  static check(path: string, label: string, force: boolean): void {
+    ReservedFile.refuseWhatStands(path, label, force);
+    try {
+      accessSync(dirname(path), constants.W_OK | constants.X_OK);
+    } catch (error) {
+      throw new FileError(`${label} ${path} cannot be written: ${failureReason(error)}`, true);
+    }
+  }
+
+  /** What stands at the path: nothing, or with `force` a regular file of its own. */
+  private static refuseWhatStands(path: string, label: string, force: boolean): void {
+    const before = existing(path, label);
+    if (before) {
+      refuseUnlessOwnRegularFile(path, before, label);
+      if (!force) throw new FileError(`${label} ${path} already exists`, true, 'pass --force to overwrite it, or choose another path');
     }
   }
 

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxEnv } from '../helpers/cli.js';
 import { runInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 
-// webhooks create against the sandbox, both in-process: the warning of a second webhook at one URL.
+// webhooks create against the sandbox, both in-process: the warning of a second webhook at one URL, and --dry-run.
 
 let sandbox: SandboxInProcess;
 let workDir: string;
@@ -74,5 +74,73 @@ describe('webhooks create: another webhook at the same URL', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(/^! could not check whether another webhook delivers to https:\/\/scoped\.example\.com\/hooks: .*webhooks:read.*\n$/);
     expect(JSON.parse(result.stdout).url).toBe('https://scoped.example.com/hooks');
+  });
+});
+
+describe('webhooks create --dry-run', () => {
+  const listed = async () => {
+    const result = await runInProcess(['webhooks', 'list', '--all', '--json'], { env });
+    return JSON.parse(result.stdout).data as Array<{ id: string }>;
+  };
+  /** The requests a --debug run sent, but reads and the token: none may be. */
+  const writes = (stderr: string) => [...stderr.matchAll(/^> (\w+) (\S+)$/gm)].filter((m) => m[1] !== 'GET' && !m[2]!.endsWith('/v1/oauth/token'));
+
+  it('says what would be created, the URL as the service keeps it and where the secret would go; sends nothing but reads', async () => {
+    const before = await listed();
+    const result = await create([
+      '--url',
+      'HTTPS://Dry.Example.com:443/hooks',
+      '--events',
+      'invoice.paid,product.updated',
+      '--inactive',
+      '--dry-run',
+      '--debug',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(
+      'url             https://dry.example.com/hooks\nevents          invoice.paid, product.updated\nstatus          paused\nsigning secret  shown once, when it is created\n',
+    );
+    expect(result.stderr).toMatch(/Dry run: nothing was sent\.\n$/);
+    expect(writes(result.stderr)).toEqual([]);
+    expect(await listed()).toEqual(before);
+  });
+
+  it('--json: one document saying dry_run, with the fields create would send and the secret file (null: shown once)', async () => {
+    const secretFile = join(workDir, 'dry.secret');
+    const result = await create(['--url', 'https://dry.example.com/hooks', '--events', 'invoice.paid', '--secret-file', secretFile, '--dry-run', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      dry_run: true,
+      url: 'https://dry.example.com/hooks',
+      events: ['invoice.paid'],
+      active: true,
+      signing_secret_file: secretFile,
+    });
+    // Nothing written, not even the reservation's temporary beside it.
+    expect(readdirSync(workDir).filter((name) => name.includes('dry.secret'))).toEqual([]);
+  });
+
+  it('checks as create does: an event type the catalog lacks, a secret file that exists without --force (left as it was), each exit 2', async () => {
+    const unknown = await create(['--url', 'https://dry.example.com/hooks', '--events', 'invoice.payed', '--dry-run']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^whsvc: --events: event type "invoice\.payed" is not one of .*; did you mean invoice\.paid\?\n/);
+    const existing = join(workDir, 'kept.secret');
+    writeFileSync(existing, 'whsec_kept\n');
+    const refused = await create(['--url', 'https://dry.example.com/hooks', '--events', 'invoice.paid', '--secret-file', existing, '--dry-run']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`whsvc: --secret-file ${existing} already exists\nhint: pass --force to overwrite it`);
+    const forced = await create(['--url', 'https://dry.example.com/hooks', '--events', 'invoice.paid', '--secret-file', existing, '--force', '--dry-run']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain(`signing secret  written to ${existing} (mode 0600)`);
+    expect(readFileSync(existing, 'utf8')).toBe('whsec_kept\n');
+  });
+
+  it('warns of another webhook at the URL as create does', async () => {
+    const first = await made('https://dry-twin.example.com/hooks', 'invoice.paid');
+    const result = await create(['--url', 'https://dry-twin.example.com/hooks', '--events', 'invoice.paid', '--dry-run']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe(
+      `! webhook ${first} delivers to https://dry-twin.example.com/hooks already: invoice.paid will arrive there twice, once from each webhook\nDry run: nothing was sent.\n`,
+    );
   });
 });

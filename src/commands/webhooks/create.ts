@@ -12,11 +12,11 @@ import { ReservedFile } from '../../files/user-file.js';
 import { printJson } from '../../cli/output.js';
 import { checkSecretFilePath } from '../../cli/secret.js';
 import { checkUrl, urlKey } from './shared/url.js';
-import { redactUserinfo } from '../../net.js';
+import { redactUserinfo, webhookUrl } from '../../net.js';
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { undoCreate } from './shared/secret-file.js';
-import { webhookBlock } from './shared/view.js';
-import { sanitize, shellWord } from '../../render/text.js';
+import { activeLabel, webhookBlock } from './shared/view.js';
+import { keyValues, sanitize, shellWord } from '../../render/text.js';
 
 export const command = (runF = run) =>
   new Command('create')
@@ -28,17 +28,22 @@ export const command = (runF = run) =>
     .option('--inactive', 'create it paused')
     .option('--secret-file <path>', 'write the signing secret to this file (mode 0600) instead of showing it')
     .option('--force', 'let --secret-file overwrite an existing file')
+    .option('--dry-run', 'check the flags and say what would be created; nothing is sent but reads')
     .addHelpText(
       'after',
       examples(
         'whsvc webhooks create --url https://example.com/hooks --events invoice.paid,sales_order.created',
         'whsvc webhooks create --url https://example.com/hooks --events invoice.paid --secret-file ./whsec.txt',
+        'whsvc webhooks create --url https://example.com/hooks --events invoice.paid --dry-run',
       ),
     )
     .action(
       apiAction((deps, o) =>
         runF(
-          createOptions({ url: o.url, events: o.events, inactive: Boolean(o.inactive), secretFile: o.secretFile, force: Boolean(o.force) }, deps.canPrompt),
+          createOptions(
+            { url: o.url, events: o.events, inactive: Boolean(o.inactive), secretFile: o.secretFile, force: Boolean(o.force), dryRun: Boolean(o.dryRun) },
+            deps.canPrompt,
+          ),
           deps,
         ),
       ),
@@ -50,6 +55,8 @@ export interface CreateOptions {
   inactive: boolean;
   secretFile?: string | undefined;
   force: boolean;
+  /** Check, say what would be created, and send nothing but reads. */
+  dryRun?: boolean | undefined;
 }
 
 /**
@@ -77,6 +84,7 @@ function createOptions(options: CreateOptions, canPrompt: boolean): CreateOption
 export async function run(options: CreateOptions, deps: CommandDeps): Promise<number> {
   const { url, events } = await askForWhatIsMissing(options, deps);
   await warnOfAnotherAtUrl(deps, url, events);
+  if (options.dryRun) return printDryRun(deps, { url, events, active: !options.inactive }, options);
   // Reserved before the webhook exists, so that a path that cannot be written is found while nothing has been created.
   const reserved = options.secretFile !== undefined ? ReservedFile.reserve(options.secretFile, '--secret-file', options.force) : undefined;
   const discardReserved = () => reserved?.discard();
@@ -170,6 +178,35 @@ async function postWebhook(
     );
   }
   return { ...webhook, signing_secret: secret };
+}
+
+/**
+ * What would be created, once checked as the create is (the secret file as it would be reserved, without the file
+ * beside it that the reservation writes); nothing is sent. --json: the webhook's fields, `dry_run`, and where its
+ * secret would go (null: shown once).
+ */
+function printDryRun(deps: CommandDeps, wanted: { url: string; events: string[]; active: boolean }, options: CreateOptions): number {
+  if (options.secretFile !== undefined) ReservedFile.check(options.secretFile, '--secret-file', options.force);
+  const url = webhookUrl(wanted.url);
+  const webhook = { url: 'href' in url ? url.href : wanted.url, events: wanted.events, active: wanted.active };
+  if (deps.json) {
+    printJson(deps, { dry_run: true, ...webhook, signing_secret_file: options.secretFile ?? null });
+  } else {
+    const secret = options.secretFile === undefined ? 'shown once, when it is created' : `written to ${options.secretFile} (mode 0600)`;
+    deps.stdout.write(
+      keyValues(
+        [
+          ['url', webhook.url],
+          ['events', webhook.events.join(', ')],
+          ['status', { styled: activeLabel(webhook.active, deps.colors) }],
+          ['signing secret', secret],
+        ],
+        deps.colors.dim,
+      ),
+    );
+  }
+  deps.stderr.write('Dry run: nothing was sent.\n');
+  return 0;
 }
 
 /** The webhook created; its secret shown once, unless it went to a file (then named instead, --json included). */
