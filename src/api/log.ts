@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ApiClient } from './client.js';
 import { ApiError } from './errors.js';
-import { listAttempts, listWebhooks } from './endpoints.js';
+import { listAttempts, listWebhooks, type WebhookQuery } from './endpoints.js';
 import type { Attempt, Page, Webhook } from './shapes.js';
 import { numberValue, type ServiceNumber } from '../exact-json.js';
 import type { DeliveryStatus } from '../protocol/status.js';
@@ -87,8 +87,9 @@ async function* pages<T>(page: (cursor: string | undefined) => Promise<Page<T>>)
   } while (cursor);
 }
 
-export async function* allWebhooks(api: ApiClient): AsyncGenerator<Webhook> {
-  for await (const page of pages((cursor) => listWebhooks(api, { limit: MAX_PAGE, cursor }))) yield* page;
+/** Every webhook of the account (with `active`, only the active or only the paused ones), one page at a time. */
+export async function* allWebhooks(api: ApiClient, query: Pick<WebhookQuery, 'active'> = {}): AsyncGenerator<Webhook> {
+  for await (const page of pages((cursor) => listWebhooks(api, { ...query, limit: MAX_PAGE, cursor }))) yield* page;
 }
 
 /**

@@ -339,15 +339,33 @@ export class ReservedFile {
   ) {}
 
   static reserve(path: string, label: string, force: boolean): ReservedFile {
-    const before = existing(path, label);
-    if (before) {
-      refuseUnlessOwnRegularFile(path, before, label);
-      if (!force) throw new FileError(`${label} ${path} already exists`, true, 'pass --force to overwrite it, or choose another path');
-    }
+    ReservedFile.refuseWhatStands(path, label, force);
     try {
       return new ReservedFile(path, openTemporary(path), force);
     } catch (error) {
       throw new FileError(`${label} ${path} cannot be written: ${failureReason(error)}`, true);
+    }
+  }
+
+  /**
+   * Whether `reserve` would take the path, writing nothing (a --dry-run): what stands there, and a directory that
+   * takes a file; a FileError as reserve's when not.
+   */
+  static check(path: string, label: string, force: boolean): void {
+    ReservedFile.refuseWhatStands(path, label, force);
+    try {
+      accessSync(dirname(path), constants.W_OK | constants.X_OK);
+    } catch (error) {
+      throw new FileError(`${label} ${path} cannot be written: ${failureReason(error)}`, true);
+    }
+  }
+
+  /** What stands at the path: nothing, or with `force` a regular file of its own. */
+  private static refuseWhatStands(path: string, label: string, force: boolean): void {
+    const before = existing(path, label);
+    if (before) {
+      refuseUnlessOwnRegularFile(path, before, label);
+      if (!force) throw new FileError(`${label} ${path} already exists`, true, 'pass --force to overwrite it, or choose another path');
     }
   }
 
@@ -553,6 +571,24 @@ export function ensureDirectory(path: string, label: string): void {
 export function checkUserFile(path: string, label: string, hint?: string): void {
   const before = existing(path, label);
   if (before) refuseUnlessOwnRegularFile(path, before, label, hint);
+}
+
+/**
+ * Removes a file whsvc wrote (a secret file of a webhook deleted): true when removed, false when nothing was there.
+ * What is not a regular file of its own (a symlink, a directory, a file with other links, another user's) is left as
+ * it is, a FileError saying why, as is a removal that fails.
+ */
+export function removeOwnFile(path: string, label: string): boolean {
+  const before = existing(path, label);
+  if (!before) return false;
+  refuseUnlessOwnRegularFile(path, before, label, 'left as it is: whsvc removes only a file it could have written');
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new FileError(`cannot remove ${path}: ${failureReason(error)}`, false);
+  }
+  return true;
 }
 
 /**

@@ -10,11 +10,13 @@ let workDir: string;
 
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-int-'));
-  // A service that hands out tokens and the catalog, then never answers the create.
+  // A service that hands out tokens, the catalog and an account with no webhook (create looks for one at its URL), then
+  // never answers the create.
   const json = (body: string) => ({ status: 200, body, headers: { 'content-type': 'application/json' } });
   service = await startReceiver((request) => {
     if (request.path === '/v1/oauth/token') return json('{"access_token":"t","token_type":"Bearer","expires_in":3600}');
     if (request.path === '/v1/webhooks/webhook-events') return json('{"data":[{"type":"invoice.paid","module":"finance","desc":"x"}]}');
+    if (request.path.startsWith('/v1/webhooks?')) return json('{"data":[],"has_more":false,"next_cursor":null}');
     return 'hold';
   });
 });

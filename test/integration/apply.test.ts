@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,8 @@ let workDir: string;
 let env: Record<string, string>;
 /** Every apply's stdout and stderr: no secret may be in any. */
 const outputs: string[] = [];
+/** Every secret an apply wrote into secrets(), also those --prune removed later with their webhook. */
+const secretValues = new Set<string>();
 
 const file = () => join(workDir, 'webhooks.yaml');
 const secrets = () => join(workDir, 'secrets');
@@ -20,6 +22,8 @@ const secrets = () => join(workDir, 'secrets');
 async function apply(args: string[], extra: Record<string, string> = {}): Promise<CliResult> {
   const result = await runInProcess(['webhooks', 'apply', '-f', file(), ...args], { env: { ...env, ...extra } });
   outputs.push(result.stdout, result.stderr);
+  const written = existsSync(secrets()) ? readdirSync(secrets()).filter((name) => name.endsWith('.secret')) : [];
+  for (const name of written) secretValues.add(readFileSync(join(secrets(), name), 'utf8').trim());
   return result;
 }
 
@@ -169,6 +173,23 @@ webhooks:
     expect((await account()).map((w) => w.id)).toEqual(before.filter((w) => !w.url.startsWith('https://sales')).map((w) => w.id));
   });
 
+  it('--prune removes the secret file of each webhook it deletes (the secret is revoked with it), says so in the plan, the run and --json; the others stay', async () => {
+    const sales = await runInProcess(['webhooks', 'create', '--url', 'https://sales.example.com/hooks', '--events', 'sales_order.created', '--json'], { env });
+    const id = JSON.parse(sales.stdout).id as string;
+    const path = join(secrets(), `${id}.secret`);
+    // As an earlier apply would have left it.
+    writeFileSync(path, 'whsec_kept_by_an_earlier_apply\n', { mode: 0o600 });
+    const others = readdirSync(secrets()).filter((name) => name !== `${id}.secret`);
+    const review = await apply(['--prune', '--dry-run', '--secret-dir', secrets()]);
+    expect(review.stdout).toMatch(new RegExp(`- delete +https://sales\\.example\\.com/hooks +${id} +and its secret file ${path}\n`));
+    expect(existsSync(path)).toBe(true);
+    const result = await apply(['--prune', '--yes', '--secret-dir', secrets(), '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).outcome.deleted).toEqual([{ id, url: 'https://sales.example.com/hooks', removed_secret_file: path }]);
+    expect(existsSync(path)).toBe(false);
+    expect(readdirSync(secrets()).sort()).toEqual(others.sort());
+  });
+
   it('a failure part-way says what was done and what not; the same apply run again finishes the job', async () => {
     writeFileSync(
       file(),
@@ -230,10 +251,36 @@ webhooks:
     expect((await account()).length).toBe(before.length + 1);
   });
 
+  it("every mistake of the file at once, the catalog's included, each with its entry and URL: exit 2, nothing sent but reads", async () => {
+    const before = await account();
+    writeFileSync(
+      file(),
+      `webhooks:
+  - url: https://billing.example.com/hooks
+    events: [invoice.payed]
+  - url: http://ops.example.com/hooks
+    events: [inventory.changed]
+    active: no
+  - url: https://sales.example.com/hooks
+    evnets: [sales_order.created]
+`,
+    );
+    const result = await apply(['--prune', '--yes', '--secret-dir', secrets(), '--debug']);
+    expect(result.code).toBe(2);
+    // Its lines among --debug's exchanges.
+    expect(result.stderr.split('\n').filter((line) => line.startsWith('whsvc: ') || line.startsWith('  webhooks['))).toEqual([
+      `whsvc: ${file()} has 4 mistakes; nothing was changed:`,
+      '  webhooks[1].url: the URL must use https (http is accepted only for localhost and 127.0.0.1)',
+      '  webhooks[1].active: must be true or false',
+      '  webhooks[2] (https://sales.example.com/hooks): unknown field "evnets"; did you mean events? (a webhook has url, events and active)',
+      '  webhooks[0].events (https://billing.example.com/hooks): "invoice.payed" is not an event type of the service; did you mean invoice.paid?',
+    ]);
+    expect(sent(result.stderr).filter((line) => !line.startsWith('GET ') && line !== 'POST /v1/oauth/token')).toEqual([]);
+    expect(await account()).toEqual(before);
+  });
+
   it('no secret was in any output of any apply', () => {
-    const values = readdirSync(secrets())
-      .filter((name) => name.endsWith('.secret'))
-      .map((name) => readFileSync(join(secrets(), name), 'utf8').trim());
+    const values = [...secretValues];
     expect(values.length).toBeGreaterThanOrEqual(4);
     const all = outputs.join('\n');
     for (const value of values) expect(all).not.toContain(value);

@@ -11,12 +11,11 @@ import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
 import { printJson } from '../../cli/output.js';
 import { readFileFlag } from '../../cli/stdin.js';
-import { notOneOf } from '../../cli/suggest.js';
 import { ensureDirectory, ReservedFile } from '../../files/user-file.js';
 import { sanitize, shellWord } from '../../render/text.js';
-import { declaredWebhooks, parseDeclarationText } from './apply/declaration.js';
+import { checkDeclaration, type Declared, parseDeclarationText, problemsError, unknownEventTypes } from './apply/declaration.js';
 import { changesAnything, planApply, type Changes, type Plan } from './apply/plan.js';
-import { checkJournal, Journal, type JournalCheck, type Named, secretFileName } from './apply/secret-dir.js';
+import { checkJournal, hasSecretFile, Journal, type JournalCheck, type Named, removeSecretFile, secretFileName } from './apply/secret-dir.js';
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { undoCreate } from './shared/secret-file.js';
 
@@ -68,7 +67,7 @@ export interface ApplyOptions {
 interface Outcome {
   created: Array<{ id: string; url: string; signing_secret_file: string }>;
   updated: Array<{ id: string; url: string }>;
-  deleted: Array<{ id: string; url: string }>;
+  deleted: Array<{ id: string; url: string; removed_secret_file: string | null }>;
   not_done: Array<{ action: 'create' | 'update' | 'delete'; id?: string; url: string }>;
   error: string | null;
   interrupted: boolean;
@@ -90,12 +89,7 @@ export async function run(options: ApplyOptions, deps: CommandDeps): Promise<num
 async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<number> {
   const name = options.file === '-' ? 'stdin' : options.file;
   const text = (await readFileFlag('-f', options.file, deps.stdin)).toString('utf8');
-  const declared = declaredWebhooks(await parseDeclarationText(text, options.file === '-' ? '-' : name), name);
-  const types = (await catalog(deps)).map((entry) => entry.type);
-  for (const webhook of declared) {
-    const unknown = webhook.events.find((event) => !types.includes(event));
-    if (unknown !== undefined) throw usageError(`${name}: ${webhook.at}.events: ${notOneOf('event type', unknown, types)}`);
-  }
+  const declared = await declaredAndKnown(await parseDeclarationText(text, options.file === '-' ? '-' : name), name, deps);
   const account: Webhook[] = [];
   for await (const webhook of allWebhooks(deps.api)) account.push(webhook);
   const plan = planApply(declared, account, options.prune);
@@ -108,7 +102,7 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
       `whsvc webhooks apply -f ${options.file} --secret-dir ./secrets (or --dry-run to see the plan)`,
     );
   }
-  if (!deps.json) deps.stdout.write(planText(plan, name, deps));
+  if (!deps.json) deps.stdout.write(planText(plan, name, deps, options.secretDir));
   if (options.dryRun || !changesAnything(plan)) {
     if (deps.json) printJson(deps, document(options, plan, options.dryRun ? null : emptyOutcome(), secretless));
     else if (options.dryRun) deps.stderr.write(`${changesAnything(plan) ? 'Dry run: nothing was sent.' : 'Dry run: nothing would change.'}\n`);
@@ -121,7 +115,7 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
     const what = `the plan deletes ${count(plan.delete.length, 'webhook')} the file does not name`;
     if (!deps.canPrompt) throw usageError(`${what}: pass --yes to delete them (${NO_PROMPT}); nothing was changed`);
     // With --json the plan is not on stdout: the question is asked below it all the same.
-    if (deps.json) deps.stderr.write(planText(plan, name, deps));
+    if (deps.json) deps.stderr.write(planText(plan, name, deps, options.secretDir));
     if (!(await deps.prompter.confirm(`Apply it? ${what[0]!.toUpperCase()}${what.slice(1)}, and their deliveries stop at once.`, false))) {
       throw new CliError('nothing was changed', ExitCode.failure);
     }
@@ -131,6 +125,24 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
   journal?.settle();
   const code = await execute(options, plan, deps, secretless, journal);
   return code === ExitCode.ok ? endOf(secretless, options.secretDir) : code;
+}
+
+/**
+ * The webhooks the file declares, once every entry is checked, event types against the catalog included: every
+ * mistake of the file at once, in one usage error. A catalog that cannot be read leaves the mistakes found without it.
+ */
+async function declaredAndKnown(data: unknown, name: string, deps: CommandDeps): Promise<Declared[]> {
+  const { webhooks, problems, subscribed } = checkDeclaration(data);
+  let types: string[];
+  try {
+    types = (await catalog(deps)).map((entry) => entry.type);
+  } catch (error) {
+    if (problems.length > 0) throw problemsError(name, problems);
+    throw error;
+  }
+  problems.push(...unknownEventTypes(subscribed, types));
+  if (problems.length > 0) throw problemsError(name, problems);
+  return webhooks;
 }
 
 /**
@@ -264,8 +276,24 @@ async function perform(step: Step, journal: Journal | undefined, outcome: Outcom
       // Gone already (deleted meanwhile): the account is as declared all the same.
       if (!(error instanceof ApiError && error.status === 404)) throw error;
     }
-    outcome.deleted.push({ id: step.id, url: step.url });
-    if (!deps.json) deps.stdout.write(`${c.green('✓')} deleted  ${sanitize(step.id)}  ${sanitize(step.url)}\n`);
+    const removed = journal === undefined ? undefined : removeSecretFileOf(journal.dir, step.id, deps);
+    outcome.deleted.push({ id: step.id, url: step.url, removed_secret_file: removed ?? null });
+    const also = removed === undefined ? '' : `  (its secret file ${removed} removed: the secret was revoked with it)`;
+    if (!deps.json) deps.stdout.write(`${c.green('✓')} deleted  ${sanitize(step.id)}  ${sanitize(step.url)}${also}\n`);
+  }
+}
+
+/**
+ * The secret file under `dir` of a webhook just deleted, removed: its secret was revoked with the webhook, and a file
+ * left would only mislead (terraform's destroy takes what it made along). One that cannot be removed is said on stderr
+ * and left: the account is as declared all the same.
+ */
+function removeSecretFileOf(dir: string, id: string, deps: CommandDeps): string | undefined {
+  try {
+    return removeSecretFile(dir, id);
+  } catch (error) {
+    deps.stderr.write(`${deps.errColors.yellow('!')} webhook ${sanitize(id)} was deleted, its secret file left: ${(error as Error).message}\n`);
+    return undefined;
   }
 }
 
@@ -301,8 +329,11 @@ const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 const tally = (created: number, updated: number, deleted: number) => `${created} created, ${updated} updated, ${deleted} deleted`;
 
-/** The plan for a person: a line per webhook (what happens to it, its URL, its id), and what changes. */
-function planText(plan: Plan, name: string, deps: CommandDeps): string {
+/**
+ * The plan for a person: a line per webhook (what happens to it, its URL, its id), and what changes; a webhook to
+ * delete whose secret file is in `secretDir` says that the file goes too.
+ */
+function planText(plan: Plan, name: string, deps: CommandDeps, secretDir: string | undefined): string {
   const c = deps.colors;
   const lines: string[] = [];
   if (!changesAnything(plan)) {
@@ -319,7 +350,12 @@ function planText(plan: Plan, name: string, deps: CommandDeps): string {
         `${w.events.join(', ')}${w.active ? '' : ' (paused)'}`,
       ]),
       ...plan.update.map((w): [string, string, string, string] => [c.yellow('~ update   '), sanitize(w.url), sanitize(w.id), changeWords(w.changes)]),
-      ...plan.delete.map((w): [string, string, string, string] => [c.red('- delete   '), sanitize(w.url), sanitize(w.id), '']),
+      ...plan.delete.map((w): [string, string, string, string] => [
+        c.red('- delete   '),
+        sanitize(w.url),
+        sanitize(w.id),
+        secretDir !== undefined && hasSecretFile(secretDir, w.id) ? `and its secret file ${join(secretDir, secretFileName(w.id))}` : '',
+      ]),
       ...plan.unchanged.map((w): [string, string, string, string] => [c.dim('= unchanged'), sanitize(w.url), sanitize(w.id), '']),
     ];
     const urlWidth = Math.min(60, Math.max(...rows.map(([, url]) => url.length)));

@@ -1,5 +1,6 @@
 import type { Webhook } from '../../api/shapes.js';
 import { createWebhook } from '../../api/endpoints.js';
+import { allWebhooks } from '../../api/log.js';
 import { Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -10,12 +11,12 @@ import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { ReservedFile } from '../../files/user-file.js';
 import { printJson } from '../../cli/output.js';
 import { checkSecretFilePath } from '../../cli/secret.js';
-import { checkUrl } from './shared/url.js';
-import { redactUserinfo } from '../../net.js';
+import { checkUrl, urlKey } from './shared/url.js';
+import { redactUserinfo, webhookUrl } from '../../net.js';
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { undoCreate } from './shared/secret-file.js';
-import { webhookBlock } from './shared/view.js';
-import { sanitize, shellWord } from '../../render/text.js';
+import { activeLabel, webhookBlock } from './shared/view.js';
+import { keyValues, sanitize, shellWord } from '../../render/text.js';
 
 export const command = (runF = run) =>
   new Command('create')
@@ -27,17 +28,22 @@ export const command = (runF = run) =>
     .option('--inactive', 'create it paused')
     .option('--secret-file <path>', 'write the signing secret to this file (mode 0600) instead of showing it')
     .option('--force', 'let --secret-file overwrite an existing file')
+    .option('--dry-run', 'check the flags and say what would be created; nothing is sent but reads')
     .addHelpText(
       'after',
       examples(
         'whsvc webhooks create --url https://example.com/hooks --events invoice.paid,sales_order.created',
         'whsvc webhooks create --url https://example.com/hooks --events invoice.paid --secret-file ./whsec.txt',
+        'whsvc webhooks create --url https://example.com/hooks --events invoice.paid --dry-run',
       ),
     )
     .action(
       apiAction((deps, o) =>
         runF(
-          createOptions({ url: o.url, events: o.events, inactive: Boolean(o.inactive), secretFile: o.secretFile, force: Boolean(o.force) }, deps.canPrompt),
+          createOptions(
+            { url: o.url, events: o.events, inactive: Boolean(o.inactive), secretFile: o.secretFile, force: Boolean(o.force), dryRun: Boolean(o.dryRun) },
+            deps.canPrompt,
+          ),
           deps,
         ),
       ),
@@ -49,6 +55,8 @@ export interface CreateOptions {
   inactive: boolean;
   secretFile?: string | undefined;
   force: boolean;
+  /** Check, say what would be created, and send nothing but reads. */
+  dryRun?: boolean | undefined;
 }
 
 /**
@@ -75,6 +83,10 @@ function createOptions(options: CreateOptions, canPrompt: boolean): CreateOption
 /** Creates the webhook `options` describe (createOptions has checked them), asking on a terminal for what is missing. */
 export async function run(options: CreateOptions, deps: CommandDeps): Promise<number> {
   const { url, events } = await askForWhatIsMissing(options, deps);
+  if (options.dryRun) {
+    await warnOfAnotherAtUrl(deps, url, events);
+    return printDryRun(deps, { url, events, active: !options.inactive }, options);
+  }
   // Reserved before the webhook exists, so that a path that cannot be written is found while nothing has been created.
   const reserved = options.secretFile !== undefined ? ReservedFile.reserve(options.secretFile, '--secret-file', options.force) : undefined;
   const discardReserved = () => reserved?.discard();
@@ -88,6 +100,9 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
     }
   }
   printCreated(deps, webhook, reserved ? options.secretFile : undefined);
+  // After the create, not before: a read before it spent a request of a rate-limited client's second, and its POST,
+  // never sent twice, then failed on a 429. Said all the same, and the webhook can be deleted.
+  await warnOfAnotherAtUrl(deps, url, events, webhook.id);
   return 0;
 }
 
@@ -107,6 +122,31 @@ async function askForWhatIsMissing(options: CreateOptions, deps: CommandDeps): P
     await checkEventTypes(deps, events, '--events');
   }
   return { url, events };
+}
+
+/**
+ * Another webhook that delivers to `url` already (URLs keyed as apply keys them; `created`, the one just made, aside) is said in one line on stderr, with
+ * the event types that will then arrive there twice; nothing is asked. The account is read in one bounded walk of its
+ * pages; a read that fails is said too, and the create goes on.
+ */
+async function warnOfAnotherAtUrl(deps: CommandDeps, url: string, events: string[], created?: string): Promise<void> {
+  const key = urlKey(url);
+  const others: Webhook[] = [];
+  try {
+    for await (const webhook of allWebhooks(deps.api)) if (urlKey(webhook.url) === key && webhook.id !== created) others.push(webhook);
+  } catch (error) {
+    deps.stderr.write(`${deps.errColors.yellow('!')} could not check whether another webhook delivers to ${url}: ${sanitize((error as Error).message)}\n`);
+    return;
+  }
+  if (others.length === 0) return;
+  const ids = others.map((webhook) => sanitize(webhook.id)).join(', ');
+  const who = others.length === 1 ? `webhook ${ids} delivers` : `webhooks ${ids} deliver`;
+  const twice = events.filter((event) => others.some((webhook) => (webhook.events ?? []).includes(event)));
+  const what =
+    twice.length === 0
+      ? ' (other event types): webhooks apply, which knows webhooks by URL, refuses two at one URL'
+      : `: ${twice.map(sanitize).join(', ')} will arrive there ${others.length === 1 ? 'twice' : 'more than once'}, once from each webhook`;
+  deps.stderr.write(`${deps.errColors.yellow('!')} ${who} to ${sanitize(others[0]!.url)} already${what}\n`);
 }
 
 /**
@@ -144,6 +184,35 @@ async function postWebhook(
     );
   }
   return { ...webhook, signing_secret: secret };
+}
+
+/**
+ * What would be created, once checked as the create is (the secret file as it would be reserved, without the file
+ * beside it that the reservation writes); nothing is sent. --json: the webhook's fields, `dry_run`, and where its
+ * secret would go (null: shown once).
+ */
+function printDryRun(deps: CommandDeps, wanted: { url: string; events: string[]; active: boolean }, options: CreateOptions): number {
+  if (options.secretFile !== undefined) ReservedFile.check(options.secretFile, '--secret-file', options.force);
+  const url = webhookUrl(wanted.url);
+  const webhook = { url: 'href' in url ? url.href : wanted.url, events: wanted.events, active: wanted.active };
+  if (deps.json) {
+    printJson(deps, { dry_run: true, ...webhook, signing_secret_file: options.secretFile ?? null });
+  } else {
+    const secret = options.secretFile === undefined ? 'shown once, when it is created' : `written to ${options.secretFile} (mode 0600)`;
+    deps.stdout.write(
+      keyValues(
+        [
+          ['url', webhook.url],
+          ['events', webhook.events.join(', ')],
+          ['status', { styled: activeLabel(webhook.active, deps.colors) }],
+          ['signing secret', secret],
+        ],
+        deps.colors.dim,
+      ),
+    );
+  }
+  deps.stderr.write('Dry run: nothing was sent.\n');
+  return 0;
 }
 
 /** The webhook created; its secret shown once, unless it went to a file (then named instead, --json included). */

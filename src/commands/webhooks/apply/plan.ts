@@ -3,6 +3,7 @@
 import type { Webhook } from '../../../api/shapes.js';
 import { usageError } from '../../../cli/errors.js';
 import type { Declared } from './declaration.js';
+import { urlKey } from '../shared/url.js';
 
 export interface Changes {
   events?: { from: string[]; to: string[] };
@@ -16,15 +17,6 @@ export interface Plan {
   unchanged: Array<{ id: string; url: string }>;
   /** In the account, not in the file, and left alone (without --prune). */
   notInFile: Array<{ id: string; url: string }>;
-}
-
-/** The form of a URL the service sent, to compare with the file's (the sandbox stores them so already; another service may not). */
-export function urlKey(url: string): string {
-  try {
-    return new URL(url).href;
-  } catch {
-    return url;
-  }
 }
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');

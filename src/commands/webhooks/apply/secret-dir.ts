@@ -1,8 +1,8 @@
 import { statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Webhook } from '../../../api/shapes.js';
-import { FileError, failureReason, LineFile, readOwnFile, replaceFile } from '../../../files/user-file.js';
-import { urlKey } from './plan.js';
+import { FileError, failureReason, LineFile, readOwnFile, removeOwnFile, replaceFile } from '../../../files/user-file.js';
+import { urlKey } from '../shared/url.js';
 
 // The creates `webhooks apply` sends into a --secret-dir, kept in a journal there: before a create is sent, its URL
 // (an intent); once the secret's file is written whole, a line that clears it. A create whose answer was lost (a
@@ -88,14 +88,19 @@ function parseLine(text: string): Line | undefined {
   return undefined;
 }
 
+/** Where the secret file of the webhook `id` is under `dir`; undefined for an id no file can be named after. */
+function secretPath(dir: string, id: string): string | undefined {
+  try {
+    return join(dir, secretFileName(id));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether the webhook `id` has its non-empty secret file under `dir`. */
 export function hasSecretFile(dir: string, id: string): boolean {
-  let path: string;
-  try {
-    path = join(dir, secretFileName(id));
-  } catch {
-    return false; // an id no file can be named after
-  }
+  const path = secretPath(dir, id);
+  if (path === undefined) return false;
   try {
     const stats = statSync(path, { throwIfNoEntry: false });
     return stats?.isFile() === true && stats.size > 0;
@@ -103,6 +108,15 @@ export function hasSecretFile(dir: string, id: string): boolean {
     if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
     throw new FileError(`--secret-dir ${dir} cannot be read: ${failureReason(error)}`, true);
   }
+}
+
+/**
+ * Removes the secret file under `dir` of a webhook just deleted (its secret was revoked with it, so the file verifies
+ * nothing any more): its path when removed, undefined when there was none. One that cannot be removed is a FileError.
+ */
+export function removeSecretFile(dir: string, id: string): string | undefined {
+  const path = secretPath(dir, id);
+  return path !== undefined && removeOwnFile(path, 'the secret file') ? path : undefined;
 }
 
 /**

@@ -72,22 +72,52 @@ webhooks:
 
   it('YAML 1.2: `active: no` is the string "no", refused rather than read as false', async () => {
     const data = await parseDeclarationText('webhooks:\n  - url: https://a.example/h\n    events: [invoice.paid]\n    active: no\n', 'h.yaml');
-    expect((await usage(() => declaredWebhooks(data, 'h.yaml'))).message).toBe('h.yaml: webhooks[0].active: must be true or false');
+    expect((await usage(() => declaredWebhooks(data, 'h.yaml'))).message).toBe('h.yaml: webhooks[0].active (https://a.example/h): must be true or false');
   });
 
   it('every mistake names where it is: unknown fields (with a suggestion), a bad URL, events missing or twice', async () => {
     expect((await usage(() => declared([{ url: 'https://a.example/h', event: ['invoice.paid'] }]))).message).toBe(
-      'hooks.json: webhooks[0]: unknown field "event"; did you mean events? (a webhook has url, events and active)',
+      'hooks.json: webhooks[0] (https://a.example/h): unknown field "event"; did you mean events? (a webhook has url, events and active)',
     );
     expect((await usage(() => declared([{ url: 'http://a.example/h', events: ['invoice.paid'] }]))).message).toContain(
       'webhooks[0].url: the URL must use https',
     );
-    expect((await usage(() => declared([{ url: 'https://a.example/h', events: [] }]))).message).toContain('webhooks[0].events: must be a list of one or more');
+    expect((await usage(() => declared([{ url: 'https://a.example/h', events: [] }]))).message).toContain(
+      'webhooks[0].events (https://a.example/h): must be a list of one or more',
+    );
     expect((await usage(() => declared([{ url: 'https://a.example/h', events: ['a', 'a'] }]))).message).toContain('a is listed twice');
     expect((await usage(() => declaredWebhooks({ webhook: [] }, 'hooks.json'))).message).toContain(
       'unknown field "webhook" at the top; did you mean webhooks?',
     );
     expect((await usage(() => declaredWebhooks([], 'hooks.json'))).message).toContain('must hold an object with a "webhooks" list');
+  });
+
+  it('every mistake of the file at once, each where it is (the entry, and its URL where it can be read); a misspelt field said once', async () => {
+    const error = await usage(() =>
+      declaredWebhooks(
+        {
+          webhook: [],
+          webhooks: [
+            { url: 'https://a.example/h', events: ['invoice.paid'] },
+            { url: 'http://b.example/h', evnets: ['invoice.paid'] },
+            'https://c.example/h',
+            { url: 'https://d.example/h', events: ['product.updated', 'product.updated'], active: 'yes' },
+            { url: 'https://A.example:443/h', events: ['invoice.paid'] },
+          ],
+        },
+        'hooks.json',
+      ),
+    );
+    expect(error.message.split('\n')).toEqual([
+      'hooks.json has 7 mistakes; nothing was changed:',
+      '  unknown field "webhook" at the top; did you mean webhooks?',
+      '  webhooks[1]: unknown field "evnets"; did you mean events? (a webhook has url, events and active)',
+      '  webhooks[1].url: the URL must use https (http is accepted only for localhost and 127.0.0.1)',
+      '  webhooks[2]: each webhook is an object with url and events',
+      '  webhooks[3].events (https://d.example/h): product.updated is listed twice',
+      '  webhooks[3].active (https://d.example/h): must be true or false',
+      '  webhooks[4]: https://a.example/h is declared twice, at webhooks[0] and webhooks[4]',
+    ]);
   });
 
   it('two entries for one URL (however spelt) are an error naming both', async () => {

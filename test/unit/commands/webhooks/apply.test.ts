@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -118,7 +118,7 @@ describe('webhooks apply', () => {
       outcome: {
         created: [{ id: 'wh_new1', url: 'https://a.example/h', signing_secret_file: join(dir, 'wh_new1.secret') }],
         updated: [{ id: 'wh_b', url: 'https://b.example/h' }],
-        deleted: [{ id: 'wh_old', url: 'https://old.example/h' }],
+        deleted: [{ id: 'wh_old', url: 'https://old.example/h', removed_secret_file: null }],
         not_done: [],
         error: null,
         interrupted: false,
@@ -183,7 +183,7 @@ describe('webhooks apply', () => {
     mockCatalog(fake.mock);
     const error = await rejectionOf(run(options({ file: file([{ url: 'https://a.example/h', events: ['invoice.payed'] }]) }), fake.deps));
     expect(error).toMatchObject({ exitCode: 2 });
-    expect(error.message).toContain('webhooks[0].events: event type "invoice.payed" is not one of');
+    expect(error.message).toContain('webhooks[0].events (https://a.example/h): "invoice.payed" is not an event type of the service');
     expect(error.message).toContain('did you mean invoice.paid?');
   });
 
@@ -250,6 +250,23 @@ describe('webhooks apply', () => {
     fake.mock.intercept({ path: '/v1/webhooks/wh_x', method: 'DELETE' }).reply(404, '{"error":{"code":"not_found","message":"gone"}}');
     expect(await run(options({ file: file([]), prune: true, yes: true }), fake.deps)).toBe(0);
     expect(fake.stdout.text).toContain('Done: 0 created, 0 updated, 1 deleted, 0 unchanged.');
+  });
+
+  it("--prune: a deleted webhook's secret file that is not a regular file of one's own (a symlink) is left as it is, and said; the run succeeds", async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockList(fake, [existing('wh_x', 'https://x.example/h', ['invoice.paid'])]);
+    fake.mock.intercept({ path: '/v1/webhooks/wh_x', method: 'DELETE' }).reply(204, '');
+    const target = join(dir, 'elsewhere.txt');
+    writeFileSync(target, 'not a secret of apply\n');
+    symlinkSync(target, join(dir, 'wh_x.secret'));
+    expect(await run(options({ file: file([]), prune: true, yes: true, secretDir: dir }), fake.deps)).toBe(0);
+    expect(fake.stderr.text).toBe(
+      `! webhook wh_x was deleted, its secret file left: the secret file ${join(dir, 'wh_x.secret')} is a symbolic link, not a regular file\n`,
+    );
+    expect(lstatSync(join(dir, 'wh_x.secret')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toBe('not a secret of apply\n');
   });
 
   it('Ctrl-C: the change under way ends, the rest is listed as not done, exit 130', async () => {

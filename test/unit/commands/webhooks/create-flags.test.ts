@@ -14,12 +14,16 @@ describe('webhooks create: flags', () => {
       inactive: false,
       secretFile: undefined,
       force: false,
+      dryRun: false,
     });
-    expect(await create.options(['--url', URL_, '--events', 'invoice.paid', '--inactive', '--secret-file', 'whsec.txt', '--force'])).toMatchObject({
-      inactive: true,
-      secretFile: 'whsec.txt',
-      force: true,
-    });
+    expect(await create.options(['--url', URL_, '--events', 'invoice.paid', '--inactive', '--secret-file', 'whsec.txt', '--force', '--dry-run'])).toMatchObject(
+      {
+        inactive: true,
+        secretFile: 'whsec.txt',
+        force: true,
+        dryRun: true,
+      },
+    );
   });
 
   it("--url without a scheme, stripe's form: http on this machine, https elsewhere", async () => {
