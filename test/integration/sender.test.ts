@@ -244,13 +244,33 @@ describe('whsvc check-receiver', () => {
 
   it('fails a receiver that takes 12 s: check 9 names the limit (given here by --request-timeout, so the test waits no 12 s)', async () => {
     const app = await startReceiver(slowReceiver(SECRET, 12_000));
-    // Each of its 11 deliveries waits the whole limit: 50 ms, against the 12 s it would take.
     const result = await checkReceiver(app.url, '--request-timeout', '50ms', '--event', 'invoice.paid');
     expect(result.code).toBe(1);
-    expect(result.check(9)).toMatchObject({ check: 'time_limit', result: 'fail', summary: '11 of 11 got no answer within 50 ms' });
+    expect(result.check(9)).toMatchObject({ check: 'time_limit', result: 'fail', summary: '2 of 2 got no answer within 50 ms; 9 more not sent' });
     expect(result.check(9).cause).toContain('waits 50 ms');
     expect(result.check(1).cause).toContain('no answer within 50 ms');
     expect(result.document.time_limit_ms).toBe(50);
+  });
+
+  it('a receiver that never answers costs two time-outs, not fifteen: two deliveries sent, the rest said and not sent', async () => {
+    const app = await startReceiver(() => 'hold');
+    try {
+      const result = await runInProcess(['check-receiver', `${app.url}/hooks`, '--secret-file', secretFile(), '--request-timeout', '50ms']);
+      expect(result.code).toBe(1);
+      // Counted where they arrive: the first two of check 1's five, and nothing after them.
+      expect(app.received).toHaveLength(2);
+      const lines = result.stdout.trimEnd().split('\n');
+      expect(lines[0]).toBe(
+        'fail  1  a valid delivery of each event type is taken: product.updated: no answer within 50 ms; inventory.changed: no answer within 50 ms; 3 more not sent',
+      );
+      expect(lines).toContain('fail  4  a delivery signed with another secret is refused: not run: 2 deliveries got no answer within 50 ms (see 9)');
+      expect(lines).toContain('fail  9  every answer within 50 ms; the largest payload taken: 2 of 2 got no answer within 50 ms; 13 more not sent');
+      expect(lines.at(-1)).toBe('0 of 9 checks passed; failed: 1, 2, 3, 4, 5, 6, 7, 8, 9');
+      expect(result.stderr).toContain('whsvc check-receiver: 2 deliveries got no answer within 50 ms: 13 more deliveries would wait up to 650 ms; not sent\n');
+      expect(result.stdout + result.stderr).not.toContain('answered no answer');
+    } finally {
+      app.release();
+    }
   });
 
   it('two secret files: a receiver that holds both passes; one that holds the old alone fails check 1, naming the new file', async () => {

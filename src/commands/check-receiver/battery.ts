@@ -7,7 +7,7 @@ import { isDelivered } from '../../protocol/status.js';
 import { counted, sanitize } from '../../render/text.js';
 import { BROKEN_ANSWER_CODE } from '../../net.js';
 import type { SendResult } from '../../receiver/send-on.js';
-import { elapsed, noAnswer } from '../../render/words.js';
+import { elapsed, NO_ANSWER, noAnswer } from '../../render/words.js';
 
 /**
  * The checks of `check-receiver`: what each sends and how it judges what came
@@ -63,8 +63,13 @@ export interface Check {
   /** What it sends, said before it is sent. */
   sends: string;
   probes: Probe[];
-  /** Judges its own outcomes, in the light of the others' (all, by key: those sent so far). */
+  /**
+   * Judges its own outcomes, in the light of the others' (all, by key: those sent so far). `own` may end early: the
+   * battery stops sending after its second time-out, and a check cut short is judged on what it sent.
+   */
   judge(own: readonly Outcome[], all: ReadonlyMap<string, readonly Outcome[]>): Verdict;
+  /** It judges every answer's time: judged even when the battery stopped before its own deliveries were sent. */
+  timesEveryAnswer?: true;
 }
 
 /** The event type no catalog has, for the check that an unknown type gets no 5xx. */
@@ -72,7 +77,7 @@ export const UNKNOWN_EVENT_TYPE = 'whsvc_check.unknown_type';
 
 const taken = (o: Outcome) => isDelivered(o.result.status);
 const refused = (o: Outcome) => o.result.status !== null && o.result.status >= 400 && o.result.status < 500;
-const timedOut = (o: Outcome) => o.result.status === null && o.result.code === 'ETIMEDOUT';
+export const timedOut = (o: Outcome) => o.result.status === null && o.result.code === 'ETIMEDOUT';
 
 /** What came back, in words: `401 "bad signature"`, `no answer within 10 s`, `no answer: connection refused`; a body longer than shown (or than read) ends in `…`. */
 export function answered(o: Outcome): string {
@@ -80,6 +85,13 @@ export function answered(o: Outcome): string {
   if (status === null) return noAnswer(o.result.error);
   const text = sanitize(body ?? '').trim();
   return text === '' ? String(status) : `${status} ${JSON.stringify(text.length > 60 || cut ? `${text.slice(0, 59)}…` : text)}`;
+}
+
+/** What came back, as a summary says it: `answered 401 "bad signature"`, `got no answer within 10 s`, `got a broken answer: …`. */
+export function reply(o: Outcome): string {
+  const what = answered(o);
+  if (o.result.status !== null) return `answered ${what}`;
+  return what.startsWith(NO_ANSWER) ? `got ${what}` : `got a ${what}`;
 }
 
 /** The statuses of several outcomes, each once: `200`, `200, 202`, `401, no answer`. */
@@ -164,7 +176,7 @@ function failures(outcomes: readonly Outcome[], ok: (o: Outcome) => boolean): st
 function judgeRefusal(own: readonly Outcome[], limitMs: number, whenTaken: Pick<Verdict, 'cause' | 'fix'>): Verdict {
   const wrong = own.find((o) => !refused(o));
   if (wrong === undefined) return { pass: true, summary: `answered ${statuses(own)}` };
-  return { pass: false, summary: own.length === 1 ? `answered ${answered(wrong)}` : failures(own, refused), ...whyNotRefused(wrong, limitMs, whenTaken) };
+  return { pass: false, summary: own.length === 1 ? reply(wrong) : failures(own, refused), ...whyNotRefused(wrong, limitMs, whenTaken) };
 }
 
 /** The body made with its JSON written as no serializer writes it: keys in reverse order, spaces before colons, a line per key, the first character of each string as a \u escape. */
@@ -334,12 +346,12 @@ function rawBytesCheck({ ctx, event, signed }: Making): Check {
       if (plain && taken(plain) && o.result.status !== null && o.result.status < 500) {
         return {
           pass: false,
-          summary: `answered ${answered(o)}, where the same JSON written compactly was taken`,
+          summary: `${reply(o)}, where the same JSON written compactly was taken`,
           cause: 'it verifies the signature over JSON it parsed and wrote again, whose bytes differ from those signed',
           fix: 'compute the HMAC over the raw body as received, before any parsing (express.raw(), request.get_data(), io.ReadAll(r.Body))',
         };
       }
-      return { pass: false, summary: `answered ${answered(o)}`, ...whyNotTaken(o, ctx.limitMs) };
+      return { pass: false, summary: reply(o), ...whyNotTaken(o, ctx.limitMs) };
     },
   };
 }
@@ -443,10 +455,12 @@ function repeatedDeliveryCheck({ ctx, first, event, sample, make }: Making): Che
     sends: `one ${event} delivery, then again with the same delivery id, as the service retries one (attempt 2)`,
     probes: [once, again],
     judge(own) {
-      const [sent, resent] = [outcomeOf(own, once), outcomeOf(own, again)];
-      if (taken(sent) && taken(resent)) return { pass: true, summary: `answered ${sent.result.status}, then ${resent.result.status}` };
-      if (!taken(sent)) return { pass: false, summary: `the first send answered ${answered(sent)}`, ...whyNotTaken(sent, ctx.limitMs) };
-      if (resent.result.status === null) return { pass: false, summary: `the repeat: ${answered(resent)}`, ...whyNotTaken(resent, ctx.limitMs) };
+      const sent = outcomeOf(own, once);
+      // The repeat is looked at only once the first was taken: a battery stopped by time-outs may not have sent it.
+      if (!taken(sent)) return { pass: false, summary: `the first send ${reply(sent)}`, ...whyNotTaken(sent, ctx.limitMs) };
+      const resent = outcomeOf(own, again);
+      if (taken(resent)) return { pass: true, summary: `answered ${sent.result.status}, then ${resent.result.status}` };
+      if (resent.result.status === null) return { pass: false, summary: `the repeat ${reply(resent)}`, ...whyNotTaken(resent, ctx.limitMs) };
       return {
         pass: false,
         summary: `answered ${sent.result.status}, then ${answered(resent)}`,
@@ -478,12 +492,12 @@ function unknownEventCheck({ ctx, signed }: Making): Check {
       if (o.result.status !== null && o.result.status >= 500) {
         return {
           pass: false,
-          summary: `answered ${answered(o)}`,
+          summary: reply(o),
           cause: 'it fails on an event type it does not know: the service may add types, and sends a 5xx delivery again and again',
           fix: 'answer 2xx (or a 4xx you document) to a type it does not handle',
         };
       }
-      return { pass: false, summary: `answered ${answered(o)}`, ...whyNotTaken(o, ctx.limitMs) };
+      return { pass: false, summary: reply(o), ...whyNotTaken(o, ctx.limitMs) };
     },
   };
 }
@@ -499,8 +513,8 @@ function timeLimitCheck({ ctx, event, signed }: Making): Check {
     title: `every answer within ${limit}; the largest payload taken`,
     sends: `${event} of ${LARGEST_PAYLOAD_BYTES.toLocaleString('en')} bytes (the largest the service sends); every answer is timed`,
     probes: [probe],
+    timesEveryAnswer: true,
     judge(own, all) {
-      const big = outcomeOf(own, probe);
       const every = [...all.values()].flat();
       const times = every.filter((o) => o.result.status !== null).map((o) => o.ms);
       const late = every.filter(timedOut);
@@ -513,6 +527,7 @@ function timeLimitCheck({ ctx, event, signed }: Making): Check {
           fix: 'answer 2xx as soon as the delivery is verified and kept, and do the work afterwards (a queue)',
         };
       }
+      const big = outcomeOf(own, probe);
       if (taken(big)) return { pass: true, summary: `${timing}; the ${largestWords} payload answered ${big.result.status}` };
       const why =
         big.result.status === 413
@@ -521,7 +536,7 @@ function timeLimitCheck({ ctx, event, signed }: Making): Check {
               fix: `raise it to ${LARGEST_PAYLOAD_BYTES / 1024} KiB or more`,
             }
           : whyNotTaken(big, ctx.limitMs);
-      return { pass: false, summary: `${timing}; the ${largestWords} payload answered ${answered(big)}`, ...why };
+      return { pass: false, summary: `${timing}; the ${largestWords} payload ${reply(big)}`, ...why };
     },
   };
 }

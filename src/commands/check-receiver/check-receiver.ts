@@ -14,8 +14,9 @@ import { colorsFor, type Colors } from '../../render/colors.js';
 import { ProgressLine } from '../../render/progress.js';
 import { sanitize } from '../../render/text.js';
 import { sendAsReceived } from '../../receiver/send-on.js';
-import { answered, battery, median, type Check, type Outcome, type Verdict } from './battery.js';
+import { answered, battery, median, timedOut, type Check, type Outcome, type Verdict } from './battery.js';
 import { elapsed } from '../../render/words.js';
+import { counted } from '../../render/text.js';
 
 /** Defines `check-receiver`. */
 export function register(program: CommandUnknownOpts): void {
@@ -122,30 +123,28 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
       `  signed with the secret${secrets.length > 1 ? 's' : ''} in ${secrets.map((s) => s.name).join(' and ')} (${signatureHeaderName(options.platformName)}); each answer awaited up to ${limit}\n`,
   );
   const progress = deps.stderr.isTTY ? new ProgressLine(deps.stderr) : undefined;
-  const all = new Map<string, Outcome[]>();
+  const sends = new BatterySends(target, options.limitMs, total, deps);
   const judged: Judged[] = [];
-  let unreachable: string | undefined;
   for (const check of checks) {
     let entry: Judged;
-    if (unreachable !== undefined) {
-      entry = { check, outcomes: [], verdict: { pass: false, summary: `not run: ${unreachable}` } };
+    if (sends.stopped !== undefined) {
+      entry = { check, outcomes: [], verdict: notRun(check, sends) };
     } else {
       const sending = `sending ${check.number}/${checks.length}: ${check.sends}`;
       if (progress) progress.update(sanitize(sending), true);
       else deps.stderr.write(`  ${sending}\n`);
-      const outcomes = await sendEach(check, target, options.limitMs, deps);
-      all.set(check.key, outcomes);
-      const failure = unconnected(outcomes.at(-1)!);
-      if (failure) unreachable = `no connection to ${shownUrl(target)}`;
-      entry = { check, outcomes, verdict: failure ?? check.judge(outcomes, all) };
+      const outcomes = await sends.send(check);
       progress?.clear();
+      entry = { check, outcomes, verdict: judgedAsSent(check, outcomes, sends) };
     }
     judged.push(entry);
     if (!options.json) deps.stdout.write(verdictLines(entry, colors));
+    // Said once, as the battery stops: the checks after it say `not run`.
+    if (sends.stopped?.cost !== undefined && entry.outcomes.length > 0) deps.stderr.write(`whsvc check-receiver: ${sends.stopped.cost}\n`);
   }
   const failed = judged.filter((j) => !j.verdict.pass);
   if (options.json) {
-    deps.jsonOut.document(document(target, options, secrets, judged));
+    deps.jsonOut.document(document(target, options, secrets, judged, total - sends.sent));
   } else {
     deps.stdout.write(
       failed.length === 0
@@ -156,20 +155,85 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
   return failed.length === 0 ? ExitCode.ok : ExitCode.failure;
 }
 
+/** After this many deliveries got no answer within the limit, the rest are not sent: each would wait as long. */
+export const TIME_OUTS_BEFORE_STOP = 2;
+
+/** Why the battery stopped sending before its end. */
+interface Stopped {
+  /** What a check not run says after `not run: `. */
+  why: string;
+  /** Stopped by time-outs (not by a connection that could not be made): what the rest would have cost, in words. */
+  cost?: string;
+}
+
 /**
- * Sends a check's deliveries, one at a time, each awaited up to the limit: what came back and how long it took. When
- * one reaches nothing (refused, host not found, TLS), the rest are not sent: they would reach nothing either.
+ * The battery's deliveries, sent one at a time, each awaited up to the limit, and what came back. It stops sending
+ * when one reaches nothing (refused, host not found, TLS: the rest would reach nothing either), and after the second
+ * that got no answer within the limit: a receiver that never answers would cost the limit for every delivery.
  */
-async function sendEach(check: Check, target: URL, limitMs: number, deps: CheckReceiverDeps): Promise<Outcome[]> {
-  const now = deps.now ?? Date.now;
-  const outcomes: Outcome[] = [];
-  for (const probe of check.probes) {
-    const started = now();
-    const result = await sendAsReceived(deps.transport, target, probe.delivery.headers, probe.delivery.body, '/', limitMs);
-    outcomes.push({ probe, result, ms: Math.round(now() - started) });
-    if (unconnected(outcomes.at(-1)!)) break;
+class BatterySends {
+  /** The outcomes so far, by check. */
+  readonly all = new Map<string, Outcome[]>();
+  stopped: Stopped | undefined;
+  /** How many deliveries were sent. */
+  sent = 0;
+  private timeOuts = 0;
+
+  constructor(
+    private readonly target: URL,
+    private readonly limitMs: number,
+    readonly total: number,
+    private readonly deps: CheckReceiverDeps,
+  ) {}
+
+  /** Sends a check's deliveries, up to the stop: what each got back and how long it took. */
+  async send(check: Check): Promise<Outcome[]> {
+    const now = this.deps.now ?? Date.now;
+    const outcomes: Outcome[] = [];
+    this.all.set(check.key, outcomes);
+    for (const probe of check.probes) {
+      const started = now();
+      const result = await sendAsReceived(this.deps.transport, this.target, probe.delivery.headers, probe.delivery.body, '/', this.limitMs);
+      const outcome: Outcome = { probe, result, ms: Math.round(now() - started) };
+      outcomes.push(outcome);
+      this.sent += 1;
+      this.stopped = this.stopAfter(outcome);
+      if (this.stopped) break;
+    }
+    return outcomes;
   }
-  return outcomes;
+
+  /** Whether to send no more after this outcome, and why. */
+  private stopAfter(o: Outcome): Stopped | undefined {
+    if (unconnected(o)) return { why: `no connection to ${shownUrl(this.target)}` };
+    if (!timedOut(o) || ++this.timeOuts < TIME_OUTS_BEFORE_STOP) return undefined;
+    const rest = this.total - this.sent;
+    if (rest === 0) return undefined;
+    const late = `${this.timeOuts} deliveries got no answer within ${elapsed(this.limitMs)}`;
+    return {
+      why: `${late} (see 9)`,
+      cost: `${late}: ${counted(rest, 'more delivery', 'more deliveries')} would wait up to ${elapsed(rest * this.limitMs)}; not sent`,
+    };
+  }
+}
+
+/** The verdict of a check as far as it was sent: cut short by the stop, it is judged on what it sent, and says how many were not. */
+function judgedAsSent(check: Check, outcomes: Outcome[], sends: BatterySends): Verdict {
+  const failure = unconnected(outcomes.at(-1)!);
+  if (failure) return failure;
+  const verdict = check.judge(outcomes, sends.all);
+  const left = check.probes.length - outcomes.length;
+  return left === 0 ? verdict : { ...verdict, summary: `${verdict.summary}; ${left} more not sent` };
+}
+
+/** The verdict of a check the battery stopped before: not run, but for the time check after time-outs, which judges those. */
+function notRun(check: Check, sends: BatterySends): Verdict {
+  const { stopped, all, sent } = sends;
+  if (stopped?.cost !== undefined && check.timesEveryAnswer) {
+    const verdict = check.judge([], all);
+    return { ...verdict, summary: `${verdict.summary}; ${sends.total - sent} more not sent` };
+  }
+  return { pass: false, summary: `not run: ${stopped?.why ?? ''}` };
 }
 
 /** The verdict of a send that reached nothing, or undefined when it reached the receiver (answered or not). */
@@ -201,7 +265,7 @@ function verdictLines({ check, verdict }: Judged, colors: Colors): string {
 }
 
 /** check-receiver --json: one document, each check with what it sent and what came back. */
-function document(target: URL, options: CheckReceiverOptions, secrets: ReadonlyArray<{ name: string }>, judged: readonly Judged[]) {
+function document(target: URL, options: CheckReceiverOptions, secrets: ReadonlyArray<{ name: string }>, judged: readonly Judged[], notSent: number) {
   const answeredIn = judged.flatMap((j) => j.outcomes.filter((o) => o.result.status !== null).map((o) => o.ms)).sort((a, b) => a - b);
   return {
     url: shownUrl(target),
@@ -210,6 +274,7 @@ function document(target: URL, options: CheckReceiverOptions, secrets: ReadonlyA
     platform_name: options.platformName,
     passed: judged.filter((j) => j.verdict.pass).length,
     failed: judged.filter((j) => !j.verdict.pass).length,
+    not_sent: notSent,
     checks: judged.map(({ check, verdict, outcomes }) => ({
       number: check.number,
       check: check.key,

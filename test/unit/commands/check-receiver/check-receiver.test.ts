@@ -178,16 +178,68 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     expect(result.document.checks[5].cause).toContain('timingSafeEqual');
   });
 
-  it('no answer in time fails check 9, and each check that needed an answer, pointing at 9', async () => {
+  it('no answer in time: after the second time-out nothing more is sent; the checks not run say so, check 9 names the time-outs', async () => {
     const result = await check(() => new TransportError('no answer within 250 ms', 'ETIMEDOUT', true), {
       limitMs: 250,
       limitGiven: true,
       events: ['invoice.paid'],
     });
+    expect(result.code).toBe(1);
+    expect(result.sent).toHaveLength(2);
     expect(result.failed).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect(result.document.checks[8]).toMatchObject({ summary: '11 of 11 got no answer within 250 ms' });
     expect(result.document.checks[0].cause).toContain('(see 9)');
+    expect(result.document.checks[1]).toMatchObject({ summary: 'got no answer within 250 ms' });
+    for (const n of [3, 4, 5, 6, 7, 8]) {
+      expect(result.document.checks[n - 1]).toMatchObject({ summary: 'not run: 2 deliveries got no answer within 250 ms (see 9)', sent: [] });
+    }
+    expect(result.document.checks[8]).toMatchObject({ summary: '2 of 2 got no answer within 250 ms; 9 more not sent', sent: [] });
+    expect(result.document.checks[8].cause).toContain('waits 250 ms');
+    expect(result.document.not_sent).toBe(9);
     expect(result.stderr).toContain('each answer awaited up to 250 ms (--request-timeout; the service waits 10 s)');
+    expect(result.stderr).toContain('whsvc check-receiver: 2 deliveries got no answer within 250 ms: 9 more deliveries would wait up to 2.3 s; not sent\n');
+  });
+
+  it('the second time-out inside a check: that check is judged on what it sent and says how many were not', async () => {
+    const right = correctReceiver(SECRET);
+    const slowTypes = new Set(['product.updated', 'inventory.changed']);
+    const result = await check(
+      (request) =>
+        slowTypes.has(String(request.headers['x-service-event'])) ? new TransportError('no answer within 10 s', 'ETIMEDOUT', true) : right(request),
+      { json: false },
+    );
+    expect(result.code).toBe(1);
+    expect(result.sent).toHaveLength(2);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toBe(
+      'fail  1  a valid delivery of each event type is taken: product.updated: no answer within 10 s; inventory.changed: no answer within 10 s; 3 more not sent',
+    );
+    expect(lines).toContain('fail  2  bytes unlike a re-serialization are taken: not run: 2 deliveries got no answer within 10 s (see 9)');
+    expect(result.stderr).toContain('2 deliveries got no answer within 10 s: 13 more deliveries would wait up to 2 min 10 s; not sent');
+  });
+
+  it('one time-out (the largest payload alone is slow): every delivery is sent, check 9 names it, nothing is said stopped', async () => {
+    const right = correctReceiver(SECRET);
+    const result = await check((request) => (request.bytes.length >= 65_536 ? new TransportError('no answer within 10 s', 'ETIMEDOUT', true) : right(request)));
+    expect(result.sent).toHaveLength(15);
+    expect(result.failed).toEqual([9]);
+    expect(result.document.checks[8].summary).toMatch(/^1 of 15 got no answer within 10 s; slowest 4 ms/);
+    expect(result.document.not_sent).toBe(0);
+    expect(result.stderr).not.toContain('not sent');
+  });
+
+  it('the first send of check 7 is the second time-out: check 7 says so, and the repeat is not sent', async () => {
+    const right = correctReceiver(SECRET);
+    let valid = 0;
+    const result = await check((request) => {
+      const signature = request.headers['x-service-signature'];
+      const isValid = request.headers['x-service-event'] === 'invoice.paid' && typeof signature === 'string' && verify(SECRET, request.bytes, signature);
+      // The valid invoice.paid deliveries come from check 1, check 2, then check 7: the first and the third get no answer.
+      if (isValid && [1, 3].includes(++valid)) return new TransportError('no answer within 10 s', 'ETIMEDOUT', true);
+      return right(request);
+    });
+    expect(result.document.checks[6]).toMatchObject({ summary: 'the first send got no answer within 10 s; 1 more not sent' });
+    expect(result.document.checks[6].sent).toHaveLength(1);
+    expect(result.failed).toEqual([1, 7, 8, 9]);
   });
 
   it.each<Breakage>(['headers over 16 KiB', 'a body shorter than its Content-Length', 'not HTTP', 'status line 000'])(
