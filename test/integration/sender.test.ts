@@ -273,6 +273,41 @@ describe('whsvc check-receiver', () => {
     }
   });
 
+  it('on a terminal its lines are laid out for the width, as --help is: at 60, 80 and 132 columns no line wider, no word cut, each continuation under its text; in a pipe, each line whole', async () => {
+    const app = await startReceiver(acceptsEverything());
+    const args = ['check-receiver', `${app.url}/hooks`, '--secret-file', secretFile()];
+    // What is drawn and wiped on a terminal (the progress line), and said a line each in a pipe, is left out; and
+    // the times, which differ from run to run.
+    const said = (text: string) =>
+      text
+        .replace(/\r\u001b\[2K[^\r\n]*/g, '')
+        .replace(/^ {2}sending .*\n/gm, '')
+        .replace(/\d+(\.\d+)? (ms|s)\b/g, 'T');
+    const whole = (text: string) => said(text).replace(/\n +/g, ' ');
+    const piped = await runInProcess(args);
+    expect(piped.stdout.split('\n').some((line) => line.length > 132)).toBe(true);
+    for (const columns of [60, 80, 132]) {
+      const shown = await runInProcess(args, { terminal: { columns } });
+      expect(shown.code).toBe(1);
+      for (const [stream, text] of [
+        ['stdout', shown.stdout],
+        ['stderr', said(shown.stderr)],
+      ] as const) {
+        const lines = text.trimEnd().split('\n');
+        for (const line of lines) expect(line.length, `${stream} at ${columns}:\n${text}`).toBeLessThanOrEqual(columns);
+        // The same words as in a pipe, in the same order: the lines joined again are the pipe's lines.
+        expect(whole(text), `${stream} at ${columns}`).toBe(whole(stream === 'stdout' ? piped.stdout : piped.stderr));
+      }
+      // A check's line goes on under its title; its cause and its fix two further, under their label.
+      let under = '';
+      for (const line of shown.stdout.trimEnd().split('\n').slice(0, -1)) {
+        if (/^(pass|fail) {2}\d/.test(line)) under = ' '.repeat(9);
+        else if (/^ {9}(likely cause|fix):/.test(line)) under = ' '.repeat(11);
+        else expect(line, `at ${columns}:\n${shown.stdout}`).toMatch(new RegExp(`^${under}\\S`));
+      }
+    }
+  });
+
   it('two secret files: a receiver that holds both passes; one that holds the old alone fails check 1, naming the new file', async () => {
     const both = await startReceiver(correctReceiver(SECRET, NEW_SECRET));
     const passed = await checkReceiver(both.url, '--secret-file', newSecretFile());

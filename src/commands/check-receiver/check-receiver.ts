@@ -13,6 +13,7 @@ import { signatureHeaderName } from '../../protocol/headers.js';
 import { colorsFor, type Colors } from '../../render/colors.js';
 import { ProgressLine } from '../../render/progress.js';
 import { sanitize } from '../../render/text.js';
+import { terminalColumns, wrapLine } from '../../render/wrap.js';
 import { sendAsReceived } from '../../receiver/send-on.js';
 import { answered, battery, median, timedOut, type Check, type Outcome, type Verdict } from './battery.js';
 import { elapsed } from '../../render/words.js';
@@ -117,10 +118,14 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
   const total = checks.reduce((sum, check) => sum + check.probes.length, 0);
   const limit = `${elapsed(options.limitMs)}${options.limitGiven ? ` (--request-timeout; the service waits ${elapsed(DELIVERY_TIMEOUT_MS)})` : ", the service's limit"}`;
+  // Laid out for the terminal's width; the URL and the files' names never broken, even when they hold a space.
+  const keep = [shownUrl(target), ...secrets.map((s) => s.name)];
+  const note = (line: string) => deps.stderr.write(`${wrapLine(line, terminalColumns(deps.stderr), NOTE_HANG, keep)}\n`);
+  const say = (line: string, hang = '') => deps.stdout.write(`${wrapLine(line, terminalColumns(deps.stdout), hang, keep)}\n`);
   // Said before anything is sent: where, how many, signed how.
-  deps.stderr.write(
-    `whsvc check-receiver: ${checks.length} checks of ${shownUrl(target)}: ${total} deliveries, one at a time, sent there and nowhere else\n` +
-      `  signed with the secret${secrets.length > 1 ? 's' : ''} in ${secrets.map((s) => s.name).join(' and ')} (${signatureHeaderName(options.platformName)}); each answer awaited up to ${limit}\n`,
+  note(`whsvc check-receiver: ${checks.length} checks of ${shownUrl(target)}: ${total} deliveries, one at a time, sent there and nowhere else`);
+  note(
+    `  signed with the secret${secrets.length > 1 ? 's' : ''} in ${secrets.map((s) => s.name).join(' and ')} (${signatureHeaderName(options.platformName)}); each answer awaited up to ${limit}`,
   );
   const progress = deps.stderr.isTTY ? new ProgressLine(deps.stderr) : undefined;
   const sends = new BatterySends(target, options.limitMs, total, deps);
@@ -138,18 +143,18 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
       entry = { check, outcomes, verdict: judgedAsSent(check, outcomes, sends) };
     }
     judged.push(entry);
-    if (!options.json) deps.stdout.write(verdictLines(entry, colors));
+    if (!options.json) for (const [line, hang] of verdictLines(entry, colors)) say(line, hang);
     // Said once, as the battery stops: the checks after it say `not run`.
-    if (sends.stopped?.cost !== undefined && entry.outcomes.length > 0) deps.stderr.write(`whsvc check-receiver: ${sends.stopped.cost}\n`);
+    if (sends.stopped?.cost !== undefined && entry.outcomes.length > 0) note(`whsvc check-receiver: ${sends.stopped.cost}`);
   }
   const failed = judged.filter((j) => !j.verdict.pass);
   if (options.json) {
     deps.jsonOut.document(document(target, options, secrets, judged, total - sends.sent));
   } else {
-    deps.stdout.write(
+    say(
       failed.length === 0
-        ? `${colors.green(`all ${checks.length} checks passed`)}: the service can trust this receiver\n`
-        : `${colors.red(`${checks.length - failed.length} of ${checks.length} checks passed`)}; failed: ${failed.map((j) => j.check.number).join(', ')}\n`,
+        ? `${colors.green(`all ${checks.length} checks passed`)}: the service can trust this receiver`
+        : `${colors.red(`${checks.length - failed.length} of ${checks.length} checks passed`)}; failed: ${failed.map((j) => j.check.number).join(', ')}`,
     );
   }
   return failed.length === 0 ? ExitCode.ok : ExitCode.failure;
@@ -255,13 +260,22 @@ function unconnected(o: Outcome): Verdict | undefined {
   return { pass: false, summary, cause: 'no connection could be made', fix: "check that the receiver runs, and the URL's host and port" };
 }
 
-/** A check's line, and for a failure the likely cause and the fix under it. */
-function verdictLines({ check, verdict }: Judged, colors: Colors): string {
+/** Where a check's lines go on: under the check's title. */
+const VERDICT_INDENT = ' '.repeat(9);
+/** Where a note on stderr goes on: under the text of its second line (`  signed with …`), as one block. */
+const NOTE_HANG = '  ';
+
+/**
+ * A check's line, and for a failure the likely cause and the fix under it: each with the indent its continuations
+ * take on a terminal (under the title; a cause's and a fix's two further, under their label).
+ */
+function verdictLines({ check, verdict }: Judged, colors: Colors): Array<[string, string]> {
   const word = verdict.pass ? colors.green('pass') : colors.red('fail');
-  const lines = [`${word}  ${check.number}  ${check.title}: ${sanitize(verdict.summary)}`];
-  if (verdict.cause) lines.push(`         ${colors.dim('likely cause:')} ${verdict.cause}`);
-  if (verdict.fix) lines.push(`         ${colors.dim('fix:')} ${verdict.fix}`);
-  return `${lines.join('\n')}\n`;
+  const under = `${VERDICT_INDENT}  `;
+  const lines: Array<[string, string]> = [[`${word}  ${check.number}  ${check.title}: ${sanitize(verdict.summary)}`, VERDICT_INDENT]];
+  if (verdict.cause) lines.push([`${VERDICT_INDENT}${colors.dim('likely cause:')} ${verdict.cause}`, under]);
+  if (verdict.fix) lines.push([`${VERDICT_INDENT}${colors.dim('fix:')} ${verdict.fix}`, under]);
+  return lines;
 }
 
 /** check-receiver --json: one document, each check with what it sent and what came back. */
