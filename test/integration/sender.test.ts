@@ -3,11 +3,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInShell } from '../../src/commands/check-receiver/effects.js';
 import { createWebhook, listenedDeliveries, sandboxEnv, trigger } from '../helpers/cli.js';
 import { inProcessCliWith, runInProcess, startListenInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { closeLeftoverReceivers, startReceiver } from '../helpers/receiver.js';
 import {
   acceptsEverything,
+  actingReceiver,
   correctReceiver,
   failsOnMismatch,
   rejectsRepeatedDeliveryId,
@@ -335,6 +337,43 @@ describe('whsvc check-receiver', () => {
     expect((await runInProcess(['check-receiver', 'ftp://x', '--secret-file', secretFile()])).code).toBe(2);
     expect((await runInProcess(['check-receiver', app.url, '--secret-file', join(dir, 'none.txt')])).code).toBe(2);
     expect(app.received).toEqual([]);
+  });
+});
+
+describe('check-receiver --effects, run by sh', () => {
+  it('a receiver that acts again on a repeated delivery fails check 7; one that drops repeats by delivery id passes 9/9', async () => {
+    for (const dedupe of [false, true]) {
+      const rows = join(dir, `rows-${dedupe}.txt`);
+      writeFileSync(rows, '');
+      const app = await startReceiver(actingReceiver(SECRET, rows, dedupe));
+      const result = await checkReceiver(app.url, '--event', 'invoice.paid', '--effects', `wc -l < '${rows}'`);
+      // invoice.paid in check 1 and check 2 made two rows before check 7.
+      if (dedupe) {
+        expect(result.code, JSON.stringify(result.document.checks.filter((c: { result: string }) => c.result === 'fail'))).toBe(0);
+        expect(result.check(7).summary).toBe('answered 200, then 200; the --effects output changed after the first send ("2" → "3"), not after the repeat');
+      } else {
+        expect(result.failed).toEqual([7]);
+        expect(result.check(7).summary).toBe('answered 200, then 200, and the --effects output changed after each ("2" → "3" → "4"): it acted twice');
+        expect(result.check(7).fix).toContain('X-Service-Delivery-Id');
+      }
+    }
+  });
+
+  it('a command that fails is exit 2 before anything is sent, in one line with what it said', async () => {
+    const app = await startReceiver(correctReceiver(SECRET));
+    const result = await runInProcess(['check-receiver', app.url, '--secret-file', secretFile(), '--effects', 'no-such-probe-command']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toMatch(/^whsvc: --effects: its command was not found \(exit 127\): .*no-such-probe-command/);
+    expect(result.stderr).toContain('hint: it is run by sh -c');
+    expect(app.received).toEqual([]);
+  });
+
+  it('the shell: what it prints read up to a bound, its failures and its time limit in words', async () => {
+    const limits = { env: { PATH: process.env.PATH, NAME: 'x' }, timeoutMs: 10_000, maxBytes: 64 };
+    expect(await runInShell('printf "%s %s" 3 "$NAME"', limits)).toEqual({ output: '3 x' });
+    expect(await runInShell('echo locked >&2; exit 3', limits)).toEqual({ failure: 'it exited 3: locked' });
+    expect(await runInShell('yes', limits)).toEqual({ failure: 'it printed more than 64 bytes: a count, or a few lines, is what it is for' });
+    expect(await runInShell('sleep 30; echo late', { ...limits, timeoutMs: 200 })).toEqual({ failure: 'it did not end within 200 ms' });
   });
 });
 

@@ -70,6 +70,8 @@ export interface Check {
   judge(own: readonly Outcome[], all: ReadonlyMap<string, readonly Outcome[]>): Verdict;
   /** It judges every answer's time: judged even when the battery stopped before its own deliveries were sent. */
   timesEveryAnswer?: true;
+  /** Its second delivery repeats its first (check 7): what --effects watches. */
+  repeats?: true;
 }
 
 /** The event type no catalog has, for the check that an unknown type gets no 5xx. */
@@ -454,6 +456,7 @@ function repeatedDeliveryCheck({ ctx, first, event, sample, make }: Making): Che
     title: 'the same delivery sent twice is answered 2xx twice',
     sends: `one ${event} delivery, then again with the same delivery id, as the service retries one (attempt 2)`,
     probes: [once, again],
+    repeats: true,
     judge(own) {
       const sent = outcomeOf(own, once);
       // The repeat is looked at only once the first was taken: a battery stopped by time-outs may not have sent it.

@@ -12,12 +12,23 @@ import { DELIVERY_TIMEOUT_MS } from '../../protocol/delivery.js';
 import { signatureHeaderName } from '../../protocol/headers.js';
 import { colorsFor, type Colors } from '../../render/colors.js';
 import { ProgressLine } from '../../render/progress.js';
-import { sanitize } from '../../render/text.js';
+import { counted, sanitize } from '../../render/text.js';
 import { terminalColumns, wrapLine } from '../../render/wrap.js';
 import { sendAsReceived } from '../../receiver/send-on.js';
 import { answered, battery, median, timedOut, type Check, type Outcome, type Verdict } from './battery.js';
 import { elapsed } from '../../render/words.js';
-import { counted } from '../../render/text.js';
+import {
+  EffectsWatch,
+  PROBE_OUTPUT_BYTES,
+  PROBE_TIMEOUT_MS,
+  probeEnvironment,
+  runInShell,
+  tryProbe,
+  withEffects,
+  type EffectsSeen,
+  type ProbeDeps,
+  type ProbeRunner,
+} from './effects.js';
 
 /** Defines `check-receiver`. */
 export function register(program: CommandUnknownOpts): void {
@@ -41,6 +52,10 @@ export const command = (runF = run) =>
     .addOption(
       new Option('--event <type>', 'an event type it must take (repeatable; default: every type of the catalog)').argParser(collect(oneOf(EVENT_TYPES))),
     )
+    .option(
+      '--effects <command>',
+      'a command whose output changes when your app acts on a delivery (a row count), run by sh -c before and after check 7 sends a delivery again: a change after the repeat means the app acted twice, and check 7 fails',
+    )
     .addOption(platformNameOption('the platform name of the delivery headers: X-<name>-Signature, X-<name>-Event, …'))
     .addHelpText(
       'after',
@@ -48,12 +63,14 @@ export const command = (runF = run) =>
         'whsvc check-receiver http://localhost:3000/webhooks --secret-file ./whsec.txt',
         'whsvc check-receiver http://localhost:3000/webhooks --secret-file ./whsec.txt --event invoice.paid --json',
         'whsvc check-receiver https://staging.example.com/hooks --secret-file ./old.txt --secret-file ./new.txt',
+        `whsvc check-receiver http://localhost:3000/webhooks --secret-file ./whsec.txt --effects 'sqlite3 app.db "select count(*) from orders"'`,
       ),
     )
     .addHelpText(
       'after',
       `
-Each answer is awaited as long as the service waits (10 s), or --request-timeout.
+Each answer is awaited as long as the service waits (10 s), or --request-timeout;
+after the second that did not come, the rest is not sent.
 Exit codes: 0 every check passed, 1 some failed, 2 bad flags.`,
     )
     .action(
@@ -65,6 +82,7 @@ Exit codes: 0 every check passed, 1 some failed, 2 bad flags.`,
             secretFiles: o.secretFile,
             events: o.event,
             platformName: o.platformName,
+            effects: o.effects,
             limitMs: given ?? DELIVERY_TIMEOUT_MS,
             limitGiven: given !== undefined,
             json: globals.json,
@@ -81,6 +99,8 @@ export interface CheckReceiverOptions {
   /** The event types it must take; every type of the catalog when not given. */
   events?: string[] | undefined;
   platformName: string;
+  /** A shell command whose output changes when the app acts on a delivery: read around check 7's repeat. */
+  effects?: string | undefined;
   /** How long each answer is awaited, and must come within: the service's limit, or --request-timeout. */
   limitMs: number;
   /** The limit is --request-timeout's, not the service's. */
@@ -93,6 +113,10 @@ export interface CheckReceiverDeps extends Io {
   transport: Transport;
   /** The time now in milliseconds: the deliveries' `Date`, and how long each answer took. */
   now?: () => number;
+  /** Runs the --effects command (sh -c by default). */
+  runProbe?: ProbeRunner;
+  /** Waits between two reads of the --effects command. */
+  pause?: (ms: number) => Promise<void>;
 }
 
 /** A check as it ended: its verdict, and what it sent and got back (nothing when the battery stopped before it). */
@@ -116,6 +140,8 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
     limitMs: options.limitMs,
   });
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
+  // The --effects command run once before anything is sent: one that fails is a bad flag.
+  const watch = await effectsWatch(options.effects, secrets, deps);
   const total = checks.reduce((sum, check) => sum + check.probes.length, 0);
   const limit = `${elapsed(options.limitMs)}${options.limitGiven ? ` (--request-timeout; the service waits ${elapsed(DELIVERY_TIMEOUT_MS)})` : ", the service's limit"}`;
   // Laid out for the terminal's width; the URL and the files' names never broken, even when they hold a space.
@@ -127,8 +153,9 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
   note(
     `  signed with the secret${secrets.length > 1 ? 's' : ''} in ${secrets.map((s) => s.name).join(' and ')} (${signatureHeaderName(options.platformName)}); each answer awaited up to ${limit}`,
   );
+  if (watch) note('  --effects run by sh -c before check 7 and after each of its two sends');
   const progress = deps.stderr.isTTY ? new ProgressLine(deps.stderr) : undefined;
-  const sends = new BatterySends(target, options.limitMs, total, deps);
+  const sends = new BatterySends(target, options.limitMs, total, deps, watch);
   const judged: Judged[] = [];
   for (const check of checks) {
     let entry: Judged;
@@ -140,7 +167,12 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
       else deps.stderr.write(`  ${sending}\n`);
       const outcomes = await sends.send(check);
       progress?.clear();
-      entry = { check, outcomes, verdict: judgedAsSent(check, outcomes, sends) };
+      const verdict = judgedAsSent(check, outcomes, sends);
+      entry = {
+        check,
+        outcomes,
+        verdict: check.repeats ? withEffects(verdict, watch?.seen(), check.probes[0]!.delivery.event, options.platformName) : verdict,
+      };
     }
     judged.push(entry);
     if (!options.json) for (const [line, hang] of verdictLines(entry, colors)) say(line, hang);
@@ -149,7 +181,7 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
   }
   const failed = judged.filter((j) => !j.verdict.pass);
   if (options.json) {
-    deps.jsonOut.document(document(target, options, secrets, judged, total - sends.sent));
+    deps.jsonOut.document({ ...document(target, options, secrets, judged, total - sends.sent), effects: watch ? effectsDocument(watch.seen()) : null });
   } else {
     say(
       failed.length === 0
@@ -189,6 +221,7 @@ class BatterySends {
     private readonly limitMs: number,
     readonly total: number,
     private readonly deps: CheckReceiverDeps,
+    private readonly watch?: EffectsWatch,
   ) {}
 
   /** Sends a check's deliveries, up to the stop: what each got back and how long it took. */
@@ -196,7 +229,9 @@ class BatterySends {
     const now = this.deps.now ?? Date.now;
     const outcomes: Outcome[] = [];
     this.all.set(check.key, outcomes);
-    for (const probe of check.probes) {
+    const watch = check.repeats ? this.watch : undefined;
+    for (const [n, probe] of check.probes.entries()) {
+      if (n === 0) await watch?.readBefore();
       const started = now();
       const result = await sendAsReceived(this.deps.transport, this.target, probe.delivery.headers, probe.delivery.body, '/', this.limitMs);
       const outcome: Outcome = { probe, result, ms: Math.round(now() - started) };
@@ -204,6 +239,7 @@ class BatterySends {
       this.sent += 1;
       this.stopped = this.stopAfter(outcome);
       if (this.stopped) break;
+      await (n === 0 ? watch?.readAfterFirst() : watch?.readAfterRepeat());
     }
     return outcomes;
   }
@@ -276,6 +312,36 @@ function verdictLines({ check, verdict }: Judged, colors: Colors): Array<[string
   if (verdict.cause) lines.push([`${VERDICT_INDENT}${colors.dim('likely cause:')} ${verdict.cause}`, under]);
   if (verdict.fix) lines.push([`${VERDICT_INDENT}${colors.dim('fix:')} ${verdict.fix}`, under]);
   return lines;
+}
+
+/** The --effects command's watch, tried once before anything is sent (a command that fails is exit 2); none without it. */
+async function effectsWatch(
+  command: string | undefined,
+  secrets: ReadonlyArray<{ secret: string }>,
+  deps: CheckReceiverDeps,
+): Promise<EffectsWatch | undefined> {
+  if (command === undefined) return undefined;
+  const probe: ProbeDeps = {
+    run: deps.runProbe ?? runInShell,
+    limits: {
+      env: probeEnvironment(
+        deps.env,
+        secrets.map((s) => s.secret),
+      ),
+      timeoutMs: PROBE_TIMEOUT_MS,
+      maxBytes: PROBE_OUTPUT_BYTES,
+    },
+    now: deps.now ?? Date.now,
+    pause: deps.pause ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+  };
+  await tryProbe(command, probe);
+  return new EffectsWatch(command, probe);
+}
+
+/** What --effects read, for --json: `not_run` when the battery stopped before check 7. */
+function effectsDocument(seen: EffectsSeen | undefined) {
+  if (seen === undefined) return { result: 'not_run', before: null, after_first: null, after_repeat: null, error: null };
+  return { result: seen.result, before: seen.before, after_first: seen.afterFirst, after_repeat: seen.afterRepeat, error: seen.error };
 }
 
 /** check-receiver --json: one document, each check with what it sent and what came back. */

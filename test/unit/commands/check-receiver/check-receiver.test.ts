@@ -1,17 +1,25 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { undiciTransport, type TransportRequest, type TransportResponse } from '../../../../src/api/transport.js';
 import { battery, payloadOfSize, unlikeReserialized, withOneByteChanged } from '../../../../src/commands/check-receiver/battery.js';
-import { run, type CheckReceiverOptions } from '../../../../src/commands/check-receiver/check-receiver.js';
+import { run, type CheckReceiverDeps, type CheckReceiverOptions } from '../../../../src/commands/check-receiver/check-receiver.js';
+import type { ProbeLimits } from '../../../../src/commands/check-receiver/effects.js';
 import { TransportError } from '../../../../src/net.js';
 import { type Breakage, startHostileReceiver } from '../../../helpers/hostile-receivers.js';
 import { samplePayload } from '../../../../src/protocol/catalog.js';
 import { verify } from '../../../../src/protocol/signature.js';
 import type { Answer, Received } from '../../../helpers/receiver.js';
-import { acceptsEverything, correctReceiver, failsOnMismatch, rejectsRepeatedDeliveryId, verifiesReserializedJson } from '../../../helpers/receivers.js';
+import {
+  acceptsEverything,
+  actingReceiver,
+  correctReceiver,
+  failsOnMismatch,
+  rejectsRepeatedDeliveryId,
+  verifiesReserializedJson,
+} from '../../../helpers/receivers.js';
 import { Collector, fakeStdin } from '../../../helpers/fake-deps.js';
 import { startEndlessServer } from '../../../helpers/endless.js';
 import { PrintedJson } from '../../../../src/cli/json-output.js';
@@ -114,7 +122,12 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     return { sent, transport };
   }
 
-  async function check(policy: (request: Received) => Answer | TransportError, options: Partial<CheckReceiverOptions> = {}, stderrIsTTY = false) {
+  async function check(
+    policy: (request: Received) => Answer | TransportError,
+    options: Partial<CheckReceiverOptions> = {},
+    stderrIsTTY = false,
+    more: Partial<CheckReceiverDeps> = {},
+  ) {
     const { sent, transport } = transportTo(policy);
     const stdout = new Collector();
     const stderr = new Collector(stderrIsTTY, 100);
@@ -130,7 +143,7 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
         color: false,
         ...options,
       },
-      { stdin: fakeStdin(), stdout, stderr, env: {}, jsonOut: new PrintedJson(stdout), transport, now: () => (clock += 4) },
+      { stdin: fakeStdin(), stdout, stderr, env: {}, jsonOut: new PrintedJson(stdout), transport, now: () => (clock += 4), ...more },
     );
     const document = options.json === false ? undefined : JSON.parse(stdout.text);
     const failed = document?.checks.filter((c: { result: string }) => c.result === 'fail').map((c: { number: number }) => c.number);
@@ -240,6 +253,82 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     expect(result.document.checks[6]).toMatchObject({ summary: 'the first send got no answer within 10 s; 1 more not sent' });
     expect(result.document.checks[6].sent).toHaveLength(1);
     expect(result.failed).toEqual([1, 7, 8, 9]);
+  });
+
+  /**
+   * check-receiver --effects against a receiver that acts on each valid delivery (a row written), the repeat too unless
+   * it `dedupes` by delivery id; the command, run by a fake in place of sh, gives its row count, or what `probe` says.
+   */
+  async function checkWithEffects(dedupe: boolean, probe?: (rows: number, runs: number) => { output: string } | { failure: string }) {
+    const file = join(dir, 'rows.txt');
+    writeFileSync(file, '');
+    const rows = () => readFileSync(file, 'utf8').split('\n').length - 1;
+    const calls: Array<{ command: string; limits: ProbeLimits }> = [];
+    const result = await check(actingReceiver(SECRET, file, dedupe), { effects: 'sqlite3 app.db "select count(*) from payments"' }, false, {
+      env: { PATH: '/usr/bin', WHSVC_CLIENT_SECRET: 'client-secret', APP_SIGNING_KEY: SECRET, HTTPS_PROXY: 'http://me:pw@proxy:3128', NO_PROXY: 'x' },
+      pause: async () => {},
+      runProbe: async (command, limits) => {
+        calls.push({ command, limits });
+        return probe ? probe(rows(), calls.length) : { output: `${rows()}\n` };
+      },
+    });
+    return { ...result, seven: result.document.checks[6], calls };
+  }
+
+  it('a receiver that acts again on the repeat fails check 7: the row count changed after each send', async () => {
+    // Five event types (check 1) and check 2 made six rows before check 7.
+    const result = await checkWithEffects(false);
+    expect(result.code).toBe(1);
+    expect(result.document.failed).toBe(1);
+    expect(result.seven).toMatchObject({
+      result: 'fail',
+      summary: 'answered 200, then 200, and the --effects output changed after each ("6" → "7" → "8"): it acted twice',
+    });
+    expect(result.seven.cause).toContain('a repeat then pays, ships or writes twice');
+    expect(result.seven.fix).toContain('X-Service-Delivery-Id');
+    expect(result.document.effects).toEqual({ result: 'acted_twice', before: '6\n', after_first: '7\n', after_repeat: '8\n', error: null });
+  });
+
+  it('one that drops a repeat by its delivery id passes: changed after the first send, not after the repeat', async () => {
+    const result = await checkWithEffects(true);
+    expect(result.code).toBe(0);
+    expect(result.seven).toMatchObject({
+      result: 'pass',
+      summary: 'answered 200, then 200; the --effects output changed after the first send ("6" → "7"), not after the repeat',
+    });
+    expect(result.document.effects).toMatchObject({ result: 'acted_once', after_repeat: '7\n' });
+    expect(result.stderr).toContain('--effects run by sh -c before check 7 and after each of its two sends');
+  });
+
+  it("it is run with whsvc's environment but no secret in it, and the command as given", async () => {
+    const { calls } = await checkWithEffects(true);
+    for (const { command, limits } of calls) {
+      expect(command).toBe('sqlite3 app.db "select count(*) from payments"');
+      expect(limits.env).toEqual({ PATH: '/usr/bin', NO_PROXY: 'x' });
+      expect(limits).toMatchObject({ timeoutMs: 10_000, maxBytes: 4096 });
+    }
+  });
+
+  it('a command whose output never changes cannot judge: check 7 fails saying so, not blaming the receiver for a second effect', async () => {
+    const result = await checkWithEffects(true, () => ({ output: '42\n' }));
+    expect(result.code).toBe(1);
+    expect(result.seven.summary).toBe(
+      'answered 200, then 200; the --effects output did not change after the first send ("42"), so a second effect cannot be judged',
+    );
+    expect(result.seven.cause).toContain('does not see what the app does with a delivery');
+    expect(result.document.effects.result).toBe('not_seen');
+  });
+
+  it('a command that fails before anything is sent is a bad flag (exit 2): nothing sent; one that fails later fails check 7 with its reason', async () => {
+    await expect(checkWithEffects(true, () => ({ failure: 'its command was not found (exit 127): sh: 1: sqlite3: not found' }))).rejects.toMatchObject({
+      exitCode: 2,
+      message: '--effects: its command was not found (exit 127): sh: 1: sqlite3: not found',
+    });
+    const later = await checkWithEffects(true, (rows, runs) => (runs < 3 ? { output: `${rows}` } : { failure: 'it exited 1: database is locked' }));
+    expect(later.seven.summary).toBe(
+      'answered 200, then 200; the --effects command failed, so a second effect cannot be judged: it exited 1: database is locked',
+    );
+    expect(later.document.effects).toMatchObject({ result: 'failed', error: 'it exited 1: database is locked' });
   });
 
   it.each<Breakage>(['headers over 16 KiB', 'a body shorter than its Content-Length', 'not HTTP', 'status line 000'])(
