@@ -265,7 +265,7 @@ describe('whsvc check-receiver', () => {
       expect(lines[0]).toBe(
         'fail  1  a valid delivery of each event type is taken: product.updated: no answer within 50 ms; inventory.changed: no answer within 50 ms; 3 more not sent',
       );
-      expect(lines).toContain('fail  4  a delivery signed with another secret is refused: not run: 2 deliveries got no answer within 50 ms (see 9)');
+      expect(lines).toContain('fail  4  a delivery signed with another secret is refused: not run: stopped after 2 time-outs (see 9)');
       expect(lines).toContain('fail  9  every answer within 50 ms; the largest payload taken: 2 of 2 got no answer within 50 ms; 13 more not sent');
       expect(lines.at(-1)).toBe('0 of 9 checks passed; failed: 1, 2, 3, 4, 5, 6, 7, 8, 9');
       expect(result.stderr).toContain('whsvc check-receiver: 2 deliveries got no answer within 50 ms: 13 more deliveries would wait up to 650 ms; not sent\n');

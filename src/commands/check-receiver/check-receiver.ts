@@ -252,7 +252,7 @@ class BatterySends {
     if (rest === 0) return undefined;
     const late = `${this.timeOuts} deliveries got no answer within ${elapsed(this.limitMs)}`;
     return {
-      why: `${late} (see 9)`,
+      why: `stopped after ${this.timeOuts} time-outs (see 9)`,
       cost: `${late}: ${counted(rest, 'more delivery', 'more deliveries')} would wait up to ${elapsed(rest * this.limitMs)}; not sent`,
     };
   }

@@ -203,7 +203,7 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     expect(result.document.checks[0].cause).toContain('(see 9)');
     expect(result.document.checks[1]).toMatchObject({ summary: 'got no answer within 250 ms' });
     for (const n of [3, 4, 5, 6, 7, 8]) {
-      expect(result.document.checks[n - 1]).toMatchObject({ summary: 'not run: 2 deliveries got no answer within 250 ms (see 9)', sent: [] });
+      expect(result.document.checks[n - 1]).toMatchObject({ summary: 'not run: stopped after 2 time-outs (see 9)', sent: [] });
     }
     expect(result.document.checks[8]).toMatchObject({ summary: '2 of 2 got no answer within 250 ms; 9 more not sent', sent: [] });
     expect(result.document.checks[8].cause).toContain('waits 250 ms');
@@ -226,7 +226,7 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     expect(lines[0]).toBe(
       'fail  1  a valid delivery of each event type is taken: product.updated: no answer within 10 s; inventory.changed: no answer within 10 s; 3 more not sent',
     );
-    expect(lines).toContain('fail  2  bytes unlike a re-serialization are taken: not run: 2 deliveries got no answer within 10 s (see 9)');
+    expect(lines).toContain('fail  2  bytes unlike a re-serialization are taken: not run: stopped after 2 time-outs (see 9)');
     expect(result.stderr).toContain('2 deliveries got no answer within 10 s: 13 more deliveries would wait up to 2 min 10 s; not sent');
   });
 
