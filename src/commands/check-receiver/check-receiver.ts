@@ -171,7 +171,7 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
       entry = {
         check,
         outcomes,
-        verdict: check.repeats ? withEffects(verdict, watch?.seen(), check.probes[0]!.delivery.event, options.platformName) : verdict,
+        verdict: check.repeats && watch ? withEffects(verdict, watch.seen(), check.probes[0]!.delivery.event, options.platformName) : verdict,
       };
     }
     judged.push(entry);
@@ -338,9 +338,8 @@ async function effectsWatch(
   return new EffectsWatch(command, probe);
 }
 
-/** What --effects read, for --json: `not_run` when the battery stopped before check 7. */
-function effectsDocument(seen: EffectsSeen | undefined) {
-  if (seen === undefined) return { result: 'not_run', before: null, after_first: null, after_repeat: null, error: null };
+/** What --effects read, for --json. */
+function effectsDocument(seen: EffectsSeen) {
   return { result: seen.result, before: seen.before, after_first: seen.afterFirst, after_repeat: seen.afterRepeat, error: seen.error };
 }
 

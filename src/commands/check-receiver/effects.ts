@@ -90,8 +90,11 @@ export function probeEnvironment(env: NodeJS.ProcessEnv, secrets: readonly strin
 
 /** What the probe read around check 7's deliveries, and what it means. */
 export interface EffectsSeen {
-  /** acted_once: it changed after the first send, not after the repeat; acted_twice: after both; not_seen: not after the first; failed. */
-  result: 'acted_once' | 'acted_twice' | 'not_seen' | 'failed';
+  /**
+   * acted_once: it changed after the first send, not after the repeat; acted_twice: after both; not_seen: not after
+   * the first; failed; not_run: check 7 did not get as far as reading it after both sends (the battery stopped).
+   */
+  result: 'acted_once' | 'acted_twice' | 'not_seen' | 'failed' | 'not_run';
   before: string | null;
   afterFirst: string | null;
   afterRepeat: string | null;
@@ -156,12 +159,18 @@ export class EffectsWatch {
     this.afterRepeat = await this.readUntilChanged(this.afterFirst, watchMs);
   }
 
-  /** What was read, and what it means; undefined when the battery stopped before check 7. */
-  seen(): EffectsSeen | undefined {
+  /** What was read, and what it means. */
+  seen(): EffectsSeen {
     const { before, afterFirst, afterRepeat, error } = this;
-    if (before === null && error === null) return undefined;
-    const result = error !== null ? 'failed' : afterFirst === before ? 'not_seen' : afterRepeat !== afterFirst ? 'acted_twice' : 'acted_once';
-    return { result, before, afterFirst, afterRepeat, error };
+    return { result: this.result(), before, afterFirst, afterRepeat, error };
+  }
+
+  private result(): EffectsSeen['result'] {
+    if (this.error !== null) return 'failed';
+    if (this.afterFirst === null) return 'not_run';
+    if (this.afterFirst === this.before) return 'not_seen';
+    if (this.afterRepeat === null) return 'not_run';
+    return this.afterRepeat === this.afterFirst ? 'acted_once' : 'acted_twice';
   }
 
   private async readUntilChanged(from: string, forMs: number): Promise<string | null> {
@@ -192,8 +201,8 @@ const shown = (output: string | null) => {
  * whose effect the probe could not see (or that the probe could not read) cannot be judged, and fails saying why. A
  * verdict already failed over HTTP stands.
  */
-export function withEffects(verdict: Verdict, seen: EffectsSeen | undefined, event: string, platformName: string): Verdict {
-  if (!verdict.pass || seen === undefined) return verdict;
+export function withEffects(verdict: Verdict, seen: EffectsSeen, event: string, platformName: string): Verdict {
+  if (!verdict.pass || seen.result === 'not_run') return verdict;
   const [before, first, repeat] = [shown(seen.before), shown(seen.afterFirst), shown(seen.afterRepeat)];
   switch (seen.result) {
     case 'acted_once':
@@ -216,7 +225,7 @@ export function withEffects(verdict: Verdict, seen: EffectsSeen | undefined, eve
         cause: `the command does not see what the app does with a delivery, the app does nothing for ${event}, or it acts more than ${elapsed(EFFECT_SETTLE_MS)} after it answers`,
         fix: 'give --effects a command whose output changes when the app acts on a delivery (a count of the rows it writes), and --event a type it acts on',
       };
-    default:
+    case 'failed':
       return {
         pass: false,
         summary: `${verdict.summary}; the --effects command failed, so a second effect cannot be judged: ${seen.error}`,

@@ -331,6 +331,21 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     expect(later.document.effects).toMatchObject({ result: 'failed', error: 'it exited 1: database is locked' });
   });
 
+  it("--effects with the battery stopped at check 7's repeat (the second time-out): check 7 fails over HTTP, what was read is not judged", async () => {
+    const file = join(dir, 'rows.txt');
+    writeFileSync(file, '');
+    const acting = actingReceiver(SECRET, file, false);
+    const timedOut = new TransportError('no answer within 10 s', 'ETIMEDOUT', true);
+    const result = await check(
+      (request) => (request.headers['x-service-event'] === 'product.updated' || request.headers['x-service-attempt'] === '2' ? timedOut : acting(request)),
+      { effects: 'wc -l < rows.txt' },
+      false,
+      { pause: async () => {}, runProbe: async () => ({ output: `${readFileSync(file, 'utf8').split('\n').length - 1}` }) },
+    );
+    expect(result.document.checks[6].summary).toBe('the repeat got no answer within 10 s');
+    expect(result.document.effects).toMatchObject({ result: 'not_run', after_repeat: null });
+  });
+
   it.each<Breakage>(['headers over 16 KiB', 'a body shorter than its Content-Length', 'not HTTP', 'status line 000'])(
     'a receiver on 127.0.0.1 whose answer breaks HTTP (%s): each check fails naming it, and the battery goes on to the end',
     async (breakage) => {
