@@ -1,5 +1,5 @@
 import { holdLine, releaseLine, type OutputStream } from './stream.js';
-import { cutEnd } from './width.js';
+import { cutWords } from './width.js';
 
 /** Redraws at most this often: a terminal flooded with redraws only flickers. */
 const REDRAW_MS = 100;
@@ -25,8 +25,8 @@ export class ProgressLine {
     if (!force && now - this.drawnAt < REDRAW_MS) return;
     this.drawnAt = now;
     const width = this.stream.columns ?? 80;
-    // Wider than the terminal would wrap, and \r would then only go back to the second row.
-    const fitted = cutEnd(text, width - 1);
+    // Wider than the terminal would wrap, and \r would then only go back to the second row; cut between words.
+    const fitted = cutWords(text, width - 1);
     holdLine(this.stream);
     this.stream.write(`\r\u001b[2K${fitted}`);
     this.shown = true;

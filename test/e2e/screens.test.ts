@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -9,7 +9,8 @@ import { type Shown, type TmuxSession, hasTmux, shownInOneTerminal } from '../he
 
 // Issue 35, "tables and lines that hold still", in a real terminal at the widths a user tries: the same command at
 // the same width shows the same columns whatever the rows, ids whole or in their one short form, hosts whole, no
-// title or word cut, and health's verdict in words (NO_COLOR).
+// title or word cut, and health's verdict in words (NO_COLOR). And check-receiver's report (issue 43), against the
+// receiver at /check, which takes every delivery: its lines broken between words with their indent kept.
 //   prod     http://127.0.0.1:PORT/api/v2/webhooks/erp/invoices   answers 200
 //   staging  http://localhost:PORT/api/v2/webhooks/erp/invoices   the same path on another host; answers 500
 //   refused  http://127.0.0.1:1/hooks                             no answer: connection refused
@@ -144,6 +145,23 @@ describeInTerminal('screens that hold still, in a real terminal (tmux)', { timeo
     }
   };
 
+  /** check-receiver: no line wider than the terminal (the screen joined again shows a wrapped one whole), none cut. */
+  const checkReceiverReport = (columns: (typeof WIDTHS)[number], { lines, code }: Shown) => {
+    const shown = `at ${columns}:\n${lines.join('\n')}`;
+    expect(code, shown).toBe(1);
+    for (const line of lines) expect(line.length, shown).toBeLessThanOrEqual(columns);
+    expect(
+      lines.filter((line) => /^(pass|fail) {2}\d {2}/.test(line)),
+      shown,
+    ).toHaveLength(9);
+    expect(
+      lines.filter((line) => /^ {9}likely cause: /.test(line)),
+      shown,
+    ).toHaveLength(4);
+    expect(lines.at(-1), shown).toBe('5 of 9 checks passed; failed: 3, 4, 5, 6');
+    expect(lines.join(' '), shown).toContain(`http://127.0.0.1:${new URL(receiver.url).port}/check`);
+  };
+
   /** webhooks list: the scheme and the host whole at every width, the path losing its middle. */
   const checkList = (columns: (typeof WIDTHS)[number], { lines }: Shown) => {
     const port = new URL(receiver.url).port;
@@ -163,9 +181,12 @@ describeInTerminal('screens that hold still, in a real terminal (tmux)', { timeo
     ).toBe(true);
   };
 
-  it('at 60, 80, 100 and 132 columns, one terminal each: deliveries list, webhooks health and webhooks list, their columns and words whole', async () => {
+  it('at 60, 80, 100 and 132 columns, one terminal each: deliveries list, webhooks health, webhooks list and check-receiver, their columns and words whole', async () => {
     const names = ['prod', 'staging', 'refused'];
-    const commands = [...names.map((name) => `deliveries list ${ids[name]}`), 'webhooks health', 'webhooks list'];
+    const secretFile = join(configDir, 'whsec.txt');
+    writeFileSync(secretFile, 'whsec_screens\n');
+    const checkReceiver = `check-receiver http://127.0.0.1:${new URL(receiver.url).port}/check --secret-file ${secretFile}`;
+    const commands = [...names.map((name) => `deliveries list ${ids[name]}`), 'webhooks health', 'webhooks list', checkReceiver];
     // The widths' terminals side by side: each its own session.
     const byWidth = await Promise.all(WIDTHS.map((columns) => screens(commands, columns)));
     for (const [i, columns] of WIDTHS.entries()) {
@@ -173,6 +194,7 @@ describeInTerminal('screens that hold still, in a real terminal (tmux)', { timeo
       await step(`deliveries list at ${columns}`, () => checkDeliveriesList(columns, (name) => shown[names.indexOf(name)]!));
       await step(`webhooks health at ${columns}`, () => checkHealth(columns, shown[3]!));
       await step(`webhooks list at ${columns}`, () => checkList(columns, shown[4]!));
+      await step(`check-receiver at ${columns}`, () => checkReceiverReport(columns, shown[5]!));
     }
   });
 });

@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Answer, Received } from './receiver.js';
 
@@ -60,19 +61,26 @@ export function verifiesReserializedJson(secret: string): (request: Received) =>
   };
 }
 
-/** A receiver done right but for one thing: a delivery id it has seen is refused (409), a retry too. */
-export function rejectsRepeatedDeliveryId(secret: string): (request: Received) => Answer {
+/**
+ * A receiver that verifies as correctReceiver does, and then does with a verified delivery what `taken` says, told
+ * its delivery id and whether that id came before.
+ */
+function onVerified(secret: string, taken: (id: string, seenBefore: boolean) => Answer): (request: Received) => Answer {
   const right = correctReceiver(secret);
   const seen = new Set<string>();
   return (request) => {
     const answer = right(request);
     if (typeof answer !== 'object' || answer.status !== 200) return answer;
     const id = header(request, 'x-service-delivery-id') ?? '';
-    if (seen.has(id)) return { status: 409, body: 'duplicate delivery' };
+    const seenBefore = seen.has(id);
     seen.add(id);
-    return answer;
+    return taken(id, seenBefore);
   };
 }
+
+/** A receiver done right but for one thing: a delivery id it has seen is refused (409), a retry too. */
+export const rejectsRepeatedDeliveryId = (secret: string): ((request: Received) => Answer) =>
+  onVerified(secret, (_id, seenBefore) => (seenBefore ? { status: 409, body: 'duplicate delivery' } : { status: 200, body: 'ok' }));
 
 /** A receiver that refuses a missing or malformed signature, but answers 500 to one that does not match (it throws). */
 export function failsOnMismatch(secret: string): (request: Received) => Answer {
@@ -141,3 +149,13 @@ export const mistaken = {
     return expecting((r) => `sha256=${hmac(secret, JSON.stringify(sorted(JSON.parse(r.body))))}`);
   },
 };
+
+/**
+ * A receiver done right but that acts on each valid delivery (its id appended to `file`, as an app writes a row);
+ * with `dedupe` a delivery id it has seen is answered 200 without acting again, without it a repeat is acted on again.
+ */
+export const actingReceiver = (secret: string, file: string, dedupe: boolean): ((request: Received) => Answer) =>
+  onVerified(secret, (id, seenBefore) => {
+    if (!(dedupe && seenBefore)) appendFileSync(file, `${id}\n`);
+    return { status: 200, body: 'ok' };
+  });

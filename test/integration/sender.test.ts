@@ -3,11 +3,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInShell } from '../../src/commands/check-receiver/effects.js';
 import { createWebhook, listenedDeliveries, sandboxEnv, trigger } from '../helpers/cli.js';
 import { inProcessCliWith, runInProcess, startListenInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { closeLeftoverReceivers, startReceiver } from '../helpers/receiver.js';
 import {
   acceptsEverything,
+  actingReceiver,
   correctReceiver,
   failsOnMismatch,
   rejectsRepeatedDeliveryId,
@@ -247,13 +249,68 @@ describe('whsvc check-receiver', () => {
 
   it('fails a receiver that takes 12 s: check 9 names the limit (given here by --request-timeout, so the test waits no 12 s)', async () => {
     const app = await startReceiver(slowReceiver(SECRET, 12_000));
-    // Each of its 11 deliveries waits the whole limit: 50 ms, against the 12 s it would take.
     const result = await checkReceiver(app.url, '--request-timeout', '50ms', '--event', 'invoice.paid');
     expect(result.code).toBe(1);
-    expect(result.check(9)).toMatchObject({ check: 'time_limit', result: 'fail', summary: '11 of 11 got no answer within 50 ms' });
+    expect(result.check(9)).toMatchObject({ check: 'time_limit', result: 'fail', summary: '2 of 2 got no answer within 50 ms; 9 more not sent' });
     expect(result.check(9).cause).toContain('waits 50 ms');
     expect(result.check(1).cause).toContain('no answer within 50 ms');
     expect(result.document.time_limit_ms).toBe(50);
+  });
+
+  it('a receiver that never answers costs two time-outs, not fifteen: two deliveries sent, the rest said and not sent', async () => {
+    const app = await startReceiver(() => 'hold');
+    try {
+      const result = await runInProcess(['check-receiver', `${app.url}/hooks`, '--secret-file', secretFile(), '--request-timeout', '50ms']);
+      expect(result.code).toBe(1);
+      // Counted where they arrive: the first two of check 1's five, and nothing after them.
+      expect(app.received).toHaveLength(2);
+      const lines = result.stdout.trimEnd().split('\n');
+      expect(lines[0]).toBe(
+        'fail  1  a valid delivery of each event type is taken: product.updated: no answer within 50 ms; inventory.changed: no answer within 50 ms; 3 more not sent',
+      );
+      expect(lines).toContain('fail  4  a delivery signed with another secret is refused: not run: stopped after 2 time-outs (see 9)');
+      expect(lines).toContain('fail  9  every answer within 50 ms; the largest payload taken: 2 of 2 got no answer within 50 ms; 13 more not sent');
+      expect(lines.at(-1)).toBe('0 of 9 checks passed; failed: 1, 2, 3, 4, 5, 6, 7, 8, 9');
+      expect(result.stderr).toContain('whsvc check-receiver: 2 deliveries got no answer within 50 ms: 13 more deliveries would wait up to 650 ms; not sent\n');
+      expect(result.stdout + result.stderr).not.toContain('answered no answer');
+    } finally {
+      app.release();
+    }
+  });
+
+  it('on a terminal its lines are laid out for the width, as --help is: at 60, 80 and 132 columns no line wider, no word cut, each continuation under its text; in a pipe, each line whole', async () => {
+    const app = await startReceiver(acceptsEverything());
+    const args = ['check-receiver', `${app.url}/hooks`, '--secret-file', secretFile()];
+    // What is drawn and wiped on a terminal (the progress line), and said a line each in a pipe, is left out; and
+    // the times, which differ from run to run.
+    const said = (text: string) =>
+      text
+        .replace(/\r\u001b\[2K[^\r\n]*/g, '')
+        .replace(/^ {2}sending .*\n/gm, '')
+        .replace(/\d+(\.\d+)? (ms|s)\b/g, 'T');
+    const whole = (text: string) => said(text).replace(/\n +/g, ' ');
+    const piped = await runInProcess(args);
+    expect(piped.stdout.split('\n').some((line) => line.length > 132)).toBe(true);
+    for (const columns of [60, 80, 132]) {
+      const shown = await runInProcess(args, { terminal: { columns } });
+      expect(shown.code).toBe(1);
+      for (const [stream, text] of [
+        ['stdout', shown.stdout],
+        ['stderr', said(shown.stderr)],
+      ] as const) {
+        const lines = text.trimEnd().split('\n');
+        for (const line of lines) expect(line.length, `${stream} at ${columns}:\n${text}`).toBeLessThanOrEqual(columns);
+        // The same words as in a pipe, in the same order: the lines joined again are the pipe's lines.
+        expect(whole(text), `${stream} at ${columns}`).toBe(whole(stream === 'stdout' ? piped.stdout : piped.stderr));
+      }
+      // A check's line goes on under its title; its cause and its fix two further, under their label.
+      let under = '';
+      for (const line of shown.stdout.trimEnd().split('\n').slice(0, -1)) {
+        if (/^(pass|fail) {2}\d/.test(line)) under = ' '.repeat(9);
+        else if (/^ {9}(likely cause|fix):/.test(line)) under = ' '.repeat(11);
+        else expect(line, `at ${columns}:\n${shown.stdout}`).toMatch(new RegExp(`^${under}\\S`));
+      }
+    }
   });
 
   it('two secret files: a receiver that holds both passes; one that holds the old alone fails check 1, naming the new file', async () => {
@@ -283,6 +340,43 @@ describe('whsvc check-receiver', () => {
     expect((await runInProcess(['check-receiver', 'ftp://x', '--secret-file', secretFile()])).code).toBe(2);
     expect((await runInProcess(['check-receiver', app.url, '--secret-file', join(dir, 'none.txt')])).code).toBe(2);
     expect(app.received).toEqual([]);
+  });
+});
+
+describe('check-receiver --effects, run by sh', () => {
+  it('a receiver that acts again on a repeated delivery fails check 7; one that drops repeats by delivery id passes 9/9', async () => {
+    for (const dedupe of [false, true]) {
+      const rows = join(dir, `rows-${dedupe}.txt`);
+      writeFileSync(rows, '');
+      const app = await startReceiver(actingReceiver(SECRET, rows, dedupe));
+      const result = await checkReceiver(app.url, '--event', 'invoice.paid', '--effects', `wc -l < '${rows}'`);
+      // invoice.paid in check 1 and check 2 made two rows before check 7.
+      if (dedupe) {
+        expect(result.code, JSON.stringify(result.document.checks.filter((c: { result: string }) => c.result === 'fail'))).toBe(0);
+        expect(result.check(7).summary).toBe('answered 200, then 200; the --effects output changed after the first send ("2" → "3"), not after the repeat');
+      } else {
+        expect(result.failed).toEqual([7]);
+        expect(result.check(7).summary).toBe('answered 200, then 200, and the --effects output changed after each ("2" → "3" → "4"): it acted twice');
+        expect(result.check(7).fix).toContain('X-Service-Delivery-Id');
+      }
+    }
+  });
+
+  it('a command that fails is exit 2 before anything is sent, in one line with what it said', async () => {
+    const app = await startReceiver(correctReceiver(SECRET));
+    const result = await runInProcess(['check-receiver', app.url, '--secret-file', secretFile(), '--effects', 'no-such-probe-command']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toMatch(/^whsvc: --effects: its command was not found \(exit 127\): .*no-such-probe-command/);
+    expect(result.stderr).toContain('hint: it is run by sh -c');
+    expect(app.received).toEqual([]);
+  });
+
+  it('the shell: what it prints read up to a bound, its failures and its time limit in words', async () => {
+    const limits = { env: { PATH: process.env.PATH, NAME: 'x' }, timeoutMs: 10_000, maxBytes: 64 };
+    expect(await runInShell('printf "%s %s" 3 "$NAME"', limits)).toEqual({ output: '3 x' });
+    expect(await runInShell('echo locked >&2; exit 3', limits)).toEqual({ failure: 'it exited 3: locked' });
+    expect(await runInShell('yes', limits)).toEqual({ failure: 'it printed more than 64 bytes: a count, or a few lines, is what it is for' });
+    expect(await runInShell('sleep 30; echo late', { ...limits, timeoutMs: 200 })).toEqual({ failure: 'it did not end within 200 ms' });
   });
 });
 

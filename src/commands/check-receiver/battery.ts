@@ -7,7 +7,7 @@ import { isDelivered } from '../../protocol/status.js';
 import { counted, sanitize } from '../../render/text.js';
 import { BROKEN_ANSWER_CODE } from '../../net.js';
 import type { SendResult } from '../../receiver/send-on.js';
-import { elapsed, noAnswer } from '../../render/words.js';
+import { elapsed, NO_ANSWER, noAnswer } from '../../render/words.js';
 import { anotherSecret, KEY_CONVENTION, RAW_BODY_FIX, type Suspect, type SuspectOf, suspectsOfRefusal, suspectsOfReserialization } from './causes.js';
 
 /**
@@ -29,6 +29,8 @@ export interface BatteryContext {
   now: Date;
   /** The time an answer must come within: the service's limit, or --request-timeout. */
   limitMs: number;
+  /** --effects watches check 7's repeat: its words then say what the command saw, not that a second effect is unseen. */
+  effectsWatched?: boolean;
 }
 
 /** One request a check sends: the delivery, and what it is in words. */
@@ -75,8 +77,16 @@ export interface Check {
   probes: Probe[];
   /** When its valid deliveries were refused: deliveries that test the likely causes, in the order tried (testSuspects). */
   suspects?(own: readonly Outcome[], all: ReadonlyMap<string, readonly Outcome[]>): Probe[];
-  /** Judges its own outcomes, in the light of the others' (all, by key: those sent so far, and its suspects' under suspectsKey). */
+  /**
+   * Judges its own outcomes, in the light of the others' (all, by key: those sent so far, and its suspects' under
+   * suspectsKey). `own` may end early: the battery stops sending after its second time-out, and a check cut short is
+   * judged on what it sent.
+   */
   judge(own: readonly Outcome[], all: ReadonlyMap<string, readonly Outcome[]>): Verdict;
+  /** It judges every answer's time: judged even when the battery stopped before its own deliveries were sent. */
+  timesEveryAnswer?: true;
+  /** Its second delivery repeats its first (check 7): what --effects watches. */
+  repeats?: true;
 }
 
 /** The event type no catalog has, for the check that an unknown type gets no 5xx. */
@@ -84,7 +94,7 @@ export const UNKNOWN_EVENT_TYPE = 'whsvc_check.unknown_type';
 
 const taken = (o: Outcome) => isDelivered(o.result.status);
 const refused = (o: Outcome) => o.result.status !== null && o.result.status >= 400 && o.result.status < 500;
-const timedOut = (o: Outcome) => o.result.status === null && o.result.code === 'ETIMEDOUT';
+export const timedOut = (o: Outcome) => o.result.status === null && o.result.code === 'ETIMEDOUT';
 /** Refused as a receiver refuses a signature it does not accept (not a path, a method or a size it does not take). */
 const refusedAsUnsigned = (o: Outcome) => o.result.status !== null && [400, 401, 403, 422].includes(o.result.status);
 
@@ -150,6 +160,13 @@ export function answered(o: Outcome): string {
   if (status === null) return noAnswer(o.result.error);
   const text = sanitize(body ?? '').trim();
   return text === '' ? String(status) : `${status} ${JSON.stringify(text.length > 60 || cut ? `${text.slice(0, 59)}…` : text)}`;
+}
+
+/** What came back, as a summary says it: `answered 401 "bad signature"`, `got no answer within 10 s`, `got a broken answer: …`. */
+export function reply(o: Outcome): string {
+  const what = answered(o);
+  if (o.result.status !== null) return `answered ${what}`;
+  return what.startsWith(NO_ANSWER) ? `got ${what}` : `got a ${what}`;
 }
 
 /** The statuses of several outcomes, each once: `200`, `200, 202`, `401, no answer`. */
@@ -236,7 +253,7 @@ function failures(outcomes: readonly Outcome[], ok: (o: Outcome) => boolean): st
 function judgeRefusal(own: readonly Outcome[], limitMs: number, whenTaken: Pick<Verdict, 'cause' | 'fix'>): Verdict {
   const wrong = own.find((o) => !refused(o));
   if (wrong === undefined) return { pass: true, summary: `answered ${statuses(own)}` };
-  return { pass: false, summary: own.length === 1 ? `answered ${answered(wrong)}` : failures(own, refused), ...whyNotRefused(wrong, limitMs, whenTaken) };
+  return { pass: false, summary: own.length === 1 ? reply(wrong) : failures(own, refused), ...whyNotRefused(wrong, limitMs, whenTaken) };
 }
 
 /** The body made with its JSON written as no serializer writes it: keys in reverse order, spaces before colons, a line per key, the first character of each string as a \u escape. */
@@ -442,13 +459,13 @@ function rawBytesCheck({ ctx, first, event, signed, suspected }: Making): Check 
         const found = causeShown(all.get(suspectsKey('raw_bytes')), first.name, false);
         return {
           pass: false,
-          summary: `answered ${answered(o)}, where the same JSON written compactly was taken`,
+          summary: `${reply(o)}, where the same JSON written compactly was taken`,
           ...(found
             ? foundVerdict(found)
             : { cause: 'it verifies the signature over JSON it parsed and wrote again, whose bytes differ from those signed', fix: RAW_BODY_FIX }),
         };
       }
-      return { pass: false, summary: `answered ${answered(o)}`, ...whyNotTaken(o, ctx.limitMs, all) };
+      return { pass: false, summary: reply(o), ...whyNotTaken(o, ctx.limitMs, all) };
     },
   };
 }
@@ -535,6 +552,10 @@ function malformedSignatureCheck({ ctx, first, event, original, make }: Making):
   };
 }
 
+/** What check 7 cannot see without --effects: whether the receiver acted on the repeat again. */
+export const secondEffectUnseen = (deliveryIdHeader: string) =>
+  `a second effect of the repeat cannot be seen over HTTP: drop repeats by ${deliveryIdHeader} (--effects CMD can see it)`;
+
 /** 7: one delivery sent again with the same delivery id, as the service retries it, is answered 2xx both times. */
 function repeatedDeliveryCheck({ ctx, first, event, sample, make }: Making): Check {
   const deliveryIdHeader = deliveryHeaderNames(ctx.platformName).deliveryId;
@@ -552,17 +573,20 @@ function repeatedDeliveryCheck({ ctx, first, event, sample, make }: Making): Che
     title: 'the same delivery sent twice is answered 2xx twice',
     sends: `one ${event} delivery, then again with the same delivery id, as the service retries one (attempt 2)`,
     probes: [once, again],
+    repeats: true,
     judge(own, all) {
-      const [sent, resent] = [outcomeOf(own, once), outcomeOf(own, again)];
-      if (taken(sent) && taken(resent)) {
+      const sent = outcomeOf(own, once);
+      // The repeat is looked at only once the first was taken: a battery stopped by time-outs may not have sent it.
+      if (!taken(sent)) return { pass: false, summary: `the first send ${reply(sent)}`, ...whyNotTaken(sent, ctx.limitMs, all) };
+      const resent = outcomeOf(own, again);
+      if (taken(resent)) {
         return {
           pass: true,
-          // What HTTP shows is the answer; whether it acted twice is not.
-          summary: `answered ${sent.result.status}, then ${resent.result.status}; a second effect of the repeat cannot be seen over HTTP: drop repeats by ${deliveryIdHeader} (--effects CMD can see it)`,
+          // What HTTP shows is the answer; whether it acted twice is not (check-receiver's --effects can see it).
+          summary: `answered ${sent.result.status}, then ${resent.result.status}${ctx.effectsWatched ? '' : `; ${secondEffectUnseen(deliveryIdHeader)}`}`,
         };
       }
-      if (!taken(sent)) return { pass: false, summary: `the first send answered ${answered(sent)}`, ...whyNotTaken(sent, ctx.limitMs, all) };
-      if (resent.result.status === null) return { pass: false, summary: `the repeat: ${answered(resent)}`, ...whyNotTaken(resent, ctx.limitMs, all) };
+      if (resent.result.status === null) return { pass: false, summary: `the repeat ${reply(resent)}`, ...whyNotTaken(resent, ctx.limitMs, all) };
       return {
         pass: false,
         summary: `answered ${sent.result.status}, then ${answered(resent)}`,
@@ -594,12 +618,12 @@ function unknownEventCheck({ ctx, signed }: Making): Check {
       if (o.result.status !== null && o.result.status >= 500) {
         return {
           pass: false,
-          summary: `answered ${answered(o)}`,
+          summary: reply(o),
           cause: 'it fails on an event type it does not know: the service may add types, and sends a 5xx delivery again and again',
           fix: 'answer 2xx (or a 4xx you document) to a type it does not handle',
         };
       }
-      return { pass: false, summary: `answered ${answered(o)}`, ...whyNotTaken(o, ctx.limitMs, all) };
+      return { pass: false, summary: reply(o), ...whyNotTaken(o, ctx.limitMs, all) };
     },
   };
 }
@@ -615,8 +639,8 @@ function timeLimitCheck({ ctx, event, signed }: Making): Check {
     title: `every answer within ${limit}; the largest payload taken`,
     sends: `${event} of ${LARGEST_PAYLOAD_BYTES.toLocaleString('en')} bytes (the largest the service sends); every answer is timed`,
     probes: [probe],
+    timesEveryAnswer: true,
     judge(own, all) {
-      const big = outcomeOf(own, probe);
       const every = [...all.values()].flat();
       const times = every.filter((o) => o.result.status !== null).map((o) => o.ms);
       const late = every.filter(timedOut);
@@ -629,6 +653,7 @@ function timeLimitCheck({ ctx, event, signed }: Making): Check {
           fix: 'answer 2xx as soon as the delivery is verified and kept, and do the work afterwards (a queue)',
         };
       }
+      const big = outcomeOf(own, probe);
       if (taken(big)) return { pass: true, summary: `${timing}; the ${largestWords} payload answered ${big.result.status}` };
       const why =
         big.result.status === 413
@@ -637,7 +662,7 @@ function timeLimitCheck({ ctx, event, signed }: Making): Check {
               fix: `raise it to ${LARGEST_PAYLOAD_BYTES / 1024} KiB or more`,
             }
           : whyNotTaken(big, ctx.limitMs, all);
-      return { pass: false, summary: `${timing}; the ${largestWords} payload answered ${answered(big)}`, ...why };
+      return { pass: false, summary: `${timing}; the ${largestWords} payload ${reply(big)}`, ...why };
     },
   };
 }

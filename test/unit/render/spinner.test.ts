@@ -82,3 +82,11 @@ describe('withSpinner', () => {
     expect(err.text).toContain('waiting for');
   });
 });
+
+describe('ProgressLine', () => {
+  it('a line wider than the terminal is cut between words, one column short of its width (\r then goes back to its start)', () => {
+    const err = Object.assign(stream(), { columns: 30 });
+    new ProgressLine(err).update('sending 3/9: invoice.paid with a digit 0 made 1 after it was signed');
+    expect(err.text).toBe('\r\u001b[2Ksending 3/9: invoice.paid…');
+  });
+});

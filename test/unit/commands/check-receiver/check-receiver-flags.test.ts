@@ -11,6 +11,7 @@ describe('check-receiver: flags', () => {
       secretFiles: ['whsec.txt'],
       events: undefined,
       platformName: 'Service',
+      effects: undefined,
       limitMs: 10_000,
       limitGiven: false,
       json: false,
@@ -20,16 +21,18 @@ describe('check-receiver: flags', () => {
     expect(await check.refused(['--secret-file', 'whsec.txt'])).toEqual({ code: 2, stderr: `whsvc: <url> is required\n${SEE_HELP}` });
   });
 
-  it('secrets and event types repeat; --request-timeout (or WHSVC_TIMEOUT) is the limit each answer is held to', async () => {
+  it('secrets and event types repeat; --effects is a command, as given; --request-timeout (or WHSVC_TIMEOUT) is the limit each answer is held to', async () => {
     const options = await check.options([
       ...['https://staging.example.com/hooks', '--secret-file', 'old.txt', '--secret-file', 'new.txt'],
       ...['--event', 'invoice.paid', '--event', 'product.updated', '--platform-name', 'Acme', '--request-timeout', '3s', '--json'],
+      ...['--effects', 'sqlite3 app.db "select count(*) from payments"'],
     ]);
     expect(options).toEqual({
       url: 'https://staging.example.com/hooks',
       secretFiles: ['old.txt', 'new.txt'],
       events: ['invoice.paid', 'product.updated'],
       platformName: 'Acme',
+      effects: 'sqlite3 app.db "select count(*) from payments"',
       limitMs: 3000,
       limitGiven: true,
       json: true,

@@ -1,11 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { undiciTransport, type TransportRequest, type TransportResponse } from '../../../../src/api/transport.js';
 import { battery, payloadOfSize, unlikeReserialized, withOneByteChanged } from '../../../../src/commands/check-receiver/battery.js';
-import { run, type CheckReceiverOptions } from '../../../../src/commands/check-receiver/check-receiver.js';
+import { run, type CheckReceiverDeps, type CheckReceiverOptions } from '../../../../src/commands/check-receiver/check-receiver.js';
+import type { ProbeLimits } from '../../../../src/commands/check-receiver/effects.js';
 import { TransportError } from '../../../../src/net.js';
 import { type Breakage, startHostileReceiver } from '../../../helpers/hostile-receivers.js';
 import { samplePayload } from '../../../../src/protocol/catalog.js';
@@ -13,6 +14,7 @@ import { verify } from '../../../../src/protocol/signature.js';
 import type { Answer, Received } from '../../../helpers/receiver.js';
 import {
   acceptsEverything,
+  actingReceiver,
   correctReceiver,
   failsOnMismatch,
   mistaken,
@@ -121,7 +123,12 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     return { sent, transport };
   }
 
-  async function check(policy: (request: Received) => Answer | TransportError, options: Partial<CheckReceiverOptions> = {}, stderrIsTTY = false) {
+  async function check(
+    policy: (request: Received) => Answer | TransportError,
+    options: Partial<CheckReceiverOptions> = {},
+    stderrIsTTY = false,
+    more: Partial<CheckReceiverDeps> = {},
+  ) {
     const { sent, transport } = transportTo(policy);
     const stdout = new Collector();
     const stderr = new Collector(stderrIsTTY, 100);
@@ -137,7 +144,7 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
         color: false,
         ...options,
       },
-      { stdin: fakeStdin(), stdout, stderr, env: {}, jsonOut: new PrintedJson(stdout), transport, now: () => (clock += 4) },
+      { stdin: fakeStdin(), stdout, stderr, env: {}, jsonOut: new PrintedJson(stdout), transport, now: () => (clock += 4), ...more },
     );
     const document = options.json === false ? undefined : JSON.parse(stdout.text);
     const failed = document?.checks.filter((c: { result: string }) => c.result === 'fail').map((c: { number: number }) => c.number);
@@ -247,18 +254,159 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     expect(result.document.checks[5].cause).toContain('timingSafeEqual');
   });
 
-  it('no answer in time fails check 9, and each check that needed an answer, pointing at 9', async () => {
+  it('no answer in time: after the second time-out nothing more is sent; the checks not run say so, check 9 names the time-outs', async () => {
     const result = await check(() => new TransportError('no answer within 250 ms', 'ETIMEDOUT', true), {
       limitMs: 250,
       limitGiven: true,
       events: ['invoice.paid'],
     });
+    expect(result.code).toBe(1);
+    expect(result.sent).toHaveLength(2);
     expect(result.failed).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    // No answer is no refusal: no suspect is sent.
-    expect(result.sent).toHaveLength(11);
-    expect(result.document.checks[8]).toMatchObject({ summary: '11 of 11 got no answer within 250 ms' });
     expect(result.document.checks[0].cause).toContain('(see 9)');
+    expect(result.document.checks[1]).toMatchObject({ summary: 'got no answer within 250 ms' });
+    for (const n of [3, 4, 5, 6, 7, 8]) {
+      expect(result.document.checks[n - 1]).toMatchObject({ summary: 'not run: stopped after 2 time-outs (see 9)', sent: [] });
+    }
+    expect(result.document.checks[8]).toMatchObject({ summary: '2 of 2 got no answer within 250 ms; 9 more not sent', sent: [] });
+    expect(result.document.checks[8].cause).toContain('waits 250 ms');
+    expect(result.document.not_sent).toBe(9);
     expect(result.stderr).toContain('each answer awaited up to 250 ms (--request-timeout; the service waits 10 s)');
+    expect(result.stderr).toContain('whsvc check-receiver: 2 deliveries got no answer within 250 ms: 9 more deliveries would wait up to 2.3 s; not sent\n');
+  });
+
+  it('the second time-out inside a check: that check is judged on what it sent and says how many were not', async () => {
+    const right = correctReceiver(SECRET);
+    const slowTypes = new Set(['product.updated', 'inventory.changed']);
+    const result = await check(
+      (request) =>
+        slowTypes.has(String(request.headers['x-service-event'])) ? new TransportError('no answer within 10 s', 'ETIMEDOUT', true) : right(request),
+      { json: false },
+    );
+    expect(result.code).toBe(1);
+    expect(result.sent).toHaveLength(2);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toBe(
+      'fail  1  a valid delivery of each event type is taken: product.updated: no answer within 10 s; inventory.changed: no answer within 10 s; 3 more not sent',
+    );
+    expect(lines).toContain('fail  2  bytes unlike a re-serialization are taken: not run: stopped after 2 time-outs (see 9)');
+    expect(result.stderr).toContain('2 deliveries got no answer within 10 s: 13 more deliveries would wait up to 2 min 10 s; not sent');
+  });
+
+  it('one time-out (the largest payload alone is slow): every delivery is sent, check 9 names it, nothing is said stopped', async () => {
+    const right = correctReceiver(SECRET);
+    const result = await check((request) => (request.bytes.length >= 65_536 ? new TransportError('no answer within 10 s', 'ETIMEDOUT', true) : right(request)));
+    expect(result.sent).toHaveLength(15);
+    expect(result.failed).toEqual([9]);
+    expect(result.document.checks[8].summary).toMatch(/^1 of 15 got no answer within 10 s; slowest 4 ms/);
+    expect(result.document.not_sent).toBe(0);
+    expect(result.stderr).not.toContain('not sent');
+  });
+
+  it('the first send of check 7 is the second time-out: check 7 says so, and the repeat is not sent', async () => {
+    const right = correctReceiver(SECRET);
+    let valid = 0;
+    const result = await check((request) => {
+      const signature = request.headers['x-service-signature'];
+      const isValid = request.headers['x-service-event'] === 'invoice.paid' && typeof signature === 'string' && verify(SECRET, request.bytes, signature);
+      // The valid invoice.paid deliveries come from check 1, check 2, then check 7: the first and the third get no answer.
+      if (isValid && [1, 3].includes(++valid)) return new TransportError('no answer within 10 s', 'ETIMEDOUT', true);
+      return right(request);
+    });
+    expect(result.document.checks[6]).toMatchObject({ summary: 'the first send got no answer within 10 s; 1 more not sent' });
+    expect(result.document.checks[6].sent).toHaveLength(1);
+    expect(result.failed).toEqual([1, 7, 8, 9]);
+  });
+
+  /**
+   * check-receiver --effects against a receiver that acts on each valid delivery (a row written), the repeat too unless
+   * it `dedupes` by delivery id; the command, run by a fake in place of sh, gives its row count, or what `probe` says.
+   */
+  async function checkWithEffects(dedupe: boolean, probe?: (rows: number, runs: number) => { output: string } | { failure: string }) {
+    const file = join(dir, 'rows.txt');
+    writeFileSync(file, '');
+    const rows = () => readFileSync(file, 'utf8').split('\n').length - 1;
+    const calls: Array<{ command: string; limits: ProbeLimits }> = [];
+    const result = await check(actingReceiver(SECRET, file, dedupe), { effects: 'sqlite3 app.db "select count(*) from payments"' }, false, {
+      env: { PATH: '/usr/bin', WHSVC_CLIENT_SECRET: 'client-secret', APP_SIGNING_KEY: SECRET, HTTPS_PROXY: 'http://me:pw@proxy:3128', NO_PROXY: 'x' },
+      pause: async () => {},
+      runProbe: async (command, limits) => {
+        calls.push({ command, limits });
+        return probe ? probe(rows(), calls.length) : { output: `${rows()}\n` };
+      },
+    });
+    return { ...result, seven: result.document.checks[6], calls };
+  }
+
+  it('a receiver that acts again on the repeat fails check 7: the row count changed after each send', async () => {
+    // Five event types (check 1) and check 2 made six rows before check 7.
+    const result = await checkWithEffects(false);
+    expect(result.code).toBe(1);
+    expect(result.document.failed).toBe(1);
+    expect(result.seven).toMatchObject({
+      result: 'fail',
+      summary: 'answered 200, then 200, and the --effects output changed after each ("6" → "7" → "8"): it acted twice',
+    });
+    expect(result.seven.cause).toContain('a repeat then pays, ships or writes twice');
+    expect(result.seven.fix).toContain('X-Service-Delivery-Id');
+    expect(result.document.effects).toEqual({ result: 'acted_twice', before: '6\n', after_first: '7\n', after_repeat: '8\n', error: null });
+  });
+
+  it('one that drops a repeat by its delivery id passes: changed after the first send, not after the repeat', async () => {
+    const result = await checkWithEffects(true);
+    expect(result.code).toBe(0);
+    expect(result.seven).toMatchObject({
+      result: 'pass',
+      summary: 'answered 200, then 200; the --effects output changed after the first send ("6" → "7"), not after the repeat',
+    });
+    expect(result.document.effects).toMatchObject({ result: 'acted_once', after_repeat: '7\n' });
+    expect(result.stderr).toContain('--effects run by sh -c before check 7 and after each of its two sends');
+  });
+
+  it("it is run with whsvc's environment but no secret in it, and the command as given", async () => {
+    const { calls } = await checkWithEffects(true);
+    for (const { command, limits } of calls) {
+      expect(command).toBe('sqlite3 app.db "select count(*) from payments"');
+      expect(limits.env).toEqual({ PATH: '/usr/bin', NO_PROXY: 'x' });
+      expect(limits).toMatchObject({ timeoutMs: 10_000, maxBytes: 4096 });
+    }
+  });
+
+  it('a command whose output never changes cannot judge: check 7 fails saying so, not blaming the receiver for a second effect', async () => {
+    const result = await checkWithEffects(true, () => ({ output: '42\n' }));
+    expect(result.code).toBe(1);
+    expect(result.seven.summary).toBe(
+      'answered 200, then 200; the --effects output did not change after the first send ("42"), so a second effect cannot be judged',
+    );
+    expect(result.seven.cause).toContain('does not see what the app does with a delivery');
+    expect(result.document.effects.result).toBe('not_seen');
+  });
+
+  it('a command that fails before anything is sent is a bad flag (exit 2): nothing sent; one that fails later fails check 7 with its reason', async () => {
+    await expect(checkWithEffects(true, () => ({ failure: 'its command was not found (exit 127): sh: 1: sqlite3: not found' }))).rejects.toMatchObject({
+      exitCode: 2,
+      message: '--effects: its command was not found (exit 127): sh: 1: sqlite3: not found',
+    });
+    const later = await checkWithEffects(true, (rows, runs) => (runs < 3 ? { output: `${rows}` } : { failure: 'it exited 1: database is locked' }));
+    expect(later.seven.summary).toBe(
+      'answered 200, then 200; the --effects command failed, so a second effect cannot be judged: it exited 1: database is locked',
+    );
+    expect(later.document.effects).toMatchObject({ result: 'failed', error: 'it exited 1: database is locked' });
+  });
+
+  it("--effects with the battery stopped at check 7's repeat (the second time-out): check 7 fails over HTTP, what was read is not judged", async () => {
+    const file = join(dir, 'rows.txt');
+    writeFileSync(file, '');
+    const acting = actingReceiver(SECRET, file, false);
+    const timedOut = new TransportError('no answer within 10 s', 'ETIMEDOUT', true);
+    const result = await check(
+      (request) => (request.headers['x-service-event'] === 'product.updated' || request.headers['x-service-attempt'] === '2' ? timedOut : acting(request)),
+      { effects: 'wc -l < rows.txt' },
+      false,
+      { pause: async () => {}, runProbe: async () => ({ output: `${readFileSync(file, 'utf8').split('\n').length - 1}` }) },
+    );
+    expect(result.document.checks[6].summary).toBe('the repeat got no answer within 10 s');
+    expect(result.document.effects).toMatchObject({ result: 'not_run', after_repeat: null });
   });
 
   it.each<Breakage>(['headers over 16 KiB', 'a body shorter than its Content-Length', 'not HTTP', 'status line 000'])(
