@@ -80,11 +80,11 @@ describe('exchange', () => {
       req.on('end', () => {
         res.end('in time');
         // Answered; then this process is held for three times the limit before it looks at its sockets again.
-        const heldUntil = Date.now() + 300;
+        const heldUntil = Date.now() + 1500;
         while (Date.now() < heldUntil);
       });
     });
-    const answer = await exchange(agent!, { ...POST, origin }, { timeoutMs: 100, bodyLimit: 1024 });
+    const answer = await exchange(agent!, { ...POST, origin }, { timeoutMs: 1000, bodyLimit: 1024 });
     expect(answer).toMatchObject({ statusCode: 200, body: 'in time' });
   });
 

@@ -79,7 +79,7 @@ describe('a body over the limit', () => {
 describe('slow senders', () => {
   it('connections that send no whole request headers within the limit are closed with 408: said once, counted at the end', async () => {
     // A short limit, set for the test (10 s by default): node:http's own headersTimeout.
-    const listen = await listenInProcess({ secret: SECRET }, { bounds: { headersTimeoutMs: 200, requestTimeoutMs: 400 } });
+    const listen = await listenInProcess({ secret: SECRET }, { bounds: { headersTimeoutMs: 500, requestTimeoutMs: 1000 } });
     const slow = await Promise.all(Array.from({ length: 20 }, () => slowConnection(listen.url)));
     const answers = await Promise.all(slow.map(({ closed }) => closed));
     expect(answers.every((answer) => answer.startsWith('HTTP/1.1 408 '))).toBe(true);
