@@ -86,7 +86,7 @@ describe('slow senders', () => {
     expect((await postDelivery(listen.url, SECRET, 'dlv_after')).status).toBe(200);
     await listen.stop();
     expect(saying(listen, '408')).toEqual([
-      'whsvc listen: a connection that sent no whole request in time (its headers within 200 ms, all of it within 400 ms) closed with 408; more are counted at the end',
+      'whsvc listen: a connection that sent no whole request in time (its headers within 500 ms, all of it within 1 s) closed with 408; more are counted at the end',
       'whsvc listen: 20 connections closed for sending no whole request in time (408)',
     ]);
   });
