@@ -7,13 +7,14 @@ import { command as deleteVerb } from './delete.js';
 import { command as get } from './get.js';
 import { command as health } from './health.js';
 import { command as list } from './list.js';
+import { command as rotateSecret } from './rotate-secret.js';
 import { command as update } from './update.js';
 
-/** Defines `webhooks list|get|create|update|delete|health|apply`. */
+/** Defines `webhooks list|get|create|update|delete|health|apply|rotate-secret`. */
 export function register(program: CommandUnknownOpts): void {
   const webhooks = program
     .command('webhooks')
     .description('list, create, update and delete webhooks, or apply a file that declares them')
     .addHelpText('after', examples('whsvc webhooks list', 'whsvc webhooks create --url https://example.com/hooks --events invoice.paid'));
-  addVerbs(webhooks, list(), get(), create(), update(), deleteVerb(), health(), apply());
+  addVerbs(webhooks, list(), get(), create(), update(), deleteVerb(), health(), apply(), rotateSecret());
 }

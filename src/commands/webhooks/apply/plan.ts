@@ -27,7 +27,7 @@ export function urlKey(url: string): string {
   }
 }
 
-const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+export const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 
 /**
  * The steps that make the account as declared: create what the file names and
