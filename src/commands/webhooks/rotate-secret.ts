@@ -173,6 +173,7 @@ function alreadyFinished(ctx: Rotating, rotation: Rotation): number {
 /** The old webhook gone after the switch (deleted by a run stopped before it said so, or by hand): the rotation is over. */
 function finishedMeanwhile(ctx: Rotating): number {
   ctx.journal.write({ done: true });
+  ctx.report.taken_up = true;
   return alreadyFinished(ctx, ctx.journal.rotation!);
 }
 
