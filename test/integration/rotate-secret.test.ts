@@ -44,8 +44,8 @@ interface Endpoint {
   newFile: string;
   /** Whether it has been given the new secret (read from newFile when a delivery comes). */
   takesNew: boolean;
-  /** Payload ids whose next delivery is answered 503 (a retry falls due). */
-  refuseOnce: Set<string>;
+  /** Payload ids whose next deliveries are answered 503 (a retry falls due), and how many more times. */
+  refusals: Map<string, number>;
   taken: Taken[];
   /** Every event sent to it, and whether it came after the twin was resumed. */
   sent: Array<{ id: string; afterSwitch: boolean }>;
@@ -67,7 +67,11 @@ function answer(request: Received) {
     signature === signatureOf(endpoint.oldSecret, request.bytes) ? 'old' : newSecret && signature === signatureOf(newSecret, request.bytes) ? 'new' : undefined;
   if (!by) return { status: 401, body: 'signature mismatch' };
   const payload = JSON.parse(request.body) as { id: string };
-  if (endpoint.refuseOnce.delete(payload.id)) return 503;
+  const refusals = endpoint.refusals.get(payload.id) ?? 0;
+  if (refusals > 0) {
+    endpoint.refusals.set(payload.id, refusals - 1);
+    return 503;
+  }
   endpoint.taken.push({ id: payload.id, deliveryId: header(request, 'x-service-delivery-id'), by });
   return 200;
 }
@@ -75,10 +79,10 @@ function answer(request: Received) {
 let eventCount = 0;
 
 /** An event to the endpoint's webhooks (invoice.paid, its payload's id known), once the receiver has been sent it. */
-async function event(endpoint: Endpoint, options: { refuseOnce?: boolean } = {}): Promise<string> {
+async function event(endpoint: Endpoint, options: { refusals?: number } = {}): Promise<string> {
   eventCount += 1;
   const id = `inv_${endpoint.path.slice(1)}_${eventCount}`;
-  if (options.refuseOnce) endpoint.refuseOnce.add(id);
+  if (options.refusals) endpoint.refusals.set(id, options.refusals);
   endpoint.sent.push({ id, afterSwitch: endpoint.switched });
   await postEvent(sandbox.info.base_url, 'invoice.paid', { id });
   await receiver.waitFor(1, 20_000, (request) => request.path === endpoint.path && request.body.includes(`"${id}"`));
@@ -113,7 +117,7 @@ async function endpointAt(path: string): Promise<Endpoint> {
     oldId: JSON.parse(created.stdout).id,
     newFile: join(workDir, `${path.slice(1)}-new.secret`),
     takesNew: true,
-    refuseOnce: new Set(),
+    refusals: new Map(),
     taken: [],
     sent: [],
     switched: false,
@@ -225,7 +229,7 @@ describe('webhooks rotate-secret', () => {
       const endpoint = await endpointAt('/steady');
       await event(endpoint);
       // A delivery the receiver refuses once: its retry falls due on the old webhook, signed with the old secret.
-      const refused = await event(endpoint, { refuseOnce: true });
+      const refused = await event(endpoint, { refusals: 1 });
       let streaming = true;
       const stream = (async () => {
         while (streaming) await event(endpoint);
@@ -396,6 +400,43 @@ describe('webhooks rotate-secret', () => {
     });
   });
 
+  it('an old delivery still due that does not get through keeps the old webhook (paused, exit 1); once it does, the same command finishes', async () => {
+    const endpoint = await endpointAt('/left');
+    // Refused at its first send and again when it is sent before the delete.
+    const refused = await event(endpoint, { refusals: 2 });
+    const stopped = await rotate(endpoint, ['--yes', '--json'], { at: eventsAtEachPoint(endpoint) });
+    expect(stopped.code).toBe(1);
+    const document = JSON.parse(stopped.stdout);
+    expect(document).toMatchObject({ steps: { switch: 'done', delete: 'failed' }, finished: false });
+    expect(document.old_deliveries_resent).toEqual([expect.objectContaining({ outcome: 'failed', reason: 'answered 503' })]);
+    const { delivery_id: left } = document.old_deliveries_resent[0];
+    expect(stopped.stderr).toContain(
+      `whsvc: a delivery signed with the old secret did not get through: ${left} (answered 503); ${endpoint.oldId} is kept, paused, so that it is not lost\n`,
+    );
+    expect(await webhooksAt(endpoint)).toEqual([
+      expect.objectContaining({ id: document.new_id, active: true }),
+      expect.objectContaining({ id: endpoint.oldId, active: false }),
+    ]);
+    const finished = await rotate(endpoint, ['--yes', '--json']);
+    expect(finished.code, finished.stderr).toBe(0);
+    expect(JSON.parse(finished.stdout).old_deliveries_resent).toEqual([{ delivery_id: left, event: 'invoice.paid', outcome: 'delivered' }]);
+    expect(endpoint.taken.filter((taken) => taken.id === refused)).toEqual([{ id: refused, deliveryId: left, by: 'old' }]);
+    await expectRotated(endpoint, document.new_id);
+  });
+
+  it('a paused webhook is not rotated: it has no deliveries to move', async () => {
+    const endpoint = await endpointAt('/paused');
+    expect((await cli(['webhooks', 'update', endpoint.oldId, '--inactive'])).code).toBe(0);
+    const result = await rotate(endpoint, ['--yes']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `whsvc: webhook ${endpoint.oldId} is paused: rotate-secret moves a live webhook's deliveries, and a paused one has none\n` +
+        `hint: resume it first (whsvc webhooks update ${endpoint.oldId} --active), or create a new webhook (--inactive) and delete this one\n`,
+    );
+    expect(await webhooksAt(endpoint)).toHaveLength(1);
+    expect(existsSync(endpoint.newFile)).toBe(false);
+  });
+
   it('on a terminal it asks once, after the plan; no changes nothing', async () => {
     const endpoint = await endpointAt('/asked');
     const asked: Array<{ message: string; planShown: boolean }> = [];
@@ -449,7 +490,7 @@ describe('webhooks rotate-secret stopped part-way, then run again', () => {
 
   it.each(points)('stopped at %s, the same command finishes it', async (point) => {
     const endpoint = await endpointAt(`/stop-${point}`);
-    await event(endpoint, { refuseOnce: true });
+    await event(endpoint, { refusals: 1 });
     const stopped = await rotate(endpoint, ['--yes'], { at: eventsAtEachPoint(endpoint, point) });
     expect(stopped.code).toBe(1);
     expect(stopped.stderr).toContain(`whsvc: stopped at ${point} (the test)`);
