@@ -6,12 +6,12 @@ import type { Prompter } from '../../src/cli/prompter.js';
 import { CliError } from '../../src/cli/errors.js';
 import { command, type Point, type RotateOptions, run } from '../../src/commands/webhooks/rotate-secret.js';
 import { journalPath } from '../../src/commands/webhooks/rotate/journal.js';
-import type { WaitClock } from '../../src/commands/webhooks/rotate/tries.js';
 import { type CliResult, sandboxEnv } from '../helpers/cli.js';
 import { signatureOf } from '../helpers/delivery.js';
 import { postEvent } from '../helpers/http.js';
 import { type InProcessOptions, runInProcess, type SandboxInProcess, startSandboxInProcess } from '../helpers/in-process.js';
 import { type Received, type Receiver, startReceiver } from '../helpers/receiver.js';
+import { instantWaitClock } from '../helpers/manual-clock.js';
 import { GATHERED_TIMEOUT, step } from '../helpers/steps.js';
 import { runVerbInProcess } from '../helpers/verb.js';
 
@@ -124,21 +124,6 @@ async function endpointAt(path: string): Promise<Endpoint> {
   };
   endpoints.set(path, endpoint);
   return endpoint;
-}
-
-/** A clock for --wait whose pauses take no time: each moves it on, and is told to `onSleep` with how many there were. */
-function testClock(onSleep: (count: number) => void = () => {}): { clock: WaitClock; sleeps: number[] } {
-  let now = 0;
-  const sleeps: number[] = [];
-  const clock: WaitClock = {
-    now: () => now,
-    sleep: async (ms) => {
-      sleeps.push(ms);
-      now += ms;
-      onSleep(sleeps.length);
-    },
-  };
-  return { clock, sleeps };
 }
 
 /** What a test gives the run beside the flags: a hook at each point, a clock, a prompter. */
@@ -357,7 +342,7 @@ describe('webhooks rotate-secret', () => {
     const endpoint = await endpointAt('/wait');
     endpoint.takesNew = false;
     // The receiver is given the new secret while the second pause lasts.
-    const { clock, sleeps } = testClock((count) => {
+    const { clock, sleeps } = instantWaitClock((count) => {
       if (count === 2) endpoint.takesNew = true;
     });
     const result = await rotate(endpoint, ['--yes', '--wait', '1m'], { clock });
@@ -369,7 +354,7 @@ describe('webhooks rotate-secret', () => {
 
     const never = await endpointAt('/wait-over');
     never.takesNew = false;
-    const waited = testClock();
+    const waited = instantWaitClock();
     const over = await rotate(never, ['--yes', '--wait', '20s'], { clock: waited.clock });
     expect(over.code).toBe(1);
     expect(waited.sleeps).toEqual([2_000, 4_000, 8_000, 6_000]);

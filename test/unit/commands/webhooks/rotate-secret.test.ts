@@ -8,6 +8,7 @@ import { tryProof } from '../../../../src/commands/webhooks/rotate/proof.js';
 import { keepTrying } from '../../../../src/commands/webhooks/rotate/tries.js';
 import { FileError } from '../../../../src/files/user-file.js';
 import { fakeDeps, finishFakeDeps, json, mockToken, T0 } from '../../../helpers/fake-deps.js';
+import { instantWaitClock } from '../../../helpers/manual-clock.js';
 
 // rotate-secret's parts that the sandbox never shows: a journal a kill cut or a user wrote, a service that answers a
 // test send `pending` or says nothing of when a retry is due, and the waits of --wait. The whole command against the
@@ -21,20 +22,6 @@ afterEach(async () => {
   await finishFakeDeps();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** A clock whose pauses take no time: each moves it on, and is kept. */
-function testClock() {
-  let now = 0;
-  const sleeps: number[] = [];
-  const clock = {
-    now: () => now,
-    sleep: async (ms: number) => {
-      sleeps.push(ms);
-      now += ms;
-    },
-  };
-  return { clock, sleeps };
-}
 
 const MOVED = { service: 'http://127.0.0.1:4010', old: 'wh_old', url: 'https://example.com/hooks', events: ['invoice.paid'] };
 
@@ -111,7 +98,7 @@ describe('rotate-secret against a service unlike the sandbox', () => {
       .reply(json(200, { ...attempt, status: 'delivered', response_code: 204, attempts: 1 }));
     const journal = RotationJournal.open(join(dir, 'new.secret'));
     journal.start(MOVED);
-    const { clock, sleeps } = testClock();
+    const { clock, sleeps } = instantWaitClock();
     const proof = await tryProof(fake.deps, journal, 'wh_twin', 'invoice.paid', clock);
     journal.close();
     expect(proof.status).toBe('delivered');
@@ -138,7 +125,7 @@ describe('rotate-secret against a service unlike the sandbox', () => {
 
 describe('--wait', () => {
   it('tries once without a wait; with one, again after pauses that double up to 15 s, the last when the wait ends', async () => {
-    const { clock, sleeps } = testClock();
+    const { clock, sleeps } = instantWaitClock();
     let tries = 0;
     const never = () => Promise.resolve(++tries);
     expect(
