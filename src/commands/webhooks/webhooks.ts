@@ -14,7 +14,7 @@ import { command as update } from './update.js';
 export function register(program: CommandUnknownOpts): void {
   const webhooks = program
     .command('webhooks')
-    .description('list, create, update and delete webhooks, or apply a file that declares them')
+    .description('list, create, update and delete webhooks, apply a file that declares them, or move one to a new signing secret')
     .addHelpText('after', examples('whsvc webhooks list', 'whsvc webhooks create --url https://example.com/hooks --events invoice.paid'));
   addVerbs(webhooks, list(), get(), create(), update(), deleteVerb(), health(), apply(), rotateSecret());
 }
