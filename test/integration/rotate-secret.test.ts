@@ -292,6 +292,15 @@ describe('webhooks rotate-secret', () => {
     );
     expect(result.stdout).toContain(`Done: ${endpoint.oldId} is now ${newId} (${endpoint.url}), whose signing secret is in ${endpoint.newFile}.`);
     await expectRotated(endpoint, newId);
+
+    // The secret taken into the receiver's own place, the same path serves the next rotation: of the webhook made now.
+    endpoint.oldSecret = readFileSync(endpoint.newFile, 'utf8').trim();
+    rmSync(endpoint.newFile);
+    endpoint.oldId = newId;
+    const next = await rotate(endpoint, ['--yes', '--json']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(JSON.parse(next.stdout)).toMatchObject({ old_id: newId, taken_up: false, finished: true });
+    await expectRotated(endpoint, JSON.parse(next.stdout).new_id);
   });
 
   it('against a receiver that knows only the old secret: nothing switches, the paused twin stays, it says why (exit 1); once it has the new one, the same command finishes', async () => {

@@ -120,6 +120,8 @@ async function rotateNow(options: RotateOptions, deps: CommandDeps): Promise<num
   const journal = RotationJournal.open(options.secretFile);
   try {
     const rotation = rotationOf(journal.rotation, options, deps);
+    // A finished rotation of another webhook is no rotation of this one: its journal is replaced when this one starts.
+    if (!rotation) journal.rotation = undefined;
     const report = newReport({ id: options.id, url: rotation?.url ?? '', events: rotation?.events ?? [] }, options.secretFile, options.dryRun);
     const ctx: Rotating = { deps, options, journal, report, clock: options.clock ?? machineClock(deps.now), at: async (point) => options.at?.(point) };
     if (options.cancel) return await cancel(ctx, rotation);
