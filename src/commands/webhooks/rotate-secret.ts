@@ -20,7 +20,7 @@ import { doublesOf, dueDeliveries, resendDue } from './rotate/old-deliveries.js'
 import { proofAnswer, tryProof } from './rotate/proof.js';
 import { keepTrying, machineClock, type WaitClock } from './rotate/tries.js';
 import { doublesText, leftWords, newReport, type PlanFacts, planText, type Report, sameCommand, stepLine } from './rotate/words.js';
-import { takingTurns } from './shared/account-lock.js';
+import { serviceAddress, takingTurns } from './shared/account-lock.js';
 import { createForSecret } from './shared/create-webhook.js';
 import { createFailure } from './shared/may-exist.js';
 import { secretFileText, undoCreate } from './shared/secret-file.js';
@@ -150,8 +150,7 @@ async function rotateNow(options: RotateOptions, deps: CommandDeps): Promise<num
  */
 function rotationOf(rotation: Rotation | undefined, options: RotateOptions, deps: CommandDeps): Rotation | undefined {
   if (!rotation) return undefined;
-  const service = deps.api.baseUrl.replace(/\/+$/, '');
-  if (rotation.old === options.id && rotation.service === service) return rotation;
+  if (rotation.old === options.id && rotation.service === serviceAddress(deps.api)) return rotation;
   if (rotation.done) return undefined;
   throw usageError(
     `--secret-file ${options.secretFile} belongs to the rotation of ${sanitize(rotation.old)} at ${sanitize(rotation.service)}, still under way: its twin's secret is there`,
@@ -174,7 +173,7 @@ function alreadyFinished(ctx: Rotating, rotation: Rotation): number {
 
 /** The old webhook gone after the switch (deleted by a run stopped before it said so, or by hand): the rotation is over. */
 function finishedMeanwhile(ctx: Rotating): number {
-  ctx.journal.write({ done: true });
+  if (!ctx.options.dryRun) ctx.journal.write({ done: true });
   ctx.report.taken_up = true;
   return alreadyFinished(ctx, ctx.journal.rotation!);
 }
@@ -326,7 +325,7 @@ async function makeTwin(ctx: Rotating, facts: PlanFacts): Promise<Webhook> {
   const unregister = deps.interrupts.onInterrupt(discard);
   const { old } = facts;
   try {
-    if (!journal.rotation) journal.start({ service: deps.api.baseUrl.replace(/\/+$/, ''), old: old.id, url: old.url, events: old.events });
+    if (!journal.rotation) journal.start({ service: serviceAddress(deps.api), old: old.id, url: old.url, events: old.events });
     journal.write({ create: { others: facts.others.map((webhook) => webhook.id) } });
     await ctx.at('create-noted');
     const again = `${sameCommand(options.id, options.secretFile)} again`;
@@ -447,7 +446,7 @@ async function retireOld(ctx: Rotating, twin: Webhook): Promise<void> {
   await ctx.at('resent');
   journal.write({ delete: true });
   await ctx.at('delete-noted');
-  if (await webhookOrGone(deps.api, options.id)) await deleteGone(deps.api, options.id);
+  await deleteGone(deps.api, options.id);
   await ctx.at('deleted');
   journal.write({ done: true });
   report.steps.delete = 'done';

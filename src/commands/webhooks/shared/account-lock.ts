@@ -6,6 +6,9 @@ import type { CommandDeps } from '../../../cli/context.js';
  * second webhook for one URL, nor a twin with events an apply just changed), and their journals stay whole.
  */
 export function takingTurns<T>(deps: Pick<CommandDeps, 'api' | 'config'>, work: () => Promise<T>): Promise<T> {
-  const service = deps.api.baseUrl.replace(/\/+$/, '');
+  const service = serviceAddress(deps.api);
   return deps.config.exclusive(`apply\n${service}`, `the webhooks of ${service}`, work);
 }
+
+/** The service's base address as one spelling, without a trailing slash: what a lock or a journal is keyed on. */
+export const serviceAddress = (api: CommandDeps['api']): string => api.baseUrl.replace(/\/+$/, '');
