@@ -101,3 +101,24 @@ export class ManualClock implements Clock {
     return best;
   }
 }
+
+/**
+ * A clock for a command's own waits (rotate-secret's --wait) whose pauses take no time: each moves it on by its
+ * length, is kept in `sleeps`, and is told to `onSleep` with how many there were so far.
+ */
+export function instantWaitClock(onSleep: (count: number) => void = () => {}): {
+  clock: { now(): number; sleep(ms: number): Promise<void> };
+  sleeps: number[];
+} {
+  let now = 0;
+  const sleeps: number[] = [];
+  const clock = {
+    now: () => now,
+    sleep: async (ms: number) => {
+      sleeps.push(ms);
+      now += ms;
+      onSleep(sleeps.length);
+    },
+  };
+  return { clock, sleeps };
+}

@@ -5,8 +5,8 @@ import { expect } from 'vitest';
 import { addVerbs } from '../../src/cli/actions.js';
 import { buildProgram } from '../../src/program.js';
 import { runCli } from '../../src/run-cli.js';
-import type { Env } from './cli.js';
-import { hostFor } from './in-process.js';
+import type { CliResult, Env } from './cli.js';
+import { hostFor, type InProcessOptions } from './in-process.js';
 
 // One verb's flag table, tested in-process: `whsvc <path> <args>` parsed as the program parses it (the global options,
 // the environment, a terminal or not), with the verb's run function swapped, through its factory (gh's
@@ -58,6 +58,27 @@ function swapVerb(program: CommandUnknownOpts, path: readonly string[], verb: Co
   if (index < 0 || verb.name() !== path.at(-1)) throw new Error(`the factory makes ${verb.name()}, not the command at ${path.join(' ')}`);
   siblings.splice(index, 1);
   addVerbs(parent, verb);
+}
+
+/**
+ * Runs `whsvc <path> <args>` in-process, whole, with the verb at `path` made by `made` (its factory given a run function
+ * of the test's: the real one with a hook or a clock injected). With a terminal, stdin is one too (prompts allowed).
+ */
+export async function runVerbInProcess(
+  path: readonly string[],
+  made: () => CommandUnknownOpts,
+  args: readonly string[],
+  options: InProcessOptions = {},
+): Promise<CliResult> {
+  const build: typeof buildProgram = (name, host) => {
+    const program = buildProgram(name, host);
+    swapVerb(program, path, made());
+    return program;
+  };
+  const { host, stdout, stderr } = hostFor(options);
+  if (options.terminal) host.stdin.isTTY = true;
+  const code = await runCli([...path, ...args], host, build);
+  return { code, signal: null, stdout: stdout.text, stderr: stderr.text };
 }
 
 /** The flag table of the verb at `path` (`['webhooks', 'create']`), made by `factory`. */

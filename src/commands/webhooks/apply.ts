@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Command } from '@commander-js/extra-typings';
-import { createWebhook, deleteWebhook, updateWebhook } from '../../api/endpoints.js';
+import { deleteWebhook, updateWebhook } from '../../api/endpoints.js';
 import { ApiError } from '../../api/errors.js';
 import { allWebhooks } from '../../api/log.js';
 import type { Webhook } from '../../api/shapes.js';
@@ -17,7 +17,9 @@ import { checkDeclaration, type Declared, parseDeclarationText, problemsError, u
 import { changesAnything, planApply, type Changes, type Plan } from './apply/plan.js';
 import { checkJournal, hasSecretFile, Journal, type JournalCheck, type Named, removeSecretFile, secretFileName } from './apply/secret-dir.js';
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
-import { undoCreate } from './shared/secret-file.js';
+import { takingTurns } from './shared/account-lock.js';
+import { createForSecret } from './shared/create-webhook.js';
+import { secretFileText, undoCreate } from './shared/secret-file.js';
 
 export const command = (runF = run) =>
   new Command('apply')
@@ -80,10 +82,7 @@ type Step =
 
 export async function run(options: ApplyOptions, deps: CommandDeps): Promise<number> {
   if (options.dryRun) return applyNow(options, deps);
-  // Two applies against one service from this machine take turns: a plan is made from the account as it is, so the
-  // second sees what the first created (not a second webhook for one URL), and a --secret-dir's journal stays whole.
-  const service = deps.api.baseUrl.replace(/\/+$/, '');
-  return deps.config.exclusive(`apply\n${service}`, `webhooks apply against ${service}`, () => applyNow(options, deps));
+  return takingTurns(deps, () => applyNow(options, deps));
 }
 
 async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<number> {
@@ -254,7 +253,7 @@ async function perform(step: Step, journal: Journal | undefined, outcome: Outcom
     try {
       path = join(secretDir, secretFileName(webhook.id));
       reserved = ReservedFile.reserve(path, '--secret-dir', false);
-      reserved.write(webhook.signing_secret); // alone, as webhooks create writes it
+      reserved.write(secretFileText(webhook.signing_secret));
     } catch (error) {
       throw await undoCreate(deps.api, webhook.id, path, error, () => reserved?.discard(), 'run the apply again with a --secret-dir that can be written');
     }
@@ -298,29 +297,20 @@ function removeSecretFileOf(dir: string, id: string, deps: CommandDeps): string 
 }
 
 /**
- * The create request. One that may have made the webhook without its answer
- * reaching us (createFailure), or Ctrl-C pressed twice while it is under way,
- * says so: its secret never arrived, and the next apply into the same --secret-dir names it (its journal).
+ * The create request. One that may have made the webhook without its answer reaching us (createFailure), or Ctrl-C
+ * pressed twice while it is under way, says so: its secret never arrived, and the next apply into the same
+ * --secret-dir names it (its journal).
  */
-async function create(step: Extract<Step, { action: 'create' }>, deps: CommandDeps): Promise<Webhook & { signing_secret: string }> {
-  const unregister = deps.interrupts.onInterrupt(() => deps.stderr.write(interruptedCreate(step.url, AGAIN)));
-  let webhook: Webhook;
-  try {
-    webhook = await createWebhook(deps.api, { url: step.url, events: step.events, ...(step.active ? {} : { active: false }) });
-  } catch (error) {
-    throw createFailure(error, step.url, AGAIN);
-  } finally {
-    unregister();
-  }
-  if (typeof webhook.signing_secret !== 'string' || webhook.signing_secret === '') {
-    throw new CliError(
-      `webhook ${sanitize(webhook.id)} was created, but the service's answer holds no signing_secret`,
-      ExitCode.failure,
-      `delete it (\`whsvc webhooks delete ${shellWord(webhook.id)} --yes\`) and ${AGAIN}: it is made anew, with its secret`,
-    );
-  }
-  return { ...webhook, signing_secret: webhook.signing_secret };
-}
+const create = (step: Extract<Step, { action: 'create' }>, deps: CommandDeps) =>
+  createForSecret(
+    deps,
+    { url: step.url, events: step.events, ...(step.active ? {} : { active: false }) },
+    {
+      interrupted: interruptedCreate(step.url, AGAIN),
+      failure: (error) => createFailure(error, step.url, AGAIN),
+      again: `${AGAIN}: it is made anew, with its secret`,
+    },
+  );
 
 /** How apply makes anew a webhook left without its secret. */
 const AGAIN = 'apply again';

@@ -14,7 +14,7 @@ import { checkSecretFilePath } from '../../cli/secret.js';
 import { checkUrl, urlKey } from './shared/url.js';
 import { redactUserinfo, webhookUrl } from '../../net.js';
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
-import { undoCreate } from './shared/secret-file.js';
+import { secretFileText, undoCreate } from './shared/secret-file.js';
 import { activeLabel, webhookBlock } from './shared/view.js';
 import { keyValues, sanitize, shellWord } from '../../render/text.js';
 
@@ -93,8 +93,7 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
   const webhook = await postWebhook(deps, { url, events, inactive: options.inactive }, discardReserved);
   if (reserved) {
     try {
-      // The secret alone, no newline: the file's bytes are the key, as an app reads it (docs/receivers.md).
-      reserved.write(webhook.signing_secret);
+      reserved.write(secretFileText(webhook.signing_secret));
     } catch (error) {
       throw await undoCreate(deps.api, webhook.id, options.secretFile!, error, discardReserved, 'create it again with a --secret-file that can be written');
     }

@@ -19,7 +19,7 @@ export interface Plan {
   notInFile: Array<{ id: string; url: string }>;
 }
 
-const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+export const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 
 /**
  * The steps that make the account as declared: create what the file names and

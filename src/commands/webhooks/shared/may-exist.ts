@@ -17,12 +17,12 @@ export function interruptedCreate(url: string, again: string): string {
 
 /**
  * A create's failure as it is told: one that may have made the webhook (no answer after the request went out, a 5xx,
- * a 429, a 2xx whose answer could not be read: mayHaveActed) says so, keeping an answer's status for the exit code and --json; any other is left as it is.
+ * a 429, a 2xx whose answer could not be read: mayHaveActed) says so, keeping an answer's status for the exit code and
+ * --json; any other is left as it is. `hint` says how to find it and make it anew, where the command has its own way.
  */
-export function createFailure(error: unknown, url: string, again: string): unknown {
+export function createFailure(error: unknown, url: string, again: string, hint = mayExistHint(url, again)): unknown {
   if (!mayHaveActed(error)) return error;
   const line = `the webhook for ${url} may exist, without its signing secret`;
-  const hint = mayExistHint(url, again);
   if (error instanceof ApiError)
     return new ApiError(
       error.status,

@@ -4,6 +4,9 @@ import { CliError, ExitCode } from '../../../cli/errors.js';
 import { failureReason, isNoSpace } from '../../../files/user-file.js';
 import { sanitize, shellWord } from '../../../render/text.js';
 
+/** What a secret file holds: the secret alone, no newline after it: the file's bytes are the key, as an app reads it (docs/receivers.md). */
+export const secretFileText = (secret: string): string => secret;
+
 /**
  * The secret could not be written after the webhook was made (a full disk):
  * the webhook is deleted again, so that no webhook is left whose secret is

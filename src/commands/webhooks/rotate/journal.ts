@@ -1,0 +1,145 @@
+import { unlinkSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { FileError, failureReason, LineFile, readOwnFile } from '../../../files/user-file.js';
+
+// What `webhooks rotate-secret` has under way, kept beside the new secret's file (`.NAME.whsvc-rotate`, 0600, whole
+// lines): before each step that changes the account, a line that says so, and after it what it made (the twin's id,
+// the proof's delivery, when the twin was resumed). A run stopped anywhere (Ctrl-C, kill -9, a failure) leaves the
+// journal saying how far it got, and the same command run again reads it and goes on from there, with the same twin.
+
+/** How each of the journal's lines starts: a file whose lines do not is not the journal, and is left as it is. */
+const LINE_START = '{"whsvc_rotate":1,';
+
+const LABEL = 'the rotate-secret journal';
+
+/** The journal of the rotation whose new secret goes to `secretFile`. */
+export const journalPath = (secretFile: string): string => join(dirname(secretFile), `.${basename(secretFile)}.whsvc-rotate`);
+
+/** The webhook a rotation moves, as the journal's first line keeps it. */
+export interface Moved {
+  /** The service's base address. */
+  service: string;
+  old: string;
+  url: string;
+  events: string[];
+}
+
+/** A line of the journal, after `"whsvc_rotate":1`. */
+export type Line =
+  | { start: Moved }
+  /** Before the twin's create is sent: the other webhooks at the URL then, which are not the twin. */
+  | { create: { others: string[] } }
+  /** The twin the create made, before its secret is written. */
+  | { twin: string }
+  /** The test delivery that proves the receiver takes the new secret, tried again by the next run. */
+  | { proof: string }
+  /** Before the twin is resumed. */
+  | { switch: true }
+  /** When the service resumed the twin (its updated_at): the doubles are looked for from then. */
+  | { resumed_at: string }
+  /** Before the old webhook is deleted. */
+  | { delete: true }
+  | { done: true };
+
+/** What the journal's lines say of a rotation, folded in order. */
+export interface Rotation extends Moved {
+  /** A create sent and no twin noted after it (its answer lost): the other webhooks at the URL before it. */
+  createOpen?: string[] | undefined;
+  twin?: string | undefined;
+  proof?: string | undefined;
+  /** The switch has begun: the twin may take deliveries. */
+  switched: boolean;
+  resumedAt?: string | undefined;
+  deleting: boolean;
+  done: boolean;
+}
+
+/** The rotation a line leaves, from the one before it. */
+function fold(rotation: Rotation | undefined, line: Line): Rotation | undefined {
+  if ('start' in line) return { ...line.start, switched: false, deleting: false, done: false };
+  if (!rotation) return undefined;
+  if ('create' in line) return { ...rotation, createOpen: line.create.others, twin: undefined, proof: undefined };
+  if ('twin' in line) return { ...rotation, createOpen: undefined, twin: line.twin };
+  if ('proof' in line) return { ...rotation, proof: line.proof };
+  if ('switch' in line) return { ...rotation, switched: true };
+  if ('resumed_at' in line) return { ...rotation, resumedAt: line.resumed_at };
+  if ('delete' in line) return { ...rotation, deleting: true };
+  return { ...rotation, done: true };
+}
+
+/** A line as the journal holds it, or undefined when it is not one of its lines. */
+function parseLine(text: string): Line | undefined {
+  if (!text.startsWith(LINE_START)) return undefined;
+  try {
+    const { whsvc_rotate: _, ...line } = JSON.parse(text) as Record<string, unknown>;
+    const [key] = Object.keys(line);
+    if (Object.keys(line).length !== 1 || !['start', 'create', 'twin', 'proof', 'switch', 'resumed_at', 'delete', 'done'].includes(key!)) return undefined;
+    return line as Line;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The journal of one --secret-file: read whole when it is opened, each line appended whole before the step it
+ * announces (a failure to write it stops the run before that step), removed when a rotation is cancelled.
+ */
+export class RotationJournal {
+  private file: LineFile | undefined;
+
+  private constructor(
+    readonly path: string,
+    /** What the journal says now; undefined when there is none (or nothing of a rotation in it). */
+    public rotation: Rotation | undefined,
+  ) {}
+
+  /** The journal beside `secretFile`, as it is. A file there that whsvc did not write is refused, untouched. */
+  static open(secretFile: string): RotationJournal {
+    const path = journalPath(secretFile);
+    const text = readOwnFile(path, LABEL) ?? '';
+    let rotation: Rotation | undefined;
+    // The last piece is empty, or a line a kill cut short: not a line.
+    for (const written of text.split('\n').slice(0, -1)) {
+      const line = parseLine(written);
+      if (!line) {
+        throw new FileError(
+          `${LABEL} ${path} is not a journal whsvc wrote (its lines are not rotate-secret's): left as it was`,
+          true,
+          'move it away: rotate-secret keeps its journal there',
+        );
+      }
+      rotation = fold(rotation, line);
+    }
+    return new RotationJournal(path, rotation);
+  }
+
+  /** Begins the journal of a new rotation, in place of any earlier one (finished, or of no rotation). */
+  start(moved: Moved): void {
+    this.close();
+    this.remove();
+    this.rotation = undefined;
+    this.write({ start: moved });
+  }
+
+  /** Appends `line` whole, then takes it as said. */
+  write(line: Line): void {
+    this.file ??= LineFile.open(this.path, LABEL, LINE_START);
+    this.file.appendLine(JSON.stringify({ whsvc_rotate: 1, ...line }));
+    this.rotation = fold(this.rotation, line);
+  }
+
+  close(): void {
+    this.file?.close();
+    this.file = undefined;
+  }
+
+  /** Removes the journal (a rotation cancelled): nothing of it is left beside the secret file. */
+  remove(): void {
+    this.close();
+    try {
+      unlinkSync(this.path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new FileError(`cannot remove ${this.path}: ${failureReason(error)}`, false);
+    }
+  }
+}

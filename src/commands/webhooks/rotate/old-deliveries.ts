@@ -1,0 +1,118 @@
+import { getAttempt } from '../../../api/endpoints.js';
+import { attemptsOf, deliveryKey } from '../../../api/log.js';
+import type { Attempt } from '../../../api/shapes.js';
+import type { CommandDeps } from '../../../cli/context.js';
+import { numberValue } from '../../../exact-json.js';
+import { type Outcome, type ResendResult, resendAll } from '../../deliveries/shared/resend.js';
+
+// What rotate-secret reads of the deliveries around the switch: the events both webhooks were sent (the doubles), and
+// the old webhook's deliveries still due, signed with the old secret, which go with it when it is deleted.
+
+/** An event delivered by both webhooks during the switch, under a delivery id of each. */
+export interface Double {
+  event: string;
+  payload_id: string;
+  old_delivery_id: string;
+  new_delivery_id: string;
+}
+
+/** A margin around the times compared: the service's `Date` is whole seconds, and a twin's send may be a moment after the old one's. */
+const SLACK_MS = 2_000;
+
+/** Whether an attempt is its delivery's first send (the only one an event makes: the rest are retries). */
+const isFirst = (attempt: Attempt): boolean => (attempt.attempts !== undefined ? numberValue(attempt.attempts) === 1 : deliveryKey(attempt) === attempt.id);
+
+/** The first sends of a webhook's deliveries made since `since` (epoch ms), newest first. */
+async function firstSends(api: CommandDeps['api'], webhookId: string, since: number): Promise<Attempt[]> {
+  const sends: Attempt[] = [];
+  for await (const attempt of attemptsOf(api, webhookId, { since })) if (isFirst(attempt)) sends.push(attempt);
+  return sends;
+}
+
+/** The event a delivery carries, as its type and its payload's `id`; undefined for a payload without one. */
+async function eventOf(api: CommandDeps['api'], attempt: Attempt): Promise<{ key: string; id: string } | undefined> {
+  const { payload } = await getAttempt(api, attempt.id);
+  const id = typeof payload === 'object' && payload !== null ? (payload as { id?: unknown }).id : undefined;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  return { key: `${attempt.event}\n${id}`, id: String(id) };
+}
+
+/**
+ * The events that went to both webhooks: the old one's deliveries made since the twin was resumed (`since`), matched by
+ * event type and payload id with the twin's made up to the last of them. Each delivery is read once (its payload is on
+ * the retrieve only); those of the twin made after the old one stopped are not read. Oldest first.
+ */
+export async function doublesOf(api: CommandDeps['api'], oldId: string, twinId: string, since: number): Promise<Double[]> {
+  const olds = await firstSends(api, oldId, since - SLACK_MS);
+  if (olds.length === 0) return [];
+  const until = Math.max(...olds.map((attempt) => Date.parse(attempt.created_at))) + SLACK_MS;
+  const byEvent = new Map<string, string[]>();
+  for (const attempt of olds) {
+    const event = await eventOf(api, attempt);
+    if (event) byEvent.set(event.key, [...(byEvent.get(event.key) ?? []), deliveryKey(attempt)]);
+  }
+  const doubles: Double[] = [];
+  for (const attempt of await firstSends(api, twinId, since - SLACK_MS)) {
+    if (Date.parse(attempt.created_at) > until) continue;
+    const event = await eventOf(api, attempt);
+    const old = event && byEvent.get(event.key)?.shift();
+    if (event && old !== undefined) doubles.push({ event: attempt.event, payload_id: event.id, old_delivery_id: old, new_delivery_id: deliveryKey(attempt) });
+  }
+  return doubles.reverse();
+}
+
+/**
+ * The deliveries of a webhook still due, each by its newest attempt: those under way (pending), and those failed whose
+ * automatic retry is scheduled (`next_attempt_at`). A service that does not say when a retry is due (no such field)
+ * leaves every failed one in doubt: each is taken (one delivered since is answered 409, and counts as delivered).
+ * Pending first: one that fails between the two reads is found by the second.
+ */
+export async function dueDeliveries(api: CommandDeps['api'], webhookId: string): Promise<Attempt[]> {
+  const due = new Map<string, Attempt>();
+  for (const status of ['pending', 'failed'] as const) {
+    for await (const attempt of attemptsOf(api, webhookId, { status })) {
+      const key = deliveryKey(attempt);
+      if (due.has(key) || (status === 'failed' && attempt.next_attempt_at === null)) continue;
+      due.set(key, attempt);
+    }
+  }
+  return [...due.values()];
+}
+
+/** An old webhook's delivery sent again before it is deleted, and what came of it. */
+export interface Resent {
+  delivery_id: string;
+  event: string;
+  outcome: Outcome;
+  /** Why it did not get through. */
+  reason?: string | undefined;
+}
+
+const gotThrough = (resent: Resent) => resent.outcome === 'delivered' || resent.outcome === 'already_delivered';
+
+/** How many times the due deliveries are read and sent: a second read finds none, unless one failed meanwhile. */
+const PASSES = 3;
+
+/**
+ * Sends now every delivery of the old webhook still due (dueDeliveries), while the receiver still takes the old
+ * secret: paused, the webhook would hold them until it is resumed, and deleting it would drop them. Read again after
+ * each round, until a read finds none due. `left`: those that did not get through (the webhook must stay).
+ */
+export async function resendDue(deps: Pick<CommandDeps, 'api'>, webhookId: string): Promise<{ resent: Resent[]; left: Resent[] }> {
+  const resent: Resent[] = [];
+  for (let pass = 1; ; pass += 1) {
+    const due = await dueDeliveries(deps.api, webhookId);
+    const asDue = due.map((attempt): Resent => ({ delivery_id: deliveryKey(attempt), event: attempt.event, outcome: attempt.status, reason: 'still due' }));
+    if (due.length === 0 || pass > PASSES) return { resent, left: asDue };
+    const results: ResendResult[] = [];
+    const report = { taken() {}, scanned() {}, failed() {}, waiting() {}, result: (result: ResendResult) => void results.push(result) };
+    const targets = due.map((attempt) => ({ attemptId: attempt.id, deliveryId: deliveryKey(attempt), event: attempt.event }));
+    await resendAll(deps, targets, { concurrency: 8, report });
+    const round = results.map(
+      ({ target, outcome, reason, error }): Resent => ({ delivery_id: target.deliveryId, event: target.event ?? '', outcome, reason: reason ?? error }),
+    );
+    resent.push(...round);
+    const left = round.filter((one) => !gotThrough(one));
+    if (left.length > 0) return { resent, left };
+  }
+}
