@@ -5,8 +5,8 @@ import { expect } from 'vitest';
 import { addVerbs } from '../../src/cli/actions.js';
 import { buildProgram } from '../../src/program.js';
 import { runCli } from '../../src/run-cli.js';
-import type { Env } from './cli.js';
-import { hostFor } from './in-process.js';
+import type { CliResult, Env } from './cli.js';
+import { hostFor, type InProcessOptions } from './in-process.js';
 
 // One verb's flag table, tested in-process: `whsvc <path> <args>` parsed as the program parses it (the global options,
 // the environment, a terminal or not), with the verb's run function swapped, through its factory (gh's
@@ -102,6 +102,27 @@ export function verb<O, D>(path: readonly string[], factory: Factory<O, D>) {
       throw new Error(`${line(args)} was not refused: its run was given ${JSON.stringify(result.options)}`);
     },
   };
+}
+
+/**
+ * Runs `whsvc <path> <args>` in-process to its end, as runInProcess does, with the verb at `path` made by `factory`
+ * around `runF`: its real run changed as a test needs (a bound small enough for a test to reach).
+ */
+export async function runVerbInProcess<O, D>(
+  path: readonly string[],
+  factory: Factory<O, D>,
+  runF: (options: O, deps: D) => Promise<number>,
+  args: readonly string[],
+  options: InProcessOptions = {},
+): Promise<CliResult> {
+  const build: typeof buildProgram = (name, host) => {
+    const program = buildProgram(name, host);
+    swapVerb(program, path, factory(runF));
+    return program;
+  };
+  const { host, stdout, stderr } = hostFor(options);
+  const code = await runCli([...path, ...args], host, build);
+  return { code, signal: null, stdout: stdout.text, stderr: stderr.text };
 }
 
 /** The line after commander's own usage errors (an unknown flag, a bad value), naming the verb's help: not after a command's own checks. */
