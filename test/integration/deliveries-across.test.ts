@@ -1,7 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { command, LIST_BOUNDS, run, type ListBounds } from '../../src/commands/deliveries/list.js';
 import { trigger, type CliResult } from '../helpers/cli.js';
-import { runInProcess } from '../helpers/in-process.js';
+import { runInProcess, startInProcess } from '../helpers/in-process.js';
 import { json, recoverSetups, type RecoverSetup } from '../helpers/recover.js';
 import { runVerbInProcess } from '../helpers/verb.js';
 
@@ -198,5 +203,87 @@ describe('deliveries list across webhooks: the bounds, each said when it stops t
     expect(result.stderr).toMatch(
       /^whsvc: stopped after looking at 1 delivery's payload, the most one search retrieves: older ones were not looked at; narrow with --since or --event\nPayload id inv_old: 0 attempts carry it, of 1 delivery whose payload was looked at \(\d attempts read of 3 webhooks\)\.\n$/,
     );
+  });
+});
+
+describe('deliveries list across webhooks against a service of our own', () => {
+  /** How the service answers a request other than the token's; set by each test. */
+  let answer: (url: URL, res: ServerResponse) => void;
+  let server: Server;
+  let env: Record<string, string>;
+  const send = (res: ServerResponse, body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const item = (id: string, minute: number) => ({
+    id,
+    event: 'invoice.paid',
+    status: 'failed',
+    response_code: 503,
+    attempts: 1,
+    created_at: `2026-11-23T08:${String(minute).padStart(2, '0')}:00.000Z`,
+  });
+  const webhooksPage = {
+    data: ['wh_a', 'wh_b'].map((id) => ({ id, url: 'https://e.example/h', events: ['invoice.paid'], active: true })),
+    has_more: false,
+    next_cursor: null,
+  };
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const url = new URL(req.url!, 'http://127.0.0.1');
+        if (url.pathname === '/v1/oauth/token') send(res, { access_token: 'tok_own', token_type: 'Bearer', expires_in: 3600 });
+        else if (url.pathname === '/v1/webhooks') send(res, webhooksPage);
+        else answer(url, res);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const dir = mkdtempSync(join(tmpdir(), 'whsvc-across-'));
+    env = {
+      WHSVC_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      WHSVC_CLIENT_ID: 'cli_own',
+      WHSVC_CLIENT_SECRET: 'cs_own',
+      WHSVC_CONFIG_DIR: dir,
+    };
+    return async () => {
+      // A page held by a test that failed is not waited for.
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      rmSync(dir, { recursive: true, force: true });
+    };
+  });
+
+  it("writes each row as the merge gives it: those before a log's next page are out while that page is awaited", async () => {
+    let release = () => {};
+    let asked: () => void = () => {};
+    const pageTwoAsked = new Promise<void>((resolve) => (asked = resolve));
+    answer = (url, res) => {
+      if (url.pathname === '/v1/webhooks/wh_b/deliveries') return send(res, { data: [item('b1', 9)], has_more: false, next_cursor: null });
+      if (url.searchParams.get('cursor') === null) return send(res, { data: [item('a1', 10), item('a2', 8)], has_more: true, next_cursor: 'ca' });
+      release = () => send(res, { data: [item('a3', 5)], has_more: false, next_cursor: null });
+      asked();
+    };
+    const list = startInProcess(['deliveries', 'list', '--all', '--json'], { env });
+    await pageTwoAsked;
+    expect(list.stdout()).toContain('"a2"');
+    expect(list.stdout()).not.toContain('"a3"');
+    release();
+    expect(await list.exit).toBe(0);
+    const page = JSON.parse(list.stdout());
+    expect(page.data.map((row: Row) => `${row.id} ${row.webhook_id}`)).toEqual(['a1 wh_a', 'b1 wh_b', 'a2 wh_a', 'a3 wh_a']);
+    expect(page).toMatchObject({ has_more: false, next_cursor: null });
+  });
+
+  it("a log whose pages go round in a circle ends the list with one line, exit 1, and --json's envelope closed", async () => {
+    answer = (url, res) => {
+      if (url.pathname === '/v1/webhooks/wh_b/deliveries') return send(res, { data: [item('b1', 9)], has_more: false, next_cursor: null });
+      const cursor = url.searchParams.get('cursor');
+      send(res, { data: [item(`a_${cursor ?? 'first'}`, 10)], has_more: true, next_cursor: cursor === 'c1' ? 'c2' : 'c1' });
+    };
+    const result = await runInProcess(['deliveries', 'list', '--all', '--json'], { env });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^whsvc: the service's pages go round in a circle/);
+    const page = JSON.parse(result.stdout);
+    expect(page.data.map((row: Row) => row.id)).toEqual(['a_first', 'a_c1', 'a_c2']);
+    expect(page).toMatchObject({ has_more: true, next_cursor: null });
   });
 });
