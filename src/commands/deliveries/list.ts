@@ -30,12 +30,12 @@ export const command = (runF = run) =>
     .option('--cursor <cursor>', "the page of a webhook's log after this cursor")
     .option('--all', 'every page (across webhooks, every match), streamed as it arrives')
     .addOption(
-      new Option('--webhook <id>', 'across webhooks: only this webhook (repeatable)').argParser(collect(resourceId('webhook'))).default([] as string[]),
+      new Option('--webhook <id>', 'across webhooks: only this webhook (repeatable)').argParser(collect(resourceId('webhook'))).default([] as string[], 'all'),
     )
     .addOption(
       new Option('--event <type>', 'across webhooks: only this event type (repeatable, or a comma list)')
         .argParser(collectList('an event type, such as invoice.paid'))
-        .default([] as string[]),
+        .default([] as string[], 'all'),
     )
     .addOption(new Option('--since <when>', 'across webhooks: only attempts since then: 2h, 30m, 3d, or an ISO 8601 time').argParser(timeBound))
     .addOption(new Option('--until <when>', 'across webhooks: only attempts until then (same forms)').argParser(timeBound))
