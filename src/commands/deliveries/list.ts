@@ -158,7 +158,10 @@ const TABLE_ROWS = 50;
 async function listAcross(options: DeliveriesListOptions, across: AcrossFilters, deps: CommandDeps, bounds: ListBounds): Promise<number> {
   const events = across.events.length > 0 ? await checkEventTypes(deps, across.events, '--event') : [];
   const { since, until } = await windowAt(deps, across);
-  const walk = new LogsAcross(deps, { webhooks: across.webhooks, status: options.status, events, since, until, wanted: options.limit }, bounds);
+  // Pages no larger than the rows wanted (and one more, that tells whether more match), unless rows are filtered here.
+  const filteredHere = events.length > 0 || until !== undefined || across.payloadId !== undefined;
+  const wanted = options.limit === undefined || filteredHere ? undefined : options.limit + 1;
+  const walk = new LogsAcross(deps, { webhooks: across.webhooks, status: options.status, events, since, until, wanted }, bounds);
   const search = across.payloadId === undefined ? undefined : new PayloadSearch(deps, across.payloadId, bounds.lookups);
   // On a terminal, how far a search has gone: each payload takes a request.
   const progress = deps.stderr.isTTY && search ? new ProgressLine(deps.stderr, deps.now) : undefined;

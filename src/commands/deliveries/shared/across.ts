@@ -90,7 +90,7 @@ export interface AcrossQuery {
   events: string[];
   since?: number | undefined;
   until?: number | undefined;
-  /** The rows the caller wants at most (--limit): no page is read larger than that. */
+  /** The attempts the caller takes at most: no page is read larger than that. */
   wanted?: number | undefined;
 }
 
