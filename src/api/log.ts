@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ApiClient } from './client.js';
 import { ApiError } from './errors.js';
-import { listAttempts, listWebhooks, type WebhookQuery } from './endpoints.js';
+import { getWebhook, listAttempts, listWebhooks, type WebhookQuery } from './endpoints.js';
 import type { Attempt, Page, Webhook } from './shapes.js';
 import { numberValue, type ServiceNumber } from '../exact-json.js';
 import type { DeliveryStatus } from '../protocol/status.js';
@@ -92,16 +92,26 @@ export async function* allWebhooks(api: ApiClient, query: Pick<WebhookQuery, 'ac
   for await (const page of pages((cursor) => listWebhooks(api, { ...query, limit: MAX_PAGE, cursor }))) yield* page;
 }
 
+/** The webhooks given by id, each read first (an unknown one is its 404 before any log is read), or every webhook. */
+export async function* webhooksOf(api: ApiClient, ids: string[]): AsyncGenerator<Webhook> {
+  if (ids.length === 0) return yield* allWebhooks(api);
+  const found: Webhook[] = [];
+  for (const id of new Set(ids)) found.push(await getWebhook(api, id));
+  yield* found;
+}
+
 /**
  * A webhook's attempts, newest first, down to `since` (epoch ms): the log is
- * newest first, so the first attempt older than that ends the walk.
+ * newest first, so the first attempt older than that ends the walk. Read in
+ * pages of `pageSize` (MAX_PAGE by default).
  */
 export async function* attemptsOf(
   api: ApiClient,
   webhookId: string,
-  options: { status?: DeliveryStatus | undefined; since?: number | undefined } = {},
+  options: { status?: DeliveryStatus | undefined; since?: number | undefined; pageSize?: number | undefined } = {},
 ): AsyncGenerator<Attempt> {
-  for await (const page of pages((cursor) => listAttempts(api, webhookId, { status: options.status, limit: MAX_PAGE, cursor }))) {
+  const limit = options.pageSize ?? MAX_PAGE;
+  for await (const page of pages((cursor) => listAttempts(api, webhookId, { status: options.status, limit, cursor }))) {
     for (const attempt of page) {
       if (options.since !== undefined && Date.parse(attempt.created_at) < options.since) return;
       yield attempt;

@@ -3,6 +3,7 @@ import { PageWalk } from '../api/log.js';
 import type { SharedLayout, TableOptions } from '../render/table.js';
 import { shellWord } from '../render/text.js';
 import type { CommandDeps } from './context.js';
+import type { JsonDocument } from './json-output.js';
 
 export type { Page };
 
@@ -51,25 +52,56 @@ export async function writePages<T>(
     }
     return;
   }
-  let first = true;
-  let count = 0;
-  // Shared by the pages, so that they line up.
-  const shared: SharedLayout = {};
-  const document = deps.json ? deps.jsonOut.stream('data', {}, true) : undefined;
+  const list = new StreamedList<T>(deps, options.renderPage, options.empty);
   const walk = new PageWalk(cursor);
   for (;;) {
     const page = await options.fetchPage(cursor);
-    if (document) {
-      for (const item of page.data) document.item(item);
-    } else if (page.data.length > 0) {
-      deps.stdout.write(await options.renderPage(page.data, { ...layout, withHead: first, shared }));
-      count += page.data.length;
-      first = false;
-    }
+    await list.add(page.data);
     const next = walk.next(page);
     if (next === undefined) break;
     cursor = next;
   }
-  if (document) document.end({ has_more: false, next_cursor: null });
-  else if (count === 0) emptyNote();
+  list.end(false);
+}
+
+/**
+ * A list written as its items arrive, memory flat: with --json one envelope `{ data, has_more, next_cursor: null }`
+ * streamed item by item; in human mode a table of each batch, every one under the first one's header and columns;
+ * the empty note when nothing came.
+ */
+export class StreamedList<T> {
+  private readonly layout: TableOptions;
+  private readonly document: JsonDocument | undefined;
+  /** Shared by the batches, so that they line up. */
+  private readonly shared: SharedLayout = {};
+  private count = 0;
+
+  constructor(
+    private readonly deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'jsonOut'>,
+    private readonly renderPage: (items: T[], table: TableOptions) => string | Promise<string>,
+    private readonly empty: string,
+  ) {
+    this.layout = tableLayout(deps.stdout);
+    this.document = deps.json ? deps.jsonOut.stream('data', {}, true) : undefined;
+  }
+
+  async add(items: T[]): Promise<void> {
+    if (this.document) {
+      for (const item of items) this.document.item(item);
+    } else if (items.length > 0) {
+      this.deps.stdout.write(await this.renderPage(items, { ...this.layout, withHead: this.count === 0, shared: this.shared }));
+    }
+    this.count += items.length;
+  }
+
+  /** `hasMore`: more would have followed (the envelope's has_more); there is no cursor to them. */
+  end(hasMore: boolean): void {
+    if (this.document) this.document.end({ has_more: hasMore, next_cursor: null });
+    else if (this.count === 0) writeEmptyNote(this.deps, this.layout, this.empty);
+  }
+
+  /** A list that failed part-way: the JSON envelope, if begun, is closed (`has_more: true`), so that stdout is one whole document. */
+  abandon(): void {
+    if (this.document?.started) this.document.end({ has_more: true, next_cursor: null });
+  }
 }

@@ -165,6 +165,15 @@ export const collect =
   <T>(parse: (value: string) => T) =>
   (value: string, previous: T[] | undefined): T[] => [...(previous ?? []), parse(value)];
 
+/** A repeatable option that also takes comma lists (`--event a --event b,c`): every value kept once, an empty one refused. */
+export const collectList =
+  (what: string) =>
+  (value: string, previous: string[] | undefined): string[] => {
+    const items = splitList(value);
+    if (items.length === 0) throw new InvalidArgumentError(`is empty: give ${what}.`);
+    return [...new Set([...(previous ?? []), ...items])];
+  };
+
 /** The parser of an option given at most once (`--secret-file` of a command that signs with one secret): a second is refused, not silently taken. */
 export const once =
   (why: string) =>

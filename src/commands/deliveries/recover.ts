@@ -1,18 +1,18 @@
 import type { Attempt } from '../../api/shapes.js';
-import { askServiceNow, getWebhook } from '../../api/endpoints.js';
+import { getWebhook } from '../../api/endpoints.js';
 import { Command, Option } from '@commander-js/extra-typings';
 import { action } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
-import { allWebhooks, attemptsOf, deliveryKey } from '../../api/log.js';
-import { ApiError } from '../../api/errors.js';
+import { allWebhooks, deliveryKey } from '../../api/log.js';
 import { renderTable, type Column, type SharedLayout } from '../../render/table.js';
-import { counted, sanitize, shellWord } from '../../render/text.js';
+import { counted, shellWord } from '../../render/text.js';
 import { statusWords } from '../../render/words.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
+import { checkWindow, logAcross, windowAt } from './shared/across.js';
 import { printJson, tableLayout } from '../../cli/output.js';
-import { boundAt, collect, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
+import { collect, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import { ResendReport, concurrencyOption, resendAll, type ResendTarget, verboseOption } from './shared/resend.js';
 import { attemptCode } from './shared/view.js';
 import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
@@ -104,38 +104,31 @@ export async function* selectDeliveries(
 ): AsyncGenerator<Candidate> {
   const wanted = new Set(options.events);
   const named = options.webhooks.length > 0;
+  // Those named were each read first (run): an unknown one is its 404 before anything is listed.
   const webhooks = named ? options.webhooks.map((id) => ({ id })) : allWebhooks(deps.api);
   let toldNoDeliveryId = false;
   for await (const webhook of webhooks) {
     // A delivery belongs to one webhook: what is known of deliveries is kept for one log at a time.
     // key → the newest attempt's id while it may still be taken; null once decided.
     const state = new Map<string, string | null>();
-    try {
-      for await (const attempt of attemptsOf(deps.api, webhook.id, { since: options.since })) {
-        if (attempt.delivery_id === undefined && !toldNoDeliveryId) {
-          toldNoDeliveryId = true;
-          deps.stderr.write(
-            'whsvc: the service does not say which delivery an attempt belongs to (no delivery_id): each failed attempt is taken as a delivery of its own, so one delivered since may be asked again (a 409 then counts as already delivered)\n',
-          );
-        }
-        const key = deliveryKey(attempt);
-        if (!state.has(key)) state.set(key, attempt.status === options.status && (wanted.size === 0 || wanted.has(attempt.event)) ? attempt.id : null);
-        const newest = state.get(key);
-        if (!newest) continue;
-        const at = Date.parse(attempt.created_at);
-        if (options.until !== undefined && at > options.until) continue;
-        state.set(key, null);
-        yield { attemptId: newest, deliveryId: key, webhookId: webhook.id, event: attempt.event, attempt };
+    for await (const attempt of logAcross(deps, webhook.id, named, { since: options.since })) {
+      if (attempt.delivery_id === undefined && !toldNoDeliveryId) {
+        toldNoDeliveryId = true;
+        deps.stderr.write(
+          'whsvc: the service does not say which delivery an attempt belongs to (no delivery_id): each failed attempt is taken as a delivery of its own, so one delivered since may be asked again (a 409 then counts as already delivered)\n',
+        );
       }
-    } catch (error) {
-      // Deleted while the run went through the others: its deliveries went with it.
-      if (named || !(error instanceof ApiError) || error.status !== 404) throw error;
-      deps.stderr.write(`whsvc: webhook ${sanitize(webhook.id)} was deleted while its log was read: skipped\n`);
+      const key = deliveryKey(attempt);
+      if (!state.has(key)) state.set(key, attempt.status === options.status && (wanted.size === 0 || wanted.has(attempt.event)) ? attempt.id : null);
+      const newest = state.get(key);
+      if (!newest) continue;
+      const at = Date.parse(attempt.created_at);
+      if (options.until !== undefined && at > options.until) continue;
+      state.set(key, null);
+      yield { attemptId: newest, deliveryId: key, webhookId: webhook.id, event: attempt.event, attempt };
     }
   }
 }
-
-const emptyWindow = () => usageError('--since is later than --until: nothing can be in between');
 
 /**
  * The flags as given, refused when a re-send could not be confirmed (no --yes nor --dry-run, and no terminal to ask
@@ -146,8 +139,7 @@ function recoverOptions(options: RecoverOptions, canPrompt: boolean): RecoverOpt
   if (!options.dryRun && !options.yes && !canPrompt) {
     throw usageError(`re-sending needs confirmation: pass --yes, or see what would be re-sent with --dry-run (${NO_PROMPT})`);
   }
-  const { since, until } = options;
-  if (since && until && 'ago' in since === 'ago' in until && boundAt(since, 0) > boundAt(until, 0)) throw emptyWindow();
+  checkWindow(options);
   return options;
 }
 
@@ -156,12 +148,7 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
   if (options.events.length > 0) await checkEventTypes(deps, options.events, '--event');
   // Each webhook named must exist before anything is listed or sent (an unknown one is exit 5, nothing done).
   for (const id of options.webhooks) await getWebhook(deps.api, id);
-  // A window counted back from now is counted on the service's clock, as the times in its log are.
-  const countsBack = [options.since, options.until].some((bound) => bound !== undefined && 'ago' in bound);
-  const now = countsBack ? await askServiceNow(deps.api) : deps.serviceNow();
-  const since = options.since && boundAt(options.since, now);
-  const until = options.until && boundAt(options.until, now);
-  if (since !== undefined && until !== undefined && since > until) throw emptyWindow();
+  const { since, until, now } = await windowAt(deps, options);
   const select = () => selectDeliveries(deps, { status: options.status, webhooks: options.webhooks, events: options.events, since, until });
 
   if (options.dryRun) return dryRun(deps, select(), options.status, options.stop);

@@ -1,12 +1,11 @@
 import type { Attempt, Webhook } from '../../api/shapes.js';
-import { getWebhook } from '../../api/endpoints.js';
 import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import pMap from 'p-map';
 import type { ApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
-import { allWebhooks, answeredStatus, attemptsOf, deliveryKey } from '../../api/log.js';
+import { answeredStatus, attemptsOf, deliveryKey, webhooksOf } from '../../api/log.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
 import { boundAt, collect, percentage, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
@@ -190,15 +189,6 @@ async function healthOf(api: ApiClient, webhook: Webhook, since: () => number, f
   const tally = new HealthTally();
   for await (const attempt of attemptsOf(api, webhook.id, { since: since() })) tally.add(attempt);
   return tally.result(webhook, failUnder);
-}
-
-/** The webhooks given by id, each read first (an unknown one is its 404 before any log is read), or every webhook. */
-async function* webhooksOf(api: ApiClient, ids: string[]): AsyncGenerator<Webhook> {
-  if (ids.length === 0) return yield* allWebhooks(api);
-  const distinct = [...new Set(ids)];
-  const found: Webhook[] = [];
-  for (const id of distinct) found.push(await getWebhook(api, id));
-  yield* found;
 }
 
 const percent = (share: number | null): string => {

@@ -62,6 +62,34 @@ describe('deliveries list: the same columns at the same width, whatever the rows
   });
 });
 
+describe('deliveries list across webhooks: the webhook after the id, short, as long as it fits', () => {
+  const expected: Record<(typeof WIDTHS)[number], string[]> = {
+    132: ['ID', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
+    100: ['ID', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE', 'CREATED'],
+    80: ['ID', 'WEBHOOK', 'STATUS', 'CODE'],
+    60: ['ID', 'STATUS', 'CODE'],
+  };
+
+  it.each(WIDTHS)('at %i columns', async (width) => {
+    for (const [n, page] of PAGES.entries()) {
+      const rows = page.map((attempt) => ({ ...attempt, webhook_id: `wh_${hex(n + 9)}` }));
+      const lines = linesOf(await attemptTable(rows, PLAIN, NOW, { maxWidth: width }, true));
+      expect(titlesOf(lines[0]!), `${width}: ${lines.join('\n')}`).toEqual(expected[width]);
+      for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(width);
+      if (width > 60) for (const [i, attempt] of rows.entries()) expect(lines[i + 1]!.startsWith(`${attempt.id}  ${shortId(attempt.webhook_id)}  `)).toBe(true);
+    }
+  });
+
+  it('in a pipe, the webhook id is the second field', async () => {
+    const rows = PAGES[0]!.map((attempt) => ({ ...attempt, webhook_id: 'wh_1' }));
+    expect((await attemptTable(rows, PLAIN, NOW, { plain: true }, true)).split('\n')[0]!.split('\t').slice(0, 3)).toEqual([
+      rows[0]!.id,
+      'wh_1',
+      'invoice.paid',
+    ]);
+  });
+});
+
 const webhooks: Webhook[] = [
   { id: `wh_${hex(1)}`, url: 'https://hooks.prod.example.com/api/v2/webhooks/erp/invoices', events: ['invoice.paid', 'sales_order.created'], active: true },
   { id: `wh_${hex(2)}`, url: 'https://hooks.staging.example.com/api/v2/webhooks/erp/invoices', events: ['invoice.paid'], active: false },

@@ -8,7 +8,7 @@ import type { Attempt } from '../../../api/shapes.js';
 import type { DeliveryStatus } from '../../../protocol/status.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { printJson } from '../../../cli/output.js';
-import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH } from '../../../cli/columns.js';
+import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../../cli/columns.js';
 import { numberText } from '../../../exact-json.js';
 
 /**
@@ -35,10 +35,13 @@ export const attemptCode = (attempt: Pick<Attempt, 'response_code' | 'status'>) 
 /**
  * The attempt log as a table. Its columns by width (the rows never change them): at 132 columns all, the time in
  * its compact form; at 100 the attempt is left out; at 80 the time too, the event type cut between its words; at 60
- * the event type too. The id, the status with its retry due and the code stay whole at every width.
+ * the event type too. The id, the status with its retry due and the code stay whole at every width. A list across
+ * webhooks (`withWebhook`) adds the webhook after the id: in its short form at 132 columns and less, at 80 in place
+ * of the event type, left out at 60.
  */
-export const attemptColumns = (now: number): Column[] => [
+export const attemptColumns = (now: number, withWebhook = false): Column[] => [
   { title: 'ID', kind: 'id', width: DELIVERY_ID_WIDTH },
+  ...(withWebhook ? [{ title: 'WEBHOOK', kind: 'id', width: WEBHOOK_ID_WIDTH, give: 1.5, drop: 6 } satisfies Column] : []),
   { title: 'EVENT', kind: 'words', width: EVENT_WIDTH, min: EVENT_MIN, give: 3, drop: 5 },
   { title: 'STATUS', width: STATUS_WIDTH },
   { title: 'CODE', width: CODE_WIDTH },
@@ -47,11 +50,14 @@ export const attemptColumns = (now: number): Column[] => [
   { title: 'CREATED', kind: 'time', now, give: 0, drop: 4 },
 ];
 
-export async function attemptTable(items: Attempt[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {
+/** The attempts as a table; `withWebhook`: with each one's webhook (`webhook_id`), for a list across webhooks. */
+export async function attemptTable(items: Attempt[], colors: Colors, now: number, options: TableOptions = {}, withWebhook = false): Promise<string> {
+  const webhook = (d: Attempt) => (withWebhook ? [d.webhook_id ?? ''] : []);
   if (options.plain) {
     // For scripts: the attempt's number alone, and its delivery's id (when the service says it) last.
     const rows = items.map((d) => [
       d.id,
+      ...webhook(d),
       d.event,
       d.status,
       attemptCode(d),
@@ -62,8 +68,8 @@ export async function attemptTable(items: Attempt[], colors: Colors, now: number
     return renderTable([], rows, colors, options);
   }
   return renderTable(
-    attemptColumns(now),
-    items.map((d) => [d.id, d.event, statusWords(d.status, d.next_attempt_at), attemptCode(d), attemptOf(d), d.created_at]),
+    attemptColumns(now, withWebhook),
+    items.map((d) => [d.id, ...webhook(d), d.event, statusWords(d.status, d.next_attempt_at), attemptCode(d), attemptOf(d), d.created_at]),
     colors,
     options,
   );
