@@ -8,6 +8,7 @@ import type { CommandDeps } from '../../cli/context.js';
 import { writePages } from '../../cli/output.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../protocol/status.js';
 import { attemptTable } from './shared/view.js';
+import { NewestFirst } from './shared/fate.js';
 
 export const command = (runF = run) =>
   new Command('list')
@@ -29,11 +30,13 @@ export interface DeliveriesListOptions {
 }
 
 export async function run(options: DeliveriesListOptions, deps: CommandDeps): Promise<number> {
+  // A delivery's newest attempt says its fate: known only of a log read from its top, with none of its attempts left out.
+  const newest = new NewestFirst(options.cursor === undefined && options.status === undefined);
   await writePages<Attempt>(deps, {
     all: options.all,
     firstCursor: options.cursor,
     fetchPage: (cursor) => listAttempts(deps.api, options.webhookId, { limit: options.limit, cursor, status: options.status }),
-    renderPage: (items, table) => attemptTable(items, deps.colors, deps.serviceNow(), table),
+    renderPage: (items, table) => attemptTable(items, deps.colors, deps.serviceNow(), table, newest),
     empty: 'No deliveries.\n',
     nextCommand: (cursor) =>
       [

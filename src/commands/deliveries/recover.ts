@@ -7,7 +7,6 @@ import { allWebhooks, attemptsOf, deliveryKey } from '../../api/log.js';
 import { ApiError } from '../../api/errors.js';
 import { renderTable, type Column, type SharedLayout } from '../../render/table.js';
 import { counted, sanitize, shellWord } from '../../render/text.js';
-import { statusWords } from '../../render/words.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
@@ -15,6 +14,7 @@ import { printJson, tableLayout } from '../../cli/output.js';
 import { boundAt, collect, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import { ResendReport, concurrencyOption, resendAll, type ResendTarget, verboseOption } from './shared/resend.js';
 import { attemptCode } from './shared/view.js';
+import { attemptWords } from './shared/fate.js';
 import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 import { numberText } from '../../exact-json.js';
 import type { DeliveryStatus } from '../../protocol/status.js';
@@ -265,7 +265,8 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
   ];
   const flush = async () => {
     if (rows.length === 0) return;
-    const status = (c: Candidate) => (layout.plain ? c.attempt.status : statusWords(c.attempt.status, c.attempt.next_attempt_at));
+    // Each is its delivery's newest attempt (selectDeliveries): its status says the delivery's fate.
+    const status = (c: Candidate) => (layout.plain ? c.attempt.status : attemptWords(c.attempt, c.attempt.delivery_id !== undefined));
     const cells = rows.map((c) => [
       c.deliveryId,
       c.webhookId ?? '',
