@@ -251,16 +251,16 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
   const shared: SharedLayout = {};
   let rows: Candidate[] = [];
   const now = deps.serviceNow();
-  // By width, the rows never changing it (the pages share the first one's): the time takes its compact form; the status
-  // (always the one asked for) and the attempt are left out; the event type is cut between its words; the code, the
-  // time and the webhook are left out, in this order.
+  // By width, the rows never changing it (the pages share the first one's): the time takes its compact form; the attempt
+  // is left out; the event type is cut between its words; the status (the one asked for, with what follows it: a retry
+  // due, or no more retries), the code, the time and the webhook are left out, in this order.
   const columns: Column[] = [
     { title: 'DELIVERY', kind: 'id', width: DELIVERY_ID_WIDTH },
     { title: 'WEBHOOK', kind: 'id', width: WEBHOOK_ID_WIDTH, drop: 6 },
-    { title: 'EVENT', kind: 'words', width: EVENT_WIDTH, min: EVENT_MIN, give: 3 },
-    { title: 'STATUS', width: STATUS_WIDTH, drop: 1 },
+    { title: 'EVENT', kind: 'words', width: EVENT_WIDTH, min: EVENT_MIN, give: 2 },
+    { title: 'STATUS', width: STATUS_WIDTH, drop: 3 },
     { title: 'CODE', width: CODE_WIDTH, drop: 4 },
-    { title: 'ATTEMPT', width: 7, drop: 2 },
+    { title: 'ATTEMPT', width: 7, drop: 1 },
     { title: 'LAST ATTEMPT', kind: 'time', now, give: 0, drop: 5 },
   ];
   const flush = async () => {
