@@ -35,8 +35,9 @@ let now: number;
 
 const env = () => sandboxEnv(sandbox.info, join(workDir, 'config'));
 const cli = inProcessCliWith(env);
-const ok = async (args: string[], options: Parameters<typeof cli>[1] = {}) => {
-  const result = await cli(args, options);
+/** Its stdout, once it ended with exit 0; on a terminal `columns` wide when given. */
+const ok = async (args: string[], columns?: number) => {
+  const result = columns === undefined ? await cli(args) : await runInProcess(args, { env: env(), terminal: { columns } });
   expect(result.code, result.stderr).toBe(0);
   return result.stdout;
 };
@@ -101,8 +102,7 @@ describe("a delivery's fate, one wording everywhere", () => {
 
   it('deliveries list at 80 columns: each row named by its delivery and number, the newest saying the fate', async () => {
     const { ranOut } = words();
-    const rows = async (hook: keyof typeof hooks) =>
-      (await ok(['deliveries', 'list', hooks[hook].id], { terminal: { columns: 80 } })).trimEnd().split('\n').slice(1);
+    const rows = async (hook: keyof typeof hooks) => (await ok(['deliveries', 'list', hooks[hook].id], 80)).trimEnd().split('\n').slice(1);
     const short = (hook: keyof typeof hooks) => shortId(hooks[hook].delivery);
     expect(await rows('ranOut')).toEqual([
       expect.stringMatching(new RegExp(`^${short('ranOut')} #3 .* ${ranOut} +500 `)),
@@ -127,7 +127,7 @@ describe("a delivery's fate, one wording everywhere", () => {
 
   it('deliveries recover: its dry run and its summary say what follows each', async () => {
     const { ranOut } = words();
-    const dryRun = await ok(['deliveries', 'recover', '--webhook', hooks.ranOut.id, '--dry-run'], { terminal: { columns: 132 } });
+    const dryRun = await ok(['deliveries', 'recover', '--webhook', hooks.ranOut.id, '--dry-run'], 132);
     expect(dryRun).toMatch(new RegExp(`^${hooks.ranOut.delivery} .* ${ranOut} `, 'm'));
     const recovered = await cli(['deliveries', 'recover', '--webhook', hooks.ranOut.id, '--yes']);
     expect(recovered.code, recovered.stderr).toBe(1);
