@@ -10,7 +10,7 @@ import { fateOfAttempt } from './shared/fate.js';
 
 export const command = (runF = run) =>
   new Command('show')
-    .description("one attempt, with its delivery's fate, its payload and signature")
+    .description("one attempt, its delivery's fate and payload")
     .addArgument(new Argument('<delivery-id>', 'delivery id').argParser(resourceId('delivery')))
     .addHelpText('after', examples('whsvc deliveries show dlv_…', 'whsvc deliveries show dlv_… --json | jq .payload'))
     .action(apiAction((deps, id) => runF({ id }, deps)));
