@@ -12,8 +12,11 @@ export const WEBHOOK_ID_WIDTH = 27;
 export const EVENT_WIDTH = 26;
 /** An event type cut between its words is no narrower than this, so that `production_…` and `product.…` differ. */
 export const EVENT_MIN = 12;
-/** The widest status a table's column shows, `failed · retry due` (its time of day left out: statusWords). */
-export const STATUS_WIDTH = 18;
+/**
+ * The widest status a table's column shows: `failed · no more retries` (fateWords); a retry due is said there without
+ * its time of day, `failed · retry due`.
+ */
+export const STATUS_WIDTH = 24;
 /** The widest code: `no answer` (codeWords). */
 export const CODE_WIDTH = 9;
 /** A URL column keeps at least this much: an https scheme, a host of twenty-odd characters and `/…`. */

@@ -14,8 +14,8 @@ export interface Column {
   /**
    * How its cells fit:
    * - `whole` (the default): never cut (a status, a code, a figure); `width` is the widest value it holds;
-   * - `id`: an id, or text ending in one (`3 of dlv_…`): whole, or with the id in its one short form (shortId),
-   *   never another cut; `width` whole, `min` short;
+   * - `id`: an id, or text ending in one (`3 of dlv_…`), or a delivery's id and its attempt's number (`dlv_… #3`):
+   *   whole, or with the id in its one short form (shortId), never another cut; `width` whole, `min` short;
    * - `time`: a time (ISO 8601 in the cells): relative (`15 seconds ago`), or in its compact form (`15s ago`);
    *   text that is no time (`no token`, `-`) is shown as it is;
    * - `url`: a URL whose scheme and host stay whole, its path losing its middle (shortenUrl);
@@ -88,8 +88,11 @@ const BORDERLESS = {
 const FLEXIBLE = new Set(['url', 'list', 'words']);
 const isFlexible = (column: Column) => FLEXIBLE.has(column.kind ?? 'whole');
 
-/** An id cell in its short form: its last word (the id) shortened, what comes before it kept (`3 of dlv_eb…aaee`). */
+/** An id cell in its short form: its id shortened, what comes before or after it kept (`3 of dlv_eb…aaee`, `dlv_eb…aaee #3`). */
 function shortIdCell(text: string): string {
+  // `dlv_… #3`, a delivery and its attempt's number, has its id first.
+  const numbered = /^(\S+)( #\S+)$/.exec(text);
+  if (numbered) return shortId(numbered[1]!) + numbered[2]!;
   const at = text.lastIndexOf(' ') + 1;
   return text.slice(0, at) + shortId(text.slice(at));
 }

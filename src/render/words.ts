@@ -1,6 +1,7 @@
 // How whsvc says times, durations and the outcome of an attempt, in one place for the CLI, the sandbox's banner and
 // log, and the inspector's page (which bundles this module: nothing here may need Node).
 
+import type { Fate } from '../protocol/fate.js';
 import type { DeliveryStatus } from '../protocol/status.js';
 import { sanitize } from './text.js';
 
@@ -159,4 +160,27 @@ export function statusWords(status: DeliveryStatus, nextAttemptAt: string | null
   const word = sanitize(status);
   if (status !== 'failed' || !nextAttemptAt) return word;
   return now === undefined ? `${word} · retry due` : `${word} · retry due ${clockTime(nextAttemptAt, now)}`;
+}
+
+/** What a failed delivery whose automatic attempts ran out reads: `failed · no more retries`. */
+export const NO_MORE_RETRIES = 'no more retries';
+
+/**
+ * A delivery's fate (protocol/fate.ts) in the words of its status, the same everywhere a status is said (tables, log
+ * lines, the inspector's badges): `delivered`, `pending`, `failed · retry due 14:02:05` (`failed · retry due` given no
+ * `now`, as statusWords), `failed · no more retries`, and `failed` alone when the service does not say what follows.
+ */
+export function fateWords(fate: Fate, now?: number): string {
+  if (fate.status !== 'failed') return fate.status;
+  if (fate.retry === 'due') return statusWords('failed', fate.due_at, now);
+  return fate.retry === 'none' ? `failed · ${NO_MORE_RETRIES}` : 'failed';
+}
+
+/**
+ * The fate said whole, where there is room for it (`deliveries show`, the inspector's delivery): a delivered one names
+ * the attempt that got through and when, `delivered by attempt 6 at 14:02:11`; the others read as fateWords says them.
+ */
+export function fateSentence(fate: Fate, now: number): string {
+  if (fate.status !== 'delivered') return fateWords(fate, now);
+  return `delivered${fate.attempt === null ? '' : ` by attempt ${fate.attempt}`} at ${clockTime(fate.at, now)}`;
 }

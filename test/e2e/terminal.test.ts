@@ -189,13 +189,13 @@ describeInTerminal('in a real terminal (tmux)', { timeout: GATHERED_TIMEOUT }, (
         for (const line of lines.slice(1)) expect(line.slice(statusColumn), line).toMatch(/^(active|paused)( |$)/);
       });
 
-      await step('deliveries list at 80 columns: rows fit; the id and the status with its retry due whole', () => {
+      await step('deliveries list at 80 columns: rows fit; each named by its delivery and number; the status with its retry due whole', () => {
         const lines = list80!;
         // The columns follow from the width alone: at 80, EVENT stays, though every attempt here is of invoice.paid.
-        expect(lines[0]).toMatch(/^ID +EVENT +STATUS +CODE$/);
+        expect(lines[0]).toMatch(/^DELIVERY +EVENT +STATUS +CODE +CREATED$/);
         for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
         // The newest attempt of the failed delivery says when its automatic retry is due, whole; the first is failed alone.
-        expect(lines.find((line) => line.startsWith(`${first.id} `))).toMatch(/ +failed +500( |$)/);
+        expect(lines.find((line) => line.startsWith(`${shortId(first.id)} #1 `))).toMatch(/ +failed +500( |$)/);
         expect(
           lines.some((line) => / +failed · retry due +500( |$)/.test(line)),
           lines.join('\n'),
@@ -204,9 +204,9 @@ describeInTerminal('in a real terminal (tmux)', { timeout: GATHERED_TIMEOUT }, (
 
       await step('deliveries list at 60 columns: the attempt, the time and the event type are left out rather than wrap the rows or cut the status', () => {
         const narrowest = list60!;
-        expect(narrowest[0], narrowest.join('\n')).toMatch(/^ID +(EVENT +)?STATUS +CODE( +CREAT\S*)?$/);
+        expect(narrowest[0], narrowest.join('\n')).toMatch(/^DELIVERY +(EVENT +)?STATUS +CODE( +CREAT\S*)?$/);
         for (const line of narrowest) expect(line.length, line).toBeLessThanOrEqual(60);
-        expect(narrowest.find((line) => line.startsWith(`${first.id} `))).toMatch(/ failed +500( |$)/);
+        expect(narrowest.find((line) => line.startsWith(`${shortId(first.id)} #1 `))).toMatch(/ failed +500( |$)/);
         expect(
           narrowest.some((line) => / failed · retry due +500( |$)/.test(line)),
           narrowest.join('\n'),
@@ -230,15 +230,18 @@ describeInTerminal('in a real terminal (tmux)', { timeout: GATHERED_TIMEOUT }, (
         ).toHaveLength(0);
       });
 
-      await step('deliveries tail at 60 columns: the time, the status with its retry due (its time of day left out), the code, the delivery', () => {
-        const narrowest = tail60!.filter((line) => /^\d\d:\d\d:\d\d {2}/.test(line));
-        expect(narrowest).toHaveLength(3);
-        for (const line of narrowest) expect(line.length, line).toBeLessThanOrEqual(60);
-        expect(
-          narrowest.some((line) => /^\S+ {2}failed · retry due +500 +dlv_\S* #1$/.test(line)),
-          narrowest.join('\n'),
-        ).toBe(true);
-      });
+      await step(
+        'deliveries tail at 60 columns: the time (to the minute), the status with its retry due (its time of day left out), the code, the delivery',
+        () => {
+          const narrowest = tail60!.filter((line) => /^\d\d:\d\d {2}/.test(line));
+          expect(narrowest).toHaveLength(3);
+          for (const line of narrowest) expect(line.length, line).toBeLessThanOrEqual(60);
+          expect(
+            narrowest.some((line) => /^\S+ {2}failed · retry due +500 +dlv_\S* #1$/.test(line)),
+            narrowest.join('\n'),
+          ).toBe(true);
+        },
+      );
 
       await step('events at 60: the descriptions are shortened, not wrapped under the module column', () => {
         const lines = events60!;

@@ -86,7 +86,7 @@ describe('deliveries list across webhooks', () => {
     expect(lines).toHaveLength(7);
     for (const line of lines) expect(Object.values(hooks)).toContain(line.split('\t')[1]);
     const terminal = await runInProcess(['deliveries', 'list'], { env: s.env, terminal: { columns: 80 } });
-    expect(terminal.stdout.split('\n')[0]).toMatch(/^ID +WEBHOOK +STATUS +CODE$/);
+    expect(terminal.stdout.split('\n')[0]).toMatch(/^DELIVERY +WEBHOOK +EVENT +STATUS +CODE$/);
     // A webhook's own log: the service's page, with its cursor.
     const page = json(await s.cli(['deliveries', 'list', hooks.A, '--limit', '1', '--json']));
     expect(page.data).toHaveLength(1);
@@ -140,7 +140,7 @@ describe('deliveries list across webhooks', () => {
     expect(result.stderr).toMatch(
       /\r\u001b\[2Kpayload id inv_42: \d attempts? carr(y|ies) it, of \d deliver(y|ies) whose payload was looked at \(\d attempts? read of 3 webhooks\)…/,
     );
-    expect(result.stdout).toMatch(/^ID +WEBHOOK +EVENT +STATUS +CODE +ATTEMPT +CREATED\n/);
+    expect(result.stdout).toMatch(/^DELIVERY +WEBHOOK +EVENT +STATUS +CODE +CREATED( +ATTEMPT ID)?\n/);
   });
 
   it('--limit N shows the N newest and says more match (has_more in --json, with no cursor); --all every one', async () => {

@@ -84,8 +84,9 @@ describe("one clock (the service's) and one word for each state", () => {
     // Relative times count from the sandbox's now (three days on), not this machine's.
     const webhook = await cli(['webhooks', 'get', webhookId]);
     expect(webhook.stdout).toMatch(/^created\s+3 days ago \(/m);
+    // The newest attempt of a delivery with no retry due: its retries ran out.
     const last = await cli(['deliveries', 'show', listed[0]!.id]);
-    expect(last.stdout).toMatch(/^status\s+failed$/m);
+    expect(last.stdout).toMatch(/^status\s+failed · no more retries$/m);
     expect(last.stdout).toMatch(/^created\s+3 days ago \(/m);
   });
 

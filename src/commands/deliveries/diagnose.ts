@@ -11,12 +11,14 @@ import { platformNameOption, resourceId } from '../../cli/parse.js';
 import { requiredSecret } from '../../receiver/secrets.js';
 import { STDIN } from '../../cli/stdin.js';
 import { keyValues, sanitize, sanitizeBlock, shellWord } from '../../render/text.js';
-import { clockTime, NO_ANSWER, noAnswer } from '../../render/words.js';
+import { clockTime, fateSentence, NO_ANSWER, noAnswer, statusWords } from '../../render/words.js';
+import { deliveryFate } from '../../protocol/fate.js';
 import { rebuiltDelivery } from '../../protocol/delivery.js';
 import { checkSignature, type SignatureCheck } from '../../protocol/signature.js';
 import { deliveryRecord, RecordFile } from '../../receiver/record-file.js';
 import { checkUserFile } from '../../files/user-file.js';
 import { statusLabel } from './shared/view.js';
+import { fateAttempt } from './shared/fate.js';
 import { numberText, numberValue } from '../../exact-json.js';
 
 export const command = (runF = run) =>
@@ -143,11 +145,7 @@ function asJson({ asked, key, webhook, attempts, latest, delivered, signatureChe
 }
 
 /** The facts for a person: the delivery, why and what to do, its attempts, what was sent and answered, the next commands. */
-function printFacts(
-  deps: CommandDeps,
-  { asked, key, webhook, attempts, latest, delivered, signatureCheck, diagnosis, next }: Facts,
-  options: DiagnoseOptions,
-): void {
+function printFacts(deps: CommandDeps, { asked, key, webhook, attempts, latest, signatureCheck, diagnosis, next }: Facts, options: DiagnoseOptions): void {
   const now = deps.serviceNow();
   const c = deps.colors;
   const words = (a: Attempt) => {
@@ -164,7 +162,7 @@ function printFacts(
         ['delivery', key],
         ['webhook', webhook ? `${webhook.id}  ${webhook.url}` : (asked.webhook_id ?? '(not named by the service)')],
         ['event', asked.event],
-        ['status', { styled: statusLabel(delivered ? 'delivered' : latest.status, c, { nextAttemptAt: latest.next_attempt_at, now }) }],
+        ['status', { styled: fateLabel(attempts, latest, c, now) }],
         ...(latest.failure_reason ? [['failure', latest.failure_reason] as [string, string]] : []),
         ...(signatureWords === undefined ? [] : [['signature', { styled: signatureWords }] as [string, { styled: string }]]),
         ['why', diagnosis.summary],
@@ -186,6 +184,17 @@ function printFacts(
   if (latest.response_body) deps.stdout.write(`${c.dim('answer')}\n${sanitizeBlock(latest.response_body)}\n`);
   // Each command on a line of its own, its reason above it: copied whole, at any width.
   deps.stdout.write(`${c.dim('next')}\n${next.map((step) => `  ${c.dim(`# ${step.why}`)}\n  ${step.command}`).join('\n')}\n`);
+}
+
+/**
+ * The delivery's fate as every command says it (`delivered by attempt 6 at 14:02:11`, `failed · no more retries`), from
+ * its attempts, the newest as retrieved; the newest status alone when the service names no delivery (this attempt's
+ * retries cannot be told from other deliveries').
+ */
+function fateLabel(attempts: Attempt[], latest: Attempt, c: CommandDeps['colors'], now: number): string {
+  const newestFirst = [latest, ...attempts.slice(0, -1).reverse()].map(fateAttempt);
+  const fate = deliveryFate(newestFirst, latest.delivery_id !== undefined);
+  return fate ? statusLabel(fate.status, c, fateSentence(fate, now)) : statusLabel(latest.status, c, statusWords(latest.status, latest.next_attempt_at, now));
 }
 
 /** The signature row: the check in its word, and what it means; none when there was no secret to check with and nothing amiss. */

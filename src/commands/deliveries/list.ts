@@ -16,6 +16,7 @@ import { ProgressLine } from '../../render/progress.js';
 import { andMore, sanitize } from '../../render/text.js';
 import { ACROSS_BOUNDS, type AcrossBounds, type AcrossRow, checkWindow, LogsAcross, windowAt } from './shared/across.js';
 import { attemptTable } from './shared/view.js';
+import { NewestFirst } from './shared/fate.js';
 
 export const command = (runF = run) =>
   new Command('list')
@@ -127,11 +128,13 @@ function listOptions(webhookId: string | undefined, o: ListFlags): DeliveriesLis
 export async function run(options: DeliveriesListOptions, deps: CommandDeps, bounds: ListBounds = LIST_BOUNDS): Promise<number> {
   if (options.across) return listAcross(options, options.across, deps, bounds);
   const webhookId = options.webhookId!;
+  // A delivery's newest attempt says its fate: known only of a log read from its top, with none of its attempts left out.
+  const newest = new NewestFirst(options.cursor === undefined && options.status === undefined);
   await writePages<Attempt>(deps, {
     all: options.all,
     firstCursor: options.cursor,
     fetchPage: (cursor) => listAttempts(deps.api, webhookId, { limit: options.limit, cursor, status: options.status }),
-    renderPage: (items, table) => attemptTable(items, deps.colors, deps.serviceNow(), table),
+    renderPage: (items, table) => attemptTable(items, deps.colors, deps.serviceNow(), table, { newest }),
     empty: 'No deliveries.\n',
     nextCommand: (cursor) =>
       [
@@ -166,7 +169,13 @@ async function listAcross(options: DeliveriesListOptions, across: AcrossFilters,
   // On a terminal, how far a search has gone: each payload takes a request.
   const progress = deps.stderr.isTTY && search ? new ProgressLine(deps.stderr, deps.now) : undefined;
   if (search && progress) search.onLook = () => progress.update(`payload id ${sanitize(search.payloadId)}: ${searchWords(search, walk)}…`);
-  const list = new StreamedList<AcrossRow>(deps, (rows, table) => attemptTable(rows, deps.colors, deps.serviceNow(), table, true), 'No deliveries.\n');
+  // Newest first across webhooks too: a delivery's first row is its newest attempt, unless --status or --until left that out.
+  const newest = new NewestFirst(options.status === undefined && until === undefined);
+  const list = new StreamedList<AcrossRow>(
+    deps,
+    (rows, table) => attemptTable(rows, deps.colors, deps.serviceNow(), table, { newest, withWebhook: true }),
+    'No deliveries.\n',
+  );
   let batch: AcrossRow[] = [];
   const flush = async () => {
     progress?.clear();

@@ -6,7 +6,6 @@ import { examples } from '../../cli/examples.js';
 import { allWebhooks, deliveryKey } from '../../api/log.js';
 import { renderTable, type Column, type SharedLayout } from '../../render/table.js';
 import { counted, shellWord } from '../../render/text.js';
-import { statusWords } from '../../render/words.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
@@ -15,6 +14,7 @@ import { printJson, tableLayout } from '../../cli/output.js';
 import { collect, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import { ResendReport, concurrencyOption, resendAll, type ResendTarget, verboseOption } from './shared/resend.js';
 import { attemptCode } from './shared/view.js';
+import { attemptWords } from './shared/fate.js';
 import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 import { numberText } from '../../exact-json.js';
 import type { DeliveryStatus } from '../../protocol/status.js';
@@ -238,21 +238,22 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
   const shared: SharedLayout = {};
   let rows: Candidate[] = [];
   const now = deps.serviceNow();
-  // By width, the rows never changing it (the pages share the first one's): the time takes its compact form; the status
-  // (always the one asked for) and the attempt are left out; the event type is cut between its words; the code, the
-  // time and the webhook are left out, in this order.
+  // By width, the rows never changing it (the pages share the first one's): the time takes its compact form; the attempt
+  // is left out; the event type is cut between its words; the status (the one asked for, with what follows it: a retry
+  // due, or no more retries), the code, the time and the webhook are left out, in this order.
   const columns: Column[] = [
     { title: 'DELIVERY', kind: 'id', width: DELIVERY_ID_WIDTH },
     { title: 'WEBHOOK', kind: 'id', width: WEBHOOK_ID_WIDTH, drop: 6 },
-    { title: 'EVENT', kind: 'words', width: EVENT_WIDTH, min: EVENT_MIN, give: 3 },
-    { title: 'STATUS', width: STATUS_WIDTH, drop: 1 },
+    { title: 'EVENT', kind: 'words', width: EVENT_WIDTH, min: EVENT_MIN, give: 2 },
+    { title: 'STATUS', width: STATUS_WIDTH, drop: 3 },
     { title: 'CODE', width: CODE_WIDTH, drop: 4 },
-    { title: 'ATTEMPT', width: 7, drop: 2 },
+    { title: 'ATTEMPT', width: 7, drop: 1 },
     { title: 'LAST ATTEMPT', kind: 'time', now, give: 0, drop: 5 },
   ];
   const flush = async () => {
     if (rows.length === 0) return;
-    const status = (c: Candidate) => (layout.plain ? c.attempt.status : statusWords(c.attempt.status, c.attempt.next_attempt_at));
+    // Each is its delivery's newest attempt (selectDeliveries): its status says the delivery's fate.
+    const status = (c: Candidate) => (layout.plain ? c.attempt.status : attemptWords(c.attempt, c.attempt.delivery_id !== undefined));
     const cells = rows.map((c) => [
       c.deliveryId,
       c.webhookId ?? '',

@@ -6,17 +6,22 @@ import { resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
 import { attemptBlock } from './shared/view.js';
+import { fateOfAttempt } from './shared/fate.js';
 
 export const command = (runF = run) =>
   new Command('show')
-    .description('one attempt, with its payload and signature')
+    .description("one attempt, its delivery's fate and payload")
     .addArgument(new Argument('<delivery-id>', 'delivery id').argParser(resourceId('delivery')))
     .addHelpText('after', examples('whsvc deliveries show dlv_…', 'whsvc deliveries show dlv_… --json | jq .payload'))
     .action(apiAction((deps, id) => runF({ id }, deps)));
 
+/**
+ * The attempt as the service returned it; for a person, with its delivery's fate read from the log above it (the
+ * attempts made since: one of them may have delivered it). --json prints the answer alone, as it came.
+ */
 export async function run(options: { id: string }, deps: CommandDeps): Promise<number> {
   const attempt = await getAttempt(deps.api, options.id);
   if (deps.json) printJson(deps, attempt);
-  else deps.stdout.write(attemptBlock(attempt, deps.colors, deps.serviceNow()));
+  else deps.stdout.write(attemptBlock(attempt, deps.colors, deps.serviceNow(), await fateOfAttempt(deps.api, attempt)));
   return 0;
 }

@@ -293,6 +293,7 @@ function takeChanges(
     wants: (attempt: Attempt) => boolean;
   },
 ): number {
+  printer.note(changes);
   for (const change of changes) {
     // --count N: N lines, even when one poll brings more; what comes after them is still forwarded (and checkpointed).
     if (matches(change) && (count === undefined || printed < count)) {

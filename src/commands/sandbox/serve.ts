@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import type { Io } from '../../cli/deps.js';
 import { DEFAULT_BASE_URL } from '../../cli/defaults.js';
 import { CliError, listenError } from '../../cli/errors.js';
-import { clockTime, noAnswer, statusWords, elapsed } from '../../render/words.js';
+import { clockTime, fateWords, noAnswer, statusWords, elapsed } from '../../render/words.js';
+import { deliveryFate } from '../../protocol/fate.js';
 import { FileError } from '../../files/user-file.js';
 import { defaultMaxConnections } from '../../sandbox/connections.js';
 import { ManualSandboxClock } from '../../sandbox/clock.js';
@@ -56,6 +57,16 @@ function sayOncePerReason(stderr: Io['stderr']): (reason: string) => void {
   };
 }
 
+/**
+ * An attempt just made in the words of its delivery's fate, the same as every command's: it is the delivery's newest
+ * (the next cannot begin before it is logged), so none due after a failure is `failed · no more retries`.
+ */
+function attemptFate(attempt: AttemptRow): string {
+  const fate = deliveryFate([attempt], true);
+  const now = Date.parse(attempt.created_at);
+  return fate ? fateWords(fate, now) : statusWords(attempt.status, attempt.next_attempt_at, now);
+}
+
 /** One line per attempt on stderr: what was sent where, and what came of it (the endpoint's answer, cut short). */
 function attemptLine(attempt: AttemptRow, webhook: WebhookRow): string {
   // The sandbox's time: with a manual clock, when the attempt was due, not when the jump ran.
@@ -66,9 +77,8 @@ function attemptLine(attempt: AttemptRow, webhook: WebhookRow): string {
   const answered = attempt.response_body?.trim();
   const body = answered ? `  "${answered.slice(0, 80)}${answered.length > 80 ? '…' : ''}"` : '';
   return (
-    sanitize(
-      `${time} ${statusWords(attempt.status, attempt.next_attempt_at, Date.parse(attempt.created_at)).padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${body}  (${attempt.delivery_id} #${attempt.attempt})`,
-    ) + '\n'
+    sanitize(`${time} ${attemptFate(attempt).padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${body}  (${attempt.delivery_id} #${attempt.attempt})`) +
+    '\n'
   );
 }
 

@@ -2,6 +2,7 @@
 // and the page (client/app.ts). Nothing here may name a secret: no signing
 // secret, client secret or token is ever part of an inspector answer.
 
+import type { Fate } from '../../protocol/fate.js';
 import type { DeliveryStatus } from '../../protocol/status.js';
 
 export interface InspectorWebhook {
@@ -55,6 +56,8 @@ export interface InspectorDeliveryItem {
   last_attempt_at: string | null;
   /** When the next automatic attempt is due, if one is. */
   next_attempt_at: string | null;
+  /** What it came to, as the CLI tells it (protocol/fate.ts): delivered by which attempt, a retry due, no more retries. */
+  fate: Fate | null;
 }
 
 /** GET /_sandbox/inspector/api/deliveries */

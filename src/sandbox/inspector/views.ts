@@ -11,6 +11,7 @@ import type { WebhookRepository } from '../store/webhooks.js';
 import { parseLimit, parseStatusFilter, validateEventType } from '../validation.js';
 import { deliveryHeaders, signatureHeaderName } from '../../protocol/headers.js';
 import { shellQuote } from '../../render/text.js';
+import { deliveryFate, type Fate } from '../../protocol/fate.js';
 import type { DeliveryStatus } from '../../protocol/status.js';
 import type { InspectorAttempt, InspectorDelivery, InspectorDeliveryItem, InspectorDeliveryPage, InspectorOverview } from './types.js';
 import { idParameter } from './query.js';
@@ -96,7 +97,8 @@ export class InspectorViews {
     const { log, policy } = this.deps;
     const delivery = log.findDelivery(DEMO_ACCOUNT, idParameter('id', id));
     if (!delivery) throw notFound('delivery', id);
-    const attempts: InspectorAttempt[] = log.attemptsOfDelivery(delivery.id).map((a) => ({
+    const rows = log.attemptsOfDelivery(delivery.id);
+    const attempts: InspectorAttempt[] = rows.map((a) => ({
       id: a.id,
       attempt: a.attempt,
       status: a.status,
@@ -127,6 +129,7 @@ export class InspectorViews {
       created_at: delivery.created_at,
       last_attempt_at: last?.created_at ?? null,
       next_attempt_at: status === 'failed' ? iso(delivery.next_due_at) : null,
+      fate: deliveryFate([...rows].reverse(), true) ?? null,
       webhook_active: delivery.webhook_active,
       signature: delivery.signature,
       signature_header: this.signatureHeader,
@@ -149,5 +152,17 @@ function deliveryItem(row: DeliverySummary): InspectorDeliveryItem {
     created_at: row.created_at,
     last_attempt_at: row.last_attempt_at,
     next_attempt_at: row.status === 'failed' ? iso(row.next_due_at) : null,
+    fate: fateOfSummary(row),
   };
+}
+
+/** A delivery's fate from its summary: its status is its newest attempt's, unless delivered (then by its newest, the last sent). */
+function fateOfSummary(row: DeliverySummary): Fate | null {
+  const newest = {
+    status: row.status,
+    attempt: row.last_attempt ?? undefined,
+    created_at: row.last_attempt_at ?? row.created_at,
+    next_attempt_at: row.status === 'failed' ? iso(row.next_due_at) : null,
+  };
+  return deliveryFate([newest], true) ?? null;
 }

@@ -26,6 +26,8 @@ export interface DeliverySummary {
   attempt_count: number;
   created_at: string;
   last_attempt_at: string | null;
+  /** Its newest attempt's number. */
+  last_attempt: number | null;
   next_due_at: number | null;
 }
 
@@ -79,7 +81,7 @@ const DELIVERY_PAGE_SQL = `SELECT * FROM (
   SELECT c.rowid AS seq, c.id, c.webhook_id, w.url AS webhook_url, c.event, c.created_at, c.next_due_at,
     ${DELIVERY_STATUS_SQL} AS status,
     (SELECT COUNT(*) FROM attempts n WHERE n.delivery_id = c.id) AS attempt_count,
-    l.response_code AS response_code, l.created_at AS last_attempt_at
+    l.response_code AS response_code, l.created_at AS last_attempt_at, l.attempt AS last_attempt
   FROM deliveries c JOIN webhooks w ON w.id = c.webhook_id
   LEFT JOIN attempts l ON l.id = (SELECT x.id FROM attempts x WHERE x.delivery_id = c.id ORDER BY x.attempt DESC LIMIT 1)
   WHERE w.account_id = :account
@@ -142,6 +144,7 @@ export class DeliveryLog {
       attempt_count: Number(row.attempt_count),
       created_at: String(row.created_at),
       last_attempt_at: row.last_attempt_at === null ? null : String(row.last_attempt_at),
+      last_attempt: row.last_attempt === null ? null : Number(row.last_attempt),
       next_due_at: row.next_due_at === null ? null : Number(row.next_due_at),
     }));
   }

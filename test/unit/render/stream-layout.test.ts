@@ -88,12 +88,34 @@ describe('deliveries tail: every line of a stream has the same fields in the sam
       kind: 'status',
       previous: 'pending',
       webhookId: 'wh_05508bd8f0cc734ca225f39b',
-      attempt: attempt({ id: 'dlv_2d5c16aa0000000000000002', delivery_id: 'dlv_2d5c16aa0000000000000001', attempts: 2, status: 'failed', response_code: 503 }),
+      attempt: attempt({
+        id: 'dlv_2d5c16aa0000000000000002',
+        delivery_id: 'dlv_2d5c16aa0000000000000001',
+        attempts: 2,
+        status: 'failed',
+        response_code: 503,
+        // As read once #3 was made: null, for it is no longer the newest.
+        next_attempt_at: null,
+      }),
+    },
+    {
+      // The last attempt of a delivery whose retries ran out: the widest status without a time of day.
+      kind: 'new',
+      webhookId: 'wh_05508bd8f0cc734ca225f39b',
+      attempt: attempt({
+        id: 'dlv_2d5c16aa0000000000000003',
+        delivery_id: 'dlv_2d5c16aa0000000000000001',
+        attempts: 3,
+        status: 'failed',
+        response_code: 503,
+        next_attempt_at: null,
+      }),
     },
   ];
   const linesAt = (columns: number) => {
     const stdout = new Collector(true, columns);
     const printer = new TailPrinter({ stdout, jsonOut: new PrintedJson(stdout), colors: PLAIN, json: false, serviceNow: () => NOW });
+    printer.note(changes);
     for (const change of changes) printer.change(change);
     return stdout.text.trimEnd().split('\n');
   };
@@ -117,8 +139,12 @@ describe('deliveries tail: every line of a stream has the same fields in the sam
     );
     expect(linesAt(100)[1]).toMatch(/^\d\d:\d\d:\d\d {2}production_order\.completed {2}failed · retry due \d\d:\d\d:\d\d {2}no answer {2}dlv_2d…0001 #1$/);
     expect(linesAt(80)[1]).toMatch(/^\d\d:\d\d:\d\d {2}production_… {2}failed · retry due \d\d:\d\d:\d\d {2}no answer {2}dlv_2d…0001 #1$/);
-    // At 60 the retry's time of day goes, the status stays whole: `failed · retry due`.
-    expect(linesAt(60)[1]).toMatch(/^\d\d:\d\d:\d\d {2}failed · retry due {2}no answer {2}dlv_2d…0001 #1$/);
+    // Retries of it came in the same poll: an attempt before the newest says its own status; the newest, its fate.
+    expect(linesAt(132)[2]).toMatch(/ {2}failed {2,}503 {2,}dlv_2d5c16aa0000000000000001 #2$/);
+    expect(linesAt(132)[3]).toMatch(/ {2}failed · no more retries {2,}503 {2,}dlv_2d5c16aa0000000000000001 #3/);
+    // At 60 the retry's time of day goes, and the time its seconds: the statuses stay whole.
+    expect(linesAt(60)[1]).toMatch(/^\d\d:\d\d {2}failed · retry due {8}no answer {2}dlv_2d…0001 #1$/);
+    expect(linesAt(60)[3]).toMatch(/^\d\d:\d\d {2}failed · no more retries {2}503 {8}dlv_2d…0001 #3$/);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Attempt, Webhook } from '../../../src/api/shapes.js';
 import { attemptTable } from '../../../src/commands/deliveries/shared/view.js';
+import { NewestFirst } from '../../../src/commands/deliveries/shared/fate.js';
 import { HealthTally, healthTable, type WebhookHealth } from '../../../src/commands/webhooks/health.js';
 import { webhookTable } from '../../../src/commands/webhooks/shared/view.js';
 import { PLAIN } from '../../../src/render/colors.js';
@@ -34,10 +35,10 @@ const PAGES: Attempt[][] = [
 
 describe('deliveries list: the same columns at the same width, whatever the rows', () => {
   const expected: Record<(typeof WIDTHS)[number], string[]> = {
-    132: ['ID', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
-    100: ['ID', 'EVENT', 'STATUS', 'CODE', 'CREATED'],
-    80: ['ID', 'EVENT', 'STATUS', 'CODE'],
-    60: ['ID', 'STATUS', 'CODE'],
+    132: ['DELIVERY', 'EVENT', 'STATUS', 'CODE', 'CREATED', 'ATTEMPT ID'],
+    100: ['DELIVERY', 'EVENT', 'STATUS', 'CODE', 'CREATED'],
+    80: ['DELIVERY', 'EVENT', 'STATUS', 'CODE', 'CREATED'],
+    60: ['DELIVERY', 'STATUS', 'CODE'],
   };
 
   it.each(WIDTHS)('at %i columns', async (width) => {
@@ -45,44 +46,63 @@ describe('deliveries list: the same columns at the same width, whatever the rows
       const lines = linesOf(await attemptTable(page, PLAIN, NOW, { maxWidth: width }));
       expect(titlesOf(lines[0]!), `${width}: ${lines.join('\n')}`).toEqual(expected[width]);
       for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(width);
-      // The id is whole on every row; a status with its retry due and `no answer` too.
-      for (const [i, attempt] of page.entries()) expect(lines[i + 1]!.startsWith(`${attempt.id}  `)).toBe(true);
+      // Each row is named by its delivery and its number, the id whole or in its one short form; a status with its
+      // retry due and `no answer` whole too.
+      for (const [i, attempt] of page.entries()) {
+        const key = attempt.delivery_id ?? attempt.id;
+        expect(lines[i + 1]!.startsWith(`${width <= 80 ? shortId(key) : key} #${attempt.attempts}  `), lines[i + 1]).toBe(true);
+      }
       for (const line of lines.slice(1)) expect(line).toMatch(/ {2}(delivered|failed · retry due|failed) +(200|503|no answer)( |$)/);
     }
   });
 
-  it("at 132 columns the delivery's id is whole in `3 of dlv_…`, and the time compact, never cut", async () => {
+  it("at 132 columns a retry's own id is whole after the time (compact, never cut); a first attempt's is its delivery's", async () => {
     const lines = linesOf(await attemptTable(PAGES[1]!, PLAIN, NOW, { maxWidth: 132 }));
-    expect(lines[1]).toMatch(/ 3 of dlv_eb21e83a2f0dc702c917aaee {2}7s ago$/);
+    expect(lines[1]).toMatch(/^dlv_eb21e83a2f0dc702c917aaee #3 .* {2}7s ago {3}dlv_0{23}4$/);
+    const firsts = linesOf(await attemptTable(PAGES[0]!, PLAIN, NOW, { maxWidth: 132 }));
+    expect(firsts[1]).toMatch(/ {2}15s ago$/);
   });
 
-  it('at 80 columns an event type is cut between its words', async () => {
-    const retryDue = linesOf(await attemptTable(PAGES[1]!, PLAIN, NOW, { maxWidth: 80 }));
-    expect(retryDue[1]).toMatch(/ {2}production_order\.… +failed/);
+  it("at 80 columns an event type is cut between its words beside the widest status, a delivery's fate on its newest attempt", async () => {
+    const key = 'dlv_eb21e83a2f0dc702c917aaee';
+    const ranOut: Attempt[] = [2, 1].map((n) => ({
+      id: n === 1 ? key : `dlv_${hex(n)}`,
+      delivery_id: key,
+      event: 'production_order.completed',
+      status: 'failed',
+      response_code: 0,
+      attempts: n,
+      next_attempt_at: null,
+      created_at: ago(n),
+    }));
+    const lines = linesOf(await attemptTable(ranOut, PLAIN, NOW, { maxWidth: 80 }, { newest: new NewestFirst(true) }));
+    expect(lines[1]).toMatch(/^dlv_eb…aaee #2 {2}production_order\.… +failed · no more retries {2}no answer {2}2s ago$/);
+    expect(lines[2]).toMatch(/^dlv_eb…aaee #1 {2}production_order\.… +failed {2,}no answer {2}1s ago$/);
   });
 });
 
-describe('deliveries list across webhooks: the webhook after the id, short, as long as it fits', () => {
+describe('deliveries list across webhooks: the webhook after the delivery, short, as long as it fits', () => {
   const expected: Record<(typeof WIDTHS)[number], string[]> = {
-    132: ['ID', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE', 'ATTEMPT', 'CREATED'],
-    100: ['ID', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE', 'CREATED'],
-    80: ['ID', 'WEBHOOK', 'STATUS', 'CODE'],
-    60: ['ID', 'STATUS', 'CODE'],
+    132: ['DELIVERY', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE', 'CREATED'],
+    100: ['DELIVERY', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE', 'CREATED'],
+    80: ['DELIVERY', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE'],
+    60: ['DELIVERY', 'STATUS', 'CODE'],
   };
 
   it.each(WIDTHS)('at %i columns', async (width) => {
     for (const [n, page] of PAGES.entries()) {
       const rows = page.map((attempt) => ({ ...attempt, webhook_id: `wh_${hex(n + 9)}` }));
-      const lines = linesOf(await attemptTable(rows, PLAIN, NOW, { maxWidth: width }, true));
+      const lines = linesOf(await attemptTable(rows, PLAIN, NOW, { maxWidth: width }, { withWebhook: true }));
       expect(titlesOf(lines[0]!), `${width}: ${lines.join('\n')}`).toEqual(expected[width]);
       for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(width);
-      if (width > 60) for (const [i, attempt] of rows.entries()) expect(lines[i + 1]!.startsWith(`${attempt.id}  ${shortId(attempt.webhook_id)}  `)).toBe(true);
+      // The webhook second, in its short form, after the delivery and its attempt (`dlv_… #1`).
+      if (width > 60) for (const [i, attempt] of rows.entries()) expect(lines[i + 1]!.split(/ {2,}/)[1]).toBe(shortId(attempt.webhook_id));
     }
   });
 
   it('in a pipe, the webhook id is the second field', async () => {
     const rows = PAGES[0]!.map((attempt) => ({ ...attempt, webhook_id: 'wh_1' }));
-    expect((await attemptTable(rows, PLAIN, NOW, { plain: true }, true)).split('\n')[0]!.split('\t').slice(0, 3)).toEqual([
+    expect((await attemptTable(rows, PLAIN, NOW, { plain: true }, { withWebhook: true })).split('\n')[0]!.split('\t').slice(0, 3)).toEqual([
       rows[0]!.id,
       'wh_1',
       'invoice.paid',

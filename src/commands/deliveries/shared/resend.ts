@@ -8,7 +8,8 @@ import { ApiError, AuthError, NetworkError, RequestStopped } from '../../../api/
 import { answeredStatus, deliveryKey } from '../../../api/log.js';
 import { ProgressLine } from '../../../render/progress.js';
 import { andMore, counted, sanitize } from '../../../render/text.js';
-import { noAnswer } from '../../../render/words.js';
+import { fateWords, noAnswer } from '../../../render/words.js';
+import { fateOfNewest } from './fate.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import type { JsonDocument } from '../../../cli/json-output.js';
 import { ExitCode } from '../../../cli/errors.js';
@@ -158,6 +159,8 @@ export class ResendReport {
   private readonly failingWebhooks = new Set<string>();
   /** How many did not get through, by reason: failed again, and not re-sent. */
   private readonly reasons = { failed: new Map<string, number>(), error: new Map<string, number>() };
+  /** Of those that failed again, how many in each fate the service said (`failed · retry due`, `failed · no more retries`). */
+  private readonly fates = new Map<string, number>();
   /** Until when the service asked the run to wait (Retry-After), and what it answered. */
   private waitingUntil = 0;
   private waitingFor = 0;
@@ -210,6 +213,9 @@ export class ResendReport {
       const reason = result.reason ?? result.error ?? 'unknown';
       byReason.set(reason, (byReason.get(reason) ?? 0) + 1);
     }
+    // The retry is its delivery's newest attempt: what the service says follows it is the delivery's fate.
+    const fate = result.outcome === 'failed' && result.attempt ? fateOfNewest(result.attempt) : undefined;
+    if (fate?.status === 'failed' && fate.retry !== 'unknown') this.fates.set(fateWords(fate), (this.fates.get(fateWords(fate)) ?? 0) + 1);
     if (this.document) {
       const a = result.attempt;
       this.document.item({
@@ -275,7 +281,7 @@ export class ResendReport {
     };
   }
 
-  /** How many failed each way, most first: `Failed again, by reason: 10 answered 500, 5 no answer`. */
+  /** How many failed each way, most first: `Failed again, by reason: 10 answered 500, 5 no answer`; `Failed again, now: 3 failed · no more retries`. */
   private writeReasons(label: string, reasons: Map<string, number>): void {
     if (reasons.size === 0) return;
     const counts = [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, count]) => `${count} ${sanitize(reason)}`);
@@ -302,6 +308,7 @@ export class ResendReport {
       parts.push(`${t.already_delivered} already delivered`, `${t.errors} error${t.errors === 1 ? '' : 's'}`);
       this.deps.stdout.write(`Re-sent ${counted(t.resent, 'delivery')}: ${parts.join(', ')}.\n`);
       this.writeReasons('Failed again, by reason', this.reasons.failed);
+      this.writeReasons('Failed again, now', this.fates);
       this.writeReasons('Errors, by reason', this.reasons.error);
       if (this.waits > 0) this.deps.stdout.write(`Waited ${counted(this.waits, 'time')} as the service asked (HTTP ${this.waitingFor}, Retry-After).\n`);
       this.writeIds('Still failing', this.stillFailing, t.failed);

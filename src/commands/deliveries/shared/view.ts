@@ -1,57 +1,69 @@
 import type { Colors } from '../../../render/colors.js';
+import { DELIVERY_REF_SHORT, deliveryRefWidth } from '../../../render/line.js';
 import { renderTable, type Column, type TableOptions } from '../../../render/table.js';
-import { ID_SHORT_WIDTH } from '../../../render/width.js';
 import { keyValues, sanitize, sanitizeBlock } from '../../../render/text.js';
-import { clockTime, codeWords, noAnswer, relativeTime, statusWords } from '../../../render/words.js';
-import { answeredStatus } from '../../../api/log.js';
+import { clockTime, codeWords, fateSentence, fateWords, noAnswer, relativeTime, statusWords } from '../../../render/words.js';
+import { answeredStatus, deliveryKey } from '../../../api/log.js';
 import type { Attempt } from '../../../api/shapes.js';
 import type { DeliveryStatus } from '../../../protocol/status.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { printJson } from '../../../cli/output.js';
 import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../../cli/columns.js';
 import { numberText } from '../../../exact-json.js';
+import { attemptWords, fateOfNewest, NewestFirst, type ShownFate } from './fate.js';
 
 /**
- * The status word in its colour; a failed delivery's retry due after it, in the same words as everywhere
- * (statusWords): with its time of day given `now`, without it (`failed · retry due`) given none.
+ * The status word in its colour, and what is said after it (a failed delivery's retry due, or no more retries: the
+ * words of statusWords or fateWords, which begin with the status) in yellow.
  */
-export function statusLabel(status: DeliveryStatus, colors: Colors, retry?: { nextAttemptAt: string | null | undefined; now?: number | undefined }): string {
+export function statusLabel(status: DeliveryStatus, colors: Colors, words: string = status): string {
   const word = status === 'delivered' ? colors.green(status) : status === 'failed' ? colors.red(status) : colors.yellow(sanitize(status));
-  const words = retry ? statusWords(status, retry.nextAttemptAt, retry.now) : status;
-  return words === status ? word : `${word}${colors.yellow(words.slice(status.length))}`;
+  return words === status || !words.startsWith(status) ? word : `${word}${colors.yellow(words.slice(status.length))}`;
 }
 
 type Pair = [string, string | { styled: string }];
 
-/** `2 of dlv_A` for a retry whose delivery the service names; a first attempt's own id is its delivery's. */
-function attemptOf(attempt: Attempt): string {
-  const number = numberText(attempt.attempts) ?? '';
-  return attempt.delivery_id && attempt.delivery_id !== attempt.id ? `${number} of ${attempt.delivery_id}` : number;
+/** The delivery an attempt belongs to and its number, as listen, tail and the sandbox's log name it: `dlv_A #2`. */
+function deliveryRefOf(attempt: Attempt): string {
+  const number = numberText(attempt.attempts);
+  return `${deliveryKey(attempt)}${number === undefined ? '' : ` #${number}`}`;
 }
 
 /** An attempt's code: the status its endpoint answered, `no answer`, or nothing while it is under way. */
 export const attemptCode = (attempt: Pick<Attempt, 'response_code' | 'status'>) => codeWords(answeredStatus(attempt.response_code), attempt.status);
 
 /**
- * The attempt log as a table. Its columns by width (the rows never change them): at 132 columns all, the time in
- * its compact form; at 100 the attempt is left out; at 80 the time too, the event type cut between its words; at 60
- * the event type too. The id, the status with its retry due and the code stay whole at every width. A list across
- * webhooks (`withWebhook`) adds the webhook after the id: in its short form at 132 columns and less, at 80 in place
- * of the event type, left out at 60.
+ * The attempt log as a table, each row named by its delivery and its attempt's number (`dlv_A #3`, as listen and tail
+ * name it), so that a delivery's retries read as one. Its columns by width (the rows never change them): at 132
+ * columns all, the time in its compact form, the event type cut between its words; at 100 the attempt's own id is left
+ * out; at 80 the delivery's id takes its short form; at 60 the time and the event type are left out too. The status
+ * (with the delivery's fate on its newest attempt) and the code stay whole at every width. A list across webhooks
+ * (`withWebhook`) adds the webhook after the delivery: in its short form at 132 columns and less, at 80 in place of
+ * the event type, left out at 60.
  */
 export const attemptColumns = (now: number, withWebhook = false): Column[] => [
-  { title: 'ID', kind: 'id', width: DELIVERY_ID_WIDTH },
+  { title: 'DELIVERY', kind: 'id', width: deliveryRefWidth(DELIVERY_ID_WIDTH), min: DELIVERY_REF_SHORT, give: 3 },
   ...(withWebhook ? [{ title: 'WEBHOOK', kind: 'id', width: WEBHOOK_ID_WIDTH, give: 1.5, drop: 6 } satisfies Column] : []),
-  { title: 'EVENT', kind: 'words', width: EVENT_WIDTH, min: EVENT_MIN, give: 3, drop: 5 },
+  { title: 'EVENT', kind: 'words', width: EVENT_WIDTH, min: EVENT_MIN, give: 1, drop: 5 },
   { title: 'STATUS', width: STATUS_WIDTH },
   { title: 'CODE', width: CODE_WIDTH },
-  // `3 of dlv_…`: the attempt's number, and its delivery's id (whole, or in its short form).
-  { title: 'ATTEMPT', kind: 'id', width: 5 + DELIVERY_ID_WIDTH, min: 5 + ID_SHORT_WIDTH, give: 1, drop: 2 },
   { title: 'CREATED', kind: 'time', now, give: 0, drop: 4 },
+  // The attempt's own id, for `deliveries show`, where it is not its delivery's (a retry's).
+  { title: 'ATTEMPT ID', kind: 'id', width: DELIVERY_ID_WIDTH, drop: 2 },
 ];
 
-/** The attempts as a table; `withWebhook`: with each one's webhook (`webhook_id`), for a list across webhooks. */
-export async function attemptTable(items: Attempt[], colors: Colors, now: number, options: TableOptions = {}, withWebhook = false): Promise<string> {
+/**
+ * A page of the attempt log. `newest` tells which rows are their delivery's newest attempt: their status says the
+ * delivery's fate (`failed · no more retries`); the others say their own. `withWebhook`: with each one's webhook
+ * (`webhook_id`), for a list across webhooks.
+ */
+export async function attemptTable(
+  items: Attempt[],
+  colors: Colors,
+  now: number,
+  options: TableOptions = {},
+  { newest = new NewestFirst(false), withWebhook = false }: { newest?: NewestFirst; withWebhook?: boolean } = {},
+): Promise<string> {
   const webhook = (d: Attempt) => (withWebhook ? [d.webhook_id ?? ''] : []);
   if (options.plain) {
     // For scripts: the attempt's number alone, and its delivery's id (when the service says it) last.
@@ -69,22 +81,40 @@ export async function attemptTable(items: Attempt[], colors: Colors, now: number
   }
   return renderTable(
     attemptColumns(now, withWebhook),
-    items.map((d) => [d.id, ...webhook(d), d.event, statusWords(d.status, d.next_attempt_at), attemptCode(d), attemptOf(d), d.created_at]),
+    items.map((d) => [
+      deliveryRefOf(d),
+      ...webhook(d),
+      d.event,
+      attemptWords(d, newest.isNewest(d)),
+      attemptCode(d),
+      d.created_at,
+      d.id === deliveryKey(d) ? '' : d.id,
+    ]),
     colors,
     options,
   );
 }
 
-export function attemptBlock(attempt: Attempt, colors: Colors, now: number): string {
+/**
+ * One attempt as a key/value block. Its status line says the delivery's fate when the attempt is the delivery's
+ * newest (`failed · no more retries`); for an earlier one a `fate` line says it (`delivered by attempt 6 at
+ * 14:02:11`), or why it is not known.
+ */
+export function attemptBlock(attempt: Attempt, colors: Colors, now: number, shown: ShownFate = { newest: false }): string {
+  const words = shown.newest && shown.fate ? fateWords(shown.fate, now) : statusWords(attempt.status, attempt.next_attempt_at, now);
+  const fate = !shown.newest && shown.fate ? fateSentence(shown.fate, now) : shown.unknown && `not known: ${shown.unknown}`;
   const pairs: Pair[] = [
     ['id', attempt.id],
     ...(attempt.webhook_id ? [['webhook', attempt.webhook_id] as Pair] : []),
     ['event', attempt.event],
-    ['status', { styled: statusLabel(attempt.status, colors, { nextAttemptAt: attempt.next_attempt_at, now }) }],
+    ['status', { styled: statusLabel(attempt.status, colors, words) }],
+    ...(fate ? [['fate', fate] as Pair] : []),
     // No answer says why on its own line, as every command says it (`no answer: connection refused`).
     ['response', String(answeredStatus(attempt.response_code) ?? noAnswer(attempt.status === 'pending' ? undefined : attempt.failure_reason))],
     ...(attempt.failure_reason && answeredStatus(attempt.response_code) !== undefined ? [['failure', attempt.failure_reason] as Pair] : []),
-    ...(attempt.attempts === undefined ? [] : [['attempt', attemptOf(attempt)] as Pair]),
+    // Its delivery and number as listen and tail name them (`dlv_A #2`); its number alone when the service names no delivery.
+    ...(attempt.delivery_id !== undefined ? [['delivery', deliveryRefOf(attempt)] as Pair] : []),
+    ...(attempt.delivery_id === undefined && attempt.attempts !== undefined ? [['attempt', numberText(attempt.attempts)] as Pair] : []),
     ['created', `${relativeTime(attempt.created_at, now)} (${attempt.created_at})`],
     ...(attempt.signature ? [['signature', attempt.signature] as Pair] : []),
   ];
@@ -109,7 +139,7 @@ export function reportSentAttempt(
   retriesFollow = false,
 ): number {
   if (deps.json) printJson(deps, attempt);
-  else deps.stdout.write(attemptBlock(attempt, deps.colors, deps.serviceNow()));
+  else deps.stdout.write(attemptBlock(attempt, deps.colors, deps.serviceNow(), { fate: fateOfNewest(attempt), newest: true }));
   if (attempt.status !== 'failed') return 0;
   const status = answeredStatus(attempt.response_code);
   // Why there was no answer, when the service says (the sandbox's failure_reason: a timeout, a refused connection).

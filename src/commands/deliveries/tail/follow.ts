@@ -290,9 +290,13 @@ export class Follower {
   }
 }
 
-/** A retrieved attempt's fields that a list item has (the retrieve answer also holds payload and signature). */
+/**
+ * A retrieved attempt's fields that a list item has (the retrieve answer also holds payload and signature). Its retry
+ * due is kept when the service names one (only ever on a delivery's newest attempt), never its null: retrieved alone,
+ * an attempt with none due may have a retry made since, which the next poll shows (so no more retries is not said).
+ */
 function pick(attempt: Attempt): Partial<Attempt> {
-  const { id, event, status, response_code, attempts, created_at, delivery_id } = attempt;
+  const { id, event, status, response_code, attempts, created_at, delivery_id, next_attempt_at } = attempt;
   return {
     id,
     event,
@@ -301,6 +305,7 @@ function pick(attempt: Attempt): Partial<Attempt> {
     ...(attempts === undefined ? {} : { attempts }),
     created_at,
     ...(delivery_id === undefined ? {} : { delivery_id }),
+    next_attempt_at: typeof next_attempt_at === 'string' ? next_attempt_at : undefined,
   };
 }
 

@@ -5,9 +5,10 @@ import type { JsonOutput } from '../../../cli/json-output.js';
 import type { OutputStream } from '../../../render/stream.js';
 import { isDelivered } from '../../../protocol/status.js';
 import { sanitize } from '../../../render/text.js';
-import { clockTime, noAnswer, statusWords } from '../../../render/words.js';
+import { clockTime, noAnswer } from '../../../render/words.js';
 import { displayWidth, ID_SHORT_WIDTH } from '../../../render/width.js';
 import { attemptCode, statusLabel } from '../shared/view.js';
+import { attemptWords, HighestAttempts } from '../shared/fate.js';
 import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../../cli/columns.js';
 import { type ForwardRoute, shownUrl } from '../../../receiver/routes.js';
 import type { ForwardOutcome } from './forward.js';
@@ -20,21 +21,22 @@ export type ForwardLine = Exclude<ForwardOutcome, { kind: 'cannot' }>;
 type ChangeKey = 'time' | 'webhook' | 'event' | 'previous' | 'status' | 'code' | 'delivery' | 'own';
 type ForwardKey = 'time' | 'url' | 'via' | 'delivery' | 'app' | 'signature' | 'why';
 
-/** A time of day (`14:02:05`); one of another day has its date before it, and is wider. */
+/** A time of day (`14:02:05`); one of another day has its date before it, and is wider. Without its seconds, 5. */
 const TIME_WIDTH = 8;
-/** `failed · retry due 14:02:05`, the widest status a line shows; without its time of day, STATUS_WIDTH. */
-const STATUS_WITH_TIME = STATUS_WIDTH + 1 + TIME_WIDTH;
+/** `failed · retry due 14:02:05`, the widest status a line shows; without its time of day, STATUS_WIDTH (`failed · no more retries`). */
+const STATUS_WITH_TIME = 27;
 
 /**
  * The fields of an attempt's line, in the order they give way on a narrow terminal (decided once, at the stream's
  * start: every line then has the same fields in the same places): the attempt's own id goes; the webhook id takes its
  * short form; `pending →` goes; the delivery id takes its short form; the webhook id goes; the event type is cut
- * between its words, then goes; the status loses its retry's time of day (`failed · retry due`). The time, the status
- * and the code stay. At 132 columns: everything but the attempt's own id, the webhook id short; at 100: the time,
- * the event type, the status, the code and the delivery (short); at 80 the event type cut; at 60 without it.
+ * between its words, then goes; the status loses its retry's time of day (`failed · retry due`); the time its
+ * seconds. The time, the status and the code stay. At 132 columns: everything but the attempt's own id, the webhook
+ * id short; at 100: the time, the event type, the status, the code and the delivery (short); at 80 the event type
+ * cut; at 60 without it, and the time to the minute (`14:02`), so that `failed · no more retries` fits whole.
  */
 const CHANGE_FIELDS: Array<StreamField<ChangeKey>> = [
-  { key: 'time', width: TIME_WIDTH },
+  { key: 'time', width: TIME_WIDTH, min: 5, give: 8 },
   { key: 'webhook', width: WEBHOOK_ID_WIDTH, min: ID_SHORT_WIDTH, give: 1, drop: 4, cut: 'id' },
   { key: 'event', width: EVENT_WIDTH, min: EVENT_MIN, give: 5, drop: 6, cut: 'words' },
   // `pending →` before a status that changed (a delivery is only ever pending or failed before).
@@ -55,12 +57,18 @@ const CHANGE_FIELDS: Array<StreamField<ChangeKey>> = [
 export class TailPrinter {
   private changeLayout: StreamLayout<ChangeKey> | undefined;
   private forwardLayout: StreamLayout<ForwardKey> | undefined;
+  private readonly latest = new HighestAttempts();
 
   constructor(
     private readonly out: { stdout: OutputStream; jsonOut: JsonOutput; colors: Colors; json: boolean; serviceNow: () => number },
     /** The routes of --forward-to, so that a forward line's fields are as wide as theirs. */
     private readonly routes: ForwardRoute[] = [],
   ) {}
+
+  /** The attempts of a whole poll, noted before its lines are printed: a retry in it makes the attempt before it not the newest. */
+  note(changes: Change[]): void {
+    for (const change of changes) this.latest.note(change.attempt);
+  }
 
   change(change: Change): void {
     const a = change.attempt;
@@ -82,19 +90,20 @@ export class TailPrinter {
     }
     const { colors } = this.out;
     const layout = this.changes();
-    // The status with its retry's time of day, or, in the stream's compact form, without it (`failed · retry due`).
-    const retry = { nextAttemptAt: a.next_attempt_at, now: layout.compact('status') ? undefined : this.out.serviceNow() };
-    const words = statusWords(a.status, a.next_attempt_at, retry.now);
+    // The delivery's fate on its newest attempt (`failed · no more retries`), else the attempt's own status; a retry due
+    // with its time of day, or, in the stream's compact form, without it (`failed · retry due`).
+    const words = attemptWords(a, this.latest.isNewest(a), layout.compact('status') ? undefined : this.out.serviceNow());
     const previous = change.kind === 'status' ? sanitize(change.previous!) : undefined;
     const key = deliveryKey(a);
     const ownId = key === a.id ? undefined : `(${layout.id('own', sanitize(a.id))})`;
+    const time = this.clock(a.created_at);
     this.write(
       layout.line({
-        time: this.clock(a.created_at),
+        time: layout.compact('time') ? time.slice(0, -3) : time,
         webhook: layout.id('webhook', sanitize(change.webhookId)),
         event: sanitize(a.event),
         previous: previous === undefined ? undefined : { text: `${previous} →`, styled: `${statusLabel(change.previous!, colors)} →` },
-        status: { text: words, styled: statusLabel(a.status, colors, retry) },
+        status: { text: words, styled: statusLabel(a.status, colors, words) },
         code: attemptCode(a).padStart(3),
         delivery: deliveryRef(layout, 'delivery', sanitize(key), numberText(a.attempts)),
         own: ownId === undefined ? undefined : { text: ownId, styled: colors.dim(ownId) },

@@ -13,7 +13,8 @@ import type {
   InspectorWebhook,
 } from '../types.js';
 import { isDelivered, type DeliveryStatus } from '../../../protocol/status.js';
-import { clockTime as clockTimeAt, NO_ANSWER, statusWords, elapsed, relativeTime } from '../../../render/words.js';
+import { clockTime as clockTimeAt, fateSentence, fateWords, NO_ANSWER, statusWords, elapsed, relativeTime } from '../../../render/words.js';
+import type { Fate } from '../../../protocol/fate.js';
 
 const API = '/_sandbox/inspector/api';
 const PAGE_SIZE = 50;
@@ -211,13 +212,16 @@ function copyButton(text: () => string, label = 'Copy'): HTMLButtonElement {
 
 const STATUS_MARK: Record<DeliveryStatus, string> = { delivered: '✓', failed: '✕', pending: '…' };
 
-/** A status in colour and in words, never colour alone; a failed delivery's retry due said as the CLI says it. */
-function statusBadge(status: DeliveryStatus, nextAttemptAt?: string | null): HTMLElement {
+/**
+ * A status in colour and in words, never colour alone: an attempt's own, or a delivery's fate as the CLI says it
+ * (`failed · retry due 14:02:05`, `failed · no more retries`).
+ */
+function statusBadge(status: DeliveryStatus, fate?: Fate | null): HTMLElement {
   return h(
     'span',
     { class: `badge status-${status}` },
     h('span', { class: 'mark', 'aria-hidden': 'true' }, STATUS_MARK[status]),
-    statusWords(status, nextAttemptAt, sandboxNow()),
+    fate ? fateWords(fate, sandboxNow()) : statusWords(status, null),
   );
 }
 
@@ -515,13 +519,7 @@ function deliveryRow(row: InspectorDeliveryItem, showUrl: boolean): HTMLElement 
   const button = h(
     'button',
     { type: 'button', class: 'delivery-main' },
-    h(
-      'span',
-      { class: 'line1' },
-      statusBadge(row.status, row.next_attempt_at),
-      h('span', { class: 'event' }, row.event),
-      codeChip(row.response_code, row.status),
-    ),
+    h('span', { class: 'line1' }, statusBadge(row.status, row.fate), h('span', { class: 'event' }, row.event), codeChip(row.response_code, row.status)),
     h(
       'span',
       { class: 'line2' },
@@ -653,7 +651,7 @@ function detailHead(d: InspectorDelivery): HTMLElement {
     'div',
     { class: 'detail-head' },
     back,
-    h('div', { class: 'title-row' }, h('h2', {}, d.event), statusBadge(d.status, d.next_attempt_at), codeChip(d.response_code, d.status)),
+    h('div', { class: 'title-row' }, h('h2', {}, d.event), statusBadge(d.status, d.fate), codeChip(d.response_code, d.status)),
     h(
       'div',
       { class: 'id-row' },
@@ -665,6 +663,9 @@ function detailHead(d: InspectorDelivery): HTMLElement {
       { class: 'facts' },
       h('dt', {}, 'To'),
       h('dd', {}, h('span', { class: 'mono' }, d.webhook_url), d.webhook_active ? '' : h('span', { class: 'pill paused' }, 'paused')),
+      // The whole fate, as `whsvc deliveries show` says it: which attempt delivered it, and when.
+      d.fate ? h('dt', {}, 'Fate') : null,
+      d.fate ? h('dd', { id: 'detail-fate' }, fateSentence(d.fate, sandboxNow())) : null,
       h('dt', {}, 'Created'),
       h('dd', {}, timeEl(d.created_at, { rel: true })),
       h('dt', {}, 'Attempts'),

@@ -3,7 +3,9 @@ import { run as list } from '../../../../src/commands/deliveries/list.js';
 import { run as show } from '../../../../src/commands/deliveries/show.js';
 import { run as retry } from '../../../../src/commands/deliveries/retry.js';
 import { run as testCommand } from '../../../../src/commands/events/test.js';
-import { T0, fakeDeps, finishFakeDeps, json, jsonReply, mockCatalog, mockToken, rejectionOf } from '../../../helpers/fake-deps.js';
+import { SHOW_PAGES } from '../../../../src/commands/deliveries/shared/fate.js';
+import { clockTime } from '../../../../src/render/words.js';
+import { T0, fakeDeps, finishFakeDeps, json, jsonReply, mockCatalog, mockToken, pathOnly, queryOf, rejectionOf } from '../../../helpers/fake-deps.js';
 
 afterEach(finishFakeDeps);
 
@@ -71,6 +73,77 @@ describe('deliveries show', () => {
     fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_1', method: 'GET' }).reply(json(200, body));
     await show({ id: 'dlv_1' }, fake.deps);
     expect(JSON.parse(fake.stdout.text)).toEqual(body);
+  });
+
+  describe("the delivery's fate, read from the log above the attempt", () => {
+    const at = (s: number) => new Date(T0 - 600_000 + s * 1000).toISOString();
+    const item = (id: string, attempts: number, status: string, s: number, next_attempt_at: string | null = null) => ({
+      id,
+      event: 'invoice.paid',
+      status,
+      response_code: status === 'delivered' ? 200 : 500,
+      attempts,
+      created_at: at(s),
+      delivery_id: 'dlv_A',
+      next_attempt_at,
+    });
+    const shown = async (asked: Record<string, unknown>, log: unknown[][]) => {
+      const fake = fakeDeps();
+      mockToken(fake.mock);
+      fake.mock.intercept({ path: `/v1/webhooks/webhook-deliveries/${asked.id}`, method: 'GET' }).reply(json(200, delivery(asked)));
+      const cursors: Array<string | null> = [];
+      log.forEach((page, n) => {
+        fake.mock
+          .intercept({ path: (p) => pathOnly(p) === '/v1/webhooks/wh_1/deliveries' && queryOf(p).get('cursor') === (n === 0 ? null : `c${n}`), method: 'GET' })
+          .reply((opts) => {
+            cursors.push(queryOf(opts.path).get('cursor'));
+            return jsonReply(200, { data: page, has_more: n < log.length - 1, next_cursor: n < log.length - 1 ? `c${n + 1}` : null });
+          });
+      });
+      expect(await show({ id: String(asked.id) }, fake.deps)).toBe(0);
+      return { out: fake.stdout.text, pages: cursors.length };
+    };
+
+    it('an earlier attempt of a delivery a later one delivered: its own status, and the fate naming the attempt and its time', async () => {
+      const log = [[item('dlv_C', 3, 'delivered', 20), item('dlv_Z', 1, 'failed', 15), item('dlv_B', 2, 'failed', 10), item('dlv_A', 1, 'failed', 0)]];
+      const { out } = await shown({ ...item('dlv_A', 1, 'failed', 0), webhook_id: 'wh_1' }, log);
+      expect(out).toMatch(/^status\s+failed$/m);
+      expect(out).toMatch(new RegExp(`^fate\\s+delivered by attempt 3 at ${clockTime(at(20), T0)}$`, 'm'));
+      expect(out).toMatch(/^delivery\s+dlv_A #1$/m);
+    });
+
+    it('the newest attempt of a delivery whose retries ran out says so on its status line', async () => {
+      const log = [[item('dlv_C', 3, 'failed', 20, null), item('dlv_B', 2, 'failed', 10), item('dlv_A', 1, 'failed', 0)]];
+      const newest = await shown({ ...item('dlv_C', 3, 'failed', 20, null), webhook_id: 'wh_1' }, log);
+      expect(newest.out).toMatch(/^status\s+failed · no more retries$/m);
+      expect(newest.out).not.toMatch(/^fate/m);
+      const earlier = await shown({ ...item('dlv_B', 2, 'failed', 10), webhook_id: 'wh_1' }, log);
+      expect(earlier.out).toMatch(/^status\s+failed$/m);
+      expect(earlier.out).toMatch(/^fate\s+failed · no more retries$/m);
+    });
+
+    it('with a retry due, or delivered, the attempt alone tells it: no log is read', async () => {
+      const due = await shown({ ...item('dlv_A', 1, 'failed', 0, at(30)), webhook_id: 'wh_1' }, []);
+      expect(due.out).toMatch(new RegExp(`^status\\s+failed · retry due ${clockTime(at(30), T0)}$`, 'm'));
+      expect(due.pages).toBe(0);
+    });
+
+    it('a service that names no delivery: the fate is not known, said why, and no log is read', async () => {
+      const { out, pages } = await shown({ id: 'dlv_2', status: 'failed', response_code: 500 }, []);
+      expect(out).toMatch(/^fate\s+not known: the service does not say which delivery the attempt belongs to$/m);
+      expect(out).toMatch(/^attempt\s+1$/m);
+      expect(pages).toBe(0);
+    });
+
+    it(`reads at most ${SHOW_PAGES} pages above the attempt, and says so`, async () => {
+      const others = Array.from({ length: 200 }, (_, i) => ({ ...item(`dlv_o${i}`, 1, 'failed', 100), delivery_id: `dlv_o${i}` }));
+      const { out, pages } = await shown(
+        { ...item('dlv_A', 1, 'failed', 0), webhook_id: 'wh_1' },
+        Array.from({ length: SHOW_PAGES + 1 }, () => others),
+      );
+      expect(pages).toBe(SHOW_PAGES + 1);
+      expect(out).toMatch(/^fate\s+not known: its webhook has more than 2,000 attempts since this one, not read$/m);
+    });
   });
 
   it('404 is passed on', async () => {

@@ -342,6 +342,35 @@ describe('deliveries tail: following the log', () => {
     expect(log.requests).toContain('/v1/webhooks/webhook-deliveries/dlv_slow');
   });
 
+  it('no more retries is said of an attempt read in a page of the log, never of one retrieved alone (a retry may have followed it)', async () => {
+    const log = new FakeLog().webhook('wh_1');
+    let slow!: Attempt;
+    const { stdout } = await tail(
+      log,
+      { webhookIds: ['wh_1'] },
+      [
+        () => (slow = log.add('wh_1', 'dlv_slow')),
+        () => {
+          for (let i = 0; i < 60; i++) log.add('wh_1', `dlv_n${i}`, { status: 'delivered' });
+        },
+        () => {
+          // Both failed with none due, as the service says it: the first is off the pages read, so it is retrieved by id.
+          Object.assign(slow, { status: 'failed', response_code: 500, next_attempt_at: null });
+          Object.assign(log.add('wh_1', 'dlv_last', { status: 'failed' }), { next_attempt_at: null });
+        },
+      ],
+      { fake: { json: false } },
+    );
+    const line = (id: string) =>
+      stdout
+        .split('\n')
+        .filter((l) => l.includes(` ${id} #1`))
+        .pop() ?? '';
+    expect(log.requests).toContain('/v1/webhooks/webhook-deliveries/dlv_slow');
+    expect(line('dlv_slow')).toMatch(/ failed {2,}500 {2,}dlv_slow #1$/);
+    expect(line('dlv_last')).toMatch(/ failed · no more retries {2,}500 {2,}dlv_last #1$/);
+  });
+
   it('does not read whole logs: a quiet poll is one page per webhook', async () => {
     const log = new FakeLog().webhook('wh_1');
     for (let i = 0; i < 300; i++) log.add('wh_1', `dlv_${i}`, { status: 'delivered' });

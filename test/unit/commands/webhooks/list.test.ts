@@ -313,27 +313,52 @@ describe('deliveries list', () => {
     await deliveriesList({ webhookId: 'wh_1', status: 'failed', limit: 2, all: false }, fake.deps);
     expect(queries[0]!.get('status')).toBe('failed');
     expect(queries[0]!.get('limit')).toBe('2');
-    expect(fake.stdout.text).toMatch(/dlv_1\s+invoice\.paid\s+failed\s+500\s+2\s+2m ago/);
-    expect(fake.stdout.text).toMatch(/dlv_2\s+invoice\.paid\s+failed\s+no answer\s+1/);
+    expect(fake.stdout.text).toMatch(/^dlv_1 #2\s+invoice\.paid\s+failed\s+500\s+2m ago$/m);
+    expect(fake.stdout.text).toMatch(/^dlv_2 #1\s+invoice\.paid\s+failed\s+no answer\s+1m ago$/m);
     expect(fake.stderr.text).toContain('whsvc deliveries list wh_1 --status failed --limit 2 --cursor dc_2');
   });
 });
 
 describe('events', () => {
-  it('shows which delivery a retry belongs to, when the service says (delivery_id)', async () => {
-    const fake = fakeDeps(TERMINAL);
-    mockToken(fake.mock);
-    fake.mock.intercept({ path: (p) => pathOnly(p) === '/v1/webhooks/wh_1/deliveries', method: 'GET' }).reply(200, {
+  it("names each row by its delivery and number (delivery_id, when the service says it); the newest says the delivery's fate", async () => {
+    const page = {
       data: [
-        { id: 'dlv_B', delivery_id: 'dlv_A', event: 'invoice.paid', status: 'failed', response_code: 500, attempts: 2, created_at: new Date(T0).toISOString() },
-        { id: 'dlv_A', delivery_id: 'dlv_A', event: 'invoice.paid', status: 'failed', response_code: 500, attempts: 1, created_at: new Date(T0).toISOString() },
+        {
+          id: 'dlv_B',
+          delivery_id: 'dlv_A',
+          event: 'invoice.paid',
+          status: 'failed',
+          response_code: 500,
+          attempts: 2,
+          created_at: new Date(T0).toISOString(),
+          next_attempt_at: null,
+        },
+        {
+          id: 'dlv_A',
+          delivery_id: 'dlv_A',
+          event: 'invoice.paid',
+          status: 'failed',
+          response_code: 500,
+          attempts: 1,
+          created_at: new Date(T0).toISOString(),
+          next_attempt_at: null,
+        },
       ],
       has_more: false,
       next_cursor: null,
-    });
-    await deliveriesList({ webhookId: 'wh_1', all: false }, fake.deps);
-    expect(fake.stdout.text).toMatch(/^dlv_B +invoice\.paid +failed +500 +2 of dlv_A +now$/m);
-    expect(fake.stdout.text).toMatch(/^dlv_A +invoice\.paid +failed +500 +1 +now$/m);
+    };
+    const listed = async (options: { columns: number; status?: 'failed' }) => {
+      const fake = fakeDeps({ ...TERMINAL, stdoutColumns: options.columns });
+      mockToken(fake.mock);
+      fake.mock.intercept({ path: (p) => pathOnly(p) === '/v1/webhooks/wh_1/deliveries', method: 'GET' }).reply(200, page);
+      await deliveriesList({ webhookId: 'wh_1', all: false, status: options.status }, fake.deps);
+      return fake.stdout.text;
+    };
+    const wide = await listed({ columns: 160 });
+    expect(wide).toMatch(/^dlv_A #2 +invoice\.paid +failed · no more retries +500 +now +dlv_B$/m);
+    expect(wide).toMatch(/^dlv_A #1 +invoice\.paid +failed +500 +now$/m);
+    // With --status, a newer attempt of another status may be left out: the newest shown is not known to be the newest.
+    expect(await listed({ columns: 160, status: 'failed' })).toMatch(/^dlv_A #2 +invoice\.paid +failed +500 +now +dlv_B$/m);
   });
 
   it('prints the catalog as a table, grouped by module', async () => {
