@@ -5,6 +5,13 @@ import { join } from 'node:path';
 
 export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 
+/**
+ * A tmux server of this test process's own, with no configuration: a server the user (or another test run) started
+ * keeps the environment it was started with, and its sessions would inherit that (a WHSVC_CLIENT_SECRET of another
+ * sandbox), and its settings.
+ */
+const SERVER = ['-L', `whsvc-test-${process.pid}`, '-f', '/dev/null'];
+
 /** A real terminal: a detached tmux session running one shell command, driven by send-keys and read by capture-pane. */
 export class TmuxSession {
   private readonly name = `whsvc-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
@@ -16,6 +23,7 @@ export class TmuxSession {
       .join(' ');
     // The shell stays after the command so that the screen can still be read.
     execFileSync('tmux', [
+      ...SERVER,
       'new-session',
       '-d',
       '-s',
@@ -27,7 +35,7 @@ export class TmuxSession {
       `env -u CI ${exports} ${command}; echo "EXIT=$?"; sleep 600`,
     ]);
     // Every byte the terminal is sent from here on, kept: what was drawn and drawn over, not only what shows now.
-    execFileSync('tmux', ['pipe-pane', '-t', this.name, `cat >> ${shellQuote(join(this.dir, 'output'))}`]);
+    execFileSync('tmux', [...SERVER, 'pipe-pane', '-t', this.name, `cat >> ${shellQuote(join(this.dir, 'output'))}`]);
   }
 
   /** All the terminal was sent since the session began (but its very first output), escapes and all. */
@@ -41,17 +49,17 @@ export class TmuxSession {
 
   /** The screen; `joined` undoes the terminal's wrapping, so that a line too long for it shows as one long line. */
   screen(withEscapes = false, joined = false): string {
-    return execFileSync('tmux', ['capture-pane', '-p', ...(withEscapes ? ['-e'] : []), ...(joined ? ['-J', '-S', '-'] : []), '-t', this.name], {
+    return execFileSync('tmux', [...SERVER, 'capture-pane', '-p', ...(withEscapes ? ['-e'] : []), ...(joined ? ['-J', '-S', '-'] : []), '-t', this.name], {
       encoding: 'utf8',
     });
   }
 
   type(text: string): void {
-    execFileSync('tmux', ['send-keys', '-t', this.name, '-l', text]);
+    execFileSync('tmux', [...SERVER, 'send-keys', '-t', this.name, '-l', text]);
   }
 
   press(...keys: string[]): void {
-    execFileSync('tmux', ['send-keys', '-t', this.name, ...keys]);
+    execFileSync('tmux', [...SERVER, 'send-keys', '-t', this.name, ...keys]);
   }
 
   /** The screen once it shows `pattern`; `joined`: all its lines, unwrapped, scrolled off ones too (screen's `joined`). */
@@ -65,7 +73,7 @@ export class TmuxSession {
   }
 
   close(): void {
-    spawnSync('tmux', ['kill-session', '-t', this.name]);
+    spawnSync('tmux', [...SERVER, 'kill-session', '-t', this.name]);
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
