@@ -39,7 +39,7 @@ describe('whsvc completion', () => {
 
   it('completes commands, subcommands and flags in bash, and event types from the catalog the service returned', async () => {
     expect(bashComplete('whsvc web')).toEqual(['webhooks']);
-    expect(bashComplete('whsvc webhooks ')).toEqual(['list', 'get', 'create', 'update', 'delete', 'health', 'apply']);
+    expect(bashComplete('whsvc webhooks ')).toEqual(['list', 'get', 'create', 'update', 'delete', 'health', 'apply', 'export', 'rotate-secret']);
     expect(bashComplete('whsvc webhooks create --sec')).toEqual(['--secret-file']);
     expect(bashComplete('whsvc webhooks apply --s')).toEqual(['--secret-dir']);
     expect(bashComplete('whsvc a')).toEqual(['auth', 'api']);
