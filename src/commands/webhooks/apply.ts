@@ -73,10 +73,10 @@ interface Outcome {
   interrupted: boolean;
 }
 
-type Step =
-  | { action: 'create'; url: string; events: string[]; active: boolean }
-  | { action: 'update'; id: string; url: string; changes: Changes }
-  | { action: 'delete'; id: string; url: string };
+/** A webhook to create, as the plan has it. */
+export type CreateStep = { action: 'create'; url: string; events: string[]; active: boolean };
+
+type Step = CreateStep | { action: 'update'; id: string; url: string; changes: Changes } | { action: 'delete'; id: string; url: string };
 
 export async function run(options: ApplyOptions, deps: CommandDeps): Promise<number> {
   if (options.dryRun) return applyNow(options, deps);
@@ -86,16 +86,35 @@ export async function run(options: ApplyOptions, deps: CommandDeps): Promise<num
   return deps.config.exclusive(`apply\n${service}`, `webhooks apply against ${service}`, () => applyNow(options, deps));
 }
 
-async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<number> {
-  const name = options.file === '-' ? 'stdin' : options.file;
-  const text = (await readFileFlag('-f', options.file, deps.stdin)).toString('utf8');
-  const declared = await declaredAndKnown(await parseDeclarationText(text, options.file === '-' ? '-' : name), name, deps);
+/** What apply read and plans: the account's webhooks, the plan, and with a --secret-dir its journal and the webhooks it left without a secret. */
+export interface Planned {
+  account: Webhook[];
+  plan: Plan;
+  secretless: Named[] | null;
+  journal: Journal | undefined;
+}
+
+/**
+ * The plan that makes the account as `data` declares it (`name` says where it was declared, for messages): every
+ * mistake of the declaration at once, then the account read whole (a bounded walk) and planned against. Nothing is
+ * changed. For apply's file, and for `whsvc mcp`'s webhooks_apply, whose declared set comes in the tool call.
+ */
+export async function planDeclared(data: unknown, name: string, options: Pick<ApplyOptions, 'prune' | 'secretDir'>, deps: CommandDeps): Promise<Planned> {
+  const declared = await declaredAndKnown(data, name, deps);
   const account: Webhook[] = [];
   for await (const webhook of allWebhooks(deps.api)) account.push(webhook);
   const plan = planApply(declared, account, options.prune);
   const check = options.secretDir === undefined ? null : checkJournal(options.secretDir, account);
   const secretless = check === null ? null : leftWithoutSecret(check, plan);
   const journal = check === null ? undefined : new Journal(options.secretDir!, check);
+  return { account, plan, secretless, journal };
+}
+
+async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<number> {
+  const name = options.file === '-' ? 'stdin' : options.file;
+  const text = (await readFileFlag('-f', options.file, deps.stdin)).toString('utf8');
+  const data = await parseDeclarationText(text, options.file === '-' ? '-' : name);
+  const { plan, secretless, journal } = await planDeclared(data, name, options, deps);
   if (!options.dryRun && plan.create.length > 0 && options.secretDir === undefined) {
     throw usageError(
       `the plan creates ${count(plan.create.length, 'webhook')}, whose signing secrets are given once: --secret-dir DIR is where they go (never to the output); nothing was changed`,
@@ -120,11 +139,16 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
       throw new CliError('nothing was changed', ExitCode.failure);
     }
   }
+  const code = await carryOut(options, { plan, secretless, journal }, deps);
+  return code === ExitCode.ok ? endOf(secretless, options.secretDir) : code;
+}
+
+/** Carries out a plan (planDeclared's), once nothing can stop the run before its first change; --json's document is printed. */
+export async function carryOut(options: ApplyOptions, { plan, secretless, journal }: Omit<Planned, 'account'>, deps: CommandDeps): Promise<number> {
   // Made only now, once nothing can stop the run before its first change.
   if (plan.create.length > 0) ensureDirectory(options.secretDir!, '--secret-dir');
   journal?.settle();
-  const code = await execute(options, plan, deps, secretless, journal);
-  return code === ExitCode.ok ? endOf(secretless, options.secretDir) : code;
+  return execute(options, plan, deps, secretless, journal);
 }
 
 /**
@@ -246,19 +270,7 @@ const notDone = (step: Step): Outcome['not_done'][number] =>
 async function perform(step: Step, journal: Journal | undefined, outcome: Outcome, deps: CommandDeps): Promise<void> {
   const c = deps.colors;
   if (step.action === 'create') {
-    const secretDir = journal!.dir;
-    journal!.intend(step.url);
-    const webhook = await create(step, deps);
-    let path = join(secretDir, `${webhook.id}.secret`);
-    let reserved: ReservedFile | undefined;
-    try {
-      path = join(secretDir, secretFileName(webhook.id));
-      reserved = ReservedFile.reserve(path, '--secret-dir', false);
-      reserved.write(webhook.signing_secret); // alone, as webhooks create writes it
-    } catch (error) {
-      throw await undoCreate(deps.api, webhook.id, path, error, () => reserved?.discard(), 'run the apply again with a --secret-dir that can be written');
-    }
-    journal!.clear(step.url);
+    const { webhook, path } = await createIntoSecretDir(step, journal!, deps);
     outcome.created.push({ id: webhook.id, url: webhook.url, signing_secret_file: path });
     if (!deps.json) deps.stdout.write(`${c.green('✓')} created  ${sanitize(webhook.id)}  ${sanitize(webhook.url)}  (signing secret in ${path}, mode 0600)\n`);
   } else if (step.action === 'update') {
@@ -298,17 +310,43 @@ function removeSecretFileOf(dir: string, id: string, deps: CommandDeps): string 
 }
 
 /**
+ * A webhook created with its signing secret in `<id>.secret` under the journal's directory (mode 0600, never printed):
+ * its intent written to the journal before the request is sent, and cleared once the secret's file is whole; a secret
+ * that cannot be written deletes the webhook again (undoCreate). For apply's creates and `whsvc mcp`'s webhooks_create.
+ */
+export async function createIntoSecretDir(
+  step: CreateStep,
+  journal: Journal,
+  deps: CommandDeps,
+  again = AGAIN,
+): Promise<{ webhook: Webhook & { signing_secret: string }; path: string }> {
+  journal.intend(step.url);
+  const webhook = await create(step, deps, again);
+  let path = join(journal.dir, `${webhook.id}.secret`);
+  let reserved: ReservedFile | undefined;
+  try {
+    path = join(journal.dir, secretFileName(webhook.id));
+    reserved = ReservedFile.reserve(path, '--secret-dir', false);
+    reserved.write(webhook.signing_secret); // alone, as webhooks create writes it
+  } catch (error) {
+    throw await undoCreate(deps.api, webhook.id, path, error, () => reserved?.discard(), `${again} with a --secret-dir that can be written`);
+  }
+  journal.clear(step.url);
+  return { webhook, path };
+}
+
+/**
  * The create request. One that may have made the webhook without its answer
  * reaching us (createFailure), or Ctrl-C pressed twice while it is under way,
  * says so: its secret never arrived, and the next apply into the same --secret-dir names it (its journal).
  */
-async function create(step: Extract<Step, { action: 'create' }>, deps: CommandDeps): Promise<Webhook & { signing_secret: string }> {
-  const unregister = deps.interrupts.onInterrupt(() => deps.stderr.write(interruptedCreate(step.url, AGAIN)));
+async function create(step: CreateStep, deps: CommandDeps, again: string): Promise<Webhook & { signing_secret: string }> {
+  const unregister = deps.interrupts.onInterrupt(() => deps.stderr.write(interruptedCreate(step.url, again)));
   let webhook: Webhook;
   try {
     webhook = await createWebhook(deps.api, { url: step.url, events: step.events, ...(step.active ? {} : { active: false }) });
   } catch (error) {
-    throw createFailure(error, step.url, AGAIN);
+    throw createFailure(error, step.url, again);
   } finally {
     unregister();
   }
@@ -316,7 +354,7 @@ async function create(step: Extract<Step, { action: 'create' }>, deps: CommandDe
     throw new CliError(
       `webhook ${sanitize(webhook.id)} was created, but the service's answer holds no signing_secret`,
       ExitCode.failure,
-      `delete it (\`whsvc webhooks delete ${shellWord(webhook.id)} --yes\`) and ${AGAIN}: it is made anew, with its secret`,
+      `delete it (\`whsvc webhooks delete ${shellWord(webhook.id)} --yes\`) and ${again}: it is made anew, with its secret`,
     );
   }
   return { ...webhook, signing_secret: webhook.signing_secret };
