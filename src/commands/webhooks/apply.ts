@@ -123,7 +123,7 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
   }
   if (!deps.json) deps.stdout.write(planText(plan, name, deps, options.secretDir));
   if (options.dryRun || !changesAnything(plan)) {
-    if (deps.json) printJson(deps, document(options, plan, options.dryRun ? null : emptyOutcome(), secretless));
+    if (deps.json) printJson(deps, applyDocument(options, plan, options.dryRun ? null : emptyOutcome(), secretless));
     else if (options.dryRun) deps.stderr.write(`${changesAnything(plan) ? 'Dry run: nothing was sent.' : 'Dry run: nothing would change.'}\n`);
     if (options.dryRun) return endOfDryRun(secretless, options.secretDir, deps);
     journal?.settle();
@@ -243,7 +243,7 @@ async function execute(options: ApplyOptions, plan: Plan, deps: CommandDeps, sec
   }
   journal?.close();
   const made = outcome.created.length + outcome.updated.length + outcome.deleted.length;
-  if (deps.json) printJson(deps, document(options, plan, outcome, secretless));
+  if (deps.json) printJson(deps, applyDocument(options, plan, outcome, secretless));
   else if (outcome.not_done.length === 0) {
     deps.stdout.write(`Done: ${tally(outcome.created.length, outcome.updated.length, outcome.deleted.length)}, ${plan.unchanged.length} unchanged.\n`);
   }
@@ -424,7 +424,7 @@ export function changeWords(changes: Changes): string {
 }
 
 /** The --json document: the plan, what was done (null for --dry-run), and the webhooks without a secret file (null without --secret-dir). */
-function document(options: ApplyOptions, plan: Plan, outcome: Outcome | null, secretless: Named[] | null) {
+export function applyDocument(options: Pick<ApplyOptions, 'file' | 'dryRun' | 'prune'>, plan: Plan, outcome: Outcome | null, secretless: Named[] | null) {
   return {
     file: options.file,
     dry_run: options.dryRun,
