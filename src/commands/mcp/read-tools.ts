@@ -49,8 +49,11 @@ async function paged(deps: CommandDeps, tool: string, run: (deps: CommandDeps) =
   return outcome;
 }
 
-export function readTools(z: Zod): AnyTool[] {
-  const { webhookId, deliveryId, limit, cursor, since } = commonInputs(z);
+/** The reads: of the webhooks and the catalog, of the deliveries, and over a window. */
+export const readTools = (z: Zod): AnyTool[] => [...accountReads(z), ...deliveryReads(z), ...windowReads(z)];
+
+function accountReads(z: Zod): AnyTool[] {
+  const { webhookId, limit, cursor } = commonInputs(z);
   return [
     defineTool({
       name: 'webhooks_list',
@@ -76,6 +79,12 @@ export function readTools(z: Zod): AnyTool[] {
       input: z.strictObject({}),
       run: (_args, deps) => asJson(deps, (d) => listEvents({}, d)),
     }),
+  ];
+}
+
+function deliveryReads(z: Zod): AnyTool[] {
+  const { webhookId, deliveryId, limit, cursor } = commonInputs(z);
+  return [
     defineTool({
       name: 'deliveries_list',
       title: "List a webhook's deliveries",
@@ -108,6 +117,12 @@ export function readTools(z: Zod): AnyTool[] {
       input: z.strictObject({ id: deliveryId }),
       run: (args, deps) => asJson(deps, (d) => diagnose({ id: args.id, platformName: DEFAULT_PLATFORM_NAME }, d)),
     }),
+  ];
+}
+
+function windowReads(z: Zod): AnyTool[] {
+  const { webhookId, since } = commonInputs(z);
+  return [
     defineTool({
       name: 'webhooks_health',
       title: 'Webhook health',
