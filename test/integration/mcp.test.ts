@@ -229,6 +229,44 @@ describe('whsvc mcp', () => {
     expect(await cliJson(['webhooks', 'get', ids.down!])).toMatchObject({ active: false });
   });
 
+  it('carries out apply, retry and delete as planned; an apply that would create needs --secret-dir', async () => {
+    const declared = {
+      webhooks: [
+        { url: 'https://example.com/other', events: ['sales_order.created'], active: true },
+        { url: 'https://example.com/applied', events: ['product.updated'] },
+      ],
+    };
+    const plan = await ok('webhooks_apply', declared);
+    expect(plan.plan).toMatchObject({ dry_run: true, prune: false, outcome: null });
+    expect(plan.plan.plan.create).toEqual([{ url: 'https://example.com/applied', events: ['product.updated'], active: true }]);
+    expect(plan.plan.plan.update.map((w: { id: string }) => w.id)).toEqual([ids.other]);
+    const applied = await ok('webhooks_apply', { ...declared, plan_id: plan.plan_id });
+    expect(applied).toMatchObject({ dry_run: false, changed: true, outcome: { updated: [{ id: ids.other }], deleted: [], not_done: [] } });
+    const [created] = applied.outcome.created;
+    secretsToLookFor.push(readFileSync(created.signing_secret_file, 'utf8'));
+    expect(await cliJson(['webhooks', 'get', ids.other!])).toMatchObject({ events: ['sales_order.created'], active: true });
+
+    const noDir = await mcpInProcess([], env());
+    try {
+      const more = { webhooks: [...declared.webhooks, { url: 'https://example.com/third', events: ['invoice.paid'] }] };
+      expect(await refused('webhooks_apply', more, noDir)).toMatch(/^whsvc: the plan creates 1 webhook, .*started without --secret-dir/);
+    } finally {
+      seen.push(noDir.stderr());
+      await noDir.close();
+    }
+
+    const attempt = ((await cliJson(['deliveries', 'list', ids.down!])) as { data: Array<{ id: string }> }).data[0]!.id;
+    const retryPlan = await ok('deliveries_retry', { ids: [attempt] });
+    expect(retryPlan.plan.retry.map((row: { attempt_id: string }) => row.attempt_id)).toEqual([attempt]);
+    const retried = await ok('deliveries_retry', { ids: [attempt], plan_id: retryPlan.plan_id });
+    expect(retried).toMatchObject({ event: 'invoice.paid', status: 'failed' });
+    expect(((await cliJson(['deliveries', 'list', ids.down!])) as { data: Array<{ id: string }> }).data[0]!.id).toBe(retried.id);
+
+    const deletePlan = await ok('webhooks_delete', { id: created.id });
+    expect(await ok('webhooks_delete', { id: created.id, plan_id: deletePlan.plan_id })).toEqual({ id: created.id, deleted: true });
+    expect((await cli(['webhooks', 'get', created.id])).code).toBe(5);
+  });
+
   it('answers a bad input with a tool error in the command line words, and goes on answering', async () => {
     expect(await refused('webhooks_list', { limit: 500 })).toBe(
       "whsvc: webhooks_list: limit 500: too big: expected number to be <=200\nhint: the tool's input schema (tools/list) says what each argument takes",

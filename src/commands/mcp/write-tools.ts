@@ -11,7 +11,7 @@ import { redactUserinfo, webhookUrl } from '../../net.js';
 import { run as recover } from '../deliveries/recover.js';
 import { run as retry } from '../deliveries/retry.js';
 import { ResendReport, resendAll, type ResendTarget } from '../deliveries/shared/resend.js';
-import { applyDocument, carryOut, createIntoSecretDir, planDeclared } from '../webhooks/apply.js';
+import { applyDocument, carryOut, createIntoSecretDir, oneApplyAtATime, planDeclared } from '../webhooks/apply.js';
 import { checkJournal, Journal } from '../webhooks/apply/secret-dir.js';
 import { withSecretFile } from '../webhooks/shared/secret-file.js';
 import { checkUrl, urlKey } from '../webhooks/shared/url.js';
@@ -334,7 +334,9 @@ const applyTool = (z: Zod) =>
     async carryOut({ plan, prune }, deps, context, fresh) {
       const { secretless, journal } = fresh.extra!;
       const call = callDeps(deps);
-      await carryOut({ file: APPLY_SOURCE, dryRun: false, prune, secretDir: context.secretDir }, { plan, secretless, journal }, call.deps);
+      await oneApplyAtATime(deps, () =>
+      carryOut({ file: APPLY_SOURCE, dryRun: false, prune, secretDir: context.secretDir }, { plan, secretless, journal }, call.deps),
+    );
       return { value: call.json.value, notes: call.said() };
     },
   });

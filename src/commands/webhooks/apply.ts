@@ -80,10 +80,16 @@ type Step = CreateStep | { action: 'update'; id: string; url: string; changes: C
 
 export async function run(options: ApplyOptions, deps: CommandDeps): Promise<number> {
   if (options.dryRun) return applyNow(options, deps);
-  // Two applies against one service from this machine take turns: a plan is made from the account as it is, so the
-  // second sees what the first created (not a second webhook for one URL), and a --secret-dir's journal stays whole.
+  return oneApplyAtATime(deps, () => applyNow(options, deps));
+}
+
+/**
+ * Two applies against one service from this machine take turns: a plan is made from the account as it is, so the
+ * second sees what the first created (not a second webhook for one URL), and a --secret-dir's journal stays whole.
+ */
+export function oneApplyAtATime<T>(deps: CommandDeps, work: () => Promise<T>): Promise<T> {
   const service = deps.api.baseUrl.replace(/\/+$/, '');
-  return deps.config.exclusive(`apply\n${service}`, `webhooks apply against ${service}`, () => applyNow(options, deps));
+  return deps.config.exclusive(`apply\n${service}`, `webhooks apply against ${service}`, work);
 }
 
 /** What apply read and plans: the account's webhooks, the plan, and with a --secret-dir its journal and the webhooks it left without a secret. */
