@@ -335,8 +335,8 @@ const applyTool = (z: Zod) =>
       const { secretless, journal } = fresh.extra!;
       const call = callDeps(deps);
       await oneApplyAtATime(deps, () =>
-      carryOut({ file: APPLY_SOURCE, dryRun: false, prune, secretDir: context.secretDir }, { plan, secretless, journal }, call.deps),
-    );
+        carryOut({ file: APPLY_SOURCE, dryRun: false, prune, secretDir: context.secretDir }, { plan, secretless, journal }, call.deps),
+      );
       return { value: call.json.value, notes: call.said() };
     },
   });
