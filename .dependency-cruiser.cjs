@@ -21,9 +21,17 @@ module.exports = {
     {
       name: 'commands-share-through-shared',
       severity: 'error',
-      comment: "A group uses another group's code only through that group's shared/ folder.",
-      from: { path: '^src/commands/([^/]+)/' },
+      comment:
+        "A group uses another group's code only through that group's shared/ folder. mcp/ is the exception: another front door (a Model Context Protocol server), whose tools call the commands' run functions, so that a tool's result is the command's --json.",
+      from: { path: '^src/commands/([^/]+)/', pathNot: '^src/commands/mcp/' },
       to: { path: '^src/commands/', pathNot: ['^src/commands/$1/', '^src/commands/[^/]+/shared/'] },
+    },
+    {
+      name: 'mcp-is-a-front-door',
+      severity: 'error',
+      comment: 'Only the composition root reaches mcp/: no command builds on the server that stands over them.',
+      from: { path: '^src/commands/', pathNot: '^src/commands/mcp/' },
+      to: { path: '^src/commands/mcp/' },
     },
     {
       name: 'receiver-is-a-library',

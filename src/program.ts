@@ -12,6 +12,7 @@ import { register as completion } from './commands/completion/completion.js';
 import { register as deliveries } from './commands/deliveries/deliveries.js';
 import { register as events } from './commands/events/events.js';
 import { register as listen } from './commands/listen/listen.js';
+import { register as mcp } from './commands/mcp/mcp.js';
 import { register as replay } from './commands/replay/replay.js';
 import { register as sandbox } from './commands/sandbox/sandbox.js';
 import { register as send } from './commands/send/send.js';
@@ -36,6 +37,7 @@ const REGISTRARS: Record<string, (program: CommandUnknownOpts) => void> = {
   send,
   'check-receiver': checkReceiver,
   api,
+  mcp,
   completion,
 };
 

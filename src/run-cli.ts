@@ -1,13 +1,11 @@
 import { CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { habitHint, refusalOf } from './cli/habits.js';
-import { ApiError, AuthError, NetworkError } from './api/errors.js';
 import { bindRun, type RunScope } from './cli/actions.js';
-import { CliError, ExitCode, unreachableHint, usageMessage } from './cli/errors.js';
+import { ExitCode, usageMessage } from './cli/errors.js';
+import { errorReport, type Reporting as ProfileReporting } from './cli/error-report.js';
 import { readGlobals } from './cli/globals.js';
 import { canFail, type Host } from './cli/host.js';
 import { ExitRequest, Interrupts } from './cli/interrupt.js';
-import { ConfigError } from './config/errors.js';
-import { FileError } from './files/user-file.js';
 import type { OutputStream } from './render/stream.js';
 import { buildProgram } from './program.js';
 import { shellWord } from './render/text.js';
@@ -98,10 +96,9 @@ function typedCommand(program: CommandUnknownOpts, argv: readonly string[]): str
   return words.join(' ');
 }
 
-/** What an error's words depend on: --debug, and the profile in use (` --profile prod`, or nothing for the default) for the hints' commands. */
-interface Reporting {
+/** What an error's words depend on: --debug, and the profile in use (error-report.ts). */
+interface Reporting extends ProfileReporting {
   debug: boolean;
-  profile: string;
 }
 
 function reportError(error: unknown, out: ErrorWriter, { debug, profile }: Reporting, hintFor: (error: CommanderError) => string): number {
@@ -112,51 +109,12 @@ function reportError(error: unknown, out: ErrorWriter, { debug, profile }: Repor
     if (out.json) out.jsonLine(undefined, 'usage', usageMessage(error.message));
     return ExitCode.usage;
   }
-  if (error instanceof CliError) {
-    return out.write(error.message, error.exitCode, error.hint, undefined, error.exitCode === ExitCode.usage ? 'usage' : undefined);
-  }
-  if (error instanceof ConfigError) return out.write(error.message, ExitCode.failure, error.hint);
-  if (error instanceof FileError) {
-    return out.write(error.message, error.refused ? ExitCode.usage : ExitCode.failure, error.hint, undefined, error.refused ? 'usage' : undefined);
-  }
-  if (error instanceof AuthError) {
-    return out.write(
-      error.message,
-      ExitCode.auth,
-      error.hint ?? 'run `whsvc login`, or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET',
-      error.status,
-      error.code ?? 'unauthorized',
-    );
-  }
-  if (error instanceof NetworkError) {
-    const hint = error.proxy ? 'check HTTPS_PROXY / HTTP_PROXY, or name the host in NO_PROXY to go around the proxy' : unreachableHint(error.host);
-    return out.write(error.message, ExitCode.failure, hint);
-  }
-  if (error instanceof ApiError) return reportApiError(error, out, profile);
+  const told = errorReport(error, { profile });
+  if (told) return out.write(told.message, told.exitCode, told.hint, told.status, told.code, told.jsonMessage);
   out.stderr.write(`whsvc: unexpected error: ${(error as Error)?.message ?? String(error)}\n`);
   if (debug) out.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
   else out.stderr.write('hint: run again with --debug for details\n');
   return ExitCode.failure;
-}
-
-function reportApiError(error: ApiError, out: ErrorWriter, profile: string): number {
-  const status = error.status;
-  if (status === 403) {
-    const scope = error.requiredScope ?? 'a scope the token lacks';
-    const message = error.message.includes(scope)
-      ? `permission denied: ${error.message}`
-      : `permission denied: this needs the ${scope} scope (${error.message})`;
-    return out.write(
-      message,
-      ExitCode.permission,
-      // The profile in use, named: followed as written, the hint must not replace another profile's login.
-      `log in with a client that has ${scope}: whsvc login${profile} --client-id ID (whsvc auth status${profile} shows the scope of this one)`,
-      403,
-      error.code,
-    );
-  }
-  const exit = status === 401 ? ExitCode.auth : status === 404 ? ExitCode.notFound : ExitCode.failure;
-  return out.write(`${error.message} (HTTP ${status}${error.code ? ` ${error.code}` : ''})`, exit, error.hint, status, error.code, error.message);
 }
 
 /**

@@ -36,7 +36,7 @@ export const command = (runF = run) => {
 export type ClockOptions = { action: 'show' } | { action: 'advance'; ms: number } | { action: 'set'; to: string };
 
 /** `clock set`'s time as the sandbox takes it (UTC, in ISO 8601), or a usage error when it is none. */
-function isoTime(given: string): string {
+export function isoTime(given: string): string {
   const to = Date.parse(given);
   if (!/^\d{4}-\d\d-\d\dT/.test(given) || Number.isNaN(to)) {
     throw usageError(`${JSON.stringify(given)} is not an ISO 8601 time`, 'for example: whsvc sandbox clock set 2030-01-01T00:00:00Z');

@@ -75,26 +75,45 @@ interface Outcome {
   interrupted: boolean;
 }
 
-type Step =
-  | { action: 'create'; url: string; events: string[]; active: boolean }
-  | { action: 'update'; id: string; url: string; changes: Changes }
-  | { action: 'delete'; id: string; url: string };
+/** A webhook to create, as the plan has it. */
+export type CreateStep = { action: 'create'; url: string; events: string[]; active: boolean };
+
+type Step = CreateStep | { action: 'update'; id: string; url: string; changes: Changes } | { action: 'delete'; id: string; url: string };
 
 export async function run(options: ApplyOptions, deps: CommandDeps): Promise<number> {
   if (options.dryRun) return applyNow(options, deps);
   return takingTurns(deps, () => applyNow(options, deps));
 }
 
-async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<number> {
-  const name = options.file === '-' ? 'stdin' : options.file;
-  const text = (await readFileFlag('-f', options.file, deps.stdin)).toString('utf8');
-  const declared = await declaredAndKnown(await parseDeclarationText(text, options.file === '-' ? '-' : name), name, deps);
+/** What apply read and plans: the account's webhooks, the plan, and with a --secret-dir its journal and the webhooks it left without a secret. */
+export interface Planned {
+  account: Webhook[];
+  plan: Plan;
+  secretless: Named[] | null;
+  journal: Journal | undefined;
+}
+
+/**
+ * The plan that makes the account as `data` declares it (`name` says where it was declared, for messages): every
+ * mistake of the declaration at once, then the account read whole (a bounded walk) and planned against. Nothing is
+ * changed. For apply's file, and for `whsvc mcp`'s webhooks_apply, whose declared set comes in the tool call.
+ */
+export async function planDeclared(data: unknown, name: string, options: Pick<ApplyOptions, 'prune' | 'secretDir'>, deps: CommandDeps): Promise<Planned> {
+  const declared = await declaredAndKnown(data, name, deps);
   const account: Webhook[] = [];
   for await (const webhook of allWebhooks(deps.api)) account.push(webhook);
   const plan = planApply(declared, account, options.prune);
   const check = options.secretDir === undefined ? null : checkJournal(options.secretDir, account);
   const secretless = check === null ? null : leftWithoutSecret(check, plan);
   const journal = check === null ? undefined : new Journal(options.secretDir!, check);
+  return { account, plan, secretless, journal };
+}
+
+async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<number> {
+  const name = options.file === '-' ? 'stdin' : options.file;
+  const text = (await readFileFlag('-f', options.file, deps.stdin)).toString('utf8');
+  const data = await parseDeclarationText(text, options.file === '-' ? '-' : name);
+  const { plan, secretless, journal } = await planDeclared(data, name, options, deps);
   if (!options.dryRun && plan.create.length > 0 && options.secretDir === undefined) {
     throw usageError(
       `the plan creates ${count(plan.create.length, 'webhook')}, whose signing secrets are given once: --secret-dir DIR is where they go (never to the output); nothing was changed`,
@@ -103,7 +122,7 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
   }
   if (!deps.json) deps.stdout.write(planText(plan, name, deps, options.secretDir));
   if (options.dryRun || !changesAnything(plan)) {
-    if (deps.json) printJson(deps, document(options, plan, options.dryRun ? null : emptyOutcome(), secretless));
+    if (deps.json) printJson(deps, applyDocument(options, plan, options.dryRun ? null : emptyOutcome(), secretless));
     else if (options.dryRun) deps.stderr.write(`${changesAnything(plan) ? 'Dry run: nothing was sent.' : 'Dry run: nothing would change.'}\n`);
     if (options.dryRun) return endOfDryRun(secretless, options.secretDir, deps);
     journal?.settle();
@@ -119,11 +138,16 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
       throw new CliError('nothing was changed', ExitCode.failure);
     }
   }
+  const code = await carryOut(options, { plan, secretless, journal }, deps);
+  return code === ExitCode.ok ? endOf(secretless, options.secretDir) : code;
+}
+
+/** Carries out a plan (planDeclared's), once nothing can stop the run before its first change; --json's document is printed. */
+export async function carryOut(options: ApplyOptions, { plan, secretless, journal }: Omit<Planned, 'account'>, deps: CommandDeps): Promise<number> {
   // Made only now, once nothing can stop the run before its first change.
   if (plan.create.length > 0) ensureDirectory(options.secretDir!, '--secret-dir');
   journal?.settle();
-  const code = await execute(options, plan, deps, secretless, journal);
-  return code === ExitCode.ok ? endOf(secretless, options.secretDir) : code;
+  return execute(options, plan, deps, secretless, journal);
 }
 
 /**
@@ -218,7 +242,7 @@ async function execute(options: ApplyOptions, plan: Plan, deps: CommandDeps, sec
   }
   journal?.close();
   const made = outcome.created.length + outcome.updated.length + outcome.deleted.length;
-  if (deps.json) printJson(deps, document(options, plan, outcome, secretless));
+  if (deps.json) printJson(deps, applyDocument(options, plan, outcome, secretless));
   else if (outcome.not_done.length === 0) {
     deps.stdout.write(`Done: ${tally(outcome.created.length, outcome.updated.length, outcome.deleted.length)}, ${plan.unchanged.length} unchanged.\n`);
   }
@@ -245,19 +269,7 @@ const notDone = (step: Step): Outcome['not_done'][number] =>
 async function perform(step: Step, journal: Journal | undefined, outcome: Outcome, deps: CommandDeps): Promise<void> {
   const c = deps.colors;
   if (step.action === 'create') {
-    const secretDir = journal!.dir;
-    journal!.intend(step.url);
-    const webhook = await create(step, deps);
-    let path = join(secretDir, `${webhook.id}.secret`);
-    let reserved: ReservedFile | undefined;
-    try {
-      path = join(secretDir, secretFileName(webhook.id));
-      reserved = ReservedFile.reserve(path, '--secret-dir', false);
-      reserved.write(secretFileText(webhook.signing_secret));
-    } catch (error) {
-      throw await undoCreate(deps.api, webhook.id, path, error, () => reserved?.discard(), 'run the apply again with a --secret-dir that can be written');
-    }
-    journal!.clear(step.url);
+    const { webhook, path } = await createIntoSecretDir(step, journal!, deps);
     outcome.created.push({ id: webhook.id, url: webhook.url, signing_secret_file: path });
     if (!deps.json) deps.stdout.write(`${c.green('✓')} created  ${sanitize(webhook.id)}  ${sanitize(webhook.url)}  (signing secret in ${path}, mode 0600)\n`);
   } else if (step.action === 'update') {
@@ -297,18 +309,44 @@ function removeSecretFileOf(dir: string, id: string, deps: CommandDeps): string 
 }
 
 /**
+ * A webhook created with its signing secret in `<id>.secret` under the journal's directory (mode 0600, never printed):
+ * its intent written to the journal before the request is sent, and cleared once the secret's file is whole; a secret
+ * that cannot be written deletes the webhook again (undoCreate). For apply's creates and `whsvc mcp`'s webhooks_create.
+ */
+export async function createIntoSecretDir(
+  step: CreateStep,
+  journal: Journal,
+  deps: CommandDeps,
+  again = AGAIN,
+): Promise<{ webhook: Webhook & { signing_secret: string }; path: string }> {
+  journal.intend(step.url);
+  const webhook = await create(step, deps, again);
+  let path = join(journal.dir, `${webhook.id}.secret`);
+  let reserved: ReservedFile | undefined;
+  try {
+    path = join(journal.dir, secretFileName(webhook.id));
+    reserved = ReservedFile.reserve(path, '--secret-dir', false);
+    reserved.write(secretFileText(webhook.signing_secret));
+  } catch (error) {
+    throw await undoCreate(deps.api, webhook.id, path, error, () => reserved?.discard(), `${again} with a --secret-dir that can be written`);
+  }
+  journal.clear(step.url);
+  return { webhook, path };
+}
+
+/**
  * The create request. One that may have made the webhook without its answer reaching us (createFailure), or Ctrl-C
  * pressed twice while it is under way, says so: its secret never arrived, and the next apply into the same
  * --secret-dir names it (its journal).
  */
-const create = (step: Extract<Step, { action: 'create' }>, deps: CommandDeps) =>
+const create = (step: CreateStep, deps: CommandDeps, again: string) =>
   createForSecret(
     deps,
     { url: step.url, events: step.events, ...(step.active ? {} : { active: false }) },
     {
-      interrupted: interruptedCreate(step.url, AGAIN),
-      failure: (error) => createFailure(error, step.url, AGAIN),
-      again: `${AGAIN}: it is made anew, with its secret`,
+      interrupted: interruptedCreate(step.url, again),
+      failure: (error) => createFailure(error, step.url, again),
+      again: `${again}: it is made anew, with its secret`,
     },
   );
 
@@ -376,7 +414,7 @@ export function changeWords(changes: Changes): string {
 }
 
 /** The --json document: the plan, what was done (null for --dry-run), and the webhooks without a secret file (null without --secret-dir). */
-function document(options: ApplyOptions, plan: Plan, outcome: Outcome | null, secretless: Named[] | null) {
+export function applyDocument(options: Pick<ApplyOptions, 'file' | 'dryRun' | 'prune'>, plan: Plan, outcome: Outcome | null, secretless: Named[] | null) {
   return {
     file: options.file,
     dry_run: options.dryRun,

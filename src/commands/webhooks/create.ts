@@ -14,7 +14,7 @@ import { checkSecretFilePath } from '../../cli/secret.js';
 import { checkUrl, urlKey } from './shared/url.js';
 import { redactUserinfo, webhookUrl } from '../../net.js';
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
-import { secretFileText, undoCreate } from './shared/secret-file.js';
+import { secretFileText, undoCreate, withSecretFile } from './shared/secret-file.js';
 import { activeLabel, webhookBlock } from './shared/view.js';
 import { keyValues, sanitize, shellWord } from '../../render/text.js';
 
@@ -218,12 +218,7 @@ function printDryRun(deps: CommandDeps, wanted: { url: string; events: string[];
 function printCreated(deps: CommandDeps, webhook: Webhook & { signing_secret: string }, secretFile: string | undefined): void {
   if (deps.json) {
     // The secret is in the file: CI logs that keep stdout must never hold it; the object says where it went.
-    printJson(
-      deps,
-      secretFile !== undefined
-        ? Object.fromEntries(Object.entries(webhook).map(([key, value]) => (key === 'signing_secret' ? ['signing_secret_file', secretFile] : [key, value])))
-        : webhook,
-    );
+    printJson(deps, secretFile !== undefined ? withSecretFile(webhook, secretFile) : webhook);
     return;
   }
   const secretPair: Array<[string, string]> = secretFile !== undefined ? [] : [['signing secret', webhook.signing_secret]];

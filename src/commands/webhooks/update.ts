@@ -49,7 +49,7 @@ export interface UpdateOptions {
 }
 
 /** The flags as given, refused when they change nothing, name two event lists at once, or a URL the service would not take. */
-function updateOptions(options: UpdateOptions): UpdateOptions {
+export function updateOptions(options: UpdateOptions): UpdateOptions {
   const { url, events, addEvents, removeEvents, active } = options;
   if (url === undefined && events === undefined && addEvents === undefined && removeEvents === undefined && active === undefined) {
     throw usageError('nothing to update: pass --url, --events, --add-events, --remove-events, --active or --inactive');
@@ -99,7 +99,12 @@ async function mergedEvents({ id, addEvents = [], removeEvents = [] }: UpdateOpt
   const absent = removeEvents.filter((e) => !current.events.includes(e));
   if (already.length > 0) deps.stderr.write(`whsvc: webhook ${sanitize(id)} is already subscribed to ${already.join(', ')}: nothing to add\n`);
   if (absent.length > 0) deps.stderr.write(`whsvc: webhook ${sanitize(id)} is not subscribed to ${absent.join(', ')}: nothing to remove\n`);
-  const merged = [...current.events, ...addEvents.filter((e) => !current.events.includes(e))].filter((e) => !removeEvents.includes(e));
+  return mergeEvents(current.events, addEvents, removeEvents);
+}
+
+/** A webhook's `current` events with `add` added and `remove` removed; refused when none would be left. */
+export function mergeEvents(current: string[], add: string[], remove: string[]): string[] {
+  const merged = [...current, ...add.filter((e) => !current.includes(e))].filter((e) => !remove.includes(e));
   if (merged.length === 0) throw usageError('that would leave the webhook with no events; delete it, or pause it with --inactive');
   return merged;
 }

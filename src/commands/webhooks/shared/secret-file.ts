@@ -1,4 +1,5 @@
 import type { ApiClient } from '../../../api/client.js';
+import type { Webhook } from '../../../api/shapes.js';
 import { deleteWebhook } from '../../../api/endpoints.js';
 import { CliError, ExitCode } from '../../../cli/errors.js';
 import { failureReason, isNoSpace } from '../../../files/user-file.js';
@@ -38,3 +39,10 @@ export async function undoCreate(api: ApiClient, id: string, path: string, error
     `${isNoSpace(error) ? 'free some space or choose another path' : 'choose a path to a file you can write'}, then run the command again`,
   );
 }
+
+/**
+ * A created webhook as --json shows it once its secret went to the file `path`: `signing_secret_file` in the place of
+ * `signing_secret`, every other field as the service answered, so that no log that keeps the output holds the secret.
+ */
+export const withSecretFile = (webhook: Webhook, path: string): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(webhook).map(([key, value]) => (key === 'signing_secret' ? ['signing_secret_file', path] : [key, value])));
