@@ -1,10 +1,10 @@
-import { askServiceNow } from '../../api/endpoints.js';
-import { allWebhooks, attemptsOf } from '../../api/log.js';
-import type { Attempt, Page } from '../../api/shapes.js';
+import type { Page } from '../../api/shapes.js';
 import type { CommandDeps } from '../../cli/context.js';
-import { boundAt, percentage, resourceId, timeBound } from '../../cli/parse.js';
+import { percentage, resourceId, timeBound } from '../../cli/parse.js';
 import { DEFAULT_PLATFORM_NAME } from '../../protocol/headers.js';
 import { DELIVERY_STATUSES } from '../../protocol/status.js';
+import { EVENT_TYPES } from '../../protocol/catalog.js';
+import { usageError } from '../../cli/errors.js';
 import { run as listDeliveries } from '../deliveries/list.js';
 import { run as diagnose } from '../deliveries/diagnose.js';
 import { run as showDelivery } from '../deliveries/show.js';
@@ -49,6 +49,23 @@ async function paged(deps: CommandDeps, tool: string, run: (deps: CommandDeps) =
   return outcome;
 }
 
+/** How many rows a list across webhooks gives when no limit is asked: a page an agent's context holds. */
+const ACROSS_PAGE = 50;
+
+/** A list across webhooks (which has no cursor), and how to get older rows when more match. */
+async function acrossPage(deps: CommandDeps, run: (deps: CommandDeps) => Promise<number>): Promise<ToolOutcome> {
+  const outcome = await asJson(deps, run);
+  const page = outcome.value as Page<{ created_at?: string }>;
+  const last = page.data.at(-1)?.created_at;
+  if (page.has_more && last) {
+    outcome.notes = [
+      ...(outcome.notes ?? []),
+      `${page.data.length} shown, more match: call deliveries_list again with the same arguments and until ${JSON.stringify(last)}`,
+    ];
+  }
+  return outcome;
+}
+
 /** The reads: of the webhooks and the catalog, of the deliveries, and over a window. */
 export const readTools = (z: Zod): AnyTool[] => [...accountReads(z), ...deliveryReads(z), ...windowReads(z)];
 
@@ -83,21 +100,51 @@ function accountReads(z: Zod): AnyTool[] {
 }
 
 function deliveryReads(z: Zod): AnyTool[] {
-  const { webhookId, deliveryId, limit, cursor } = commonInputs(z);
+  const { webhookId, deliveryId, limit, cursor, since } = commonInputs(z);
   return [
     defineTool({
       name: 'deliveries_list',
-      title: "List a webhook's deliveries",
+      title: 'List deliveries',
       description:
-        "One page of a webhook's delivery attempts, newest first (id, event, status, response_code, attempts, created_at), as `whsvc deliveries list WEBHOOK_ID --json` prints it.",
+        "Delivery attempts, newest first (id, event, status, response_code, attempts, created_at). With webhook_id alone: one page of that webhook's log, as `whsvc deliveries list WEBHOOK_ID --json` prints it, paged by cursor. Without it, or with a filter (event, since, until, payload_id): every webhook's, each item with its webhook_id, the `limit` newest (50 when not given), as `whsvc deliveries list --json` prints it; older ones with until set to the last item's created_at.",
       kind: 'read',
-      // The seam for deliveries across every webhook (`deliveries list` with no webhook id, being built): webhook_id
-      // becomes optional, with its filters, and this tool calls that run function.
-      input: z.strictObject({ webhook_id: webhookId, status: z.enum(DELIVERY_STATUSES).optional().describe('only this status'), limit, cursor }),
-      run: (args, deps) =>
-        paged(deps, 'deliveries_list', (d) =>
-          listDeliveries({ webhookId: args.webhook_id, status: args.status, limit: args.limit, cursor: args.cursor, all: false }, d),
-        ),
+      input: z.strictObject({
+        webhook_id: webhookId.optional(),
+        status: z.enum(DELIVERY_STATUSES).optional().describe('only this status'),
+        event: z.array(z.enum(EVENT_TYPES)).optional().describe('only these event types (across webhooks)'),
+        since: since.optional().describe('only attempts since then (across webhooks)'),
+        until: since.optional().describe('only attempts until then (across webhooks): a duration back from now or an ISO 8601 time'),
+        payload_id: z.string().min(1).optional().describe("only deliveries whose payload's own id is this, such as inv_… (across webhooks)"),
+        limit,
+        cursor,
+      }),
+      run: (args, deps) => {
+        const across =
+          args.webhook_id === undefined || args.event !== undefined || args.since !== undefined || args.until !== undefined || args.payload_id !== undefined;
+        if (!across) {
+          return paged(deps, 'deliveries_list', (d) =>
+            listDeliveries({ webhookId: args.webhook_id, status: args.status, limit: args.limit, cursor: args.cursor, all: false }, d),
+          );
+        }
+        if (args.cursor !== undefined) throw usageError("cursor pages one webhook's log: give webhook_id alone, or page across webhooks with until");
+        return acrossPage(deps, (d) =>
+          listDeliveries(
+            {
+              status: args.status,
+              limit: args.limit ?? ACROSS_PAGE,
+              all: false,
+              across: {
+                webhooks: args.webhook_id ? [args.webhook_id] : [],
+                events: args.event ?? [],
+                since: args.since === undefined ? undefined : timeBound(args.since),
+                until: args.until === undefined ? undefined : timeBound(args.until),
+                payloadId: args.payload_id,
+              },
+            },
+            d,
+          ),
+        );
+      },
     }),
     defineTool({
       name: 'deliveries_show',
@@ -146,50 +193,5 @@ function windowReads(z: Zod): AnyTool[] {
           ),
         ),
     }),
-    defineTool({
-      name: 'deliveries_recent',
-      title: 'Newest deliveries since a time',
-      description:
-        'The newest delivery attempts of every webhook (or of those named) since a time, newest first, each with its webhook_id: at most `limit`; has_more says that older ones in the window were left out (narrow `since` or name webhooks to see them).',
-      kind: 'read',
-      input: z.strictObject({
-        since,
-        webhook_ids: z.array(webhookId).optional().describe('only these webhooks (default: every webhook)'),
-        status: z.enum(DELIVERY_STATUSES).optional().describe('only this status'),
-        limit: z.number().int().min(1).max(200).optional().describe('at most this many attempts, 1 to 200 (default 50)'),
-      }),
-      run: (args, deps) => recent(deps, { ...args, since: timeBound(args.since) }),
-    }),
   ];
-}
-
-/**
- * The newest attempts since a time across webhooks: each webhook's log is newest first, so the newest `limit` of all
- * are among the newest `limit` of each; those are read (one walk a log, stopped there) and merged.
- */
-async function recent(
-  deps: CommandDeps,
-  options: { since: ReturnType<typeof timeBound>; webhook_ids?: string[] | undefined; status?: Attempt['status'] | undefined; limit?: number | undefined },
-): Promise<ToolOutcome> {
-  const limit = options.limit ?? 50;
-  const since = boundAt(options.since, 'ago' in options.since ? await askServiceNow(deps.api) : 0);
-  const webhooks = options.webhook_ids ? options.webhook_ids.map((id) => ({ id })) : allWebhooks(deps.api);
-  const found: Array<Attempt & { webhook_id: string }> = [];
-  let more = false;
-  for await (const webhook of webhooks) {
-    let taken = 0;
-    for await (const attempt of attemptsOf(deps.api, webhook.id, { status: options.status, since })) {
-      if (taken === limit) {
-        more = true;
-        break;
-      }
-      found.push({ ...attempt, webhook_id: webhook.id });
-      taken += 1;
-    }
-  }
-  found.sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
-  const data = found.slice(0, limit);
-  const has_more = more || found.length > limit;
-  const notes = has_more ? [`the newest ${data.length} shown; older ones in the window were left out: narrow since, or name webhook_ids`] : [];
-  return { value: { since: new Date(since).toISOString(), data, has_more }, notes };
 }
