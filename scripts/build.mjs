@@ -10,11 +10,12 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinsByRequire } from './builtins-by-require.mjs';
 import { inspectorAssets } from './inspector-assets.mjs';
+import { writeThirdPartyLicenses } from './third-party-licenses.mjs';
 
 const root = new URL('..', import.meta.url);
 const { version } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
 rmSync(new URL('dist', root), { recursive: true, force: true });
-await build({
+const { metafile } = await build({
   absWorkingDir: new URL('.', root).pathname,
   entryPoints: ['src/main.ts'],
   outdir: 'dist',
@@ -30,7 +31,9 @@ await build({
   // experimental Milo parser (two WebAssembly builds, 200 KB) that only UNDICI_USE_MILO would turn on.
   define: { WHSVC_VERSION: JSON.stringify(version), esbuildDetection: 'true' },
   chunkNames: 'chunks/[name]-[hash]',
+  // The licences of the bundled packages go in dist/THIRD-PARTY-LICENSES.txt, whole (scripts/third-party-licenses.mjs).
   legalComments: 'none',
+  metafile: true,
   logLevel: 'warning',
   // The sandbox inspector's page, bundled for the browser and embedded in a chunk of its own.
   plugins: [builtinsByRequire, inspectorAssets(root)],
@@ -40,3 +43,4 @@ const help = execFileSync(process.execPath, [new URL('dist/main.js', root).pathn
   env: { ...process.env, COLUMNS: '80' },
 });
 writeFileSync(new URL('dist/help.txt', root), help);
+writeThirdPartyLicenses(new URL('.', root).pathname, metafile, new URL('dist/THIRD-PARTY-LICENSES.txt', root));

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +65,12 @@ describe('the published package', { timeout: GATHERED_TIMEOUT }, () => {
       expect(files).toContain('dist/main.js');
       expect(files).toContain('package.json');
       expect(files).toContain('README.md');
+      // The bundled packages' licences go with it: their notices, dropped from the bundle, in one file.
+      expect(files).toContain('dist/THIRD-PARTY-LICENSES.txt');
+      const licences = readFileSync(new URL('../../dist/THIRD-PARTY-LICENSES.txt', import.meta.url), 'utf8');
+      for (const name of ['commander', 'undici', 'chalk', '@modelcontextprotocol/server', 'jq-wasm'])
+        expect(licences).toMatch(new RegExp(`^${name} \\S+: `, 'm'));
+      expect(licences).toContain('Apache License');
       expect(files.filter((f) => !/^(bin\/|dist\/|package\.json$|README\.md$|LICENSE$)/.test(f))).toEqual([]);
       expect(files.some((f) => f.endsWith('.map') || f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
     });
