@@ -170,7 +170,7 @@ export class Screen<T> {
       p: () => this.model.togglePause(),
       '/': () => this.model.startFilter(),
       r: () => this.act((item) => this.source.sendAgain(item)),
-      R: () => this.act(this.source.retry ?? (async () => 'R retries a delivery through the service: in deliveries tail -i')),
+      R: () => this.act((item) => this.source.retry?.(item) ?? Promise.resolve('R retries a delivery through the service: in deliveries tail -i')),
       c: () => this.copy('id'),
       C: () => this.copy('body'),
     };
