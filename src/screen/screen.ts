@@ -22,8 +22,20 @@ export interface ScreenSource<T> {
   retry?: ((item: T) => Promise<string>) | undefined;
   /** Its body, for `C` (copy), when the screen holds it. */
   body(item: T): string | undefined;
-  /** The keys of the footer, the most useful first (`?` and `q` are added). */
-  keys: KeyHint[];
+}
+
+/** The footer's keys over the list, the most useful first (`?` and `q` are added); R where the service can retry. */
+function listKeys(retries: boolean): KeyHint[] {
+  return [
+    ['↑↓/jk', 'select'],
+    ['Enter', 'open'],
+    ...(retries ? [['R', 'retry'] as KeyHint] : []),
+    ['r', 'send again'],
+    ['d', 'diagnose'],
+    ['/', 'filter'],
+    ['p', 'pause'],
+    ['c', 'copy id'],
+  ];
 }
 
 /** How the user left: `q` (a clean stop) or Ctrl-C. */
@@ -114,7 +126,7 @@ export class Screen<T> {
         line: (item, width) => source.line(item, width),
         pane: this.fittedPane(columns),
         message: this.message,
-        keys: model.pane ? this.paneKeys() : source.keys,
+        keys: model.pane ? this.paneKeys() : listKeys(source.retry !== undefined),
       }),
     );
   }
@@ -127,7 +139,11 @@ export class Screen<T> {
   }
 
   private paneKeys(): KeyHint[] {
-    return [['Esc', 'close'], ['↑↓', 'scroll'], ...this.source.keys.filter(([key]) => key !== 'Enter' && key !== '↑↓/jk' && key !== '/')];
+    return [
+      ['Esc', 'close'],
+      ['↑↓', 'scroll'],
+      ...listKeys(this.source.retry !== undefined).filter(([key]) => key !== 'Enter' && key !== '↑↓/jk' && key !== '/'),
+    ];
   }
 
   private get bodyHeight(): number {

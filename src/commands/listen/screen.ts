@@ -75,16 +75,6 @@ export class ListenScreen {
 
 class ListenSource implements ScreenSource<Received> {
   private layout: { columns: number; layout: ReturnType<typeof receiptLayout> } | undefined;
-  readonly keys: ScreenSource<Received>['keys'] = [
-    ['↑↓/jk', 'select'],
-    ['Enter', 'open'],
-    ['r', 'send again'],
-    ['d', 'diagnose'],
-    ['/', 'filter'],
-    ['p', 'pause'],
-    ['c', 'copy id'],
-  ];
-
   constructor(
     private readonly context: ListenScreenContext,
     private readonly received: () => readonly Received[],

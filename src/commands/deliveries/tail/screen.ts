@@ -89,17 +89,6 @@ export class TailScreen {
 class TailSource implements ScreenSource<Followed> {
   private printer: { columns: number; printer: TailPrinter; line: string } | undefined;
   private readonly bodies = new Map<string, string>();
-  readonly keys: ScreenSource<Followed>['keys'] = [
-    ['↑↓/jk', 'select'],
-    ['Enter', 'open'],
-    ['R', 'retry'],
-    ['r', 'send again'],
-    ['d', 'diagnose'],
-    ['/', 'filter'],
-    ['p', 'pause'],
-    ['c', 'copy id'],
-  ];
-
   constructor(
     private readonly deps: TailDeps,
     private readonly options: TailOptions,
