@@ -155,6 +155,14 @@ export class Screen<T> {
       this.leaving.resolve('interrupt');
       return;
     }
+    // Escape and a key pressed soon after it come as that key with meta (Node's decoder waits for an escape sequence):
+    // both are done, in turn.
+    if (key.meta && key.name !== 'escape' && !key.ctrl) {
+      this.press(undefined, { name: 'escape' });
+      const rest = (text ?? key.sequence)?.replace(/^\u001b/, '');
+      this.press(rest, { ...key, meta: false, sequence: rest });
+      return;
+    }
     if (this.model.editing !== undefined) {
       this.typeFilter(text, key);
       return;
