@@ -131,15 +131,16 @@ class ListenSource implements ScreenSource<Received> {
     if (f) pairs.push(['app', `${f.status ?? noAnswer(f.error)} from ${sanitize(f.url)} (route ${sanitize(f.route)})`, isDelivered(f.status) ? 'good' : 'bad']);
     if (receipt.senderLeftAfterMs !== undefined)
       pairs.push(['too late', `the sender left after ${elapsed(receipt.senderLeftAfterMs)}, before the answer`, 'bad']);
+    // The body first after the facts: what a person opens a delivery for, in view at 80x24.
     return [
       ...pairLines(pairs),
+      heading('body'),
+      ...(body === undefined ? [{ text: '  (a token request, with a client secret: not shown)', tone: 'dim' as const }] : bodyLines(body)),
       heading('attempts'),
       ...fateLines(this.fate(item)),
       ...(f?.body ? [heading("the app's answer"), ...bodyLines(f.body)] : []),
       heading('headers'),
       ...headerLines(withoutCredentials(receipt.headers)),
-      heading('body'),
-      ...(body === undefined ? [{ text: '  (a token request, with a client secret: not shown)', tone: 'dim' as const }] : bodyLines(body)),
     ];
   }
 

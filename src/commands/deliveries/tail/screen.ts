@@ -157,14 +157,15 @@ class TailSource implements ScreenSource<Followed> {
         forward.kind === 'answered' ? `${forward.status} (--forward-to)` : noAnswer(forward.error),
         forward.kind === 'answered' && isDelivered(forward.status) ? 'good' : 'bad',
       ]);
+    // The body first after the facts, as listen's screen has it.
     return [
       ...pairLines(pairs),
+      heading('body'),
+      ...('cannot' in sent ? [{ text: `  ${sent.cannot}`, tone: 'dim' as const }] : bodyLines(sent.body)),
       heading('attempts'),
       ...fateLines(await this.fate(record, key)),
       ...(record.response_body ? [heading('the answer'), ...bodyLines(record.response_body)] : []),
-      ...('cannot' in sent
-        ? [heading('body'), { text: `  ${sent.cannot}`, tone: 'dim' as const }]
-        : [heading('headers (as the service sent them)'), ...headerLines(sent.headers), heading('body'), ...bodyLines(sent.body)]),
+      ...('cannot' in sent ? [] : [heading('headers (as the service sent them)'), ...headerLines(sent.headers)]),
     ];
   }
 
