@@ -1,7 +1,7 @@
 import type { Colors } from '../render/colors.js';
 import type { OutputStream } from '../render/stream.js';
 import { type Pane, type Searchable, ScreenModel } from './model.js';
-import { type Display, isDisplay, isKeyboard, type Key, type Keyboard, Terminal } from './terminal.js';
+import type { Display, Key, Keyboard, Terminal } from './terminal.js';
 import { CHROME_ROWS, fitPane, frame, type KeyHint, type PaneLine } from './view.js';
 
 /** What a command (listen, tail) gives its screen: how its deliveries read, open, and are sent again. */
@@ -61,17 +61,15 @@ export class Screen<T> {
   private lastFrame = 0;
 
   constructor(
-    keyboard: Keyboard,
-    display: Display,
+    /** The terminal, told what to do with each key and with a new size (terminal.ts). */
+    terminal: (keys: (text: string | undefined, key: Key) => void, resized: () => void) => Terminal,
     private readonly source: ScreenSource<T>,
     private readonly colors: Colors,
     private readonly now: () => number = () => performance.now(),
   ) {
     this.model = new ScreenModel((item) => source.describe(item));
     this.left = this.leaving.promise;
-    this.terminal = new Terminal(
-      keyboard,
-      display,
+    this.terminal = terminal(
       (text, key) => this.press(text, key),
       () => this.draw(),
     );
@@ -342,6 +340,12 @@ export class HeldStderr implements OutputStream {
   }
 }
 
+const isKeyboard = (stream: unknown): stream is Keyboard =>
+  typeof (stream as Partial<Keyboard>)?.setRawMode === 'function' && typeof (stream as Partial<Keyboard>)?.on === 'function';
+
+const isDisplay = (stream: unknown): stream is Display =>
+  typeof (stream as Partial<Display>)?.on === 'function' && typeof (stream as Partial<Display>)?.removeListener === 'function';
+
 /**
  * A command's screen from the flag on: its stderr held while the screen is up, the screen started once the command
  * is under way (listen listening, tail following), and left (stop) before the command's last lines, which the user
@@ -358,11 +362,16 @@ export class ScreenSession<T> {
     this.stderr = new HeldStderr(io.stderr);
   }
 
-  start(source: ScreenSource<T>, colors: Colors): void {
+  /**
+   * Draws the screen. The terminal's code and its package (ansi-escapes, Node's readline) are loaded only now: every
+   * other command, and listen and tail without the flag, start without them (docs/commands.md gives the figures).
+   */
+  async start(source: ScreenSource<T>, colors: Colors): Promise<void> {
     const { stdin, stdout } = this.io;
     // checkInteractive saw terminals; a host that gives no keyboard or display (a test's streams) is a bug of its own.
     if (!isKeyboard(stdin) || !isDisplay(stdout)) throw new Error('--interactive needs a terminal for stdin and stdout');
-    this.screen = new Screen(stdin, stdout, source, colors);
+    const { Terminal } = await import('./terminal.js');
+    this.screen = new Screen((keys, resized) => new Terminal(stdin, stdout, keys, resized), source, colors);
     void this.screen.left.then((leaving) => this.leaving.resolve(leaving));
     this.screen.start();
     this.stderr.hold(this.screen);

@@ -14,7 +14,8 @@ import {
 // The terminal under the interactive screen: its alternate screen (the user's own screen comes back whole on leaving),
 // its keys one by one (raw mode, read by Node's own key decoder), its size and its changes, and a painter that
 // writes only the rows that changed since the last frame (within a synchronized update, so a terminal that knows it
-// shows each frame at once). The escape codes are ansi-escapes', a small, well-kept package; the rest is here.
+// shows each frame at once). The escape codes are ansi-escapes', a small, well-kept package; the rest is here. Loaded
+// only when a screen starts (screen.ts): this module and its package are a chunk of their own.
 
 /** A key as Node's readline decodes it. */
 export interface Key {
@@ -36,12 +37,6 @@ export interface Display {
   on(event: 'resize', listener: () => void): unknown;
   removeListener(event: 'resize', listener: () => void): unknown;
 }
-
-export const isKeyboard = (stream: unknown): stream is Keyboard =>
-  typeof (stream as Partial<Keyboard>)?.setRawMode === 'function' && typeof (stream as Partial<Keyboard>)?.on === 'function';
-
-export const isDisplay = (stream: unknown): stream is Display =>
-  typeof (stream as Partial<Display>)?.on === 'function' && typeof (stream as Partial<Display>)?.removeListener === 'function';
 
 /** The size a terminal that says none is drawn at. */
 const FALLBACK = { columns: 80, rows: 24 };

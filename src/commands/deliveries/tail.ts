@@ -34,6 +34,7 @@ import { Follower, type Change, type PollReport, type StartAt } from './tail/fol
 import { TailPrinter } from './tail/printer.js';
 import { ForwardQueue } from './tail/queue.js';
 import { checkInteractive, interactiveOption } from '../../cli/interactive.js';
+import { TailScreen } from './tail/screen.js';
 
 export const command = (runF = run) =>
   new Command('tail')
@@ -200,11 +201,11 @@ export async function run(options: TailOptions, deps: TailDeps): Promise<number>
   if (options.interactive) checkInteractive(deps.json, deps);
   const checked = await checkFiles(options, deps);
   const release = options.checkpoint === undefined ? undefined : holdCheckpoint(options.checkpoint);
-  // -i: the screen, loaded only now, in the printer's place; leaving it stops the tail as Ctrl-C does.
-  const screen = options.interactive ? new (await import('./tail/screen.js')).TailScreen(deps, options, checked.secret) : undefined;
+  // -i: the screen, in the printer's place; leaving it stops the tail as Ctrl-C does.
+  const screen = options.interactive ? new TailScreen(deps, options, checked.secret) : undefined;
   try {
     if (!screen) return await follow(options, deps, checked);
-    screen.start(deps.colors);
+    await screen.start(deps.colors);
     const stopSignal = Promise.race([deps.stopSignal, screen.left]);
     return screen.exitCode(await follow(options, { ...deps, stderr: screen.stderr, stopSignal, printer: screen }, checked));
   } finally {

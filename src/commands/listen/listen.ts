@@ -22,6 +22,7 @@ import { counted } from '../../render/text.js';
 import { type ReceiverBounds, receiverBounds, serveRequests, type Stopped } from '../../receiver/server.js';
 import { notOneOf } from '../../cli/suggest.js';
 import { checkInteractive, interactiveOption } from '../../cli/interactive.js';
+import { ListenScreen } from './screen.js';
 
 /** Defines `listen`. */
 export function register(program: CommandUnknownOpts): void {
@@ -175,8 +176,8 @@ export const DEFAULT_RESPOND_STATUS = 200;
 export async function run(options: ListenOptions, deps: ListenDeps): Promise<number> {
   if (options.interactive) checkInteractive(options.json, deps);
   const { secrets, routes } = await checkOptions(options, deps);
-  // -i: the screen, loaded only now; what listen says while it is up is held, and said once it is left.
-  const screen = options.interactive ? new (await import('./screen.js')).ListenScreen(deps) : undefined;
+  // -i: the screen; what listen says while it is up is held, and said once it is left.
+  const screen = options.interactive ? new ListenScreen(deps) : undefined;
   const stderr = screen?.stderr ?? deps.stderr;
   const note = (text: string) => stderr.write(`whsvc listen: ${text}\n`);
   const { answerer, words, seed } = answering(options, secrets, routes);
@@ -212,7 +213,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
       announce(stderr, { url: server.url, secrets, routes, seed, recorder: recording?.file }, options);
       if (screen) {
         const colors = await colorsFor(deps.stdout, deps.env, !options.color);
-        screen.start({ url: server.url, words, routes, secrets, send, forwardTimeoutMs: options.forwardTimeoutMs, colors });
+        await screen.start({ url: server.url, words, routes, secrets, send, forwardTimeoutMs: options.forwardTimeoutMs, colors });
       }
       // What waits (--timeout, --max-silence, the user's stop: Ctrl-C, or q on the screen) starts only now that listen listens.
       code = await Promise.race([ending.start(), deps.stopRequested(), ...(screen ? [screen.left] : [])]);

@@ -17,7 +17,7 @@ import type { PaneLine } from '../../screen/view.js';
 import { type AnswerWords, receiptLayout, receiptLine, ruleWords } from './receipt.js';
 
 // listen -i: the deliveries listen receives, on the interactive screen (src/screen/), each row the line plain listen
-// prints for it. Loaded only with the flag.
+// prints for it. The terminal's code is loaded only when it starts (src/screen/screen.ts).
 
 /** What listen's screen works with, known once listen listens. */
 export interface ListenScreenContext {
@@ -58,8 +58,8 @@ export class ListenScreen {
     return this.session.left.then((leaving) => (leaving === 'interrupt' ? 130 : 0));
   }
 
-  start(context: ListenScreenContext): void {
-    this.session.start(new ListenSource(context, () => this.session.items()), context.colors);
+  start(context: ListenScreenContext): Promise<void> {
+    return this.session.start(new ListenSource(context, () => this.session.items()), context.colors);
   }
 
   show(receipt: Receipt): void {

@@ -142,7 +142,7 @@ describe('the screen', () => {
         : undefined,
       body: () => '{}',
     };
-    const screen = new Screen(keyboard, display, source, PLAIN);
+    const screen = new Screen((keys, resized) => new Terminal(keyboard, display, keys, resized), source, PLAIN);
     screens.push(screen);
     screen.start();
     for (const [id, event] of [

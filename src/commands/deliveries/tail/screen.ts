@@ -24,7 +24,7 @@ import { retrieveDelivery, sendRetrieved } from './forward.js';
 import { type ForwardLine, TailPrinter } from './printer.js';
 
 // deliveries tail -i: the attempts of the log on the interactive screen (src/screen/), each row the line plain tail
-// prints for it, changed in place when its status changes. Loaded only with the flag.
+// prints for it, changed in place when its status changes. The terminal's code is loaded only when it starts (src/screen/screen.ts).
 
 /** An attempt of the log, as last seen, and what the screen learnt of it. */
 interface Followed {
@@ -67,8 +67,8 @@ export class TailScreen {
     return this.leaving === 'interrupt' ? 130 : code;
   }
 
-  start(colors: Colors): void {
-    this.session.start(new TailSource(this.deps, this.options, this.secret, colors, (key) => this.forwards.get(key)), colors);
+  start(colors: Colors): Promise<void> {
+    return this.session.start(new TailSource(this.deps, this.options, this.secret, colors, (key) => this.forwards.get(key)), colors);
   }
 
   change(change: Change): void {
