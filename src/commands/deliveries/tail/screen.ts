@@ -2,7 +2,7 @@ import { getAttempt, getWebhook, retryDelivery } from '../../../api/endpoints.js
 import { ApiError } from '../../../api/errors.js';
 import { answeredStatus, deliveryKey } from '../../../api/log.js';
 import type { Attempt } from '../../../api/shapes.js';
-import { defaultTransport } from '../../../api/transport.js';
+import { defaultTransport, type Transport } from '../../../api/transport.js';
 import { numberText } from '../../../exact-json.js';
 import { rebuiltDelivery } from '../../../protocol/delivery.js';
 import { checkSignature } from '../../../protocol/signature.js';
@@ -18,13 +18,25 @@ import { ScreenSession, type ScreenSource } from '../../../screen/screen.js';
 import type { PaneLine } from '../../../screen/view.js';
 import { attemptsOfDelivery, run as diagnoseRun } from '../diagnose.js';
 import { attemptCode } from '../shared/view.js';
-import type { TailDeps, TailOptions } from '../tail.js';
+import type { CommandDeps } from '../../../cli/context.js';
 import type { Change } from './follow.js';
 import { retrieveDelivery, sendRetrieved } from './forward.js';
 import { type ForwardLine, TailPrinter } from './printer.js';
 
 // deliveries tail -i: the attempts of the log on the interactive screen (src/screen/), each row the line plain tail
 // prints for it, changed in place when its status changes. The terminal's code is loaded only when it starts (src/screen/screen.ts).
+
+/** What of tail's flags its screen reads (tail.ts's TailOptions). */
+interface TailScreenOptions {
+  webhookIds?: string[] | undefined;
+  forwardTo?: ForwardRoute[] | undefined;
+  secretFile?: string | undefined;
+  platformName: string;
+  forwardTimeoutMs?: number | undefined;
+}
+
+/** What of tail's dependencies its screen uses (tail.ts's TailDeps). */
+type TailScreenDeps = CommandDeps & { transport?: Transport | undefined };
 
 /** An attempt of the log, as last seen, and what the screen learnt of it. */
 interface Followed {
@@ -45,8 +57,8 @@ export class TailScreen {
   private leaving: 'quit' | 'interrupt' | undefined;
 
   constructor(
-    private readonly deps: TailDeps,
-    private readonly options: TailOptions,
+    private readonly deps: TailScreenDeps,
+    private readonly options: TailScreenOptions,
     private readonly secret: SecretSource | undefined,
   ) {
     this.session = new ScreenSession(deps);
@@ -90,8 +102,8 @@ class TailSource implements ScreenSource<Followed> {
   private printer: { columns: number; printer: TailPrinter; line: string } | undefined;
   private readonly bodies = new Map<string, string>();
   constructor(
-    private readonly deps: TailDeps,
-    private readonly options: TailOptions,
+    private readonly deps: TailScreenDeps,
+    private readonly options: TailScreenOptions,
     private readonly secret: SecretSource | undefined,
     private readonly colors: Colors,
     private readonly forwardOf: (key: string) => ForwardLine | undefined,
