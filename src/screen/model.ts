@@ -70,8 +70,9 @@ function globOf(pattern: string): RegExp {
 /** What arrived while the list was paused, in order: applied on resume. */
 type Held<T> = { key: string; item: T };
 
-/** The most deliveries a screen holds; past it the oldest go (their count is said in the heading). */
+/** The most deliveries a screen holds, and the most bytes of them (bodies); past either the oldest go (their count is said in the heading). */
 export const MAX_ROWS = 10_000;
+export const MAX_BYTES = 256 * 1024 * 1024;
 
 /**
  * The list of deliveries and what the user did to it. The rows are in their order of arrival, each once (an update
@@ -96,12 +97,13 @@ export class ScreenModel<T> {
   editing: string | undefined;
   pane: Pane | undefined;
   paneScroll = 0;
-  /** Rows let go past MAX_ROWS. */
+  /** Rows let go past the bounds. */
   dropped = 0;
+  private bytes = 0;
 
   constructor(
     private readonly describe: (item: T) => Searchable,
-    private readonly maxRows = MAX_ROWS,
+    private readonly bounds: { rows: number; bytes: number; weigh?: ((item: T) => number) | undefined } = { rows: MAX_ROWS, bytes: MAX_BYTES },
   ) {}
 
   /** A delivery arrived (or a known one changed): shown now, or held while paused. */
@@ -209,6 +211,7 @@ export class ScreenModel<T> {
   private apply(key: string, item: T): void {
     const known = this.byKey.get(key);
     if (known) {
+      this.bytes += this.weigh(item) - this.weigh(known.item);
       known.item = item;
       const matches = this.filter.matches(this.describe(item));
       const at = this.shownRows.indexOf(known);
@@ -220,20 +223,33 @@ export class ScreenModel<T> {
     const row: Row<T> = { key, item, seq: this.nextSeq++ };
     this.rows.push(row);
     this.byKey.set(key, row);
+    this.bytes += this.weigh(item);
     if (this.filter.matches(this.describe(item))) this.shownRows.push(row);
-    if (this.rows.length > this.maxRows) this.dropOldest();
+    if (this.rows.length > this.bounds.rows || this.bytes > this.bounds.bytes) this.dropOldest();
     if (this.following) this.followNewest();
   }
 
-  /** Past the bound, the oldest tenth goes at once (a row at a time would cost a copy of the list for each). */
+  /**
+   * Past a bound, the oldest tenth of it goes at once (a row at a time would cost a copy of the list for each): a
+   * tenth of the rows, or as many of the oldest as hold a tenth of the bytes (never the newest).
+   */
   private dropOldest(): void {
-    const gone = this.rows.splice(0, Math.max(1, Math.floor(this.maxRows / 10)));
+    let count = this.rows.length > this.bounds.rows ? Math.max(1, Math.floor(this.bounds.rows / 10)) : 0;
+    let freed = 0;
+    for (let n = 0; n < count; n += 1) freed += this.weigh(this.rows[n]!.item);
+    while (this.bytes - freed > this.bounds.bytes * 0.9 && count < this.rows.length - 1) freed += this.weigh(this.rows[count++]!.item);
+    const gone = this.rows.splice(0, count);
+    this.bytes -= freed;
     for (const row of gone) this.byKey.delete(row.key);
     this.dropped += gone.length;
     const first = this.rows[0]?.seq ?? Number.POSITIVE_INFINITY;
     const cut = this.shownRows.findIndex((row) => row.seq >= first);
     this.shownRows.splice(0, cut < 0 ? this.shownRows.length : cut);
     if (this.selected !== undefined && !this.byKey.has(this.selected)) this.followNewest();
+  }
+
+  private weigh(item: T): number {
+    return this.bounds.weigh?.(item) ?? 0;
   }
 
   private followNewest(): void {

@@ -1,6 +1,6 @@
 import type { Colors } from '../render/colors.js';
 import type { OutputStream } from '../render/stream.js';
-import { type Pane, type Searchable, ScreenModel } from './model.js';
+import { MAX_BYTES, MAX_ROWS, type Pane, type Searchable, ScreenModel } from './model.js';
 import type { Display, Key, Keyboard, Terminal } from './terminal.js';
 import { CHROME_ROWS, fitPane, frame, type KeyHint, type PaneLine } from './view.js';
 
@@ -22,6 +22,8 @@ export interface ScreenSource<T> {
   retry?: ((item: T) => Promise<string>) | undefined;
   /** Its body, for `C` (copy), when the screen holds it. */
   body(item: T): string | undefined;
+  /** The bytes it holds (its body), so that the screen's memory stays bounded (model.ts MAX_BYTES). */
+  weigh?: ((item: T) => number) | undefined;
 }
 
 /** The footer's keys over the list, the most useful first (`?` and `q` are added); R where the service can retry. */
@@ -67,7 +69,7 @@ export class Screen<T> {
     private readonly colors: Colors,
     private readonly now: () => number = () => performance.now(),
   ) {
-    this.model = new ScreenModel((item) => source.describe(item));
+    this.model = new ScreenModel((item) => source.describe(item), { rows: MAX_ROWS, bytes: MAX_BYTES, weigh: source.weigh && ((item) => source.weigh!(item)) });
     this.left = this.leaving.promise;
     this.terminal = terminal(
       (text, key) => this.press(text, key),

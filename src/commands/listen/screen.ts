@@ -116,6 +116,11 @@ class ListenSource implements ScreenSource<Received> {
     return body;
   }
 
+  /** Its body twice: the bytes received (for `r`) and their text (for the filter and the pane). */
+  weigh({ receipt, body }: Received): number {
+    return receipt.body.length + (body?.length ?? 0);
+  }
+
   async details(item: Received): Promise<PaneLine[]> {
     const { receipt, body } = item;
     const d = receipt.decision;

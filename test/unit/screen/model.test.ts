@@ -139,7 +139,7 @@ describe('changes and bounds', () => {
   });
 
   it('past its bound the oldest tenth goes, counted; a selection still held stays', () => {
-    const m = new ScreenModel<Item>(describeItem, 100);
+    const m = new ScreenModel<Item>(describeItem, { rows: 100, bytes: Number.POSITIVE_INFINITY });
     for (let n = 0; n < 100; n += 1) m.put(`r${n}`, item(`r${n}`));
     m.moveTo('last');
     m.move(-50);
@@ -150,6 +150,20 @@ describe('changes and bounds', () => {
     expect(m.shown[0]!.key).toBe('r10');
     expect(m.selected).toBe('r49');
     expect(m.current?.key).toBe('r49');
+  });
+
+  it('past its bytes, the oldest go until a tenth of them is free: large bodies cannot fill the memory', () => {
+    const m = new ScreenModel<Item>(describeItem, { rows: 1_000, bytes: 1_000, weigh: (it) => it.body?.length ?? 0 });
+    for (let n = 0; n < 10; n += 1) m.put(`r${n}`, item(`r${n}`, 'invoice.paid', 'verified', 'x'.repeat(100)));
+    expect(m.total).toBe(10);
+    m.put('big', item('big', 'invoice.paid', 'verified', 'x'.repeat(500)));
+    expect(m.all().map((row) => row.key)).toEqual(['r6', 'r7', 'r8', 'r9', 'big']);
+    expect(m.dropped).toBe(6);
+    m.put('huge', item('huge', 'invoice.paid', 'verified', 'x'.repeat(5_000)));
+    expect(
+      m.all().map((row) => row.key),
+      'the newest stays, whatever its size',
+    ).toEqual(['huge']);
   });
 
   it('thousands of deliveries: each arrival reads its own row once, not the list again', () => {
