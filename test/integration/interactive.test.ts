@@ -10,14 +10,14 @@ const NOWHERE = { WHSVC_BASE_URL: 'http://127.0.0.1:9', WHSVC_CLIENT_ID: 'id', W
 const firstLine = (text: string) => text.split('\n')[0];
 
 describe('--interactive, refused where it cannot work', () => {
-  it.each([['listen'], ['deliveries', 'tail']])('%s -i with --json: exit 2, naming both', async (...command) => {
-    const result = await runInProcess([...command, '-i', '--json'], { env: NOWHERE, terminal: { columns: 80 } });
+  it.each(['listen', 'deliveries tail'])('%s -i with --json: exit 2, naming both', async (command) => {
+    const result = await runInProcess([...command.split(' '), '-i', '--json'], { env: NOWHERE, terminal: { columns: 80 } });
     expect(result.code).toBe(2);
     expect(firstLine(result.stderr)).toMatch(/^whsvc: --interactive draws a screen for a person and --json writes lines for a program: give one of them/);
   });
 
-  it.each([['listen'], ['deliveries', 'tail']])('%s -i into a pipe: exit 2, saying stdout is not a terminal', async (...command) => {
-    const result = await runInProcess([...command, '--interactive'], { env: NOWHERE });
+  it.each(['listen', 'deliveries tail'])('%s -i into a pipe: exit 2, saying stdout is not a terminal', async (command) => {
+    const result = await runInProcess([...command.split(' '), '--interactive'], { env: NOWHERE });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
       /^whsvc: --interactive draws a full screen, and stdout is not a terminal \(a pipe or a file\)\nhint: leave out --interactive/,
