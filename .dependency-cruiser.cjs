@@ -49,6 +49,14 @@ module.exports = {
       to: { path: below.cli },
     },
     {
+      name: 'screen-serves-the-commands',
+      severity: 'error',
+      comment:
+        "screen/ is the interactive screen (listen -i, tail -i): its model, its view and the terminal under it; the commands give it their deliveries and actions, so it never imports a command, the receiver, nor the root.",
+      from: { path: '^src/screen/' },
+      to: { path: below.cli },
+    },
+    {
       name: 'foundations-know-no-terminal',
       severity: 'error',
       comment: 'api/, config/, files/, render/, protocol/, net.ts, exchange.ts and exact-json.ts know nothing of the CLI, the commands, the receiver or the sandbox.',

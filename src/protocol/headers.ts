@@ -28,6 +28,17 @@ export function isSignatureHeader(name: string): boolean {
   return deliveryHeaderPattern('signature').test(name);
 }
 
+/**
+ * The headers with the signature made anew (replay --secret-file, listen -i's `r`): each X-…-Signature header
+ * replaced, the default platform's added when there was none.
+ */
+export function withSignature<V>(headers: Readonly<Record<string, V>>, signature: string): Record<string, V | string> {
+  const names = Object.keys(headers).filter(isSignatureHeader);
+  const next: Record<string, V | string> = { ...headers };
+  for (const name of names.length ? names : [signatureHeaderName().toLowerCase()]) next[name] = signature;
+  return next;
+}
+
 /** What a delivery's headers say, besides its content type and user agent. */
 export interface DeliveryFacts {
   signature: string;

@@ -15,8 +15,12 @@ export interface Receipt {
   receivedAt: Date;
   headers: IncomingHttpHeaders;
   body: Buffer;
-  /** The app's answer to a forward: its status, or null and why there was none. */
-  forwarded?: { url: string; route: string; status: number | null; error?: string | undefined } | undefined;
+  /** The path it was sent to (with its query): where a delivery sent on again goes when the app's URL has none. */
+  path: string;
+  /** How long the answer took, from the request's arrival. */
+  tookMs: number;
+  /** The app's answer to a forward: its status (and the head of its body), or null and why there was none. */
+  forwarded?: { url: string; route: string; status: number | null; body?: string | undefined; error?: string | undefined } | undefined;
   /** The sender hung up this long after the request came, before the receiver answered: it never read the answer. */
   senderLeftAfterMs?: number | undefined;
 }
@@ -88,7 +92,8 @@ export function receiving(reception: Reception): Receive {
     if (!keep(decision.status))
       Object.assign(decision, { status: NOT_RECORDED_STATUS, rule: 'not_recorded', refusal: 'this delivery could not be recorded\n' });
     res.writeHead(decision.status, { 'content-type': 'text/plain' }).end(decision.refusal);
-    reception.answered({ decision, receivedAt: arrivedAt, headers: req.headers, body, forwarded, senderLeftAfterMs });
+    const tookMs = performance.now() - started;
+    reception.answered({ decision, receivedAt: arrivedAt, headers: req.headers, body, path: req.url ?? '/', tookMs, forwarded, senderLeftAfterMs });
   };
 }
 

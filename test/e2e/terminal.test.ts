@@ -1,8 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WHSVC_BIN, cliWith, createWebhook, sandboxEnv, startSandboxProcess, type SandboxProcess } from '../helpers/cli.js';
+import { WHSVC_BIN, cliWith, createWebhook, sandboxEnv, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
+import { postDelivery, signatureOf } from '../helpers/delivery.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { GATHERED_TIMEOUT, step } from '../helpers/steps.js';
 import { type Shown, TmuxSession, hasTmux, shownInOneTerminal } from '../helpers/tmux.js';
@@ -42,6 +43,16 @@ describeInTerminal('in a real terminal (tmux)', { timeout: GATHERED_TIMEOUT }, (
     sessions.push(session);
     return session;
   };
+
+  /** A terminal's environment with credentials and no colour (a table's words, a screen's selection by its marker). */
+  const terminalEnv = () => ({
+    WHSVC_CONFIG_DIR: configDir,
+    WHSVC_BASE_URL: sandbox.info.base_url,
+    WHSVC_CLIENT_ID: sandbox.info.client_id,
+    WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
+    TERM: 'xterm-256color',
+    NO_COLOR: '1',
+  });
 
   const token = () =>
     fetch(`${sandbox.info.base_url}/v1/oauth/token`, {
@@ -121,14 +132,7 @@ describeInTerminal('in a real terminal (tmux)', { timeout: GATHERED_TIMEOUT }, (
   });
 
   it('at 80 and 60 columns: webhooks list --all, deliveries list, deliveries tail and listen, events and --help fit, ids short or whole as the width allows, statuses whole', async () => {
-    const env = {
-      WHSVC_CONFIG_DIR: configDir,
-      WHSVC_BASE_URL: sandbox.info.base_url,
-      WHSVC_CLIENT_ID: sandbox.info.client_id,
-      WHSVC_CLIENT_SECRET: sandbox.info.client_secret,
-      TERM: 'xterm-256color',
-      NO_COLOR: '1',
-    };
+    const env = terminalEnv();
     const whsvc = (args: string) => `${process.execPath} ${WHSVC_BIN} ${args}`;
     /** What each of `commands` (whsvc's arguments) showed, run one after the other in one terminal `columns` wide. */
     const shownAt = async (columns: number, commands: string[]): Promise<Shown[]> => {
@@ -326,5 +330,143 @@ describeInTerminal('in a real terminal (tmux)', { timeout: GATHERED_TIMEOUT }, (
       const still = await fetch(`${sandbox.info.base_url}/v1/webhooks/${webhook.id}`, { headers: { authorization: `Bearer ${access_token}` } });
       expect(still.status).toBe(200);
     });
+  });
+
+  /** The whsvc of a terminal of its own, `columns` by `rows` (terminalEnv). */
+  const screenSession = (args: string, size: { columns: number; rows: number }) => {
+    const session = new TmuxSession(`${process.execPath} ${WHSVC_BIN} ${args}`, terminalEnv(), size);
+    sessions.push(session);
+    return session;
+  };
+  /** A screen's rows of deliveries: the selected one marked `> `, each starting with its time. */
+  const rowsOf = (screen: string) => screen.split('\n').filter((line) => /^[> ] \d\d:\d\d:\d\d {2}/.test(line));
+
+  it('listen -i (issue 45): three deliveries as they come, the second opened whole and sent again to the app, filtered, paused, at 80x24, 132x40 and 60 columns; q ends it as a plain listen ends', async () => {
+    const cli = cliWith(sandboxEnv(sandbox.info, configDir));
+    const secretFile = join(configDir, 'listen-i.txt');
+    const app = `${receiver.url}/listen-i-app`;
+    const session = screenSession(`listen --port 0 --secret-file ${secretFile} --forward-to ${app} -i`, { columns: 80, rows: 24 });
+    const url = /listen (http:\/\/127\.0\.0\.1:\d+)/.exec(await session.waitFor(/listen http:\/\/127\.0\.0\.1:\d+/))![1]!;
+    await createWebhook(cli, `${url}/hooks`, 'invoice.paid,production_order.completed', ['--secret-file', secretFile]);
+    const secret = readFileSync(secretFile, 'utf8');
+    const forwarded = () => receiver.received.filter((request) => request.path === '/listen-i-app');
+
+    await step('the deliveries show as they arrive, the newest selected', async () => {
+      for (const [n, event] of ['invoice.paid', 'invoice.paid', 'production_order.completed'].entries()) {
+        await trigger(cli, event);
+        await session.waitFor(new RegExp(`^${n + 1} deliver`, 'm'));
+      }
+      const rows = rowsOf(session.screen());
+      expect(rows, session.screen()).toHaveLength(3);
+      for (const row of rows) expect(row).toMatch(/ verified +-> 200 .*app 200/);
+      expect(rows[2]).toMatch(/^> .* production_/);
+    });
+
+    await step('up to the second, Enter: its payload whole, with its invoice id, and the signature verified with the secret file', async () => {
+      const invoiceId = JSON.parse(forwarded()[1]!.body).id as string;
+      session.press('Up');
+      await session.waitFor(/^> .* invoice\.paid /m);
+      session.press('Enter');
+      const pane = await session.waitFor(new RegExp(`"id": "${invoiceId}"`));
+      expect(pane).toMatch(new RegExp(`signature +verified, with the secret in ${secretFile.replace(/[.]/g, '\\.')}`));
+      expect(pane).toMatch(/answer +200 \(forwarded\) in \d+ ms/);
+    });
+
+    await step('r sends it to the app again, with a valid signature', async () => {
+      const before = forwarded().length;
+      session.press('r');
+      await session.waitFor(/app 200: dlv_\w+ sent again to /);
+      await receiver.waitFor(before + 1, 10_000, '/listen-i-app');
+      const again = forwarded().at(-1)!;
+      expect(again.bytes.equals(forwarded()[1]!.bytes)).toBe(true);
+      expect(again.headers['x-service-signature']).toBe(signatureOf(secret, again.bytes));
+    });
+
+    await step('/ with an event type leaves only its rows', async () => {
+      session.press('Escape');
+      await session.waitFor(/Enter open/);
+      session.type('/invoice.paid');
+      session.press('Enter');
+      await session.waitFor(/^2 of 3 match \/invoice\.paid/m);
+      const rows = rowsOf(session.screen());
+      expect(rows).toHaveLength(2);
+      for (const row of rows) expect(row).toMatch(/ invoice\.paid /);
+      session.press('Escape');
+      await session.waitFor(/^3 deliveries/m);
+    });
+
+    await step('p holds the list while two more arrive, and shows both on resume', async () => {
+      session.press('p');
+      await session.waitFor(/^PAUSED, 0 waiting/m);
+      await trigger(cli, 'invoice.paid');
+      await trigger(cli, 'invoice.paid');
+      await session.waitFor(/^PAUSED, 2 waiting/m);
+      expect(rowsOf(session.screen())).toHaveLength(3);
+      session.press('p');
+      await session.waitFor(/^5 deliveries/m);
+      expect(rowsOf(session.screen())).toHaveLength(5);
+    });
+
+    await step('redrawn for 132x40, then for 60 columns: every row on one line, none wider than the terminal', async () => {
+      for (const [columns, rows] of [
+        [132, 40],
+        [60, 24],
+      ] as const) {
+        session.resize(columns, rows);
+        // Redrawn whole once the terminal says its new size: the footer holds the keys that fit it.
+        await session.waitFor(columns === 60 ? /^↑↓\/jk select {2}Enter open {2}r send again {2}\? help {2}q quit$/m : /c copy id {2}\? help {2}q quit$/m);
+        // A delivery with a bad signature, drawn at the new width.
+        if (columns === 60) expect((await postDelivery(`${url}/hooks`, 'whsec_not_the_secret', 'dlv_forged')).status).toBe(400);
+        const screen = await session.waitFor(columns === 60 ? /^6 deliveries/m : /\(forwarded\)/);
+        const lines = screen.split('\n');
+        expect(lines.length).toBeLessThanOrEqual(rows + 1);
+        for (const line of lines) expect(line.length, `${columns}: ${line}`).toBeLessThanOrEqual(columns);
+        expect(rowsOf(screen), screen).toHaveLength(columns === 60 ? 6 : 5);
+        expect(lines.at(-2), screen).toMatch(/\? help {2}q quit$/);
+      }
+    });
+
+    await step('q: back to the normal screen, with the last words and the exit code of a plain listen', async () => {
+      session.press('q');
+      const screen = await session.waitFor(/EXIT=\d+/, 20_000, true);
+      expect(screen).toContain('EXIT=1');
+      expect(screen).toContain('whsvc listen: 1 delivery with a bad or missing signature');
+      expect(screen).toContain(`whsvc listen: ready at ${url}`);
+    });
+  });
+
+  it('deliveries tail -i (issue 45) at 132x40: the log’s deliveries, R retries the selected one through the service (a new attempt in the log); Ctrl-C exits 130', async () => {
+    const cli = cliWith(sandboxEnv(sandbox.info, configDir));
+    receiver.respondWith = (request) => (request.path === '/tail-i' ? 500 : 200);
+    try {
+      const webhook = (await createWebhook(cli, `${receiver.url}/tail-i`)).id;
+      await trigger(cli, 'invoice.paid');
+      const log = async () => JSON.parse((await cli(['deliveries', 'list', webhook, '--json'])).stdout).data as Array<{ status: string }>;
+      await expect.poll(async () => (await log()).filter((a) => a.status === 'failed').length, { timeout: 10_000, interval: 100 }).toBe(1);
+      const session = screenSession(`deliveries tail --webhook ${webhook} --since 1h -i`, { columns: 132, rows: 40 });
+
+      await step('the log’s delivery, failed, on a row of its own', async () => {
+        await session.waitFor(/^1 delivery/m);
+        expect(rowsOf(session.screen())).toEqual([expect.stringMatching(/^> \d\d:\d\d:\d\d {2}wh_\S+ +invoice\.paid +failed .* 500 +dlv_\w+ #1$/)]);
+      });
+
+      await step('R: a new attempt through the service, in the log and on the screen', async () => {
+        const before = (await log()).length;
+        session.press('R');
+        await session.waitFor(/retried dlv_\w+: attempt \d+ failed/);
+        expect((await log()).length).toBe(before + 1);
+        await session.waitFor(/^2 deliveries/m);
+        expect(rowsOf(session.screen()).at(-1)).toMatch(/ dlv_\w+ #2$/);
+      });
+
+      await step('Ctrl-C: back to the normal screen, exit 130', async () => {
+        session.press('C-c');
+        const screen = await session.waitFor(/EXIT=\d+/, 20_000, true);
+        expect(screen).toContain('EXIT=130');
+        expect(screen).toMatch(/whsvc: following 1 webhook from the --since time/);
+      });
+    } finally {
+      receiver.respondWith = () => 200;
+    }
   });
 });

@@ -62,6 +62,11 @@ export class TmuxSession {
     execFileSync('tmux', [...SERVER, 'send-keys', '-t', this.name, ...keys]);
   }
 
+  /** The terminal made `columns` wide and `rows` high, as a user drags its window. */
+  resize(columns: number, rows: number): void {
+    execFileSync('tmux', [...SERVER, 'resize-window', '-t', this.name, '-x', String(columns), '-y', String(rows)]);
+  }
+
   /** The screen once it shows `pattern`; `joined`: all its lines, unwrapped, scrolled off ones too (screen's `joined`). */
   waitFor(pattern: RegExp, timeoutMs = 20_000, joined = false): Promise<string> {
     return lookedAtUntil(() => this.screen(false, joined), pattern, timeoutMs, 'the terminal never showed');

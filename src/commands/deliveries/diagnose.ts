@@ -224,7 +224,7 @@ async function webhookOf(deps: CommandDeps, id: string): Promise<Webhook | undef
 }
 
 /** Every attempt of the delivery, first to last, from its webhook's log (newest first, walked until the delivery's first attempt). */
-async function attemptsOfDelivery(deps: CommandDeps, webhookId: string, key: string, asked: Attempt): Promise<Attempt[]> {
+export async function attemptsOfDelivery(deps: CommandDeps, webhookId: string, key: string, asked: Attempt): Promise<Attempt[]> {
   const found: Attempt[] = [];
   try {
     for await (const attempt of attemptsOf(deps.api, webhookId)) {

@@ -33,6 +33,8 @@ import { RecordFile } from '../../receiver/record-file.js';
 import { Follower, type Change, type PollReport, type StartAt } from './tail/follow.js';
 import { TailPrinter } from './tail/printer.js';
 import { ForwardQueue } from './tail/queue.js';
+import { checkInteractive, interactiveOption } from '../../cli/interactive.js';
+import { TailScreen } from './tail/screen.js';
 
 export const command = (runF = run) =>
   new Command('tail')
@@ -67,6 +69,7 @@ export const command = (runF = run) =>
       'append each new delivery (once, not its retries), as the service sent it, to FILE: the format of listen --record, for whsvc replay',
     )
     .option('--checkpoint <file>', 'keep the position in FILE: a restart catches up on what it missed, and forwards none twice')
+    .addOption(interactiveOption('retry it through the service (R), send it again to your app (r)'))
     .addHelpText(
       'after',
       examples(
@@ -76,6 +79,7 @@ export const command = (runF = run) =>
         'whsvc deliveries tail --webhook wh_… --forward-to http://localhost:3000/webhooks --secret-file whsec.txt --checkpoint tail.json',
         "whsvc deliveries tail --forward-to 'invoice.*=http://localhost:3001' --forward-to http://localhost:3000",
         'whsvc deliveries tail --status delivered --count 3 --timeout 60 --json   # in CI',
+        'whsvc deliveries tail --since 1h -i',
       ),
     )
     // Ctrl-C (and SIGTERM) is how a tail ends, exit 0, after the forward under way and the checkpoint are done.
@@ -98,6 +102,7 @@ export const command = (runF = run) =>
             platformName: o.platformName,
             checkpoint: o.checkpoint,
             record: o.record,
+            interactive: Boolean(o.interactive),
             forwardTimeoutMs: requestTimeoutGivenMs(context.globals, context.io.env),
           }),
           { ...deps, stopSignal },
@@ -136,6 +141,8 @@ export interface TailOptions {
   checkpoint?: string | undefined;
   /** Append each new delivery to this record file (`whsvc replay` sends them again). */
   record?: string | undefined;
+  /** -i: the attempts on a full screen (src/screen/), not as lines. */
+  interactive?: boolean | undefined;
 }
 
 export interface TailDeps extends CommandDeps {
@@ -145,7 +152,11 @@ export interface TailDeps extends CommandDeps {
   sleep?: (ms: number) => Promise<void>;
   /** How --forward-to sends (undici, as every request of whsvc). */
   transport?: Transport;
+  /** What shows each change and forward in place of the printer's lines: the screen of -i. */
+  printer?: Printer;
 }
+
+type Printer = Pick<TailPrinter, 'note' | 'change' | 'forward'>;
 
 export const DEFAULT_INTERVAL_MS = 2_000;
 /** The longest wait between polls while the service cannot be reached (doubling from the interval). */
@@ -187,11 +198,18 @@ async function checkFiles(options: TailOptions, deps: TailDeps): Promise<{ route
 
 /** Follows the log as `options` say (tailOptions has checked them), until a stop, a count or a time out. */
 export async function run(options: TailOptions, deps: TailDeps): Promise<number> {
+  if (options.interactive) checkInteractive(deps.json, deps);
   const checked = await checkFiles(options, deps);
   const release = options.checkpoint === undefined ? undefined : holdCheckpoint(options.checkpoint);
+  // -i: the screen, in the printer's place; leaving it stops the tail as Ctrl-C does.
+  const screen = options.interactive ? new TailScreen(deps, options, checked.secret) : undefined;
   try {
-    return await follow(options, deps, checked);
+    if (!screen) return await follow(options, deps, checked);
+    await screen.start(deps.colors);
+    const stopSignal = Promise.race([deps.stopSignal, screen.left]);
+    return screen.exitCode(await follow(options, { ...deps, stderr: screen.stderr, stopSignal, printer: screen }, checked));
   } finally {
+    screen?.stop();
     release?.();
   }
 }
@@ -287,7 +305,7 @@ function takeChanges(
     wants,
   }: {
     count: number | undefined;
-    printer: TailPrinter;
+    printer: Printer;
     queue: ForwardQueue | undefined;
     matches: (change: Change) => boolean;
     wants: (attempt: Attempt) => boolean;
@@ -486,7 +504,7 @@ async function prepare(options: TailOptions, deps: TailDeps, routes: ForwardRout
     note(`no checkpoint at ${options.checkpoint} yet: starting from ${options.since ? 'the --since time' : 'now'}; the position is kept there from now on`);
   }
 
-  const printer = new TailPrinter(deps, routes);
+  const printer = deps.printer ?? new TailPrinter(deps, routes);
   const recorder = options.record === undefined ? undefined : new RecordFile(options.record, note);
   if (recorder?.repaired) note(recorder.repaired);
   // Recorded by a run killed before it saved the checkpoint: not recorded (nor forwarded) again.

@@ -21,6 +21,8 @@ import { LARGEST_PAYLOAD_BYTES } from '../../protocol/delivery.js';
 import { counted } from '../../render/text.js';
 import { type ReceiverBounds, receiverBounds, serveRequests, type Stopped } from '../../receiver/server.js';
 import { notOneOf } from '../../cli/suggest.js';
+import { checkInteractive, interactiveOption } from '../../cli/interactive.js';
+import { ListenScreen } from './screen.js';
 
 /** Defines `listen`. */
 export function register(program: CommandUnknownOpts): void {
@@ -63,6 +65,7 @@ export const command = (runF = run) =>
     )
     .addOption(maxSilenceOption('no request received'))
     .option('--record <file>', 'append each delivery received to FILE, one JSON line each (mode 0600), for `whsvc replay`')
+    .addOption(interactiveOption('send it again to your app (r)'))
     .addHelpText(
       'after',
       examples(
@@ -73,6 +76,7 @@ export const command = (runF = run) =>
         'whsvc listen --secret-file ./whsec.txt --fail-first 2        # fails twice, then recovers',
         'whsvc listen --secret-file ./whsec.txt --fail-rate 0.3 --seed 7 --delay 2s',
         'whsvc listen --secret-file ./whsec.txt --record deliveries.ndjson   # then: whsvc replay deliveries.ndjson --to URL',
+        'whsvc listen --secret-file ./whsec.txt --forward-to http://localhost:3000/webhooks -i',
       ),
     )
     .action(
@@ -94,6 +98,7 @@ export const command = (runF = run) =>
             timeout: o.timeout,
             maxSilenceMs: o.maxSilence,
             record: o.record,
+            interactive: Boolean(o.interactive),
             json: globals.json,
             color: globals.color,
             forwardTimeoutMs: requestTimeoutGivenMs(globals, io.env),
@@ -147,6 +152,8 @@ export interface ListenOptions {
   record?: string | undefined;
   /** Each forward's limit (--request-timeout); the service's 10 s when not given. */
   forwardTimeoutMs?: number | undefined;
+  /** -i: the deliveries on a full screen (src/screen/), not as lines. */
+  interactive?: boolean | undefined;
   json: boolean;
   color: boolean;
 }
@@ -167,17 +174,22 @@ export interface ListenDeps extends Io {
 export const DEFAULT_RESPOND_STATUS = 200;
 
 export async function run(options: ListenOptions, deps: ListenDeps): Promise<number> {
+  if (options.interactive) checkInteractive(options.json, deps);
   const { secrets, routes } = await checkOptions(options, deps);
-  const note = (text: string) => deps.stderr.write(`whsvc listen: ${text}\n`);
+  // -i: the screen; what listen says while it is up is held, and said once it is left.
+  const screen = options.interactive ? new ListenScreen(deps) : undefined;
+  const stderr = screen?.stderr ?? deps.stderr;
+  const note = (text: string) => stderr.write(`whsvc listen: ${text}\n`);
   const { answerer, words, seed } = answering(options, secrets, routes);
   const recording = options.record === undefined ? undefined : new Recording(new RecordFile(options.record, note), note);
-  const show = await receiptWriter(options, deps, words, routes);
+  const show = screen ? (receipt: Receipt) => screen.show(receipt) : await receiptWriter(options, deps, words, routes);
   const ending = new Ending(options, answerer.tally, note);
+  const send = deps.transport ?? defaultTransport(deps.env);
   const receive = receiving({
     answerer,
     routes,
     recording,
-    send: deps.transport ?? defaultTransport(deps.env),
+    send,
     forwardTimeoutMs: options.forwardTimeoutMs,
     delayMs: options.delayMs,
     heard: () => ending.heard(),
@@ -188,7 +200,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     },
   });
   const bounds = { ...receiverBounds(), ...deps.bounds };
-  const stops = new Stops(deps.stderr, bounds);
+  const stops = new Stops(stderr, bounds);
   let code: number;
   try {
     const server = await serveRequests(receive, options, bounds, deps.now ?? (() => new Date()), {
@@ -198,11 +210,16 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
     try {
       // A script learns the address from stdout, as from `sandbox start --json`: --port 0 chose the port (from stderr under --jq).
       if (options.json) deps.jsonOut.heading({ url: server.url });
-      announce(deps.stderr, { url: server.url, secrets, routes, seed, recorder: recording?.file }, options);
-      // What waits (--timeout, --max-silence, the user's stop) starts only now that listen listens.
-      code = await Promise.race([ending.start(), deps.stopRequested()]);
+      announce(stderr, { url: server.url, secrets, routes, seed, recorder: recording?.file }, options);
+      if (screen) {
+        const colors = await colorsFor(deps.stdout, deps.env, !options.color);
+        await screen.start({ url: server.url, words, routes, secrets, send, forwardTimeoutMs: options.forwardTimeoutMs, colors });
+      }
+      // What waits (--timeout, --max-silence, the user's stop: Ctrl-C, or q on the screen) starts only now that listen listens.
+      code = await Promise.race([ending.start(), deps.stopRequested(), ...(screen ? [screen.left] : [])]);
     } finally {
       ending.stop();
+      screen?.stop();
       await server.stop();
     }
   } finally {

@@ -61,7 +61,7 @@ export function receiptJson(receipt: Receipt, words: AnswerWords): Record<string
 type ReceiptKey = 'time' | 'event' | 'delivery' | 'signature' | 'answer' | 'rule' | 'app' | 'via' | 'notes';
 
 /** Why listen answered as it did, in the words of the flag or the check that decided it. */
-function ruleWords(rule: Decision['rule'], words: AnswerWords, attemptNumber: number | undefined): string {
+export function ruleWords(rule: Decision['rule'], words: AnswerWords, attemptNumber: number | undefined): string {
   const because = {
     signature: 'signature',
     replay: 'replay',

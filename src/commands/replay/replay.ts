@@ -16,7 +16,7 @@ import { ProgressLine } from '../../render/progress.js';
 import { counted, sanitize } from '../../render/text.js';
 import { clockTime, noAnswer, elapsed } from '../../render/words.js';
 import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js';
-import { isSignatureHeader, serviceTimeOf, signatureHeaderName } from '../../protocol/headers.js';
+import { serviceTimeOf, withSignature } from '../../protocol/headers.js';
 import { recordedBody, recordedSignatureCheck, type RecordLine } from '../../protocol/record-line.js';
 import { sign } from '../../protocol/signature.js';
 import { isDelivered } from '../../protocol/status.js';
@@ -163,7 +163,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
       async (record) => {
         if (deps.stop?.aborted) return;
         const body = recordedBody(record);
-        const headers = secret === undefined ? record.headers : resigned(record.headers, sign(secret, body));
+        const headers = secret === undefined ? record.headers : withSignature(record.headers, sign(secret, body));
         const started = now();
         const result = await sendAsReceived(deps.transport, target, headers, body, record.path, options.timeoutMs);
         show({ record, result, ms: now() - started });
@@ -213,14 +213,6 @@ function chooser(options: ReplayOptions, now: number): (record: RecordLine) => b
     if (options.deliveries?.length && !options.deliveries.includes(record.delivery_id ?? '')) return false;
     return true;
   };
-}
-
-/** The headers with the signature made anew: each X-…-Signature header replaced (the default platform's added when there was none). */
-function resigned(headers: Record<string, string>, signature: string): Record<string, string> {
-  const names = Object.keys(headers).filter(isSignatureHeader);
-  const next = { ...headers };
-  for (const name of names.length ? names : [signatureHeaderName().toLowerCase()]) next[name] = signature;
-  return next;
 }
 
 function describe(record: RecordLine) {

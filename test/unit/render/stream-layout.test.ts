@@ -184,6 +184,8 @@ describe('listen: every line of a stream has the same fields in the same places'
     receivedAt: new Date(NOW + i * 1000),
     headers: {},
     body: Buffer.from('{}'),
+    path: '/',
+    tookMs: 1,
     ...(d.rule === 'forward' ? { forwarded: { url: 'http://127.0.0.1:3000/hooks', route: 'invoice.*', status: 202 } } : {}),
   }));
   const linesAt = (columns: number) => {

@@ -57,12 +57,12 @@ const CHANGE_FIELDS: Array<StreamField<ChangeKey>> = [
 export class TailPrinter {
   private changeLayout: StreamLayout<ChangeKey> | undefined;
   private forwardLayout: StreamLayout<ForwardKey> | undefined;
-  private readonly latest = new HighestAttempts();
-
   constructor(
     private readonly out: { stdout: OutputStream; jsonOut: JsonOutput; colors: Colors; json: boolean; serviceNow: () => number },
     /** The routes of --forward-to, so that a forward line's fields are as wide as theirs. */
     private readonly routes: ForwardRoute[] = [],
+    /** Each delivery's highest attempt seen: given by a screen whose printers come and go with its width. */
+    private readonly latest = new HighestAttempts(),
   ) {}
 
   /** The attempts of a whole poll, noted before its lines are printed: a retry in it makes the attempt before it not the newest. */

@@ -39,7 +39,7 @@ export class ForwardQueue {
   constructor(
     private readonly api: ApiClient,
     private readonly target: ForwardTarget,
-    private readonly printer: TailPrinter,
+    private readonly printer: Pick<TailPrinter, 'forward'>,
     private readonly note: (text: string) => void,
     alreadyForwarded: string[],
     /** --record: each delivery also appended to this file, once. */

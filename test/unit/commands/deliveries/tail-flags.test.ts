@@ -23,9 +23,15 @@ describe('deliveries tail: flags', () => {
       platformName: 'Service',
       checkpoint: undefined,
       record: undefined,
+      interactive: false,
       forwardTimeoutMs: undefined,
     });
     expect(deps.stopSignal).toBeInstanceOf(Promise);
+  });
+
+  it('-i and --interactive ask for the screen', async () => {
+    expect((await tail.options(['-i'])).interactive).toBe(true);
+    expect((await tail.options(['--since', '1h', '--interactive'])).interactive).toBe(true);
   });
 
   it('each flag to its option: durations, repeats, and a webhook named twice followed once', async () => {

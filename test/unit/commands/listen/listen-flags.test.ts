@@ -29,12 +29,18 @@ describe('listen: flags', () => {
       timeout: undefined,
       maxSilenceMs: undefined,
       record: undefined,
+      interactive: false,
       json: false,
       color: true,
       forwardTimeoutMs: undefined,
     });
     expect(deps.stopRequested).toBeInstanceOf(Function);
     expect(deps.knownEventTypes).toBeUndefined();
+  });
+
+  it('-i and --interactive ask for the screen (its refusals, of --json and of a pipe, are the run’s: test/integration/interactive.test.ts)', async () => {
+    expect((await listen.options(['-i'])).interactive).toBe(true);
+    expect((await listen.options(['--interactive', '--secret-file', 'a.txt'])).interactive).toBe(true);
   });
 
   it('each flag to its option: the secrets repeat, shares and durations in their units', async () => {

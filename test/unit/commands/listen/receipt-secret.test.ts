@@ -22,7 +22,7 @@ describe("listen's lines name the secret file that verified a delivery", () => {
     rule: 'respond_status',
     refusal: '',
   };
-  const receipt: Receipt = { decision, receivedAt: new Date(Date.UTC(2026, 10, 25, 9)), headers: {}, body: Buffer.from('{}') };
+  const receipt: Receipt = { decision, receivedAt: new Date(Date.UTC(2026, 10, 25, 9)), headers: {}, body: Buffer.from('{}'), path: '/', tookMs: 1 };
 
   it('on its line when there are several secrets, and not otherwise', () => {
     const line = (words: AnswerWords) => receiptLine(receipt, words, PLAIN, receiptLayout(words, [], 200));
