@@ -23,9 +23,6 @@ export interface WrapOptions {
   continued?: string;
 }
 
-/** A command laid out to be pasted into a shell whole: each line but the last ends in ` \\`, which joins it to the next. */
-export const AS_COMMAND: WrapOptions = { continued: ' \\' };
-
 /** A colour code (chalk's SGR sequences): it takes no column. */
 // biome-ignore lint/complexity/useRegexLiterals: a literal would hold the escape character itself
 const STYLE = new RegExp('\u001b\\[[0-9;]*m', 'g');
@@ -78,6 +75,15 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
   }
   lines.push(current);
   return lines.map((text, n) => (n < lines.length - 1 ? text + mark : text)).join('\n');
+}
+
+/**
+ * A command to paste into a shell, laid out for `width` as one: broken between its words, each option kept with its
+ * value (`--profile sandbox`), every line but the last ending in ` \`, which joins it to the next.
+ */
+export function wrapCommand(line: string, width: number | undefined, hang: string): string {
+  const options = line.match(/(?<= )--?[A-Za-z][\w-]* (?!-)\S+/g) ?? [];
+  return wrapLine(line, width, hang, options, { continued: ' \\' });
 }
 
 /**

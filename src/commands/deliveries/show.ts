@@ -6,6 +6,7 @@ import { resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
 import { attemptBlock } from './shared/view.js';
+import { terminalColumns } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('show')
@@ -17,6 +18,6 @@ export const command = (runF = run) =>
 export async function run(options: { id: string }, deps: CommandDeps): Promise<number> {
   const attempt = await getAttempt(deps.api, options.id);
   if (deps.json) printJson(deps, attempt);
-  else deps.stdout.write(attemptBlock(attempt, deps.colors, deps.serviceNow()));
+  else deps.stdout.write(attemptBlock(attempt, deps.colors, deps.serviceNow(), terminalColumns(deps.stdout)));
   return 0;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../../../src/render/width.js';
-import { AS_COMMAND, hangOf, laidOut, terminalColumns, wrapLine } from '../../../src/render/wrap.js';
+import { hangOf, laidOut, terminalColumns, wrapCommand, wrapLine } from '../../../src/render/wrap.js';
 
 const widths = (text: string) => text.split('\n').map((line) => displayWidth(line));
 
@@ -93,16 +93,15 @@ describe('wrapLine: prose laid out for a terminal, as --help is', () => {
     expect(narrow.replace(/\n +/g, ' ')).toBe(`hint: follow it with ${command}`);
   });
 
-  it('a command to paste (AS_COMMAND): each line but the last ends in ` \\`, its flags kept with their values', () => {
+  it('a command to paste (wrapCommand): each line but the last ends in ` \\`, each option with its value', () => {
     const command = '  log in        whsvc login --profile sandbox --client-id sbx_demo_readwrite --base-url http://127.0.0.1:34581';
-    const keep = ['--profile sandbox', '--client-id sbx_demo_readwrite', '--base-url http://127.0.0.1:34581'];
-    const laid = wrapLine(command, 60, ' '.repeat(18), keep, AS_COMMAND);
-    expect(laid.split('\n')).toEqual([
+    expect(wrapCommand(command, 60, ' '.repeat(18)).split('\n')).toEqual([
       '  log in        whsvc login --profile sandbox \\',
       `${' '.repeat(18)}--client-id sbx_demo_readwrite \\`,
       `${' '.repeat(18)}--base-url http://127.0.0.1:34581`,
     ]);
-    expect(wrapLine(command, 132, ' '.repeat(18), keep, AS_COMMAND)).toBe(command);
+    expect(wrapCommand(command, 132, ' '.repeat(18))).toBe(command);
+    expect(wrapCommand(command, undefined, ' '.repeat(18))).toBe(command);
   });
 
   it('laidOut: each line for the stream, its continuations under the text after its label; a pipe as it is', () => {

@@ -1,7 +1,8 @@
 import type { Colors } from '../../../render/colors.js';
 import { renderTable, type Column, type TableOptions } from '../../../render/table.js';
 import { ID_SHORT_WIDTH } from '../../../render/width.js';
-import { keyValues, sanitize, sanitizeBlock } from '../../../render/text.js';
+import { type BlockValue, keyValues, sanitize, sanitizeBlock } from '../../../render/text.js';
+import { laidOut, terminalColumns } from '../../../render/wrap.js';
 import { clockTime, codeWords, noAnswer, relativeTime, statusWords } from '../../../render/words.js';
 import { answeredStatus } from '../../../api/log.js';
 import type { Attempt } from '../../../api/shapes.js';
@@ -21,7 +22,7 @@ export function statusLabel(status: DeliveryStatus, colors: Colors, retry?: { ne
   return words === status ? word : `${word}${colors.yellow(words.slice(status.length))}`;
 }
 
-type Pair = [string, string | { styled: string }];
+type Pair = [string, BlockValue];
 
 /** `2 of dlv_A` for a retry whose delivery the service names; a first attempt's own id is its delivery's. */
 function attemptOf(attempt: Attempt): string {
@@ -69,7 +70,8 @@ export async function attemptTable(items: Attempt[], colors: Colors, now: number
   );
 }
 
-export function attemptBlock(attempt: Attempt, colors: Colors, now: number): string {
+/** An attempt as a key/value block, laid out for a terminal `width` wide (none: a pipe's whole lines). */
+export function attemptBlock(attempt: Attempt, colors: Colors, now: number, width?: number): string {
   const pairs: Pair[] = [
     ['id', attempt.id],
     ...(attempt.webhook_id ? [['webhook', attempt.webhook_id] as Pair] : []),
@@ -80,9 +82,10 @@ export function attemptBlock(attempt: Attempt, colors: Colors, now: number): str
     ...(attempt.failure_reason && answeredStatus(attempt.response_code) !== undefined ? [['failure', attempt.failure_reason] as Pair] : []),
     ...(attempt.attempts === undefined ? [] : [['attempt', attemptOf(attempt)] as Pair]),
     ['created', `${relativeTime(attempt.created_at, now)} (${attempt.created_at})`],
-    ...(attempt.signature ? [['signature', attempt.signature] as Pair] : []),
+    // Shown, not copied (diagnose checks it): wider than the line, it is shortened as an id is.
+    ...(attempt.signature ? [['signature', { text: attempt.signature, shorten: [attempt.signature] }] as Pair] : []),
   ];
-  let text = keyValues(pairs, colors.dim);
+  let text = keyValues(pairs, colors.dim, width);
   if (attempt.response_body) text += `${colors.dim('answer')}\n${sanitizeBlock(attempt.response_body)}\n`;
   if (attempt.payload !== undefined) {
     text += `${colors.dim('payload')}\n${sanitizeBlock(JSON.stringify(attempt.payload, null, 2))}\n`;
@@ -103,18 +106,21 @@ export function reportSentAttempt(
   retriesFollow = false,
 ): number {
   if (deps.json) printJson(deps, attempt);
-  else deps.stdout.write(attemptBlock(attempt, deps.colors, deps.serviceNow()));
+  else deps.stdout.write(attemptBlock(attempt, deps.colors, deps.serviceNow(), terminalColumns(deps.stdout)));
   if (attempt.status !== 'failed') return 0;
   const status = answeredStatus(attempt.response_code);
   // Why there was no answer, when the service says (the sandbox's failure_reason: a timeout, a refused connection).
   const answer = status === undefined ? noAnswer(attempt.failure_reason) : `it answered ${status}`;
-  deps.stderr.write(`whsvc: the endpoint did not accept the ${what} (${sanitize(answer)})\n`);
+  deps.stderr.write(laidOut(deps.stderr, `whsvc: the endpoint did not accept the ${what} (${sanitize(answer)})\n`));
   if (!retriesFollow) return 1;
   // The interface retries failed deliveries by itself, with backoff; say so, and how to follow them.
   const webhook = typeof attempt.webhook_id === 'string' ? sanitize(attempt.webhook_id) : '<webhook-id>';
   const due = attempt.next_attempt_at ? ` (retry due ${clockTime(attempt.next_attempt_at, deps.serviceNow())})` : '';
   deps.stderr.write(
-    `hint: the service retries it automatically, with backoff${due}: follow it with \`whsvc deliveries list ${webhook} --status failed\`; \`whsvc deliveries retry ${sanitize(attempt.id)}\` sends it again now\n`,
+    laidOut(
+      deps.stderr,
+      `hint: the service retries it automatically, with backoff${due}: follow it with \`whsvc deliveries list ${webhook} --status failed\`; \`whsvc deliveries retry ${sanitize(attempt.id)}\` sends it again now\n`,
+    ),
   );
   return 1;
 }

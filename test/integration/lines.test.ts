@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebhook, sandboxEnv, trigger, type CliResult } from '../helpers/cli.js';
+import { inProcessCliWith, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { sameWords, WIDTHS, widerLines } from '../helpers/words.js';
+
+// Issue 44, "lines that do not fit": every line whsvc writes of a key/value block, a note, an error and its hint is laid
+// out for the terminal's width, at 60, 80 and 132 columns: no line wider, no word of it broken (the words on the
+// terminal are the words of the same command in a pipe, where each line stays whole), a signature or a body too wide
+// shortened as an id is. The terminal itself (tmux) is test/e2e/screens.test.ts's.
+
+let sandbox: SandboxInProcess;
+let app: Receiver;
+let workDir: string;
+let secretFile: string;
+let deliveryId: string;
+
+beforeAll(async () => {
+  // The app fails every delivery: a retry is due, and the manual clock's move sends it.
+  [sandbox, app] = await Promise.all([startSandboxInProcess(['--quiet', '--clock', 'manual']), startReceiver(() => 500)]);
+  workDir = mkdtempSync(join(tmpdir(), 'whsvc-lines-'));
+  secretFile = join(workDir, 'whsec.txt');
+  await createWebhook(cli, `${app.url}/api/v2/webhooks/erp/invoices`, 'invoice.paid', ['--secret-file', secretFile]);
+  deliveryId = (await trigger(cli))[0]!;
+  await app.waitFor(1);
+});
+
+afterAll(async () => {
+  await Promise.all([sandbox?.stop(), app?.close()]);
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+/** whsvc as the sandbox's read-write client: in a pipe, or on a terminal `columns` wide. */
+const env = () => sandboxEnv(sandbox.info, join(workDir, 'config'));
+const cli = inProcessCliWith(env);
+const cliAt = (columns: number) => inProcessCliWith(env, { terminal: { columns } });
+
+/** `args` run in a pipe, then on a terminal of each width: what each printed. */
+async function atEachWidth(args: string[], options: Pick<Expected, 'input' | 'env'> = {}) {
+  const pipe = await cli(args, options);
+  const shown = new Map<number, CliResult>();
+  for (const columns of WIDTHS) shown.set(columns, await cliAt(columns)(args, options));
+  return { pipe, shown };
+}
+
+interface Expected {
+  input?: string;
+  env?: Record<string, string>;
+  code?: number;
+  /** What only a terminal is told (a progress line): left out of its words. */
+  terminalOnly?: RegExp;
+}
+
+/** Every line of stdout and stderr at most `columns` wide, and its words those of the pipe's whole lines. */
+async function laidOutLikeThePipe(args: string[], options: Expected = {}) {
+  const { pipe, shown } = await atEachWidth(args, options);
+  expect(pipe.code, pipe.stderr).toBe(options.code ?? 0);
+  for (const [columns, result] of shown) {
+    expect(result.code, result.stderr).toBe(options.code ?? 0);
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const what = `${stream} at ${columns}:\n${result[stream]}`;
+      expect(widerLines(result[stream], columns), what).toEqual([]);
+      const words = options.terminalOnly ? result[stream].replace(options.terminalOnly, '') : result[stream];
+      expect(sameWords(words, pipe[stream]), `${what}\nin a pipe:\n${pipe[stream]}`).toBe(true);
+    }
+  }
+  return { pipe, shown };
+}
+
+describe('every line laid out for the width, broken between words (issue 44)', () => {
+  it('deliveries show: the signature line (82 columns whole) shortened as an id is, its start and end kept', async () => {
+    const { pipe, shown } = await laidOutLikeThePipe(['deliveries', 'show', deliveryId]);
+    const signature = /^signature {2}(sha256=[0-9a-f]{64})$/m.exec(pipe.stdout)?.[1];
+    expect(signature, pipe.stdout).toBeDefined();
+    expect(shown.get(132)!.stdout).toContain(`signature  ${signature}`);
+    for (const columns of [60, 80]) {
+      const line = /^signature {2}(\S+)$/m.exec(shown.get(columns)!.stdout)?.[1] ?? '';
+      expect(line).toHaveLength(columns - 11);
+      expect(line).toMatch(/^sha256=[0-9a-f]+…[0-9a-f]+$/);
+      const [start, end] = line.split('…') as [string, string];
+      expect(signature!.startsWith(start) && signature!.endsWith(end)).toBe(true);
+    }
+  });
+
+  it('deliveries diagnose: the verdict, why and what to do go on under their values; the signature header shortened; each next command pasted whole (` \\`)', async () => {
+    const { shown } = await laidOutLikeThePipe(['deliveries', 'diagnose', deliveryId, '--secret-file', secretFile]);
+    const at60 = shown.get(60)!.stdout;
+    expect(at60).toMatch(/^signature {2}verified: the signature matches the payload under\n {11}\S*whsec\.txt: it holds this\n {11}webhook's secret$/m);
+    expect(at60).toMatch(/^ {2}X-Service-Signature: sha256=[0-9a-f]+…[0-9a-f]+$/m);
+    // A command too long for the line goes on after ` \`, its option with its value: pasted, the shell reads one.
+    expect(at60).toMatch(/^ {2}whsvc deliveries diagnose dlv_[0-9a-f]+ \\\n {4}--record dlv_[0-9a-f]+\.ndjson$/m);
+    expect(shown.get(132)!.stdout).toMatch(/^ {2}whsvc deliveries diagnose dlv_[0-9a-f]+ --record dlv_[0-9a-f]+\.ndjson$/m);
+  });
+
+  it("send: the signature and the body's head shortened to the line, what follows on under them", async () => {
+    const { shown } = await laidOutLikeThePipe(['send', `${app.url}/hooks`, '--secret-file', secretFile], { code: 1 });
+    const at80 = shown.get(80)!.stdout;
+    expect(at80).toMatch(/^signature {2}sha256=[0-9a-f]+…[0-9a-f]{10,}\n {11}\(the secret in \S*whsec\.txt\)$/m);
+    expect(at80).toMatch(/^body {7}\d+ bytes: \{"\S+…\S+\}$/m);
+  });
+});
