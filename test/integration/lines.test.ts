@@ -101,4 +101,18 @@ describe('every line laid out for the width, broken between words (issue 44)', (
     expect(at80).toMatch(/^signature {2}sha256=[0-9a-f]+…[0-9a-f]{10,}\n {11}\(the secret in \S*whsec\.txt\)$/m);
     expect(at80).toMatch(/^body {7}\d+ bytes: \{"\S+…\S+\}$/m);
   });
+
+  it('an error and its hint: laid out under the text after `whsvc: ` and `hint: ` on a terminal; one line each in a pipe, for grep', async () => {
+    const { pipe, shown } = await laidOutLikeThePipe(['deliveries', 'tail', '--secret-file', secretFile, '--forward-to', 'http://127.0.0.1:9/app'], {
+      code: 2,
+    });
+    expect(pipe.stderr.split('\n')[0]).toBe("whsvc: --secret-file holds one webhook's signing secret: follow that one webhook with --webhook ID");
+    expect(shown.get(60)!.stderr).toMatch(/^whsvc: --secret-file holds one webhook's signing secret:\n {7}follow that one webhook with --webhook ID$/m);
+    // A 403 and its hint, whose command stays on one line where it fits.
+    const env = { WHSVC_CLIENT_ID: sandbox.info.readonly_client_id, WHSVC_CLIENT_SECRET: sandbox.info.readonly_client_secret };
+    const refused = await laidOutLikeThePipe(['webhooks', 'create', '--url', `${app.url}/more`, '--events', 'invoice.paid'], { env, code: 4 });
+    expect(refused.shown.get(80)!.stderr).toMatch(/^hint: log in with a client that has \S+: whsvc login --client-id ID\n {6}\(whsvc auth/m);
+    // commander's own usage errors too.
+    await laidOutLikeThePipe(['webhooks', 'list', '--format', 'json'], { code: 2 });
+  });
 });
