@@ -102,6 +102,16 @@ describe('every line laid out for the width, broken between words (issue 44)', (
     expect(at80).toMatch(/^body {7}\d+ bytes: \{"\S+…\S+\}$/m);
   });
 
+  it("login's line, the clock's move and a note on stderr: broken between words, under the text after the label", async () => {
+    const { shown } = await laidOutLikeThePipe(['login', '--profile', 'lines', '--client-id', sandbox.info.client_id, '--client-secret-stdin'], {
+      input: sandbox.info.client_secret,
+    });
+    expect(shown.get(60)!.stderr).toMatch(/^✓ Logged in to http:\/\/127\.0\.0\.1:\d+ as sbx_demo_readwrite\n {2}\(profile lines; scope:/);
+    const moved = await laidOutLikeThePipe(['sandbox', 'clock', 'advance', '1h'], { terminalOnly: /^Moving [^…]*…\n/ });
+    expect(moved.shown.get(60)!.stderr).toMatch(/^Moving the sandbox's clock 1 h ahead; every attempt due on\nthe way/);
+    expect(moved.shown.get(60)!.stdout.split('\n')[0]).toMatch(/^Moved the sandbox's clock from \S+ to$/);
+  });
+
   it('an error and its hint: laid out under the text after `whsvc: ` and `hint: ` on a terminal; one line each in a pipe, for grep', async () => {
     const { pipe, shown } = await laidOutLikeThePipe(['deliveries', 'tail', '--secret-file', secretFile, '--forward-to', 'http://127.0.0.1:9/app'], {
       code: 2,
@@ -114,5 +124,18 @@ describe('every line laid out for the width, broken between words (issue 44)', (
     expect(refused.shown.get(80)!.stderr).toMatch(/^hint: log in with a client that has \S+: whsvc login --client-id ID\n {6}\(whsvc auth/m);
     // commander's own usage errors too.
     await laidOutLikeThePipe(['webhooks', 'list', '--format', 'json'], { code: 2 });
+  });
+
+  it('a warning (`! …`): continued under its text', async () => {
+    const { shown } = await laidOutLikeThePipe([
+      'webhooks',
+      'create',
+      '--url',
+      `${app.url}/api/v2/webhooks/erp/invoices`,
+      '--events',
+      'invoice.paid',
+      '--dry-run',
+    ]);
+    expect(shown.get(60)!.stderr).toMatch(/^! .*\n {2}\S/m);
   });
 });

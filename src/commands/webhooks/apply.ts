@@ -18,6 +18,7 @@ import { changesAnything, planApply, type Changes, type Plan } from './apply/pla
 import { checkJournal, hasSecretFile, Journal, type JournalCheck, type Named, removeSecretFile, secretFileName } from './apply/secret-dir.js';
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { undoCreate } from './shared/secret-file.js';
+import { laidOut } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('apply')
@@ -105,7 +106,8 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
   if (!deps.json) deps.stdout.write(planText(plan, name, deps, options.secretDir));
   if (options.dryRun || !changesAnything(plan)) {
     if (deps.json) printJson(deps, document(options, plan, options.dryRun ? null : emptyOutcome(), secretless));
-    else if (options.dryRun) deps.stderr.write(`${changesAnything(plan) ? 'Dry run: nothing was sent.' : 'Dry run: nothing would change.'}\n`);
+    else if (options.dryRun)
+      deps.stderr.write(laidOut(deps.stderr, `${changesAnything(plan) ? 'Dry run: nothing was sent.' : 'Dry run: nothing would change.'}\n`));
     if (options.dryRun) return endOfDryRun(secretless, options.secretDir, deps);
     journal?.settle();
     return endOf(secretless, options.secretDir);
@@ -165,7 +167,7 @@ function endOf(secretless: Named[] | null, dir: string | undefined): number {
 function endOfDryRun(secretless: Named[] | null, dir: string | undefined, deps: CommandDeps): number {
   if (secretless && secretless.length > 0) {
     const { line, hint } = secretlessWords(secretless, dir!);
-    deps.stderr.write(`${deps.errColors.yellow('!')} ${line}\n  ${hint}\n`);
+    deps.stderr.write(laidOut(deps.stderr, `${deps.errColors.yellow('!')} ${line}\n  ${hint}\n`));
   }
   return ExitCode.ok;
 }
@@ -221,13 +223,18 @@ async function execute(options: ApplyOptions, plan: Plan, deps: CommandDeps, sec
   const made = outcome.created.length + outcome.updated.length + outcome.deleted.length;
   if (deps.json) printJson(deps, document(options, plan, outcome, secretless));
   else if (outcome.not_done.length === 0) {
-    deps.stdout.write(`Done: ${tally(outcome.created.length, outcome.updated.length, outcome.deleted.length)}, ${plan.unchanged.length} unchanged.\n`);
+    deps.stdout.write(
+      laidOut(deps.stdout, `Done: ${tally(outcome.created.length, outcome.updated.length, outcome.deleted.length)}, ${plan.unchanged.length} unchanged.\n`),
+    );
   }
   if (outcome.not_done.length > 0) {
     const why = outcome.interrupted ? 'interrupted' : 'stopped';
     deps.stderr.write(
-      `${deps.errColors.yellow('!')} ${why} after ${made} of ${steps.length} changes; not done: ${outcome.not_done.map((step) => `${step.action} ${sanitize(step.id ?? step.url)}`).join(', ')}\n` +
-        `  the same apply, run again, finishes the job: it plans afresh from the account as it is then\n`,
+      laidOut(
+        deps.stderr,
+        `${deps.errColors.yellow('!')} ${why} after ${made} of ${steps.length} changes; not done: ${outcome.not_done.map((step) => `${step.action} ${sanitize(step.id ?? step.url)}`).join(', ')}\n` +
+          `  the same apply, run again, finishes the job: it plans afresh from the account as it is then\n`,
+      ),
     );
   }
   if (failure !== undefined) throw failure;
@@ -260,7 +267,10 @@ async function perform(step: Step, journal: Journal | undefined, outcome: Outcom
     }
     journal!.clear(step.url);
     outcome.created.push({ id: webhook.id, url: webhook.url, signing_secret_file: path });
-    if (!deps.json) deps.stdout.write(`${c.green('✓')} created  ${sanitize(webhook.id)}  ${sanitize(webhook.url)}  (signing secret in ${path}, mode 0600)\n`);
+    if (!deps.json)
+      deps.stdout.write(
+        laidOut(deps.stdout, `${c.green('✓')} created  ${sanitize(webhook.id)}  ${sanitize(webhook.url)}  (signing secret in ${path}, mode 0600)\n`),
+      );
   } else if (step.action === 'update') {
     const changes = {
       ...(step.changes.events ? { events: step.changes.events.to } : {}),
@@ -268,7 +278,7 @@ async function perform(step: Step, journal: Journal | undefined, outcome: Outcom
     };
     await updateWebhook(deps.api, step.id, changes);
     outcome.updated.push({ id: step.id, url: step.url });
-    if (!deps.json) deps.stdout.write(`${c.green('✓')} updated  ${sanitize(step.id)}  ${sanitize(step.url)}\n`);
+    if (!deps.json) deps.stdout.write(laidOut(deps.stdout, `${c.green('✓')} updated  ${sanitize(step.id)}  ${sanitize(step.url)}\n`));
   } else {
     try {
       await deleteWebhook(deps.api, step.id);
@@ -279,7 +289,7 @@ async function perform(step: Step, journal: Journal | undefined, outcome: Outcom
     const removed = journal === undefined ? undefined : removeSecretFileOf(journal.dir, step.id, deps);
     outcome.deleted.push({ id: step.id, url: step.url, removed_secret_file: removed ?? null });
     const also = removed === undefined ? '' : `  (its secret file ${removed} removed: the secret was revoked with it)`;
-    if (!deps.json) deps.stdout.write(`${c.green('✓')} deleted  ${sanitize(step.id)}  ${sanitize(step.url)}${also}\n`);
+    if (!deps.json) deps.stdout.write(laidOut(deps.stdout, `${c.green('✓')} deleted  ${sanitize(step.id)}  ${sanitize(step.url)}${also}\n`));
   }
 }
 
@@ -292,7 +302,9 @@ function removeSecretFileOf(dir: string, id: string, deps: CommandDeps): string 
   try {
     return removeSecretFile(dir, id);
   } catch (error) {
-    deps.stderr.write(`${deps.errColors.yellow('!')} webhook ${sanitize(id)} was deleted, its secret file left: ${(error as Error).message}\n`);
+    deps.stderr.write(
+      laidOut(deps.stderr, `${deps.errColors.yellow('!')} webhook ${sanitize(id)} was deleted, its secret file left: ${(error as Error).message}\n`),
+    );
     return undefined;
   }
 }
@@ -303,7 +315,7 @@ function removeSecretFileOf(dir: string, id: string, deps: CommandDeps): string 
  * says so: its secret never arrived, and the next apply into the same --secret-dir names it (its journal).
  */
 async function create(step: Extract<Step, { action: 'create' }>, deps: CommandDeps): Promise<Webhook & { signing_secret: string }> {
-  const unregister = deps.interrupts.onInterrupt(() => deps.stderr.write(interruptedCreate(step.url, AGAIN)));
+  const unregister = deps.interrupts.onInterrupt(() => deps.stderr.write(laidOut(deps.stderr, interruptedCreate(step.url, AGAIN))));
   let webhook: Webhook;
   try {
     webhook = await createWebhook(deps.api, { url: step.url, events: step.events, ...(step.active ? {} : { active: false }) });
