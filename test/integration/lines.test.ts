@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebhook, sandboxEnv, trigger, type CliResult } from '../helpers/cli.js';
-import { inProcessCliWith, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
+import { createWebhook, sandboxEnv, trigger, type CliResult, type SandboxInfo } from '../helpers/cli.js';
+import { inProcessCliWith, startInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { sameWords, WIDTHS, widerLines } from '../helpers/words.js';
 
@@ -137,5 +137,35 @@ describe('every line laid out for the width, broken between words (issue 44)', (
       '--dry-run',
     ]);
     expect(shown.get(60)!.stderr).toMatch(/^! .*\n {2}\S/m);
+  });
+
+  it("the sandbox's banner: each client secret whole on a line, the commands broken as a shell reads them back", async () => {
+    for (const columns of WIDTHS) {
+      const started = startInProcess(['sandbox', 'start', '--port', '0', '--quiet'], { terminal: { columns } });
+      const banner = await started.until(() => /Ctrl-C stops it\n/.test(started.stderr()) && started.stderr(), 'the banner');
+      await started.stop('SIGTERM');
+      const shown = `at ${columns}:\n${banner}`;
+      expect(widerLines(banner, columns), shown).toEqual([]);
+      expect(banner.match(/(?:^| )sbx_secret_[\w-]+$/gm), shown).toHaveLength(2);
+      // Pasted, the lines of a command are one command: joined at their ` \`, the command as a pipe has it.
+      const login = /^ {2}log in {8}(whsvc login(?:[^\n]*\\\n)*[^\n]*)$/m.exec(banner)?.[1] ?? '';
+      expect(login.replace(/ \\\n +/g, ' '), shown).toMatch(
+        /^whsvc login --profile sandbox --client-id sbx_demo_readwrite --base-url http:\/\/127\.0\.0\.1:\d+$/,
+      );
+      expect(login.includes('\\\n'), shown).toBe(columns < 132);
+    }
+  });
+
+  it("the sandbox's log of attempts: a line too wide goes on under its status, the delivery's id and attempt together", async () => {
+    const started = startInProcess(['sandbox', 'start', '--port', '0', '--json'], { terminal: { columns: 60 } });
+    const info = JSON.parse(await started.until(() => /^.*\n/.exec(started.stdout())?.[0], 'its JSON line')) as SandboxInfo;
+    const user = inProcessCliWith(sandboxEnv(info, join(workDir, 'log-config')));
+    await createWebhook(user, `${app.url}/api/v2/webhooks/erp/invoices`);
+    await trigger(user);
+    const log = await started.until(() => /^\d\d:\d\d:\d\d failed[\s\S]*#1\)\n/m.exec(started.stderr())?.[0], "the attempt's line");
+    await started.stop('SIGTERM');
+    expect(widerLines(log, 60), log).toEqual([]);
+    expect(log, log).toMatch(/^\d\d:\d\d:\d\d failed .*\n( {9}\S.*\n)+$/);
+    expect(log, log).toMatch(/\(dlv_[0-9a-f]+ #1\)\n$/);
   });
 });
