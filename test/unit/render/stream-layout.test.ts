@@ -11,6 +11,7 @@ import { StreamLayout } from '../../../src/render/line.js';
 import { displayWidth, dropWords } from '../../../src/render/width.js';
 import { Collector } from '../../helpers/fake-deps.js';
 import { PrintedJson } from '../../../src/cli/json-output.js';
+import { onlyWholeWords } from '../../helpers/words.js';
 
 const WIDTHS = [60, 80, 100, 132] as const;
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
@@ -189,24 +190,6 @@ describe('listen: every line of a stream has the same fields in the same places'
     expect(linesAt(60)[1]).toMatch(/^12:00:01 {2}dlv_eb…aaee #2 +verified +-> 202 {2}retry$/);
   });
 });
-
-/**
- * Whether `line` holds only whole words of `whole` (the same line in a pipe): each word as it is there, an id in its
- * short form (`dlv_eb…aaee`), a URL without its path (`http://127.0.0.1:3000/…`), or a last word that says words were
- * left out after it (`no…`, `answer…`).
- */
-function onlyWholeWords(line: string, whole: string): boolean {
-  const words = new Set(whole.split(/\s+/).flatMap((word) => [word, word.replace(/[,;:]$/, '')]));
-  return line
-    .split(/\s+/)
-    .filter(Boolean)
-    .every((word) => {
-      if (words.has(word) || word === '…') return true;
-      const [start = '', end] = word.split('…');
-      if (end === '') return start === '' || words.has(start) || (start.endsWith('/') && [...words].some((candidate) => candidate.startsWith(start)));
-      return [...words].some((candidate) => candidate.length > word.length && candidate.startsWith(start) && candidate.endsWith(end ?? ''));
-    });
-}
 
 describe('no word cut in two: a value too wide for its place loses whole words (issue 44)', () => {
   it('dropWords keeps whole words, `…` saying some were left out; never a word cut, not even at a dot or an underscore', () => {
