@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -167,5 +167,15 @@ describe('every line laid out for the width, broken between words (issue 44)', (
     expect(widerLines(log, 60), log).toEqual([]);
     expect(log, log).toMatch(/^\d\d:\d\d:\d\d failed .*\n( {9}\S.*\n)+$/);
     expect(log, log).toMatch(/\(dlv_[0-9a-f]+ #1\)\n$/);
+  });
+
+  it("webhooks apply's plan: a step too wide goes on under its URL", async () => {
+    const file = join(workDir, 'webhooks.json');
+    const url = 'https://hooks.production.example-company.com/erp/invoices';
+    writeFileSync(file, JSON.stringify({ webhooks: [{ url, events: ['invoice.paid', 'production_order.completed', 'sales_order.created'] }] }));
+    const { shown } = await laidOutLikeThePipe(['webhooks', 'apply', '-f', file, '--dry-run']);
+    expect(shown.get(80)!.stdout).toMatch(
+      /^ {2}\+ create {5}https:\/\/hooks\.production\.example-company\.com\/erp\/invoices {2}\(new\)\n {15}invoice\.paid, production_order\.completed, sales_order\.created$/m,
+    );
   });
 });

@@ -18,7 +18,7 @@ import { changesAnything, planApply, type Changes, type Plan } from './apply/pla
 import { checkJournal, hasSecretFile, Journal, type JournalCheck, type Named, removeSecretFile, secretFileName } from './apply/secret-dir.js';
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { undoCreate } from './shared/secret-file.js';
-import { laidOut } from '../../render/wrap.js';
+import { hangOf, laidOut, terminalColumns, wrapLine } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('apply')
@@ -103,7 +103,7 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
       `whsvc webhooks apply -f ${options.file} --secret-dir ./secrets (or --dry-run to see the plan)`,
     );
   }
-  if (!deps.json) deps.stdout.write(planText(plan, name, deps, options.secretDir));
+  if (!deps.json) deps.stdout.write(planText(plan, name, deps, options.secretDir, terminalColumns(deps.stdout)));
   if (options.dryRun || !changesAnything(plan)) {
     if (deps.json) printJson(deps, document(options, plan, options.dryRun ? null : emptyOutcome(), secretless));
     else if (options.dryRun)
@@ -117,7 +117,7 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
     const what = `the plan deletes ${count(plan.delete.length, 'webhook')} the file does not name`;
     if (!deps.canPrompt) throw usageError(`${what}: pass --yes to delete them (${NO_PROMPT}); nothing was changed`);
     // With --json the plan is not on stdout: the question is asked below it all the same.
-    if (deps.json) deps.stderr.write(planText(plan, name, deps, options.secretDir));
+    if (deps.json) deps.stderr.write(planText(plan, name, deps, options.secretDir, terminalColumns(deps.stderr)));
     if (!(await deps.prompter.confirm(`Apply it? ${what[0]!.toUpperCase()}${what.slice(1)}, and their deliveries stop at once.`, false))) {
       throw new CliError('nothing was changed', ExitCode.failure);
     }
@@ -341,13 +341,17 @@ const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 const tally = (created: number, updated: number, deleted: number) => `${created} created, ${updated} updated, ${deleted} deleted`;
 
+/** Where a step of the plan goes on when too wide for the terminal: under its URL, after `  + create     `. */
+const STEP_HANG = ' '.repeat(15);
+
 /**
  * The plan for a person: a line per webhook (what happens to it, its URL, its id), and what changes; a webhook to
  * delete whose secret file is in `secretDir` says that the file goes too.
  */
-function planText(plan: Plan, name: string, deps: CommandDeps, secretDir: string | undefined): string {
+function planText(plan: Plan, name: string, deps: CommandDeps, secretDir: string | undefined, width: number | undefined): string {
   const c = deps.colors;
   const lines: string[] = [];
+  const steps = new Set<string>();
   if (!changesAnything(plan)) {
     lines.push(`No changes: the account's webhooks are as ${name} declares them (${plan.unchanged.length} unchanged).`);
   } else {
@@ -373,7 +377,9 @@ function planText(plan: Plan, name: string, deps: CommandDeps, secretDir: string
     const urlWidth = Math.min(60, Math.max(...rows.map(([, url]) => url.length)));
     const idWidth = Math.max(...rows.map(([, , id]) => id.length));
     for (const [action, url, id, what] of rows) {
-      lines.push(`  ${action}  ${url.padEnd(urlWidth)}  ${what ? `${id.padEnd(idWidth)}  ${what}` : id}`);
+      const step = `  ${action}  ${url.padEnd(urlWidth)}  ${what ? `${id.padEnd(idWidth)}  ${what}` : id}`;
+      steps.add(step);
+      lines.push(step);
     }
   }
   if (plan.notInFile.length > 0) {
@@ -382,7 +388,7 @@ function planText(plan: Plan, name: string, deps: CommandDeps, secretDir: string
       `  ${count(plan.notInFile.length, 'webhook')} of the account ${one ? 'is' : 'are'} not in the file, left as ${one ? 'it is' : 'they are'} (--prune deletes ${one ? 'it' : 'them'})`,
     );
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.map((line) => wrapLine(line, width, steps.has(line) ? STEP_HANG : hangOf(line))).join('\n')}\n`;
 }
 
 /** An update's changes in words: `events +product.updated -invoice.paid; active true → false`. */
