@@ -19,6 +19,7 @@ import { register as send } from './commands/send/send.js';
 import { register as sign } from './commands/sign/sign.js';
 import { register as verify } from './commands/verify/verify.js';
 import { register as webhooks } from './commands/webhooks/webhooks.js';
+import { laidOut } from './render/wrap.js';
 
 /** Which definitions hold each top-level command. */
 const REGISTRARS: Record<string, (program: CommandUnknownOpts) => void> = {
@@ -52,7 +53,7 @@ export function buildProgram(commandName?: string, host?: Pick<Host, 'stdout' | 
     .version(WHSVC_VERSION, '-v, --version', 'print the version')
     .showSuggestionAfterError()
     .configureOutput({
-      outputError: (text, write) => write(`whsvc: ${usageMessage(text)}`),
+      outputError: (text, write) => write(host ? laidOut(host.stderr, `whsvc: ${usageMessage(text)}`) : `whsvc: ${usageMessage(text)}`),
       // Help, --version and usage errors go to the host's streams, fitted to their width (a run in-process has no process's).
       ...(host && {
         writeOut: (text) => void host.stdout.write(text),

@@ -9,6 +9,7 @@ import { ExitRequest, Interrupts } from './cli/interrupt.js';
 import type { OutputStream } from './render/stream.js';
 import { buildProgram } from './program.js';
 import { shellWord } from './render/text.js';
+import { laidOut } from './render/wrap.js';
 
 /**
  * whsvc as a function: runs the command line `argv` (the words after
@@ -55,7 +56,11 @@ export async function runCli(argv: readonly string[], host: Host, build: typeof 
   }
 }
 
-/** How errors are told: one line (and a hint) for people; with --json also one JSON line, whose message leaves out what status and code say. */
+/**
+ * How errors are told: one line (and a hint) for people, laid out for a terminal's width (continued under the text
+ * after `whsvc: ` and `hint: `; a pipe keeps one line, for grep); with --json also one JSON line, whose message leaves
+ * out what status and code say.
+ */
 class ErrorWriter {
   constructor(
     readonly stderr: OutputStream,
@@ -63,10 +68,15 @@ class ErrorWriter {
   ) {}
 
   write(message: string, exitCode: number, hint?: string, status?: number, code?: string, jsonMessage = message): number {
-    this.stderr.write(`whsvc: ${message}\n`);
-    if (hint) this.stderr.write(`hint: ${hint}\n`);
+    this.say(`whsvc: ${message}`);
+    if (hint) this.say(`hint: ${hint}`);
     if (this.json) this.jsonLine(status, code, jsonMessage);
     return exitCode;
+  }
+
+  /** A line for people. */
+  say(line: string): void {
+    this.stderr.write(`${laidOut(this.stderr, line)}\n`);
   }
 
   jsonLine(status: number | undefined, code: string | undefined, message: string): void {
@@ -105,15 +115,15 @@ function reportError(error: unknown, out: ErrorWriter, { debug, profile }: Repor
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) return ExitCode.ok;
     // commander has printed its line already; the hint is ours.
-    out.stderr.write(`hint: ${hintFor(error)}\n`);
+    out.say(`hint: ${hintFor(error)}`);
     if (out.json) out.jsonLine(undefined, 'usage', usageMessage(error.message));
     return ExitCode.usage;
   }
   const told = errorReport(error, { profile });
   if (told) return out.write(told.message, told.exitCode, told.hint, told.status, told.code, told.jsonMessage);
-  out.stderr.write(`whsvc: unexpected error: ${(error as Error)?.message ?? String(error)}\n`);
+  out.say(`whsvc: unexpected error: ${(error as Error)?.message ?? String(error)}`);
   if (debug) out.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
-  else out.stderr.write('hint: run again with --debug for details\n');
+  else out.say('hint: run again with --debug for details');
   return ExitCode.failure;
 }
 
@@ -133,7 +143,10 @@ function guardOutput(host: Host, interrupts: Interrupts, end: (code: number) => 
       return;
     }
     host.stderr.write(
-      `whsvc: cannot write the output: ${error.code === 'ENOSPC' ? 'no space left on the device' : error.message} (${error.code ?? 'error'})\n`,
+      laidOut(
+        host.stderr,
+        `whsvc: cannot write the output: ${error.code === 'ENOSPC' ? 'no space left on the device' : error.message} (${error.code ?? 'error'})\n`,
+      ),
     );
     end(ExitCode.failure);
   };

@@ -7,6 +7,7 @@ import { shellWord } from '../render/text.js';
 import { colorsFor, type Colors } from '../render/colors.js';
 import { withSpinner } from '../render/spinner.js';
 import { quoted } from '../render/text.js';
+import { laidOut } from '../render/wrap.js';
 import type { Io } from './deps.js';
 import type { Interrupts } from './interrupt.js';
 import type { Prompter } from './prompter.js';
@@ -265,7 +266,7 @@ export async function buildDeps(globals: GlobalOptions, io: Io, run: RunParts, t
       secrets: proxySecrets,
       debug: globals.debug ? (text) => io.stderr.write(errColors.dim(text)) : undefined,
       // On a terminal, from the start of a wiped line: a progress line or spinner may be drawn there; it redraws below.
-      notice: (text) => io.stderr.write(`${io.stderr.isTTY ? '\r\u001b[2K' : ''}${errColors.yellow('!')} ${text}\n`),
+      notice: (text) => io.stderr.write(`${io.stderr.isTTY ? '\r\u001b[2K' : ''}${laidOut(io.stderr, `${errColors.yellow('!')} ${text}`)}\n`),
     });
   const api = apiFor(baseUrl, credentials, credentials ? config.tokenCache(cacheName, identity) : undefined);
   return {

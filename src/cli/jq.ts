@@ -6,6 +6,7 @@ import { bytesText } from '../render/words.js';
 import { ExitCode, usageError } from './errors.js';
 import { exactParse } from '../exact-json.js';
 import { redactUserinfo } from '../net.js';
+import { laidOut } from '../render/wrap.js';
 
 /**
  * --jq EXPR: the output --json prints, through jq, as `--json | jq -r EXPR`
@@ -282,6 +283,6 @@ export class JqJson implements JsonOutput {
 
   private fail(message: string): void {
     this.failed = true;
-    this.stderr.write(`whsvc: ${message}\n`);
+    this.stderr.write(laidOut(this.stderr, `whsvc: ${message}\n`));
   }
 }

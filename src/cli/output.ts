@@ -4,6 +4,7 @@ import type { SharedLayout, TableOptions } from '../render/table.js';
 import { shellWord } from '../render/text.js';
 import type { CommandDeps } from './context.js';
 import type { JsonDocument } from './json-output.js';
+import { laidOut } from '../render/wrap.js';
 
 export type { Page };
 
@@ -14,7 +15,8 @@ export function tableLayout(stdout: CommandDeps['stdout']): TableOptions {
 
 /** The note of an empty list: on a terminal, in its place; in a pipe on stderr, since stdout holds rows only (a script must not take it for one). */
 export function writeEmptyNote(deps: Pick<CommandDeps, 'stdout' | 'stderr'>, layout: TableOptions, note: string): void {
-  (layout.plain ? deps.stderr : deps.stdout).write(note);
+  const stream = layout.plain ? deps.stderr : deps.stdout;
+  stream.write(laidOut(stream, note));
 }
 
 export function printJson(deps: Pick<CommandDeps, 'jsonOut'>, value: unknown): void {
@@ -48,7 +50,8 @@ export async function writePages<T>(
     if (page.data.length === 0) emptyNote();
     else deps.stdout.write(await options.renderPage(page.data, layout));
     if (page.has_more && page.next_cursor) {
-      deps.stderr.write(deps.errColors.dim(`More on the next page: ${options.nextCommand(shellWord(page.next_cursor))}\n`));
+      const command = options.nextCommand(shellWord(page.next_cursor));
+      deps.stderr.write(laidOut(deps.stderr, deps.errColors.dim(`More on the next page: ${command}\n`), [command]));
     }
     return;
   }

@@ -1,4 +1,4 @@
-import { cutEnd, cutMiddle, cutWords, displayWidth, ID_SHORT_WIDTH, shortenUrl, shortId } from './width.js';
+import { cutMiddle, cutWords, displayWidth, dropWords, ID_SHORT_WIDTH, shortenUrl, shortId } from './width.js';
 
 /**
  * One field of a stream's lines (tail, listen, replay), declared: a stream decides once, from the terminal's width
@@ -15,9 +15,10 @@ export interface StreamField<K extends string = string> {
   give?: number;
   /** The step at which it is left out of the stream; without it, never. */
   drop?: number;
-  /** How a value wider than the field is cut: at its end (the default), between words, in its middle, as a URL, or as
-   *  an id (its one short form). A value is never cut in a pipe. */
-  cut?: 'end' | 'words' | 'middle' | 'url' | 'id';
+  /** How a value wider than the field is shortened: by whole words left out at its end (the default: `app: no
+   *  answer…`), cut between words as an event type is (`production_…`), in its middle, as a URL, or as an id (its one
+   *  short form). A value is never cut in a pipe, and never inside a word. */
+  cut?: 'words' | 'middle' | 'url' | 'id';
   /** Follows the field before it after one space, not two (a detail of it: an attempt's number, a rule). */
   attached?: boolean;
 }
@@ -90,8 +91,8 @@ export class StreamLayout<K extends string> {
   /**
    * One line: each field shown in its place, padded to its width (a field with no value on this line is blank, so
    * that the next ones keep their places), its value cut to the width as `cut` says on a terminal. The last field
-   * takes the room left on the line. A line still too wide (a terminal narrower than every step could make it) is
-   * cut at its end.
+   * takes the room left on the line. A line still too wide (a terminal narrower than every step could make it) loses
+   * whole words at its end.
    */
   line(values: Partial<Record<K, FieldValue | undefined>>): string {
     const last = this.lastWithValue(values);
@@ -112,7 +113,7 @@ export class StreamLayout<K extends string> {
       line += gap + shownText + ' '.repeat(padding);
       used += width + padding;
     });
-    if (this.columns !== undefined && displayWidth(line.replace(STYLE, '')) > this.columns) return cutEnd(line.replace(STYLE, ''), this.columns);
+    if (this.columns !== undefined && displayWidth(line.replace(STYLE, '')) > this.columns) return dropWords(line.replace(STYLE, ''), this.columns);
     return line;
   }
 
@@ -141,9 +142,9 @@ function cutValue(field: StreamField, text: string, width: number): string {
     case 'url':
       return shortenUrl(text, width);
     case 'id':
-      return displayWidth(shortId(text)) <= width ? shortId(text) : cutEnd(shortId(text), width);
+      return displayWidth(shortId(text)) <= width ? shortId(text) : dropWords(shortId(text), width);
     default:
-      return cutEnd(text, width);
+      return dropWords(text, width);
   }
 }
 

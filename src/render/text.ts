@@ -1,3 +1,5 @@
+import { wrapLine } from './wrap.js';
+
 // Control characters (C0, DEL, C1), so that no value from the server can move
 // the cursor, change colours, retitle the terminal or forge another line.
 // eslint-disable-next-line no-control-regex
@@ -33,13 +35,28 @@ export function sanitizeBlock(value: string): string {
   return value.replace(CONTROL, '');
 }
 
+/** A value of a key/value block: text (sanitised there), text in colour, or text with words only shown, never copied. */
+export type BlockValue = string | { styled: string } | { text: string; shorten: string[] };
+
 /**
  * A key/value block for one object. Values pass through sanitize here, the
- * one gate for server strings; colour a value with `styled` after that.
+ * one gate for server strings; colour a value with `styled` after that. On a
+ * terminal `width` wide, a value too long for its line goes on under itself,
+ * broken between words (wrapLine); of its words, those in `shorten` (a
+ * signature) are shortened as an id is when wider than the line.
  */
-export function keyValues(pairs: Array<[string, string | { styled: string }]>, label: (s: string) => string = (s) => s): string {
-  const width = Math.max(...pairs.map(([key]) => key.length));
-  return pairs.map(([key, value]) => `${label(key.padEnd(width))}  ${typeof value === 'string' ? sanitize(value) : value.styled}`).join('\n') + '\n';
+export function keyValues(pairs: Array<[string, BlockValue]>, label: (s: string) => string = (s) => s, width?: number): string {
+  const keyWidth = Math.max(...pairs.map(([key]) => key.length));
+  const hang = ' '.repeat(keyWidth + 2);
+  return (
+    pairs
+      .map(([key, value]) => {
+        const shown = typeof value === 'string' ? sanitize(value) : 'styled' in value ? value.styled : sanitize(value.text);
+        const shorten = typeof value === 'object' && 'shorten' in value ? value.shorten.map(sanitize) : [];
+        return wrapLine(`${label(key.padEnd(keyWidth))}  ${shown}`, width, hang, [], { shorten });
+      })
+      .join('\n') + '\n'
+  );
 }
 
 /** The first few of a longer list, and how many more there were: `a, b, c and 5 more`. */

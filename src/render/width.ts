@@ -146,6 +146,24 @@ export function cutWords(text: string, width: number): string {
 }
 
 /**
+ * `text` in at most `width` columns by whole words, those that do not fit left out at its end and `…` said for them
+ * (`app: no answer…`, `signature…`): never a word cut, not even at a dot or an underscore (an id's short form,
+ * `retry of dlv_eb…aaee`, stays whole or goes). `…` alone when not even the first word fits.
+ */
+export function dropWords(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  if (width < 1) return '';
+  const words = text.split(/(?<=\S)(?= )/);
+  let kept = '';
+  for (const word of words) {
+    if (displayWidth(`${kept}${word}`.trimEnd()) + 1 > width) break;
+    kept += word;
+  }
+  // A word's own punctuation goes with the words after it: `app: no answer…`, not `app: no answer:…`.
+  return `${kept.trimEnd().replace(/[,;:]$/, '')}…`;
+}
+
+/**
  * A list (event types, scopes) in at most `width` columns: as many whole items as fit, then how many more
  * (`invoice.paid +2`, `webhooks:read +1`), never an item cut in two while one whole item fits.
  */

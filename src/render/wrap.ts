@@ -1,5 +1,5 @@
 import type { OutputStream } from './stream.js';
-import { displayWidth } from './width.js';
+import { displayWidth, ID_SHORT_WIDTH, shortId } from './width.js';
 
 /**
  * Lines of prose laid out for a terminal, as --help lays out its descriptions: broken between words, each
@@ -12,43 +12,125 @@ export function terminalColumns(stream: OutputStream): number | undefined {
   return stream.isTTY && stream.columns !== undefined && stream.columns > 0 ? stream.columns : undefined;
 }
 
+/** What else a line's layout may do, beyond breaking it between words. */
+export interface WrapOptions {
+  /**
+   * Texts shown, not copied (a signature, a body's head): a word of theirs wider than a line is shortened to the room
+   * left, its start and its end kept as an id's are (`sha256=3f2a…9c1d`), instead of going whole on a line of its own.
+   */
+  shorten?: readonly string[];
+  /** Ends every line but the last: ` \` lays out a command as a shell reads it back, pasted whole. */
+  continued?: string;
+}
+
+/** A colour code (chalk's SGR sequences): it takes no column. */
+// biome-ignore lint/complexity/useRegexLiterals: a literal would hold the escape character itself
+const STYLE = new RegExp('\u001b\\[[0-9;]*m', 'g');
+
 /**
  * One line of prose in lines at most `width` columns wide (colour codes taking none): its own indent and the runs of
  * spaces inside it kept, broken only at spaces, each continuation after `hang` (the indent that puts it under its
- * text). A word is never broken: an id, a URL, a file's name wider than the room goes whole on a line of its own,
- * and so does each of `keep` (a file's name with spaces in it, as it was given). `width` undefined: the line as it is.
+ * text). A word is never broken: an id, a URL, a file's name wider than the room goes whole on a line of its own (at
+ * its start when it fits only there: a client secret stays one line to copy), and so does each of `keep` (a file's
+ * name with spaces in it, as it was given) and each command quoted in backticks, while it fits on a line at all.
+ * `width` undefined: the line as it is.
  */
-export function wrapLine(line: string, width: number | undefined, hang = '', keep: readonly string[] = []): string {
+export function wrapLine(line: string, width: number | undefined, hang = '', keep: readonly string[] = [], options: WrapOptions = {}): string {
   if (width === undefined || displayWidth(line) <= width) return line;
   const lead = /^ */.exec(line)![0];
+  const mark = options.continued ?? '';
+  const room = width - displayWidth(mark);
+  const shortens = (word: string) => options.shorten?.some((text) => text.includes(word)) === true;
   const lines: string[] = [];
   let current = lead;
-  for (const { spaces, word } of wordsOf(line, lead.length, keep)) {
+  const words = wordsOf(line, lead.length, [...keep, ...quotedCommands(line)]);
+  for (let n = 0; n < words.length; n++) {
+    const { spaces, word, kept } = words[n]!;
     const start = current === lead || current === hang;
-    if (!start && displayWidth(current) + spaces.length + displayWidth(word) > width) {
-      lines.push(current);
-      current = hang + word;
-    } else {
+    const used = displayWidth(current) + (start ? 0 : spaces.length);
+    if (used + displayWidth(word) <= room) {
       current += start ? word : spaces + word;
+      continue;
     }
+    const tooWide = displayWidth(hang) + displayWidth(word) > room;
+    // A word only shown, wider than a line after the hang: shortened to the room left here, or on the next line.
+    if (tooWide && shortens(word)) {
+      const onNext = !start && room - used < ID_SHORT_WIDTH;
+      if (onNext) lines.push(current);
+      const here = onNext ? hang : start ? current : current + spaces;
+      current = here + shortId(word, Math.max(1, room - displayWidth(here)));
+      continue;
+    }
+    // A kept phrase (a command) wider than any line: broken at its own spaces after all, its words whole.
+    if (tooWide && kept) {
+      words.splice(n + 1, 0, ...wordsOf(word, 0, []).map((part, i) => (i === 0 ? { ...part, spaces } : part)));
+      continue;
+    }
+    if (!start) {
+      lines.push(current);
+      current = hang;
+    }
+    // Too wide after the hang, but not for the line: at its start, whole (a secret copied in one piece).
+    current = tooWide && displayWidth(word) <= room && lines.length > 0 ? word : current + word;
   }
   lines.push(current);
-  return lines.join('\n');
+  return lines.map((text, n) => (n < lines.length - 1 ? text + mark : text)).join('\n');
+}
+
+/**
+ * A command to paste into a shell, laid out for `width` as one: broken between its words, each option kept with its
+ * value (`--profile sandbox`), every line but the last ending in ` \`, which joins it to the next.
+ */
+export function wrapCommand(line: string, width: number | undefined, hang: string): string {
+  const options = line.match(/(?<= )--?[A-Za-z][\w-]* (?!-)\S+/g) ?? [];
+  return wrapLine(line, width, hang, options, { continued: ' \\' });
+}
+
+/**
+ * Text for `stream`, each of its lines laid out for its width (wrapLine) on a terminal, as it is in a pipe. A line's
+ * continuations go under its text: after its label (`whsvc: `, `whsvc listen: `, `hint: `, a `!` or a `✓`), or two
+ * further in than its own indent.
+ */
+export function laidOut(stream: OutputStream, text: string, keep: readonly string[] = []): string {
+  const width = terminalColumns(stream);
+  if (width === undefined) return text;
+  return text
+    .split('\n')
+    .map((line) => wrapLine(line, width, hangOf(line), keep))
+    .join('\n');
+}
+
+/** The label a note's text starts after (`whsvc: `, `whsvc sandbox: `, `hint: `, `! `, `✓ `), colour codes aside. */
+const LABEL = /^(?:whsvc(?: [a-z-]+)?: |hint: |[!✓✗] )/;
+
+/** Where a line's continuations start: under the text after its label, or two further in than its own indent. */
+export function hangOf(line: string): string {
+  const plain = line.replace(STYLE, '');
+  const label = LABEL.exec(plain)?.[0];
+  const indent = /^ */.exec(plain)![0].length;
+  return ' '.repeat(label === undefined ? (indent === 0 ? 0 : indent + 2) : displayWidth(label));
+}
+
+interface Word {
+  spaces: string;
+  word: string;
+  /** One of `keep` (spaces inside it). */
+  kept: boolean;
 }
 
 /** The words of `line` after its indent, each with the spaces before it; a space inside one of `keep` joins, never breaks. */
-function wordsOf(line: string, from: number, keep: readonly string[]): Array<{ spaces: string; word: string }> {
+function wordsOf(line: string, from: number, keep: readonly string[]): Word[] {
   const kept = keptRanges(line, keep);
-  const words: Array<{ spaces: string; word: string }> = [];
+  const words: Word[] = [];
   const pieces = /( +)|([^ ]+)/g;
   pieces.lastIndex = from;
   let spaces = '';
   for (let piece = pieces.exec(line); piece !== null; piece = pieces.exec(line)) {
     const inside = kept.some(([start, end]) => piece!.index > start && piece!.index < end);
     if (piece[1] !== undefined && !inside) spaces = piece[1];
-    else if (inside && words.length > 0) words[words.length - 1]!.word += piece[0];
+    else if (inside && words.length > 0) Object.assign(words[words.length - 1]!, { word: words[words.length - 1]!.word + piece[0], kept: true });
     else {
-      words.push({ spaces, word: piece[0] });
+      words.push({ spaces, word: piece[0], kept: false });
       spaces = '';
     }
   }
@@ -63,4 +145,9 @@ function keptRanges(line: string, keep: readonly string[]): Array<[number, numbe
     for (let at = line.indexOf(text); at >= 0; at = line.indexOf(text, at + text.length)) ranges.push([at, at + text.length]);
   }
   return ranges;
+}
+
+/** The commands a line quotes in backticks (`` `whsvc deliveries retry dlv_…` ``), their quotes included. */
+function quotedCommands(line: string): string[] {
+  return line.match(/`[^`]+`/g) ?? [];
 }

@@ -2,10 +2,24 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { WHSVC_BIN, cliWith, createWebhook, sandboxEnv, startSandboxProcess, trigger, type SandboxProcess } from '../helpers/cli.js';
+import {
+  WHSVC_BIN,
+  cliWith,
+  createWebhook,
+  sandboxEnv,
+  startListen,
+  startSandboxProcess,
+  startTail,
+  startWhsvcUntil,
+  trigger,
+  type CliResult,
+  type Running,
+  type SandboxProcess,
+} from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { GATHERED_TIMEOUT, step } from '../helpers/steps.js';
-import { type Shown, type TmuxSession, hasTmux, shownInOneTerminal } from '../helpers/tmux.js';
+import { type Shown, TmuxSession, hasTmux, shownInOneTerminal } from '../helpers/tmux.js';
+import { onlyWholeWords, sameWords, widerLines, WIDTHS as LINE_WIDTHS } from '../helpers/words.js';
 
 // Issue 35, "tables and lines that hold still", in a real terminal at the widths a user tries: the same command at
 // the same width shows the same columns whatever the rows, ids whole or in their one short form, hosts whole, no
@@ -15,6 +29,10 @@ import { type Shown, type TmuxSession, hasTmux, shownInOneTerminal } from '../he
 //   staging  http://localhost:PORT/api/v2/webhooks/erp/invoices   the same path on another host; answers 500
 //   refused  http://127.0.0.1:1/hooks                             no answer: connection refused
 //   idle     subscribed to an event never triggered: no data
+// And issue 44, "lines that do not fit": the lines a user reads of login, the sandbox's banner and clock, deliveries
+// show and diagnose, send, an error and its hint, tail --forward-to and listen, at 60, 80 and 132 columns, each no
+// wider than the terminal (the screen joined again shows a line the terminal wrapped whole) and its words those of the
+// same command in a pipe, none broken (a signature too wide shortened as an id is).
 
 const describeInTerminal = hasTmux || process.env.CI ? describe : describe.skip;
 const WIDTHS = [60, 80, 100, 132] as const;
@@ -50,7 +68,8 @@ describeInTerminal('screens that hold still, in a real terminal (tmux)', { timeo
     configDir = mkdtempSync(join(tmpdir(), 'whsvc-screens-'));
     [sandbox, receiver] = await Promise.all([
       // Retries a minute apart: each failed delivery keeps its retry due while the screens are read.
-      startSandboxProcess(['--quiet', '--retry-base-ms', '60000', '--max-attempts', '3']),
+      // A manual clock: the service's now holds still (relative times read alike in a pipe and a terminal) until moved.
+      startSandboxProcess(['--quiet', '--clock', 'manual', '--retry-base-ms', '60000', '--max-attempts', '3']),
       startReceiver((request) => (String(request.headers.host).startsWith('localhost') ? 500 : 200)),
     ]);
     const port = new URL(receiver.url).port;
@@ -195,6 +214,138 @@ describeInTerminal('screens that hold still, in a real terminal (tmux)', { timeo
       await step(`webhooks health at ${columns}`, () => checkHealth(columns, shown[3]!));
       await step(`webhooks list at ${columns}`, () => checkList(columns, shown[4]!));
       await step(`check-receiver at ${columns}`, () => checkReceiverReport(columns, shown[5]!));
+    }
+  });
+
+  /** What a terminal `columns` wide showed of a command: no line wider, its words the pipe's (stdout and stderr). */
+  const laidOutAsInAPipe = (columns: number, { lines, code }: Shown, pipe: CliResult, terminalOnly?: RegExp) => {
+    const text = lines.join('\n');
+    const shown = `at ${columns}:\n${text}\n--- in a pipe:\n${pipe.stdout}${pipe.stderr}`;
+    expect(code, shown).toBe(pipe.code);
+    expect(widerLines(text, columns), shown).toEqual([]);
+    expect(sameWords(terminalOnly ? text.replace(terminalOnly, '') : text, `${pipe.stdout}\n${pipe.stderr}`, true), shown).toBe(true);
+  };
+
+  /** A long-running command in a terminal `columns` wide of its own, once it shows `ready` (the screen joined again). */
+  const going = async (args: string, columns: number, ready: RegExp) => {
+    const session = new TmuxSession(`${process.execPath} ${WHSVC_BIN} ${args}`, { ...env(), TERM: 'xterm-256color', NO_COLOR: '1' }, { columns, rows: 60 });
+    sessions.push(session);
+    return { session, ready: ready.exec(await session.waitFor(ready, 20_000, true))! };
+  };
+
+  it('issue 44 at 60, 80 and 132 columns: login, show, diagnose, send, errors, the clock and the banner laid out, no word broken', async () => {
+    const port = new URL(receiver.url).port;
+    const secretFile = join(configDir, 'signed.txt');
+    const clientSecretFile = join(configDir, 'client-secret.txt');
+    writeFileSync(clientSecretFile, sandbox.info.client_secret);
+    const signed = await createWebhook(user, `http://127.0.0.1:${port}/signed`, 'product.updated', ['--secret-file', secretFile]);
+    await trigger(user, 'product.updated');
+    const [delivery] = await settledLog(signed.id, 1);
+    const commands: Array<[string, string[], string?]> = [
+      [
+        `login --profile screens --client-id ${sandbox.info.client_id} --client-secret-stdin < ${clientSecretFile}`,
+        ['login', '--profile', 'screens', '--client-id', sandbox.info.client_id, '--client-secret-stdin'],
+        sandbox.info.client_secret,
+      ],
+      [`deliveries show ${delivery!.id}`, ['deliveries', 'show', delivery!.id]],
+      [`deliveries diagnose ${delivery!.id} --secret-file ${secretFile}`, ['deliveries', 'diagnose', delivery!.id, '--secret-file', secretFile]],
+      [`send http://127.0.0.1:${port}/signed --secret-file ${secretFile}`, ['send', `http://127.0.0.1:${port}/signed`, '--secret-file', secretFile]],
+      [
+        `deliveries tail --secret-file ${secretFile} --forward-to http://127.0.0.1:9/app`,
+        ['deliveries', 'tail', '--secret-file', secretFile, '--forward-to', 'http://127.0.0.1:9/app'],
+      ],
+      ['webhooks list --format json', ['webhooks', 'list', '--format', 'json']],
+    ];
+    const pipes: CliResult[] = [];
+    for (const [, args, input] of commands) pipes.push(await user(args, input === undefined ? {} : { input }));
+    const byWidth = await Promise.all(
+      LINE_WIDTHS.map((columns) =>
+        screens(
+          commands.map(([line]) => line),
+          columns,
+        ),
+      ),
+    );
+    for (const [i, columns] of LINE_WIDTHS.entries()) {
+      for (const [n, [line]] of commands.entries()) await step(`${line} at ${columns}`, () => laidOutAsInAPipe(columns, byWidth[i]![n]!, pipes[n]!));
+    }
+
+    // The clock's move: what it sent once, nothing after; each terminal's own line says it is moving.
+    const moved = await user(['sandbox', 'clock', 'advance', '1h']);
+    const nothingMore = await user(['sandbox', 'clock', 'advance', '1h']);
+    expect(moved.stdout, moved.stderr).toMatch(/^Moved the sandbox's clock from /);
+    for (const columns of LINE_WIDTHS) {
+      const [shown] = await screens(['sandbox clock advance 1h'], columns);
+      await step(`sandbox clock advance at ${columns}`, () => laidOutAsInAPipe(columns, shown!, nothingMore, /^Moving [^…]*…/));
+    }
+
+    // The banner: each client secret whole, on a line; the commands broken as a shell reads them back.
+    const banner = await startWhsvcUntil(['sandbox', 'start', '--port', '0'], /Ctrl-C stops it\n/, 'sandbox start', env());
+    await banner.stop('SIGINT');
+    const started = await Promise.all(LINE_WIDTHS.map((columns) => going('sandbox start --port 0', columns, /[\s\S]*Ctrl-C stops it/)));
+    for (const [i, columns] of LINE_WIDTHS.entries()) {
+      const text = started[i]!.ready[0];
+      await step(`the banner at ${columns}`, () => {
+        const shown = `at ${columns}:\n${text}`;
+        expect(widerLines(text, columns), shown).toEqual([]);
+        expect(sameWords(text, banner.stderr().replace(/\n.*stopping.*\n$/, '\n')), `${shown}\n--- in a pipe:\n${banner.stderr()}`).toBe(true);
+        expect(text.match(/(?:^| )sbx_secret_[\w-]+$/gm), shown).toHaveLength(2);
+      });
+      started[i]!.session.press('C-c');
+    }
+  });
+
+  it('issue 44 at 60, 80 and 132 columns: tail --forward-to and listen lines no wider than the terminal, their words whole', async () => {
+    const port = new URL(receiver.url).port;
+    const secretFile = join(configDir, 'forwarded.txt');
+    const forwarded = await createWebhook(user, `http://127.0.0.1:${port}/forwarded`, 'product.updated', ['--secret-file', secretFile]);
+    const app = 'http://127.0.0.1:9/app/webhooks/receive';
+    const tailArgs = ['--webhook', forwarded.id, '--forward-to', app, '--secret-file', secretFile];
+    const pipes: Running[] = [await startTail(tailArgs, env()), await startListen(['--forward-to', app], env())];
+    const [tailPipe, listenPipe] = pipes;
+    try {
+      const tails = await Promise.all(LINE_WIDTHS.map((columns) => going(`deliveries tail ${tailArgs.join(' ')}`, columns, /following/)));
+      const listeners = await Promise.all(LINE_WIDTHS.map((columns) => going(`listen --port 0 --forward-to ${app}`, columns, /ready at (http:\/\/\S+)/)));
+      await trigger(user, 'product.updated');
+      // Signed, with no secret to check it by: forwarded unchecked, to an app that is down.
+      for (const url of [(listenPipe as Awaited<ReturnType<typeof startListen>>).url, ...listeners.map(({ ready }) => ready[1]!)]) {
+        expect((await user(['send', url, '--event', 'product.updated', '--secret-file', secretFile])).code).toBe(1);
+      }
+      const forwardLine = / app down /;
+      const piped = {
+        tail: await tailPipe!.until(
+          () =>
+            tailPipe!
+              .stdout()
+              .split('\n')
+              .find((line) => forwardLine.test(line)),
+          'the forward line',
+        ),
+        listen: await listenPipe!.until(
+          () =>
+            listenPipe!
+              .stdout()
+              .split('\n')
+              .find((line) => / -> 502 /.test(line)),
+          'the receipt line',
+        ),
+      };
+      for (const [i, columns] of LINE_WIDTHS.entries()) {
+        for (const [what, session, line] of [
+          ['tail --forward-to', tails[i]!.session, /^.*→ app down.*$|^.* app down .*$/m],
+          ['listen', listeners[i]!.session, /^.* -> 502 .*$/m],
+        ] as const) {
+          const screen = await session.waitFor(line, 30_000, true);
+          await step(`${what} at ${columns}`, () => {
+            const shown = `at ${columns}:\n${screen}`;
+            expect(widerLines(screen.trimEnd(), columns), shown).toEqual([]);
+            const whole = what === 'listen' ? piped.listen : piped.tail;
+            expect(onlyWholeWords(line.exec(screen)![0], whole), `${shown}\n--- in a pipe:\n${whole}`).toBe(true);
+          });
+        }
+      }
+    } finally {
+      for (const running of pipes) await running.stop('SIGINT');
     }
   });
 });

@@ -95,7 +95,8 @@ export function verb<O, D>(path: readonly string[], factory: Factory<O, D>) {
       swapVerb(program, path, factory(capture));
       return program;
     };
-    const { host, stderr } = hostFor({ env: environment(run.env ?? {}), input: run.input, terminal: run.terminal ? { columns: 80 } : undefined });
+    // A terminal wide enough that no line is laid out on two: what these tests read is the words, not their layout.
+    const { host, stderr } = hostFor({ env: environment(run.env ?? {}), input: run.input, terminal: run.terminal ? { columns: 200 } : undefined });
     if (run.terminal) host.stdin.isTTY = true;
     const code = await runCli([...path, ...args], host, build);
     return got ? { ...got, stderr: stderr.text } : { code, stderr: stderr.text };

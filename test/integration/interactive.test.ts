@@ -11,7 +11,7 @@ const firstLine = (text: string) => text.split('\n')[0];
 
 describe('--interactive, refused where it cannot work', () => {
   it.each(['listen', 'deliveries tail'])('%s -i with --json: exit 2, naming both', async (command) => {
-    const result = await runInProcess([...command.split(' '), '-i', '--json'], { env: NOWHERE, terminal: { columns: 80 } });
+    const result = await runInProcess([...command.split(' '), '-i', '--json'], { env: NOWHERE, terminal: { columns: 200 } });
     expect(result.code).toBe(2);
     expect(firstLine(result.stderr)).toMatch(/^whsvc: --interactive draws a screen for a person and --json writes lines for a program: give one of them/);
   });

@@ -12,6 +12,7 @@ import { readFileFlag } from '../../cli/stdin.js';
 import { sanitizeBlock } from '../../render/text.js';
 import { type FieldFlag, fieldsBody, fieldsQuery, header, requestPath } from './fields.js';
 import { exactParse } from '../../exact-json.js';
+import { laidOut } from '../../render/wrap.js';
 
 /** Defines `api`. */
 export function register(program: CommandUnknownOpts): void {
@@ -192,7 +193,10 @@ function printAnswer(deps: CommandDeps, response: TransportResponse): void {
   else deps.stdout.write(response.text.endsWith('\n') ? response.text : `${response.text}\n`);
   if (typeof json === 'object' && json !== null && typeof (json as { signing_secret?: unknown }).signing_secret === 'string') {
     deps.stderr.write(
-      `${deps.errColors.yellow('!')} The answer holds the webhook's signing secret: the service gives it only this once. (whsvc webhooks create --secret-file, or webhooks apply --secret-dir, write it to a file instead.)\n`,
+      laidOut(
+        deps.stderr,
+        `${deps.errColors.yellow('!')} The answer holds the webhook's signing secret: the service gives it only this once. (whsvc webhooks create --secret-file, or webhooks apply --secret-dir, write it to a file instead.)\n`,
+      ),
     );
   }
 }

@@ -4,6 +4,7 @@ import { examples } from '../../cli/examples.js';
 import { renderTable, type Column } from '../../render/table.js';
 import { tokenIdentity, type CommandDeps } from '../../cli/context.js';
 import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
+import { laidOut } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('list')
@@ -58,7 +59,9 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
     deps.stdout.write(await renderTable(columns, rows, deps.colors, layout));
   }
   if (envCredentials) {
-    deps.stderr.write(`${deps.errColors.yellow('!')} WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET are set: commands use them, not a profile\n`);
+    deps.stderr.write(
+      laidOut(deps.stderr, `${deps.errColors.yellow('!')} WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET are set: commands use them, not a profile\n`),
+    );
   }
   return 0;
 }

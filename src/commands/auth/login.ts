@@ -9,6 +9,7 @@ import { AuthError } from '../../api/errors.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { printJson } from '../../cli/output.js';
 import { insideWhitespace, pastedSecret } from '../../cli/secret.js';
+import { laidOut } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('login')
@@ -111,12 +112,17 @@ export async function run(options: LoginOptions, deps: CommandDeps): Promise<num
   await deps.config.tokenCache(deps.profileName, tokenIdentity(baseUrl, credentials)).write(token);
 
   if (replaced)
-    deps.stderr.write(`whsvc: replaced profile ${deps.profileName}, which held ${replaced} (whsvc login --profile NAME keeps a login of its own)\n`);
+    deps.stderr.write(
+      laidOut(deps.stderr, `whsvc: replaced profile ${deps.profileName}, which held ${replaced} (whsvc login --profile NAME keeps a login of its own)\n`),
+    );
   if (deps.json) {
     printJson(deps, { profile: deps.profileName, base_url: baseUrl, client_id: clientId, scope: token.scope ?? null });
   } else {
     deps.stderr.write(
-      `${deps.errColors.green('✓')} Logged in to ${baseUrl} as ${clientId} (profile ${deps.profileName}; scope: ${sanitize(token.scope ?? 'not stated')})\n`,
+      laidOut(
+        deps.stderr,
+        `${deps.errColors.green('✓')} Logged in to ${baseUrl} as ${clientId} (profile ${deps.profileName}; scope: ${sanitize(token.scope ?? 'not stated')})\n`,
+      ),
     );
   }
   return 0;

@@ -3,6 +3,7 @@ import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
+import { laidOut } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('logout')
@@ -15,7 +16,10 @@ export async function run(_options: object, deps: CommandDeps): Promise<number> 
   if (deps.json) printJson(deps, { profile: deps.profileName, logged_out: existed });
   else
     deps.stderr.write(
-      existed ? `Logged out of profile ${deps.profileName}: credentials and cached token forgotten\n` : `Profile ${deps.profileName} was not logged in\n`,
+      laidOut(
+        deps.stderr,
+        existed ? `Logged out of profile ${deps.profileName}: credentials and cached token forgotten\n` : `Profile ${deps.profileName} was not logged in\n`,
+      ),
     );
   return 0;
 }

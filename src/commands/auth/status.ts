@@ -3,6 +3,7 @@ import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { AuthError } from '../../api/errors.js';
 import { keyValues } from '../../render/text.js';
+import { terminalColumns } from '../../render/wrap.js';
 import { relativeTime } from '../../render/words.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
@@ -46,6 +47,7 @@ export async function run(options: { check?: boolean }, deps: CommandDeps): Prom
         ['checked', cached ? 'no: the cached token (--check asks the service now)' : 'yes: the service issued a token just now'],
       ],
       deps.colors.dim,
+      terminalColumns(deps.stdout),
     ),
   );
   return 0;

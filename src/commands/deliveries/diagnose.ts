@@ -11,6 +11,7 @@ import { platformNameOption, resourceId } from '../../cli/parse.js';
 import { requiredSecret } from '../../receiver/secrets.js';
 import { STDIN } from '../../cli/stdin.js';
 import { keyValues, sanitize, sanitizeBlock, shellWord } from '../../render/text.js';
+import { laidOut, terminalColumns, wrapCommand, wrapLine } from '../../render/wrap.js';
 import { clockTime, fateSentence, NO_ANSWER, noAnswer, statusWords } from '../../render/words.js';
 import { deliveryFate } from '../../protocol/fate.js';
 import { rebuiltDelivery } from '../../protocol/delivery.js';
@@ -70,9 +71,12 @@ export async function run(options: DiagnoseOptions, deps: CommandDeps): Promise<
   else printFacts(deps, facts, options);
   if (options.record !== undefined && !deps.json) {
     deps.stderr.write(
-      recordable
-        ? `whsvc: ${facts.key} recorded to ${options.record}\n`
-        : `whsvc: ${facts.key} not recorded: the service returned no payload or no signature for it\n`,
+      laidOut(
+        deps.stderr,
+        recordable
+          ? `whsvc: ${facts.key} recorded to ${options.record}\n`
+          : `whsvc: ${facts.key} not recorded: the service returned no payload or no signature for it\n`,
+      ),
     );
   }
   return 0;
@@ -108,7 +112,7 @@ function senderOf(options: DiagnoseOptions) {
 function record(file: string, { asked, key, webhook, latest, sent, signatureCheck }: Facts, stderr: CommandDeps['stderr']): void {
   if ('cannot' in sent) return;
   const out = new RecordFile(file);
-  if (out.repaired) stderr.write(`whsvc: ${out.repaired}\n`);
+  if (out.repaired) stderr.write(laidOut(stderr, `whsvc: ${out.repaired}\n`));
   const url = webhook ? new URL(webhook.url) : undefined;
   out.append(
     deliveryRecord({
@@ -156,6 +160,7 @@ function printFacts(deps: CommandDeps, { asked, key, webhook, attempts, latest, 
     .map((a) => `  #${numberText(a.attempts) ?? '?'}  ${clockTime(a.created_at, now)}  ${statusLabel(a.status, c)}  ${words(a)}  ${c.dim(sanitize(a.id))}`)
     .join('\n');
   const signatureWords = checkWords(signatureCheck, options.secretFile, c);
+  const width = terminalColumns(deps.stdout);
   deps.stdout.write(
     keyValues(
       [
@@ -169,6 +174,7 @@ function printFacts(deps: CommandDeps, { asked, key, webhook, attempts, latest, 
         ['do', diagnosis.advice],
       ],
       c.dim,
+      width,
     ),
   );
   deps.stdout.write(`${c.dim('attempts')}\n${timeline}\n`);
@@ -177,13 +183,16 @@ function printFacts(deps: CommandDeps, { asked, key, webhook, attempts, latest, 
   if (!('cannot' in sent)) {
     const lines = Object.entries(sent.headers)
       .filter(([name]) => name !== 'user-agent')
-      .map(([name, value]) => `  ${name}: ${sanitize(value)}`);
+      // A header's value is shown, not copied (--record keeps the delivery whole): a signature wider than the line is shortened.
+      .map(([name, value]) => wrapLine(`  ${name}: ${sanitize(value)}`, width, '    ', [], { shorten: [sanitize(value)] }));
     deps.stdout.write(`${c.dim('sent')}\n${lines.join('\n')}\n`);
   }
   if (asked.payload !== undefined) deps.stdout.write(`${c.dim('payload')}\n${sanitizeBlock(JSON.stringify(asked.payload, null, 2))}\n`);
   if (latest.response_body) deps.stdout.write(`${c.dim('answer')}\n${sanitizeBlock(latest.response_body)}\n`);
-  // Each command on a line of its own, its reason above it: copied whole, at any width.
-  deps.stdout.write(`${c.dim('next')}\n${next.map((step) => `  ${c.dim(`# ${step.why}`)}\n  ${step.command}`).join('\n')}\n`);
+  // Each command on a line of its own, its reason above it: copied whole, at any width (wider than the line, broken
+  // between its words as a shell reads it back: ` \`).
+  const steps = next.map((step) => `${wrapLine(`  ${c.dim(`# ${step.why}`)}`, width, '  # ')}\n${wrapCommand(`  ${step.command}`, width, '    ')}`);
+  deps.stdout.write(`${c.dim('next')}\n${steps.join('\n')}\n`);
 }
 
 /**

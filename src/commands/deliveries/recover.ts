@@ -18,6 +18,7 @@ import { attemptWords } from './shared/fate.js';
 import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 import { numberText } from '../../exact-json.js';
 import type { DeliveryStatus } from '../../protocol/status.js';
+import { laidOut } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('recover')
@@ -115,7 +116,10 @@ export async function* selectDeliveries(
       if (attempt.delivery_id === undefined && !toldNoDeliveryId) {
         toldNoDeliveryId = true;
         deps.stderr.write(
-          'whsvc: the service does not say which delivery an attempt belongs to (no delivery_id): each failed attempt is taken as a delivery of its own, so one delivered since may be asked again (a 409 then counts as already delivered)\n',
+          laidOut(
+            deps.stderr,
+            'whsvc: the service does not say which delivery an attempt belongs to (no delivery_id): each failed attempt is taken as a delivery of its own, so one delivered since may be asked again (a 409 then counts as already delivered)\n',
+          ),
         );
       }
       const key = deliveryKey(attempt);
@@ -163,7 +167,7 @@ export async function run(options: RecoverOptions, deps: CommandDeps): Promise<n
       all.push(candidate);
     }
     if (options.stop?.aborted) {
-      deps.stderr.write('whsvc: stopped before anything was re-sent\n');
+      deps.stderr.write(laidOut(deps.stderr, 'whsvc: stopped before anything was re-sent\n'));
       return ExitCode.interrupted;
     }
     if (all.length === 0) return nothingToDo(deps, options.status);
@@ -193,7 +197,7 @@ function nothingToDo(deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'jso
       summary: { selected: 0, resent: 0, delivered: 0, failed: 0, pending: 0, already_delivered: 0, errors: 0 },
       interrupted: false,
     });
-  else deps.stderr.write(`No ${status} deliveries to re-send.\n`);
+  else deps.stderr.write(laidOut(deps.stderr, `No ${status} deliveries to re-send.\n`));
   return ExitCode.ok;
 }
 
@@ -277,13 +281,16 @@ async function dryRun(deps: CommandDeps, candidates: AsyncIterable<Candidate>, s
   // A reader that has what it wanted (`| head`): as with any list, a quiet end.
   if (deps.interrupts.stdoutWasClosed) return ExitCode.ok;
   if (stop?.aborted) {
-    deps.stderr.write(`whsvc: stopped: ${count} found so far\n`);
+    deps.stderr.write(laidOut(deps.stderr, `whsvc: stopped: ${count} found so far\n`));
     return ExitCode.interrupted;
   }
-  if (count === 0) deps.stderr.write(`No ${status} deliveries to re-send.\n`);
+  if (count === 0) deps.stderr.write(laidOut(deps.stderr, `No ${status} deliveries to re-send.\n`));
   else
     deps.stderr.write(
-      `Would re-send ${counted(count, 'delivery')} of ${counted(webhooks.size, 'webhook')} (dry run: nothing sent). Without --dry-run, add --yes to skip the question.\n`,
+      laidOut(
+        deps.stderr,
+        `Would re-send ${counted(count, 'delivery')} of ${counted(webhooks.size, 'webhook')} (dry run: nothing sent). Without --dry-run, add --yes to skip the question.\n`,
+      ),
     );
   return ExitCode.ok;
 }

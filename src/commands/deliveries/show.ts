@@ -7,6 +7,7 @@ import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
 import { attemptBlock } from './shared/view.js';
 import { fateOfAttempt } from './shared/fate.js';
+import { terminalColumns } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('show')
@@ -22,6 +23,6 @@ export const command = (runF = run) =>
 export async function run(options: { id: string }, deps: CommandDeps): Promise<number> {
   const attempt = await getAttempt(deps.api, options.id);
   if (deps.json) printJson(deps, attempt);
-  else deps.stdout.write(attemptBlock(attempt, deps.colors, deps.serviceNow(), await fateOfAttempt(deps.api, attempt)));
+  else deps.stdout.write(attemptBlock(attempt, deps.colors, deps.serviceNow(), await fateOfAttempt(deps.api, attempt), terminalColumns(deps.stdout)));
   return 0;
 }

@@ -26,6 +26,7 @@ import { durationText, relativeTime, elapsed } from '../../render/words.js';
 import { secretSource, type SecretSource } from '../../receiver/secrets.js';
 import { sanitize } from '../../render/text.js';
 import type { Colors } from '../../render/colors.js';
+import { laidOut } from '../../render/wrap.js';
 import { CheckpointWriter, checkWritable, holdCheckpoint, readCheckpoint, recordedSinceSave, type Checkpoint } from './tail/checkpoint.js';
 import { maxSilenceOption, SilenceWatch } from '../../cli/silence.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../protocol/status.js';
@@ -217,7 +218,7 @@ export async function run(options: TailOptions, deps: TailDeps): Promise<number>
 async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: Awaited<ReturnType<typeof checkFiles>>): Promise<number> {
   const events = options.events?.length ? await checkEventTypes(deps, options.events, '--event') : undefined;
   const err = deps.errColors;
-  const note = (text: string) => deps.stderr.write(`whsvc: ${text}\n`);
+  const note = (text: string) => deps.stderr.write(laidOut(deps.stderr, `whsvc: ${text}\n`));
   const { checkpoint, follower, printer, recorder, queue, writer, save } = await prepare(options, deps, routes, secret, note);
   const wants = (attempt: Attempt) => events === undefined || events.includes(attempt.event);
 

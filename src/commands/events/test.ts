@@ -7,6 +7,7 @@ import { checkEventTypes } from '../../cli/catalog.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { sanitize } from '../../render/text.js';
 import { reportSentAttempt } from '../deliveries/shared/view.js';
+import { laidOut } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('test')
@@ -23,7 +24,10 @@ export async function run(options: { webhookId: string; event?: string | undefin
     const webhook = await getWebhook(deps.api, options.webhookId);
     if (Array.isArray(webhook.events) && !webhook.events.includes(options.event)) {
       deps.stderr.write(
-        `whsvc: webhook ${sanitize(options.webhookId)} is not subscribed to ${options.event}: this test is sent to it, real ${options.event} events are not (add it with \`whsvc webhooks update ${sanitize(options.webhookId)} --add-events ${options.event}\`)\n`,
+        laidOut(
+          deps.stderr,
+          `whsvc: webhook ${sanitize(options.webhookId)} is not subscribed to ${options.event}: this test is sent to it, real ${options.event} events are not (add it with \`whsvc webhooks update ${sanitize(options.webhookId)} --add-events ${options.event}\`)\n`,
+        ),
       );
     }
   }

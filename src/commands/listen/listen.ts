@@ -23,6 +23,7 @@ import { type ReceiverBounds, receiverBounds, serveRequests, type Stopped } from
 import { notOneOf } from '../../cli/suggest.js';
 import { checkInteractive, interactiveOption } from '../../cli/interactive.js';
 import { ListenScreen } from './screen.js';
+import { laidOut } from '../../render/wrap.js';
 
 /** Defines `listen`. */
 export function register(program: CommandUnknownOpts): void {
@@ -179,7 +180,7 @@ export async function run(options: ListenOptions, deps: ListenDeps): Promise<num
   // -i: the screen; what listen says while it is up is held, and said once it is left.
   const screen = options.interactive ? new ListenScreen(deps) : undefined;
   const stderr = screen?.stderr ?? deps.stderr;
-  const note = (text: string) => stderr.write(`whsvc listen: ${text}\n`);
+  const note = (text: string) => stderr.write(laidOut(stderr, `whsvc listen: ${text}\n`));
   const { answerer, words, seed } = answering(options, secrets, routes);
   const recording = options.record === undefined ? undefined : new Recording(new RecordFile(options.record, note), note);
   const show = screen ? (receipt: Receipt) => screen.show(receipt) : await receiptWriter(options, deps, words, routes);
@@ -356,7 +357,7 @@ class Stops {
       too_slow: `a connection that sent no whole request in time (its headers within ${elapsed(headersTimeoutMs)}, all of it within ${elapsed(requestTimeoutMs)}) closed with 408`,
       shed: `${maxConnections} connections open at once, the most listen holds: each new one closes the oldest not being answered (a flood of slow connections?)`,
     }[what];
-    this.stderr.write(`whsvc listen: ${first}; more are counted at the end\n`);
+    this.stderr.write(laidOut(this.stderr, `whsvc listen: ${first}; more are counted at the end\n`));
   }
 
   /** The last lines: how many of each there were, when any. */
@@ -377,22 +378,31 @@ function announce(
   options: ListenOptions,
 ): void {
   const { url, routes, seed, recorder } = state;
-  stderr.write(`whsvc listen: ready at ${url}\n`);
+  // Laid out for a terminal's width, each continuation under its text; a file's name and a command kept whole.
+  const say = (line: string, keep: string[] = []) => stderr.write(`${laidOut(stderr, line, keep)}\n`);
+  say(`whsvc listen: ready at ${url}`);
   // With no secret nothing is verified: what is forwarded is every signed delivery, unchecked, and the words say so.
   const forwarded = state.secrets.length > 0 ? 'verified deliveries' : 'signed deliveries, unchecked (an unsigned one is answered, not forwarded),';
-  stderr.write(`  verifying with ${describeSecrets(state.secrets)}${routes.length ? `; forwarding ${forwarded} to ${describeRoutes(routes)}` : ''}\n`);
+  say(
+    `  verifying with ${describeSecrets(state.secrets)}${routes.length ? `; forwarding ${forwarded} to ${describeRoutes(routes)}` : ''}`,
+    state.secrets.map((source) => source.name),
+  );
   const failing = [
     options.failFirst === undefined ? '' : `the first ${options.failFirst} attempt${options.failFirst === 1 ? '' : 's'} of each delivery`,
     seed === undefined ? '' : `${Math.round(options.failRate! * 1000) / 10}% of attempts (--seed ${seed} fails the same ones again)`,
   ].filter(Boolean);
-  if (options.respondStatus !== DEFAULT_RESPOND_STATUS) stderr.write(`  answering ${options.respondStatus} to verified deliveries (--respond-status)\n`);
-  if (failing.length > 0) stderr.write(`  answering 500 to ${failing.join(', and ')}\n`);
-  if (options.delayMs) stderr.write(`  answering after ${elapsed(options.delayMs)}\n`);
-  if (recorder) stderr.write(`  recording each delivery to ${recorder.path} (replay them with: whsvc replay ${recorder.path} --to URL)\n`);
-  if (recorder?.repaired) stderr.write(`  ${recorder.repaired}\n`);
+  if (options.respondStatus !== DEFAULT_RESPOND_STATUS) say(`  answering ${options.respondStatus} to verified deliveries (--respond-status)`);
+  if (failing.length > 0) say(`  answering 500 to ${failing.join(', and ')}`);
+  if (options.delayMs) say(`  answering after ${elapsed(options.delayMs)}`);
+  if (recorder)
+    say(`  recording each delivery to ${recorder.path} (replay them with: whsvc replay ${recorder.path} --to URL)`, [
+      recorder.path,
+      `whsvc replay ${recorder.path} --to URL`,
+    ]);
+  if (recorder?.repaired) say(`  ${recorder.repaired}`);
   for (const file of options.secretFiles ?? []) {
     if (file === STDIN || state.secrets.find((source) => source.name === file)?.current() !== undefined) continue;
-    stderr.write(`  ${file} is not there yet: \`whsvc webhooks create --url ${url} --events … --secret-file ${file}\` writes it\n`);
+    say(`  ${file} is not there yet: \`whsvc webhooks create --url ${url} --events … --secret-file ${file}\` writes it`, [file]);
   }
 }
 

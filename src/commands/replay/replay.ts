@@ -23,6 +23,7 @@ import { isDelivered } from '../../protocol/status.js';
 import { type CheckedRecords, checkRecordFile, type ReadLimits } from './record-reader.js';
 import { sendAsReceived, sendOnUrl, type SendResult } from '../../receiver/send-on.js';
 import { numberText } from '../../exact-json.js';
+import { laidOut } from '../../render/wrap.js';
 
 /** Defines `replay`. */
 export function register(program: CommandUnknownOpts): void {
@@ -125,7 +126,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
   const layout = replayLayout(deps);
   if (records.count === 0) {
     // A regression test that tests nothing must not pass: an empty file, or a filter with a typo, fails it.
-    deps.stderr.write(`whsvc: no delivery of ${records.name} matches: nothing sent\n`);
+    deps.stderr.write(laidOut(deps.stderr, `whsvc: no delivery of ${records.name} matches: nothing sent\n`));
     return ExitCode.failure;
   }
   if (options.dryRun) {
@@ -135,7 +136,9 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
       else deps.stdout.write(`${line(record, colors, layout, now())}\n`);
     }
     if (options.json) deps.jsonOut.line({ summary: { would_send: records.count, to: shownUrl(target) } });
-    deps.stderr.write(`whsvc: ${counted(records.count, 'delivery', 'deliveries')} of ${records.name} would be sent to ${shownUrl(target)}\n`);
+    deps.stderr.write(
+      laidOut(deps.stderr, `whsvc: ${counted(records.count, 'delivery', 'deliveries')} of ${records.name} would be sent to ${shownUrl(target)}\n`),
+    );
     return ExitCode.ok;
   }
   // Progress only where a person watches both streams: data lines go to stdout, the progress line to stderr.
@@ -178,8 +181,8 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
   if (options.json) deps.jsonOut.line({ summary: { ...tally, to: shownUrl(target), interrupted: deps.stop?.aborted === true } });
   // A reader of stdout that went away (`| head`) has what it asked for: exit 0, nothing more said, as every command does.
   if (deps.stdoutWasClosed?.()) return ExitCode.ok;
-  deps.stderr.write(`whsvc: ${summary}${deps.stop?.aborted ? ` (interrupted: ${records.count - tally.sent} not sent)` : ''}\n`);
-  if (refusedSignature > 0) deps.stderr.write(`hint: ${signatureRefusedHint(refusedSignature, options.secretFile)}\n`);
+  deps.stderr.write(laidOut(deps.stderr, `whsvc: ${summary}${deps.stop?.aborted ? ` (interrupted: ${records.count - tally.sent} not sent)` : ''}\n`));
+  if (refusedSignature > 0) deps.stderr.write(laidOut(deps.stderr, `hint: ${signatureRefusedHint(refusedSignature, options.secretFile)}\n`));
   if (deps.stop?.aborted) return ExitCode.interrupted;
   return tally.ok === tally.sent ? ExitCode.ok : ExitCode.failure;
 }

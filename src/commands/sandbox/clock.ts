@@ -8,6 +8,7 @@ import { clockTime, elapsed } from '../../render/words.js';
 import { renderTable, type Column } from '../../render/table.js';
 import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 import { keyValues } from '../../render/text.js';
+import { laidOut, terminalColumns } from '../../render/wrap.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { usageError } from '../../cli/errors.js';
 import { printJson, tableLayout } from '../../cli/output.js';
@@ -51,10 +52,13 @@ export function isoTime(given: string): string {
  */
 async function moveClock(move: Parameters<typeof moveSandboxClock>[1], deps: CommandDeps): Promise<ClockState> {
   const where = 'to' in move ? `to ${move.to}` : `${elapsed(move.advance_ms ?? 0)} ahead`;
-  if (deps.stderr.isTTY) deps.stderr.write(`Moving the sandbox's clock ${where}; every attempt due on the way is sent, in order…\n`);
+  if (deps.stderr.isTTY) deps.stderr.write(laidOut(deps.stderr, `Moving the sandbox's clock ${where}; every attempt due on the way is sent, in order…\n`));
   const unregister = deps.interrupts.onInterrupt(() =>
     deps.stderr.write(
-      `\nwhsvc: the sandbox goes on moving its clock ${where} without whsvc; \`whsvc sandbox clock\` shows its time (another move would add to this one)`,
+      laidOut(
+        deps.stderr,
+        `\nwhsvc: the sandbox goes on moving its clock ${where} without whsvc; \`whsvc sandbox clock\` shows its time (another move would add to this one)`,
+      ),
     ),
   );
   try {
@@ -75,7 +79,10 @@ export async function run(options: ClockOptions, deps: CommandDeps): Promise<num
   const now = Date.parse(state.now);
   if (state.sent !== undefined) {
     deps.stdout.write(
-      `Moved the sandbox's clock from ${state.from} to ${state.now}: ${numberText(state.sent)} attempt${state.sent === 1 ? '' : 's'} sent, ${numberText(state.delivered)} delivered, ${numberText(state.failed)} failed\n`,
+      laidOut(
+        deps.stdout,
+        `Moved the sandbox's clock from ${state.from} to ${state.now}: ${numberText(state.sent)} attempt${state.sent === 1 ? '' : 's'} sent, ${numberText(state.delivered)} delivered, ${numberText(state.failed)} failed\n`,
+      ),
     );
   } else {
     deps.stdout.write(
@@ -85,6 +92,7 @@ export async function run(options: ClockOptions, deps: CommandDeps): Promise<num
           ['clock', state.clock === 'manual' ? 'manual (moved by whsvc sandbox clock advance)' : 'wall clock'],
         ],
         deps.colors.dim,
+        terminalColumns(deps.stdout),
       ),
     );
   }

@@ -14,6 +14,7 @@ import type { AttemptRow, WebhookRow } from '../../sandbox/store/rows.js';
 import { proxySettings } from '../../net.js';
 import { sanitize } from '../../render/text.js';
 import { signatureHeaderName } from '../../protocol/headers.js';
+import { laidOut, terminalColumns, wrapCommand, wrapLine } from '../../render/wrap.js';
 
 export interface SandboxStartOptions {
   port: number;
@@ -52,7 +53,10 @@ function sayOncePerReason(stderr: Io['stderr']): (reason: string) => void {
     if (said.has(reason)) return;
     said.add(reason);
     stderr.write(
-      `whsvc sandbox: a send could not start: ${reason}; such sends wait and are tried again, never counted as the endpoint's failure (raise the limit with ulimit -n, or lower --max-connections)\n`,
+      laidOut(
+        stderr,
+        `whsvc sandbox: a send could not start: ${reason}; such sends wait and are tried again, never counted as the endpoint's failure (raise the limit with ulimit -n, or lower --max-connections)\n`,
+      ),
     );
   };
 }
@@ -67,8 +71,11 @@ function attemptFate(attempt: AttemptRow): string {
   return fate ? fateWords(fate, now) : statusWords(attempt.status, attempt.next_attempt_at, now);
 }
 
+/** Where an attempt's line goes on when a terminal is too narrow for it: under its status. */
+const ATTEMPT_HANG = ' '.repeat(9);
+
 /** One line per attempt on stderr: what was sent where, and what came of it (the endpoint's answer, cut short). */
-function attemptLine(attempt: AttemptRow, webhook: WebhookRow): string {
+function attemptLine(attempt: AttemptRow, webhook: WebhookRow, width: number | undefined): string {
   // The sandbox's time: with a manual clock, when the attempt was due, not when the jump ran.
   const time = clockTime(attempt.created_at, Date.parse(attempt.created_at));
   // The code, with the reason unless it only says the code again ("endpoint answered 503"); or no answer, and why.
@@ -76,10 +83,10 @@ function attemptLine(attempt: AttemptRow, webhook: WebhookRow): string {
   const answer = attempt.response_code === null || attempt.response_code === 0 ? noAnswer(attempt.error) : `${attempt.response_code}${reason}`;
   const answered = attempt.response_body?.trim();
   const body = answered ? `  "${answered.slice(0, 80)}${answered.length > 80 ? '…' : ''}"` : '';
-  return (
-    sanitize(`${time} ${attemptFate(attempt).padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${body}  (${attempt.delivery_id} #${attempt.attempt})`) +
-    '\n'
+  const line = sanitize(
+    `${time} ${attemptFate(attempt).padEnd(9)} ${attempt.event} -> ${webhook.url}  ${answer}${body}  (${attempt.delivery_id} #${attempt.attempt})`,
   );
+  return `${wrapLine(line, width, ATTEMPT_HANG, [`(${attempt.delivery_id} #${attempt.attempt})`])}\n`;
 }
 
 export async function run(options: SandboxStartOptions, deps: SandboxStartDeps): Promise<number> {
@@ -103,12 +110,15 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
         maxDeliveries: options.maxDeliveries,
       },
       onLocalFailure: sayOncePerReason(deps.stderr),
-      onInternalError: (line) => deps.stderr.write(line),
+      onInternalError: (line) => deps.stderr.write(laidOut(deps.stderr, line)),
       onFirstDrop: () =>
         deps.stderr.write(
-          `whsvc sandbox: more than ${options.maxDeliveries} deliveries: the oldest are dropped from now on, with their attempts (--max-deliveries N keeps more, --data-dir keeps them on disk)\n`,
+          laidOut(
+            deps.stderr,
+            `whsvc sandbox: more than ${options.maxDeliveries} deliveries: the oldest are dropped from now on, with their attempts (--max-deliveries N keeps more, --data-dir keeps them on disk)\n`,
+          ),
         ),
-      ...(options.quiet ? {} : { onAttempt: (a: AttemptRow, w: WebhookRow) => deps.stderr.write(attemptLine(a, w)) }),
+      ...(options.quiet ? {} : { onAttempt: (a: AttemptRow, w: WebhookRow) => deps.stderr.write(attemptLine(a, w, terminalColumns(deps.stderr))) }),
     });
   } catch (error) {
     if (error instanceof FileError) throw error;
@@ -127,7 +137,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
   deps.stderr.write(
     options.json
       ? `whsvc sandbox ready at ${baseUrl} (its credentials are in the JSON line on stdout)\n`
-      : banner(sandbox, baseUrl, dataDir, { ...options, maxConnections }),
+      : banner(sandbox, baseUrl, dataDir, { ...options, maxConnections }, terminalColumns(deps.stderr)),
   );
 
   if (options.json) {
@@ -143,7 +153,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
   }
 
   const exitCode = await deps.stopSignal;
-  deps.stderr.write('whsvc sandbox: stopping once the sends under way end (Ctrl-C again quits now)\n');
+  deps.stderr.write(laidOut(deps.stderr, 'whsvc sandbox: stopping once the sends under way end (Ctrl-C again quits now)\n'));
   await sandbox.close();
   return exitCode;
 }
@@ -151,31 +161,46 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
 /** The profile the banner suggests logging in to the sandbox under. */
 const SANDBOX_PROFILE = 'sandbox';
 
-/** What `sandbox start` says when it is ready, on stderr. Each line fits 80 columns (with the default address), a secret on a line of its own so that it is copied whole. */
-function banner(sandbox: Sandbox, baseUrl: string, dataDir: string | undefined, options: SandboxStartOptions & { maxConnections: number }): string {
+/** Where a banner line's value goes on, under the values: the key column's width. */
+const BANNER_HANG = ' '.repeat(16);
+
+/**
+ * What `sandbox start` says when it is ready, on stderr, laid out for a terminal `width` wide: a value goes on under
+ * the values; a client secret stays whole (on a line of its own when it does not fit beside its key: copied in one
+ * piece); a command is broken between its options as a shell reads it back (` \`).
+ */
+function banner(
+  sandbox: Sandbox,
+  baseUrl: string,
+  dataDir: string | undefined,
+  options: SandboxStartOptions & { maxConnections: number },
+  width: number | undefined,
+): string {
   const [readWrite, readOnly] = sandbox.clients;
   const kept = Number.isFinite(options.maxDeliveries) ? `the newest ${options.maxDeliveries} deliveries` : 'every delivery';
   const baseUrlFlag = baseUrl === DEFAULT_BASE_URL ? '' : ` --base-url ${baseUrl}`;
+  const row = (key: string, value: string) => wrapLine(`  ${key.padEnd(14)}${value}`, width, BANNER_HANG);
+  const command = (key: string, value: string) => wrapCommand(`  ${key.padEnd(14)}${value}`, width, `${BANNER_HANG}  `);
   return [
     `whsvc sandbox ready at ${baseUrl}`,
-    `  inspector     ${sandbox.inspector.url(baseUrl)}  (in a browser: every delivery, live)`,
-    `  read-write    client ${readWrite!.client_id}`,
-    `                secret ${readWrite!.client_secret}`,
-    `  read-only     client ${readOnly!.client_id}`,
-    `                secret ${readOnly!.client_secret}`,
-    `  store         ${dataDir ? `${dataDir} (kept across restarts)` : `in memory, ${kept} (--data-dir DIR keeps it)`}`,
-    `  retries       first after ${elapsed(options.retryBaseMs)}, doubling, ${options.maxAttempts} attempts at most`,
-    `  signature     ${signatureHeaderName(options.platformName)}: sha256=<hex>`,
-    `  sends         ${options.maxConnections} at once, at most ${options.concurrencyPerWebhook} to one webhook`,
-    `  timeout       a send not answered within ${elapsed(options.deliveryTimeoutMs)} fails`,
-    ...(options.rateLimit ? [`  rate limit    ${options.rateLimit} API requests a second per client, then 429`] : []),
+    row('inspector', `${sandbox.inspector.url(baseUrl)}  (in a browser: every delivery, live)`),
+    row('read-write', `client ${readWrite!.client_id}`),
+    row('', `secret ${readWrite!.client_secret}`),
+    row('read-only', `client ${readOnly!.client_id}`),
+    row('', `secret ${readOnly!.client_secret}`),
+    row('store', dataDir ? `${dataDir} (kept across restarts)` : `in memory, ${kept} (--data-dir DIR keeps it)`),
+    row('retries', `first after ${elapsed(options.retryBaseMs)}, doubling, ${options.maxAttempts} attempts at most`),
+    row('signature', `${signatureHeaderName(options.platformName)}: sha256=<hex>`),
+    row('sends', `${options.maxConnections} at once, at most ${options.concurrencyPerWebhook} to one webhook`),
+    row('timeout', `a send not answered within ${elapsed(options.deliveryTimeoutMs)} fails`),
+    ...(options.rateLimit ? [row('rate limit', `${options.rateLimit} API requests a second per client, then 429`)] : []),
     ...(options.manualClock
-      ? [`  clock         manual, at ${new Date(sandbox.deliverer.now()).toISOString()}`, '                (time moves with `whsvc sandbox clock advance 1h`)']
+      ? [row('clock', `manual, at ${new Date(sandbox.deliverer.now()).toISOString()}`), row('', '(time moves with `whsvc sandbox clock advance 1h`)')]
       : []),
     // A profile of its own: a login to the sandbox leaves the default profile (production, say) as it is.
-    `  log in        whsvc login --profile ${SANDBOX_PROFILE} --client-id ${readWrite!.client_id}${baseUrlFlag}`,
-    `                then --profile ${SANDBOX_PROFILE}, or export WHSVC_PROFILE=${SANDBOX_PROFILE}`,
-    `  trigger       whsvc sandbox trigger invoice.paid${baseUrlFlag}`,
+    command('log in', `whsvc login --profile ${SANDBOX_PROFILE} --client-id ${readWrite!.client_id}${baseUrlFlag}`),
+    row('', `then --profile ${SANDBOX_PROFILE}, or export WHSVC_PROFILE=${SANDBOX_PROFILE}`),
+    command('trigger', `whsvc sandbox trigger invoice.paid${baseUrlFlag}`),
     '  Ctrl-C stops it',
     '',
   ].join('\n');

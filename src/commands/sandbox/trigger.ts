@@ -15,6 +15,7 @@ import type { Transport, TransportResponse } from '../../api/transport.js';
 import { triggerEvent } from '../../api/endpoints.js';
 import type { TriggeredEvent } from '../../api/shapes.js';
 import { sanitize } from '../../render/text.js';
+import { laidOut } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('trigger')
@@ -114,7 +115,10 @@ export async function run(options: SandboxTriggerOptions, deps: Io & { transport
   const result = JSON.parse(text) as TriggeredEvent;
   const count = result.deliveries.length;
   deps.stdout.write(
-    `Triggered ${sanitize(result.type)} (${sanitize(result.id)}): ${count === 0 ? 'no active webhook is subscribed to it' : `${count} deliver${count === 1 ? 'y' : 'ies'} pending`}\n`,
+    laidOut(
+      deps.stdout,
+      `Triggered ${sanitize(result.type)} (${sanitize(result.id)}): ${count === 0 ? 'no active webhook is subscribed to it' : `${count} deliver${count === 1 ? 'y' : 'ies'} pending`}\n`,
+    ),
   );
   for (const id of result.deliveries) deps.stdout.write(`  ${sanitize(id)}\n`);
   return 0;

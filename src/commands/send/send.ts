@@ -10,7 +10,8 @@ import { checkSecretFilePath } from '../../cli/secret.js';
 import { requiredSecret } from '../../receiver/secrets.js';
 import { readFileFlag, STDIN } from '../../cli/stdin.js';
 import { colorsFor } from '../../render/colors.js';
-import { keyValues, sanitize } from '../../render/text.js';
+import { type BlockValue, keyValues, sanitize } from '../../render/text.js';
+import { laidOut, terminalColumns } from '../../render/wrap.js';
 import { EVENT_TYPES } from '../../protocol/catalog.js';
 import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS, madeDelivery, type MadeDelivery } from '../../protocol/delivery.js';
 import type { RecordLine } from '../../protocol/record-line.js';
@@ -121,7 +122,7 @@ export async function run(options: SendOptions, deps: SendDeps): Promise<number>
   const secret = options.secretFile === undefined ? undefined : await requiredSecret({ secretFile: options.secretFile }, deps);
   // Opened before anything is sent: a path the writer refuses is exit 2, and nothing went out.
   const recording = options.record === undefined ? undefined : new RecordFile(options.record);
-  if (recording?.repaired) deps.stderr.write(`whsvc send: ${recording.repaired}\n`);
+  if (recording?.repaired) deps.stderr.write(laidOut(deps.stderr, `whsvc send: ${recording.repaired}\n`));
   const delivery = madeDelivery(body, {
     event,
     platformName: options.platformName,
@@ -142,8 +143,10 @@ export async function run(options: SendOptions, deps: SendDeps): Promise<number>
   const sent = { url, delivery, signatureCheck, signedWith: options.secretFile === undefined ? null : secretName(options.secretFile), result, ms };
   if (options.json) deps.jsonOut.line(sentDocument(sent));
   else deps.stdout.write(await sentBlock(sent, options, deps));
-  if (secret === undefined) deps.stderr.write('whsvc send: sent unsigned (no --secret-file): a receiver that checks signatures must refuse it\n');
-  if (recording) deps.stderr.write(`whsvc send: recorded to ${recording.path} (send it again with: whsvc replay ${recording.path} --to URL)\n`);
+  if (secret === undefined)
+    deps.stderr.write(laidOut(deps.stderr, 'whsvc send: sent unsigned (no --secret-file): a receiver that checks signatures must refuse it\n'));
+  if (recording)
+    deps.stderr.write(laidOut(deps.stderr, `whsvc send: recorded to ${recording.path} (send it again with: whsvc replay ${recording.path} --to URL)\n`));
   return taken ? ExitCode.ok : ExitCode.failure;
 }
 
@@ -207,16 +210,21 @@ async function sentBlock({ url, delivery, signedWith, result, ms }: Sent, option
   const colors = await colorsFor(deps.stdout, deps.env, !options.color);
   const taken = isDelivered(result.status);
   const answer = result.status === null ? noAnswer(result.error) : `${result.status} in ${elapsed(ms)}`;
-  const pairs: Array<[string, string | { styled: string }]> = [
+  // The signature and the bodies are shown, not copied (--json has them whole): wider than the line, each is shortened as an id is.
+  const body = head(delivery.body.toString('utf8'));
+  const pairs: Array<[string, BlockValue]> = [
     ['sent to', shownUrl(url)],
     ['event', delivery.event],
     ['delivery', `${delivery.deliveryId}, attempt ${delivery.attempt}`],
-    ['signature', delivery.signature === undefined ? 'none: sent unsigned' : `${delivery.signature} (the secret in ${signedWith})`],
-    ['body', `${delivery.body.length} bytes: ${head(delivery.body.toString('utf8'))}`],
+    [
+      'signature',
+      delivery.signature === undefined ? 'none: sent unsigned' : { text: `${delivery.signature} (the secret in ${signedWith})`, shorten: [delivery.signature] },
+    ],
+    ['body', { text: `${delivery.body.length} bytes: ${body}`, shorten: [body] }],
     ['answer', { styled: (taken ? colors.green : colors.red)(sanitize(answer)) }],
   ];
-  if (result.body) pairs.push(['answered', `${head(result.body)}${result.cut ? ` (${TRUNCATED})` : ''}`]);
-  return keyValues(pairs, colors.dim);
+  if (result.body) pairs.push(['answered', { text: `${head(result.body)}${result.cut ? ` (${TRUNCATED})` : ''}`, shorten: [head(result.body)] }]);
+  return keyValues(pairs, colors.dim, terminalColumns(deps.stdout));
 }
 
 /** The start of a body, on one line. */

@@ -8,6 +8,7 @@ import { collect } from '../../cli/parse.js';
 import { checkSecretFilePath } from '../../cli/secret.js';
 import { requiredSecrets } from '../../receiver/secrets.js';
 import { readFileFlag, refuseTwoReadsOfStdin, STDIN } from '../../cli/stdin.js';
+import { laidOut } from '../../render/wrap.js';
 
 /** Defines `verify`. */
 export function register(program: CommandUnknownOpts): void {
@@ -114,14 +115,19 @@ export async function run(options: VerifyOptions, io: Io): Promise<number> {
     io.jsonOut.line(document);
   }
   if (check === 'verified') {
-    if (!options.json) io.stdout.write(`verified${several ? ` by ${by!.name}` : ''}: the signature matches the ${body.length}-byte body\n`);
+    if (!options.json) io.stdout.write(laidOut(io.stdout, `verified${several ? ` by ${by!.name}` : ''}: the signature matches the ${body.length}-byte body\n`));
     return ExitCode.ok;
   }
   const expectedWords = expected.map(({ name, prefix }) => `${SIGNATURE_PREFIX}${prefix}…${several ? ` with ${name}` : ''}`).join(' or ');
   io.stderr.write(
-    `mismatch: the signature does not match the ${body.length}-byte body${several ? ` under any of the ${secrets.length} secrets` : ''} (expected ${expectedWords}, got ${SIGNATURE_PREFIX}${given.slice(0, 8)}…)\n`,
+    laidOut(
+      io.stderr,
+      `mismatch: the signature does not match the ${body.length}-byte body${several ? ` under any of the ${secrets.length} secrets` : ''} (expected ${expectedWords}, got ${SIGNATURE_PREFIX}${given.slice(0, 8)}…)\n`,
+    ),
   );
-  io.stderr.write(`hint: ${hint ?? "check that the secret is this webhook's signing_secret and that the body is byte for byte what was sent"}\n`);
+  io.stderr.write(
+    laidOut(io.stderr, `hint: ${hint ?? "check that the secret is this webhook's signing_secret and that the body is byte for byte what was sent"}\n`),
+  );
   return ExitCode.failure;
 }
 

@@ -20,6 +20,7 @@ import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { takingTurns } from './shared/account-lock.js';
 import { createForSecret } from './shared/create-webhook.js';
 import { secretFileText, undoCreate } from './shared/secret-file.js';
+import { hangOf, laidOut, terminalColumns, wrapLine } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('apply')
@@ -120,10 +121,11 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
       `whsvc webhooks apply -f ${options.file} --secret-dir ./secrets (or --dry-run to see the plan)`,
     );
   }
-  if (!deps.json) deps.stdout.write(planText(plan, name, deps, options.secretDir));
+  if (!deps.json) deps.stdout.write(planText(plan, name, deps, options.secretDir, terminalColumns(deps.stdout)));
   if (options.dryRun || !changesAnything(plan)) {
     if (deps.json) printJson(deps, applyDocument(options, plan, options.dryRun ? null : emptyOutcome(), secretless));
-    else if (options.dryRun) deps.stderr.write(`${changesAnything(plan) ? 'Dry run: nothing was sent.' : 'Dry run: nothing would change.'}\n`);
+    else if (options.dryRun)
+      deps.stderr.write(laidOut(deps.stderr, `${changesAnything(plan) ? 'Dry run: nothing was sent.' : 'Dry run: nothing would change.'}\n`));
     if (options.dryRun) return endOfDryRun(secretless, options.secretDir, deps);
     journal?.settle();
     return endOf(secretless, options.secretDir);
@@ -133,7 +135,7 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
     const what = `the plan deletes ${count(plan.delete.length, 'webhook')} the file does not name`;
     if (!deps.canPrompt) throw usageError(`${what}: pass --yes to delete them (${NO_PROMPT}); nothing was changed`);
     // With --json the plan is not on stdout: the question is asked below it all the same.
-    if (deps.json) deps.stderr.write(planText(plan, name, deps, options.secretDir));
+    if (deps.json) deps.stderr.write(planText(plan, name, deps, options.secretDir, terminalColumns(deps.stderr)));
     if (!(await deps.prompter.confirm(`Apply it? ${what[0]!.toUpperCase()}${what.slice(1)}, and their deliveries stop at once.`, false))) {
       throw new CliError('nothing was changed', ExitCode.failure);
     }
@@ -188,7 +190,7 @@ function endOf(secretless: Named[] | null, dir: string | undefined): number {
 function endOfDryRun(secretless: Named[] | null, dir: string | undefined, deps: CommandDeps): number {
   if (secretless && secretless.length > 0) {
     const { line, hint } = secretlessWords(secretless, dir!);
-    deps.stderr.write(`${deps.errColors.yellow('!')} ${line}\n  ${hint}\n`);
+    deps.stderr.write(laidOut(deps.stderr, `${deps.errColors.yellow('!')} ${line}\n  ${hint}\n`));
   }
   return ExitCode.ok;
 }
@@ -244,13 +246,18 @@ async function execute(options: ApplyOptions, plan: Plan, deps: CommandDeps, sec
   const made = outcome.created.length + outcome.updated.length + outcome.deleted.length;
   if (deps.json) printJson(deps, applyDocument(options, plan, outcome, secretless));
   else if (outcome.not_done.length === 0) {
-    deps.stdout.write(`Done: ${tally(outcome.created.length, outcome.updated.length, outcome.deleted.length)}, ${plan.unchanged.length} unchanged.\n`);
+    deps.stdout.write(
+      laidOut(deps.stdout, `Done: ${tally(outcome.created.length, outcome.updated.length, outcome.deleted.length)}, ${plan.unchanged.length} unchanged.\n`),
+    );
   }
   if (outcome.not_done.length > 0) {
     const why = outcome.interrupted ? 'interrupted' : 'stopped';
     deps.stderr.write(
-      `${deps.errColors.yellow('!')} ${why} after ${made} of ${steps.length} changes; not done: ${outcome.not_done.map((step) => `${step.action} ${sanitize(step.id ?? step.url)}`).join(', ')}\n` +
-        `  the same apply, run again, finishes the job: it plans afresh from the account as it is then\n`,
+      laidOut(
+        deps.stderr,
+        `${deps.errColors.yellow('!')} ${why} after ${made} of ${steps.length} changes; not done: ${outcome.not_done.map((step) => `${step.action} ${sanitize(step.id ?? step.url)}`).join(', ')}\n` +
+          `  the same apply, run again, finishes the job: it plans afresh from the account as it is then\n`,
+      ),
     );
   }
   if (failure !== undefined) throw failure;
@@ -271,7 +278,10 @@ async function perform(step: Step, journal: Journal | undefined, outcome: Outcom
   if (step.action === 'create') {
     const { webhook, path } = await createIntoSecretDir(step, journal!, deps);
     outcome.created.push({ id: webhook.id, url: webhook.url, signing_secret_file: path });
-    if (!deps.json) deps.stdout.write(`${c.green('✓')} created  ${sanitize(webhook.id)}  ${sanitize(webhook.url)}  (signing secret in ${path}, mode 0600)\n`);
+    if (!deps.json)
+      deps.stdout.write(
+        laidOut(deps.stdout, `${c.green('✓')} created  ${sanitize(webhook.id)}  ${sanitize(webhook.url)}  (signing secret in ${path}, mode 0600)\n`),
+      );
   } else if (step.action === 'update') {
     const changes = {
       ...(step.changes.events ? { events: step.changes.events.to } : {}),
@@ -279,7 +289,7 @@ async function perform(step: Step, journal: Journal | undefined, outcome: Outcom
     };
     await updateWebhook(deps.api, step.id, changes);
     outcome.updated.push({ id: step.id, url: step.url });
-    if (!deps.json) deps.stdout.write(`${c.green('✓')} updated  ${sanitize(step.id)}  ${sanitize(step.url)}\n`);
+    if (!deps.json) deps.stdout.write(laidOut(deps.stdout, `${c.green('✓')} updated  ${sanitize(step.id)}  ${sanitize(step.url)}\n`));
   } else {
     try {
       await deleteWebhook(deps.api, step.id);
@@ -290,7 +300,7 @@ async function perform(step: Step, journal: Journal | undefined, outcome: Outcom
     const removed = journal === undefined ? undefined : removeSecretFileOf(journal.dir, step.id, deps);
     outcome.deleted.push({ id: step.id, url: step.url, removed_secret_file: removed ?? null });
     const also = removed === undefined ? '' : `  (its secret file ${removed} removed: the secret was revoked with it)`;
-    if (!deps.json) deps.stdout.write(`${c.green('✓')} deleted  ${sanitize(step.id)}  ${sanitize(step.url)}${also}\n`);
+    if (!deps.json) deps.stdout.write(laidOut(deps.stdout, `${c.green('✓')} deleted  ${sanitize(step.id)}  ${sanitize(step.url)}${also}\n`));
   }
 }
 
@@ -303,7 +313,9 @@ function removeSecretFileOf(dir: string, id: string, deps: CommandDeps): string 
   try {
     return removeSecretFile(dir, id);
   } catch (error) {
-    deps.stderr.write(`${deps.errColors.yellow('!')} webhook ${sanitize(id)} was deleted, its secret file left: ${(error as Error).message}\n`);
+    deps.stderr.write(
+      laidOut(deps.stderr, `${deps.errColors.yellow('!')} webhook ${sanitize(id)} was deleted, its secret file left: ${(error as Error).message}\n`),
+    );
     return undefined;
   }
 }
@@ -357,13 +369,17 @@ const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 const tally = (created: number, updated: number, deleted: number) => `${created} created, ${updated} updated, ${deleted} deleted`;
 
+/** Where a step of the plan goes on when too wide for the terminal: under its URL, after `  + create     `. */
+const STEP_HANG = ' '.repeat(15);
+
 /**
  * The plan for a person: a line per webhook (what happens to it, its URL, its id), and what changes; a webhook to
  * delete whose secret file is in `secretDir` says that the file goes too.
  */
-function planText(plan: Plan, name: string, deps: CommandDeps, secretDir: string | undefined): string {
+function planText(plan: Plan, name: string, deps: CommandDeps, secretDir: string | undefined, width: number | undefined): string {
   const c = deps.colors;
   const lines: string[] = [];
+  const steps = new Set<string>();
   if (!changesAnything(plan)) {
     lines.push(`No changes: the account's webhooks are as ${name} declares them (${plan.unchanged.length} unchanged).`);
   } else {
@@ -389,7 +405,9 @@ function planText(plan: Plan, name: string, deps: CommandDeps, secretDir: string
     const urlWidth = Math.min(60, Math.max(...rows.map(([, url]) => url.length)));
     const idWidth = Math.max(...rows.map(([, , id]) => id.length));
     for (const [action, url, id, what] of rows) {
-      lines.push(`  ${action}  ${url.padEnd(urlWidth)}  ${what ? `${id.padEnd(idWidth)}  ${what}` : id}`);
+      const step = `  ${action}  ${url.padEnd(urlWidth)}  ${what ? `${id.padEnd(idWidth)}  ${what}` : id}`;
+      steps.add(step);
+      lines.push(step);
     }
   }
   if (plan.notInFile.length > 0) {
@@ -398,7 +416,7 @@ function planText(plan: Plan, name: string, deps: CommandDeps, secretDir: string
       `  ${count(plan.notInFile.length, 'webhook')} of the account ${one ? 'is' : 'are'} not in the file, left as ${one ? 'it is' : 'they are'} (--prune deletes ${one ? 'it' : 'them'})`,
     );
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.map((line) => wrapLine(line, width, steps.has(line) ? STEP_HANG : hangOf(line))).join('\n')}\n`;
 }
 
 /** An update's changes in words: `events +product.updated -invoice.paid; active true → false`. */

@@ -17,6 +17,7 @@ import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { secretFileText, undoCreate, withSecretFile } from './shared/secret-file.js';
 import { activeLabel, webhookBlock } from './shared/view.js';
 import { keyValues, sanitize, shellWord } from '../../render/text.js';
+import { laidOut, terminalColumns } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('create')
@@ -134,7 +135,9 @@ async function warnOfAnotherAtUrl(deps: CommandDeps, url: string, events: string
   try {
     for await (const webhook of allWebhooks(deps.api)) if (urlKey(webhook.url) === key && webhook.id !== created) others.push(webhook);
   } catch (error) {
-    deps.stderr.write(`${deps.errColors.yellow('!')} could not check whether another webhook delivers to ${url}: ${sanitize((error as Error).message)}\n`);
+    deps.stderr.write(
+      laidOut(deps.stderr, `${deps.errColors.yellow('!')} could not check whether another webhook delivers to ${url}: ${sanitize((error as Error).message)}\n`),
+    );
     return;
   }
   if (others.length === 0) return;
@@ -145,7 +148,7 @@ async function warnOfAnotherAtUrl(deps: CommandDeps, url: string, events: string
     twice.length === 0
       ? ' (other event types): webhooks apply, which knows webhooks by URL, refuses two at one URL'
       : `: ${twice.map(sanitize).join(', ')} will arrive there ${others.length === 1 ? 'twice' : 'more than once'}, once from each webhook`;
-  deps.stderr.write(`${deps.errColors.yellow('!')} ${who} to ${sanitize(others[0]!.url)} already${what}\n`);
+  deps.stderr.write(laidOut(deps.stderr, `${deps.errColors.yellow('!')} ${who} to ${sanitize(others[0]!.url)} already${what}\n`));
 }
 
 /**
@@ -162,7 +165,7 @@ async function postWebhook(
   const again = 'create it again';
   const unregister = deps.interrupts.onInterrupt(() => {
     discard();
-    deps.stderr.write(interruptedCreate(wanted.url, again));
+    deps.stderr.write(laidOut(deps.stderr, interruptedCreate(wanted.url, again)));
   });
   let webhook: Webhook;
   try {
@@ -207,10 +210,11 @@ function printDryRun(deps: CommandDeps, wanted: { url: string; events: string[];
           ['signing secret', secret],
         ],
         deps.colors.dim,
+        terminalColumns(deps.stdout),
       ),
     );
   }
-  deps.stderr.write('Dry run: nothing was sent.\n');
+  deps.stderr.write(laidOut(deps.stderr, 'Dry run: nothing was sent.\n'));
   return 0;
 }
 
@@ -222,12 +226,15 @@ function printCreated(deps: CommandDeps, webhook: Webhook & { signing_secret: st
     return;
   }
   const secretPair: Array<[string, string]> = secretFile !== undefined ? [] : [['signing secret', webhook.signing_secret]];
-  deps.stdout.write(webhookBlock(webhook, deps.colors, deps.serviceNow(), secretPair));
+  deps.stdout.write(webhookBlock(webhook, deps.colors, deps.serviceNow(), secretPair, terminalColumns(deps.stdout)));
   if (secretFile !== undefined) {
-    deps.stderr.write(`${deps.errColors.green('✓')} Signing secret written to ${secretFile} (mode 0600). It is not shown again.\n`);
+    deps.stderr.write(laidOut(deps.stderr, `${deps.errColors.green('✓')} Signing secret written to ${secretFile} (mode 0600). It is not shown again.\n`));
   } else {
     deps.stderr.write(
-      `${deps.errColors.yellow('!')} Save the signing secret now: it is shown only this once. (--secret-file PATH writes it to a file instead.)\n`,
+      laidOut(
+        deps.stderr,
+        `${deps.errColors.yellow('!')} Save the signing secret now: it is shown only this once. (--secret-file PATH writes it to a file instead.)\n`,
+      ),
     );
   }
 }

@@ -12,6 +12,7 @@ import { redactUserinfo } from '../../net.js';
 import { counted, sanitize } from '../../render/text.js';
 import { checkDeclaration, isYaml } from './apply/declaration.js';
 import { urlKey } from './shared/url.js';
+import { laidOut } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('export')
@@ -82,7 +83,7 @@ export async function run(options: ExportOptions, deps: CommandDeps): Promise<nu
     const yaml = isYaml(options.output!);
     reserved.write(yaml ? await yamlText(document, header(deps, options, entries.length)) : `${JSON.stringify(document, null, 2)}\n`);
     if (deps.json) printJson(deps, { file: options.output, format: yaml ? 'yaml' : 'json', count: entries.length });
-    else deps.stderr.write(`${deps.errColors.green('✓')} ${counted(entries.length, 'webhook')} written to ${options.output}\n`);
+    else deps.stderr.write(laidOut(deps.stderr, `${deps.errColors.green('✓')} ${counted(entries.length, 'webhook')} written to ${options.output}\n`));
     return ExitCode.ok;
   } finally {
     unregister();

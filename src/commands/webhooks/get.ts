@@ -6,6 +6,7 @@ import { resourceId } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { printJson } from '../../cli/output.js';
 import { webhookBlock } from './shared/view.js';
+import { terminalColumns } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('get')
@@ -17,6 +18,6 @@ export const command = (runF = run) =>
 export async function run(options: { id: string }, deps: CommandDeps): Promise<number> {
   const webhook = await getWebhook(deps.api, options.id);
   if (deps.json) printJson(deps, webhook);
-  else deps.stdout.write(webhookBlock(webhook, deps.colors, deps.serviceNow()));
+  else deps.stdout.write(webhookBlock(webhook, deps.colors, deps.serviceNow(), [], terminalColumns(deps.stdout)));
   return 0;
 }

@@ -14,6 +14,7 @@ import { renderTable, type Column, type TableOptions } from '../../render/table.
 import { sanitize } from '../../render/text.js';
 import { NO_ANSWER } from '../../render/words.js';
 import { CODE_WIDTH, URL_MIN, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
+import { laidOut } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('health')
@@ -300,7 +301,7 @@ export async function run(options: HealthOptions, deps: CommandDeps): Promise<nu
       } catch (error) {
         // Deleted while the others were read: it has no health left to tell (a webhook named on the line is an error, 404).
         if (options.ids.length > 0 || !(error instanceof ApiError) || error.status !== 404) throw error;
-        deps.stderr.write(`whsvc: webhook ${sanitize(webhook.id)} was deleted while its log was read: left out\n`);
+        deps.stderr.write(laidOut(deps.stderr, `whsvc: webhook ${sanitize(webhook.id)} was deleted while its log was read: left out\n`));
         return undefined;
       }
     },
@@ -318,12 +319,16 @@ export async function run(options: HealthOptions, deps: CommandDeps): Promise<nu
   const unhealthy = rows.filter((row) => !row.healthy);
   if (unhealthy.length === 0) return 0;
   // One is named with why; several, the worst few each with why, and how many more.
-  if (unhealthy.length === 1) deps.stderr.write(`whsvc: 1 webhook is unhealthy: ${sanitize(unhealthy[0]!.id)} (${whyUnhealthy(unhealthy[0]!, failUnder)})\n`);
+  if (unhealthy.length === 1)
+    deps.stderr.write(laidOut(deps.stderr, `whsvc: 1 webhook is unhealthy: ${sanitize(unhealthy[0]!.id)} (${whyUnhealthy(unhealthy[0]!, failUnder)})\n`));
   else {
     const named = unhealthy.slice(0, NAMED_UNHEALTHY).map((row) => `  ${sanitize(row.id)}: ${whyUnhealthy(row, failUnder)}\n`);
     const more = unhealthy.length - named.length;
     deps.stderr.write(
-      `whsvc: ${unhealthy.length} webhooks are unhealthy${more > 0 ? `, the worst ${named.length}` : ''}:\n${named.join('')}${more > 0 ? `  and ${more} more${deps.json ? '' : ' (the table above)'}\n` : ''}`,
+      laidOut(
+        deps.stderr,
+        `whsvc: ${unhealthy.length} webhooks are unhealthy${more > 0 ? `, the worst ${named.length}` : ''}:\n${named.join('')}${more > 0 ? `  and ${more} more${deps.json ? '' : ' (the table above)'}\n` : ''}`,
+      ),
     );
   }
   return 1;

@@ -10,6 +10,7 @@ import { printJson } from '../../cli/output.js';
 import { checkUrl } from './shared/url.js';
 import { redactUserinfo } from '../../net.js';
 import { sanitize } from '../../render/text.js';
+import { laidOut, terminalColumns } from '../../render/wrap.js';
 import { webhookBlock } from './shared/view.js';
 
 export const command = (runF = run) =>
@@ -87,7 +88,7 @@ export async function run(options: UpdateOptions, deps: CommandDeps): Promise<nu
       ? await deps.config.exclusive(`${deps.api.baseUrl.replace(/\/+$/, '')}\n${id}`, `webhook ${sanitize(id)}`, send)
       : await send();
   if (deps.json) printJson(deps, updated);
-  else deps.stdout.write(webhookBlock(updated, deps.colors, deps.serviceNow()));
+  else deps.stdout.write(webhookBlock(updated, deps.colors, deps.serviceNow(), [], terminalColumns(deps.stdout)));
   return 0;
 }
 
@@ -97,8 +98,10 @@ async function mergedEvents({ id, addEvents = [], removeEvents = [] }: UpdateOpt
   // What changes nothing is said, not done silently: a typo in a script shows up here.
   const already = addEvents.filter((e) => current.events.includes(e));
   const absent = removeEvents.filter((e) => !current.events.includes(e));
-  if (already.length > 0) deps.stderr.write(`whsvc: webhook ${sanitize(id)} is already subscribed to ${already.join(', ')}: nothing to add\n`);
-  if (absent.length > 0) deps.stderr.write(`whsvc: webhook ${sanitize(id)} is not subscribed to ${absent.join(', ')}: nothing to remove\n`);
+  if (already.length > 0)
+    deps.stderr.write(laidOut(deps.stderr, `whsvc: webhook ${sanitize(id)} is already subscribed to ${already.join(', ')}: nothing to add\n`));
+  if (absent.length > 0)
+    deps.stderr.write(laidOut(deps.stderr, `whsvc: webhook ${sanitize(id)} is not subscribed to ${absent.join(', ')}: nothing to remove\n`));
   return mergeEvents(current.events, addEvents, removeEvents);
 }
 

@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { Attempt } from '../../../src/api/shapes.js';
 import type { Change } from '../../../src/commands/deliveries/tail/follow.js';
-import { TailPrinter } from '../../../src/commands/deliveries/tail/printer.js';
+import { TailPrinter, type ForwardLine } from '../../../src/commands/deliveries/tail/printer.js';
+import { forwardRoute } from '../../../src/receiver/routes.js';
 import type { Decision } from '../../../src/receiver/answer.js';
 import { receiptLayout, receiptLine, type AnswerWords } from '../../../src/commands/listen/receipt.js';
 import type { Receipt } from '../../../src/receiver/receive.js';
 import { PLAIN } from '../../../src/render/colors.js';
 import { StreamLayout } from '../../../src/render/line.js';
-import { displayWidth } from '../../../src/render/width.js';
+import { displayWidth, dropWords } from '../../../src/render/width.js';
 import { Collector } from '../../helpers/fake-deps.js';
 import { PrintedJson } from '../../../src/cli/json-output.js';
+import { onlyWholeWords } from '../../helpers/words.js';
 
 const WIDTHS = [60, 80, 100, 132] as const;
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
@@ -148,25 +150,27 @@ describe('deliveries tail: every line of a stream has the same fields in the sam
   });
 });
 
+/** A listen decision: a verified first attempt answered 200, with `fields` over it. */
+const decision = (fields: Partial<Decision>): Decision => ({
+  filtered: false,
+  event: 'invoice.paid',
+  headerEvent: 'invoice.paid',
+  eventMismatch: false,
+  signatureCheck: 'verified',
+  verifiedBy: null,
+  deliveryId: 'dlv_eb21e83a2f0dc702c917aaee',
+  attempt: '1',
+  attemptNumber: 1,
+  repeat: null,
+  repeatOf: null,
+  status: 200,
+  rule: 'respond_status',
+  refusal: '',
+  ...fields,
+});
+
 describe('listen: every line of a stream has the same fields in the same places', () => {
   const words: AnswerWords = { defaultStatus: true };
-  const decision = (fields: Partial<Decision>): Decision => ({
-    filtered: false,
-    event: 'invoice.paid',
-    headerEvent: 'invoice.paid',
-    eventMismatch: false,
-    signatureCheck: 'verified',
-    verifiedBy: null,
-    deliveryId: 'dlv_eb21e83a2f0dc702c917aaee',
-    attempt: '1',
-    attemptNumber: 1,
-    repeat: null,
-    repeatOf: null,
-    status: 200,
-    rule: 'respond_status',
-    refusal: '',
-    ...fields,
-  });
   const receipts: Receipt[] = [
     decision({}),
     decision({
@@ -212,5 +216,75 @@ describe('listen: every line of a stream has the same fields in the same places'
     for (const columns of [60, 80, 100]) for (const line of linesAt(columns)) expect(line).not.toContain('via ');
     expect(linesAt(80)[1]).toMatch(/^12:00:01 {2}production_… {2}dlv_eb…aaee #2 +verified +-> 202 {2}app 202 +retry$/);
     expect(linesAt(60)[1]).toMatch(/^12:00:01 {2}dlv_eb…aaee #2 +verified +-> 202 {2}retry$/);
+  });
+});
+
+describe('no word cut in two: a value too wide for its place loses whole words (issue 44)', () => {
+  it('dropWords keeps whole words, `…` saying some were left out; never a word cut, not even at a dot or an underscore', () => {
+    expect(dropWords('app: no answer: connection refused', 18)).toBe('app: no answer…');
+    expect(dropWords('no secret yet', 8)).toBe('no…');
+    expect(dropWords('signature verified', 15)).toBe('signature…');
+    expect(dropWords('retry of dlv_eb…aaee', 15)).toBe('retry of…');
+    expect(dropWords('signature', 5)).toBe('…');
+    expect(dropWords('fits', 4)).toBe('fits');
+  });
+
+  const listenLines = (columns: number | undefined) => {
+    const words: AnswerWords = { defaultStatus: true };
+    const layout = receiptLayout(words, ['*'], columns);
+    const receipt: Receipt = {
+      decision: decision({ signatureCheck: 'not_checked', status: 502, rule: 'forward' }),
+      receivedAt: new Date(NOW),
+      path: '/hooks',
+      tookMs: 1,
+      headers: {},
+      body: Buffer.from('{}'),
+      forwarded: { url: 'http://127.0.0.1:3000/hooks', route: '*', status: null, error: 'connection refused' },
+    };
+    return receiptLine(receipt, words, PLAIN, layout).trimEnd();
+  };
+
+  it.each(WIDTHS)("listen's notes at %i columns: whole words, or left out", (columns) => {
+    const whole = listenLines(undefined);
+    expect(whole).toMatch(/no secret yet {2}app: no answer: connection refused$/);
+    const line = listenLines(columns);
+    expect(displayWidth(line), line).toBeLessThanOrEqual(columns);
+    expect(onlyWholeWords(line, whole), `${line}\n${whole}`).toBe(true);
+  });
+
+  const forwardLine = (columns: number | undefined, outcome: ForwardLine) => {
+    const stdout = new Collector(columns !== undefined, columns);
+    const route = forwardRoute('http://127.0.0.1:3000/app/webhooks/receive');
+    const printer = new TailPrinter({ stdout, jsonOut: new PrintedJson(stdout), colors: PLAIN, json: false, serviceNow: () => NOW }, [route]);
+    const attempt: Attempt = {
+      id: 'dlv_eb21e83a2f0dc702c917aaee',
+      event: 'invoice.paid',
+      status: 'failed',
+      response_code: 502,
+      attempts: 1,
+      created_at: at(-5),
+    };
+    printer.forward({ kind: 'new', webhookId: 'wh_c83aff767de74af5b1f8e3ad', attempt }, attempt.id, route, outcome);
+    return stdout.text.trimEnd();
+  };
+  const record = { id: 'dlv_eb21e83a2f0dc702c917aaee' } as Attempt;
+  const down: ForwardLine = { kind: 'no_answer', error: 'connection refused', signatureCheck: 'verified', record };
+  const taken: ForwardLine = { kind: 'answered', status: 202, signatureCheck: 'not_checked', record };
+
+  it.each(WIDTHS)("tail --forward-to's lines at %i columns: the app's answer and the signature's verdict whole, no word cut", (columns) => {
+    for (const outcome of [down, taken]) {
+      const line = forwardLine(columns, outcome);
+      expect(displayWidth(line), line).toBeLessThanOrEqual(columns);
+      expect(onlyWholeWords(line, forwardLine(undefined, outcome)), `${line}\n${forwardLine(undefined, outcome)}`).toBe(true);
+      expect(line).toMatch(outcome === down ? /app down +(signature )?verified( |$)/ : /app 202 +(signature )?not checked( |$)/);
+    }
+  });
+
+  it('tail --forward-to by width: the verdict alone at 80, the URL gone at 60 (the arrow on the answer then)', () => {
+    expect(forwardLine(132, down)).toMatch(
+      / {2}→ http:\/\/127\.0\.0\.1:3000\/… +dlv_eb21e83a2f0dc702c917aaee #1 +app down {4}signature verified {5}no answer: connection…$/,
+    );
+    expect(forwardLine(80, down)).toMatch(/^\d\d:\d\d:\d\d {2}→ http:\/\/127\.0\.0\.1:3000\/… +dlv_eb…aaee #1 +app down {4}verified$/);
+    expect(forwardLine(60, down)).toMatch(/^\d\d:\d\d:\d\d {2}dlv_eb…aaee #1 +→ app down {2}verified$/);
   });
 });

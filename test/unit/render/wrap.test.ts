@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../../../src/render/width.js';
-import { terminalColumns, wrapLine } from '../../../src/render/wrap.js';
+import { hangOf, laidOut, terminalColumns, wrapCommand, wrapLine } from '../../../src/render/wrap.js';
 
 const widths = (text: string) => text.split('\n').map((line) => displayWidth(line));
 
@@ -58,5 +58,70 @@ describe('wrapLine: prose laid out for a terminal, as --help is', () => {
     expect(terminalColumns({ write: () => true, isTTY: false, columns: 80 })).toBeUndefined();
     expect(terminalColumns({ write: () => true, isTTY: true, columns: 0 })).toBeUndefined();
     expect(terminalColumns({ write: () => true })).toBeUndefined();
+  });
+
+  it('a word too wide after the hang but not for the line goes whole at the start of a line of its own: a secret copied in one piece', () => {
+    const secret = 'sbx_secret_LGdFwNT26ZFxZWbDh4GrDRXFr5X_l2v4';
+    const laid = wrapLine(`  read-write    secret ${secret}`, 50, ' '.repeat(16));
+    expect(laid).toBe(`  read-write    secret\n${secret}`);
+    // Room after the hang: under the text, as ever.
+    expect(wrapLine(`  read-write    secret ${secret}`, 60, ' '.repeat(16))).toBe(`  read-write    secret\n${' '.repeat(16)}${secret}`);
+  });
+
+  it('a word only shown (shorten) wider than a line is shortened as an id is, its start and end kept, in the room left', () => {
+    const signature = `sha256=${'3f2a'.repeat(15)}9c1d`;
+    const at60 = wrapLine(`signature  ${signature}`, 60, ' '.repeat(11), [], { shorten: [signature] });
+    expect(at60).toMatch(/^signature {2}sha256=3f2a[0-9a-f]+…[0-9a-f]*9c1d$/);
+    expect(displayWidth(at60)).toBe(60);
+    // What follows goes on under it.
+    const late = wrapLine(`signature  ${signature} (the secret in ./whsec.txt)`, 60, ' '.repeat(11), [], { shorten: [signature] });
+    expect(late.split('\n')).toEqual([at60, `${' '.repeat(11)}(the secret in ./whsec.txt)`]);
+    // Less than an id's short form left on the line: on the next, after the hang, in all its room.
+    const prose = wrapLine(`sent 1234 bytes with the secret in ./whsec.txt, signed ${signature}`, 60, '  ', [], { shorten: [signature] });
+    expect(prose.split('\n')).toEqual(['sent 1234 bytes with the secret in ./whsec.txt, signed', expect.stringMatching(/^ {2}sha256=3f2a.*….*9c1d$/)]);
+    expect(displayWidth(prose.split('\n')[1]!)).toBe(60);
+    // Not given to shorten: whole, on a line of its own (wider than the terminal, it wraps there, but it is whole).
+    expect(wrapLine(`signature  ${signature}`, 60, ' '.repeat(11))).toBe(`signature\n${' '.repeat(11)}${signature}`);
+  });
+
+  it('a command in backticks stays whole on a line; one wider than any line breaks at its spaces, its words whole', () => {
+    const command = '`whsvc deliveries list wh_6cfed30be54c3974aaef9dd0 --status failed`';
+    const laid = wrapLine(`hint: the service retries it: follow it with ${command}`, 80, '      ');
+    expect(laid).toBe(`hint: the service retries it: follow it with\n      ${command}`);
+    const narrow = wrapLine(`hint: follow it with ${command}`, 40, '      ');
+    for (const line of narrow.split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(40);
+    expect(narrow.replace(/\n +/g, ' ')).toBe(`hint: follow it with ${command}`);
+  });
+
+  it('a command to paste (wrapCommand): each line but the last ends in ` \\`, each option with its value', () => {
+    const command = '  log in        whsvc login --profile sandbox --client-id sbx_demo_readwrite --base-url http://127.0.0.1:34581';
+    expect(wrapCommand(command, 60, ' '.repeat(18)).split('\n')).toEqual([
+      '  log in        whsvc login --profile sandbox \\',
+      `${' '.repeat(18)}--client-id sbx_demo_readwrite \\`,
+      `${' '.repeat(18)}--base-url http://127.0.0.1:34581`,
+    ]);
+    expect(wrapCommand(command, 132, ' '.repeat(18))).toBe(command);
+    expect(wrapCommand(command, undefined, ' '.repeat(18))).toBe(command);
+  });
+
+  it('laidOut: each line for the stream, its continuations under the text after its label; a pipe as it is', () => {
+    const tty = { write: () => true, isTTY: true, columns: 40 };
+    const error = "whsvc: --secret-file holds one webhook's signing secret: follow that one webhook with --webhook ID";
+    const hint = 'hint: run `whsvc login`, or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET';
+    const laid = laidOut(tty, `${error}\n${hint}\n`);
+    expect(laid.split('\n')).toEqual([
+      "whsvc: --secret-file holds one webhook's",
+      '       signing secret: follow that one',
+      '       webhook with --webhook ID',
+      'hint: run `whsvc login`, or set',
+      '      WHSVC_CLIENT_ID and',
+      '      WHSVC_CLIENT_SECRET',
+      '',
+    ]);
+    expect(laidOut({ write: () => true, isTTY: false, columns: 40 }, `${error}\n`)).toBe(`${error}\n`);
+    expect(hangOf('whsvc listen: ready')).toBe(' '.repeat(14));
+    expect(hangOf('\u001b[33m!\u001b[39m could not check')).toBe('  ');
+    expect(hangOf('  verifying with the secret')).toBe('    ');
+    expect(hangOf('Moved the clock')).toBe('');
   });
 });

@@ -13,6 +13,7 @@ import { fateOfNewest } from './fate.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import type { JsonDocument } from '../../../cli/json-output.js';
 import { ExitCode } from '../../../cli/errors.js';
+import { laidOut } from '../../../render/wrap.js';
 
 /** Sends in flight at once in a bulk re-send (retry of several ids, recover); the maximum keeps one run from flooding the service. */
 const DEFAULT_CONCURRENCY = 8;
@@ -194,7 +195,8 @@ export class ResendReport {
     this.waitingUntil = this.deps.now() + seconds * 1000;
     this.waitingFor = status;
     if (this.progress) this.redraw(true);
-    else if (this.waits === 1) this.deps.stderr.write(`whsvc: the service answered ${status}: re-sends wait as it asks (Retry-After), each time it does\n`);
+    else if (this.waits === 1)
+      this.deps.stderr.write(laidOut(this.deps.stderr, `whsvc: the service answered ${status}: re-sends wait as it asks (Retry-After), each time it does\n`));
   }
 
   result(result: ResendResult): void {
@@ -237,7 +239,7 @@ export class ResendReport {
             : `failed again (${result.reason})`;
       const label =
         result.outcome === 'pending' ? this.deps.errColors.yellow('pending') : this.deps.errColors.red(result.outcome === 'error' ? 'error' : 'failed');
-      const line = `${label} ${sanitize(target.deliveryId)}${target.event ? ` ${sanitize(target.event)}` : ''}: ${sanitize(why)}\n`;
+      const line = laidOut(this.deps.stderr, `${label} ${sanitize(target.deliveryId)}${target.event ? ` ${sanitize(target.event)}` : ''}: ${sanitize(why)}\n`);
       if (this.progress) this.progress.writeAbove(line);
       else this.deps.stderr.write(line);
     }
@@ -285,13 +287,13 @@ export class ResendReport {
   private writeReasons(label: string, reasons: Map<string, number>): void {
     if (reasons.size === 0) return;
     const counts = [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, count]) => `${count} ${sanitize(reason)}`);
-    this.deps.stdout.write(`${label}: ${andMore(counts.slice(0, 5), counts.length)}\n`);
+    this.deps.stdout.write(laidOut(this.deps.stdout, `${label}: ${andMore(counts.slice(0, 5), counts.length)}\n`));
   }
 
   /** The first ids of a kind of outcome, and how many more there were; nothing when there were none. */
   private writeIds(label: string, shown: string[], count: number): void {
     if (count === 0) return;
-    this.deps.stdout.write(`${label}: ${andMore(shown, count, ' ')}\n`);
+    this.deps.stdout.write(laidOut(this.deps.stdout, `${label}: ${andMore(shown, count, ' ')}\n`));
   }
 
   /** The summary, and the exit code: 0 when every re-sent delivery got through, 1 when any did not, 130 when stopped. */
@@ -306,23 +308,25 @@ export class ResendReport {
       const parts = [`${t.delivered} delivered`, `${t.failed} failed again`];
       if (t.pending) parts.push(`${t.pending} still under way`);
       parts.push(`${t.already_delivered} already delivered`, `${t.errors} error${t.errors === 1 ? '' : 's'}`);
-      this.deps.stdout.write(`Re-sent ${counted(t.resent, 'delivery')}: ${parts.join(', ')}.\n`);
+      this.deps.stdout.write(laidOut(this.deps.stdout, `Re-sent ${counted(t.resent, 'delivery')}: ${parts.join(', ')}.\n`));
       this.writeReasons('Failed again, by reason', this.reasons.failed);
       this.writeReasons('Failed again, now', this.fates);
       this.writeReasons('Errors, by reason', this.reasons.error);
-      if (this.waits > 0) this.deps.stdout.write(`Waited ${counted(this.waits, 'time')} as the service asked (HTTP ${this.waitingFor}, Retry-After).\n`);
+      if (this.waits > 0)
+        this.deps.stdout.write(
+          laidOut(this.deps.stdout, `Waited ${counted(this.waits, 'time')} as the service asked (HTTP ${this.waitingFor}, Retry-After).\n`),
+        );
       this.writeIds('Still failing', this.stillFailing, t.failed);
       this.writeIds('Errors', this.erred, t.errors);
       const example = this.stillFailing[0] ?? this.erred[0];
-      if (example) this.deps.stdout.write(`Why one failed: whsvc deliveries diagnose ${sanitize(example)}\n`);
+      const diagnose = `whsvc deliveries diagnose ${sanitize(example ?? '')}`;
+      if (example) this.deps.stdout.write(laidOut(this.deps.stdout, `Why one failed: ${diagnose}\n`, [diagnose]));
       if (t.failed + t.errors > 0) {
         const webhooks = [...this.failingWebhooks];
         if (webhooks.length > 0) {
+          const lists = webhooks.slice(0, 3).map((w) => `whsvc deliveries list ${sanitize(w)} --status failed`);
           this.deps.stdout.write(
-            `List them: ${webhooks
-              .slice(0, 3)
-              .map((w) => `whsvc deliveries list ${sanitize(w)} --status failed`)
-              .join('; ')}${webhooks.length > 3 ? ` (and ${webhooks.length - 3} more webhooks)` : ''}\n`,
+            laidOut(this.deps.stdout, `List them: ${lists.join('; ')}${webhooks.length > 3 ? ` (and ${webhooks.length - 3} more webhooks)` : ''}\n`, lists),
           );
         }
       }
@@ -331,13 +335,19 @@ export class ResendReport {
     if (this.deps.interrupts.stdoutWasClosed) {
       const outcome = `of those re-sent, ${t.delivered} got through and ${t.failed + t.errors} did not`;
       this.deps.stderr.write(
-        `whsvc: the output was closed, so the run stopped: ${outcome}; ${notReSent}${resumeCommand ? `run \`${resumeCommand}\` to resume` : 'run the command again to resume'}\n`,
+        laidOut(
+          this.deps.stderr,
+          `whsvc: the output was closed, so the run stopped: ${outcome}; ${notReSent}${resumeCommand ? `run \`${resumeCommand}\` to resume` : 'run the command again to resume'}\n`,
+        ),
       );
       return ExitCode.failure;
     }
     if (interrupted) {
       this.deps.stderr.write(
-        `whsvc: stopped: ${notReSent}${resumeCommand ? `run \`${resumeCommand}\` again to resume (what was delivered since is skipped)` : 'run the command again to resume'}\n`,
+        laidOut(
+          this.deps.stderr,
+          `whsvc: stopped: ${notReSent}${resumeCommand ? `run \`${resumeCommand}\` again to resume (what was delivered since is skipped)` : 'run the command again to resume'}\n`,
+        ),
       );
       return ExitCode.interrupted;
     }

@@ -1,7 +1,8 @@
 import type { Colors } from '../../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRefWidth } from '../../../render/line.js';
 import { renderTable, type Column, type TableOptions } from '../../../render/table.js';
-import { keyValues, sanitize, sanitizeBlock } from '../../../render/text.js';
+import { type BlockValue, keyValues, sanitize, sanitizeBlock } from '../../../render/text.js';
+import { laidOut, terminalColumns } from '../../../render/wrap.js';
 import { clockTime, codeWords, fateSentence, fateWords, noAnswer, relativeTime, statusWords } from '../../../render/words.js';
 import { answeredStatus, deliveryKey } from '../../../api/log.js';
 import type { Attempt } from '../../../api/shapes.js';
@@ -21,7 +22,7 @@ export function statusLabel(status: DeliveryStatus, colors: Colors, words: strin
   return words === status || !words.startsWith(status) ? word : `${word}${colors.yellow(words.slice(status.length))}`;
 }
 
-type Pair = [string, string | { styled: string }];
+type Pair = [string, BlockValue];
 
 /** The delivery an attempt belongs to and its number, as listen, tail and the sandbox's log name it: `dlv_A #2`. */
 function deliveryRefOf(attempt: Attempt): string {
@@ -98,9 +99,9 @@ export async function attemptTable(
 /**
  * One attempt as a key/value block. Its status line says the delivery's fate when the attempt is the delivery's
  * newest (`failed · no more retries`); for an earlier one a `fate` line says it (`delivered by attempt 6 at
- * 14:02:11`), or why it is not known.
+ * 14:02:11`), or why it is not known. Laid out for a terminal `width` wide (none: a pipe's whole lines).
  */
-export function attemptBlock(attempt: Attempt, colors: Colors, now: number, shown: ShownFate = { newest: false }): string {
+export function attemptBlock(attempt: Attempt, colors: Colors, now: number, shown: ShownFate = { newest: false }, width?: number): string {
   const words = shown.newest && shown.fate ? fateWords(shown.fate, now) : statusWords(attempt.status, attempt.next_attempt_at, now);
   const fate = !shown.newest && shown.fate ? fateSentence(shown.fate, now) : shown.unknown && `not known: ${shown.unknown}`;
   const pairs: Pair[] = [
@@ -116,9 +117,10 @@ export function attemptBlock(attempt: Attempt, colors: Colors, now: number, show
     ...(attempt.delivery_id !== undefined ? [['delivery', deliveryRefOf(attempt)] as Pair] : []),
     ...(attempt.delivery_id === undefined && attempt.attempts !== undefined ? [['attempt', numberText(attempt.attempts)] as Pair] : []),
     ['created', `${relativeTime(attempt.created_at, now)} (${attempt.created_at})`],
-    ...(attempt.signature ? [['signature', attempt.signature] as Pair] : []),
+    // Shown, not copied (diagnose checks it): wider than the line, it is shortened as an id is.
+    ...(attempt.signature ? [['signature', { text: attempt.signature, shorten: [attempt.signature] }] as Pair] : []),
   ];
-  let text = keyValues(pairs, colors.dim);
+  let text = keyValues(pairs, colors.dim, width);
   if (attempt.response_body) text += `${colors.dim('answer')}\n${sanitizeBlock(attempt.response_body)}\n`;
   if (attempt.payload !== undefined) {
     text += `${colors.dim('payload')}\n${sanitizeBlock(JSON.stringify(attempt.payload, null, 2))}\n`;
@@ -139,18 +141,21 @@ export function reportSentAttempt(
   retriesFollow = false,
 ): number {
   if (deps.json) printJson(deps, attempt);
-  else deps.stdout.write(attemptBlock(attempt, deps.colors, deps.serviceNow(), { fate: fateOfNewest(attempt), newest: true }));
+  else deps.stdout.write(attemptBlock(attempt, deps.colors, deps.serviceNow(), { fate: fateOfNewest(attempt), newest: true }, terminalColumns(deps.stdout)));
   if (attempt.status !== 'failed') return 0;
   const status = answeredStatus(attempt.response_code);
   // Why there was no answer, when the service says (the sandbox's failure_reason: a timeout, a refused connection).
   const answer = status === undefined ? noAnswer(attempt.failure_reason) : `it answered ${status}`;
-  deps.stderr.write(`whsvc: the endpoint did not accept the ${what} (${sanitize(answer)})\n`);
+  deps.stderr.write(laidOut(deps.stderr, `whsvc: the endpoint did not accept the ${what} (${sanitize(answer)})\n`));
   if (!retriesFollow) return 1;
   // The interface retries failed deliveries by itself, with backoff; say so, and how to follow them.
   const webhook = typeof attempt.webhook_id === 'string' ? sanitize(attempt.webhook_id) : '<webhook-id>';
   const due = attempt.next_attempt_at ? ` (retry due ${clockTime(attempt.next_attempt_at, deps.serviceNow())})` : '';
   deps.stderr.write(
-    `hint: the service retries it automatically, with backoff${due}: follow it with \`whsvc deliveries list ${webhook} --status failed\`; \`whsvc deliveries retry ${sanitize(attempt.id)}\` sends it again now\n`,
+    laidOut(
+      deps.stderr,
+      `hint: the service retries it automatically, with backoff${due}: follow it with \`whsvc deliveries list ${webhook} --status failed\`; \`whsvc deliveries retry ${sanitize(attempt.id)}\` sends it again now\n`,
+    ),
   );
   return 1;
 }

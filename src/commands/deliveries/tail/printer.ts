@@ -133,14 +133,18 @@ export class TailPrinter {
     }
     const { colors } = this.out;
     const layout = this.forwards();
+    // Without the URL, the arrow says the line is a forward.
+    const arrow = layout.has('url') ? '' : '→ ';
     const app =
       outcome.kind === 'answered'
         ? {
-            text: `app ${outcome.status}`,
-            styled: `app ${isDelivered(outcome.status) ? colors.green(String(outcome.status)) : colors.red(String(outcome.status))}`,
+            text: `${arrow}app ${outcome.status}`,
+            styled: `${arrow}app ${isDelivered(outcome.status) ? colors.green(String(outcome.status)) : colors.red(String(outcome.status))}`,
           }
-        : { text: 'app down', styled: colors.red('app down') };
-    const signatureWords = `signature ${outcome.signatureCheck === 'not_checked' ? 'not checked' : outcome.signatureCheck}`;
+        : { text: `${arrow}app down`, styled: arrow + colors.red('app down') };
+    const verdict = outcome.signatureCheck === 'not_checked' ? 'not checked' : outcome.signatureCheck;
+    // Compact, the verdict alone (`verified`), as listen's lines say it.
+    const signatureWords = layout.compact('signature') ? verdict : `signature ${verdict}`;
     const signatureStyle = { verified: colors.green, mismatch: colors.red, missing: colors.red, malformed: colors.red, not_checked: colors.dim }[
       outcome.signatureCheck
     ];
@@ -172,8 +176,9 @@ export class TailPrinter {
 
   /**
    * The layout of the forwards' lines, decided at the first: the time, the app's answer and the signature's verdict
-   * stay; the route (`via invoice.*`) goes first, then the URL keeps its scheme and host and loses its path's middle;
-   * the delivery is in the form of the attempts' lines.
+   * stay; the route (`via invoice.*`) goes first, then the URL keeps its scheme and host and loses its path's middle,
+   * why the app did not answer goes, the verdict loses the word `signature` (`verified`), and the URL goes (the app's
+   * answer then says `→ app 202`); the delivery is in the form of the attempts' lines.
    */
   private forwards(): StreamLayout<ForwardKey> {
     const widest = (texts: string[], floor: number) => Math.max(floor, ...texts.map(displayWidth));
@@ -188,6 +193,7 @@ export class TailPrinter {
           ),
           min: 26,
           give: 1,
+          drop: 4,
           cut: 'url',
         },
         {
@@ -199,8 +205,9 @@ export class TailPrinter {
           drop: 0,
         },
         { key: 'delivery', width: this.changes().compact('delivery') ? DELIVERY_REF_SHORT : deliveryRefWidth(DELIVERY_ID_WIDTH) },
-        { key: 'app', width: 8 },
-        { key: 'signature', width: 21 },
+        { key: 'app', width: 10 },
+        // `signature not checked`, the widest verdict; compact, the verdict alone (`not checked`).
+        { key: 'signature', width: 21, min: 11, give: 3 },
         { key: 'why', width: 20, drop: 2 },
       ],
       this.columns(),

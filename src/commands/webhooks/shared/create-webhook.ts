@@ -1,5 +1,6 @@
 import { createWebhook, type NewWebhook } from '../../../api/endpoints.js';
 import type { Webhook } from '../../../api/shapes.js';
+import { laidOut } from '../../../render/wrap.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { CliError, ExitCode } from '../../../cli/errors.js';
 import { sanitize, shellWord } from '../../../render/text.js';
@@ -24,7 +25,7 @@ export async function createForSecret(
   wanted: NewWebhook,
   words: LostCreateWords,
 ): Promise<Webhook & { signing_secret: string }> {
-  const unregister = deps.interrupts.onInterrupt(() => deps.stderr.write(words.interrupted));
+  const unregister = deps.interrupts.onInterrupt(() => deps.stderr.write(laidOut(deps.stderr, words.interrupted)));
   let webhook: Webhook;
   try {
     webhook = await createWebhook(deps.api, wanted);

@@ -31,7 +31,8 @@ export async function webhookTable(webhooks: Webhook[], colors: Colors, now: num
 
 type Pair = [string, string | { styled: string }];
 
-export function webhookBlock(webhook: Webhook, colors: Colors, now: number, extra: Pair[] = []): string {
+/** A webhook as a key/value block, laid out for a terminal `width` wide (none: a pipe's whole lines). */
+export function webhookBlock(webhook: Webhook, colors: Colors, now: number, extra: Pair[] = [], width?: number): string {
   const pairs: Pair[] = [
     ['id', webhook.id],
     ['url', webhook.url],
@@ -40,5 +41,5 @@ export function webhookBlock(webhook: Webhook, colors: Colors, now: number, extr
   ];
   if (webhook.created_at) pairs.push(['created', `${relativeTime(webhook.created_at, now)} (${webhook.created_at})`]);
   if (webhook.updated_at) pairs.push(['updated', `${relativeTime(webhook.updated_at, now)} (${webhook.updated_at})`]);
-  return keyValues([...pairs, ...extra], colors.dim);
+  return keyValues([...pairs, ...extra], colors.dim, width);
 }
