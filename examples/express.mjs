@@ -9,6 +9,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import express from 'express';
 
+// The headers are named after the service's platform: X-Acme-Signature when it is Acme.
+const PLATFORM = process.env.PLATFORM_NAME ?? 'Service';
 // The key is the whole whsec_… string, as bytes: never base64-decoded. trim() drops the newline
 // an editor or `echo` may leave at the end of the file.
 const secret = readFileSync(process.env.SECRET_FILE ?? 'whsec.txt', 'utf8').trim();
@@ -38,9 +40,9 @@ const app = express();
 // other routes only: once it has read the body, the bytes are gone.)
 app.post('/webhooks', express.raw({ type: '*/*', limit: '1mb' }), async (req, res) => {
   const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0); // no body: not a Buffer
-  if (!signatureIsValid(body, req.get('X-Service-Signature'))) return res.status(400).send('bad or missing signature\n');
-  const deliveryId = req.get('X-Service-Delivery-Id');
-  if (!deliveryId) return res.status(400).send('no X-Service-Delivery-Id\n');
+  if (!signatureIsValid(body, req.get(`X-${PLATFORM}-Signature`))) return res.status(400).send('bad or missing signature\n');
+  const deliveryId = req.get(`X-${PLATFORM}-Delivery-Id`);
+  if (!deliveryId) return res.status(400).send(`no X-${PLATFORM}-Delivery-Id\n`);
   let event;
   try {
     event = JSON.parse(body.toString('utf8'));

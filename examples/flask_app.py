@@ -13,6 +13,8 @@ import threading
 
 from flask import Flask, request
 
+# The headers are named after the service's platform: X-Acme-Signature when it is Acme.
+PLATFORM = os.environ.get("PLATFORM_NAME", "Service")
 # The key is the whole whsec_… string, as bytes: never base64-decoded. strip() drops the newline
 # an editor or `echo` may leave at the end of the file.
 with open(os.environ.get("SECRET_FILE", "whsec.txt"), "rb") as file:
@@ -45,11 +47,11 @@ def webhooks():
     # The signature covers the bytes as sent: verify request.get_data(), never request.json written
     # out again (json.dumps spaces and orders it otherwise).
     body = request.get_data()
-    if not signature_is_valid(body, request.headers.get("X-Service-Signature", "")):
+    if not signature_is_valid(body, request.headers.get(f"X-{PLATFORM}-Signature", "")):
         return "bad or missing signature\n", 400
-    delivery_id = request.headers.get("X-Service-Delivery-Id")
+    delivery_id = request.headers.get(f"X-{PLATFORM}-Delivery-Id")
     if not delivery_id:
-        return "no X-Service-Delivery-Id\n", 400
+        return f"no X-{PLATFORM}-Delivery-Id\n", 400
     try:
         event = json.loads(body)
     except ValueError:

@@ -9,6 +9,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
+// The headers are named after the service's platform: X-Acme-Signature when it is Acme.
+const PLATFORM = process.env.PLATFORM_NAME ?? 'Service';
 // The key is the whole whsec_… string, as bytes: never base64-decoded. trim() drops the newline
 // an editor or `echo` may leave at the end of the file.
 const secret = readFileSync(process.env.SECRET_FILE ?? 'whsec.txt', 'utf8').trim();
@@ -33,9 +35,11 @@ async function handle(event, deliveryId) {
 }
 
 async function receive(req, body, answer) {
-  if (!signatureIsValid(body, req.headers['x-service-signature'])) return answer(400, 'bad or missing signature');
-  const deliveryId = req.headers['x-service-delivery-id'];
-  if (!deliveryId) return answer(400, 'no X-Service-Delivery-Id');
+  // Node gives the names of the headers it received in lower case.
+  const header = (name) => req.headers[`x-${PLATFORM}-${name}`.toLowerCase()];
+  if (!signatureIsValid(body, header('signature'))) return answer(400, 'bad or missing signature');
+  const deliveryId = header('delivery-id');
+  if (!deliveryId) return answer(400, `no X-${PLATFORM}-Delivery-Id`);
   let event;
   try {
     event = JSON.parse(body.toString('utf8'));

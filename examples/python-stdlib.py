@@ -13,6 +13,8 @@ import threading
 import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+# The headers are named after the service's platform: X-Acme-Signature when it is Acme.
+PLATFORM = os.environ.get("PLATFORM_NAME", "Service")
 # The key is the whole whsec_… string, as bytes: never base64-decoded. strip() drops the newline
 # an editor or `echo` may leave at the end of the file.
 with open(os.environ.get("SECRET_FILE", "whsec.txt"), "rb") as file:
@@ -47,11 +49,11 @@ class Receiver(BaseHTTPRequestHandler):
             return self.answer(413, "body too large")
         # The signature covers the bytes as sent: verify them as read, before json.loads.
         body = self.rfile.read(length)
-        if not signature_is_valid(body, self.headers.get("X-Service-Signature", "")):
+        if not signature_is_valid(body, self.headers.get(f"X-{PLATFORM}-Signature", "")):
             return self.answer(400, "bad or missing signature")
-        delivery_id = self.headers.get("X-Service-Delivery-Id")
+        delivery_id = self.headers.get(f"X-{PLATFORM}-Delivery-Id")
         if not delivery_id:
-            return self.answer(400, "no X-Service-Delivery-Id")
+            return self.answer(400, f"no X-{PLATFORM}-Delivery-Id")
         try:
             event = json.loads(body)
         except ValueError:

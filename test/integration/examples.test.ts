@@ -10,7 +10,8 @@ import { inProcessCliWith, runInProcess, startSandboxInProcess, type SandboxInPr
 import { sign } from '../../src/protocol/signature.js';
 
 // The receivers of examples/ (issue 43), each run as its reader runs it: a program of its own, given PORT and
-// SECRET_FILE, the secret file as `webhooks create --secret-file` wrote it. Each takes a delivery of the sandbox, passes every
+// SECRET_FILE, the secret file as `webhooks create --secret-file` wrote it, and PLATFORM_NAME, the sandbox's platform
+// name (not the default: the headers it reads are named after it). Each takes a delivery of the sandbox, passes every
 // check of check-receiver, and does the work of a repeated delivery once; it does the work of a delivery whose work
 // failed when the service sends it again (review-43: it recorded the id before the work), and answers a delivery
 // whose work still runs with no 2xx. Express is a devDependency; Flask is Debian's python3-flask, which .ci/run
@@ -28,6 +29,7 @@ const receivers = [
   { file: 'flask_app.py', command: 'python3', runs: flask },
 ];
 type Receiver = (typeof receivers)[number];
+const PLATFORM = 'Acme';
 
 let sandbox: SandboxInProcess;
 let workDir: string;
@@ -35,7 +37,7 @@ let workDir: string;
 const cli = inProcessCliWith(() => sandboxEnv(sandbox.info, join(workDir, 'config')));
 
 beforeAll(async () => {
-  sandbox = await startSandboxInProcess(['--retry-base-ms', '50', '--max-attempts', '3']);
+  sandbox = await startSandboxInProcess(['--platform-name', PLATFORM, '--retry-base-ms', '50', '--max-attempts', '3']);
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-examples-'));
   // The examples changed by a test are copies here, where Express is found as beside the originals.
   mkdirSync(join(workDir, 'examples'));
@@ -81,7 +83,7 @@ async function startExample({ file, command }: Receiver, secretFile: string, wor
     path = join(workDir, 'examples', file);
     writeFileSync(path, changed);
   }
-  const receiver = startProgram(command, [path], { PORT: '0', SECRET_FILE: secretFile });
+  const receiver = startProgram(command, [path], { PORT: '0', SECRET_FILE: secretFile, PLATFORM_NAME: PLATFORM });
   const output = () => receiver.stdout() + receiver.stderr();
   const origin = await receiver.until(() => /(?:listening on|Running on) (http:\/\/127\.0\.0\.1:\d+)/.exec(output())?.[1], 'its listening line');
   return { receiver, url: `${origin}/webhooks` };
@@ -100,7 +102,7 @@ describe('the example receivers', () => {
       const pointed = await cli(['webhooks', 'update', webhook.id, '--url', url, '--active']);
       expect(pointed.code, pointed.stderr).toBe(0);
 
-      const checked = await runInProcess(['check-receiver', url, '--secret-file', secretFile, '--json']);
+      const checked = await runInProcess(['check-receiver', url, '--secret-file', secretFile, '--platform-name', PLATFORM, '--json']);
       const report = JSON.parse(checked.stdout) as Report;
       expect(report.checks.filter((check) => check.result !== 'pass').map((check) => `${check.check}: ${check.summary}`)).toEqual([]);
       expect([checked.code, report.passed, report.checks.length]).toEqual([0, 9, 9]);
@@ -164,7 +166,7 @@ describe('the example receivers', () => {
       const send = () =>
         fetch(url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'X-Service-Signature': sign(secret, body), 'X-Service-Delivery-Id': 'dlv_in_flight' },
+          headers: { 'content-type': 'application/json', [`X-${PLATFORM}-Signature`]: sign(secret, body), [`X-${PLATFORM}-Delivery-Id`]: 'dlv_in_flight' },
           body,
         });
       const first = send();
