@@ -9,13 +9,16 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import express from 'express';
 
+// The headers are named after the service's platform: X-Acme-Signature when it is Acme.
+const PLATFORM = process.env.PLATFORM_NAME ?? 'Service';
 // The key is the whole whsec_… string, as bytes: never base64-decoded. trim() drops the newline
 // an editor or `echo` may leave at the end of the file.
 const secret = readFileSync(process.env.SECRET_FILE ?? 'whsec.txt', 'utf8').trim();
 
-// The delivery ids already handled. In memory here: in your app, store each id with a unique key,
-// in the same transaction as the work, so that a repeat is caught after a restart too.
-const handled = new Set();
+// Each delivery id's work: 'in flight' while it runs, 'done' once it succeeded; the id of work that
+// failed is dropped, so that the service's next attempt does it. In memory here: in your app, store
+// each id with a unique key in the same transaction as the work (docs/receivers.md shows how).
+const deliveries = new Map();
 
 function signatureIsValid(body, header) {
   const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
@@ -24,7 +27,7 @@ function signatureIsValid(body, header) {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-function handle(event, deliveryId) {
+async function handle(event, deliveryId) {
   // Your work, by event type (event.event). The answer must reach the service within 10 s, or it
   // counts as failed and is sent again: hand anything slow to a queue and answer at once.
   console.log(`handled ${deliveryId} ${event.event}`);
@@ -35,21 +38,33 @@ const app = express();
 // express.raw, not express.json, on this route: the signature covers the bytes as sent, so they
 // are verified as they came, before any parsing. (Mount express.json() after this route, or on
 // other routes only: once it has read the body, the bytes are gone.)
-app.post('/webhooks', express.raw({ type: '*/*', limit: '1mb' }), (req, res) => {
+app.post('/webhooks', express.raw({ type: '*/*', limit: '1mb' }), async (req, res) => {
   const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0); // no body: not a Buffer
-  if (!signatureIsValid(body, req.get('X-Service-Signature'))) return res.status(400).send('bad or missing signature\n');
-  const deliveryId = req.get('X-Service-Delivery-Id');
-  if (!deliveryId) return res.status(400).send('no X-Service-Delivery-Id\n');
-  // A delivery handled already, sent again because our answer was lost: a 2xx, so that it stops.
-  if (handled.has(deliveryId)) return res.status(200).send('already handled\n');
+  if (!signatureIsValid(body, req.get(`X-${PLATFORM}-Signature`))) return res.status(400).send('bad or missing signature\n');
+  const deliveryId = req.get(`X-${PLATFORM}-Delivery-Id`);
+  if (!deliveryId) return res.status(400).send(`no X-${PLATFORM}-Delivery-Id\n`);
   let event;
   try {
     event = JSON.parse(body.toString('utf8'));
   } catch {
     return res.status(400).send('not JSON\n');
   }
-  handled.add(deliveryId);
-  handle(event, deliveryId);
+  // No lock is needed: nothing else runs between this look and the claim (no await between them).
+  const state = deliveries.get(deliveryId);
+  // A delivery handled already, sent again because our answer was lost: a 2xx, so that it stops.
+  if (state === 'done') return res.status(200).send('already handled\n');
+  // Its work still runs (an earlier attempt timed out): not done, so no 2xx. The service sends it
+  // again after any other answer; a 503 says "not now", where a 4xx would say the delivery is wrong.
+  if (state === 'in flight') return res.status(503).send('still being handled, try again later\n');
+  deliveries.set(deliveryId, 'in flight');
+  try {
+    await handle(event, deliveryId);
+  } catch (error) {
+    deliveries.delete(deliveryId); // released: the service sends it again after this 500
+    console.error(`failed ${deliveryId}:`, error);
+    return res.status(500).send('failed, try again\n');
+  }
+  deliveries.set(deliveryId, 'done');
   res.status(200).send('ok\n');
 });
 

@@ -13,6 +13,8 @@ import threading
 
 from flask import Flask, request
 
+# The headers are named after the service's platform: X-Acme-Signature when it is Acme.
+PLATFORM = os.environ.get("PLATFORM_NAME", "Service")
 # The key is the whole whsec_… string, as bytes: never base64-decoded. strip() drops the newline
 # an editor or `echo` may leave at the end of the file.
 with open(os.environ.get("SECRET_FILE", "whsec.txt"), "rb") as file:
@@ -21,10 +23,11 @@ with open(os.environ.get("SECRET_FILE", "whsec.txt"), "rb") as file:
 app = Flask(__name__)
 app.config["MAX_CONTENT_LENGTH"] = 1024 * 1024  # the service sends 64 KiB at most
 
-# The delivery ids already handled. In memory here: in your app, store each id with a unique key,
-# in the same transaction as the work, so that a repeat is caught after a restart too.
-handled = set()
-handled_lock = threading.Lock()  # requests run in threads of their own
+# Each delivery id's work: "in flight" while it runs, "done" once it succeeded; the id of work that
+# failed is dropped, so that the service's next attempt does it. In memory here: in your app, store
+# each id with a unique key in the same transaction as the work (docs/receivers.md shows how).
+deliveries = {}
+deliveries_lock = threading.Lock()  # requests run in threads of their own
 
 
 def signature_is_valid(body, header):
@@ -44,22 +47,35 @@ def webhooks():
     # The signature covers the bytes as sent: verify request.get_data(), never request.json written
     # out again (json.dumps spaces and orders it otherwise).
     body = request.get_data()
-    if not signature_is_valid(body, request.headers.get("X-Service-Signature", "")):
+    if not signature_is_valid(body, request.headers.get(f"X-{PLATFORM}-Signature", "")):
         return "bad or missing signature\n", 400
-    delivery_id = request.headers.get("X-Service-Delivery-Id")
+    delivery_id = request.headers.get(f"X-{PLATFORM}-Delivery-Id")
     if not delivery_id:
-        return "no X-Service-Delivery-Id\n", 400
+        return f"no X-{PLATFORM}-Delivery-Id\n", 400
     try:
         event = json.loads(body)
     except ValueError:
         return "not JSON\n", 400
-    with handled_lock:
-        repeat = delivery_id in handled
-        handled.add(delivery_id)
+    with deliveries_lock:
+        state = deliveries.get(delivery_id)
+        if state is None:
+            deliveries[delivery_id] = "in flight"  # claimed: this request does the work
     # A delivery handled already, sent again because our answer was lost: a 2xx, so that it stops.
-    if repeat:
+    if state == "done":
         return "already handled\n", 200
-    handle(event, delivery_id)
+    # Its work still runs (an earlier attempt timed out): not done, so no 2xx. The service sends it
+    # again after any other answer; a 503 says "not now", where a 4xx would say the delivery is wrong.
+    if state == "in flight":
+        return "still being handled, try again later\n", 503
+    try:
+        handle(event, delivery_id)
+    except Exception:
+        with deliveries_lock:
+            del deliveries[delivery_id]  # released: the service sends it again after this 500
+        app.logger.exception("failed %s", delivery_id)
+        return "failed, try again\n", 500
+    with deliveries_lock:
+        deliveries[delivery_id] = "done"
     return "ok\n", 200
 
 

@@ -9,14 +9,17 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
+// The headers are named after the service's platform: X-Acme-Signature when it is Acme.
+const PLATFORM = process.env.PLATFORM_NAME ?? 'Service';
 // The key is the whole whsec_… string, as bytes: never base64-decoded. trim() drops the newline
 // an editor or `echo` may leave at the end of the file.
 const secret = readFileSync(process.env.SECRET_FILE ?? 'whsec.txt', 'utf8').trim();
 const MAX_BODY = 1024 * 1024; // the service sends 64 KiB at most
 
-// The delivery ids already handled. In memory here: in your app, store each id with a unique key,
-// in the same transaction as the work, so that a repeat is caught after a restart too.
-const handled = new Set();
+// Each delivery id's work: 'in flight' while it runs, 'done' once it succeeded; the id of work that
+// failed is dropped, so that the service's next attempt does it. In memory here: in your app, store
+// each id with a unique key in the same transaction as the work (docs/receivers.md shows how).
+const deliveries = new Map();
 
 function signatureIsValid(body, header) {
   const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
@@ -25,26 +28,40 @@ function signatureIsValid(body, header) {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-function handle(event, deliveryId) {
+async function handle(event, deliveryId) {
   // Your work, by event type (event.event). The answer must reach the service within 10 s, or it
   // counts as failed and is sent again: hand anything slow to a queue and answer at once.
   console.log(`handled ${deliveryId} ${event.event}`);
 }
 
-function receive(req, body, answer) {
-  if (!signatureIsValid(body, req.headers['x-service-signature'])) return answer(400, 'bad or missing signature');
-  const deliveryId = req.headers['x-service-delivery-id'];
-  if (!deliveryId) return answer(400, 'no X-Service-Delivery-Id');
-  // A delivery handled already, sent again because our answer was lost: a 2xx, so that it stops.
-  if (handled.has(deliveryId)) return answer(200, 'already handled');
+async function receive(req, body, answer) {
+  // Node gives the names of the headers it received in lower case.
+  const header = (name) => req.headers[`x-${PLATFORM}-${name}`.toLowerCase()];
+  if (!signatureIsValid(body, header('signature'))) return answer(400, 'bad or missing signature');
+  const deliveryId = header('delivery-id');
+  if (!deliveryId) return answer(400, `no X-${PLATFORM}-Delivery-Id`);
   let event;
   try {
     event = JSON.parse(body.toString('utf8'));
   } catch {
     return answer(400, 'not JSON');
   }
-  handled.add(deliveryId);
-  handle(event, deliveryId);
+  // No lock is needed: nothing else runs between this look and the claim (no await between them).
+  const state = deliveries.get(deliveryId);
+  // A delivery handled already, sent again because our answer was lost: a 2xx, so that it stops.
+  if (state === 'done') return answer(200, 'already handled');
+  // Its work still runs (an earlier attempt timed out): not done, so no 2xx. The service sends it
+  // again after any other answer; a 503 says "not now", where a 4xx would say the delivery is wrong.
+  if (state === 'in flight') return answer(503, 'still being handled, try again later');
+  deliveries.set(deliveryId, 'in flight');
+  try {
+    await handle(event, deliveryId);
+  } catch (error) {
+    deliveries.delete(deliveryId); // released: the service sends it again after this 500
+    console.error(`failed ${deliveryId}:`, error);
+    return answer(500, 'failed, try again');
+  }
+  deliveries.set(deliveryId, 'done');
   answer(200, 'ok');
 }
 

@@ -10,18 +10,22 @@ import hmac
 import json
 import os
 import threading
+import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+# The headers are named after the service's platform: X-Acme-Signature when it is Acme.
+PLATFORM = os.environ.get("PLATFORM_NAME", "Service")
 # The key is the whole whsec_… string, as bytes: never base64-decoded. strip() drops the newline
 # an editor or `echo` may leave at the end of the file.
 with open(os.environ.get("SECRET_FILE", "whsec.txt"), "rb") as file:
     SECRET = file.read().strip()
 MAX_BODY = 1024 * 1024  # the service sends 64 KiB at most
 
-# The delivery ids already handled. In memory here: in your app, store each id with a unique key,
-# in the same transaction as the work, so that a repeat is caught after a restart too.
-handled = set()
-handled_lock = threading.Lock()  # each request runs in a thread of its own
+# Each delivery id's work: "in flight" while it runs, "done" once it succeeded; the id of work that
+# failed is dropped, so that the service's next attempt does it. In memory here: in your app, store
+# each id with a unique key in the same transaction as the work (docs/receivers.md shows how).
+deliveries = {}
+deliveries_lock = threading.Lock()  # each request runs in a thread of its own
 
 
 def signature_is_valid(body, header):
@@ -45,22 +49,35 @@ class Receiver(BaseHTTPRequestHandler):
             return self.answer(413, "body too large")
         # The signature covers the bytes as sent: verify them as read, before json.loads.
         body = self.rfile.read(length)
-        if not signature_is_valid(body, self.headers.get("X-Service-Signature", "")):
+        if not signature_is_valid(body, self.headers.get(f"X-{PLATFORM}-Signature", "")):
             return self.answer(400, "bad or missing signature")
-        delivery_id = self.headers.get("X-Service-Delivery-Id")
+        delivery_id = self.headers.get(f"X-{PLATFORM}-Delivery-Id")
         if not delivery_id:
-            return self.answer(400, "no X-Service-Delivery-Id")
+            return self.answer(400, f"no X-{PLATFORM}-Delivery-Id")
         try:
             event = json.loads(body)
         except ValueError:
             return self.answer(400, "not JSON")
-        with handled_lock:
-            repeat = delivery_id in handled
-            handled.add(delivery_id)
+        with deliveries_lock:
+            state = deliveries.get(delivery_id)
+            if state is None:
+                deliveries[delivery_id] = "in flight"  # claimed: this request does the work
         # A delivery handled already, sent again because our answer was lost: a 2xx, so that it stops.
-        if repeat:
+        if state == "done":
             return self.answer(200, "already handled")
-        handle(event, delivery_id)
+        # Its work still runs (an earlier attempt timed out): not done, so no 2xx. The service sends it
+        # again after any other answer; a 503 says "not now", where a 4xx would say the delivery is wrong.
+        if state == "in flight":
+            return self.answer(503, "still being handled, try again later")
+        try:
+            handle(event, delivery_id)
+        except Exception:
+            with deliveries_lock:
+                del deliveries[delivery_id]  # released: the service sends it again after this 500
+            traceback.print_exc()
+            return self.answer(500, "failed, try again")
+        with deliveries_lock:
+            deliveries[delivery_id] = "done"
         self.answer(200, "ok")
 
     def answer(self, status, text):

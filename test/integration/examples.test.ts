@@ -1,16 +1,21 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhook, sandboxEnv, startProgram, trigger } from '../helpers/cli.js';
 import { inProcessCliWith, runInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
+import { sign } from '../../src/protocol/signature.js';
 
 // The receivers of examples/ (issue 43), each run as its reader runs it: a program of its own, given PORT and
-// SECRET_FILE, the secret file as `webhooks create --secret-file` wrote it. Each takes a delivery of the sandbox, passes
-// every check of check-receiver, and does the work of a repeated delivery once. Express is a devDependency; Flask is
-// Debian's python3-flask, which .ci/run installs: elsewhere, without it, its example is skipped.
+// SECRET_FILE, the secret file as `webhooks create --secret-file` wrote it, and PLATFORM_NAME, the sandbox's platform
+// name (not the default: the headers it reads are named after it). Each takes a delivery of the sandbox, passes every
+// check of check-receiver, and does the work of a repeated delivery once; it does the work of a delivery whose work
+// failed when the service sends it again (review-43: it recorded the id before the work), and answers a delivery
+// whose work still runs with no 2xx. Express is a devDependency; Flask is Debian's python3-flask, which .ci/run
+// installs: elsewhere, without it, its example is skipped.
 
 const flask = spawnSync('python3', ['-c', 'import flask']).status === 0;
 if (!flask && process.env.CI) throw new Error("python3 has no flask: .ci/run installs Debian's python3-flask");
@@ -23,6 +28,8 @@ const receivers = [
   { file: 'python-stdlib.py', command: 'python3', runs: true },
   { file: 'flask_app.py', command: 'python3', runs: flask },
 ];
+type Receiver = (typeof receivers)[number];
+const PLATFORM = 'Acme';
 
 let sandbox: SandboxInProcess;
 let workDir: string;
@@ -30,8 +37,11 @@ let workDir: string;
 const cli = inProcessCliWith(() => sandboxEnv(sandbox.info, join(workDir, 'config')));
 
 beforeAll(async () => {
-  sandbox = await startSandboxInProcess(['--max-attempts', '1']);
+  sandbox = await startSandboxInProcess(['--platform-name', PLATFORM, '--retry-base-ms', '50', '--max-attempts', '3']);
   workDir = mkdtempSync(join(tmpdir(), 'whsvc-examples-'));
+  // The examples changed by a test are copies here, where Express is found as beside the originals.
+  mkdirSync(join(workDir, 'examples'));
+  symlinkSync(fileURLToPath(new URL('../../node_modules', import.meta.url)), join(workDir, 'node_modules'));
 });
 
 afterAll(async () => {
@@ -45,32 +55,54 @@ interface Report {
   checks: Array<{ check: string; result: string; summary: string; sent: Array<{ delivery_id: string }> }>;
 }
 
-/** The sandbox's log line of a delivery's first attempt, once it is out. */
-const attemptLine = (id: string) => () =>
-  sandbox
-    .stderr()
-    .split('\n')
-    .find((line) => line.endsWith(`(${id} #1)`));
+/** The sandbox's log line of a delivery's attempt (its first by default), once it is out. */
+const attemptLine =
+  (id: string, attempt = 1) =>
+  () =>
+    sandbox
+      .stderr()
+      .split('\n')
+      .find((line) => line.endsWith(`(${id} #${attempt})`));
 
 /** The delivery ids an example says it handled, in order (its `handled <delivery id> <event>` lines). */
 const handledIds = (stdout: string) => [...stdout.matchAll(/^handled (\S+) /gm)].map((match) => match[1]!);
 
+/**
+ * An example started as its reader runs it, once it listens, with the URL of its /webhooks. With `work`, a copy of it
+ * whose handle() begins with that code (in Python, or in JavaScript), as a user's app grows from it.
+ */
+async function startExample({ file, command }: Receiver, secretFile: string, work?: { python: string; javascript: string }) {
+  let path = join(examples, file);
+  if (work) {
+    const source = readFileSync(path, 'utf8');
+    const [opening, code] = file.endsWith('.py')
+      ? ['def handle(event, delivery_id):\n', work.python]
+      : ['async function handle(event, deliveryId) {\n', work.javascript];
+    const changed = source.replace(opening, opening + code);
+    expect(changed, `${file}: no ${opening.trim()}`).not.toBe(source);
+    path = join(workDir, 'examples', file);
+    writeFileSync(path, changed);
+  }
+  const receiver = startProgram(command, [path], { PORT: '0', SECRET_FILE: secretFile, PLATFORM_NAME: PLATFORM });
+  const output = () => receiver.stdout() + receiver.stderr();
+  const origin = await receiver.until(() => /(?:listening on|Running on) (http:\/\/127\.0\.0\.1:\d+)/.exec(output())?.[1], 'its listening line');
+  return { receiver, url: `${origin}/webhooks` };
+}
+
 describe('the example receivers', () => {
-  it.for(receivers)('$file takes a sandbox delivery, passes check-receiver, and handles a repeat once', async ({ file, command, runs }, { skip }) => {
+  it.for(receivers)('$file takes a sandbox delivery, passes check-receiver, and handles a repeat once', async (example, { skip }) => {
+    const { file, runs } = example;
     if (!runs) skip();
     const secretFile = join(workDir, `${file}.secret`);
     // An example reads its secret as it starts, and the secret exists once the webhook does: the webhook is made
     // paused, then pointed at the example once it listens, and resumed.
     const webhook = await createWebhook(cli, 'http://127.0.0.1:9/webhooks', 'invoice.paid', ['--inactive', '--secret-file', secretFile]);
-    const receiver = startProgram(command, [join(examples, file)], { PORT: '0', SECRET_FILE: secretFile });
+    const { receiver, url } = await startExample(example, secretFile);
     try {
-      const output = () => receiver.stdout() + receiver.stderr();
-      const origin = await receiver.until(() => /(?:listening on|Running on) (http:\/\/127\.0\.0\.1:\d+)/.exec(output())?.[1], 'its listening line');
-      const url = `${origin}/webhooks`;
       const pointed = await cli(['webhooks', 'update', webhook.id, '--url', url, '--active']);
       expect(pointed.code, pointed.stderr).toBe(0);
 
-      const checked = await runInProcess(['check-receiver', url, '--secret-file', secretFile, '--json']);
+      const checked = await runInProcess(['check-receiver', url, '--secret-file', secretFile, '--platform-name', PLATFORM, '--json']);
       const report = JSON.parse(checked.stdout) as Report;
       expect(report.checks.filter((check) => check.result !== 'pass').map((check) => `${check.check}: ${check.summary}`)).toEqual([]);
       expect([checked.code, report.passed, report.checks.length]).toEqual([0, 9, 9]);
@@ -89,6 +121,69 @@ describe('the example receivers', () => {
       await receiver.stop('SIGTERM');
       // So that the next example's trigger makes one delivery, its own.
       await cli(['webhooks', 'delete', webhook.id, '--yes']);
+    }
+  });
+
+  it.for(receivers)('$file does the work of a delivery whose work failed once when the service sends it again', async (example, { skip }) => {
+    if (!example.runs) skip();
+    const secretFile = join(workDir, `${example.file}.failing.secret`);
+    const webhook = await createWebhook(cli, 'http://127.0.0.1:9/webhooks', 'invoice.paid', ['--inactive', '--secret-file', secretFile]);
+    // Its handle() fails the first time (the database was down for a moment).
+    const { receiver, url } = await startExample(example, secretFile, {
+      python: '    if not getattr(handle, "failed", False):\n        handle.failed = True\n        raise RuntimeError("database is down")\n',
+      javascript: "  if (!globalThis.failed) {\n    globalThis.failed = true;\n    throw new Error('database is down');\n  }\n",
+    });
+    try {
+      expect((await cli(['webhooks', 'update', webhook.id, '--url', url, '--active'])).code).toBe(0);
+      const [delivery] = await trigger(cli, 'invoice.paid');
+      // The first attempt is answered 500 (not a connection lost with the process), and the service's retry does the
+      // work: "ok", not "already handled" (the sandbox's log shows the start of each answer).
+      expect(await sandbox.until(attemptLine(delivery!), `the first attempt of ${delivery}`)).toMatch(/ failed .* invoice\.paid -> .* 500 /);
+      expect(await sandbox.until(attemptLine(delivery!, 2), `the second attempt of ${delivery}`)).toMatch(/ delivered +invoice\.paid -> .* 200 +"ok" /);
+      await receiver.until(() => handledIds(receiver.stdout()).includes(delivery!), `that it handled ${delivery}`);
+      expect(handledIds(receiver.stdout())).toEqual([delivery]);
+    } finally {
+      await receiver.stop('SIGTERM');
+      await cli(['webhooks', 'delete', webhook.id, '--yes']);
+    }
+  });
+
+  it.for(receivers)('$file answers a delivery whose work still runs with a 503, and does the work once', async (example, { skip }) => {
+    if (!example.runs) skip();
+    const secret = 'whsec_examples_in_flight';
+    const secretFile = join(workDir, `${example.file}.in-flight.secret`);
+    writeFileSync(secretFile, secret);
+    // Its handle() waits until the test lets it go: it reads a FIFO, which the test writes to.
+    const fifo = join(workDir, `${example.file}.fifo`);
+    execFileSync('mkfifo', [fifo]);
+    const { receiver, url } = await startExample(example, secretFile, {
+      python: `    print(f"working {delivery_id}", flush=True)\n    open(${JSON.stringify(fifo)}).read()\n`,
+      javascript: `  console.log(\`working \${deliveryId}\`);\n  await (await import('node:fs/promises')).readFile(${JSON.stringify(fifo)});\n`,
+    });
+    try {
+      // Each delivery sent as the service sends it again: the same bytes and delivery id.
+      const body = JSON.stringify({ event: 'invoice.paid', data: { id: 'in_1' } });
+      const send = () =>
+        fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', [`X-${PLATFORM}-Signature`]: sign(secret, body), [`X-${PLATFORM}-Delivery-Id`]: 'dlv_in_flight' },
+          body,
+        });
+      const first = send();
+      const answered = first.then((answer) => `answered ${answer.status} before its work began`);
+      const began = receiver.until(() => receiver.stdout().includes('working dlv_in_flight') && 'its work began', 'that its work began');
+      expect(await Promise.race([began, answered])).toBe('its work began');
+      const whileRunning = await send();
+      expect(whileRunning.status).toBe(503);
+      await writeFile(fifo, 'done');
+      expect((await first).status).toBe(200);
+      const after = await send();
+      expect([after.status, await after.text()]).toEqual([200, 'already handled\n']);
+      await receiver.until(() => handledIds(receiver.stdout()).length > 0, 'that it handled dlv_in_flight');
+      expect(receiver.stdout().match(/^working /gm)).toHaveLength(1);
+      expect(handledIds(receiver.stdout())).toEqual(['dlv_in_flight']);
+    } finally {
+      await receiver.stop('SIGTERM');
     }
   });
 });
