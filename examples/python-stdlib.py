@@ -41,10 +41,15 @@ def handle(event, delivery_id):
 
 
 class Receiver(BaseHTTPRequestHandler):
+    timeout = 10  # a sender that stalls mid-request is cut off, not given a thread for ever
+
     def do_POST(self):
         if self.path != "/webhooks":
             return self.answer(404, "not found")
-        length = int(self.headers.get("Content-Length") or 0)
+        length = self.headers.get("Content-Length", "")
+        if not length.isdigit():  # none, negative or not a number: read(-1) would read to the end of the stream
+            return self.answer(411, "a Content-Length is needed")
+        length = int(length)
         if length > MAX_BODY:
             return self.answer(413, "body too large")
         # The signature covers the bytes as sent: verify them as read, before json.loads.

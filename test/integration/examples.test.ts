@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
@@ -121,6 +122,30 @@ describe('the example receivers', () => {
       await receiver.stop('SIGTERM');
       // So that the next example's trigger makes one delivery, its own.
       await cli(['webhooks', 'delete', webhook.id, '--yes']);
+    }
+  });
+
+  it('python-stdlib.py answers a Content-Length that is missing, negative or no number 411, without reading on (probe)', async () => {
+    const example = receivers.find(({ file }) => file === 'python-stdlib.py')!;
+    const secretFile = join(workDir, 'python-bounds.secret');
+    writeFileSync(secretFile, 'whsec_bounds');
+    const { receiver, url } = await startExample(example, secretFile);
+    try {
+      const { port } = new URL(url);
+      for (const length of ['-1', 'abc']) {
+        // A raw request: fetch would not send such a header. The socket stays open: an answer must come without its end.
+        const answer = await new Promise<string>((resolve, reject) => {
+          const socket = connect(Number(port), '127.0.0.1', () => socket.write(`POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Length: ${length}\r\n\r\n{}`));
+          socket.once('data', (chunk) => {
+            resolve(chunk.toString('latin1'));
+            socket.destroy();
+          });
+          socket.once('error', reject);
+        });
+        expect(answer).toMatch(/^HTTP\/1\.[01] 411 /);
+      }
+    } finally {
+      await receiver.stop('SIGTERM');
     }
   });
 
