@@ -14,8 +14,6 @@ import { checkSecretFilePath } from '../../cli/secret.js';
 import { FileError, failureReason, ReservedFile } from '../../files/user-file.js';
 import { sanitize, shellWord } from '../../render/text.js';
 import { elapsed } from '../../render/words.js';
-import { sameSet } from './apply/plan.js';
-import { urlKey } from './shared/url.js';
 import { type Rotation, RotationJournal } from './rotate/journal.js';
 import { doublesOf, dueDeliveries, resendDue } from './rotate/old-deliveries.js';
 import { proofAnswer, tryProof } from './rotate/proof.js';
@@ -25,6 +23,8 @@ import { serviceAddress, takingTurns } from './shared/account-lock.js';
 import { createForSecret } from './shared/create-webhook.js';
 import { createFailure } from './shared/may-exist.js';
 import { secretFileText, undoCreate } from './shared/secret-file.js';
+import { urlKey } from './shared/url.js';
+import { sameEvents } from './shared/events.js';
 
 /** The longest --wait: a day, beyond which a person has gone home and the command should end. */
 const LONGEST_WAIT_MS = 86_400_000;
@@ -401,7 +401,7 @@ async function switchOver(ctx: Rotating, twin: Webhook): Promise<Webhook> {
   const old = await getWebhook(deps.api, options.id);
   let now = twin;
   if (!journal.rotation!.switched) {
-    if (!sameSet(old.events, twin.events)) {
+    if (!sameEvents(old.events, twin.events)) {
       now = await updateWebhook(deps.api, twin.id, { events: old.events });
       deps.stderr.write(`whsvc: the events of ${sanitize(old.id)} changed since the twin was made: ${sanitize(twin.id)} takes them too\n`);
     }
