@@ -1,0 +1,227 @@
+import { unlinkSync } from 'node:fs';
+import { deleteWebhook, getWebhook, updateWebhook } from '../../../api/endpoints.js';
+import type { Webhook } from '../../../api/shapes.js';
+import { CliError, ExitCode } from '../../../cli/errors.js';
+import { printJson } from '../../../cli/output.js';
+import { ReservedFile } from '../../../files/user-file.js';
+import { sanitize, shellWord } from '../../../render/text.js';
+import { elapsed } from '../../../render/words.js';
+import { serviceAddress } from '../shared/account-lock.js';
+import { createForSecret } from '../shared/create-webhook.js';
+import { sameEvents } from '../shared/events.js';
+import { createFailure } from '../shared/may-exist.js';
+import { secretFileText, undoCreate } from '../shared/secret-file.js';
+import { doublesOf, resendDue } from './old-deliveries.js';
+import { proofAnswer, tryProof } from './proof.js';
+import { deleteGone, isThere, type Rotating, secretFileTaken, webhookOrGone } from './rotating.js';
+import { keepTrying } from './tries.js';
+import { doublesText, leftWords, type PlanFacts, sameCommand, stepLine } from './words.js';
+
+// The four steps of rotate-secret, each journaled before it changes the account: the paused twin, the proof, the
+// switch, the old webhook retired.
+
+/** What a run stopped part-way says: the journal has what is needed to go on. */
+const stoppedPartWay = (ctx: Rotating) => `whsvc: the rotation stopped part-way: ${sameCommand(ctx.options.id, ctx.options.secretFile)} finishes it\n`;
+
+/** The steps not done yet, in order; with --json, the document of what was done, whatever ends the run. */
+export async function carryOut(ctx: Rotating, facts: PlanFacts): Promise<number> {
+  const { deps, report } = ctx;
+  const unregister = deps.interrupts.onInterrupt(() => deps.stderr.write(stoppedPartWay(ctx)));
+  try {
+    let twin = facts.twin;
+    if (!ctx.journal.rotation?.switched) {
+      twin ??= await makeTwin(ctx, facts);
+      await prove(ctx, twin);
+    }
+    twin = await switchOver(ctx, twin!);
+    await retireOld(ctx, twin);
+  } catch (error) {
+    report.error = (error as Error).message;
+    if (deps.json) printJson(deps, report);
+    throw error;
+  } finally {
+    unregister();
+  }
+  report.finished = true;
+  if (deps.json) printJson(deps, report);
+  else {
+    deps.stdout.write(doublesText(report.doubles, report));
+    deps.stdout.write(
+      `Done: ${sanitize(report.old_id)} is now ${sanitize(report.new_id)} (${sanitize(report.url)}), whose signing secret is in ${ctx.options.secretFile}.\n` +
+        'The receiver can drop the old secret: it is revoked, and nothing signed with it is due.\n',
+    );
+  }
+  return ExitCode.ok;
+}
+
+/**
+ * What an earlier run left of a twin that cannot be taken up, cleared before a new one is made: a twin whose secret
+ * never reached the file (stopped in between) is deleted; a file whose twin is gone is removed; a create whose answer
+ * was lost may have made a webhook this run cannot tell for sure, which is named.
+ */
+async function clearLostTwin(ctx: Rotating, facts: PlanFacts): Promise<void> {
+  const { deps, options } = ctx;
+  const rotation = ctx.journal.rotation;
+  if (rotation?.createOpen) {
+    const made = facts.others.filter((webhook) => !rotation.createOpen!.includes(webhook.id));
+    if (made.length > 0) {
+      const ids = made.map((webhook) => sanitize(webhook.id));
+      throw new CliError(
+        `an earlier run sent the create of the twin and got no answer: ${ids.join(', ')}, at the same URL, may be it, without its secret`,
+        ExitCode.failure,
+        `delete ${ids.length === 1 ? 'it' : 'those'} if made by that run (whsvc webhooks delete ${shellWord(made[0]!.id)} --yes), then ${sameCommand(options.id, options.secretFile)} again`,
+      );
+    }
+  }
+  if (rotation?.twin === undefined) return;
+  const twin = await webhookOrGone(deps.api, rotation.twin);
+  if (twin) {
+    await deleteWebhook(deps.api, twin.id);
+    deps.stderr.write(
+      `whsvc: the twin ${sanitize(twin.id)} an earlier run made has no secret in ${options.secretFile} (stopped before it was written): deleted, and made anew\n`,
+    );
+  } else if (isThere(options.secretFile)) {
+    unlinkSync(options.secretFile);
+    deps.stderr.write(
+      `whsvc: the twin ${sanitize(rotation.twin)} an earlier run made is gone: its secret's file ${options.secretFile} is removed, and the twin made anew\n`,
+    );
+  }
+}
+
+/** Step 1: the paused twin, its create journaled before it is sent and its id once made, its secret to the file. */
+async function makeTwin(ctx: Rotating, facts: PlanFacts): Promise<Webhook> {
+  const { deps, options, journal } = ctx;
+  await clearLostTwin(ctx, facts);
+  if (isThere(options.secretFile)) throw secretFileTaken(options.secretFile);
+  const reserved = ReservedFile.reserve(options.secretFile, '--secret-file', false);
+  const discard = () => reserved.discard();
+  const unregister = deps.interrupts.onInterrupt(discard);
+  const { old } = facts;
+  try {
+    if (!journal.rotation) journal.start({ service: serviceAddress(deps.api), old: old.id, url: old.url, events: old.events });
+    journal.write({ create: { others: facts.others.map((webhook) => webhook.id) } });
+    await ctx.at('create-noted');
+    const again = `${sameCommand(options.id, options.secretFile)} again`;
+    const { signing_secret: secret, ...twin } = await createForSecret(
+      deps,
+      { url: old.url, events: old.events, active: false },
+      {
+        interrupted: `whsvc: interrupted while creating the twin of ${sanitize(old.id)}: it may exist without its secret; ${again} names it\n`,
+        failure: (error) => createFailure(error, old.url, again, `${again}: it names the webhook that create may have made`),
+        again,
+      },
+    );
+    await ctx.at('twin-made');
+    journal.write({ twin: twin.id });
+    await ctx.at('twin-noted');
+    try {
+      reserved.write(secretFileText(secret));
+    } catch (error) {
+      throw await undoCreate(deps.api, twin.id, options.secretFile, error, discard, `${again} with a --secret-file that can be written`);
+    }
+    ctx.report.new_id = twin.id;
+    ctx.report.steps.twin = 'done';
+    stepLine(deps, 'twin', `paused twin ${sanitize(twin.id)} created; its signing secret is in ${options.secretFile} (mode 0600)`);
+    await ctx.at('created');
+    return twin;
+  } catch (error) {
+    discard();
+    throw error;
+  } finally {
+    unregister();
+  }
+}
+
+/**
+ * Step 2: the test send to the paused twin, delivered, or nothing switches: the twin and its secret's file stay, and
+ * the error says what to do. --wait tries again until it is delivered or the wait is over.
+ */
+async function prove(ctx: Rotating, twin: Webhook): Promise<void> {
+  const { deps, options, report } = ctx;
+  let said = '';
+  const attempt = await keepTrying(
+    ctx.clock,
+    options.waitMs,
+    () => tryProof(deps, ctx.journal, twin.id, twin.events[0] ?? 'invoice.paid', ctx.clock),
+    (tried) => tried.status === 'delivered',
+    (tried, leftMs) => {
+      const answer = proofAnswer(tried);
+      if (answer !== said) deps.stderr.write(`whsvc: the receiver did not take the new secret yet (${answer}): trying again for up to ${elapsed(leftMs)}\n`);
+      said = answer;
+    },
+  );
+  report.proof = { delivery_id: attempt.delivery_id ?? attempt.id, status: attempt.status, answer: proofAnswer(attempt) };
+  if (attempt.status !== 'delivered') {
+    report.steps.proof = 'failed';
+    throw new CliError(
+      `the receiver at ${sanitize(twin.url)} did not take the new secret: the test delivery ${sanitize(report.proof.delivery_id)} to the paused twin ${sanitize(twin.id)} was not delivered (${report.proof.answer}); nothing was switched, and ${sanitize(options.id)} delivers as before`,
+      ExitCode.failure,
+      `give the receiver the secret in ${options.secretFile}, keeping the old one (it verifies with either until the rotation is done), then run the same command again; --wait 10m keeps trying, --cancel deletes the twin and the file`,
+    );
+  }
+  report.steps.proof = 'done';
+  stepLine(deps, 'proof', `the receiver took the new secret: test delivery ${sanitize(report.proof.delivery_id)} to ${sanitize(twin.id)} delivered`);
+  await ctx.at('proven');
+}
+
+/**
+ * Step 3: the twin resumed, then the old webhook paused, so that no event goes to neither: one of the moment between
+ * goes to both. The twin takes the old one's events as they are now (an update since the twin was made).
+ */
+async function switchOver(ctx: Rotating, twin: Webhook): Promise<Webhook> {
+  const { deps, options, journal, report } = ctx;
+  const old = await getWebhook(deps.api, options.id);
+  let now = twin;
+  if (!journal.rotation!.switched) {
+    if (!sameEvents(old.events, twin.events)) {
+      now = await updateWebhook(deps.api, twin.id, { events: old.events });
+      deps.stderr.write(`whsvc: the events of ${sanitize(old.id)} changed since the twin was made: ${sanitize(twin.id)} takes them too\n`);
+    }
+    journal.write({ switch: true });
+    await ctx.at('switch-noted');
+  }
+  if (!now.active) {
+    now = await updateWebhook(deps.api, twin.id, { active: true });
+    journal.write({ resumed_at: now.updated_at ?? new Date(deps.serviceNow()).toISOString() });
+  }
+  await ctx.at('resumed');
+  if (old.active) await updateWebhook(deps.api, old.id, { active: false });
+  report.steps.switch = 'done';
+  stepLine(deps, 'switch', `switched: ${sanitize(twin.id)} resumed, then ${sanitize(old.id)} paused`);
+  await ctx.at('paused');
+  return now;
+}
+
+/**
+ * Step 4: the doubles listed; the old webhook's deliveries still due sent now, while the receiver takes the old secret
+ * (paused, it would hold them; deleted, drop them), until none is; then the old webhook deleted, its secret revoked.
+ */
+async function retireOld(ctx: Rotating, twin: Webhook): Promise<void> {
+  const { deps, options, journal, report } = ctx;
+  const resumedAt = journal.rotation?.resumedAt ?? twin.created_at;
+  report.doubles = await doublesOf(deps.api, options.id, twin.id, resumedAt ? Date.parse(resumedAt) : 0);
+  const settled = await keepTrying(
+    ctx.clock,
+    options.waitMs,
+    () => resendDue(deps, options.id),
+    ({ left }) => left.length === 0,
+    ({ left }, leftMs) => deps.stderr.write(`whsvc: not delivered yet: ${leftWords(left)}; trying again for up to ${elapsed(leftMs)}\n`),
+  );
+  report.old_deliveries_resent = settled.resent;
+  if (settled.left.length > 0) {
+    report.steps.delete = 'failed';
+    throw new CliError(
+      `${settled.left.length === 1 ? 'a delivery' : `${settled.left.length} deliveries`} signed with the old secret did not get through: ${leftWords(settled.left)}; ${sanitize(options.id)} is kept, paused, so that ${settled.left.length === 1 ? 'it is' : 'they are'} not lost`,
+      ExitCode.failure,
+      `the receiver must still take the old secret: once it answers again, run the same command again (or with --wait 10m)`,
+    );
+  }
+  await ctx.at('resent');
+  journal.write({ delete: true });
+  await ctx.at('delete-noted');
+  await deleteGone(deps.api, options.id);
+  await ctx.at('deleted');
+  journal.write({ done: true });
+  report.steps.delete = 'done';
+  stepLine(deps, 'delete', `${sanitize(options.id)} deleted: the old secret is revoked`);
+}
