@@ -314,7 +314,7 @@ describe('webhooks rotate-secret', () => {
       `to the paused twin ${twin!.id} was not delivered (answered 401); nothing was switched, and ${endpoint.oldId} delivers as before\n`,
     );
     expect(refused.stderr).toContain(
-      `hint: give the receiver the secret in ${endpoint.newFile}, keeping the old one (it verifies with either until the rotation is done), then run the same command again; --wait 10m keeps trying, --cancel deletes the twin and the file\n`,
+      `hint: give the receiver the secret in ${endpoint.newFile}, keeping the old one (it verifies with either until the rotation is done), then run whsvc webhooks rotate-secret ${endpoint.oldId} --secret-file ${endpoint.newFile} again; --wait 10m keeps trying, --cancel deletes the twin and the file\n`,
     );
     expect(await webhooksAt(endpoint)).toEqual([
       expect.objectContaining({ id: twin!.id, active: false }),

@@ -156,7 +156,7 @@ async function prove(ctx: Rotating, twin: Webhook): Promise<void> {
     throw new CliError(
       `the receiver at ${sanitize(twin.url)} did not take the new secret: the test delivery ${sanitize(report.proof.delivery_id)} to the paused twin ${sanitize(twin.id)} was not delivered (${report.proof.answer}); nothing was switched, and ${sanitize(options.id)} delivers as before`,
       ExitCode.failure,
-      `give the receiver the secret in ${options.secretFile}, keeping the old one (it verifies with either until the rotation is done), then run the same command again; --wait 10m keeps trying, --cancel deletes the twin and the file`,
+      `give the receiver the secret in ${options.secretFile}, keeping the old one (it verifies with either until the rotation is done), then run ${sameCommand(options.id, options.secretFile)} again; --wait 10m keeps trying, --cancel deletes the twin and the file`,
     );
   }
   report.steps.proof = 'done';
