@@ -28,12 +28,16 @@ async function settled(api: CommandDeps['api'], attempt: Attempt, clock: WaitClo
   return now;
 }
 
-/** The earlier run's proof delivery sent again; undefined when it cannot be (delivered since, or gone): a fresh one is sent. */
-async function retried(api: CommandDeps['api'], deliveryId: string): Promise<Attempt | undefined> {
+/**
+ * The earlier run's proof delivery sent again: 'delivered' when the service answers 409 (delivered already: the earlier
+ * run was stopped after its proof came through), undefined when it is gone (a fresh one is sent).
+ */
+async function retried(api: CommandDeps['api'], deliveryId: string): Promise<Attempt | 'delivered' | undefined> {
   try {
     return await retryDelivery(api, deliveryId);
   } catch (error) {
-    if (error instanceof ApiError && (error.status === 409 || error.status === 404)) return undefined;
+    if (error instanceof ApiError && error.status === 409) return 'delivered';
+    if (error instanceof ApiError && error.status === 404) return undefined;
     throw error;
   }
 }
@@ -42,6 +46,7 @@ async function retried(api: CommandDeps['api'], deliveryId: string): Promise<Att
 export async function tryProof(deps: Pick<CommandDeps, 'api'>, journal: RotationJournal, twinId: string, event: string, clock: WaitClock): Promise<Attempt> {
   const earlier = journal.rotation?.proof;
   const again = earlier === undefined ? undefined : await retried(deps.api, earlier);
+  if (again === 'delivered') return { id: earlier!, delivery_id: earlier, event, status: 'delivered', response_code: null, created_at: '' };
   if (again) return settled(deps.api, again, clock);
   const attempt = await sendTestEvent(deps.api, twinId, event);
   journal.write({ proof: deliveryKey(attempt) });
@@ -52,5 +57,6 @@ export async function tryProof(deps: Pick<CommandDeps, 'api'>, journal: Rotation
 export function proofAnswer(attempt: Attempt): string {
   if (attempt.status === 'pending') return 'still under way';
   const code = answeredStatus(attempt.response_code);
+  if (code === undefined && attempt.status === 'delivered') return 'delivered by an earlier try';
   return code === undefined ? noAnswer(attempt.failure_reason) : `answered ${code}`;
 }
