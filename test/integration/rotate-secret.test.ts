@@ -44,6 +44,8 @@ interface Endpoint {
   newFile: string;
   /** Whether it has been given the new secret (read from newFile when a delivery comes). */
   takesNew: boolean;
+  /** Whether it answers 404 "unknown invoice" to the service's sample events (test sends), whatever they are signed with. */
+  refusesSamples: boolean;
   /** Payload ids whose next deliveries are answered 503 (a retry falls due), and how many more times. */
   refusals: Map<string, number>;
   taken: Taken[];
@@ -67,6 +69,7 @@ function answer(request: Received) {
     signature === signatureOf(endpoint.oldSecret, request.bytes) ? 'old' : newSecret && signature === signatureOf(newSecret, request.bytes) ? 'new' : undefined;
   if (!by) return { status: 401, body: 'signature mismatch' };
   const payload = JSON.parse(request.body) as { id: string };
+  if (endpoint.refusesSamples && !endpoint.sent.some((sent) => sent.id === payload.id)) return { status: 404, body: 'unknown invoice' };
   const refusals = endpoint.refusals.get(payload.id) ?? 0;
   if (refusals > 0) {
     endpoint.refusals.set(payload.id, refusals - 1);
@@ -117,6 +120,7 @@ async function endpointAt(path: string): Promise<Endpoint> {
     oldId: JSON.parse(created.stdout).id,
     newFile: join(workDir, `${path.slice(1)}-new.secret`),
     takesNew: true,
+    refusesSamples: false,
     refusals: new Map(),
     taken: [],
     sent: [],
@@ -267,6 +271,9 @@ describe('webhooks rotate-secret', () => {
       });
       await step('progress on stderr, step by step', () => {
         expect(result.stderr).toMatch(/✓ 1\/4 paused twin wh_\w+ created; its signing secret is in .*-new\.secret \(mode 0600\)/);
+        expect(result.stderr).toContain(
+          `✓ 2/4 the receiver answered 200 to a test delivery signed with the new secret (${document.proof.delivery_id}, to the paused twin ${document.new_id})\n`,
+        );
         expect(result.stderr).toMatch(/✓ 4\/4 wh_\w+ deleted: the old secret is revoked/);
       });
       await expectRotated(endpoint, document.new_id);
@@ -319,9 +326,11 @@ describe('webhooks rotate-secret', () => {
     const refused = await rotate(endpoint, ['--yes'], { at: eventsAtEachPoint(endpoint) });
     expect(refused.code).toBe(1);
     const [twin] = (await webhooksAt(endpoint)).filter((webhook) => webhook.id !== endpoint.oldId);
-    expect(refused.stderr).toContain(`whsvc: the receiver at ${endpoint.url} did not take the new secret: the test delivery dlv_`);
-    expect(refused.stderr).toContain(
-      `to the paused twin ${twin!.id} was not delivered (answered 401); nothing was switched, and ${endpoint.oldId} delivers as before\n`,
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `whsvc: the receiver at ${endpoint.url} does not take the new secret yet: a test delivery signed with it \\(dlv_\\w+, to the paused twin ${twin!.id}\\): answered 401; ` +
+          `one signed with the old \\(dlv_\\w+, to ${endpoint.oldId}\\): answered 200; nothing was switched, and ${endpoint.oldId} delivers as before\n`,
+      ),
     );
     expect(refused.stderr).toContain(
       `hint: give the receiver the secret in ${endpoint.newFile}, keeping the old one (it verifies with either until the rotation is done), then run whsvc webhooks rotate-secret ${endpoint.oldId} --secret-file ${endpoint.newFile} again; --wait 10m keeps trying, --cancel deletes the twin and the file\n`,
@@ -341,7 +350,7 @@ describe('webhooks rotate-secret', () => {
       new_id: twin!.id,
       taken_up: true,
       steps: { twin: 'done', proof: 'failed', switch: 'to_do' },
-      proof: { answer: 'answered 401' },
+      proof: { webhook_id: twin!.id, answer: 'answered 401', verdict: 'not_taken', old: { webhook_id: endpoint.oldId, answer: 'answered 200' } },
     });
 
     endpoint.takesNew = true;
@@ -354,7 +363,29 @@ describe('webhooks rotate-secret', () => {
       (attempt: { delivery_id: string }) => attempt.delivery_id === document.proof.delivery_id,
     );
     expect(proofs.map((attempt: { status: string }) => attempt.status)).toEqual(['delivered', 'failed', 'failed']);
+    // And one sample sent to the old webhook to compare, delivered once: two samples in all.
+    expect(samplesTo(endpoint)).toHaveLength(2);
     await expectRotated(endpoint, twin!.id);
+  });
+
+  it('a receiver that holds both secrets but refuses the sample event (404 "unknown invoice"): it answers the new secret as the old, and the rotation goes on', async () => {
+    const endpoint = await endpointAt('/refuses-samples');
+    endpoint.refusesSamples = true;
+    const result = await rotate(endpoint, ['--yes', '--json'], { at: eventsAtEachPoint(endpoint) });
+    expect(result.code, result.stderr).toBe(0);
+    const document = JSON.parse(result.stdout);
+    expect(document.proof).toMatchObject({
+      answer: 'answered 404',
+      verdict: 'same_as_old',
+      old: { webhook_id: endpoint.oldId, status: 'failed', answer: 'answered 404' },
+    });
+    expect(result.stderr).toContain(
+      `✓ 2/4 the receiver answered 404 to a test delivery signed with the new secret (${document.proof.delivery_id}, to the paused twin ${document.new_id}), ` +
+        `as to one signed with the old (${document.proof.old.delivery_id}, to ${endpoint.oldId}): it refuses the service's sample event, not the new secret\n`,
+    );
+    // The sample refused on the old webhook is no event still due: it does not keep the old webhook.
+    expect(document.old_deliveries_resent).toEqual([]);
+    await expectRotated(endpoint, document.new_id);
   });
 
   it('--wait keeps trying the proof on its clock until the receiver takes the new secret', async () => {
@@ -367,8 +398,10 @@ describe('webhooks rotate-secret', () => {
     const result = await rotate(endpoint, ['--yes', '--wait', '1m'], { clock });
     expect(result.code, result.stderr).toBe(0);
     expect(sleeps).toEqual([2_000, 4_000]);
-    expect(result.stderr.match(/did not take the new secret yet/g)).toHaveLength(1);
-    expect(result.stderr).toContain('whsvc: the receiver did not take the new secret yet (answered 401): trying again for up to 1 min\n');
+    expect(result.stderr.match(/no proof yet/g)).toHaveLength(1);
+    expect(result.stderr).toContain(
+      "whsvc: no proof yet that the receiver takes the new secret (the new secret's test delivery: answered 401; the old secret's: answered 200): trying again for up to 1 min\n",
+    );
     await expectRotated(endpoint, (await webhooksAt(endpoint))[0]!.id);
 
     const never = await endpointAt('/wait-over');
@@ -377,7 +410,7 @@ describe('webhooks rotate-secret', () => {
     const over = await rotate(never, ['--yes', '--wait', '20s'], { clock: waited.clock });
     expect(over.code).toBe(1);
     expect(waited.sleeps).toEqual([2_000, 4_000, 8_000, 6_000]);
-    expect(over.stderr).toContain('did not take the new secret: the test delivery');
+    expect(over.stderr).toContain('does not take the new secret yet: a test delivery signed with it');
   });
 
   it('--cancel, before the switch, deletes the twin and the new secret; the old webhook is as it was', async () => {

@@ -4,7 +4,7 @@ import { FileError, failureReason, LineFile, readOwnFile } from '../../../files/
 
 // What `webhooks rotate-secret` has under way, kept beside the new secret's file (`.NAME.whsvc-rotate`, 0600, whole
 // lines): before each step that changes the account, a line that says so, and after it what it made (the twin's id,
-// the proof's delivery, when the twin was resumed). A run stopped anywhere (Ctrl-C, kill -9, a failure) leaves the
+// the proof's deliveries, when the twin was resumed). A run stopped anywhere (Ctrl-C, kill -9, a failure) leaves the
 // journal saying how far it got, and the same command run again reads it and goes on from there, with the same twin.
 
 /** How each of the journal's lines starts: a file whose lines do not is not the journal, and is left as it is. */
@@ -33,6 +33,8 @@ export type Line =
   | { twin: string }
   /** The test delivery that proves the receiver takes the new secret, tried again by the next run. */
   | { proof: string }
+  /** The test delivery to the old webhook the proof's answer is compared with: a sample, never due as an event is. */
+  | { compare: string }
   /** Before the twin is resumed. */
   | { switch: true }
   /** When the service resumed the twin (its updated_at): the doubles are looked for from then. */
@@ -47,6 +49,7 @@ export interface Rotation extends Moved {
   createOpen?: string[] | undefined;
   twin?: string | undefined;
   proof?: string | undefined;
+  compare?: string | undefined;
   /** The switch has begun: the twin may take deliveries. */
   switched: boolean;
   resumedAt?: string | undefined;
@@ -58,9 +61,10 @@ export interface Rotation extends Moved {
 function fold(rotation: Rotation | undefined, line: Line): Rotation | undefined {
   if ('start' in line) return { ...line.start, switched: false, deleting: false, done: false };
   if (!rotation) return undefined;
-  if ('create' in line) return { ...rotation, createOpen: line.create.others, twin: undefined, proof: undefined };
+  if ('create' in line) return { ...rotation, createOpen: line.create.others, twin: undefined, proof: undefined, compare: undefined };
   if ('twin' in line) return { ...rotation, createOpen: undefined, twin: line.twin };
   if ('proof' in line) return { ...rotation, proof: line.proof };
+  if ('compare' in line) return { ...rotation, compare: line.compare };
   if ('switch' in line) return { ...rotation, switched: true };
   if ('resumed_at' in line) return { ...rotation, resumedAt: line.resumed_at };
   if ('delete' in line) return { ...rotation, deleting: true };
@@ -73,7 +77,8 @@ function parseLine(text: string): Line | undefined {
   try {
     const { whsvc_rotate: _, ...line } = JSON.parse(text) as Record<string, unknown>;
     const [key] = Object.keys(line);
-    if (Object.keys(line).length !== 1 || !['start', 'create', 'twin', 'proof', 'switch', 'resumed_at', 'delete', 'done'].includes(key!)) return undefined;
+    if (Object.keys(line).length !== 1 || !['start', 'create', 'twin', 'proof', 'compare', 'switch', 'resumed_at', 'delete', 'done'].includes(key!))
+      return undefined;
     return line as Line;
   } catch {
     return undefined;

@@ -65,14 +65,15 @@ export async function doublesOf(api: CommandDeps['api'], oldId: string, twinId: 
  * The deliveries of a webhook still due, each by its newest attempt: those under way (pending), and those failed whose
  * automatic retry is scheduled (`next_attempt_at`). A service that does not say when a retry is due (no such field)
  * leaves every failed one in doubt: each is taken (one delivered since is answered 409, and counts as delivered).
- * Pending first: one that fails between the two reads is found by the second.
+ * Pending first: one that fails between the two reads is found by the second. `notDue`: deliveries of no event (the
+ * proof's test delivery to the old webhook, a sample), never due.
  */
-export async function dueDeliveries(api: CommandDeps['api'], webhookId: string): Promise<Attempt[]> {
+export async function dueDeliveries(api: CommandDeps['api'], webhookId: string, notDue: readonly string[] = []): Promise<Attempt[]> {
   const due = new Map<string, Attempt>();
   for (const status of ['pending', 'failed'] as const) {
     for await (const attempt of attemptsOf(api, webhookId, { status })) {
       const key = deliveryKey(attempt);
-      if (due.has(key) || (status === 'failed' && attempt.next_attempt_at === null)) continue;
+      if (due.has(key) || notDue.includes(key) || (status === 'failed' && attempt.next_attempt_at === null)) continue;
       due.set(key, attempt);
     }
   }
@@ -98,10 +99,14 @@ const PASSES = 3;
  * secret: paused, the webhook would hold them until it is resumed, and deleting it would drop them. Read again after
  * each round, until a read finds none due. `left`: those that did not get through (the webhook must stay).
  */
-export async function resendDue(deps: Pick<CommandDeps, 'api'>, webhookId: string): Promise<{ resent: Resent[]; left: Resent[] }> {
+export async function resendDue(
+  deps: Pick<CommandDeps, 'api'>,
+  webhookId: string,
+  notDue: readonly string[] = [],
+): Promise<{ resent: Resent[]; left: Resent[] }> {
   const resent: Resent[] = [];
   for (let pass = 1; ; pass += 1) {
-    const due = await dueDeliveries(deps.api, webhookId);
+    const due = await dueDeliveries(deps.api, webhookId, notDue);
     const asDue = due.map((attempt): Resent => ({ delivery_id: deliveryKey(attempt), event: attempt.event, outcome: attempt.status, reason: 'still due' }));
     if (due.length === 0 || pass > PASSES) return { resent, left: asDue };
     const results: ResendResult[] = [];

@@ -78,3 +78,7 @@ export async function deleteGone(api: CommandDeps['api'], id: string): Promise<v
     if (!(error instanceof ApiError && error.status === 404)) throw error;
   }
 }
+
+/** The test deliveries the proof sent (samples, not events): never due, never a double. */
+export const testDeliveries = (journal: RotationJournal): string[] =>
+  [journal.rotation?.proof, journal.rotation?.compare].filter((id): id is string => id !== undefined);

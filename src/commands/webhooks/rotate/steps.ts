@@ -12,10 +12,10 @@ import { sameEvents } from '../shared/events.js';
 import { createFailure } from '../shared/may-exist.js';
 import { secretFileText, undoCreate } from '../shared/secret-file.js';
 import { doublesOf, resendDue } from './old-deliveries.js';
-import { proofAnswer, tryProof } from './proof.js';
-import { deleteGone, isThere, type Rotating, secretFileTaken, webhookOrGone } from './rotating.js';
+import { proven, settledProof, tryProof } from './proof.js';
+import { deleteGone, isThere, type Rotating, secretFileTaken, testDeliveries, webhookOrGone } from './rotating.js';
 import { keepTrying } from './tries.js';
-import { doublesText, leftWords, type PlanFacts, sameCommand, stepLine } from './words.js';
+import { answersText, doublesText, leftWords, type PlanFacts, proofReport, provenText, sameCommand, stepLine, unprovenText } from './words.js';
 
 // The four steps of rotate-secret, each journaled before it changes the account: the paused twin, the proof, the
 // switch, the old webhook retired.
@@ -133,34 +133,38 @@ async function makeTwin(ctx: Rotating, facts: PlanFacts): Promise<Webhook> {
 }
 
 /**
- * Step 2: the test send to the paused twin, delivered, or nothing switches: the twin and its secret's file stay, and
- * the error says what to do. --wait tries again until it is delivered or the wait is over.
+ * Step 2: the proof (proof.ts), or nothing switches: the twin and its secret's file stay, and the error says what each
+ * test delivery came to and what to do. --wait tries again until it is proven, or the wait is over.
  */
 async function prove(ctx: Rotating, twin: Webhook): Promise<void> {
   const { deps, options, report } = ctx;
   let said = '';
-  const attempt = await keepTrying(
+  const proof = await keepTrying(
     ctx.clock,
     options.waitMs,
-    () => tryProof(deps, ctx.journal, twin.id, twin.events[0] ?? 'invoice.paid', ctx.clock),
-    (tried) => tried.status === 'delivered',
+    () => tryProof(deps, ctx.journal, { twin: twin.id, old: options.id }, twin.events[0] ?? 'invoice.paid', ctx.clock),
+    settledProof,
     (tried, leftMs) => {
-      const answer = proofAnswer(tried);
-      if (answer !== said) deps.stderr.write(`whsvc: the receiver did not take the new secret yet (${answer}): trying again for up to ${elapsed(leftMs)}\n`);
-      said = answer;
+      const answers = answersText(tried);
+      if (answers !== said)
+        deps.stderr.write(`whsvc: no proof yet that the receiver takes the new secret (${answers}): trying again for up to ${elapsed(leftMs)}\n`);
+      said = answers;
     },
   );
-  report.proof = { delivery_id: attempt.delivery_id ?? attempt.id, status: attempt.status, answer: proofAnswer(attempt) };
-  if (attempt.status !== 'delivered') {
+  report.proof = proofReport(proof);
+  if (!proven(proof)) {
     report.steps.proof = 'failed';
+    const cancel = `${sameCommand(options.id, options.secretFile, ' --cancel --yes')} deletes the twin and the file`;
     throw new CliError(
-      `the receiver at ${sanitize(twin.url)} did not take the new secret: the test delivery ${sanitize(report.proof.delivery_id)} to the paused twin ${sanitize(twin.id)} was not delivered (${report.proof.answer}); nothing was switched, and ${sanitize(options.id)} delivers as before`,
+      `${unprovenText(proof, twin.url)}; nothing was switched, and ${sanitize(options.id)} delivers as before`,
       ExitCode.failure,
-      `give the receiver the secret in ${options.secretFile}, keeping the old one (it verifies with either until the rotation is done), then run ${sameCommand(options.id, options.secretFile)} again; --wait 10m keeps trying, --cancel deletes the twin and the file`,
+      proof.verdict === 'not_sent'
+        ? `without that proof rotate-secret switches nothing: ${cancel}`
+        : `give the receiver the secret in ${options.secretFile}, keeping the old one (it verifies with either until the rotation is done), then run ${sameCommand(options.id, options.secretFile)} again; --wait 10m keeps trying, --cancel deletes the twin and the file`,
     );
   }
   report.steps.proof = 'done';
-  stepLine(deps, 'proof', `the receiver took the new secret: test delivery ${sanitize(report.proof.delivery_id)} to ${sanitize(twin.id)} delivered`);
+  stepLine(deps, 'proof', provenText(proof));
   await ctx.at('proven');
 }
 
@@ -203,7 +207,7 @@ async function retireOld(ctx: Rotating, twin: Webhook): Promise<void> {
   const settled = await keepTrying(
     ctx.clock,
     options.waitMs,
-    () => resendDue(deps, options.id),
+    () => resendDue(deps, options.id, testDeliveries(journal)),
     ({ left }) => left.length === 0,
     ({ left }, leftMs) => deps.stderr.write(`whsvc: not delivered yet: ${leftWords(left)}; trying again for up to ${elapsed(leftMs)}\n`),
   );

@@ -9,7 +9,7 @@ import { serviceAddress } from '../shared/account-lock.js';
 import { urlKey } from '../shared/url.js';
 import type { Rotation } from './journal.js';
 import { dueDeliveries } from './old-deliveries.js';
-import { isThere, type RotateOptions, type Rotating, secretFileTaken, webhookOrGone } from './rotating.js';
+import { isThere, type RotateOptions, type Rotating, secretFileTaken, testDeliveries, webhookOrGone } from './rotating.js';
 import { type PlanFacts, sameCommand } from './words.js';
 
 // Where a rotation stands before a run changes anything: the journal's rotation of this webhook (or none), the account
@@ -94,6 +94,6 @@ export async function survey(ctx: Rotating, rotation: Rotation | undefined): Pro
   if (rotation?.switched || secretWritten) report.steps.twin = 'done';
   if (rotation?.switched) report.steps.proof = 'done';
   if (rotation?.switched && twin?.active && !old.active) report.steps.switch = 'done';
-  const due = (await dueDeliveries(deps.api, old.id)).length;
+  const due = (await dueDeliveries(deps.api, old.id, testDeliveries(ctx.journal))).length;
   return { old, twin: secretWritten || rotation?.switched ? twin : undefined, others, due, secretFile: options.secretFile };
 }

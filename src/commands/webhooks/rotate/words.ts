@@ -2,6 +2,7 @@ import type { Webhook } from '../../../api/shapes.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { andMore, counted, sanitize, shellWord } from '../../../render/text.js';
 import type { Double, Resent } from './old-deliveries.js';
+import type { Proof, Seen, Verdict } from './proof.js';
 
 // What rotate-secret says: the plan before anything changes, a line per step on stderr as it is done, the doubles and
 // the end on stdout, and with --json one document of what was done. Never the secret: only its file's path.
@@ -20,13 +21,21 @@ export interface Report {
   /** An earlier run's rotation, taken up where it stopped. */
   taken_up: boolean;
   steps: Record<StepName, StepState>;
-  proof: { delivery_id: string; status: string; answer: string } | null;
+  proof: (TestDelivery & { verdict: Verdict; old: TestDelivery | null }) | null;
   doubles: Double[];
   old_deliveries_resent: Resent[];
   finished: boolean;
   already_finished: boolean;
   cancelled: boolean;
   error: string | null;
+}
+
+/** A test delivery of the proof, as --json gives it: `delivery_id` null when the service refused to make it. */
+interface TestDelivery {
+  delivery_id: string | null;
+  webhook_id: string;
+  status: string;
+  answer: string;
 }
 
 export function newReport(old: Pick<Webhook, 'id' | 'url' | 'events'>, secretFile: string, dryRun: boolean): Report {
@@ -70,7 +79,8 @@ export function planText(facts: PlanFacts, report: Report, deps: Pick<CommandDep
   const file = facts.secretFile;
   const doing: Record<StepName, string> = {
     twin: `${twin}${facts.twin ? ' (the twin)' : ''} at the same URL and events, paused; its signing secret to ${file} (mode 0600, never shown)`,
-    proof: "proof that the receiver takes the new secret: the service's test send to the paused twin must be delivered",
+    proof:
+      "proof: the service's test send to the paused twin, signed with the new secret, answered 2xx, or answered as the old webhook's test send is (the same refusal of the sample)",
     switch: `the switch: the twin resumed, then ${old} paused; an event of that moment goes to both, and is listed`,
     delete: `${facts.due > 0 ? `${counted(facts.due, 'delivery', 'deliveries')} of ${old} still due (signed with the old secret) sent now, then ` : ''}${old} deleted once nothing signed with its secret is due: the old secret is revoked`,
   };
@@ -88,6 +98,54 @@ export function planText(facts: PlanFacts, report: Report, deps: Pick<CommandDep
 /** The steps said as they are done, on stderr: `✓ 1/4 …`. */
 export function stepLine(deps: Pick<CommandDeps, 'stderr' | 'errColors'>, step: StepName, text: string): void {
   deps.stderr.write(`${deps.errColors.green('✓')} ${STEP_ORDER.indexOf(step) + 1}/4 ${text}\n`);
+}
+
+const testDelivery = (seen: Seen): TestDelivery => ({
+  delivery_id: seen.deliveryId ?? null,
+  webhook_id: seen.webhookId,
+  status: seen.status,
+  answer: seen.answer,
+});
+
+/** The proof's tries, as --json gives them. */
+export const proofReport = (proof: Proof): NonNullable<Report['proof']> => ({
+  ...testDelivery(proof.twin),
+  verdict: proof.verdict,
+  old: proof.old ? testDelivery(proof.old) : null,
+});
+
+/** A test delivery named in a sentence: `dlv_…, to the paused twin wh_…`. */
+const named = (seen: Seen, twin: boolean): string =>
+  `${seen.deliveryId === undefined ? '' : `${sanitize(seen.deliveryId)}, `}to ${twin ? 'the paused twin ' : ''}${sanitize(seen.webhookId)}`;
+
+/** The proof's step line: what was seen, and no more (a receiver that takes everything answers 2xx too). */
+export function provenText(proof: Proof): string {
+  const twin = `the receiver ${proof.twin.answer} to a test delivery signed with the new secret (${named(proof.twin, true)})`;
+  if (!proof.old) return twin;
+  return `${twin}, as to one signed with the old (${named(proof.old, false)}): it refuses the service's sample event, not the new secret`;
+}
+
+/** The answers of a try, for the line that says it is tried again. */
+export const answersText = (proof: Proof): string =>
+  `the new secret's test delivery: ${proof.twin.answer}${proof.old ? `; the old secret's: ${proof.old.answer}` : ''}`;
+
+/** A test delivery's id and what it came to: `dlv_…: answered 401`. */
+const cameTo = (seen: Seen): string => `${seen.deliveryId === undefined ? '' : `${sanitize(seen.deliveryId)}: `}${seen.answer}`;
+
+/** Why nothing switched: what each test delivery came to. */
+export function unprovenText(proof: Proof, url: string): string {
+  const { twin, old } = proof;
+  if (proof.verdict === 'not_sent' && old) {
+    return (
+      `the service did not send its test delivery to the paused twin ${sanitize(twin.webhookId)} (${cameTo(twin)}), and the one to ${sanitize(old.webhookId)}, at the same URL, was answered (${cameTo(old)}): ` +
+      'its test send does not reach a paused webhook (the interface does not promise it; the sandbox does it), so nothing can show before the switch that the receiver takes the new secret'
+    );
+  }
+  const lead =
+    proof.verdict === 'not_taken'
+      ? `the receiver at ${sanitize(url)} does not take the new secret yet`
+      : `nothing shows that the receiver at ${sanitize(url)} takes the new secret`;
+  return `${lead}: a test delivery signed with it (${named(twin, true)}): ${twin.answer}${old ? `; one signed with the old (${named(old, false)}): ${old.answer}` : ''}`;
 }
 
 /** The events both webhooks were sent, for the receiver's dedupe to be checked, on stdout. */

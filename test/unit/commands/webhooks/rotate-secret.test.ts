@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { journalPath, RotationJournal } from '../../../../src/commands/webhooks/rotate/journal.js';
 import { dueDeliveries } from '../../../../src/commands/webhooks/rotate/old-deliveries.js';
 import { tryProof } from '../../../../src/commands/webhooks/rotate/proof.js';
+import { unprovenText } from '../../../../src/commands/webhooks/rotate/words.js';
 import { keepTrying } from '../../../../src/commands/webhooks/rotate/tries.js';
 import { FileError } from '../../../../src/files/user-file.js';
 import { fakeDeps, finishFakeDeps, json, mockToken, T0 } from '../../../helpers/fake-deps.js';
@@ -23,6 +24,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+const IDS = { twin: 'wh_twin', old: 'wh_old' };
 const MOVED = { service: 'http://127.0.0.1:4010', old: 'wh_old', url: 'https://example.com/hooks', events: ['invoice.paid'] };
 
 describe('the rotate-secret journal', () => {
@@ -99,11 +101,74 @@ describe('rotate-secret against a service unlike the sandbox', () => {
     const journal = RotationJournal.open(join(dir, 'new.secret'));
     journal.start(MOVED);
     const { clock, sleeps } = instantWaitClock();
-    const proof = await tryProof(fake.deps, journal, 'wh_twin', 'invoice.paid', clock);
+    const proof = await tryProof(fake.deps, journal, IDS, 'invoice.paid', clock);
     journal.close();
-    expect(proof.status).toBe('delivered');
+    expect(proof).toMatchObject({ verdict: 'taken', twin: { status: 'delivered', answer: 'answered 204' }, old: undefined });
     expect(sleeps).toEqual([1_000, 1_000]);
     expect(journal.rotation?.proof).toBe('dlv_t');
+  });
+
+  it("a service whose test send does not reach a paused webhook, while the old webhook's is answered: said so, by what it answers", async () => {
+    const at = new Date(T0).toISOString();
+    const attempt = (id: string, webhook: string, more: Record<string, unknown>) => ({
+      id,
+      webhook_id: webhook,
+      event: 'invoice.paid',
+      created_at: at,
+      ...more,
+    });
+    // How such a service may answer the test send to the paused twin: held pending for ever, recorded failed with no
+    // answer and no reason, or refused.
+    const twinAnswers: Record<string, { answer: string; status: string; mock: (fake: ReturnType<typeof fakeDeps>) => void }> = {
+      held: {
+        answer: 'still pending after 15 s',
+        status: 'pending',
+        mock: (fake) => {
+          const pending = attempt('dlv_t', 'wh_twin', { status: 'pending', response_code: null });
+          fake.mock.intercept({ path: '/v1/webhooks/wh_twin/test', method: 'POST' }).reply(json(200, pending));
+          fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_t', method: 'GET' }).reply(json(200, pending)).times(15);
+        },
+      },
+      'not sent': {
+        answer: 'recorded failed, with no answer and no reason',
+        status: 'failed',
+        mock: (fake) => {
+          const failed = attempt('dlv_t', 'wh_twin', { status: 'failed', response_code: 0 });
+          fake.mock.intercept({ path: '/v1/webhooks/wh_twin/test', method: 'POST' }).reply(json(200, failed));
+          fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_t', method: 'GET' }).reply(json(200, { ...failed, attempts: 1 }));
+        },
+      },
+      refused: {
+        answer: 'the service refused to send it (HTTP 409: the webhook is inactive)',
+        status: 'not_made',
+        mock: (fake) => {
+          const refusal = { error: { code: 'webhook_inactive', message: 'the webhook is inactive' } };
+          fake.mock.intercept({ path: '/v1/webhooks/wh_twin/test', method: 'POST' }).reply(json(409, refusal));
+        },
+      },
+    };
+    for (const [name, twin] of Object.entries(twinAnswers)) {
+      const fake = fakeDeps();
+      mockToken(fake.mock);
+      twin.mock(fake);
+      const delivered = attempt('dlv_o', 'wh_old', { status: 'delivered', response_code: 200 });
+      fake.mock.intercept({ path: '/v1/webhooks/wh_old/test', method: 'POST' }).reply(json(200, delivered));
+      const journal = RotationJournal.open(join(dir, `${name}.secret`));
+      journal.start(MOVED);
+      const proof = await tryProof(fake.deps, journal, IDS, 'invoice.paid', instantWaitClock().clock);
+      journal.close();
+      expect(proof, name).toMatchObject({
+        verdict: 'not_sent',
+        twin: { status: twin.status, answer: twin.answer, unsent: true },
+        old: { answer: 'answered 200' },
+      });
+      expect(unprovenText(proof, 'https://example.com/hooks')).toBe(
+        `the service did not send its test delivery to the paused twin wh_twin (${name === 'refused' ? '' : 'dlv_t: '}${twin.answer}), ` +
+          'and the one to wh_old, at the same URL, was answered (dlv_o: answered 200): its test send does not reach a paused webhook ' +
+          '(the interface does not promise it; the sandbox does it), so nothing can show before the switch that the receiver takes the new secret',
+      );
+      await finishFakeDeps();
+    }
   });
 
   it('a service that does not say when a retry is due: every failed delivery counts as due, once, by its newest attempt', async () => {
