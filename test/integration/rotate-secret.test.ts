@@ -81,14 +81,19 @@ function answer(request: Received) {
 
 let eventCount = 0;
 
-/** An event to the endpoint's webhooks (invoice.paid, its payload's id known), once the receiver has been sent it. */
-async function event(endpoint: Endpoint, options: { refusals?: number } = {}): Promise<string> {
+/**
+ * An event to the endpoint's webhooks (invoice.paid, its payload's id known), once the receiver has been sent it.
+ * `invoice`: the id of an invoice an earlier event had, with an `amount` of its own (another event of one resource).
+ */
+async function event(endpoint: Endpoint, options: { refusals?: number; invoice?: string; amount?: number } = {}): Promise<string> {
   eventCount += 1;
-  const id = `inv_${endpoint.path.slice(1)}_${eventCount}`;
+  const id = options.invoice ?? `inv_${endpoint.path.slice(1)}_${eventCount}`;
+  const amount = options.amount === undefined ? {} : { amount: { amount: options.amount, currency: 'EUR' } };
   if (options.refusals) endpoint.refusals.set(id, options.refusals);
   endpoint.sent.push({ id, afterSwitch: endpoint.switched });
-  await postEvent(sandbox.info.base_url, 'invoice.paid', { id });
-  await receiver.waitFor(1, 20_000, (request) => request.path === endpoint.path && request.body.includes(`"${id}"`));
+  await postEvent(sandbox.info.base_url, 'invoice.paid', { id, ...amount });
+  const body = JSON.stringify({ id, event: 'invoice.paid', ...amount }).slice(0, -1);
+  await receiver.waitFor(1, 20_000, (request) => request.path === endpoint.path && request.body.startsWith(body));
   return id;
 }
 
@@ -288,6 +293,38 @@ describe('webhooks rotate-secret', () => {
     GATHERED_TIMEOUT,
   );
 
+  it('two events of one invoice during the switch, one to both webhooks and one to the twin alone: only the one sent to both is listed', async () => {
+    const endpoint = await endpointAt('/one-invoice');
+    const invoice = `inv_one_${eventCount}`;
+    const at = async (point: Point) => {
+      if (point === 'resumed') {
+        endpoint.switched = true;
+        await event(endpoint, { invoice, amount: 100 });
+      }
+      if (point === 'paused') await event(endpoint, { invoice, amount: 200 });
+    };
+    const result = await rotate(endpoint, ['--yes', '--json'], { at });
+    expect(result.code, result.stderr).toBe(0);
+    const document = JSON.parse(result.stdout);
+    const deliveryOf = (amount: number, by: 'old' | 'new') =>
+      receiver.received.find(
+        (request) =>
+          request.path === endpoint.path &&
+          JSON.parse(request.body).amount.amount === amount &&
+          endpoint.taken.some((taken) => taken.deliveryId === header(request, 'x-service-delivery-id') && taken.by === by),
+      );
+    expect(deliveryOf(200, 'old')).toBeUndefined();
+    expect(document.doubles).toEqual([
+      {
+        event: 'invoice.paid',
+        payload_id: invoice,
+        old_delivery_id: header(deliveryOf(100, 'old')!, 'x-service-delivery-id'),
+        new_delivery_id: header(deliveryOf(100, 'new')!, 'x-service-delivery-id'),
+      },
+    ]);
+    await expectRotated(endpoint, document.new_id);
+  });
+
   it('--dry-run shows the plan and only reads; the human run prints the plan, the doubles and the end on stdout', async () => {
     const endpoint = await endpointAt('/plan');
     const dry = await rotate(endpoint, ['--dry-run', '--debug']);
@@ -305,7 +342,11 @@ describe('webhooks rotate-secret', () => {
     expect(result.code, result.stderr).toBe(0);
     const newId = (await webhooksAt(endpoint))[0]!.id;
     expect(result.stdout).toMatch(
-      new RegExp(`^1 event went to both webhooks during the switch.*\\n  invoice\\.paid  inv_\\S+  ${endpoint.oldId} dlv_\\w+  ${newId} dlv_\\w+\\n`, 'm'),
+      new RegExp(
+        '^1 event went to both webhooks during the switch, the same payload under two delivery ids: a receiver that drops repeats by delivery id acts on each twice; check the effects of these:\\n' +
+          `  invoice\\.paid  inv_\\S+  ${endpoint.oldId} dlv_\\w+  ${newId} dlv_\\w+\\n`,
+        'm',
+      ),
     );
     expect(result.stdout).toContain(`Done: ${endpoint.oldId} is now ${newId} (${endpoint.url}), whose signing secret is in ${endpoint.newFile}.`);
     await expectRotated(endpoint, newId);

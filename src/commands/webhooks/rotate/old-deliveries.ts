@@ -2,7 +2,7 @@ import { getAttempt } from '../../../api/endpoints.js';
 import { attemptsOf, deliveryKey } from '../../../api/log.js';
 import type { Attempt } from '../../../api/shapes.js';
 import type { CommandDeps } from '../../../cli/context.js';
-import { numberValue } from '../../../exact-json.js';
+import { canonicalJson, numberValue } from '../../../exact-json.js';
 import { type Outcome, type ResendResult, resendAll } from '../../deliveries/shared/resend.js';
 
 // What rotate-secret reads of the deliveries around the switch: the events both webhooks were sent (the doubles), and
@@ -11,7 +11,8 @@ import { type Outcome, type ResendResult, resendAll } from '../../deliveries/sha
 /** An event delivered by both webhooks during the switch, under a delivery id of each. */
 export interface Double {
   event: string;
-  payload_id: string;
+  /** The payload's `id`, shown to find it by, never matched on: a resource's id (the invoice's), which several events may carry; null when it has none. */
+  payload_id: string | null;
   old_delivery_id: string;
   new_delivery_id: string;
 }
@@ -29,21 +30,27 @@ async function firstSends(api: CommandDeps['api'], webhookId: string, since: num
   return sends;
 }
 
-/** The event a delivery carries, as its type and its payload's `id`; undefined for a payload without one. */
-async function eventOf(api: CommandDeps['api'], attempt: Attempt): Promise<{ key: string; id: string } | undefined> {
+/**
+ * The event a delivery carries, as its type and its whole payload in one text: the two deliveries of one event carry the
+ * same, where two events of one resource (a product updated twice) differ. Undefined when the retrieve has no payload.
+ */
+async function eventOf(api: CommandDeps['api'], attempt: Attempt): Promise<{ key: string; payloadId: string | null } | undefined> {
   const { payload } = await getAttempt(api, attempt.id);
-  const id = typeof payload === 'object' && payload !== null ? (payload as { id?: unknown }).id : undefined;
-  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
-  return { key: `${attempt.event}\n${id}`, id: String(id) };
+  if (payload === undefined || payload === null) return undefined;
+  const id = typeof payload === 'object' ? (payload as { id?: unknown }).id : undefined;
+  return { key: `${attempt.event}\n${canonicalJson(payload)}`, payloadId: typeof id === 'string' || typeof id === 'number' ? String(id) : null };
 }
 
 /**
  * The events that went to both webhooks: the old one's deliveries made since the twin was resumed (`since`), matched by
- * event type and payload id with the twin's made up to the last of them. Each delivery is read once (its payload is on
- * the retrieve only); those of the twin made after the old one stopped are not read. Oldest first.
+ * event type and whole payload with the twin's made up to the last of them. Each delivery is read once (its payload is
+ * on the retrieve only); those of the twin made after the old one stopped are not read, nor the proof's test deliveries
+ * (`notEvents`: samples, which a service may make alike). Oldest first.
  */
-export async function doublesOf(api: CommandDeps['api'], oldId: string, twinId: string, since: number): Promise<Double[]> {
-  const olds = await firstSends(api, oldId, since - SLACK_MS);
+export async function doublesOf(api: CommandDeps['api'], ids: { old: string; twin: string }, since: number, notEvents: readonly string[]): Promise<Double[]> {
+  const sends = async (webhookId: string) =>
+    (await firstSends(api, webhookId, since - SLACK_MS)).filter((attempt) => !notEvents.includes(deliveryKey(attempt)));
+  const olds = await sends(ids.old);
   if (olds.length === 0) return [];
   const until = Math.max(...olds.map((attempt) => Date.parse(attempt.created_at))) + SLACK_MS;
   const byEvent = new Map<string, string[]>();
@@ -52,11 +59,13 @@ export async function doublesOf(api: CommandDeps['api'], oldId: string, twinId: 
     if (event) byEvent.set(event.key, [...(byEvent.get(event.key) ?? []), deliveryKey(attempt)]);
   }
   const doubles: Double[] = [];
-  for (const attempt of await firstSends(api, twinId, since - SLACK_MS)) {
+  for (const attempt of await sends(ids.twin)) {
     if (Date.parse(attempt.created_at) > until) continue;
     const event = await eventOf(api, attempt);
     const old = event && byEvent.get(event.key)?.shift();
-    if (event && old !== undefined) doubles.push({ event: attempt.event, payload_id: event.id, old_delivery_id: old, new_delivery_id: deliveryKey(attempt) });
+    if (event && old !== undefined) {
+      doubles.push({ event: attempt.event, payload_id: event.payloadId, old_delivery_id: old, new_delivery_id: deliveryKey(attempt) });
+    }
   }
   return doubles.reverse();
 }

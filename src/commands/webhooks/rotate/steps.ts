@@ -203,7 +203,7 @@ async function switchOver(ctx: Rotating, twin: Webhook): Promise<Webhook> {
 async function retireOld(ctx: Rotating, twin: Webhook): Promise<void> {
   const { deps, options, journal, report } = ctx;
   const resumedAt = journal.rotation?.resumedAt ?? twin.created_at;
-  report.doubles = await doublesOf(deps.api, options.id, twin.id, resumedAt ? Date.parse(resumedAt) : 0);
+  report.doubles = await doublesOf(deps.api, { old: options.id, twin: twin.id }, resumedAt ? Date.parse(resumedAt) : 0, testDeliveries(journal));
   const settled = await keepTrying(
     ctx.clock,
     options.waitMs,

@@ -148,15 +148,16 @@ export function unprovenText(proof: Proof, url: string): string {
   return `${lead}: a test delivery signed with it (${named(twin, true)}): ${twin.answer}${old ? `; one signed with the old (${named(old, false)}): ${old.answer}` : ''}`;
 }
 
-/** The events both webhooks were sent, for the receiver's dedupe to be checked, on stdout. */
+/** The events both webhooks were sent, whose effects the receiver's owner should check, on stdout. */
 export function doublesText(doubles: Double[], report: Report): string {
   if (doubles.length === 0) return 'No event went to both webhooks during the switch.\n';
   const old = sanitize(report.old_id);
   const twin = sanitize(report.new_id ?? '');
-  const rows = doubles.map((d) => [sanitize(d.event), sanitize(d.payload_id), sanitize(d.old_delivery_id), sanitize(d.new_delivery_id)]);
+  const rows = doubles.map((d) => [sanitize(d.event), sanitize(d.payload_id ?? '-'), sanitize(d.old_delivery_id), sanitize(d.new_delivery_id)]);
   const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
   return (
-    `${counted(doubles.length, 'event')} went to both webhooks during the switch, under two delivery ids each: the receiver should act on each once (by the payload's id):\n` +
+    `${counted(doubles.length, 'event')} went to both webhooks during the switch, the same payload under two delivery ids: ` +
+    'a receiver that drops repeats by delivery id acts on each twice; check the effects of these:\n' +
     rows
       .map(([event, id, first, second]) => `  ${event!.padEnd(widths[0]!)}  ${id!.padEnd(widths[1]!)}  ${old} ${first!.padEnd(widths[2]!)}  ${twin} ${second}`)
       .join('\n') +
