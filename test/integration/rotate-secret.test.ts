@@ -552,6 +552,43 @@ describe('webhooks rotate-secret', () => {
 });
 
 describe('webhooks rotate-secret stopped part-way, then run again', () => {
+  it('a lost create, and another paused webhook at the URL made since with the same events: both named with their delete commands; the one kept is left alone', async () => {
+    const endpoint = await endpointAt('/lost-two');
+    const stopped = await rotate(endpoint, ['--yes'], { at: eventsAtEachPoint(endpoint, 'twin-made') });
+    expect(stopped.code).toBe(1);
+    const [lost] = (await webhooksAt(endpoint)).filter((webhook) => webhook.id !== endpoint.oldId);
+    const made = await cli([
+      'webhooks',
+      'create',
+      '--url',
+      endpoint.url,
+      '--events',
+      'invoice.paid,sales_order.created',
+      '--inactive',
+      '--secret-file',
+      join(workDir, 'lost-two-other.secret'),
+      '--json',
+    ]);
+    const other = JSON.parse(made.stdout).id as string;
+    // A paused webhook at the URL with other events is not what that create made.
+    expect((await cli(['webhooks', 'create', '--url', endpoint.url, '--events', 'invoice.paid', '--inactive', '--json'])).code).toBe(0);
+    const named = await rotate(endpoint, ['--yes']);
+    expect(named.code).toBe(1);
+    expect(named.stderr).toBe(
+      `whsvc: the create of the twin an earlier run sent got no answer, and 2 webhooks could be what it made, without its secret: ${other}, ${lost!.id} (each paused, at ${endpoint.url} with the same events, made since)\n` +
+        `hint: delete the one that run made: whsvc webhooks delete ${other} --yes, or whsvc webhooks delete ${lost!.id} --yes; then whsvc webhooks rotate-secret ${endpoint.oldId} --secret-file ${endpoint.newFile} (the others are left as they are)\n`,
+    );
+    expect(await webhooksAt(endpoint)).toHaveLength(4);
+    expect((await cli(['webhooks', 'delete', lost!.id, '--yes'])).code).toBe(0);
+    const finished = await rotate(endpoint, ['--yes', '--json']);
+    expect(finished.code, finished.stderr).toBe(0);
+    const document = JSON.parse(finished.stdout);
+    expect(document.new_id).not.toBe(other);
+    expect((await webhooksAt(endpoint)).map((webhook) => webhook.id)).toContain(other);
+    for (const webhook of await webhooksAt(endpoint)) if (webhook.id !== document.new_id) await cli(['webhooks', 'delete', webhook.id, '--yes']);
+    await expectRotated(endpoint, document.new_id);
+  });
+
   const points: Point[] = [
     'create-noted',
     'twin-made',
@@ -574,16 +611,13 @@ describe('webhooks rotate-secret stopped part-way, then run again', () => {
     expect(stopped.stderr).toContain(`whsvc: stopped at ${point} (the test)`);
     // Events go on while it is stopped.
     await event(endpoint);
-    let again = await rotate(endpoint, ['--yes', '--json'], { at: eventsAtEachPoint(endpoint) });
-    if (point === 'twin-made') {
-      // The create's answer was never journaled: the webhook it made is named, not taken for sure.
-      expect(again.code).toBe(1);
-      const [, made] =
-        /whsvc: an earlier run sent the create of the twin and got no answer: (wh_\w+), at the same URL, may be it, without its secret/.exec(again.stderr) ??
-        [];
-      expect(made).toBeDefined();
-      expect((await cli(['webhooks', 'delete', made!, '--yes'])).code).toBe(0);
-      again = await rotate(endpoint, ['--yes', '--json'], { at: eventsAtEachPoint(endpoint) });
+    const lost = point === 'twin-made' ? (await webhooksAt(endpoint)).find((webhook) => webhook.id !== endpoint.oldId) : undefined;
+    const again = await rotate(endpoint, ['--yes', '--json'], { at: eventsAtEachPoint(endpoint) });
+    if (lost) {
+      // The create's answer was never journaled: the webhook it made is known by evidence, and made anew with a secret.
+      expect(again.stderr).toContain(
+        `whsvc: the create of the twin an earlier run sent got no answer, and made ${lost.id} (paused, at ${endpoint.url} with the same events, made since): its secret never reached this machine; deleted, and the twin made anew\n`,
+      );
     }
     expect(again.code, again.stderr).toBe(0);
     const document = JSON.parse(again.stdout);

@@ -1,10 +1,9 @@
-import { unlinkSync } from 'node:fs';
-import { deleteWebhook, getWebhook, updateWebhook } from '../../../api/endpoints.js';
+import { getWebhook, updateWebhook } from '../../../api/endpoints.js';
 import type { Webhook } from '../../../api/shapes.js';
 import { CliError, ExitCode } from '../../../cli/errors.js';
 import { printJson } from '../../../cli/output.js';
 import { ReservedFile } from '../../../files/user-file.js';
-import { sanitize, shellWord } from '../../../render/text.js';
+import { sanitize } from '../../../render/text.js';
 import { elapsed } from '../../../render/words.js';
 import { serviceAddress } from '../shared/account-lock.js';
 import { createForSecret } from '../shared/create-webhook.js';
@@ -13,7 +12,8 @@ import { createFailure } from '../shared/may-exist.js';
 import { secretFileText, undoCreate } from '../shared/secret-file.js';
 import { doublesOf, resendDue } from './old-deliveries.js';
 import { proven, settledProof, tryProof } from './proof.js';
-import { deleteGone, isThere, type Rotating, secretFileTaken, testDeliveries, webhookOrGone } from './rotating.js';
+import { clearLostTwin } from './lost-twin.js';
+import { deleteGone, isThere, type Rotating, secretFileTaken, testDeliveries } from './rotating.js';
 import { keepTrying } from './tries.js';
 import { answersText, doublesText, leftWords, type PlanFacts, proofReport, provenText, sameCommand, stepLine, unprovenText } from './words.js';
 
@@ -54,40 +54,6 @@ export async function carryOut(ctx: Rotating, facts: PlanFacts): Promise<number>
   return ExitCode.ok;
 }
 
-/**
- * What an earlier run left of a twin that cannot be taken up, cleared before a new one is made: a twin whose secret
- * never reached the file (stopped in between) is deleted; a file whose twin is gone is removed; a create whose answer
- * was lost may have made a webhook this run cannot tell for sure, which is named.
- */
-async function clearLostTwin(ctx: Rotating, facts: PlanFacts): Promise<void> {
-  const { deps, options } = ctx;
-  const rotation = ctx.journal.rotation;
-  if (rotation?.createOpen) {
-    const made = facts.others.filter((webhook) => !rotation.createOpen!.includes(webhook.id));
-    if (made.length > 0) {
-      const ids = made.map((webhook) => sanitize(webhook.id));
-      throw new CliError(
-        `an earlier run sent the create of the twin and got no answer: ${ids.join(', ')}, at the same URL, may be it, without its secret`,
-        ExitCode.failure,
-        `delete ${ids.length === 1 ? 'it' : 'those'} if made by that run (whsvc webhooks delete ${shellWord(made[0]!.id)} --yes), then ${sameCommand(options.id, options.secretFile)} again`,
-      );
-    }
-  }
-  if (rotation?.twin === undefined) return;
-  const twin = await webhookOrGone(deps.api, rotation.twin);
-  if (twin) {
-    await deleteWebhook(deps.api, twin.id);
-    deps.stderr.write(
-      `whsvc: the twin ${sanitize(twin.id)} an earlier run made has no secret in ${options.secretFile} (stopped before it was written): deleted, and made anew\n`,
-    );
-  } else if (isThere(options.secretFile)) {
-    unlinkSync(options.secretFile);
-    deps.stderr.write(
-      `whsvc: the twin ${sanitize(rotation.twin)} an earlier run made is gone: its secret's file ${options.secretFile} is removed, and the twin made anew\n`,
-    );
-  }
-}
-
 /** Step 1: the paused twin, its create journaled before it is sent and its id once made, its secret to the file. */
 async function makeTwin(ctx: Rotating, facts: PlanFacts): Promise<Webhook> {
   const { deps, options, journal } = ctx;
@@ -99,15 +65,16 @@ async function makeTwin(ctx: Rotating, facts: PlanFacts): Promise<Webhook> {
   const { old } = facts;
   try {
     if (!journal.rotation) journal.start({ service: serviceAddress(deps.api), old: old.id, url: old.url, events: old.events });
-    journal.write({ create: { others: facts.others.map((webhook) => webhook.id) } });
+    const at = new Date(deps.serviceNow()).toISOString();
+    journal.write({ create: { others: facts.others.map((webhook) => webhook.id), events: old.events, at } });
     await ctx.at('create-noted');
     const again = `${sameCommand(options.id, options.secretFile)} again`;
     const { signing_secret: secret, ...twin } = await createForSecret(
       deps,
       { url: old.url, events: old.events, active: false },
       {
-        interrupted: `whsvc: interrupted while creating the twin of ${sanitize(old.id)}: it may exist without its secret; ${again} names it\n`,
-        failure: (error) => createFailure(error, old.url, again, `${again}: it names the webhook that create may have made`),
+        interrupted: `whsvc: interrupted while creating the twin of ${sanitize(old.id)}: it may exist without its secret; ${again} deletes it and makes the twin anew\n`,
+        failure: (error) => createFailure(error, old.url, again, `${again}: it deletes the webhook that create may have made, and makes the twin anew`),
         again,
       },
     );

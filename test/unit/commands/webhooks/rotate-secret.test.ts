@@ -2,7 +2,9 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Webhook } from '../../../../src/api/shapes.js';
 import { journalPath, RotationJournal } from '../../../../src/commands/webhooks/rotate/journal.js';
+import { lostTwins } from '../../../../src/commands/webhooks/rotate/lost-twin.js';
 import { dueDeliveries } from '../../../../src/commands/webhooks/rotate/old-deliveries.js';
 import { tryProof } from '../../../../src/commands/webhooks/rotate/proof.js';
 import { unprovenText } from '../../../../src/commands/webhooks/rotate/words.js';
@@ -34,7 +36,7 @@ describe('the rotate-secret journal', () => {
     const journal = RotationJournal.open(secretFile);
     journal.start(MOVED);
     journal.write({ create: { others: ['wh_other'] } });
-    expect(journal.rotation).toMatchObject({ createOpen: ['wh_other'], twin: undefined });
+    expect(journal.rotation).toMatchObject({ createOpen: { others: ['wh_other'] }, twin: undefined });
     journal.write({ twin: 'wh_twin' });
     journal.write({ proof: 'dlv_proof' });
     journal.write({ switch: true });
@@ -226,5 +228,33 @@ describe('--wait', () => {
         () => {},
       ),
     ).toBe(3);
+  });
+});
+
+describe('a create whose answer was lost', () => {
+  it('is known by evidence: paused, with the events it asked for, made since it was sent, not there before; of those named, the ones kept stay', () => {
+    const at = new Date(T0).toISOString();
+    const webhook = (id: string, more: Partial<Webhook> = {}): Webhook => ({
+      id,
+      url: 'https://example.com/hooks',
+      events: ['sales_order.created', 'invoice.paid'],
+      active: false,
+      created_at: new Date(T0 + 1_000).toISOString(),
+      ...more,
+    });
+    const sent = { others: ['wh_before'], events: ['invoice.paid', 'sales_order.created'], at };
+    const atUrl = [
+      webhook('wh_twin'),
+      webhook('wh_before'),
+      webhook('wh_active', { active: true }),
+      webhook('wh_events', { events: ['invoice.paid'] }),
+      webhook('wh_older', { created_at: new Date(T0 - 60_000).toISOString() }),
+      // The service's time as whsvc reckons it may be seconds off: a webhook made a moment "before" is still taken.
+      webhook('wh_moment', { created_at: new Date(T0 - 3_000).toISOString() }),
+    ];
+    expect(lostTwins(sent, atUrl).map((one) => one.id)).toEqual(['wh_twin', 'wh_moment']);
+    // Named, and one of them deleted since: the others are the user's.
+    expect(lostTwins({ ...sent, named: ['wh_twin', 'wh_moment'] }, atUrl.slice(1)).map((one) => one.id)).toEqual([]);
+    expect(lostTwins({ ...sent, named: ['wh_twin', 'wh_moment'] }, atUrl).map((one) => one.id)).toEqual(['wh_twin', 'wh_moment']);
   });
 });
