@@ -44,6 +44,8 @@ interface Endpoint {
   newFile: string;
   /** Whether it has been given the new secret (read from newFile when a delivery comes). */
   takesNew: boolean;
+  /** Whether it still takes the old secret (false: it dropped it). */
+  takesOld: boolean;
   /** Whether it answers 404 "unknown invoice" to the service's sample events (test sends), whatever they are signed with. */
   refusesSamples: boolean;
   /** Payload ids whose next deliveries are answered 503 (a retry falls due), and how many more times. */
@@ -66,7 +68,11 @@ function answer(request: Received) {
   const signature = header(request, 'x-service-signature');
   const newSecret = endpoint.takesNew && existsSync(endpoint.newFile) ? readFileSync(endpoint.newFile, 'utf8').trim() : undefined;
   const by =
-    signature === signatureOf(endpoint.oldSecret, request.bytes) ? 'old' : newSecret && signature === signatureOf(newSecret, request.bytes) ? 'new' : undefined;
+    endpoint.takesOld && signature === signatureOf(endpoint.oldSecret, request.bytes)
+      ? 'old'
+      : newSecret && signature === signatureOf(newSecret, request.bytes)
+        ? 'new'
+        : undefined;
   if (!by) return { status: 401, body: 'signature mismatch' };
   const payload = JSON.parse(request.body) as { id: string };
   if (endpoint.refusesSamples && !endpoint.sent.some((sent) => sent.id === payload.id)) return { status: 404, body: 'unknown invoice' };
@@ -125,6 +131,7 @@ async function endpointAt(path: string): Promise<Endpoint> {
     oldId: JSON.parse(created.stdout).id,
     newFile: join(workDir, `${path.slice(1)}-new.secret`),
     takesNew: true,
+    takesOld: true,
     refusesSamples: false,
     refusals: new Map(),
     taken: [],
@@ -489,7 +496,9 @@ describe('webhooks rotate-secret', () => {
     expect(document.old_deliveries_resent).toEqual([expect.objectContaining({ outcome: 'failed', reason: 'answered 503' })]);
     const { delivery_id: left } = document.old_deliveries_resent[0];
     expect(stopped.stderr).toContain(
-      `whsvc: a delivery signed with the old secret did not get through: ${left} (answered 503); ${endpoint.oldId} is kept, paused, so that it is not lost\n`,
+      `whsvc: a delivery signed with the old secret did not get through: ${left} (answered 503); ${endpoint.oldId} is kept, paused, so that it is not lost\n` +
+        `hint: once the receiver takes the old secret again, whsvc webhooks rotate-secret ${endpoint.oldId} --secret-file ${endpoint.newFile} finishes (--wait 10m keeps trying); ` +
+        `if it no longer can (it dropped the old secret), whsvc webhooks rotate-secret ${endpoint.oldId} --secret-file ${endpoint.newFile} --abandon-due --yes deletes ${endpoint.oldId} and drops it\n`,
     );
     expect(await webhooksAt(endpoint)).toEqual([
       expect.objectContaining({ id: document.new_id, active: true }),
@@ -500,6 +509,32 @@ describe('webhooks rotate-secret', () => {
     expect(JSON.parse(finished.stdout).old_deliveries_resent).toEqual([{ delivery_id: left, event: 'invoice.paid', outcome: 'delivered' }]);
     expect(endpoint.taken.filter((taken) => taken.id === refused)).toEqual([{ id: refused, deliveryId: left, by: 'old' }]);
     await expectRotated(endpoint, document.new_id);
+  });
+
+  it('an old delivery still due, and a receiver that has dropped the old secret: --abandon-due --yes deletes the old webhook with it, said and listed', async () => {
+    const endpoint = await endpointAt('/dropped-old');
+    const refused = await event(endpoint, { refusals: 1 });
+    const at = async (point: Point) => {
+      // The receiver's owner drops the old secret as soon as the twin takes events.
+      if (point === 'paused') endpoint.takesOld = false;
+    };
+    const stopped = await rotate(endpoint, ['--yes', '--json'], { at });
+    expect(stopped.code).toBe(1);
+    const { delivery_id: left } = JSON.parse(stopped.stdout).old_deliveries_resent[0];
+    const way = `whsvc webhooks rotate-secret ${endpoint.oldId} --secret-file ${endpoint.newFile} --abandon-due --yes`;
+    expect(stopped.stderr).toContain(`${way} deletes ${endpoint.oldId} and drops it\n`);
+    // The command pasted: the id and --secret-file are the test's own rotate(), the rest is given.
+    const dropped = await rotate(endpoint, way.split(' ').slice(6));
+    expect(dropped.code, dropped.stderr).toBe(0);
+    expect(dropped.stderr).toContain(
+      `whsvc: --abandon-due: 1 delivery signed with the old secret did not get through, and goes with ${endpoint.oldId}: ${left} (answered 401)\n`,
+    );
+    expect(dropped.stdout).toContain(
+      'The receiver can drop the old secret: it is revoked, and the 1 delivery signed with it that did not get through was dropped (--abandon-due).\n',
+    );
+    // What was dropped was never taken: the rest of the rotation holds.
+    endpoint.sent = endpoint.sent.filter((sent) => sent.id !== refused);
+    await expectRotated(endpoint, (await webhooksAt(endpoint))[0]!.id);
   });
 
   it('a paused webhook is not rotated: it has no deliveries to move', async () => {

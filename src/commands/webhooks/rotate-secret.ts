@@ -34,6 +34,7 @@ export const command = (runF = run) =>
       ),
     )
     .option('--cancel', "before the switch: delete the paused twin and the new secret's file")
+    .option('--abandon-due', 'delete the old webhook even if deliveries signed with the old secret do not get through (they are dropped, and listed)')
     .addHelpText(
       'after',
       examples(
@@ -46,7 +47,15 @@ export const command = (runF = run) =>
       apiAction((deps, id, o) =>
         runF(
           rotateOptions(
-            { id, secretFile: o.secretFile, dryRun: Boolean(o.dryRun), yes: Boolean(o.yes), waitMs: o.wait ?? 0, cancel: Boolean(o.cancel) },
+            {
+              id,
+              secretFile: o.secretFile,
+              dryRun: Boolean(o.dryRun),
+              yes: Boolean(o.yes),
+              waitMs: o.wait ?? 0,
+              cancel: Boolean(o.cancel),
+              abandonDue: Boolean(o.abandonDue),
+            },
             deps.canPrompt,
           ),
           deps,
@@ -60,6 +69,7 @@ function rotateOptions(options: RotateOptions, canPrompt: boolean): RotateOption
   if (options.secretFile === '-') throw usageError('--secret-file - would print the secret: give the path of a file to write it to');
   if (options.waitMs > 0 && (options.dryRun || options.cancel))
     throw usageError(`--wait goes with a rotation that runs, not with ${options.dryRun ? '--dry-run' : '--cancel'}`);
+  if (options.abandonDue && options.cancel) throw usageError('--abandon-due goes with a rotation that runs, not with --cancel');
   if (!options.dryRun && !options.yes && !canPrompt) {
     throw usageError(`rotating a secret needs confirmation: pass --yes, or see the plan with --dry-run (${NO_PROMPT})`);
   }

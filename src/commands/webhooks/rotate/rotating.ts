@@ -33,6 +33,8 @@ export interface RotateOptions {
   /** --wait: how long the proof and the old webhook's last deliveries are tried again; 0 tries once. */
   waitMs: number;
   cancel: boolean;
+  /** --abandon-due: the old webhook deleted even when deliveries signed with its secret did not get through (dropped, and listed). */
+  abandonDue: boolean;
   /** Called at each point of the run where it could be stopped (tests: events made there, or a failure thrown). */
   at?: ((point: Point) => Promise<void> | void) | undefined;
   /** The clock --wait goes by: this machine's, unless a test gives its own. */

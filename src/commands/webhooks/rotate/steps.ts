@@ -3,19 +3,19 @@ import type { Webhook } from '../../../api/shapes.js';
 import { CliError, ExitCode } from '../../../cli/errors.js';
 import { printJson } from '../../../cli/output.js';
 import { ReservedFile } from '../../../files/user-file.js';
-import { sanitize } from '../../../render/text.js';
+import { counted, sanitize } from '../../../render/text.js';
 import { elapsed } from '../../../render/words.js';
 import { serviceAddress } from '../shared/account-lock.js';
 import { createForSecret } from '../shared/create-webhook.js';
 import { sameEvents } from '../shared/events.js';
 import { createFailure } from '../shared/may-exist.js';
 import { secretFileText, undoCreate } from '../shared/secret-file.js';
-import { doublesOf, resendDue } from './old-deliveries.js';
 import { proven, settledProof, tryProof } from './proof.js';
 import { clearLostTwin } from './lost-twin.js';
-import { deleteGone, isThere, type Rotating, secretFileTaken, testDeliveries } from './rotating.js';
+import { retireOld } from './retire.js';
+import { isThere, type Rotating, secretFileTaken } from './rotating.js';
 import { keepTrying } from './tries.js';
-import { answersText, doublesText, leftWords, type PlanFacts, proofReport, provenText, sameCommand, stepLine, unprovenText } from './words.js';
+import { answersText, doublesText, type PlanFacts, proofReport, provenText, sameCommand, stepLine, unprovenText } from './words.js';
 
 // The four steps of rotate-secret, each journaled before it changes the account: the paused twin, the proof, the
 // switch, the old webhook retired.
@@ -48,7 +48,9 @@ export async function carryOut(ctx: Rotating, facts: PlanFacts): Promise<number>
     deps.stdout.write(doublesText(report.doubles, report));
     deps.stdout.write(
       `Done: ${sanitize(report.old_id)} is now ${sanitize(report.new_id)} (${sanitize(report.url)}), whose signing secret is in ${ctx.options.secretFile}.\n` +
-        'The receiver can drop the old secret: it is revoked, and nothing signed with it is due.\n',
+        (report.old_deliveries_dropped.length === 0
+          ? 'The receiver can drop the old secret: it is revoked, and nothing signed with it is due.\n'
+          : `The receiver can drop the old secret: it is revoked, and the ${counted(report.old_deliveries_dropped.length, 'delivery', 'deliveries')} signed with it that did not get through ${report.old_deliveries_dropped.length === 1 ? 'was' : 'were'} dropped (--abandon-due).\n`),
     );
   }
   return ExitCode.ok;
@@ -161,38 +163,4 @@ async function switchOver(ctx: Rotating, twin: Webhook): Promise<Webhook> {
   stepLine(deps, 'switch', `switched: ${sanitize(twin.id)} resumed, then ${sanitize(old.id)} paused`);
   await ctx.at('paused');
   return now;
-}
-
-/**
- * Step 4: the doubles listed; the old webhook's deliveries still due sent now, while the receiver takes the old secret
- * (paused, it would hold them; deleted, drop them), until none is; then the old webhook deleted, its secret revoked.
- */
-async function retireOld(ctx: Rotating, twin: Webhook): Promise<void> {
-  const { deps, options, journal, report } = ctx;
-  const resumedAt = journal.rotation?.resumedAt ?? twin.created_at;
-  report.doubles = await doublesOf(deps.api, { old: options.id, twin: twin.id }, resumedAt ? Date.parse(resumedAt) : 0, testDeliveries(journal));
-  const settled = await keepTrying(
-    ctx.clock,
-    options.waitMs,
-    () => resendDue(deps, options.id, testDeliveries(journal)),
-    ({ left }) => left.length === 0,
-    ({ left }, leftMs) => deps.stderr.write(`whsvc: not delivered yet: ${leftWords(left)}; trying again for up to ${elapsed(leftMs)}\n`),
-  );
-  report.old_deliveries_resent = settled.resent;
-  if (settled.left.length > 0) {
-    report.steps.delete = 'failed';
-    throw new CliError(
-      `${settled.left.length === 1 ? 'a delivery' : `${settled.left.length} deliveries`} signed with the old secret did not get through: ${leftWords(settled.left)}; ${sanitize(options.id)} is kept, paused, so that ${settled.left.length === 1 ? 'it is' : 'they are'} not lost`,
-      ExitCode.failure,
-      `the receiver must still take the old secret: once it answers again, run the same command again (or with --wait 10m)`,
-    );
-  }
-  await ctx.at('resent');
-  journal.write({ delete: true });
-  await ctx.at('delete-noted');
-  await deleteGone(deps.api, options.id);
-  await ctx.at('deleted');
-  journal.write({ done: true });
-  report.steps.delete = 'done';
-  stepLine(deps, 'delete', `${sanitize(options.id)} deleted: the old secret is revoked`);
 }

@@ -95,5 +95,5 @@ export async function survey(ctx: Rotating, rotation: Rotation | undefined): Pro
   if (rotation?.switched) report.steps.proof = 'done';
   if (rotation?.switched && twin?.active && !old.active) report.steps.switch = 'done';
   const due = (await dueDeliveries(deps.api, old.id, testDeliveries(ctx.journal))).length;
-  return { old, twin: secretWritten || rotation?.switched ? twin : undefined, others, due, secretFile: options.secretFile };
+  return { old, twin: secretWritten || rotation?.switched ? twin : undefined, others, due, secretFile: options.secretFile, abandonDue: options.abandonDue };
 }

@@ -24,6 +24,8 @@ export interface Report {
   proof: (TestDelivery & { verdict: Verdict; old: TestDelivery | null }) | null;
   doubles: Double[];
   old_deliveries_resent: Resent[];
+  /** Those that did not get through, dropped with the old webhook (--abandon-due). */
+  old_deliveries_dropped: Resent[];
   finished: boolean;
   already_finished: boolean;
   cancelled: boolean;
@@ -51,6 +53,7 @@ export function newReport(old: Pick<Webhook, 'id' | 'url' | 'events'>, secretFil
     proof: null,
     doubles: [],
     old_deliveries_resent: [],
+    old_deliveries_dropped: [],
     finished: false,
     already_finished: false,
     cancelled: false,
@@ -67,6 +70,8 @@ export interface PlanFacts {
   /** The old webhook's deliveries still due now. */
   due: number;
   secretFile: string;
+  /** --abandon-due: what does not get through is dropped with the old webhook. */
+  abandonDue: boolean;
 }
 
 const STEP_ORDER: StepName[] = ['twin', 'proof', 'switch', 'delete'];
@@ -82,7 +87,7 @@ export function planText(facts: PlanFacts, report: Report, deps: Pick<CommandDep
     proof:
       "proof: the service's test send to the paused twin, signed with the new secret, answered 2xx, or answered as the old webhook's test send is (the same refusal of the sample)",
     switch: `the switch: the twin resumed, then ${old} paused; an event of that moment goes to both, and is listed`,
-    delete: `${facts.due > 0 ? `${counted(facts.due, 'delivery', 'deliveries')} of ${old} still due (signed with the old secret) sent now, then ` : ''}${old} deleted once nothing signed with its secret is due: the old secret is revoked`,
+    delete: `${facts.due > 0 ? `${counted(facts.due, 'delivery', 'deliveries')} of ${old} still due (signed with the old secret) sent now, then ` : ''}${old} deleted once nothing signed with its secret is due${facts.abandonDue ? ' (--abandon-due: or with what did not get through, dropped)' : ''}: the old secret is revoked`,
   };
   const lines = [
     `Rotate the signing secret of ${old} (${sanitize(facts.old.url)}; ${facts.old.events.map(sanitize).join(', ')}) at ${sanitize(deps.api.baseUrl)}:`,
