@@ -345,9 +345,12 @@ describe('webhooks rotate-secret', () => {
     const json = JSON.parse((await rotate(endpoint, ['--dry-run', '--json'])).stdout);
     expect(json).toMatchObject({ dry_run: true, new_id: null, steps: { twin: 'to_do', proof: 'to_do', switch: 'to_do', delete: 'to_do' } });
 
+    // Refused once: a retry falls due on the old webhook, which the run sends again.
+    await event(endpoint, { refusals: 1 });
     const result = await rotate(endpoint, ['--yes'], { at: eventsAtEachPoint(endpoint) });
     expect(result.code, result.stderr).toBe(0);
     const newId = (await webhooksAt(endpoint))[0]!.id;
+    expect(result.stdout).toContain(`1 delivery of ${endpoint.oldId} still due, signed with the old secret, sent again before it was deleted: 1 delivered.\n`);
     expect(result.stdout).toMatch(
       new RegExp(
         '^1 event went to both webhooks during the switch, the same payload under two delivery ids: a receiver that drops repeats by delivery id acts on each twice; check the effects of these:\\n' +
@@ -528,6 +531,9 @@ describe('webhooks rotate-secret', () => {
     expect(dropped.code, dropped.stderr).toBe(0);
     expect(dropped.stderr).toContain(
       `whsvc: --abandon-due: 1 delivery signed with the old secret did not get through, and goes with ${endpoint.oldId}: ${left} (answered 401)\n`,
+    );
+    expect(dropped.stdout).toContain(
+      `1 delivery of ${endpoint.oldId} still due, signed with the old secret, sent again before it was deleted: 1 not delivered (answered 401).\n`,
     );
     expect(dropped.stdout).toContain(
       'The receiver can drop the old secret: it is revoked, and the 1 delivery signed with it that did not get through was dropped (--abandon-due).\n',

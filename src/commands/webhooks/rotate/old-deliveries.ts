@@ -4,6 +4,7 @@ import type { Attempt } from '../../../api/shapes.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { canonicalJson, numberValue } from '../../../exact-json.js';
 import { type Outcome, type ResendResult, resendAll } from '../../deliveries/shared/resend.js';
+import { STILL_PENDING, settledAttempt, type WaitClock } from './tries.js';
 
 // What rotate-secret reads of the deliveries around the switch: the events both webhooks were sent (the doubles), and
 // the old webhook's deliveries still due, signed with the old secret, which go with it when it is deleted.
@@ -103,30 +104,46 @@ const gotThrough = (resent: Resent) => resent.outcome === 'delivered' || resent.
 /** How many times the due deliveries are read and sent: a second read finds none, unless one failed meanwhile. */
 const PASSES = 3;
 
+/** The deliveries given sent again now (the retry endpoint), each with what came of it. */
+async function resent(deps: Pick<CommandDeps, 'api'>, attempts: Attempt[]): Promise<Resent[]> {
+  const results: ResendResult[] = [];
+  const report = { taken() {}, scanned() {}, failed() {}, waiting() {}, result: (result: ResendResult) => void results.push(result) };
+  const targets = attempts.map((attempt) => ({ attemptId: attempt.id, deliveryId: deliveryKey(attempt), event: attempt.event }));
+  await resendAll(deps, targets, { concurrency: 8, report });
+  return results.map(
+    ({ target, outcome, reason, error }): Resent => ({ delivery_id: target.deliveryId, event: target.event ?? '', outcome, reason: reason ?? error }),
+  );
+}
+
 /**
  * Sends now every delivery of the old webhook still due (dueDeliveries), while the receiver still takes the old
- * secret: paused, the webhook would hold them until it is resumed, and deleting it would drop them. Read again after
- * each round, until a read finds none due. `left`: those that did not get through (the webhook must stay).
+ * secret: paused, the webhook would hold them until it is resumed, and deleting it would drop them. One under way is
+ * waited for (settledAttempt, on `clock`), never sent again beside it; one that failed meanwhile is sent. Read again
+ * after each round, until a read finds none due. `left`: those that did not get through, or are under way still (the
+ * webhook must stay).
  */
 export async function resendDue(
   deps: Pick<CommandDeps, 'api'>,
   webhookId: string,
-  notDue: readonly string[] = [],
+  notDue: readonly string[],
+  clock: WaitClock,
 ): Promise<{ resent: Resent[]; left: Resent[] }> {
-  const resent: Resent[] = [];
+  const sent: Resent[] = [];
   for (let pass = 1; ; pass += 1) {
     const due = await dueDeliveries(deps.api, webhookId, notDue);
     const asDue = due.map((attempt): Resent => ({ delivery_id: deliveryKey(attempt), event: attempt.event, outcome: attempt.status, reason: 'still due' }));
-    if (due.length === 0 || pass > PASSES) return { resent, left: asDue };
-    const results: ResendResult[] = [];
-    const report = { taken() {}, scanned() {}, failed() {}, waiting() {}, result: (result: ResendResult) => void results.push(result) };
-    const targets = due.map((attempt) => ({ attemptId: attempt.id, deliveryId: deliveryKey(attempt), event: attempt.event }));
-    await resendAll(deps, targets, { concurrency: 8, report });
-    const round = results.map(
-      ({ target, outcome, reason, error }): Resent => ({ delivery_id: target.deliveryId, event: target.event ?? '', outcome, reason: reason ?? error }),
+    if (due.length === 0 || pass > PASSES) return { resent: sent, left: asDue };
+    const settled = await Promise.all(due.map((attempt) => (attempt.status === 'pending' ? settledAttempt(deps.api, attempt, clock) : attempt)));
+    const underWay = settled
+      .filter((attempt) => attempt.status === 'pending')
+      .map((attempt): Resent => ({ delivery_id: deliveryKey(attempt), event: attempt.event, outcome: 'pending', reason: STILL_PENDING }));
+    // Those delivered while waited for got through by themselves.
+    const round = await resent(
+      deps,
+      settled.filter((attempt) => attempt.status === 'failed'),
     );
-    resent.push(...round);
-    const left = round.filter((one) => !gotThrough(one));
-    if (left.length > 0) return { resent, left };
+    sent.push(...round);
+    const left = [...round.filter((one) => !gotThrough(one)), ...underWay];
+    if (left.length > 0) return { resent: sent, left };
   }
 }

@@ -4,9 +4,9 @@ import { answeredStatus, deliveryKey } from '../../../api/log.js';
 import type { Attempt } from '../../../api/shapes.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { sanitize } from '../../../render/text.js';
-import { elapsed, noAnswer } from '../../../render/words.js';
+import { noAnswer } from '../../../render/words.js';
 import type { RotationJournal } from './journal.js';
-import type { WaitClock } from './tries.js';
+import { STILL_PENDING, settledAttempt, type WaitClock } from './tries.js';
 
 // Step 2 of rotate-secret: evidence, before anything switches, that the receiver takes the new secret. The service's
 // test send to the paused twin, signed with the new secret, answered 2xx is that evidence (as far as a 2xx goes: a
@@ -18,10 +18,6 @@ import type { WaitClock } from './tries.js';
 // Tried again (--wait, or the same command run later), the journal's deliveries are retried, so that a long wait
 // leaves one sample delivery in each log, not one per try, and no automatic retry of a refused one fires once the
 // twin is resumed.
-
-/** How long an answer `pending` (a service that sends in the background) is looked at again, about the 10 s a send may take. */
-const PENDING_LOOK_MS = 15_000;
-const PENDING_PAUSE_MS = 1_000;
 
 /** What came of one test delivery. */
 export interface Seen {
@@ -59,17 +55,6 @@ export const proven = (proof: Proof): boolean => proof.verdict === 'taken' || pr
 /** Whether trying again can change what the tries show: not once proven, nor against a service that does not send. */
 export const settledProof = (proof: Proof): boolean => proven(proof) || proof.verdict === 'not_sent';
 
-/** The attempt once it is no longer under way, looked at again every second for a while. */
-async function settled(api: CommandDeps['api'], attempt: Attempt, clock: WaitClock): Promise<Attempt> {
-  const until = clock.now() + PENDING_LOOK_MS;
-  let now = attempt;
-  while (now.status === 'pending' && clock.now() < until) {
-    await clock.sleep(PENDING_PAUSE_MS);
-    now = await getAttempt(api, now.id);
-  }
-  return now;
-}
-
 /**
  * An earlier test delivery sent again: 'delivered' when the service answers 409 (delivered already: a run stopped after
  * it came through), undefined when it is gone (a fresh one is sent).
@@ -92,7 +77,7 @@ const refusedSend = (error: unknown): error is ApiError =>
 async function seenOf(api: CommandDeps['api'], webhookId: string, attempt: Attempt): Promise<Seen> {
   const code = answeredStatus(attempt.response_code);
   const seen = { webhookId, deliveryId: deliveryKey(attempt), status: attempt.status, code, unsent: false };
-  if (attempt.status === 'pending') return { ...seen, answer: `still pending after ${elapsed(PENDING_LOOK_MS)}`, unsent: true };
+  if (attempt.status === 'pending') return { ...seen, answer: STILL_PENDING, unsent: true };
   if (code !== undefined) return { ...seen, answer: `answered ${code}` };
   if (attempt.status === 'delivered') return { ...seen, answer: 'answered 2xx' };
   const reason = attempt.failure_reason ?? (await getAttempt(api, attempt.id)).failure_reason;
@@ -127,7 +112,7 @@ async function tryTest(
     const id = deliveryKey(attempt);
     journal.write(which === 'proof' ? { proof: id } : { compare: id });
   }
-  return seenOf(api, webhookId, await settled(api, attempt, clock));
+  return seenOf(api, webhookId, await settledAttempt(api, attempt, clock));
 }
 
 /** A refusal that judges what was sent (a 4xx but a time-out or a rate limit), rather than a receiver that could not. */

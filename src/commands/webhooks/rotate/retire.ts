@@ -34,7 +34,7 @@ export async function retireOld(ctx: Rotating, twin: Webhook): Promise<void> {
   const settled = await keepTrying(
     ctx.clock,
     options.waitMs,
-    () => resendDue(deps, options.id, testDeliveries(journal)),
+    () => resendDue(deps, options.id, testDeliveries(journal), ctx.clock),
     ({ left }) => left.length === 0,
     ({ left }, leftMs) => deps.stderr.write(`whsvc: not delivered yet: ${leftWords(left)}; trying again for up to ${elapsed(leftMs)}\n`),
   );

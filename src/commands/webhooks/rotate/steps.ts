@@ -3,7 +3,7 @@ import type { Webhook } from '../../../api/shapes.js';
 import { CliError, ExitCode } from '../../../cli/errors.js';
 import { printJson } from '../../../cli/output.js';
 import { ReservedFile } from '../../../files/user-file.js';
-import { counted, sanitize } from '../../../render/text.js';
+import { sanitize } from '../../../render/text.js';
 import { elapsed } from '../../../render/words.js';
 import { serviceAddress } from '../shared/account-lock.js';
 import { createForSecret } from '../shared/create-webhook.js';
@@ -15,7 +15,7 @@ import { clearLostTwin } from './lost-twin.js';
 import { retireOld } from './retire.js';
 import { isThere, type Rotating, secretFileTaken } from './rotating.js';
 import { keepTrying } from './tries.js';
-import { answersText, doublesText, type PlanFacts, proofReport, provenText, sameCommand, stepLine, unprovenText } from './words.js';
+import { answersText, doublesText, endText, type PlanFacts, proofReport, provenText, sameCommand, stepLine, unprovenText } from './words.js';
 
 // The four steps of rotate-secret, each journaled before it changes the account: the paused twin, the proof, the
 // switch, the old webhook retired.
@@ -45,13 +45,7 @@ export async function carryOut(ctx: Rotating, facts: PlanFacts): Promise<number>
   report.finished = true;
   if (deps.json) printJson(deps, report);
   else {
-    deps.stdout.write(doublesText(report.doubles, report));
-    deps.stdout.write(
-      `Done: ${sanitize(report.old_id)} is now ${sanitize(report.new_id)} (${sanitize(report.url)}), whose signing secret is in ${ctx.options.secretFile}.\n` +
-        (report.old_deliveries_dropped.length === 0
-          ? 'The receiver can drop the old secret: it is revoked, and nothing signed with it is due.\n'
-          : `The receiver can drop the old secret: it is revoked, and the ${counted(report.old_deliveries_dropped.length, 'delivery', 'deliveries')} signed with it that did not get through ${report.old_deliveries_dropped.length === 1 ? 'was' : 'were'} dropped (--abandon-due).\n`),
-    );
+    deps.stdout.write(doublesText(report.doubles, report) + endText(report));
   }
   return ExitCode.ok;
 }

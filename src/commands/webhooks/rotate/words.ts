@@ -170,6 +170,35 @@ export function doublesText(doubles: Double[], report: Report): string {
   );
 }
 
+/** What became of a delivery sent again, in the words of the line that counts them. */
+function cameOf(resent: Resent): string {
+  if (resent.outcome === 'delivered') return 'delivered';
+  if (resent.outcome === 'already_delivered') return 'found delivered already';
+  return `not delivered (${sanitize(resent.reason ?? resent.outcome)})`;
+}
+
+/** One line of what of the old webhook's deliveries still due was sent again, and what came of it (the last try of each); '' when none was. */
+export function resentText(report: Report): string {
+  const last = new Map(report.old_deliveries_resent.map((resent) => [resent.delivery_id, resent]));
+  if (last.size === 0) return '';
+  const counts = new Map<string, number>();
+  for (const resent of last.values()) counts.set(cameOf(resent), (counts.get(cameOf(resent)) ?? 0) + 1);
+  const came = [...counts].map(([words, count]) => `${count} ${words}`).join(', ');
+  return `${counted(last.size, 'delivery', 'deliveries')} of ${sanitize(report.old_id)} still due, signed with the old secret, sent again before it was deleted: ${came}.\n`;
+}
+
+/** The end of a rotation, on stdout: what was sent again, the new webhook, and what the receiver may do now. */
+export function endText(report: Report): string {
+  const dropped = report.old_deliveries_dropped.length;
+  return (
+    resentText(report) +
+    `Done: ${sanitize(report.old_id)} is now ${sanitize(report.new_id)} (${sanitize(report.url)}), whose signing secret is in ${report.signing_secret_file}.\n` +
+    (dropped === 0
+      ? 'The receiver can drop the old secret: it is revoked, and nothing signed with it is due.\n'
+      : `The receiver can drop the old secret: it is revoked, and the ${counted(dropped, 'delivery', 'deliveries')} signed with it that did not get through ${dropped === 1 ? 'was' : 'were'} dropped (--abandon-due).\n`)
+  );
+}
+
 /** The old webhook's deliveries that did not get through, in words: `dlv_a (answered 503), dlv_b (…) and 3 more`. */
 export const leftWords = (left: Resent[]): string =>
   andMore(

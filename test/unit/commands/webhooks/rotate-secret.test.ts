@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Webhook } from '../../../../src/api/shapes.js';
 import { journalPath, RotationJournal } from '../../../../src/commands/webhooks/rotate/journal.js';
 import { lostTwins } from '../../../../src/commands/webhooks/rotate/lost-twin.js';
-import { dueDeliveries } from '../../../../src/commands/webhooks/rotate/old-deliveries.js';
+import { dueDeliveries, resendDue } from '../../../../src/commands/webhooks/rotate/old-deliveries.js';
 import { tryProof } from '../../../../src/commands/webhooks/rotate/proof.js';
 import { unprovenText } from '../../../../src/commands/webhooks/rotate/words.js';
 import { keepTrying } from '../../../../src/commands/webhooks/rotate/tries.js';
@@ -171,6 +171,55 @@ describe('rotate-secret against a service unlike the sandbox', () => {
       );
       await finishFakeDeps();
     }
+  });
+
+  it("the old webhook's attempts under way are waited for, never sent again beside them; one that fails meanwhile is sent", async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    const at = new Date(T0).toISOString();
+    const page = (data: unknown[]) => json(200, { data, has_more: false, next_cursor: null });
+    const attempt = (id: string, status: string, code: number | null) => ({
+      id,
+      event: 'invoice.paid',
+      status,
+      response_code: code,
+      attempts: 1,
+      created_at: at,
+    });
+    const list = (status: string) => fake.mock.intercept({ path: `/v1/webhooks/wh_old/deliveries?status=${status}&limit=200`, method: 'GET' });
+    list('pending').reply(page([attempt('dlv_a', 'pending', null), attempt('dlv_b', 'pending', null)]));
+    list('failed').reply(page([]));
+    const get = (id: string) => fake.mock.intercept({ path: `/v1/webhooks/webhook-deliveries/${id}`, method: 'GET' });
+    get('dlv_a').reply(json(200, attempt('dlv_a', 'pending', null)));
+    get('dlv_a').reply(json(200, attempt('dlv_a', 'delivered', 200)));
+    get('dlv_b').reply(json(200, { ...attempt('dlv_b', 'failed', 503), next_attempt_at: at }));
+    // Only the one that failed is sent again.
+    fake.mock
+      .intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_b/retry', method: 'POST' })
+      .reply(json(200, { id: 'dlv_b2', delivery_id: 'dlv_b', event: 'invoice.paid', status: 'delivered', response_code: 200, attempts: 2, created_at: at }));
+    list('pending').reply(page([]));
+    list('failed').reply(page([]));
+    const { clock, sleeps } = instantWaitClock();
+    const { resent, left } = await resendDue(fake.deps, 'wh_old', [], clock);
+    expect(resent).toEqual([{ delivery_id: 'dlv_b', event: 'invoice.paid', outcome: 'delivered' }]);
+    expect(left).toEqual([]);
+    expect(sleeps).toEqual([1_000, 1_000, 1_000]);
+  });
+
+  it('an attempt of the old webhook still under way after 15 s is left, not sent again: the old webhook stays', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    const pending = { id: 'dlv_a', event: 'invoice.paid', status: 'pending', response_code: null, attempts: 1, created_at: new Date(T0).toISOString() };
+    fake.mock
+      .intercept({ path: '/v1/webhooks/wh_old/deliveries?status=pending&limit=200', method: 'GET' })
+      .reply(json(200, { data: [pending], has_more: false, next_cursor: null }));
+    fake.mock
+      .intercept({ path: '/v1/webhooks/wh_old/deliveries?status=failed&limit=200', method: 'GET' })
+      .reply(json(200, { data: [], has_more: false, next_cursor: null }));
+    fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_a', method: 'GET' }).reply(json(200, pending)).times(15);
+    const { resent, left } = await resendDue(fake.deps, 'wh_old', [], instantWaitClock().clock);
+    expect(resent).toEqual([]);
+    expect(left).toEqual([{ delivery_id: 'dlv_a', event: 'invoice.paid', outcome: 'pending', reason: 'still pending after 15 s' }]);
   });
 
   it('a service that does not say when a retry is due: every failed delivery counts as due, once, by its newest attempt', async () => {
