@@ -289,6 +289,11 @@ describe('webhooks rotate-secret', () => {
         expect(result.stderr).toMatch(/✓ 4\/4 wh_\w+ deleted: the old secret is revoked/);
       });
       await expectRotated(endpoint, document.new_id);
+      // The journal stays, so that a run again can say it finished: 0600, and no secret in it.
+      const journal = journalPath(endpoint.newFile);
+      expect(statSync(journal).mode & 0o777).toBe(0o600);
+      expect(readFileSync(journal, 'utf8')).not.toContain(readFileSync(endpoint.newFile, 'utf8'));
+      expect(readFileSync(journal, 'utf8')).not.toContain(endpoint.oldSecret);
 
       const again = await rotate(endpoint, ['--yes', '--debug']);
       expect(again.code, again.stderr).toBe(0);
