@@ -55,3 +55,19 @@ export function numberText(value: ServiceNumber | null | undefined): string | un
   if (value === null || value === undefined) return undefined;
   return typeof value === 'number' ? String(value) : value.rawJSON;
 }
+
+/**
+ * JSON with the keys of every object in order, and no undefined: two spellings of one value are one text (an mcp plan's
+ * fingerprint, the payloads rotate-secret compares, a receiver's canonical re-serialization that check-receiver tries).
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, field: unknown) =>
+    typeof field === 'object' && field !== null && !Array.isArray(field) && !('rawJSON' in field)
+      ? Object.fromEntries(
+          Object.entries(field as Record<string, unknown>)
+            .filter(([, inner]) => inner !== undefined)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : field,
+  );
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EXACT_NUMBERS_UP_TO, exactParse, numberText, numberValue, type ServiceNumber } from '../../src/exact-json.js';
+import { canonicalJson, EXACT_NUMBERS_UP_TO, exactParse, numberText, numberValue, type ServiceNumber } from '../../src/exact-json.js';
 
 describe('exactParse: the service JSON read exactly', () => {
   it.each(['12345678901234567890123', '1e400', '-1e400', '1e-400', '9007199254740993', '0.1000000000000000000000001'])(
@@ -43,5 +43,12 @@ describe('exactParse: the service JSON read exactly', () => {
     const value = exactParse(text) as unknown[];
     expect(typeof value[0]).toBe('number');
     expect(JSON.stringify(exactParse('[12345678901234567890123]'))).toBe('[12345678901234567890123]');
+  });
+});
+
+describe('canonicalJson: one text for one value', () => {
+  it('writes the keys of every object in order, drops undefined, and keeps a number a double would change', () => {
+    expect(canonicalJson({ b: 1, a: { d: 2, c: 3 }, e: undefined })).toBe('{"a":{"c":3,"d":2},"b":1}');
+    expect(canonicalJson(exactParse('{"z":[{"y":1,"x":12345678901234567890123}]}'))).toBe('{"z":[{"x":12345678901234567890123,"y":1}]}');
   });
 });

@@ -1,3 +1,4 @@
+import { canonicalJson } from '../../exact-json.js';
 import { digestHex, SIGNATURE_PREFIX } from '../../protocol/signature.js';
 
 /**
@@ -83,17 +84,6 @@ export function pythonDumps(value: unknown, options: PythonDumps = {}): string {
     return JSON.stringify(v);
   };
   return write(value, 0);
-}
-
-/** A JSON value with the keys of each object sorted, for JSON.stringify to write as a canonical form does. */
-function sortedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortedKeys);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([name, v]) => [name, sortedKeys(v)]),
-  );
 }
 
 /** The secret after `whsec_`, base64-decoded as Svix's and Standard Webhooks' libraries do; undefined when it is no such string. */
@@ -184,7 +174,7 @@ export function suspectsOfRefusal(of: SuspectOf): Suspect[] {
     reserialized(of, 'pretty_indent_2', 'JSON.stringify(…, null, 2) or json.dumps(…, indent=2)', (v) => JSON.stringify(v, null, 2)),
     reserialized(of, 'python_sort_keys', 'json.dumps(…, sort_keys=True)', (v) => pythonDumps(v, { sortKeys: true })),
     reserialized(of, 'pretty_indent_4', 'json.dumps(…, indent=4) or JSON.stringify(…, null, 4)', (v) => JSON.stringify(v, null, 4)),
-    reserialized(of, 'sorted_compact', 'a canonical JSON (keys sorted, compact)', (v) => JSON.stringify(sortedKeys(v))),
+    reserialized(of, 'sorted_compact', 'a canonical JSON (keys sorted, compact)', canonicalJson),
     formed(
       'base64_digest',
       `${SIGNATURE_PREFIX}${Buffer.from(hex, 'hex').toString('base64')}`,

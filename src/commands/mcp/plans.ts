@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { usageError } from '../../cli/errors.js';
+import { canonicalJson } from '../../exact-json.js';
 import { elapsed } from '../../render/words.js';
 
 // The plans of `whsvc mcp`'s write tools: a write tool called without a plan id plans (reads, changes nothing) and
@@ -21,19 +22,6 @@ export interface KeptPlan<Steps = unknown, Fixed = unknown> {
   steps: Steps;
   /** What the plan fixed when it was made (a window counted back from now, as times), for the reads made again. */
   fixed: Fixed;
-}
-
-/** JSON with the keys of every object in order, and no undefined: two spellings of one value are one text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, field: unknown) =>
-    typeof field === 'object' && field !== null && !Array.isArray(field) && !('rawJSON' in field)
-      ? Object.fromEntries(
-          Object.entries(field as Record<string, unknown>)
-            .filter(([, inner]) => inner !== undefined)
-            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-        )
-      : field,
-  );
 }
 
 /** The fingerprint of what a plan read: a digest of it in canonical JSON. */

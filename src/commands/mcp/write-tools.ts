@@ -13,6 +13,7 @@ import { run as retry } from '../deliveries/retry.js';
 import { ResendReport, resendAll, type ResendTarget } from '../deliveries/shared/resend.js';
 import { applyDocument, carryOut, createIntoSecretDir, planDeclared } from '../webhooks/apply.js';
 import { takingTurns } from '../webhooks/shared/account-lock.js';
+import { sameEvents } from '../webhooks/shared/events.js';
 import { checkJournal, Journal } from '../webhooks/apply/secret-dir.js';
 import { withSecretFile } from '../webhooks/shared/secret-file.js';
 import { checkUrl, urlKey } from '../webhooks/shared/url.js';
@@ -134,8 +135,7 @@ async function planUpdate(args: UpdateArgs, deps: CommandDeps): Promise<Planned<
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   const body: UpdateSteps['body'] = {};
   if (url !== undefined && url !== current.url) changes.url = { from: current.url, to: (body.url = url) };
-  if (events !== undefined && [...events].sort().join('\n') !== [...current.events].sort().join('\n'))
-    changes.events = { from: current.events, to: (body.events = events) };
+  if (events !== undefined && !sameEvents(events, current.events)) changes.events = { from: current.events, to: (body.events = events) };
   if (args.active !== undefined && args.active !== current.active) changes.active = { from: current.active, to: (body.active = args.active) };
   return {
     shown: { update: { id: current.id, url: current.url, changes } },

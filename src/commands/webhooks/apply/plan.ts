@@ -3,6 +3,7 @@
 import type { Webhook } from '../../../api/shapes.js';
 import { usageError } from '../../../cli/errors.js';
 import type { Declared } from './declaration.js';
+import { sameEvents } from '../shared/events.js';
 import { urlKey } from '../shared/url.js';
 
 export interface Changes {
@@ -18,8 +19,6 @@ export interface Plan {
   /** In the account, not in the file, and left alone (without --prune). */
   notInFile: Array<{ id: string; url: string }>;
 }
-
-export const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 
 /**
  * The steps that make the account as declared: create what the file names and
@@ -52,7 +51,7 @@ export function planApply(declared: Declared[], account: Webhook[], prune: boole
       continue;
     }
     const changes: Changes = {};
-    if (!sameSet(current.events ?? [], wanted.events)) changes.events = { from: current.events ?? [], to: wanted.events };
+    if (!sameEvents(current.events ?? [], wanted.events)) changes.events = { from: current.events ?? [], to: wanted.events };
     if (current.active !== wanted.active) changes.active = { from: current.active, to: wanted.active };
     if (Object.keys(changes).length === 0) plan.unchanged.push({ id: current.id, url: current.url });
     else plan.update.push({ id: current.id, url: current.url, changes, events: wanted.events, active: wanted.active });

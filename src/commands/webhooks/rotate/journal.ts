@@ -4,7 +4,7 @@ import { FileError, failureReason, LineFile, readOwnFile } from '../../../files/
 
 // What `webhooks rotate-secret` has under way, kept beside the new secret's file (`.NAME.whsvc-rotate`, 0600, whole
 // lines): before each step that changes the account, a line that says so, and after it what it made (the twin's id,
-// the proof's delivery, when the twin was resumed). A run stopped anywhere (Ctrl-C, kill -9, a failure) leaves the
+// the proof's deliveries, when the twin was resumed). A run stopped anywhere (Ctrl-C, kill -9, a failure) leaves the
 // journal saying how far it got, and the same command run again reads it and goes on from there, with the same twin.
 
 /** How each of the journal's lines starts: a file whose lines do not is not the journal, and is left as it is. */
@@ -24,15 +24,29 @@ export interface Moved {
   events: string[];
 }
 
+/** A create of the twin, as journaled before it is sent. */
+export interface CreateSent {
+  /** The other webhooks at the URL then, which are not the twin. */
+  others: string[];
+  /** The events it asks for (absent from a journal of an earlier whsvc). */
+  events?: string[] | undefined;
+  /** When it was sent, by the service's clock as whsvc reckons it (ISO 8601; absent from an earlier whsvc's). */
+  at?: string | undefined;
+}
+
 /** A line of the journal, after `"whsvc_rotate":1`. */
 export type Line =
   | { start: Moved }
-  /** Before the twin's create is sent: the other webhooks at the URL then, which are not the twin. */
-  | { create: { others: string[] } }
+  /** Before the twin's create is sent. */
+  | { create: CreateSent }
+  /** Webhooks a create whose answer was lost may have made, named to the user to delete the one it made. */
+  | { lost: string[] }
   /** The twin the create made, before its secret is written. */
   | { twin: string }
   /** The test delivery that proves the receiver takes the new secret, tried again by the next run. */
   | { proof: string }
+  /** The test delivery to the old webhook the proof's answer is compared with: a sample, never due as an event is. */
+  | { compare: string }
   /** Before the twin is resumed. */
   | { switch: true }
   /** When the service resumed the twin (its updated_at): the doubles are looked for from then. */
@@ -43,10 +57,11 @@ export type Line =
 
 /** What the journal's lines say of a rotation, folded in order. */
 export interface Rotation extends Moved {
-  /** A create sent and no twin noted after it (its answer lost): the other webhooks at the URL before it. */
-  createOpen?: string[] | undefined;
+  /** A create sent and no twin noted after it (its answer lost), and the webhooks named as what it may have made. */
+  createOpen?: (CreateSent & { named?: string[] | undefined }) | undefined;
   twin?: string | undefined;
   proof?: string | undefined;
+  compare?: string | undefined;
   /** The switch has begun: the twin may take deliveries. */
   switched: boolean;
   resumedAt?: string | undefined;
@@ -58,9 +73,11 @@ export interface Rotation extends Moved {
 function fold(rotation: Rotation | undefined, line: Line): Rotation | undefined {
   if ('start' in line) return { ...line.start, switched: false, deleting: false, done: false };
   if (!rotation) return undefined;
-  if ('create' in line) return { ...rotation, createOpen: line.create.others, twin: undefined, proof: undefined };
+  if ('create' in line) return { ...rotation, createOpen: line.create, twin: undefined, proof: undefined, compare: undefined };
+  if ('lost' in line) return { ...rotation, createOpen: rotation.createOpen && { ...rotation.createOpen, named: line.lost } };
   if ('twin' in line) return { ...rotation, createOpen: undefined, twin: line.twin };
   if ('proof' in line) return { ...rotation, proof: line.proof };
+  if ('compare' in line) return { ...rotation, compare: line.compare };
   if ('switch' in line) return { ...rotation, switched: true };
   if ('resumed_at' in line) return { ...rotation, resumedAt: line.resumed_at };
   if ('delete' in line) return { ...rotation, deleting: true };
@@ -73,7 +90,8 @@ function parseLine(text: string): Line | undefined {
   try {
     const { whsvc_rotate: _, ...line } = JSON.parse(text) as Record<string, unknown>;
     const [key] = Object.keys(line);
-    if (Object.keys(line).length !== 1 || !['start', 'create', 'twin', 'proof', 'switch', 'resumed_at', 'delete', 'done'].includes(key!)) return undefined;
+    if (Object.keys(line).length !== 1 || !['start', 'create', 'lost', 'twin', 'proof', 'compare', 'switch', 'resumed_at', 'delete', 'done'].includes(key!))
+      return undefined;
     return line as Line;
   } catch {
     return undefined;

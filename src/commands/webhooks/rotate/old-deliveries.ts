@@ -2,8 +2,9 @@ import { getAttempt } from '../../../api/endpoints.js';
 import { attemptsOf, deliveryKey } from '../../../api/log.js';
 import type { Attempt } from '../../../api/shapes.js';
 import type { CommandDeps } from '../../../cli/context.js';
-import { numberValue } from '../../../exact-json.js';
+import { canonicalJson, numberValue } from '../../../exact-json.js';
 import { type Outcome, type ResendResult, resendAll } from '../../deliveries/shared/resend.js';
+import { STILL_PENDING, settledAttempt, type WaitClock } from './tries.js';
 
 // What rotate-secret reads of the deliveries around the switch: the events both webhooks were sent (the doubles), and
 // the old webhook's deliveries still due, signed with the old secret, which go with it when it is deleted.
@@ -11,7 +12,8 @@ import { type Outcome, type ResendResult, resendAll } from '../../deliveries/sha
 /** An event delivered by both webhooks during the switch, under a delivery id of each. */
 export interface Double {
   event: string;
-  payload_id: string;
+  /** The payload's `id`, shown to find it by, never matched on: a resource's id (the invoice's), which several events may carry; null when it has none. */
+  payload_id: string | null;
   old_delivery_id: string;
   new_delivery_id: string;
 }
@@ -29,21 +31,27 @@ async function firstSends(api: CommandDeps['api'], webhookId: string, since: num
   return sends;
 }
 
-/** The event a delivery carries, as its type and its payload's `id`; undefined for a payload without one. */
-async function eventOf(api: CommandDeps['api'], attempt: Attempt): Promise<{ key: string; id: string } | undefined> {
+/**
+ * The event a delivery carries, as its type and its whole payload in one text: the two deliveries of one event carry the
+ * same, where two events of one resource (a product updated twice) differ. Undefined when the retrieve has no payload.
+ */
+async function eventOf(api: CommandDeps['api'], attempt: Attempt): Promise<{ key: string; payloadId: string | null } | undefined> {
   const { payload } = await getAttempt(api, attempt.id);
-  const id = typeof payload === 'object' && payload !== null ? (payload as { id?: unknown }).id : undefined;
-  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
-  return { key: `${attempt.event}\n${id}`, id: String(id) };
+  if (payload === undefined || payload === null) return undefined;
+  const id = typeof payload === 'object' ? (payload as { id?: unknown }).id : undefined;
+  return { key: `${attempt.event}\n${canonicalJson(payload)}`, payloadId: typeof id === 'string' || typeof id === 'number' ? String(id) : null };
 }
 
 /**
  * The events that went to both webhooks: the old one's deliveries made since the twin was resumed (`since`), matched by
- * event type and payload id with the twin's made up to the last of them. Each delivery is read once (its payload is on
- * the retrieve only); those of the twin made after the old one stopped are not read. Oldest first.
+ * event type and whole payload with the twin's made up to the last of them. Each delivery is read once (its payload is
+ * on the retrieve only); those of the twin made after the old one stopped are not read, nor the proof's test deliveries
+ * (`notEvents`: samples, which a service may make alike). Oldest first.
  */
-export async function doublesOf(api: CommandDeps['api'], oldId: string, twinId: string, since: number): Promise<Double[]> {
-  const olds = await firstSends(api, oldId, since - SLACK_MS);
+export async function doublesOf(api: CommandDeps['api'], ids: { old: string; twin: string }, since: number, notEvents: readonly string[]): Promise<Double[]> {
+  const sends = async (webhookId: string) =>
+    (await firstSends(api, webhookId, since - SLACK_MS)).filter((attempt) => !notEvents.includes(deliveryKey(attempt)));
+  const olds = await sends(ids.old);
   if (olds.length === 0) return [];
   const until = Math.max(...olds.map((attempt) => Date.parse(attempt.created_at))) + SLACK_MS;
   const byEvent = new Map<string, string[]>();
@@ -52,11 +60,13 @@ export async function doublesOf(api: CommandDeps['api'], oldId: string, twinId: 
     if (event) byEvent.set(event.key, [...(byEvent.get(event.key) ?? []), deliveryKey(attempt)]);
   }
   const doubles: Double[] = [];
-  for (const attempt of await firstSends(api, twinId, since - SLACK_MS)) {
+  for (const attempt of await sends(ids.twin)) {
     if (Date.parse(attempt.created_at) > until) continue;
     const event = await eventOf(api, attempt);
     const old = event && byEvent.get(event.key)?.shift();
-    if (event && old !== undefined) doubles.push({ event: attempt.event, payload_id: event.id, old_delivery_id: old, new_delivery_id: deliveryKey(attempt) });
+    if (event && old !== undefined) {
+      doubles.push({ event: attempt.event, payload_id: event.payloadId, old_delivery_id: old, new_delivery_id: deliveryKey(attempt) });
+    }
   }
   return doubles.reverse();
 }
@@ -65,14 +75,15 @@ export async function doublesOf(api: CommandDeps['api'], oldId: string, twinId: 
  * The deliveries of a webhook still due, each by its newest attempt: those under way (pending), and those failed whose
  * automatic retry is scheduled (`next_attempt_at`). A service that does not say when a retry is due (no such field)
  * leaves every failed one in doubt: each is taken (one delivered since is answered 409, and counts as delivered).
- * Pending first: one that fails between the two reads is found by the second.
+ * Pending first: one that fails between the two reads is found by the second. `notDue`: deliveries of no event (the
+ * proof's test delivery to the old webhook, a sample), never due.
  */
-export async function dueDeliveries(api: CommandDeps['api'], webhookId: string): Promise<Attempt[]> {
+export async function dueDeliveries(api: CommandDeps['api'], webhookId: string, notDue: readonly string[] = []): Promise<Attempt[]> {
   const due = new Map<string, Attempt>();
   for (const status of ['pending', 'failed'] as const) {
     for await (const attempt of attemptsOf(api, webhookId, { status })) {
       const key = deliveryKey(attempt);
-      if (due.has(key) || (status === 'failed' && attempt.next_attempt_at === null)) continue;
+      if (due.has(key) || notDue.includes(key) || (status === 'failed' && attempt.next_attempt_at === null)) continue;
       due.set(key, attempt);
     }
   }
@@ -93,26 +104,46 @@ const gotThrough = (resent: Resent) => resent.outcome === 'delivered' || resent.
 /** How many times the due deliveries are read and sent: a second read finds none, unless one failed meanwhile. */
 const PASSES = 3;
 
+/** The deliveries given sent again now (the retry endpoint), each with what came of it. */
+async function resent(deps: Pick<CommandDeps, 'api'>, attempts: Attempt[]): Promise<Resent[]> {
+  const results: ResendResult[] = [];
+  const report = { taken() {}, scanned() {}, failed() {}, waiting() {}, result: (result: ResendResult) => void results.push(result) };
+  const targets = attempts.map((attempt) => ({ attemptId: attempt.id, deliveryId: deliveryKey(attempt), event: attempt.event }));
+  await resendAll(deps, targets, { concurrency: 8, report });
+  return results.map(
+    ({ target, outcome, reason, error }): Resent => ({ delivery_id: target.deliveryId, event: target.event ?? '', outcome, reason: reason ?? error }),
+  );
+}
+
 /**
  * Sends now every delivery of the old webhook still due (dueDeliveries), while the receiver still takes the old
- * secret: paused, the webhook would hold them until it is resumed, and deleting it would drop them. Read again after
- * each round, until a read finds none due. `left`: those that did not get through (the webhook must stay).
+ * secret: paused, the webhook would hold them until it is resumed, and deleting it would drop them. One under way is
+ * waited for (settledAttempt, on `clock`), never sent again beside it; one that failed meanwhile is sent. Read again
+ * after each round, until a read finds none due. `left`: those that did not get through, or are under way still (the
+ * webhook must stay).
  */
-export async function resendDue(deps: Pick<CommandDeps, 'api'>, webhookId: string): Promise<{ resent: Resent[]; left: Resent[] }> {
-  const resent: Resent[] = [];
+export async function resendDue(
+  deps: Pick<CommandDeps, 'api'>,
+  webhookId: string,
+  notDue: readonly string[],
+  clock: WaitClock,
+): Promise<{ resent: Resent[]; left: Resent[] }> {
+  const sent: Resent[] = [];
   for (let pass = 1; ; pass += 1) {
-    const due = await dueDeliveries(deps.api, webhookId);
+    const due = await dueDeliveries(deps.api, webhookId, notDue);
     const asDue = due.map((attempt): Resent => ({ delivery_id: deliveryKey(attempt), event: attempt.event, outcome: attempt.status, reason: 'still due' }));
-    if (due.length === 0 || pass > PASSES) return { resent, left: asDue };
-    const results: ResendResult[] = [];
-    const report = { taken() {}, scanned() {}, failed() {}, waiting() {}, result: (result: ResendResult) => void results.push(result) };
-    const targets = due.map((attempt) => ({ attemptId: attempt.id, deliveryId: deliveryKey(attempt), event: attempt.event }));
-    await resendAll(deps, targets, { concurrency: 8, report });
-    const round = results.map(
-      ({ target, outcome, reason, error }): Resent => ({ delivery_id: target.deliveryId, event: target.event ?? '', outcome, reason: reason ?? error }),
+    if (due.length === 0 || pass > PASSES) return { resent: sent, left: asDue };
+    const settled = await Promise.all(due.map((attempt) => (attempt.status === 'pending' ? settledAttempt(deps.api, attempt, clock) : attempt)));
+    const underWay = settled
+      .filter((attempt) => attempt.status === 'pending')
+      .map((attempt): Resent => ({ delivery_id: deliveryKey(attempt), event: attempt.event, outcome: 'pending', reason: STILL_PENDING }));
+    // Those delivered while waited for got through by themselves.
+    const round = await resent(
+      deps,
+      settled.filter((attempt) => attempt.status === 'failed'),
     );
-    resent.push(...round);
-    const left = round.filter((one) => !gotThrough(one));
-    if (left.length > 0) return { resent, left };
+    sent.push(...round);
+    const left = [...round.filter((one) => !gotThrough(one)), ...underWay];
+    if (left.length > 0) return { resent: sent, left };
   }
 }

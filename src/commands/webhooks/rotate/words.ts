@@ -2,6 +2,7 @@ import type { Webhook } from '../../../api/shapes.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { andMore, counted, sanitize, shellWord } from '../../../render/text.js';
 import type { Double, Resent } from './old-deliveries.js';
+import type { Proof, Seen, Verdict } from './proof.js';
 
 // What rotate-secret says: the plan before anything changes, a line per step on stderr as it is done, the doubles and
 // the end on stdout, and with --json one document of what was done. Never the secret: only its file's path.
@@ -20,13 +21,23 @@ export interface Report {
   /** An earlier run's rotation, taken up where it stopped. */
   taken_up: boolean;
   steps: Record<StepName, StepState>;
-  proof: { delivery_id: string; status: string; answer: string } | null;
+  proof: (TestDelivery & { verdict: Verdict; old: TestDelivery | null }) | null;
   doubles: Double[];
   old_deliveries_resent: Resent[];
+  /** Those that did not get through, dropped with the old webhook (--abandon-due). */
+  old_deliveries_dropped: Resent[];
   finished: boolean;
   already_finished: boolean;
   cancelled: boolean;
   error: string | null;
+}
+
+/** A test delivery of the proof, as --json gives it: `delivery_id` null when the service refused to make it. */
+interface TestDelivery {
+  delivery_id: string | null;
+  webhook_id: string;
+  status: string;
+  answer: string;
 }
 
 export function newReport(old: Pick<Webhook, 'id' | 'url' | 'events'>, secretFile: string, dryRun: boolean): Report {
@@ -42,6 +53,7 @@ export function newReport(old: Pick<Webhook, 'id' | 'url' | 'events'>, secretFil
     proof: null,
     doubles: [],
     old_deliveries_resent: [],
+    old_deliveries_dropped: [],
     finished: false,
     already_finished: false,
     cancelled: false,
@@ -58,6 +70,8 @@ export interface PlanFacts {
   /** The old webhook's deliveries still due now. */
   due: number;
   secretFile: string;
+  /** --abandon-due: what does not get through is dropped with the old webhook. */
+  abandonDue: boolean;
 }
 
 const STEP_ORDER: StepName[] = ['twin', 'proof', 'switch', 'delete'];
@@ -70,9 +84,10 @@ export function planText(facts: PlanFacts, report: Report, deps: Pick<CommandDep
   const file = facts.secretFile;
   const doing: Record<StepName, string> = {
     twin: `${twin}${facts.twin ? ' (the twin)' : ''} at the same URL and events, paused; its signing secret to ${file} (mode 0600, never shown)`,
-    proof: "proof that the receiver takes the new secret: the service's test send to the paused twin must be delivered",
+    proof:
+      "proof: the service's test send to the paused twin, signed with the new secret, answered 2xx, or answered as the old webhook's test send is (the same refusal of the sample)",
     switch: `the switch: the twin resumed, then ${old} paused; an event of that moment goes to both, and is listed`,
-    delete: `${facts.due > 0 ? `${counted(facts.due, 'delivery', 'deliveries')} of ${old} still due (signed with the old secret) sent now, then ` : ''}${old} deleted once nothing signed with its secret is due: the old secret is revoked`,
+    delete: `${facts.due > 0 ? `${counted(facts.due, 'delivery', 'deliveries')} of ${old} still due (signed with the old secret) sent now, then ` : ''}${old} deleted once nothing signed with its secret is due${facts.abandonDue ? ' (--abandon-due: or with what did not get through, dropped)' : ''}: the old secret is revoked`,
   };
   const lines = [
     `Rotate the signing secret of ${old} (${sanitize(facts.old.url)}; ${facts.old.events.map(sanitize).join(', ')}) at ${sanitize(deps.api.baseUrl)}:`,
@@ -90,19 +105,97 @@ export function stepLine(deps: Pick<CommandDeps, 'stderr' | 'errColors'>, step: 
   deps.stderr.write(`${deps.errColors.green('✓')} ${STEP_ORDER.indexOf(step) + 1}/4 ${text}\n`);
 }
 
-/** The events both webhooks were sent, for the receiver's dedupe to be checked, on stdout. */
+const testDelivery = (seen: Seen): TestDelivery => ({
+  delivery_id: seen.deliveryId ?? null,
+  webhook_id: seen.webhookId,
+  status: seen.status,
+  answer: seen.answer,
+});
+
+/** The proof's tries, as --json gives them. */
+export const proofReport = (proof: Proof): NonNullable<Report['proof']> => ({
+  ...testDelivery(proof.twin),
+  verdict: proof.verdict,
+  old: proof.old ? testDelivery(proof.old) : null,
+});
+
+/** A test delivery named in a sentence: `dlv_…, to the paused twin wh_…`. */
+const named = (seen: Seen, twin: boolean): string =>
+  `${seen.deliveryId === undefined ? '' : `${sanitize(seen.deliveryId)}, `}to ${twin ? 'the paused twin ' : ''}${sanitize(seen.webhookId)}`;
+
+/** The proof's step line: what was seen, and no more (a receiver that takes everything answers 2xx too). */
+export function provenText(proof: Proof): string {
+  const twin = `the receiver ${proof.twin.answer} to a test delivery signed with the new secret (${named(proof.twin, true)})`;
+  if (!proof.old) return twin;
+  return `${twin}, as to one signed with the old (${named(proof.old, false)}): it refuses the service's sample event, not the new secret`;
+}
+
+/** The answers of a try, for the line that says it is tried again. */
+export const answersText = (proof: Proof): string =>
+  `the new secret's test delivery: ${proof.twin.answer}${proof.old ? `; the old secret's: ${proof.old.answer}` : ''}`;
+
+/** A test delivery's id and what it came to: `dlv_…: answered 401`. */
+const cameTo = (seen: Seen): string => `${seen.deliveryId === undefined ? '' : `${sanitize(seen.deliveryId)}: `}${seen.answer}`;
+
+/** Why nothing switched: what each test delivery came to. */
+export function unprovenText(proof: Proof, url: string): string {
+  const { twin, old } = proof;
+  if (proof.verdict === 'not_sent' && old) {
+    return (
+      `the service did not send its test delivery to the paused twin ${sanitize(twin.webhookId)} (${cameTo(twin)}), and the one to ${sanitize(old.webhookId)}, at the same URL, was answered (${cameTo(old)}): ` +
+      'its test send does not reach a paused webhook (the interface does not promise it; the sandbox does it), so nothing can show before the switch that the receiver takes the new secret'
+    );
+  }
+  const lead =
+    proof.verdict === 'not_taken'
+      ? `the receiver at ${sanitize(url)} does not take the new secret yet`
+      : `nothing shows that the receiver at ${sanitize(url)} takes the new secret`;
+  return `${lead}: a test delivery signed with it (${named(twin, true)}): ${twin.answer}${old ? `; one signed with the old (${named(old, false)}): ${old.answer}` : ''}`;
+}
+
+/** The events both webhooks were sent, whose effects the receiver's owner should check, on stdout. */
 export function doublesText(doubles: Double[], report: Report): string {
   if (doubles.length === 0) return 'No event went to both webhooks during the switch.\n';
   const old = sanitize(report.old_id);
   const twin = sanitize(report.new_id ?? '');
-  const rows = doubles.map((d) => [sanitize(d.event), sanitize(d.payload_id), sanitize(d.old_delivery_id), sanitize(d.new_delivery_id)]);
+  const rows = doubles.map((d) => [sanitize(d.event), sanitize(d.payload_id ?? '-'), sanitize(d.old_delivery_id), sanitize(d.new_delivery_id)]);
   const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
   return (
-    `${counted(doubles.length, 'event')} went to both webhooks during the switch, under two delivery ids each: the receiver should act on each once (by the payload's id):\n` +
+    `${counted(doubles.length, 'event')} went to both webhooks during the switch, the same payload under two delivery ids: ` +
+    'a receiver that drops repeats by delivery id acts on each twice; check the effects of these:\n' +
     rows
       .map(([event, id, first, second]) => `  ${event!.padEnd(widths[0]!)}  ${id!.padEnd(widths[1]!)}  ${old} ${first!.padEnd(widths[2]!)}  ${twin} ${second}`)
       .join('\n') +
     '\n'
+  );
+}
+
+/** What became of a delivery sent again, in the words of the line that counts them. */
+function cameOf(resent: Resent): string {
+  if (resent.outcome === 'delivered') return 'delivered';
+  if (resent.outcome === 'already_delivered') return 'found delivered already';
+  return `not delivered (${sanitize(resent.reason ?? resent.outcome)})`;
+}
+
+/** One line of what of the old webhook's deliveries still due was sent again, and what came of it (the last try of each); '' when none was. */
+export function resentText(report: Report): string {
+  const last = new Map(report.old_deliveries_resent.map((resent) => [resent.delivery_id, resent]));
+  if (last.size === 0) return '';
+  const counts = new Map<string, number>();
+  for (const resent of last.values()) counts.set(cameOf(resent), (counts.get(cameOf(resent)) ?? 0) + 1);
+  const came = [...counts].map(([words, count]) => `${count} ${words}`).join(', ');
+  return `${counted(last.size, 'delivery', 'deliveries')} of ${sanitize(report.old_id)} still due, signed with the old secret, sent again before it was deleted: ${came}.\n`;
+}
+
+/** The end of a rotation, on stdout: what was sent again, the new webhook, and what the receiver may do now. */
+export function endText(report: Report): string {
+  const dropped = report.old_deliveries_dropped.length;
+  return (
+    resentText(report) +
+    `Done: ${sanitize(report.old_id)} is now ${sanitize(report.new_id)} (${sanitize(report.url)}), whose signing secret is in ${report.signing_secret_file}.\n` +
+    (dropped === 0
+      ? 'The receiver can drop the old secret: it is revoked, and nothing signed with it is due.\n'
+      : `The receiver can drop the old secret: it is revoked, and the ${counted(dropped, 'delivery', 'deliveries')} signed with it that did not get through ${dropped === 1 ? 'was' : 'were'} dropped (--abandon-due).\n`)
   );
 }
 

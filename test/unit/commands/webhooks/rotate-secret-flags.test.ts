@@ -14,9 +14,15 @@ describe('webhooks rotate-secret: flags', () => {
       yes: true,
       waitMs: 0,
       cancel: false,
+      abandonDue: false,
     });
     expect(await rotate.options(['wh_1', '--secret-file', 'new.secret', '-y', '--wait', '10m'])).toMatchObject({ yes: true, waitMs: 600_000 });
     expect(await rotate.options(['wh_1', '--secret-file', 'n', '--cancel', '--yes'])).toMatchObject({ cancel: true });
+    expect(await rotate.options(['wh_1', '--secret-file', 'n', '--abandon-due', '--yes'])).toMatchObject({ abandonDue: true });
+    expect(await rotate.refused(['wh_1', '--secret-file', 'n', '--cancel', '--abandon-due', '--yes'])).toEqual({
+      code: 2,
+      stderr: 'whsvc: --abandon-due goes with a rotation that runs, not with --cancel\n',
+    });
     expect(await rotate.refused(['wh_1'])).toEqual({ code: 2, stderr: `whsvc: --secret-file is required\n${SEE_HELP}` });
     expect((await rotate.refused(['--secret-file', 'n'])).code).toBe(2);
   });

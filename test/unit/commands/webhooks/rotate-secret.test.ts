@@ -2,9 +2,12 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Webhook } from '../../../../src/api/shapes.js';
 import { journalPath, RotationJournal } from '../../../../src/commands/webhooks/rotate/journal.js';
-import { dueDeliveries } from '../../../../src/commands/webhooks/rotate/old-deliveries.js';
+import { lostTwins } from '../../../../src/commands/webhooks/rotate/lost-twin.js';
+import { dueDeliveries, resendDue } from '../../../../src/commands/webhooks/rotate/old-deliveries.js';
 import { tryProof } from '../../../../src/commands/webhooks/rotate/proof.js';
+import { unprovenText } from '../../../../src/commands/webhooks/rotate/words.js';
 import { keepTrying } from '../../../../src/commands/webhooks/rotate/tries.js';
 import { FileError } from '../../../../src/files/user-file.js';
 import { fakeDeps, finishFakeDeps, json, mockToken, T0 } from '../../../helpers/fake-deps.js';
@@ -23,6 +26,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+const IDS = { twin: 'wh_twin', old: 'wh_old' };
 const MOVED = { service: 'http://127.0.0.1:4010', old: 'wh_old', url: 'https://example.com/hooks', events: ['invoice.paid'] };
 
 describe('the rotate-secret journal', () => {
@@ -32,7 +36,7 @@ describe('the rotate-secret journal', () => {
     const journal = RotationJournal.open(secretFile);
     journal.start(MOVED);
     journal.write({ create: { others: ['wh_other'] } });
-    expect(journal.rotation).toMatchObject({ createOpen: ['wh_other'], twin: undefined });
+    expect(journal.rotation).toMatchObject({ createOpen: { others: ['wh_other'] }, twin: undefined });
     journal.write({ twin: 'wh_twin' });
     journal.write({ proof: 'dlv_proof' });
     journal.write({ switch: true });
@@ -99,11 +103,123 @@ describe('rotate-secret against a service unlike the sandbox', () => {
     const journal = RotationJournal.open(join(dir, 'new.secret'));
     journal.start(MOVED);
     const { clock, sleeps } = instantWaitClock();
-    const proof = await tryProof(fake.deps, journal, 'wh_twin', 'invoice.paid', clock);
+    const proof = await tryProof(fake.deps, journal, IDS, 'invoice.paid', clock);
     journal.close();
-    expect(proof.status).toBe('delivered');
+    expect(proof).toMatchObject({ verdict: 'taken', twin: { status: 'delivered', answer: 'answered 204' }, old: undefined });
     expect(sleeps).toEqual([1_000, 1_000]);
     expect(journal.rotation?.proof).toBe('dlv_t');
+  });
+
+  it("a service whose test send does not reach a paused webhook, while the old webhook's is answered: said so, by what it answers", async () => {
+    const at = new Date(T0).toISOString();
+    const attempt = (id: string, webhook: string, more: Record<string, unknown>) => ({
+      id,
+      webhook_id: webhook,
+      event: 'invoice.paid',
+      created_at: at,
+      ...more,
+    });
+    // How such a service may answer the test send to the paused twin: held pending for ever, recorded failed with no
+    // answer and no reason, or refused.
+    const twinAnswers: Record<string, { answer: string; status: string; mock: (fake: ReturnType<typeof fakeDeps>) => void }> = {
+      held: {
+        answer: 'still pending after 15 s',
+        status: 'pending',
+        mock: (fake) => {
+          const pending = attempt('dlv_t', 'wh_twin', { status: 'pending', response_code: null });
+          fake.mock.intercept({ path: '/v1/webhooks/wh_twin/test', method: 'POST' }).reply(json(200, pending));
+          fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_t', method: 'GET' }).reply(json(200, pending)).times(15);
+        },
+      },
+      'not sent': {
+        answer: 'recorded failed, with no answer and no reason',
+        status: 'failed',
+        mock: (fake) => {
+          const failed = attempt('dlv_t', 'wh_twin', { status: 'failed', response_code: 0 });
+          fake.mock.intercept({ path: '/v1/webhooks/wh_twin/test', method: 'POST' }).reply(json(200, failed));
+          fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_t', method: 'GET' }).reply(json(200, { ...failed, attempts: 1 }));
+        },
+      },
+      refused: {
+        answer: 'the service refused to send it (HTTP 409: the webhook is inactive)',
+        status: 'not_made',
+        mock: (fake) => {
+          const refusal = { error: { code: 'webhook_inactive', message: 'the webhook is inactive' } };
+          fake.mock.intercept({ path: '/v1/webhooks/wh_twin/test', method: 'POST' }).reply(json(409, refusal));
+        },
+      },
+    };
+    for (const [name, twin] of Object.entries(twinAnswers)) {
+      const fake = fakeDeps();
+      mockToken(fake.mock);
+      twin.mock(fake);
+      const delivered = attempt('dlv_o', 'wh_old', { status: 'delivered', response_code: 200 });
+      fake.mock.intercept({ path: '/v1/webhooks/wh_old/test', method: 'POST' }).reply(json(200, delivered));
+      const journal = RotationJournal.open(join(dir, `${name}.secret`));
+      journal.start(MOVED);
+      const proof = await tryProof(fake.deps, journal, IDS, 'invoice.paid', instantWaitClock().clock);
+      journal.close();
+      expect(proof, name).toMatchObject({
+        verdict: 'not_sent',
+        twin: { status: twin.status, answer: twin.answer, unsent: true },
+        old: { answer: 'answered 200' },
+      });
+      expect(unprovenText(proof, 'https://example.com/hooks')).toBe(
+        `the service did not send its test delivery to the paused twin wh_twin (${name === 'refused' ? '' : 'dlv_t: '}${twin.answer}), ` +
+          'and the one to wh_old, at the same URL, was answered (dlv_o: answered 200): its test send does not reach a paused webhook ' +
+          '(the interface does not promise it; the sandbox does it), so nothing can show before the switch that the receiver takes the new secret',
+      );
+      await finishFakeDeps();
+    }
+  });
+
+  it("the old webhook's attempts under way are waited for, never sent again beside them; one that fails meanwhile is sent", async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    const at = new Date(T0).toISOString();
+    const page = (data: unknown[]) => json(200, { data, has_more: false, next_cursor: null });
+    const attempt = (id: string, status: string, code: number | null) => ({
+      id,
+      event: 'invoice.paid',
+      status,
+      response_code: code,
+      attempts: 1,
+      created_at: at,
+    });
+    const list = (status: string) => fake.mock.intercept({ path: `/v1/webhooks/wh_old/deliveries?status=${status}&limit=200`, method: 'GET' });
+    list('pending').reply(page([attempt('dlv_a', 'pending', null), attempt('dlv_b', 'pending', null)]));
+    list('failed').reply(page([]));
+    const get = (id: string) => fake.mock.intercept({ path: `/v1/webhooks/webhook-deliveries/${id}`, method: 'GET' });
+    get('dlv_a').reply(json(200, attempt('dlv_a', 'pending', null)));
+    get('dlv_a').reply(json(200, attempt('dlv_a', 'delivered', 200)));
+    get('dlv_b').reply(json(200, { ...attempt('dlv_b', 'failed', 503), next_attempt_at: at }));
+    // Only the one that failed is sent again.
+    fake.mock
+      .intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_b/retry', method: 'POST' })
+      .reply(json(200, { id: 'dlv_b2', delivery_id: 'dlv_b', event: 'invoice.paid', status: 'delivered', response_code: 200, attempts: 2, created_at: at }));
+    list('pending').reply(page([]));
+    list('failed').reply(page([]));
+    const { clock, sleeps } = instantWaitClock();
+    const { resent, left } = await resendDue(fake.deps, 'wh_old', [], clock);
+    expect(resent).toEqual([{ delivery_id: 'dlv_b', event: 'invoice.paid', outcome: 'delivered' }]);
+    expect(left).toEqual([]);
+    expect(sleeps).toEqual([1_000, 1_000, 1_000]);
+  });
+
+  it('an attempt of the old webhook still under way after 15 s is left, not sent again: the old webhook stays', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    const pending = { id: 'dlv_a', event: 'invoice.paid', status: 'pending', response_code: null, attempts: 1, created_at: new Date(T0).toISOString() };
+    fake.mock
+      .intercept({ path: '/v1/webhooks/wh_old/deliveries?status=pending&limit=200', method: 'GET' })
+      .reply(json(200, { data: [pending], has_more: false, next_cursor: null }));
+    fake.mock
+      .intercept({ path: '/v1/webhooks/wh_old/deliveries?status=failed&limit=200', method: 'GET' })
+      .reply(json(200, { data: [], has_more: false, next_cursor: null }));
+    fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_a', method: 'GET' }).reply(json(200, pending)).times(15);
+    const { resent, left } = await resendDue(fake.deps, 'wh_old', [], instantWaitClock().clock);
+    expect(resent).toEqual([]);
+    expect(left).toEqual([{ delivery_id: 'dlv_a', event: 'invoice.paid', outcome: 'pending', reason: 'still pending after 15 s' }]);
   });
 
   it('a service that does not say when a retry is due: every failed delivery counts as due, once, by its newest attempt', async () => {
@@ -161,5 +277,33 @@ describe('--wait', () => {
         () => {},
       ),
     ).toBe(3);
+  });
+});
+
+describe('a create whose answer was lost', () => {
+  it('is known by evidence: paused, with the events it asked for, made since it was sent, not there before; of those named, the ones kept stay', () => {
+    const at = new Date(T0).toISOString();
+    const webhook = (id: string, more: Partial<Webhook> = {}): Webhook => ({
+      id,
+      url: 'https://example.com/hooks',
+      events: ['sales_order.created', 'invoice.paid'],
+      active: false,
+      created_at: new Date(T0 + 1_000).toISOString(),
+      ...more,
+    });
+    const sent = { others: ['wh_before'], events: ['invoice.paid', 'sales_order.created'], at };
+    const atUrl = [
+      webhook('wh_twin'),
+      webhook('wh_before'),
+      webhook('wh_active', { active: true }),
+      webhook('wh_events', { events: ['invoice.paid'] }),
+      webhook('wh_older', { created_at: new Date(T0 - 60_000).toISOString() }),
+      // The service's time as whsvc reckons it may be seconds off: a webhook made a moment "before" is still taken.
+      webhook('wh_moment', { created_at: new Date(T0 - 3_000).toISOString() }),
+    ];
+    expect(lostTwins(sent, atUrl).map((one) => one.id)).toEqual(['wh_twin', 'wh_moment']);
+    // Named, and one of them deleted since: the others are the user's.
+    expect(lostTwins({ ...sent, named: ['wh_twin', 'wh_moment'] }, atUrl.slice(1)).map((one) => one.id)).toEqual([]);
+    expect(lostTwins({ ...sent, named: ['wh_twin', 'wh_moment'] }, atUrl).map((one) => one.id)).toEqual(['wh_twin', 'wh_moment']);
   });
 });
