@@ -8,7 +8,18 @@ import { counted, sanitize } from '../../render/text.js';
 import { BROKEN_ANSWER_CODE } from '../../net.js';
 import type { SendResult } from '../../receiver/send-on.js';
 import { elapsed, NO_ANSWER, noAnswer } from '../../render/words.js';
-import { anotherSecret, KEY_CONVENTION, RAW_BODY_FIX, type Suspect, type SuspectOf, suspectsOfRefusal, suspectsOfReserialization } from './causes.js';
+import {
+  type CauseFound,
+  KEY_CONVENTION,
+  LOGIN_FIX,
+  payloadRefused,
+  RAW_BODY_FIX,
+  refusedAlike,
+  type Suspect,
+  type SuspectOf,
+  suspectsOfRefusal,
+  suspectsOfReserialization,
+} from './causes.js';
 
 /**
  * The checks of `check-receiver`: what each sends and how it judges what came
@@ -43,6 +54,11 @@ export interface Probe {
   signedWith: string | null;
   /** The likely cause it tests (causes.ts): sent after a check failed, only until one is taken. */
   suspect?: Suspect;
+  /**
+   * A control among the suspects, signed with a secret made up for it: the file of the secret whose valid deliveries'
+   * answer it is compared with. Another answer than theirs means their signature verified.
+   */
+  controls?: string;
 }
 
 /** A probe sent, and what came back, in how long. */
@@ -58,14 +74,11 @@ export interface Verdict {
   summary: string;
   cause?: string | undefined;
   fix?: string | undefined;
-  /** The cause, tested: a delivery signed as it predicts was taken (or none was: another secret). Said here, once. */
+  /** The cause, tested: a delivery signed as it predicts was taken, or the control told it. Said here, once. */
   found?: CauseFound | undefined;
   /** The number of the check whose cause explains this failure too, said there. */
   explainedBy?: number | undefined;
 }
-
-/** A cause tested and found: its name for scripts, in a sentence, in a few words, and its fix. */
-export type CauseFound = Pick<Suspect, 'key' | 'cause' | 'short' | 'fix'>;
 
 export interface Check {
   number: number;
@@ -102,9 +115,28 @@ const refusedAsUnsigned = (o: Outcome) => o.result.status !== null && [400, 401,
 export const suspectsKey = (checkKey: string) => `${checkKey}:suspects`;
 
 /**
- * Sends a failed check's suspects one at a time (`send`), until one is taken or an answer tells nothing (neither taken
- * nor refused as a bad signature); what came back is kept in `all` for the judges. A receiver whose valid deliveries
- * are not refused gets none.
+ * Whether `o` got the answer one of `valid` got: the same status, and the same body, unless the valid ones' bodies for
+ * that status differ among themselves (then they say something of each request, an id or a time, and tell nothing).
+ */
+function answeredAsValid(o: Outcome, valid: readonly Outcome[]): boolean {
+  const body = (x: Outcome) => (x.result.body ?? '').trim();
+  return valid.some((v) => {
+    if (v.result.status !== o.result.status) return false;
+    const bodies = new Set(valid.filter((w) => w.result.status === v.result.status).map(body));
+    return bodies.size > 1 || body(v) === body(o);
+  });
+}
+
+/** The outcomes of a check's deliveries signed with the secret in `keyName`. */
+const signedWith = (own: readonly Outcome[], keyName: string) => own.filter((o) => o.probe.signedWith === keyName);
+
+/** A control answered otherwise than the valid deliveries it is compared with: their signature verified. */
+const controlTells = (o: Outcome, own: readonly Outcome[]) => o.probe.controls !== undefined && !answeredAsValid(o, signedWith(own, o.probe.controls));
+
+/**
+ * Sends a failed check's suspects one at a time (`send`), until one is taken, an answer tells nothing (neither taken
+ * nor refused as a bad signature), or the control tells that the signature verified; what came back is kept in `all`
+ * for the judges. A receiver whose valid deliveries are not refused gets none.
  */
 export async function testSuspects(
   check: Check,
@@ -116,30 +148,45 @@ export async function testSuspects(
   for (const probe of suspects) {
     const outcome = await send(probe);
     tried.push(outcome);
-    if (!refusedAsUnsigned(outcome)) break;
+    if (!refusedAsUnsigned(outcome) || controlTells(outcome, all.get(check.key) ?? [])) break;
   }
   if (tried.length > 0) all.set(suspectsKey(check.key), tried);
   return tried;
 }
 
 /** What is said before a check's suspects are sent. */
-export const testingWords = (check: Check, suspects: readonly Probe[]) =>
-  `testing what made ${check.number} fail: up to ${counted(suspects.length, 'delivery', 'deliveries')}, each signed as a likely mistake would verify it, until one is taken`;
-
-/**
- * The cause a check's suspects show: the one whose delivery was taken; when every one was refused and
- * `noneTakenIsAnotherSecret`, another secret than the one in `keyName`; undefined when an answer told nothing.
- */
-function causeShown(tried: readonly Outcome[] | undefined, keyName: string, noneTakenIsAnotherSecret: boolean): CauseFound | undefined {
-  if (tried === undefined || tried.length === 0) return undefined;
-  const suspect = tried.find(taken)?.probe.suspect;
-  if (suspect) return suspect;
-  if (!noneTakenIsAnotherSecret || !tried.every(refusedAsUnsigned)) return undefined;
-  return anotherSecret(keyName, tried.length);
+export function testingWords(check: Check, suspects: readonly Probe[]): string {
+  const controls = suspects.filter((probe) => probe.controls !== undefined).length;
+  const each = `${controls ? `${controls === 1 ? 'one' : controls} signed with a secret made up for it, then ` : ''}each signed as a likely mistake would verify it`;
+  return `testing what made ${check.number} fail: up to ${counted(suspects.length, 'delivery', 'deliveries')}, ${each}, until one is taken`;
 }
 
-/** A verdict's cause and fix when a cause was found, with the cause itself for --json. */
-const foundVerdict = (found: CauseFound): Pick<Verdict, 'cause' | 'fix' | 'found'> => ({ cause: found.cause, fix: found.fix, found });
+/** The suspect whose delivery was taken, among those tried: the cause, tested. */
+const suspectTaken = (tried: readonly Outcome[] | undefined): CauseFound | undefined => tried?.find(taken)?.probe.suspect;
+
+/**
+ * Why check 1's deliveries signed with the secret in `keyName` were refused, from what its suspects (`tried`) got: the
+ * suspect taken; the payload, when the control got another answer than the valid ones (`own`); else, every suspect
+ * and the control refused alike, the likely cause left. Undefined when none was sent, or an answer told nothing.
+ */
+function refusalCause(tried: readonly Outcome[] | undefined, keyName: string, own: readonly Outcome[]): CauseFound | undefined {
+  if (tried === undefined || tried.length === 0) return undefined;
+  const suspect = suspectTaken(tried);
+  if (suspect) return suspect;
+  const valid = signedWith(own, keyName);
+  const control = tried.find((o) => o.probe.controls !== undefined);
+  if (control === undefined || valid.length === 0 || !tried.every(refusedAsUnsigned)) return undefined;
+  if (controlTells(control, own)) return payloadRefused(answered(valid[0]!), answered(control));
+  const login = valid.map(loginAsked).find((asked) => asked !== undefined);
+  return refusedAlike(keyName, tried.length - 1, answered(control), login);
+}
+
+/** A verdict's cause and fix when a cause was named, with the cause itself for --json when it was tested. */
+const foundVerdict = (found: CauseFound): Pick<Verdict, 'cause' | 'fix' | 'found'> => ({
+  cause: found.cause,
+  fix: found.fix,
+  found: found.likely ? undefined : found,
+});
 
 /**
  * A refusal that check 1 explains: every valid delivery signed with the same secret was refused there, for the cause
@@ -150,7 +197,7 @@ function explainedByFirst(o: Outcome, all: ReadonlyMap<string, readonly Outcome[
   if (name === null || !refusedAsUnsigned(o)) return undefined;
   const there = (all.get(EVENT_TYPES_KEY) ?? []).filter((x) => x.probe.signedWith === name);
   if (there.length === 0 || !there.every(refusedAsUnsigned)) return undefined;
-  const found = causeShown(all.get(suspectsKey(EVENT_TYPES_KEY)), name, true);
+  const found = refusalCause(all.get(suspectsKey(EVENT_TYPES_KEY)), name, all.get(EVENT_TYPES_KEY) ?? []);
   return { cause: `see 1${found ? `: ${found.short}` : ''}`, explainedBy: 1 };
 }
 
@@ -158,8 +205,8 @@ function explainedByFirst(o: Outcome, all: ReadonlyMap<string, readonly Outcome[
 export function answered(o: Outcome): string {
   const { status, body, cut } = o.result;
   if (status === null) return noAnswer(o.result.error);
-  const text = sanitize(body ?? '').trim();
-  return text === '' ? String(status) : `${status} ${JSON.stringify(text.length > 60 || cut ? `${text.slice(0, 59)}…` : text)}`;
+  const text = shownText(body ?? '', cut);
+  return text === '' ? String(status) : `${status} ${JSON.stringify(text)}`;
 }
 
 /** What came back, as a summary says it: `answered 401 "bad signature"`, `got no answer within 10 s`, `got a broken answer: …`. */
@@ -173,6 +220,31 @@ export function reply(o: Outcome): string {
 function statuses(outcomes: readonly Outcome[]): string {
   const words = [...new Set(outcomes.map((o) => (o.result.status === null ? 'no answer' : String(o.result.status))))];
   return words.join(', ');
+}
+
+/** Text of the receiver's as a line shows it (an answer's body, a header): sanitized, its first 60 characters, `…` when cut (or read only in part). */
+function shownText(value: string, cut = false): string {
+  const text = sanitize(value).trim();
+  return text.length > 60 || cut ? `${text.slice(0, 59)}…` : text;
+}
+
+/** The login an answer asks for: its WWW-Authenticate, as shown; undefined when it has none. */
+const loginAsked = (o: Outcome) => (o.result.authenticate === undefined ? undefined : shownText(o.result.authenticate));
+
+/** A Location that is a login page (of a proxy, an identity provider, Cloudflare Access). */
+const LOGIN_PAGE = /log-?in|sign-?in|auth|sso|saml|cdn-cgi\/access/i;
+
+/** Why a redirect answered a delivery, and what to do: where it goes, a login when it goes to one. */
+function redirected(o: Outcome): Pick<Verdict, 'cause' | 'fix'> {
+  const { status, location } = o.result;
+  if (location !== undefined && LOGIN_PAGE.test(location)) {
+    return {
+      cause: `${status} redirects to a login (${shownText(location)}): something in front of the receiver asks for one, and the service follows no redirect`,
+      fix: LOGIN_FIX,
+    };
+  }
+  const to = location === undefined ? '' : ` to ${shownText(location)}`;
+  return { cause: `${status} is a redirect${to}, which the service does not follow`, fix: 'give the webhook the final URL' };
 }
 
 /** Why a send came back with no answer to judge, but a timeout (which each check words itself): nothing answered, or what answered broke HTTP. */
@@ -199,10 +271,17 @@ function whyNotTaken(o: Outcome, limitMs: number, all?: ReadonlyMap<string, read
         }
       : unanswered(o);
   }
-  if (status >= 300 && status < 400) return { cause: `${status} is a redirect, which the service does not follow`, fix: 'give the webhook the final URL' };
+  if (status >= 300 && status < 400) return redirected(o);
   if (status === 404 || status === 405)
     return { cause: `nothing takes a POST at this URL's path (${status})`, fix: 'check the path, and that its route takes POST' };
   if (status === 413) return { cause: 'its request body limit is smaller than this delivery', fix: `raise it to ${LARGEST_PAYLOAD_BYTES / 1024} KiB or more` };
+  const login = loginAsked(o);
+  if (login !== undefined) {
+    return {
+      cause: `something in front of it asks for a login (WWW-Authenticate: ${login}): it refuses deliveries before a signature is checked`,
+      fix: LOGIN_FIX,
+    };
+  }
   if (status === 401 || status === 403) {
     return {
       cause: `it refuses deliveries signed with the secret in ${o.probe.signedWith ?? 'the file given'}: it holds another secret, or computes the signature otherwise`,
@@ -238,7 +317,7 @@ function whyNotRefused(o: Outcome, limitMs: number, whenTaken: Pick<Verdict, 'ca
       fix: 'answer 400 or 401 when the signature is missing, malformed or does not match',
     };
   }
-  if (status >= 300 && status < 400) return { cause: `${status} is a redirect, which the service does not follow`, fix: 'give the webhook the final URL' };
+  if (status >= 300 && status < 400) return redirected(o);
   return { cause: `it answered ${status}`, fix: 'refuse with a 4xx: 400 or 401' };
 }
 
@@ -369,6 +448,9 @@ function makingFor(ctx: BatteryContext): Making {
   return { ctx, first, others, event, original: sample(), sample, make, signed, suspected };
 }
 
+/** A secret as the service makes one, made up for a check: the receiver cannot hold it. */
+const madeUpSecret = () => `whsec_${randomBytes(24).toString('base64url')}`;
+
 /** A delivery that must be refused: not signed with a secret of the receiver's. */
 const forged = (what: string, delivery: MadeDelivery, signatureCheck: SignatureCheck): Probe => ({ what, delivery, signatureCheck, signedWith: null });
 
@@ -383,11 +465,16 @@ function outcomeOf(own: readonly Outcome[], probe: Probe): Outcome {
 const EVENT_TYPES_KEY = 'event_types';
 
 /** 1: a valid delivery of each event type (and of one signed with each other secret) is taken. */
-function eventTypesCheck({ ctx, first, others, event, sample, signed, suspected }: Making): Check {
+function eventTypesCheck({ ctx, first, others, event, sample, make, signed, suspected }: Making): Check {
   const probes = [
     ...ctx.events.map((type) => signed(type, JSON.stringify(samplePayload(type, ctx.now)), type)),
     ...others.map((key) => signed(`${event} signed with ${key.name}`, sample(), event, key)),
   ];
+  // Signed with a secret made up for it: compared with the valid deliveries under `key`, it tells their signature verified.
+  const control = (key: Key): Probe => ({
+    ...forged(`${event} signed with a secret made up for the check`, make(sample(), event, { secret: madeUpSecret() }), 'mismatch'),
+    controls: key.name,
+  });
   // The secret whose every delivery was refused as a bad signature: the likely causes are tested with it.
   const refusedKey = (own: readonly Outcome[]) =>
     [first, ...others].find((key) => {
@@ -402,17 +489,17 @@ function eventTypesCheck({ ctx, first, others, event, sample, signed, suspected 
     probes,
     suspects(own) {
       const key = refusedKey(own);
-      return key === undefined ? [] : suspected(suspectsOfRefusal, key, sample());
+      return key === undefined ? [] : [control(key), ...suspected(suspectsOfRefusal, key, sample())];
     },
     judge(own, all) {
       const wrong = own.find((o) => !taken(o));
       if (wrong === undefined) return { pass: true, summary: `${own.length === 1 ? '' : `all ${own.length} `}answered ${statuses(own)}` };
       const summary = failures(own, taken);
       const key = refusedKey(own);
-      const found = key && causeShown(all.get(suspectsKey(EVENT_TYPES_KEY)), key.name, true);
+      const found = key && refusalCause(all.get(suspectsKey(EVENT_TYPES_KEY)), key.name, own);
       // Taken under one secret and not the other: a receiver moving to a new secret must take both.
       if (others.length > 0 && own.filter((o) => o.probe.signedWith === first.name).every(taken)) {
-        if (found && found.key !== 'another_secret') return { pass: false, summary, ...foundVerdict(found) };
+        if (found && !found.likely) return { pass: false, summary, ...foundVerdict(found) };
         return {
           pass: false,
           summary,
@@ -456,7 +543,7 @@ function rawBytesCheck({ ctx, first, event, signed, suspected }: Making): Check 
       const o = outcomeOf(own, probe);
       if (taken(o)) return { pass: true, summary: `answered ${o.result.status}` };
       if (reserializes(o, all)) {
-        const found = causeShown(all.get(suspectsKey('raw_bytes')), first.name, false);
+        const found = suspectTaken(all.get(suspectsKey('raw_bytes')));
         return {
           pass: false,
           summary: `${reply(o)}, where the same JSON written compactly was taken`,
@@ -491,7 +578,7 @@ function tamperedBodyCheck({ ctx, first, event, original, make }: Making): Check
 
 /** 4: a delivery signed with a secret made up for the check is refused. */
 function otherSecretCheck({ ctx, event, original, make }: Making): Check {
-  const otherSecret = `whsec_${randomBytes(24).toString('base64url')}`;
+  const otherSecret = madeUpSecret();
   return {
     number: 4,
     key: 'other_secret',

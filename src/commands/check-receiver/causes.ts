@@ -4,7 +4,8 @@ import { digestHex, SIGNATURE_PREFIX } from '../../protocol/signature.js';
  * The usual reasons a receiver refuses deliveries the service signed, each as a delivery it predicts the receiver
  * takes: the same compact bytes the service sends, signed as the mistaken receiver computes the signature (over its
  * re-serialization of them, with its key, in its form). `check-receiver` sends them one at a time after a refusal and
- * names the one taken; when none is, the receiver holds another secret. Apart from any network, as battery.ts is.
+ * names the one taken; when none is, a control signed with a secret made up for it tells a payload refused from
+ * every request refused alike (another secret, or something in front of the receiver). Apart from any network, as battery.ts is.
  */
 
 /** A likely cause, with the delivery that tests it. */
@@ -210,12 +211,46 @@ export function suspectsOfReserialization(of: SuspectOf): Suspect[] {
   return [reserialized(of, 'compact', "JSON.stringify(JSON.parse(…)) or json.dumps(…, separators=(',', ':'))", (v) => JSON.stringify(v))];
 }
 
-/** The cause when no suspect was taken: the receiver holds another secret than the one in `keyName`. */
-export function anotherSecret(keyName: string, tried: number): Pick<Suspect, 'key' | 'cause' | 'short' | 'fix'> {
+/** The fix when something in front of the receiver asks for a login. */
+export const LOGIN_FIX =
+  "let the service's deliveries through to the receiver with no login (their signature is what authenticates them), or give the webhook a URL that asks for none";
+
+/** A cause named: tested (a delivery it predicts was taken, or a control told it), or `likely` (what is left when none was). */
+export type CauseFound = Pick<Suspect, 'key' | 'cause' | 'short' | 'fix'> & { likely?: true };
+
+/**
+ * The cause when the valid deliveries got another answer than the control, signed with a secret made up for it: the
+ * signature verified, and the receiver refuses what the delivery holds (`answer`: what the valid ones got).
+ */
+export function payloadRefused(answer: string, control: string): CauseFound {
   return {
-    key: 'another_secret',
-    cause: `it holds another secret than the one in ${keyName}: it took none of ${tried} deliveries signed as the usual mistakes would verify them (re-serialized JSON, the key with its newline or base64-decoded, sha256= left out or doubled, a base64 digest)`,
-    short: `it holds another secret than the one in ${keyName}`,
-    fix: `give it the webhook's signing secret, the one in ${keyName}; ${KEY_CONVENTION}`,
+    key: 'payload_refused',
+    cause: `the signature verified (a delivery signed with a secret made up for the check got another answer: ${control}); it refuses the payload: ${answer}`,
+    short: 'it refuses the payload, its signature verified',
+    fix: 'answer 2xx to every delivery whose signature verifies, whatever its payload holds (see what it answered), and skip the work for one it cannot handle',
+  };
+}
+
+/**
+ * The likely cause when no suspect was taken and the control got the answer the valid deliveries got (`answer`): nothing
+ * tells a signature checked with another secret from something in front of the receiver that refuses every request;
+ * `login`, the WWW-Authenticate it answered with, names the latter.
+ */
+export function refusedAlike(keyName: string, tried: number, answer: string, login?: string): CauseFound {
+  if (login !== undefined) {
+    return {
+      key: 'login_in_front',
+      cause: `something in front of it asks for a login (WWW-Authenticate: ${login}): it refuses every request alike (${answer}), signed or not, before a signature is checked`,
+      short: 'a login in front of it refuses every request',
+      fix: LOGIN_FIX,
+      likely: true,
+    };
+  }
+  return {
+    key: 'refused_alike',
+    cause: `it refuses every request alike: another secret than the one in ${keyName}, or something in front of it (a login, a proxy); a delivery signed with a secret made up for the check got the same answer (${answer}), and it took none of ${tried} signed as the usual mistakes would verify them (re-serialized JSON, the key with its newline or base64-decoded, sha256= left out or doubled, a base64 digest)`,
+    short: 'it refuses every request alike: another secret, or something in front of it',
+    fix: `give it the webhook's signing secret, the one in ${keyName} (${KEY_CONVENTION}), and let deliveries through whatever stands in front of it`,
+    likely: true,
   };
 }

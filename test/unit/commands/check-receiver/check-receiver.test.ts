@@ -7,6 +7,7 @@ import { undiciTransport, type TransportRequest, type TransportResponse } from '
 import { battery, payloadOfSize, unlikeReserialized, withOneByteChanged } from '../../../../src/commands/check-receiver/battery.js';
 import { run, type CheckReceiverDeps, type CheckReceiverOptions } from '../../../../src/commands/check-receiver/check-receiver.js';
 import type { ProbeLimits } from '../../../../src/commands/check-receiver/effects.js';
+import { suspectsOfRefusal } from '../../../../src/commands/check-receiver/causes.js';
 import { TransportError } from '../../../../src/net.js';
 import { type Breakage, startHostileReceiver } from '../../../helpers/hostile-receivers.js';
 import { samplePayload } from '../../../../src/protocol/catalog.js';
@@ -26,6 +27,10 @@ import { startEndlessServer } from '../../../helpers/endless.js';
 import { PrintedJson } from '../../../../src/cli/json-output.js';
 
 const SECRET = 'whsec_check_unit';
+/** The suspects of a refusal of SECRET, in the order tried (causes.test.ts holds the order). */
+const suspectKeys = suspectsOfRefusal({ secret: SECRET, keyName: 'whsec.txt', event: 'invoice.paid', body: '{}', header: 'X-Service-Signature' }).map(
+  (suspect) => suspect.key,
+);
 const NOW = new Date(Date.UTC(2026, 10, 25, 9, 0, 0));
 
 describe('the bodies check-receiver sends', () => {
@@ -117,8 +122,8 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
       const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]));
       const answer = policy({ method: request.method, path: request.url.pathname, headers, body: bytes.toString('utf8'), bytes, receivedAt: 0 });
       if (answer instanceof TransportError) throw answer;
-      const { status, body } = typeof answer === 'object' ? answer : { status: answer as number, body: '' };
-      return { status, headers: {}, text: body ?? '' };
+      const { status, body, headers: said } = typeof answer === 'object' ? answer : { status: answer as number, body: '', headers: {} };
+      return { status, headers: said ?? {}, text: body ?? '' };
     };
     return { sent, transport };
   }
@@ -193,9 +198,8 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     ['writes the digest in base64', mistaken.base64Digest, 'base64_digest', 'in base64'],
     ['verifies the JSON pretty-printed again', mistaken.prettyJson, 'pretty_indent_2', 'JSON.stringify(…, null, 2)'],
     ['verifies the JSON written again with its keys sorted', mistaken.sortedJson, 'sorted_compact', 'keys sorted'],
-    ['holds another secret', () => correctReceiver('whsec_another'), 'another_secret', 'another secret than the one in'],
   ] as const)(
-    'a receiver that %s: named in check 1, after the suspects before it were refused; 2, 7 and 9 point at it',
+    'a receiver that %s: named in check 1, after the control and the suspects before it were refused; 2, 7 and 9 point at it',
     async (_what, receiver, key, words) => {
       const result = await check(receiver(SECRET), { events: ['invoice.paid'] });
       expect(result.failed).toEqual([1, 2, 7, 9]);
@@ -203,13 +207,77 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
       const [first] = result.document.checks;
       expect(first.cause).toContain(words);
       const tried = first.cause_probes.map((p: { cause: string }) => p.cause);
-      expect(tried.at(-1)).toBe(key === 'another_secret' ? 'prefix_doubled' : key);
-      expect(first.cause_probes.slice(0, key === 'another_secret' ? undefined : -1).every((p: { status: number }) => p.status === 401)).toBe(true);
+      // The control first, signed with a secret made up for it: refused as the valid delivery was.
+      expect(first.cause_probes[0]).toMatchObject({ cause: null, what: 'invoice.paid signed with a secret made up for the check', status: 401 });
+      expect(tried.at(-1)).toBe(key);
+      expect(first.cause_probes.slice(0, -1).every((p: { status: number }) => p.status === 401)).toBe(true);
       expect(result.sent).toHaveLength(11 + tried.length);
       for (const n of [2, 7, 9]) expect(result.document.checks[n - 1]).toMatchObject({ explained_by: 1, cause: expect.stringMatching(/^see 1: /), fix: null });
       expect(result.document.timing.answers).toBe(11 + tried.length);
     },
   );
+
+  it('a receiver that holds another secret: every suspect and the control refused alike, a likely cause, nothing named found', async () => {
+    const result = await check(correctReceiver('whsec_another'), { events: ['invoice.paid'] });
+    expect(result.failed).toEqual([1, 2, 7, 9]);
+    expect(result.document.cause_found).toBeNull();
+    const [first] = result.document.checks;
+    expect(first.cause_probes.map((p: { cause: string | null }) => p.cause)).toEqual([null, ...suspectKeys]);
+    expect(first.cause_probes.every((p: { status: number }) => p.status === 401)).toBe(true);
+    expect(first.cause).toMatch(
+      /^it refuses every request alike: another secret than the one in .*whsec\.txt, or something in front of it \(a login, a proxy\)/,
+    );
+    expect(first.cause).toContain('got the same answer (401 "signature mismatch"), and it took none of 10 signed as the usual mistakes would verify them');
+    for (const n of [2, 7, 9])
+      expect(result.document.checks[n - 1].cause).toBe('see 1: it refuses every request alike: another secret, or something in front of it');
+    const human = await check(correctReceiver('whsec_another'), { events: ['invoice.paid'], json: false });
+    expect(human.stdout).toMatch(/^ {9}likely cause: it refuses every request alike/m);
+    expect(human.stdout).not.toContain('cause (tested)');
+  });
+
+  it('a receiver that verifies the signature and then refuses the payload: the control, refused otherwise, tells it (tested), no suspect sent', async () => {
+    const right = correctReceiver(SECRET);
+    const refusing = (request: Received): Answer => {
+      const answer = right(request);
+      return typeof answer === 'object' && answer.status === 200 ? { status: 422, body: 'missing field: customer' } : answer;
+    };
+    const result = await check(refusing);
+    expect(result.document.cause_found).toMatchObject({ check: 1, cause: 'payload_refused' });
+    expect(result.document.checks[0].cause).toBe(
+      'the signature verified (a delivery signed with a secret made up for the check got another answer: 401 "signature mismatch"); it refuses the payload: 422 "missing field: customer"',
+    );
+    expect(result.document.checks[0].cause_probes).toMatchObject([{ cause: null, signature_check: 'mismatch', status: 401 }]);
+    // The forgeries refused otherwise than the valid deliveries: their refusals show the signature checked.
+    expect(result.document.checks.slice(2, 6).map((c: { result: string }) => c.result)).toEqual(['pass', 'pass', 'pass', 'pass']);
+    const human = await check(refusing, { json: false });
+    expect(human.stdout).toMatch(/^ {9}cause \(tested\): the signature verified/m);
+    // Signed or not, the same 422: nothing tells the signature verified.
+    const alike = await check(() => ({ status: 422, body: 'missing field: customer' }), { events: ['invoice.paid'] });
+    expect(alike.document.checks[0].cause).toMatch(/^it refuses every request alike/);
+  });
+
+  it('a login in front of the receiver (401 with WWW-Authenticate to every request): named from the header, a likely cause', async () => {
+    const result = await check(() => ({ status: 401, body: 'Unauthorized', headers: { 'www-authenticate': 'Basic realm="staging"' } }), {
+      events: ['invoice.paid'],
+    });
+    expect(result.document.cause_found).toBeNull();
+    expect(result.document.checks[0].cause).toBe(
+      'something in front of it asks for a login (WWW-Authenticate: Basic realm="staging"): it refuses every request alike (401 "Unauthorized"), signed or not, before a signature is checked',
+    );
+    expect(result.document.checks[0].fix).toContain('with no login (their signature is what authenticates them)');
+    expect(result.document.checks[1].cause).toBe('see 1: a login in front of it refuses every request');
+  });
+
+  it('a redirect to a login page: named from its Location', async () => {
+    const result = await check(() => ({ status: 302, body: '', headers: { location: 'https://sso.example.com/login?next=%2Fhooks' } }), {
+      events: ['invoice.paid'],
+    });
+    expect(result.document.checks[0].cause).toBe(
+      '302 redirects to a login (https://sso.example.com/login?next=%2Fhooks): something in front of the receiver asks for one, and the service follows no redirect',
+    );
+    const elsewhere = await check(() => ({ status: 308, body: '', headers: { location: 'https://example.com/hooks/' } }), { events: ['invoice.paid'] });
+    expect(elsewhere.document.checks[0].cause).toBe('308 is a redirect to https://example.com/hooks/, which the service does not follow');
+  });
 
   it('a receiver that verifies JSON.stringify of what it parsed: check 2 names the compact serializer, tested', async () => {
     const result = await check(verifiesReserializedJson(SECRET));
