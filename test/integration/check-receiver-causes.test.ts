@@ -76,7 +76,7 @@ describe('check-receiver names the cause of refused deliveries, tested by a deli
     expect(result.code).toBe(1);
     expect(result.document.cause_found).toMatchObject({ check: 1, cause: 'python_json_dumps' });
     expect(result.check(1).cause).toContain('json.dumps(…) with its defaults (", " and ": ")');
-    expect(result.check(1).fix).toContain("self.rfile.read(int(self.headers['Content-Length']))");
+    expect(result.check(1).fix).toContain('self.rfile.read(length), length its Content-Length');
     expect(result.check(1).fix).toContain("Buffer.concat of the request's chunks");
     // The control, refused as the valid deliveries were; then the first suspect, taken.
     expect(result.check(1).cause_probes).toEqual([

@@ -28,7 +28,7 @@ export interface Suspect {
 /** The fix of a signature computed over anything but the bytes received, with the calls that read them in the servers people write. */
 export const RAW_BODY_FIX =
   "compute the HMAC over the raw body as received, before any parsing: express.raw(), or in node:http Buffer.concat of the request's chunks; " +
-  "request.get_data() (Flask), or in http.server self.rfile.read(int(self.headers['Content-Length'])); io.ReadAll(r.Body) (Go)";
+  'request.get_data() (Flask), or in http.server self.rfile.read(length), length its Content-Length; io.ReadAll(r.Body) (Go)';
 
 /** How the key is read: the whole secret string's bytes. */
 export const KEY_CONVENTION =

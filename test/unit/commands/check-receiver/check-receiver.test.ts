@@ -7,8 +7,9 @@ import { undiciTransport, type TransportRequest, type TransportResponse } from '
 import { battery, payloadOfSize, unlikeReserialized, withOneByteChanged } from '../../../../src/commands/check-receiver/battery.js';
 import { run, type CheckReceiverDeps, type CheckReceiverOptions } from '../../../../src/commands/check-receiver/check-receiver.js';
 import type { ProbeLimits } from '../../../../src/commands/check-receiver/effects.js';
-import { suspectsOfRefusal } from '../../../../src/commands/check-receiver/causes.js';
-import { TransportError } from '../../../../src/net.js';
+import { suspectsOfRefusal, suspectsOfReserialization } from '../../../../src/commands/check-receiver/causes.js';
+import { displayWidth } from '../../../../src/render/width.js';
+import { BROKEN_ANSWER_CODE, TransportError } from '../../../../src/net.js';
 import { type Breakage, startHostileReceiver } from '../../../helpers/hostile-receivers.js';
 import { samplePayload } from '../../../../src/protocol/catalog.js';
 import { verify } from '../../../../src/protocol/signature.js';
@@ -512,6 +513,49 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
       }
     },
   );
+
+  it('no word of a cause or a fix is wider than 49 columns: at 60, under its label (11 in), a terminal would cut it', async () => {
+    const right = correctReceiver(SECRET);
+    const refusing = (status: number, body: string) => (request: Received) => {
+      const answer = right(request);
+      return typeof answer === 'object' && answer.status === 200 ? { status, body } : answer;
+    };
+    const receivers: Array<(request: Received) => Answer | TransportError> = [
+      acceptsEverything(),
+      verifiesReserializedJson(SECRET),
+      rejectsRepeatedDeliveryId(SECRET),
+      failsOnMismatch(SECRET),
+      ...Object.values(mistaken).map((receiver) => receiver(SECRET)),
+      correctReceiver('whsec_another'),
+      refusing(422, 'missing field: customer'),
+      (request) => (request.headers['x-service-event'] === 'product.updated' ? 400 : right(request)),
+      (request) => (/^sha256=[0-9a-f]{32}$/.test(String(request.headers['x-service-signature'])) ? 500 : right(request)),
+      (request) => (request.bytes.length >= 65_536 ? 413 : right(request)),
+      () => new TransportError('no answer within 10 s', 'ETIMEDOUT', true),
+      () => new TransportError('connection refused', 'ECONNREFUSED', false),
+      () => new TransportError('broken answer: not HTTP', BROKEN_ANSWER_CODE, true),
+      () => 500,
+      () => 404,
+      () => ({ status: 302, headers: { location: '/login' } }),
+      () => ({ status: 307, headers: { location: '/hooks/' } }),
+      () => ({ status: 401, body: 'Unauthorized', headers: { 'www-authenticate': 'Basic realm="staging"' } }),
+    ];
+    const texts: Array<string | null> = [];
+    const said = (document: { checks: Array<{ cause: string | null; fix: string | null }> }) => {
+      for (const c of document.checks) texts.push(c.cause, c.fix);
+    };
+    for (const receiver of receivers) said((await check(receiver)).document);
+    writeFileSync(join(dir, 'new.txt'), 'whsec_the_new_one');
+    said((await check(right, { secretFiles: [join(dir, 'whsec.txt'), join(dir, 'new.txt')] })).document);
+    said((await checkWithEffects(false)).document);
+    said((await checkWithEffects(true, () => ({ output: '42' }))).document);
+    said((await checkWithEffects(true, (rows, runs) => (runs < 3 ? { output: `${rows}` } : { failure: 'it exited 1' }))).document);
+    const of = { secret: SECRET, keyName: 'whsec.txt', event: 'invoice.paid', body: '{"a":1}', header: 'X-Service-Signature' };
+    for (const suspect of [...suspectsOfRefusal(of), ...suspectsOfReserialization(of)]) texts.push(suspect.cause, suspect.short, suspect.fix);
+    const words = texts.flatMap((text) => (text ?? '').replaceAll(dir, 'DIR').split(' '));
+    expect(words.length).toBeGreaterThan(1000);
+    expect([...new Set(words.filter((word) => displayWidth(word) > 49))]).toEqual([]);
+  });
 
   it('human lines: pass or fail, the check, what came back; under a failure its likely cause and the fix; a summary', async () => {
     const result = await check(rejectsRepeatedDeliveryId(SECRET), { json: false });
