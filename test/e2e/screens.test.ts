@@ -185,7 +185,7 @@ describeInTerminal('screens that hold still, in a real terminal (tmux)', { timeo
       lines.filter((line) => /^ {9}likely cause: /.test(line)),
       shown,
     ).toHaveLength(4);
-    expect(lines.at(-1), shown).toBe('5 of 9 checks passed; failed: 3, 4, 5, 6');
+    expect(lines.at(-1), shown).toBe('5 of 9 checks passed; failed: 3–6');
     expect(lines.join(' '), shown).toContain(`http://127.0.0.1:${new URL(receiver.url).port}/check`);
   };
 

@@ -68,9 +68,15 @@ export interface Outcome {
   ms: number;
 }
 
-/** A check's verdict: pass or fail, what came back, and when it failed the likely cause and the fix. */
+/**
+ * How a check ended: passed, failed, not run (the battery stopped before it), or inconclusive (it ran, and what came
+ * back shows neither: an --effects command that could not see the app's work).
+ */
+export type CheckResult = 'pass' | 'fail' | 'not_run' | 'inconclusive';
+
+/** A check's verdict: its result, what came back, and when it did not pass the likely cause and the fix. */
 export interface Verdict {
-  pass: boolean;
+  result: CheckResult;
   summary: string;
   cause?: string | undefined;
   fix?: string | undefined;
@@ -331,8 +337,8 @@ function failures(outcomes: readonly Outcome[], ok: (o: Outcome) => boolean): st
 /** A refusal check: every probe answered 4xx. */
 function judgeRefusal(own: readonly Outcome[], limitMs: number, whenTaken: Pick<Verdict, 'cause' | 'fix'>): Verdict {
   const wrong = own.find((o) => !refused(o));
-  if (wrong === undefined) return { pass: true, summary: `answered ${statuses(own)}` };
-  return { pass: false, summary: own.length === 1 ? reply(wrong) : failures(own, refused), ...whyNotRefused(wrong, limitMs, whenTaken) };
+  if (wrong === undefined) return { result: 'pass', summary: `answered ${statuses(own)}` };
+  return { result: 'fail', summary: own.length === 1 ? reply(wrong) : failures(own, refused), ...whyNotRefused(wrong, limitMs, whenTaken) };
 }
 
 /** The body made with its JSON written as no serializer writes it: keys in reverse order, spaces before colons, a line per key, the first character of each string as a \u escape. */
@@ -493,15 +499,15 @@ function eventTypesCheck({ ctx, first, others, event, sample, make, signed, susp
     },
     judge(own, all) {
       const wrong = own.find((o) => !taken(o));
-      if (wrong === undefined) return { pass: true, summary: `${own.length === 1 ? '' : `all ${own.length} `}answered ${statuses(own)}` };
+      if (wrong === undefined) return { result: 'pass', summary: `${own.length === 1 ? '' : `all ${own.length} `}answered ${statuses(own)}` };
       const summary = failures(own, taken);
       const key = refusedKey(own);
       const found = key && refusalCause(all.get(suspectsKey(EVENT_TYPES_KEY)), key.name, own);
       // Taken under one secret and not the other: a receiver moving to a new secret must take both.
       if (others.length > 0 && own.filter((o) => o.probe.signedWith === first.name).every(taken)) {
-        if (found && !found.likely) return { pass: false, summary, ...foundVerdict(found) };
+        if (found && !found.likely) return { result: 'fail', summary, ...foundVerdict(found) };
         return {
-          pass: false,
+          result: 'fail',
           summary,
           cause: `it does not take a delivery signed with ${wrong.probe.signedWith}: while it moves to a new secret, a signature under either must verify`,
           fix: 'check the signature against each of its secrets, old and new, until the move is done',
@@ -509,13 +515,13 @@ function eventTypesCheck({ ctx, first, others, event, sample, make, signed, susp
       }
       if (own.some(taken) && refused(wrong)) {
         return {
-          pass: false,
+          result: 'fail',
           summary,
           cause: 'it refuses some event types: every type its webhook subscribes to comes, and a refusal is sent again',
           fix: 'answer 2xx to every delivery that verifies, and skip the work for a type it does not handle',
         };
       }
-      return { pass: false, summary, ...(found ? foundVerdict(found) : whyNotTaken(wrong, ctx.limitMs)) };
+      return { result: 'fail', summary, ...(found ? foundVerdict(found) : whyNotTaken(wrong, ctx.limitMs)) };
     },
   };
 }
@@ -541,18 +547,18 @@ function rawBytesCheck({ ctx, first, event, signed, suspected }: Making): Check 
     },
     judge(own, all) {
       const o = outcomeOf(own, probe);
-      if (taken(o)) return { pass: true, summary: `answered ${o.result.status}` };
+      if (taken(o)) return { result: 'pass', summary: `answered ${o.result.status}` };
       if (reserializes(o, all)) {
         const found = suspectTaken(all.get(suspectsKey('raw_bytes')));
         return {
-          pass: false,
+          result: 'fail',
           summary: `${reply(o)}, where the same JSON written compactly was taken`,
           ...(found
             ? foundVerdict(found)
             : { cause: 'it verifies the signature over JSON it parsed and wrote again, whose bytes differ from those signed', fix: RAW_BODY_FIX }),
         };
       }
-      return { pass: false, summary: reply(o), ...whyNotTaken(o, ctx.limitMs, all) };
+      return { result: 'fail', summary: reply(o), ...whyNotTaken(o, ctx.limitMs, all) };
     },
   };
 }
@@ -625,7 +631,7 @@ function malformedSignatureCheck({ ctx, first, event, original, make }: Making):
       const crashed = own.find((o) => o.result.status !== null && o.result.status >= 500);
       if (crashed?.probe === cutShort && !own.some(taken)) {
         return {
-          pass: false,
+          result: 'fail',
           summary: failures(own, refused),
           cause: `a signature of the wrong length makes it fail (${crashed.result.status}): a constant-time compare of unequal lengths throws (Node's timingSafeEqual does)`,
           fix: 'check that the header is sha256= and 64 hex digits before comparing, and answer 400 when it is not',
@@ -664,18 +670,18 @@ function repeatedDeliveryCheck({ ctx, first, event, sample, make }: Making): Che
     judge(own, all) {
       const sent = outcomeOf(own, once);
       // The repeat is looked at only once the first was taken: a battery stopped by time-outs may not have sent it.
-      if (!taken(sent)) return { pass: false, summary: `the first send ${reply(sent)}`, ...whyNotTaken(sent, ctx.limitMs, all) };
+      if (!taken(sent)) return { result: 'fail', summary: `the first send ${reply(sent)}`, ...whyNotTaken(sent, ctx.limitMs, all) };
       const resent = outcomeOf(own, again);
       if (taken(resent)) {
         return {
-          pass: true,
+          result: 'pass',
           // What HTTP shows is the answer; whether it acted twice is not (check-receiver's --effects can see it).
           summary: `answered ${sent.result.status}, then ${resent.result.status}${ctx.effectsWatched ? '' : `; ${secondEffectUnseen(deliveryIdHeader)}`}`,
         };
       }
-      if (resent.result.status === null) return { pass: false, summary: `the repeat ${reply(resent)}`, ...whyNotTaken(resent, ctx.limitMs, all) };
+      if (resent.result.status === null) return { result: 'fail', summary: `the repeat ${reply(resent)}`, ...whyNotTaken(resent, ctx.limitMs, all) };
       return {
-        pass: false,
+        result: 'fail',
         summary: `answered ${sent.result.status}, then ${answered(resent)}`,
         cause:
           'it refuses a delivery id it has seen: the service sends a delivery again when it did not get the answer (a timeout, a lost connection), and that retry must be answered 2xx',
@@ -701,16 +707,16 @@ function unknownEventCheck({ ctx, signed }: Making): Check {
     probes: [probe],
     judge(own, all) {
       const o = outcomeOf(own, probe);
-      if (taken(o) || refused(o)) return { pass: true, summary: `answered ${o.result.status}${refused(o) ? ' (a refusal it may document)' : ''}` };
+      if (taken(o) || refused(o)) return { result: 'pass', summary: `answered ${o.result.status}${refused(o) ? ' (a refusal it may document)' : ''}` };
       if (o.result.status !== null && o.result.status >= 500) {
         return {
-          pass: false,
+          result: 'fail',
           summary: reply(o),
           cause: 'it fails on an event type it does not know: the service may add types, and sends a 5xx delivery again and again',
           fix: 'answer 2xx (or a 4xx you document) to a type it does not handle',
         };
       }
-      return { pass: false, summary: reply(o), ...whyNotTaken(o, ctx.limitMs, all) };
+      return { result: 'fail', summary: reply(o), ...whyNotTaken(o, ctx.limitMs, all) };
     },
   };
 }
@@ -734,14 +740,14 @@ function timeLimitCheck({ ctx, event, signed }: Making): Check {
       const timing = times.length ? `slowest ${elapsed(Math.max(...times))}, median ${elapsed(median(times))} of ${times.length} answers` : 'no answer came';
       if (late.length > 0) {
         return {
-          pass: false,
+          result: 'fail',
           summary: `${late.length} of ${every.length} got no answer within ${limit}${times.length ? `; ${timing}` : ''}`,
           cause: `the service waits ${limit} for an answer: past it the attempt has failed, and the delivery is sent again`,
           fix: 'answer 2xx as soon as the delivery is verified and kept, and do the work afterwards (a queue)',
         };
       }
       const big = outcomeOf(own, probe);
-      if (taken(big)) return { pass: true, summary: `${timing}; the ${largestWords} payload answered ${big.result.status}` };
+      if (taken(big)) return { result: 'pass', summary: `${timing}; the ${largestWords} payload answered ${big.result.status}` };
       const why =
         big.result.status === 413
           ? {
@@ -749,7 +755,7 @@ function timeLimitCheck({ ctx, event, signed }: Making): Check {
               fix: `raise it to ${LARGEST_PAYLOAD_BYTES / 1024} KiB or more`,
             }
           : whyNotTaken(big, ctx.limitMs, all);
-      return { pass: false, summary: `${timing}; the ${largestWords} payload ${reply(big)}`, ...why };
+      return { result: 'fail', summary: `${timing}; the ${largestWords} payload ${reply(big)}`, ...why };
     },
   };
 }

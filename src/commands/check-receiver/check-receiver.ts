@@ -21,6 +21,7 @@ import {
   battery,
   median,
   type Check,
+  type CheckResult,
   type Outcome,
   type Probe,
   testingWords,
@@ -197,18 +198,41 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
     // Said once, as the battery stops: the checks after it say `not run`.
     if (sends.stopped?.cost !== undefined && entry.outcomes.length > 0) note(`whsvc check-receiver: ${sends.stopped.cost}`);
   }
-  const failed = judged.filter((j) => !j.verdict.pass);
   if (options.json) {
     deps.jsonOut.document({ ...document(target, options, secrets, judged, total - sends.sent), effects: watch ? effectsDocument(watch.seen()) : null });
   } else {
-    say(
-      failed.length === 0
-        ? `${colors.green(`all ${checks.length} checks passed`)}: ${allPassedWords(options.limitMs)}`
-        : `${colors.red(`${checks.length - failed.length} of ${checks.length} checks passed`)}; failed: ${failed.map((j) => j.check.number).join(', ')}`,
-    );
+    say(closingLine(judged, options.limitMs, colors));
   }
-  return failed.length === 0 ? ExitCode.ok : ExitCode.failure;
+  return judged.every((j) => j.verdict.result === 'pass') ? ExitCode.ok : ExitCode.failure;
 }
+
+/** The checks that ended with `result`, by number. */
+const numbered = (judged: readonly Judged[], result: CheckResult) => judged.filter((j) => j.verdict.result === result).map((j) => j.check.number);
+
+/** Numbers in words, a run of three or more as its ends: `1, 9`, `2–8`, `3, 4`. */
+export function numbersSaid(numbers: readonly number[]): string {
+  const runs: number[][] = [];
+  for (const n of numbers) {
+    const run = runs.at(-1);
+    if (run !== undefined && run.at(-1) === n - 1) run.push(n);
+    else runs.push([n]);
+  }
+  return runs.flatMap((run) => (run.length >= 3 ? [`${run[0]}–${run.at(-1)}`] : run.map(String))).join(', ');
+}
+
+/** The report's last line: all passed and what that shows, or how many passed and which failed, were not run, or showed nothing. */
+function closingLine(judged: readonly Judged[], limitMs: number, colors: Colors): string {
+  const passed = numbered(judged, 'pass').length;
+  if (passed === judged.length) return `${colors.green(`all ${judged.length} checks passed`)}: ${allPassedWords(limitMs)}`;
+  const rest = (['fail', 'not_run', 'inconclusive'] as const).flatMap((result) => {
+    const numbers = numbered(judged, result);
+    return numbers.length ? [`${RESULT_WORDS[result]}: ${numbersSaid(numbers)}`] : [];
+  });
+  return [colors.red(`${passed} of ${judged.length} checks passed`), ...rest].join('; ');
+}
+
+/** A result as the closing line says it. */
+const RESULT_WORDS: Record<CheckResult, string> = { pass: 'passed', fail: 'failed', not_run: 'not run', inconclusive: 'inconclusive' };
 
 /** After this many deliveries got no answer within the limit, the rest are not sent: each would wait as long. */
 export const TIME_OUTS_BEFORE_STOP = 2;
@@ -300,7 +324,7 @@ function notRun(check: Check, sends: BatterySends): Verdict {
     const verdict = check.judge([], all);
     return { ...verdict, summary: `${verdict.summary}; ${sends.total - sent} more not sent` };
   }
-  return { pass: false, summary: `not run: ${stopped?.why ?? ''}` };
+  return { result: 'not_run', summary: `not run: ${stopped?.why ?? ''}` };
 }
 
 /** The verdict of a send that reached nothing, or undefined when it reached the receiver (answered or not). */
@@ -309,18 +333,26 @@ function unconnected(o: Outcome): Verdict | undefined {
   if (status !== null || reached !== false) return undefined;
   const summary = answered(o);
   if (code === 'ECONNREFUSED')
-    return { pass: false, summary, cause: 'nothing listens at that address and port', fix: "start the receiver, or check the URL's host and port" };
+    return { result: 'fail', summary, cause: 'nothing listens at that address and port', fix: "start the receiver, or check the URL's host and port" };
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-    return { pass: false, summary, cause: "the URL's host name was not found", fix: 'check the host name in the URL' };
+    return { result: 'fail', summary, cause: "the URL's host name was not found", fix: 'check the host name in the URL' };
   if (code === 'ETLS')
     return {
-      pass: false,
+      result: 'fail',
       summary,
       cause: 'the TLS handshake failed',
       fix: 'use http:// for a plain port, or a certificate this machine trusts (NODE_EXTRA_CA_CERTS)',
     };
-  return { pass: false, summary, cause: 'no connection could be made', fix: "check that the receiver runs, and the URL's host and port" };
+  return { result: 'fail', summary, cause: 'no connection could be made', fix: "check that the receiver runs, and the URL's host and port" };
 }
+
+/** A check's result as its line begins, four columns: `pass`, `fail`, `skip` (not run), `?` (inconclusive). */
+const RESULT_MARKS: Record<CheckResult, (colors: Colors) => string> = {
+  pass: (colors) => colors.green('pass'),
+  fail: (colors) => colors.red('fail'),
+  not_run: (colors) => colors.dim('skip'),
+  inconclusive: (colors) => colors.yellow('?   '),
+};
 
 /** Where a check's lines go on: under the check's title. */
 const VERDICT_INDENT = ' '.repeat(9);
@@ -332,7 +364,7 @@ const NOTE_HANG = '  ';
  * take on a terminal (under the title; a cause's and a fix's two further, under their label).
  */
 function verdictLines({ check, verdict }: Judged, colors: Colors): Array<[string, string]> {
-  const word = verdict.pass ? colors.green('pass') : colors.red('fail');
+  const word = RESULT_MARKS[verdict.result](colors);
   const under = `${VERDICT_INDENT}  `;
   const lines: Array<[string, string]> = [[`${word}  ${check.number}  ${check.title}: ${sanitize(verdict.summary)}`, VERDICT_INDENT]];
   if (verdict.cause) lines.push([`${VERDICT_INDENT}${colors.dim(verdict.found ? 'cause (tested):' : 'likely cause:')} ${verdict.cause}`, under]);
@@ -378,8 +410,10 @@ function document(target: URL, options: CheckReceiverOptions, secrets: ReadonlyA
     time_limit_ms: options.limitMs,
     secrets: secrets.map((s) => s.name),
     platform_name: options.platformName,
-    passed: judged.filter((j) => j.verdict.pass).length,
-    failed: judged.filter((j) => !j.verdict.pass).length,
+    passed: numbered(judged, 'pass').length,
+    failed: numbered(judged, 'fail').length,
+    not_run: numbered(judged, 'not_run').length,
+    inconclusive: numbered(judged, 'inconclusive').length,
     not_sent: notSent,
     cause_found: foundIn?.verdict.found
       ? { check: foundIn.check.number, cause: foundIn.verdict.found.key, words: foundIn.verdict.found.cause, fix: foundIn.verdict.found.fix }
@@ -388,7 +422,7 @@ function document(target: URL, options: CheckReceiverOptions, secrets: ReadonlyA
       number: check.number,
       check: check.key,
       title: check.title,
-      result: verdict.pass ? 'pass' : 'fail',
+      result: verdict.result,
       summary: verdict.summary,
       cause: verdict.cause ?? null,
       fix: verdict.fix ?? null,

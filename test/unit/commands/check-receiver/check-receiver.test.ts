@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
 import { undiciTransport, type TransportRequest, type TransportResponse } from '../../../../src/api/transport.js';
 import { battery, payloadOfSize, unlikeReserialized, withOneByteChanged } from '../../../../src/commands/check-receiver/battery.js';
-import { run, type CheckReceiverDeps, type CheckReceiverOptions } from '../../../../src/commands/check-receiver/check-receiver.js';
+import { numbersSaid, run, type CheckReceiverDeps, type CheckReceiverOptions } from '../../../../src/commands/check-receiver/check-receiver.js';
 import type { ProbeLimits } from '../../../../src/commands/check-receiver/effects.js';
 import { suspectsOfRefusal, suspectsOfReserialization } from '../../../../src/commands/check-receiver/causes.js';
 import { displayWidth } from '../../../../src/render/width.js';
@@ -103,6 +103,15 @@ describe('the bodies check-receiver sends', () => {
     const [once, again] = valid('repeated_delivery');
     expect(again!.delivery).toMatchObject({ deliveryId: once!.delivery.deliveryId, attempt: 2, signature: once!.delivery.signature });
     expect(again!.delivery.body.equals(once!.delivery.body)).toBe(true);
+  });
+});
+
+describe("the closing line's numbers", () => {
+  it('a run of three or more said by its ends, shorter runs one by one', () => {
+    expect(numbersSaid([1, 9])).toBe('1, 9');
+    expect(numbersSaid([2, 3, 4, 5, 6, 7, 8])).toBe('2–8');
+    expect(numbersSaid([1, 3, 4, 6, 7, 8, 9])).toBe('1, 3, 4, 6–9');
+    expect(numbersSaid([])).toBe('');
   });
 });
 
@@ -331,12 +340,13 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     });
     expect(result.code).toBe(1);
     expect(result.sent).toHaveLength(2);
-    expect(result.failed).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(result.failed).toEqual([1, 2, 9]);
     expect(result.document.checks[0].cause).toContain('(see 9)');
     expect(result.document.checks[1]).toMatchObject({ summary: 'got no answer within 250 ms' });
     for (const n of [3, 4, 5, 6, 7, 8]) {
-      expect(result.document.checks[n - 1]).toMatchObject({ summary: 'not run: stopped after 2 time-outs (see 9)', sent: [] });
+      expect(result.document.checks[n - 1]).toMatchObject({ result: 'not_run', summary: 'not run: stopped after 2 time-outs (see 9)', sent: [] });
     }
+    expect(result.document).toMatchObject({ passed: 0, failed: 3, not_run: 6, inconclusive: 0 });
     expect(result.document.checks[8]).toMatchObject({ summary: '2 of 2 got no answer within 250 ms; 9 more not sent', sent: [] });
     expect(result.document.checks[8].cause).toContain('waits 250 ms');
     expect(result.document.not_sent).toBe(9);
@@ -358,7 +368,8 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     expect(lines[0]).toBe(
       'fail  1  a valid delivery of each event type is taken: product.updated: no answer within 10 s; inventory.changed: no answer within 10 s; 3 more not sent',
     );
-    expect(lines).toContain('fail  2  bytes unlike a re-serialization are taken: not run: stopped after 2 time-outs (see 9)');
+    expect(lines).toContain('skip  2  bytes unlike a re-serialization are taken: not run: stopped after 2 time-outs (see 9)');
+    expect(lines.at(-2)).toBe('0 of 9 checks passed; failed: 1, 9; not run: 2–8');
     expect(result.stderr).toContain('2 deliveries got no answer within 10 s: 13 more deliveries would wait up to 2 min 10 s; not sent');
   });
 
@@ -384,7 +395,8 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     });
     expect(result.document.checks[6]).toMatchObject({ summary: 'the first send got no answer within 10 s; 1 more not sent' });
     expect(result.document.checks[6].sent).toHaveLength(1);
-    expect(result.failed).toEqual([1, 7, 8, 9]);
+    expect(result.failed).toEqual([1, 7, 9]);
+    expect(result.document.checks[7]).toMatchObject({ result: 'not_run', sent: [] });
   });
 
   /**
@@ -449,6 +461,9 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     );
     expect(result.seven.cause).toContain('does not see what the app does with a delivery');
     expect(result.document.effects.result).toBe('not_seen');
+    // Not judged, not failed: inconclusive, and still not exit 0.
+    expect(result.seven.result).toBe('inconclusive');
+    expect(result.document).toMatchObject({ passed: 8, failed: 0, not_run: 0, inconclusive: 1 });
   });
 
   it('a command that fails before anything is sent is a bad flag (exit 2): nothing sent; one that fails later fails check 7 with its reason', async () => {
@@ -461,6 +476,7 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
       'answered 200, then 200; the --effects command failed, so a second effect cannot be judged: it exited 1: database is locked',
     );
     expect(later.document.effects).toMatchObject({ result: 'failed', error: 'it exited 1: database is locked' });
+    expect(later.seven.result).toBe('inconclusive');
   });
 
   it("--effects with the battery stopped at check 7's repeat (the second time-out): check 7 fails over HTTP, what was read is not judged", async () => {
@@ -506,7 +522,7 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
         expect(verdicts).toHaveLength(9);
         for (const verdict of verdicts) expect(verdict).toMatch(/^fail {2}\d .*broken answer: /);
         expect(lines.filter((line) => line.includes('likely cause: what it sent back is no HTTP answer the service can read'))).toHaveLength(9);
-        expect(lines.at(-1)).toBe('0 of 9 checks passed; failed: 1, 2, 3, 4, 5, 6, 7, 8, 9');
+        expect(lines.at(-1)).toBe('0 of 9 checks passed; failed: 1–9');
       } finally {
         await agent.close();
         await receiver.close();
