@@ -334,10 +334,34 @@ function failures(outcomes: readonly Outcome[], ok: (o: Outcome) => boolean): st
   return `${shown.join('; ')}${failed.length > 3 ? `; and ${failed.length - 3} more` : ''}`;
 }
 
-/** A refusal check: every probe answered 4xx. */
-function judgeRefusal(own: readonly Outcome[], limitMs: number, whenTaken: Pick<Verdict, 'cause' | 'fix'>): Verdict {
+/**
+ * Whether a refusal shows nothing: every valid delivery of check 1 was refused (4xx), and this one got the answer they
+ * got. A forgery refused so may have been refused for anything but its signature (a login in front, another secret).
+ */
+function refusedAsValid(o: Outcome, all: ReadonlyMap<string, readonly Outcome[]>): boolean {
+  const valid = all.get(EVENT_TYPES_KEY) ?? [];
+  return refused(o) && valid.length > 0 && valid.every(refused) && answeredAsValid(o, valid);
+}
+
+/** The verdict of refusals that show nothing (refusedAsValid): not a pass, not a failure. */
+const notShown = (answers: string): Verdict => ({
+  result: 'inconclusive',
+  summary: `${answers}; not shown: it refuses valid deliveries too (see 1)`,
+  explainedBy: 1,
+});
+
+/** A refusal check: every probe answered 4xx, and otherwise than valid deliveries, when those were refused too. */
+function judgeRefusal(
+  own: readonly Outcome[],
+  all: ReadonlyMap<string, readonly Outcome[]>,
+  limitMs: number,
+  whenTaken: Pick<Verdict, 'cause' | 'fix'>,
+): Verdict {
   const wrong = own.find((o) => !refused(o));
-  if (wrong === undefined) return { result: 'pass', summary: `answered ${statuses(own)}` };
+  if (wrong === undefined) {
+    const answers = `answered ${statuses(own)}`;
+    return own.some((o) => refusedAsValid(o, all)) ? notShown(answers) : { result: 'pass', summary: answers };
+  }
   return { result: 'fail', summary: own.length === 1 ? reply(wrong) : failures(own, refused), ...whyNotRefused(wrong, limitMs, whenTaken) };
 }
 
@@ -574,8 +598,8 @@ function tamperedBodyCheck({ ctx, first, event, original, make }: Making): Check
     title: 'a body changed by one byte is refused',
     sends: `${event} with ${tampered.change} after it was signed`,
     probes: [forged(`${event} with one byte changed`, make(tampered.body, event, { signature }), 'mismatch')],
-    judge: (own) =>
-      judgeRefusal(own, ctx.limitMs, {
+    judge: (own, all) =>
+      judgeRefusal(own, all, ctx.limitMs, {
         cause: 'it takes a body that its signature does not match: it does not check the signature, or does not act on the result',
         fix: `compute the HMAC of the raw body, compare it with ${header} in constant time, and answer 400 or 401 when they differ`,
       }),
@@ -591,8 +615,8 @@ function otherSecretCheck({ ctx, event, original, make }: Making): Check {
     title: 'a delivery signed with another secret is refused',
     sends: `${event} signed with a secret made up for this check`,
     probes: [forged(`${event} signed with another secret`, make(original, event, { secret: otherSecret }), 'mismatch')],
-    judge: (own) =>
-      judgeRefusal(own, ctx.limitMs, {
+    judge: (own, all) =>
+      judgeRefusal(own, all, ctx.limitMs, {
         cause:
           "it takes a signature made with another secret: it does not check signatures, or checks them with another secret than the webhook's (a default, an empty one)",
         fix: "check every delivery with the webhook's signing secret, and refuse one that does not match",
@@ -609,8 +633,8 @@ function noSignatureCheck({ ctx, event, original, make }: Making): Check {
     title: 'a delivery with no signature is refused',
     sends: `${event} with no ${header} header`,
     probes: [forged(`${event} unsigned`, make(original, event), 'missing')],
-    judge: (own) =>
-      judgeRefusal(own, ctx.limitMs, {
+    judge: (own, all) =>
+      judgeRefusal(own, all, ctx.limitMs, {
         cause: `it takes a delivery without ${header}: its check is skipped when the header is absent`,
         fix: `refuse a delivery without ${header}: 400 or 401`,
       }),
@@ -627,7 +651,7 @@ function malformedSignatureCheck({ ctx, first, event, original, make }: Making):
     title: 'a signature in the wrong form is refused',
     sends: `${event} twice: its right digest under sha1=, then sha256= with the digest cut to 32 hex digits`,
     probes: [forged(`${event} signed sha1=<digest>`, make(original, event, { signature: `sha1=${digest}` }), 'malformed'), cutShort],
-    judge(own) {
+    judge(own, all) {
       const crashed = own.find((o) => o.result.status !== null && o.result.status >= 500);
       if (crashed?.probe === cutShort && !own.some(taken)) {
         return {
@@ -637,7 +661,7 @@ function malformedSignatureCheck({ ctx, first, event, original, make }: Making):
           fix: 'check that the header is sha256= and 64 hex digits before comparing, and answer 400 when it is not',
         };
       }
-      return judgeRefusal(own, ctx.limitMs, {
+      return judgeRefusal(own, all, ctx.limitMs, {
         cause: 'it takes a signature in the wrong form: it compares only part of it, or ignores what comes before the digest',
         fix: 'take the header only when it is sha256= and 64 hex digits, and compare the whole digest in constant time',
       });
@@ -707,6 +731,7 @@ function unknownEventCheck({ ctx, signed }: Making): Check {
     probes: [probe],
     judge(own, all) {
       const o = outcomeOf(own, probe);
+      if (refusedAsValid(o, all)) return notShown(`answered ${o.result.status}`);
       if (taken(o) || refused(o)) return { result: 'pass', summary: `answered ${o.result.status}${refused(o) ? ' (a refusal it may document)' : ''}` };
       if (o.result.status !== null && o.result.status >= 500) {
         return {

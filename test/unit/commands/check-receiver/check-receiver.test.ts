@@ -278,6 +278,37 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     expect(result.document.checks[1].cause).toBe('see 1: a login in front of it refuses every request');
   });
 
+  it('refusals alike those of every valid delivery show nothing: checks 3 to 6 and 8 inconclusive, not passed', async () => {
+    const proxy = () => ({ status: 401, body: 'Unauthorized', headers: { 'www-authenticate': 'Basic realm="staging"' } });
+    const result = await check(proxy, { events: ['invoice.paid'] });
+    for (const n of [3, 4, 5, 6, 8]) {
+      expect(result.document.checks[n - 1], `check ${n}`).toMatchObject({
+        result: 'inconclusive',
+        summary: 'answered 401; not shown: it refuses valid deliveries too (see 1)',
+        explained_by: 1,
+        cause: null,
+      });
+    }
+    expect(result.document).toMatchObject({ passed: 0, failed: 4, inconclusive: 5 });
+    const human = await check(proxy, { events: ['invoice.paid'], json: false });
+    expect(human.stdout).toContain('?     3  a body changed by one byte is refused: answered 401; not shown: it refuses valid deliveries too (see 1)\n');
+    expect(human.stdout.trimEnd().split('\n').at(-1)).toBe('0 of 9 checks passed; failed: 1, 2, 7, 9; inconclusive: 3–6, 8');
+    // Holding another secret, it refuses a forgery as it refuses a valid delivery (check 4), but a delivery with no
+    // signature otherwise (check 5): that refusal shows its check of the header.
+    const another = await check(correctReceiver('whsec_another'), { events: ['invoice.paid'] });
+    expect(another.document.checks.map((c: { result: string }) => c.result)).toEqual([
+      'fail',
+      'fail',
+      'inconclusive',
+      'inconclusive',
+      'pass',
+      'pass',
+      'fail',
+      'inconclusive',
+      'fail',
+    ]);
+  });
+
   it('a redirect to a login page: named from its Location', async () => {
     const result = await check(() => ({ status: 302, body: '', headers: { location: 'https://sso.example.com/login?next=%2Fhooks' } }), {
       events: ['invoice.paid'],
