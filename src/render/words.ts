@@ -25,6 +25,12 @@ export function elapsed(ms: number): string {
   return pair(Math.round(abs / 3_600_000), 24, 'd', 'h');
 }
 
+/**
+ * A number and the unit elapsed() or bytesText() says after it (`10 s`, `1.5 s`, `3 min`, `64 KiB`, `1500 bytes`): a
+ * layout keeps them on one line (render/wrap.ts). Not a no-break space: that would reach pipes and --json too.
+ */
+export const MEASURE = /(?<![\w.])\d+(?:\.\d+)? (?:ms|s|min|h|d|KiB|MiB|GiB|bytes)(?!\w)/g;
+
 /** `count` of the small unit as whole large units and the rest: `pair(90, 60, 'min', 's')` is `1 min 30 s`. */
 const pair = (count: number, per: number, large: string, small: string): string =>
   `${Math.floor(count / per)} ${large}${count % per === 0 ? '' : ` ${count % per} ${small}`}`;
