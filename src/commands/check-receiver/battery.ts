@@ -118,7 +118,9 @@ export const timedOut = (o: Outcome) => o.result.status === null && o.result.cod
 const refusedAsUnsigned = (o: Outcome) => o.result.status !== null && [400, 401, 403, 422].includes(o.result.status);
 
 /** Where the outcomes of a check's suspects are kept among all the outcomes. */
-export const suspectsKey = (checkKey: string) => `${checkKey}:suspects`;
+export const suspectsKey = (checkKey: string) => `${checkKey}${SUSPECTS}`;
+const SUSPECTS = ':suspects';
+const isSuspectsKey = (key: string) => key.endsWith(SUSPECTS);
 
 /**
  * Whether `o` got the answer one of `valid` got: the same status, and the same body, unless the valid ones' bodies for
@@ -760,9 +762,15 @@ function timeLimitCheck({ ctx, event, signed }: Making): Check {
     timesEveryAnswer: true,
     judge(own, all) {
       const every = [...all.values()].flat();
-      const times = every.filter((o) => o.result.status !== null).map((o) => o.ms);
+      const answers = every.filter((o) => o.result.status !== null);
+      const times = answers.map((o) => o.ms);
       const late = every.filter(timedOut);
-      const timing = times.length ? `slowest ${elapsed(Math.max(...times))}, median ${elapsed(median(times))} of ${times.length} answers` : 'no answer came';
+      // The cause probes counted apart: the deliveries are those said before the battery began.
+      const probes = [...all].flatMap(([key, outcomes]) => (isSuspectsKey(key) ? outcomes.filter((o) => o.result.status !== null) : [])).length;
+      const apart = probes ? ` (${answers.length - probes} to deliveries and ${probes} to cause probes)` : '';
+      const timing = times.length
+        ? `slowest ${elapsed(Math.max(...times))}, median ${elapsed(median(times))} of ${counted(times.length, 'answer')}${apart}`
+        : 'no answer came';
       if (late.length > 0) {
         return {
           result: 'fail',

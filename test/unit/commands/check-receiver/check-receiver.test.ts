@@ -224,6 +224,8 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
       expect(result.sent).toHaveLength(11 + tried.length);
       for (const n of [2, 7, 9]) expect(result.document.checks[n - 1]).toMatchObject({ explained_by: 1, cause: expect.stringMatching(/^see 1: /), fix: null });
       expect(result.document.timing.answers).toBe(11 + tried.length);
+      // Its deliveries and the cause probes counted apart: 11 deliveries were said before the battery began.
+      expect(result.document.checks[8].summary).toContain(`of ${11 + tried.length} answers (11 to deliveries and ${tried.length} to cause probes);`);
     },
   );
 
