@@ -82,6 +82,8 @@ export interface Verdict {
   fix?: string | undefined;
   /** The cause, tested: a delivery signed as it predicts was taken, or the control told it. Said here, once. */
   found?: CauseFound | undefined;
+  /** The cause was seen, not inferred: --effects saw the app act on a repeat again. */
+  seen?: true | undefined;
   /** The number of the check whose cause explains this failure too, said there. */
   explainedBy?: number | undefined;
 }

@@ -367,7 +367,8 @@ function verdictLines({ check, verdict }: Judged, colors: Colors): Array<[string
   const word = RESULT_MARKS[verdict.result](colors);
   const under = `${VERDICT_INDENT}  `;
   const lines: Array<[string, string]> = [[`${word}  ${check.number}  ${check.title}: ${sanitize(verdict.summary)}`, VERDICT_INDENT]];
-  if (verdict.cause) lines.push([`${VERDICT_INDENT}${colors.dim(verdict.found ? 'cause (tested):' : 'likely cause:')} ${verdict.cause}`, under]);
+  const label = verdict.found ? 'cause (tested):' : verdict.seen ? 'cause (seen):' : 'likely cause:';
+  if (verdict.cause) lines.push([`${VERDICT_INDENT}${colors.dim(label)} ${verdict.cause}`, under]);
   if (verdict.fix) lines.push([`${VERDICT_INDENT}${colors.dim('fix:')} ${verdict.fix}`, under]);
   return lines;
 }

@@ -213,6 +213,7 @@ export function withEffects(verdict: Verdict, seen: EffectsSeen, event: string, 
     case 'acted_twice':
       return {
         result: 'fail',
+        seen: true,
         summary: `${verdict.summary}, and the --effects output changed after each${before && first && repeat ? ` (${before} → ${first} → ${repeat})` : ''}: it acted twice`,
         cause:
           'it does the work again for a delivery it has processed: the service sends a delivery again when it did not get the answer, and a repeat then pays, ships or writes twice',

@@ -436,12 +436,16 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
    * check-receiver --effects against a receiver that acts on each valid delivery (a row written), the repeat too unless
    * it `dedupes` by delivery id; the command, run by a fake in place of sh, gives its row count, or what `probe` says.
    */
-  async function checkWithEffects(dedupe: boolean, probe?: (rows: number, runs: number) => { output: string } | { failure: string }) {
+  async function checkWithEffects(
+    dedupe: boolean,
+    probe?: (rows: number, runs: number) => { output: string } | { failure: string },
+    options: Partial<CheckReceiverOptions> = {},
+  ) {
     const file = join(dir, 'rows.txt');
     writeFileSync(file, '');
     const rows = () => readFileSync(file, 'utf8').split('\n').length - 1;
     const calls: Array<{ command: string; limits: ProbeLimits }> = [];
-    const result = await check(actingReceiver(SECRET, file, dedupe), { effects: 'sqlite3 app.db "select count(*) from payments"' }, false, {
+    const result = await check(actingReceiver(SECRET, file, dedupe), { effects: 'sqlite3 app.db "select count(*) from payments"', ...options }, false, {
       env: { PATH: '/usr/bin', WHSVC_CLIENT_SECRET: 'client-secret', APP_SIGNING_KEY: SECRET, HTTPS_PROXY: 'http://me:pw@proxy:3128', NO_PROXY: 'x' },
       pause: async () => {},
       runProbe: async (command, limits) => {
@@ -449,7 +453,7 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
         return probe ? probe(rows(), calls.length) : { output: `${rows()}\n` };
       },
     });
-    return { ...result, seven: result.document.checks[6], calls };
+    return { ...result, seven: result.document?.checks[6], calls };
   }
 
   it('a receiver that acts again on the repeat fails check 7: the row count changed after each send', async () => {
@@ -464,6 +468,9 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     expect(result.seven.cause).toContain('a repeat then pays, ships or writes twice');
     expect(result.seven.fix).toContain('X-Service-Delivery-Id');
     expect(result.document.effects).toEqual({ result: 'acted_twice', before: '6\n', after_first: '7\n', after_repeat: '8\n', error: null });
+    // Seen, not inferred: labelled so.
+    const human = await checkWithEffects(false, undefined, { json: false });
+    expect(human.stdout).toMatch(/^ {9}cause \(seen\): it does the work again for a delivery it has processed/m);
   });
 
   it('one that drops a repeat by its delivery id passes: changed after the first send, not after the repeat', async () => {
