@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { suspectsOfRefusal } from '../../src/commands/check-receiver/causes.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { closeLeftoverPythonReceivers, type PythonMistake, startPythonReceiver } from '../helpers/python-receiver.js';
 
@@ -91,7 +92,9 @@ describe('check-receiver names the cause of refused deliveries, tested by a deli
     expect(result.human.split('verifies the JSON written again by json.dumps')).toHaveLength(2);
     expect(result.human).toMatch(/^ +cause \(tested\): it verifies the JSON written again by json\.dumps/m);
     expect(result.human).toMatch(/^ +likely cause: see 1: it verifies JSON re-serialized by json\.dumps/m);
-    expect(result.stderr).toContain('testing what made 1 fail: up to 11 deliveries, one signed with a secret made up for it, then each');
+    // The control, and the suspects of this secret (one more with - or _ in it: two ways to base64-decode it).
+    const suspects = suspectsOfRefusal({ secret: SECRET, keyName: '', event: 'invoice.paid', body: '{}', header: '' }).length;
+    expect(result.stderr).toContain(`testing what made 1 fail: up to ${suspects + 1} deliveries, one signed with a secret made up for it, then each`);
   });
 
   it('a Python receiver keyed with the secret file read as it is, newline and all: named so, with the key convention', async () => {
@@ -109,6 +112,28 @@ describe('check-receiver names the cause of refused deliveries, tested by a deli
     expect(result.check(1).cause).toContain('base64-decoded after whsec_');
     expect(result.check(1).fix).toContain('never base64-decoded');
     expectExplainedByOne(result);
+  });
+
+  it("a Python receiver keyed with base64.b64decode, which drops a secret's - and _: named as that decoding, not the urlsafe one", async () => {
+    // A secret as the service makes them, with - and _ in it: urlsafe and standard base64 read it apart.
+    const file = join(dir, 'dashes.txt');
+    writeFileSync(file, 'whsec_q0tzH3rUSjB7-fo_2nlV4cW8mJ1pa6Ye\n');
+    const receiver = await startPythonReceiver(file, 'b64decode');
+    try {
+      const json = await runInProcess(['check-receiver', receiver.url, '--secret-file', file, '--event', 'invoice.paid', '--json']);
+      const document = JSON.parse(json.stdout);
+      expect(document.cause_found).toMatchObject({ check: 1, cause: 'key_base64_standard' });
+      expect(document.checks[0].cause).toContain("standard, its - and _ dropped: Python's b64decode");
+      expect(document.checks[0].cause_probes.map((p: { cause: string | null }) => p.cause)).toEqual([
+        null,
+        'python_json_dumps',
+        'key_with_newline',
+        'key_base64_decoded',
+        'key_base64_standard',
+      ]);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('a Python receiver that truly holds another secret: every suspect and the control refused alike, said as a likely cause', async () => {

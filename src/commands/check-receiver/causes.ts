@@ -97,11 +97,39 @@ function sortedKeys(value: unknown): unknown {
   );
 }
 
-/** The secret after `whsec_`, base64-decoded as Svix's and Standard Webhooks' libraries do; undefined when it is no such string. */
-function decodedKey(secret: string): Buffer | undefined {
+/** A key a receiver makes by base64-decoding the secret after `whsec_`: its name for scripts, the bytes, the decoding in a word or two, and how, by which calls. */
+interface DecodedKey {
+  name: string;
+  key: Buffer;
+  label: string;
+  how: string;
+}
+
+/**
+ * The keys the usual libraries make of the secret after `whsec_` (none when it is no such string). Base64 read with
+ * `-` and `_` as the urlsafe alphabet's (Node's Buffer.from(…, 'base64'), Python's urlsafe_b64decode); with either in
+ * it, also standard base64 as Python's b64decode reads it, dropping them (a strict standard decoder, as Standard
+ * Webhooks' JavaScript one, refuses such a secret, and makes no key). Without them both read it alike: one key.
+ */
+function decodedKeys(secret: string): DecodedKey[] {
   const encoded = /^whsec_([A-Za-z0-9+/_-]+={0,2})$/.exec(secret)?.[1];
-  const key = encoded === undefined ? undefined : Buffer.from(encoded, 'base64');
-  return key && key.length > 0 ? key : undefined;
+  if (encoded === undefined) return [];
+  const urlsafe = Buffer.from(encoded, 'base64');
+  if (!/[-_]/.test(encoded)) {
+    return [{ name: 'key_base64_decoded', key: urlsafe, label: 'base64', how: "standard and urlsafe alike: Buffer.from(s, 'base64'), b64decode" }];
+  }
+  const keys = [{ name: 'key_base64_decoded', key: urlsafe, label: 'urlsafe base64', how: "urlsafe: Buffer.from(s, 'base64'), urlsafe_b64decode" }];
+  // Python pads what is left itself (+ '=='), but a length of 4n + 1 is no base64 at all.
+  const standard = encoded.replace(/[-_]/g, '');
+  if (standard.replace(/=+$/, '').length % 4 !== 1) {
+    keys.push({
+      name: 'key_base64_standard',
+      key: Buffer.from(standard, 'base64'),
+      label: 'standard base64, - and _ dropped',
+      how: "standard, its - and _ dropped: Python's b64decode",
+    });
+  }
+  return keys.filter(({ key }) => key.length > 0);
 }
 
 /** What the suspects are made from: the receiver's key (by its file), the body and its event, and the signature header's name. */
@@ -154,7 +182,6 @@ export function suspectsOfRefusal(of: SuspectOf): Suspect[] {
     short,
     fix,
   });
-  const decoded = decodedKey(secret);
   return [
     reserialized(of, 'python_json_dumps', 'json.dumps(…) with its defaults (", " and ": ")', (v) => pythonDumps(v)),
     keyed(
@@ -164,17 +191,15 @@ export function suspectsOfRefusal(of: SuspectOf): Suspect[] {
       `it keys the HMAC with the secret in ${keyName} and the newline that ends the file (read as it is: readFileSync(f, 'utf8'), open(f).read()): a delivery signed with that key was taken`,
       'it keys the HMAC with the secret and its newline',
     ),
-    ...(decoded === undefined
-      ? []
-      : [
-          keyed(
-            'key_base64_decoded',
-            `the secret in ${keyName} base64-decoded after whsec_`,
-            decoded,
-            `it keys the HMAC with the secret base64-decoded after whsec_ (as Svix and Standard Webhooks do): a delivery signed with that key was taken`,
-            'it keys the HMAC with the secret base64-decoded',
-          ),
-        ]),
+    ...decodedKeys(secret).map(({ name, key, label, how }) =>
+      keyed(
+        name,
+        `the secret in ${keyName} after whsec_, decoded as ${label}`,
+        key,
+        `it keys the HMAC with the secret base64-decoded after whsec_ (${how}), as Svix and Standard Webhooks users do: a delivery signed with that key was taken`,
+        `it keys the HMAC with the secret decoded as ${label}`,
+      ),
+    ),
     formed(
       'prefix_absent',
       hex,

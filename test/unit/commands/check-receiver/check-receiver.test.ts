@@ -607,7 +607,10 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     said((await checkWithEffects(true, () => ({ output: '42' }))).document);
     said((await checkWithEffects(true, (rows, runs) => (runs < 3 ? { output: `${rows}` } : { failure: 'it exited 1' }))).document);
     const of = { secret: SECRET, keyName: 'whsec.txt', event: 'invoice.paid', body: '{"a":1}', header: 'X-Service-Signature' };
-    for (const suspect of [...suspectsOfRefusal(of), ...suspectsOfReserialization(of)]) texts.push(suspect.cause, suspect.short, suspect.fix);
+    const dashed = { ...of, secret: 'whsec_q0tzH3rUSjB7-fo_2nlV4cW8mJ1pa6Ye' };
+    for (const suspect of [...suspectsOfRefusal(of), ...suspectsOfRefusal(dashed), ...suspectsOfReserialization(of)]) {
+      texts.push(suspect.cause, suspect.short, suspect.fix);
+    }
     const words = texts.flatMap((text) => (text ?? '').replaceAll(dir, 'DIR').split(' '));
     expect(words.length).toBeGreaterThan(1000);
     expect([...new Set(words.filter((word) => displayWidth(word) > 49))]).toEqual([]);
