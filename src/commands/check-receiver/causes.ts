@@ -275,7 +275,7 @@ export function refusedAlike(keyName: string, tried: number, answer: string, log
     key: 'refused_alike',
     cause: `it refuses every request alike: another secret than the one in ${keyName}, or something in front of it (a login, a proxy); a delivery signed with a secret made up for the check got the same answer (${answer}), and it took none of ${tried} signed as the usual mistakes would verify them (re-serialized JSON, the key with its newline or base64-decoded, sha256= left out or doubled, a base64 digest)`,
     short: 'it refuses every request alike: another secret, or something in front of it',
-    fix: `give it the webhook's signing secret, the one in ${keyName} (${KEY_CONVENTION}), and let deliveries through whatever stands in front of it`,
+    fix: `give it the webhook's signing secret, the one in ${keyName}, and let deliveries through whatever stands in front of it; ${KEY_CONVENTION}`,
     likely: true,
   };
 }
