@@ -17,6 +17,20 @@ export interface SendResult {
   reached?: boolean;
   /** With no answer: its code (`ETIMEDOUT` when the time limit passed, `ECONNREFUSED`, …). */
   code?: string;
+  /** The answer's WWW-Authenticate (its first SAID_HEADER_CHARS): a login asked for, by something in front of the app. */
+  authenticate?: string;
+  /** The answer's Location (its first SAID_HEADER_CHARS): where a redirect sends the sender, a login page perhaps. */
+  location?: string;
+}
+
+/** How much of a header of the answer's is kept: enough to name a login or where a redirect goes. */
+export const SAID_HEADER_CHARS = 200;
+
+/** An answer's header, its values joined, its first SAID_HEADER_CHARS; undefined when it has none. */
+function said(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  const text = Array.isArray(value) ? value.join(', ') : value;
+  return text === undefined || text === '' ? undefined : text.slice(0, SAID_HEADER_CHARS);
 }
 
 /** Where a delivery received at `path` is sent on to: `target`, or, when `target` has no path, `target` at that path (its query left out). */
@@ -50,7 +64,14 @@ export async function sendAsReceived(
   );
   try {
     const answer = await send({ method: 'POST', url, headers: kept, body, timeoutMs, bodyLimit: ANSWER_HEAD_BYTES });
-    return { status: answer.status, body: answer.text, cut: answer.cut === true };
+    const [authenticate, location] = [said(answer.headers, 'www-authenticate'), said(answer.headers, 'location')];
+    return {
+      status: answer.status,
+      body: answer.text,
+      cut: answer.cut === true,
+      ...(authenticate === undefined ? {} : { authenticate }),
+      ...(location === undefined ? {} : { location }),
+    };
   } catch (error) {
     if (!(error instanceof TransportError)) throw error;
     return { status: null, error: error.message, reached: error.sent, code: error.code };

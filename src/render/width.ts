@@ -177,3 +177,9 @@ export function shortList(items: string[], width: number, separator = ', '): str
   const more = items.length > 1 ? ` +${items.length - 1}` : '';
   return cutWords(items[0] ?? '', Math.max(1, width - more.length)) + more;
 }
+
+/**
+ * A number and the unit elapsed() or bytesText() (words.ts) says after it (`10 s`, `1.5 s`, `3 min`, `64 KiB`, `1500 bytes`): a
+ * layout keeps them on one line (render/wrap.ts). Not a no-break space: that would reach pipes and --json too.
+ */
+export const MEASURE = /(?<![\w.])\d+(?:\.\d+)? (?:ms|s|min|h|d|KiB|MiB|GiB|bytes)(?!\w)/g;

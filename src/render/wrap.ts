@@ -1,5 +1,5 @@
 import type { OutputStream } from './stream.js';
-import { displayWidth, ID_SHORT_WIDTH, shortId } from './width.js';
+import { displayWidth, ID_SHORT_WIDTH, MEASURE, shortId } from './width.js';
 
 /**
  * Lines of prose laid out for a terminal, as --help lays out its descriptions: broken between words, each
@@ -32,7 +32,8 @@ const STYLE = new RegExp('\u001b\\[[0-9;]*m', 'g');
  * spaces inside it kept, broken only at spaces, each continuation after `hang` (the indent that puts it under its
  * text). A word is never broken: an id, a URL, a file's name wider than the room goes whole on a line of its own (at
  * its start when it fits only there: a client secret stays one line to copy), and so does each of `keep` (a file's
- * name with spaces in it, as it was given) and each command quoted in backticks, while it fits on a line at all.
+ * name with spaces in it, as it was given), each command quoted in backticks, a number and its unit (`10 s`) and a
+ * short quoted literal (`", "`), while it fits on a line at all.
  * `width` undefined: the line as it is.
  */
 export function wrapLine(line: string, width: number | undefined, hang = '', keep: readonly string[] = [], options: WrapOptions = {}): string {
@@ -43,7 +44,7 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
   const shortens = (word: string) => options.shorten?.some((text) => text.includes(word)) === true;
   const lines: string[] = [];
   let current = lead;
-  const words = wordsOf(line, lead.length, [...keep, ...quotedCommands(line)]);
+  const words = wordsOf(line, lead.length, [...keep, ...keptWhole(line)]);
   for (let n = 0; n < words.length; n++) {
     const { spaces, word, kept } = words[n]!;
     const start = current === lead || current === hang;
@@ -147,7 +148,10 @@ function keptRanges(line: string, keep: readonly string[]): Array<[number, numbe
   return ranges;
 }
 
-/** The commands a line quotes in backticks (`` `whsvc deliveries retry dlv_…` ``), their quotes included. */
-function quotedCommands(line: string): string[] {
-  return line.match(/`[^`]+`/g) ?? [];
+/**
+ * What a line keeps whole of itself: the commands it quotes in backticks (`` `whsvc deliveries retry dlv_…` ``), each
+ * number with its unit (`10 s`, MEASURE), and each quoted literal of a few characters that are no word (`", "`, `": "`).
+ */
+function keptWhole(line: string): string[] {
+  return [...(line.match(/`[^`]+`/g) ?? []), ...(line.match(MEASURE) ?? []), ...(line.match(/(?<![\w"])"[^"\w]{1,3}"(?![\w"])/g) ?? [])];
 }

@@ -17,6 +17,7 @@ import {
   type SandboxProcess,
 } from '../helpers/cli.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { verifiesReserializedJson } from '../helpers/receivers.js';
 import { GATHERED_TIMEOUT, step } from '../helpers/steps.js';
 import { type Shown, TmuxSession, hasTmux, shownInOneTerminal } from '../helpers/tmux.js';
 import { onlyWholeWords, sameWords, widerLines, WIDTHS as LINE_WIDTHS } from '../helpers/words.js';
@@ -24,7 +25,8 @@ import { onlyWholeWords, sameWords, widerLines, WIDTHS as LINE_WIDTHS } from '..
 // Issue 35, "tables and lines that hold still", in a real terminal at the widths a user tries: the same command at
 // the same width shows the same columns whatever the rows, ids whole or in their one short form, hosts whole, no
 // title or word cut, and health's verdict in words (NO_COLOR). And check-receiver's report (issue 43), against the
-// receiver at /check, which takes every delivery: its lines broken between words with their indent kept.
+// receiver at /check, which takes every delivery, and at /reserializes, which verifies the JSON it wrote again: its
+// lines broken between words with their indent kept, a cause and its fix under their label.
 //   prod     http://127.0.0.1:PORT/api/v2/webhooks/erp/invoices   answers 200
 //   staging  http://localhost:PORT/api/v2/webhooks/erp/invoices   the same path on another host; answers 500
 //   refused  http://127.0.0.1:1/hooks                             no answer: connection refused
@@ -35,6 +37,9 @@ import { onlyWholeWords, sameWords, widerLines, WIDTHS as LINE_WIDTHS } from '..
 // same command in a pipe, none broken (a signature too wide shortened as an id is).
 
 const describeInTerminal = hasTmux || process.env.CI ? describe : describe.skip;
+/** The secret check-receiver is given, and the receiver at /reserializes holds. */
+const CHECK_SECRET = 'whsec_screens';
+const reserializes = verifiesReserializedJson(CHECK_SECRET);
 const WIDTHS = [60, 80, 100, 132] as const;
 const PATH = '/api/v2/webhooks/erp/invoices';
 
@@ -70,7 +75,10 @@ describeInTerminal('screens that hold still, in a real terminal (tmux)', { timeo
       // Retries a minute apart: each failed delivery keeps its retry due while the screens are read.
       // A manual clock: the service's now holds still (relative times read alike in a pipe and a terminal) until moved.
       startSandboxProcess(['--quiet', '--clock', 'manual', '--retry-base-ms', '60000', '--max-attempts', '3']),
-      startReceiver((request) => (String(request.headers.host).startsWith('localhost') ? 500 : 200)),
+      startReceiver((request) => {
+        if (request.path.startsWith('/reserializes')) return reserializes(request);
+        return String(request.headers.host).startsWith('localhost') ? 500 : 200;
+      }),
     ]);
     const port = new URL(receiver.url).port;
     for (const [name, url, events] of [
@@ -177,7 +185,7 @@ describeInTerminal('screens that hold still, in a real terminal (tmux)', { timeo
       lines.filter((line) => /^ {9}likely cause: /.test(line)),
       shown,
     ).toHaveLength(4);
-    expect(lines.at(-1), shown).toBe('5 of 9 checks passed; failed: 3, 4, 5, 6');
+    expect(lines.at(-1), shown).toBe('5 of 9 checks passed; failed: 3–6');
     expect(lines.join(' '), shown).toContain(`http://127.0.0.1:${new URL(receiver.url).port}/check`);
   };
 
@@ -200,12 +208,34 @@ describeInTerminal('screens that hold still, in a real terminal (tmux)', { timeo
     ).toBe(true);
   };
 
+  /**
+   * check-receiver against a receiver that verifies re-serialized JSON: check 2's cause and fix laid out under their
+   * label (each continuation 11 in), no line wider than the terminal, the report's words those of a pipe, none cut.
+   */
+  const checkReceiverCause = (columns: (typeof WIDTHS)[number], { lines, code }: Shown, pipe: CliResult) => {
+    const report = lines.slice(lines.findIndex((line) => /^(pass|fail) {2}1 {2}/.test(line)));
+    const shown = `at ${columns}:\n${report.join('\n')}\n--- in a pipe:\n${pipe.stdout}`;
+    expect(code, shown).toBe(1);
+    expect(widerLines(report.join('\n'), columns), shown).toEqual([]);
+    expect(sameWords(report.join('\n'), pipe.stdout), shown).toBe(true);
+    const cause = report.findIndex((line) => line.startsWith('         cause (tested): it verifies the JSON written again'));
+    const fix = report.findIndex((line) => line.startsWith('         fix: compute the HMAC over the raw body'));
+    const next = report.findIndex((line) => line.startsWith('pass  3  '));
+    expect([cause > 0, fix > cause, next > fix], shown).toEqual([true, true, true]);
+    // Continued under the text after the label: at 60 and 80 the fix takes more than one line.
+    for (const line of [...report.slice(cause + 1, fix), ...report.slice(fix + 1, next)]) expect(line, shown).toMatch(/^ {11}\S/);
+    if (columns <= 80) expect(next - fix, shown).toBeGreaterThan(1);
+  };
+
   it('at 60, 80, 100 and 132 columns, one terminal each: deliveries list, webhooks health, webhooks list and check-receiver, their columns and words whole', async () => {
     const names = ['prod', 'staging', 'refused'];
     const secretFile = join(configDir, 'whsec.txt');
-    writeFileSync(secretFile, 'whsec_screens\n');
-    const checkReceiver = `check-receiver http://127.0.0.1:${new URL(receiver.url).port}/check --secret-file ${secretFile}`;
-    const commands = [...names.map((name) => `deliveries list ${ids[name]}`), 'webhooks health', 'webhooks list', checkReceiver];
+    writeFileSync(secretFile, `${CHECK_SECRET}\n`);
+    const port = new URL(receiver.url).port;
+    const checkReceiver = `check-receiver http://127.0.0.1:${port}/check --secret-file ${secretFile}`;
+    const refusing = ['check-receiver', `http://127.0.0.1:${port}/reserializes`, '--secret-file', secretFile];
+    const commands = [...names.map((name) => `deliveries list ${ids[name]}`), 'webhooks health', 'webhooks list', checkReceiver, refusing.join(' ')];
+    const refusingInAPipe = await user(refusing);
     // The widths' terminals side by side: each its own session.
     const byWidth = await Promise.all(WIDTHS.map((columns) => screens(commands, columns)));
     for (const [i, columns] of WIDTHS.entries()) {
@@ -214,6 +244,7 @@ describeInTerminal('screens that hold still, in a real terminal (tmux)', { timeo
       await step(`webhooks health at ${columns}`, () => checkHealth(columns, shown[3]!));
       await step(`webhooks list at ${columns}`, () => checkList(columns, shown[4]!));
       await step(`check-receiver at ${columns}`, () => checkReceiverReport(columns, shown[5]!));
+      await step(`check-receiver's cause and fix at ${columns}`, () => checkReceiverCause(columns, shown[6]!, refusingInAPipe));
     }
   });
 

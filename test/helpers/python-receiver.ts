@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 // by its "listening on" line, and stopped by its own process id.
 
 /** The bug planted in it (its MISTAKE), or none. */
-export type PythonMistake = 'json.dumps' | 'newline' | 'decoded' | undefined;
+export type PythonMistake = 'json.dumps' | 'newline' | 'decoded' | 'b64decode' | undefined;
 
 export interface PythonReceiver {
   url: string;

@@ -5,7 +5,8 @@ import { digestHex, SIGNATURE_PREFIX } from '../../protocol/signature.js';
  * The usual reasons a receiver refuses deliveries the service signed, each as a delivery it predicts the receiver
  * takes: the same compact bytes the service sends, signed as the mistaken receiver computes the signature (over its
  * re-serialization of them, with its key, in its form). `check-receiver` sends them one at a time after a refusal and
- * names the one taken; when none is, the receiver holds another secret. Apart from any network, as battery.ts is.
+ * names the one taken; when none is, a control signed with a secret made up for it tells a payload refused from
+ * every request refused alike (another secret, or something in front of the receiver). Apart from any network, as battery.ts is.
  */
 
 /** A likely cause, with the delivery that tests it. */
@@ -28,7 +29,7 @@ export interface Suspect {
 /** The fix of a signature computed over anything but the bytes received, with the calls that read them in the servers people write. */
 export const RAW_BODY_FIX =
   "compute the HMAC over the raw body as received, before any parsing: express.raw(), or in node:http Buffer.concat of the request's chunks; " +
-  "request.get_data() (Flask), or in http.server self.rfile.read(int(self.headers['Content-Length'])); io.ReadAll(r.Body) (Go)";
+  'request.get_data() (Flask), or in http.server self.rfile.read(length), length its Content-Length; io.ReadAll(r.Body) (Go)';
 
 /** How the key is read: the whole secret string's bytes. */
 export const KEY_CONVENTION =
@@ -86,11 +87,39 @@ export function pythonDumps(value: unknown, options: PythonDumps = {}): string {
   return write(value, 0);
 }
 
-/** The secret after `whsec_`, base64-decoded as Svix's and Standard Webhooks' libraries do; undefined when it is no such string. */
-function decodedKey(secret: string): Buffer | undefined {
+/** A key a receiver makes by base64-decoding the secret after `whsec_`: its name for scripts, the bytes, the decoding in a word or two, and how, by which calls. */
+interface DecodedKey {
+  name: string;
+  key: Buffer;
+  label: string;
+  how: string;
+}
+
+/**
+ * The keys the usual libraries make of the secret after `whsec_` (none when it is no such string). Base64 read with
+ * `-` and `_` as the urlsafe alphabet's (Node's Buffer.from(…, 'base64'), Python's urlsafe_b64decode); with either in
+ * it, also standard base64 as Python's b64decode reads it, dropping them (a strict standard decoder, as Standard
+ * Webhooks' JavaScript one, refuses such a secret, and makes no key). Without them both read it alike: one key.
+ */
+function decodedKeys(secret: string): DecodedKey[] {
   const encoded = /^whsec_([A-Za-z0-9+/_-]+={0,2})$/.exec(secret)?.[1];
-  const key = encoded === undefined ? undefined : Buffer.from(encoded, 'base64');
-  return key && key.length > 0 ? key : undefined;
+  if (encoded === undefined) return [];
+  const urlsafe = Buffer.from(encoded, 'base64');
+  if (!/[-_]/.test(encoded)) {
+    return [{ name: 'key_base64_decoded', key: urlsafe, label: 'base64', how: "standard and urlsafe alike: Buffer.from(s, 'base64'), b64decode" }];
+  }
+  const keys = [{ name: 'key_base64_decoded', key: urlsafe, label: 'urlsafe base64', how: "urlsafe: Buffer.from(s, 'base64'), urlsafe_b64decode" }];
+  // Python pads what is left itself (+ '=='), but a length of 4n + 1 is no base64 at all.
+  const standard = encoded.replace(/[-_]/g, '');
+  if (standard.replace(/=+$/, '').length % 4 !== 1) {
+    keys.push({
+      name: 'key_base64_standard',
+      key: Buffer.from(standard, 'base64'),
+      label: 'standard base64, - and _ dropped',
+      how: "standard, its - and _ dropped: Python's b64decode",
+    });
+  }
+  return keys.filter(({ key }) => key.length > 0);
 }
 
 /** What the suspects are made from: the receiver's key (by its file), the body and its event, and the signature header's name. */
@@ -143,7 +172,6 @@ export function suspectsOfRefusal(of: SuspectOf): Suspect[] {
     short,
     fix,
   });
-  const decoded = decodedKey(secret);
   return [
     reserialized(of, 'python_json_dumps', 'json.dumps(…) with its defaults (", " and ": ")', (v) => pythonDumps(v)),
     keyed(
@@ -153,17 +181,15 @@ export function suspectsOfRefusal(of: SuspectOf): Suspect[] {
       `it keys the HMAC with the secret in ${keyName} and the newline that ends the file (read as it is: readFileSync(f, 'utf8'), open(f).read()): a delivery signed with that key was taken`,
       'it keys the HMAC with the secret and its newline',
     ),
-    ...(decoded === undefined
-      ? []
-      : [
-          keyed(
-            'key_base64_decoded',
-            `the secret in ${keyName} base64-decoded after whsec_`,
-            decoded,
-            `it keys the HMAC with the secret base64-decoded after whsec_ (as Svix and Standard Webhooks do): a delivery signed with that key was taken`,
-            'it keys the HMAC with the secret base64-decoded',
-          ),
-        ]),
+    ...decodedKeys(secret).map(({ name, key, label, how }) =>
+      keyed(
+        name,
+        `the secret in ${keyName} after whsec_, decoded as ${label}`,
+        key,
+        `it keys the HMAC with the secret base64-decoded after whsec_ (${how}), as Svix and Standard Webhooks users do: a delivery signed with that key was taken`,
+        `it keys the HMAC with the secret decoded as ${label}`,
+      ),
+    ),
     formed(
       'prefix_absent',
       hex,
@@ -200,12 +226,46 @@ export function suspectsOfReserialization(of: SuspectOf): Suspect[] {
   return [reserialized(of, 'compact', "JSON.stringify(JSON.parse(…)) or json.dumps(…, separators=(',', ':'))", (v) => JSON.stringify(v))];
 }
 
-/** The cause when no suspect was taken: the receiver holds another secret than the one in `keyName`. */
-export function anotherSecret(keyName: string, tried: number): Pick<Suspect, 'key' | 'cause' | 'short' | 'fix'> {
+/** The fix when something in front of the receiver asks for a login. */
+export const LOGIN_FIX =
+  "let the service's deliveries through to the receiver with no login (their signature is what authenticates them), or give the webhook a URL that asks for none";
+
+/** A cause named: tested (a delivery it predicts was taken, or a control told it), or `likely` (what is left when none was). */
+export type CauseFound = Pick<Suspect, 'key' | 'cause' | 'short' | 'fix'> & { likely?: true };
+
+/**
+ * The cause when the valid deliveries got another answer than the control, signed with a secret made up for it: the
+ * signature verified, and the receiver refuses what the delivery holds (`answer`: what the valid ones got).
+ */
+export function payloadRefused(answer: string, control: string): CauseFound {
   return {
-    key: 'another_secret',
-    cause: `it holds another secret than the one in ${keyName}: it took none of ${tried} deliveries signed as the usual mistakes would verify them (re-serialized JSON, the key with its newline or base64-decoded, sha256= left out or doubled, a base64 digest)`,
-    short: `it holds another secret than the one in ${keyName}`,
-    fix: `give it the webhook's signing secret, the one in ${keyName}; ${KEY_CONVENTION}`,
+    key: 'payload_refused',
+    cause: `the signature verified (a delivery signed with a secret made up for the check got another answer: ${control}); it refuses the payload: ${answer}`,
+    short: 'it refuses the payload, its signature verified',
+    fix: 'answer 2xx to every delivery whose signature verifies, whatever its payload holds (see what it answered), and skip the work for one it cannot handle',
+  };
+}
+
+/**
+ * The likely cause when no suspect was taken and the control got the answer the valid deliveries got (`answer`): nothing
+ * tells a signature checked with another secret from something in front of the receiver that refuses every request;
+ * `login`, the WWW-Authenticate it answered with, names the latter.
+ */
+export function refusedAlike(keyName: string, tried: number, answer: string, login?: string): CauseFound {
+  if (login !== undefined) {
+    return {
+      key: 'login_in_front',
+      cause: `something in front of it asks for a login (WWW-Authenticate: ${login}): it refuses every request alike (${answer}), signed or not, before a signature is checked`,
+      short: 'a login in front of it refuses every request',
+      fix: LOGIN_FIX,
+      likely: true,
+    };
+  }
+  return {
+    key: 'refused_alike',
+    cause: `it refuses every request alike: another secret than the one in ${keyName}, or something in front of it (a login, a proxy); a delivery signed with a secret made up for the check got the same answer (${answer}), and it took none of ${tried} signed as the usual mistakes would verify them (re-serialized JSON, the key with its newline or base64-decoded, sha256= left out or doubled, a base64 digest)`,
+    short: 'it refuses every request alike: another secret, or something in front of it',
+    fix: `give it the webhook's signing secret, the one in ${keyName}, and let deliveries through whatever stands in front of it; ${KEY_CONVENTION}`,
+    likely: true,
   };
 }

@@ -10,25 +10,12 @@ import { requiredSecrets } from '../../receiver/secrets.js';
 import { EVENT_TYPES } from '../../protocol/catalog.js';
 import { DELIVERY_TIMEOUT_MS } from '../../protocol/delivery.js';
 import { signatureHeaderName } from '../../protocol/headers.js';
-import { colorsFor, type Colors } from '../../render/colors.js';
+import { colorsFor } from '../../render/colors.js';
 import { ProgressLine } from '../../render/progress.js';
-import { counted, sanitize } from '../../render/text.js';
+import { sanitize } from '../../render/text.js';
 import { terminalColumns, wrapLine } from '../../render/wrap.js';
-import { sendAsReceived } from '../../receiver/send-on.js';
-import {
-  allPassedWords,
-  answered,
-  battery,
-  median,
-  type Check,
-  type Outcome,
-  type Probe,
-  testingWords,
-  testSuspects,
-  timedOut,
-  type Verdict,
-} from './battery.js';
 import { elapsed } from '../../render/words.js';
+import { battery } from './battery.js';
 import {
   EffectsWatch,
   PROBE_OUTPUT_BYTES,
@@ -37,10 +24,11 @@ import {
   runInShell,
   tryProbe,
   withEffects,
-  type EffectsSeen,
   type ProbeDeps,
   type ProbeRunner,
 } from './effects.js';
+import { closingLine, document, effectsDocument, type Judged, verdictLines } from './report.js';
+import { BatterySends, judgedAsSent, notRun, testingWords, testSuspects } from './sends.js';
 
 /** Defines `check-receiver`. */
 export function register(program: CommandUnknownOpts): void {
@@ -131,14 +119,6 @@ export interface CheckReceiverDeps extends Io {
   pause?: (ms: number) => Promise<void>;
 }
 
-/** A check as it ended: its verdict, and what it sent and got back (nothing when the battery stopped before it), and what testing the causes of its failure did. */
-interface Judged {
-  check: Check;
-  verdict: Verdict;
-  outcomes: Outcome[];
-  tested: Outcome[];
-}
-
 export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps): Promise<number> {
   const now = deps.now ?? Date.now;
   const target = forwardUrl(options.url, '<url>');
@@ -197,148 +177,16 @@ export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps
     // Said once, as the battery stops: the checks after it say `not run`.
     if (sends.stopped?.cost !== undefined && entry.outcomes.length > 0) note(`whsvc check-receiver: ${sends.stopped.cost}`);
   }
-  const failed = judged.filter((j) => !j.verdict.pass);
   if (options.json) {
     deps.jsonOut.document({ ...document(target, options, secrets, judged, total - sends.sent), effects: watch ? effectsDocument(watch.seen()) : null });
   } else {
-    say(
-      failed.length === 0
-        ? `${colors.green(`all ${checks.length} checks passed`)}: ${allPassedWords(options.limitMs)}`
-        : `${colors.red(`${checks.length - failed.length} of ${checks.length} checks passed`)}; failed: ${failed.map((j) => j.check.number).join(', ')}`,
-    );
+    say(closingLine(judged, options.limitMs, colors));
   }
-  return failed.length === 0 ? ExitCode.ok : ExitCode.failure;
+  return judged.every((j) => j.verdict.result === 'pass') ? ExitCode.ok : ExitCode.failure;
 }
 
-/** After this many deliveries got no answer within the limit, the rest are not sent: each would wait as long. */
-export const TIME_OUTS_BEFORE_STOP = 2;
-
-/** Why the battery stopped sending before its end. */
-interface Stopped {
-  /** What a check not run says after `not run: `. */
-  why: string;
-  /** Stopped by time-outs (not by a connection that could not be made): what the rest would have cost, in words. */
-  cost?: string;
-}
-
-/**
- * The battery's deliveries, sent one at a time, each awaited up to the limit, and what came back. It stops sending
- * when one reaches nothing (refused, host not found, TLS: the rest would reach nothing either), and after the second
- * that got no answer within the limit: a receiver that never answers would cost the limit for every delivery.
- */
-class BatterySends {
-  /** The outcomes so far, by check. */
-  readonly all = new Map<string, readonly Outcome[]>();
-  stopped: Stopped | undefined;
-  /** How many deliveries were sent. */
-  sent = 0;
-  private timeOuts = 0;
-
-  constructor(
-    private readonly target: URL,
-    private readonly limitMs: number,
-    readonly total: number,
-    private readonly deps: CheckReceiverDeps,
-    private readonly watch?: EffectsWatch,
-  ) {}
-
-  /** Sends a check's deliveries, up to the stop: what each got back and how long it took. */
-  async send(check: Check): Promise<Outcome[]> {
-    const now = this.deps.now ?? Date.now;
-    const outcomes: Outcome[] = [];
-    this.all.set(check.key, outcomes);
-    const watch = check.repeats ? this.watch : undefined;
-    for (const [n, probe] of check.probes.entries()) {
-      if (n === 0) await watch?.readBefore();
-      const started = now();
-      const result = await sendAsReceived(this.deps.transport, this.target, probe.delivery.headers, probe.delivery.body, '/', this.limitMs);
-      const outcome: Outcome = { probe, result, ms: Math.round(now() - started) };
-      outcomes.push(outcome);
-      this.sent += 1;
-      this.stopped = this.stopAfter(outcome);
-      if (this.stopped) break;
-      await (n === 0 ? watch?.readAfterFirst() : watch?.readAfterRepeat());
-    }
-    return outcomes;
-  }
-
-  /** One delivery more, outside the battery's count (a cause tested): sent, and what came back. */
-  async sendOne(probe: Probe): Promise<Outcome> {
-    const now = this.deps.now ?? Date.now;
-    const started = now();
-    const result = await sendAsReceived(this.deps.transport, this.target, probe.delivery.headers, probe.delivery.body, '/', this.limitMs);
-    return { probe, result, ms: Math.round(now() - started) };
-  }
-
-  /** Whether to send no more after this outcome, and why. */
-  private stopAfter(o: Outcome): Stopped | undefined {
-    if (unconnected(o)) return { why: `no connection to ${shownUrl(this.target)}` };
-    if (!timedOut(o) || ++this.timeOuts < TIME_OUTS_BEFORE_STOP) return undefined;
-    const rest = this.total - this.sent;
-    if (rest === 0) return undefined;
-    const late = `${this.timeOuts} deliveries got no answer within ${elapsed(this.limitMs)}`;
-    return {
-      why: `stopped after ${this.timeOuts} time-outs (see 9)`,
-      cost: `${late}: ${counted(rest, 'more delivery', 'more deliveries')} would wait up to ${elapsed(rest * this.limitMs)}; not sent`,
-    };
-  }
-}
-
-/** The verdict of a check as far as it was sent: cut short by the stop, it is judged on what it sent, and says how many were not. */
-function judgedAsSent(check: Check, outcomes: Outcome[], sends: BatterySends): Verdict {
-  const failure = unconnected(outcomes.at(-1)!);
-  if (failure) return failure;
-  const verdict = check.judge(outcomes, sends.all);
-  const left = check.probes.length - outcomes.length;
-  return left === 0 ? verdict : { ...verdict, summary: `${verdict.summary}; ${left} more not sent` };
-}
-
-/** The verdict of a check the battery stopped before: not run, but for the time check after time-outs, which judges those. */
-function notRun(check: Check, sends: BatterySends): Verdict {
-  const { stopped, all, sent } = sends;
-  if (stopped?.cost !== undefined && check.timesEveryAnswer) {
-    const verdict = check.judge([], all);
-    return { ...verdict, summary: `${verdict.summary}; ${sends.total - sent} more not sent` };
-  }
-  return { pass: false, summary: `not run: ${stopped?.why ?? ''}` };
-}
-
-/** The verdict of a send that reached nothing, or undefined when it reached the receiver (answered or not). */
-function unconnected(o: Outcome): Verdict | undefined {
-  const { status, reached, code } = o.result;
-  if (status !== null || reached !== false) return undefined;
-  const summary = answered(o);
-  if (code === 'ECONNREFUSED')
-    return { pass: false, summary, cause: 'nothing listens at that address and port', fix: "start the receiver, or check the URL's host and port" };
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-    return { pass: false, summary, cause: "the URL's host name was not found", fix: 'check the host name in the URL' };
-  if (code === 'ETLS')
-    return {
-      pass: false,
-      summary,
-      cause: 'the TLS handshake failed',
-      fix: 'use http:// for a plain port, or a certificate this machine trusts (NODE_EXTRA_CA_CERTS)',
-    };
-  return { pass: false, summary, cause: 'no connection could be made', fix: "check that the receiver runs, and the URL's host and port" };
-}
-
-/** Where a check's lines go on: under the check's title. */
-const VERDICT_INDENT = ' '.repeat(9);
 /** Where a note on stderr goes on: under the text of its second line (`  signed with …`), as one block. */
 const NOTE_HANG = '  ';
-
-/**
- * A check's line, and for a failure the likely cause and the fix under it: each with the indent its continuations
- * take on a terminal (under the title; a cause's and a fix's two further, under their label).
- */
-function verdictLines({ check, verdict }: Judged, colors: Colors): Array<[string, string]> {
-  const word = verdict.pass ? colors.green('pass') : colors.red('fail');
-  const under = `${VERDICT_INDENT}  `;
-  const lines: Array<[string, string]> = [[`${word}  ${check.number}  ${check.title}: ${sanitize(verdict.summary)}`, VERDICT_INDENT]];
-  if (verdict.cause) lines.push([`${VERDICT_INDENT}${colors.dim(verdict.found ? 'cause (tested):' : 'likely cause:')} ${verdict.cause}`, under]);
-  if (verdict.fix) lines.push([`${VERDICT_INDENT}${colors.dim('fix:')} ${verdict.fix}`, under]);
-  return lines;
-}
 
 /** The --effects command's watch, tried once before anything is sent (a command that fails is exit 2); none without it. */
 async function effectsWatch(
@@ -362,59 +210,4 @@ async function effectsWatch(
   };
   await tryProbe(command, probe);
   return new EffectsWatch(command, probe);
-}
-
-/** What --effects read, for --json. */
-function effectsDocument(seen: EffectsSeen) {
-  return { result: seen.result, before: seen.before, after_first: seen.afterFirst, after_repeat: seen.afterRepeat, error: seen.error };
-}
-
-/** check-receiver --json: one document, each check with what it sent and what came back. */
-function document(target: URL, options: CheckReceiverOptions, secrets: ReadonlyArray<{ name: string }>, judged: readonly Judged[], notSent: number) {
-  const answeredIn = judged.flatMap((j) => [...j.outcomes, ...j.tested].filter((o) => o.result.status !== null).map((o) => o.ms)).sort((a, b) => a - b);
-  const foundIn = judged.find((j) => j.verdict.found);
-  return {
-    url: shownUrl(target),
-    time_limit_ms: options.limitMs,
-    secrets: secrets.map((s) => s.name),
-    platform_name: options.platformName,
-    passed: judged.filter((j) => j.verdict.pass).length,
-    failed: judged.filter((j) => !j.verdict.pass).length,
-    not_sent: notSent,
-    cause_found: foundIn?.verdict.found
-      ? { check: foundIn.check.number, cause: foundIn.verdict.found.key, words: foundIn.verdict.found.cause, fix: foundIn.verdict.found.fix }
-      : null,
-    checks: judged.map(({ check, verdict, outcomes, tested }) => ({
-      number: check.number,
-      check: check.key,
-      title: check.title,
-      result: verdict.pass ? 'pass' : 'fail',
-      summary: verdict.summary,
-      cause: verdict.cause ?? null,
-      fix: verdict.fix ?? null,
-      explained_by: verdict.explainedBy ?? null,
-      sent: outcomes.map(sentJson),
-      cause_probes: tested.map((o) => ({ cause: o.probe.suspect?.key ?? null, ...sentJson(o) })),
-    })),
-    timing: { answers: answeredIn.length, slowest_ms: answeredIn.at(-1) ?? null, median_ms: answeredIn.length ? median(answeredIn) : null },
-  };
-}
-
-/** One delivery sent and what came back, in --json. */
-function sentJson({ probe, result, ms }: Outcome) {
-  return {
-    what: probe.what,
-    event: probe.delivery.event,
-    delivery_id: probe.delivery.deliveryId,
-    attempt: probe.delivery.attempt,
-    signature: probe.delivery.signature ?? null,
-    signature_check: probe.signatureCheck,
-    signed_with: probe.signedWith,
-    body_bytes: probe.delivery.body.length,
-    status: result.status,
-    ms,
-    error: result.error ?? null,
-    response_body: result.body ?? null,
-    response_body_truncated: result.cut === true,
-  };
 }

@@ -3,7 +3,7 @@ import { usageError } from '../../cli/errors.js';
 import { deliveryHeaderNames } from '../../protocol/headers.js';
 import { quoted, sanitize } from '../../render/text.js';
 import { bytesText, elapsed } from '../../render/words.js';
-import type { Verdict } from './battery.js';
+import type { Verdict } from './types.js';
 
 /**
  * check-receiver --effects: a command of the user's whose output changes when the app acts on a delivery (a row
@@ -198,11 +198,11 @@ const shown = (output: string | null) => {
 
 /**
  * Check 7's verdict with what the probe saw: a receiver that answered the repeat 2xx and acted on it again fails; one
- * whose effect the probe could not see (or that the probe could not read) cannot be judged, and fails saying why. A
- * verdict already failed over HTTP stands.
+ * whose effect the probe could not see (or that the probe could not read) cannot be judged: inconclusive, saying why.
+ * A verdict already failed over HTTP stands.
  */
 export function withEffects(verdict: Verdict, seen: EffectsSeen, event: string, platformName: string): Verdict {
-  if (!verdict.pass || seen.result === 'not_run') return verdict;
+  if (verdict.result !== 'pass' || seen.result === 'not_run') return verdict;
   const [before, first, repeat] = [shown(seen.before), shown(seen.afterFirst), shown(seen.afterRepeat)];
   switch (seen.result) {
     case 'acted_once':
@@ -212,7 +212,8 @@ export function withEffects(verdict: Verdict, seen: EffectsSeen, event: string, 
       };
     case 'acted_twice':
       return {
-        pass: false,
+        result: 'fail',
+        seen: true,
         summary: `${verdict.summary}, and the --effects output changed after each${before && first && repeat ? ` (${before} → ${first} → ${repeat})` : ''}: it acted twice`,
         cause:
           'it does the work again for a delivery it has processed: the service sends a delivery again when it did not get the answer, and a repeat then pays, ships or writes twice',
@@ -220,14 +221,14 @@ export function withEffects(verdict: Verdict, seen: EffectsSeen, event: string, 
       };
     case 'not_seen':
       return {
-        pass: false,
+        result: 'inconclusive',
         summary: `${verdict.summary}; the --effects output did not change after the first send${before ? ` (${before})` : ''}, so a second effect cannot be judged`,
         cause: `the command does not see what the app does with a delivery, the app does nothing for ${event}, or it acts more than ${elapsed(EFFECT_SETTLE_MS)} after it answers`,
         fix: 'give --effects a command whose output changes when the app acts on a delivery (a count of the rows it writes), and --event a type it acts on',
       };
     case 'failed':
       return {
-        pass: false,
+        result: 'inconclusive',
         summary: `${verdict.summary}; the --effects command failed, so a second effect cannot be judged: ${seen.error}`,
         cause: 'the command that reads the effect failed while check 7 ran',
         fix: 'run the command yourself while the app runs: it must exit 0 and print what changes when the app acts on a delivery',

@@ -45,3 +45,22 @@ describe('sendAsReceived: what is read of a receiver’s answer', () => {
     expect(receiver!.cutOff()).toBe(0);
   });
 });
+
+describe('sendAsReceived: the headers kept of an answer', () => {
+  it('keeps WWW-Authenticate and Location, each its first 200 characters, to name a login or a redirect', async () => {
+    const realm = `Basic realm="${'s'.repeat(300)}"`;
+    const result = await sendAsReceived(
+      async () => ({ status: 401, headers: { 'www-authenticate': realm, location: '/login?next=/hooks', 'set-cookie': 'a=b' }, text: 'Unauthorized' }),
+      new URL('http://127.0.0.1:3000/hooks'),
+      {},
+      Buffer.from('{}'),
+      '/',
+    );
+    expect(result).toEqual({ status: 401, body: 'Unauthorized', cut: false, authenticate: realm.slice(0, 200), location: '/login?next=/hooks' });
+  });
+
+  it('has neither when the answer has none', async () => {
+    const result = await sendAsReceived(async () => ({ status: 200, headers: {}, text: 'ok' }), new URL('http://127.0.0.1:3000/'), {}, Buffer.from('{}'), '/');
+    expect(result).toEqual({ status: 200, body: 'ok', cut: false });
+  });
+});

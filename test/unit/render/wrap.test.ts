@@ -44,6 +44,22 @@ describe('wrapLine: prose laid out for a terminal, as --help is', () => {
     expect(wrapLine(text, 60, '  ', [file])).toBe(`signed with the secrets in ./old.txt and\n  ${file} (X-Service-Signature)`);
   });
 
+  it('a number and its unit are never parted (`10 s`, `64 KiB`), nor a short quoted literal (`", "`): a pipe gets them as they are', () => {
+    const time = 'pass  9  every answer within 10 s; the largest payload taken: slowest 1.5 s, median 12 ms';
+    // Left to its spaces, 60 columns would end the first line at `10` and put `s;` on the next.
+    expect(wrapLine(time, 60, ' '.repeat(9)).split('\n')).toEqual([
+      'pass  9  every answer within 10 s; the largest payload',
+      '         taken: slowest 1.5 s, median 12 ms',
+    ]);
+    expect(wrapLine('it waits up to 2 min 10 s for the 64 KiB payload', 19, '')).toBe('it waits up to\n2 min 10 s for the\n64 KiB payload');
+    const literal = 'cause: it verifies json.dumps(…) with its defaults (", " and ": "), not the bytes';
+    expect(wrapLine(literal, 53, '  ').split('\n')).toEqual(['cause: it verifies json.dumps(…) with its defaults', '  (", " and ": "), not the bytes']);
+    expect(wrapLine(literal, 58, '  ').split('\n')).toEqual(['cause: it verifies json.dumps(…) with its defaults (", "', '  and ": "), not the bytes']);
+    // Two quoted words side by side are two words: `", "` between them is no literal.
+    expect(wrapLine('types "invoice.paid", "product.updated"', 24, '')).toBe('types "invoice.paid",\n"product.updated"');
+    expect(wrapLine(time, undefined)).toBe(time);
+  });
+
   it('colour codes take no column', () => {
     const red = (text: string) => `\u001b[31m${text}\u001b[39m`;
     // 60 columns shown, 70 characters.

@@ -31,6 +31,14 @@ describe("Python's json.dumps, as check-receiver predicts it", () => {
   });
 });
 
+/** The key python3's base64 module makes of `encoded` with `decode` (b64decode padded with ==, as a receiver pads it). */
+function pythonKey(encoded: string, decode: 'b64decode' | 'urlsafe_b64decode'): Buffer {
+  const script = `import base64, sys\ns = sys.stdin.read()\nprint(base64.${decode}(s + '==').hex())`;
+  const result = spawnSync('python3', ['-c', script], { input: encoded, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`python3: ${result.stderr}`);
+  return Buffer.from(result.stdout.trim(), 'hex');
+}
+
 describe('the suspects of a refusal: each a delivery that the receiver with that mistake takes', () => {
   const body = '{"id":"inv_1","event":"invoice.paid","amount":{"amount":12900,"currency":"EUR"}}';
   const hmac = (key: string | Buffer, bytes: string) => createHmac('sha256', key).update(bytes).digest();
@@ -45,6 +53,7 @@ describe('the suspects of a refusal: each a delivery that the receiver with that
       'python_json_dumps',
       'key_with_newline',
       'key_base64_decoded',
+      'key_base64_standard',
       'prefix_absent',
       'pretty_indent_2',
       'python_sort_keys',
@@ -60,9 +69,26 @@ describe('the suspects of a refusal: each a delivery that the receiver with that
     expect(byKey.sorted_compact!.signature).toBe(signed('{"amount":{"amount":12900,"currency":"EUR"},"event":"invoice.paid","id":"inv_1"}'));
     expect(byKey.key_with_newline!.signature).toBe(signed(body, `${SECRET}\n`));
     expect(byKey.key_base64_decoded!.signature).toBe(signed(body, Buffer.from(SECRET.slice('whsec_'.length), 'base64url')));
+    expect(byKey.key_base64_standard!.signature).toBe(signed(body, pythonKey(SECRET.slice('whsec_'.length), 'b64decode')));
     expect(byKey.prefix_absent!.signature).toBe(hmac(SECRET, body).toString('hex'));
     expect(byKey.prefix_doubled!.signature).toBe(`sha256=${signed(body)}`);
     expect(byKey.base64_digest!.signature).toBe(`sha256=${hmac(SECRET, body).toString('base64')}`);
+  });
+
+  it("decodes the secret as the usual libraries do, each said: urlsafe, and Python's b64decode (- and _ dropped) when they differ", () => {
+    const keysOf = (secret: string) => suspectsOfRefusal({ ...of, secret }).filter((suspect) => suspect.key.startsWith('key_base64'));
+    // The key python3 makes of each: the urlsafe one, and b64decode's, padded as a receiver pads it.
+    const encoded = SECRET.slice('whsec_'.length);
+    expect(byKey.key_base64_decoded!.signature).toBe(`sha256=${hmac(pythonKey(encoded, 'urlsafe_b64decode'), body).toString('hex')}`);
+    expect(byKey.key_base64_decoded!.cause).toContain("urlsafe: Buffer.from(s, 'base64'), urlsafe_b64decode");
+    expect(byKey.key_base64_standard!.cause).toContain("standard, its - and _ dropped: Python's b64decode");
+    expect(byKey.key_base64_standard!.short).toBe('it keys the HMAC with the secret decoded as standard base64, - and _ dropped');
+    // No - or _: both read it alike, one key. Four left after dropping them and one more: no base64, no key of b64decode's.
+    const plain = keysOf('whsec_q0tzH3rUSjB7xfoy2nlV4cW8mJ1pa6Ye');
+    expect(plain.map((suspect) => [suspect.key, suspect.what])).toEqual([
+      ['key_base64_decoded', 'invoice.paid signed with the secret in whsec.txt after whsec_, decoded as base64'],
+    ]);
+    expect(keysOf('whsec_q0tzH3rUSjB7-fo_2nlV4cW8mJ1pa6Y').map((suspect) => suspect.key)).toEqual(['key_base64_decoded']);
   });
 
   it('tries no decoded key for a secret that is no whsec_ string; names the file, never the secret', () => {
