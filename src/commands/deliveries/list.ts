@@ -5,7 +5,7 @@ import { pMapIterable } from 'p-map';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { ApiError } from '../../api/errors.js';
-import { deliveryKey } from '../../api/log.js';
+import { deliveryKey, logOf } from '../../api/log.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import { collect, collectList, integerIn, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
@@ -132,6 +132,7 @@ export async function run(options: DeliveriesListOptions, deps: CommandDeps, bou
   const newest = new NewestFirst(options.cursor === undefined && options.status === undefined);
   await writePages<Attempt>(deps, {
     all: options.all,
+    list: logOf(webhookId),
     firstCursor: options.cursor,
     fetchPage: (cursor) => listAttempts(deps.api, webhookId, { limit: options.limit, cursor, status: options.status }),
     renderPage: (items, table) => attemptTable(items, deps.colors, deps.serviceNow(), table, { newest }),
