@@ -152,10 +152,12 @@ export interface CallOptions {
   timeoutMs?: number | undefined;
   /** The answers after which it is sent again, once the wait they ask for is over: repeatedAfter(method) unless given. */
   repeatAfter?: readonly WaitStatus[] | undefined;
+  /** This call's most read of a 2xx, lower than the client's (reads in parallel that share a bound): past it, answerTooLarge. */
+  maxAnswerBytes?: number | undefined;
 }
 
 /** A request sent as it is given (`whsvc api`): its body as bytes or text, and headers of the caller's. */
-export interface SendOptions extends Pick<CallOptions, 'query' | 'stop' | 'timeoutMs' | 'repeatAfter'> {
+export interface SendOptions extends Pick<CallOptions, 'query' | 'stop' | 'timeoutMs' | 'repeatAfter' | 'maxAnswerBytes'> {
   body?: string | Uint8Array | undefined;
   headers?: Record<string, string> | undefined;
 }
@@ -197,8 +199,8 @@ export class ApiClient {
   /** The secrets this client sends, masked in every error and --debug line it makes of the service's answers. */
   private readonly secrets = new SecretMask();
 
-  /** The most of a 2xx read: past it the answer is an error (answerTooLarge). */
-  private readonly maxAnswerBytes: number;
+  /** The most of a 2xx read (--max-answer-size): past it the answer is an error (answerTooLarge). */
+  readonly maxAnswerBytes: number;
 
   constructor(private readonly options: ApiClientOptions) {
     this.maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
@@ -318,6 +320,7 @@ export class ApiClient {
       stop: options.stop,
       timeoutMs: options.timeoutMs,
       headers: options.headers,
+      maxAnswerBytes: Math.min(options.maxAnswerBytes ?? this.maxAnswerBytes, this.maxAnswerBytes),
     };
     let response = await this.exchange(method, path, options.query, options.body, token.access_token, how);
     if (response.status === 401) {
@@ -409,6 +412,7 @@ export class ApiClient {
       stop,
       timeoutMs = this.options.timeoutMs,
       headers: extra = {},
+      maxAnswerBytes = this.maxAnswerBytes,
     }: {
       /** Whether a reset connection is tried again (a read: it cannot have acted). */
       resetRetries: boolean;
@@ -416,6 +420,7 @@ export class ApiClient {
       stop?: AbortSignal | undefined;
       timeoutMs?: number | undefined;
       headers?: Record<string, string> | undefined;
+      maxAnswerBytes?: number | undefined;
     },
   ): Promise<TransportResponse> {
     const base = new URL(this.options.baseUrl);
@@ -442,7 +447,7 @@ export class ApiClient {
       this.debug(`> ${method} ${url.href}\n${redactHeaders(headers)}${shownBody ? `\n\n${redactText(shownBody)}` : ''}\n`);
       let response: TransportResponse;
       try {
-        response = await this.options.transport({ method, url, headers, body, timeoutMs, ...answerLimits(this.maxAnswerBytes) });
+        response = await this.options.transport({ method, url, headers, body, timeoutMs, ...answerLimits(maxAnswerBytes) });
       } catch (error) {
         if (!(error instanceof TransportError)) throw error;
         this.debug(`< no answer: ${error.message}\n`);
@@ -454,9 +459,9 @@ export class ApiClient {
       }
       this.serviceClock.note(response.headers.date, this.now());
       const refused = tooLarge(response);
-      const shown = refused ? `(longer than ${bytesText(this.maxAnswerBytes)}: the rest not read)` : response.text;
+      const shown = refused ? `(longer than ${bytesText(maxAnswerBytes)}: the rest not read)` : response.text;
       this.debug(`< ${response.status} (${this.now() - started} ms)\n${redactHeaders(response.headers)}${shown ? `\n\n${redactText(shown)}` : ''}\n`);
-      if (refused) throw answerTooLarge(method, url.pathname, response.status, this.maxAnswerBytes);
+      if (refused) throw answerTooLarge(method, url.pathname, response.status, maxAnswerBytes);
       if ((response.status === 429 || response.status === 503) && repeatAfter.includes(response.status) && waits < this.retryAfterWaits) {
         const seconds = retryAfterSeconds(response.headers['retry-after'], this.now());
         if (seconds !== undefined && seconds <= MAX_RETRY_AFTER_S) {

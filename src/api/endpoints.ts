@@ -111,8 +111,8 @@ export function listAttempts(api: ApiClient, webhookId: string, query: AttemptQu
 }
 
 /** GET /v1/webhooks/webhook-deliveries/{id}: one attempt whole, with its payload and signature. */
-export function getAttempt(api: ApiClient, attemptId: string): Promise<Attempt> {
-  return api.json<Attempt>('GET', attemptPath(attemptId), { expect: 'attempt', notFoundHint: noSuchAttempt(attemptId) });
+export function getAttempt(api: ApiClient, attemptId: string, options: Pick<CallOptions, 'maxAnswerBytes'> = {}): Promise<Attempt> {
+  return api.json<Attempt>('GET', attemptPath(attemptId), { ...options, expect: 'attempt', notFoundHint: noSuchAttempt(attemptId) });
 }
 
 /**

@@ -33,6 +33,8 @@ export async function writePages<T>(
   deps: Pick<CommandDeps, 'stdout' | 'stderr' | 'json' | 'errColors' | 'jsonOut'>,
   options: {
     all: boolean;
+    /** The list, as the errors of its walk name it (api/log.ts logOf, ACCOUNT_WEBHOOKS). */
+    list: string;
     firstCursor?: string | undefined;
     fetchPage: (cursor: string | undefined) => Promise<Page<T>>;
     /** Renders one page; `table` carries the head switch and the layout the pages share. */
@@ -56,7 +58,7 @@ export async function writePages<T>(
     return;
   }
   const list = new StreamedList<T>(deps, options.renderPage, options.empty);
-  const walk = new PageWalk(cursor);
+  const walk = new PageWalk(options.list, cursor);
   for (;;) {
     const page = await options.fetchPage(cursor);
     await list.add(page.data);

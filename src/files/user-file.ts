@@ -106,25 +106,27 @@ function existing(path: string, label: string): Stats | undefined {
 }
 
 /**
- * Refuses, before it is opened, what is not a regular file of its own: a
- * symlink, a directory, a device, a FIFO, a socket, a file with other hard
- * links (a link planted in a shared directory reaches another file), or
+ * Why what `stats` shows (lstat: a symlink is itself) is not a regular file of its own, as the end of a sentence
+ * about it, with a hint where one is its own; undefined when it is one. Not one: a symlink, a directory, a device, a
+ * FIFO, a socket, a file with other hard links (a link planted in a shared directory reaches another file), or
  * another user's file.
  */
-function refuseUnlessOwnRegularFile(path: string, stats: Stats, label: string, hint = 'give the path of a regular file (or of one to create)'): void {
+function notOwnRegularFile(stats: Stats): { why: string; hint?: string } | undefined {
   const what = notRegular(stats);
-  if (what) throw new FileError(`${label} ${path} is ${what}, not a regular file`, true, hint);
-  if (stats.nlink > 1)
-    throw new FileError(`${label} ${path} has other hard links: it would change another file too`, true, 'give the path of a file of its own');
+  if (what) return { why: `is ${what}, not a regular file` };
+  if (stats.nlink > 1) return { why: 'has other hard links: it would change another file too', hint: 'give the path of a file of its own' };
   // Another user's file in a shared directory (a record file planted in /tmp, readable by its owner): not ours to fill.
   const me = process.geteuid?.();
   if (me !== undefined && stats.uid !== me) {
-    throw new FileError(
-      `${label} ${path} belongs to another user (uid ${stats.uid})`,
-      true,
-      'whsvc writes only files of your own: give the path of one, or of one to create',
-    );
+    return { why: `belongs to another user (uid ${stats.uid})`, hint: 'whsvc writes only files of your own: give the path of one, or of one to create' };
   }
+  return undefined;
+}
+
+/** Refuses, before it is opened, what is not a regular file of its own (notOwnRegularFile). */
+function refuseUnlessOwnRegularFile(path: string, stats: Stats, label: string, hint = 'give the path of a regular file (or of one to create)'): void {
+  const not = notOwnRegularFile(stats);
+  if (not) throw new FileError(`${label} ${path} ${not.why}`, true, not.hint ?? hint);
 }
 
 /** Opens `path` as it was checked: the file opened must be the regular file looked at (nothing swapped in meanwhile). */
@@ -574,14 +576,33 @@ export function checkUserFile(path: string, label: string, hint?: string): void 
 }
 
 /**
+ * What removeOwnFile does at `path` now, the plan's test and the removal's: undefined when nothing is there (nor can
+ * be: a part of the path is no directory); else the file, `left` with why when it is not a regular file of its own
+ * (`is a symbolic link, not a regular file`), as removeOwnFile leaves it.
+ */
+export function removalAt(path: string, label: string): { left: { why: string; hint?: string } | undefined } | undefined {
+  let stats: Stats;
+  try {
+    stats = lstatSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new FileError(`${label} ${path} cannot be removed: ${failureReason(error)}`, true);
+  }
+  return { left: notOwnRegularFile(stats) };
+}
+
+/**
  * Removes a file whsvc wrote (a secret file of a webhook deleted): true when removed, false when nothing was there.
  * What is not a regular file of its own (a symlink, a directory, a file with other links, another user's) is left as
  * it is, a FileError saying why, as is a removal that fails.
  */
 export function removeOwnFile(path: string, label: string): boolean {
-  const before = existing(path, label);
-  if (!before) return false;
-  refuseUnlessOwnRegularFile(path, before, label, 'left as it is: whsvc removes only a file it could have written');
+  const removal = removalAt(path, label);
+  if (!removal) return false;
+  if (removal.left) {
+    throw new FileError(`${label} ${path} ${removal.left.why}`, true, removal.left.hint ?? 'left as it is: whsvc removes only a file it could have written');
+  }
   try {
     unlinkSync(path);
   } catch (error) {

@@ -281,7 +281,7 @@ describe('deliveries list across webhooks against a service of our own', () => {
     };
     const result = await runInProcess(['deliveries', 'list', '--all', '--json'], { env });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^whsvc: the service's pages go round in a circle/);
+    expect(result.stderr).toMatch(/^whsvc: the service's pages of the log of webhook wh_a go round in a circle/);
     const page = JSON.parse(result.stdout);
     expect(page.data.map((row: Row) => row.id)).toEqual(['a_first', 'a_c1', 'a_c2']);
     expect(page).toMatchObject({ has_more: true, next_cursor: null });

@@ -80,11 +80,51 @@ describe('pages that go round in a circle', () => {
     expect(result.code, result.stderr).toBe(1);
     const [line, json, ...rest] = result.stderr.trimEnd().split('\n');
     expect(line).toMatch(
-      /^whsvc: the service's pages go round in a circle: page \d gave a next_cursor given before; following it would never end \(HTTP 200 unexpected_answer\)$/,
+      /^whsvc: the service's pages of (GET \/v1\/webhooks|the account's webhooks) go round in a circle: page \d gave a next_cursor given before; following it would never end \(HTTP 200 unexpected_answer\)$/,
     );
     expect(rest).toEqual([]);
     if (args.includes('--json')) expect(JSON.parse(json!).error.code).toBe('unexpected_answer');
     expect(asked).toEqual(['(first)', ...Array.from({ length }, (_, i) => `c${i + 1}`)]);
+  });
+});
+
+describe('pages of nothing without end', () => {
+  /**
+   * Four webhooks whose logs (or, with `account`, the account's list itself) are pages of nothing without end: empty,
+   * each saying more follow, with a fresh cursor. Counts the pages of each list asked for; a list asked 200 times
+   * ends, so that a guard that fails is a test that fails, not one that runs 400,000 requests.
+   */
+  const emptyWithoutEnd = (endless: 'logs' | 'account', asked: Map<string, number>) =>
+    withToken((req, _, res) => {
+      const url = new URL(req.url!, baseUrl);
+      const count = (asked.get(url.pathname) ?? 0) + 1;
+      asked.set(url.pathname, count);
+      const more = count < 200;
+      const nothing = { data: [], has_more: more, next_cursor: more ? `c${count}` : null };
+      if (url.pathname === '/v1/webhooks' && endless === 'logs') {
+        const webhook = (n: number) => ({ id: `wh_${n}`, url: `https://e.example/h${n}`, events: ['invoice.paid'], active: true });
+        return send(res, 200, { data: [1, 2, 3, 4].map(webhook), has_more: false, next_cursor: null });
+      }
+      send(res, 200, nothing);
+    });
+
+  it.each([
+    ['logs', ['deliveries', 'list'], 'the log of webhook wh_\\d'],
+    ['account', ['webhooks', 'list', '--all'], "the account's webhooks"],
+  ] as const)('endless %s: `whsvc %s` stops after 10 empty pages of a list, naming it in one line, exit 1', async (endless, args, list) => {
+    const asked = new Map<string, number>();
+    handler = emptyWithoutEnd(endless, asked);
+    const result = await whsvc([...args]);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^whsvc: the service gave 10 empty pages of ${list} in a row \\(pages 1 to 10\\), each saying more follow: whsvc stops rather than read without end \\(HTTP 200 unexpected_answer\\)$`,
+        ),
+      ),
+    ]);
+    // At most ten pages of each list, read four at once: not 400,007 requests.
+    for (const [path, count] of asked) if (path !== '/v1/webhooks' || endless === 'account') expect(count, path).toBeLessThanOrEqual(10);
   });
 });
 

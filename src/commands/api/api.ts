@@ -92,6 +92,7 @@ export async function run(options: ApiOptions, deps: CommandDeps): Promise<numbe
         { ...deps, json: true },
         {
           all: true,
+          list: `GET ${request.path.replace(/\?.*$/s, '')}`,
           fetchPage: async (cursor) => (cursor === undefined ? page : nextPage(deps, request, cursor)),
           renderPage: () => '',
           empty: '',

@@ -4,8 +4,9 @@ import { Argument, Command, Option } from '@commander-js/extra-typings';
 import { pMapIterable } from 'p-map';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
+import { AnswerBudget } from '../../api/answer-budget.js';
 import { ApiError } from '../../api/errors.js';
-import { deliveryKey } from '../../api/log.js';
+import { deliveryKey, logOf } from '../../api/log.js';
 import { checkEventTypes } from '../../cli/catalog.js';
 import { collect, collectList, integerIn, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
@@ -132,6 +133,7 @@ export async function run(options: DeliveriesListOptions, deps: CommandDeps, bou
   const newest = new NewestFirst(options.cursor === undefined && options.status === undefined);
   await writePages<Attempt>(deps, {
     all: options.all,
+    list: logOf(webhookId),
     firstCursor: options.cursor,
     fetchPage: (cursor) => listAttempts(deps.api, webhookId, { limit: options.limit, cursor, status: options.status }),
     renderPage: (items, table) => attemptTable(items, deps.colors, deps.serviceNow(), table, { newest }),
@@ -150,9 +152,13 @@ export async function run(options: DeliveriesListOptions, deps: CommandDeps, bou
   return 0;
 }
 
-/** What a list across webhooks reads at most (ACROSS_BOUNDS), and the deliveries whose payload --payload-id retrieves (a request each). */
-export const LIST_BOUNDS = { ...ACROSS_BOUNDS, lookups: 1_000 };
-export type ListBounds = AcrossBounds & { lookups: number };
+/**
+ * What a list across webhooks reads at most (ACROSS_BOUNDS); the deliveries whose payload --payload-id retrieves (a
+ * request each); and the bytes the answers of the retrieves under way hold at most in all (each a payload of up to
+ * --max-answer-size: eight of 64 MiB at once were 869 MB of memory).
+ */
+export const LIST_BOUNDS = { ...ACROSS_BOUNDS, lookups: 1_000, lookupBytes: 128 * 1024 ** 2 };
+export type ListBounds = AcrossBounds & { lookups: number; lookupBytes: number };
 
 /** Rows of a table written at once: a list across webhooks shows its first rows before the walk is done. */
 const TABLE_ROWS = 50;
@@ -165,7 +171,7 @@ async function listAcross(options: DeliveriesListOptions, across: AcrossFilters,
   const filteredHere = events.length > 0 || until !== undefined || across.payloadId !== undefined;
   const wanted = options.limit === undefined || filteredHere ? undefined : options.limit + 1;
   const walk = new LogsAcross(deps, { webhooks: across.webhooks, status: options.status, events, since, until, wanted }, bounds);
-  const search = across.payloadId === undefined ? undefined : new PayloadSearch(deps, across.payloadId, bounds.lookups);
+  const search = across.payloadId === undefined ? undefined : new PayloadSearch(deps, across.payloadId, bounds);
   // On a terminal, how far a search has gone: each payload takes a request.
   const progress = deps.stderr.isTTY && search ? new ProgressLine(deps.stderr, deps.now) : undefined;
   if (search && progress) search.onLook = () => progress.update(`payload id ${sanitize(search.payloadId)}: ${searchWords(search, walk)}…`);
@@ -250,7 +256,8 @@ type Checked = { row: AcrossRow; carries: boolean } | { row: AcrossRow; stop: tr
 /**
  * The rows whose delivery's payload has the id asked for. The list gives no payload: each delivery's is retrieved
  * once (through the first of its attempts met, its newest), LOOKUPS_AT_ONCE at a time, in the walk's order, and at
- * most `most` deliveries' payloads in all.
+ * most `bounds.lookups` deliveries' payloads in all. The answers under way hold at most `bounds.lookupBytes`: each
+ * is read to its share of them first, and one longer is asked again, up to --max-answer-size, with fewer beside it.
  */
 class PayloadSearch {
   /** Deliveries whose payload was retrieved. */
@@ -263,12 +270,15 @@ class PayloadSearch {
   onLook: () => void = () => {};
   /** Delivery → whether its payload has the id: one entry for each delivery looked at. */
   private readonly verdicts = new Map<string, Promise<boolean>>();
+  private readonly budget: AnswerBudget;
 
   constructor(
     private readonly deps: Pick<CommandDeps, 'api'>,
     readonly payloadId: string,
-    private readonly most: number,
-  ) {}
+    private readonly bounds: Pick<ListBounds, 'lookups' | 'lookupBytes'>,
+  ) {
+    this.budget = new AnswerBudget(bounds.lookupBytes);
+  }
 
   async *matches(rows: AsyncIterable<AcrossRow>): AsyncGenerator<AcrossRow> {
     // Each lookup's failure is handed on as a value, thrown here in the walk's order: none is left unhandled.
@@ -289,7 +299,7 @@ class PayloadSearch {
     const key = deliveryKey(row);
     let verdict = this.verdicts.get(key);
     if (verdict === undefined) {
-      if (this.looked === this.most) return { row, stop: true };
+      if (this.looked === this.bounds.lookups) return { row, stop: true };
       this.looked += 1;
       verdict = this.carries(row.id);
       this.verdicts.set(key, verdict);
@@ -303,8 +313,7 @@ class PayloadSearch {
 
   private async carries(attemptId: string): Promise<boolean> {
     try {
-      const attempt = await getAttempt(this.deps.api, attemptId);
-      return payloadIdOf(attempt.payload) === this.payloadId;
+      return (await this.payloadIdIn(attemptId)) === this.payloadId;
     } catch (error) {
       // Gone with its webhook since the walk read it: nothing of it is listed.
       if (error instanceof ApiError && error.status === 404) return false;
@@ -312,6 +321,24 @@ class PayloadSearch {
     } finally {
       this.onLook();
     }
+  }
+
+  /**
+   * The id in the payload of an attempt, read within the budget (the answer dropped before its share is given back):
+   * first to a share that lets LOOKUPS_AT_ONCE be read at once, and, when the answer is longer, again, to
+   * --max-answer-size (then fewer at once: the budget over that size).
+   */
+  private async payloadIdIn(attemptId: string): Promise<string | undefined> {
+    const most = this.deps.api.maxAnswerBytes;
+    const share = Math.min(most, Math.floor(this.bounds.lookupBytes / LOOKUPS_AT_ONCE));
+    const read = (bytes: number) =>
+      this.budget.reading(bytes, async () => payloadIdOf((await getAttempt(this.deps.api, attemptId, { maxAnswerBytes: bytes })).payload));
+    try {
+      return await read(share);
+    } catch (error) {
+      if (share === most || !(error instanceof ApiError && error.code === 'answer_too_large')) throw error;
+    }
+    return read(most);
   }
 }
 

@@ -15,7 +15,7 @@ import { ensureDirectory, ReservedFile } from '../../files/user-file.js';
 import { sanitize, shellWord } from '../../render/text.js';
 import { checkDeclaration, type Declared, parseDeclarationText, problemsError, unknownEventTypes } from './apply/declaration.js';
 import { changesAnything, planApply, type Changes, type Plan } from './apply/plan.js';
-import { checkJournal, hasSecretFile, Journal, type JournalCheck, type Named, removeSecretFile, secretFileName } from './apply/secret-dir.js';
+import { checkJournal, Journal, type JournalCheck, type Named, removeSecretFile, secretFileName, secretFileRemoval } from './apply/secret-dir.js';
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { takingTurns } from './shared/account-lock.js';
 import { createForSecret } from './shared/create-webhook.js';
@@ -374,7 +374,7 @@ const STEP_HANG = ' '.repeat(15);
 
 /**
  * The plan for a person: a line per webhook (what happens to it, its URL, its id), and what changes; a webhook to
- * delete whose secret file is in `secretDir` says that the file goes too.
+ * delete whose secret file is in `secretDir` says that the file goes too, or that it is left and why (secretFileWords).
  */
 function planText(plan: Plan, name: string, deps: CommandDeps, secretDir: string | undefined, width: number | undefined): string {
   const c = deps.colors;
@@ -398,7 +398,7 @@ function planText(plan: Plan, name: string, deps: CommandDeps, secretDir: string
         c.red('- delete   '),
         sanitize(w.url),
         sanitize(w.id),
-        secretDir !== undefined && hasSecretFile(secretDir, w.id) ? `and its secret file ${join(secretDir, secretFileName(w.id))}` : '',
+        secretDir === undefined ? '' : secretFileWords(secretDir, w.id),
       ]),
       ...plan.unchanged.map((w): [string, string, string, string] => [c.dim('= unchanged'), sanitize(w.url), sanitize(w.id), '']),
     ];
@@ -417,6 +417,13 @@ function planText(plan: Plan, name: string, deps: CommandDeps, secretDir: string
     );
   }
   return `${lines.map((line) => wrapLine(line, width, steps.has(line) ? STEP_HANG : hangOf(line))).join('\n')}\n`;
+}
+
+/** What a delete does with the webhook's secret file under `dir`, in the plan: removed, or left and why (as removeSecretFileOf does). */
+function secretFileWords(dir: string, id: string): string {
+  const removal = secretFileRemoval(dir, id);
+  if (!removal) return '';
+  return removal.left === undefined ? `and its secret file ${removal.path}` : `its secret file ${removal.path} is left: it ${removal.left}`;
 }
 
 /** An update's changes in words: `events +product.updated -invoice.paid; active true → false`. */

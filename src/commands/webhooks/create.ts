@@ -126,7 +126,7 @@ async function askForWhatIsMissing(options: CreateOptions, deps: CommandDeps): P
 
 /**
  * Another webhook that delivers to `url` already (URLs keyed as apply keys them; `created`, the one just made, aside) is said in one line on stderr, with
- * the event types that will then arrive there twice; nothing is asked. The account is read in one bounded walk of its
+ * the event types that will then arrive there more than once, each with the webhooks that deliver it; nothing is asked. The account is read in one bounded walk of its
  * pages; a read that fails is said too, and the create goes on.
  */
 async function warnOfAnotherAtUrl(deps: CommandDeps, url: string, events: string[], created?: string): Promise<void> {
@@ -143,12 +143,35 @@ async function warnOfAnotherAtUrl(deps: CommandDeps, url: string, events: string
   if (others.length === 0) return;
   const ids = others.map((webhook) => sanitize(webhook.id)).join(', ');
   const who = others.length === 1 ? `webhook ${ids} delivers` : `webhooks ${ids} deliver`;
-  const twice = events.filter((event) => others.some((webhook) => (webhook.events ?? []).includes(event)));
-  const what =
-    twice.length === 0
-      ? ' (other event types): webhooks apply, which knows webhooks by URL, refuses two at one URL'
-      : `: ${twice.map(sanitize).join(', ')} will arrive there ${others.length === 1 ? 'twice' : 'more than once'}, once from each webhook`;
+  const repeated = repeatedEvents(events, others);
+  let what: string;
+  if (repeated.length === 0) what = ' (other event types): webhooks apply, which knows webhooks by URL, refuses two at one URL';
+  else if (others.length === 1) what = `: ${repeated[0]!.events.map(sanitize).join(', ')} will arrive there twice, once from each webhook`;
+  else {
+    const times = (n: number) => (n === 2 ? 'twice' : `${n} times`);
+    const each = repeated.map(
+      ({ events, from }, i) =>
+        `${events.map(sanitize).join(', ')}${i === 0 ? ' will arrive there' : ''} ${times(from.length + 1)}, from ${from.map(sanitize).join(', ')} and the new one`,
+    );
+    what = `: ${each.join('; ')}`;
+  }
   deps.stderr.write(laidOut(deps.stderr, `${deps.errColors.yellow('!')} ${who} to ${sanitize(others[0]!.url)} already${what}\n`));
+}
+
+/**
+ * The event types of `events` that webhooks of `others` deliver too, grouped by the webhooks that do (`from`, in the
+ * order listed), the groups in the order of `events`.
+ */
+function repeatedEvents(events: string[], others: Webhook[]): Array<{ events: string[]; from: string[] }> {
+  const groups = new Map<string, { events: string[]; from: string[] }>();
+  for (const event of events) {
+    const from = others.filter((webhook) => (webhook.events ?? []).includes(event)).map((webhook) => webhook.id);
+    if (from.length === 0) continue;
+    const group = groups.get(from.join('\n')) ?? { events: [], from };
+    group.events.push(event);
+    groups.set(from.join('\n'), group);
+  }
+  return [...groups.values()];
 }
 
 /**

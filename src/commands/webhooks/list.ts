@@ -1,5 +1,6 @@
 import type { Webhook } from '../../api/shapes.js';
 import { listWebhooks } from '../../api/endpoints.js';
+import { ACCOUNT_WEBHOOKS } from '../../api/log.js';
 import { Command, Option } from '@commander-js/extra-typings';
 import { apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
@@ -32,6 +33,7 @@ export interface ListOptions {
 export async function run(options: ListOptions, deps: CommandDeps): Promise<number> {
   await writePages<Webhook>(deps, {
     all: options.all,
+    list: ACCOUNT_WEBHOOKS,
     firstCursor: options.cursor,
     fetchPage: (cursor) => listWebhooks(deps.api, { limit: options.limit, cursor, active: options.active }),
     renderPage: (items, table) => webhookTable(items, deps.colors, deps.serviceNow(), table),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/api/errors.js';
-import { MAX_PAGES, PageWalk } from '../../../src/api/log.js';
+import { MAX_EMPTY_PAGES, MAX_PAGES, PageWalk } from '../../../src/api/log.js';
 import { run as api } from '../../../src/commands/api/api.js';
 import { run as deliveriesList } from '../../../src/commands/deliveries/list.js';
 import { run as recover } from '../../../src/commands/deliveries/recover.js';
@@ -15,14 +15,15 @@ import { CATALOG, T0, fakeDeps, finishFakeDeps, jsonReply, mockToken, pathOnly, 
 
 afterEach(finishFakeDeps);
 
-const more = (next: string) => ({ has_more: true, next_cursor: next });
+const LIST = 'the log of webhook wh_1';
+const more = (next: string, data: unknown[] = [{}]) => ({ data, has_more: true, next_cursor: next });
 
 describe('PageWalk: the guard of every walk through pages', () => {
   it('the next page while there is one; none at the end', () => {
-    const walk = new PageWalk();
+    const walk = new PageWalk(LIST);
     expect(walk.next(more('c1'))).toBe('c1');
     expect(walk.next(more('c2'))).toBe('c2');
-    expect(walk.next({ has_more: false, next_cursor: 'c3' })).toBeUndefined();
+    expect(walk.next({ data: [], has_more: false, next_cursor: 'c3' })).toBeUndefined();
   });
 
   it.each([
@@ -30,9 +31,9 @@ describe('PageWalk: the guard of every walk through pages', () => {
     ['empty', ''],
     ['missing', undefined],
   ])('a page that says more follow but gives no cursor (%s) is an error, not a walk that stops short', (_, cursor) => {
-    const page = cursor === undefined ? { has_more: true } : { has_more: true, next_cursor: cursor };
-    expect(() => new PageWalk().next(page as { has_more: boolean; next_cursor: string | null })).toThrow(
-      expect.objectContaining({ code: 'unexpected_answer', message: expect.stringContaining('said more pages follow but gave no cursor') }),
+    const page = cursor === undefined ? { data: [], has_more: true } : { data: [], has_more: true, next_cursor: cursor };
+    expect(() => new PageWalk(LIST).next(page as { data: unknown[]; has_more: boolean; next_cursor: string | null })).toThrow(
+      expect.objectContaining({ code: 'unexpected_answer', message: expect.stringContaining(`said more pages of ${LIST} follow but gave no cursor`) }),
     );
   });
 
@@ -42,11 +43,14 @@ describe('PageWalk: the guard of every walk through pages', () => {
     ['three pages (A → B → C → A)', ['c1', 'c2', 'c3', 'c1']],
     ['a cycle below the start (A → B → C → B)', ['c1', 'c2', 'c3', 'c2']],
   ])('a cursor given before, %s, is an error at once, not a walk that never ends', (_, cursors) => {
-    const walk = new PageWalk();
+    const walk = new PageWalk(LIST);
     const last = cursors.pop()!;
     for (const cursor of cursors) expect(walk.next(more(cursor))).toBe(cursor);
     expect(() => walk.next(more(last))).toThrow(
-      expect.objectContaining({ code: 'unexpected_answer', message: expect.stringMatching(/go round in a circle.*never end/) }),
+      expect.objectContaining({
+        code: 'unexpected_answer',
+        message: expect.stringMatching(/^the service's pages of the log of webhook wh_1 go round in a circle.*never end/),
+      }),
     );
   });
 
@@ -55,23 +59,45 @@ describe('PageWalk: the guard of every walk through pages', () => {
     ['an object', { c: 1 }],
     ['true', true],
   ])('a next_cursor that is %s is an error, not a crash', (_, cursor) => {
-    expect(() => new PageWalk().next({ has_more: true, next_cursor: cursor } as unknown as { has_more: boolean; next_cursor: string })).toThrow(
-      expect.objectContaining({ code: 'unexpected_answer', message: expect.stringContaining('next_cursor that is not a string') }),
-    );
+    expect(() =>
+      new PageWalk(LIST).next({ data: [], has_more: true, next_cursor: cursor } as unknown as { data: unknown[]; has_more: boolean; next_cursor: string }),
+    ).toThrow(expect.objectContaining({ code: 'unexpected_answer', message: expect.stringContaining(`next_cursor of ${LIST} that is not a string`) }));
   });
 
   it('the cursor a walk starts at (--cursor) counts as given', () => {
-    const walk = new PageWalk('c0');
+    const walk = new PageWalk(LIST, 'c0');
     expect(walk.next(more('c1'))).toBe('c1');
     expect(() => walk.next(more('c0'))).toThrow(ApiError);
   });
 
   it(`a list of fresh cursors without end stops after MAX_PAGES (${MAX_PAGES}) pages`, () => {
-    const walk = new PageWalk();
+    const walk = new PageWalk(LIST);
     for (let page = 1; page < MAX_PAGES; page++) expect(walk.next(more(`c${page}`))).toBe(`c${page}`);
     expect(() => walk.next(more('one more'))).toThrow(
       expect.objectContaining({ code: 'unexpected_answer', message: expect.stringContaining('100,000 pages') }),
     );
+  });
+
+  it(`${MAX_EMPTY_PAGES} empty pages in a row, each saying more follow, stop the walk with an error naming the list`, () => {
+    const walk = new PageWalk(LIST);
+    expect(walk.next(more('c1'))).toBe('c1');
+    for (let page = 2; page <= MAX_EMPTY_PAGES; page++) expect(walk.next(more(`c${page}`, []))).toBe(`c${page}`);
+    expect(() => walk.next(more('one more', []))).toThrow(
+      expect.objectContaining({
+        code: 'unexpected_answer',
+        message: `the service gave ${MAX_EMPTY_PAGES} empty pages of ${LIST} in a row (pages 2 to ${MAX_EMPTY_PAGES + 1}), each saying more follow: whsvc stops rather than read without end`,
+      }),
+    );
+  });
+
+  it('a page with an item between empty ones starts the count again; an empty last page ends the walk as any last page', () => {
+    const walk = new PageWalk(LIST);
+    let page = 0;
+    for (let round = 0; round < 3; round++) {
+      for (let i = 1; i < MAX_EMPTY_PAGES; i++) expect(walk.next(more(`c${++page}`, []))).toBe(`c${page}`);
+      expect(walk.next(more(`c${++page}`))).toBe(`c${page}`);
+    }
+    expect(walk.next({ data: [], has_more: false, next_cursor: null })).toBeUndefined();
   });
 });
 
@@ -100,7 +126,7 @@ function loopingService(fake: FakeDeps, length: number): Map<string, string[]> {
         ? { id: `dlv_${at}`, delivery_id: `dlv_${at}`, event: 'invoice.paid', status: 'failed', response_code: 500, attempts: 1, created_at: ago(1) }
         : webhook(`wh_${at}`);
       const letOut = asked.get(path)!.length > 20 * length;
-      return jsonReply(200, { data: [item], ...(letOut ? { has_more: false, next_cursor: null } : more(`c${(at % length) + 1}`)) });
+      return jsonReply(200, { data: [item], ...(letOut ? { has_more: false, next_cursor: null } : { has_more: true, next_cursor: `c${(at % length) + 1}` }) });
     })
     .persist();
   return asked;
@@ -156,4 +182,40 @@ describe('every walker stops on a cursor cycle, with the one error of the guard'
       }
     });
   }
+});
+
+/**
+ * A service whose lists never end and hold nothing: every page of any list is empty, says more follow, and gives a
+ * fresh cursor. A webhook and the catalog are answered. Returns the cursors each list was asked at; a walker that
+ * reads 20 times the run the guard allows is let out (the list ends), so that a guard that fails is a test that fails.
+ */
+function emptyEndlessService(fake: FakeDeps): Map<string, string[]> {
+  mockToken(fake.mock);
+  const asked = new Map<string, string[]>();
+  fake.mock
+    .intercept({ path: () => true, method: 'GET' })
+    .reply((request) => {
+      const path = pathOnly(request.path);
+      if (path === '/v1/webhooks/webhook-events') return jsonReply(200, CATALOG);
+      if (/^\/v1\/webhooks\/wh_\w+$/.test(path)) {
+        return jsonReply(200, { id: 'wh_1', url: 'https://wh_1.example.com/in', events: ['invoice.paid'], active: true, created_at: ago(60) });
+      }
+      const cursors = [...(asked.get(path) ?? []), queryOf(request.path).get('cursor') ?? '(first)'];
+      asked.set(path, cursors);
+      const letOut = cursors.length > 20 * MAX_EMPTY_PAGES;
+      return jsonReply(200, { data: [], has_more: !letOut, next_cursor: letOut ? null : `c${cursors.length}` });
+    })
+    .persist();
+  return asked;
+}
+
+describe(`every walker stops after ${MAX_EMPTY_PAGES} empty pages in a row that say more follow, with the one error of the guard`, () => {
+  it.each(WALKERS)('%s', async (_, walk) => {
+    const fake = fakeDeps({ json: true });
+    const asked = emptyEndlessService(fake);
+    const error = await rejectionOf(walk(fake));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 'unexpected_answer', message: expect.stringContaining(`gave ${MAX_EMPTY_PAGES} empty pages of`) });
+    for (const [path, cursors] of asked) expect(cursors.length, path).toBeLessThanOrEqual(MAX_EMPTY_PAGES);
+  });
 });

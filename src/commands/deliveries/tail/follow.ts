@@ -3,7 +3,7 @@ import type { DeliveryStatus } from '../../../protocol/status.js';
 import { getAttempt, listAttempts } from '../../../api/endpoints.js';
 import type { ApiClient } from '../../../api/client.js';
 import { ApiError } from '../../../api/errors.js';
-import { MAX_PAGE, PageWalk, allWebhooks } from '../../../api/log.js';
+import { MAX_PAGE, PageWalk, allWebhooks, logOf } from '../../../api/log.js';
 
 /**
  * Following the delivery log of several webhooks by polling, without reading
@@ -214,7 +214,7 @@ export class Follower {
     let stop: Attempt | undefined;
     let cursor: string | undefined;
     let pages = 0;
-    const walk = new PageWalk();
+    const walk = new PageWalk(logOf(state.id));
     for (;;) {
       const page = await this.page(state.id, pages === 0 ? FIRST_PAGE : MAX_PAGE, cursor);
       pages += 1;

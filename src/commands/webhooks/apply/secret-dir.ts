@@ -1,7 +1,7 @@
 import { statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Webhook } from '../../../api/shapes.js';
-import { FileError, failureReason, LineFile, readOwnFile, removeOwnFile, replaceFile } from '../../../files/user-file.js';
+import { FileError, failureReason, LineFile, readOwnFile, removalAt, removeOwnFile, replaceFile } from '../../../files/user-file.js';
 import { urlKey } from '../shared/url.js';
 
 // The creates `webhooks apply` sends into a --secret-dir, kept in a journal there: before a create is sent, its URL
@@ -116,8 +116,20 @@ export function hasSecretFile(dir: string, id: string): boolean {
  */
 export function removeSecretFile(dir: string, id: string): string | undefined {
   const path = secretPath(dir, id);
-  return path !== undefined && removeOwnFile(path, 'the secret file') ? path : undefined;
+  return path !== undefined && removeOwnFile(path, SECRET_FILE) ? path : undefined;
 }
+
+/**
+ * What removeSecretFile will do, for the plan: undefined when the webhook `id` has no secret file under `dir`; else
+ * its path, and why it will be left (`is a symbolic link, not a regular file`) when it is not a regular file of one's own.
+ */
+export function secretFileRemoval(dir: string, id: string): { path: string; left: string | undefined } | undefined {
+  const path = secretPath(dir, id);
+  const removal = path === undefined ? undefined : removalAt(path, SECRET_FILE);
+  return removal && { path: path!, left: removal.left?.why };
+}
+
+const SECRET_FILE = 'the secret file';
 
 /**
  * The file of a created webhook's secret, named after its id: any character that could leave the directory encoded.

@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -252,21 +252,43 @@ describe('webhooks apply', () => {
     expect(fake.stdout.text).toContain('Done: 0 created, 0 updated, 1 deleted, 0 unchanged.');
   });
 
-  it("--prune: a deleted webhook's secret file that is not a regular file of one's own (a symlink) is left as it is, and said; the run succeeds", async () => {
+  /** An account of one webhook, wh_x, that a --prune of an empty file deletes. */
+  const accountOfWhXToPrune = () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     mockCatalog(fake.mock);
     mockList(fake, [existing('wh_x', 'https://x.example/h', ['invoice.paid'])]);
     fake.mock.intercept({ path: '/v1/webhooks/wh_x', method: 'DELETE' }).reply(204, '');
-    const target = join(dir, 'elsewhere.txt');
-    writeFileSync(target, 'not a secret of apply\n');
-    symlinkSync(target, join(dir, 'wh_x.secret'));
+    return fake;
+  };
+
+  it.each([
+    ['a symlink', 'is a symbolic link, not a regular file', (target: string, path: string) => symlinkSync(target, path)],
+    ['a hard link', 'has other hard links: it would change another file too', (target: string, path: string) => linkSync(target, path)],
+  ])(
+    "--prune: a deleted webhook's secret file that is not a regular file of one's own (%s) is left as it is, the plan says so first; the run succeeds",
+    async (_, why, make) => {
+      const fake = accountOfWhXToPrune();
+      const target = join(dir, 'elsewhere.txt');
+      const path = join(dir, 'wh_x.secret');
+      writeFileSync(target, 'not a secret of apply\n');
+      make(target, path);
+      expect(await run(options({ file: file([]), prune: true, yes: true, secretDir: dir }), fake.deps)).toBe(0);
+      // The plan says what the removal will do: the same test (lstat, a regular file of one's own).
+      expect(fake.stdout.text).toContain(`- delete     https://x.example/h  wh_x  its secret file ${path} is left: it ${why}\n`);
+      expect(fake.stderr.text).toBe(`! webhook wh_x was deleted, its secret file left: the secret file ${path} ${why}\n`);
+      expect(readFileSync(target, 'utf8')).toBe('not a secret of apply\n');
+      expect(readFileSync(path, 'utf8')).toBe('not a secret of apply\n');
+    },
+  );
+
+  it("--prune: a deleted webhook's secret file, even empty, is in the plan as it is removed", async () => {
+    const fake = accountOfWhXToPrune();
+    const path = join(dir, 'wh_x.secret');
+    writeFileSync(path, '');
     expect(await run(options({ file: file([]), prune: true, yes: true, secretDir: dir }), fake.deps)).toBe(0);
-    expect(fake.stderr.text).toBe(
-      `! webhook wh_x was deleted, its secret file left: the secret file ${join(dir, 'wh_x.secret')} is a symbolic link, not a regular file\n`,
-    );
-    expect(lstatSync(join(dir, 'wh_x.secret')).isSymbolicLink()).toBe(true);
-    expect(readFileSync(target, 'utf8')).toBe('not a secret of apply\n');
+    expect(fake.stdout.text).toContain(`- delete     https://x.example/h  wh_x  and its secret file ${path}\n`);
+    expect(fake.stdout.text).toContain(`✓ deleted  wh_x  https://x.example/h  (its secret file ${path} removed`);
   });
 
   it('Ctrl-C: the change under way ends, the rest is listed as not done, exit 130', async () => {
