@@ -84,6 +84,7 @@ export function action<A extends unknown[]>(run: (context: ActionContext, ...arg
             host.stdout,
             host.stderr,
             maxAnswerBytes(globals, host.env),
+            secrets,
           );
     const io: Io = {
       stdin: host.stdin,

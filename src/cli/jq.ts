@@ -7,6 +7,7 @@ import { ExitCode, usageError } from './errors.js';
 import { exactParse } from '../exact-json.js';
 import { redactUserinfo } from '../net.js';
 import { laidOut } from '../render/wrap.js';
+import { SecretMask } from '../api/redact.js';
 
 /**
  * --jq EXPR: the output --json prints, through jq, as `--json | jq -r EXPR`
@@ -191,10 +192,12 @@ export class JqJson implements JsonOutput {
     private readonly stderr: OutputStream,
     /** The most of one document kept for jq (--max-answer-size): a stream of every page is held whole until its end. */
     private readonly maxDocumentBytes = Number.POSITIVE_INFINITY,
+    /** The run's secrets, masked in what jq writes to stderr: its errors quote the input (`string ("whsec_…") cannot…`). */
+    private readonly secrets = new SecretMask(),
   ) {}
 
-  document(value: unknown): void {
-    this.apply(JSON.stringify(value));
+  document(value: unknown): boolean {
+    return this.apply(JSON.stringify(value));
   }
 
   text(json: string): void {
@@ -261,13 +264,16 @@ export class JqJson implements JsonOutput {
     return this.failed && exitCode === ExitCode.ok ? ExitCode.failure : exitCode;
   }
 
-  private apply(json: string | undefined): void {
-    if (json === undefined || this.stopped) return;
+  /** Whether the filter ran through `json` (false: jq failed on it, or had failed before). */
+  private apply(json: string | undefined): boolean {
+    if (json === undefined) return true;
+    if (this.stopped) return false;
     const { results, error, warnings, stopped } = this.filter.run(json);
     this.stopped = stopped === true;
     for (const result of results) this.stdout.write(`${this.shown(result)}\n`);
-    if (warnings) this.stderr.write(`${warnings}\n`);
-    if (error !== undefined) this.fail(`--jq: ${error}`);
+    if (warnings) this.stderr.write(`${this.secrets.mask(warnings)}\n`);
+    if (error !== undefined) this.fail(`--jq: ${this.secrets.mask(error)}`);
+    return error === undefined;
   }
 
   private shown(result: string): string {

@@ -109,4 +109,24 @@ describe('probe-43: secrets', () => {
       await service.close();
     }
   });
+
+  it('webhooks create --json --jq with a filter that fails: the signing secret is not lost without a word (the webhook is deleted again, or named)', async () => {
+    const url = `${receiver.url}/jq-typo`;
+    const result = await cli(['webhooks', 'create', '--url', url, '--events', 'invoice.paid', '--json', '--jq', '.data[].id']);
+    const listed = await cli(['webhooks', 'list', '--all', '--json', '--jq', `.data[] | select(.url == "${url}") | .id`]);
+    const madeIds = listed.stdout.trim() === '' ? [] : listed.stdout.trim().split('\n');
+    // Either nothing was left made without its secret, or the error names the webhook made (as a failed --secret-file write does).
+    if (madeIds.length > 0) expect(result.stderr).toContain(madeIds[0]);
+  });
+
+  it("webhooks create --json --jq with a filter whose error quotes the secret (tonumber): jq's error masks it, the webhook is deleted again", async () => {
+    const url = `${receiver.url}/jq-tonumber`;
+    const result = await cli(['webhooks', 'create', '--url', url, '--events', 'invoice.paid', '--json', '--jq', '.signing_secret | tonumber']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^whsvc: --jq: string \("\[redacted\]"\) cannot be parsed as a number\n/);
+    expect(result.stderr).toMatch(/whsvc: --jq failed on the webhook created, so its signing secret was not shown; webhook wh_\w+ was deleted again/);
+    expect(result.stderr).not.toMatch(/whsec_\w/);
+    const listed = await cli(['webhooks', 'list', '--all', '--json', '--jq', `.data[] | select(.url == "${url}") | .id`]);
+    expect(listed.stdout).toBe('');
+  });
 });

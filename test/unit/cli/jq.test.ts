@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { CliError } from '../../../src/cli/errors.js';
 import { JqJson, jqEnvironment, loadJqFilter, nestingDepth } from '../../../src/cli/jq.js';
 import { Collector } from '../../helpers/fake-deps.js';
+import { SecretMask } from '../../../src/api/redact.js';
 
 /** What `--jq expression` prints for the documents a command hands it (JSON texts), and the exit code it leaves. */
 async function through(expression: string, documents: string[], options: { tty?: boolean; code?: number } = {}) {
@@ -149,6 +150,28 @@ describe('--jq: the --json output through a real jq', () => {
     } finally {
       runtimeLines.mockRestore();
     }
+  });
+
+  it("whether a document went through is told to the command (document()); jq's errors quote no secret of the run's, whole or cut", async () => {
+    const secret = 'whsec_abcdefghijklmnopqrstuvwxyz012345';
+    const secrets = new SecretMask();
+    secrets.add(secret);
+    const stderr = new Collector();
+    const filter = await loadJqFilter('if .deep then (def f: f + 1; f) else (.s | tonumber), (.s | error) end');
+    const output = new JqJson(filter, new Collector(), stderr, Number.POSITIVE_INFINITY, secrets);
+    expect(output.document({ s: '7' })).toBe(false);
+    expect(output.document({ s: secret })).toBe(false);
+    expect(stderr.text).toBe('whsvc: --jq: 7\nwhsvc: --jq: string ("[redacted]") cannot be parsed as a number\n');
+    stderr.chunks.length = 0;
+    // jq itself failing, and every document after it.
+    const runtimeLines = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(output.document({ deep: true })).toBe(false);
+    } finally {
+      runtimeLines.mockRestore();
+    }
+    expect(output.document({ s: '1' })).toBe(false);
+    expect(new JqJson(await loadJqFilter('.s'), new Collector(), stderr).document({ s: 'ok' })).toBe(true);
   });
 
   it('a command with no JSON to give: what it writes is not printed, said once, and a failure', async () => {
