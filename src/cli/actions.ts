@@ -80,7 +80,7 @@ export function action<A extends unknown[]>(run: (context: ActionContext, ...arg
       globals.jq === undefined
         ? undefined
         : new JqJson(
-            await loadJqFilter(globals.jq, { unguarded: (work) => interrupts.withSystemSignals(work), env: host.env }),
+            await loadJqFilter(globals.jq, { unguarded: (work) => interrupts.withSystemSignals(work), env: host.env, secrets }),
             host.stdout,
             host.stderr,
             maxAnswerBytes(globals, host.env),

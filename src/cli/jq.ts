@@ -4,6 +4,7 @@ import type { JsonDocument, JsonOutput } from './json-output.js';
 import { sanitizeBlock } from '../render/text.js';
 import { bytesText } from '../render/words.js';
 import { ExitCode, usageError } from './errors.js';
+import { holdsSigningSecret, namesCredential, pastedSecret } from './secret.js';
 import { exactParse } from '../exact-json.js';
 import { redactUserinfo } from '../net.js';
 import { laidOut } from '../render/wrap.js';
@@ -85,14 +86,17 @@ function echoed(expression: string): string {
 
 /**
  * What `$ENV` and `env` are inside --jq: the user's environment, as jq on the command line gives it, less what holds
- * a credential (a name with SECRET, TOKEN, PASSWORD, PASSWD, CREDENTIAL or KEY in it) and with any password in a URL
- * (a proxy's) masked: a filter's output goes to CI logs. jq's WebAssembly has an environment of its own (HOME=/home/
- * web_user), which this takes the place of.
+ * a credential, by its name (namesCredential: DB_PASS, GITHUB_PAT, AUTHORIZATION…) or by its value (a signing secret,
+ * the client secret of WHSVC_CLIENT_SECRET, any secret of the run's under another name), and with any password in a
+ * URL (a proxy's) masked: a filter's output goes to CI logs. jq's WebAssembly has an environment of its own
+ * (HOME=/home/web_user), which this takes the place of.
  */
-export function jqEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+export function jqEnvironment(env: Readonly<Record<string, string | undefined>>, secrets = new SecretMask()): Record<string, string> {
+  const clientSecret = env.WHSVC_CLIENT_SECRET === undefined ? '' : pastedSecret(env.WHSVC_CLIENT_SECRET);
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || /SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|KEY/i.test(name)) continue;
+    if (value === undefined || namesCredential(name) || holdsSigningSecret(value) || secrets.holds(value)) continue;
+    if (clientSecret.length >= SecretMask.MIN_MASKED && value.includes(clientSecret)) continue;
     kept[name] = redactUserinfo(value);
   }
   return kept;
@@ -134,11 +138,14 @@ export async function loadJqFilter(
   {
     unguarded = (work) => work(),
     env = {},
+    secrets,
   }: {
     /** Runs jq's work with the signals left to the system (Interrupts.withSystemSignals): a program that never ends stops at Ctrl-C. */
     unguarded?: <T>(work: () => T) => T;
     /** The user's environment: `$ENV` and `env` in the program (jqEnvironment). */
     env?: Readonly<Record<string, string | undefined>>;
+    /** The run's secrets, none of which `$ENV` gives under any name (jqEnvironment). */
+    secrets?: SecretMask | undefined;
   } = {},
 ): Promise<JqFilter> {
   // The build with the WebAssembly embedded: nothing to find on disk next to the bundle's chunks.
@@ -146,15 +153,18 @@ export async function loadJqFilter(
   let jq: Jq | undefined = await loadJq();
   checkExpression(jq, expression);
   const program = withEnvironment(expression);
-  const flags = ['-c', '--argjson', ENV_VARIABLE, JSON.stringify(jqEnvironment(env))];
+  // Made at the first input, once the run holds its secrets (its client's, those it read from files).
+  let flags: string[] | undefined;
   let failed = '';
   return {
     run(input) {
       if (jq === undefined) return { results: [], error: failed, stopped: true };
+      flags ??= ['-c', '--argjson', ENV_VARIABLE, JSON.stringify(jqEnvironment(env, secrets))];
       let ran: ReturnType<Jq['raw']>;
       try {
         const running = jq;
-        ran = unguarded(() => withoutAbortLine(() => running.raw(input, program, flags)));
+        const given = flags;
+        ran = unguarded(() => withoutAbortLine(() => running.raw(input, program, given)));
       } catch (error) {
         // Its memory (up to its limit, hundreds of MB) goes with it.
         jq = undefined;

@@ -115,6 +115,46 @@ describe('--jq: the --json output through a real jq', () => {
     expect(jqEnvironment(env)).not.toHaveProperty('WHSVC_CLIENT_SECRET');
   });
 
+  it("$ENV drops credentials by name (PASS, PWD, AUTH, COOKIE, JWT, PAT, PRIVATE, SESSION…) and by value (a signing secret, the client secret, a secret of the run's)", async () => {
+    const clientSecret = 'sbx_client_secret_0123';
+    const held = 'profile_secret_4567_abcd';
+    const env = {
+      DB_PASS: 'p1',
+      MYSQL_PWD: 'p2',
+      HTTP_COOKIE: 'sid=1',
+      NPM_CONFIG__AUTH: 'dXNlcjpwYXNz',
+      CI_JOB_JWT: 'eyJ.x.y',
+      GITHUB_PAT: 'ghp_1',
+      AUTH: 'a',
+      AUTHORIZATION: 'Bearer b',
+      PRIVATE_PEM: '-----BEGIN',
+      SESSION_ID: 's',
+      SIGNING: 'whsec_0f1e2d3c4b5a6978',
+      WHSVC_CLIENT_SECRET: clientSecret,
+      CLIENT_COPY: clientSecret,
+      OTHER_NAME: held,
+      PWD: '/home/me/work',
+      OLDPWD: '/home/me',
+      PATH: '/usr/bin',
+      PATTERN: 'x',
+      PAGER: 'less',
+    };
+    const secrets = new SecretMask();
+    secrets.add(held);
+    expect(Object.keys(jqEnvironment(env, secrets)).sort()).toEqual(['OLDPWD', 'PAGER', 'PATH', 'PATTERN', 'PWD']);
+    // The environment is made at the first input, once the run's secrets are known (its client's is read with the profile).
+    const late = new SecretMask();
+    const stdout = new Collector();
+    const output = new JqJson(
+      await loadJqFilter('$ENV | keys | join(",")', { env: { OTHER_NAME: held, PAGER: 'less' }, secrets: late }),
+      stdout,
+      new Collector(),
+    );
+    late.add(held);
+    output.text('null');
+    expect(stdout.text).toBe('PAGER\n');
+  });
+
   it('the check runs nothing: an expression that would loop for ever, or read input, compiles and is not run', async () => {
     await expect(loadJqFilter('repeat(.)')).resolves.toBeDefined();
     await expect(loadJqFilter('input')).resolves.toBeDefined();
