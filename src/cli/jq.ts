@@ -62,21 +62,44 @@ const JQ_MANUAL = 'jq expressions as in jq 1.8: https://jqlang.org/manual/';
  */
 const MOST_NESTING = 256;
 
-/** How deep a program's brackets nest, (), [] and {} alike, outside its string literals. */
+/**
+ * How deep a program's brackets nest, (), [] and {} alike, with a string's interpolations `"\(…)"` among them, as jq
+ * reads the program: the text of a string and a comment is no nesting, and neither hides what follows it.
+ */
 export function nestingDepth(expression: string): number {
+  // What is open, innermost last: a bracket, an interpolation, or a string (`"`), whose text is read until it closes.
+  const open: string[] = [];
   let depth = 0;
   let deepest = 0;
-  let inString = false;
+  const enter = (what: string) => {
+    open.push(what);
+    if (what !== '"') deepest = Math.max(deepest, ++depth);
+  };
   for (let i = 0; i < expression.length; i++) {
     const c = expression[i]!;
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '(' || c === '[' || c === '{') deepest = Math.max(deepest, ++depth);
-    else if (c === ')' || c === ']' || c === '}') depth = Math.max(0, depth - 1);
+    if (open.at(-1) === '"') {
+      if (c === '"') open.pop();
+      else if (c === '\\' && expression[i + 1] === '(') enter(expression[++i]!);
+      else if (c === '\\') i++;
+    } else if (c === '#') i = commentEnd(expression, i);
+    else if (c === '"' || c === '(' || c === '[' || c === '{') enter(c);
+    else if ((c === ')' || c === ']' || c === '}') && open.length > 0) {
+      // An interpolation's `)` goes back into its string, which is below it.
+      open.pop();
+      depth--;
+    }
   }
   return deepest;
+}
+
+/**
+ * Where a comment that begins at `at` ends (its line's end): as jq 1.8 reads one, a backslash takes the character
+ * after it, so a line that ends in an odd number of backslashes goes on as comment.
+ */
+function commentEnd(text: string, at: number): number {
+  let i = at + 1;
+  while (i < text.length && text[i] !== '\n') i += text[i] === '\\' ? 2 : 1;
+  return i;
 }
 
 /** The expression as an error echoes it: quoted, and cut to its first 60 characters when longer, so the line stays one. */

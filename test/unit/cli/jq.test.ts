@@ -97,6 +97,25 @@ describe('--jq: the --json output through a real jq', () => {
     expect((await through(`${'['.repeat(256)}.a${']'.repeat(256)} | flatten | .[0]`, ['{"a":7}'])).stdout).toBe('7\n');
   });
 
+  it('the nesting is counted as jq reads the program: inside interpolations, and neither a comment nor a string hides what follows', async () => {
+    const deep = `${'['.repeat(1000)}.a${']'.repeat(1000)}`;
+    for (const hidden of [
+      // A comment holding a quote, which would open a string if read as code; one continued on past a backslash.
+      `# "\n${deep}`,
+      `# a \\\n "\n${deep}`,
+      // Brackets inside an interpolation, and interpolations inside one another.
+      `"\\(${deep})"`,
+      `${'"\\('.repeat(300)}.a${')"'.repeat(300)}`,
+    ]) {
+      const error = (await loadJqFilter(hidden).catch((e: unknown) => e)) as CliError;
+      expect(error, hidden.slice(0, 20)).toBeInstanceOf(CliError);
+      expect(error.message).toMatch(/: nested \d+ deep; whsvc's jq runs programs nested at most 256 deep$/);
+    }
+    expect(nestingDepth('"\\([.a, "\\((1))"])" # (((')).toBe(4);
+    expect(nestingDepth('"a\\"[" | [.] # ("\n| [.] # a \\\\\n| [.]')).toBe(1);
+    expect(nestingDepth('# (( \\\n ((\n.')).toBe(0);
+  });
+
   it("$ENV and env are the user's environment, less what holds a credential, with a URL's password masked (issue 44)", async () => {
     const env = {
       PAGER: 'less',
