@@ -16,17 +16,3 @@ export const insideWhitespace = (secret: string): string | undefined =>
 export function checkSecretFilePath(path: string | undefined, purpose = 'the file that holds the secret'): void {
   if (path !== undefined && path.trim() === '') throw usageError(`--secret-file is empty: give the path of ${purpose}`);
 }
-
-/**
- * Whether a name (an environment variable's, a flag's, a form field's, a header's) says its value is a credential:
- * SECRET, TOKEN, PASS (PASSWORD, PASSWD, PASSPHRASE, DB_PASS), CREDENTIAL, KEY, AUTH (AUTHORIZATION, NPM's _AUTH),
- * COOKIE, JWT, PRIVATE, SESSION anywhere in it; PWD (MYSQL_PWD) and PAT (GITHUB_PAT) as words of it, but not the
- * shell's PWD, the working directory.
- */
-export function namesCredential(name: string): boolean {
-  if (name === 'PWD') return false;
-  return /SECRET|TOKEN|PASS|CREDENTIAL|KEY|AUTH|COOKIE|JWT|PRIVATE|SESSION|(?:^|[^A-Z0-9])(?:PWD|PAT)(?:$|[^A-Z0-9])/i.test(name);
-}
-
-/** Whether a value holds a signing secret (`whsec_…`), whatever its name. */
-export const holdsSigningSecret = (value: string): boolean => /whsec_[A-Za-z0-9+/=_-]{8,}/.test(value);

@@ -374,7 +374,7 @@ describe('webhooks create: a hostile id in the answer', () => {
   // eslint-disable-next-line no-control-regex
   const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-  it('is printed without its control characters, in the error and in the command of its hint', async () => {
+  it('is printed without its control characters in the error; the command of its hint names it exactly, each escaped', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     mockCatalog(fake.mock);
@@ -383,7 +383,7 @@ describe('webhooks create: a hostile id in the answer', () => {
     expect(error).toBeInstanceOf(CliError);
     expect(error.message).toBe("webhook wh_1[2J]0;owned whsvc: all good, exit 0 was created, but the service's answer holds no signing_secret");
     expect(String(error.hint)).not.toMatch(CONTROL);
-    expect(error.hint).toContain("`whsvc webhooks delete 'wh_1[2J]0;owned whsvc: all good, exit 0'`");
+    expect(error.hint).toContain("`whsvc webhooks delete $'wh_1\\e[2J\\e]0;owned\\a\\nwhsvc: all good, exit 0'`");
   });
 
   it('undoing a create whose secret cannot be written names it without its control characters, whether the delete fails or not', async () => {
