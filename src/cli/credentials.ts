@@ -18,7 +18,7 @@ export function namesCredential(name: string): boolean {
 export const holdsSigningSecret = (value: string): boolean => /whsec_[A-Za-z0-9+/=_-]{8,}/.test(value);
 
 /** What stands for a credential in an echo of what was typed: a placeholder, as `<webhook-id>` is in a hint. */
-export const MASKED = '<secret>';
+const MASKED = '<secret>';
 
 /**
  * Whether a flag's value is a credential: its last word names one (--secret, --client-secret, --api-key, --token,
