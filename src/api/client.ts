@@ -46,6 +46,8 @@ export interface ApiClientOptions {
   notLoggedIn?: string | AuthError;
   /** Other secrets the service's answers must never echo into what is printed: a proxy's credentials. */
   secrets?: readonly string[] | undefined;
+  /** The run's secrets (Io.secrets), shared with what else it prints of others' text: this client's own join them. */
+  mask?: SecretMask | undefined;
   /** The most of an answer read (--max-answer-size): DEFAULT_MAX_ANSWER_BYTES when not given. */
   maxAnswerBytes?: number | undefined;
 }
@@ -196,14 +198,15 @@ export class ApiClient {
   onWait: ((seconds: number, status: number) => void) | undefined;
   /** The service's now, from its answers (the times in its log are on this clock). */
   readonly serviceClock: ServiceClock;
-  /** The secrets this client sends, masked in every error and --debug line it makes of the service's answers. */
-  private readonly secrets = new SecretMask();
+  /** The secrets this client sends or holds, masked in every error and --debug line it makes of the service's answers. */
+  private readonly secrets: SecretMask;
 
   /** The most of a 2xx read (--max-answer-size): past it the answer is an error (answerTooLarge). */
   readonly maxAnswerBytes: number;
 
   constructor(private readonly options: ApiClientOptions) {
     this.maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+    this.secrets = options.mask ?? new SecretMask();
     this.secrets.add(options.credentials?.clientSecret);
     for (const secret of options.secrets ?? []) this.secrets.add(secret);
     this.now = options.now ?? Date.now;
@@ -213,6 +216,14 @@ export class ApiClient {
 
   get baseUrl(): string {
     return this.options.baseUrl;
+  }
+
+  /**
+   * A secret this client does not send but that the service knows, masked from now on as its own are: a webhook's
+   * signing secret once its create answer has arrived (a service may echo it in a later error), one read from a file.
+   */
+  addSecret(secret: string | undefined): void {
+    this.secrets.add(secret);
   }
 
   /** The cached token while it is still good to use, without asking the service for one. */

@@ -65,10 +65,13 @@ export interface NewWebhook {
 
 /**
  * POST /v1/webhooks: the answer carries the signing secret, the only time it is given. Sent once, whatever the
- * answer (repeatedAfter): a second would make a second webhook, and the first one's secret would be lost.
+ * answer (repeatedAfter): a second would make a second webhook, and the first one's secret would be lost. The secret
+ * is masked from then on in every error of the client's (a service may echo it back: a test send refused, say).
  */
-export function createWebhook(api: ApiClient, webhook: NewWebhook): Promise<Webhook> {
-  return api.json<Webhook>('POST', WEBHOOKS, { body: webhook, expect: 'webhook', notFoundHint: noSuchPath('the webhooks endpoint') });
+export async function createWebhook(api: ApiClient, webhook: NewWebhook): Promise<Webhook> {
+  const created = await api.json<Webhook>('POST', WEBHOOKS, { body: webhook, expect: 'webhook', notFoundHint: noSuchPath('the webhooks endpoint') });
+  if (typeof created.signing_secret === 'string') api.addSecret(created.signing_secret);
+  return created;
 }
 
 /** PATCH /v1/webhooks/{id}: only the fields given change. */

@@ -27,14 +27,18 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
 const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
 
 /**
- * The secrets in force (the client secret, each access token sent, a proxy's credentials), and server text with each
- * masked: a token endpoint, gateway or API error may quote the request it was sent. A secret is masked in every form
- * an echo carries it in: as it is, URL-encoded, JSON-escaped (`/` too, as some encoders escape it), and escaped twice
- * (the JSON body sent, quoted inside a JSON string). One shorter than MIN_MASKED is left: masking it would hide the
+ * The secrets in force (the client secret, each access token sent, a proxy's credentials, the signing secrets whsvc
+ * holds), and others' text with each masked: a token endpoint, gateway or API error may quote the request it was sent,
+ * and jq quotes its input. A secret is masked in every form an echo carries it in: as it is, URL-encoded, JSON-escaped
+ * (`/` too, as some encoders escape it), and escaped twice (the JSON body sent, quoted inside a JSON string); and cut,
+ * as jq and many servers shorten a long value (`"whsec_abcdefghijklmnopqr..."`): a beginning of a form, at least
+ * MIN_CUT characters long, just before `...` or `…`. One shorter than MIN_MASKED is left: masking it would hide the
  * letters of every word that holds it, and a secret that short guards nothing.
  */
 export class SecretMask {
   static readonly MIN_MASKED = 4;
+  /** The shortest beginning of a secret masked when cut: a shorter one tells little (`whsec_…` is every signing secret's). */
+  static readonly MIN_CUT = 8;
 
   /** Longest first, so that no form is cut by a shorter one inside it. */
   private forms: string[] = [];
@@ -60,5 +64,33 @@ export class SecretMask {
     if (fresh.length > 0) this.forms = [...new Set([...this.forms, ...fresh])].sort((a, b) => b.length - a.length);
   }
 
-  mask = (text: string): string => this.forms.reduce((out, form) => out.replaceAll(form, '[redacted]'), text);
+  /** Whether `text` holds a secret in force, in any form mask() masks. */
+  holds(text: string): boolean {
+    return this.mask(text) !== text;
+  }
+
+  mask = (text: string): string => this.maskCut(this.forms.reduce((out, form) => out.replaceAll(form, '[redacted]'), text));
+
+  /** Each beginning of a secret's form cut short by an ellipsis (`...` or `…`), masked with its ellipsis. */
+  private maskCut(text: string): string {
+    if (this.forms.length === 0) return text;
+    let out = '';
+    let from = 0;
+    for (const { 0: ellipsis, index: at } of text.matchAll(/\.\.\.|…/g)) {
+      const before = text.slice(Math.max(from, at - this.forms[0]!.length), at);
+      const cut = Math.max(...this.forms.map((form) => cutLength(before, form)));
+      if (cut === 0) continue;
+      out += `${text.slice(from, at - cut)}[redacted]`;
+      from = at + ellipsis.length;
+    }
+    return out + text.slice(from);
+  }
+}
+
+/** How long a beginning of `form` (MIN_CUT characters at least, not all of it) `text` ends with; 0 for none. */
+function cutLength(text: string, form: string): number {
+  for (let length = Math.min(form.length - 1, text.length); length >= SecretMask.MIN_CUT; length--) {
+    if (text.endsWith(form.slice(0, length))) return length;
+  }
+  return 0;
 }

@@ -1,5 +1,6 @@
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { AuthError } from '../api/errors.js';
+import { SecretMask } from '../api/redact.js';
 import { buildDeps, type CommandDeps } from './context.js';
 import { readGlobals, type GlobalOptions } from './globals.js';
 import { maxAnswerBytes } from './parse.js';
@@ -73,15 +74,17 @@ export function action<A extends unknown[]>(run: (context: ActionContext, ...arg
     const { host, interrupts } = scope;
     interrupts.install();
     const globals = readGlobals(command, host.env);
+    const secrets = new SecretMask();
     // --jq: loaded, and its expression compiled, before the command runs (a bad one is a usage error before any request).
     const jq =
       globals.jq === undefined
         ? undefined
         : new JqJson(
-            await loadJqFilter(globals.jq, { unguarded: (work) => interrupts.withSystemSignals(work), env: host.env }),
+            await loadJqFilter(globals.jq, { unguarded: (work) => interrupts.withSystemSignals(work), env: host.env, secrets }),
             host.stdout,
             host.stderr,
             maxAnswerBytes(globals, host.env),
+            secrets,
           );
     const io: Io = {
       stdin: host.stdin,
@@ -89,6 +92,7 @@ export function action<A extends unknown[]>(run: (context: ActionContext, ...arg
       stderr: host.stderr,
       env: host.env,
       jsonOut: jq ?? new PrintedJson(host.stdout),
+      secrets,
     };
     const prompter = inquirerPrompter(host, interrupts);
     let built: CommandDeps | undefined;

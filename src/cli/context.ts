@@ -264,6 +264,7 @@ export async function buildDeps(globals: GlobalOptions, io: Io, run: RunParts, t
       userAgent: `whsvc/${WHSVC_VERSION}`,
       notLoggedIn,
       secrets: proxySecrets,
+      mask: io.secrets,
       debug: globals.debug ? (text) => io.stderr.write(errColors.dim(text)) : undefined,
       // On a terminal, from the start of a wiped line: a progress line or spinner may be drawn there; it redraws below.
       notice: (text) => io.stderr.write(`${io.stderr.isTTY ? '\r\u001b[2K' : ''}${laidOut(io.stderr, `${errColors.yellow('!')} ${text}`)}\n`),

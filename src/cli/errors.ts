@@ -1,5 +1,6 @@
 import { isLoopbackHost, redactUserinfo } from '../net.js';
-import { shellWord } from '../render/text.js';
+import { cutWords, shellWord } from '../render/text.js';
+import { withCredentialsMasked } from './credentials.js';
 /** The exit codes, as the README lists them. */
 export const ExitCode = {
   ok: 0,
@@ -55,15 +56,23 @@ function echoedValue(value: string): string {
  * commander's usage errors in the tool's own style, the one its commands'
  * checks use: the flag, the value given, and why (`--request-timeout 0: must
  * be at least 1 ms`), with no quoting of flag names and no trailing period.
+ * What it echoes of the command line is shown as a shell takes it (shellWord:
+ * a control character escaped, never sent to the terminal), a credential in it
+ * masked (`--token=<secret>`), and a long list of words cut.
  */
 export function usageMessage(commanderMessage: string): string {
-  const [first = '', ...rest] = commanderMessage.replace(/^error: /, '').split('\n');
+  const ending = commanderMessage.endsWith('\n') ? '\n' : '';
+  const message = commanderMessage.slice(0, commanderMessage.length - ending.length).replace(/^error: /, '');
+  // commander's near miss, on a line of its own and in brackets, said in the same line.
+  const nearMiss = /\n\(Did you mean (.+)\?\)$/.exec(message);
+  const first = nearMiss ? message.slice(0, nearMiss.index) : message;
   const why = (text: string) => text.replace(/\.$/, '').replace(/^[A-Z]/, (c) => c.toLowerCase());
   let line = first;
   let match: RegExpExecArray | null;
-  if ((match = /^option '(-[^ ,']+)(?:, (--[^ ']+))?[^']*' argument '(.*)' is invalid\. (.*)$/.exec(first))) {
-    line = `${match[2] ?? match[1]} ${shellWord(echoedValue(match[3]!))}: ${why(match[4]!)}`;
-  } else if ((match = /^command-argument value '(.*)' is invalid for argument '([^']+)'\. (.*)$/.exec(first))) {
+  if ((match = /^option '(-[^ ,']+)(?:, (--[^ ']+))?[^']*' argument '(.*)' is invalid\. (.*)$/s.exec(first))) {
+    const flag = match[2] ?? match[1]!;
+    line = `${flag} ${shellWord(withCredentialsMasked([flag, echoedValue(match[3]!)])[1]!)}: ${why(match[4]!)}`;
+  } else if ((match = /^command-argument value '(.*)' is invalid for argument '([^']+)'\. (.*)$/s.exec(first))) {
     // The argument parsers name the value themselves; say it once.
     line = match[3]!.includes(JSON.stringify(match[1])) ? why(match[3]!) : `<${match[2]}> ${shellWord(match[1]!)}: ${why(match[3]!)}`;
   } else if ((match = /^option '(-[^ ,']+)(?:, (--[^ ']+))?[^']*' argument missing$/.exec(first))) {
@@ -72,14 +81,17 @@ export function usageMessage(commanderMessage: string): string {
     line = `<${match[1]}> is required`;
   } else if ((match = /^required option '(-[^ ,']+)(?:, (--[^ ']+))?[^']*' not specified$/.exec(first))) {
     line = `${match[2] ?? match[1]} is required`;
-  } else if ((match = /^unknown (option|command) '([^']+)'$/.exec(first))) {
-    line = `unknown ${match[1]} ${match[2]}`;
+  } else if ((match = /^unknown (option|command) '(.*)'$/s.exec(first))) {
+    line = `unknown ${match[1]} ${shellWord(withCredentialsMasked([match[2]!])[0]!)}`;
     if (match[2] === '--timeout') line += ' (the limit of each request is --request-timeout; --timeout is how long listen and tail wait)';
-  } else if ((match = /^too many arguments(?: for '([^']+)')?\. (.*)$/.exec(first))) {
-    line = `too many arguments${match[1] ? ` for ${match[1]}` : ''}: ${why(match[2]!)}`;
+  } else if ((match = /^too many arguments(?: for '([^']+)')?\. (.*)$/s.exec(first))) {
+    // commander lists the words too many (`got 3: a, b, c`): a list of thousands is cut.
+    const said = why(match[2]!);
+    const at = said.indexOf(': ');
+    const words = at < 0 ? said : `${said.slice(0, at)}: ${cutWords(said.slice(at + 2).split(', '), ', ')}`;
+    line = `too many arguments${match[1] ? ` for ${match[1]}` : ''}: ${words}`;
   }
-  // commander's near miss, on a line of its own and in brackets, said in the same line.
-  const nearMiss = /^\(Did you mean (.+)\?\)$/.exec(rest[0] ?? '');
-  if (nearMiss) return [`${line}; did you mean ${nearMiss[1]}?`, ...rest.slice(1)].join('\n');
-  return [line, ...rest].join('\n');
+  // Whatever else commander echoed, with no control character left to act on the terminal.
+  line = line.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => shellWord(c).slice(2, -1));
+  return `${nearMiss ? `${line}; did you mean ${nearMiss[1]}?` : line}${ending}`;
 }

@@ -1,9 +1,10 @@
 import { Command, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { shellWord } from '../render/text.js';
+import { cutWords, shellWord } from '../render/text.js';
 import { isHidden } from './actions.js';
 import { usageError } from './errors.js';
 import { examples } from './examples.js';
 import { closest } from './suggest.js';
+import { withCredentialsMasked } from './credentials.js';
 
 // The habits users bring from gh, stripe and svix, answered by the command tree itself: `whsvc help
 // webhooks create` is the help of `create`; a verb typed without its group (`whsvc trigger`, stripe's
@@ -29,9 +30,9 @@ export function misplacedVerb(program: CommandUnknownOpts, word: string, args: r
   const found = commandPaths(program).filter((path) => path.length > 1 && path[path.length - 1] === word);
   if (found.length === 0) return undefined;
   const at = Math.max(0, args.indexOf(word));
-  const typed = (path: string[]) => ['whsvc', ...[...args.slice(0, at), ...path, ...args.slice(at + 1)].map(shellWord)].join(' ');
   const groups = found.map((path) => path.slice(0, -1).join(' '));
-  return `${shellWord(word)} is a command of ${listed(groups, 'and')}: ${listed(found.map(typed), 'or')}`;
+  const commands = found.map((path) => typed([...args.slice(0, at), ...path, ...args.slice(at + 1)]));
+  return `${shellWord(word)} is a command of ${listed(groups, 'and')}: ${listed(commands, 'or')}`;
 }
 
 /**
@@ -78,8 +79,15 @@ export function helpCommand(program: CommandUnknownOpts): CommandUnknownOpts {
     });
 }
 
-/** The words of a command line as a user types them: `whsvc webhooks list --json`. */
-const typed = (words: readonly string[]) => ['whsvc', ...words.map((word) => (/^<[a-z-]+>$/.test(word) ? word : shellWord(word)))].join(' ');
+/**
+ * The words of a command line as a user types them, for a hint to show: `whsvc webhooks list --json`. Each word as a
+ * shell takes it (shellWord: control characters escaped, never sent to the terminal), a credential typed in them
+ * masked (withCredentialsMasked: a hint is read over shoulders and kept in CI logs), placeholders (`<webhook-id>`) as
+ * they are; a line too long to read (30,000 words, 169 KB) cut in its middle, saying how many words it leaves out.
+ */
+function typed(words: readonly string[]): string {
+  return cutWords(['whsvc', ...withCredentialsMasked(words).map((word) => (/^<[a-z-]+>$/.test(word) ? word : shellWord(word)))]);
+}
 
 /** What commander refused: an option, a command, or words too many; and the word it named. */
 export interface Refusal {

@@ -4,9 +4,12 @@ import type { JsonDocument, JsonOutput } from './json-output.js';
 import { sanitizeBlock } from '../render/text.js';
 import { bytesText } from '../render/words.js';
 import { ExitCode, usageError } from './errors.js';
+import { holdsSigningSecret, namesCredential } from './credentials.js';
+import { pastedSecret } from './secret.js';
 import { exactParse } from '../exact-json.js';
 import { redactUserinfo } from '../net.js';
 import { laidOut } from '../render/wrap.js';
+import { SecretMask } from '../api/redact.js';
 
 /**
  * --jq EXPR: the output --json prints, through jq, as `--json | jq -r EXPR`
@@ -60,21 +63,44 @@ const JQ_MANUAL = 'jq expressions as in jq 1.8: https://jqlang.org/manual/';
  */
 const MOST_NESTING = 256;
 
-/** How deep a program's brackets nest, (), [] and {} alike, outside its string literals. */
+/**
+ * How deep a program's brackets nest, (), [] and {} alike, with a string's interpolations `"\(…)"` among them, as jq
+ * reads the program: the text of a string and a comment is no nesting, and neither hides what follows it.
+ */
 export function nestingDepth(expression: string): number {
+  // What is open, innermost last: a bracket, an interpolation, or a string (`"`), whose text is read until it closes.
+  const open: string[] = [];
   let depth = 0;
   let deepest = 0;
-  let inString = false;
+  const enter = (what: string) => {
+    open.push(what);
+    if (what !== '"') deepest = Math.max(deepest, ++depth);
+  };
   for (let i = 0; i < expression.length; i++) {
     const c = expression[i]!;
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '(' || c === '[' || c === '{') deepest = Math.max(deepest, ++depth);
-    else if (c === ')' || c === ']' || c === '}') depth = Math.max(0, depth - 1);
+    if (open.at(-1) === '"') {
+      if (c === '"') open.pop();
+      else if (c === '\\' && expression[i + 1] === '(') enter(expression[++i]!);
+      else if (c === '\\') i++;
+    } else if (c === '#') i = commentEnd(expression, i);
+    else if (c === '"' || c === '(' || c === '[' || c === '{') enter(c);
+    else if ((c === ')' || c === ']' || c === '}') && open.length > 0) {
+      // An interpolation's `)` goes back into its string, which is below it.
+      open.pop();
+      depth--;
+    }
   }
   return deepest;
+}
+
+/**
+ * Where a comment that begins at `at` ends (its line's end): as jq 1.8 reads one, a backslash takes the character
+ * after it, so a line that ends in an odd number of backslashes goes on as comment.
+ */
+function commentEnd(text: string, at: number): number {
+  let i = at + 1;
+  while (i < text.length && text[i] !== '\n') i += text[i] === '\\' ? 2 : 1;
+  return i;
 }
 
 /** The expression as an error echoes it: quoted, and cut to its first 60 characters when longer, so the line stays one. */
@@ -84,14 +110,17 @@ function echoed(expression: string): string {
 
 /**
  * What `$ENV` and `env` are inside --jq: the user's environment, as jq on the command line gives it, less what holds
- * a credential (a name with SECRET, TOKEN, PASSWORD, PASSWD, CREDENTIAL or KEY in it) and with any password in a URL
- * (a proxy's) masked: a filter's output goes to CI logs. jq's WebAssembly has an environment of its own (HOME=/home/
- * web_user), which this takes the place of.
+ * a credential, by its name (namesCredential: DB_PASS, GITHUB_PAT, AUTHORIZATION…) or by its value (a signing secret,
+ * the client secret of WHSVC_CLIENT_SECRET, any secret of the run's under another name), and with any password in a
+ * URL (a proxy's) masked: a filter's output goes to CI logs. jq's WebAssembly has an environment of its own
+ * (HOME=/home/web_user), which this takes the place of.
  */
-export function jqEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+export function jqEnvironment(env: Readonly<Record<string, string | undefined>>, secrets = new SecretMask()): Record<string, string> {
+  const clientSecret = env.WHSVC_CLIENT_SECRET === undefined ? '' : pastedSecret(env.WHSVC_CLIENT_SECRET);
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || /SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIAL|KEY/i.test(name)) continue;
+    if (value === undefined || namesCredential(name) || holdsSigningSecret(value) || secrets.holds(value)) continue;
+    if (clientSecret.length >= SecretMask.MIN_MASKED && value.includes(clientSecret)) continue;
     kept[name] = redactUserinfo(value);
   }
   return kept;
@@ -133,11 +162,14 @@ export async function loadJqFilter(
   {
     unguarded = (work) => work(),
     env = {},
+    secrets,
   }: {
     /** Runs jq's work with the signals left to the system (Interrupts.withSystemSignals): a program that never ends stops at Ctrl-C. */
     unguarded?: <T>(work: () => T) => T;
     /** The user's environment: `$ENV` and `env` in the program (jqEnvironment). */
     env?: Readonly<Record<string, string | undefined>>;
+    /** The run's secrets, none of which `$ENV` gives under any name (jqEnvironment). */
+    secrets?: SecretMask | undefined;
   } = {},
 ): Promise<JqFilter> {
   // The build with the WebAssembly embedded: nothing to find on disk next to the bundle's chunks.
@@ -145,15 +177,18 @@ export async function loadJqFilter(
   let jq: Jq | undefined = await loadJq();
   checkExpression(jq, expression);
   const program = withEnvironment(expression);
-  const flags = ['-c', '--argjson', ENV_VARIABLE, JSON.stringify(jqEnvironment(env))];
+  // Made at the first input, once the run holds its secrets (its client's, those it read from files).
+  let flags: string[] | undefined;
   let failed = '';
   return {
     run(input) {
       if (jq === undefined) return { results: [], error: failed, stopped: true };
+      flags ??= ['-c', '--argjson', ENV_VARIABLE, JSON.stringify(jqEnvironment(env, secrets))];
       let ran: ReturnType<Jq['raw']>;
       try {
         const running = jq;
-        ran = unguarded(() => withoutAbortLine(() => running.raw(input, program, flags)));
+        const given = flags;
+        ran = unguarded(() => withoutAbortLine(() => running.raw(input, program, given)));
       } catch (error) {
         // Its memory (up to its limit, hundreds of MB) goes with it.
         jq = undefined;
@@ -191,10 +226,12 @@ export class JqJson implements JsonOutput {
     private readonly stderr: OutputStream,
     /** The most of one document kept for jq (--max-answer-size): a stream of every page is held whole until its end. */
     private readonly maxDocumentBytes = Number.POSITIVE_INFINITY,
+    /** The run's secrets, masked in what jq writes to stderr: its errors quote the input (`string ("whsec_…") cannot…`). */
+    private readonly secrets = new SecretMask(),
   ) {}
 
-  document(value: unknown): void {
-    this.apply(JSON.stringify(value));
+  document(value: unknown): boolean {
+    return this.apply(JSON.stringify(value));
   }
 
   text(json: string): void {
@@ -261,13 +298,16 @@ export class JqJson implements JsonOutput {
     return this.failed && exitCode === ExitCode.ok ? ExitCode.failure : exitCode;
   }
 
-  private apply(json: string | undefined): void {
-    if (json === undefined || this.stopped) return;
+  /** Whether the filter ran through `json` (false: jq failed on it, or had failed before). */
+  private apply(json: string | undefined): boolean {
+    if (json === undefined) return true;
+    if (this.stopped) return false;
     const { results, error, warnings, stopped } = this.filter.run(json);
     this.stopped = stopped === true;
     for (const result of results) this.stdout.write(`${this.shown(result)}\n`);
-    if (warnings) this.stderr.write(`${warnings}\n`);
-    if (error !== undefined) this.fail(`--jq: ${error}`);
+    if (warnings) this.stderr.write(`${this.secrets.mask(warnings)}\n`);
+    if (error !== undefined) this.fail(`--jq: ${this.secrets.mask(error)}`);
+    return error === undefined;
   }
 
   private shown(result: string): string {

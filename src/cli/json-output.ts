@@ -5,8 +5,11 @@
  * gets what the command meant, not text to take apart again.
  */
 export interface JsonOutput {
-  /** One whole document: an object, a page, a summary. */
-  document(value: unknown): void;
+  /**
+   * One whole document: an object, a page, a summary. Whether it reached its reader: false when --jq failed on it
+   * (said on stderr), for a document that must not be lost without a word (a signing secret shown once).
+   */
+  document(value: unknown): boolean;
   /** A document that is already JSON text (the service's own bytes, every digit kept: `whsvc api`). */
   text(json: string): void;
   /** One line of an NDJSON stream (listen, tail, replay), printed at once. */
@@ -33,8 +36,9 @@ export interface JsonDocument {
 export class PrintedJson implements JsonOutput {
   constructor(private readonly out: { write(chunk: string): unknown }) {}
 
-  document(value: unknown): void {
+  document(value: unknown): boolean {
     this.out.write(`${JSON.stringify(value, null, 2)}\n`);
+    return true;
   }
 
   text(json: string): void {

@@ -19,8 +19,9 @@ export function writeEmptyNote(deps: Pick<CommandDeps, 'stdout' | 'stderr'>, lay
   stream.write(laidOut(stream, note));
 }
 
-export function printJson(deps: Pick<CommandDeps, 'jsonOut'>, value: unknown): void {
-  deps.jsonOut.document(value);
+/** One document of --json; whether it reached its reader (JsonOutput.document). */
+export function printJson(deps: Pick<CommandDeps, 'jsonOut'>, value: unknown): boolean {
+  return deps.jsonOut.document(value);
 }
 
 /**
@@ -48,7 +49,10 @@ export async function writePages<T>(
   const emptyNote = () => writeEmptyNote(deps, layout, options.empty);
   if (!options.all) {
     const page = await options.fetchPage(cursor);
-    if (deps.json) return printJson(deps, page);
+    if (deps.json) {
+      printJson(deps, page);
+      return;
+    }
     if (page.data.length === 0) emptyNote();
     else deps.stdout.write(await options.renderPage(page.data, layout));
     if (page.has_more && page.next_cursor) {

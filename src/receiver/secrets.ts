@@ -27,7 +27,7 @@ const NO_SECRET = 'no secret (signatures are not checked)';
  */
 export async function secretSource(
   options: { secret?: string | undefined; secretFile?: string | undefined },
-  io: Pick<Io, 'env' | 'stdin'>,
+  io: Pick<Io, 'env' | 'stdin' | 'secrets'>,
   envName?: string,
 ): Promise<SecretSource> {
   const [source] = await secretSources(
@@ -43,9 +43,32 @@ export async function secretSource(
  * each --secret-file given (more than one while a receiver moves to a new
  * secret: either verifies), else --secret, else the environment variable;
  * none at all is an empty list. Each file as secretSource reads it; `-` (stdin)
- * at most once.
+ * at most once. Each secret read joins the run's secrets (Io.secrets), masked
+ * in what the run prints of others' text.
  */
 export async function secretSources(
+  options: { secret?: string | undefined; secretFiles?: readonly string[] | undefined },
+  io: Pick<Io, 'env' | 'stdin' | 'secrets'>,
+  envName?: string,
+): Promise<SecretSource[]> {
+  const sources = await readSecretSources(options, io, envName);
+  const held = io.secrets;
+  if (!held) return sources;
+  return sources.map((source) => {
+    let last: string | undefined;
+    return {
+      ...source,
+      current() {
+        const secret = source.current();
+        if (secret !== last) held.add(secret);
+        last = secret;
+        return secret;
+      },
+    };
+  });
+}
+
+async function readSecretSources(
   options: { secret?: string | undefined; secretFiles?: readonly string[] | undefined },
   io: Pick<Io, 'env' | 'stdin'>,
   envName?: string,
@@ -133,7 +156,7 @@ async function stdinSecret(stdin: Io['stdin']): Promise<SecretSource> {
 /** The secret a command cannot do without: a usage error when there is none. */
 export async function requiredSecret(
   options: { secret?: string | undefined; secretFile?: string | undefined },
-  io: Pick<Io, 'env' | 'stdin'>,
+  io: Pick<Io, 'env' | 'stdin' | 'secrets'>,
   envName?: string,
 ): Promise<string> {
   const secretFiles = options.secretFile === undefined ? undefined : [options.secretFile];
@@ -146,7 +169,7 @@ export async function requiredSecret(
  */
 export async function requiredSecrets(
   options: { secret?: string | undefined; secretFiles?: readonly string[] | undefined },
-  io: Pick<Io, 'env' | 'stdin'>,
+  io: Pick<Io, 'env' | 'stdin' | 'secrets'>,
   envName?: string,
 ): Promise<Array<{ name: string; secret: string }>> {
   const sources = await secretSources(options, io, envName);

@@ -19,9 +19,23 @@ export function shellQuote(text: string): string {
   return /^[A-Za-z0-9._=/:@%+,-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A server string made safe to paste into a shell: control characters removed, quoted unless plain. */
+/**
+ * A string (a server's, or a word typed) made safe to paste into a shell, and to show: quoted unless plain; one with
+ * control characters in bash's and zsh's `$'…'`, each escaped (`$'\e[31mred'`), so that it is seen as it is, never
+ * acted on by the terminal, and pasted back it is the same string.
+ */
 export function shellWord(value: string): string {
-  return shellQuote(sanitize(value));
+  // eslint-disable-next-line no-control-regex
+  if (!/[\u0000-\u001f\u007f-\u009f]/.test(value)) return shellQuote(value);
+  return `$'${value.replace(/[\u0000-\u001f\u007f-\u009f'\\]/g, ansiCEscape)}'`;
+}
+
+const ANSI_C_ESCAPES: Record<string, string> = { '\\': '\\\\', "'": "\\'", '\n': '\\n', '\t': '\\t', '\r': '\\r', '\u001b': '\\e', '\u0007': '\\a' };
+
+/** One character as `$'…'` writes it: `\n`, `\e`, `\x01`, `\u0085`. */
+function ansiCEscape(c: string): string {
+  const code = c.charCodeAt(0);
+  return ANSI_C_ESCAPES[c] ?? (code < 0x80 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`);
 }
 
 /** A value quoted for a message with every control character escaped (`"a\\u001b[31m"`): seen as it is, never acted on. */
@@ -60,6 +74,32 @@ export function keyValues(pairs: Array<[string, BlockValue]>, label: (s: string)
 }
 
 /** The first few of a longer list, and how many more there were: `a, b, c and 5 more`. */
+/** The most of a command line echoed (cutWords): 30,000 words would be one line of 169 KB. */
+const ECHO_MOST = 200;
+
+/**
+ * Words joined by `separator`; past `most` characters, the first and the last of them (two thirds and one third of
+ * `most`) around `… N more words …`, cut between words, so that what is shown is whole words and says it is not all.
+ */
+export function cutWords(words: readonly string[], separator = ' ', most = ECHO_MOST): string {
+  const line = words.join(separator);
+  if (line.length <= most) return line;
+  const within = (from: readonly string[], room: number) => {
+    const kept: string[] = [];
+    let length = 0;
+    for (const word of from) {
+      length += word.length + separator.length;
+      if (length > room) break;
+      kept.push(word);
+    }
+    return kept;
+  };
+  const head = within(words, (most * 2) / 3);
+  const tail = within(words.slice(head.length).reverse(), most / 3).reverse();
+  const left = words.length - head.length - tail.length;
+  return [...head, `… ${left.toLocaleString('en-US')} more ${left === 1 ? 'word' : 'words'} …`, ...tail].join(separator);
+}
+
 export function andMore(shown: string[], total: number, separator = ', '): string {
   return `${shown.join(separator)}${total > shown.length ? ` and ${total - shown.length} more` : ''}`;
 }

@@ -171,6 +171,74 @@ describe('habits of gh, stripe, svix and kubectl users: exit 2 stays, with the c
   });
 });
 
+describe('what was typed, echoed in a refusal or a hint: no credential, no control character acted on, not without end', () => {
+  it.each<[string, string[], string]>([
+    [
+      'listen --secret',
+      ['listen', '--secret', 'whsec_Xyz012345', '--format', 'json'],
+      'hint: JSON is --json here (and --jq filters it): whsvc listen --secret <secret> --json',
+    ],
+    [
+      'verify --secret with -q',
+      ['verify', '--signature', 'sha256=ab', '--secret', 'whsec_Xyz012345', '-q', '.'],
+      "hint: gh's -q is --jq here: whsvc verify --signature sha256=ab --secret <secret> --jq .",
+    ],
+    [
+      'api -H X-Api-Key',
+      ['api', '/v1/webhooks', '-H', 'X-Api-Key: k3y-val', '--format', 'json'],
+      "hint: JSON is --json here (and --jq filters it): whsvc api /v1/webhooks -H 'X-Api-Key: <secret>' --json",
+    ],
+    [
+      'api -f password',
+      ['api', '/v1/webhooks', '-f', 'password=p4ss-val', '--output=json'],
+      "hint: JSON is --json here (and --jq filters it): whsvc api /v1/webhooks -f 'password=<secret>' --json",
+    ],
+    [
+      'login --client-secret',
+      ['login', '--client-id', 'x', '--format', 'json', '--client-secret', 'S3CR3T-val'],
+      'hint: JSON is --json here (and --jq filters it): whsvc login --client-id x --client-secret <secret> --json',
+    ],
+    [
+      'a verb without its group',
+      ['trigger', 'invoice.paid', '--secret', 'whsec_Xyz012345'],
+      'whsvc: trigger is a command of sandbox: whsvc sandbox trigger invoice.paid --secret <secret>',
+    ],
+    ["an unknown option's value", ['webhooks', 'list', '--token=t0k-val'], "whsvc: unknown option '--token=<secret>'"],
+  ])('%s: the credential is masked', async (_what, argv, line) => {
+    const result = await runInProcess(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')).toContain(line);
+    expect(result.stderr).not.toMatch(/whsec_Xyz|k3y-val|p4ss-val|S3CR3T-val|t0k-val/);
+  });
+
+  it.each<[string, string[], string]>([
+    ['an unknown command', ['webhooks\u001b[2J', 'list'], "whsvc: unknown command $'webhooks\\e[2J'"],
+    ['an unknown option', ['--x\u001b]0;T\u0007'], "whsvc: unknown option $'--x\\e]0;T\\a'"],
+    ['a line break in an option', ["--x'\nwhsvc: all good"], "whsvc: unknown option $'--x\\'\\nwhsvc: all good'"],
+    ['an id in a hint', ['webhooks', 'rm', '\u001b[31mred'], "hint: whsvc webhooks delete $'\\e[31mred'"],
+    ["a flag's value", ['listen', '--port', '1\u001b[2J'], "whsvc: --port $'1\\e[2J': must be an integer from 0 to 65535"],
+  ])('%s: control characters escaped, seen as typed', async (_what, argv, line) => {
+    const result = await runInProcess(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(result.stderr.split('\n')[line.startsWith('hint') ? 1 : 0]).toBe(line);
+  });
+
+  it('30,000 words: the hint and the refusal are cut in their middle, saying how many words they leave out', async () => {
+    const words = Array.from({ length: 30_000 }, (_, i) => `w${i}`);
+    const hinted = await runInProcess(['webhooks', 'list', '--format', 'json', ...words]);
+    const [refusal, hint] = hinted.stderr.split('\n');
+    expect(refusal).toBe('whsvc: unknown option --format');
+    expect(hint).toMatch(/^hint: JSON is --json here \(and --jq filters it\): whsvc webhooks list w0 w1 .* … 29,9\d\d more words … .* w29999 --json$/);
+    expect(hinted.stderr.length).toBeLessThan(500);
+    const listed = await runInProcess(['webhooks', 'list', ...words]);
+    expect(listed.stderr.split('\n')[0]).toMatch(
+      /^whsvc: too many arguments for list: expected 0 arguments but got 30000: w0, w1, .* … 29,9\d\d more words …, .*, w29999$/,
+    );
+    expect(listed.stderr.length).toBeLessThan(500);
+  });
+});
+
 describe('values written as other tools take them', () => {
   it("--url localhost:3000/x, stripe's form, is http://localhost:3000/x", async () => {
     const result = await cli(['webhooks', 'create', '--url', 'localhost:3000/x', '--events', 'invoice.paid', '--json']);

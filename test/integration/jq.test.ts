@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -143,5 +143,25 @@ describe('--jq', () => {
   it('without --jq, --json prints the document as before', async () => {
     const result = await runInProcess(['webhooks', 'list', '--json'], { env });
     expect(JSON.parse(result.stdout)).toMatchObject({ has_more: false, next_cursor: null });
+  });
+
+  it("$ENV holds no secret of the run's under another name: a profile's client secret, a --secret-file's secret", async () => {
+    const { WHSVC_CLIENT_ID: _id, WHSVC_CLIENT_SECRET: _secret, ...rest } = env;
+    const profileEnv = { ...rest, WHSVC_CONFIG_DIR: join(workDir, 'profile-config') };
+    const login = await runInProcess(['login', '--client-id', sandbox.info.client_id, '--client-secret-stdin'], {
+      env: profileEnv,
+      input: sandbox.info.client_secret,
+    });
+    expect(login.code, login.stderr).toBe(0);
+    const copies = { COPY_OF_CLIENT: sandbox.info.client_secret, COPY_OF_FILE: 'a-key-of-my-own-0123', PAGER: 'less' };
+    const listed = await runInProcess(['webhooks', 'list', '--jq', '$ENV | [.COPY_OF_CLIENT, .PAGER] | join(",")'], { env: { ...profileEnv, ...copies } });
+    expect(listed.stdout, listed.stderr).toBe(',less\n');
+    const keyFile = join(workDir, 'own.key');
+    writeFileSync(keyFile, copies.COPY_OF_FILE);
+    const signed = await runInProcess(['sign', '--secret-file', keyFile, '--jq', '$ENV | [.COPY_OF_FILE, .PAGER] | join(",")'], {
+      env: { ...env, ...copies },
+      input: '{}',
+    });
+    expect(signed.stdout, signed.stderr).toBe(',less\n');
   });
 });

@@ -20,8 +20,9 @@ export interface ToolOutcome {
 export class CapturedJson implements JsonOutput {
   value: unknown;
 
-  document(value: unknown): void {
+  document(value: unknown): boolean {
     this.value = value;
+    return true;
   }
 
   text(json: string): void {

@@ -14,7 +14,7 @@ import { checkSecretFilePath } from '../../cli/secret.js';
 import { checkUrl, urlKey } from './shared/url.js';
 import { redactUserinfo, webhookUrl } from '../../net.js';
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
-import { secretFileText, undoCreate, withSecretFile } from './shared/secret-file.js';
+import { lostSecret, secretFileText, undoCreate, withSecretFile } from './shared/secret-file.js';
 import { activeLabel, webhookBlock } from './shared/view.js';
 import { keyValues, sanitize, shellWord } from '../../render/text.js';
 import { laidOut, terminalColumns } from '../../render/wrap.js';
@@ -99,7 +99,11 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
       throw await undoCreate(deps.api, webhook.id, options.secretFile!, error, discardReserved, 'create it again with a --secret-file that can be written');
     }
   }
-  printCreated(deps, webhook, reserved ? options.secretFile : undefined);
+  if (!printCreated(deps, webhook, reserved ? options.secretFile : undefined) && !reserved) {
+    // --jq failed on the one answer that holds the secret: the secret reached nobody, as when its file cannot be written.
+    const fix = 'correct the --jq program (--json alone shows what it reads), or write the secret to a file with --secret-file, then run the command again';
+    throw await lostSecret(deps.api, webhook.id, '--jq failed on the webhook created, so its signing secret was not shown', fix, 'create it again');
+  }
   // After the create, not before: a read before it spent a request of a rate-limited client's second, and its POST,
   // never sent twice, then failed on a 429. Said all the same, and the webhook can be deleted.
   await warnOfAnotherAtUrl(deps, url, events, webhook.id);
@@ -241,12 +245,14 @@ function printDryRun(deps: CommandDeps, wanted: { url: string; events: string[];
   return 0;
 }
 
-/** The webhook created; its secret shown once, unless it went to a file (then named instead, --json included). */
-function printCreated(deps: CommandDeps, webhook: Webhook & { signing_secret: string }, secretFile: string | undefined): void {
+/**
+ * The webhook created; its secret shown once, unless it went to a file (then named instead, --json included). Whether
+ * it reached its reader: false when --jq failed on it.
+ */
+function printCreated(deps: CommandDeps, webhook: Webhook & { signing_secret: string }, secretFile: string | undefined): boolean {
   if (deps.json) {
     // The secret is in the file: CI logs that keep stdout must never hold it; the object says where it went.
-    printJson(deps, secretFile !== undefined ? withSecretFile(webhook, secretFile) : webhook);
-    return;
+    return printJson(deps, secretFile !== undefined ? withSecretFile(webhook, secretFile) : webhook);
   }
   const secretPair: Array<[string, string]> = secretFile !== undefined ? [] : [['signing secret', webhook.signing_secret]];
   deps.stdout.write(webhookBlock(webhook, deps.colors, deps.serviceNow(), secretPair, terminalColumns(deps.stdout)));
@@ -260,4 +266,5 @@ function printCreated(deps: CommandDeps, webhook: Webhook & { signing_secret: st
       ),
     );
   }
+  return true;
 }

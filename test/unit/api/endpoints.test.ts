@@ -202,3 +202,19 @@ describe('the endpoints: an answer not of the shape the interface gives is one e
     expect((await listAttempts(fake.deps.api, 'wh_1')).data).toHaveLength(1);
   });
 });
+
+describe('createWebhook: the signing secret it was given is masked in the errors that follow', () => {
+  it('a service echoing it (whole, cut by an ellipsis as jq and servers cut long values) in a later error does not get it printed', async () => {
+    const fake = fakeDeps({ debug: true });
+    mockToken(fake.mock);
+    const secret = 'whsec_Icr_cZhf2zG9ouimNIHgvpZ1W06J46No';
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'POST' }).reply(json(201, { ...WEBHOOK, signing_secret: secret }));
+    fake.mock
+      .intercept({ path: '/v1/webhooks/wh_1/test', method: 'POST' })
+      .reply(json(400, { error: { code: 'bad', message: `signature made with ${secret} refused; ${secret.slice(0, 20)}... too` } }));
+    await createWebhook(fake.deps.api, { url: WEBHOOK.url, events: WEBHOOK.events });
+    const error = await rejectionOf(sendTestEvent(fake.deps.api, 'wh_1'));
+    expect(error.message).toBe('signature made with [redacted] refused; [redacted] too');
+    expect(fake.debugLog.join('')).not.toContain(secret.slice(6, 20));
+  });
+});

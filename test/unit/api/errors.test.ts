@@ -185,6 +185,18 @@ describe('SecretMask', () => {
     }
   });
 
+  it(`masks a beginning of it cut by an ellipsis (as jq and servers cut long values), from ${SecretMask.MIN_CUT} characters`, () => {
+    const mask = new SecretMask();
+    const secret = 'whsec_abcdefghijklmnopqrstuvwxyz012345';
+    mask.add(secret);
+    expect(mask.mask(`string ("${secret.slice(0, 24)}...") cannot be parsed`)).toBe('string ("[redacted]") cannot be parsed');
+    expect(mask.mask(`got ${secret.slice(0, 10)}… and ${JSON.stringify(secret).slice(0, 12)}...`)).toBe('got [redacted] and "[redacted]');
+    // What tells nothing stays: every signing secret begins whsec_, and an ellipsis after other words is theirs.
+    expect(mask.mask('the key is the whsec_… string; see... the docs')).toBe('the key is the whsec_… string; see... the docs');
+    expect(mask.holds(`x ${secret} y`)).toBe(true);
+    expect(mask.holds('whsec_other')).toBe(false);
+  });
+
   it(`leaves a secret shorter than ${SecretMask.MIN_MASKED} characters, which would hide the letters of every word`, () => {
     const mask = new SecretMask();
     mask.add('y');

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { CliError } from '../../../src/cli/errors.js';
 import { JqJson, jqEnvironment, loadJqFilter, nestingDepth } from '../../../src/cli/jq.js';
 import { Collector } from '../../helpers/fake-deps.js';
+import { SecretMask } from '../../../src/api/redact.js';
 
 /** What `--jq expression` prints for the documents a command hands it (JSON texts), and the exit code it leaves. */
 async function through(expression: string, documents: string[], options: { tty?: boolean; code?: number } = {}) {
@@ -96,6 +97,25 @@ describe('--jq: the --json output through a real jq', () => {
     expect((await through(`${'['.repeat(256)}.a${']'.repeat(256)} | flatten | .[0]`, ['{"a":7}'])).stdout).toBe('7\n');
   });
 
+  it('the nesting is counted as jq reads the program: inside interpolations, and neither a comment nor a string hides what follows', async () => {
+    const deep = `${'['.repeat(1000)}.a${']'.repeat(1000)}`;
+    for (const hidden of [
+      // A comment holding a quote, which would open a string if read as code; one continued on past a backslash.
+      `# "\n${deep}`,
+      `# a \\\n "\n${deep}`,
+      // Brackets inside an interpolation, and interpolations inside one another.
+      `"\\(${deep})"`,
+      `${'"\\('.repeat(300)}.a${')"'.repeat(300)}`,
+    ]) {
+      const error = (await loadJqFilter(hidden).catch((e: unknown) => e)) as CliError;
+      expect(error, hidden.slice(0, 20)).toBeInstanceOf(CliError);
+      expect(error.message).toMatch(/: nested \d+ deep; whsvc's jq runs programs nested at most 256 deep$/);
+    }
+    expect(nestingDepth('"\\([.a, "\\((1))"])" # (((')).toBe(4);
+    expect(nestingDepth('"a\\"[" | [.] # ("\n| [.] # a \\\\\n| [.]')).toBe(1);
+    expect(nestingDepth('# (( \\\n ((\n.')).toBe(0);
+  });
+
   it("$ENV and env are the user's environment, less what holds a credential, with a URL's password masked (issue 44)", async () => {
     const env = {
       PAGER: 'less',
@@ -112,6 +132,46 @@ describe('--jq: the --json output through a real jq', () => {
     expect(JSON.parse(keys!)).toEqual(['HTTPS_PROXY', 'PAGER']);
     expect(proxy).not.toContain('hunter2');
     expect(jqEnvironment(env)).not.toHaveProperty('WHSVC_CLIENT_SECRET');
+  });
+
+  it("$ENV drops credentials by name (PASS, PWD, AUTH, COOKIE, JWT, PAT, PRIVATE, SESSION…) and by value (a signing secret, the client secret, a secret of the run's)", async () => {
+    const clientSecret = 'sbx_client_secret_0123';
+    const held = 'profile_secret_4567_abcd';
+    const env = {
+      DB_PASS: 'p1',
+      MYSQL_PWD: 'p2',
+      HTTP_COOKIE: 'sid=1',
+      NPM_CONFIG__AUTH: 'dXNlcjpwYXNz',
+      CI_JOB_JWT: 'eyJ.x.y',
+      GITHUB_PAT: 'ghp_1',
+      AUTH: 'a',
+      AUTHORIZATION: 'Bearer b',
+      PRIVATE_PEM: '-----BEGIN',
+      SESSION_ID: 's',
+      SIGNING: 'whsec_0f1e2d3c4b5a6978',
+      WHSVC_CLIENT_SECRET: clientSecret,
+      CLIENT_COPY: clientSecret,
+      OTHER_NAME: held,
+      PWD: '/home/me/work',
+      OLDPWD: '/home/me',
+      PATH: '/usr/bin',
+      PATTERN: 'x',
+      PAGER: 'less',
+    };
+    const secrets = new SecretMask();
+    secrets.add(held);
+    expect(Object.keys(jqEnvironment(env, secrets)).sort()).toEqual(['OLDPWD', 'PAGER', 'PATH', 'PATTERN', 'PWD']);
+    // The environment is made at the first input, once the run's secrets are known (its client's is read with the profile).
+    const late = new SecretMask();
+    const stdout = new Collector();
+    const output = new JqJson(
+      await loadJqFilter('$ENV | keys | join(",")', { env: { OTHER_NAME: held, PAGER: 'less' }, secrets: late }),
+      stdout,
+      new Collector(),
+    );
+    late.add(held);
+    output.text('null');
+    expect(stdout.text).toBe('PAGER\n');
   });
 
   it('the check runs nothing: an expression that would loop for ever, or read input, compiles and is not run', async () => {
@@ -149,6 +209,28 @@ describe('--jq: the --json output through a real jq', () => {
     } finally {
       runtimeLines.mockRestore();
     }
+  });
+
+  it("whether a document went through is told to the command (document()); jq's errors quote no secret of the run's, whole or cut", async () => {
+    const secret = 'whsec_abcdefghijklmnopqrstuvwxyz012345';
+    const secrets = new SecretMask();
+    secrets.add(secret);
+    const stderr = new Collector();
+    const filter = await loadJqFilter('if .deep then (def f: f + 1; f) else (.s | tonumber), (.s | error) end');
+    const output = new JqJson(filter, new Collector(), stderr, Number.POSITIVE_INFINITY, secrets);
+    expect(output.document({ s: '7' })).toBe(false);
+    expect(output.document({ s: secret })).toBe(false);
+    expect(stderr.text).toBe('whsvc: --jq: 7\nwhsvc: --jq: string ("[redacted]") cannot be parsed as a number\n');
+    stderr.chunks.length = 0;
+    // jq itself failing, and every document after it.
+    const runtimeLines = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(output.document({ deep: true })).toBe(false);
+    } finally {
+      runtimeLines.mockRestore();
+    }
+    expect(output.document({ s: '1' })).toBe(false);
+    expect(new JqJson(await loadJqFilter('.s'), new Collector(), stderr).document({ s: 'ok' })).toBe(true);
   });
 
   it('a command with no JSON to give: what it writes is not printed, said once, and a failure', async () => {

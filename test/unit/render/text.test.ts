@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keyValues, sanitize, sanitizeBlock } from '../../../src/render/text.js';
+import { execFileSync } from 'node:child_process';
+import { cutWords, keyValues, sanitize, sanitizeBlock, shellWord } from '../../../src/render/text.js';
 import { relativeTime } from '../../../src/render/words.js';
 
 describe('server strings on the terminal', () => {
@@ -21,6 +22,34 @@ describe('server strings on the terminal', () => {
   it('sanitize makes one line; sanitizeBlock keeps line breaks but no other control character', () => {
     expect(sanitize('a\tb\r\nc')).toBe('a b  c');
     expect(sanitizeBlock('{\n  "a": "\u001b]0;x\u0007"\n}')).toBe('{\n  "a": "]0;x"\n}');
+  });
+});
+
+describe('shellWord: a word as a shell takes it back', () => {
+  it("control characters are escaped in $'…', seen as they are, and bash reads the same string back", () => {
+    const words = ['\u001b[31mred', "it's\n\ttabbed\r", 'bell\u0007 del\u007f c1\u009b back\\slash', 'plain-word', 'two words'];
+    expect(words.map(shellWord)).toEqual([
+      "$'\\e[31mred'",
+      "$'it\\'s\\n\\ttabbed\\r'",
+      "$'bell\\a del\\x7f c1\\u009b back\\\\slash'",
+      'plain-word',
+      "'two words'",
+    ]);
+    for (const word of words) {
+      expect(shellWord(word)).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+      const back = execFileSync('bash', ['-c', `printf %s ${shellWord(word)}`], { encoding: 'utf8', env: { LC_ALL: 'C.UTF-8' } });
+      expect(back).toBe(word);
+    }
+  });
+});
+
+describe('cutWords: a line of words too long to read', () => {
+  it('is cut between words, in its middle, saying how many it leaves out; a short one is whole', () => {
+    expect(cutWords(['whsvc', 'webhooks', 'list'])).toBe('whsvc webhooks list');
+    const cut = cutWords(['whsvc', ...Array.from({ length: 30_000 }, (_, i) => `w${i}`), '--json']);
+    expect(cut).toMatch(/^whsvc w0 w1 .* w\d+ … 29,9\d\d more words … w\d+ .* w29999 --json$/);
+    expect(cut.length).toBeLessThan(250);
+    expect(cutWords(['a'.repeat(300)], ' ', 200)).toBe('… 1 more word …');
   });
 });
 

@@ -10,10 +10,8 @@ export const secretFileText = (secret: string): string => secret;
 
 /**
  * The secret could not be written after the webhook was made (a full disk):
- * the webhook is deleted again, so that no webhook is left whose secret is
- * lost, and the one error line says so; if the delete fails too, it names the
- * webhook and how to delete it, then `again` (how to make it anew). The
- * secret itself is never printed. For `webhooks create --secret-file` and
+ * the webhook is deleted again (lostSecret), and the one error line says why.
+ * The secret itself is never printed. For `webhooks create --secret-file` and
  * `webhooks apply --secret-dir`.
  */
 export async function undoCreate(api: ApiClient, id: string, path: string, error: unknown, discard: () => void, again: string): Promise<CliError> {
@@ -22,8 +20,17 @@ export async function undoCreate(api: ApiClient, id: string, path: string, error
   } catch {
     // the file may be gone or unwritable: the delete below matters more
   }
+  const fix = `${isNoSpace(error) ? 'free some space or choose another path' : 'choose a path to a file you can write'}, then run the command again`;
+  return lostSecret(api, id, `cannot write the signing secret to ${path}: ${failureReason(error)}`, fix, again);
+}
+
+/**
+ * A webhook made whose secret reached nobody (`why`): it is deleted again, so that no webhook is left whose secret is
+ * lost, and the error says so, with `fix`; if the delete fails too, it names the webhook and how to delete it, then
+ * `again` (how to make it anew).
+ */
+export async function lostSecret(api: ApiClient, id: string, why: string, fix: string, again: string): Promise<CliError> {
   const shown = sanitize(id);
-  const why = `cannot write the signing secret to ${path}: ${failureReason(error)}`;
   try {
     await deleteWebhook(api, id);
   } catch (deleteError) {
@@ -33,11 +40,7 @@ export async function undoCreate(api: ApiClient, id: string, path: string, error
       `its secret is lost: delete it with \`whsvc webhooks delete ${shellWord(id)} --yes\`, then ${again}`,
     );
   }
-  return new CliError(
-    `${why}; webhook ${shown} was deleted again, so nothing was created`,
-    ExitCode.failure,
-    `${isNoSpace(error) ? 'free some space or choose another path' : 'choose a path to a file you can write'}, then run the command again`,
-  );
+  return new CliError(`${why}; webhook ${shown} was deleted again, so nothing was created`, ExitCode.failure, fix);
 }
 
 /**

@@ -7,6 +7,7 @@ import { ApiError } from '../../../../src/api/errors.js';
 import { FileError } from '../../../../src/files/user-file.js';
 import { run as create, type CreateOptions } from '../../../../src/commands/webhooks/create.js';
 import { undoCreate } from '../../../../src/commands/webhooks/shared/secret-file.js';
+import { JqJson, loadJqFilter } from '../../../../src/cli/jq.js';
 import { T0, fakeDeps, finishFakeDeps, jsonReply, mockCatalog, mockToken, rejectionOf, type FakeDeps } from '../../../helpers/fake-deps.js';
 import { refusedError } from '../../../helpers/undici-transport.js';
 
@@ -206,6 +207,55 @@ describe('webhooks create: the signing secret', () => {
   });
 });
 
+describe('webhooks create --json --jq: a filter that fails on the answer loses the secret, which is never left without a word', () => {
+  /** Create with --jq `expression`; DELETE of the new webhook answered `deleteStatus`. */
+  async function createThrough(expression: string, deleteStatus: number | undefined, more: (configDir: string) => Partial<CreateOptions> = () => ({})) {
+    const fake = fakeDeps({ json: true });
+    mockToken(fake.mock);
+    mockCatalog(fake.mock);
+    mockCreate(fake);
+    if (deleteStatus !== undefined) {
+      fake.mock
+        .intercept({ path: '/v1/webhooks/wh_new0001', method: 'DELETE' })
+        .reply(() => (deleteStatus === 204 ? { statusCode: 204, data: '' } : jsonReply(deleteStatus, { error: { message: 'busy' } })));
+    }
+    const jq = new JqJson(await loadJqFilter(expression), fake.stdout, fake.stderr);
+    fake.deps.jsonOut = jq;
+    const outcome = await create(options({ url: URL_, events: ['invoice.paid'], ...more(fake.configDir) }), fake.deps).catch(
+      (error: unknown) => error as CliError,
+    );
+    return { fake, outcome, code: jq.finish(typeof outcome === 'number' ? outcome : outcome.exitCode) };
+  }
+
+  it("the webhook is deleted again, and the error says so after jq's", async () => {
+    const { fake, outcome, code } = await createThrough('.data[].id', 204);
+    expect(outcome).toBeInstanceOf(CliError);
+    expect(outcome).toMatchObject({
+      message: '--jq failed on the webhook created, so its signing secret was not shown; webhook wh_new0001 was deleted again, so nothing was created',
+      hint: expect.stringMatching(/^correct the --jq program .*--secret-file/),
+    });
+    expect(code).toBe(1);
+    expect(fake.stderr.text).toBe('whsvc: --jq: Cannot iterate over null (null)\n');
+    expect(fake.requests.map((r) => `${r.method} ${r.url.pathname}`).slice(-1)).toEqual(['DELETE /v1/webhooks/wh_new0001']);
+  });
+
+  it('a delete that fails too: the error names the webhook and how to delete it', async () => {
+    const { outcome } = await createThrough('.signing_secret | tonumber', 500);
+    expect(outcome).toMatchObject({
+      message: expect.stringMatching(/; webhook wh_new0001 was created and could not be deleted again \(busy\)$/),
+      hint: 'its secret is lost: delete it with `whsvc webhooks delete wh_new0001 --yes`, then create it again',
+    });
+  });
+
+  it("with --secret-file the secret is in its file: the webhook stays, and jq's failure is the exit code", async () => {
+    const { fake, outcome, code } = await createThrough('.data[].id', undefined, (dir) => ({ secretFile: join(dir, 'whsec.txt') }));
+    expect(outcome).toBe(0);
+    expect(code).toBe(1);
+    expect(readFileSync(join(fake.configDir, 'whsec.txt'), 'utf8')).toBe(SECRET);
+    expect(fake.requests.some((r) => r.method === 'DELETE')).toBe(false);
+  });
+});
+
 describe('webhooks create: no answer', () => {
   it('a connection reset: the webhook may exist (message and hint say how to check), the reserved secret file is removed', async () => {
     const fake = fakeDeps();
@@ -324,7 +374,7 @@ describe('webhooks create: a hostile id in the answer', () => {
   // eslint-disable-next-line no-control-regex
   const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-  it('is printed without its control characters, in the error and in the command of its hint', async () => {
+  it('is printed without its control characters in the error; the command of its hint names it exactly, each escaped', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     mockCatalog(fake.mock);
@@ -333,7 +383,7 @@ describe('webhooks create: a hostile id in the answer', () => {
     expect(error).toBeInstanceOf(CliError);
     expect(error.message).toBe("webhook wh_1[2J]0;owned whsvc: all good, exit 0 was created, but the service's answer holds no signing_secret");
     expect(String(error.hint)).not.toMatch(CONTROL);
-    expect(error.hint).toContain("`whsvc webhooks delete 'wh_1[2J]0;owned whsvc: all good, exit 0'`");
+    expect(error.hint).toContain("`whsvc webhooks delete $'wh_1\\e[2J\\e]0;owned\\a\\nwhsvc: all good, exit 0'`");
   });
 
   it('undoing a create whose secret cannot be written names it without its control characters, whether the delete fails or not', async () => {
