@@ -1,0 +1,66 @@
+import { isCredentialHeader } from '../protocol/headers.js';
+
+// What names or holds a credential: the variables --jq's $ENV leaves out (cli/jq.ts), and the values of the words typed
+// on a command line that whsvc masks when it echoes them (a hint, commander's refusal of an option).
+
+/**
+ * Whether a name (an environment variable's, a flag's, a form field's, a header's) says its value is a credential:
+ * SECRET, TOKEN, PASS (PASSWORD, PASSWD, PASSPHRASE, DB_PASS), CREDENTIAL, KEY, AUTH (AUTHORIZATION, NPM's _AUTH),
+ * COOKIE, JWT, PRIVATE, SESSION anywhere in it; PWD (MYSQL_PWD) and PAT (GITHUB_PAT) as words of it, but not the
+ * shell's PWD, the working directory.
+ */
+export function namesCredential(name: string): boolean {
+  if (name === 'PWD') return false;
+  return /SECRET|TOKEN|PASS|CREDENTIAL|KEY|AUTH|COOKIE|JWT|PRIVATE|SESSION|(?:^|[^A-Z0-9])(?:PWD|PAT)(?:$|[^A-Z0-9])/i.test(name);
+}
+
+/** Whether a value holds a signing secret (`whsec_…`), whatever its name. */
+export const holdsSigningSecret = (value: string): boolean => /whsec_[A-Za-z0-9+/=_-]{8,}/.test(value);
+
+/** What stands for a credential in an echo of what was typed: a placeholder, as `<webhook-id>` is in a hint. */
+const MASKED = '<secret>';
+
+/**
+ * Whether a flag's value is a credential: its last word names one (--secret, --client-secret, --api-key, --token,
+ * --password), and not where one is kept or how it is read (--secret-file, --client-secret-stdin, --token-ttl).
+ */
+const takesCredential = (flag: string): boolean => namesCredential(flag.replace(/^-+/, '').split(/[-_]/).at(-1) ?? '');
+
+const HEADER_FLAGS = new Set(['-H', '--header']);
+const FIELD_FLAGS = new Set(['-f', '-F', '--field', '--raw-field']);
+
+/** A flag's value with the credential in it masked, if any: a header's (`Authorization: …`), a field's (`password=…`), a secret flag's. */
+function maskedValue(flag: string, value: string): string {
+  if (HEADER_FLAGS.has(flag)) {
+    const name = value.split(':')[0]!.trim();
+    return value.includes(':') && (isCredentialHeader(name) || namesCredential(name)) ? `${value.slice(0, value.indexOf(':'))}: ${MASKED}` : value;
+  }
+  if (FIELD_FLAGS.has(flag)) {
+    const key = value.split('=')[0]!;
+    return value.includes('=') && namesCredential(key) ? `${key}=${MASKED}` : value;
+  }
+  return takesCredential(flag) ? MASKED : value;
+}
+
+/**
+ * The words of a command line with each credential in them masked (MASKED): the value of a flag that takes one, as
+ * its next word or after `=` (`--secret whsec_…`, `--client-secret=…`, `--api-key …`), a credential header of -H
+ * (`-H 'Authorization: Bearer …'`, `-H 'X-Api-Key: …'`), a field of -f/-F named like one (`-f password=…`).
+ */
+export function withCredentialsMasked(words: readonly string[]): string[] {
+  const masked = [...words];
+  for (let i = 0; i < masked.length; i++) {
+    const word = masked[i]!;
+    if (word === '--') break;
+    if (!word.startsWith('-')) continue;
+    const long = /^(--[^=]+)=(.*)$/s.exec(word);
+    const short = /^(-[HfF])(.+)$/s.exec(word);
+    if (long) masked[i] = `${long[1]}=${maskedValue(long[1]!, long[2]!)}`;
+    else if (short) masked[i] = `${short[1]}${maskedValue(short[1]!, short[2]!)}`;
+    else if (i + 1 < masked.length && !masked[i + 1]!.startsWith('-')) {
+      masked[i + 1] = maskedValue(word, masked[i + 1]!);
+      i++;
+    }
+  }
+  return masked;
+}
