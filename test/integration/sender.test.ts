@@ -372,6 +372,8 @@ describe('check-receiver --effects, run by sh', () => {
     expect(result.code).toBe(2);
     expect(result.stderr.split('\n')[0]).toMatch(/^whsvc: --effects: its command was not found \(exit 127\): .*no-such-probe-command/);
     expect(result.stderr).toContain('hint: it is run by sh -c');
+    // A command that reads a password from the environment finds none there, and the hint says why.
+    expect(result.stderr).toContain('without the variables that hold a credential (PGPASSWORD)');
     expect(app.received).toEqual([]);
   });
 
@@ -381,6 +383,33 @@ describe('check-receiver --effects, run by sh', () => {
     expect(await runInShell('echo locked >&2; exit 3', limits)).toEqual({ failure: 'it exited 3: locked' });
     expect(await runInShell('yes', limits)).toEqual({ failure: 'it printed more than 64 bytes: a count, or a few lines, is what it is for' });
     expect(await runInShell('sleep 30; echo late', { ...limits, timeoutMs: 200 })).toEqual({ failure: 'it did not end within 200 ms' });
+  });
+
+  it("its environment has none of the client secrets whsvc holds, the profile's or WHSVC_CLIENT_SECRET's, under any name, nor a variable named like a credential", async () => {
+    const configDir = mkdtempSync(join(dir, 'config-'));
+    writeFileSync(
+      join(configDir, 'config.json'),
+      JSON.stringify({ profiles: { work: { base_url: 'http://127.0.0.1:4010', client_id: 'cli_work', client_secret: 'sbx_the_profiles_secret' } } }),
+    );
+    // The rows of a receiver that acts once on a delivery: the output changes after check 7's first send, not after its repeat.
+    const rows = join(dir, 'rows-env.txt');
+    writeFileSync(rows, '');
+    const app = await startReceiver(actingReceiver(SECRET, rows, true));
+    const probe = `printf "%s|%s|%s|%s|%s|" "$SAME_AS_PROFILE" "$SAME_AS_ENV" "$WHSVC_CLIENT_SECRET" "$PGPASSWORD" "$KEPT"; wc -l < '${rows}'`;
+    const result = await runInProcess(
+      ['check-receiver', app.url, '--secret-file', secretFile(), '--json', '--event', 'invoice.paid', '--profile', 'work', '--effects', probe],
+      {
+        env: {
+          WHSVC_CONFIG_DIR: configDir,
+          WHSVC_CLIENT_SECRET: ' sbx_the_variables_secret\n',
+          SAME_AS_PROFILE: 'sbx_the_profiles_secret',
+          SAME_AS_ENV: 'sbx_the_variables_secret',
+          PGPASSWORD: 'pw',
+          KEPT: 'kept',
+        },
+      },
+    );
+    expect(JSON.parse(result.stdout).effects).toMatchObject({ result: 'acted_once', before: '||||kept|2\n' });
   });
 
   /** Kills, when the test ends (passed, failed or timed out), the processes whose pids a probe wrote to `file`, one a line. */

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { SecretMask } from '../../api/redact.js';
+import { holdsSigningSecret, namesCredential } from '../../cli/credentials.js';
 import { usageError } from '../../cli/errors.js';
 import { deliveryHeaderNames } from '../../protocol/headers.js';
 import { quoted, sanitize } from '../../render/text.js';
@@ -109,16 +111,19 @@ function stopGroup(pid: number | undefined): void {
 }
 
 /**
- * The environment the probe runs in: whsvc's, without a secret. The client secret (and any variable that holds one
- * of the signing secrets, or a proxy's password) is left out: the probe is only to read the app's state.
+ * The environment the probe runs in: whsvc's, less what holds a credential: by its name (namesCredential: the client
+ * secret's variable, DB_PASSWORD, GITHUB_TOKEN…), by its value (a signing secret, one of `secrets` under any name), or
+ * a proxy's with a password. The probe is only to read the app's state, and what it prints is in the report.
  */
 export function probeEnvironment(env: NodeJS.ProcessEnv, secrets: readonly string[]): NodeJS.ProcessEnv {
-  const holdsSecret = (name: string, value: string) =>
-    name === 'WHSVC_CLIENT_SECRET' ||
-    name === 'WHSVC_LISTEN_SECRET' ||
-    secrets.some((secret) => secret !== '' && value.includes(secret)) ||
+  // One too short to tell apart from other text would leave out every variable that holds it.
+  const held = secrets.filter((secret) => secret.length >= SecretMask.MIN_MASKED);
+  const holdsCredential = (name: string, value: string) =>
+    namesCredential(name) ||
+    holdsSigningSecret(value) ||
+    held.some((secret) => value.includes(secret)) ||
     (/_proxy$/i.test(name) && /\/\/[^/@]*:[^/@]*@/.test(value));
-  return Object.fromEntries(Object.entries(env).filter(([name, value]) => value !== undefined && !holdsSecret(name, value)));
+  return Object.fromEntries(Object.entries(env).filter(([name, value]) => value !== undefined && !holdsCredential(name, value)));
 }
 
 /** What the probe read around check 7's deliveries, and what it means. */
@@ -150,7 +155,7 @@ export async function tryProbe(command: string, deps: ProbeDeps): Promise<void> 
   if ('failure' in run) {
     throw usageError(
       `--effects: ${run.failure}`,
-      "it is run by sh -c, before and after check 7 sends a delivery again; it must exit 0 and print what changes when your app acts on a delivery (a row count: sqlite3 app.db 'select count(*) from payments')",
+      "it is run by sh -c, before and after check 7 sends a delivery again; it must exit 0 and print what changes when your app acts on a delivery (a row count: sqlite3 app.db 'select count(*) from payments'), without the variables that hold a credential (PGPASSWORD)",
     );
   }
 }
