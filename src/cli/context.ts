@@ -167,6 +167,22 @@ export function resolveCredentials(
 }
 
 /**
+ * Every client secret whsvc holds for the profile: WHSVC_CLIENT_SECRET's (as a command reads it) and the profile's,
+ * whichever a command would use; none of a config file that cannot be read. For what must not carry one under any
+ * name (check-receiver --effects' environment).
+ */
+export function clientSecretsHeld(env: NodeJS.ProcessEnv, profileName: string): string[] {
+  const held = env.WHSVC_CLIENT_SECRET ? [pastedSecret(env.WHSVC_CLIENT_SECRET)] : [];
+  try {
+    const profile = ConfigStore.of(env).getProfile(profileName);
+    if (profile?.client_secret) held.push(profile.client_secret);
+  } catch {
+    // A config that cannot be read holds no secret this run could use.
+  }
+  return held;
+}
+
+/**
  * What a cached token is good for: a change of client, secret, address or
  * scope makes it stale (so a mistyped or rotated secret is never hidden by a
  * token fetched with the old one). The secret enters only as a 64-bit

@@ -1,8 +1,10 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { runInShell } from '../../src/commands/check-receiver/effects.js';
 import { createWebhook, listenedDeliveries, sandboxEnv, trigger } from '../helpers/cli.js';
 import { inProcessCliWith, runInProcess, startListenInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
@@ -370,6 +372,7 @@ describe('check-receiver --effects, run by sh', () => {
     expect(result.code).toBe(2);
     expect(result.stderr.split('\n')[0]).toMatch(/^whsvc: --effects: its command was not found \(exit 127\): .*no-such-probe-command/);
     expect(result.stderr).toContain('hint: it is run by sh -c');
+    // A command that reads a password from the environment finds none there, and the hint says why.
     expect(app.received).toEqual([]);
   });
 
@@ -379,6 +382,111 @@ describe('check-receiver --effects, run by sh', () => {
     expect(await runInShell('echo locked >&2; exit 3', limits)).toEqual({ failure: 'it exited 3: locked' });
     expect(await runInShell('yes', limits)).toEqual({ failure: 'it printed more than 64 bytes: a count, or a few lines, is what it is for' });
     expect(await runInShell('sleep 30; echo late', { ...limits, timeoutMs: 200 })).toEqual({ failure: 'it did not end within 200 ms' });
+  });
+
+  it("its environment has none of the client secrets whsvc holds, the profile's or WHSVC_CLIENT_SECRET's, under any name, nor a variable named like a credential", async () => {
+    const configDir = mkdtempSync(join(dir, 'config-'));
+    writeFileSync(
+      join(configDir, 'config.json'),
+      JSON.stringify({ profiles: { work: { base_url: 'http://127.0.0.1:4010', client_id: 'cli_work', client_secret: 'sbx_the_profiles_secret' } } }),
+    );
+    // The rows of a receiver that acts once on a delivery: the output changes after check 7's first send, not after its repeat.
+    const rows = join(dir, 'rows-env.txt');
+    writeFileSync(rows, '');
+    const app = await startReceiver(actingReceiver(SECRET, rows, true));
+    const probe = `printf "%s|%s|%s|%s|%s|" "$SAME_AS_PROFILE" "$SAME_AS_ENV" "$WHSVC_CLIENT_SECRET" "$PGPASSWORD" "$KEPT"; wc -l < '${rows}'`;
+    const result = await runInProcess(
+      ['check-receiver', app.url, '--secret-file', secretFile(), '--json', '--event', 'invoice.paid', '--profile', 'work', '--effects', probe],
+      {
+        env: {
+          WHSVC_CONFIG_DIR: configDir,
+          WHSVC_CLIENT_SECRET: ' sbx_the_variables_secret\n',
+          SAME_AS_PROFILE: 'sbx_the_profiles_secret',
+          SAME_AS_ENV: 'sbx_the_variables_secret',
+          PGPASSWORD: 'pw',
+          KEPT: 'kept',
+        },
+      },
+    );
+    // whsvc's own credentials are gone, under any name; the user's own (PGPASSWORD) stay, as the user's shell has them.
+    expect(JSON.parse(result.stdout).effects).toMatchObject({ result: 'acted_once', before: '|||pw|kept|2\n' });
+  });
+
+  /** Kills, when the test ends (passed, failed or timed out), the processes whose pids a probe wrote to `file`, one a line. */
+  function killListedAtEnd(file: string): void {
+    onTestFinished(() => {
+      for (const pid of existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []) {
+        try {
+          process.kill(Number(pid), 'SIGKILL');
+        } catch {
+          // Ended.
+        }
+      }
+    });
+  }
+
+  /**
+   * A FIFO the test holds open for writing, and reads until every writer has closed it: a probe that starts with
+   * `exec 3>FIFO` passes it to whatever it leaves running, so `allEnded` comes once the test lets go of its own end
+   * (release) and nothing the probe started is left. (Not `kill -0` on a pid: this machine's init does not reap orphans,
+   * and a zombie answers it.) What the probe left, by the pids it wrote to `pids`, is killed when the test ends.
+   */
+  function heldFifo(name: string) {
+    const path = join(dir, `${name}.fifo`);
+    const pids = join(dir, `${name}.pids`);
+    execFileSync('mkfifo', [path]);
+    const reader = new Socket({ fd: openSync(path, constants.O_RDONLY | constants.O_NONBLOCK), readable: true, writable: false });
+    const writer = openSync(path, 'w');
+    const allEnded = once(reader, 'end');
+    const closed = once(reader, 'close');
+    reader.resume();
+    killListedAtEnd(pids);
+    onTestFinished(async () => {
+      reader.destroy();
+      await closed;
+    });
+    return { path, pids, release: () => closeSync(writer), allEnded };
+  }
+
+  /** The pipes this process has open: one a probe left behind would keep whsvc running. */
+  const openPipes = () => process.getActiveResourcesInfo().filter((kind) => kind === 'PipeWrap').length;
+
+  it('a probe that exits 0 at once, leaving a child with its stdout, gives its output; the child is stopped with it (probe-43)', async () => {
+    const fifo = heldFifo('left-behind');
+    const run = await runInShell(`exec 3>'${fifo.path}'; echo 3; sleep 987 & echo $! > '${fifo.pids}'`, {
+      env: { PATH: process.env.PATH },
+      timeoutMs: 2_000,
+      maxBytes: 64,
+    });
+    expect(run).toEqual({ output: '3\n' });
+    fifo.release();
+    await fifo.allEnded;
+  });
+
+  it('check-receiver with such a probe reads it, judges check 7, and ends with nothing of it left running or open', async () => {
+    const fifo = heldFifo('each-read');
+    const rows = join(dir, 'rows-left-behind.txt');
+    writeFileSync(rows, '');
+    const app = await startReceiver(actingReceiver(SECRET, rows, true));
+    const pipes = openPipes();
+    const probe = `exec 3>'${fifo.path}'; wc -l < '${rows}'; sleep 987 & echo $! >> '${fifo.pids}'`;
+    const result = await runInProcess(['check-receiver', app.url, '--secret-file', secretFile(), '--json', '--event', 'invoice.paid', '--effects', probe]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).checks[6].summary).toBe(
+      'answered 200, then 200; the --effects output changed after the first send ("2" → "3"), not after the repeat',
+    );
+    expect(openPipes()).toBe(pipes);
+    fifo.release();
+    await fifo.allEnded;
+  });
+
+  it("a child that leaves the probe's process group (setsid) is not waited for, and leaves no pipe open in whsvc", async () => {
+    const pids = join(dir, 'setsid.pids');
+    killListedAtEnd(pids);
+    const pipes = openPipes();
+    const run = await runInShell(`echo 4; setsid sleep 987 & echo $! > '${pids}'`, { env: { PATH: process.env.PATH }, timeoutMs: 2_000, maxBytes: 64 });
+    expect(run).toEqual({ output: '4\n' });
+    expect(openPipes()).toBe(pipes);
   });
 });
 

@@ -1,6 +1,7 @@
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { action, addVerbs } from '../../cli/actions.js';
+import { clientSecretsHeld } from '../../cli/context.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
@@ -88,7 +89,11 @@ Exit codes: 0 every check passed, 1 some failed, 2 bad flags.`,
             json: globals.json,
             color: globals.color,
           },
-          { ...io, transport: defaultTransport(io.env) },
+          {
+            ...io,
+            transport: defaultTransport(io.env),
+            clientSecrets: o.effects === undefined ? [] : clientSecretsHeld(io.env, globals.profile),
+          },
         );
       }),
     );
@@ -117,6 +122,8 @@ export interface CheckReceiverDeps extends Io {
   runProbe?: ProbeRunner;
   /** Waits between two reads of the --effects command. */
   pause?: (ms: number) => Promise<void>;
+  /** The client secrets whsvc holds (clientSecretsHeld): never in the --effects command's environment, under any name. */
+  clientSecrets?: readonly string[];
 }
 
 export async function run(options: CheckReceiverOptions, deps: CheckReceiverDeps): Promise<number> {
@@ -198,10 +205,7 @@ async function effectsWatch(
   const probe: ProbeDeps = {
     run: deps.runProbe ?? runInShell,
     limits: {
-      env: probeEnvironment(
-        deps.env,
-        secrets.map((s) => s.secret),
-      ),
+      env: probeEnvironment(deps.env, [...secrets.map((s) => s.secret), ...(deps.clientSecrets ?? [])]),
       timeoutMs: PROBE_TIMEOUT_MS,
       maxBytes: PROBE_OUTPUT_BYTES,
     },

@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { SecretMask } from '../../api/redact.js';
+import { holdsSigningSecret, namesCredential } from '../../cli/credentials.js';
 import { usageError } from '../../cli/errors.js';
 import { deliveryHeaderNames } from '../../protocol/headers.js';
 import { quoted, sanitize } from '../../render/text.js';
@@ -35,57 +38,93 @@ const SECOND_EFFECT_MIN_MS = 500;
 /** The wait between two reads of the probe. */
 const PROBE_INTERVAL_MS = 100;
 
-/** The probe run by `sh -c`, no stdin, its output read up to `maxBytes`, stopped (with whatever it started) past `timeoutMs`. */
+/** How long, at most, the probe's output is read after sh exits: what it wrote is in the pipe, read within a turn or two. */
+const DRAIN_MS = 100;
+
+/**
+ * The probe run by `sh -c`, no stdin, its output read up to `maxBytes`, stopped past `timeoutMs`. It ends when sh
+ * exits, once what it wrote is read: a child it leaves in the background may hold its stdout open for as long as it
+ * runs. Whatever the shell started is stopped at the end (its process group), and the pipes are let go, so that
+ * nothing it left keeps whsvc running.
+ */
 export const runInShell: ProbeRunner = (command, { env, timeoutMs, maxBytes }) =>
   new Promise((resolve) => {
     // Its own process group, so that what the shell starts is stopped with it.
     const child = spawn('sh', ['-c', command], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const pipesClosed = Promise.all([once(child.stdout, 'close'), once(child.stderr, 'close')]);
     const output: Buffer[] = [];
     let bytes = 0;
+    let chunks = 0;
     let errors = '';
     let done = false;
     const finish = (run: ProbeRun) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      if (child.exitCode === null && child.pid !== undefined) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // Already gone.
-        }
-      }
-      resolve(run);
+      stopGroup(child.pid);
+      // Resolved once the pipes are closed: nothing of the probe is left open in whsvc then.
+      child.stdout.destroy();
+      child.stderr.destroy();
+      void pipesClosed.then(() => resolve(run));
     };
     const timer = setTimeout(() => finish({ failure: `it did not end within ${elapsed(timeoutMs)}` }), timeoutMs);
     child.stdout.on('data', (chunk: Buffer) => {
+      chunks++;
       bytes += chunk.length;
       if (bytes > maxBytes) finish({ failure: `it printed more than ${bytesText(maxBytes)}: a count, or a few lines, is what it is for` });
       else output.push(chunk);
     });
     child.stderr.on('data', (chunk: Buffer) => {
+      chunks++;
       if (errors.length < 400) errors += chunk.toString('utf8');
     });
     child.on('error', (error) => finish({ failure: `sh could not be started: ${error.message}` }));
-    child.on('close', (code, signal) => {
-      if (code === 0) return finish({ output: Buffer.concat(output).toString('utf8') });
-      const said = sanitize(errors.trim().split('\n')[0] ?? '').slice(0, 200);
-      const how = code === 127 ? 'its command was not found (exit 127)' : code !== null ? `it exited ${code}` : `it was ended by ${signal}`;
-      finish({ failure: said ? `${how}: ${said}` : how });
+    child.on('exit', (code, signal) => {
+      const ran = (): ProbeRun => (code === 0 ? { output: Buffer.concat(output).toString('utf8') } : { failure: exitFailure(code, signal, errors) });
+      // Read until a turn of the event loop brings nothing more (or DRAIN_MS has passed: a child left behind may write on).
+      const until = Date.now() + DRAIN_MS;
+      let seen = -1;
+      const drained = () => {
+        if (chunks === seen || Date.now() >= until) return finish(ran());
+        seen = chunks;
+        setImmediate(drained);
+      };
+      drained();
     });
   });
 
+/** Why a probe that exited other than 0 gave no output: its exit code or signal, and the first line it wrote on stderr. */
+function exitFailure(code: number | null, signal: NodeJS.Signals | null, errors: string): string {
+  const said = sanitize(errors.trim().split('\n')[0] ?? '').slice(0, 200);
+  const how = code === 127 ? 'its command was not found (exit 127)' : code !== null ? `it exited ${code}` : `it was ended by ${signal}`;
+  return said ? `${how}: ${said}` : how;
+}
+
+/** Stops a probe's process group: the shell's, and what it left running, which outlives it. */
+function stopGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // None of it is left.
+  }
+}
+
 /**
- * The environment the probe runs in: whsvc's, without a secret. The client secret (and any variable that holds one
- * of the signing secrets, or a proxy's password) is left out: the probe is only to read the app's state.
+ * The environment the probe runs in: whsvc's, less whsvc's own credentials: its variables that name one
+ * (WHSVC_CLIENT_SECRET), any value that holds one (a signing secret, one of `secrets`, under any name), and a proxy's
+ * with a password. The user's own (PGPASSWORD, DATABASE_URL) stay: the probe is the user's command, reading the app's
+ * state as it would from the user's shell, which needs them.
  */
 export function probeEnvironment(env: NodeJS.ProcessEnv, secrets: readonly string[]): NodeJS.ProcessEnv {
-  const holdsSecret = (name: string, value: string) =>
-    name === 'WHSVC_CLIENT_SECRET' ||
-    name === 'WHSVC_LISTEN_SECRET' ||
-    secrets.some((secret) => secret !== '' && value.includes(secret)) ||
+  // One too short to tell apart from other text would leave out every variable that holds it.
+  const held = secrets.filter((secret) => secret.length >= SecretMask.MIN_MASKED);
+  const holdsCredential = (name: string, value: string) =>
+    (/^WHSVC_/i.test(name) && namesCredential(name)) ||
+    holdsSigningSecret(value) ||
+    held.some((secret) => value.includes(secret)) ||
     (/_proxy$/i.test(name) && /\/\/[^/@]*:[^/@]*@/.test(value));
-  return Object.fromEntries(Object.entries(env).filter(([name, value]) => value !== undefined && !holdsSecret(name, value)));
+  return Object.fromEntries(Object.entries(env).filter(([name, value]) => value !== undefined && !holdsCredential(name, value)));
 }
 
 /** What the probe read around check 7's deliveries, and what it means. */

@@ -8,7 +8,7 @@ import { battery } from '../../../../src/commands/check-receiver/battery.js';
 import { payloadOfSize, unlikeReserialized, withOneByteChanged } from '../../../../src/commands/check-receiver/bodies.js';
 import { run, type CheckReceiverDeps, type CheckReceiverOptions } from '../../../../src/commands/check-receiver/check-receiver.js';
 import { numbersSaid } from '../../../../src/commands/check-receiver/report.js';
-import type { ProbeLimits } from '../../../../src/commands/check-receiver/effects.js';
+import { probeEnvironment, type ProbeLimits } from '../../../../src/commands/check-receiver/effects.js';
 import { suspectsOfRefusal, suspectsOfReserialization } from '../../../../src/commands/check-receiver/causes.js';
 import { displayWidth } from '../../../../src/render/width.js';
 import { BROKEN_ANSWER_CODE, TransportError } from '../../../../src/net.js';
@@ -448,7 +448,21 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     const rows = () => readFileSync(file, 'utf8').split('\n').length - 1;
     const calls: Array<{ command: string; limits: ProbeLimits }> = [];
     const result = await check(actingReceiver(SECRET, file, dedupe), { effects: 'sqlite3 app.db "select count(*) from payments"', ...options }, false, {
-      env: { PATH: '/usr/bin', WHSVC_CLIENT_SECRET: 'client-secret', APP_SIGNING_KEY: SECRET, HTTPS_PROXY: 'http://me:pw@proxy:3128', NO_PROXY: 'x' },
+      env: {
+        PATH: '/usr/bin',
+        WHSVC_CLIENT_SECRET: 'client-secret',
+        APP_SIGNING_KEY: SECRET,
+        HTTPS_PROXY: 'http://me:pw@proxy:3128',
+        NO_PROXY: 'x',
+        DB_PASSWORD: 'pw',
+        GITHUB_TOKEN: 'ghp_x',
+        // The client secret of the profile, and a signing secret of another webhook, under names that say nothing.
+        APP_CLIENT: 'the-profiles-client-secret',
+        OTHER_HOOK: 'whsec_of_another_webhook',
+        APP_DSN: 'postgres://app:the-profiles-client-secret@db/app',
+        HOME: '/home/me',
+      },
+      clientSecrets: ['client-secret', 'the-profiles-client-secret'],
       pause: async () => {},
       runProbe: async (command, limits) => {
         calls.push({ command, limits });
@@ -486,13 +500,16 @@ describe('whsvc check-receiver, its run with the receivers of test/helpers/recei
     expect(result.stderr).toContain('--effects run by sh -c before check 7 and after each of its two sends');
   });
 
-  it("it is run with whsvc's environment but no secret in it, and the command as given", async () => {
+  it("it is run with the user's environment less whsvc's own credentials (WHSVC_ ones by name, a secret whsvc holds by value), and the command as given", async () => {
     const { calls } = await checkWithEffects(true);
     for (const { command, limits } of calls) {
       expect(command).toBe('sqlite3 app.db "select count(*) from payments"');
-      expect(limits.env).toEqual({ PATH: '/usr/bin', NO_PROXY: 'x' });
+      // The app's own credentials stay: the probe is the user's command, as from the user's shell.
+      expect(limits.env).toEqual({ PATH: '/usr/bin', NO_PROXY: 'x', DB_PASSWORD: 'pw', GITHUB_TOKEN: 'ghp_x', HOME: '/home/me' });
       expect(limits).toMatchObject({ timeoutMs: 10_000, maxBytes: 4096 });
     }
+    // A secret too short to tell from other text leaves the variables that hold it.
+    expect(probeEnvironment({ PATH: '/usr/bin', SHELL: '/bin/sh' }, ['sh'])).toEqual({ PATH: '/usr/bin', SHELL: '/bin/sh' });
   });
 
   it('a command whose output never changes cannot judge: check 7 fails saying so, not blaming the receiver for a second effect', async () => {
