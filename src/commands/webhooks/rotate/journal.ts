@@ -1,6 +1,6 @@
 import { unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { FileError, failureReason, LineFile, readOwnFile } from '../../../files/user-file.js';
+import { FileError, failureReason, LineFile, readOwnFile, wholeLines } from '../../../files/user-file.js';
 
 // What `webhooks rotate-secret` has under way, kept beside the new secret's file (`.NAME.whsvc-rotate`, 0600, whole
 // lines): before each step that changes the account, a line that says so, and after it what it made (the twin's id,
@@ -116,8 +116,7 @@ export class RotationJournal {
     const path = journalPath(secretFile);
     const text = readOwnFile(path, LABEL) ?? '';
     let rotation: Rotation | undefined;
-    // The last piece is empty, or a line a kill cut short: not a line.
-    for (const written of text.split('\n').slice(0, -1)) {
+    for (const written of wholeLines(text)) {
       const line = parseLine(written);
       if (!line) {
         throw new FileError(

@@ -73,6 +73,24 @@ describe('the rotate-secret journal', () => {
     ]);
   });
 
+  it('a last line whole but for its newline (an editor dropped it) is a line, as a record file takes it: read, and given its newline', () => {
+    const secretFile = join(dir, 'new.secret');
+    const journal = RotationJournal.open(secretFile);
+    journal.start(MOVED);
+    journal.close();
+    appendFileSync(journalPath(secretFile), '{"whsvc_rotate":1,"create":{"others":[]}}');
+    const reopened = RotationJournal.open(secretFile);
+    expect(reopened.rotation).toMatchObject({ createOpen: { others: [] } });
+    reopened.write({ twin: 'wh_twin' });
+    reopened.close();
+    expect(readFileSync(journalPath(secretFile), 'utf8').split('\n')).toEqual([
+      expect.stringContaining('"start"'),
+      '{"whsvc_rotate":1,"create":{"others":[]}}',
+      '{"whsvc_rotate":1,"twin":"wh_twin"}',
+      '',
+    ]);
+  });
+
   it('a file there that whsvc did not write is refused, and left as it was', () => {
     const secretFile = join(dir, 'new.secret');
     writeFileSync(journalPath(secretFile), 'my notes\n');
