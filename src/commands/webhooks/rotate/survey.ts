@@ -9,7 +9,7 @@ import { serviceAddress } from '../shared/account-lock.js';
 import { urlKey } from '../shared/url.js';
 import type { Rotation } from './journal.js';
 import { dueDeliveries } from './old-deliveries.js';
-import { isThere, type RotateOptions, type Rotating, secretFileTaken, testDeliveries, webhookOrGone } from './rotating.js';
+import { isThere, type RotateOptions, type Rotating, testDeliveries, webhookOrGone } from './rotating.js';
 import { type PlanFacts, sameCommand } from './words.js';
 
 // Where a rotation stands before a run changes anything: the journal's rotation of this webhook (or none), the account
@@ -84,7 +84,6 @@ export async function survey(ctx: Rotating, rotation: Rotation | undefined): Pro
         : `cancel (${sameCommand(old.id, options.secretFile, ' --cancel')}) and start again`,
     );
   }
-  if (!rotation?.twin && isThere(options.secretFile)) throw secretFileTaken(options.secretFile);
   const others: Webhook[] = [];
   for await (const webhook of allWebhooks(deps.api)) {
     if (urlKey(webhook.url) === urlKey(old.url) && webhook.id !== old.id && webhook.id !== twin?.id) others.push(webhook);
