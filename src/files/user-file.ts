@@ -591,13 +591,15 @@ export function checkUserFile(path: string, label: string, hint?: string): void 
 
 /**
  * Removes a file whsvc wrote (a secret file of a webhook deleted): true when removed, false when nothing was there.
- * What is not a regular file of its own (a symlink, a directory, a file with other links, another user's) is left as
- * it is, a FileError saying why, as is a removal that fails.
+ * What is not a regular file of its own (a symlink, a directory, a file with other links, another user's), or, given
+ * `identity`, another file than the one read, is left as it is, a FileError saying why, as is a removal that fails.
  */
-export function removeOwnFile(path: string, label: string): boolean {
+export function removeOwnFile(path: string, label: string, identity?: FileIdentity): boolean {
   const before = existing(path, label);
   if (!before) return false;
   refuseUnlessOwnRegularFile(path, before, label, 'left as it is: whsvc removes only a file it could have written');
+  if (identity && !isFile(before, identity))
+    throw new FileError(`${label} ${path} was replaced since it was read: left as it is`, false, 'run the command again');
   try {
     unlinkSync(path);
   } catch (error) {
@@ -659,6 +661,25 @@ function removeStaleTemporaries(path: string): void {
  * and seen to be the file looked at; at most `limit` bytes. Undefined when there is none.
  */
 export function readOwnFile(path: string, label: string, limit = 16 * 1024 * 1024): string | undefined {
+  return readOwnFileAndIdentity(path, label, limit)?.text;
+}
+
+/** Which file a path named when it was read: what removes it later removes only that one (removeOwnFile). */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+const isFile = (stats: FileIdentity, identity: FileIdentity) => stats.ino === identity.ino && stats.dev === identity.dev;
+
+/** What is at `path` now, as a FileIdentity; undefined when nothing is. */
+export function identityOf(path: string): FileIdentity | undefined {
+  const stats = lstatSync(path, { throwIfNoEntry: false });
+  return stats && { dev: stats.dev, ino: stats.ino };
+}
+
+/** readOwnFile, and which file was read. */
+export function readOwnFileAndIdentity(path: string, label: string, limit = 16 * 1024 * 1024): { text: string; identity: FileIdentity } | undefined {
   const hint = 'remove it: whsvc keeps its own file there';
   let before: Stats | undefined;
   try {
@@ -679,10 +700,9 @@ export function readOwnFile(path: string, label: string, limit = 16 * 1024 * 102
   }
   try {
     const stats = fstatSync(fd);
-    if (stats.ino !== before.ino || stats.dev !== before.dev)
-      throw new FileError(`${label} ${path} changed while it was opened`, true, 'run the command again');
+    if (!isFile(stats, before)) throw new FileError(`${label} ${path} changed while it was opened`, true, 'run the command again');
     if (stats.size > limit) throw new FileError(`${label} ${path} is larger than whsvc ever writes it (${stats.size} bytes)`, true, 'remove it');
-    return readFileSync(fd, 'utf8');
+    return { text: readFileSync(fd, 'utf8'), identity: { dev: stats.dev, ino: stats.ino } };
   } finally {
     closeSync(fd);
   }

@@ -1,12 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { command, type Point, run } from '../../src/commands/webhooks/rotate-secret.js';
 import { type CliResult, sandboxEnv } from '../helpers/cli.js';
 import { canMakeDeviceNodes } from '../helpers/bad-files.js';
 import { runInProcess, type SandboxInProcess, startSandboxInProcess } from '../helpers/in-process.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
+import { runVerbInProcess } from '../helpers/verb.js';
 
 // rotate-secret against what is not its own: a --secret-file that is not a regular file, a journal it did not write
 // (edited, planted, another user's), two runs at once on one file, and services unlike the sandbox (a create answered
@@ -71,5 +73,41 @@ describe('--secret-file that is not a regular file', () => {
     expect(result.stderr).toContain(`whsvc: --secret-file ${file} already exists\n`);
     expect(requests(result.stderr)).toEqual([]);
     expect(readFileSync(file, 'utf8')).toBe('mine\n');
+  });
+});
+
+/** `whsvc webhooks rotate-secret ARGS` in-process, `at` called at each point where the run could stop. */
+async function rotate(args: string[], at?: (point: Point) => Promise<void>, more: Record<string, string> = {}): Promise<CliResult> {
+  const made = () => command((given, deps) => run({ ...given, at }, deps));
+  return runVerbInProcess(['webhooks', 'rotate-secret'], made, args, { env: { ...env, ...more } });
+}
+
+/** The ids of the account's webhooks at `path` on the receiver. */
+async function webhooksAt(path: string): Promise<string[]> {
+  const listed = await cli(['webhooks', 'list', '--all', '--json', '--jq', `.data[] | select(.url == "${receiver.url}${path}") | .id`]);
+  return listed.stdout.split('\n').filter(Boolean);
+}
+
+describe('two rotate-secret runs at once on one --secret-file', () => {
+  it('the second is refused at once (exit 2), whatever account lock it took (another config dir); the first finishes, its journal whole', async () => {
+    const oldId = await created('/two-runs');
+    const file = join(workDir, 'two-runs.secret');
+    let second: CliResult | undefined;
+    const first = await rotate([oldId, '--secret-file', file, '--yes'], async (point) => {
+      if (point === 'create-noted')
+        second = await rotate([oldId, '--secret-file', file, '--yes'], undefined, { WHSVC_CONFIG_DIR: join(workDir, 'other-config') });
+    });
+    expect(second).toMatchObject({
+      code: 2,
+      stderr:
+        `whsvc: another whsvc (process ${process.pid}) is rotating with --secret-file ${file}: its journal is in use\n` +
+        `hint: one rotation per --secret-file at a time: let that one end; if no whsvc is running, delete ${join(workDir, '.two-runs.secret.whsvc-rotate.lock')}\n`,
+    });
+    expect(first.code, first.stderr).toBe(0);
+    const [twin] = await webhooksAt('/two-runs');
+    expect(await webhooksAt('/two-runs')).toEqual([twin]);
+    const again = await rotate([oldId, '--secret-file', file, '--yes']);
+    expect(again.stdout).toBe(`${oldId} was rotated already: it is now ${twin}, whose secret is in ${file}. Nothing to do.\n`);
+    expect(existsSync(join(workDir, '.two-runs.secret.whsvc-rotate.lock'))).toBe(false);
   });
 });

@@ -85,7 +85,8 @@ export async function run(options: RotateOptions, deps: CommandDeps): Promise<nu
 }
 
 async function rotateNow(options: RotateOptions, deps: CommandDeps): Promise<number> {
-  const journal = RotationJournal.open(options.secretFile);
+  // A dry run only reads: it holds nothing, and sees the journal as a run holding it has written it, whole lines.
+  const journal = RotationJournal.open(options.secretFile, { hold: !options.dryRun });
   try {
     const rotation = rotationOf(journal.rotation, options, deps);
     // A finished rotation of another webhook is no rotation of this one: its journal is replaced when this one starts.
@@ -108,6 +109,6 @@ async function rotateNow(options: RotateOptions, deps: CommandDeps): Promise<num
     }
     return await carryOut(ctx, facts);
   } finally {
-    journal.close();
+    journal.release();
   }
 }

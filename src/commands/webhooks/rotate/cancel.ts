@@ -1,7 +1,6 @@
-import { unlinkSync } from 'node:fs';
 import { CliError, ExitCode } from '../../../cli/errors.js';
 import { printJson } from '../../../cli/output.js';
-import { FileError, failureReason } from '../../../files/user-file.js';
+import { removeOwnFile } from '../../../files/user-file.js';
 import { sanitize, shellWord } from '../../../render/text.js';
 import type { Rotation } from './journal.js';
 import { deleteGone, type Rotating } from './rotating.js';
@@ -43,11 +42,7 @@ export async function cancel(ctx: Rotating, rotation: Rotation | undefined): Pro
   if (!options.yes && !(await deps.prompter.confirm(`Cancel the rotation of ${sanitize(options.id)}?`, false)))
     throw new CliError('nothing was changed', ExitCode.failure);
   if (rotation.twin !== undefined) await deleteGone(deps.api, rotation.twin);
-  try {
-    unlinkSync(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new FileError(`cannot remove ${file}: ${failureReason(error)}`, false);
-  }
+  removeOwnFile(file, '--secret-file');
   ctx.journal.remove();
   if (deps.json) printJson(deps, report);
   else deps.stdout.write(`Cancelled: ${twin === 'no twin' ? 'nothing was made' : `${twin.replace('the paused twin', 'twin')} deleted`}, ${file} removed.\n`);

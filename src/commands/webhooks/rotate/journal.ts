@@ -1,6 +1,7 @@
-import { unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { FileError, failureReason, LineFile, readOwnFile, wholeLines } from '../../../files/user-file.js';
+import { CliError, ExitCode } from '../../../cli/errors.js';
+import { holdFileLock } from '../../../config/lock.js';
+import { type FileIdentity, FileError, identityOf, LineFile, readOwnFileAndIdentity, removeOwnFile, wholeLines } from '../../../files/user-file.js';
 
 // What `webhooks rotate-secret` has under way, kept beside the new secret's file (`.NAME.whsvc-rotate`, 0600, whole
 // lines): before each step that changes the account, a line that says so, and after it what it made (the twin's id,
@@ -99,8 +100,10 @@ function parseLine(text: string): Line | undefined {
 }
 
 /**
- * The journal of one --secret-file: read whole when it is opened, each line appended whole before the step it
- * announces (a failure to write it stops the run before that step), removed when a rotation is cancelled.
+ * The journal of one --secret-file: held by one run at a time (a lock file beside it, `.NAME.whsvc-rotate.lock`:
+ * taken without waiting, over a run that died holding it), read whole when it is opened, each line appended whole
+ * before the step it announces (a failure to write it stops the run before that step), removed when a rotation is
+ * cancelled. Only the file it read, or made, is ever removed.
  */
 export class RotationJournal {
   private file: LineFile | undefined;
@@ -109,32 +112,49 @@ export class RotationJournal {
     readonly path: string,
     /** What the journal says now; undefined when there is none (or nothing of a rotation in it). */
     public rotation: Rotation | undefined,
+    /** The file read, or made by this run; undefined while there is none. */
+    private identity: FileIdentity | undefined,
+    private readonly unlock: () => void,
   ) {}
 
-  /** The journal beside `secretFile`, as it is. A file there that whsvc did not write is refused, untouched. */
-  static open(secretFile: string): RotationJournal {
+  /**
+   * The journal beside `secretFile`, as it is, held (`hold`) until release(). A file there that whsvc did not write,
+   * or not of this user's, is refused, untouched; one another run holds is refused, before anything is read or sent.
+   */
+  static open(secretFile: string, { hold }: { hold: boolean }): RotationJournal {
     const path = journalPath(secretFile);
-    const text = readOwnFile(path, LABEL) ?? '';
-    let rotation: Rotation | undefined;
-    for (const written of wholeLines(text)) {
-      const line = parseLine(written);
-      if (!line) {
-        throw new FileError(
-          `${LABEL} ${path} is not a journal whsvc wrote (its lines are not rotate-secret's): left as it was`,
-          true,
-          'move it away: rotate-secret keeps its journal there',
-        );
+    const unlock = hold ? holdJournal(path, secretFile) : () => {};
+    try {
+      const read = readOwnFileAndIdentity(path, LABEL);
+      let rotation: Rotation | undefined;
+      for (const written of wholeLines(read?.text ?? '')) {
+        const line = parseLine(written);
+        if (!line) {
+          throw new FileError(
+            `${LABEL} ${path} is not a journal whsvc wrote (its lines are not rotate-secret's): left as it was`,
+            true,
+            'move it away: rotate-secret keeps its journal there',
+          );
+        }
+        rotation = fold(rotation, line);
       }
-      rotation = fold(rotation, line);
+      return new RotationJournal(path, rotation, read?.identity, unlock);
+    } catch (error) {
+      unlock();
+      throw error;
     }
-    return new RotationJournal(path, rotation);
   }
 
-  /** Begins the journal of a new rotation, in place of any earlier one (finished, or of no rotation). */
+  /** Begins the journal of a new rotation, in place of the one read (finished, or of no rotation). */
   start(moved: Moved): void {
-    this.close();
     this.remove();
     this.rotation = undefined;
+    this.file = LineFile.open(this.path, LABEL, LINE_START);
+    if (!this.file.created) {
+      this.close();
+      throw new FileError(`${LABEL} ${this.path} was made meanwhile by another run: left as it is`, false, 'run the command again');
+    }
+    this.identity = identityOf(this.path);
     this.write({ start: moved });
   }
 
@@ -150,13 +170,32 @@ export class RotationJournal {
     this.file = undefined;
   }
 
-  /** Removes the journal (a rotation cancelled): nothing of it is left beside the secret file. */
+  /** Closes the journal and lets another run hold it. */
+  release(): void {
+    this.close();
+    this.unlock();
+  }
+
+  /** Removes the journal read or made (a rotation cancelled, or replaced): nothing of it is left beside the secret file. */
   remove(): void {
     this.close();
-    try {
-      unlinkSync(this.path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new FileError(`cannot remove ${this.path}: ${failureReason(error)}`, false);
-    }
+    if (this.identity) removeOwnFile(this.path, LABEL, this.identity);
+    this.identity = undefined;
   }
+}
+
+/** Holds the journal at `path` for this run, or refuses (exit 2) when another run holds it. Returns the release. */
+function holdJournal(path: string, secretFile: string): () => void {
+  let held: ReturnType<typeof holdFileLock>;
+  try {
+    held = holdFileLock(path);
+  } catch (error) {
+    throw new FileError(`cannot lock ${LABEL} ${path}: ${(error as Error).message}`, true);
+  }
+  if ('release' in held) return held.release;
+  throw new CliError(
+    `another whsvc${held.heldBy === undefined ? '' : ` (process ${held.heldBy})`} is rotating with --secret-file ${secretFile}: its journal is in use`,
+    ExitCode.usage,
+    `one rotation per --secret-file at a time: let that one end; if no whsvc is running, delete ${path}.lock`,
+  );
 }

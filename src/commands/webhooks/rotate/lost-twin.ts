@@ -1,5 +1,5 @@
-import { unlinkSync } from 'node:fs';
 import { deleteWebhook } from '../../../api/endpoints.js';
+import { removeOwnFile } from '../../../files/user-file.js';
 import type { Webhook } from '../../../api/shapes.js';
 import { CliError, ExitCode } from '../../../cli/errors.js';
 import { sanitize, shellWord } from '../../../render/text.js';
@@ -76,7 +76,7 @@ export async function clearLostTwin(ctx: Rotating, facts: PlanFacts): Promise<vo
       `whsvc: the twin ${sanitize(twin.id)} an earlier run made has no secret in ${options.secretFile} (stopped before it was written): deleted, and made anew\n`,
     );
   } else if (isThere(options.secretFile)) {
-    unlinkSync(options.secretFile);
+    removeOwnFile(options.secretFile, '--secret-file');
     deps.stderr.write(
       `whsvc: the twin ${sanitize(rotation.twin)} an earlier run made is gone: its secret's file ${options.secretFile} is removed, and the twin made anew\n`,
     );

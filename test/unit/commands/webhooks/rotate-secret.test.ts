@@ -1,5 +1,5 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Webhook } from '../../../../src/api/shapes.js';
@@ -9,6 +9,7 @@ import { dueDeliveries, resendDue } from '../../../../src/commands/webhooks/rota
 import { tryProof } from '../../../../src/commands/webhooks/rotate/proof.js';
 import { unprovenText } from '../../../../src/commands/webhooks/rotate/words.js';
 import { keepTrying } from '../../../../src/commands/webhooks/rotate/tries.js';
+import { CliError } from '../../../../src/cli/errors.js';
 import { FileError } from '../../../../src/files/user-file.js';
 import { fakeDeps, finishFakeDeps, json, mockToken, T0 } from '../../../helpers/fake-deps.js';
 import { instantWaitClock } from '../../../helpers/manual-clock.js';
@@ -26,14 +27,26 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** What `act` threw (the test fails when it throws nothing). */
+function thrown(act: () => unknown): unknown {
+  try {
+    act();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected an error');
+}
+
 const IDS = { twin: 'wh_twin', old: 'wh_old' };
+/** A journal opened without its lock: these tests open one again while the first is open. */
+const UNHELD = { hold: false };
 const MOVED = { service: 'http://127.0.0.1:4010', old: 'wh_old', url: 'https://example.com/hooks', events: ['invoice.paid'] };
 
 describe('the rotate-secret journal', () => {
   it('keeps each line whole beside the secret file (0600), and reads back where the rotation stands', () => {
     const secretFile = join(dir, 'new.secret');
-    expect(RotationJournal.open(secretFile).rotation).toBeUndefined();
-    const journal = RotationJournal.open(secretFile);
+    expect(RotationJournal.open(secretFile, UNHELD).rotation).toBeUndefined();
+    const journal = RotationJournal.open(secretFile, UNHELD);
     journal.start(MOVED);
     journal.write({ create: { others: ['wh_other'] } });
     expect(journal.rotation).toMatchObject({ createOpen: { others: ['wh_other'] }, twin: undefined });
@@ -44,7 +57,7 @@ describe('the rotate-secret journal', () => {
     journal.close();
     expect(journalPath(secretFile)).toBe(join(dir, '.new.secret.whsvc-rotate'));
     expect(statSync(journalPath(secretFile)).mode & 0o777).toBe(0o600);
-    expect(RotationJournal.open(secretFile).rotation).toEqual({
+    expect(RotationJournal.open(secretFile, UNHELD).rotation).toEqual({
       ...MOVED,
       createOpen: undefined,
       twin: 'wh_twin',
@@ -58,11 +71,11 @@ describe('the rotate-secret journal', () => {
 
   it('a last line a kill cut short is no line, and the next line is written whole after it', () => {
     const secretFile = join(dir, 'new.secret');
-    const journal = RotationJournal.open(secretFile);
+    const journal = RotationJournal.open(secretFile, UNHELD);
     journal.start(MOVED);
     journal.close();
     appendFileSync(journalPath(secretFile), '{"whsvc_rotate":1,"cre');
-    const reopened = RotationJournal.open(secretFile);
+    const reopened = RotationJournal.open(secretFile, UNHELD);
     expect(reopened.rotation).toEqual({ ...MOVED, switched: false, deleting: false, done: false });
     reopened.write({ create: { others: [] } });
     reopened.close();
@@ -75,11 +88,11 @@ describe('the rotate-secret journal', () => {
 
   it('a last line whole but for its newline (an editor dropped it) is a line, as a record file takes it: read, and given its newline', () => {
     const secretFile = join(dir, 'new.secret');
-    const journal = RotationJournal.open(secretFile);
+    const journal = RotationJournal.open(secretFile, UNHELD);
     journal.start(MOVED);
     journal.close();
     appendFileSync(journalPath(secretFile), '{"whsvc_rotate":1,"create":{"others":[]}}');
-    const reopened = RotationJournal.open(secretFile);
+    const reopened = RotationJournal.open(secretFile, UNHELD);
     expect(reopened.rotation).toMatchObject({ createOpen: { others: [] } });
     reopened.write({ twin: 'wh_twin' });
     reopened.close();
@@ -96,7 +109,7 @@ describe('the rotate-secret journal', () => {
     writeFileSync(journalPath(secretFile), 'my notes\n');
     const refusal = (() => {
       try {
-        RotationJournal.open(secretFile);
+        RotationJournal.open(secretFile, UNHELD);
       } catch (error) {
         return error;
       }
@@ -105,6 +118,42 @@ describe('the rotate-secret journal', () => {
     expect((refusal as FileError).refused).toBe(true);
     expect((refusal as FileError).message).toContain("is not a journal whsvc wrote (its lines are not rotate-secret's): left as it was");
     expect(readFileSync(journalPath(secretFile), 'utf8')).toBe('my notes\n');
+  });
+
+  it('is held by one run at a time: another is refused before it reads; released, or left by a run that died, it is taken', () => {
+    const secretFile = join(dir, 'new.secret');
+    const first = RotationJournal.open(secretFile, { hold: true });
+    const refusal = thrown(() => RotationJournal.open(secretFile, { hold: true }));
+    expect(refusal).toBeInstanceOf(CliError);
+    expect(refusal).toMatchObject({
+      exitCode: 2,
+      message: `another whsvc (process ${process.pid}) is rotating with --secret-file ${secretFile}: its journal is in use`,
+    });
+    first.release();
+    RotationJournal.open(secretFile, { hold: true }).release();
+    // A run killed while it held the journal (its process gone) leaves the lock behind.
+    writeFileSync(`${journalPath(secretFile)}.lock`, JSON.stringify({ pid: 999_999_999, host: hostname(), nonce: 'dead' }));
+    const after = RotationJournal.open(secretFile, { hold: true });
+    after.release();
+    expect(existsSync(`${journalPath(secretFile)}.lock`)).toBe(false);
+  });
+
+  it('a new rotation removes only the journal it read: one put in its place meanwhile is left, and the run stops', () => {
+    const secretFile = join(dir, 'new.secret');
+    const finished = RotationJournal.open(secretFile, UNHELD);
+    finished.start(MOVED);
+    finished.write({ done: true });
+    finished.close();
+    const journal = RotationJournal.open(secretFile, UNHELD);
+    expect(journal.rotation?.done).toBe(true);
+    // Another run's journal takes the path meanwhile.
+    const theirs = `${journalPath(secretFile)}.theirs`;
+    writeFileSync(theirs, `{"whsvc_rotate":1,"start":${JSON.stringify({ ...MOVED, old: 'wh_theirs' })}}\n`, { mode: 0o600 });
+    renameSync(theirs, journalPath(secretFile));
+    expect(thrown(() => journal.start({ ...MOVED, old: 'wh_mine' }))).toMatchObject({
+      message: `the rotate-secret journal ${journalPath(secretFile)} was replaced since it was read: left as it is`,
+    });
+    expect(RotationJournal.open(secretFile, UNHELD).rotation?.old).toBe('wh_theirs');
   });
 });
 
@@ -118,7 +167,7 @@ describe('rotate-secret against a service unlike the sandbox', () => {
     fake.mock
       .intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_t', method: 'GET' })
       .reply(json(200, { ...attempt, status: 'delivered', response_code: 204, attempts: 1 }));
-    const journal = RotationJournal.open(join(dir, 'new.secret'));
+    const journal = RotationJournal.open(join(dir, 'new.secret'), UNHELD);
     journal.start(MOVED);
     const { clock, sleeps } = instantWaitClock();
     const proof = await tryProof(fake.deps, journal, IDS, 'invoice.paid', clock);
@@ -173,7 +222,7 @@ describe('rotate-secret against a service unlike the sandbox', () => {
       twin.mock(fake);
       const delivered = attempt('dlv_o', 'wh_old', { status: 'delivered', response_code: 200 });
       fake.mock.intercept({ path: '/v1/webhooks/wh_old/test', method: 'POST' }).reply(json(200, delivered));
-      const journal = RotationJournal.open(join(dir, `${name}.secret`));
+      const journal = RotationJournal.open(join(dir, `${name}.secret`), UNHELD);
       journal.start(MOVED);
       const proof = await tryProof(fake.deps, journal, IDS, 'invoice.paid', instantWaitClock().clock);
       journal.close();
