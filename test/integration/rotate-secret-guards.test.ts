@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliError } from '../../src/cli/errors.js';
 import { command, type Point, run } from '../../src/commands/webhooks/rotate-secret.js';
+import { journalPath } from '../../src/commands/webhooks/rotate/journal.js';
 import { type CliResult, sandboxEnv } from '../helpers/cli.js';
 import { canMakeDeviceNodes } from '../helpers/bad-files.js';
 import { runInProcess, type SandboxInProcess, startSandboxInProcess } from '../helpers/in-process.js';
@@ -109,5 +111,129 @@ describe('two rotate-secret runs at once on one --secret-file', () => {
     const again = await rotate([oldId, '--secret-file', file, '--yes']);
     expect(again.stdout).toBe(`${oldId} was rotated already: it is now ${twin}, whose secret is in ${file}. Nothing to do.\n`);
     expect(existsSync(join(workDir, '.two-runs.secret.whsvc-rotate.lock'))).toBe(false);
+  });
+});
+
+/** A journal beside `secretFile` with `lines`, as a user's editor (or someone else) would write it. */
+function plantJournal(secretFile: string, lines: object[]): void {
+  writeFileSync(journalPath(secretFile), lines.map((line) => `${JSON.stringify({ whsvc_rotate: 1, ...line })}\n`).join(''), { mode: 0o600 });
+}
+
+describe('a journal rotate-secret did not write as it stands', () => {
+  it('one that names another webhook at the URL as the twin (edited, or planted): refused, nothing deleted nor changed; --dry-run and --cancel alike', async () => {
+    const oldId = await created('/planted');
+    const victim = await created('/planted', 'product.updated');
+    const file = join(workDir, 'planted.secret');
+    const start = { service: sandbox.info.base_url, old: oldId, url: `${receiver.url}/planted`, events: ['invoice.paid'] };
+    plantJournal(file, [{ start }, { create: { others: [victim] } }, { twin: victim }]);
+    for (const more of [['--yes'], ['--dry-run'], ['--cancel', '--yes']]) {
+      const result = await rotate([oldId, '--secret-file', file, ...more]);
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toContain(
+        `whsvc: the rotate-secret journal ${journalPath(file)} names ${victim} as the twin of ${oldId}, but it is not the webhook rotate-secret made: it was at the URL before the twin was created; nothing was changed\n`,
+      );
+    }
+    // Not named among those there before the create: it is active, where a twin stays paused until the switch.
+    plantJournal(file, [{ start }, { create: { others: [] } }, { twin: victim }]);
+    const active = await rotate([oldId, '--secret-file', file, '--cancel', '--yes']);
+    expect(active.stderr, active.stdout).toMatch(/but it is not the webhook rotate-secret made: it is active/);
+    expect((await webhooksAt('/planted')).sort()).toEqual([oldId, victim].sort());
+    expect(JSON.parse((await cli(['webhooks', 'get', oldId, '--json'])).stdout)).toMatchObject({ active: true });
+  });
+
+  it('one that names a paused webhook with the same events, made before the old webhook, as made by its create: refused', async () => {
+    const early = await created('/planted-early', 'invoice.paid', ['--inactive']);
+    const oldId = await created('/planted-early');
+    const madeAt = async (id: string) => Date.parse(JSON.parse((await cli(['webhooks', 'get', id, '--json'])).stdout).created_at);
+    expect(await madeAt(early)).toBeLessThan(await madeAt(oldId));
+    const file = join(workDir, 'planted-early.secret');
+    const start = { service: sandbox.info.base_url, old: oldId, url: `${receiver.url}/planted-early`, events: ['invoice.paid'] };
+    // Its create journaled with no time (as an earlier whsvc wrote it), or with a time long before.
+    for (const at of [undefined, '2020-01-01T00:00:00.000Z']) {
+      plantJournal(file, [{ start }, { create: { others: [], events: ['invoice.paid'], at } }, { twin: early }]);
+      const cancelled = await rotate([oldId, '--secret-file', file, '--cancel', '--yes']);
+      expect(cancelled.code).toBe(1);
+      expect(cancelled.stderr).toMatch(/but it is not the webhook rotate-secret made: it was made \(\S+\) before the rotation began; nothing was changed/);
+    }
+    expect((await webhooksAt('/planted-early')).sort()).toEqual([oldId, early].sort());
+  });
+
+  it.runIf(process.geteuid?.() === 0)(
+    "another user's (in a shared directory, sticky as /tmp is), or one with other hard links: refused before anything is read or sent (exit 2)",
+    async () => {
+      const oldId = await created('/theirs');
+      const victim = await created('/theirs', 'invoice.paid', ['--inactive']);
+      const shared = join(workDir, 'shared');
+      mkdirSync(shared);
+      chmodSync(shared, 0o1777);
+      const file = join(shared, 'theirs.secret');
+      const start = { service: sandbox.info.base_url, old: oldId, url: `${receiver.url}/theirs`, events: ['invoice.paid'] };
+      plantJournal(file, [{ start }, { create: { others: [] } }, { twin: victim }]);
+      chownSync(journalPath(file), 65534, 65534);
+      const theirs = await rotate([oldId, '--secret-file', file, '--yes', '--debug']);
+      expect(theirs.code).toBe(2);
+      expect(theirs.stderr).toContain(`whsvc: the rotate-secret journal ${journalPath(file)} belongs to another user (uid 65534)\n`);
+      expect(requests(theirs.stderr)).toEqual([]);
+      rmSync(journalPath(file));
+      plantJournal(file, [{ start }, { create: { others: [] } }, { twin: victim }]);
+      linkSync(journalPath(file), join(shared, 'elsewhere'));
+      const linked = await rotate([oldId, '--secret-file', file, '--cancel', '--yes', '--debug']);
+      expect(linked.code).toBe(2);
+      expect(linked.stderr).toContain(`whsvc: the rotate-secret journal ${journalPath(file)} has other hard links: it would change another file too\n`);
+      expect(requests(linked.stderr)).toEqual([]);
+      expect((await webhooksAt('/theirs')).sort()).toEqual([oldId, victim].sort());
+    },
+  );
+});
+
+describe('what an earlier run left, cleared before the twin is made', () => {
+  it.each([
+    [
+      'twin-noted',
+      'the twin made, its secret never written',
+      (id: string, file: string) => `First, the twin ${id} an earlier run made is deleted: its secret never reached ${file}.`,
+    ],
+    [
+      'twin-made',
+      'the answer to its create lost',
+      (id: string) =>
+        `First, ${id} is deleted: an earlier run's create of the twin got no answer, and made it (paused, at the URL with the same events, made since), without its secret.`,
+    ],
+  ] as const)('stopped at %s (%s): the plan names the webhook deleted first, and the run deletes it', async (point, _what, line) => {
+    const path = `/left-${point}`;
+    const oldId = await created(path);
+    const file = join(workDir, `left-${point}.secret`);
+    const stopped = await rotate([oldId, '--secret-file', file, '--yes'], async (at) => {
+      if (at === point) throw new CliError(`stopped at ${at} (the test)`);
+    });
+    expect(stopped.code).toBe(1);
+    const [left] = (await webhooksAt(path)).filter((id) => id !== oldId);
+    const plan = await rotate([oldId, '--secret-file', file, '--dry-run']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(`\n  ${line(left!, file)}\n`);
+    expect(plan.stdout).not.toContain('has the same URL too');
+    const json = await rotate([oldId, '--secret-file', file, '--dry-run', '--json']);
+    expect(JSON.parse(json.stdout).clear_first).toEqual({ delete: [left], remove: [] });
+    const finished = await rotate([oldId, '--secret-file', file, '--yes', '--json']);
+    expect(finished.code, finished.stderr).toBe(0);
+    expect(await webhooksAt(path)).toEqual([JSON.parse(finished.stdout).new_id]);
+  });
+
+  it('the twin gone (deleted by hand) with its secret in the file: the plan names the file removed, and the run removes it', async () => {
+    const oldId = await created('/left-gone');
+    const file = join(workDir, 'left-gone.secret');
+    const stopped = await rotate([oldId, '--secret-file', file, '--yes'], async (at) => {
+      if (at === 'created') throw new CliError('stopped (the test)');
+    });
+    expect(stopped.code).toBe(1);
+    const [twin] = (await webhooksAt('/left-gone')).filter((id) => id !== oldId);
+    expect((await cli(['webhooks', 'delete', twin!, '--yes'])).code).toBe(0);
+    const plan = await rotate([oldId, '--secret-file', file, '--dry-run']);
+    expect(plan.stdout).toContain(`\n  First, ${file} is removed: it holds the secret of the twin ${twin} an earlier run made, which is gone.\n`);
+    const json = await rotate([oldId, '--secret-file', file, '--dry-run', '--json']);
+    expect(JSON.parse(json.stdout).clear_first).toEqual({ delete: [], remove: [file] });
+    const finished = await rotate([oldId, '--secret-file', file, '--yes']);
+    expect(finished.code, finished.stderr).toBe(0);
+    expect(finished.stderr).toContain(`whsvc: the twin ${twin} an earlier run made is gone: its secret's file ${file} is removed, and the twin made anew\n`);
   });
 });

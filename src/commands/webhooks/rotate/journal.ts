@@ -23,6 +23,8 @@ export interface Moved {
   old: string;
   url: string;
   events: string[];
+  /** When the rotation began, by the service's clock as whsvc reckons it (ISO 8601; absent from an earlier whsvc's). */
+  at?: string | undefined;
 }
 
 /** A create of the twin, as journaled before it is sent. */
@@ -61,6 +63,8 @@ export interface Rotation extends Moved {
   /** A create sent and no twin noted after it (its answer lost), and the webhooks named as what it may have made. */
   createOpen?: (CreateSent & { named?: string[] | undefined }) | undefined;
   twin?: string | undefined;
+  /** The create that made the twin, as journaled before it was sent: what the twin is checked against. */
+  created?: CreateSent | undefined;
   proof?: string | undefined;
   compare?: string | undefined;
   /** The switch has begun: the twin may take deliveries. */
@@ -74,9 +78,9 @@ export interface Rotation extends Moved {
 function fold(rotation: Rotation | undefined, line: Line): Rotation | undefined {
   if ('start' in line) return { ...line.start, switched: false, deleting: false, done: false };
   if (!rotation) return undefined;
-  if ('create' in line) return { ...rotation, createOpen: line.create, twin: undefined, proof: undefined, compare: undefined };
+  if ('create' in line) return { ...rotation, createOpen: line.create, twin: undefined, created: undefined, proof: undefined, compare: undefined };
   if ('lost' in line) return { ...rotation, createOpen: rotation.createOpen && { ...rotation.createOpen, named: line.lost } };
-  if ('twin' in line) return { ...rotation, createOpen: undefined, twin: line.twin };
+  if ('twin' in line) return { ...rotation, createOpen: undefined, created: rotation.createOpen, twin: line.twin };
   if ('proof' in line) return { ...rotation, proof: line.proof };
   if ('compare' in line) return { ...rotation, compare: line.compare };
   if ('switch' in line) return { ...rotation, switched: true };

@@ -60,8 +60,8 @@ async function makeTwin(ctx: Rotating, facts: PlanFacts): Promise<Webhook> {
   const unregister = deps.interrupts.onInterrupt(discard);
   const { old } = facts;
   try {
-    if (!journal.rotation) journal.start({ service: serviceAddress(deps.api), old: old.id, url: old.url, events: old.events });
     const at = new Date(deps.serviceNow()).toISOString();
+    if (!journal.rotation) journal.start({ service: serviceAddress(deps.api), old: old.id, url: old.url, events: old.events, at });
     journal.write({ create: { others: facts.others.map((webhook) => webhook.id), events: old.events, at } });
     await ctx.at('create-noted');
     const again = `${sameCommand(options.id, options.secretFile)} again`;

@@ -60,6 +60,7 @@ describe('the rotate-secret journal', () => {
     expect(RotationJournal.open(secretFile, UNHELD).rotation).toEqual({
       ...MOVED,
       createOpen: undefined,
+      created: { others: ['wh_other'] },
       twin: 'wh_twin',
       proof: 'dlv_proof',
       switched: true,
@@ -368,9 +369,17 @@ describe('a create whose answer was lost', () => {
       // The service's time as whsvc reckons it may be seconds off: a webhook made a moment "before" is still taken.
       webhook('wh_moment', { created_at: new Date(T0 - 3_000).toISOString() }),
     ];
-    expect(lostTwins(sent, atUrl).map((one) => one.id)).toEqual(['wh_twin', 'wh_moment']);
+    const old = webhook('wh_old', { active: true, created_at: new Date(T0 - 120_000).toISOString() });
+    expect(lostTwins(sent, atUrl, old).map((one) => one.id)).toEqual(['wh_twin', 'wh_moment']);
     // Named, and one of them deleted since: the others are the user's.
-    expect(lostTwins({ ...sent, named: ['wh_twin', 'wh_moment'] }, atUrl.slice(1)).map((one) => one.id)).toEqual([]);
-    expect(lostTwins({ ...sent, named: ['wh_twin', 'wh_moment'] }, atUrl).map((one) => one.id)).toEqual(['wh_twin', 'wh_moment']);
+    expect(lostTwins({ ...sent, named: ['wh_twin', 'wh_moment'] }, atUrl.slice(1), old).map((one) => one.id)).toEqual([]);
+    expect(lostTwins({ ...sent, named: ['wh_twin', 'wh_moment'] }, atUrl, old).map((one) => one.id)).toEqual(['wh_twin', 'wh_moment']);
+    // A create journaled without its time (an earlier whsvc): never one made before the old webhook.
+    const untimed = { others: ['wh_before'], events: sent.events };
+    expect(lostTwins(untimed, [...atUrl, webhook('wh_ancient', { created_at: new Date(T0 - 180_000).toISOString() })], old).map((one) => one.id)).toEqual([
+      'wh_twin',
+      'wh_older',
+      'wh_moment',
+    ]);
   });
 });
