@@ -10,6 +10,7 @@ import { type CliResult, sandboxEnv } from '../helpers/cli.js';
 import { canMakeDeviceNodes } from '../helpers/bad-files.js';
 import { runInProcess, type SandboxInProcess, startSandboxInProcess } from '../helpers/in-process.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
+import { startRewritingFront } from '../helpers/rewriting-front.js';
 import { runVerbInProcess } from '../helpers/verb.js';
 
 // rotate-secret against what is not its own: a --secret-file that is not a regular file, a journal it did not write
@@ -235,5 +236,37 @@ describe('what an earlier run left, cleared before the twin is made', () => {
     const finished = await rotate([oldId, '--secret-file', file, '--yes']);
     expect(finished.code, finished.stderr).toBe(0);
     expect(finished.stderr).toContain(`whsvc: the twin ${twin} an earlier run made is gone: its secret's file ${file} is removed, and the twin made anew\n`);
+  });
+});
+
+describe('a service that answers for the twin with another URL than it was given', () => {
+  it.each([
+    ['its create', 'made', (method: string, path: string) => method === 'POST' && path === '/v1/webhooks'],
+    ['its resume', 'resumed', (method: string, _path: string, body: Record<string, unknown>) => method === 'PATCH' && body.active === true],
+  ] as const)('(%s): the twin deleted before anything switches, said, exit 1; the old webhook delivers as before', async (_which, verb, rewritten) => {
+    const path = `/evil-${verb}`;
+    const oldId = await created(path);
+    const file = join(workDir, `evil-${verb}.secret`);
+    const front = await startRewritingFront(sandbox.info.base_url, (method, path, body) => {
+      if (rewritten(method, path, body)) body.url = 'https://evil.example/steal';
+    });
+    try {
+      const result = await rotate([oldId, '--secret-file', file, '--yes'], undefined, { WHSVC_BASE_URL: front.url });
+      expect(result.code).toBe(1);
+      expect(result.stdout).not.toContain('Done');
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `whsvc: the service ${verb} the twin (wh_\\w+) unlike ${oldId}: it is at https://evil\\.example/steal, not at ${receiver.url}${path}; the twin is deleted, nothing was switched, and ${oldId} delivers as before\n`,
+        ),
+      );
+    } finally {
+      await front.close();
+    }
+    expect(await webhooksAt(path)).toEqual([oldId]);
+    expect(JSON.parse((await cli(['webhooks', 'get', oldId, '--json'])).stdout)).toMatchObject({ active: true });
+    expect(existsSync(file)).toBe(false);
+    // Against a service that keeps what it is given, the same command rotates it.
+    const again = await rotate([oldId, '--secret-file', file, '--yes']);
+    expect(again.code, again.stderr).toBe(0);
   });
 });

@@ -3,10 +3,8 @@ import type { Webhook } from '../../../api/shapes.js';
 import { CliError, ExitCode } from '../../../cli/errors.js';
 import { removeOwnFile } from '../../../files/user-file.js';
 import { sanitize, shellWord } from '../../../render/text.js';
-import { sameEvents } from '../shared/events.js';
-import { urlKey } from '../shared/url.js';
 import type { CreateSent, Rotation } from './journal.js';
-import { deleteGone, type Rotating } from './rotating.js';
+import { deleteGone, type Rotating, unlikeAsked } from './rotating.js';
 import { type PlanFacts, sameCommand } from './words.js';
 
 // What an earlier run left of a twin, checked against the account before anything is deleted, and cleared before a new
@@ -44,9 +42,8 @@ interface Expected {
 function notMadeBy(sent: CreateSent, webhook: Webhook, expected: Expected): string | undefined {
   if (sent.others.includes(webhook.id)) return 'it was at the URL before the twin was created';
   if (expected.paused && webhook.active) return 'it is active, where a twin stays paused until the switch';
-  if (expected.url !== undefined && urlKey(webhook.url) !== urlKey(expected.url)) return `it is at ${sanitize(webhook.url)}, not at ${sanitize(expected.url)}`;
-  if (expected.events && sent.events !== undefined && !sameEvents(webhook.events, sent.events))
-    return `its events are ${webhook.events.map(sanitize).join(', ')}, not ${sent.events.map(sanitize).join(', ')}`;
+  const unlike = unlikeAsked(webhook, { url: expected.url, events: expected.events ? sent.events : undefined });
+  if (unlike) return unlike;
   const since = sent.at === undefined ? Number.NEGATIVE_INFINITY : Date.parse(sent.at) - CLOCKS_SLACK_MS;
   if (madeBefore(webhook, since) || madeBefore(webhook, Date.parse(expected.oldMadeAt ?? ''))) {
     return `it was made (${sanitize(webhook.created_at)}) before the rotation began`;
