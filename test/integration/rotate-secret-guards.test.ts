@@ -8,6 +8,7 @@ import { command, type Point, run } from '../../src/commands/webhooks/rotate-sec
 import { journalPath } from '../../src/commands/webhooks/rotate/journal.js';
 import { type CliResult, sandboxEnv } from '../helpers/cli.js';
 import { canMakeDeviceNodes } from '../helpers/bad-files.js';
+import { postEvent } from '../helpers/http.js';
 import { runInProcess, type SandboxInProcess, startSandboxInProcess } from '../helpers/in-process.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
 import { startRewritingFront } from '../helpers/rewriting-front.js';
@@ -268,5 +269,85 @@ describe('a service that answers for the twin with another URL than it was given
     // Against a service that keeps what it is given, the same command rotates it.
     const again = await rotate([oldId, '--secret-file', file, '--yes']);
     expect(again.code, again.stderr).toBe(0);
+  });
+});
+
+/** The sandbox's answers without what the interface does not give: an attempt's next_attempt_at and delivery_id. */
+function asTheInterfaceSays(method: string, path: string, body: Record<string, unknown>): void {
+  const strip = (item: Record<string, unknown>) => {
+    delete item.next_attempt_at;
+    delete item.delivery_id;
+  };
+  if (method === 'GET' && path.endsWith('/deliveries')) for (const item of body.data as Record<string, unknown>[]) strip(item);
+  if (path.includes('/webhook-deliveries/')) strip(body);
+}
+
+describe('against a service as the interface describes it (no next_attempt_at, no delivery_id in its log)', () => {
+  it('a delivery failed once and delivered on its retry before the rotation does not keep the old webhook: it finishes', async () => {
+    const oldId = await created('/plain', 'sales_order.created');
+    // A failed attempt in the old webhook's log, then its retry delivered.
+    let refused = false;
+    const failing = await startReceiver(() => {
+      const status = refused ? 200 : 500;
+      refused = true;
+      return status;
+    });
+    try {
+      expect((await cli(['webhooks', 'update', oldId, '--url', `${failing.url}/plain`])).code).toBe(0);
+      // The test send fails (500), and, with --max-attempts 1, no automatic retry follows.
+      expect((await cli(['test', oldId])).code).toBe(1);
+      const failed = await cli(['deliveries', 'list', oldId, '--json', '--jq', '.data[0].id']);
+      const retried = await cli(['deliveries', 'retry', failed.stdout.trim()]);
+      expect(retried.code, retried.stderr).toBe(0);
+      expect((await cli(['webhooks', 'update', oldId, '--url', `${receiver.url}/plain`])).code).toBe(0);
+    } finally {
+      await failing.close();
+    }
+    const front = await startRewritingFront(sandbox.info.base_url, asTheInterfaceSays);
+    try {
+      const result = await rotate([oldId, '--secret-file', join(workDir, 'plain-new.secret'), '--yes'], undefined, { WHSVC_BASE_URL: front.url });
+      expect(result.stderr).not.toContain('did not get through');
+      expect(result.code, result.stderr).toBe(0);
+    } finally {
+      await front.close();
+    }
+    expect((await cli(['webhooks', 'get', oldId])).code).toBe(5);
+  });
+
+  it('an event refused by the old webhook after the twin was made is sent again, delivered, and settled in the journal: once', async () => {
+    const path = '/plain-after';
+    const oldId = await created(path, 'sales_order.created');
+    const file = join(workDir, 'plain-after.secret');
+    const front = await startRewritingFront(sandbox.info.base_url, asTheInterfaceSays);
+    const answer = receiver.respondWith;
+    try {
+      const result = await rotate(
+        [oldId, '--secret-file', file, '--yes', '--json'],
+        async (point) => {
+          if (point !== 'created') return;
+          let refuse = true;
+          receiver.respondWith = (request) => {
+            if (request.path !== path || !refuse) return answer(request);
+            refuse = false;
+            return 500;
+          };
+          const seen = receiver.received.length;
+          await postEvent(sandbox.info.base_url, 'sales_order.created', { id: 'so_after' });
+          await receiver.waitFor(seen + 1, 20_000);
+        },
+        { WHSVC_BASE_URL: front.url },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const resent = JSON.parse(result.stdout).old_deliveries_resent;
+      expect(resent).toEqual([expect.objectContaining({ event: 'sales_order.created', outcome: 'delivered' })]);
+      const settled = readFileSync(journalPath(file), 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('"settled"'));
+      expect(settled).toEqual([`{"whsvc_rotate":1,"settled":["${resent[0].delivery_id}"]}`]);
+    } finally {
+      receiver.respondWith = answer;
+      await front.close();
+    }
+    expect(receiver.received.filter((request) => request.path === path && request.body.includes('so_after'))).toHaveLength(2);
   });
 });

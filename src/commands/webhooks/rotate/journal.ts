@@ -54,6 +54,8 @@ export type Line =
   | { switch: true }
   /** When the service resumed the twin (its updated_at): the doubles are looked for from then. */
   | { resumed_at: string }
+  /** Attempt records of the old webhook a send settled (delivered, or answered 409): never sent again. */
+  | { settled: string[] }
   /** Before the old webhook is deleted. */
   | { delete: true }
   | { done: true };
@@ -70,6 +72,8 @@ export interface Rotation extends Moved {
   /** The switch has begun: the twin may take deliveries. */
   switched: boolean;
   resumedAt?: string | undefined;
+  /** The old webhook's attempt records a send settled. */
+  settled?: string[] | undefined;
   deleting: boolean;
   done: boolean;
 }
@@ -85,6 +89,7 @@ function fold(rotation: Rotation | undefined, line: Line): Rotation | undefined 
   if ('compare' in line) return { ...rotation, compare: line.compare };
   if ('switch' in line) return { ...rotation, switched: true };
   if ('resumed_at' in line) return { ...rotation, resumedAt: line.resumed_at };
+  if ('settled' in line) return { ...rotation, settled: [...(rotation.settled ?? []), ...line.settled] };
   if ('delete' in line) return { ...rotation, deleting: true };
   return { ...rotation, done: true };
 }
@@ -95,7 +100,10 @@ function parseLine(text: string): Line | undefined {
   try {
     const { whsvc_rotate: _, ...line } = JSON.parse(text) as Record<string, unknown>;
     const [key] = Object.keys(line);
-    if (Object.keys(line).length !== 1 || !['start', 'create', 'lost', 'twin', 'proof', 'compare', 'switch', 'resumed_at', 'delete', 'done'].includes(key!))
+    if (
+      Object.keys(line).length !== 1 ||
+      !['start', 'create', 'lost', 'twin', 'proof', 'compare', 'switch', 'resumed_at', 'settled', 'delete', 'done'].includes(key!)
+    )
       return undefined;
     return line as Line;
   } catch {

@@ -8,6 +8,7 @@ import { sanitize } from '../../../render/text.js';
 import { sameEvents } from '../shared/events.js';
 import { urlKey } from '../shared/url.js';
 import type { RotationJournal } from './journal.js';
+import type { OldLog } from './old-deliveries.js';
 import type { WaitClock } from './tries.js';
 import type { Report } from './words.js';
 
@@ -87,6 +88,23 @@ export async function deleteGone(api: CommandDeps['api'], id: string): Promise<v
 /** The test deliveries the proof sent (samples, not events): never due, never a double. */
 export const testDeliveries = (journal: RotationJournal): string[] =>
   [journal.rotation?.proof, journal.rotation?.compare].filter((id): id is string => id !== undefined);
+
+/**
+ * The old webhook's log as the journal knows it: the proof's samples never due, nor the records a send settled (each
+ * journaled as it is, but by a dry run); failed records of a service that does not say when a retry is due counted
+ * from `since`.
+ */
+export function oldLog(ctx: Rotating, since: number): OldLog {
+  const { journal, options } = ctx;
+  return {
+    webhookId: options.id,
+    notDue: () => [...testDeliveries(journal), ...(journal.rotation?.settled ?? [])],
+    since,
+    settle: (records) => {
+      if (!options.dryRun) journal.write({ settled: records });
+    },
+  };
+}
 
 /**
  * How a webhook the service answered with differs from what was asked of it, in words: another URL (a create or an

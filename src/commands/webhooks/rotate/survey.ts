@@ -9,8 +9,8 @@ import { serviceAddress } from '../shared/account-lock.js';
 import { urlKey } from '../shared/url.js';
 import type { Rotation } from './journal.js';
 import { checkTwin, type LeftOver, lostTwins } from './lost-twin.js';
-import { dueDeliveries } from './old-deliveries.js';
-import { isThere, type RotateOptions, type Rotating, testDeliveries, webhookOrGone } from './rotating.js';
+import { dueDeliveries, dueSince } from './old-deliveries.js';
+import { isThere, oldLog, type RotateOptions, type Rotating, webhookOrGone } from './rotating.js';
 import { type PlanFacts, sameCommand } from './words.js';
 
 // Where a rotation stands before a run changes anything: the journal's rotation of this webhook (or none), the account
@@ -88,7 +88,8 @@ export async function survey(ctx: Rotating, rotation: Rotation | undefined): Pro
     delete: [...(leftOver.lost.length === 1 ? leftOver.lost : []), ...(leftOver.secretless ? [leftOver.secretless] : [])].map((webhook) => webhook.id),
     remove: leftOver.fileOfGone === undefined ? [] : [options.secretFile],
   };
-  const due = (await dueDeliveries(deps.api, old.id, testDeliveries(ctx.journal))).length;
+  const since = dueSince([twin?.created_at, rotation?.created?.at, rotation?.at], deps.serviceNow());
+  const due = (await dueDeliveries(deps.api, oldLog(ctx, since))).length;
   const facts = { old, others, due, leftOver, secretFile: options.secretFile, abandonDue: options.abandonDue };
   return { ...facts, twin: secretWritten || rotation?.switched ? twin : undefined };
 }

@@ -226,6 +226,15 @@ export function endText(report: Report): string {
   );
 }
 
+/**
+ * What became of the old webhook's deliveries left, said of them all: sent and refused, they did not get through; one
+ * still under way is not delivered yet (nor is one of a mix).
+ */
+export function leftVerb(left: Resent[]): string {
+  if (left.every((one) => one.outcome === 'failed' || one.outcome === 'error')) return 'did not get through';
+  return left.length === 1 ? 'is not delivered yet' : 'are not delivered yet';
+}
+
 /** The old webhook's deliveries that did not get through, in words: `dlv_a (answered 503), dlv_b (…) and 3 more`. */
 export const leftWords = (left: Resent[]): string =>
   andMore(

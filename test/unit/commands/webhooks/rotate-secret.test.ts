@@ -5,9 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Webhook } from '../../../../src/api/shapes.js';
 import { journalPath, RotationJournal } from '../../../../src/commands/webhooks/rotate/journal.js';
 import { lostTwins } from '../../../../src/commands/webhooks/rotate/lost-twin.js';
-import { dueDeliveries, resendDue } from '../../../../src/commands/webhooks/rotate/old-deliveries.js';
+import { dueDeliveries, type OldLog, resendDue } from '../../../../src/commands/webhooks/rotate/old-deliveries.js';
 import { tryProof } from '../../../../src/commands/webhooks/rotate/proof.js';
-import { unprovenText } from '../../../../src/commands/webhooks/rotate/words.js';
+import { leftVerb, leftWords, unprovenText } from '../../../../src/commands/webhooks/rotate/words.js';
 import { keepTrying } from '../../../../src/commands/webhooks/rotate/tries.js';
 import { CliError } from '../../../../src/cli/errors.js';
 import { FileError } from '../../../../src/files/user-file.js';
@@ -26,6 +26,12 @@ afterEach(async () => {
   await finishFakeDeps();
   rmSync(dir, { recursive: true, force: true });
 });
+
+/** The old webhook's log as a rotation reads it: failed records counted from a minute before T0; those settled kept. */
+function oldLog(more: Partial<OldLog> = {}): OldLog & { settled: string[] } {
+  const settled: string[] = [];
+  return { webhookId: 'wh_old', notDue: () => settled, since: T0 - 60_000, settle: (records) => settled.push(...records), ...more, settled };
+}
 
 /** What `act` threw (the test fails when it throws nothing). */
 function thrown(act: () => unknown): unknown {
@@ -253,6 +259,7 @@ describe('rotate-secret against a service unlike the sandbox', () => {
       response_code: code,
       attempts: 1,
       created_at: at,
+      payload: { id: `inv_${id}` },
     });
     const list = (status: string) => fake.mock.intercept({ path: `/v1/webhooks/wh_old/deliveries?status=${status}&limit=200`, method: 'GET' });
     list('pending').reply(page([attempt('dlv_a', 'pending', null), attempt('dlv_b', 'pending', null)]));
@@ -268,7 +275,7 @@ describe('rotate-secret against a service unlike the sandbox', () => {
     list('pending').reply(page([]));
     list('failed').reply(page([]));
     const { clock, sleeps } = instantWaitClock();
-    const { resent, left } = await resendDue(fake.deps, 'wh_old', [], clock);
+    const { resent, left } = await resendDue(fake.deps, oldLog(), clock);
     expect(resent).toEqual([{ delivery_id: 'dlv_b', event: 'invoice.paid', outcome: 'delivered' }]);
     expect(left).toEqual([]);
     expect(sleeps).toEqual([1_000, 1_000, 1_000]);
@@ -277,7 +284,15 @@ describe('rotate-secret against a service unlike the sandbox', () => {
   it('an attempt of the old webhook still under way after 15 s is left, not sent again: the old webhook stays', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
-    const pending = { id: 'dlv_a', event: 'invoice.paid', status: 'pending', response_code: null, attempts: 1, created_at: new Date(T0).toISOString() };
+    const pending = {
+      id: 'dlv_a',
+      delivery_id: 'dlv_a',
+      event: 'invoice.paid',
+      status: 'pending',
+      response_code: null,
+      attempts: 1,
+      created_at: new Date(T0).toISOString(),
+    };
     fake.mock
       .intercept({ path: '/v1/webhooks/wh_old/deliveries?status=pending&limit=200', method: 'GET' })
       .reply(json(200, { data: [pending], has_more: false, next_cursor: null }));
@@ -285,25 +300,86 @@ describe('rotate-secret against a service unlike the sandbox', () => {
       .intercept({ path: '/v1/webhooks/wh_old/deliveries?status=failed&limit=200', method: 'GET' })
       .reply(json(200, { data: [], has_more: false, next_cursor: null }));
     fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_a', method: 'GET' }).reply(json(200, pending)).times(15);
-    const { resent, left } = await resendDue(fake.deps, 'wh_old', [], instantWaitClock().clock);
+    const { resent, left } = await resendDue(fake.deps, oldLog(), instantWaitClock().clock);
     expect(resent).toEqual([]);
     expect(left).toEqual([{ delivery_id: 'dlv_a', event: 'invoice.paid', outcome: 'pending', reason: 'still pending after 15 s' }]);
+    // Not "did not get through": it may yet.
+    expect(`${leftVerb(left)}: ${leftWords(left)}`).toBe('is not delivered yet: dlv_a (still pending after 15 s)');
   });
 
-  it('a service that does not say when a retry is due: every failed delivery counts as due, once, by its newest attempt', async () => {
+  it('a service that does not say when a retry is due: a failed delivery made since the twin is due, once, by its newest attempt; an older one is not', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     const at = new Date(T0).toISOString();
+    const before = new Date(T0 - 60_000).toISOString();
+    const failed = { event: 'invoice.paid', status: 'failed', response_code: 503 };
     const page = (data: unknown[]) => json(200, { data, has_more: false, next_cursor: null });
     fake.mock.intercept({ path: '/v1/webhooks/wh_old/deliveries?status=pending&limit=200', method: 'GET' }).reply(page([]));
     fake.mock.intercept({ path: '/v1/webhooks/wh_old/deliveries?status=failed&limit=200', method: 'GET' }).reply(
       page([
-        { id: 'dlv_b2', delivery_id: 'dlv_b', event: 'invoice.paid', status: 'failed', response_code: 503, attempts: 2, created_at: at },
-        { id: 'dlv_b', delivery_id: 'dlv_b', event: 'invoice.paid', status: 'failed', response_code: 503, attempts: 1, created_at: at },
-        { id: 'dlv_a', event: 'invoice.paid', status: 'failed', response_code: 0, attempts: 1, created_at: at },
+        { ...failed, id: 'dlv_b2', delivery_id: 'dlv_b', attempts: 2, created_at: at },
+        { ...failed, id: 'dlv_b', delivery_id: 'dlv_b', attempts: 1, created_at: at },
+        { ...failed, id: 'dlv_a', attempts: 1, created_at: at, payload: { id: 'inv_a' } },
+        // Failed before the rotation began: the service retried it, or gave up on it.
+        { ...failed, id: 'dlv_c', attempts: 1, created_at: before, payload: { id: 'inv_c' } },
+        { ...failed, id: 'dlv_d', delivery_id: 'dlv_d', attempts: 1, created_at: before },
       ]),
     );
-    expect((await dueDeliveries(fake.deps.api, 'wh_old')).map((attempt) => attempt.id)).toEqual(['dlv_b2', 'dlv_a']);
+    expect(await dueDeliveries(fake.deps.api, oldLog({ since: T0 - 2_000 }))).toEqual([
+      { attempt: expect.objectContaining({ id: 'dlv_b2' }), records: ['dlv_b2', 'dlv_b'] },
+      { attempt: expect.objectContaining({ id: 'dlv_a' }), records: ['dlv_a'] },
+    ]);
+  });
+
+  it('a log without delivery ids: the failed records of one delivery (one event, one payload) are sent again once, by the newest', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    const at = (seconds: number) => new Date(T0 + seconds * 1_000).toISOString();
+    const failed = (id: string, seconds: number) => ({ id, event: 'invoice.paid', status: 'failed', response_code: 503, created_at: at(seconds) });
+    const page = (data: unknown[]) => json(200, { data, has_more: false, next_cursor: null });
+    fake.mock.intercept({ path: '/v1/webhooks/wh_old/deliveries?status=pending&limit=200', method: 'GET' }).reply(page([]));
+    // Three attempts of one event, and one of another event of the same invoice: the list gives no payload.
+    fake.mock
+      .intercept({ path: '/v1/webhooks/wh_old/deliveries?status=failed&limit=200', method: 'GET' })
+      .reply(page([failed('dlv_3', 30), failed('dlv_x', 25), failed('dlv_2', 20), failed('dlv_1', 10)]));
+    const payloads: Record<string, unknown> = {
+      dlv_1: { id: 'inv_1', amount: 100 },
+      dlv_2: { amount: 100, id: 'inv_1' },
+      dlv_3: { id: 'inv_1', amount: 100 },
+      dlv_x: { id: 'inv_1', amount: 200 },
+    };
+    for (const [id, payload] of Object.entries(payloads)) {
+      fake.mock.intercept({ path: `/v1/webhooks/webhook-deliveries/${id}`, method: 'GET' }).reply(json(200, { ...failed(id, 0), payload }));
+    }
+    expect((await dueDeliveries(fake.deps.api, oldLog())).map(({ attempt, records }) => [attempt.id, records])).toEqual([
+      ['dlv_3', ['dlv_3', 'dlv_2', 'dlv_1']],
+      ['dlv_x', ['dlv_x']],
+    ]);
+  });
+
+  it('a delivery that got through (delivered, or answered 409: delivered already) is settled: never sent again, though its record stays failed', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    const at = new Date(T0).toISOString();
+    const failed = (id: string) => ({ id, event: 'invoice.paid', status: 'failed', response_code: 503, created_at: at, payload: { id: `inv_${id}` } });
+    const page = (data: unknown[]) => json(200, { data, has_more: false, next_cursor: null });
+    const list = (status: string) => fake.mock.intercept({ path: `/v1/webhooks/wh_old/deliveries?status=${status}&limit=200`, method: 'GET' });
+    const retry = (id: string) => fake.mock.intercept({ path: `/v1/webhooks/webhook-deliveries/${id}/retry`, method: 'POST' });
+    // Each pass lists the same failed records: a service that keeps the record of a failed attempt as it was.
+    for (let pass = 0; pass < 2; pass += 1) {
+      list('pending').reply(page([]));
+      list('failed').reply(page([failed('dlv_a'), failed('dlv_b')]));
+    }
+    retry('dlv_a').reply(json(409, { error: { code: 'conflict', message: 'delivered already' } }));
+    retry('dlv_b').reply(json(200, { ...failed('dlv_b2'), status: 'delivered', response_code: 200 }));
+    const log = oldLog();
+    const { resent, left } = await resendDue(fake.deps, log, instantWaitClock().clock);
+    expect(left).toEqual([]);
+    expect(resent.map(({ delivery_id, outcome }) => [delivery_id, outcome]).sort()).toEqual([
+      ['dlv_a', 'already_delivered'],
+      ['dlv_b', 'delivered'],
+    ]);
+    expect([...log.settled].sort()).toEqual(['dlv_a', 'dlv_b']);
   });
 });
 
