@@ -68,6 +68,15 @@ describe('--secret-file that is not a regular file', () => {
     }
   });
 
+  it('in a directory that does not exist: refused before any request (exit 2)', async () => {
+    const oldId = await created('/no-dir');
+    const file = join(workDir, 'no-such-dir', 'new.secret');
+    const result = await cli(['webhooks', 'rotate-secret', oldId, '--secret-file', file, '--yes', '--debug']);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`whsvc: cannot lock the rotate-secret journal ${journalPath(file)}: its directory does not exist\n`);
+    expect(requests(result.stderr)).toEqual([]);
+  });
+
   it('a regular file there, and no rotation under way: "already exists", before any request (exit 2)', async () => {
     const oldId = await created('/taken');
     const file = join(workDir, 'taken.secret');

@@ -1,7 +1,16 @@
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode } from '../../../cli/errors.js';
 import { holdFileLock } from '../../../config/lock.js';
-import { type FileIdentity, FileError, identityOf, LineFile, readOwnFileAndIdentity, removeOwnFile, wholeLines } from '../../../files/user-file.js';
+import {
+  type FileIdentity,
+  FileError,
+  failureReason,
+  identityOf,
+  LineFile,
+  readOwnFileAndIdentity,
+  removeOwnFile,
+  wholeLines,
+} from '../../../files/user-file.js';
 
 // What `webhooks rotate-secret` has under way, kept beside the new secret's file (`.NAME.whsvc-rotate`, 0600, whole
 // lines): before each step that changes the account, a line that says so, and after it what it made (the twin's id,
@@ -202,7 +211,7 @@ function holdJournal(path: string, secretFile: string): () => void {
   try {
     held = holdFileLock(path);
   } catch (error) {
-    throw new FileError(`cannot lock ${LABEL} ${path}: ${(error as Error).message}`, true);
+    throw new FileError(`cannot lock ${LABEL} ${path}: ${failureReason(error)}`, true);
   }
   if ('release' in held) return held.release;
   throw new CliError(
