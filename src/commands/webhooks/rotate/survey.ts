@@ -11,7 +11,7 @@ import type { Rotation } from './journal.js';
 import { checkTwin, type LeftOver, lostTwins } from './lost-twin.js';
 import { dueDeliveries, dueSince } from './old-deliveries.js';
 import { isThere, oldLog, type RotateOptions, type Rotating, webhookOrGone } from './rotating.js';
-import { type PlanFacts, sameCommand } from './words.js';
+import { deletedFirst, type PlanFacts, sameCommand } from './words.js';
 
 // Where a rotation stands before a run changes anything: the journal's rotation of this webhook (or none), the account
 // as it is, and what a finished rotation says when run again.
@@ -85,7 +85,7 @@ export async function survey(ctx: Rotating, rotation: Rotation | undefined): Pro
     if (!twin && isThere(options.secretFile)) leftOver.fileOfGone = rotation.twin;
   }
   report.clear_first = {
-    delete: [...(leftOver.lost.length === 1 ? leftOver.lost : []), ...(leftOver.secretless ? [leftOver.secretless] : [])].map((webhook) => webhook.id),
+    delete: deletedFirst(leftOver).map((webhook) => webhook.id),
     remove: leftOver.fileOfGone === undefined ? [] : [options.secretFile],
   };
   const since = dueSince([twin?.created_at, rotation?.created?.at, rotation?.at], deps.serviceNow());

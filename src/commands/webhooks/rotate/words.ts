@@ -103,11 +103,14 @@ export function planText(facts: PlanFacts, report: Report, deps: Pick<CommandDep
     `The receiver must take both secrets from step 2 until step 4 is done: give it ${file} beside the old one.`,
   ];
   if (report.taken_up) lines.push(c.dim('An earlier run stopped part-way: this one goes on from where it stopped.'));
-  const cleared = new Set([...facts.leftOver.lost, ...(facts.leftOver.secretless ? [facts.leftOver.secretless] : [])].map((webhook) => webhook.id));
+  const cleared = new Set([...facts.leftOver.lost, ...deletedFirst(facts.leftOver)].map((webhook) => webhook.id));
   for (const other of facts.others.filter((webhook) => !cleared.has(webhook.id)))
     lines.push(c.dim(`${sanitize(other.id)} has the same URL too: left as it is.`));
   return `${lines.join('\n')}\n`;
 }
+
+/** The webhooks an earlier run left that are deleted before the twin is made (two or more a lost create may have made are named instead). */
+export const deletedFirst = (left: LeftOver): Webhook[] => [...(left.lost.length === 1 ? left.lost : []), ...(left.secretless ? [left.secretless] : [])];
 
 /** What the plan says of what an earlier run left, a line each. */
 export function leftOverLines(left: LeftOver, file: string): string[] {
