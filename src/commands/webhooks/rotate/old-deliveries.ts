@@ -107,7 +107,7 @@ export interface Due {
  * every attempt of one delivery, as sent again), else the record alone.
  */
 async function deliveryOf(api: CommandDeps['api'], attempt: Attempt): Promise<string> {
-  if (attempt.delivery_id !== undefined) return `id\n${attempt.delivery_id}`;
+  if (typeof attempt.delivery_id === 'string') return `id\n${attempt.delivery_id}`;
   const event = await eventOf(api, attempt);
   return event ? `payload\n${event.key}` : `id\n${attempt.id}`;
 }
