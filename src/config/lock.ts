@@ -23,12 +23,23 @@ interface Holder {
   nonce: string;
 }
 
-function readHolder(path: string): { holder: Holder | undefined; ageMs: number } | undefined {
+interface Seen {
+  holder: Holder | undefined;
+  ageMs: number;
+  /** Linked into place this moment, its name beside it not yet removed (two links): held, whoever holds it. */
+  placing?: boolean;
+}
+
+function readHolder(path: string): Seen | undefined {
   try {
     const stats = lstatSync(path);
     // Not a lock whsvc made (a directory, a FIFO, a symlink planted in its place): never waited on nor broken, said.
     if (!stats.isFile()) throw new Error(`${path} is not a regular file: not a lock whsvc made; remove it`);
+    // Another user's, in a shared directory (a lock beside a file in /tmp): not this user's to wait on nor to break.
+    const me = process.geteuid?.();
+    if (me !== undefined && stats.uid !== me) throw new Error(`${path} belongs to another user (uid ${stats.uid}): not a lock of yours`);
     const ageMs = Date.now() - stats.mtimeMs;
+    if (stats.nlink > 1) return { holder: undefined, ageMs, placing: true };
     let holder: Holder | undefined;
     try {
       // Read as whsvc reads its own files: no symlink followed, no FIFO waited on, no more than a holder's size.
@@ -50,8 +61,9 @@ function readHolder(path: string): { holder: Holder | undefined; ageMs: number }
  * stale by age; one that cannot be read (it is linked into place whole, so
  * never half written) is.
  */
-function isStale(seen: { holder: Holder | undefined; ageMs: number }, heldLong: boolean): boolean {
+function isStale(seen: Seen, heldLong: boolean): boolean {
   const { holder } = seen;
+  if (seen.placing) return false;
   if (heldLong ? holder === undefined : seen.ageMs > STALE_AFTER_MS) return true;
   return holder !== undefined && holder.host === hostname() && !isAlive(holder.pid);
 }
@@ -66,7 +78,7 @@ const BREAK_LOCK_STALE_MS = 2_000;
  * live lock taken meanwhile is never removed. The shared name is never
  * renamed, so nobody can take the lock while it is aside.
  */
-function breakStaleLock(path: string, stale: { holder: Holder | undefined; ageMs: number }): boolean {
+function breakStaleLock(path: string, stale: Seen): boolean {
   const breakPath = `${path}.break`;
   try {
     closeSync(openSync(breakPath, 'wx', 0o600));
@@ -99,7 +111,7 @@ function breakStaleLock(path: string, stale: { holder: Holder | undefined; ageMs
 /** Creates the lock file whole or not at all: written aside, then linked to its name (which fails if the name is taken). */
 function tryLock(lockPath: string, me: Holder): boolean {
   const aside = `${lockPath}.${me.nonce}`;
-  writeFileSync(aside, JSON.stringify(me), { mode: 0o600 });
+  writeFileSync(aside, JSON.stringify(me), { mode: 0o600, flag: 'wx' });
   try {
     linkSync(aside, lockPath);
     return true;

@@ -276,12 +276,28 @@ function isWholeJson(fd: number, at: number, end: number): boolean {
   if (end - at > 64 * 1024 * 1024) return false;
   const line = Buffer.alloc(end - at);
   readSync(fd, line, 0, line.length, at);
+  return isJsonText(line.toString('utf8'));
+}
+
+function isJsonText(text: string): boolean {
   try {
-    JSON.parse(line.toString('utf8'));
+    JSON.parse(text);
     return true;
   } catch {
     return false;
   }
+}
+
+/**
+ * The lines of a line file's text as LineFile.open keeps them: each ended by its newline, and a last one without it
+ * when it is whole JSON (an editor, `printf %s`, dropped the newline: the next append gives it one); a last line a
+ * kill cut short is none.
+ */
+export function wholeLines(text: string): string[] {
+  const lines = text.split('\n');
+  const last = lines.pop()!;
+  if (last !== '' && isJsonText(last)) lines.push(last);
+  return lines;
 }
 
 /** Where the file's last line starts, and whether a newline ends it; read back from the end, 64 KiB at a time. */
@@ -580,7 +596,7 @@ export function checkUserFile(path: string, label: string, hint?: string): void 
  * be: a part of the path is no directory); else the file, `left` with why when it is not a regular file of its own
  * (`is a symbolic link, not a regular file`), as removeOwnFile leaves it.
  */
-export function removalAt(path: string, label: string): { left: { why: string; hint?: string } | undefined } | undefined {
+export function removalAt(path: string, label: string): { left: { why: string; hint?: string } | undefined; stats: Stats } | undefined {
   let stats: Stats;
   try {
     stats = lstatSync(path);
@@ -589,20 +605,22 @@ export function removalAt(path: string, label: string): { left: { why: string; h
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw new FileError(`${label} ${path} cannot be removed: ${failureReason(error)}`, true);
   }
-  return { left: notOwnRegularFile(stats) };
+  return { left: notOwnRegularFile(stats), stats };
 }
 
 /**
  * Removes a file whsvc wrote (a secret file of a webhook deleted): true when removed, false when nothing was there.
- * What is not a regular file of its own (a symlink, a directory, a file with other links, another user's) is left as
- * it is, a FileError saying why, as is a removal that fails.
+ * What is not a regular file of its own (a symlink, a directory, a file with other links, another user's), or, given
+ * `identity`, another file than the one read, is left as it is, a FileError saying why, as is a removal that fails.
  */
-export function removeOwnFile(path: string, label: string): boolean {
+export function removeOwnFile(path: string, label: string, identity?: FileIdentity): boolean {
   const removal = removalAt(path, label);
   if (!removal) return false;
   if (removal.left) {
     throw new FileError(`${label} ${path} ${removal.left.why}`, true, removal.left.hint ?? 'left as it is: whsvc removes only a file it could have written');
   }
+  if (identity && !isFile(removal.stats, identity))
+    throw new FileError(`${label} ${path} was replaced since it was read: left as it is`, false, 'run the command again');
   try {
     unlinkSync(path);
   } catch (error) {
@@ -658,27 +676,54 @@ function removeStaleTemporaries(path: string): void {
 }
 
 /**
- * The text of a file whsvc keeps for itself (the config, the token cache),
- * read with the writer's care: never through a symlink, never from a FIFO or
- * a device (opened without waiting, a regular file only), at most `limit`
- * bytes. Undefined when there is none.
+ * The text of a file whsvc keeps for itself (the config, the token cache, a journal), read with the writer's care:
+ * looked at before it is opened (lstat), so that a symlink, a directory, a FIFO, a device, a file with other hard links
+ * or another user's file is refused unopened, as the writer refuses it; opened without following a symlink nor waiting,
+ * and seen to be the file looked at; at most `limit` bytes. Undefined when there is none.
  */
 export function readOwnFile(path: string, label: string, limit = 16 * 1024 * 1024): string | undefined {
+  return readOwnFileAndIdentity(path, label, limit)?.text;
+}
+
+/** Which file a path named when it was read: what removes it later removes only that one (removeOwnFile). */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+const isFile = (stats: FileIdentity, identity: FileIdentity) => stats.ino === identity.ino && stats.dev === identity.dev;
+
+/** What is at `path` now, as a FileIdentity; undefined when nothing is. */
+export function identityOf(path: string): FileIdentity | undefined {
+  const stats = lstatSync(path, { throwIfNoEntry: false });
+  return stats && { dev: stats.dev, ino: stats.ino };
+}
+
+/** readOwnFile, and which file was read. */
+export function readOwnFileAndIdentity(path: string, label: string, limit = 16 * 1024 * 1024): { text: string; identity: FileIdentity } | undefined {
+  const hint = 'remove it: whsvc keeps its own file there';
+  let before: Stats | undefined;
+  try {
+    before = lstatSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    throw new FileError(`${label} ${path} cannot be read: ${failureReason(error)}`, false);
+  }
+  if (!before) return undefined;
+  refuseUnlessOwnRegularFile(path, before, label, hint);
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | SAFE);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
-    if (code === 'ELOOP') throw new FileError(`${label} ${path} is a symbolic link, not a regular file`, true, 'remove it: whsvc keeps its own file there');
+    if (code === 'ELOOP') throw new FileError(`${label} ${path} is a symbolic link, not a regular file`, true, hint);
     throw new FileError(`${label} ${path} cannot be read: ${failureReason(error)}`, false);
   }
   try {
     const stats = fstatSync(fd);
-    const what = notRegular(stats);
-    if (what) throw new FileError(`${label} ${path} is ${what}, not a regular file`, true, 'remove it: whsvc keeps its own file there');
+    if (!isFile(stats, before)) throw new FileError(`${label} ${path} changed while it was opened`, true, 'run the command again');
     if (stats.size > limit) throw new FileError(`${label} ${path} is larger than whsvc ever writes it (${stats.size} bytes)`, true, 'remove it');
-    return readFileSync(fd, 'utf8');
+    return { text: readFileSync(fd, 'utf8'), identity: { dev: stats.dev, ino: stats.ino } };
   } finally {
     closeSync(fd);
   }

@@ -6,10 +6,11 @@ import { examples } from '../../cli/examples.js';
 import { printJson } from '../../cli/output.js';
 import { duration, resourceId } from '../../cli/parse.js';
 import { checkSecretFilePath } from '../../cli/secret.js';
+import { checkUserFile } from '../../files/user-file.js';
 import { sanitize } from '../../render/text.js';
 import { cancel } from './rotate/cancel.js';
 import { RotationJournal } from './rotate/journal.js';
-import type { RotateOptions, Rotating } from './rotate/rotating.js';
+import { isThere, type RotateOptions, type Rotating, secretFileTaken } from './rotate/rotating.js';
 import { carryOut } from './rotate/steps.js';
 import { alreadyFinished, finishedMeanwhile, rotationOf, survey } from './rotate/survey.js';
 import { machineClock } from './rotate/tries.js';
@@ -67,6 +68,8 @@ export const command = (runF = run) =>
 function rotateOptions(options: RotateOptions, canPrompt: boolean): RotateOptions {
   checkSecretFilePath(options.secretFile, 'the file to write the new secret to');
   if (options.secretFile === '-') throw usageError('--secret-file - would print the secret: give the path of a file to write it to');
+  // A regular file may be the secret of a rotation under way (its journal says); anything else is never written.
+  checkUserFile(options.secretFile, '--secret-file');
   if (options.waitMs > 0 && (options.dryRun || options.cancel))
     throw usageError(`--wait goes with a rotation that runs, not with ${options.dryRun ? '--dry-run' : '--cancel'}`);
   if (options.abandonDue && options.cancel) throw usageError('--abandon-due goes with a rotation that runs, not with --cancel');
@@ -82,7 +85,8 @@ export async function run(options: RotateOptions, deps: CommandDeps): Promise<nu
 }
 
 async function rotateNow(options: RotateOptions, deps: CommandDeps): Promise<number> {
-  const journal = RotationJournal.open(options.secretFile);
+  // A dry run only reads: it holds nothing, and sees the journal as a run holding it has written it, whole lines.
+  const journal = RotationJournal.open(options.secretFile, { hold: !options.dryRun });
   try {
     const rotation = rotationOf(journal.rotation, options, deps);
     // A finished rotation of another webhook is no rotation of this one: its journal is replaced when this one starts.
@@ -91,6 +95,7 @@ async function rotateNow(options: RotateOptions, deps: CommandDeps): Promise<num
     const ctx: Rotating = { deps, options, journal, report, clock: options.clock ?? machineClock(deps.now), at: async (point) => options.at?.(point) };
     if (options.cancel) return await cancel(ctx, rotation);
     if (rotation?.done) return alreadyFinished(ctx, rotation);
+    if (!rotation?.twin && isThere(options.secretFile)) throw secretFileTaken(options.secretFile);
     const facts = await survey(ctx, rotation);
     if (!facts) return finishedMeanwhile(ctx);
     if (!deps.json || (!options.yes && !options.dryRun)) (deps.json ? deps.stderr : deps.stdout).write(planText(facts, report, deps));
@@ -104,6 +109,6 @@ async function rotateNow(options: RotateOptions, deps: CommandDeps): Promise<num
     }
     return await carryOut(ctx, facts);
   } finally {
-    journal.close();
+    journal.release();
   }
 }

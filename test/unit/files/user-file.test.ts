@@ -13,9 +13,11 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RecordFile } from '../../../src/receiver/record-file.js';
 import { holdFileLock, withFileLock } from '../../../src/config/lock.js';
 import { ensureDirectory, FileError, LineFile, openScratchFile, ReservedFile, readOwnFile, replaceFile } from '../../../src/files/user-file.js';
@@ -30,6 +32,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+const realOpenSync = fs.openSync;
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 function refusal(write: () => unknown): FileError {
@@ -334,10 +337,32 @@ describe('readOwnFile (the config and the token cache)', () => {
     expect(readOwnFile(path, 'the config file')).toBe('{"a":1}');
   });
 
-  it.each(notRegular.filter(([kind]) => !kind.includes('hard link')))('refuses %s at once, never following it nor waiting on it', (_kind, make) => {
+  it.each(notRegular)('refuses %s before it is opened, as the writer refuses it', (_kind, make, message) => {
     const path = join(dir, 'target');
     make(path);
-    expect(refusal(() => readOwnFile(path, 'the config file'))).toMatchObject({ refused: true });
+    const opened: unknown[] = [];
+    const open = vi.spyOn(fs, 'openSync').mockImplementation((...args: Parameters<typeof fs.openSync>) => {
+      opened.push(args[0]);
+      return realOpenSync(...args);
+    });
+    syncBuiltinESMExports();
+    try {
+      expect(refusal(() => readOwnFile(path, 'the config file'))).toMatchObject({ refused: true, message: expect.stringMatching(message) });
+    } finally {
+      open.mockRestore();
+      syncBuiltinESMExports();
+    }
+    expect(opened).toEqual([]);
+  });
+
+  it.runIf(process.geteuid?.() === 0)("refuses another user's file (a journal planted in a shared directory), unread", () => {
+    const path = join(dir, '.new.secret.whsvc-rotate');
+    writeFileSync(path, '{"whsvc_rotate":1}\n', { mode: 0o644 });
+    chownSync(path, 65534, 65534);
+    expect(refusal(() => readOwnFile(path, 'the rotate-secret journal'))).toMatchObject({
+      refused: true,
+      message: `the rotate-secret journal ${path} belongs to another user (uid 65534)`,
+    });
   });
 
   it('refuses a file larger than whsvc ever writes (a device of endless zeros planted there would fill the memory)', () => {
@@ -383,6 +408,24 @@ describe('a lock file that is not a lock whsvc made', () => {
     make(`${target}.lock`);
     expect(() => holdFileLock(target)).toThrow(`${target}.lock is not a regular file: not a lock whsvc made; remove it`);
     await expect(withFileLock(target, async () => 'ran')).rejects.toThrow(`cannot lock ${target}`);
+  });
+
+  it.runIf(process.geteuid?.() === 0)("(another user's, beside a file in a shared directory) is said, never broken", () => {
+    const target = join(dir, '.new.secret.whsvc-rotate');
+    writeFileSync(`${target}.lock`, JSON.stringify({ pid: 999_999_999, host: hostname(), nonce: 'theirs' }));
+    chownSync(`${target}.lock`, 65534, 65534);
+    expect(() => holdFileLock(target)).toThrow(`${target}.lock belongs to another user (uid 65534): not a lock of yours`);
+    expect(existsSync(`${target}.lock`)).toBe(true);
+  });
+});
+
+describe('a lock being linked into place (its name beside it not yet removed: two links)', () => {
+  it('is held: never taken for stale', () => {
+    const target = join(dir, 'checkpoint.json');
+    writeFileSync(`${target}.lock.placing`, JSON.stringify({ pid: process.pid, host: hostname(), nonce: 'placing' }));
+    linkSync(`${target}.lock.placing`, `${target}.lock`);
+    expect(holdFileLock(target)).toEqual({ heldBy: undefined });
+    expect(readFileSync(`${target}.lock`, 'utf8')).toContain('"placing"');
   });
 });
 

@@ -1,7 +1,7 @@
 import { statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Webhook } from '../../../api/shapes.js';
-import { FileError, failureReason, LineFile, readOwnFile, removalAt, removeOwnFile, replaceFile } from '../../../files/user-file.js';
+import { FileError, failureReason, LineFile, readOwnFile, removalAt, removeOwnFile, replaceFile, wholeLines } from '../../../files/user-file.js';
 import { urlKey } from '../shared/url.js';
 
 // The creates `webhooks apply` sends into a --secret-dir, kept in a journal there: before a create is sent, its URL
@@ -61,7 +61,7 @@ function openIntents(dir: string): string[] {
     throw new FileError(`--secret-dir ${dir} cannot be read: ${failureReason(error)}`, true);
   }
   const open = new Map<string, string>();
-  for (const written of (text ?? '').split('\n').slice(0, -1)) {
+  for (const written of wholeLines(text ?? '')) {
     const line = parseLine(written);
     if (!line) {
       throw new FileError(

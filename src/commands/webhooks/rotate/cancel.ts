@@ -1,10 +1,10 @@
-import { unlinkSync } from 'node:fs';
 import { CliError, ExitCode } from '../../../cli/errors.js';
 import { printJson } from '../../../cli/output.js';
-import { FileError, failureReason } from '../../../files/user-file.js';
+import { removeOwnFile } from '../../../files/user-file.js';
 import { sanitize, shellWord } from '../../../render/text.js';
 import type { Rotation } from './journal.js';
-import { deleteGone, type Rotating } from './rotating.js';
+import { checkTwin } from './lost-twin.js';
+import { deleteGone, type Rotating, webhookOrGone } from './rotating.js';
 import { sameCommand } from './words.js';
 
 /**
@@ -32,6 +32,9 @@ export async function cancel(ctx: Rotating, rotation: Rotation | undefined): Pro
         : `finish it: ${sameCommand(options.id, file)}`,
     );
   }
+  // The twin the journal names is deleted only when the account shows it is the one rotate-secret made.
+  const made = rotation.twin === undefined ? undefined : await webhookOrGone(deps.api, rotation.twin);
+  if (made) checkTwin(rotation, made, await webhookOrGone(deps.api, options.id), ctx.journal.path);
   const twin = rotation.twin === undefined ? 'no twin' : `the paused twin ${sanitize(rotation.twin)}`;
   (deps.json ? deps.stderr : deps.stdout).write(
     `Cancel the rotation of ${sanitize(options.id)}: delete ${twin} and ${file}; ${sanitize(options.id)} stays as it is.\n`,
@@ -43,11 +46,7 @@ export async function cancel(ctx: Rotating, rotation: Rotation | undefined): Pro
   if (!options.yes && !(await deps.prompter.confirm(`Cancel the rotation of ${sanitize(options.id)}?`, false)))
     throw new CliError('nothing was changed', ExitCode.failure);
   if (rotation.twin !== undefined) await deleteGone(deps.api, rotation.twin);
-  try {
-    unlinkSync(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new FileError(`cannot remove ${file}: ${failureReason(error)}`, false);
-  }
+  removeOwnFile(file, '--secret-file');
   ctx.journal.remove();
   if (deps.json) printJson(deps, report);
   else deps.stdout.write(`Cancelled: ${twin === 'no twin' ? 'nothing was made' : `${twin.replace('the paused twin', 'twin')} deleted`}, ${file} removed.\n`);

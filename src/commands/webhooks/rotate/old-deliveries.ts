@@ -33,10 +33,11 @@ async function firstSends(api: CommandDeps['api'], webhookId: string, since: num
 
 /**
  * The event a delivery carries, as its type and its whole payload in one text: the two deliveries of one event carry the
- * same, where two events of one resource (a product updated twice) differ. Undefined when the retrieve has no payload.
+ * same, where two events of one resource (a product updated twice) differ; so do the attempts of one delivery. The
+ * payload is the list's when it gives one, else the retrieve's; undefined when neither has one.
  */
 async function eventOf(api: CommandDeps['api'], attempt: Attempt): Promise<{ key: string; payloadId: string | null } | undefined> {
-  const { payload } = await getAttempt(api, attempt.id);
+  const payload = attempt.payload ?? (await getAttempt(api, attempt.id)).payload;
   if (payload === undefined || payload === null) return undefined;
   const id = typeof payload === 'object' ? (payload as { id?: unknown }).id : undefined;
   return { key: `${attempt.event}\n${canonicalJson(payload)}`, payloadId: typeof id === 'string' || typeof id === 'number' ? String(id) : null };
@@ -71,20 +72,64 @@ export async function doublesOf(api: CommandDeps['api'], ids: { old: string; twi
   return doubles.reverse();
 }
 
+/** The old webhook's log as the rotation reads it for what is still due. */
+export interface OldLog {
+  webhookId: string;
+  /** Attempt records never due, now: the proof's samples (no event), and those settled (delivered, or answered 409). */
+  notDue: () => readonly string[];
+  /**
+   * A failed record of a service that does not say when a retry is due (no `next_attempt_at`) counts only when made
+   * since this (epoch ms: the twin's making, or the rotation's start): an older one was the service's to retry, or to
+   * give up on.
+   */
+  since: number;
+  /** Records settled by a send (delivered, or answered 409), remembered across passes and runs (journaled). */
+  settle(records: string[]): void;
+}
+
 /**
- * The deliveries of a webhook still due, each by its newest attempt: those under way (pending), and those failed whose
- * automatic retry is scheduled (`next_attempt_at`). A service that does not say when a retry is due (no such field)
- * leaves every failed one in doubt: each is taken (one delivered since is answered 409, and counts as delivered).
- * Pending first: one that fails between the two reads is found by the second. `notDue`: deliveries of no event (the
- * proof's test delivery to the old webhook, a sample), never due.
+ * OldLog's `since`: the first of `times` given (ISO 8601: the twin's making, the rotation's start) a moment before (the
+ * service's `Date` is whole seconds), or `now` when none is (a rotation not begun yet).
  */
-export async function dueDeliveries(api: CommandDeps['api'], webhookId: string, notDue: readonly string[] = []): Promise<Attempt[]> {
-  const due = new Map<string, Attempt>();
+export function dueSince(times: Array<string | undefined>, now: number): number {
+  const known = times.map((time) => Date.parse(time ?? '')).find((time) => !Number.isNaN(time));
+  return known === undefined ? now : known - SLACK_MS;
+}
+
+/** A delivery still due: its newest attempt (the one sent again), and every record of it the log listed. */
+export interface Due {
+  attempt: Attempt;
+  records: string[];
+}
+
+/**
+ * Which delivery an attempt record is of: the service's `delivery_id`, else its event and whole payload (the same for
+ * every attempt of one delivery, as sent again), else the record alone.
+ */
+async function deliveryOf(api: CommandDeps['api'], attempt: Attempt): Promise<string> {
+  if (typeof attempt.delivery_id === 'string') return `id\n${attempt.delivery_id}`;
+  const event = await eventOf(api, attempt);
+  return event ? `payload\n${event.key}` : `id\n${attempt.id}`;
+}
+
+/**
+ * The deliveries of the old webhook still due, each by its newest attempt: those under way (pending), and those
+ * failed whose automatic retry is scheduled (`next_attempt_at`); of a service that does not say (no such field), those
+ * failed since `log.since`. Pending first: one that fails between the two reads is found by the second. Records of
+ * one delivery are one (deliveryOf), never sent again side by side.
+ */
+export async function dueDeliveries(api: CommandDeps['api'], log: Pick<OldLog, 'webhookId' | 'notDue' | 'since'>): Promise<Due[]> {
+  const due = new Map<string, Due>();
+  const notDue = new Set(log.notDue());
   for (const status of ['pending', 'failed'] as const) {
-    for await (const attempt of attemptsOf(api, webhookId, { status })) {
-      const key = deliveryKey(attempt);
-      if (due.has(key) || notDue.includes(key) || (status === 'failed' && attempt.next_attempt_at === null)) continue;
-      due.set(key, attempt);
+    for await (const attempt of attemptsOf(api, log.webhookId, { status })) {
+      if (notDue.has(attempt.id) || notDue.has(deliveryKey(attempt))) continue;
+      if (status === 'failed' && attempt.next_attempt_at === null) continue;
+      if (status === 'failed' && attempt.next_attempt_at === undefined && !(Date.parse(attempt.created_at) >= log.since)) continue;
+      const key = await deliveryOf(api, attempt);
+      const known = due.get(key);
+      if (known) known.records.push(attempt.id);
+      else due.set(key, { attempt, records: [attempt.id] });
     }
   }
   return [...due.values()];
@@ -104,12 +149,18 @@ const gotThrough = (resent: Resent) => resent.outcome === 'delivered' || resent.
 /** How many times the due deliveries are read and sent: a second read finds none, unless one failed meanwhile. */
 const PASSES = 3;
 
-/** The deliveries given sent again now (the retry endpoint), each with what came of it. */
-async function resent(deps: Pick<CommandDeps, 'api'>, attempts: Attempt[]): Promise<Resent[]> {
+/** What a delivery still due after the last pass is said to be. */
+const DUE_STILL = `due again after ${PASSES} rounds of sending`;
+
+/** The deliveries given sent again now (the retry endpoint), each with what came of it; those that got through settled. */
+async function resent(deps: Pick<CommandDeps, 'api'>, due: Due[], log: OldLog): Promise<Resent[]> {
   const results: ResendResult[] = [];
   const report = { taken() {}, scanned() {}, failed() {}, waiting() {}, result: (result: ResendResult) => void results.push(result) };
-  const targets = attempts.map((attempt) => ({ attemptId: attempt.id, deliveryId: deliveryKey(attempt), event: attempt.event }));
+  const targets = due.map(({ attempt }) => ({ attemptId: attempt.id, deliveryId: deliveryKey(attempt), event: attempt.event }));
   await resendAll(deps, targets, { concurrency: 8, report });
+  const records = new Map(due.map(({ attempt, records }) => [attempt.id, records]));
+  const settled = results.filter((result) => result.outcome === 'delivered' || result.outcome === 'already_delivered');
+  if (settled.length > 0) log.settle(settled.flatMap(({ target }) => records.get(target.attemptId) ?? [target.attemptId]));
   return results.map(
     ({ target, outcome, reason, error }): Resent => ({ delivery_id: target.deliveryId, event: target.event ?? '', outcome, reason: reason ?? error }),
   );
@@ -118,29 +169,28 @@ async function resent(deps: Pick<CommandDeps, 'api'>, attempts: Attempt[]): Prom
 /**
  * Sends now every delivery of the old webhook still due (dueDeliveries), while the receiver still takes the old
  * secret: paused, the webhook would hold them until it is resumed, and deleting it would drop them. One under way is
- * waited for (settledAttempt, on `clock`), never sent again beside it; one that failed meanwhile is sent. Read again
- * after each round, until a read finds none due. `left`: those that did not get through, or are under way still (the
- * webhook must stay).
+ * waited for (settledAttempt, on `clock`), never sent again beside it; one that failed meanwhile is sent. Those that
+ * got through (delivered, or answered 409: delivered already) are settled, never sent again. Read again after each
+ * round, until a read finds none due. `left`: those that did not get through, or are under way still (the webhook
+ * must stay).
  */
-export async function resendDue(
-  deps: Pick<CommandDeps, 'api'>,
-  webhookId: string,
-  notDue: readonly string[],
-  clock: WaitClock,
-): Promise<{ resent: Resent[]; left: Resent[] }> {
+export async function resendDue(deps: Pick<CommandDeps, 'api'>, log: OldLog, clock: WaitClock): Promise<{ resent: Resent[]; left: Resent[] }> {
   const sent: Resent[] = [];
   for (let pass = 1; ; pass += 1) {
-    const due = await dueDeliveries(deps.api, webhookId, notDue);
-    const asDue = due.map((attempt): Resent => ({ delivery_id: deliveryKey(attempt), event: attempt.event, outcome: attempt.status, reason: 'still due' }));
+    const due = await dueDeliveries(deps.api, log);
+    const asDue = due.map(({ attempt }): Resent => ({ delivery_id: deliveryKey(attempt), event: attempt.event, outcome: attempt.status, reason: DUE_STILL }));
     if (due.length === 0 || pass > PASSES) return { resent: sent, left: asDue };
-    const settled = await Promise.all(due.map((attempt) => (attempt.status === 'pending' ? settledAttempt(deps.api, attempt, clock) : attempt)));
+    const settled = await Promise.all(
+      due.map(async (one) => (one.attempt.status === 'pending' ? { ...one, attempt: await settledAttempt(deps.api, one.attempt, clock) } : one)),
+    );
     const underWay = settled
-      .filter((attempt) => attempt.status === 'pending')
-      .map((attempt): Resent => ({ delivery_id: deliveryKey(attempt), event: attempt.event, outcome: 'pending', reason: STILL_PENDING }));
+      .filter(({ attempt }) => attempt.status === 'pending')
+      .map(({ attempt }): Resent => ({ delivery_id: deliveryKey(attempt), event: attempt.event, outcome: 'pending', reason: STILL_PENDING }));
     // Those delivered while waited for got through by themselves.
     const round = await resent(
       deps,
-      settled.filter((attempt) => attempt.status === 'failed'),
+      settled.filter(({ attempt }) => attempt.status === 'failed'),
+      log,
     );
     sent.push(...round);
     const left = [...round.filter((one) => !gotThrough(one)), ...underWay];

@@ -4,7 +4,11 @@ import { ApiError } from '../../../api/errors.js';
 import type { Webhook } from '../../../api/shapes.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { FileError } from '../../../files/user-file.js';
+import { sanitize } from '../../../render/text.js';
+import { sameEvents } from '../shared/events.js';
+import { urlKey } from '../shared/url.js';
 import type { RotationJournal } from './journal.js';
+import type { OldLog } from './old-deliveries.js';
 import type { WaitClock } from './tries.js';
 import type { Report } from './words.js';
 
@@ -84,3 +88,33 @@ export async function deleteGone(api: CommandDeps['api'], id: string): Promise<v
 /** The test deliveries the proof sent (samples, not events): never due, never a double. */
 export const testDeliveries = (journal: RotationJournal): string[] =>
   [journal.rotation?.proof, journal.rotation?.compare].filter((id): id is string => id !== undefined);
+
+/**
+ * The old webhook's log as the journal knows it: the proof's samples never due, nor the records a send settled (each
+ * journaled as it is, but by a dry run); failed records of a service that does not say when a retry is due counted
+ * from `since`.
+ */
+export function oldLog(ctx: Rotating, since: number): OldLog {
+  const { journal, options } = ctx;
+  return {
+    webhookId: options.id,
+    notDue: () => [...testDeliveries(journal), ...(journal.rotation?.settled ?? [])],
+    since,
+    settle: (records) => {
+      if (!options.dryRun) journal.write({ settled: records });
+    },
+  };
+}
+
+/**
+ * How a webhook the service answered with differs from what was asked of it, in words: another URL (a create or an
+ * update answered with `https://evil.example/…` would have the twin deliver there), or other events; undefined when it
+ * does not. `asked.url` or `asked.events` undefined: not compared.
+ */
+export function unlikeAsked(webhook: Webhook, asked: { url?: string | undefined; events?: readonly string[] | undefined }): string | undefined {
+  if (asked.url !== undefined && urlKey(String(webhook.url)) !== urlKey(asked.url)) return `it is at ${sanitize(webhook.url)}, not at ${sanitize(asked.url)}`;
+  const events = Array.isArray(webhook.events) ? webhook.events : [];
+  if (asked.events !== undefined && !sameEvents(events, asked.events))
+    return `its events are ${events.map(sanitize).join(', ') || 'none'}, not ${asked.events.map(sanitize).join(', ')}`;
+  return undefined;
+}

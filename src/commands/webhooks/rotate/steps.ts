@@ -2,7 +2,7 @@ import { getWebhook, updateWebhook } from '../../../api/endpoints.js';
 import type { Webhook } from '../../../api/shapes.js';
 import { CliError, ExitCode } from '../../../cli/errors.js';
 import { printJson } from '../../../cli/output.js';
-import { ReservedFile } from '../../../files/user-file.js';
+import { removeOwnFile, ReservedFile } from '../../../files/user-file.js';
 import { sanitize } from '../../../render/text.js';
 import { elapsed } from '../../../render/words.js';
 import { serviceAddress } from '../shared/account-lock.js';
@@ -13,7 +13,7 @@ import { secretFileText, undoCreate } from '../shared/secret-file.js';
 import { proven, settledProof, tryProof } from './proof.js';
 import { clearLostTwin } from './lost-twin.js';
 import { retireOld } from './retire.js';
-import { isThere, type Rotating, secretFileTaken } from './rotating.js';
+import { deleteGone, isThere, type Rotating, secretFileTaken, unlikeAsked } from './rotating.js';
 import { keepTrying } from './tries.js';
 import { answersText, doublesText, endText, type PlanFacts, proofReport, provenText, sameCommand, stepLine, unprovenText } from './words.js';
 
@@ -60,8 +60,8 @@ async function makeTwin(ctx: Rotating, facts: PlanFacts): Promise<Webhook> {
   const unregister = deps.interrupts.onInterrupt(discard);
   const { old } = facts;
   try {
-    if (!journal.rotation) journal.start({ service: serviceAddress(deps.api), old: old.id, url: old.url, events: old.events });
     const at = new Date(deps.serviceNow()).toISOString();
+    if (!journal.rotation) journal.start({ service: serviceAddress(deps.api), old: old.id, url: old.url, events: old.events, at });
     journal.write({ create: { others: facts.others.map((webhook) => webhook.id), events: old.events, at } });
     await ctx.at('create-noted');
     const again = `${sameCommand(options.id, options.secretFile)} again`;
@@ -77,6 +77,7 @@ async function makeTwin(ctx: Rotating, facts: PlanFacts): Promise<Webhook> {
     await ctx.at('twin-made');
     journal.write({ twin: twin.id });
     await ctx.at('twin-noted');
+    await refuseUnlike(ctx, twin, old, 'made');
     try {
       reserved.write(secretFileText(secret));
     } catch (error) {
@@ -142,6 +143,7 @@ async function switchOver(ctx: Rotating, twin: Webhook): Promise<Webhook> {
   if (!journal.rotation!.switched) {
     if (!sameEvents(old.events, twin.events)) {
       now = await updateWebhook(deps.api, twin.id, { events: old.events });
+      await refuseUnlike(ctx, now, old, 'updated');
       deps.stderr.write(`whsvc: the events of ${sanitize(old.id)} changed since the twin was made: ${sanitize(twin.id)} takes them too\n`);
     }
     journal.write({ switch: true });
@@ -149,6 +151,7 @@ async function switchOver(ctx: Rotating, twin: Webhook): Promise<Webhook> {
   }
   if (!now.active) {
     now = await updateWebhook(deps.api, twin.id, { active: true });
+    await refuseUnlike(ctx, now, old, 'resumed');
     journal.write({ resumed_at: now.updated_at ?? new Date(deps.serviceNow()).toISOString() });
   }
   await ctx.at('resumed');
@@ -157,4 +160,24 @@ async function switchOver(ctx: Rotating, twin: Webhook): Promise<Webhook> {
   stepLine(deps, 'switch', `switched: ${sanitize(twin.id)} resumed, then ${sanitize(old.id)} paused`);
   await ctx.at('paused');
   return now;
+}
+
+/**
+ * The twin as the service answered a create or an update of it, compared with the old webhook: at another URL (a
+ * create answered `https://evil.example/…`), or with other events, it is deleted before the old webhook is paused,
+ * and nothing switches: the rotation is over as --cancel ends it, its secret's file (written once it was made) and
+ * the journal removed.
+ */
+async function refuseUnlike(ctx: Rotating, twin: Webhook, old: Webhook, answered: 'made' | 'updated' | 'resumed'): Promise<void> {
+  const unlike = unlikeAsked(twin, { url: old.url, events: old.events });
+  if (unlike === undefined) return;
+  const { deps, options } = ctx;
+  await deleteGone(deps.api, twin.id);
+  if (answered !== 'made') removeOwnFile(options.secretFile, '--secret-file');
+  ctx.journal.remove();
+  throw new CliError(
+    `the service ${answered} the twin ${sanitize(twin.id)} unlike ${sanitize(old.id)}: ${unlike}; the twin is deleted, nothing was switched, and ${sanitize(old.id)} delivers as before`,
+    ExitCode.failure,
+    `check the address of the service (${sanitize(deps.api.baseUrl)}): it does not keep the URL and events it is given`,
+  );
 }

@@ -8,9 +8,10 @@ import { sanitize, shellWord } from '../../../render/text.js';
 import { serviceAddress } from '../shared/account-lock.js';
 import { urlKey } from '../shared/url.js';
 import type { Rotation } from './journal.js';
-import { dueDeliveries } from './old-deliveries.js';
-import { isThere, type RotateOptions, type Rotating, secretFileTaken, testDeliveries, webhookOrGone } from './rotating.js';
-import { type PlanFacts, sameCommand } from './words.js';
+import { checkTwin, lostTwins } from './lost-twin.js';
+import { dueDeliveries, dueSince } from './old-deliveries.js';
+import { isThere, oldLog, type RotateOptions, type Rotating, webhookOrGone } from './rotating.js';
+import { deletedFirst, type LeftOver, type PlanFacts, sameCommand } from './words.js';
 
 // Where a rotation stands before a run changes anything: the journal's rotation of this webhook (or none), the account
 // as it is, and what a finished rotation says when run again.
@@ -52,8 +53,9 @@ export function finishedMeanwhile(ctx: Rotating): number {
 
 /**
  * The account as the rotation finds it, with the steps an earlier run did: the old webhook (refused when paused
- * before any switch: it has no deliveries to move), the journal's twin, the other webhooks at the URL, and what of the
- * old one is still due. Undefined when the old webhook is gone after the switch.
+ * before any switch: it has no deliveries to move), the journal's twin (checked: checkTwin), the other webhooks at the
+ * URL, what an earlier run left to clear, and what of the old one is still due. Undefined when the old webhook is gone
+ * after the switch.
  */
 export async function survey(ctx: Rotating, rotation: Rotation | undefined): Promise<PlanFacts | undefined> {
   const { deps, options, report } = ctx;
@@ -67,24 +69,7 @@ export async function survey(ctx: Rotating, rotation: Rotation | undefined): Pro
       `resume it first (whsvc webhooks update ${shellWord(old.id)} --active), or create a new webhook (--inactive) and delete this one`,
     );
   }
-  const twin = rotation?.twin === undefined ? undefined : await webhookOrGone(deps.api, rotation.twin);
-  if (rotation?.switched && !twin) {
-    throw new CliError(
-      `the twin ${sanitize(rotation.twin)} is gone, deleted after the switch began: ${sanitize(old.id)} is the webhook at ${sanitize(old.url)} again`,
-      ExitCode.failure,
-      `resume it if it is paused (whsvc webhooks update ${shellWord(old.id)} --active), then rotate it anew with another --secret-file`,
-    );
-  }
-  if (twin && urlKey(twin.url) !== urlKey(old.url)) {
-    throw new CliError(
-      `the URL of ${sanitize(old.id)} changed since its twin ${sanitize(twin.id)} was made (${sanitize(twin.url)})`,
-      ExitCode.failure,
-      rotation?.switched
-        ? `point the twin at it: whsvc webhooks update ${shellWord(twin.id)} --url …`
-        : `cancel (${sameCommand(old.id, options.secretFile, ' --cancel')}) and start again`,
-    );
-  }
-  if (!rotation?.twin && isThere(options.secretFile)) throw secretFileTaken(options.secretFile);
+  const twin = await journaledTwin(ctx, rotation, old);
   const others: Webhook[] = [];
   for await (const webhook of allWebhooks(deps.api)) {
     if (urlKey(webhook.url) === urlKey(old.url) && webhook.id !== old.id && webhook.id !== twin?.id) others.push(webhook);
@@ -94,6 +79,46 @@ export async function survey(ctx: Rotating, rotation: Rotation | undefined): Pro
   if (rotation?.switched || secretWritten) report.steps.twin = 'done';
   if (rotation?.switched) report.steps.proof = 'done';
   if (rotation?.switched && twin?.active && !old.active) report.steps.switch = 'done';
-  const due = (await dueDeliveries(deps.api, old.id, testDeliveries(ctx.journal))).length;
-  return { old, twin: secretWritten || rotation?.switched ? twin : undefined, others, due, secretFile: options.secretFile, abandonDue: options.abandonDue };
+  const leftOver: LeftOver = { lost: rotation?.createOpen ? lostTwins(rotation.createOpen, others, old) : [] };
+  if (rotation?.twin !== undefined && !rotation.switched) {
+    if (twin && !secretWritten) leftOver.secretless = twin;
+    if (!twin && isThere(options.secretFile)) leftOver.fileOfGone = rotation.twin;
+  }
+  report.clear_first = {
+    delete: deletedFirst(leftOver).map((webhook) => webhook.id),
+    remove: leftOver.fileOfGone === undefined ? [] : [options.secretFile],
+  };
+  const since = dueSince([twin?.created_at, rotation?.created?.at, rotation?.at], deps.serviceNow());
+  const due = (await dueDeliveries(deps.api, oldLog(ctx, since))).length;
+  const facts = { old, others, due, leftOver, secretFile: options.secretFile, abandonDue: options.abandonDue };
+  return { ...facts, twin: secretWritten || rotation?.switched ? twin : undefined };
+}
+
+/**
+ * The twin the journal names, as the account has it (undefined when there is none, or it is gone before the switch),
+ * checked to be what the journaled create made, and at the old webhook's URL.
+ */
+async function journaledTwin(ctx: Rotating, rotation: Rotation | undefined, old: Webhook): Promise<Webhook | undefined> {
+  const { deps, options } = ctx;
+  if (rotation?.twin === undefined) return undefined;
+  const twin = await webhookOrGone(deps.api, rotation.twin);
+  if (rotation.switched && !twin) {
+    throw new CliError(
+      `the twin ${sanitize(rotation.twin)} is gone, deleted after the switch began: ${sanitize(old.id)} is the webhook at ${sanitize(old.url)} again`,
+      ExitCode.failure,
+      `resume it if it is paused (whsvc webhooks update ${shellWord(old.id)} --active), then rotate it anew with another --secret-file`,
+    );
+  }
+  if (!twin) return undefined;
+  checkTwin(rotation, twin, old, ctx.journal.path);
+  if (urlKey(twin.url) !== urlKey(old.url)) {
+    throw new CliError(
+      `the URL of ${sanitize(old.id)} changed since its twin ${sanitize(twin.id)} was made (${sanitize(twin.url)})`,
+      ExitCode.failure,
+      rotation.switched
+        ? `point the twin at it: whsvc webhooks update ${shellWord(twin.id)} --url …`
+        : `cancel (${sameCommand(old.id, options.secretFile, ' --cancel')}) and start again`,
+    );
+  }
+  return twin;
 }

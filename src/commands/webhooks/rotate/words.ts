@@ -26,6 +26,8 @@ export interface Report {
   old_deliveries_resent: Resent[];
   /** Those that did not get through, dropped with the old webhook (--abandon-due). */
   old_deliveries_dropped: Resent[];
+  /** What an earlier run left, cleared before the twin is made: webhooks deleted (by id), files removed (by path). */
+  clear_first: { delete: string[]; remove: string[] };
   finished: boolean;
   already_finished: boolean;
   cancelled: boolean;
@@ -54,6 +56,7 @@ export function newReport(old: Pick<Webhook, 'id' | 'url' | 'events'>, secretFil
     doubles: [],
     old_deliveries_resent: [],
     old_deliveries_dropped: [],
+    clear_first: { delete: [], remove: [] },
     finished: false,
     already_finished: false,
     cancelled: false,
@@ -61,12 +64,24 @@ export function newReport(old: Pick<Webhook, 'id' | 'url' | 'events'>, secretFil
   };
 }
 
+/** What an earlier run left, cleared before the twin is made; named in the plan. */
+export interface LeftOver {
+  /** Webhooks the create whose answer was lost may have made: one is deleted; two or more are named, and the run stops. */
+  lost: Webhook[];
+  /** The journal's twin, whose secret never reached the file (stopped in between): deleted. */
+  secretless?: Webhook | undefined;
+  /** The journal's twin, gone: the file that holds its secret is removed. */
+  fileOfGone?: string | undefined;
+}
+
 /** What the plan says of the account as it stands. */
 export interface PlanFacts {
   old: Webhook;
   twin: Webhook | undefined;
-  /** Other webhooks at the same URL, left as they are. */
+  /** Other webhooks at the same URL, left as they are (but what an earlier run left: leftOver). */
   others: Webhook[];
+  /** What an earlier run left, cleared before the twin is made. */
+  leftOver: LeftOver;
   /** The old webhook's deliveries still due now. */
   due: number;
   secretFile: string;
@@ -91,13 +106,37 @@ export function planText(facts: PlanFacts, report: Report, deps: Pick<CommandDep
   };
   const lines = [
     `Rotate the signing secret of ${old} (${sanitize(facts.old.url)}; ${facts.old.events.map(sanitize).join(', ')}) at ${sanitize(deps.api.baseUrl)}:`,
+    ...leftOverLines(facts.leftOver, file).map((line) => `  ${line}`),
     ...STEP_ORDER.map((step, index) => `  ${report.steps[step] === 'done' ? c.green('✓') : ' '} ${index + 1}. ${doing[step]}`),
     `The webhook's id changes: ${old} is replaced by the twin${facts.twin ? ` ${twin}` : "'s"}; webhooks apply files, keyed by URL, keep working.`,
     `The receiver must take both secrets from step 2 until step 4 is done: give it ${file} beside the old one.`,
   ];
   if (report.taken_up) lines.push(c.dim('An earlier run stopped part-way: this one goes on from where it stopped.'));
-  for (const other of facts.others) lines.push(c.dim(`${sanitize(other.id)} has the same URL too: left as it is.`));
+  const cleared = new Set([...facts.leftOver.lost, ...deletedFirst(facts.leftOver)].map((webhook) => webhook.id));
+  for (const other of facts.others.filter((webhook) => !cleared.has(webhook.id)))
+    lines.push(c.dim(`${sanitize(other.id)} has the same URL too: left as it is.`));
   return `${lines.join('\n')}\n`;
+}
+
+/** The webhooks an earlier run left that are deleted before the twin is made (two or more a lost create may have made are named instead). */
+export const deletedFirst = (left: LeftOver): Webhook[] => [...(left.lost.length === 1 ? left.lost : []), ...(left.secretless ? [left.secretless] : [])];
+
+/** What the plan says of what an earlier run left, a line each. */
+export function leftOverLines(left: LeftOver, file: string): string[] {
+  const lines: string[] = [];
+  if (left.lost.length === 1) {
+    lines.push(
+      `First, ${sanitize(left.lost[0]!.id)} is deleted: an earlier run's create of the twin got no answer, and made it (paused, at the URL with the same events, made since), without its secret.`,
+    );
+  }
+  if (left.lost.length > 1) {
+    const ids = left.lost.map((webhook) => sanitize(webhook.id)).join(', ');
+    lines.push(`First, the run stops: ${ids} could each be what an earlier run's create of the twin made, without its secret; it says how to delete that one.`);
+  }
+  if (left.secretless) lines.push(`First, the twin ${sanitize(left.secretless.id)} an earlier run made is deleted: its secret never reached ${file}.`);
+  if (left.fileOfGone !== undefined)
+    lines.push(`First, ${file} is removed: it holds the secret of the twin ${sanitize(left.fileOfGone)} an earlier run made, which is gone.`);
+  return lines;
 }
 
 /** The steps said as they are done, on stderr: `✓ 1/4 …`. */
@@ -197,6 +236,15 @@ export function endText(report: Report): string {
       ? 'The receiver can drop the old secret: it is revoked, and nothing signed with it is due.\n'
       : `The receiver can drop the old secret: it is revoked, and the ${counted(dropped, 'delivery', 'deliveries')} signed with it that did not get through ${dropped === 1 ? 'was' : 'were'} dropped (--abandon-due).\n`)
   );
+}
+
+/**
+ * What became of the old webhook's deliveries left, said of them all: sent and refused, they did not get through; one
+ * still under way is not delivered yet (nor is one of a mix).
+ */
+export function leftVerb(left: Resent[]): string {
+  if (left.every((one) => one.outcome === 'failed' || one.outcome === 'error')) return 'did not get through';
+  return left.length === 1 ? 'is not delivered yet' : 'are not delivered yet';
 }
 
 /** The old webhook's deliveries that did not get through, in words: `dlv_a (answered 503), dlv_b (…) and 3 more`. */

@@ -1,14 +1,15 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Webhook } from '../../../../src/api/shapes.js';
 import { journalPath, RotationJournal } from '../../../../src/commands/webhooks/rotate/journal.js';
 import { lostTwins } from '../../../../src/commands/webhooks/rotate/lost-twin.js';
-import { dueDeliveries, resendDue } from '../../../../src/commands/webhooks/rotate/old-deliveries.js';
+import { dueDeliveries, type OldLog, resendDue } from '../../../../src/commands/webhooks/rotate/old-deliveries.js';
 import { tryProof } from '../../../../src/commands/webhooks/rotate/proof.js';
-import { unprovenText } from '../../../../src/commands/webhooks/rotate/words.js';
+import { leftVerb, leftWords, unprovenText } from '../../../../src/commands/webhooks/rotate/words.js';
 import { keepTrying } from '../../../../src/commands/webhooks/rotate/tries.js';
+import { CliError } from '../../../../src/cli/errors.js';
 import { FileError } from '../../../../src/files/user-file.js';
 import { fakeDeps, finishFakeDeps, json, mockToken, T0 } from '../../../helpers/fake-deps.js';
 import { instantWaitClock } from '../../../helpers/manual-clock.js';
@@ -26,14 +27,32 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The old webhook's log as a rotation reads it: failed records counted from a minute before T0; those settled kept. */
+function oldLog(more: Partial<OldLog> = {}): OldLog & { settled: string[] } {
+  const settled: string[] = [];
+  return { webhookId: 'wh_old', notDue: () => settled, since: T0 - 60_000, settle: (records) => settled.push(...records), ...more, settled };
+}
+
+/** What `act` threw (the test fails when it throws nothing). */
+function thrown(act: () => unknown): unknown {
+  try {
+    act();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected an error');
+}
+
 const IDS = { twin: 'wh_twin', old: 'wh_old' };
+/** A journal opened without its lock: these tests open one again while the first is open. */
+const UNHELD = { hold: false };
 const MOVED = { service: 'http://127.0.0.1:4010', old: 'wh_old', url: 'https://example.com/hooks', events: ['invoice.paid'] };
 
 describe('the rotate-secret journal', () => {
   it('keeps each line whole beside the secret file (0600), and reads back where the rotation stands', () => {
     const secretFile = join(dir, 'new.secret');
-    expect(RotationJournal.open(secretFile).rotation).toBeUndefined();
-    const journal = RotationJournal.open(secretFile);
+    expect(RotationJournal.open(secretFile, UNHELD).rotation).toBeUndefined();
+    const journal = RotationJournal.open(secretFile, UNHELD);
     journal.start(MOVED);
     journal.write({ create: { others: ['wh_other'] } });
     expect(journal.rotation).toMatchObject({ createOpen: { others: ['wh_other'] }, twin: undefined });
@@ -44,9 +63,10 @@ describe('the rotate-secret journal', () => {
     journal.close();
     expect(journalPath(secretFile)).toBe(join(dir, '.new.secret.whsvc-rotate'));
     expect(statSync(journalPath(secretFile)).mode & 0o777).toBe(0o600);
-    expect(RotationJournal.open(secretFile).rotation).toEqual({
+    expect(RotationJournal.open(secretFile, UNHELD).rotation).toEqual({
       ...MOVED,
       createOpen: undefined,
+      created: { others: ['wh_other'] },
       twin: 'wh_twin',
       proof: 'dlv_proof',
       switched: true,
@@ -58,11 +78,11 @@ describe('the rotate-secret journal', () => {
 
   it('a last line a kill cut short is no line, and the next line is written whole after it', () => {
     const secretFile = join(dir, 'new.secret');
-    const journal = RotationJournal.open(secretFile);
+    const journal = RotationJournal.open(secretFile, UNHELD);
     journal.start(MOVED);
     journal.close();
     appendFileSync(journalPath(secretFile), '{"whsvc_rotate":1,"cre');
-    const reopened = RotationJournal.open(secretFile);
+    const reopened = RotationJournal.open(secretFile, UNHELD);
     expect(reopened.rotation).toEqual({ ...MOVED, switched: false, deleting: false, done: false });
     reopened.write({ create: { others: [] } });
     reopened.close();
@@ -73,12 +93,30 @@ describe('the rotate-secret journal', () => {
     ]);
   });
 
+  it('a last line whole but for its newline (an editor dropped it) is a line, as a record file takes it: read, and given its newline', () => {
+    const secretFile = join(dir, 'new.secret');
+    const journal = RotationJournal.open(secretFile, UNHELD);
+    journal.start(MOVED);
+    journal.close();
+    appendFileSync(journalPath(secretFile), '{"whsvc_rotate":1,"create":{"others":[]}}');
+    const reopened = RotationJournal.open(secretFile, UNHELD);
+    expect(reopened.rotation).toMatchObject({ createOpen: { others: [] } });
+    reopened.write({ twin: 'wh_twin' });
+    reopened.close();
+    expect(readFileSync(journalPath(secretFile), 'utf8').split('\n')).toEqual([
+      expect.stringContaining('"start"'),
+      '{"whsvc_rotate":1,"create":{"others":[]}}',
+      '{"whsvc_rotate":1,"twin":"wh_twin"}',
+      '',
+    ]);
+  });
+
   it('a file there that whsvc did not write is refused, and left as it was', () => {
     const secretFile = join(dir, 'new.secret');
     writeFileSync(journalPath(secretFile), 'my notes\n');
     const refusal = (() => {
       try {
-        RotationJournal.open(secretFile);
+        RotationJournal.open(secretFile, UNHELD);
       } catch (error) {
         return error;
       }
@@ -87,6 +125,42 @@ describe('the rotate-secret journal', () => {
     expect((refusal as FileError).refused).toBe(true);
     expect((refusal as FileError).message).toContain("is not a journal whsvc wrote (its lines are not rotate-secret's): left as it was");
     expect(readFileSync(journalPath(secretFile), 'utf8')).toBe('my notes\n');
+  });
+
+  it('is held by one run at a time: another is refused before it reads; released, or left by a run that died, it is taken', () => {
+    const secretFile = join(dir, 'new.secret');
+    const first = RotationJournal.open(secretFile, { hold: true });
+    const refusal = thrown(() => RotationJournal.open(secretFile, { hold: true }));
+    expect(refusal).toBeInstanceOf(CliError);
+    expect(refusal).toMatchObject({
+      exitCode: 2,
+      message: `another whsvc (process ${process.pid}) is rotating with --secret-file ${secretFile}: its journal is in use`,
+    });
+    first.release();
+    RotationJournal.open(secretFile, { hold: true }).release();
+    // A run killed while it held the journal (its process gone) leaves the lock behind.
+    writeFileSync(`${journalPath(secretFile)}.lock`, JSON.stringify({ pid: 999_999_999, host: hostname(), nonce: 'dead' }));
+    const after = RotationJournal.open(secretFile, { hold: true });
+    after.release();
+    expect(existsSync(`${journalPath(secretFile)}.lock`)).toBe(false);
+  });
+
+  it('a new rotation removes only the journal it read: one put in its place meanwhile is left, and the run stops', () => {
+    const secretFile = join(dir, 'new.secret');
+    const finished = RotationJournal.open(secretFile, UNHELD);
+    finished.start(MOVED);
+    finished.write({ done: true });
+    finished.close();
+    const journal = RotationJournal.open(secretFile, UNHELD);
+    expect(journal.rotation?.done).toBe(true);
+    // Another run's journal takes the path meanwhile.
+    const theirs = `${journalPath(secretFile)}.theirs`;
+    writeFileSync(theirs, `{"whsvc_rotate":1,"start":${JSON.stringify({ ...MOVED, old: 'wh_theirs' })}}\n`, { mode: 0o600 });
+    renameSync(theirs, journalPath(secretFile));
+    expect(thrown(() => journal.start({ ...MOVED, old: 'wh_mine' }))).toMatchObject({
+      message: `the rotate-secret journal ${journalPath(secretFile)} was replaced since it was read: left as it is`,
+    });
+    expect(RotationJournal.open(secretFile, UNHELD).rotation?.old).toBe('wh_theirs');
   });
 });
 
@@ -100,7 +174,7 @@ describe('rotate-secret against a service unlike the sandbox', () => {
     fake.mock
       .intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_t', method: 'GET' })
       .reply(json(200, { ...attempt, status: 'delivered', response_code: 204, attempts: 1 }));
-    const journal = RotationJournal.open(join(dir, 'new.secret'));
+    const journal = RotationJournal.open(join(dir, 'new.secret'), UNHELD);
     journal.start(MOVED);
     const { clock, sleeps } = instantWaitClock();
     const proof = await tryProof(fake.deps, journal, IDS, 'invoice.paid', clock);
@@ -155,7 +229,7 @@ describe('rotate-secret against a service unlike the sandbox', () => {
       twin.mock(fake);
       const delivered = attempt('dlv_o', 'wh_old', { status: 'delivered', response_code: 200 });
       fake.mock.intercept({ path: '/v1/webhooks/wh_old/test', method: 'POST' }).reply(json(200, delivered));
-      const journal = RotationJournal.open(join(dir, `${name}.secret`));
+      const journal = RotationJournal.open(join(dir, `${name}.secret`), UNHELD);
       journal.start(MOVED);
       const proof = await tryProof(fake.deps, journal, IDS, 'invoice.paid', instantWaitClock().clock);
       journal.close();
@@ -185,6 +259,7 @@ describe('rotate-secret against a service unlike the sandbox', () => {
       response_code: code,
       attempts: 1,
       created_at: at,
+      payload: { id: `inv_${id}` },
     });
     const list = (status: string) => fake.mock.intercept({ path: `/v1/webhooks/wh_old/deliveries?status=${status}&limit=200`, method: 'GET' });
     list('pending').reply(page([attempt('dlv_a', 'pending', null), attempt('dlv_b', 'pending', null)]));
@@ -200,7 +275,7 @@ describe('rotate-secret against a service unlike the sandbox', () => {
     list('pending').reply(page([]));
     list('failed').reply(page([]));
     const { clock, sleeps } = instantWaitClock();
-    const { resent, left } = await resendDue(fake.deps, 'wh_old', [], clock);
+    const { resent, left } = await resendDue(fake.deps, oldLog(), clock);
     expect(resent).toEqual([{ delivery_id: 'dlv_b', event: 'invoice.paid', outcome: 'delivered' }]);
     expect(left).toEqual([]);
     expect(sleeps).toEqual([1_000, 1_000, 1_000]);
@@ -209,7 +284,15 @@ describe('rotate-secret against a service unlike the sandbox', () => {
   it('an attempt of the old webhook still under way after 15 s is left, not sent again: the old webhook stays', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
-    const pending = { id: 'dlv_a', event: 'invoice.paid', status: 'pending', response_code: null, attempts: 1, created_at: new Date(T0).toISOString() };
+    const pending = {
+      id: 'dlv_a',
+      delivery_id: 'dlv_a',
+      event: 'invoice.paid',
+      status: 'pending',
+      response_code: null,
+      attempts: 1,
+      created_at: new Date(T0).toISOString(),
+    };
     fake.mock
       .intercept({ path: '/v1/webhooks/wh_old/deliveries?status=pending&limit=200', method: 'GET' })
       .reply(json(200, { data: [pending], has_more: false, next_cursor: null }));
@@ -217,25 +300,86 @@ describe('rotate-secret against a service unlike the sandbox', () => {
       .intercept({ path: '/v1/webhooks/wh_old/deliveries?status=failed&limit=200', method: 'GET' })
       .reply(json(200, { data: [], has_more: false, next_cursor: null }));
     fake.mock.intercept({ path: '/v1/webhooks/webhook-deliveries/dlv_a', method: 'GET' }).reply(json(200, pending)).times(15);
-    const { resent, left } = await resendDue(fake.deps, 'wh_old', [], instantWaitClock().clock);
+    const { resent, left } = await resendDue(fake.deps, oldLog(), instantWaitClock().clock);
     expect(resent).toEqual([]);
     expect(left).toEqual([{ delivery_id: 'dlv_a', event: 'invoice.paid', outcome: 'pending', reason: 'still pending after 15 s' }]);
+    // Not "did not get through": it may yet.
+    expect(`${leftVerb(left)}: ${leftWords(left)}`).toBe('is not delivered yet: dlv_a (still pending after 15 s)');
   });
 
-  it('a service that does not say when a retry is due: every failed delivery counts as due, once, by its newest attempt', async () => {
+  it('a service that does not say when a retry is due: a failed delivery made since the twin is due, once, by its newest attempt; an older one is not', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
     const at = new Date(T0).toISOString();
+    const before = new Date(T0 - 60_000).toISOString();
+    const failed = { event: 'invoice.paid', status: 'failed', response_code: 503 };
     const page = (data: unknown[]) => json(200, { data, has_more: false, next_cursor: null });
     fake.mock.intercept({ path: '/v1/webhooks/wh_old/deliveries?status=pending&limit=200', method: 'GET' }).reply(page([]));
     fake.mock.intercept({ path: '/v1/webhooks/wh_old/deliveries?status=failed&limit=200', method: 'GET' }).reply(
       page([
-        { id: 'dlv_b2', delivery_id: 'dlv_b', event: 'invoice.paid', status: 'failed', response_code: 503, attempts: 2, created_at: at },
-        { id: 'dlv_b', delivery_id: 'dlv_b', event: 'invoice.paid', status: 'failed', response_code: 503, attempts: 1, created_at: at },
-        { id: 'dlv_a', event: 'invoice.paid', status: 'failed', response_code: 0, attempts: 1, created_at: at },
+        { ...failed, id: 'dlv_b2', delivery_id: 'dlv_b', attempts: 2, created_at: at },
+        { ...failed, id: 'dlv_b', delivery_id: 'dlv_b', attempts: 1, created_at: at },
+        { ...failed, id: 'dlv_a', attempts: 1, created_at: at, payload: { id: 'inv_a' } },
+        // Failed before the rotation began: the service retried it, or gave up on it.
+        { ...failed, id: 'dlv_c', attempts: 1, created_at: before, payload: { id: 'inv_c' } },
+        { ...failed, id: 'dlv_d', delivery_id: 'dlv_d', attempts: 1, created_at: before },
       ]),
     );
-    expect((await dueDeliveries(fake.deps.api, 'wh_old')).map((attempt) => attempt.id)).toEqual(['dlv_b2', 'dlv_a']);
+    expect(await dueDeliveries(fake.deps.api, oldLog({ since: T0 - 2_000 }))).toEqual([
+      { attempt: expect.objectContaining({ id: 'dlv_b2' }), records: ['dlv_b2', 'dlv_b'] },
+      { attempt: expect.objectContaining({ id: 'dlv_a' }), records: ['dlv_a'] },
+    ]);
+  });
+
+  it('a log without delivery ids: the failed records of one delivery (one event, one payload) are sent again once, by the newest', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    const at = (seconds: number) => new Date(T0 + seconds * 1_000).toISOString();
+    const failed = (id: string, seconds: number) => ({ id, event: 'invoice.paid', status: 'failed', response_code: 503, created_at: at(seconds) });
+    const page = (data: unknown[]) => json(200, { data, has_more: false, next_cursor: null });
+    fake.mock.intercept({ path: '/v1/webhooks/wh_old/deliveries?status=pending&limit=200', method: 'GET' }).reply(page([]));
+    // Three attempts of one event, and one of another event of the same invoice: the list gives no payload.
+    fake.mock
+      .intercept({ path: '/v1/webhooks/wh_old/deliveries?status=failed&limit=200', method: 'GET' })
+      .reply(page([failed('dlv_3', 30), failed('dlv_x', 25), failed('dlv_2', 20), failed('dlv_1', 10)]));
+    const payloads: Record<string, unknown> = {
+      dlv_1: { id: 'inv_1', amount: 100 },
+      dlv_2: { amount: 100, id: 'inv_1' },
+      dlv_3: { id: 'inv_1', amount: 100 },
+      dlv_x: { id: 'inv_1', amount: 200 },
+    };
+    for (const [id, payload] of Object.entries(payloads)) {
+      fake.mock.intercept({ path: `/v1/webhooks/webhook-deliveries/${id}`, method: 'GET' }).reply(json(200, { ...failed(id, 0), payload }));
+    }
+    expect((await dueDeliveries(fake.deps.api, oldLog())).map(({ attempt, records }) => [attempt.id, records])).toEqual([
+      ['dlv_3', ['dlv_3', 'dlv_2', 'dlv_1']],
+      ['dlv_x', ['dlv_x']],
+    ]);
+  });
+
+  it('a delivery that got through (delivered, or answered 409: delivered already) is settled: never sent again, though its record stays failed', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    const at = new Date(T0).toISOString();
+    const failed = (id: string) => ({ id, event: 'invoice.paid', status: 'failed', response_code: 503, created_at: at, payload: { id: `inv_${id}` } });
+    const page = (data: unknown[]) => json(200, { data, has_more: false, next_cursor: null });
+    const list = (status: string) => fake.mock.intercept({ path: `/v1/webhooks/wh_old/deliveries?status=${status}&limit=200`, method: 'GET' });
+    const retry = (id: string) => fake.mock.intercept({ path: `/v1/webhooks/webhook-deliveries/${id}/retry`, method: 'POST' });
+    // Each pass lists the same failed records: a service that keeps the record of a failed attempt as it was.
+    for (let pass = 0; pass < 2; pass += 1) {
+      list('pending').reply(page([]));
+      list('failed').reply(page([failed('dlv_a'), failed('dlv_b')]));
+    }
+    retry('dlv_a').reply(json(409, { error: { code: 'conflict', message: 'delivered already' } }));
+    retry('dlv_b').reply(json(200, { ...failed('dlv_b2'), status: 'delivered', response_code: 200 }));
+    const log = oldLog();
+    const { resent, left } = await resendDue(fake.deps, log, instantWaitClock().clock);
+    expect(left).toEqual([]);
+    expect(resent.map(({ delivery_id, outcome }) => [delivery_id, outcome]).sort()).toEqual([
+      ['dlv_a', 'already_delivered'],
+      ['dlv_b', 'delivered'],
+    ]);
+    expect([...log.settled].sort()).toEqual(['dlv_a', 'dlv_b']);
   });
 });
 
@@ -301,9 +445,17 @@ describe('a create whose answer was lost', () => {
       // The service's time as whsvc reckons it may be seconds off: a webhook made a moment "before" is still taken.
       webhook('wh_moment', { created_at: new Date(T0 - 3_000).toISOString() }),
     ];
-    expect(lostTwins(sent, atUrl).map((one) => one.id)).toEqual(['wh_twin', 'wh_moment']);
+    const old = webhook('wh_old', { active: true, created_at: new Date(T0 - 120_000).toISOString() });
+    expect(lostTwins(sent, atUrl, old).map((one) => one.id)).toEqual(['wh_twin', 'wh_moment']);
     // Named, and one of them deleted since: the others are the user's.
-    expect(lostTwins({ ...sent, named: ['wh_twin', 'wh_moment'] }, atUrl.slice(1)).map((one) => one.id)).toEqual([]);
-    expect(lostTwins({ ...sent, named: ['wh_twin', 'wh_moment'] }, atUrl).map((one) => one.id)).toEqual(['wh_twin', 'wh_moment']);
+    expect(lostTwins({ ...sent, named: ['wh_twin', 'wh_moment'] }, atUrl.slice(1), old).map((one) => one.id)).toEqual([]);
+    expect(lostTwins({ ...sent, named: ['wh_twin', 'wh_moment'] }, atUrl, old).map((one) => one.id)).toEqual(['wh_twin', 'wh_moment']);
+    // A create journaled without its time (an earlier whsvc): never one made before the old webhook.
+    const untimed = { others: ['wh_before'], events: sent.events };
+    expect(lostTwins(untimed, [...atUrl, webhook('wh_ancient', { created_at: new Date(T0 - 180_000).toISOString() })], old).map((one) => one.id)).toEqual([
+      'wh_twin',
+      'wh_older',
+      'wh_moment',
+    ]);
   });
 });
