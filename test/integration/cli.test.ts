@@ -422,6 +422,12 @@ describe('events, test and deliveries', () => {
         'next_attempt_at',
         'failure_reason',
       ]);
+      // Exit 1 with --json: the failure is a JSON line on stderr too, as every error is.
+      expect(testJson.code).toBe(1);
+      const errorLine = testJson.stderr.split('\n').find((line) => line.startsWith('{'))!;
+      expect(JSON.parse(errorLine)).toEqual({
+        error: { status: 500, code: 'not_delivered', message: 'the endpoint did not accept the test event (it answered 500)' },
+      });
       expect(test.stderr).not.toContain('is not subscribed');
       const unsubscribed = await cli(['test', webhook.id, '--event', 'invoice.paid'], dir);
       expect(unsubscribed.stderr.split('\n')[0]).toBe(

@@ -146,7 +146,10 @@ export function reportSentAttempt(
   const status = answeredStatus(attempt.response_code);
   // Why there was no answer, when the service says (the sandbox's failure_reason: a timeout, a refused connection).
   const answer = status === undefined ? noAnswer(attempt.failure_reason) : `it answered ${status}`;
-  deps.stderr.write(laidOut(deps.stderr, `whsvc: the endpoint did not accept the ${what} (${sanitize(answer)})\n`));
+  const message = `the endpoint did not accept the ${what} (${sanitize(answer)})`;
+  deps.stderr.write(laidOut(deps.stderr, `whsvc: ${message}\n`));
+  // As every failure with --json: its JSON line on stderr too, for a script that reads errors there.
+  if (deps.json) deps.stderr.write(`${JSON.stringify({ error: { status: status ?? null, code: 'not_delivered', message } })}\n`);
   if (!retriesFollow) return 1;
   // The interface retries failed deliveries by itself, with backoff; say so, and how to follow them.
   const webhook = typeof attempt.webhook_id === 'string' ? sanitize(attempt.webhook_id) : '<webhook-id>';
