@@ -9,15 +9,24 @@ export interface RewritingFront {
   close(): Promise<void>;
 }
 
-/** `rewrite(method, path, body)` changes a successful JSON answer in place; the rest passes as it came. */
+/**
+ * `rewrite(method, path, body)` changes a successful JSON answer in place; `answerFirst(method, path)`, when it gives
+ * an answer, is sent back in place of the service's (a hostile service's own); the rest passes as it came.
+ */
 export async function startRewritingFront(
   target: string,
   rewrite: (method: string, path: string, body: Record<string, unknown>) => void,
+  answerFirst: (method: string, path: string) => { status: number; body: unknown } | undefined = () => undefined,
 ): Promise<RewritingFront> {
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const path = new URL(req.url!, 'http://front').pathname;
+    const own = answerFirst(req.method!, path);
+    if (own) {
+      res.writeHead(own.status, { 'content-type': 'application/json' }).end(JSON.stringify(own.body));
+      return;
+    }
     const headers = { ...req.headers } as Record<string, string>;
     delete headers.host;
     delete headers['content-length'];

@@ -1,4 +1,3 @@
-import { createServer, type Server } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxEnv } from '../helpers/cli.js';
 import { runInProcess, type SandboxInProcess, startSandboxInProcess } from '../helpers/in-process.js';
 import { type Receiver, startReceiver } from '../helpers/receiver.js';
+import { type RewritingFront, startRewritingFront } from '../helpers/rewriting-front.js';
 
-// Findings of the probe of this session's new surfaces (helper probe-43): each test shows a bug, and fails until it is
-// fixed. Hostile services are servers of the test's own on loopback, in front of the in-process sandbox.
+// A signing secret never lost or shown, whatever a service does: findings of an attacker's probe, each a test that
+// failed before its fix. Hostile services are servers of the test's own on loopback, in front of the in-process sandbox.
 
 let sandbox: SandboxInProcess;
 let receiver: Receiver;
@@ -38,43 +38,22 @@ async function created(url: string, events: string, file: string): Promise<strin
  * A service in front of the sandbox: each request forwarded as it came, unless `hostile` answers it first; `rewrite`
  * changes a forwarded answer's JSON. The signing secret of each create it forwarded is kept, for `hostile` to echo.
  */
-async function hostileService(
+function hostileService(
   hostile: (method: string, path: string, secret: string) => { status: number; body: unknown } | undefined,
   rewrite: (method: string, path: string, body: Record<string, unknown>) => void = () => {},
-): Promise<{ url: string; close: () => Promise<void> }> {
+): Promise<RewritingFront> {
   let secret = '';
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const path = new URL(req.url!, 'http://x').pathname;
-    const early = hostile(req.method!, path, secret);
-    if (early) {
-      res.writeHead(early.status, { 'content-type': 'application/json' }).end(JSON.stringify(early.body));
-      return;
-    }
-    const headers = { ...req.headers } as Record<string, string>;
-    delete headers.host;
-    delete headers['content-length'];
-    const upstream = await fetch(`${sandbox.info.base_url}${req.url}`, {
-      method: req.method,
-      headers,
-      body: ['GET', 'HEAD'].includes(req.method!) ? undefined : Buffer.concat(chunks),
-    });
-    let text = await upstream.text();
-    if (upstream.ok && text.startsWith('{')) {
-      const body = JSON.parse(text) as Record<string, unknown>;
-      if (req.method === 'POST' && path === '/v1/webhooks') secret = String(body.signing_secret);
-      rewrite(req.method!, path, body);
-      text = JSON.stringify(body);
-    }
-    res.writeHead(upstream.status, { 'content-type': 'application/json', date: upstream.headers.get('date') ?? new Date().toUTCString() }).end(text);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return startRewritingFront(
+    sandbox.info.base_url,
+    (method, path, body) => {
+      if (method === 'POST' && path === '/v1/webhooks') secret = String(body.signing_secret);
+      rewrite(method, path, body);
+    },
+    (method, path) => hostile(method, path, secret),
+  );
 }
 
-describe('probe-43: secrets', () => {
+describe('signing secrets, against a hostile service', () => {
   it('rotate-secret: a service that echoes the new signing secret in an error does not get it printed (stdout, stderr, --json)', async () => {
     const oldId = await created(`${receiver.url}/echo`, 'invoice.paid', 'echo-old.secret');
     const service = await hostileService((method, path, secret) =>
