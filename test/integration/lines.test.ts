@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -177,5 +177,34 @@ describe('every line laid out for the width, broken between words (issue 44)', (
     expect(shown.get(80)!.stdout).toMatch(
       /^ {2}\+ create {5}https:\/\/hooks\.production\.example-company\.com\/erp\/invoices {2}\(new\)\n {15}invoice\.paid, production_order\.completed, sales_order\.created$/m,
     );
+  });
+
+  it('webhooks rotate-secret: the plan, each step and the end broken between words, the file, ids and URL whole (a trial at 60 and 80)', async () => {
+    const ok = await startReceiver(() => 200);
+    try {
+      // Each run rotates a webhook of its own (its own path, its own file): the pipe's, then one per width.
+      const rotate = async (run: number, columns: number | undefined, more: string[]) => {
+        const dir = join(workDir, `rotate-${run}`);
+        mkdirSync(dir, { recursive: true });
+        const { id } = await createWebhook(cli, `${ok.url}/api/v2/webhooks/erp/invoices/${run}`);
+        const args = ['webhooks', 'rotate-secret', id, '--secret-file', join(dir, 'new.secret'), ...more];
+        return columns === undefined ? cli(args) : cliAt(columns)(args);
+      };
+      for (const more of [['--dry-run'], ['--yes']]) {
+        const pipe = await rotate(0, undefined, more);
+        expect(pipe.code, pipe.stderr).toBe(0);
+        for (const columns of [60, 80]) {
+          const result = await rotate(columns, columns, more);
+          expect(result.code, result.stderr).toBe(0);
+          for (const stream of ['stdout', 'stderr'] as const) {
+            const what = `${more[0]} ${stream} at ${columns}:\n${result[stream]}`;
+            expect(widerLines(result[stream], columns), what).toEqual([]);
+            expect(sameWords(result[stream], pipe[stream]), `${what}\nin a pipe:\n${pipe[stream]}`).toBe(true);
+          }
+        }
+      }
+    } finally {
+      await ok.close();
+    }
   });
 });
