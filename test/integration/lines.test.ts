@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhook, sandboxEnv, trigger, type CliResult, type SandboxInfo } from '../helpers/cli.js';
-import { inProcessCliWith, startInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
+import { inProcessCliWith, startInProcess, startListenInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { sameWords, WIDTHS, widerLines } from '../helpers/words.js';
 
@@ -205,6 +205,38 @@ describe('every line laid out for the width, broken between words (issue 44)', (
       }
     } finally {
       await ok.close();
+    }
+  });
+
+  it('deliveries list --limit: the hint that more match broken between words', async () => {
+    await trigger(cli);
+    // Its table is a table on a terminal and tab-separated rows in a pipe: the hint on stderr is what is compared.
+    const { pipe, shown } = await atEachWidth(['deliveries', 'list', '--limit', '1']);
+    for (const [columns, result] of shown) {
+      expect(widerLines(result.stderr, columns), result.stderr).toEqual([]);
+      expect(sameWords(result.stderr, pipe.stderr), `${result.stderr}\nin a pipe:\n${pipe.stderr}`).toBe(true);
+    }
+    expect(shown.get(60)!.stderr).toMatch(/^More match than the 1 shown: --limit N shows more, --all\nevery one\.$/m);
+  });
+
+  it("listen's secret file not there yet: the command that writes it broken as a shell reads it back (` \\`)", async () => {
+    const args = ['--secret-file', join(workDir, 'not-yet', 'whsec.txt')];
+    const started = async (columns?: number) => {
+      const listen = await startListenInProcess(args, columns === undefined ? {} : { terminal: { columns } });
+      await listen.stop();
+      return listen.stderr().replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT');
+    };
+    const pipe = await started();
+    const command = /^ {4}(whsvc webhooks create .*)$/m.exec(pipe)?.[1];
+    expect(command, pipe).toMatch(/--secret-file \S+whsec\.txt$/);
+    for (const columns of [60, 80]) {
+      const shown = await started(columns);
+      const what = `at ${columns}:\n${shown}`;
+      expect(widerLines(shown, columns), what).toEqual([]);
+      expect(sameWords(shown, pipe), `${what}\nin a pipe:\n${pipe}`).toBe(true);
+      const lines = /^ {4}(whsvc webhooks create(?:[^\n]*\\\n)*[^\n]*)$/m.exec(shown)?.[1] ?? '';
+      expect(lines.includes(' \\\n'), what).toBe(true);
+      expect(lines.replace(/ \\\n +/g, ' '), what).toBe(command);
     }
   });
 });
