@@ -336,7 +336,12 @@ export class HeldStderr implements OutputStream {
       return true;
     }
     this.kept.push(chunk);
-    const last = chunk.trimEnd().split('\n').at(-1);
+    // The last note, whole: a note laid out for the terminal goes on in indented lines, joined again for the row.
+    const last = chunk
+      .trimEnd()
+      .split(/\n(?! )/)
+      .at(-1)
+      ?.replace(/\n +/g, ' ');
     if (last) this.screen.say(last.replace(/^whsvc( \w+)?: /, ''));
     return true;
   }

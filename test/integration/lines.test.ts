@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhook, sandboxEnv, trigger, type CliResult, type SandboxInfo } from '../helpers/cli.js';
-import { inProcessCliWith, startInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
+import { inProcessCliWith, startInProcess, startListenInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { sameWords, WIDTHS, widerLines } from '../helpers/words.js';
 
@@ -177,5 +177,66 @@ describe('every line laid out for the width, broken between words (issue 44)', (
     expect(shown.get(80)!.stdout).toMatch(
       /^ {2}\+ create {5}https:\/\/hooks\.production\.example-company\.com\/erp\/invoices {2}\(new\)\n {15}invoice\.paid, production_order\.completed, sales_order\.created$/m,
     );
+  });
+
+  it('webhooks rotate-secret: the plan, each step and the end broken between words, the file, ids and URL whole (a trial at 60 and 80)', async () => {
+    const ok = await startReceiver(() => 200);
+    try {
+      // Each run rotates a webhook of its own (its own path, its own file): the pipe's, then one per width.
+      const rotate = async (run: number, columns: number | undefined, more: string[]) => {
+        const dir = join(workDir, `rotate-${run}`);
+        mkdirSync(dir, { recursive: true });
+        const { id } = await createWebhook(cli, `${ok.url}/api/v2/webhooks/erp/invoices/${run}`);
+        const args = ['webhooks', 'rotate-secret', id, '--secret-file', join(dir, 'new.secret'), ...more];
+        return columns === undefined ? cli(args) : cliAt(columns)(args);
+      };
+      for (const more of [['--dry-run'], ['--yes']]) {
+        const pipe = await rotate(0, undefined, more);
+        expect(pipe.code, pipe.stderr).toBe(0);
+        for (const columns of [60, 80]) {
+          const result = await rotate(columns, columns, more);
+          expect(result.code, result.stderr).toBe(0);
+          for (const stream of ['stdout', 'stderr'] as const) {
+            const what = `${more[0]} ${stream} at ${columns}:\n${result[stream]}`;
+            expect(widerLines(result[stream], columns), what).toEqual([]);
+            expect(sameWords(result[stream], pipe[stream]), `${what}\nin a pipe:\n${pipe[stream]}`).toBe(true);
+          }
+        }
+      }
+    } finally {
+      await ok.close();
+    }
+  });
+
+  it('deliveries list --limit: the hint that more match broken between words', async () => {
+    await trigger(cli);
+    // Its table is a table on a terminal and tab-separated rows in a pipe: the hint on stderr is what is compared.
+    const { pipe, shown } = await atEachWidth(['deliveries', 'list', '--limit', '1']);
+    for (const [columns, result] of shown) {
+      expect(widerLines(result.stderr, columns), result.stderr).toEqual([]);
+      expect(sameWords(result.stderr, pipe.stderr), `${result.stderr}\nin a pipe:\n${pipe.stderr}`).toBe(true);
+    }
+    expect(shown.get(60)!.stderr).toMatch(/^More match than the 1 shown: --limit N shows more, --all\nevery one\.$/m);
+  });
+
+  it("listen's secret file not there yet: the command that writes it broken as a shell reads it back (` \\`)", async () => {
+    const args = ['--secret-file', join(workDir, 'not-yet', 'whsec.txt')];
+    const started = async (columns?: number) => {
+      const listen = await startListenInProcess(args, columns === undefined ? {} : { terminal: { columns } });
+      await listen.stop();
+      return listen.stderr().replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT');
+    };
+    const pipe = await started();
+    const command = /^ {4}(whsvc webhooks create .*)$/m.exec(pipe)?.[1];
+    expect(command, pipe).toMatch(/--secret-file \S+whsec\.txt$/);
+    for (const columns of [60, 80]) {
+      const shown = await started(columns);
+      const what = `at ${columns}:\n${shown}`;
+      expect(widerLines(shown, columns), what).toEqual([]);
+      expect(sameWords(shown, pipe), `${what}\nin a pipe:\n${pipe}`).toBe(true);
+      const lines = /^ {4}(whsvc webhooks create(?:[^\n]*\\\n)*[^\n]*)$/m.exec(shown)?.[1] ?? '';
+      expect(lines.includes(' \\\n'), what).toBe(true);
+      expect(lines.replace(/ \\\n +/g, ' '), what).toBe(command);
+    }
   });
 });

@@ -15,6 +15,7 @@ import { StreamedList, writePages } from '../../cli/output.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../protocol/status.js';
 import { ProgressLine } from '../../render/progress.js';
 import { andMore, sanitize } from '../../render/text.js';
+import { laidOut } from '../../render/wrap.js';
 import { ACROSS_BOUNDS, type AcrossBounds, type AcrossRow, checkWindow, LogsAcross, windowAt } from './shared/across.js';
 import { attemptTable } from './shared/view.js';
 import { NewestFirst } from './shared/fate.js';
@@ -208,7 +209,8 @@ async function listAcross(options: DeliveriesListOptions, across: AcrossFilters,
     throw error;
   }
   list.end(more || walk.incomplete || search?.stoppedAtBound === true);
-  if (more && !deps.json) deps.stderr.write(deps.errColors.dim(`More match than the ${shown} shown: --limit N shows more, --all every one.\n`));
+  if (more && !deps.json)
+    deps.stderr.write(laidOut(deps.stderr, deps.errColors.dim(`More match than the ${shown} shown: --limit N shows more, --all every one.\n`)));
   for (const line of boundLines(walk, search, bounds)) deps.stderr.write(`whsvc: ${line}\n`);
   if (search) deps.stderr.write(`Payload id ${sanitize(search.payloadId)}: ${searchWords(search, walk)}.\n`);
   return 0;

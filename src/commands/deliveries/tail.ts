@@ -377,7 +377,7 @@ function followingLine(options: TailOptions, followed: number, report: PollRepor
     : options.since
       ? 'from the --since time'
       : 'from now';
-  return `following ${which} ${from}, every ${elapsed(options.intervalMs)}${routes.length ? `; forwarding each new delivery to ${describeRoutes(routes)}` : ''}${options.record ? `; recording each new delivery to ${options.record}` : ''}; Ctrl-C to stop`;
+  return `following ${which} ${from}, every ${elapsed(options.intervalMs)}${routes.length ? `; forwarding each new delivery to ${describeRoutes(routes)}` : ''}${options.record ? `; recording each new delivery to ${options.record}` : ''}; ${options.interactive ? 'q' : 'Ctrl-C'} to stop`;
 }
 
 /** After the first poll: the webhooks created since, and those whose new attempts filled more than a page. */

@@ -18,12 +18,12 @@ import { checkRoutes, describeRoutes, forwardRoute, routeFor, type ForwardRoute 
 import { currentSecrets, describeSecrets, secretSources, type SecretSource } from '../../receiver/secrets.js';
 import { STDIN } from '../../cli/stdin.js';
 import { LARGEST_PAYLOAD_BYTES } from '../../protocol/delivery.js';
-import { counted } from '../../render/text.js';
+import { counted, shellWord } from '../../render/text.js';
 import { type ReceiverBounds, receiverBounds, serveRequests, type Stopped } from '../../receiver/server.js';
 import { notOneOf } from '../../cli/suggest.js';
 import { checkInteractive, interactiveOption } from '../../cli/interactive.js';
 import { ListenScreen } from './screen.js';
-import { laidOut } from '../../render/wrap.js';
+import { laidOut, terminalColumns, wrapCommand } from '../../render/wrap.js';
 
 /** Defines `listen`. */
 export function register(program: CommandUnknownOpts): void {
@@ -402,7 +402,9 @@ function announce(
   if (recorder?.repaired) say(`  ${recorder.repaired}`);
   for (const file of options.secretFiles ?? []) {
     if (file === STDIN || state.secrets.find((source) => source.name === file)?.current() !== undefined) continue;
-    say(`  ${file} is not there yet: \`whsvc webhooks create --url ${url} --events … --secret-file ${file}\` writes it`, [file]);
+    say(`  ${file} is not there yet; this writes it:`, [file]);
+    const create = `    whsvc webhooks create --url ${shellWord(url)} --events … --secret-file ${shellWord(file)}`;
+    stderr.write(`${wrapCommand(create, terminalColumns(stderr), '      ')}\n`);
   }
 }
 

@@ -8,6 +8,7 @@ import { duration, resourceId } from '../../cli/parse.js';
 import { checkSecretFilePath } from '../../cli/secret.js';
 import { checkUserFile } from '../../files/user-file.js';
 import { sanitize } from '../../render/text.js';
+import { terminalColumns } from '../../render/wrap.js';
 import { cancel } from './rotate/cancel.js';
 import { RotationJournal } from './rotate/journal.js';
 import { isThere, type RotateOptions, type Rotating, secretFileTaken } from './rotate/rotating.js';
@@ -98,7 +99,8 @@ async function rotateNow(options: RotateOptions, deps: CommandDeps): Promise<num
     if (!rotation?.twin && isThere(options.secretFile)) throw secretFileTaken(options.secretFile);
     const facts = await survey(ctx, rotation);
     if (!facts) return finishedMeanwhile(ctx);
-    if (!deps.json || (!options.yes && !options.dryRun)) (deps.json ? deps.stderr : deps.stdout).write(planText(facts, report, deps));
+    const planTo = deps.json ? deps.stderr : deps.stdout;
+    if (!deps.json || (!options.yes && !options.dryRun)) planTo.write(planText(facts, report, deps, terminalColumns(planTo)));
     if (options.dryRun) {
       if (deps.json) printJson(deps, report);
       else deps.stderr.write('Dry run: nothing was changed.\n');

@@ -217,4 +217,13 @@ describe('stderr while the screen is up', () => {
     held.release();
     expect(written).toBe('whsvc listen: ready at http://127.0.0.1:4011\nwhsvc listen: a request could not be handled\n');
   });
+
+  it('a note laid out for the terminal (its continuations indented) goes to the message row whole, not its last line', () => {
+    const said: string[] = [];
+    const held = new HeldStderr({ write: () => true });
+    held.hold({ say: (text) => said.push(text) });
+    held.write('whsvc: following every webhook (1 now; new ones are picked up) from now, every\n       2 s; q to stop\n');
+    held.write('whsvc: one\nwhsvc: two, laid out\n       for the width\n');
+    expect(said).toEqual(['following every webhook (1 now; new ones are picked up) from now, every 2 s; q to stop', 'two, laid out for the width']);
+  });
 });

@@ -6,6 +6,7 @@ import type { Rotation } from './journal.js';
 import { checkTwin } from './lost-twin.js';
 import { deleteGone, type Rotating, webhookOrGone } from './rotating.js';
 import { sameCommand } from './words.js';
+import { laidOut } from '../../../render/wrap.js';
 
 /**
  * --cancel, before the switch: the twin deleted, its secret's file and the journal removed; the old webhook is as it
@@ -16,7 +17,7 @@ export async function cancel(ctx: Rotating, rotation: Rotation | undefined): Pro
   report.cancelled = true;
   const file = options.secretFile;
   if (!rotation) {
-    deps.stderr.write(`whsvc: no rotation of ${sanitize(options.id)} is under way with ${file}: nothing to cancel\n`);
+    deps.stderr.write(laidOut(deps.stderr, `whsvc: no rotation of ${sanitize(options.id)} is under way with ${file}: nothing to cancel\n`));
     if (deps.json) printJson(deps, report);
     return ExitCode.ok;
   }
@@ -36,9 +37,8 @@ export async function cancel(ctx: Rotating, rotation: Rotation | undefined): Pro
   const made = rotation.twin === undefined ? undefined : await webhookOrGone(deps.api, rotation.twin);
   if (made) checkTwin(rotation, made, await webhookOrGone(deps.api, options.id), ctx.journal.path);
   const twin = rotation.twin === undefined ? 'no twin' : `the paused twin ${sanitize(rotation.twin)}`;
-  (deps.json ? deps.stderr : deps.stdout).write(
-    `Cancel the rotation of ${sanitize(options.id)}: delete ${twin} and ${file}; ${sanitize(options.id)} stays as it is.\n`,
-  );
+  const planTo = deps.json ? deps.stderr : deps.stdout;
+  planTo.write(laidOut(planTo, `Cancel the rotation of ${sanitize(options.id)}: delete ${twin} and ${file}; ${sanitize(options.id)} stays as it is.\n`));
   if (options.dryRun) {
     if (deps.json) printJson(deps, report);
     return ExitCode.ok;
@@ -49,6 +49,9 @@ export async function cancel(ctx: Rotating, rotation: Rotation | undefined): Pro
   removeOwnFile(file, '--secret-file');
   ctx.journal.remove();
   if (deps.json) printJson(deps, report);
-  else deps.stdout.write(`Cancelled: ${twin === 'no twin' ? 'nothing was made' : `${twin.replace('the paused twin', 'twin')} deleted`}, ${file} removed.\n`);
+  else
+    deps.stdout.write(
+      laidOut(deps.stdout, `Cancelled: ${twin === 'no twin' ? 'nothing was made' : `${twin.replace('the paused twin', 'twin')} deleted`}, ${file} removed.\n`),
+    );
   return ExitCode.ok;
 }

@@ -6,6 +6,7 @@ import { sanitize, shellWord } from '../../../render/text.js';
 import type { CreateSent, Rotation } from './journal.js';
 import { deleteGone, type Rotating, unlikeAsked } from './rotating.js';
 import { type PlanFacts, sameCommand } from './words.js';
+import { laidOut } from '../../../render/wrap.js';
 
 // What an earlier run left of a twin, checked against the account before anything is deleted, and cleared before a new
 // twin is made. The journal says which webhook is the twin, but a journal can be edited or planted: a webhook it names
@@ -90,7 +91,10 @@ async function clearLostCreate(ctx: Rotating, lost: Webhook[], url: string): Pro
   if (lost.length === 1) {
     await deleteGone(deps.api, lost[0]!.id);
     deps.stderr.write(
-      `whsvc: the create of the twin an earlier run sent got no answer, and made ${sanitize(lost[0]!.id)} (paused, at ${sanitize(url)} with the same events, made since): its secret never reached this machine; deleted, and the twin made anew\n`,
+      laidOut(
+        deps.stderr,
+        `whsvc: the create of the twin an earlier run sent got no answer, and made ${sanitize(lost[0]!.id)} (paused, at ${sanitize(url)} with the same events, made since): its secret never reached this machine; deleted, and the twin made anew\n`,
+      ),
     );
   }
   if (lost.length < 2) return;
@@ -111,13 +115,19 @@ export async function clearLostTwin(ctx: Rotating, facts: PlanFacts): Promise<vo
   if (left.secretless) {
     await deleteWebhook(deps.api, left.secretless.id);
     deps.stderr.write(
-      `whsvc: the twin ${sanitize(left.secretless.id)} an earlier run made has no secret in ${options.secretFile} (stopped before it was written): deleted, and made anew\n`,
+      laidOut(
+        deps.stderr,
+        `whsvc: the twin ${sanitize(left.secretless.id)} an earlier run made has no secret in ${options.secretFile} (stopped before it was written): deleted, and made anew\n`,
+      ),
     );
   }
   if (left.fileOfGone !== undefined) {
     removeOwnFile(options.secretFile, '--secret-file');
     deps.stderr.write(
-      `whsvc: the twin ${sanitize(left.fileOfGone)} an earlier run made is gone: its secret's file ${options.secretFile} is removed, and the twin made anew\n`,
+      laidOut(
+        deps.stderr,
+        `whsvc: the twin ${sanitize(left.fileOfGone)} an earlier run made is gone: its secret's file ${options.secretFile} is removed, and the twin made anew\n`,
+      ),
     );
   }
 }

@@ -6,6 +6,7 @@ import { doublesOf, dueSince, type Resent, resendDue } from './old-deliveries.js
 import { deleteGone, oldLog, type Rotating, testDeliveries } from './rotating.js';
 import { keepTrying } from './tries.js';
 import { leftVerb, leftWords, sameCommand, stepLine } from './words.js';
+import { laidOut } from '../../../render/wrap.js';
 
 // Step 4 of rotate-secret: the old webhook retired once nothing signed with its secret is due, or, told to
 // (--abandon-due), with what did not get through dropped and listed.
@@ -37,7 +38,7 @@ export async function retireOld(ctx: Rotating, twin: Webhook): Promise<void> {
     options.waitMs,
     () => resendDue(deps, log, ctx.clock),
     ({ left }) => left.length === 0,
-    ({ left }, leftMs) => deps.stderr.write(`whsvc: not delivered yet: ${leftWords(left)}; trying again for up to ${elapsed(leftMs)}\n`),
+    ({ left }, leftMs) => deps.stderr.write(laidOut(deps.stderr, `whsvc: not delivered yet: ${leftWords(left)}; trying again for up to ${elapsed(leftMs)}\n`)),
   );
   report.old_deliveries_resent = settled.resent;
   if (settled.left.length > 0 && !options.abandonDue) {
@@ -47,7 +48,10 @@ export async function retireOld(ctx: Rotating, twin: Webhook): Promise<void> {
   if (settled.left.length > 0) {
     report.old_deliveries_dropped = settled.left;
     deps.stderr.write(
-      `whsvc: --abandon-due: ${counted(settled.left.length, 'delivery', 'deliveries')} signed with the old secret ${leftVerb(settled.left)}, and ${settled.left.length === 1 ? 'goes' : 'go'} with ${sanitize(options.id)}: ${leftWords(settled.left)}\n`,
+      laidOut(
+        deps.stderr,
+        `whsvc: --abandon-due: ${counted(settled.left.length, 'delivery', 'deliveries')} signed with the old secret ${leftVerb(settled.left)}, and ${settled.left.length === 1 ? 'goes' : 'go'} with ${sanitize(options.id)}: ${leftWords(settled.left)}\n`,
+      ),
     );
   }
   await ctx.at('resent');

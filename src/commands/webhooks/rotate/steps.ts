@@ -16,12 +16,16 @@ import { retireOld } from './retire.js';
 import { deleteGone, isThere, type Rotating, secretFileTaken, unlikeAsked } from './rotating.js';
 import { keepTrying } from './tries.js';
 import { answersText, doublesText, endText, type PlanFacts, proofReport, provenText, sameCommand, stepLine, unprovenText } from './words.js';
+import { laidOut } from '../../../render/wrap.js';
 
 // The four steps of rotate-secret, each journaled before it changes the account: the paused twin, the proof, the
 // switch, the old webhook retired.
 
 /** What a run stopped part-way says: the journal has what is needed to go on. */
-const stoppedPartWay = (ctx: Rotating) => `whsvc: the rotation stopped part-way: ${sameCommand(ctx.options.id, ctx.options.secretFile)} finishes it\n`;
+function stoppedPartWay(ctx: Rotating): string {
+  const command = sameCommand(ctx.options.id, ctx.options.secretFile);
+  return laidOut(ctx.deps.stderr, `whsvc: the rotation stopped part-way: ${command} finishes it\n`, [command]);
+}
 
 /** The steps not done yet, in order; with --json, the document of what was done, whatever ends the run. */
 export async function carryOut(ctx: Rotating, facts: PlanFacts): Promise<number> {
@@ -45,7 +49,7 @@ export async function carryOut(ctx: Rotating, facts: PlanFacts): Promise<number>
   report.finished = true;
   if (deps.json) printJson(deps, report);
   else {
-    deps.stdout.write(doublesText(report.doubles, report) + endText(report));
+    deps.stdout.write(laidOut(deps.stdout, doublesText(report.doubles, report) + endText(report), [report.signing_secret_file]));
   }
   return ExitCode.ok;
 }
@@ -111,7 +115,9 @@ async function prove(ctx: Rotating, twin: Webhook): Promise<void> {
     (tried, leftMs) => {
       const answers = answersText(tried);
       if (answers !== said)
-        deps.stderr.write(`whsvc: no proof yet that the receiver takes the new secret (${answers}): trying again for up to ${elapsed(leftMs)}\n`);
+        deps.stderr.write(
+          laidOut(deps.stderr, `whsvc: no proof yet that the receiver takes the new secret (${answers}): trying again for up to ${elapsed(leftMs)}\n`),
+        );
       said = answers;
     },
   );
@@ -144,7 +150,9 @@ async function switchOver(ctx: Rotating, twin: Webhook): Promise<Webhook> {
     if (!sameEvents(old.events, twin.events)) {
       now = await updateWebhook(deps.api, twin.id, { events: old.events });
       await refuseUnlike(ctx, now, old, 'updated');
-      deps.stderr.write(`whsvc: the events of ${sanitize(old.id)} changed since the twin was made: ${sanitize(twin.id)} takes them too\n`);
+      deps.stderr.write(
+        laidOut(deps.stderr, `whsvc: the events of ${sanitize(old.id)} changed since the twin was made: ${sanitize(twin.id)} takes them too\n`),
+      );
     }
     journal.write({ switch: true });
     await ctx.at('switch-noted');

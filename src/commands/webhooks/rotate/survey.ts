@@ -12,6 +12,7 @@ import { checkTwin, lostTwins } from './lost-twin.js';
 import { dueDeliveries, dueSince } from './old-deliveries.js';
 import { isThere, oldLog, type RotateOptions, type Rotating, webhookOrGone } from './rotating.js';
 import { deletedFirst, type LeftOver, type PlanFacts, sameCommand } from './words.js';
+import { laidOut } from '../../../render/wrap.js';
 
 // Where a rotation stands before a run changes anything: the journal's rotation of this webhook (or none), the account
 // as it is, and what a finished rotation says when run again.
@@ -39,7 +40,10 @@ export function alreadyFinished(ctx: Rotating, rotation: Rotation): number {
   if (deps.json) printJson(deps, report);
   else
     deps.stdout.write(
-      `${sanitize(rotation.old)} was rotated already: it is now ${sanitize(rotation.twin)}, whose secret is in ${ctx.options.secretFile}. Nothing to do.\n`,
+      laidOut(
+        deps.stdout,
+        `${sanitize(rotation.old)} was rotated already: it is now ${sanitize(rotation.twin)}, whose secret is in ${ctx.options.secretFile}. Nothing to do.\n`,
+      ),
     );
   return ExitCode.ok;
 }

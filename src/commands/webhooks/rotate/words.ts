@@ -1,6 +1,7 @@
 import type { Webhook } from '../../../api/shapes.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { andMore, counted, sanitize, shellWord } from '../../../render/text.js';
+import { hangOf, terminalColumns, wrapLine } from '../../../render/wrap.js';
 import type { Double, Resent } from './old-deliveries.js';
 import type { Proof, Seen, Verdict } from './proof.js';
 
@@ -91,8 +92,15 @@ export interface PlanFacts {
 
 const STEP_ORDER: StepName[] = ['twin', 'proof', 'switch', 'delete'];
 
-/** The plan: the four steps (those an earlier run did, ticked), what changes for the user, and what the receiver needs. */
-export function planText(facts: PlanFacts, report: Report, deps: Pick<CommandDeps, 'colors' | 'api'>): string {
+/** Where a step's line goes on: under its text, after `  ✓ 1. ` in the plan and `✓ 1/4 ` as it is done. */
+const PLAN_STEP_HANG = ' '.repeat(7);
+const STEP_HANG = ' '.repeat(6);
+
+/**
+ * The plan, laid out for `width` (a terminal's; undefined in a pipe): the four steps (those an earlier run did, ticked),
+ * what changes for the user, and what the receiver needs.
+ */
+export function planText(facts: PlanFacts, report: Report, deps: Pick<CommandDeps, 'colors' | 'api'>, width: number | undefined): string {
   const c = deps.colors;
   const old = sanitize(facts.old.id);
   const twin = facts.twin ? sanitize(facts.twin.id) : 'a twin';
@@ -104,10 +112,13 @@ export function planText(facts: PlanFacts, report: Report, deps: Pick<CommandDep
     switch: `the switch: the twin resumed, then ${old} paused; an event of that moment goes to both, and is listed`,
     delete: `${facts.due > 0 ? `${counted(facts.due, 'delivery', 'deliveries')} of ${old} still due (signed with the old secret) sent now, then ` : ''}${old} deleted once nothing signed with its secret is due${facts.abandonDue ? ' (--abandon-due: or with what did not get through, dropped)' : ''}: the old secret is revoked`,
   };
+  const steps = STEP_ORDER.map((step, index) =>
+    wrapLine(`  ${report.steps[step] === 'done' ? c.green('✓') : ' '} ${index + 1}. ${doing[step]}`, width, PLAN_STEP_HANG, [file]),
+  );
   const lines = [
     `Rotate the signing secret of ${old} (${sanitize(facts.old.url)}; ${facts.old.events.map(sanitize).join(', ')}) at ${sanitize(deps.api.baseUrl)}:`,
     ...leftOverLines(facts.leftOver, file).map((line) => `  ${line}`),
-    ...STEP_ORDER.map((step, index) => `  ${report.steps[step] === 'done' ? c.green('✓') : ' '} ${index + 1}. ${doing[step]}`),
+    ...steps,
     `The webhook's id changes: ${old} is replaced by the twin${facts.twin ? ` ${twin}` : "'s"}; webhooks apply files, keyed by URL, keep working.`,
     `The receiver must take both secrets from step 2 until step 4 is done: give it ${file} beside the old one.`,
   ];
@@ -115,7 +126,7 @@ export function planText(facts: PlanFacts, report: Report, deps: Pick<CommandDep
   const cleared = new Set([...facts.leftOver.lost, ...deletedFirst(facts.leftOver)].map((webhook) => webhook.id));
   for (const other of facts.others.filter((webhook) => !cleared.has(webhook.id)))
     lines.push(c.dim(`${sanitize(other.id)} has the same URL too: left as it is.`));
-  return `${lines.join('\n')}\n`;
+  return `${lines.map((line) => (line.includes('\n') ? line : wrapLine(line, width, hangOf(line), [file]))).join('\n')}\n`;
 }
 
 /** The webhooks an earlier run left that are deleted before the twin is made (two or more a lost create may have made are named instead). */
@@ -141,7 +152,8 @@ export function leftOverLines(left: LeftOver, file: string): string[] {
 
 /** The steps said as they are done, on stderr: `✓ 1/4 …`. */
 export function stepLine(deps: Pick<CommandDeps, 'stderr' | 'errColors'>, step: StepName, text: string): void {
-  deps.stderr.write(`${deps.errColors.green('✓')} ${STEP_ORDER.indexOf(step) + 1}/4 ${text}\n`);
+  const line = `${deps.errColors.green('✓')} ${STEP_ORDER.indexOf(step) + 1}/4 ${text}`;
+  deps.stderr.write(`${wrapLine(line, terminalColumns(deps.stderr), STEP_HANG)}\n`);
 }
 
 const testDelivery = (seen: Seen): TestDelivery => ({
