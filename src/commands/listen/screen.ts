@@ -90,6 +90,10 @@ class ListenSource implements ScreenSource<Received> {
     private readonly received: () => readonly Received[],
   ) {}
 
+  get sendsAgain(): boolean {
+    return this.context.routes.length > 0;
+  }
+
   heading(): string {
     const { url, routes } = this.context;
     return `listen ${url}${routes.length ? ` -> ${routes.map((route) => shownUrl(route.url)).join(', ')}` : ''}`;
