@@ -2,7 +2,8 @@ import type { Colors } from '../render/colors.js';
 import type { OutputStream } from '../render/stream.js';
 import { MAX_BYTES, MAX_ROWS, type Pane, type Searchable, ScreenModel } from './model.js';
 import type { Display, Key, Keyboard, Terminal } from './terminal.js';
-import { CHROME_ROWS, fitPane, frame, type KeyHint, type PaneLine } from './view.js';
+import { type Abilities, footerKeys, helpLines } from './keys.js';
+import { CHROME_ROWS, fitPane, frame, type PaneLine } from './view.js';
 
 /** What a command (listen, tail) gives its screen: how its deliveries read, open, and are sent again. */
 export interface ScreenSource<T> {
@@ -16,6 +17,8 @@ export interface ScreenSource<T> {
   /** The delivery whole: headers, body, signature, answer, its attempts. */
   details(item: T): Promise<PaneLine[]>;
   diagnosis(item: T): Promise<PaneLine[]>;
+  /** Whether `r` has an app to send to (--forward-to): else the footer does not offer it. */
+  sendsAgain: boolean;
   /** `r`: sends it again to the app of --forward-to; what came of it, in a line. */
   sendAgain(item: T): Promise<string>;
   /** `R`: retries it through the service (tail); none where there is no service (listen). */
@@ -24,20 +27,6 @@ export interface ScreenSource<T> {
   body(item: T): string | undefined;
   /** The bytes it holds (its body), so that the screen's memory stays bounded (model.ts MAX_BYTES). */
   weigh?: ((item: T) => number) | undefined;
-}
-
-/** The footer's keys over the list, the most useful first (`?` and `q` are added); R where the service can retry. */
-function listKeys(retries: boolean): KeyHint[] {
-  return [
-    ['↑↓/jk', 'select'],
-    ['Enter', 'open'],
-    ...(retries ? [['R', 'retry'] as KeyHint] : []),
-    ['r', 'send again'],
-    ['d', 'diagnose'],
-    ['/', 'filter'],
-    ['p', 'pause'],
-    ['c', 'copy id'],
-  ];
 }
 
 /** How the user left: `q` (a clean stop) or Ctrl-C. */
@@ -126,7 +115,7 @@ export class Screen<T> {
         line: (item, width) => source.line(item, width),
         pane: this.fittedPane(columns),
         message: this.message,
-        keys: model.pane ? this.paneKeys() : listKeys(source.retry !== undefined),
+        keys: footerKeys(this.abilities, model.pane ? 'pane' : 'list'),
       }),
     );
   }
@@ -138,12 +127,8 @@ export class Screen<T> {
     return { title: pane.title, lines: pane.fitted.lines };
   }
 
-  private paneKeys(): KeyHint[] {
-    return [
-      ['Esc', 'close'],
-      ['↑↓', 'scroll'],
-      ...listKeys(this.source.retry !== undefined).filter(([key]) => key !== 'Enter' && key !== '↑↓/jk' && key !== '/'),
-    ];
+  private get abilities(): Abilities {
+    return { retries: this.source.retry !== undefined, sendsAgain: this.source.sendsAgain };
   }
 
   private get bodyHeight(): number {
@@ -239,7 +224,7 @@ export class Screen<T> {
   }
 
   private openHelp(): void {
-    this.pane = { key: '', kind: 'help', title: 'the keys', lines: helpLines(this.source.retry !== undefined) };
+    this.pane = { key: '', kind: 'help', title: 'the keys', lines: helpLines(this.abilities) };
     this.model.open('help');
   }
 
@@ -279,27 +264,6 @@ export class Screen<T> {
     }
     this.say(`copied its ${what} (through the terminal, OSC 52: where the terminal allows it)`);
   }
-}
-
-/** `?`: every key, and what it does. */
-function helpLines(retries: boolean): PaneLine[] {
-  const keys: Array<[string, string]> = [
-    ['↑ ↓  j k', 'select a delivery (in a pane: scroll); PgUp PgDn, Home End (g G) go further'],
-    ['Enter', 'open it: headers, body, the signature check, the answer and its time, its attempts'],
-    ['d', 'its diagnosis: what went wrong, in plain words, and what to do'],
-    ['r', 'send it again to the app of --forward-to, as it came (signed again with the secret, when given)'],
-    ['R', retries ? 'retry it through the service: a new attempt in the log' : 'retry through the service (deliveries tail -i)'],
-    [
-      '/',
-      'filter: words that must all match the event type, the state (verified, failed, 500), the id or the body; event:invoice.* and status:failed match exactly',
-    ],
-    ['p', 'pause the list and resume it: what comes meanwhile waits, nothing is lost'],
-    ['c  C', 'copy its id, or its body, through the terminal (OSC 52), where the terminal allows it'],
-    ['Esc', 'close what is open; in the list, clear the filter'],
-    ['q', 'leave: back to your screen, with the lines the command prints at its end (exit as when stopped: 0, or 1)'],
-    ['Ctrl-C', 'leave at once, exit 130'],
-  ];
-  return keys.map(([key, does]) => ({ text: `${key.padEnd(10)}${does}`, hang: 10 }));
 }
 
 /**

@@ -219,6 +219,32 @@ describe('whsvc mcp', () => {
     expect(await cliJson(['webhooks', 'get', ids.down!])).toMatchObject({ active: false });
   });
 
+  it('carries out a plan one server made with a server started after it (a one-shot client), once; an expired one is refused', async () => {
+    const own = (await createWebhook(cli, 'https://example.com/one-shot', 'invoice.paid')).id;
+    let now = Date.now();
+    const oneShot = async <T>(use: (on: McpInProcess) => Promise<T>): Promise<T> => {
+      const started = await mcpInProcess([], env(), () => now);
+      try {
+        return await use(started);
+      } finally {
+        seen.push(started.stderr());
+        expect(await started.close()).toBe(0);
+      }
+    };
+    const plan = await oneShot((on) => ok('webhooks_pause', { id: own }, on));
+    expect(await oneShot((on) => ok('webhooks_pause', { id: own, plan_id: plan.plan_id }, on))).toMatchObject({ id: own, active: false });
+    expect(await cliJson(['webhooks', 'get', own])).toMatchObject({ active: false });
+    expect(await oneShot((on) => refused('webhooks_pause', { id: own, plan_id: plan.plan_id }, on))).toMatch(
+      /^whsvc: no plan "plan_\S+": .*carried out already/,
+    );
+
+    const late = await oneShot((on) => ok('webhooks_resume', { id: own }, on));
+    now += 11 * 60_000;
+    expect(await oneShot((on) => refused('webhooks_resume', { id: own, plan_id: late.plan_id }, on))).toMatch(/^whsvc: plan plan_\S+ expired 1 min ago/);
+    expect(await cliJson(['webhooks', 'get', own])).toMatchObject({ active: false });
+    expect((await cli(['webhooks', 'delete', own, '--yes'])).code).toBe(0);
+  });
+
   it('carries out apply, retry and delete as planned; an apply that would create needs --secret-dir', async () => {
     const declared = {
       webhooks: [

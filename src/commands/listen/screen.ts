@@ -73,12 +73,26 @@ export class ListenScreen {
   }
 }
 
+/**
+ * Why `r` does not send a delivery on: with a secret given, one whose signature did not verify (signing it again
+ * would have the app take what listen refused); undefined when it is sent (verified, or no secret given: then as
+ * received, unchecked, as plain listen forwards it).
+ */
+export function notSentAgain(check: Receipt['decision']['signatureCheck'], secretGiven: boolean): string | undefined {
+  if (!secretGiven || check === 'verified') return undefined;
+  return `not sent again: its signature is ${check.replace('_', ' ')}, and r sends on only a delivery whose signature verified`;
+}
+
 class ListenSource implements ScreenSource<Received> {
   private layout: { columns: number; layout: ReturnType<typeof receiptLayout> } | undefined;
   constructor(
     private readonly context: ListenScreenContext,
     private readonly received: () => readonly Received[],
   ) {}
+
+  get sendsAgain(): boolean {
+    return this.context.routes.length > 0;
+  }
 
   heading(): string {
     const { url, routes } = this.context;
@@ -192,7 +206,9 @@ class ListenSource implements ScreenSource<Received> {
         : `no --forward-to route takes ${sanitize(d.event ?? 'a request with no event')}: nothing sent`;
     }
     if (body === undefined) return 'a token request is never sent on';
-    // Signed again with listen's secret when it has one: the app, which verifies with it, takes it as the service's.
+    const refused = notSentAgain(d.signatureCheck, this.context.secrets.length > 0);
+    if (refused) return `${id}: ${refused}`;
+    // Verified, it is signed again with listen's secret: the app, which verifies with it, takes it as the service's.
     const secret = currentSecrets(this.context.secrets)[0];
     const headers = secret === undefined ? receipt.headers : withSignature(receipt.headers, sign(secret.secret, receipt.body));
     const answer = await sendAsReceived(this.context.send, route.url, headers, receipt.body, receipt.path, this.context.forwardTimeoutMs);

@@ -1,14 +1,28 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { usageError } from '../../cli/errors.js';
 import { canonicalJson } from '../../exact-json.js';
+import { ensureDirectory, readOwnFile, removeOwnFile, ReservedFile } from '../../files/user-file.js';
 import { elapsed } from '../../render/words.js';
 
 // The plans of `whsvc mcp`'s write tools: a write tool called without a plan id plans (reads, changes nothing) and
-// keeps the plan here; called again with the same arguments and the plan's id, it carries out the steps kept, once
-// the same reads, made again, give the same fingerprint. A plan is used once, and expires.
+// keeps the plan; called again with the same arguments and the plan's id, it carries out the steps kept, once the
+// same reads, made again, give the same fingerprint. A plan is used once, and expires.
+//
+// Each plan is a file of its own (`<id>.json`, 0600) in a directory under the config directory, so that a client
+// which starts a server for each call (mcporter's `call --stdio`) carries out a plan a server before made. A plan
+// holds the call's arguments, what it will change and a digest of what it read: nothing the agent was not shown, and
+// no secret (a create's secret is given only when it is carried out, and goes to --secret-dir).
 
 /** How long a plan may wait for its second call: long enough for an agent to show it and be told to go on. */
 export const PLAN_TTL_MS = 10 * 60_000;
+
+/** How many plans are kept: the newest; an older one is said to be unknown. */
+export const PLANS_KEPT = 100;
+
+/** A plan id as keep makes them: nothing else is looked for as a file. */
+const PLAN_ID = /^plan_[\w-]{16}$/;
 
 /** A plan kept for its second call. */
 export interface KeptPlan<Steps = unknown, Fixed = unknown> {
@@ -17,6 +31,8 @@ export interface KeptPlan<Steps = unknown, Fixed = unknown> {
   /** The call's arguments, as canonicalJson writes them: the second call must give the same. */
   args: string;
   expiresAt: number;
+  /** The service and client the plan was made for: another server's plan is not carried out against another account. */
+  account: string;
   /** The digest of what the plan read (fingerprint). */
   fingerprint: string;
   steps: Steps;
@@ -28,37 +44,46 @@ export interface KeptPlan<Steps = unknown, Fixed = unknown> {
 export const fingerprint = (reads: unknown): string => createHash('sha256').update(canonicalJson(reads)).digest('hex');
 
 export class PlanBook {
-  private readonly plans = new Map<string, KeptPlan>();
-
   constructor(
+    /** Where the plans are kept (`<config dir>/mcp-plans`). */
+    private readonly dir: string,
+    /** The service and client of this server (`https://… client_id`): a plan is carried out only against its own. */
+    private readonly account: string,
     private readonly now: () => number,
     private readonly ttlMs = PLAN_TTL_MS,
   ) {}
 
   /** Keeps a plan; its id (`plan_…`, not guessable) and when it expires. */
   keep<Steps, Fixed>(tool: string, args: unknown, reads: unknown, steps: Steps, fixed: Fixed): KeptPlan<Steps, Fixed> {
-    this.forgetExpired();
+    ensureDirectory(this.dir, 'the plans directory');
     const plan: KeptPlan<Steps, Fixed> = {
       id: `plan_${randomBytes(12).toString('base64url')}`,
       tool,
       args: canonicalJson(args),
       expiresAt: this.now() + this.ttlMs,
+      account: this.account,
       fingerprint: fingerprint(reads),
       steps,
       fixed,
     };
-    this.plans.set(plan.id, plan);
+    ReservedFile.reserve(this.pathOf(plan.id), 'the plan', false).write(`${JSON.stringify(plan)}\n`);
+    this.forgetOld();
     return plan;
   }
 
   /**
    * The plan `id` for a second call of `tool` with `args`, taken out (used once): refused, with nothing done, when no
-   * such plan is kept, it expired, or it was made by another tool or for other arguments.
+   * such plan is kept, it expired, or it was made by another tool, for other arguments or for another account.
    */
   take<Steps, Fixed>(id: string, tool: string, args: unknown): KeptPlan<Steps, Fixed> {
-    const plan = this.plans.get(id);
     const again = `call ${tool} without plan_id to plan it again`;
-    if (!plan) throw usageError(`no plan ${JSON.stringify(id)}: it was never made, or it was carried out already; nothing was changed`, again);
+    const plan = this.read(id);
+    if (!plan) {
+      throw usageError(
+        `no plan ${JSON.stringify(id)}: it was never made (plans are kept in ${this.dir}: a server started with another config directory knows none), it was carried out already, or it expired; nothing was changed`,
+        again,
+      );
+    }
     if (plan.tool !== tool) {
       throw usageError(`plan ${id} was made by ${plan.tool}, not ${tool}: nothing was changed`, `call ${plan.tool} with its plan_id`);
     }
@@ -68,14 +93,65 @@ export class PlanBook {
         `call ${tool} with the arguments the plan was made for and its plan_id, or ${again.replace(/^call \S+ /, '')} for these`,
       );
     }
-    this.plans.delete(id);
+    if (plan.account !== this.account) {
+      throw usageError(`plan ${id} was made for another service or client than this server's: nothing was changed`, again);
+    }
+    // Removing it is taking it: of two servers given one plan at once, only the one that removed it carries it out.
+    if (!this.forget(id)) throw usageError(`plan ${id} was carried out already: nothing was changed`, again);
     if (this.now() > plan.expiresAt) {
       throw usageError(`plan ${id} expired ${elapsed(this.now() - plan.expiresAt)} ago (a plan waits ${elapsed(this.ttlMs)}): nothing was changed`, again);
     }
     return plan as KeptPlan<Steps, Fixed>;
   }
 
-  private forgetExpired(): void {
-    for (const [id, plan] of this.plans) if (this.now() > plan.expiresAt) this.plans.delete(id);
+  private pathOf(id: string): string {
+    return join(this.dir, `${id}.json`);
+  }
+
+  /** The plan kept as `id`; undefined when none is (nor can be: not an id keep makes), or its file is not one keep wrote. */
+  private read(id: string): KeptPlan | undefined {
+    if (!PLAN_ID.test(id)) return undefined;
+    const text = readOwnFile(this.pathOf(id), 'the plan', 16 * 1024 * 1024);
+    if (text === undefined) return undefined;
+    try {
+      const plan = JSON.parse(text) as KeptPlan;
+      return plan.id === id ? plan : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Removes plan `id`'s file: true when this call removed it. */
+  private forget(id: string): boolean {
+    try {
+      return removeOwnFile(this.pathOf(id), 'the plan');
+    } catch {
+      return false;
+    }
+  }
+
+  /** When plan `id` expires; 0 (long ago) for a file that is not a plan keep wrote. */
+  private expiryOf(id: string): number {
+    try {
+      return this.read(id)?.expiresAt ?? 0;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Removes the plans expired, and those past the PLANS_KEPT newest. */
+  private forgetOld(): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    const plans = names
+      .map((name) => name.replace(/\.json$/, ''))
+      .filter((id) => PLAN_ID.test(id))
+      .map((id) => ({ id, expiresAt: this.expiryOf(id) }))
+      .sort((a, b) => b.expiresAt - a.expiresAt);
+    for (const [index, plan] of plans.entries()) if (index >= PLANS_KEPT || this.now() > plan.expiresAt) this.forget(plan.id);
   }
 }

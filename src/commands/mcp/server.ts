@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
 import { sandboxClock } from '../../api/endpoints.js';
@@ -38,15 +38,15 @@ export async function serve(options: McpOptions, context: ActionContext): Promis
   const { io, globals, interrupts } = context;
   const base = await buildDeps(globals, commandsIo(io), { prompter: context.prompter, interrupts, now: context.now });
   const profile = globals.profile === 'default' ? '' : ` --profile ${shellWord(globals.profile)}`;
-  const secrets = new Secrets(
-    resolveCredentials(io.env, ConfigStore.of(io.env).getProfile(globals.profile)).credentials?.clientSecret,
-    () => base.api.cachedToken()?.access_token,
-  );
+  const store = ConfigStore.of(io.env);
+  const credentials = resolveCredentials(io.env, store.getProfile(globals.profile)).credentials;
+  const secrets = new Secrets(credentials?.clientSecret, () => base.api.cachedToken()?.access_token);
   // The SDK and zod, loaded for this command only, while the token is asked for.
   const [offer, sdk, z] = await Promise.all([whatToOffer(options, base, io.stderr), import('@modelcontextprotocol/server'), import('zod')]);
   const tools = toolsOf(z).filter((tool) => offered(tool, offer));
   const server = new sdk.McpServer({ name: 'whsvc', version: WHSVC_VERSION }, { instructions: INSTRUCTIONS });
-  const toolContext = contextOf(options, base.now);
+  const plans = new PlanBook(join(store.dir, 'mcp-plans'), `${base.api.baseUrl} ${credentials?.clientId ?? ''}`, base.now);
+  const toolContext = contextOf(options, plans);
   for (const tool of tools) register(server, tool, { base, context: toolContext, reporting: { profile }, secrets });
   const closed = new Promise<number>((done) => {
     server.server.onclose = () => done(0);
@@ -99,10 +99,10 @@ async function whatToOffer(options: McpOptions, base: CommandDeps, log: Io['stde
   return offer;
 }
 
-function contextOf(options: McpOptions, now: () => number): ToolContext {
+function contextOf(options: McpOptions, plans: PlanBook): ToolContext {
   let queue: Promise<unknown> = Promise.resolve();
   return {
-    plans: new PlanBook(now),
+    plans,
     // Shown to the agent as the file's place: whole, wherever the server was started.
     secretDir: options.secretDir === undefined ? undefined : resolve(options.secretDir),
     alone: (work) => {

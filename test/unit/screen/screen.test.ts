@@ -130,6 +130,7 @@ describe('the screen', () => {
       title: (item) => item.id,
       details: async (item) => [{ text: `details of ${item.id}` }],
       diagnosis: async (item) => [{ text: `diagnosis of ${item.id}` }],
+      sendsAgain: true,
       sendAgain: async (item) => {
         acted.push(`r ${item.id}`);
         return `sent ${item.id} again`;

@@ -117,6 +117,10 @@ class TailSource implements ScreenSource<Followed> {
     private readonly latest: HighestAttempts,
   ) {}
 
+  get sendsAgain(): boolean {
+    return (this.options.forwardTo?.length ?? 0) > 0;
+  }
+
   heading(): string {
     const ids = this.options.webhookIds;
     return `tail ${this.deps.api.baseUrl}  ${ids ? ids.join(', ') : 'every webhook'}`;

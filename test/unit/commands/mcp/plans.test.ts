@@ -1,12 +1,32 @@
-import { describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CapturedJson, Secrets, toolResult } from '../../../../src/commands/mcp/call.js';
-import { fingerprint, PLAN_TTL_MS, PlanBook } from '../../../../src/commands/mcp/plans.js';
+import { fingerprint, PLAN_TTL_MS, PLANS_KEPT, PlanBook } from '../../../../src/commands/mcp/plans.js';
 import { CliError } from '../../../../src/cli/errors.js';
 
+const ACCOUNT = 'http://127.0.0.1:4010 client_1';
+
 describe('PlanBook', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = join(mkdtempSync(join(tmpdir(), 'whsvc-plans-')), 'mcp-plans');
+  });
+  afterEach(() => rmSync(dirname(dir), { recursive: true, force: true }));
+
+  const refusal = (take: () => unknown): CliError => {
+    try {
+      take();
+    } catch (caught) {
+      return caught as CliError;
+    }
+    throw new Error('not refused');
+  };
+
   it('gives a plan back once, to the tool that made it, for the same arguments in any key order, before it expires', () => {
     let now = 1_000;
-    const book = new PlanBook(() => now);
+    const book = new PlanBook(dir, ACCOUNT, () => now);
     const plan = book.keep('webhooks_delete', { id: 'wh_1', also: [1, 2] }, { read: 1 }, 'wh_1', undefined);
     expect(plan.id).toMatch(/^plan_[\w-]{16}$/);
     expect(plan.expiresAt).toBe(1_000 + PLAN_TTL_MS);
@@ -17,16 +37,46 @@ describe('PlanBook', () => {
 
     const late = book.keep('webhooks_delete', { id: 'wh_1' }, {}, 'wh_1', undefined);
     now += PLAN_TTL_MS + 60_000;
-    const error = (() => {
-      try {
-        book.take(late.id, 'webhooks_delete', { id: 'wh_1' });
-      } catch (caught) {
-        return caught as CliError;
-      }
-    })();
+    const error = refusal(() => book.take(late.id, 'webhooks_delete', { id: 'wh_1' }));
     expect(error).toBeInstanceOf(CliError);
-    expect(error!.message).toMatch(/expired 1 min ago .*nothing was changed/);
-    expect(error!.hint).toBe('call webhooks_delete without plan_id to plan it again');
+    expect(error.message).toMatch(/expired 1 min ago .*nothing was changed/);
+    expect(error.hint).toBe('call webhooks_delete without plan_id to plan it again');
+  });
+
+  it('keeps each plan in a file of its own (0600), which a book made after it (a server started again) carries out once', () => {
+    const now = () => 1_000;
+    const plan = new PlanBook(dir, ACCOUNT, now).keep('deliveries_recover', { since: '2h' }, { read: 1 }, [{ attemptId: 'att_1' }], { until: 5 });
+    const file = join(dir, `${plan.id}.json`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+
+    const restarted = new PlanBook(dir, ACCOUNT, now);
+    const taken = restarted.take(plan.id, 'deliveries_recover', { since: '2h' });
+    expect(taken).toMatchObject({ steps: [{ attemptId: 'att_1' }], fixed: { until: 5 }, fingerprint: plan.fingerprint });
+    expect(existsSync(file)).toBe(false);
+    const again = refusal(() => new PlanBook(dir, ACCOUNT, now).take(plan.id, 'deliveries_recover', { since: '2h' }));
+    expect(again.message).toMatch(
+      /^no plan "plan_\S+": it was never made \(plans are kept in .*mcp-plans.*carried out already, or it expired; nothing was changed$/,
+    );
+  });
+
+  it("refuses another account's plan, an id that is no plan's (no path is looked at), and keeps only the newest", () => {
+    let now = 1_000;
+    const plan = new PlanBook(dir, ACCOUNT, () => now).keep('webhooks_delete', { id: 'wh_1' }, {}, 'wh_1', undefined);
+    expect(() => new PlanBook(dir, 'https://other.example client_2', () => now).take(plan.id, 'webhooks_delete', { id: 'wh_1' })).toThrow(
+      /made for another service or client/,
+    );
+    expect(() => new PlanBook(dir, ACCOUNT, () => now).take('../config', 'webhooks_delete', { id: 'wh_1' })).toThrow(/^no plan "..\/config"/);
+
+    const book = new PlanBook(dir, ACCOUNT, () => now);
+    const ids: string[] = [];
+    for (let n = 0; n < PLANS_KEPT + 5; n++) {
+      now += 1;
+      ids.push(book.keep('webhooks_delete', { id: `wh_${n}` }, {}, `wh_${n}`, undefined).id);
+    }
+    expect(readdirSync(dir)).toHaveLength(PLANS_KEPT);
+    expect(() => book.take(ids[0]!, 'webhooks_delete', { id: 'wh_0' })).toThrow(/^no plan/);
+    expect(book.take(ids.at(-1)!, 'webhooks_delete', { id: `wh_${PLANS_KEPT + 4}` }).steps).toBe(`wh_${PLANS_KEPT + 4}`);
   });
 
   it('fingerprints what was read whatever the order of its keys, and any change to it', () => {
