@@ -1,4 +1,6 @@
-// Run: npm install express && PORT=3000 SECRET_FILE=./whsec.txt node express.mjs
+// Run from the repository root: PORT=3000 SECRET_FILE=whsec.txt node examples/express.mjs
+// SECRET_FILE is one path, or several separated by ':' as in PATH (';' on Windows): any one verifies.
+// Express is this repository's devDependency; in a copy in your own project, `npm install express` there.
 //
 // A webhook receiver on Express (4 or 5). It takes the service's deliveries at POST /webhooks:
 // it verifies each signature over the raw body, refuses a bad one with a 400, and does the work
@@ -7,13 +9,22 @@
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import express from 'express';
 
 // The headers are named after the service's platform: X-Acme-Signature when it is Acme.
 const PLATFORM = process.env.PLATFORM_NAME ?? 'Service';
-// The key is the whole whsec_… string, as bytes: never base64-decoded. trim() drops the newline
-// an editor or `echo` may leave at the end of the file.
-const secret = readFileSync(process.env.SECRET_FILE ?? 'whsec.txt', 'utf8').trim();
+// Each key is the whole whsec_… string, as bytes: never base64-decoded. trim() drops the newline
+// an editor or `echo` may leave at the end of the file. Read once, as it starts: restart it after a change.
+function readSecret(path) {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    console.error(`cannot read the secret file ${path}: ${error.code === 'ENOENT' ? 'No such file or directory' : error.message}`);
+    process.exit(1);
+  }
+}
+const secrets = (process.env.SECRET_FILE || 'whsec.txt').split(delimiter).filter(Boolean).map(readSecret);
 
 // Each delivery id's work: 'in flight' while it runs, 'done' once it succeeded; the id of work that
 // failed is dropped, so that the service's next attempt does it. In memory here: in your app, store
@@ -21,10 +32,13 @@ const secret = readFileSync(process.env.SECRET_FILE ?? 'whsec.txt', 'utf8').trim
 const deliveries = new Map();
 
 function signatureIsValid(body, header) {
-  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
   const given = Buffer.from(header ?? '');
-  // timingSafeEqual throws on buffers of unequal lengths: a short signature must be a 400, not a crash.
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  // Any secret verifies: while the webhook moves to a new secret, a delivery is signed with the old or the new.
+  return secrets.some((secret) => {
+    const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
+    // timingSafeEqual throws on buffers of unequal lengths: a short signature must be a 400, not a crash.
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
 }
 
 async function handle(event, deliveryId) {

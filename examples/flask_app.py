@@ -1,4 +1,5 @@
-# Run: pip install flask && PORT=3000 SECRET_FILE=./whsec.txt python3 flask_app.py
+# Run from the repository root: pip install flask && PORT=3000 SECRET_FILE=whsec.txt python3 examples/flask_app.py
+# SECRET_FILE is one path, or several separated by ':' as in PATH (';' on Windows): any one verifies.
 #
 # A webhook receiver on Flask (2 or 3). It takes the service's deliveries at POST /webhooks: it
 # verifies each signature over the raw body, refuses a bad one with a 400, and does the work of
@@ -9,16 +10,21 @@ import hashlib
 import hmac
 import json
 import os
+import sys
 import threading
+from pathlib import Path
 
 from flask import Flask, request
 
 # The headers are named after the service's platform: X-Acme-Signature when it is Acme.
 PLATFORM = os.environ.get("PLATFORM_NAME", "Service")
-# The key is the whole whsec_… string, as bytes: never base64-decoded. strip() drops the newline
-# an editor or `echo` may leave at the end of the file.
-with open(os.environ.get("SECRET_FILE", "whsec.txt"), "rb") as file:
-    SECRET = file.read().strip()
+# Each key is the whole whsec_… string, as bytes: never base64-decoded. strip() drops the newline
+# an editor or `echo` may leave at the end of the file. Read once, as it starts: restart it after a change.
+SECRET_FILES = [path for path in (os.environ.get("SECRET_FILE") or "whsec.txt").split(os.pathsep) if path]
+try:
+    SECRETS = [Path(path).read_bytes().strip() for path in SECRET_FILES]
+except OSError as error:
+    sys.exit(f"cannot read the secret file {error.filename}: {error.strerror}")
 
 app = Flask(__name__)
 app.config["MAX_CONTENT_LENGTH"] = 1024 * 1024  # the service sends 64 KiB at most
@@ -31,9 +37,10 @@ deliveries_lock = threading.Lock()  # requests run in threads of their own
 
 
 def signature_is_valid(body, header):
-    expected = b"sha256=" + hmac.new(SECRET, body, hashlib.sha256).hexdigest().encode()
+    # Any secret verifies: while the webhook moves to a new secret, a delivery is signed with the old or the new.
+    expected = (b"sha256=" + hmac.new(secret, body, hashlib.sha256).hexdigest().encode() for secret in SECRETS)
     # Bytes, not str: compare_digest raises on a str that is not ASCII, and takes bytes of any length.
-    return hmac.compare_digest(header.encode(), expected)
+    return any(hmac.compare_digest(header.encode(), each) for each in expected)
 
 
 def handle(event, delivery_id):

@@ -1,4 +1,5 @@
-// Run: PORT=3000 SECRET_FILE=./whsec.txt node node-http.mjs
+// Run from the repository root: PORT=3000 SECRET_FILE=whsec.txt node examples/node-http.mjs
+// SECRET_FILE is one path, or several separated by ':' as in PATH (';' on Windows): any one verifies.
 //
 // A webhook receiver on Node's own http module, with nothing to install. It takes the service's
 // deliveries at POST /webhooks: it verifies each signature over the raw body, refuses a bad one
@@ -8,12 +9,21 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { delimiter } from 'node:path';
 
 // The headers are named after the service's platform: X-Acme-Signature when it is Acme.
 const PLATFORM = process.env.PLATFORM_NAME ?? 'Service';
-// The key is the whole whsec_… string, as bytes: never base64-decoded. trim() drops the newline
-// an editor or `echo` may leave at the end of the file.
-const secret = readFileSync(process.env.SECRET_FILE ?? 'whsec.txt', 'utf8').trim();
+// Each key is the whole whsec_… string, as bytes: never base64-decoded. trim() drops the newline
+// an editor or `echo` may leave at the end of the file. Read once, as it starts: restart it after a change.
+function readSecret(path) {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    console.error(`cannot read the secret file ${path}: ${error.code === 'ENOENT' ? 'No such file or directory' : error.message}`);
+    process.exit(1);
+  }
+}
+const secrets = (process.env.SECRET_FILE || 'whsec.txt').split(delimiter).filter(Boolean).map(readSecret);
 const MAX_BODY = 1024 * 1024; // the service sends 64 KiB at most
 
 // Each delivery id's work: 'in flight' while it runs, 'done' once it succeeded; the id of work that
@@ -22,10 +32,13 @@ const MAX_BODY = 1024 * 1024; // the service sends 64 KiB at most
 const deliveries = new Map();
 
 function signatureIsValid(body, header) {
-  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
   const given = Buffer.from(header ?? '');
-  // timingSafeEqual throws on buffers of unequal lengths: a short signature must be a 400, not a crash.
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  // Any secret verifies: while the webhook moves to a new secret, a delivery is signed with the old or the new.
+  return secrets.some((secret) => {
+    const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
+    // timingSafeEqual throws on buffers of unequal lengths: a short signature must be a 400, not a crash.
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
 }
 
 async function handle(event, deliveryId) {

@@ -1,4 +1,5 @@
-# Run: PORT=3000 SECRET_FILE=./whsec.txt python3 python-stdlib.py
+# Run from the repository root: PORT=3000 SECRET_FILE=whsec.txt python3 examples/python-stdlib.py
+# SECRET_FILE is one path, or several separated by ':' as in PATH (';' on Windows): any one verifies.
 #
 # A webhook receiver on Python's standard library (http.server), with nothing to install. It takes
 # the service's deliveries at POST /webhooks: it verifies each signature over the raw body, refuses
@@ -9,16 +10,21 @@ import hashlib
 import hmac
 import json
 import os
+import sys
 import threading
 import traceback
+from pathlib import Path
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # The headers are named after the service's platform: X-Acme-Signature when it is Acme.
 PLATFORM = os.environ.get("PLATFORM_NAME", "Service")
-# The key is the whole whsec_… string, as bytes: never base64-decoded. strip() drops the newline
-# an editor or `echo` may leave at the end of the file.
-with open(os.environ.get("SECRET_FILE", "whsec.txt"), "rb") as file:
-    SECRET = file.read().strip()
+# Each key is the whole whsec_… string, as bytes: never base64-decoded. strip() drops the newline
+# an editor or `echo` may leave at the end of the file. Read once, as it starts: restart it after a change.
+SECRET_FILES = [path for path in (os.environ.get("SECRET_FILE") or "whsec.txt").split(os.pathsep) if path]
+try:
+    SECRETS = [Path(path).read_bytes().strip() for path in SECRET_FILES]
+except OSError as error:
+    sys.exit(f"cannot read the secret file {error.filename}: {error.strerror}")
 MAX_BODY = 1024 * 1024  # the service sends 64 KiB at most
 
 # Each delivery id's work: "in flight" while it runs, "done" once it succeeded; the id of work that
@@ -29,9 +35,10 @@ deliveries_lock = threading.Lock()  # each request runs in a thread of its own
 
 
 def signature_is_valid(body, header):
-    expected = b"sha256=" + hmac.new(SECRET, body, hashlib.sha256).hexdigest().encode()
+    # Any secret verifies: while the webhook moves to a new secret, a delivery is signed with the old or the new.
+    expected = (b"sha256=" + hmac.new(secret, body, hashlib.sha256).hexdigest().encode() for secret in SECRETS)
     # Bytes, not str: compare_digest raises on a str that is not ASCII, and takes bytes of any length.
-    return hmac.compare_digest(header.encode("latin-1"), expected)
+    return any(hmac.compare_digest(header.encode("latin-1"), each) for each in expected)
 
 
 def handle(event, delivery_id):

@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhook, sandboxEnv, startProgram, trigger } from '../helpers/cli.js';
@@ -11,9 +11,10 @@ import { inProcessCliWith, runInProcess, startSandboxInProcess, type SandboxInPr
 import { sign } from '../../src/protocol/signature.js';
 
 // The receivers of examples/ (issue 43), each run as its reader runs it: a program of its own, given PORT and
-// SECRET_FILE, the secret file as `webhooks create --secret-file` wrote it, and PLATFORM_NAME, the sandbox's platform
-// name (not the default: the headers it reads are named after it). Each takes a delivery of the sandbox, passes every
-// check of check-receiver, and does the work of a repeated delivery once; it does the work of a delivery whose work
+// SECRET_FILE, the secret file as `webhooks create --secret-file` wrote it (with a second one, as while the webhook
+// moves to a new secret), and PLATFORM_NAME, the sandbox's platform name (not the default: the headers it reads are
+// named after it). Each takes a delivery of the sandbox, passes every check of check-receiver (a delivery signed with
+// each secret taken), says a missing secret file in one line, and does the work of a repeated delivery once; it does the work of a delivery whose work
 // failed when the service sends it again (review-43: it recorded the id before the work), and answers a delivery
 // whose work still runs with no 2xx. Express is a devDependency; Flask is Debian's python3-flask, which .ci/run
 // installs: elsewhere, without it, its example is skipped.
@@ -91,19 +92,24 @@ async function startExample({ file, command }: Receiver, secretFile: string, wor
 }
 
 describe('the example receivers', () => {
-  it.for(receivers)('$file takes a sandbox delivery, passes check-receiver, and handles a repeat once', async (example, { skip }) => {
+  it.for(receivers)('$file, given two secret files, takes a sandbox delivery, passes check-receiver, and handles a repeat once', async (example, { skip }) => {
     const { file, runs } = example;
     if (!runs) skip();
     const secretFile = join(workDir, `${file}.secret`);
-    // An example reads its secret as it starts, and the secret exists once the webhook does: the webhook is made
+    // The secret a rotation moves to, given first, as in SECRET_FILE=new.secret:whsec.txt: the sandbox's delivery
+    // (signed with the webhook's, the second) and check-receiver's (signed with each) show that either verifies.
+    const nextSecretFile = join(workDir, `${file}.next.secret`);
+    writeFileSync(nextSecretFile, `whsec_examples_next_${file}\n`);
+    // An example reads its secrets as it starts, and the secret exists once the webhook does: the webhook is made
     // paused, then pointed at the example once it listens, and resumed.
     const webhook = await createWebhook(cli, 'http://127.0.0.1:9/webhooks', 'invoice.paid', ['--inactive', '--secret-file', secretFile]);
-    const { receiver, url } = await startExample(example, secretFile);
+    const { receiver, url } = await startExample(example, [nextSecretFile, secretFile].join(delimiter));
     try {
       const pointed = await cli(['webhooks', 'update', webhook.id, '--url', url, '--active']);
       expect(pointed.code, pointed.stderr).toBe(0);
 
-      const checked = await runInProcess(['check-receiver', url, '--secret-file', secretFile, '--platform-name', PLATFORM, '--json']);
+      const secretFlags = ['--secret-file', secretFile, '--secret-file', nextSecretFile];
+      const checked = await runInProcess(['check-receiver', url, ...secretFlags, '--platform-name', PLATFORM, '--json']);
       const report = JSON.parse(checked.stdout) as Report;
       expect(report.checks.filter((check) => check.result !== 'pass').map((check) => `${check.check}: ${check.summary}`)).toEqual([]);
       expect([checked.code, report.passed, report.checks.length]).toEqual([0, 9, 9]);
@@ -123,6 +129,18 @@ describe('the example receivers', () => {
       // So that the next example's trigger makes one delivery, its own.
       await cli(['webhooks', 'delete', webhook.id, '--yes']);
     }
+  });
+
+  it.for(receivers)('$file says a secret file that is not there in one line, and exits 1', async ({ file, command, runs }, { skip }) => {
+    if (!runs) skip();
+    const present = join(workDir, `${file}.present.secret`);
+    writeFileSync(present, 'whsec_present');
+    const missing = join(workDir, 'new.secret');
+    const receiver = startProgram(command, [join(examples, file)], { PORT: '0', SECRET_FILE: [present, missing].join(delimiter) });
+    const listening = receiver.until(() => /listening on|Running on/.test(receiver.stdout() + receiver.stderr()) && 'listening', 'its listening line');
+    const outcome = await Promise.race([receiver.exit.then((code) => `exit ${code}`), listening.catch(() => 'exited')]);
+    await receiver.stop('SIGTERM');
+    expect([outcome, receiver.stdout(), receiver.stderr()]).toEqual(['exit 1', '', `cannot read the secret file ${missing}: No such file or directory\n`]);
   });
 
   it('python-stdlib.py answers a Content-Length that is missing, negative or no number 411, without reading on (probe)', async () => {
