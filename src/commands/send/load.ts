@@ -257,8 +257,8 @@ async function loadBlock(report: Report, options: Pick<LoadOptions, 'color'>, de
       `${phase.spike}: ${phase.perSecond} a second from ${span}, ${perSecond(stats.phaseSent[i]!, phase.toMs - phase.fromMs)} a second sent`,
     ]);
   });
-  const repeats = `${stats.repeats} repeats: a delivery sent again, same delivery id, attempt 2`;
-  pairs.push(['sent', `${stats.sent} in ${elapsed(stats.arrivalsMs)}, ${perSecond(stats.sent, stats.arrivalsMs)} a second (${repeats})`]);
+  const repeats = load.repeatShare > 0 ? ` (${stats.repeats} repeats: a delivery sent again, same delivery id, attempt 2)` : '';
+  pairs.push(['sent', `${stats.sent} in ${elapsed(stats.arrivalsMs)}, ${perSecond(stats.sent, stats.arrivalsMs)} a second${repeats}`]);
   const answered = (['2xx', '3xx', '4xx', '5xx'] as const).filter((c) => stats.answers[c] > 0).map((c) => `${stats.answers[c]} ${c}`);
   pairs.push(['answered', answered.length > 0 ? answered.join(', ') : 'none']);
   const p50 = stats.times.quantile(0.5);
@@ -269,11 +269,12 @@ async function loadBlock(report: Report, options: Pick<LoadOptions, 'color'>, de
   pairs.push(['no answer', noAnswerWords(stats, timeoutMs)]);
   const since = stats.failingSince();
   const share = `more than ${FAILING_SHARE * 100}% of the deliveries due in it failed`;
-  pairs.push(['failing', since === undefined ? `in no second: ${share} in none` : `from second ${since} (${since} s into the run): ${share}`]);
+  pairs.push(['failing', since === undefined ? `no second in which ${share}` : `from second ${since} (${since} s into the run): ${share}`]);
   pairs.push(['late starts', lateWords(stats, load)]);
   const interruptedWords = interrupted ? `stopped after ${elapsed(stats.arrivalsMs)}: ${stats.cancelled} open were not waited for; ` : '';
   const passed = !interrupted && stats.failed === 0 && stats.missed === 0;
-  const verdict = `${interruptedWords}${stats.failed} of ${stats.sent} failed (anything but a 2xx within ${elapsed(timeoutMs)})`;
+  const missed = stats.missed > 0 ? `; ${stats.missed} due were never sent` : '';
+  const verdict = `${interruptedWords}${stats.failed} of ${stats.sent} failed (anything but a 2xx within ${elapsed(timeoutMs)})${missed}`;
   pairs.push(['result', { styled: (passed ? colors.green : colors.red)(verdict) }]);
   return keyValues(pairs, colors.dim);
 }

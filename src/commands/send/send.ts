@@ -62,7 +62,7 @@ export const command = (runF = run) =>
     .addOption(
       new Option('--rate <rate>', 'a load: deliveries a second, due by the clock whatever the receiver does: 200, 12000/m (with --duration)').argParser(rate),
     )
-    .addOption(new Option('--duration <duration>', 'how long the load sends, such as 60s or 5m (at most 24h)').argParser(duration(LONGEST_LOAD_MS, 1000)))
+    .addOption(new Option('--duration <duration>', 'how long the load sends, such as 60s or 5m (at most a day)').argParser(duration(LONGEST_LOAD_MS, 1000)))
     .addOption(
       new Option(
         '--spike <rate@start+length>',
