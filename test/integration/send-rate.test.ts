@@ -119,7 +119,8 @@ describe('send --rate', () => {
       time_limit_ms: 10_000,
       interrupted: false,
     });
-    expect(document.answer_ms.p50).toBeGreaterThan(0);
+    // A loopback answer in this process can take less than a twentieth of a millisecond: 0 to one decimal.
+    expect(document.answer_ms.p50).toBeGreaterThanOrEqual(0);
     expect(document.answer_ms.p99).toBeGreaterThanOrEqual(document.answer_ms.p50);
     expect(document.seconds).toHaveLength(10);
     expect(document.seconds.every((s: { sent: number; ok: number }) => s.sent === 200 && s.ok === 200)).toBe(true);
@@ -201,9 +202,9 @@ describe('send --rate', () => {
     expect(report).toMatch(/^sent +10 in 2 s, 5 a second$/m);
     expect(report).toMatch(/^answered +10 2xx$/m);
     expect(report).toMatch(/^result +0 of 10 failed \(anything but a 2xx within 10 s\); 10 due were never sent$/m);
-    expect(report).toMatch(
-      /^late starts +4 started more than 100 ms after they were due, the latest by 500 ms \(5 open at once from second 0: the cap, --max-in-flight\); 10 due were never sent$/m,
-    );
+    expect(report).toMatch(/^late starts +4 more than 100 ms after they were due, the latest by 500 ms$/m);
+    expect(report).toMatch(/^cap +5 open at once from second 0 \(--max-in-flight\): deliveries due waited for an answer$/m);
+    expect(report).toMatch(/^never sent +10 of the 20 due: the run ended while the cap held them back$/m);
     expect(load.stderr.text.match(/the cap/g)).toHaveLength(1);
     await slow.close();
   });

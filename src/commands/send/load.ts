@@ -9,7 +9,7 @@ import { forwardUrl, shownUrl } from '../../receiver/routes.js';
 import { requiredSecret } from '../../receiver/secrets.js';
 import { colorsFor } from '../../render/colors.js';
 import { ProgressLine } from '../../render/progress.js';
-import { keyValues } from '../../render/text.js';
+import { counted, keyValues } from '../../render/text.js';
 import { elapsed } from '../../render/words.js';
 import { ArrivalPlan, phasesOf, type Spike } from './arrivals.js';
 import { FAILING_SHARE, LATE_MS, type LoadStats, type NoAnswerKind } from './load-stats.js';
@@ -228,14 +228,14 @@ function loadDocument({ url, plan, load, stats, timeoutMs, interrupted }: Report
   };
 }
 
-/** The words each kind of no answer is said in (the first seen of it, where it has words of its own). */
-const NO_ANSWER_NAMES: Record<NoAnswerKind, string> = {
-  refused: 'refused',
-  reset: 'reset',
-  timed_out: 'timed out',
-  broken: 'broken answers',
-  local: "this machine's own failures",
-  other: 'other failures',
+/** How each kind of no answer is counted in words: `3 refused`, `1 broken answer`. */
+const NO_ANSWER_COUNTS: Record<NoAnswerKind, (count: number) => string> = {
+  refused: (count) => `${count} refused`,
+  reset: (count) => `${count} reset`,
+  timed_out: (count) => `${count} timed out`,
+  broken: (count) => counted(count, 'broken answer'),
+  local: (count) => `${counted(count, 'failure')} of this machine's own`,
+  other: (count) => counted(count, 'other failure'),
 };
 
 /** What a person reads: what was asked, what went, how it was answered, and when the receiver began to fail. */
@@ -270,7 +270,7 @@ async function loadBlock(report: Report, options: Pick<LoadOptions, 'color'>, de
   const since = stats.failingSince();
   const share = `more than ${FAILING_SHARE * 100}% of the deliveries due in it failed`;
   pairs.push(['failing', since === undefined ? `no second in which ${share}` : `from second ${since} (${since} s into the run): ${share}`]);
-  pairs.push(['late starts', lateWords(stats, load)]);
+  pairs.push(...lateStarts(stats, plan, load));
   const interruptedWords = interrupted ? `stopped after ${elapsed(stats.arrivalsMs)}: ${stats.cancelled} open were not waited for; ` : '';
   const passed = !interrupted && stats.failed === 0 && stats.missed === 0;
   const missed = stats.missed > 0 ? `; ${stats.missed} due were never sent` : '';
@@ -288,14 +288,18 @@ function noAnswerWords(stats: LoadStats, timeoutMs: number): string {
   return kinds
     .map((kind) => {
       const words = kind === 'refused' || kind === 'reset' || kind === 'timed_out' ? '' : ` (${stats.noAnswerWords.get(kind)})`;
-      return `${stats.noAnswer[kind]} ${NO_ANSWER_NAMES[kind]}${kind === 'timed_out' ? ` at ${elapsed(timeoutMs)}` : ''}${words}`;
+      return `${NO_ANSWER_COUNTS[kind](stats.noAnswer[kind])}${kind === 'timed_out' ? ` at ${elapsed(timeoutMs)}` : ''}${words}`;
     })
     .join(', ');
 }
 
-function lateWords(stats: LoadStats, load: Load): string {
-  const missed = stats.missed > 0 ? `; ${stats.missed} due were never sent` : '';
-  const cap = stats.capReachedAt === undefined ? '' : ` (${load.maxInFlight} open at once from second ${stats.capReachedAt}: the cap, --max-in-flight)`;
-  if (stats.late === 0 && missed === '') return `none: each started within ${elapsed(LATE_MS)} of when it was due`;
-  return `${stats.late} started more than ${elapsed(LATE_MS)} after they were due, the latest by ${elapsed(stats.mostLateMs)}${cap}${missed}`;
+/** Whether deliveries started when they were due: late starts, the cap of open requests if it was reached, and those never sent. */
+function lateStarts(stats: LoadStats, plan: ArrivalPlan, load: Load): Array<[string, string]> {
+  const late = `${stats.late} more than ${elapsed(LATE_MS)} after they were due, the latest by ${elapsed(stats.mostLateMs)}`;
+  const pairs: Array<[string, string]> = [['late starts', stats.late === 0 ? `none: each started within ${elapsed(LATE_MS)} of when it was due` : late]];
+  if (stats.capReachedAt !== undefined) {
+    pairs.push(['cap', `${load.maxInFlight} open at once from second ${stats.capReachedAt} (--max-in-flight): deliveries due waited for an answer`]);
+  }
+  if (stats.missed > 0) pairs.push(['never sent', `${stats.missed} of the ${plan.total} due: the run ended while the cap held them back`]);
+  return pairs;
 }

@@ -29,6 +29,9 @@ const unanswered = (error: unknown): SendResult =>
     ? { status: null, error: error.message, code: error.code }
     : { status: null, error: (error as Error)?.message ?? String(error), code: 'EUNEXPECTED' };
 
+/** Deliveries started in one turn of the event loop at most; more due wait for the next turn. */
+const AT_ONCE = 100;
+
 /** Deliveries kept for a repeat: a repeat is of one sent a while before, as the service's retry comes after a wait. */
 const KEPT_FOR_REPEATS = 32;
 
@@ -148,14 +151,22 @@ export class Pacer {
     const now = this.elapsed;
     const over = now >= this.plan.durationMs;
     // Those due before the end start even when the timer came late (a busy machine): late, not missed.
+    let started = 0;
     while (this.next < this.plan.total && this.plan.dueAt(this.next) <= now) {
       if (this.open >= this.limits.maxInFlight) {
         if (over) this.endArrivals();
         else this.capReached(now);
         return;
       }
+      if (started === AT_ONCE) {
+        // More are due than a turn starts (this process was held off its CPU): the answers that came meanwhile are
+        // read before the rest start, so that a stall of this machine's own does not fill the cap in one turn.
+        this.timer = this.deps.timers.setTimeout(() => this.tick(), 0);
+        return;
+      }
       this.start(this.next, now);
       this.next += 1;
+      started += 1;
     }
     if (over || this.next >= this.plan.total) {
       this.endArrivals();

@@ -120,6 +120,61 @@ describe('send --rate: the pacer', () => {
   });
 });
 
+describe('send --rate: after this machine held the pacer off its CPU', () => {
+  /** Timers that fire only when the test says, at the time it sets: a stall is time moved on with nothing fired. */
+  function stalledTimers() {
+    let now = Date.UTC(2026, 10, 30, 9, 0, 0);
+    const due: Array<() => void> = [];
+    return {
+      timers: {
+        now: () => now,
+        setTimeout: (callback: () => void) => due.push(callback),
+        clearTimeout: () => {},
+      },
+      moveOn: (ms: number) => (now += ms),
+      fire: async () => {
+        for (const callback of due.splice(0)) callback();
+        await flushPromises();
+      },
+    };
+  }
+
+  it('starts what fell due meanwhile 100 at a time, reading the answers in between: its own stall does not fill the cap', async () => {
+    const clock = stalledTimers();
+    const receiver = heldTransport();
+    let caps = 0;
+    const plan = new ArrivalPlan(phasesOf(10_000, 1000, []));
+    const deliveries = new Deliveries({ events: EVENT_TYPES, repeatShare: 0, secret: SECRET, platformName: 'Service', userAgent: 'whsvc/test (send)' });
+    const pacer = new Pacer(URL_, plan, { timeoutMs: 10_000, maxInFlight: 150 }, deliveries, {
+      transport: receiver.transport,
+      timers: clock.timers,
+      elapsedMs: () => clock.timers.now(),
+      onCap: () => (caps += 1),
+    });
+    const run = pacer.run();
+    expect(receiver.sent).toHaveLength(1);
+    // 30 ms with the CPU elsewhere: 300 more fell due.
+    clock.moveOn(30);
+    await clock.fire();
+    expect(receiver.sent).toHaveLength(101);
+    for (let turn = 0; turn < 3; turn++) {
+      await receiver.answer(receiver.open.length);
+      await clock.fire();
+    }
+    expect(receiver.sent).toHaveLength(301);
+    expect(caps).toBe(0);
+    expect(pacer.stats.capReachedAt).toBeUndefined();
+    clock.moveOn(1000);
+    await clock.fire();
+    await receiver.answer(receiver.open.length);
+    while (receiver.open.length > 0 || receiver.sent.length < 10_000) {
+      await clock.fire();
+      await receiver.answer(receiver.open.length);
+    }
+    expect((await run).sent).toBe(10_000);
+  });
+});
+
 describe('send --rate: the deliveries', () => {
   it("are the catalog's event types in turn, each signed over its bytes, a fresh id, attempt 1, dated by the run's clock", async () => {
     const s = pacerFor({ perSecond: 10, durationMs: 1000 });
