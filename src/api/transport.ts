@@ -83,8 +83,10 @@ export function proxyForDisplay(proxy: string): string {
  * no way to name all of 127.0.0.0/8.
  */
 export function defaultTransport(env: NodeJS.ProcessEnv): Transport {
-  let agent: Dispatcher | undefined;
-  const direct = undiciTransport(async () => (agent ??= new (await import('undici/lib/dispatcher/agent.js')).default()));
+  // The promise is kept, not the Agent: requests that start while undici's module loads (a load's first deliveries)
+  // all wait for the one Agent, where each made its own, with a pool of connections of its own.
+  let agent: Promise<Dispatcher> | undefined;
+  const direct = undiciTransport(() => (agent ??= import('undici/lib/dispatcher/agent.js').then((loaded) => new loaded.default())));
   const proxies = proxySettings(env);
   if (!proxies) return direct;
   let proxyAgent: Promise<Dispatcher> | undefined;

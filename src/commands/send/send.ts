@@ -1,11 +1,11 @@
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { defaultTransport, type Transport } from '../../api/transport.js';
-import { action, addVerbs } from '../../cli/actions.js';
+import { type ActionContext, action, addVerbs } from '../../cli/actions.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
 import { examples } from '../../cli/examples.js';
 import { forwardUrl, shownUrl } from '../../receiver/routes.js';
-import { collect, oneOf, once, platformNameOption, requestTimeoutGivenMs } from '../../cli/parse.js';
+import { collect, duration, integerIn, oneOf, once, platformNameOption, requestTimeoutGivenMs, share } from '../../cli/parse.js';
 import { checkSecretFilePath } from '../../cli/secret.js';
 import { requiredSecret } from '../../receiver/secrets.js';
 import { readFileFlag, STDIN } from '../../cli/stdin.js';
@@ -21,6 +21,8 @@ import { sendAsReceived, type SendResult } from '../../receiver/send-on.js';
 import { isDelivered } from '../../protocol/status.js';
 import { givenBody, samplePayloadWith, setting, type Setting } from './payload.js';
 import { elapsed, noAnswer } from '../../render/words.js';
+import { rate, spike } from './arrivals.js';
+import { DEFAULT_MAX_IN_FLIGHT, type Load, type LoadDeps, loadOf, runLoad } from './load.js';
 
 /** Defines `send`. */
 export function register(program: CommandUnknownOpts): void {
@@ -29,14 +31,20 @@ export function register(program: CommandUnknownOpts): void {
 
 const DEFAULT_EVENT = 'invoice.paid';
 
+/** The longest load: a day. */
+const LONGEST_LOAD_MS = 86_400_000;
+
 export const command = (runF = run) =>
   new Command('send')
     .description(
-      'send one delivery to any URL exactly as the service sends it (its headers, the signature over the exact bytes, a fresh delivery id, attempt 1): exit 0 when it answers 2xx',
+      'send one delivery to any URL exactly as the service sends it (its headers, the signature over the exact bytes, a fresh delivery id, attempt 1): exit 0 when it answers 2xx. With --rate and --duration, a peak day tried: signed deliveries at an open arrival rate, and what the receiver made of them',
     )
     .argument('<url>', 'where to send it: your receiver (http or https)')
     .addOption(
-      new Option('--event <type>', `the event type: the catalog's sample payload of it is sent (default ${DEFAULT_EVENT})`).argParser(oneOf(EVENT_TYPES)),
+      new Option(
+        '--event <type>',
+        `the event type: the catalog's sample payload of it is sent (default ${DEFAULT_EVENT}; with --rate, every type in turn)`,
+      ).argParser(oneOf(EVENT_TYPES)),
     )
     .addOption(
       new Option(
@@ -52,17 +60,40 @@ export const command = (runF = run) =>
     )
     .option('--record <file>', 'append it to FILE in the record format (mode 0600), for `whsvc replay`')
     .addOption(platformNameOption('the platform name of the delivery headers: X-<name>-Signature, X-<name>-Event, …'))
+    .addOption(
+      new Option('--rate <rate>', 'a load: deliveries a second, due by the clock whatever the receiver does: 200, 12000/m (with --duration)').argParser(rate),
+    )
+    .addOption(new Option('--duration <duration>', 'how long the load sends, such as 60s or 5m (at most a day)').argParser(duration(LONGEST_LOAD_MS, 1000)))
+    .addOption(
+      new Option(
+        '--spike <rate@start+length>',
+        'a while at another rate: 10x@20s+10s (ten times --rate, 20 s in, for 10 s), 2000@1m+30s (2000 a second); repeatable',
+      ).argParser(spike),
+    )
+    .addOption(
+      new Option('--repeats <share>', 'the share of a load sent again as the service does (same delivery id, attempt 2): 5% unless given').argParser(share),
+    )
+    .addOption(
+      new Option(
+        '--max-in-flight <n>',
+        `a load's requests open at once; past it deliveries due wait, and start late (default ${DEFAULT_MAX_IN_FLIGHT})`,
+      ).argParser(integerIn(1, 100_000)),
+    )
+    .option('-y, --yes', 'send a load to another machine without asking')
     .addHelpText(
       'after',
       examples(
         'whsvc send http://localhost:3000/webhooks --secret-file ./whsec.txt',
         'whsvc send http://localhost:3000/webhooks --secret-file ./whsec.txt --event sales_order.created --set total.amount=500',
         'whsvc send http://localhost:3000/webhooks --secret-file ./whsec.txt --data @invoice.json --record sent.ndjson',
+        'whsvc send http://localhost:3000/webhooks --secret-file ./whsec.txt --rate 200 --duration 60s --spike 10x@20s+10s',
       ),
     )
     .action(
-      action(async ({ io, globals }, url, o) =>
-        runF(
+      action(async (context, url, o) => {
+        const { io, globals } = context;
+        const load = loadOf(o);
+        const code = await runF(
           {
             url,
             event: o.event,
@@ -74,11 +105,23 @@ export const command = (runF = run) =>
             timeoutMs: requestTimeoutGivenMs(globals, io.env) ?? DELIVERY_TIMEOUT_MS,
             json: globals.json,
             color: globals.color,
+            load,
           },
-          { ...io, transport: defaultTransport(io.env) },
-        ),
-      ),
+          sendDeps(context, load),
+        );
+        // Stopped with requests still open: the process ends now, not once the last of them has timed out.
+        return load && code === ExitCode.interrupted ? context.exit(code) : code;
+      }),
     );
+
+/** What a run of send works with; for a load, how to ask, and Ctrl-C as the end of the load with its report. */
+function sendDeps({ io, globals, prompter, interrupts }: ActionContext, load: Load | undefined): SendDeps {
+  const deps: SendDeps = { ...io, transport: defaultTransport(io.env) };
+  if (!load) return deps;
+  const canPrompt = globals.input && Boolean(io.stdin.isTTY) && Boolean(io.stderr.isTTY);
+  // Ctrl-C ends the load with its report so far (exit 130); a second one at once.
+  return { ...deps, prompter, canPrompt, stop: interrupts.graceful() };
+}
 
 export interface SendOptions {
   url: string;
@@ -94,9 +137,11 @@ export interface SendOptions {
   timeoutMs: number;
   json: boolean;
   color: boolean;
+  /** With --rate and --duration: a load of deliveries (load.ts), not one. */
+  load?: Load | undefined;
 }
 
-export interface SendDeps extends Io {
+export interface SendDeps extends LoadDeps {
   transport: Transport;
   /** The time now, in milliseconds: the delivery's `Date`, and how long the answer took. */
   now?: () => number;
@@ -109,6 +154,7 @@ const SHOWN = 200;
 const TRUNCATED = `truncated to its first ${ANSWER_HEAD_BYTES} bytes: the rest was not read`;
 
 export async function run(options: SendOptions, deps: SendDeps): Promise<number> {
+  if (options.load) return runLoad({ ...options, load: options.load }, deps);
   const now = deps.now ?? Date.now;
   const url = forwardUrl(options.url, '<url>');
   checkSecretFilePath(options.secretFile);

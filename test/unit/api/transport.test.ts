@@ -132,3 +132,34 @@ describe('proxy settings', () => {
     expect(proxyForDisplay('not a url:pa55')).not.toContain('pa55');
   });
 });
+
+describe('defaultTransport', () => {
+  it('is one Agent, one pool of connections, also when its first requests all start before it is made (a load at its start)', async () => {
+    const { createServer } = await import('node:http');
+    /** Two waves of ten requests at once through `send`: the connections they took (the second reuses the first's). */
+    const connectionsOfTwoWaves = async (send: (url: URL) => Promise<unknown>) => {
+      let connections = 0;
+      const server = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => res.end('ok'));
+      });
+      server.on('connection', () => (connections += 1));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/`);
+      const wave = () => Promise.all(Array.from({ length: 10 }, () => send(url)));
+      await wave();
+      await wave();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      return connections;
+    };
+    const transport = defaultTransport({});
+    const agent = new Agent();
+    const ours = await connectionsOfTwoWaves((url) => transport({ method: 'POST', url, headers: {}, body: '{}', timeoutMs: 10_000, bodyLimit: 1024 }));
+    const one = await connectionsOfTwoWaves((url) => agent.request({ origin: url.origin, path: '/', method: 'POST', body: '{}' }).then((r) => r.body.text()));
+    await agent.close();
+    // One Agent takes ten for the first wave, and (undici freeing a connection a moment after its answer) one more.
+    expect(one).toBeLessThan(15);
+    expect(ours).toBe(one);
+  });
+});
