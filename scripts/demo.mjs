@@ -11,7 +11,8 @@ import { startSandbox, WHSVC as whsvcBin } from './sandbox-process.mjs';
 const workDir = mkdtempSync(join(tmpdir(), 'whsvc-demo-'));
 // A config dir of the demo's own, so the demo never touches your profiles.
 const env = { ...process.env, WHSVC_CONFIG_DIR: join(workDir, 'config') };
-const say = (text) => process.stdout.write(`\n# ${text}\n`);
+// Each line of the demo's own words is written to fit 80 columns.
+const say = (...lines) => process.stdout.write(`\n${lines.map((line) => `# ${line}`).join('\n')}\n`);
 
 /** Shows the command as typed, runs it, and stops the demo if it fails. */
 function whsvc(args, { input, shown } = {}) {
@@ -20,7 +21,7 @@ function whsvc(args, { input, shown } = {}) {
   if (result.status !== 0) throw new Error(`whsvc ${args[0]} exited with ${result.status}`);
 }
 
-say('Start the sandbox: the service, locally (a real HTTP server on a free port)');
+say('Start the sandbox: the service, locally', '(a real HTTP server on a free port)');
 process.stdout.write('$ whsvc sandbox start --port 0 --json &\n');
 const { child: sandbox, info } = await startSandbox([], {
   env,
@@ -39,7 +40,7 @@ try {
   process.stdout.write(`  base URL ${info.base_url}, client ${info.client_id}\n`);
   const secretFile = join(workDir, 'whsec.txt');
 
-  say('A local receiver: whsvc listen verifies each delivery with the secret file (written later, by create)');
+  say('A local receiver: whsvc listen verifies each delivery with the secret file', '(written later, by create)');
   process.stdout.write(`$ whsvc listen --port 0 --secret-file ./whsec.txt --count 1 --timeout 30 &\n`);
   const listener = spawn(process.execPath, [whsvcBin, 'listen', '--port', '0', '--secret-file', secretFile, '--count', '1', '--timeout', '30'], {
     env,
@@ -58,7 +59,7 @@ try {
   });
   process.stdout.write(`  listening on ${receiverUrl}\n`);
 
-  say('Log in: the secret comes from stdin, never the command line; a token proves it first');
+  say('Log in: the secret comes from stdin, never the command line;', 'a token proves it first');
   whsvc(['login', '--client-id', info.client_id, '--client-secret-stdin'], {
     input: info.client_secret,
     shown: `printf %s "$CLIENT_SECRET" | whsvc login --client-id ${info.client_id} --client-secret-stdin`,
@@ -73,7 +74,7 @@ try {
   whsvc(['sandbox', 'trigger', 'invoice.paid']);
 
   const code = await listened;
-  say(code === 0 ? 'whsvc listen saw the delivery arrive with a valid signature, and exited 0' : `whsvc listen exited ${code}`);
+  say(...(code === 0 ? ['whsvc listen saw the delivery arrive with a valid signature, and exited 0'] : [`whsvc listen exited ${code}`]));
   if (code !== 0) process.exitCode = 1;
 
   say('The delivery log');
