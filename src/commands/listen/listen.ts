@@ -243,6 +243,7 @@ function answering(options: ListenOptions, secrets: SecretSource[], routes: Forw
     defaultStatus: options.respondStatus === DEFAULT_RESPOND_STATUS,
     delayMs: options.delayMs,
     namesSecret: secrets.length > 1,
+    secretNames: secrets.map((source) => source.name),
   };
   return { answerer, words, seed };
 }

@@ -19,6 +19,8 @@ export interface AnswerWords {
   delayMs?: number | undefined;
   /** Several secrets are given (a move to a new one): a verified line names the one that verified it. */
   namesSecret?: boolean | undefined;
+  /** Their names (files), for the room a line keeps for `verified by <file>`. */
+  secretNames?: readonly string[] | undefined;
 }
 
 /**
@@ -96,7 +98,8 @@ export function receiptLayout(words: AnswerWords, routeLabels: string[], columns
     // `signature not checked`, the widest verdict; compact, the verdict alone (`not checked`).
     { key: 'signature', width: 21, min: 11, give: 6 },
     { key: 'answer', width: 6 },
-    { key: 'rule', width: Math.max(...rules.map(displayWidth)), drop: 4, attached: true, cut: 'words' },
+    // With several secrets, which one verified a delivery is what a line is for (a move to a new one): the rule gives way first.
+    { key: 'rule', width: Math.max(...rules.map(displayWidth)), drop: words.namesSecret ? 0 : 4, attached: true, cut: 'words' },
     ...(routeLabels.length > 0
       ? [
           // The app's status is the answer's (`-> 202  app 202`): on a narrow terminal the answer alone says it.
@@ -104,7 +107,7 @@ export function receiptLayout(words: AnswerWords, routeLabels: string[], columns
           { key: 'via' as const, width: Math.max(...routeLabels.map((label) => displayWidth(`via ${label}`))), drop: 3 },
         ]
       : []),
-    { key: 'notes', width: 5 },
+    { key: 'notes', width: words.namesSecret ? Math.max(5, ...(words.secretNames ?? []).map((name) => displayWidth(`verified by ${sanitize(name)}`))) : 5 },
   ];
   return new StreamLayout(fields, columns);
 }

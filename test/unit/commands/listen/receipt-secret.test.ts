@@ -30,6 +30,18 @@ describe("listen's lines name the secret file that verified a delivery", () => {
     expect(line({ defaultStatus: true })).not.toContain('new.txt');
   });
 
+  it.each([80, 132])('at %i columns the file that verified it is kept whole: the rule words give way first (issue 44)', (columns) => {
+    const words: AnswerWords = { defaultStatus: true, namesSecret: true, secretNames: ['./whsec.txt', './secrets/new.secret'] };
+    const shown = receiptLine(
+      { ...receipt, decision: { ...decision, deliveryId: 'dlv_eb21e83a2f0dc702c917aaee', verifiedBy: './secrets/new.secret' } },
+      words,
+      PLAIN,
+      receiptLayout(words, [], columns),
+    );
+    expect(shown.trimEnd()).toMatch(/verified by \.\/secrets\/new\.secret$/);
+    expect(shown.trimEnd().length).toBeLessThanOrEqual(columns);
+  });
+
   it('in its --json line always, as verified_by (null when nothing verified it)', () => {
     expect(receiptJson(receipt, { defaultStatus: true })).toMatchObject({ signature_check: 'verified', verified_by: './new.txt' });
     const refused = { ...receipt, decision: { ...decision, signatureCheck: 'mismatch' as const, verifiedBy: null, status: 400 } };
