@@ -117,12 +117,13 @@ function stopGroup(pid: number | undefined): void {
  * state as it would from the user's shell, which needs them.
  */
 export function probeEnvironment(env: NodeJS.ProcessEnv, secrets: readonly string[]): NodeJS.ProcessEnv {
-  // One too short to tell apart from other text would leave out every variable that holds it.
-  const held = secrets.filter((secret) => secret.length >= SecretMask.MIN_MASKED);
+  // Held as every secret of a run is (--jq's $ENV tells them the same way): in any form, none too short to tell apart.
+  const held = new SecretMask();
+  for (const secret of secrets) held.add(secret);
   const holdsCredential = (name: string, value: string) =>
     (/^WHSVC_/i.test(name) && namesCredential(name)) ||
     holdsSigningSecret(value) ||
-    held.some((secret) => value.includes(secret)) ||
+    held.holds(value) ||
     (/_proxy$/i.test(name) && /\/\/[^/@]*:[^/@]*@/.test(value));
   return Object.fromEntries(Object.entries(env).filter(([name, value]) => value !== undefined && !holdsCredential(name, value)));
 }
