@@ -10,7 +10,7 @@ import { requiredSecret } from '../../receiver/secrets.js';
 import { colorsFor } from '../../render/colors.js';
 import { ProgressLine } from '../../render/progress.js';
 import { counted, keyValues } from '../../render/text.js';
-import { elapsed } from '../../render/words.js';
+import { elapsed, elapsedFine } from '../../render/words.js';
 import { ArrivalPlan, phasesOf, type Spike } from './arrivals.js';
 import { FAILING_SHARE, LATE_MS, type LoadStats, type NoAnswerKind } from './load-stats.js';
 import { Deliveries, Pacer, systemTimers, type Timers } from './pacer.js';
@@ -264,7 +264,7 @@ async function loadBlock(report: Report, options: Pick<LoadOptions, 'color'>, de
   const p50 = stats.times.quantile(0.5);
   const p99 = stats.times.quantile(0.99);
   if (p50 !== undefined && p99 !== undefined) {
-    pairs.push(['answer time', `p50 ${answerTime(p50)}, p99 ${answerTime(p99)}, slowest ${answerTime(stats.times.max)}`]);
+    pairs.push(['answer time', `p50 ${elapsedFine(p50)}, p99 ${elapsedFine(p99)}, slowest ${elapsedFine(stats.times.max)}`]);
   }
   pairs.push(['no answer', noAnswerWords(stats, timeoutMs)]);
   const since = stats.failingSince();
@@ -278,9 +278,6 @@ async function loadBlock(report: Report, options: Pick<LoadOptions, 'color'>, de
   pairs.push(['result', { styled: (passed ? colors.green : colors.red)(verdict) }]);
   return keyValues(pairs, colors.dim);
 }
-
-/** An answer's time: tenths of a millisecond below 10 ms (loopback answers take less than one), else as every duration is said. */
-const answerTime = (ms: number) => (ms < 9.95 ? `${Math.round(ms * 10) / 10} ms` : elapsed(ms));
 
 function noAnswerWords(stats: LoadStats, timeoutMs: number): string {
   const kinds = (Object.keys(stats.noAnswer) as NoAnswerKind[]).filter((kind) => stats.noAnswer[kind] > 0);
