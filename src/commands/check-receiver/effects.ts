@@ -38,7 +38,7 @@ const SECOND_EFFECT_MIN_MS = 500;
 /** The wait between two reads of the probe. */
 const PROBE_INTERVAL_MS = 100;
 
-/** How long, at most, the probe's output is read after sh exits: what it wrote is in the pipe, read within a turn or two. */
+/** How long, at most, the probe's output is read after sh exits, while a child it left behind holds a pipe open. */
 const DRAIN_MS = 100;
 
 /**
@@ -54,13 +54,14 @@ export const runInShell: ProbeRunner = (command, { env, timeoutMs, maxBytes }) =
     const pipesClosed = Promise.all([once(child.stdout, 'close'), once(child.stderr, 'close')]);
     const output: Buffer[] = [];
     let bytes = 0;
-    let chunks = 0;
     let errors = '';
     let done = false;
+    let drain: NodeJS.Timeout | undefined;
     const finish = (run: ProbeRun) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
+      clearTimeout(drain);
       stopGroup(child.pid);
       // Resolved once the pipes are closed: nothing of the probe is left open in whsvc then.
       child.stdout.destroy();
@@ -69,27 +70,23 @@ export const runInShell: ProbeRunner = (command, { env, timeoutMs, maxBytes }) =
     };
     const timer = setTimeout(() => finish({ failure: `it did not end within ${elapsed(timeoutMs)}` }), timeoutMs);
     child.stdout.on('data', (chunk: Buffer) => {
-      chunks++;
       bytes += chunk.length;
       if (bytes > maxBytes) finish({ failure: `it printed more than ${bytesText(maxBytes)}: a count, or a few lines, is what it is for` });
       else output.push(chunk);
     });
     child.stderr.on('data', (chunk: Buffer) => {
-      chunks++;
       if (errors.length < 400) errors += chunk.toString('utf8');
     });
     child.on('error', (error) => finish({ failure: `sh could not be started: ${error.message}` }));
     child.on('exit', (code, signal) => {
       const ran = (): ProbeRun => (code === 0 ? { output: Buffer.concat(output).toString('utf8') } : { failure: exitFailure(code, signal, errors) });
-      // Read until a turn of the event loop brings nothing more (or DRAIN_MS has passed: a child left behind may write on).
-      const until = Date.now() + DRAIN_MS;
-      let seen = -1;
-      const drained = () => {
-        if (chunks === seen || Date.now() >= until) return finish(ran());
-        seen = chunks;
-        setImmediate(drained);
-      };
-      drained();
+      // All sh wrote is read once both pipes end. A child it left behind may hold one open: then DRAIN_MS, and one more
+      // turn of the event loop, whose poll reads what is in the pipe (on a loaded machine the timer can come first).
+      const ended = () => child.stdout.readableEnded && child.stderr.readableEnded && finish(ran());
+      child.stdout.once('end', ended);
+      child.stderr.once('end', ended);
+      ended();
+      drain = setTimeout(() => setImmediate(() => finish(ran())), DRAIN_MS);
     });
   });
 
