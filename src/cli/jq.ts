@@ -234,8 +234,12 @@ export class JqJson implements JsonOutput {
     return this.apply(JSON.stringify(value));
   }
 
-  text(json: string): void {
-    this.apply(json);
+  text(json: string): boolean {
+    return this.apply(json);
+  }
+
+  unfiltered(json: string): void {
+    this.stdout.write(json.endsWith('\n') ? json : `${json}\n`);
   }
 
   line(value: unknown): void {

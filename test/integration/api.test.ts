@@ -48,6 +48,29 @@ describe('whsvc api', () => {
     expect(JSON.parse(got.stdout)).toMatchObject({ id: created.id, url: 'https://example.com/api-made' });
   });
 
+  it('--jq that fails on a created webhook keeps its signing secret: the answer printed as returned, said in one line, exit 1', async () => {
+    const result = await api([
+      '-X',
+      'POST',
+      '/v1/webhooks',
+      '-f',
+      'url=https://example.com/jq-failed',
+      '-f',
+      'events[]=invoice.paid',
+      '--jq',
+      '.nope.x | error',
+    ]);
+    expect(result.code).toBe(1);
+    const created = JSON.parse(result.stdout);
+    expect(created.signing_secret).toMatch(/^whsec_/);
+    expect(result.stderr).not.toContain(created.signing_secret);
+    expect(result.stderr).toMatch(
+      /^whsvc: --jq failed on an answer holding a signing secret, which the service gives only once: the answer is printed as returned instead/m,
+    );
+    const got = await runInProcess(['webhooks', 'get', created.id, '--json'], { env });
+    expect(JSON.parse(got.stdout)).toMatchObject({ id: created.id, url: 'https://example.com/jq-failed' });
+  });
+
   it('-F typed fields and --input: a PATCH with false, a body from stdin', async () => {
     const made = JSON.parse((await api(['/v1/webhooks', '-f', 'url=https://example.com/typed', '-f', 'events[]=invoice.paid', '--jq', '{id}'])).stdout);
     const paused = await api(['-X', 'PATCH', `/v1/webhooks/${made.id}`, '-F', 'active=false', '--jq', '.active']);
