@@ -139,6 +139,14 @@ describe('whsvc api', () => {
     expect(result.stderr).toMatch(/"signing_secret":\s*"\[redacted\]"/);
   });
 
+  it('--debug redacts a header named as a credential is (X-Api-Key, X-Auth-Token), as Authorization', async () => {
+    const result = await api(['/v1/webhooks/webhook-events', '-H', 'X-Api-Key: apikey-v4lue', '-H', 'X-Auth-Token: auth-t0ken-v4lue', '--debug']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^x-api-key: \[redacted\]$/im);
+    expect(result.stderr).toMatch(/^x-auth-token: \[redacted\]$/im);
+    expect(result.stderr).not.toMatch(/v4lue/);
+  });
+
   it('bad flags are one line and exit 2: a field without =, an Authorization header, --paginate with POST', async () => {
     for (const args of [
       ['/v1/webhooks', '-f', 'url'],
