@@ -135,10 +135,15 @@ function checkBaseUrl(value: string, source: string): string {
   return value;
 }
 
-/** An address as one spelling: a trailing slash, an upper-case host or a default port written or not are the same address. */
-function normalAddress(value: string): string {
+/**
+ * An address as one spelling, its origin and path as WHATWG URL reads them: a trailing slash, an upper-case scheme or
+ * host, a default port written or not, and `..` in the path are the same address. No name is looked up: localhost and
+ * 127.0.0.1 stay two.
+ */
+export function normalAddress(value: string): string {
   try {
-    return new URL(value).href.replace(/\/+$/, '');
+    const url = new URL(value);
+    return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
   } catch {
     return value;
   }

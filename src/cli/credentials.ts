@@ -1,18 +1,8 @@
+import { namesCredential } from '../protocol/credential-names.js';
 import { isCredentialHeader } from '../protocol/headers.js';
 
 // What names or holds a credential: the variables --jq's $ENV leaves out (cli/jq.ts), and the values of the words typed
 // on a command line that whsvc masks when it echoes them (a hint, commander's refusal of an option).
-
-/**
- * Whether a name (an environment variable's, a flag's, a form field's, a header's) says its value is a credential:
- * SECRET, TOKEN, PASS (PASSWORD, PASSWD, PASSPHRASE, DB_PASS), CREDENTIAL, KEY, AUTH (AUTHORIZATION, NPM's _AUTH),
- * COOKIE, JWT, PRIVATE, SESSION anywhere in it; PWD (MYSQL_PWD) and PAT (GITHUB_PAT) as words of it, but not the
- * shell's PWD, the working directory.
- */
-export function namesCredential(name: string): boolean {
-  if (name === 'PWD') return false;
-  return /SECRET|TOKEN|PASS|CREDENTIAL|KEY|AUTH|COOKIE|JWT|PRIVATE|SESSION|(?:^|[^A-Z0-9])(?:PWD|PAT)(?:$|[^A-Z0-9])/i.test(name);
-}
 
 /** Whether a value holds a signing secret (`whsec_…`), whatever its name. */
 export const holdsSigningSecret = (value: string): boolean => /whsec_[A-Za-z0-9+/=_-]{8,}/.test(value);
@@ -33,7 +23,7 @@ const FIELD_FLAGS = new Set(['-f', '-F', '--field', '--raw-field']);
 function maskedValue(flag: string, value: string): string {
   if (HEADER_FLAGS.has(flag)) {
     const name = value.split(':')[0]!.trim();
-    return value.includes(':') && (isCredentialHeader(name) || namesCredential(name)) ? `${value.slice(0, value.indexOf(':'))}: ${MASKED}` : value;
+    return value.includes(':') && isCredentialHeader(name) ? `${value.slice(0, value.indexOf(':'))}: ${MASKED}` : value;
   }
   if (FIELD_FLAGS.has(flag)) {
     const key = value.split('=')[0]!;

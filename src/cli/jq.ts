@@ -4,7 +4,8 @@ import type { JsonDocument, JsonOutput } from './json-output.js';
 import { sanitizeBlock } from '../render/text.js';
 import { bytesText } from '../render/words.js';
 import { ExitCode, usageError } from './errors.js';
-import { holdsSigningSecret, namesCredential } from './credentials.js';
+import { namesCredential } from '../protocol/credential-names.js';
+import { holdsSigningSecret } from './credentials.js';
 import { pastedSecret } from './secret.js';
 import { exactParse } from '../exact-json.js';
 import { redactUserinfo } from '../net.js';
@@ -234,8 +235,12 @@ export class JqJson implements JsonOutput {
     return this.apply(JSON.stringify(value));
   }
 
-  text(json: string): void {
-    this.apply(json);
+  text(json: string): boolean {
+    return this.apply(json);
+  }
+
+  unfiltered(json: string): void {
+    this.stdout.write(json.endsWith('\n') ? json : `${json}\n`);
   }
 
   line(value: unknown): void {

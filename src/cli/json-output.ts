@@ -10,8 +10,13 @@ export interface JsonOutput {
    * (said on stderr), for a document that must not be lost without a word (a signing secret shown once).
    */
   document(value: unknown): boolean;
-  /** A document that is already JSON text (the service's own bytes, every digit kept: `whsvc api`). */
-  text(json: string): void;
+  /** A document that is already JSON text (the service's own bytes, every digit kept: `whsvc api`); whether it reached its reader, as document(). */
+  text(json: string): boolean;
+  /**
+   * A document --jq failed on that must not be lost (an answer holding a signing secret, given only once): printed
+   * as it came, where --json alone prints it, past the filter.
+   */
+  unfiltered(json: string): void;
   /** One line of an NDJSON stream (listen, tail, replay), printed at once. */
   line(value: unknown): void;
   /**
@@ -41,8 +46,13 @@ export class PrintedJson implements JsonOutput {
     return true;
   }
 
-  text(json: string): void {
+  text(json: string): boolean {
     this.out.write(json.endsWith('\n') ? json : `${json}\n`);
+    return true;
+  }
+
+  unfiltered(json: string): void {
+    this.text(json);
   }
 
   line(value: unknown): void {

@@ -1,3 +1,5 @@
+import { namesCredential } from './credential-names.js';
+
 /** The platform name of the delivery headers when none is given: `X-Service-Signature`, `X-Service-Event`, … */
 export const DEFAULT_PLATFORM_NAME = 'Service';
 
@@ -106,16 +108,24 @@ const HOP_HEADERS = new Set([
 
 export const isHopHeader = (name: string): boolean => HOP_HEADERS.has(name.toLowerCase());
 
-/**
- * Headers that carry credentials: a request's to the server and to a proxy
- * (`authorization`, `proxy-authorization`), and a session's either way
- * (`cookie`, `set-cookie`). Never kept in a record nor printed by listen (a
- * delivery has none; a request sent by mistake may), and shown as
- * `[redacted]` by --debug; whatever their case.
- */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+/** A delivery's own headers under any platform name, in any case: the service's, never a credential. */
+const DELIVERY_HEADER = deliveryHeaderPattern('(?:signature|event|delivery-id|attempt|attempt-id)');
 
-export const isCredentialHeader = (name: string): boolean => CREDENTIAL_HEADERS.has(name.toLowerCase());
+/**
+ * Named like a credential, holding none: a challenge asks for a login (`Bearer realm=…, error="insufficient_scope"`),
+ * and an idempotency key names a request without opening anything, so a replay must send it again.
+ */
+const NOT_CREDENTIAL_HEADERS = new Set(['www-authenticate', 'proxy-authenticate', 'idempotency-key']);
+
+/**
+ * Whether a header carries a credential, by its name as any name is judged (namesCredential): a request's to the
+ * server and to a proxy (`Authorization`, `Proxy-Authorization`, `X-Api-Key`, `Api-Key`, `X-Auth-Token`,
+ * `X-Access-Token`…) and a session's either way (`Cookie`, `Set-Cookie`), whatever their case; not a challenge nor an
+ * idempotency key, nor a delivery's own header, whatever its platform's name holds (`X-Monkey-Signature`). Never kept in a record nor printed
+ * by listen (a delivery has none; a request sent by mistake may), and shown as `[redacted]` by --debug.
+ */
+export const isCredentialHeader = (name: string): boolean =>
+  namesCredential(name) && !NOT_CREDENTIAL_HEADERS.has(name.toLowerCase()) && !DELIVERY_HEADER.test(name);
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // A header value is bytes, a character each: Node's server reads each byte of a header as one character (latin1),

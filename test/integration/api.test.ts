@@ -48,6 +48,29 @@ describe('whsvc api', () => {
     expect(JSON.parse(got.stdout)).toMatchObject({ id: created.id, url: 'https://example.com/api-made' });
   });
 
+  it('--jq that fails on a created webhook keeps its signing secret: the answer printed as returned, said in one line, exit 1', async () => {
+    const result = await api([
+      '-X',
+      'POST',
+      '/v1/webhooks',
+      '-f',
+      'url=https://example.com/jq-failed',
+      '-f',
+      'events[]=invoice.paid',
+      '--jq',
+      '.nope.x | error',
+    ]);
+    expect(result.code).toBe(1);
+    const created = JSON.parse(result.stdout);
+    expect(created.signing_secret).toMatch(/^whsec_/);
+    expect(result.stderr).not.toContain(created.signing_secret);
+    expect(result.stderr).toMatch(
+      /^whsvc: --jq failed on an answer holding a signing secret, which the service gives only once: the answer is printed as returned instead/m,
+    );
+    const got = await runInProcess(['webhooks', 'get', created.id, '--json'], { env });
+    expect(JSON.parse(got.stdout)).toMatchObject({ id: created.id, url: 'https://example.com/jq-failed' });
+  });
+
   it('-F typed fields and --input: a PATCH with false, a body from stdin', async () => {
     const made = JSON.parse((await api(['/v1/webhooks', '-f', 'url=https://example.com/typed', '-f', 'events[]=invoice.paid', '--jq', '{id}'])).stdout);
     const paused = await api(['-X', 'PATCH', `/v1/webhooks/${made.id}`, '-F', 'active=false', '--jq', '.active']);
@@ -114,6 +137,14 @@ describe('whsvc api', () => {
     expect(result.stderr).not.toContain(sandbox.info.client_secret);
     expect(result.stderr).toMatch(/authorization: \[redacted\]/);
     expect(result.stderr).toMatch(/"signing_secret":\s*"\[redacted\]"/);
+  });
+
+  it('--debug redacts a header named as a credential is (X-Api-Key, X-Auth-Token), as Authorization', async () => {
+    const result = await api(['/v1/webhooks/webhook-events', '-H', 'X-Api-Key: apikey-v4lue', '-H', 'X-Auth-Token: auth-t0ken-v4lue', '--debug']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/^x-api-key: \[redacted\]$/im);
+    expect(result.stderr).toMatch(/^x-auth-token: \[redacted\]$/im);
+    expect(result.stderr).not.toMatch(/v4lue/);
   });
 
   it('bad flags are one line and exit 2: a field without =, an Authorization header, --paginate with POST', async () => {

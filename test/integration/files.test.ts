@@ -237,6 +237,28 @@ describe('listen --json prints what a record keeps, never a credential', () => {
   });
 });
 
+describe('listen --record keeps no credential header, by any name a credential goes by', () => {
+  it('X-Api-Key, Api-Key, X-Auth-Token, X-Access-Token: left out of the record and of --json, the delivery recorded', async () => {
+    const secret = 'whsec_keyed';
+    const file = join(workDir, 'keyed.ndjson');
+    const listener = await listen(['--secret', secret, '--record', file, '--json']);
+    const credentials = {
+      'X-Api-Key': 'apikey-v4lue',
+      'Api-Key': 'bare-k3y-v4lue',
+      'X-Auth-Token': 'auth-t0ken-v4lue',
+      'X-Access-Token': 'access-t0ken-v4lue',
+    };
+    expect((await postDelivery(`${listener.url}/hooks`, secret, 'dlv_keyed', { headers: { ...credentials, 'x-trace': 'kept' } })).status).toBe(200);
+    expect(await listener.stop('SIGTERM')).toBe(0);
+    const [record] = jsonLines(readFileSync(file, 'utf8'));
+    expect(record.delivery_id).toBe('dlv_keyed');
+    expect(record.headers).toMatchObject({ 'x-trace': 'kept', 'x-service-signature': expect.stringMatching(/^sha256=/) });
+    for (const name of Object.keys(credentials)) expect(Object.keys(record.headers)).not.toContain(name.toLowerCase());
+    expect(readFileSync(file, 'utf8')).not.toMatch(/v4lue/);
+    expect(listener.stdout()).not.toMatch(/v4lue/);
+  });
+});
+
 describe.runIf(canMountTmpfs())('a full disk (a private tmpfs, filled)', () => {
   it('webhooks create --secret-file: the webhook is deleted again and the one line says so', async () => {
     const disk = fullDisk(workDir);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/client';
@@ -191,6 +191,20 @@ describe('whsvc mcp', () => {
     const recovered = await ok('deliveries_recover', { webhook_ids: [ids.down], plan_id: recoverPlan.plan_id });
     expect(recovered.summary).toMatchObject({ selected: 2, resent: 2 });
     expect(recovered.deliveries.map((row: { retried_attempt_id: string }) => row.retried_attempt_id).sort()).toEqual(planned);
+  });
+
+  it('carries out a create at a URL holding a token, which no plan file holds; the same URL with another token is another call', async () => {
+    // A user name and password (user:pass@) is refused before any plan; a token in the query or the path is not.
+    const url = 'https://example.com/with-token?token=pl4n-t0ken';
+    const args = { url, events: ['invoice.paid'] };
+    const plan = await ok('webhooks_create', args);
+    const plansDir = join(configDir, 'mcp-plans');
+    for (const name of readdirSync(plansDir)) expect(readFileSync(join(plansDir, name), 'utf8')).not.toContain('pl4n-t0ken');
+    expect(await refused('webhooks_create', { ...args, url: url.replace('pl4n', 'other'), plan_id: plan.plan_id })).toMatch(/was made for other arguments/);
+    const created = await ok('webhooks_create', { ...args, plan_id: (await ok('webhooks_create', args)).plan_id });
+    secretsToLookFor.push(readFileSync(created.signing_secret_file, 'utf8'));
+    expect(await cliJson(['webhooks', 'get', created.id])).toMatchObject({ url });
+    expect((await cli(['webhooks', 'delete', created.id, '--yes'])).code).toBe(0);
   });
 
   it('refuses a plan made before another change, a plan used twice, a plan for other arguments, and an expired one', async () => {

@@ -188,11 +188,23 @@ function printAnswer(deps: CommandDeps, response: TransportResponse): void {
   } catch {
     json = undefined;
   }
+  const holdsSecret = typeof json === 'object' && json !== null && typeof (json as { signing_secret?: unknown }).signing_secret === 'string';
   // --json (--jq): the answer's own bytes, every digit kept, to print or to filter.
-  if (deps.json && json !== undefined) deps.jsonOut.text(response.text);
-  else if (deps.stdout.isTTY) deps.stdout.write(`${json === undefined ? sanitizeBlock(response.text).replace(/\n?$/, '') : JSON.stringify(json, null, 2)}\n`);
+  if (deps.json && json !== undefined) {
+    if (!deps.jsonOut.text(response.text) && holdsSecret) {
+      // --jq failed on the one answer that holds the secret: printed as returned, as without --jq, so that it is not lost.
+      deps.jsonOut.unfiltered(response.text);
+      deps.stderr.write(
+        laidOut(
+          deps.stderr,
+          `whsvc: --jq failed on an answer holding a signing secret, which the service gives only once: the answer is printed as returned instead; save the secret now\n`,
+        ),
+      );
+      return;
+    }
+  } else if (deps.stdout.isTTY) deps.stdout.write(`${json === undefined ? sanitizeBlock(response.text).replace(/\n?$/, '') : JSON.stringify(json, null, 2)}\n`);
   else deps.stdout.write(response.text.endsWith('\n') ? response.text : `${response.text}\n`);
-  if (typeof json === 'object' && json !== null && typeof (json as { signing_secret?: unknown }).signing_secret === 'string') {
+  if (holdsSecret) {
     deps.stderr.write(
       laidOut(
         deps.stderr,

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { SecretMask } from '../../api/redact.js';
-import { holdsSigningSecret, namesCredential } from '../../cli/credentials.js';
+import { holdsSigningSecret } from '../../cli/credentials.js';
+import { namesCredential } from '../../protocol/credential-names.js';
 import { usageError } from '../../cli/errors.js';
 import { deliveryHeaderNames } from '../../protocol/headers.js';
 import { quoted, sanitize } from '../../render/text.js';

@@ -6,7 +6,7 @@ import { examples } from '../../cli/examples.js';
 import { ApiError, NetworkError } from '../../api/errors.js';
 import { defaultTransport, type Transport } from '../../api/transport.js';
 import { checkEventTypes } from '../../cli/catalog.js';
-import type { CommandDeps } from '../../cli/context.js';
+import { type CommandDeps, sameAddress } from '../../cli/context.js';
 import { ExitCode, usageError } from '../../cli/errors.js';
 import { checkRoutes, describeRoutes, forwardRoute, type ForwardRoute } from '../../receiver/routes.js';
 import {
@@ -488,7 +488,7 @@ class PollPace {
  */
 async function prepare(options: TailOptions, deps: TailDeps, routes: ForwardRoute[], secret: SecretSource | undefined, note: (text: string) => void) {
   const checkpoint = options.checkpoint === undefined ? undefined : readCheckpoint(options.checkpoint);
-  if (checkpoint && checkpoint.base_url.replace(/\/+$/, '') !== deps.api.baseUrl.replace(/\/+$/, '')) {
+  if (checkpoint && !sameAddress(checkpoint.base_url, deps.api.baseUrl)) {
     throw usageError(
       `the checkpoint ${options.checkpoint} follows ${sanitize(checkpoint.base_url)}, not ${deps.api.baseUrl}`,
       'give each service its own --checkpoint FILE',

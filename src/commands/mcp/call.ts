@@ -25,8 +25,13 @@ export class CapturedJson implements JsonOutput {
     return true;
   }
 
-  text(json: string): void {
+  text(json: string): boolean {
     this.value = exactParse(json);
+    return true;
+  }
+
+  unfiltered(json: string): void {
+    this.text(json);
   }
 
   line(value: unknown): void {

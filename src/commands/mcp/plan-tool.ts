@@ -2,12 +2,13 @@ import type * as z from 'zod';
 import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode } from '../../cli/errors.js';
 import type { ToolOutcome } from './call.js';
-import { fingerprint } from './plans.js';
+import { fingerprint, planDigest } from './plans.js';
 import { type AnyTool, defineTool, type ToolContext, type ToolSpec, type Zod } from './tools.js';
 
 // A write tool of `whsvc mcp`: called without plan_id it plans (reads, and changes nothing) and answers the plan with
-// its id; called again with the same arguments and that plan_id it makes the plan's reads again and, when their
-// fingerprint is the one the plan was made from, carries out the plan's steps: exactly those it showed.
+// its id; called again with the same arguments and that plan_id it makes the plan again and, when what it read and
+// the steps it comes to are those the plan was made with (their digests, kept: plans.ts), carries out those steps:
+// exactly those it showed.
 
 /** What a plan is made of. */
 export interface Planned<Steps, Fixed, Extra = undefined> {
@@ -29,7 +30,7 @@ export interface Planned<Steps, Fixed, Extra = undefined> {
 
 export interface PlannedToolSpec<I extends z.ZodObject, Steps, Fixed, Extra> extends Omit<ToolSpec<I>, 'run' | 'kind'> {
   plan(args: z.output<I>, deps: CommandDeps, context: ToolContext, fixed: Fixed | undefined): Promise<Planned<Steps, Fixed, Extra>>;
-  /** Carries out the steps kept; `fresh` is the plan made again just now, whose reads were found as the plan's. */
+  /** Carries out the steps; `fresh` is the plan made again just now, whose reads and steps were found as the plan's. */
   carryOut(steps: Steps, deps: CommandDeps, context: ToolContext, fresh: Planned<Steps, Fixed, Extra>): Promise<ToolOutcome>;
 }
 
@@ -53,16 +54,16 @@ export function plannedTool<I extends z.ZodObject, Steps, Fixed = undefined, Ext
       const { plan_id: id, ...args } = given as z.output<I> & { plan_id?: string | undefined };
       if (id === undefined) return plan(spec, args as z.output<I>, deps, context);
       return context.alone(async () => {
-        const kept = context.plans.take<Steps, Fixed>(id, spec.name, args);
+        const kept = context.plans.take<Fixed>(id, spec.name, args);
         const fresh = await spec.plan(args as z.output<I>, deps, context, kept.fixed);
-        if (fingerprint(fresh.reads) !== kept.fingerprint) {
+        if (fingerprint(fresh.reads) !== kept.fingerprint || planDigest(kept.id, fresh.steps) !== kept.steps) {
           throw new CliError(
             `the account changed since plan ${id} was made (what it read is not as it was): nothing was changed`,
             ExitCode.failure,
             `call ${spec.name} without plan_id for a plan of the account as it is now`,
           );
         }
-        const outcome = await spec.carryOut(kept.steps, deps, context, fresh);
+        const outcome = await spec.carryOut(fresh.steps, deps, context, fresh);
         return { ...outcome, notes: [`carried out plan ${id}`, ...(outcome.notes ?? [])] };
       });
     },

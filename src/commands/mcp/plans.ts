@@ -12,8 +12,10 @@ import { elapsed } from '../../render/words.js';
 //
 // Each plan is a file of its own (`<id>.json`, 0600) in a directory under the config directory, so that a client
 // which starts a server for each call (mcporter's `call --stdio`) carries out a plan a server before made. A plan
-// holds the call's arguments, what it will change and a digest of what it read: nothing the agent was not shown, and
-// no secret (a create's secret is given only when it is carried out, and goes to --secret-dir).
+// holds digests, not values, of the call's arguments, of what it will change and of what it read: the second call
+// gives the arguments again, its plan made again gives the steps, and they are carried out when their digests are the
+// kept ones. So no URL's password (`https://user:pass@host/hook`, an agent's or one the account holds) is kept on
+// disk, nor any secret (a create's secret is given only when it is carried out, and goes to --secret-dir).
 
 /** How long a plan may wait for its second call: long enough for an agent to show it and be told to go on. */
 export const PLAN_TTL_MS = 10 * 60_000;
@@ -25,23 +27,30 @@ export const PLANS_KEPT = 100;
 const PLAN_ID = /^plan_[\w-]{16}$/;
 
 /** A plan kept for its second call. */
-export interface KeptPlan<Steps = unknown, Fixed = unknown> {
+export interface KeptPlan<Fixed = unknown> {
   id: string;
   tool: string;
-  /** The call's arguments, as canonicalJson writes them: the second call must give the same. */
+  /** The digest of the call's arguments (planDigest): the second call must give the same. */
   args: string;
   expiresAt: number;
   /** The service and client the plan was made for: another server's plan is not carried out against another account. */
   account: string;
   /** The digest of what the plan read (fingerprint). */
   fingerprint: string;
-  steps: Steps;
+  /** The digest of what the plan will change (planDigest): the plan made again must come to the same steps. */
+  steps: string;
   /** What the plan fixed when it was made (a window counted back from now, as times), for the reads made again. */
   fixed: Fixed;
 }
 
 /** The fingerprint of what a plan read: a digest of it in canonical JSON. */
 export const fingerprint = (reads: unknown): string => createHash('sha256').update(canonicalJson(reads)).digest('hex');
+
+/** A digest of a plan's arguments or steps in canonical JSON, salted with the plan's id: what may hold a URL's password. */
+export const planDigest = (id: string, value: unknown): string =>
+  createHash('sha256')
+    .update(`${id}\n${canonicalJson(value)}`)
+    .digest('hex');
 
 export class PlanBook {
   constructor(
@@ -54,16 +63,17 @@ export class PlanBook {
   ) {}
 
   /** Keeps a plan; its id (`plan_…`, not guessable) and when it expires. */
-  keep<Steps, Fixed>(tool: string, args: unknown, reads: unknown, steps: Steps, fixed: Fixed): KeptPlan<Steps, Fixed> {
+  keep<Fixed>(tool: string, args: unknown, reads: unknown, steps: unknown, fixed: Fixed): KeptPlan<Fixed> {
     ensureDirectory(this.dir, 'the plans directory');
-    const plan: KeptPlan<Steps, Fixed> = {
-      id: `plan_${randomBytes(12).toString('base64url')}`,
+    const id = `plan_${randomBytes(12).toString('base64url')}`;
+    const plan: KeptPlan<Fixed> = {
+      id,
       tool,
-      args: canonicalJson(args),
+      args: planDigest(id, args),
       expiresAt: this.now() + this.ttlMs,
       account: this.account,
       fingerprint: fingerprint(reads),
-      steps,
+      steps: planDigest(id, steps),
       fixed,
     };
     ReservedFile.reserve(this.pathOf(plan.id), 'the plan', false).write(`${JSON.stringify(plan)}\n`);
@@ -75,7 +85,7 @@ export class PlanBook {
    * The plan `id` for a second call of `tool` with `args`, taken out (used once): refused, with nothing done, when no
    * such plan is kept, it expired, or it was made by another tool, for other arguments or for another account.
    */
-  take<Steps, Fixed>(id: string, tool: string, args: unknown): KeptPlan<Steps, Fixed> {
+  take<Fixed>(id: string, tool: string, args: unknown): KeptPlan<Fixed> {
     const again = `call ${tool} without plan_id to plan it again`;
     const plan = this.read(id);
     if (!plan) {
@@ -87,7 +97,7 @@ export class PlanBook {
     if (plan.tool !== tool) {
       throw usageError(`plan ${id} was made by ${plan.tool}, not ${tool}: nothing was changed`, `call ${plan.tool} with its plan_id`);
     }
-    if (plan.args !== canonicalJson(args)) {
+    if (plan.args !== planDigest(id, args)) {
       throw usageError(
         `plan ${id} was made for other arguments than these: nothing was changed`,
         `call ${tool} with the arguments the plan was made for and its plan_id, or ${again.replace(/^call \S+ /, '')} for these`,
@@ -101,7 +111,7 @@ export class PlanBook {
     if (this.now() > plan.expiresAt) {
       throw usageError(`plan ${id} expired ${elapsed(this.now() - plan.expiresAt)} ago (a plan waits ${elapsed(this.ttlMs)}): nothing was changed`, again);
     }
-    return plan as KeptPlan<Steps, Fixed>;
+    return plan as KeptPlan<Fixed>;
   }
 
   private pathOf(id: string): string {

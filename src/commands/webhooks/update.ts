@@ -12,6 +12,7 @@ import { redactUserinfo } from '../../net.js';
 import { sanitize } from '../../render/text.js';
 import { laidOut, terminalColumns } from '../../render/wrap.js';
 import { webhookBlock } from './shared/view.js';
+import { serviceAddress } from './shared/account-lock.js';
 
 export const command = (runF = run) =>
   new Command('update')
@@ -85,7 +86,7 @@ export async function run(options: UpdateOptions, deps: CommandDeps): Promise<nu
   // A change of the events, from the current list read or not, takes turns with the others of this machine.
   const updated =
     events !== undefined || addEvents !== undefined || removeEvents !== undefined
-      ? await deps.config.exclusive(`${deps.api.baseUrl.replace(/\/+$/, '')}\n${id}`, `webhook ${sanitize(id)}`, send)
+      ? await deps.config.exclusive(`${serviceAddress(deps.api)}\n${id}`, `webhook ${sanitize(id)}`, send)
       : await send();
   if (deps.json) printJson(deps, updated);
   else deps.stdout.write(webhookBlock(updated, deps.colors, deps.serviceNow(), [], terminalColumns(deps.stdout)));

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clientSecretsHeld } from '../../../src/cli/context.js';
+import { clientSecretsHeld, normalAddress } from '../../../src/cli/context.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'whsvc-context-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -17,5 +17,15 @@ describe('clientSecretsHeld', () => {
     expect(clientSecretsHeld({ WHSVC_CONFIG_DIR: configDir }, 'work')).toEqual(['sbx_work']);
     writeFileSync(join(configDir, 'config.json'), '{ not json');
     expect(clientSecretsHeld(env, 'work')).toEqual(['sbx_env']);
+  });
+});
+
+describe('normalAddress', () => {
+  it('one spelling of an address: case, a default port, a trailing slash and dot segments aside; no name looked up', () => {
+    const spellings = ['http://127.0.0.1:4010', 'http://127.0.0.1:4010/', 'HTTP://127.0.0.1:4010', 'http://127.0.0.1:4010/v1/..', 'http://127.0.0.1:4010//'];
+    expect(new Set(spellings.map(normalAddress))).toEqual(new Set(['http://127.0.0.1:4010']));
+    expect(normalAddress('https://API.Example.com:443/prefix/')).toBe('https://api.example.com/prefix');
+    expect(normalAddress('http://localhost:4010')).not.toBe(normalAddress('http://127.0.0.1:4010'));
+    expect(normalAddress('https://api.example.com/a')).not.toBe(normalAddress('https://api.example.com/b'));
   });
 });

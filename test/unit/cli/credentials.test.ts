@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { namesCredential, withCredentialsMasked } from '../../../src/cli/credentials.js';
+import { withCredentialsMasked } from '../../../src/cli/credentials.js';
+import { namesCredential } from '../../../src/protocol/credential-names.js';
 
 describe('withCredentialsMasked: a command line as whsvc echoes it', () => {
   it.each([

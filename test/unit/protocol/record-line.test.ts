@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { carriesClientSecret, parseRecordLine, recordedBody, recordedRequest, withoutCredentials } from '../../../src/protocol/record-line.js';
+import { isCredentialHeader } from '../../../src/protocol/headers.js';
 import { recordOf } from '../../helpers/delivery.js';
 
 const good = recordOf({ headers: { 'x-a': '1' } });
@@ -48,6 +49,22 @@ describe('record files', () => {
     );
     expect(recorded.headers).toEqual({ 'content-type': 'application/json', 'x-service-event': 'invoice.paid' });
     expect(withoutCredentials({ ...credentials, Authorization: 'Bearer tok', 'x-a': '1' })).toEqual({ 'x-a': '1' });
+  });
+
+  it('a credential header is told by its name, as a variable or a flag is: X-Api-Key and its kind; not a challenge, nor a delivery header', () => {
+    const credentials = ['X-Api-Key', 'api-key', 'X-APIKEY', 'X-Auth-Token', 'X-Access-Token', 'X-CSRF-Token', 'X-Session-Id', 'Private-Token'];
+    const kept = [
+      'WWW-Authenticate',
+      'Proxy-Authenticate',
+      'Idempotency-Key',
+      'X-Monkey-Signature',
+      'X-Passport-Event',
+      'X-Token-Delivery-Id',
+      'Keep-Alive',
+      'Accept-Patch',
+    ];
+    expect(credentials.filter((name) => !isCredentialHeader(name))).toEqual([]);
+    expect(kept.filter(isCredentialHeader)).toEqual([]);
   });
 
   it('a body that starts with a byte order mark comes back with it, through the file', () => {

@@ -1,7 +1,18 @@
-import { statSync, unlinkSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Webhook } from '../../../api/shapes.js';
-import { FileError, failureReason, LineFile, readOwnFile, removalAt, removeOwnFile, replaceFile, wholeLines } from '../../../files/user-file.js';
+import {
+  FileError,
+  type FileIdentity,
+  failureReason,
+  identityOf,
+  LineFile,
+  readOwnFileAndIdentity,
+  removalAt,
+  removeOwnFile,
+  replaceFile,
+  wholeLines,
+} from '../../../files/user-file.js';
 import { urlKey } from '../shared/url.js';
 
 // The creates `webhooks apply` sends into a --secret-dir, kept in a journal there: before a create is sent, its URL
@@ -26,6 +37,8 @@ export interface JournalCheck {
   open: string[];
   /** Whether some intent is settled (its create never happened, or its secret file is there): the journal can shrink. */
   settled: boolean;
+  /** The journal read: only that file is removed (removeOwnFile), not one put in its place since. */
+  identity?: FileIdentity | undefined;
 }
 
 const journalPath = (dir: string) => join(dir, JOURNAL);
@@ -35,8 +48,9 @@ const journalPath = (dir: string) => join(dir, JOURNAL);
  * created (dropped); one whose webhooks all have a non-empty secret file is settled; one with a webhook without is named.
  */
 export function checkJournal(dir: string, account: Webhook[]): JournalCheck {
-  const check: JournalCheck = { named: [], open: [], settled: false };
-  for (const url of openIntents(dir)) {
+  const { intents, identity } = openIntents(dir);
+  const check: JournalCheck = { named: [], open: [], settled: false, identity };
+  for (const url of intents) {
     const made = account.filter((webhook) => urlKey(webhook.url) === urlKey(url));
     const secretless = made.filter(({ id }) => !hasSecretFile(dir, id));
     if (secretless.length === 0) check.settled = true;
@@ -48,20 +62,23 @@ export function checkJournal(dir: string, account: Webhook[]): JournalCheck {
   return check;
 }
 
-/** The URLs of the intents not cleared, in the order they were written. A last line a kill cut short is no line. */
-function openIntents(dir: string): string[] {
+/**
+ * The URLs of the intents not cleared, in the order they were written, and the journal read. A last line a kill cut
+ * short is no line.
+ */
+function openIntents(dir: string): { intents: string[]; identity?: FileIdentity | undefined } {
   const path = journalPath(dir);
-  let text: string | undefined;
+  let read: ReturnType<typeof readOwnFileAndIdentity>;
   try {
-    if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) return []; // nothing was ever created there
-    text = readOwnFile(path, JOURNAL_LABEL);
+    if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) return { intents: [] }; // nothing was ever created there
+    read = readOwnFileAndIdentity(path, JOURNAL_LABEL);
   } catch (error) {
     if (error instanceof FileError) throw error;
-    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return { intents: [] };
     throw new FileError(`--secret-dir ${dir} cannot be read: ${failureReason(error)}`, true);
   }
   const open = new Map<string, string>();
-  for (const written of wholeLines(text ?? '')) {
+  for (const written of wholeLines(read?.text ?? '')) {
     const line = parseLine(written);
     if (!line) {
       throw new FileError(
@@ -73,7 +90,7 @@ function openIntents(dir: string): string[] {
     if ('create' in line) open.set(urlKey(line.create), line.create);
     else open.delete(urlKey(line.cleared));
   }
-  return [...open.values()];
+  return { intents: [...open.values()], identity: read?.identity };
 }
 
 function parseLine(text: string): Line | undefined {
@@ -147,11 +164,15 @@ export class Journal {
   private file: LineFile | undefined;
   /** This run's intents not cleared yet. */
   private readonly pending = new Set<string>();
+  /** The journal read or written by this run: the one file remove() may remove. */
+  private identity: FileIdentity | undefined;
 
   constructor(
     readonly dir: string,
     private readonly check: JournalCheck,
-  ) {}
+  ) {
+    this.identity = check.identity;
+  }
 
   /**
    * Rids the journal of the intents the check settled: rewritten with only those still open, or removed when none is;
@@ -160,12 +181,18 @@ export class Journal {
   settle(): void {
     if (!this.check.settled) return;
     if (this.check.open.length === 0) this.remove();
-    else replaceFile(journalPath(this.dir), this.check.open.map((url) => `${lineOf({ whsvc_apply: 1, create: url })}\n`).join(''), JOURNAL_LABEL);
+    else {
+      replaceFile(journalPath(this.dir), this.check.open.map((url) => `${lineOf({ whsvc_apply: 1, create: url })}\n`).join(''), JOURNAL_LABEL);
+      this.identity = identityOf(journalPath(this.dir));
+    }
   }
 
   /** Before the create of `url` is sent; a failure to write it stops the run before anything is created. */
   intend(url: string): void {
-    this.file ??= LineFile.open(journalPath(this.dir), JOURNAL_LABEL, LINE_START);
+    if (!this.file) {
+      this.file = LineFile.open(journalPath(this.dir), JOURNAL_LABEL, LINE_START);
+      this.identity = identityOf(journalPath(this.dir));
+    }
     this.file.appendLine(lineOf({ whsvc_apply: 1, create: url }));
     this.pending.add(url);
   }
@@ -196,13 +223,10 @@ export class Journal {
     }
   }
 
+  /** Removes the journal this run read or wrote, as any file whsvc wrote is removed: never through a symlink, nor another file in its place. */
   private remove(): void {
-    const path = journalPath(this.dir);
-    try {
-      unlinkSync(path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new FileError(`cannot remove ${path}: ${failureReason(error)}`, false);
-    }
+    if (this.identity) removeOwnFile(journalPath(this.dir), JOURNAL_LABEL, this.identity);
+    this.identity = undefined;
   }
 }
 

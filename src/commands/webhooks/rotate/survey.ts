@@ -1,11 +1,10 @@
 import { getWebhook } from '../../../api/endpoints.js';
 import { allWebhooks } from '../../../api/log.js';
 import type { Webhook } from '../../../api/shapes.js';
-import type { CommandDeps } from '../../../cli/context.js';
+import { type CommandDeps, sameAddress } from '../../../cli/context.js';
 import { CliError, ExitCode, usageError } from '../../../cli/errors.js';
 import { printJson } from '../../../cli/output.js';
 import { sanitize, shellWord } from '../../../render/text.js';
-import { serviceAddress } from '../shared/account-lock.js';
 import { urlKey } from '../shared/url.js';
 import type { Rotation } from './journal.js';
 import { checkTwin, lostTwins } from './lost-twin.js';
@@ -24,7 +23,7 @@ import { laidOut } from '../../../render/wrap.js';
  */
 export function rotationOf(rotation: Rotation | undefined, options: RotateOptions, deps: CommandDeps): Rotation | undefined {
   if (!rotation) return undefined;
-  if (rotation.old === options.id && rotation.service === serviceAddress(deps.api)) return rotation;
+  if (rotation.old === options.id && sameAddress(rotation.service, deps.api.baseUrl)) return rotation;
   if (rotation.done) return undefined;
   throw usageError(
     `--secret-file ${options.secretFile} belongs to the rotation of ${sanitize(rotation.old)} at ${sanitize(rotation.service)}, still under way: its twin's secret is there`,

@@ -1,4 +1,4 @@
-import type { CommandDeps } from '../../../cli/context.js';
+import { type CommandDeps, normalAddress } from '../../../cli/context.js';
 
 /**
  * Runs `work` while no other whsvc on this machine changes the webhooks of the same service by a plan made from the
@@ -10,5 +10,8 @@ export function takingTurns<T>(deps: Pick<CommandDeps, 'api' | 'config'>, work: 
   return deps.config.exclusive(`apply\n${service}`, `the webhooks of ${service}`, work);
 }
 
-/** The service's base address as one spelling, without a trailing slash: what a lock or a journal is keyed on. */
-export const serviceAddress = (api: CommandDeps['api']): string => api.baseUrl.replace(/\/+$/, '');
+/**
+ * The service's base address as one spelling (normalAddress: `HTTP://127.0.0.1:4010/` is `http://127.0.0.1:4010`):
+ * what the locks of a change to its webhooks (this one, update's of a webhook's events) and rotate's journal are keyed on.
+ */
+export const serviceAddress = (api: CommandDeps['api']): string => normalAddress(api.baseUrl);

@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CapturedJson, Secrets, toolResult } from '../../../../src/commands/mcp/call.js';
-import { fingerprint, PLAN_TTL_MS, PLANS_KEPT, PlanBook } from '../../../../src/commands/mcp/plans.js';
+import { fingerprint, PLAN_TTL_MS, PLANS_KEPT, PlanBook, planDigest } from '../../../../src/commands/mcp/plans.js';
 import { CliError } from '../../../../src/cli/errors.js';
 
 const ACCOUNT = 'http://127.0.0.1:4010 client_1';
@@ -32,7 +32,7 @@ describe('PlanBook', () => {
     expect(plan.expiresAt).toBe(1_000 + PLAN_TTL_MS);
     expect(() => book.take(plan.id, 'webhooks_update', { id: 'wh_1', also: [1, 2] })).toThrow(/made by webhooks_delete, not webhooks_update/);
     expect(() => book.take(plan.id, 'webhooks_delete', { id: 'wh_2', also: [1, 2] })).toThrow(/made for other arguments/);
-    expect(book.take(plan.id, 'webhooks_delete', { also: [1, 2], id: 'wh_1', none: undefined }).steps).toBe('wh_1');
+    expect(book.take(plan.id, 'webhooks_delete', { also: [1, 2], id: 'wh_1', none: undefined }).steps).toBe(planDigest(plan.id, 'wh_1'));
     expect(() => book.take(plan.id, 'webhooks_delete', { id: 'wh_1', also: [1, 2] })).toThrow(/carried out already/);
 
     const late = book.keep('webhooks_delete', { id: 'wh_1' }, {}, 'wh_1', undefined);
@@ -52,7 +52,7 @@ describe('PlanBook', () => {
 
     const restarted = new PlanBook(dir, ACCOUNT, now);
     const taken = restarted.take(plan.id, 'deliveries_recover', { since: '2h' });
-    expect(taken).toMatchObject({ steps: [{ attemptId: 'att_1' }], fixed: { until: 5 }, fingerprint: plan.fingerprint });
+    expect(taken).toMatchObject({ steps: planDigest(plan.id, [{ attemptId: 'att_1' }]), fixed: { until: 5 }, fingerprint: plan.fingerprint });
     expect(existsSync(file)).toBe(false);
     const again = refusal(() => new PlanBook(dir, ACCOUNT, now).take(plan.id, 'deliveries_recover', { since: '2h' }));
     expect(again.message).toMatch(
@@ -76,7 +76,19 @@ describe('PlanBook', () => {
     }
     expect(readdirSync(dir)).toHaveLength(PLANS_KEPT);
     expect(() => book.take(ids[0]!, 'webhooks_delete', { id: 'wh_0' })).toThrow(/^no plan/);
-    expect(book.take(ids.at(-1)!, 'webhooks_delete', { id: `wh_${PLANS_KEPT + 4}` }).steps).toBe(`wh_${PLANS_KEPT + 4}`);
+    expect(book.take(ids.at(-1)!, 'webhooks_delete', { id: `wh_${PLANS_KEPT + 4}` }).steps).toBe(planDigest(ids.at(-1)!, `wh_${PLANS_KEPT + 4}`));
+  });
+
+  it("keeps no URL's password on disk: digests of the arguments and steps, which the second call's must match", () => {
+    const book = new PlanBook(dir, ACCOUNT, () => 1_000);
+    const url = 'https://agent:pl4n-passw0rd@hooks.example.com/in';
+    const args = { url, events: ['invoice.paid'] };
+    const plan = book.keep('webhooks_create', args, [{ id: 'wh_9', url }], { url, events: ['invoice.paid'], active: true }, undefined);
+    expect(readFileSync(join(dir, `${plan.id}.json`), 'utf8')).not.toMatch(/pl4n-passw0rd|agent:/);
+    expect(() => book.take(plan.id, 'webhooks_create', { ...args, url: url.replace('pl4n', 'other') })).toThrow(/made for other arguments/);
+    expect(book.take(plan.id, 'webhooks_create', args).steps).toBe(planDigest(plan.id, { url, events: ['invoice.paid'], active: true }));
+    // Salted with the plan's id: one digest tells nothing of another plan's same arguments.
+    expect(planDigest(plan.id, args)).not.toBe(planDigest('plan_another', args));
   });
 
   it('fingerprints what was read whatever the order of its keys, and any change to it', () => {

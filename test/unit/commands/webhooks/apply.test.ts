@@ -1,11 +1,11 @@
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../../src/api/errors.js';
 import { CliError } from '../../../../src/cli/errors.js';
 import { run, type ApplyOptions } from '../../../../src/commands/webhooks/apply.js';
-import { secretFileName } from '../../../../src/commands/webhooks/apply/secret-dir.js';
+import { checkJournal, Journal, secretFileName } from '../../../../src/commands/webhooks/apply/secret-dir.js';
 import { resetError } from '../../../helpers/undici-transport.js';
 import { fakeDeps, finishFakeDeps, jsonReply, mockCatalog, mockToken, rejectionOf, type FakeDeps } from '../../../helpers/fake-deps.js';
 
@@ -415,6 +415,36 @@ describe('webhooks apply', () => {
     const error = await rejectionOf(run(options({ file: file([]), secretDir: dir }), other.deps));
     expect(error.message).toMatch(/^--secret-dir journal .* is not a journal whsvc wrote/);
     expect(readFileSync(journal, 'utf8')).toBe('my notes\n');
+  });
+
+  it('a journal to remove that became a symlink meanwhile is left, and what it points to: settled, or closed after its run', () => {
+    const secretDir = join(dir, 'secrets');
+    mkdirSync(secretDir);
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, "not apply's\n", { mode: 0o644 });
+    const journal = join(secretDir, '.whsvc-apply-journal');
+    const swapForSymlink = () => {
+      rmSync(journal);
+      symlinkSync(victim, journal);
+    };
+    const expectLeft = () => {
+      expect(lstatSync(journal).isSymbolicLink()).toBe(true);
+      expect(readFileSync(victim, 'utf8')).toBe("not apply's\n");
+    };
+    // Settled: its one intent's create never happened (the account lacks the URL), so the journal goes.
+    writeFileSync(journal, '{"whsvc_apply":1,"create":"https://gone.example/h"}\n', { mode: 0o600 });
+    const settled = new Journal(secretDir, checkJournal(secretDir, []));
+    swapForSymlink();
+    expect(() => settled.settle()).toThrow(/journal .* is a symbolic link, not a regular file/);
+    expectLeft();
+    // A run's journal, every intent cleared: removed at its close, unless it is no longer the file written.
+    rmSync(journal);
+    const run = new Journal(secretDir, checkJournal(secretDir, []));
+    run.intend('https://a.example/h');
+    run.clear('https://a.example/h');
+    swapForSymlink();
+    run.close();
+    expectLeft();
   });
 
   it.each([

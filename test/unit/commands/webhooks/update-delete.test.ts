@@ -33,6 +33,27 @@ function mockPatch(fake: FakeDeps): Array<Record<string, unknown>> {
 
 const opts = (o: Partial<UpdateOptions>): UpdateOptions => ({ id: 'wh_1', ...o });
 
+/** The service, for as many requests as come: each GET of wh_1 answers its events as the last PATCH left them. */
+function eventsService(fake: FakeDeps): { events: string[] } {
+  const service = { events: ['invoice.paid'] };
+  fake.mock
+    .intercept({ path: '/v1/webhooks/webhook-events', method: 'GET' })
+    .reply(() => jsonReply(200, CATALOG))
+    .persist();
+  fake.mock
+    .intercept({ path: '/v1/webhooks/wh_1', method: 'GET' })
+    .reply(() => jsonReply(200, { ...CURRENT, events: service.events }))
+    .persist();
+  fake.mock
+    .intercept({ path: '/v1/webhooks/wh_1', method: 'PATCH' })
+    .reply((request) => {
+      service.events = (JSON.parse(String(request.body)) as { events: string[] }).events;
+      return jsonReply(200, { ...CURRENT, events: service.events });
+    })
+    .persist();
+  return service;
+}
+
 describe('webhooks update', () => {
   it('--add-events reads the current list, then PATCHes the merged list (no duplicates)', async () => {
     const fake = fakeDeps();
@@ -50,23 +71,7 @@ describe('webhooks update', () => {
   it('concurrent --add-events and --remove-events of one webhook on this machine take turns: no change is lost', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
-    fake.mock
-      .intercept({ path: '/v1/webhooks/webhook-events', method: 'GET' })
-      .reply(() => jsonReply(200, CATALOG))
-      .persist();
-    // The service: each GET answers the list as the last PATCH left it.
-    let events = ['invoice.paid'];
-    fake.mock
-      .intercept({ path: '/v1/webhooks/wh_1', method: 'GET' })
-      .reply(() => jsonReply(200, { ...CURRENT, events }))
-      .persist();
-    fake.mock
-      .intercept({ path: '/v1/webhooks/wh_1', method: 'PATCH' })
-      .reply((request) => {
-        events = (JSON.parse(String(request.body)) as { events: string[] }).events;
-        return jsonReply(200, { ...CURRENT, events });
-      })
-      .persist();
+    const service = eventsService(fake);
     // One run first: the token and the catalog are cached, so the four below race to their reads at once.
     await update(opts({ addEvents: ['invoice.paid'] }), fake.deps);
     await Promise.all([
@@ -75,10 +80,28 @@ describe('webhooks update', () => {
       update(opts({ addEvents: ['sales_order.created'] }), fake.deps),
       update(opts({ removeEvents: ['invoice.paid'] }), fake.deps),
     ]);
-    expect([...events].sort()).toEqual(['invoice.created', 'product.updated', 'sales_order.created']);
+    expect([...service.events].sort()).toEqual(['invoice.created', 'product.updated', 'sales_order.created']);
     // Each read came after the PATCH before it.
     const order = fake.requests.filter((r) => r.url.pathname === '/v1/webhooks/wh_1').map((r) => r.method);
     expect(order).toEqual(['GET', 'PATCH', 'GET', 'PATCH', 'GET', 'PATCH', 'GET', 'PATCH', 'GET', 'PATCH']);
+  });
+
+  it('take turns too when each spells the base URL its own way (case, a trailing slash, . and ..): one lock', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock, { times: 4 });
+    const service = eventsService(fake);
+    const spelled = ['http://127.0.0.1:4010/', 'HTTP://127.0.0.1:4010', 'http://127.0.0.1:4010/v1/..', 'http://127.0.0.1:4010/./'].map((baseUrl) => ({
+      ...fake.deps,
+      api: fake.client({ baseUrl }),
+    }));
+    // One run each first: each client's token and the catalog are had, so the four below race to their reads at once.
+    for (const deps of spelled) await update(opts({ addEvents: ['invoice.paid'] }), deps);
+    const added = ['product.updated', 'invoice.created', 'sales_order.created'];
+    await Promise.all([
+      ...added.map((event, i) => update(opts({ addEvents: [event] }), spelled[i]!)),
+      update(opts({ removeEvents: ['invoice.paid'] }), spelled[3]!),
+    ]);
+    expect([...service.events].sort()).toEqual(['invoice.created', 'product.updated', 'sales_order.created']);
   });
 
   it('--remove-events PATCHes the list without them', async () => {
