@@ -1,5 +1,5 @@
 import type { Colors } from '../render/colors.js';
-import { sanitize } from '../render/text.js';
+import { counted, countText, sanitize } from '../render/text.js';
 import { cutEnd, displayWidth, padEnd } from '../render/width.js';
 import { wrapLine } from '../render/wrap.js';
 import type { ScreenModel } from './model.js';
@@ -57,9 +57,9 @@ export function frame<T>(input: ViewInput<T>): string[] {
 function headingLine<T>({ model, columns, colors, heading }: ViewInput<T>): string {
   const total = model.total;
   const state = [
-    model.paused ? `PAUSED, ${model.waiting} waiting (p resumes)` : '',
-    model.filter.empty ? `${total} ${total === 1 ? 'delivery' : 'deliveries'}` : `${model.shown.length} of ${total} match /${model.filter.text}`,
-    model.dropped > 0 ? `${model.dropped} oldest let go` : '',
+    model.paused ? `PAUSED, ${countText(model.waiting)} waiting (p resumes)` : '',
+    model.filter.empty ? counted(total, 'delivery') : `${countText(model.shown.length)} of ${countText(total)} match /${model.filter.text}`,
+    model.dropped > 0 ? `${countText(model.dropped)} oldest let go` : '',
     heading,
   ].filter(Boolean);
   return colors.bold(cutEnd(state.join('  ·  '), columns));

@@ -327,11 +327,11 @@ class Ending {
 /** listen's last lines, on stderr (what went unrecorded, bad or refused), and its exit code: 1 for any of them, else `code`. */
 function lastWords(code: number, { bad, refused }: Tally, unrecorded: number, note: (text: string) => void): number {
   if (unrecorded > 0) {
-    note(`${unrecorded} deliver${unrecorded === 1 ? 'y' : 'ies'} not recorded, answered ${NOT_RECORDED_STATUS} for the sender to try again`);
+    note(`${counted(unrecorded, 'delivery')} not recorded, answered ${NOT_RECORDED_STATUS} for the sender to try again`);
   }
-  if (bad > 0) note(`${bad} deliver${bad === 1 ? 'y' : 'ies'} with a bad or missing signature`);
+  if (bad > 0) note(`${counted(bad, 'delivery')} with a bad or missing signature`);
   if (refused > 0) {
-    note(`${refused} replayed deliver${refused === 1 ? 'y' : 'ies'} or event header${refused === 1 ? '' : 's'} contradicting the signed body, refused`);
+    note(`${counted(refused, 'replayed delivery or event header', 'replayed deliveries or event headers')} contradicting the signed body, refused`);
   }
   return code === ExitCode.ok && bad + refused + unrecorded > 0 ? ExitCode.failure : code;
 }
@@ -389,7 +389,7 @@ function announce(
     state.secrets.map((source) => source.name),
   );
   const failing = [
-    options.failFirst === undefined ? '' : `the first ${options.failFirst} attempt${options.failFirst === 1 ? '' : 's'} of each delivery`,
+    options.failFirst === undefined ? '' : `the first ${counted(options.failFirst, 'attempt')} of each delivery`,
     seed === undefined ? '' : `${Math.round(options.failRate! * 1000) / 10}% of attempts (--seed ${seed} fails the same ones again)`,
   ].filter(Boolean);
   if (options.respondStatus !== DEFAULT_RESPOND_STATUS) say(`  answering ${options.respondStatus} to verified deliveries (--respond-status)`);
