@@ -86,7 +86,8 @@ function paneRows<T>({ model, columns, colors, pane }: ViewInput<T>, height: num
   const room = height - 1;
   const from = Math.min(model.paneScroll, Math.max(0, pane.lines.length - room));
   // Where the pane is, first: a title too long for the width loses its end, never this.
-  const more = pane.lines.length > room ? `${from + 1}-${Math.min(pane.lines.length, from + room)} of ${pane.lines.length}  ·  ` : '';
+  const more =
+    pane.lines.length > room ? `${countText(from + 1)}-${countText(Math.min(pane.lines.length, from + room))} of ${countText(pane.lines.length)}  ·  ` : '';
   const title = colors.bold(cutEnd(`${more}${sanitize(pane.title)}`, columns));
   return padTo([title, ...pane.lines.slice(from, from + room)], height);
 }

@@ -284,7 +284,7 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
     return ExitCode.timedOut;
   }
   if (stop.timedOut && options.count !== undefined) {
-    note(`${printed} of ${options.count} lines within ${elapsed((options.timeout ?? 0) * 1000)}`);
+    note(`${countText(printed)} of ${counted(options.count, 'line')} within ${elapsed((options.timeout ?? 0) * 1000)}`);
     return ExitCode.timedOut;
   }
   return ExitCode.ok;

@@ -18,7 +18,7 @@ import { checkRoutes, describeRoutes, forwardRoute, routeFor, type ForwardRoute 
 import { currentSecrets, describeSecrets, secretSources, type SecretSource } from '../../receiver/secrets.js';
 import { STDIN } from '../../cli/stdin.js';
 import { LARGEST_PAYLOAD_BYTES } from '../../protocol/delivery.js';
-import { counted, shellWord } from '../../render/text.js';
+import { counted, countText, shellWord } from '../../render/text.js';
 import { type ReceiverBounds, receiverBounds, serveRequests, type Stopped } from '../../receiver/server.js';
 import { notOneOf } from '../../cli/suggest.js';
 import { checkInteractive, interactiveOption } from '../../cli/interactive.js';
@@ -311,7 +311,7 @@ class Ending {
     if (timeout === undefined) return this.done.promise;
     this.timer = setTimeout(() => {
       if (count === undefined) return this.done.resolve(talliedCode(this.tally));
-      this.note(`${this.tally.verified} of ${count} verified deliveries within ${elapsed(timeout * 1000)}`);
+      this.note(`${countText(this.tally.verified)} of ${countText(count)} verified deliveries within ${elapsed(timeout * 1000)}`);
       this.done.resolve(ExitCode.timedOut);
     }, timeout * 1000);
     return this.done.promise;
@@ -356,7 +356,7 @@ class Stops {
     const first = {
       too_large: `a request body over ${bytesText(maxBodyBytes)}, the most listen takes (the service sends at most ${bytesText(LARGEST_PAYLOAD_BYTES)}), answered 413 and not read on`,
       too_slow: `a connection that sent no whole request in time (its headers within ${elapsed(headersTimeoutMs)}, all of it within ${elapsed(requestTimeoutMs)}) closed with 408`,
-      shed: `${maxConnections} connections open at once, the most listen holds: each new one closes the oldest not being answered (a flood of slow connections?)`,
+      shed: `${counted(maxConnections, 'connection')} open at once, the most listen holds: each new one closes the oldest not being answered (a flood of slow connections?)`,
     }[what];
     this.stderr.write(laidOut(this.stderr, `whsvc listen: ${first}; more are counted at the end\n`));
   }

@@ -351,7 +351,10 @@ function filterWebhooks(): void {
     if (matches) shown += 1;
   }
   const more = state.overview?.webhooks_more ? '+' : '';
-  setText(byId('webhook-count'), webhooks.length === 0 ? '' : filter === '' ? `${webhooks.length}${more}` : `${shown} of ${webhooks.length}${more}`);
+  setText(
+    byId('webhook-count'),
+    webhooks.length === 0 ? '' : filter === '' ? `${countText(webhooks.length)}${more}` : `${countText(shown)} of ${countText(webhooks.length)}${more}`,
+  );
   const unmatched = byId('webhooks-unmatched');
   unmatched.hidden = filter === '' || shown > 0;
   setText(unmatched, `No webhook's URL, id or event types hold “${filter}”.`);
