@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { BROKEN_ANSWER, elapsed } from './render/words.js';
+import { counted, countText } from './render/text.js';
 
 /** The http URL of a listening server's address (IPv6 in brackets). */
 export function httpUrl(address: AddressInfo): string {
@@ -111,7 +112,7 @@ export function webhookUrl(value: unknown): { href: string } | { problem: string
   if (/[\u0000-\u0020\u007f-\u009f]/.test(value)) return problem('must not contain spaces or control characters');
   if (!value.isWellFormed()) return problem('must be well-formed Unicode (it holds a lone surrogate)');
   if (INVISIBLE.test(value)) return problem('must not contain invisible or bidirectional characters (zero-width spaces, direction marks)');
-  if (value.length > MAX_URL_LENGTH) return problem(`must be at most ${MAX_URL_LENGTH} characters`);
+  if (value.length > MAX_URL_LENGTH) return problem(`must be at most ${counted(MAX_URL_LENGTH, 'character')}`);
   let url: URL;
   try {
     url = new URL(value);
@@ -124,7 +125,7 @@ export function webhookUrl(value: unknown): { href: string } | { problem: string
   if (url.username !== '' || url.password !== '') return problem('must not carry a user name or password (user:pass@); the signature authenticates deliveries');
   if (isLinkLocal(url.hostname)) return problem(`${url.hostname} is a link-local address (169.254.0.0/16, fe80::/10), refused`);
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) return problem('must use https (http is accepted only for localhost and 127.0.0.1)');
-  if (url.href.length > MAX_URL_LENGTH) return problem(`must be at most ${MAX_URL_LENGTH} characters`);
+  if (url.href.length > MAX_URL_LENGTH) return problem(`must be at most ${counted(MAX_URL_LENGTH, 'character')}`);
   return { href: url.href };
 }
 
@@ -241,8 +242,8 @@ function brokenAnswer(error: unknown, root: ErrorLike, code: string | undefined,
     const lost = rootOf(error.lost).code;
     const how = lost === 'ECONNRESET' || lost === 'EPIPE' ? 'was reset' : 'closed';
     return error.announced !== undefined && error.received < error.announced
-      ? `the connection ${how} after ${error.received} of the ${error.announced} bytes its Content-Length announced`
-      : `the connection ${how} in the middle of it, after ${error.received} bytes of its body`;
+      ? `the connection ${how} after ${countText(error.received)} of the ${countText(error.announced)} bytes its Content-Length announced`
+      : `the connection ${how} in the middle of it, after ${countText(error.received)} bytes of its body`;
   }
   if (error instanceof StatusNotHttp) {
     return `its status line's code is not an HTTP status (${String(error.statusCode).padStart(3, '0')}, outside 100–599)`;

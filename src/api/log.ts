@@ -4,7 +4,7 @@ import { ApiError } from './errors.js';
 import { getWebhook, listAttempts, listWebhooks, type WebhookQuery } from './endpoints.js';
 import type { Attempt, Page, Webhook } from './shapes.js';
 import { numberValue, type ServiceNumber } from '../exact-json.js';
-import { sanitize } from '../render/text.js';
+import { counted, sanitize } from '../render/text.js';
 import type { DeliveryStatus } from '../protocol/status.js';
 
 /**
@@ -90,7 +90,7 @@ export class PageWalk {
       );
     }
     if (this.pages >= MAX_PAGES) {
-      throw wrong(`${this.list} goes on past ${MAX_PAGES.toLocaleString('en-US')} pages: whsvc stops there rather than read without end`);
+      throw wrong(`${this.list} goes on past ${counted(MAX_PAGES, 'page')}: whsvc stops there rather than read without end`);
     }
     this.seen.add(key);
     return cursor;

@@ -23,6 +23,7 @@ import {
 import { open as openHandle, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isAlive } from '../alive.js';
+import { countText } from '../render/text.js';
 
 /**
  * The one way whsvc writes a file a user named (a secret file, a record file,
@@ -722,7 +723,7 @@ export function readOwnFileAndIdentity(path: string, label: string, limit = 16 *
   try {
     const stats = fstatSync(fd);
     if (!isFile(stats, before)) throw new FileError(`${label} ${path} changed while it was opened`, true, 'run the command again');
-    if (stats.size > limit) throw new FileError(`${label} ${path} is larger than whsvc ever writes it (${stats.size} bytes)`, true, 'remove it');
+    if (stats.size > limit) throw new FileError(`${label} ${path} is larger than whsvc ever writes it (${countText(stats.size)} bytes)`, true, 'remove it');
     return { text: readFileSync(fd, 'utf8'), identity: { dev: stats.dev, ino: stats.ino } };
   } finally {
     closeSync(fd);

@@ -4,6 +4,7 @@ import type { ServiceNumber } from '../exact-json.js';
 import { FileError, LineFile } from '../files/user-file.js';
 import { RECORD_LINE_START, recordedRequest, type RecordLine } from '../protocol/record-line.js';
 import type { SignatureCheck } from '../protocol/signature.js';
+import { bytesText } from '../render/words.js';
 
 /**
  * A record file open for appending (through the one careful writer: never a
@@ -33,7 +34,7 @@ export class RecordFile {
   /** What to tell the user of a cut last line removed at open (a run killed mid-write), or undefined. */
   get repaired(): string | undefined {
     const cut = this.file.cutAtOpen;
-    return cut === 0 ? undefined : `${this.path} ended in a line cut short (${cut} bytes, a run killed mid-write): removed, so the file is whole again`;
+    return cut === 0 ? undefined : `${this.path} ended in a line cut short (${bytesText(cut)}, a run killed mid-write): removed, so the file is whole again`;
   }
 
   /** The file's size now: where the next record starts. */

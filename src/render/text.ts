@@ -73,7 +73,6 @@ export function keyValues(pairs: Array<[string, BlockValue]>, label: (s: string)
   );
 }
 
-/** The first few of a longer list, and how many more there were: `a, b, c and 5 more`. */
 /** The most of a command line echoed (cutWords): 30,000 words would be one line of 169 KB. */
 const ECHO_MOST = 200;
 
@@ -97,14 +96,26 @@ export function cutWords(words: readonly string[], separator = ' ', most = ECHO_
   const head = within(words, (most * 2) / 3);
   const tail = within(words.slice(head.length).reverse(), most / 3).reverse();
   const left = words.length - head.length - tail.length;
-  return [...head, `… ${left.toLocaleString('en-US')} more ${left === 1 ? 'word' : 'words'} …`, ...tail].join(separator);
+  return [...head, `… ${counted(left, 'more word')} …`, ...tail].join(separator);
 }
 
+/** The first few of a longer list, and how many more there were: `a, b, c and 5 more`. */
 export function andMore(shown: string[], total: number, separator = ', '): string {
-  return `${shown.join(separator)}${total > shown.length ? ` and ${total - shown.length} more` : ''}`;
+  return `${shown.join(separator)}${total > shown.length ? ` and ${countText(total - shown.length)} more` : ''}`;
 }
 
-/** A count and its noun, `1 delivery`, `3 deliveries`; `plural` when it is not the noun and an s. */
-export function counted(count: number, noun: string, plural = /y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`): string {
-  return `${count} ${count === 1 ? noun : plural}`;
+/**
+ * A count as every line a user reads says one (never --json, whose numbers are numbers): its digits grouped by
+ * threes with commas, `1,234`, as gh and stripe write them, whatever the machine's locale. Given as text (a service's
+ * number as it wrote it, exact past a double), its digits are grouped as they are.
+ */
+export function countText(count: number | string): string {
+  const [whole = '', fraction] = String(count).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+$)/g, ',');
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+}
+
+/** A count and its noun, `1 delivery`, `1,234 deliveries`; `plural` when it is not the noun and an s. */
+export function counted(count: number | string, noun: string, plural = /y$/.test(noun) ? `${noun.slice(0, -1)}ies` : `${noun}s`): string {
+  return `${countText(count)} ${Number(count) === 1 ? noun : plural}`;
 }

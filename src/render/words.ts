@@ -3,7 +3,7 @@
 
 import type { Fate } from '../protocol/fate.js';
 import type { DeliveryStatus } from '../protocol/status.js';
-import { sanitize } from './text.js';
+import { countText, sanitize } from './text.js';
 
 /** The units of a duration as the flags take them. */
 export const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -54,7 +54,7 @@ export function sizeText(bytes: number): string {
 export function bytesText(bytes: number): string {
   if (bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MiB`;
   if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
-  return `${bytes} bytes`;
+  return `${countText(bytes)} bytes`;
 }
 
 const TIME_UNITS: Array<[number, Intl.RelativeTimeFormatUnit, string]> = [

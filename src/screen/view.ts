@@ -1,5 +1,5 @@
 import type { Colors } from '../render/colors.js';
-import { sanitize } from '../render/text.js';
+import { counted, countText, sanitize } from '../render/text.js';
 import { cutEnd, displayWidth, padEnd } from '../render/width.js';
 import { wrapLine } from '../render/wrap.js';
 import type { ScreenModel } from './model.js';
@@ -57,9 +57,9 @@ export function frame<T>(input: ViewInput<T>): string[] {
 function headingLine<T>({ model, columns, colors, heading }: ViewInput<T>): string {
   const total = model.total;
   const state = [
-    model.paused ? `PAUSED, ${model.waiting} waiting (p resumes)` : '',
-    model.filter.empty ? `${total} ${total === 1 ? 'delivery' : 'deliveries'}` : `${model.shown.length} of ${total} match /${model.filter.text}`,
-    model.dropped > 0 ? `${model.dropped} oldest let go` : '',
+    model.paused ? `PAUSED, ${countText(model.waiting)} waiting (p resumes)` : '',
+    model.filter.empty ? counted(total, 'delivery') : `${countText(model.shown.length)} of ${countText(total)} match /${model.filter.text}`,
+    model.dropped > 0 ? `${countText(model.dropped)} oldest let go` : '',
     heading,
   ].filter(Boolean);
   return colors.bold(cutEnd(state.join('  ·  '), columns));
@@ -86,7 +86,8 @@ function paneRows<T>({ model, columns, colors, pane }: ViewInput<T>, height: num
   const room = height - 1;
   const from = Math.min(model.paneScroll, Math.max(0, pane.lines.length - room));
   // Where the pane is, first: a title too long for the width loses its end, never this.
-  const more = pane.lines.length > room ? `${from + 1}-${Math.min(pane.lines.length, from + room)} of ${pane.lines.length}  ·  ` : '';
+  const more =
+    pane.lines.length > room ? `${countText(from + 1)}-${countText(Math.min(pane.lines.length, from + room))} of ${countText(pane.lines.length)}  ·  ` : '';
   const title = colors.bold(cutEnd(`${more}${sanitize(pane.title)}`, columns));
   return padTo([title, ...pane.lines.slice(from, from + room)], height);
 }

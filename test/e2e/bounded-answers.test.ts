@@ -78,7 +78,7 @@ describe('answers and bodies without end', () => {
     const result = await measured(['send', `${server.url}/hooks`], 'send');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^answer +200 in \d+ ms$/m);
-    expect(result.stdout).toMatch(/^answered +a+… \(truncated to its first 1024 bytes: the rest was not read\)$/m);
+    expect(result.stdout).toMatch(/^answered +a+… \(truncated to its first 1,024 bytes: the rest was not read\)$/m);
     expect(result.peak).toBeLessThan(MOST_RSS);
     expect(server.written()).toBeLessThan(1500 * MB);
   }

@@ -345,7 +345,7 @@ describe('validation', () => {
       'control characters',
     ],
     ['url with an escape sequence', { url: 'https://example.com/\u001b[31m', events: ['invoice.paid'] }, 'control characters'],
-    ['url too long', { url: `https://example.com/${'a'.repeat(2100)}`, events: ['invoice.paid'] }, '2048'],
+    ['url too long', { url: `https://example.com/${'a'.repeat(2100)}`, events: ['invoice.paid'] }, '2,048'],
     ['url with no host before the path (https:///x)', { url: 'https:///evil.example/x', events: ['invoice.paid'] }, 'scheme://host'],
     ['url with one slash (https:/x)', { url: 'https:/m.example/x', events: ['invoice.paid'] }, 'scheme://host'],
     ['url with a user name and password', { url: 'https://user:pass@example.com/h', events: ['invoice.paid'] }, 'user name'],

@@ -135,10 +135,10 @@ describe('send --rate', () => {
     expect(await load.exit).toBe(1);
     const lines = load.stdout.text.split('\n');
     const line = (key: string) => lines.find((l) => l.startsWith(`${key}  `))?.replace(/ {2,}/, '  ');
-    expect(line('sent')).toBe('sent  2000 in 10 s, 200 a second (100 repeats: a delivery sent again, same delivery id, attempt 2)');
-    expect(line('answered')).toBe('answered  1000 2xx, 1000 5xx');
+    expect(line('sent')).toBe('sent  2,000 in 10 s, 200 a second (100 repeats: a delivery sent again, same delivery id, attempt 2)');
+    expect(line('answered')).toBe('answered  1,000 2xx, 1,000 5xx');
     expect(line('failing')).toBe('failing  from second 5 (5 s into the run): more than 1% of the deliveries due in it failed');
-    expect(line('result')).toBe('result  1000 of 2000 failed (anything but a 2xx within 10 s)');
+    expect(line('result')).toBe('result  1,000 of 2,000 failed (anything but a 2xx within 10 s)');
     expect(line('answer time')).toMatch(/^answer time {2}p50 [\d.]+ m?s, p99 [\d.]+ m?s, slowest [\d.]+ m?s$/);
     await receiver.close();
   });

@@ -198,7 +198,7 @@ describe('whsvc deliveries tail', () => {
     const webhook = await createWebhook(cli, `${endpoint.url}/quiet`);
     const result = await cli(['deliveries', 'tail', '--webhook', webhook.id, '--status', 'delivered', '--count', '1', '--timeout', '1', '--interval', '200ms']);
     expect(result.code, result.stderr).toBe(6);
-    expect(result.stderr).toContain('whsvc: 0 of 1 lines within 1 s');
+    expect(result.stderr).toContain('whsvc: 0 of 1 line within 1 s');
     expect(result.stdout).toBe('');
   });
 });

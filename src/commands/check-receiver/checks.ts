@@ -3,7 +3,7 @@ import { samplePayload } from '../../protocol/catalog.js';
 import { LARGEST_PAYLOAD_BYTES, type MadeDelivery } from '../../protocol/delivery.js';
 import { deliveryHeaderNames, signatureHeaderName } from '../../protocol/headers.js';
 import { digestHex, SIGNATURE_PREFIX, type SignatureCheck } from '../../protocol/signature.js';
-import { counted } from '../../render/text.js';
+import { counted, countText } from '../../render/text.js';
 import { elapsed } from '../../render/words.js';
 import type { Check, Key, Making, Outcome, Probe } from './types.js';
 import { payloadOfSize, unlikeReserialized, withOneByteChanged } from './bodies.js';
@@ -298,13 +298,13 @@ export function unknownEventCheck({ ctx, signed }: Making): Check {
 /** 9: every answer of the battery came within the limit, and the largest payload the service sends is taken. */
 export function timeLimitCheck({ ctx, event, signed }: Making): Check {
   const limit = elapsed(ctx.limitMs);
-  const largestWords = `${LARGEST_PAYLOAD_BYTES.toLocaleString('en')}-byte`;
-  const probe = signed(`${event} of ${LARGEST_PAYLOAD_BYTES} bytes`, payloadOfSize(event, ctx.now, LARGEST_PAYLOAD_BYTES), event);
+  const largestWords = `${countText(LARGEST_PAYLOAD_BYTES)}-byte`;
+  const probe = signed(`${event} of ${countText(LARGEST_PAYLOAD_BYTES)} bytes`, payloadOfSize(event, ctx.now, LARGEST_PAYLOAD_BYTES), event);
   return {
     number: 9,
     key: 'time_limit',
     title: `every answer within ${limit}; the largest payload taken`,
-    sends: `${event} of ${LARGEST_PAYLOAD_BYTES.toLocaleString('en')} bytes (the largest the service sends); every answer is timed`,
+    sends: `${event} of ${countText(LARGEST_PAYLOAD_BYTES)} bytes (the largest the service sends); every answer is timed`,
     probes: [probe],
     timesEveryAnswer: true,
     judge(own, all) {

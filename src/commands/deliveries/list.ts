@@ -14,7 +14,7 @@ import { usageError } from '../../cli/errors.js';
 import { StreamedList, writePages } from '../../cli/output.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../protocol/status.js';
 import { ProgressLine } from '../../render/progress.js';
-import { andMore, sanitize } from '../../render/text.js';
+import { andMore, counted, countText, sanitize } from '../../render/text.js';
 import { laidOut } from '../../render/wrap.js';
 import { ACROSS_BOUNDS, type AcrossBounds, type AcrossRow, checkWindow, LogsAcross, windowAt } from './shared/across.js';
 import { attemptTable } from './shared/view.js';
@@ -210,41 +210,38 @@ async function listAcross(options: DeliveriesListOptions, across: AcrossFilters,
   }
   list.end(more || walk.incomplete || search?.stoppedAtBound === true);
   if (more && !deps.json)
-    deps.stderr.write(laidOut(deps.stderr, deps.errColors.dim(`More match than the ${shown} shown: --limit N shows more, --all every one.\n`)));
+    deps.stderr.write(laidOut(deps.stderr, deps.errColors.dim(`More match than the ${countText(shown)} shown: --limit N shows more, --all every one.\n`)));
   for (const line of boundLines(walk, search, bounds)) deps.stderr.write(`whsvc: ${line}\n`);
   if (search) deps.stderr.write(`Payload id ${sanitize(search.payloadId)}: ${searchWords(search, walk)}.\n`);
   return 0;
 }
 
-/** A bound's count and its noun, `1,000 webhooks`, `1 attempt`. */
-const many = (n: number, noun: string, plural = `${noun}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? noun : plural}`;
-
 /** How far a payload search went: `2 attempts carry it, of 37 deliveries whose payload was looked at (1,200 attempts read of 3 webhooks)`. */
 const searchWords = (search: PayloadSearch, walk: LogsAcross) =>
-  `${many(search.found, 'attempt carries', 'attempts carry')} it, of ${many(search.looked, 'delivery', 'deliveries')} whose payload was looked at (${many(walk.read, 'attempt')} read of ${many(walk.webhooks, 'webhook')})`;
+  `${counted(search.found, 'attempt carries', 'attempts carry')} it, of ${counted(search.looked, 'delivery')} whose payload was looked at (${counted(walk.read, 'attempt')} read of ${counted(walk.webhooks, 'webhook')})`;
 
 /** A line for each bound that left attempts unread, with how to narrow the list. */
 function boundLines(walk: LogsAcross, search: PayloadSearch | undefined, bounds: ListBounds): string[] {
   const lines: string[] = [];
   if (walk.moreWebhooks) {
     lines.push(
-      `the account has more than ${many(bounds.webhooks, 'webhook')}, the most one list reads: only the first ${bounds.webhooks.toLocaleString('en-US')} listed were; name others with --webhook`,
+      `the account has more than ${counted(bounds.webhooks, 'webhook')}, the most one list reads: only the first ${countText(bounds.webhooks)} listed were; name others with --webhook`,
     );
   }
   if (walk.cutLogs.length > 0) {
     const which = andMore(walk.cutLogs.slice(0, 3).map(sanitize), walk.cutLogs.length);
     lines.push(
-      `${walk.cutLogs.length === 1 ? 'the log of' : 'the logs of'} ${which} ${walk.cutLogs.length === 1 ? 'was' : 'were'} read to the newest ${many(bounds.eachLog, 'attempt')}, the most one list reads of a log: older ones are not listed; narrow with --since`,
+      `${walk.cutLogs.length === 1 ? 'the log of' : 'the logs of'} ${which} ${walk.cutLogs.length === 1 ? 'was' : 'were'} read to the newest ${counted(bounds.eachLog, 'attempt')}, the most one list reads of a log: older ones are not listed; narrow with --since`,
     );
   }
   if (walk.stoppedAtRead) {
     lines.push(
-      `stopped after ${many(bounds.read, 'attempt')} read, the most one list reads: older ones are not listed; narrow with --since, --webhook or --event`,
+      `stopped after ${counted(bounds.read, 'attempt')} read, the most one list reads: older ones are not listed; narrow with --since, --webhook or --event`,
     );
   }
   if (search?.stoppedAtBound) {
     lines.push(
-      `stopped after looking at ${many(bounds.lookups, "delivery's payload", "deliveries' payloads")}, the most one search retrieves: older ones were not looked at; narrow with --since or --event`,
+      `stopped after looking at ${counted(bounds.lookups, "delivery's payload", "deliveries' payloads")}, the most one search retrieves: older ones were not looked at; narrow with --since or --event`,
     );
   }
   return lines;

@@ -24,7 +24,7 @@ import {
 } from '../../cli/parse.js';
 import { durationText, relativeTime, elapsed } from '../../render/words.js';
 import { secretSource, type SecretSource } from '../../receiver/secrets.js';
-import { sanitize } from '../../render/text.js';
+import { counted, countText, sanitize } from '../../render/text.js';
 import type { Colors } from '../../render/colors.js';
 import { laidOut } from '../../render/wrap.js';
 import { CheckpointWriter, checkWritable, holdCheckpoint, readCheckpoint, recordedSinceSave, type Checkpoint } from './tail/checkpoint.js';
@@ -277,14 +277,14 @@ async function follow(options: TailOptions, deps: TailDeps, { routes, secret }: 
   }
   if (queue && queue.size > 0)
     note(
-      `${queue.size} deliver${queue.size === 1 ? 'y was' : 'ies were'} not forwarded yet${options.checkpoint ? ': the checkpoint keeps them for the next run' : ''}`,
+      `${counted(queue.size, 'delivery')} ${queue.size === 1 ? 'was' : 'were'} not forwarded yet${options.checkpoint ? ': the checkpoint keeps them for the next run' : ''}`,
     );
   if (stop.silent) {
     note(`no poll of the delivery log answered for ${elapsed(options.maxSilenceMs!)} (--max-silence): stopping, exit 6`);
     return ExitCode.timedOut;
   }
   if (stop.timedOut && options.count !== undefined) {
-    note(`${printed} of ${options.count} lines within ${elapsed((options.timeout ?? 0) * 1000)}`);
+    note(`${countText(printed)} of ${counted(options.count, 'line')} within ${elapsed((options.timeout ?? 0) * 1000)}`);
     return ExitCode.timedOut;
   }
   return ExitCode.ok;
@@ -368,15 +368,9 @@ async function startFollower(options: TailOptions, deps: TailDeps, checkpoint: C
 
 /** What the first poll says: what is followed, from when, how often, and where deliveries are forwarded. */
 function followingLine(options: TailOptions, followed: number, report: PollReport, fromCheckpoint: boolean, routes: ForwardRoute[]): string {
-  const which = options.webhookIds
-    ? `${options.webhookIds.length} webhook${options.webhookIds.length === 1 ? '' : 's'}`
-    : `every webhook (${followed} now; new ones are picked up)`;
+  const which = options.webhookIds ? counted(options.webhookIds.length, 'webhook') : `every webhook (${countText(followed)} now; new ones are picked up)`;
   const caughtUp = report.changes.filter((change) => change.kind === 'new').length;
-  const from = fromCheckpoint
-    ? `from the checkpoint (${caughtUp} attempt${caughtUp === 1 ? '' : 's'} since)`
-    : options.since
-      ? 'from the --since time'
-      : 'from now';
+  const from = fromCheckpoint ? `from the checkpoint (${counted(caughtUp, 'attempt')} since)` : options.since ? 'from the --since time' : 'from now';
   return `following ${which} ${from}, every ${elapsed(options.intervalMs)}${routes.length ? `; forwarding each new delivery to ${describeRoutes(routes)}` : ''}${options.record ? `; recording each new delivery to ${options.record}` : ''}; ${options.interactive ? 'q' : 'Ctrl-C'} to stop`;
 }
 

@@ -18,7 +18,7 @@ import { checkRoutes, describeRoutes, forwardRoute, routeFor, type ForwardRoute 
 import { currentSecrets, describeSecrets, secretSources, type SecretSource } from '../../receiver/secrets.js';
 import { STDIN } from '../../cli/stdin.js';
 import { LARGEST_PAYLOAD_BYTES } from '../../protocol/delivery.js';
-import { counted, shellWord } from '../../render/text.js';
+import { counted, countText, shellWord } from '../../render/text.js';
 import { type ReceiverBounds, receiverBounds, serveRequests, type Stopped } from '../../receiver/server.js';
 import { notOneOf } from '../../cli/suggest.js';
 import { checkInteractive, interactiveOption } from '../../cli/interactive.js';
@@ -311,7 +311,7 @@ class Ending {
     if (timeout === undefined) return this.done.promise;
     this.timer = setTimeout(() => {
       if (count === undefined) return this.done.resolve(talliedCode(this.tally));
-      this.note(`${this.tally.verified} of ${count} verified deliveries within ${elapsed(timeout * 1000)}`);
+      this.note(`${countText(this.tally.verified)} of ${countText(count)} verified deliveries within ${elapsed(timeout * 1000)}`);
       this.done.resolve(ExitCode.timedOut);
     }, timeout * 1000);
     return this.done.promise;
@@ -327,11 +327,11 @@ class Ending {
 /** listen's last lines, on stderr (what went unrecorded, bad or refused), and its exit code: 1 for any of them, else `code`. */
 function lastWords(code: number, { bad, refused }: Tally, unrecorded: number, note: (text: string) => void): number {
   if (unrecorded > 0) {
-    note(`${unrecorded} deliver${unrecorded === 1 ? 'y' : 'ies'} not recorded, answered ${NOT_RECORDED_STATUS} for the sender to try again`);
+    note(`${counted(unrecorded, 'delivery')} not recorded, answered ${NOT_RECORDED_STATUS} for the sender to try again`);
   }
-  if (bad > 0) note(`${bad} deliver${bad === 1 ? 'y' : 'ies'} with a bad or missing signature`);
+  if (bad > 0) note(`${counted(bad, 'delivery')} with a bad or missing signature`);
   if (refused > 0) {
-    note(`${refused} replayed deliver${refused === 1 ? 'y' : 'ies'} or event header${refused === 1 ? '' : 's'} contradicting the signed body, refused`);
+    note(`${counted(refused, 'replayed delivery or event header', 'replayed deliveries or event headers')} contradicting the signed body, refused`);
   }
   return code === ExitCode.ok && bad + refused + unrecorded > 0 ? ExitCode.failure : code;
 }
@@ -356,7 +356,7 @@ class Stops {
     const first = {
       too_large: `a request body over ${bytesText(maxBodyBytes)}, the most listen takes (the service sends at most ${bytesText(LARGEST_PAYLOAD_BYTES)}), answered 413 and not read on`,
       too_slow: `a connection that sent no whole request in time (its headers within ${elapsed(headersTimeoutMs)}, all of it within ${elapsed(requestTimeoutMs)}) closed with 408`,
-      shed: `${maxConnections} connections open at once, the most listen holds: each new one closes the oldest not being answered (a flood of slow connections?)`,
+      shed: `${counted(maxConnections, 'connection')} open at once, the most listen holds: each new one closes the oldest not being answered (a flood of slow connections?)`,
     }[what];
     this.stderr.write(laidOut(this.stderr, `whsvc listen: ${first}; more are counted at the end\n`));
   }
@@ -389,7 +389,7 @@ function announce(
     state.secrets.map((source) => source.name),
   );
   const failing = [
-    options.failFirst === undefined ? '' : `the first ${options.failFirst} attempt${options.failFirst === 1 ? '' : 's'} of each delivery`,
+    options.failFirst === undefined ? '' : `the first ${counted(options.failFirst, 'attempt')} of each delivery`,
     seed === undefined ? '' : `${Math.round(options.failRate! * 1000) / 10}% of attempts (--seed ${seed} fails the same ones again)`,
   ].filter(Boolean);
   if (options.respondStatus !== DEFAULT_RESPOND_STATUS) say(`  answering ${options.respondStatus} to verified deliveries (--respond-status)`);

@@ -22,6 +22,7 @@ import { callDeps } from './call.js';
 import { plannedTool, type Planned } from './plan-tool.js';
 import { commonInputs } from './read-tools.js';
 import type { AnyTool, Zod } from './tools.js';
+import { counted } from '../../render/text.js';
 
 // The writes, each planned first (plan-tool.ts). A plan shows what --dry-run shows (or what the change would be, for
 // the commands without one) and fingerprints what it read; its steps are carried out with the API client, or the
@@ -317,7 +318,7 @@ const applyTool = (z: Zod) =>
       const { plan, secretless, account } = planned;
       if (plan.create.length > 0 && context.secretDir === undefined) {
         throw usageError(
-          `the plan creates ${plan.create.length} webhook${plan.create.length === 1 ? '' : 's'}, whose signing secrets are given once: this server was started without --secret-dir, where they would go; nothing was changed`,
+          `the plan creates ${counted(plan.create.length, 'webhook')}, whose signing secrets are given once: this server was started without --secret-dir, where they would go; nothing was changed`,
           'start whsvc mcp with --secret-dir DIR to create webhooks',
         );
       }

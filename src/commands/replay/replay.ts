@@ -13,7 +13,7 @@ import { STDIN } from '../../cli/stdin.js';
 import { colorsFor, type Colors } from '../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRef, deliveryRefWidth, StreamLayout } from '../../render/line.js';
 import { ProgressLine } from '../../render/progress.js';
-import { counted, sanitize } from '../../render/text.js';
+import { counted, countText, sanitize } from '../../render/text.js';
 import { clockTime, noAnswer, elapsed } from '../../render/words.js';
 import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH } from '../../cli/columns.js';
 import { serviceTimeOf, withSignature } from '../../protocol/headers.js';
@@ -158,7 +158,7 @@ async function replayChecked(records: CheckedRecords, target: URL, secret: strin
         replayed: { ...describe(replayed.record), url, status: replayed.result.status, error: replayed.result.error ?? null, ms: replayed.ms },
       });
     } else deps.stdout.write(`${line(replayed.record, colors, layout, now(), replayed)}\n`);
-    progress?.update(`replayed ${tally.sent} of ${records.count}: ${tally.ok} answered 2xx`, true);
+    progress?.update(`replayed ${countText(tally.sent)} of ${countText(records.count)}: ${countText(tally.ok)} answered 2xx`, true);
   };
   try {
     const replays = pMapIterable(

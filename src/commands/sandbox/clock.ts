@@ -7,7 +7,7 @@ import { duration } from '../../cli/parse.js';
 import { clockTime, elapsed } from '../../render/words.js';
 import { renderTable, type Column } from '../../render/table.js';
 import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
-import { keyValues } from '../../render/text.js';
+import { counted, countText, keyValues } from '../../render/text.js';
 import { laidOut, terminalColumns } from '../../render/wrap.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { usageError } from '../../cli/errors.js';
@@ -81,7 +81,7 @@ export async function run(options: ClockOptions, deps: CommandDeps): Promise<num
     deps.stdout.write(
       laidOut(
         deps.stdout,
-        `Moved the sandbox's clock from ${state.from} to ${state.now}: ${numberText(state.sent)} attempt${state.sent === 1 ? '' : 's'} sent, ${numberText(state.delivered)} delivered, ${numberText(state.failed)} failed\n`,
+        `Moved the sandbox's clock from ${state.from} to ${state.now}: ${counted(numberText(state.sent), 'attempt')} sent, ${countText(numberText(state.delivered ?? 0))} delivered, ${countText(numberText(state.failed ?? 0))} failed\n`,
       ),
     );
   } else {

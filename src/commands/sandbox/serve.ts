@@ -12,7 +12,7 @@ import { ManualSandboxClock } from '../../sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../sandbox/server.js';
 import type { AttemptRow, WebhookRow } from '../../sandbox/store/rows.js';
 import { proxySettings } from '../../net.js';
-import { sanitize } from '../../render/text.js';
+import { counted, sanitize } from '../../render/text.js';
 import { signatureHeaderName } from '../../protocol/headers.js';
 import { laidOut, terminalColumns, wrapCommand, wrapLine } from '../../render/wrap.js';
 
@@ -115,7 +115,7 @@ export async function run(options: SandboxStartOptions, deps: SandboxStartDeps):
         deps.stderr.write(
           laidOut(
             deps.stderr,
-            `whsvc sandbox: more than ${options.maxDeliveries} deliveries: the oldest are dropped from now on, with their attempts (--max-deliveries N keeps more, --data-dir keeps them on disk)\n`,
+            `whsvc sandbox: more than ${counted(options.maxDeliveries, 'delivery')}: the oldest are dropped from now on, with their attempts (--max-deliveries N keeps more, --data-dir keeps them on disk)\n`,
           ),
         ),
       ...(options.quiet ? {} : { onAttempt: (a: AttemptRow, w: WebhookRow) => deps.stderr.write(attemptLine(a, w, terminalColumns(deps.stderr))) }),
@@ -177,7 +177,7 @@ function banner(
   width: number | undefined,
 ): string {
   const [readWrite, readOnly] = sandbox.clients;
-  const kept = Number.isFinite(options.maxDeliveries) ? `the newest ${options.maxDeliveries} deliveries` : 'every delivery';
+  const kept = Number.isFinite(options.maxDeliveries) ? `the newest ${counted(options.maxDeliveries, 'delivery')}` : 'every delivery';
   const baseUrlFlag = baseUrl === DEFAULT_BASE_URL ? '' : ` --base-url ${baseUrl}`;
   const row = (key: string, value: string) => wrapLine(`  ${key.padEnd(14)}${value}`, width, BANNER_HANG);
   const command = (key: string, value: string) => wrapCommand(`  ${key.padEnd(14)}${value}`, width, `${BANNER_HANG}  `);
@@ -188,8 +188,8 @@ function banner(
     row('', `secret ${readWrite!.client_secret}`),
     row('read-only', `client ${readOnly!.client_id}`),
     row('', `secret ${readOnly!.client_secret}`),
-    row('store', dataDir ? `${dataDir} (kept across restarts)` : `in memory, ${kept} (--data-dir DIR keeps it)`),
-    row('retries', `first after ${elapsed(options.retryBaseMs)}, doubling, ${options.maxAttempts} attempts at most`),
+    row('store', dataDir ? `${dataDir} (kept across restarts)` : `in memory, ${kept}; --data-dir DIR keeps it`),
+    row('retries', `first after ${elapsed(options.retryBaseMs)}, doubling, ${counted(options.maxAttempts, 'attempt')} at most`),
     row('signature', `${signatureHeaderName(options.platformName)}: sha256=<hex>`),
     row('sends', `${options.maxConnections} at once, at most ${options.concurrencyPerWebhook} to one webhook`),
     row('timeout', `a send not answered within ${elapsed(options.deliveryTimeoutMs)} fails`),

@@ -14,7 +14,7 @@ import { ConfigStore } from '../../config/store.js';
 import type { Transport, TransportResponse } from '../../api/transport.js';
 import { triggerEvent } from '../../api/endpoints.js';
 import type { TriggeredEvent } from '../../api/shapes.js';
-import { sanitize } from '../../render/text.js';
+import { counted, sanitize } from '../../render/text.js';
 import { laidOut } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
@@ -117,7 +117,7 @@ export async function run(options: SandboxTriggerOptions, deps: Io & { transport
   deps.stdout.write(
     laidOut(
       deps.stdout,
-      `Triggered ${sanitize(result.type)} (${sanitize(result.id)}): ${count === 0 ? 'no active webhook is subscribed to it' : `${count} deliver${count === 1 ? 'y' : 'ies'} pending`}\n`,
+      `Triggered ${sanitize(result.type)} (${sanitize(result.id)}): ${count === 0 ? 'no active webhook is subscribed to it' : `${counted(count, 'delivery')} pending`}\n`,
     ),
   );
   for (const id of result.deliveries) deps.stdout.write(`  ${sanitize(id)}\n`);

@@ -9,7 +9,7 @@ import { forwardUrl, shownUrl } from '../../receiver/routes.js';
 import { requiredSecret } from '../../receiver/secrets.js';
 import { colorsFor } from '../../render/colors.js';
 import { ProgressLine } from '../../render/progress.js';
-import { counted, keyValues } from '../../render/text.js';
+import { counted, countText, keyValues } from '../../render/text.js';
 import { elapsed, elapsedFine } from '../../render/words.js';
 import { ArrivalPlan, phasesOf, type Spike } from './arrivals.js';
 import { FAILING_SHARE, LATE_MS, type LoadStats, type NoAnswerKind } from './load-stats.js';
@@ -120,7 +120,7 @@ export async function runLoad(options: LoadOptions, deps: LoadDeps): Promise<num
     userAgent: `whsvc/${WHSVC_VERSION} (send)`,
   });
   const progress = deps.stderr.isTTY ? new ProgressLine(deps.stderr, () => timers.now()) : undefined;
-  const capLine = `whsvc send: ${load.maxInFlight} requests open at once, the cap (--max-in-flight): deliveries due wait for an answer, and start late\n`;
+  const capLine = `whsvc send: ${counted(load.maxInFlight, 'request')} open at once, the cap (--max-in-flight): deliveries due wait for an answer, and start late\n`;
   const pacer = new Pacer(url, plan, { timeoutMs: options.timeoutMs, maxInFlight: load.maxInFlight }, deliveries, {
     transport: deps.transport,
     timers,
@@ -140,7 +140,7 @@ export async function runLoad(options: LoadOptions, deps: LoadDeps): Promise<num
 
 /** A load to another machine: asked first on a terminal, refused off one without --yes (nothing sent). */
 async function confirmAway(url: URL, plan: ArrivalPlan, deps: Pick<LoadDeps, 'prompter' | 'canPrompt'>): Promise<void> {
-  const what = `${plan.total} deliveries over ${elapsed(plan.durationMs)} to ${url.host}`;
+  const what = `${counted(plan.total, 'delivery')} over ${elapsed(plan.durationMs)} to ${url.host}`;
   if (!deps.canPrompt || !deps.prompter)
     throw usageError(`${what}, which is not this machine, needs --yes (${NO_PROMPT})`, 'a load goes to another machine only when asked for');
   if (!(await deps.prompter.confirm(`Send ${what}? It is not this machine.`, false))) throw new CliError('nothing sent', ExitCode.failure);
@@ -156,8 +156,9 @@ function showProgress(progress: ProgressLine, pacer: Pacer, plan: ArrivalPlan, t
     lastSent = stats.sent;
     const at = Math.min(pacer.elapsed, plan.durationMs);
     const open = pacer.inFlight;
-    const where = at < plan.durationMs ? `${elapsed(at)} of ${elapsed(plan.durationMs)}` : `waiting for ${open} open (each at most ${elapsed(timeoutMs)})`;
-    progress.update(`${where} · ${stats.sent} sent · ${rate}/s · ${stats.failed} failed · ${open} open`, true);
+    const where =
+      at < plan.durationMs ? `${elapsed(at)} of ${elapsed(plan.durationMs)}` : `waiting for ${countText(open)} open (each at most ${elapsed(timeoutMs)})`;
+    progress.update(`${where} · ${countText(stats.sent)} sent · ${countText(rate)}/s · ${countText(stats.failed)} failed · ${countText(open)} open`, true);
     timer = timers.setTimeout(draw, 1000);
   };
   timer = timers.setTimeout(draw, 1000);
@@ -230,9 +231,9 @@ function loadDocument({ url, plan, load, stats, timeoutMs, interrupted }: Report
 
 /** How each kind of no answer is counted in words: `3 refused`, `1 broken answer`. */
 const NO_ANSWER_COUNTS: Record<NoAnswerKind, (count: number) => string> = {
-  refused: (count) => `${count} refused`,
-  reset: (count) => `${count} reset`,
-  timed_out: (count) => `${count} timed out`,
+  refused: (count) => `${countText(count)} refused`,
+  reset: (count) => `${countText(count)} reset`,
+  timed_out: (count) => `${countText(count)} timed out`,
   broken: (count) => counted(count, 'broken answer'),
   local: (count) => `${counted(count, 'failure')} of this machine's own`,
   other: (count) => counted(count, 'other failure'),
@@ -246,7 +247,7 @@ async function loadBlock(report: Report, options: Pick<LoadOptions, 'color'>, de
     ['sent to', shownUrl(url)],
     [
       'asked',
-      `${load.perSecond} a second for ${elapsed(load.durationMs)}: ${plan.total} deliveries, ${Math.round(load.repeatShare * 1000) / 10}% of them repeats`,
+      `${countText(load.perSecond)} a second for ${elapsed(load.durationMs)}: ${counted(plan.total, 'delivery')}, ${Math.round(load.repeatShare * 1000) / 10}% of them repeats`,
     ],
   ];
   plan.phases.forEach((phase, i) => {
@@ -254,12 +255,12 @@ async function loadBlock(report: Report, options: Pick<LoadOptions, 'color'>, de
     const span = `${elapsed(phase.fromMs)} to ${elapsed(phase.toMs)}`;
     pairs.push([
       'spike',
-      `${phase.spike}: ${phase.perSecond} a second from ${span}, ${perSecond(stats.phaseSent[i]!, phase.toMs - phase.fromMs)} a second sent`,
+      `${phase.spike}: ${countText(phase.perSecond)} a second from ${span}, ${countText(perSecond(stats.phaseSent[i]!, phase.toMs - phase.fromMs))} a second sent`,
     ]);
   });
-  const repeats = load.repeatShare > 0 ? ` (${stats.repeats} repeats: a delivery sent again, same delivery id, attempt 2)` : '';
-  pairs.push(['sent', `${stats.sent} in ${elapsed(stats.arrivalsMs)}, ${perSecond(stats.sent, stats.arrivalsMs)} a second${repeats}`]);
-  const answered = (['2xx', '3xx', '4xx', '5xx'] as const).filter((c) => stats.answers[c] > 0).map((c) => `${stats.answers[c]} ${c}`);
+  const repeats = load.repeatShare > 0 ? ` (${counted(stats.repeats, 'repeat')}: a delivery sent again, same delivery id, attempt 2)` : '';
+  pairs.push(['sent', `${countText(stats.sent)} in ${elapsed(stats.arrivalsMs)}, ${countText(perSecond(stats.sent, stats.arrivalsMs))} a second${repeats}`]);
+  const answered = (['2xx', '3xx', '4xx', '5xx'] as const).filter((c) => stats.answers[c] > 0).map((c) => `${countText(stats.answers[c])} ${c}`);
   pairs.push(['answered', answered.length > 0 ? answered.join(', ') : 'none']);
   const p50 = stats.times.quantile(0.5);
   const p99 = stats.times.quantile(0.99);
@@ -271,10 +272,10 @@ async function loadBlock(report: Report, options: Pick<LoadOptions, 'color'>, de
   const share = `more than ${FAILING_SHARE * 100}% of the deliveries due in it failed`;
   pairs.push(['failing', since === undefined ? `no second in which ${share}` : `from second ${since} (${since} s into the run): ${share}`]);
   pairs.push(...lateStarts(stats, plan, load));
-  const interruptedWords = interrupted ? `stopped after ${elapsed(stats.arrivalsMs)}: ${stats.cancelled} open were not waited for; ` : '';
+  const interruptedWords = interrupted ? `stopped after ${elapsed(stats.arrivalsMs)}: ${countText(stats.cancelled)} open were not waited for; ` : '';
   const passed = !interrupted && stats.failed === 0 && stats.missed === 0;
-  const missed = stats.missed > 0 ? `; ${stats.missed} due were never sent` : '';
-  const verdict = `${interruptedWords}${stats.failed} of ${stats.sent} failed (anything but a 2xx within ${elapsed(timeoutMs)})${missed}`;
+  const missed = stats.missed > 0 ? `; ${countText(stats.missed)} due were never sent` : '';
+  const verdict = `${interruptedWords}${countText(stats.failed)} of ${countText(stats.sent)} failed (anything but a 2xx within ${elapsed(timeoutMs)})${missed}`;
   pairs.push(['result', { styled: (passed ? colors.green : colors.red)(verdict) }]);
   return keyValues(pairs, colors.dim);
 }
@@ -292,11 +293,12 @@ function noAnswerWords(stats: LoadStats, timeoutMs: number): string {
 
 /** Whether deliveries started when they were due: late starts, the cap of open requests if it was reached, and those never sent. */
 function lateStarts(stats: LoadStats, plan: ArrivalPlan, load: Load): Array<[string, string]> {
-  const late = `${stats.late} more than ${elapsed(LATE_MS)} after they were due, the latest by ${elapsed(stats.mostLateMs)}`;
+  const late = `${countText(stats.late)} more than ${elapsed(LATE_MS)} after they were due, the latest by ${elapsed(stats.mostLateMs)}`;
   const pairs: Array<[string, string]> = [['late starts', stats.late === 0 ? `none: each started within ${elapsed(LATE_MS)} of when it was due` : late]];
   if (stats.capReachedAt !== undefined) {
-    pairs.push(['cap', `${load.maxInFlight} open at once from second ${stats.capReachedAt} (--max-in-flight): deliveries due waited for an answer`]);
+    pairs.push(['cap', `${countText(load.maxInFlight)} open at once from second ${stats.capReachedAt} (--max-in-flight): deliveries due waited for an answer`]);
   }
-  if (stats.missed > 0) pairs.push(['never sent', `${stats.missed} of the ${plan.total} due: the run ended while the cap held them back`]);
+  if (stats.missed > 0)
+    pairs.push(['never sent', `${countText(stats.missed)} of the ${countText(plan.total)} due: the run ended while the cap held them back`]);
   return pairs;
 }

@@ -10,7 +10,7 @@ import { checkSecretFilePath } from '../../cli/secret.js';
 import { requiredSecret } from '../../receiver/secrets.js';
 import { readFileFlag, STDIN } from '../../cli/stdin.js';
 import { colorsFor } from '../../render/colors.js';
-import { type BlockValue, keyValues, sanitize } from '../../render/text.js';
+import { type BlockValue, countText, keyValues, sanitize } from '../../render/text.js';
 import { laidOut, terminalColumns } from '../../render/wrap.js';
 import { EVENT_TYPES } from '../../protocol/catalog.js';
 import { ANSWER_HEAD_BYTES, DELIVERY_TIMEOUT_MS, madeDelivery, type MadeDelivery } from '../../protocol/delivery.js';
@@ -151,7 +151,7 @@ export interface SendDeps extends LoadDeps {
 const SHOWN = 200;
 
 /** An answer's body truncated to its head, in words: said where the body is shown. */
-const TRUNCATED = `truncated to its first ${ANSWER_HEAD_BYTES} bytes: the rest was not read`;
+const TRUNCATED = `truncated to its first ${countText(ANSWER_HEAD_BYTES)} bytes: the rest was not read`;
 
 export async function run(options: SendOptions, deps: SendDeps): Promise<number> {
   if (options.load) return runLoad({ ...options, load: options.load }, deps);
@@ -266,7 +266,7 @@ async function sentBlock({ url, delivery, signedWith, result, ms }: Sent, option
       'signature',
       delivery.signature === undefined ? 'none: sent unsigned' : { text: `${delivery.signature} (the secret in ${signedWith})`, shorten: [delivery.signature] },
     ],
-    ['body', { text: `${delivery.body.length} bytes: ${body}`, shorten: [body] }],
+    ['body', { text: `${countText(delivery.body.length)} bytes: ${body}`, shorten: [body] }],
     ['answer', { styled: (taken ? colors.green : colors.red)(sanitize(answer)) }],
   ];
   if (result.body) pairs.push(['answered', { text: `${head(result.body)}${result.cut ? ` (${TRUNCATED})` : ''}`, shorten: [head(result.body)] }]);

@@ -9,6 +9,7 @@ import { checkSecretFilePath } from '../../cli/secret.js';
 import { requiredSecrets } from '../../receiver/secrets.js';
 import { readFileFlag, refuseTwoReadsOfStdin, STDIN } from '../../cli/stdin.js';
 import { laidOut } from '../../render/wrap.js';
+import { countText } from '../../render/text.js';
 
 /** Defines `verify`. */
 export function register(program: CommandUnknownOpts): void {
@@ -115,14 +116,15 @@ export async function run(options: VerifyOptions, io: Io): Promise<number> {
     io.jsonOut.line(document);
   }
   if (check === 'verified') {
-    if (!options.json) io.stdout.write(laidOut(io.stdout, `verified${several ? ` by ${by!.name}` : ''}: the signature matches the ${body.length}-byte body\n`));
+    if (!options.json)
+      io.stdout.write(laidOut(io.stdout, `verified${several ? ` by ${by!.name}` : ''}: the signature matches the ${countText(body.length)}-byte body\n`));
     return ExitCode.ok;
   }
   const expectedWords = expected.map(({ name, prefix }) => `${SIGNATURE_PREFIX}${prefix}…${several ? ` with ${name}` : ''}`).join(' or ');
   io.stderr.write(
     laidOut(
       io.stderr,
-      `mismatch: the signature does not match the ${body.length}-byte body${several ? ` under any of the ${secrets.length} secrets` : ''} (expected ${expectedWords}, got ${SIGNATURE_PREFIX}${given.slice(0, 8)}…)\n`,
+      `mismatch: the signature does not match the ${countText(body.length)}-byte body${several ? ` under any of the ${secrets.length} secrets` : ''} (expected ${expectedWords}, got ${SIGNATURE_PREFIX}${given.slice(0, 8)}…)\n`,
     ),
   );
   io.stderr.write(

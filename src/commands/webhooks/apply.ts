@@ -12,7 +12,7 @@ import { examples } from '../../cli/examples.js';
 import { printJson } from '../../cli/output.js';
 import { readFileFlag } from '../../cli/stdin.js';
 import { ensureDirectory, ReservedFile } from '../../files/user-file.js';
-import { sanitize, shellWord } from '../../render/text.js';
+import { counted, countText, sanitize, shellWord } from '../../render/text.js';
 import { checkDeclaration, type Declared, parseDeclarationText, problemsError, unknownEventTypes } from './apply/declaration.js';
 import { changesAnything, planApply, type Changes, type Plan } from './apply/plan.js';
 import { checkJournal, Journal, type JournalCheck, type Named, removeSecretFile, secretFileName, secretFileRemoval } from './apply/secret-dir.js';
@@ -117,7 +117,7 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
   const { plan, secretless, journal } = await planDeclared(data, name, options, deps);
   if (!options.dryRun && plan.create.length > 0 && options.secretDir === undefined) {
     throw usageError(
-      `the plan creates ${count(plan.create.length, 'webhook')}, whose signing secrets are given once: --secret-dir DIR is where they go (never to the output); nothing was changed`,
+      `the plan creates ${counted(plan.create.length, 'webhook')}, whose signing secrets are given once: --secret-dir DIR is where they go (never to the output); nothing was changed`,
       `whsvc webhooks apply -f ${options.file} --secret-dir ./secrets (or --dry-run to see the plan)`,
     );
   }
@@ -132,7 +132,7 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
   }
   // A delete cannot be undone, and a file copied from CI to a terminal may name fewer webhooks than the account has.
   if (plan.delete.length > 0 && !options.yes) {
-    const what = `the plan deletes ${count(plan.delete.length, 'webhook')} the file does not name`;
+    const what = `the plan deletes ${counted(plan.delete.length, 'webhook')} the file does not name`;
     if (!deps.canPrompt) throw usageError(`${what}: pass --yes to delete them (${NO_PROMPT}); nothing was changed`);
     // With --json the plan is not on stdout: the question is asked below it all the same.
     if (deps.json) deps.stderr.write(planText(plan, name, deps, options.secretDir, terminalColumns(deps.stderr)));
@@ -200,7 +200,7 @@ function secretlessWords(secretless: Named[], dir: string): { line: string; hint
   const ids = secretless.map(({ id }) => sanitize(id));
   const one = ids.length === 1;
   return {
-    line: `${count(ids.length, 'webhook')} an apply created into ${dir} ${one ? 'has' : 'have'} no signing secret there (its file missing or empty): ${ids.map(sanitize).join(', ')}; ${one ? 'its' : 'their'} deliveries cannot be verified`,
+    line: `${counted(ids.length, 'webhook')} an apply created into ${dir} ${one ? 'has' : 'have'} no signing secret there (its file missing or empty): ${ids.map(sanitize).join(', ')}; ${one ? 'its' : 'their'} deliveries cannot be verified`,
     hint:
       `a create whose answer was lost leaves no secret, and the service gives one only in that answer: if you kept ${one ? 'it' : 'them'} elsewhere, put ${one ? 'it' : 'each'} in ${join(dir, '<id>.secret')}; ` +
       `else delete ${one ? 'it' : 'each'} (\`whsvc webhooks delete ${shellWord(ids[0]!)} --yes\`) and ${AGAIN}, which makes it anew with its secret in ${dir}`,
@@ -247,7 +247,10 @@ async function execute(options: ApplyOptions, plan: Plan, deps: CommandDeps, sec
   if (deps.json) printJson(deps, applyDocument(options, plan, outcome, secretless));
   else if (outcome.not_done.length === 0) {
     deps.stdout.write(
-      laidOut(deps.stdout, `Done: ${tally(outcome.created.length, outcome.updated.length, outcome.deleted.length)}, ${plan.unchanged.length} unchanged.\n`),
+      laidOut(
+        deps.stdout,
+        `Done: ${tally(outcome.created.length, outcome.updated.length, outcome.deleted.length)}, ${countText(plan.unchanged.length)} unchanged.\n`,
+      ),
     );
   }
   if (outcome.not_done.length > 0) {
@@ -255,7 +258,7 @@ async function execute(options: ApplyOptions, plan: Plan, deps: CommandDeps, sec
     deps.stderr.write(
       laidOut(
         deps.stderr,
-        `${deps.errColors.yellow('!')} ${why} after ${made} of ${steps.length} changes; not done: ${outcome.not_done.map((step) => `${step.action} ${sanitize(step.id ?? step.url)}`).join(', ')}\n` +
+        `${deps.errColors.yellow('!')} ${why} after ${countText(made)} of ${counted(steps.length, 'change')}; not done: ${outcome.not_done.map((step) => `${step.action} ${sanitize(step.id ?? step.url)}`).join(', ')}\n` +
           `  the same apply, run again, finishes the job: it plans afresh from the account as it is then\n`,
       ),
     );
@@ -365,9 +368,8 @@ const create = (step: CreateStep, deps: CommandDeps, again: string) =>
 /** How apply makes anew a webhook left without its secret. */
 const AGAIN = 'apply again';
 
-const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
-const tally = (created: number, updated: number, deleted: number) => `${created} created, ${updated} updated, ${deleted} deleted`;
+const tally = (created: number, updated: number, deleted: number) =>
+  `${countText(created)} created, ${countText(updated)} updated, ${countText(deleted)} deleted`;
 
 /** Where a step of the plan goes on when too wide for the terminal: under its URL, after `  + create     `. */
 const STEP_HANG = ' '.repeat(15);
@@ -381,10 +383,10 @@ function planText(plan: Plan, name: string, deps: CommandDeps, secretDir: string
   const lines: string[] = [];
   const steps = new Set<string>();
   if (!changesAnything(plan)) {
-    lines.push(`No changes: the account's webhooks are as ${name} declares them (${plan.unchanged.length} unchanged).`);
+    lines.push(`No changes: the account's webhooks are as ${name} declares them (${countText(plan.unchanged.length)} unchanged).`);
   } else {
     lines.push(
-      `${name} at ${sanitize(deps.api.baseUrl)}: ${plan.create.length} to create, ${plan.update.length} to update, ${plan.delete.length} to delete, ${plan.unchanged.length} unchanged`,
+      `${name} at ${sanitize(deps.api.baseUrl)}: ${countText(plan.create.length)} to create, ${countText(plan.update.length)} to update, ${countText(plan.delete.length)} to delete, ${countText(plan.unchanged.length)} unchanged`,
     );
     const rows: Array<[string, string, string, string]> = [
       ...plan.create.map((w): [string, string, string, string] => [
@@ -413,7 +415,7 @@ function planText(plan: Plan, name: string, deps: CommandDeps, secretDir: string
   if (plan.notInFile.length > 0) {
     const one = plan.notInFile.length === 1;
     lines.push(
-      `  ${count(plan.notInFile.length, 'webhook')} of the account ${one ? 'is' : 'are'} not in the file, left as ${one ? 'it is' : 'they are'} (--prune deletes ${one ? 'it' : 'them'})`,
+      `  ${counted(plan.notInFile.length, 'webhook')} of the account ${one ? 'is' : 'are'} not in the file, left as ${one ? 'it is' : 'they are'} (--prune deletes ${one ? 'it' : 'them'})`,
     );
   }
   return `${lines.map((line) => wrapLine(line, width, steps.has(line) ? STEP_HANG : hangOf(line))).join('\n')}\n`;

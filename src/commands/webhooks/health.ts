@@ -11,7 +11,7 @@ import { printJson, tableLayout, writeEmptyNote } from '../../cli/output.js';
 import { boundAt, collect, percentage, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import type { Colors } from '../../render/colors.js';
 import { renderTable, type Column, type TableOptions } from '../../render/table.js';
-import { sanitize } from '../../render/text.js';
+import { counted, countText, sanitize } from '../../render/text.js';
 import { NO_ANSWER } from '../../render/words.js';
 import { CODE_WIDTH, URL_MIN, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 import { laidOut } from '../../render/wrap.js';
@@ -167,7 +167,8 @@ const NAMED_UNHEALTHY = 3;
 /** Why a row is unhealthy, in a few words: its newest deliveries failing, its delivered share below --fail-under, or both. */
 function whyUnhealthy(row: WebhookHealth, failUnder: number): string {
   const reasons: string[] = [];
-  if (row.failing_streak > 0) reasons.push(row.failing_streak === 1 ? 'its newest delivery failed' : `its newest ${row.failing_streak} deliveries failed`);
+  if (row.failing_streak > 0)
+    reasons.push(row.failing_streak === 1 ? 'its newest delivery failed' : `its newest ${counted(row.failing_streak, 'delivery')} failed`);
   if (isBelow(row, failUnder)) reasons.push(`${percent(row.delivered_share)} delivered, under ${failUnder}%`);
   return reasons.join('; ');
 }
@@ -261,7 +262,7 @@ export async function healthTable(rows: WebhookHealth[], colors: Colors, now: nu
       r.url,
       r.active ? 'active' : 'paused',
       healthWords(r.health),
-      r.deliveries === 0 ? '-' : `${percent(r.delivered_share)} of ${r.deliveries}`,
+      r.deliveries === 0 ? '-' : `${percent(r.delivered_share)} of ${countText(r.deliveries)}`,
       percent(r.failed_share),
       percent(r.pending_share),
       String(r.failing_streak),
@@ -327,7 +328,7 @@ export async function run(options: HealthOptions, deps: CommandDeps): Promise<nu
     deps.stderr.write(
       laidOut(
         deps.stderr,
-        `whsvc: ${unhealthy.length} webhooks are unhealthy${more > 0 ? `, the worst ${named.length}` : ''}:\n${named.join('')}${more > 0 ? `  and ${more} more${deps.json ? '' : ' (the table above)'}\n` : ''}`,
+        `whsvc: ${counted(unhealthy.length, 'webhook')} are unhealthy${more > 0 ? `, the worst ${named.length}` : ''}:\n${named.join('')}${more > 0 ? `  and ${countText(more)} more${deps.json ? '' : ' (the table above)'}\n` : ''}`,
       ),
     );
   }

@@ -368,7 +368,7 @@ describe('readOwnFile (the config and the token cache)', () => {
   it('refuses a file larger than whsvc ever writes (a device of endless zeros planted there would fill the memory)', () => {
     const path = join(dir, 'tokens.json');
     writeFileSync(path, 'x'.repeat(2048));
-    expect(refusal(() => readOwnFile(path, 'the config file', 1024)).message).toBe(`the config file ${path} is larger than whsvc ever writes it (2048 bytes)`);
+    expect(refusal(() => readOwnFile(path, 'the config file', 1024)).message).toBe(`the config file ${path} is larger than whsvc ever writes it (2,048 bytes)`);
   });
 });
 

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { cutWords, keyValues, sanitize, sanitizeBlock, shellWord } from '../../../src/render/text.js';
-import { relativeTime } from '../../../src/render/words.js';
+import { andMore, counted, countText, cutWords, keyValues, sanitize, sanitizeBlock, shellWord } from '../../../src/render/text.js';
+import { bytesText, relativeTime } from '../../../src/render/words.js';
 
 describe('server strings on the terminal', () => {
   it('a value cannot forge another line nor drive the terminal', () => {
@@ -50,6 +50,38 @@ describe('cutWords: a line of words too long to read', () => {
     expect(cut).toMatch(/^whsvc w0 w1 .* w\d+ … 29,9\d\d more words … w\d+ .* w29999 --json$/);
     expect(cut.length).toBeLessThan(250);
     expect(cutWords(['a'.repeat(300)], ' ', 200)).toBe('… 1 more word …');
+  });
+});
+
+describe('counts, said one way in every line', () => {
+  it('group their digits by threes with commas, and take the noun in the number they say', () => {
+    expect([0, 1, 999, 1000, 1234, 24_000, 1_234_567].map((n) => counted(n, 'delivery'))).toEqual([
+      '0 deliveries',
+      '1 delivery',
+      '999 deliveries',
+      '1,000 deliveries',
+      '1,234 deliveries',
+      '24,000 deliveries',
+      '1,234,567 deliveries',
+    ]);
+    expect(counted(1000, 'attempt carries', 'attempts carry')).toBe('1,000 attempts carry');
+    expect([countText(-1234), countText(1234.5), countText('12345678901234567890')]).toEqual(['-1,234', '1,234.5', '12,345,678,901,234,567,890']);
+    expect(andMore(['a', 'b'], 1002)).toBe('a, b and 1,000 more');
+    expect(bytesText(2048 + 1)).toBe('2,049 bytes');
+  });
+
+  it('whatever the locale of the machine', () => {
+    // As a machine set to German would format a number by default: 1.234.
+    const byDefault = Number.prototype.toLocaleString;
+    const german = vi.spyOn(Number.prototype, 'toLocaleString').mockImplementation(function (this: number, locales, options) {
+      return byDefault.call(this, locales ?? 'de-DE', options);
+    });
+    try {
+      expect((1234).toLocaleString()).toBe('1.234');
+      expect(counted(1234, 'webhook')).toBe('1,234 webhooks');
+    } finally {
+      german.mockRestore();
+    }
   });
 });
 

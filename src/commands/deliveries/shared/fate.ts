@@ -4,7 +4,7 @@ import { attemptsOf, deliveryKey, MAX_PAGE } from '../../../api/log.js';
 import type { Attempt } from '../../../api/shapes.js';
 import { numberValue } from '../../../exact-json.js';
 import { deliveryFate, type Fate, type FateAttempt } from '../../../protocol/fate.js';
-import { sanitize } from '../../../render/text.js';
+import { counted, sanitize } from '../../../render/text.js';
 import { fateWords, statusWords } from '../../../render/words.js';
 
 // A delivery's fate as the commands read it from the service (show, list, tail, recover, test and retry), told by
@@ -118,7 +118,7 @@ export async function fateOfAttempt(api: ApiClient, attempt: Attempt): Promise<S
   try {
     for await (const item of attemptsOf(api, attempt.webhook_id, { since: Number.isNaN(since) ? undefined : since })) {
       if (++read > SHOW_PAGES * MAX_PAGE) {
-        return { newest: false, unknown: `its webhook has more than ${(SHOW_PAGES * MAX_PAGE).toLocaleString('en-US')} attempts since this one, not read` };
+        return { newest: false, unknown: `its webhook has more than ${counted(SHOW_PAGES * MAX_PAGE, 'attempt')} since this one, not read` };
       }
       if (deliveryKey(item) !== key) continue;
       newestId ??= item.id;

@@ -7,7 +7,7 @@ import { integerIn } from '../../../cli/parse.js';
 import { ApiError, AuthError, NetworkError, RequestStopped } from '../../../api/errors.js';
 import { answeredStatus, deliveryKey } from '../../../api/log.js';
 import { ProgressLine } from '../../../render/progress.js';
-import { andMore, counted, sanitize } from '../../../render/text.js';
+import { andMore, counted, countText, sanitize } from '../../../render/text.js';
 import { fateWords, noAnswer } from '../../../render/words.js';
 import { fateOfNewest } from './fate.js';
 import type { CommandDeps } from '../../../cli/context.js';
@@ -253,12 +253,12 @@ export class ResendReport {
     const seconds = Math.max(0.001, (this.deps.now() - this.started) / 1000);
     const rate = done / seconds;
     const all = this.total ?? t.selected;
-    const total = this.scanning ? `${t.selected} found so far` : String(all);
+    const total = this.scanning ? `${countText(t.selected)} found so far` : countText(all);
     const left = !this.scanning && rate > 0 && done < all ? ` · ~${Math.ceil((all - done) / rate)} s left` : '';
     const waitLeft = Math.ceil((this.waitingUntil - this.deps.now()) / 1000);
     const waiting = waitLeft > 0 ? ` · waiting ${waitLeft} s as the service asks (${this.waitingFor})` : '';
     this.progress.update(
-      `re-sending ${done}/${total} · ${t.delivered} delivered · ${t.failed} still failing${t.errors ? ` · ${t.errors} error${t.errors === 1 ? '' : 's'}` : ''} · ${rate.toFixed(1)}/s${left}${waiting}`,
+      `re-sending ${countText(done)}/${total} · ${countText(t.delivered)} delivered · ${countText(t.failed)} still failing${t.errors ? ` · ${counted(t.errors, 'error')}` : ''} · ${rate.toFixed(1)}/s${left}${waiting}`,
       force,
     );
   }
@@ -286,7 +286,7 @@ export class ResendReport {
   /** How many failed each way, most first: `Failed again, by reason: 10 answered 500, 5 no answer`; `Failed again, now: 3 failed · no more retries`. */
   private writeReasons(label: string, reasons: Map<string, number>): void {
     if (reasons.size === 0) return;
-    const counts = [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, count]) => `${count} ${sanitize(reason)}`);
+    const counts = [...reasons].sort((a, b) => b[1] - a[1]).map(([reason, count]) => `${countText(count)} ${sanitize(reason)}`);
     this.deps.stdout.write(laidOut(this.deps.stdout, `${label}: ${andMore(counts.slice(0, 5), counts.length)}\n`));
   }
 
@@ -305,9 +305,9 @@ export class ResendReport {
     if (this.document) {
       this.document.end({ summary, interrupted });
     } else {
-      const parts = [`${t.delivered} delivered`, `${t.failed} failed again`];
-      if (t.pending) parts.push(`${t.pending} still under way`);
-      parts.push(`${t.already_delivered} already delivered`, `${t.errors} error${t.errors === 1 ? '' : 's'}`);
+      const parts = [`${countText(t.delivered)} delivered`, `${countText(t.failed)} failed again`];
+      if (t.pending) parts.push(`${countText(t.pending)} still under way`);
+      parts.push(`${countText(t.already_delivered)} already delivered`, counted(t.errors, 'error'));
       this.deps.stdout.write(laidOut(this.deps.stdout, `Re-sent ${counted(t.resent, 'delivery')}: ${parts.join(', ')}.\n`));
       this.writeReasons('Failed again, by reason', this.reasons.failed);
       this.writeReasons('Failed again, now', this.fates);
@@ -326,14 +326,18 @@ export class ResendReport {
         if (webhooks.length > 0) {
           const lists = webhooks.slice(0, 3).map((w) => `whsvc deliveries list ${sanitize(w)} --status failed`);
           this.deps.stdout.write(
-            laidOut(this.deps.stdout, `List them: ${lists.join('; ')}${webhooks.length > 3 ? ` (and ${webhooks.length - 3} more webhooks)` : ''}\n`, lists),
+            laidOut(
+              this.deps.stdout,
+              `List them: ${lists.join('; ')}${webhooks.length > 3 ? ` (and ${counted(webhooks.length - 3, 'more webhook')})` : ''}\n`,
+              lists,
+            ),
           );
         }
       }
     }
     const notReSent = notTaken > 0 ? `${counted(notTaken, 'selected delivery', 'selected deliveries')} ${notTaken === 1 ? 'was' : 'were'} not re-sent; ` : '';
     if (this.deps.interrupts.stdoutWasClosed) {
-      const outcome = `of those re-sent, ${t.delivered} got through and ${t.failed + t.errors} did not`;
+      const outcome = `of those re-sent, ${countText(t.delivered)} got through and ${countText(t.failed + t.errors)} did not`;
       this.deps.stderr.write(
         laidOut(
           this.deps.stderr,

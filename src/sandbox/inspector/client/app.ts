@@ -15,6 +15,7 @@ import type {
 import { isDelivered, type DeliveryStatus } from '../../../protocol/status.js';
 import { clockTime as clockTimeAt, fateSentence, fateWords, NO_ANSWER, statusWords, elapsed, relativeTime } from '../../../render/words.js';
 import type { Fate } from '../../../protocol/fate.js';
+import { counted, countText } from '../../../render/text.js';
 
 const API = '/_sandbox/inspector/api';
 const PAGE_SIZE = 50;
@@ -350,7 +351,10 @@ function filterWebhooks(): void {
     if (matches) shown += 1;
   }
   const more = state.overview?.webhooks_more ? '+' : '';
-  setText(byId('webhook-count'), webhooks.length === 0 ? '' : filter === '' ? `${webhooks.length}${more}` : `${shown} of ${webhooks.length}${more}`);
+  setText(
+    byId('webhook-count'),
+    webhooks.length === 0 ? '' : filter === '' ? `${countText(webhooks.length)}${more}` : `${countText(shown)} of ${countText(webhooks.length)}${more}`,
+  );
   const unmatched = byId('webhooks-unmatched');
   unmatched.hidden = filter === '' || shown > 0;
   setText(unmatched, `No webhook's URL, id or event types hold “${filter}”.`);
@@ -386,14 +390,18 @@ function webhookCard(webhook: InspectorWebhook): HTMLElement {
         : h(
             'span',
             {},
-            `${total} ${total === 1 ? 'delivery' : 'deliveries'}: `,
-            h('span', { class: 'n-delivered' }, `${delivered} delivered`),
+            `${counted(total, 'delivery')}: `,
+            h('span', { class: 'n-delivered' }, `${countText(delivered)} delivered`),
             failed ? ', ' : '',
             failed
-              ? h('span', { class: 'n-failed' }, `${failed} failed${retryDue ? ` (${retryDue === failed ? 'each' : retryDue} with a retry due)` : ''}`)
+              ? h(
+                  'span',
+                  { class: 'n-failed' },
+                  `${countText(failed)} failed${retryDue ? ` (${retryDue === failed ? 'each' : countText(retryDue)} with a retry due)` : ''}`,
+                )
               : '',
             pending ? ', ' : '',
-            pending ? h('span', { class: 'n-pending' }, `${pending} pending`) : '',
+            pending ? h('span', { class: 'n-pending' }, `${countText(pending)} pending`) : '',
           ),
     ),
   );
@@ -524,7 +532,7 @@ function deliveryRow(row: InspectorDeliveryItem, showUrl: boolean): HTMLElement 
       'span',
       { class: 'line2' },
       h('span', { class: 'mono id' }, row.id),
-      h('span', { class: 'muted' }, `${row.attempt_count} ${row.attempt_count === 1 ? 'attempt' : 'attempts'}`),
+      h('span', { class: 'muted' }, counted(row.attempt_count, 'attempt')),
       timeEl(row.last_attempt_at ?? row.created_at, { rel: true }),
     ),
     showUrl ? h('span', { class: 'line3 muted' }, `→ ${row.webhook_url}`) : null,
@@ -804,7 +812,7 @@ function answer(a: InspectorAttempt): HTMLElement {
       : a.response_body === ''
         ? h('p', { class: 'muted' }, 'An empty body.')
         : h('pre', { class: 'code-block', tabindex: '0' }, a.response_body);
-  return h('div', {}, facts, body, a.response_body && a.response_body.length >= 1024 ? h('p', { class: 'hint' }, 'Stored up to its first 1024 bytes.') : null);
+  return h('div', {}, facts, body, a.response_body && a.response_body.length >= 1024 ? h('p', { class: 'hint' }, 'Stored up to its first 1,024 bytes.') : null);
 }
 
 function headersTable(a: InspectorAttempt): HTMLElement {
@@ -909,7 +917,7 @@ function start(): void {
     void act(button, 'Triggering…', async () => {
       const result = await api<{ deliveries: string[] }>('/events', { method: 'POST', body: { type } });
       const n = result.deliveries.length;
-      return n === 0 ? `${type}: no active webhook is subscribed to it` : `${type}: ${n} ${n === 1 ? 'delivery' : 'deliveries'} on the way`;
+      return n === 0 ? `${type}: no active webhook is subscribed to it` : `${type}: ${counted(n, 'delivery')} on the way`;
     });
   });
   for (const button of document.querySelectorAll<HTMLButtonElement>('[data-advance]')) {
@@ -950,7 +958,7 @@ function start(): void {
 
 function advanceMessage(result: unknown): string {
   const r = result as { sent: number; delivered: number; failed: number };
-  return `Clock moved: ${r.sent} ${r.sent === 1 ? 'attempt' : 'attempts'} sent, ${r.delivered} delivered, ${r.failed} failed`;
+  return `Clock moved: ${counted(r.sent, 'attempt')} sent, ${countText(r.delivered)} delivered, ${countText(r.failed)} failed`;
 }
 
 start();

@@ -104,7 +104,7 @@ describe('checkRecordFile: the whole file checked, streaming, before anything is
 
   it('a line longer than one record can be read as is FILE:LINE too', async () => {
     const file = fileOf('long.ndjson', [JSON.stringify(record()), JSON.stringify(record({ body: 'x'.repeat(5000) }))]);
-    await expect(checkRecordFile(file, () => true, { chunkBytes: 64, maxLineBytes: 1000 })).rejects.toThrow(`${file}:2: longer than 1000 bytes`);
+    await expect(checkRecordFile(file, () => true, { chunkBytes: 64, maxLineBytes: 1000 })).rejects.toThrow(`${file}:2: longer than 1,000 bytes`);
   });
 
   it('the second reading ends where the check did: what a listen appends meanwhile waits for the next replay', async () => {

@@ -230,7 +230,7 @@ describe('whsvc send: a receiver that answers without end', () => {
         expect(code).toBe(0);
         outputs.push(stdout.text);
       }
-      expect(outputs[0]).toMatch(/^answered +a{199}… \(truncated to its first 1024 bytes: the rest was not read\)$/m);
+      expect(outputs[0]).toMatch(/^answered +a{199}… \(truncated to its first 1,024 bytes: the rest was not read\)$/m);
       const document = JSON.parse(outputs[1]!);
       expect(document).toMatchObject({ status: 200, response_body: 'a'.repeat(1024), response_body_truncated: true });
       expect(receiver.written()).toBeLessThan(2 * 64 * 1024 * 1024);

@@ -464,7 +464,7 @@ describe('webhooks apply', () => {
     expect(error.message).toMatch(/: the webhook for https:\/\/a\.example\/h may exist, without its signing secret$/);
     expect(error.hint).toMatch(/^check with `whsvc webhooks list`: if a webhook for https:\/\/a\.example\/h is there, delete it .* and apply again/);
     expect(fake.requests.filter((r) => r.method === 'POST' && r.url.pathname === '/v1/webhooks')).toHaveLength(1);
-    expect(fake.stderr.text).toContain('stopped after 0 of 1 changes; not done: create https://a.example/h');
+    expect(fake.stderr.text).toContain('stopped after 0 of 1 change; not done: create https://a.example/h');
     // The create's intent stays open in the journal: the next apply into this directory names what it made.
     expect(readdirSync(dir).sort()).toEqual(['.whsvc-apply-journal', 'hooks.json']);
     expect(readFileSync(join(dir, '.whsvc-apply-journal'), 'utf8')).toBe('{"whsvc_apply":1,"create":"https://a.example/h"}\n');

@@ -339,7 +339,7 @@ describe('webhooks health: order, threshold, output', () => {
       [...Array.from({ length: 1999 }, (_, i) => attempt(`a${i + 1}`, `a${i + 1}`, 'delivered', 200, 1)), attempt('a0', 'a0', 'failed', 500, 2)],
     ]);
     await health({ ids: [] }, fake.deps);
-    expect(fake.stdout.text.split('\n')[1]).toMatch(/\s+healthy\s+99\.9% of 2000\s+0\s/);
+    expect(fake.stdout.text.split('\n')[1]).toMatch(/\s+healthy\s+99\.9% of 2,000\s+0\s/);
   });
 
   it('no webhooks: a note (on stderr in a pipe), and {webhooks: []} with --json', async () => {
