@@ -103,6 +103,24 @@ export function laidOut(stream: OutputStream, text: string, keep: readonly strin
     .join('\n');
 }
 
+/** A delivery's id and its attempt's number (`dlv_eb21…aaee #3`), which a line of another program's keeps together. */
+const DELIVERY_REF = /\b[a-z]+_[\w…]+ #\d+\b/g;
+
+/**
+ * Text another program wrote to a pipe (so laid out for no width: each line whole), shown on `stream` after `prefix`
+ * (`  [sandbox] `), as a script passes a child's lines through: on a terminal each line laid out for its width, broken
+ * between words, its continuations under its text (the prefix's width in, and the line's own hang), no word broken
+ * (an id, a secret, a URL whole, a delivery's id with its attempt's number); in a pipe, each line whole after it.
+ */
+export function laidOutAfter(stream: OutputStream, prefix: string, text: string): string {
+  const width = terminalColumns(stream);
+  const under = ' '.repeat(displayWidth(prefix));
+  return text
+    .split('\n')
+    .map((line) => wrapLine(prefix + line, width, under + hangOf(line), line.match(DELIVERY_REF) ?? []))
+    .join('\n');
+}
+
 /**
  * YAML for `stream` (a file's text shown on a terminal), each line laid out for its width as YAML reads it back: a
  * comment goes on in comments under its text (`# `); a value goes on two deeper than its key, where a plain or quoted
