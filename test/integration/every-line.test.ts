@@ -5,7 +5,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/render/width.js';
 import { createWebhook, sandboxEnv, trigger, type CliResult } from '../helpers/cli.js';
-import { inProcessCliWith, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
+import { inProcessCliWith, startListenInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // Issue 44, done when "no line whsvc prints at 80 columns is wrapped by the terminal mid-word": the README's flows
@@ -133,5 +133,21 @@ describe('no line whsvc prints is wider than the terminal (issue 44)', () => {
       }
     }
     expect(found.join('\n\n'), found.join('\n\n')).toBe('');
+  });
+
+  it.each(WIDTHS)("listen's lines at %i columns: a delivery signed with another secret, then one verified and forwarded to the app", async (columns) => {
+    const secret = join(workDir, `listen-${columns}.txt`);
+    // --count counts verified deliveries: the one signed otherwise comes first, and the verified one ends the run, exit 1
+    // for the bad signature it saw.
+    const args = ['--secret-file', secret, '--forward-to', `${app.url}/ok`, '--count', '1'];
+    const listen = await startListenInProcess(args, { env: env(), terminal: { columns } });
+    const id = (await createWebhook(cli, `${listen.url}/hooks`, 'sales_order.created', ['--secret-file', secret])).id;
+    expect((await cli(['send', `${listen.url}/hooks`, '--secret-file', payloadFile, '--event', 'sales_order.created'])).code).toBe(1);
+    await trigger(cli, 'sales_order.created');
+    expect(await listen.exit, listen.stderr()).toBe(1);
+    expect((await cli(['webhooks', 'delete', id, '--yes'])).code).toBe(0);
+    expect(listen.stdout()).toMatch(/mismatch[\s\S]*verified/);
+    const found = [...tooWide(listen.stdout(), columns), ...tooWide(listen.stderr(), columns)];
+    expect(found, `${listen.stdout()}${listen.stderr()}`).toEqual([]);
   });
 });
