@@ -21,6 +21,8 @@ export interface WrapOptions {
   shorten?: readonly string[];
   /** Ends every line but the last: ` \` lays out a command as a shell reads it back, pasted whole. */
   continued?: string;
+  /** Every continuation after the hang, a word too wide for it too: where the indent is the text's structure (YAML). */
+  hangAlways?: boolean;
 }
 
 /** A colour code (chalk's SGR sequences): it takes no column. */
@@ -72,7 +74,7 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
       current = hang;
     }
     // Too wide after the hang, but not for the line: at its start, whole (a secret copied in one piece).
-    current = tooWide && displayWidth(word) <= room && lines.length > 0 ? word : current + word;
+    current = tooWide && !options.hangAlways && displayWidth(word) <= room && lines.length > 0 ? word : current + word;
   }
   lines.push(current);
   return lines.map((text, n) => (n < lines.length - 1 ? text + mark : text)).join('\n');
@@ -98,6 +100,45 @@ export function laidOut(stream: OutputStream, text: string, keep: readonly strin
   return text
     .split('\n')
     .map((line) => wrapLine(line, width, hangOf(line), keep))
+    .join('\n');
+}
+
+/** A delivery's id and its attempt's number (`dlv_eb21…aaee #3`), which a line of another program's keeps together. */
+const DELIVERY_REF = /\b[a-z]+_[\w…]+ #\d+\b/g;
+
+/**
+ * Text another program wrote to a pipe (so laid out for no width: each line whole), shown on `stream` after `prefix`
+ * (`  [sandbox] `), as a script passes a child's lines through: on a terminal each line laid out for its width, broken
+ * between words, its continuations under its text (the prefix's width in, and the line's own hang), no word broken
+ * (an id, a secret, a URL whole, a delivery's id with its attempt's number); in a pipe, each line whole after it.
+ */
+export function laidOutAfter(stream: OutputStream, prefix: string, text: string): string {
+  const width = terminalColumns(stream);
+  const under = ' '.repeat(displayWidth(prefix));
+  return text
+    .split('\n')
+    .map((line) => wrapLine(prefix + line, width, under + hangOf(line), line.match(DELIVERY_REF) ?? []))
+    .join('\n');
+}
+
+/**
+ * YAML for `stream` (a file's text shown on a terminal), each line laid out for its width as YAML reads it back: a
+ * comment goes on in comments under its text (`# `); a value goes on two deeper than its key, where a plain or quoted
+ * scalar and a flow sequence (`[a, b]`) fold the line break back into the space it was. A word too wide for a line
+ * stays after the indent, as YAML needs it. In a pipe, the text as it is.
+ */
+export function laidOutYaml(stream: OutputStream, text: string): string {
+  const width = terminalColumns(stream);
+  if (width === undefined) return text;
+  return text
+    .split('\n')
+    .map((line) => {
+      const indent = /^ */.exec(line)![0];
+      // Under a comment's text; else two deeper than the line's key (after a sequence's `- `, where there is one).
+      const key = /^ *(?:- )?/.exec(line)![0].length;
+      const hang = line.startsWith(`${indent}#`) ? `${indent}# ` : ' '.repeat(key + 2);
+      return wrapLine(line, width, hang, [], { hangAlways: true });
+    })
     .join('\n');
 }
 

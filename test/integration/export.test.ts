@@ -66,6 +66,27 @@ describe('webhooks export', () => {
     expect(await plannedChanges({ text: exported.stdout })).toMatch(/^No changes: .* \(300 unchanged\)\.\n$/);
   });
 
+  it('on a terminal: the YAML laid out for its width (comments go on as comments, values deeper than their keys), the same document as in a pipe, which apply takes back', async () => {
+    const piped = await whsvc(['webhooks', 'export']);
+    for (const columns of [60, 80]) {
+      const shown = await runInProcess(['webhooks', 'export'], { env, terminal: { columns } });
+      expect(shown.code, shown.stderr).toBe(0);
+      const lines = shown.stdout.split('\n');
+      // No line wider, but a URL wider than the room after its indent: it stays there whole, as YAML needs it.
+      expect(
+        lines.filter((line) => line.length > columns && !/^ {6}\S+$/.test(line)),
+        shown.stdout,
+      ).toEqual([]);
+      if (columns === 80) expect(lines.filter((line) => line.length > columns)).toEqual([]);
+      expect(lines.slice(0, 2).join('\n')).toMatch(/^# 300 webhooks of http:\/\/127\.0\.0\.1:\d+, by whsvc .*\n# \S/);
+      // At 60 a URL with a port and a query, and product.updated, inventory.changed, production_order.completed, go on under their key.
+      if (columns === 60) expect(shown.stdout).toMatch(/^ {2}- url:\n {6}https:\/\/\S+$/m);
+      if (columns === 60) expect(shown.stdout).toMatch(/^ {4}events: \[product\.updated, inventory\.changed,\n {6}production_order\.completed\]$/m);
+      expect(load(shown.stdout)).toEqual(load(piped.stdout));
+      expect(await plannedChanges({ text: shown.stdout })).toMatch(/\(300 unchanged\)\.\n$/);
+    }
+  });
+
   it("keeps every field of each webhook that is not the service's own (id, times): the same values as list gives, in its order", async () => {
     const account = await listed();
     expect(account).toHaveLength(300);

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { shortId } from '../../src/render/width.js';
 import { createWebhook, sandboxEnv, trigger } from '../helpers/cli.js';
 import { inProcessCliWith, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
@@ -259,6 +260,34 @@ describe('webhooks health against the sandbox', () => {
     expect(rows.map((row) => row[0])).toEqual([ids.down, ids.mixed, ids.slow, ids.ok, ids.idle]);
     expect(rows[1]).toEqual([ids.mixed, `${receiver.url}/mixed`, 'active', '5', '0.6', '0.4', '0', '2', iso(HOUR), iso(HOUR), '503', 'unhealthy']);
     expect(rows[4]).toEqual([ids.idle, `${receiver.url}/idle`, 'active', '0', '-', '-', '-', '0', '-', '-', '-', 'no data']);
+  });
+
+  it('on a terminal at 80 and 60 columns: each row names its endpoint by URL, its host whole (the id in its short form first), as webhooks list does', async () => {
+    // A webhook no event reaches, at a host too long for the room a URL has beside an id whole.
+    const far = (await createWebhook(cli, 'https://hooks.production.example-company.com/api/v2/webhooks/erp/invoices', 'product.updated')).id;
+    try {
+      const args = ['webhooks', 'health', ids.down!, ids.mixed!, far];
+      const port = new URL(receiver.url).port;
+      for (const columns of [80, 60]) {
+        const result = await inProcessCliWith(() => sandboxEnv(sandbox.info, configDir), { terminal: { columns } })(args);
+        const lines = result.stdout.trimEnd().split('\n');
+        const shown = `at ${columns}:\n${result.stdout}`;
+        expect(result.code, shown).toBe(1);
+        for (const line of lines) expect(line.length, shown).toBeLessThanOrEqual(columns);
+        expect(lines[0], shown).toMatch(/^ID +URL +HEALTH +DELIVERED$/);
+        const row = (id: string) => lines.find((line) => line.startsWith(`${shortId(id)} `)) ?? '';
+        expect(row(ids.down!), shown).toMatch(new RegExp(`^\\S+ +http://127\\.0\\.0\\.1:${port}/\\S* +unhealthy +0% of 5$`));
+        expect(row(ids.mixed!), shown).toMatch(new RegExp(`^\\S+ +http://127\\.0\\.0\\.1:${port}/\\S* +unhealthy +60% of 5$`));
+        expect(row(far), shown).toMatch(/^\S+ +hooks\.production\.example\S+ +no data +-$/);
+        if (columns === 60) continue;
+        // At 80 the two local endpoints are told apart by their paths, and the far one keeps its host whole.
+        expect(row(ids.down!), shown).toContain(`http://127.0.0.1:${port}/down `);
+        expect(row(ids.mixed!), shown).toContain(`http://127.0.0.1:${port}/mixed `);
+        expect(row(far), shown).toMatch(/ hooks\.production\.example-company\.com\/\S* /);
+      }
+    } finally {
+      expect((await cli(['webhooks', 'delete', far, '--yes'])).code).toBe(0);
+    }
   });
 
   it('--fail-under sets the exit code and names the webhooks below it', async () => {

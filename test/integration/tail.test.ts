@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shortId } from '../../src/render/width.js';
 import { createWebhook, sandboxEnv, trigger } from '../helpers/cli.js';
 import { inProcessCliWith, startSandboxInProcess, startTailInProcess, type RunningInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { signatureOf } from '../helpers/delivery.js';
@@ -191,6 +192,35 @@ describe('whsvc deliveries tail', () => {
     expect(forwardLines.map((l) => l.delivery_id)).toEqual(deliveries);
     expect(forwardLines.every((l) => l.app_status === 200 && l.signature_check === 'verified')).toBe(true);
     expect(JSON.parse(readFileSync(checkpoint, 'utf8')).forwarded).toEqual(deliveries);
+  });
+
+  it('on a terminal at 80 columns (no -i): each line names its webhook in its short form, as deliveries list across webhooks does; at 60 it goes, the status whole', async () => {
+    const endpoint = await startReceiver();
+    try {
+      // Two webhooks of one event type no other test triggers: one event, a delivery to each.
+      const webhooks = [await createWebhook(cli, `${endpoint.url}/one`, 'product.updated'), await createWebhook(cli, `${endpoint.url}/two`, 'product.updated')];
+      await trigger(cli, 'product.updated');
+      await endpoint.waitFor(2);
+      const follow = ['deliveries', 'tail', ...webhooks.flatMap((w) => ['--webhook', w.id]), '--since', '1h', '--status', 'delivered', '--count', '2'];
+      const at = (columns: number) => inProcessCliWith(apiEnv, { terminal: { columns } });
+      const tailed = await at(80)(follow);
+      expect(tailed.code, tailed.stderr).toBe(0);
+      const lines = tailed.stdout.trimEnd().split('\n');
+      expect(lines, tailed.stdout).toHaveLength(2);
+      for (const line of lines) expect(line.length, tailed.stdout).toBeLessThanOrEqual(80);
+      const shown = webhooks.map((w) => shortId(w.id));
+      expect(lines.map((line) => / (wh_\S+) /.exec(line)?.[1]).sort(), tailed.stdout).toEqual([...shown].sort());
+      // The same short form as deliveries list's WEBHOOK column across webhooks at 80.
+      const listed = await at(80)(['deliveries', 'list', '--event', 'product.updated']);
+      expect(listed.stdout.split('\n')[0], listed.stdout).toMatch(/^DELIVERY +WEBHOOK /);
+      for (const id of shown) expect(listed.stdout).toContain(` ${id} `);
+      // At 60 the webhook goes, as in deliveries list: the time, the status, the code and the delivery stay.
+      const narrow = await at(60)(follow);
+      expect(narrow.stdout, narrow.stdout).not.toContain('wh_');
+      for (const line of narrow.stdout.trimEnd().split('\n')) expect(line, narrow.stdout).toMatch(/^\d\d:\d\d {2}delivered +200 +dlv_\S+ #1$/);
+    } finally {
+      await endpoint.close();
+    }
   });
 
   it('--count with --timeout: exit 6 when the count is not reached in time, with one line saying so', async () => {

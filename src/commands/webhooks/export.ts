@@ -12,7 +12,7 @@ import { redactUserinfo } from '../../net.js';
 import { counted, sanitize } from '../../render/text.js';
 import { checkDeclaration, isYaml } from './apply/declaration.js';
 import { urlKey } from './shared/url.js';
-import { laidOut } from '../../render/wrap.js';
+import { laidOut, laidOutYaml } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
   new Command('export')
@@ -77,7 +77,7 @@ export async function run(options: ExportOptions, deps: CommandDeps): Promise<nu
     const document = { webhooks: entries };
     if (reserved === undefined) {
       if (deps.json) printJson(deps, document);
-      else deps.stdout.write(await yamlText(document, header(deps, options, entries.length)));
+      else deps.stdout.write(laidOutYaml(deps.stdout, await yamlText(document, header(deps, options, entries.length))));
       return ExitCode.ok;
     }
     const yaml = isYaml(options.output!);

@@ -212,24 +212,26 @@ export const healthWords = (health: Health) => (health === 'no_data' ? 'no data'
 const lastFailureCode = (row: WebhookHealth) => (row.last_failed_at === null ? '-' : (row.last_failure_code?.toString() ?? NO_ANSWER));
 
 /**
- * The health table's columns by width (the rows never change them): at every width the id, the verdict (HEALTH, in
- * words, so that it survives NO_COLOR and a paste) and the share delivered (`16.7% of 24`); then, as the terminal
- * widens, the failing streak, the last failure's code, its time, the URL, the webhook's status (active or paused),
- * the last delivered time, the failed and pending shares.
+ * The health table's columns by width (the rows never change them): at every width the id, the URL, the verdict
+ * (HEALTH, in words, so that it survives NO_COLOR and a paste) and the share delivered (`16.7% of 24`); then, as the
+ * terminal widens, the last failure's code and the failing streak, the last failure's time, the id whole, the
+ * webhook's status (active or paused), the last delivered time, the failed and pending shares. The URL is laid out as
+ * webhooks list lays it out: where its host would be cut, the id takes its short form first (render/table.ts); at 60
+ * columns it takes the room left.
  */
 const healthColumns = (now: number): Column[] => [
-  { title: 'ID', kind: 'id', width: WEBHOOK_ID_WIDTH },
-  { title: 'URL', kind: 'url', width: 40, min: URL_MIN, give: 4, drop: 6 },
+  { title: 'ID', kind: 'id', width: WEBHOOK_ID_WIDTH, give: 6 },
+  { title: 'URL', kind: 'url', width: 40, min: URL_MIN, give: 4 },
   { title: 'STATUS', width: 6, drop: 5 },
   { title: 'HEALTH', width: 9 },
   // `99.9% of 999`: a wider count widens the column.
   { title: 'DELIVERED', width: 12 },
   { title: 'FAILED', width: 5, drop: 1 },
   { title: 'PENDING', width: 5, drop: 0 },
-  { title: 'FAILING STREAK', width: 4, drop: 9 },
+  { title: 'FAILING STREAK', width: 4, drop: 8 },
   { title: 'LAST DELIVERED', kind: 'time', now, drop: 3 },
   { title: 'LAST FAILED', kind: 'time', now, give: 2, drop: 7 },
-  { title: 'CODE', width: CODE_WIDTH, drop: 8 },
+  { title: 'CODE', width: CODE_WIDTH, drop: 9 },
 ];
 
 export async function healthTable(rows: WebhookHealth[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {

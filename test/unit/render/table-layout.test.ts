@@ -174,9 +174,9 @@ describe('webhooks health: the verdict in words at every width', () => {
   ];
   const expected: Record<(typeof WIDTHS)[number], string[]> = {
     132: ['ID', 'URL', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'LAST FAILED', 'CODE'],
-    100: ['ID', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'LAST FAILED', 'CODE'],
-    80: ['ID', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'CODE'],
-    60: ['ID', 'HEALTH', 'DELIVERED'],
+    100: ['ID', 'URL', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'CODE'],
+    80: ['ID', 'URL', 'HEALTH', 'DELIVERED'],
+    60: ['ID', 'URL', 'HEALTH', 'DELIVERED'],
   };
 
   it.each(WIDTHS)('at %i columns, without colour', async (width) => {
@@ -190,6 +190,9 @@ describe('webhooks health: the verdict in words at every width', () => {
     expect(lines[2]).toMatch(/ {2}unhealthy {2}12\.5% of 8( |$)/);
     expect(lines[3]).toMatch(/ {2}healthy {4}100% of 2( |$)/);
     expect(lines[4]).toMatch(/ {2}no data {4}-( |$)/);
+    // Which endpoint each row is: its URL, the host whole from 80 columns up (the id short first, as webhooks list has it).
+    if (width >= 80) expect(lines[2]).toMatch(/^\S+ {2}https:\/\/hooks\.staging\.example\.com\/\S* /);
+    if (width < 132) expect(lines[1]!.startsWith(`${shortId(rows[0]!.id)}  `)).toBe(true);
   });
 
   it('the code of a last failure with no answer says so; none, -', async () => {

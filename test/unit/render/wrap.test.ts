@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../../../src/render/width.js';
-import { hangOf, laidOut, terminalColumns, wrapCommand, wrapLine } from '../../../src/render/wrap.js';
+import { hangOf, laidOut, laidOutAfter, terminalColumns, wrapCommand, wrapLine } from '../../../src/render/wrap.js';
 
 const widths = (text: string) => text.split('\n').map((line) => displayWidth(line));
 
@@ -139,5 +139,39 @@ describe('wrapLine: prose laid out for a terminal, as --help is', () => {
     expect(hangOf('\u001b[33m!\u001b[39m could not check')).toBe('  ');
     expect(hangOf('  verifying with the secret')).toBe('    ');
     expect(hangOf('Moved the clock')).toBe('');
+  });
+
+  it("laidOutAfter: another program's lines from a pipe, after a prefix (the demo's `  [sandbox] `), broken between words under the prefix; ids, secrets, URLs and `dlv_… #1` whole", () => {
+    const prefix = '  [sandbox] ';
+    // The sandbox's lines as it writes them to a pipe: whole.
+    const logLine = '17:39:45 delivered invoice.paid -> http://127.0.0.1:36273/webhooks  200  (dlv_8edd24697a428218a98955ea #1)';
+    const ready = 'whsvc sandbox ready at http://127.0.0.1:46593 (its credentials are in the JSON line on stdout)';
+    const secret = `  client secret ${'sbx_secret_'.padEnd(56, 'x')}`;
+    const text = [logLine, ready, secret].join('\n');
+    const wordsOf = (lines: string) => lines.split(/\s+/).filter((word) => word !== '' && word !== '[sandbox]');
+    for (const columns of [60, 80]) {
+      const laid = laidOutAfter({ write: () => true, isTTY: true, columns }, prefix, text);
+      const lines = laid.split('\n');
+      for (const line of lines) expect(displayWidth(line), laid).toBeLessThanOrEqual(columns);
+      // Each line of the program's starts after the prefix; its continuations under the prefix (and under its own indent).
+      expect(
+        lines.filter((line) => line.startsWith(prefix)),
+        laid,
+      ).toHaveLength(3);
+      const continued = lines.filter((line) => !line.startsWith(prefix) && !line.includes('sbx_secret_'));
+      for (const line of continued) expect(line, laid).toMatch(/^ {12}\S/);
+      // No word broken: the words are the pipe's, in order.
+      expect(wordsOf(laid), laid).toEqual(wordsOf(text));
+      expect(laid).toContain('(dlv_8edd24697a428218a98955ea #1)');
+      // The secret whole on a line: under its own text where it fits there, else at the line's start, to copy in one piece.
+      expect(laid).toMatch(columns === 80 ? /^ {16}sbx_secret_x+$/m : /^sbx_secret_x+$/m);
+    }
+    // A delivery's id that ends at the edge goes on with its attempt's number, never without it.
+    const edge = `${'a'.repeat(38)} (dlv_8edd24697a428218a98955ea #1)`;
+    expect(laidOutAfter({ write: () => true, isTTY: true, columns: 80 }, prefix, edge)).toBe(
+      `${prefix}${'a'.repeat(38)}\n${' '.repeat(12)}(dlv_8edd24697a428218a98955ea #1)`,
+    );
+    // In a pipe: each line whole after the prefix.
+    expect(laidOutAfter({ write: () => true, isTTY: false }, prefix, text)).toBe(`${prefix}${logLine}\n${prefix}${ready}\n${prefix}${secret}`);
   });
 });

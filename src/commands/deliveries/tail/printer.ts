@@ -29,16 +29,18 @@ const STATUS_WITH_TIME = 27;
 /**
  * The fields of an attempt's line, in the order they give way on a narrow terminal (decided once, at the stream's
  * start: every line then has the same fields in the same places): the attempt's own id goes; the webhook id takes its
- * short form; `pending →` goes; the delivery id takes its short form; the webhook id goes; the event type is cut
- * between its words, then goes; the status loses its retry's time of day (`failed · retry due`); the time its
- * seconds. The time, the status and the code stay. At 132 columns: everything but the attempt's own id, the webhook
- * id short; at 100: the time, the event type, the status, the code and the delivery (short); at 80 the event type
- * cut; at 60 without it, and the time to the minute (`14:02`), so that `failed · no more retries` fits whole.
+ * short form; `pending →` goes; the delivery id takes its short form; the event type is cut between its words, then
+ * goes; the webhook id goes; the status loses its retry's time of day (`failed · retry due`); the time its seconds.
+ * The time, the status and the code stay. The webhook outlasts the event type, as in `deliveries list` across
+ * webhooks: the deliveries of several webhooks are told apart at 80 columns too. At 132 columns: everything but the
+ * attempt's own id, the webhook id short; at 100 the event type cut and the delivery short; at 80 the time, the
+ * webhook (short), the status, the code and the delivery (short); at 60 without the webhook, and the time to the
+ * minute (`14:02`), so that `failed · no more retries` fits whole.
  */
 const CHANGE_FIELDS: Array<StreamField<ChangeKey>> = [
   { key: 'time', width: TIME_WIDTH, min: 5, give: 8 },
-  { key: 'webhook', width: WEBHOOK_ID_WIDTH, min: ID_SHORT_WIDTH, give: 1, drop: 4, cut: 'id' },
-  { key: 'event', width: EVENT_WIDTH, min: EVENT_MIN, give: 5, drop: 6, cut: 'words' },
+  { key: 'webhook', width: WEBHOOK_ID_WIDTH, min: ID_SHORT_WIDTH, give: 1, drop: 6, cut: 'id' },
+  { key: 'event', width: EVENT_WIDTH, min: EVENT_MIN, give: 4, drop: 5, cut: 'words' },
   // `pending →` before a status that changed (a delivery is only ever pending or failed before).
   { key: 'previous', width: 9, drop: 2 },
   { key: 'status', width: STATUS_WITH_TIME, min: STATUS_WIDTH, give: 7, attached: true },

@@ -279,12 +279,18 @@ describe('deliveries tail: following the log', () => {
     expect(narrow).not.toContain('(dlv_b');
     expect(narrow).toMatch(/dlv_cc…cccc #\d$/);
     expect(narrow).toContain('production_order.completed');
-    // Narrower still, the webhook goes and the event type is cut between its words; the ids keep the same form.
-    const narrower = await lineAt(80);
-    expect(narrower.length).toBeLessThanOrEqual(80);
-    expect(narrower).not.toContain('wh_');
+    // Narrower still, the event type is cut between its words, then goes; the webhook stays, short; the ids keep the same form.
+    const narrower = await lineAt(100);
+    expect(narrower.length).toBeLessThanOrEqual(100);
+    expect(narrower).toContain('wh_aaa…aaaa');
     expect(narrower).toContain('production_…');
     expect(narrower).toMatch(/dlv_cc…cccc #\d$/);
+    const at80 = await lineAt(80);
+    expect(at80.length).toBeLessThanOrEqual(80);
+    expect(at80).toContain('wh_aaa…aaaa');
+    expect(at80).not.toContain('production_');
+    expect(at80).toMatch(/dlv_cc…cccc #\d$/);
+    expect(await lineAt(60)).not.toContain('wh_');
   });
 
   it('the human line: time, webhook, event, status, code, delivery and attempt', async () => {
