@@ -7,7 +7,7 @@ import { commandPaths } from '../../src/cli/habits.js';
 import { buildProgram } from '../../src/program.js';
 import { displayWidth } from '../../src/render/width.js';
 import { createWebhook, sandboxEnv, trigger, type CliResult, type Env } from '../helpers/cli.js';
-import { inProcessCliWith, runInProcess, startListenInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
+import { inProcessCliWith, runInProcess, startInProcess, startListenInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 // Issue 44, done when "no line whsvc prints at 80 columns is wrapped by the terminal mid-word": the README's flows
@@ -247,21 +247,25 @@ describe('no line whsvc prints is wider than the terminal (issue 44)', () => {
     expect(found.join('\n\n'), found.join('\n\n')).toBe('');
   });
 
-  it.each(WIDTHS)("listen's lines at %i columns: a delivery signed with another secret, then one verified and forwarded to the app", async (columns) => {
-    const secret = join(workDir, `listen-${columns}.txt`);
-    // --count counts verified deliveries: the one signed otherwise comes first, and the verified one ends the run, exit 1
-    // for the bad signature it saw.
-    const args = ['--secret-file', secret, '--forward-to', `${app.url}/ok`, '--count', '1'];
-    const listen = await startListenInProcess(args, { env: env(), terminal: { columns } });
-    const id = (await createWebhook(cli, `${listen.url}/hooks`, 'sales_order.created', ['--secret-file', secret])).id;
-    expect((await cli(['send', `${listen.url}/hooks`, '--secret-file', payloadFile, '--event', 'sales_order.created'])).code).toBe(1);
-    await trigger(cli, 'sales_order.created');
-    expect(await listen.exit, listen.stderr()).toBe(1);
-    expect((await cli(['webhooks', 'delete', id, '--yes'])).code).toBe(0);
-    expect(listen.stdout()).toMatch(/mismatch[\s\S]*verified/);
-    const found = [...tooWide(listen.stdout(), columns), ...tooWide(listen.stderr(), columns)];
-    expect(found, `${listen.stdout()}${listen.stderr()}`).toEqual([]);
-  });
+  it.each(WIDTHS)(
+    "listen's lines at %i columns, with two secrets: a delivery signed with another secret, then one verified and forwarded to the app",
+    async (columns) => {
+      const secret = join(workDir, `listen-${columns}.txt`);
+      // --count counts verified deliveries: the one signed otherwise comes first, and the verified one ends the run, exit 1
+      // for the bad signature it saw.
+      // Two secrets, as during a rotation: the old one's file there, the new one's written when the webhook is made.
+      const args = ['--secret-file', secretFile, '--secret-file', secret, '--forward-to', `${app.url}/ok`, '--count', '1'];
+      const listen = await startListenInProcess(args, { env: env(), terminal: { columns } });
+      const id = (await createWebhook(cli, `${listen.url}/hooks`, 'sales_order.created', ['--secret-file', secret])).id;
+      expect((await cli(['send', `${listen.url}/hooks`, '--secret-file', payloadFile, '--event', 'sales_order.created'])).code).toBe(1);
+      await trigger(cli, 'sales_order.created');
+      expect(await listen.exit, listen.stderr()).toBe(1);
+      expect((await cli(['webhooks', 'delete', id, '--yes'])).code).toBe(0);
+      expect(listen.stdout()).toMatch(/mismatch[\s\S]*verified/);
+      const found = [...tooWide(listen.stdout(), columns), ...tooWide(listen.stderr(), columns)];
+      expect(found, `${listen.stdout()}${listen.stderr()}`).toEqual([]);
+    },
+  );
 });
 
 /** The words of a help, those of its layout aside: an example's ` \` and a wrapped comment's `#`. */
@@ -285,5 +289,25 @@ describe("every command's --help at the terminal's width (issue 44)", () => {
       if (helpWords(help.stdout).join(' ') !== helpWords(unbroken.stdout).join(' ')) found.push(`whsvc ${args.join(' ')}: a word broken:\n${help.stdout}`);
     }
     expect(found.join('\n\n'), found.join('\n\n')).toBe('');
+  });
+});
+
+describe('what runs until it is stopped, at each width (issue 44)', () => {
+  it.each(WIDTHS)("the sandbox's banner at %i columns: its commands, credentials and notes", async (columns) => {
+    const started = startInProcess(['sandbox', 'start', '--port', '0'], { terminal: { columns } });
+    const banner = await started.until(() => /Ctrl-C stops it\n/.test(started.stderr()) && started.stderr(), 'the banner');
+    expect(await started.stop('SIGTERM')).toBe(0);
+    expect(banner).toMatch(/sbx_secret_[\s\S]*whsvc login[\s\S]*whsvc sandbox trigger/);
+    expect(tooWide(`${banner}${started.stdout()}`, columns), banner).toEqual([]);
+  });
+
+  it("send --rate's progress and report at each width, the widths at once (a load lasts a second at the least)", async () => {
+    const runs = WIDTHS.map(async (columns) => {
+      const args = ['send', `${app.url}/ok/load-${columns}`, '--secret-file', secretFile, '--rate', '20', '--duration', '1s'];
+      const result = await at(columns)(args);
+      expect(result.code, result.stderr).toBe(0);
+      return [...tooWide(result.stdout, columns), ...tooWide(result.stderr, columns)].map((line) => `at ${columns}: ${line}`);
+    });
+    expect((await Promise.all(runs)).flat()).toEqual([]);
   });
 });
