@@ -206,6 +206,9 @@ const flows = (): Flow[] => [
     ['trigger', 'production_order.completed'],
     ['help', 'webhooks', 'rotate'],
     ['webhoks', 'list'],
+    // A group with no command: its help, on stderr, as a usage error.
+    ['webhooks'],
+    [],
   ].map((args) => ({ args: () => args, code: 2 })),
 ];
 
@@ -214,15 +217,16 @@ const secretDir = (columns: number) => join(workDir, `secrets-${columns}`);
 
 /**
  * The lines of `text` wider than `columns`, as a terminal draws them: colour codes take no room, and a progress line
- * redrawn after a carriage return is a line of its own. A line that is one word (a signature `sign` prints for a copy),
- * wider than any line, is no finding: a word is never broken, and the terminal alone can show it whole. Nor is a JSON
- * document (--json's error on stderr): a program's text, which a layout would change.
+ * redrawn after a carriage return is a line of its own. Below 80 columns, a line that is one word (a signature `sign`
+ * prints for a copy, a URL or a file's path wider than 60 columns) is no finding: a word is never broken, and the
+ * terminal alone can show it whole; at 80 and wider, every line fits, one word or not. Nor is a JSON document (--json's
+ * error on stderr): a program's text, which a layout would change.
  */
 const tooWide = (text: string, columns: number) =>
   text
     .split(/[\r\n]/)
     .map((line) => stripVTControlCharacters(line))
-    .filter((line) => displayWidth(line) > columns && /\s/.test(line.trim()) && !isJson(line));
+    .filter((line) => displayWidth(line) > columns && (columns >= 80 || /\s/.test(line.trim())) && !isJson(line));
 
 function isJson(line: string): boolean {
   try {
