@@ -1,4 +1,5 @@
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
+import { hangOf, wrapLine } from '../render/wrap.js';
 
 interface HelpContext {
   error: boolean;
@@ -13,11 +14,27 @@ interface HelpContext {
  * above it, instead of the terminal cutting a word in two.
  */
 export function examples(...lines: string[]): (context: HelpContext) => string {
-  return ({ error, command }) => {
-    const output = command.configureOutput();
-    const width = (error ? output.getErrHelpWidth?.() : output.getOutHelpWidth?.()) ?? 80;
+  return (context) => {
+    const width = helpWidth(context);
     return `\n${lines.length === 1 ? 'Example' : 'Examples'}:\n${lines.flatMap((line) => fitExample(line, width)).join('\n')}`;
   };
+}
+
+/**
+ * Paragraphs a command's --help ends with (what it waits for, its exit codes), each one line here and laid out for the
+ * help's width when it is drawn, as its descriptions are: broken between words, never inside one.
+ */
+export function notes(...paragraphs: string[]): (context: HelpContext) => string {
+  return (context) => {
+    const width = helpWidth(context);
+    return `\n${paragraphs.map((paragraph) => wrapLine(paragraph, width, hangOf(paragraph))).join('\n')}`;
+  };
+}
+
+/** The width the help is drawn at: the terminal's it goes to (commander's help width, program.ts), 80 elsewhere. */
+function helpWidth({ error, command }: HelpContext): number {
+  const output = command.configureOutput();
+  return (error ? output.getErrHelpWidth?.() : output.getOutHelpWidth?.()) ?? 80;
 }
 
 const INDENT = '  ';

@@ -11,7 +11,7 @@ import { withCredentialsMasked } from './credentials.js';
 // form) gets the one line that says what to type. Nothing here names a command group: the tree does.
 
 /** Every command under `command` (help and hidden ones left out), with the words that name it from the top. */
-function commandPaths(command: CommandUnknownOpts, path: string[] = []): string[][] {
+export function commandPaths(command: CommandUnknownOpts, path: string[] = []): string[][] {
   return command.commands
     .filter((sub) => sub.name() !== 'help' && !isHidden(sub))
     .flatMap((sub) => [[...path, sub.name()], ...commandPaths(sub, [...path, sub.name()])]);

@@ -57,9 +57,10 @@ export type BlockValue = string | { styled: string } | { text: string; shorten: 
  * one gate for server strings; colour a value with `styled` after that. On a
  * terminal `width` wide, a value too long for its line goes on under itself,
  * broken between words (wrapLine); of its words, those in `shorten` (a
- * signature) are shortened as an id is when wider than the line.
+ * signature) are shortened as an id is when wider than the line. `width` is given by each caller, undefined off a
+ * terminal (terminalColumns): a block left without it was never laid out.
  */
-export function keyValues(pairs: Array<[string, BlockValue]>, label: (s: string) => string = (s) => s, width?: number): string {
+export function keyValues(pairs: Array<[string, BlockValue]>, label: (s: string) => string, width: number | undefined): string {
   const keyWidth = Math.max(...pairs.map(([key]) => key.length));
   const hang = ' '.repeat(keyWidth + 2);
   return (

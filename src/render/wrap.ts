@@ -46,7 +46,8 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
   const shortens = (word: string) => options.shorten?.some((text) => text.includes(word)) === true;
   const lines: string[] = [];
   let current = lead;
-  const words = wordsOf(line, lead.length, [...keep, ...keptWhole(line)]);
+  // A command laid out as one (wrapCommand) is broken at its options instead: it is not kept whole as a sentence's is.
+  const words = wordsOf(line, lead.length, [...keep, ...keptWhole(line, options.continued === undefined)]);
   for (let n = 0; n < words.length; n++) {
     const { spaces, word, kept } = words[n]!;
     const start = current === lead || current === hang;
@@ -190,9 +191,22 @@ function keptRanges(line: string, keep: readonly string[]): Array<[number, numbe
 }
 
 /**
- * What a line keeps whole of itself: the commands it quotes in backticks (`` `whsvc deliveries retry dlv_…` ``), each
- * number with its unit (`10 s`, MEASURE), and each quoted literal of a few characters that are no word (`", "`, `": "`).
+ * A whsvc command a line says to run (`hint: JSON is --json here: whsvc webhooks list --json`): `whsvc` and its words,
+ * a quoted one with its spaces, up to the `;`, `,`, `:` or `)` that ends the sentence's part. Kept whole, it is pasted
+ * whole; split at a line's end, a shell would run `whsvc` alone, then the rest.
  */
-function keptWhole(line: string): string[] {
-  return [...(line.match(/`[^`]+`/g) ?? []), ...(line.match(MEASURE) ?? []), ...(line.match(/(?<![\w"])"[^"\w]{1,3}"(?![\w"])/g) ?? [])];
+const SUGGESTED_COMMAND = /(?<![\w-])whsvc(?: (?:'[^']*'|"[^"]*"|[^\s'"(]*[^\s'";,:()]))+/g;
+
+/**
+ * What a line keeps whole of itself: the commands it quotes in backticks (`` `whsvc deliveries retry dlv_…` ``) or
+ * says to run (SUGGESTED_COMMAND), each number with its unit (`10 s`, MEASURE), and each quoted literal of a few
+ * characters that are no word (`", "`, `": "`).
+ */
+function keptWhole(line: string, commands: boolean): string[] {
+  return [
+    ...(line.match(/`[^`]+`/g) ?? []),
+    ...((commands && line.match(SUGGESTED_COMMAND)) || []),
+    ...(line.match(MEASURE) ?? []),
+    ...(line.match(/(?<![\w"])"[^"\w]{1,3}"(?![\w"])/g) ?? []),
+  ];
 }

@@ -4,7 +4,7 @@ import { action, addVerbs } from '../../cli/actions.js';
 import { clientSecretsHeld } from '../../cli/context.js';
 import type { Io } from '../../cli/deps.js';
 import { ExitCode } from '../../cli/errors.js';
-import { examples } from '../../cli/examples.js';
+import { examples, notes } from '../../cli/examples.js';
 import { forwardUrl, shownUrl } from '../../receiver/routes.js';
 import { collect, oneOf, platformNameOption, requestTimeoutGivenMs } from '../../cli/parse.js';
 import { requiredSecrets } from '../../receiver/secrets.js';
@@ -69,10 +69,10 @@ export const command = (runF = run) =>
     )
     .addHelpText(
       'after',
-      `
-Each answer is awaited as long as the service waits (10 s), or --request-timeout;
-after the second that did not come, the rest is not sent.
-Exit codes: 0 every check passed, 1 some failed, 2 bad flags.`,
+      notes(
+        'Each answer is awaited as long as the service waits (10 s), or --request-timeout; after the second that did not come, the rest is not sent.',
+        'Exit codes: 0 every check passed, 1 some failed, 2 bad flags.',
+      ),
     )
     .action(
       action(async ({ io, globals }, url, o) => {

@@ -11,6 +11,7 @@ import { colorsFor } from '../../render/colors.js';
 import { ProgressLine } from '../../render/progress.js';
 import { counted, countText, keyValues } from '../../render/text.js';
 import { elapsed, elapsedFine } from '../../render/words.js';
+import { terminalColumns } from '../../render/wrap.js';
 import { ArrivalPlan, phasesOf, type Spike } from './arrivals.js';
 import { FAILING_SHARE, LATE_MS, type LoadStats, type NoAnswerKind } from './load-stats.js';
 import { Deliveries, Pacer, systemTimers, type Timers } from './pacer.js';
@@ -277,7 +278,7 @@ async function loadBlock(report: Report, options: Pick<LoadOptions, 'color'>, de
   const missed = stats.missed > 0 ? `; ${countText(stats.missed)} due were never sent` : '';
   const verdict = `${interruptedWords}${countText(stats.failed)} of ${countText(stats.sent)} failed (anything but a 2xx within ${elapsed(timeoutMs)})${missed}`;
   pairs.push(['result', { styled: (passed ? colors.green : colors.red)(verdict) }]);
-  return keyValues(pairs, colors.dim);
+  return keyValues(pairs, colors.dim, terminalColumns(deps.stdout));
 }
 
 function noAnswerWords(stats: LoadStats, timeoutMs: number): string {

@@ -109,6 +109,24 @@ describe('wrapLine: prose laid out for a terminal, as --help is', () => {
     expect(narrow.replace(/\n +/g, ' ')).toBe(`hint: follow it with ${command}`);
   });
 
+  it("a whsvc command a hint says to run stays whole on a line, up to the `;` or `,` that ends it, a quoted word's spaces too", () => {
+    const hang = '      ';
+    expect(wrapLine('hint: JSON is --json here (and --jq filters it): whsvc webhooks list --json', 60, hang)).toBe(
+      `hint: JSON is --json here (and --jq filters it):\n${hang}whsvc webhooks list --json`,
+    );
+    expect(wrapLine("hint: --json takes no list of fields here; --jq picks them: whsvc webhooks list --jq '.data[] | {id, url}'", 60, hang)).toBe(
+      `hint: --json takes no list of fields here; --jq picks them:\n${hang}whsvc webhooks list --jq '.data[] | {id, url}'`,
+    );
+    // The command ends at the `;`: the sentence goes on after it, broken between words.
+    expect(wrapLine('hint: the deliveries as they happen: whsvc deliveries tail; those of one webhook: whsvc deliveries list <webhook-id>', 60, hang)).toBe(
+      `hint: the deliveries as they happen: whsvc deliveries tail;\n${hang}those of one webhook:\n${hang}whsvc deliveries list <webhook-id>`,
+    );
+    // A label (`whsvc listen: `) is no command: the text after it is broken as prose.
+    expect(wrapLine('whsvc listen: ready at http://127.0.0.1:9000/ and waiting for deliveries', 40, hang)).toBe(
+      `whsvc listen: ready at\n${hang}http://127.0.0.1:9000/ and waiting\n${hang}for deliveries`,
+    );
+  });
+
   it('a command to paste (wrapCommand): each line but the last ends in ` \\`, each option with its value', () => {
     const command = '  log in        whsvc login --profile sandbox --client-id sbx_demo_readwrite --base-url http://127.0.0.1:34581';
     expect(wrapCommand(command, 60, ' '.repeat(18)).split('\n')).toEqual([
