@@ -8,6 +8,7 @@ import { isManual, systemClock, type Clock } from './clock.js';
 import { Cursors } from './cursor.js';
 import { DEFAULT_POLICY, Deliverer, toConsole, type DeliveryPolicy } from './deliverer.js';
 import { ErrorAnswer, requestTarget, sendEmpty, sendJson, serve } from './http.js';
+import type { ConnectionBounds } from '../bounded-server.js';
 import { createInspector, type Inspector } from './inspector/routes.js';
 import { apiRouter, clockRoutes, deliveryRoutes, eventTrigger, webhookRoutes } from './routes.js';
 import { RateLimiter } from './rate-limit.js';
@@ -44,6 +45,8 @@ export interface SandboxOptions {
   rateLimit?: number | undefined;
   /** The wall clock the rate limit counts seconds on (a test's, say). */
   rateLimitNow?: () => number;
+  /** What the server takes of its clients (http.ts serverBounds by default; a test's smaller ones). */
+  serverBounds?: ConnectionBounds;
 }
 
 export interface Sandbox {
@@ -105,7 +108,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   });
 
   const handle = requestHandler({ clients: clientRepository, clock, tokenTtlSeconds, inspector, router, triggerEvent, rateLimiter });
-  const server = serve(handle, clock, onInternalError);
+  const server = serve(handle, clock, onInternalError, options.serverBounds);
 
   let closed: Promise<void> | undefined;
   return {
