@@ -313,9 +313,10 @@ export function eventTrigger({ deliverer, clock }: { deliverer: Deliverer; clock
   };
 }
 
-/** An API route: what it needs of the token, and what it does. */
+/** An API route: what it needs of the token, the query parameters it takes (any other is 400), and what it does. */
 interface ApiRoute {
   scope: string;
+  parameters: readonly string[];
   handle: (ctx: RouteContext) => Promise<Reply>;
 }
 
@@ -328,10 +329,10 @@ export function apiRouter(
   log: ReturnType<typeof deliveryRoutes>,
   clockApi: ReturnType<typeof clockRoutes>,
 ): Router<ApiRoute> {
-  const read = (handle: ApiRoute['handle']): ApiRoute => ({ scope: 'webhooks:read', handle });
-  const write = (handle: ApiRoute['handle']): ApiRoute => ({ scope: 'webhooks:write', handle });
+  const read = (handle: ApiRoute['handle'], parameters: readonly string[] = []): ApiRoute => ({ scope: 'webhooks:read', parameters, handle });
+  const write = (handle: ApiRoute['handle']): ApiRoute => ({ scope: 'webhooks:write', parameters: [], handle });
   return new Router<ApiRoute>(LITERAL_SEGMENTS)
-    .add('GET', 'v1/webhooks', read(api.list))
+    .add('GET', 'v1/webhooks', read(api.list, ['limit', 'cursor', 'active']))
     .add('POST', 'v1/webhooks', write(api.create))
     .add('GET', 'v1/webhooks/webhook-events', read(api.events))
     .add('GET', 'v1/webhooks/webhook-deliveries/:id', read(log.attempt))
@@ -340,7 +341,7 @@ export function apiRouter(
     .add('PATCH', 'v1/webhooks/:id', write(api.update))
     .add('DELETE', 'v1/webhooks/:id', write(api.remove))
     .add('POST', 'v1/webhooks/:id/test', write(log.test))
-    .add('GET', 'v1/webhooks/:id/deliveries', read(log.attempts))
+    .add('GET', 'v1/webhooks/:id/deliveries', read(log.attempts, ['limit', 'cursor', 'status']))
     .add('GET', '_sandbox/clock', read(clockApi.show))
     .add('POST', '_sandbox/clock', write(clockApi.move));
 }

@@ -12,6 +12,7 @@ import type { ConnectionBounds } from '../bounded-server.js';
 import { createInspector, type Inspector } from './inspector/routes.js';
 import { apiRouter, clockRoutes, deliveryRoutes, eventTrigger, webhookRoutes } from './routes.js';
 import { RateLimiter } from './rate-limit.js';
+import { rejectUnknownParameters } from './validation.js';
 import type { ClientRepository } from './store/clients.js';
 import type { Database } from './store/database.js';
 import type { DeliveryRepository } from './store/deliveries.js';
@@ -194,6 +195,7 @@ function requestHandler(parts: {
     const now = clock.now();
     const principal = authenticate(req, clients, route.scope, now);
     rateLimiter?.take(principal.client_id);
+    rejectUnknownParameters(query, route.parameters);
     const reply = await route.handle({ req, query, params, principal, now });
     if (reply.status === 204) return sendEmpty(res, 204);
     sendJson(res, reply.status, reply.body);
