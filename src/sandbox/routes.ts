@@ -229,11 +229,15 @@ const MAX_JUMP_MS = 10 * 365 * 86_400_000;
  * manual clock forward (`{"advance_ms": n}` or `{"to": "<ISO time>"}`) and
  * plays out what falls due on the way.
  */
+const iso = (time: number) => new Date(time).toISOString();
+
 export function clockRoutes({ log, deliverer, clock, onMoved }: { log: DeliveryLog; deliverer: Deliverer; clock: Clock; onMoved: (now: number) => void }) {
   const upcoming = () => log.upcoming(20).map((due) => ({ ...due, due_at: new Date(due.due_at).toISOString() }));
   return {
     async show(): Promise<Reply> {
-      return { status: 200, body: { clock: isManual(clock) ? 'manual' : 'wall', now: new Date(clock.now()).toISOString(), due: upcoming() } };
+      const jump = deliverer.jumpUnderWay();
+      const moving = jump && { from: iso(jump.from), to: iso(jump.to), sent: jump.sent, sending: jump.sending, due: jump.due };
+      return { status: 200, body: { clock: isManual(clock) ? 'manual' : 'wall', now: iso(clock.now()), ...(moving ? { moving } : {}), due: upcoming() } };
     },
 
     async move(ctx: RouteContext): Promise<Reply> {
