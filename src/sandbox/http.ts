@@ -137,8 +137,9 @@ export function serve(
 ): Server {
   const connections = new ConnectionBound(bounds.maxConnections);
   const server = createServer(boundedServerOptions(bounds), (req, res) => {
-    // Being answered (a clock jump may take minutes): never the connection closed to make room for another.
+    // Being answered (a clock jump may take minutes): never the connection closed to make room for another, nor idle.
     connections.answering(req.socket);
+    req.socket.setTimeout(0);
     res.once('close', () => connections.answered(req.socket));
     res.setHeader('date', new Date(clock.now()).toUTCString());
     handle(req, res).catch((error: unknown) => {
@@ -155,7 +156,11 @@ export function serve(
       sendErrorAnswer(res, new ErrorAnswer(500, 'internal_error', 'the sandbox failed to handle this request'));
     });
   });
-  server.on('connection', (socket: Socket) => connections.connected(socket));
+  server.on('connection', (socket: Socket) => {
+    connections.connected(socket);
+    // One that sends nothing at all is closed too (node:http's headersTimeout runs from a request's first byte).
+    socket.setTimeout(bounds.headersTimeoutMs);
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();

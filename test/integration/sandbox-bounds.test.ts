@@ -48,6 +48,13 @@ describe('the sandbox API server holds a bounded number of connections', () => {
     await Promise.all(idle.slice(0, 30).map((socket) => (socket.closed ? undefined : once(socket, 'close'))));
   });
 
+  it('a connection that sends nothing is closed once the headers limit passes', async () => {
+    const { url } = await started({ headersTimeoutMs: 300, requestTimeoutMs: 1_000, maxConnections: 8 });
+    const silent = await idleConnection(url);
+    await once(silent, 'close');
+    expect(silent.bytesRead).toBe(0);
+  });
+
   it('a client sending its headers a byte at a time is answered 408 and closed once the headers limit passes', async () => {
     const { url } = await started({ headersTimeoutMs: 500, requestTimeoutMs: 1_000, maxConnections: 8 });
     const slow = await idleConnection(url);
