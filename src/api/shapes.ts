@@ -72,6 +72,8 @@ export interface ClockState {
   sent?: ServiceNumber;
   delivered?: ServiceNumber;
   failed?: ServiceNumber;
+  /** A jump under way (GET, while another call moves the clock): where from and to, its attempts sent, under way and still due inside it. */
+  moving?: { from: string; to: string; sent: ServiceNumber; sending: ServiceNumber; due: ServiceNumber };
   due: DueAttempt[];
 }
 

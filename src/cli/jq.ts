@@ -279,6 +279,10 @@ export class JqJson implements JsonOutput {
       end: (tail) => {
         if (!tooLarge) this.document({ ...head, [key]: items, ...tail });
       },
+      // Nothing was filtered yet: a cut document is not given to jq at all.
+      cut: () => {
+        items.length = 0;
+      },
     };
   }
 

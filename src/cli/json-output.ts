@@ -28,13 +28,19 @@ export interface JsonOutput {
   stream(key: string, head?: Record<string, unknown>, pretty?: boolean): JsonDocument;
 }
 
-/** A document written as it goes: begun with the first item, ended whatever happens. */
+/** A document written as it goes: begun with the first item, then ended whole, or cut where a failure stopped it. */
 export interface JsonDocument {
   readonly count: number;
   /** Whether anything was written. */
   readonly started: boolean;
   item(value: unknown): void;
   end(tail: Record<string, unknown>): void;
+  /**
+   * A list a failure stopped part-way: left unfinished after its last whole item (and a newline), never closed, so
+   * that jq, or any JSON parser, refuses it with the command's error rather than a script taking part of the list for
+   * the whole of it. Closed with `has_more: true`, `jq '.data[]'` would hand on the part with exit 0.
+   */
+  cut(): void;
 }
 
 /** --json's output as text on stdout: documents indented, lines compact. */
@@ -71,8 +77,8 @@ export class PrintedJson implements JsonOutput {
 /**
  * One JSON document written as it goes, `{ head…, "<key>": [items…], tail… }`:
  * begun with the first item (or at the end), so that a run that fails before
- * any leaves stdout empty, and ended whatever happens, so that stdout is one
- * whole document. Compact (an item a line) or `pretty`, as printJson writes.
+ * any leaves stdout empty; ended whole, or cut (JsonDocument.cut), never left
+ * mid-item. Compact (an item a line) or `pretty`, as printJson writes.
  */
 class JsonDocumentStream implements JsonDocument {
   private begun = false;
@@ -99,6 +105,10 @@ class JsonDocumentStream implements JsonDocument {
     this.begin();
     const fields = Object.entries(tail).map(([name, value]) => `,${this.field(name, value)}`);
     this.out.write(`${this.count === 0 ? '' : this.pretty ? '\n  ' : '\n'}]${fields.join('')}${this.pretty ? '\n' : ''}}\n`);
+  }
+
+  cut(): void {
+    if (this.begun) this.out.write('\n');
   }
 
   private begin(): void {

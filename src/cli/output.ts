@@ -63,12 +63,17 @@ export async function writePages<T>(
   }
   const list = new StreamedList<T>(deps, options.renderPage, options.empty);
   const walk = new PageWalk(options.list, cursor);
-  for (;;) {
-    const page = await options.fetchPage(cursor);
-    await list.add(page.data);
-    const next = walk.next(page);
-    if (next === undefined) break;
-    cursor = next;
+  try {
+    for (;;) {
+      const page = await options.fetchPage(cursor);
+      await list.add(page.data);
+      const next = walk.next(page);
+      if (next === undefined) break;
+      cursor = next;
+    }
+  } catch (error) {
+    list.abandon();
+    throw error;
   }
   list.end(false);
 }
@@ -109,8 +114,8 @@ export class StreamedList<T> {
     else if (this.count === 0) writeEmptyNote(this.deps, this.layout, this.empty);
   }
 
-  /** A list that failed part-way: the JSON envelope, if begun, is closed (`has_more: true`), so that stdout is one whole document. */
+  /** A list that failed part-way: the JSON envelope, if begun, is cut (JsonDocument.cut), never closed as if whole. */
   abandon(): void {
-    if (this.document?.started) this.document.end({ has_more: true, next_cursor: null });
+    this.document?.cut();
   }
 }

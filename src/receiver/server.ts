@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { listenError } from '../cli/errors.js';
 import { httpUrl } from '../net.js';
 import { defaultMaxConnections } from '../open-files.js';
+import { boundedServerOptions, ConnectionBound, type ConnectionBounds } from '../bounded-server.js';
 import { DELIVERY_TIMEOUT_MS, LARGEST_PAYLOAD_BYTES } from '../protocol/delivery.js';
 import { ClientGone, discardRest, readBodyUpTo, TOO_LARGE } from '../request-body.js';
 import { bytesText } from '../render/words.js';
@@ -13,15 +14,9 @@ import { bytesText } from '../render/words.js';
  * on the port, or a flood of them, costs it a bounded memory and a bounded
  * number of connections, and real deliveries keep coming in.
  */
-export interface ReceiverBounds {
+export interface ReceiverBounds extends ConnectionBounds {
   /** A request body past this is refused with 413 and not kept. */
   maxBodyBytes: number;
-  /** A connection's request headers must have come within this (node:http's headersTimeout)... */
-  headersTimeoutMs: number;
-  /** ...and its whole request within this (requestTimeout); past either, 408 and the connection closed. */
-  requestTimeoutMs: number;
-  /** Connections open at once; a new one past it closes the oldest that is not being answered. */
-  maxConnections: number;
 }
 
 /** 16 times the largest payload the service sends: room for any delivery, and for `send --data` of a large one. */
@@ -65,15 +60,7 @@ export async function serveRequests(
   const inFlight = new Set<Promise<void>>();
   const connections = new ConnectionBound(bounds.maxConnections, () => hooks.onStopped('shed'));
   const handle = requestHandler(receive, bounds, now, hooks, { connections, inFlight });
-  const server = createServer(
-    {
-      headersTimeout: bounds.headersTimeoutMs,
-      requestTimeout: bounds.requestTimeoutMs,
-      // How often node:http looks for a connection past them (its default, 30 s, would triple the wait).
-      connectionsCheckingInterval: Math.min(1_000, bounds.headersTimeoutMs / 2),
-    },
-    handle,
-  );
+  const server = createServer(boundedServerOptions(bounds), handle);
   // A sender that asks before it sends its body (Expect: 100-continue, as curl does with a large one) is told at once
   // when the body it declares is too large, and sends none of it. One that declares no length (chunked) is told to go
   // on: the body's reader holds it to the limit as it comes.
@@ -175,49 +162,4 @@ function answerUnreadable(error: NodeJS.ErrnoException, socket: Duplex): void {
   const status = UNREADABLE[error.code ?? ''] ?? '400 Bad Request';
   if (socket.writable && (socket as Socket).bytesWritten === 0) socket.write(`HTTP/1.1 ${status}\r\nconnection: close\r\n\r\n`);
   socket.destroy();
-}
-
-/**
- * At most `most` connections open at once. A connection past it closes the
- * oldest one that is not being answered (one still sending its request, or
- * idle between two), itself when every other is: a flood of slow connections
- * (slowloris) pushes out its own oldest, and a real delivery, whose request
- * comes whole in moments, is answered. The descriptors stay within the
- * process's file limit, so the server never stops accepting.
- */
-class ConnectionBound {
-  private readonly open = new Set<Socket>();
-  /** The connections not being answered, oldest first (a Set keeps the order they were added in). */
-  private readonly waiting = new Set<Socket>();
-
-  constructor(
-    private readonly most: number,
-    private readonly onShed: () => void,
-  ) {}
-
-  connected(socket: Socket): void {
-    this.open.add(socket);
-    this.waiting.add(socket);
-    socket.once('close', () => this.forget(socket));
-    if (this.open.size <= this.most) return;
-    const oldest = this.waiting.values().next().value!;
-    this.forget(oldest);
-    oldest.destroy();
-    this.onShed();
-  }
-
-  /** Its request is whole, and being answered: it stays. */
-  answering(socket: Socket): void {
-    this.waiting.delete(socket);
-  }
-
-  /** Answered: kept alive for another request, it waits again, as the newest. */
-  answered(socket: Socket): void {
-    if (this.open.has(socket)) this.waiting.add(socket);
-  }
-
-  private forget(socket: Socket): void {
-    this.open.delete(socket);
-    this.waiting.delete(socket);
-  }
 }

@@ -118,6 +118,15 @@ interface Begun {
 const nextAttemptAt = (status: DeliveryStatus, due: number | null | undefined): string | null =>
   status === 'failed' && due !== null && due !== undefined ? new Date(due).toISOString() : null;
 
+/** A clock jump under way (Deliverer.advance): where from and to, its attempts sent, under way, and still due inside it. */
+export interface JumpProgress {
+  from: number;
+  to: number;
+  sent: number;
+  sending: number;
+  due: number;
+}
+
 /**
  * Sends deliveries and schedules their automatic retries. A delivery is only
  * ever sent by one of its attempts at a time: every send holds the delivery's
@@ -136,6 +145,8 @@ export class Deliverer {
   private readonly batched: BatchedWrites;
   private stopped = false;
   private advancing: Promise<unknown> = Promise.resolve();
+  /** The jump under way, if any: where from and to, and its attempts sent and under way so far. */
+  private jump: Omit<JumpProgress, 'due'> | undefined;
 
   constructor(private readonly deps: DelivererDeps) {
     const { concurrencyPerWebhook, maxConnections, stalledAfterMs } = deps.policy;
@@ -238,23 +249,45 @@ export class Deliverer {
     const run = this.advancing.then(async () => {
       const sent: AttemptRow[] = [];
       await this.settle();
-      if (typeof target === 'function') target = target(this.deps.clock.now());
-      for (;;) {
-        const due = this.deps.deliveries.earliestDue();
-        if (due === undefined || due > (target as number) || this.stopped) break;
-        moveTo(due);
-        const deliveries = this.deps.deliveries.due(due, 500);
-        const attempts = await Promise.all(deliveries.map((delivery) => this.withDeliveryLock(delivery.id, () => this.sendNext(delivery.id, 'automatic'))));
-        const made = attempts.filter((attempt): attempt is AttemptRow => attempt !== undefined);
-        sent.push(...made);
-        // Nothing could be sent at that time (never expected): stop rather than spin.
-        if (made.length === 0 && this.deps.deliveries.earliestDue() === due) break;
+      const from = this.deps.clock.now();
+      if (typeof target === 'function') target = target(from);
+      const jump = { from, to: target, sent: 0, sending: 0 };
+      this.jump = jump;
+      try {
+        for (;;) {
+          const due = this.deps.deliveries.earliestDue();
+          if (due === undefined || due > (target as number) || this.stopped) break;
+          moveTo(due);
+          const deliveries = this.deps.deliveries.due(due, 500);
+          const attempts = await Promise.all(
+            deliveries.map((delivery) => {
+              jump.sending += 1;
+              return this.withDeliveryLock(delivery.id, () => this.sendNext(delivery.id, 'automatic')).then((attempt) => {
+                jump.sending -= 1;
+                if (attempt) jump.sent += 1;
+                return attempt;
+              });
+            }),
+          );
+          const made = attempts.filter((attempt): attempt is AttemptRow => attempt !== undefined);
+          sent.push(...made);
+          // Nothing could be sent at that time (never expected): stop rather than spin.
+          if (made.length === 0 && this.deps.deliveries.earliestDue() === due) break;
+        }
+        moveTo(target as number);
+      } finally {
+        this.jump = undefined;
       }
-      moveTo(target as number);
       return sent;
     });
     this.advancing = run.catch(() => undefined);
     return run;
+  }
+
+  /** The jump under way, if any, with the automatic attempts still due inside it (more may fall due as it goes). */
+  jumpUnderWay(): JumpProgress | undefined {
+    if (!this.jump) return undefined;
+    return { ...this.jump, due: this.deps.deliveries.countDue(this.jump.to) };
   }
 
   /** Sends the retries due now, but those whose delivery is busy (the retry timer looks again when a send ends); returns how many were due. */

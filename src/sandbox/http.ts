@@ -1,4 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { boundedServerOptions, ConnectionBound, type ConnectionBounds } from '../bounded-server.js';
+import { defaultMaxConnections } from '../open-files.js';
 import type { Clock } from './clock.js';
 import { ClientGone, discardRest, readBodyUpTo, TOO_LARGE } from '../request-body.js';
 
@@ -109,7 +112,16 @@ export function parseJsonObject(text: string, optional = false): Record<string, 
 }
 
 /**
- * The sandbox's HTTP server around a request handler: every answer carries
+ * What the sandbox takes of its API clients (docs/sandbox.md gives the figures): headers within 10 s, a whole request
+ * (its body at most 64 KiB) within 30 s, and as many connections at once as its sends may hold (a quarter of the
+ * file limit, at most 256), so that idle or slow connections never take the descriptors deliveries need.
+ */
+export function serverBounds(fileLimit?: number): ConnectionBounds {
+  return { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: defaultMaxConnections(fileLimit) };
+}
+
+/**
+ * The sandbox's HTTP server around a request handler, within `bounds`: every answer carries
  * the service's clock in its `Date` header (clients count "3 minutes ago" from
  * it, also when the clock was moved); an ErrorAnswer becomes its JSON answer, a
  * client gone is let go, and any other error is a 500 that hides our
@@ -121,8 +133,14 @@ export function serve(
   clock: Clock,
   /** Where a failure inside the sandbox is told (`sandbox start`: its stderr). */
   onInternalError: (line: string) => void,
+  bounds: ConnectionBounds = serverBounds(),
 ): Server {
-  const server = createServer((req, res) => {
+  const connections = new ConnectionBound(bounds.maxConnections);
+  const server = createServer(boundedServerOptions(bounds), (req, res) => {
+    // Being answered (a clock jump may take minutes): never the connection closed to make room for another, nor idle.
+    connections.answering(req.socket);
+    req.socket.setTimeout(0);
+    res.once('close', () => connections.answered(req.socket));
     res.setHeader('date', new Date(clock.now()).toUTCString());
     handle(req, res).catch((error: unknown) => {
       if (error instanceof ClientGone || res.headersSent) {
@@ -137,6 +155,11 @@ export function serve(
       onInternalError(`whsvc sandbox: internal error on ${req.method} ${req.url}: ${(error as Error)?.stack ?? String(error)}\n`);
       sendErrorAnswer(res, new ErrorAnswer(500, 'internal_error', 'the sandbox failed to handle this request'));
     });
+  });
+  server.on('connection', (socket: Socket) => {
+    connections.connected(socket);
+    // One that sends nothing at all is closed too (node:http's headersTimeout runs from a request's first byte).
+    socket.setTimeout(bounds.headersTimeoutMs);
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') {

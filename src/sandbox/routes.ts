@@ -229,11 +229,15 @@ const MAX_JUMP_MS = 10 * 365 * 86_400_000;
  * manual clock forward (`{"advance_ms": n}` or `{"to": "<ISO time>"}`) and
  * plays out what falls due on the way.
  */
+const iso = (time: number) => new Date(time).toISOString();
+
 export function clockRoutes({ log, deliverer, clock, onMoved }: { log: DeliveryLog; deliverer: Deliverer; clock: Clock; onMoved: (now: number) => void }) {
   const upcoming = () => log.upcoming(20).map((due) => ({ ...due, due_at: new Date(due.due_at).toISOString() }));
   return {
     async show(): Promise<Reply> {
-      return { status: 200, body: { clock: isManual(clock) ? 'manual' : 'wall', now: new Date(clock.now()).toISOString(), due: upcoming() } };
+      const jump = deliverer.jumpUnderWay();
+      const moving = jump && { from: iso(jump.from), to: iso(jump.to), sent: jump.sent, sending: jump.sending, due: jump.due };
+      return { status: 200, body: { clock: isManual(clock) ? 'manual' : 'wall', now: iso(clock.now()), ...(moving ? { moving } : {}), due: upcoming() } };
     },
 
     async move(ctx: RouteContext): Promise<Reply> {
@@ -313,9 +317,10 @@ export function eventTrigger({ deliverer, clock }: { deliverer: Deliverer; clock
   };
 }
 
-/** An API route: what it needs of the token, and what it does. */
+/** An API route: what it needs of the token, the query parameters it takes (any other is 400), and what it does. */
 interface ApiRoute {
   scope: string;
+  parameters: readonly string[];
   handle: (ctx: RouteContext) => Promise<Reply>;
 }
 
@@ -328,10 +333,10 @@ export function apiRouter(
   log: ReturnType<typeof deliveryRoutes>,
   clockApi: ReturnType<typeof clockRoutes>,
 ): Router<ApiRoute> {
-  const read = (handle: ApiRoute['handle']): ApiRoute => ({ scope: 'webhooks:read', handle });
-  const write = (handle: ApiRoute['handle']): ApiRoute => ({ scope: 'webhooks:write', handle });
+  const read = (handle: ApiRoute['handle'], parameters: readonly string[] = []): ApiRoute => ({ scope: 'webhooks:read', parameters, handle });
+  const write = (handle: ApiRoute['handle']): ApiRoute => ({ scope: 'webhooks:write', parameters: [], handle });
   return new Router<ApiRoute>(LITERAL_SEGMENTS)
-    .add('GET', 'v1/webhooks', read(api.list))
+    .add('GET', 'v1/webhooks', read(api.list, ['limit', 'cursor', 'active']))
     .add('POST', 'v1/webhooks', write(api.create))
     .add('GET', 'v1/webhooks/webhook-events', read(api.events))
     .add('GET', 'v1/webhooks/webhook-deliveries/:id', read(log.attempt))
@@ -340,7 +345,7 @@ export function apiRouter(
     .add('PATCH', 'v1/webhooks/:id', write(api.update))
     .add('DELETE', 'v1/webhooks/:id', write(api.remove))
     .add('POST', 'v1/webhooks/:id/test', write(log.test))
-    .add('GET', 'v1/webhooks/:id/deliveries', read(log.attempts))
+    .add('GET', 'v1/webhooks/:id/deliveries', read(log.attempts, ['limit', 'cursor', 'status']))
     .add('GET', '_sandbox/clock', read(clockApi.show))
     .add('POST', '_sandbox/clock', write(clockApi.move));
 }

@@ -8,9 +8,11 @@ import { isManual, systemClock, type Clock } from './clock.js';
 import { Cursors } from './cursor.js';
 import { DEFAULT_POLICY, Deliverer, toConsole, type DeliveryPolicy } from './deliverer.js';
 import { ErrorAnswer, requestTarget, sendEmpty, sendJson, serve } from './http.js';
+import type { ConnectionBounds } from '../bounded-server.js';
 import { createInspector, type Inspector } from './inspector/routes.js';
 import { apiRouter, clockRoutes, deliveryRoutes, eventTrigger, webhookRoutes } from './routes.js';
 import { RateLimiter } from './rate-limit.js';
+import { rejectUnknownParameters } from './validation.js';
 import type { ClientRepository } from './store/clients.js';
 import type { Database } from './store/database.js';
 import type { DeliveryRepository } from './store/deliveries.js';
@@ -44,6 +46,8 @@ export interface SandboxOptions {
   rateLimit?: number | undefined;
   /** The wall clock the rate limit counts seconds on (a test's, say). */
   rateLimitNow?: () => number;
+  /** What the server takes of its clients (http.ts serverBounds by default; a test's smaller ones). */
+  serverBounds?: ConnectionBounds;
 }
 
 export interface Sandbox {
@@ -105,7 +109,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   });
 
   const handle = requestHandler({ clients: clientRepository, clock, tokenTtlSeconds, inspector, router, triggerEvent, rateLimiter });
-  const server = serve(handle, clock, onInternalError);
+  const server = serve(handle, clock, onInternalError, options.serverBounds);
 
   let closed: Promise<void> | undefined;
   return {
@@ -191,6 +195,7 @@ function requestHandler(parts: {
     const now = clock.now();
     const principal = authenticate(req, clients, route.scope, now);
     rateLimiter?.take(principal.client_id);
+    rejectUnknownParameters(query, route.parameters);
     const reply = await route.handle({ req, query, params, principal, now });
     if (reply.status === 204) return sendEmpty(res, 204);
     sendJson(res, reply.status, reply.body);

@@ -19,6 +19,19 @@ export function rejectUnknownFields(body: Record<string, unknown>, known: readon
   }
 }
 
+/**
+ * Refuses query parameters a route does not take, as unknown body fields are: a typo, or a filter the interface does
+ * not have (`?since=`), would otherwise filter nothing, silently. `unlisted`: taken, but not named in the message.
+ */
+export function rejectUnknownParameters(query: URLSearchParams, known: readonly string[], unlisted: readonly string[] = []): void {
+  const unknown = [...query.keys()].find((key) => !known.includes(key) && !unlisted.includes(key));
+  if (unknown === undefined) return;
+  throw badRequest(
+    'invalid_parameter',
+    `${unknown}: unknown query parameter; ${known.length ? `this route takes ${known.join(', ')}` : 'this route takes none'}`,
+  );
+}
+
 /** One event type of the catalog, for the body field `field`. */
 export function validateEventType(field: string, value: unknown): string {
   if (!isEventType(value)) {

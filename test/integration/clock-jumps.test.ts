@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualSandboxClock } from '../../src/sandbox/clock.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
 import { http, getToken, postEvent, postWebhook } from '../helpers/http.js';
+import { startInProcess } from '../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 const T0 = Date.parse('2030-01-01T00:00:00Z');
@@ -88,5 +90,69 @@ describe('a manual clock with --data-dir', () => {
     const second = createSandbox({ clock: new ManualSandboxClock(T0 + HOUR), dataDir });
     cleanups.push(() => second.close());
     expect(second.deliverer.now()).toBe(T0 + 5_000);
+  });
+});
+
+describe('a jump over receivers whose names take long to resolve', () => {
+  /**
+   * The sandbox's resolver, injected: it fails at once (as .invalid does) until `slow`, then holds each lookup until the
+   * test fails it, as a resolver that times out would. `held(n)` resolves once n lookups wait at once.
+   */
+  function slowResolver() {
+    const waiting: Array<() => void> = [];
+    const watchers: Array<{ count: number; resolve: () => void }> = [];
+    const resolver = {
+      slow: false,
+      lookup(hostname: string, _options: unknown, callback: (error: Error) => void) {
+        const fail = () => callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }));
+        if (!resolver.slow) return fail();
+        waiting.push(fail);
+        for (const watcher of watchers) if (waiting.length >= watcher.count) watcher.resolve();
+      },
+      held: (count: number) => new Promise<void>((resolve) => (waiting.length >= count ? resolve() : watchers.splice(0, watchers.length, { count, resolve }))),
+      failHeld: () => {
+        for (const fail of waiting.splice(0)) fail();
+      },
+    };
+    return resolver;
+  }
+
+  it('sends the attempts due at one time together, and a terminal sees how far the jump has gone', async () => {
+    const resolver = slowResolver();
+    const sandbox = createSandbox({
+      clock: new ManualSandboxClock(T0),
+      dispatcher: new Agent({ connect: { lookup: resolver.lookup as never } }),
+      policy: { retryBaseMs: 1000, maxAttempts: 3, timeoutMs: 60_000 },
+    });
+    const base = await sandbox.listen(0, '127.0.0.1');
+    cleanups.push(() => sandbox.close());
+    // A test that fails with lookups held lets them go before the sandbox stops (it waits for its sends).
+    cleanups.push(async () => {
+      resolver.slow = false;
+      resolver.failHeld();
+    });
+    const client = sandbox.clients[0]!;
+    const token = await getToken(base, client.client_id, client.client_secret);
+    for (const host of ['a', 'b']) await postWebhook(base, token, `https://${host}.nonexistent.invalid/hook`);
+    await postEvent(base);
+    // Both first attempts failed at once (the name did not resolve): their retries are due in a second.
+    await vi.waitFor(() => expect(sandbox.deliveries.countDue(T0 + 1000)).toBe(2));
+    resolver.slow = true;
+
+    const configDir = mkdtempSync(join(tmpdir(), 'whsvc-jump-'));
+    cleanups.push(async () => rmSync(configDir, { recursive: true, force: true }));
+    const env = { WHSVC_BASE_URL: base, WHSVC_CLIENT_ID: client.client_id, WHSVC_CLIENT_SECRET: client.client_secret, WHSVC_CONFIG_DIR: configDir };
+    const advance = startInProcess(['sandbox', 'clock', 'advance', '1h'], { env, terminal: { columns: 120 } });
+    // Both retries due at T0 + 1 s wait on the resolver at once: not one time-out after the other.
+    await resolver.held(2);
+    await advance.until(() => advance.stderr().includes('0 attempts sent, 2 under way, 0 due…'), 'the first step under way');
+    resolver.failHeld();
+    await resolver.held(2);
+    await advance.until(() => advance.stderr().includes('2 attempts sent, 2 under way, 0 due…'), 'the second step under way');
+    resolver.failHeld();
+    expect(await advance.exit, advance.stderr()).toBe(0);
+    expect(advance.stdout()).toMatch(/4 attempts sent, 0 delivered, 4\s+failed/);
+    // The progress line is wiped at the end: the terminal keeps only the result.
+    expect(advance.stderr().endsWith('\r\u001b[2K')).toBe(true);
   });
 });

@@ -273,7 +273,7 @@ describe('deliveries list across webhooks against a service of our own', () => {
     expect(page).toMatchObject({ has_more: false, next_cursor: null });
   });
 
-  it("a log whose pages go round in a circle ends the list with one line, exit 1, and --json's envelope closed", async () => {
+  it("a log whose pages go round in a circle ends the list with one line, exit 1, and --json's envelope cut, never closed as if whole", async () => {
     answer = (url, res) => {
       if (url.pathname === '/v1/webhooks/wh_b/deliveries') return send(res, { data: [item('b1', 9)], has_more: false, next_cursor: null });
       const cursor = url.searchParams.get('cursor');
@@ -282,8 +282,7 @@ describe('deliveries list across webhooks against a service of our own', () => {
     const result = await runInProcess(['deliveries', 'list', '--all', '--json'], { env });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^whsvc: the service's pages of the log of webhook wh_a go round in a circle/);
-    const page = JSON.parse(result.stdout);
-    expect(page.data.map((row: Row) => row.id)).toEqual(['a_first', 'a_c1', 'a_c2']);
-    expect(page).toMatchObject({ has_more: true, next_cursor: null });
+    expect(() => JSON.parse(result.stdout)).toThrow();
+    expect(JSON.parse(`${result.stdout}]}`).data.map((row: Row) => row.id)).toEqual(['a_first', 'a_c1', 'a_c2']);
   });
 });

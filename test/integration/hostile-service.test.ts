@@ -88,6 +88,41 @@ describe('pages that go round in a circle', () => {
   });
 });
 
+describe('a walk cut short: pages 1 and 2 answered, then page 3 fails', () => {
+  /** Pages of one item each, webhooks or attempts as the path asks, more following; page 3 answers 500 or drops the connection. */
+  const failingOnPageThree = (how: '500' | 'drop') =>
+    withToken((req, _, res) => {
+      const url = new URL(req.url!, baseUrl);
+      const page = Number(url.searchParams.get('cursor')?.slice(1) ?? 1);
+      if (page === 3) return how === 'drop' ? req.socket.destroy() : send(res, 500, { error: { code: 'internal', message: 'page 3 broke' } });
+      const id = `item_${page}`;
+      const item = url.pathname.endsWith('/deliveries')
+        ? { id, event: 'invoice.paid', status: 'failed', response_code: 503, attempts: 1, created_at: '2026-11-23T08:00:00Z' }
+        : { id, url: 'https://e.example/h', events: ['invoice.paid'], active: true, created_at: '2026-11-23T08:00:00Z' };
+      send(res, 200, { data: [item], has_more: true, next_cursor: `c${page + 1}` });
+    });
+
+  it.each([
+    ['500', ['webhooks', 'list', '--all', '--json']],
+    ['drop', ['webhooks', 'list', '--all', '--json']],
+    ['500', ['deliveries', 'list', 'wh_1', '--all', '--json']],
+    ['drop', ['api', '/v1/webhooks', '--paginate']],
+  ] as const)('page 3 %s: `whsvc %s` leaves no document a parser takes for the whole list: the part unfinished, the error, exit 1', async (how, args) => {
+    handler = failingOnPageThree(how);
+    const result = await whsvc([...args]);
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/^whsvc: /);
+    // As `| jq` reads it: not one document.
+    expect(() => JSON.parse(result.stdout)).toThrow();
+    // What is there is the two whole items of pages 1 and 2, ended by a line of its own: only the closing is missing.
+    expect(result.stdout.endsWith('}\n')).toBe(true);
+    expect(JSON.parse(`${result.stdout}]}`).data.map((item: { id: string }) => item.id)).toEqual(['item_1', 'item_2']);
+    // --jq is given nothing to filter: no part of the list reaches the user's program.
+    const filtered = await whsvc([...args, '--jq', '.data[].id']);
+    expect(filtered).toMatchObject({ code: 1, stdout: '' });
+  });
+});
+
 describe('pages of nothing without end', () => {
   /**
    * Four webhooks whose logs (or, with `account`, the account's list itself) are pages of nothing without end: empty,

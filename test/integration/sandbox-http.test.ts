@@ -466,6 +466,30 @@ describe('validation', () => {
     expectApiError(await call('GET', `/v1/webhooks/${webhook.id}/deliveries?cursor=${page.json.next_cursor}`), 400, 'invalid_cursor');
   });
 
+  it('refuses a query parameter the route does not take, as a body field: a filter the interface lacks never filters nothing silently', async () => {
+    const webhook = await createWebhook('/q');
+    const since = await call('GET', `/v1/webhooks/${webhook.id}/deliveries?since=garbage`);
+    expectApiError(since, 400, 'invalid_parameter', 'since: unknown query parameter; this route takes limit, cursor, status');
+    expectApiError(await call('GET', '/v1/webhooks?status=failed'), 400, 'invalid_parameter', 'status: unknown query parameter');
+    expectApiError(await call('GET', `/v1/webhooks/${webhook.id}?expand=all`), 400, 'invalid_parameter', 'this route takes none');
+    expectApiError(await call('GET', '/v1/webhooks/webhook-events?limit=1'), 400, 'invalid_parameter', 'limit');
+    // Those the interface gives are taken.
+    expect((await call('GET', `/v1/webhooks/${webhook.id}/deliveries?limit=5&status=failed`)).status).toBe(200);
+    expect((await call('GET', '/v1/webhooks?limit=5&active=true')).status).toBe(200);
+  });
+
+  it("a 1 MB bearer token is 431 and a 1 MB client secret 413, each in its endpoint's error shape", async () => {
+    const huge = 'x'.repeat(1024 * 1024);
+    const header = await http(base, 'GET', '/v1/webhooks', { token: huge });
+    expectApiError(header, 431, 'headers_too_large');
+    const body = await http(base, 'POST', '/v1/oauth/token', {
+      body: { grant_type: 'client_credentials', client_id: rw.id, client_secret: huge },
+    });
+    // The token endpoint's errors are RFC 6749's shape.
+    expect(body.status).toBe(413);
+    expect(body.json).toEqual({ error: expect.any(String), error_description: expect.stringContaining('larger than') });
+  });
+
   it('takes sandbox events as JSON only, so that no web page can trigger them', async () => {
     const form = await http(base, 'POST', '/_sandbox/events', { rawBody: '{"type":"invoice.paid"}', headers: { 'content-type': 'text/plain' } });
     expectApiError(form, 415, 'unsupported_media_type');

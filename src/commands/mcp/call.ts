@@ -61,6 +61,10 @@ export class CapturedJson implements JsonOutput {
         started = true;
         captured.value = { ...head, [key]: items, ...tail };
       },
+      cut() {
+        // A list a failure stopped is no value: the call's error is its answer.
+        items.length = 0;
+      },
     };
   }
 }

@@ -13,6 +13,7 @@ import type { CommandDeps } from '../../cli/context.js';
 import { usageError } from '../../cli/errors.js';
 import { printJson, tableLayout } from '../../cli/output.js';
 import { numberText } from '../../exact-json.js';
+import { ProgressLine } from '../../render/progress.js';
 
 export const command = (runF = run) => {
   const clock = new Command('clock')
@@ -46,25 +47,78 @@ export function isoTime(given: string): string {
 }
 
 /**
- * A jump waits for its sends, as long as they take. Once asked, the sandbox
+ * A jump waits for its sends, as long as they take: on a terminal, a line
+ * shows how far it has gone (JumpProgressLine). Once asked, the sandbox
  * finishes it whatever whsvc does: a Ctrl-C says so, so that no one asks for
  * the same jump twice.
  */
 async function moveClock(move: Parameters<typeof moveSandboxClock>[1], deps: CommandDeps): Promise<ClockState> {
   const where = 'to' in move ? `to ${move.to}` : `${elapsed(move.advance_ms ?? 0)} ahead`;
   if (deps.stderr.isTTY) deps.stderr.write(laidOut(deps.stderr, `Moving the sandbox's clock ${where}; every attempt due on the way is sent, in order…\n`));
-  const unregister = deps.interrupts.onInterrupt(() =>
+  const progress = deps.stderr.isTTY ? new JumpProgressLine(deps, where) : undefined;
+  const unregister = deps.interrupts.onInterrupt(() => {
+    void progress?.stop();
     deps.stderr.write(
       laidOut(
         deps.stderr,
         `\nwhsvc: the sandbox goes on moving its clock ${where} without whsvc; \`whsvc sandbox clock\` shows its time (another move would add to this one)`,
       ),
-    ),
-  );
+    );
+  });
   try {
     return await moveSandboxClock(deps.api, move);
   } finally {
     unregister();
+    await progress?.stop();
+  }
+}
+
+/** How often a terminal's progress line asks the sandbox how far its jump has gone. */
+const PROGRESS_POLL_MS = 500;
+
+/**
+ * A jump's progress on a terminal: the sandbox is asked (GET /_sandbox/clock) how far its jump has gone, twice a
+ * second, and the line shows where its clock stands and the attempts sent, under way and still due (more fall due as
+ * failures are retried). A question that fails is left unsaid: the jump's own answer tells.
+ */
+class JumpProgressLine {
+  private readonly line: ProgressLine;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private asking: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly deps: CommandDeps,
+    private readonly where: string,
+  ) {
+    this.line = new ProgressLine(deps.stderr, deps.now);
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.asking;
+    this.line.clear();
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => {
+      this.asking = this.ask().finally(() => {
+        if (!this.stopped) this.schedule();
+      });
+    }, PROGRESS_POLL_MS);
+  }
+
+  private async ask(): Promise<void> {
+    const state = await sandboxClock(this.deps.api).catch(() => undefined);
+    const moving = state?.moving;
+    if (this.stopped || !state || !moving) return;
+    const gone = elapsed(Date.parse(state.now) - Date.parse(moving.from));
+    this.line.update(
+      `Moving the sandbox's clock ${this.where}: ${gone} in; ${counted(numberText(moving.sent), 'attempt')} sent, ${countText(numberText(moving.sending))} under way, ${countText(numberText(moving.due))} due…`,
+      true,
+    );
   }
 }
 

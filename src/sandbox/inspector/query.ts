@@ -1,17 +1,11 @@
 import { badRequest } from '../http.js';
+import { rejectUnknownParameters } from '../validation.js';
 
 const ID = /^[A-Za-z0-9_-]{1,100}$/;
 
-/** Refuses query parameters a route does not take (a typo would otherwise filter nothing, silently); `token` is the access's. */
+/** Refuses query parameters a route does not take (validation.ts); `token` is the access's. */
 export function checkQuery(query: URLSearchParams, known: readonly string[]): void {
-  for (const key of query.keys()) {
-    if (key !== 'token' && !known.includes(key)) {
-      throw badRequest(
-        'invalid_parameter',
-        `${key}: unknown query parameter; ${known.length ? `this route takes ${known.join(', ')}` : 'this route takes none'}`,
-      );
-    }
-  }
+  rejectUnknownParameters(query, known, ['token']);
 }
 
 /** An id in a path or a query, refused before any lookup when it cannot be one. */

@@ -98,6 +98,16 @@ export class DeliveryRepository {
     return rows.map(toDelivery);
   }
 
+  /** How many deliveries have an automatic retry due by `until`, on webhooks that are active. */
+  countDue(until: number): number {
+    const row = this.db.get(
+      `SELECT COUNT(*) AS due FROM deliveries c JOIN webhooks w ON w.id = c.webhook_id
+       WHERE c.next_due_at IS NOT NULL AND c.next_due_at <= ? AND w.active = 1`,
+      until,
+    );
+    return Number(row?.due ?? 0);
+  }
+
   /** When the next automatic retry on an active webhook falls due, if any is scheduled. */
   earliestDue(): number | undefined {
     const row = this.db.get(

@@ -27,6 +27,18 @@ describe('PrintedJson.stream: a document written as it goes', () => {
     expect(JSON.parse(out.text)).toEqual({ dry_run: false, deliveries: [], summary: { selected: 0 } });
   });
 
+  it('cut: left unfinished after its last whole item, on a line of its own, so that no parser takes it for the whole', () => {
+    const out = sink();
+    const document = new PrintedJson(out).stream('data', {}, true);
+    document.item({ id: 'wh_1' });
+    document.cut();
+    expect(out.text).toBe('{\n  "data": [\n    {\n      "id": "wh_1"\n    }\n');
+    expect(() => JSON.parse(out.text)).toThrow();
+    const none = sink();
+    new PrintedJson(none).stream('data', {}, true).cut();
+    expect(none.text).toBe('');
+  });
+
   it('pretty: the same bytes as printing the whole page at once', () => {
     const page = {
       data: [
