@@ -47,7 +47,11 @@ export function checkExpression(jq: Pick<Jq, 'raw'>, expression: string): void {
   if (depth > MOST_NESTING) {
     throw usageError(`--jq ${echoed(expression)}: nested ${depth} deep; whsvc's jq runs programs nested at most ${MOST_NESTING} deep`, JQ_MANUAL);
   }
-  const guarded = jq.raw('null', `if false then (\n${expression}\n) else empty end`, ['-n']);
+  const guarded = jq.raw(
+    'null',
+    ahead(expression, (body) => `if false then (\n${body}\n) else empty end`),
+    ['-n'],
+  );
   if (guarded.exitCode === 0) return;
   const alone = jq.raw('null', expression, ['-n']);
   const message = jqMessage(alone.exitCode === 3 ? alone.stderr : guarded.stderr) || guarded.stderr.trim();
@@ -128,7 +132,44 @@ export function jqEnvironment(env: Readonly<Record<string, string | undefined>>,
 
 /** The variable the environment is given to the program in, bound as $ENV and env ahead of the user's program. */
 const ENV_VARIABLE = '__whsvc_env';
-const withEnvironment = (expression: string) => `$${ENV_VARIABLE} as $ENV | def env: $ENV; ${expression}`;
+/**
+ * The program as jq on the command line runs it: $ENV and env the environment given (jqEnvironment), and
+ * input_filename what jq names its stdin (jq-wasm reads it as the file /dev/stdin). On the program's first line, so
+ * that $__loc__ and jq's lines are the user's.
+ */
+const withEnvironment = (expression: string) => ahead(expression, (body) => `$${ENV_VARIABLE} as $ENV | def env: $ENV; def input_filename: "<stdin>"; ${body}`);
+
+/**
+ * The program with its body (what follows its `module`, `import` and `include` directives, which jq takes only at
+ * its start) made over by `wrap`.
+ */
+function ahead(expression: string, wrap: (body: string) => string): string {
+  const start = directivesEnd(expression);
+  return `${expression.slice(0, start)}${wrap(expression.slice(start))}`;
+}
+
+/** Where a program's leading directives (`module {…};`, `import "…" as x;`, `include "…";`) end: each ends at a `;` outside strings and comments. */
+function directivesEnd(expression: string): number {
+  let end = 0;
+  for (;;) {
+    const directive = /^(?:\s|#[^\n]*)*(?:module|import|include)(?![\w$])/.exec(expression.slice(end));
+    if (directive === null) return end;
+    let i = end + directive[0].length;
+    for (; i < expression.length && expression[i] !== ';'; i++) {
+      if (expression[i] === '"') i = stringEnd(expression, i);
+      else if (expression[i] === '#') i = commentEnd(expression, i);
+    }
+    if (i >= expression.length) return end;
+    end = i + 1;
+  }
+}
+
+/** Where the string that opens at `at` closes (a directive's strings are constants: no interpolation). */
+function stringEnd(text: string, at: number): number {
+  let i = at + 1;
+  while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+  return i;
+}
 
 /**
  * jq itself failed: its WebAssembly ran out of memory (`Aborted()`) or overran it, as a program recursing too deep

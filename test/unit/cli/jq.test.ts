@@ -180,6 +180,15 @@ describe('--jq: the --json output through a real jq', () => {
     await expect(loadJqFilter('def f: .a; f # a comment')).resolves.toBeDefined();
   });
 
+  it("a program as jq's command line runs it: its module directive first, its lines its own, its input <stdin>", async () => {
+    // whsvc's $ENV goes after the directives jq takes only at a program's start, and on its first line.
+    expect((await through('module {name: "x;y"}; # a comment;\n[$__loc__.line, env.HOME == $ENV.HOME]', ['null'])).stdout).toBe('[2,true]\n');
+    // Checked without running it, directive and all.
+    await expect(loadJqFilter('module {}; repeat(.)')).resolves.toBeDefined();
+    // jq-wasm reads its input as the file /dev/stdin; jq on a pipe calls it <stdin>.
+    expect((await through('input_filename', ['null'])).stdout).toBe('<stdin>\n');
+  });
+
   it("jq's runtime error: what came before it is printed, the error said on stderr, and the exit code becomes 1", async () => {
     const result = await through('.[] | if .id == 1 then error("no 1 here") else .id end', ['[{"id":"a"},{"id":1},{"id":"c"}]']);
     expect(result.stdout).toBe('a\n');
