@@ -27,7 +27,7 @@ export interface JqFilter {
 }
 
 /** jq's words for an error, without its `jq: error…:` prefix and its name for our input. */
-function jqMessage(stderr: string): string {
+export function jqMessage(stderr: string): string {
   return stderr
     .split('\n')
     .filter((line) => line.startsWith('jq: error'))
@@ -197,6 +197,11 @@ function withoutAbortLine<T>(work: () => T): T {
   }
 }
 
+/** jq's WebAssembly, compiled and started: the build with it embedded, nothing to find on disk next to the bundle's chunks. */
+async function loadJq(): Promise<Jq> {
+  return (await import('jq-wasm/inline')).loadJq();
+}
+
 /** jq, loaded at its first use: the WebAssembly module is compiled only for a command given --jq. */
 export async function loadJqFilter(
   expression: string,
@@ -204,6 +209,7 @@ export async function loadJqFilter(
     unguarded = (work) => work(),
     env = {},
     secrets,
+    load = loadJq,
   }: {
     /** Runs jq's work with the signals left to the system (Interrupts.withSystemSignals): a program that never ends stops at Ctrl-C. */
     unguarded?: <T>(work: () => T) => T;
@@ -211,11 +217,11 @@ export async function loadJqFilter(
     env?: Readonly<Record<string, string | undefined>>;
     /** The run's secrets, none of which `$ENV` gives under any name (jqEnvironment). */
     secrets?: SecretMask | undefined;
+    /** Where jq comes from: a fresh one (a test running many programs gives one it loaded once). */
+    load?: () => Promise<Jq>;
   } = {},
 ): Promise<JqFilter> {
-  // The build with the WebAssembly embedded: nothing to find on disk next to the bundle's chunks.
-  const { loadJq } = await import('jq-wasm/inline');
-  let jq: Jq | undefined = await loadJq();
+  let jq: Jq | undefined = await load();
   checkExpression(jq, expression);
   const program = withEnvironment(expression);
   // Made at the first input, once the run holds its secrets (its client's, those it read from files).
