@@ -28,7 +28,7 @@ export interface JqFilter {
 }
 
 /** jq's words for an error, without its `jq: error…:` prefix and its name for our input. */
-function jqMessage(stderr: string): string {
+export function jqMessage(stderr: string): string {
   return stderr
     .split('\n')
     .filter((line) => line.startsWith('jq: error'))
@@ -44,14 +44,23 @@ function jqMessage(stderr: string): string {
  * before anything runs there too).
  */
 export function checkExpression(jq: Pick<Jq, 'raw'>, expression: string): void {
-  const depth = nestingDepth(expression);
-  if (depth > MOST_NESTING) {
-    throw usageError(`--jq ${echoed(expression)}: nested ${depth} deep; whsvc's jq runs programs nested at most ${MOST_NESTING} deep`, JQ_MANUAL);
+  const { deepest, balanced } = bracketNesting(expression);
+  if (deepest > MOST_NESTING) {
+    throw usageError(`--jq ${echoed(expression)}: nested ${deepest} deep; whsvc's jq runs programs nested at most ${MOST_NESTING} deep`, JQ_MANUAL);
   }
-  const guarded = jq.raw('null', `if false then (\n${expression}\n) else empty end`, ['-n']);
-  if (guarded.exitCode === 0) return;
+  // A program whose brackets do not balance could close the guard's own `(` (`.) | (.` compiles inside it); it
+  // compiles nowhere, so it is asked alone, where it stops at jq's parse.
+  const guarded = balanced
+    ? jq.raw(
+        'null',
+        ahead(expression, (body) => `if false then (\n${body}\n) else empty end`),
+        ['-n'],
+      )
+    : undefined;
+  if (guarded?.exitCode === 0) return;
   const alone = jq.raw('null', expression, ['-n']);
-  const message = jqMessage(alone.exitCode === 3 ? alone.stderr : guarded.stderr) || guarded.stderr.trim();
+  const fallback = guarded?.stderr ?? alone.stderr;
+  const message = jqMessage(alone.exitCode === 3 ? alone.stderr : fallback) || fallback.trim();
   throw usageError(`--jq ${echoed(expression)}: ${message}`, JQ_MANUAL);
 }
 
@@ -66,13 +75,15 @@ const MOST_NESTING = 256;
 
 /**
  * How deep a program's brackets nest, (), [] and {} alike, with a string's interpolations `"\(…)"` among them, as jq
- * reads the program: the text of a string and a comment is no nesting, and neither hides what follows it.
+ * reads the program: the text of a string and a comment is no nesting, and neither hides what follows it; and whether
+ * every bracket opened is closed and none is closed that was not opened.
  */
-export function nestingDepth(expression: string): number {
+export function bracketNesting(expression: string): { deepest: number; balanced: boolean } {
   // What is open, innermost last: a bracket, an interpolation, or a string (`"`), whose text is read until it closes.
   const open: string[] = [];
   let depth = 0;
   let deepest = 0;
+  let balanced = true;
   const enter = (what: string) => {
     open.push(what);
     if (what !== '"') deepest = Math.max(deepest, ++depth);
@@ -85,13 +96,17 @@ export function nestingDepth(expression: string): number {
       else if (c === '\\') i++;
     } else if (c === '#') i = commentEnd(expression, i);
     else if (c === '"' || c === '(' || c === '[' || c === '{') enter(c);
-    else if ((c === ')' || c === ']' || c === '}') && open.length > 0) {
-      // An interpolation's `)` goes back into its string, which is below it.
-      open.pop();
-      depth--;
+    else if (c === ')' || c === ']' || c === '}') {
+      if (open.length === 0) {
+        balanced = false;
+      } else {
+        // An interpolation's `)` goes back into its string, which is below it.
+        open.pop();
+        depth--;
+      }
     }
   }
-  return deepest;
+  return { deepest, balanced: balanced && open.length === 0 };
 }
 
 /**
@@ -129,7 +144,44 @@ export function jqEnvironment(env: Readonly<Record<string, string | undefined>>,
 
 /** The variable the environment is given to the program in, bound as $ENV and env ahead of the user's program. */
 const ENV_VARIABLE = '__whsvc_env';
-const withEnvironment = (expression: string) => `$${ENV_VARIABLE} as $ENV | def env: $ENV; ${expression}`;
+/**
+ * The program as jq on the command line runs it: $ENV and env the environment given (jqEnvironment), and
+ * input_filename what jq names its stdin (jq-wasm reads it as the file /dev/stdin). On the program's first line, so
+ * that $__loc__ and jq's lines are the user's.
+ */
+const withEnvironment = (expression: string) => ahead(expression, (body) => `$${ENV_VARIABLE} as $ENV | def env: $ENV; def input_filename: "<stdin>"; ${body}`);
+
+/**
+ * The program with its body (what follows its `module`, `import` and `include` directives, which jq takes only at
+ * its start) made over by `wrap`.
+ */
+function ahead(expression: string, wrap: (body: string) => string): string {
+  const start = directivesEnd(expression);
+  return `${expression.slice(0, start)}${wrap(expression.slice(start))}`;
+}
+
+/** Where a program's leading directives (`module {…};`, `import "…" as x;`, `include "…";`) end: each ends at a `;` outside strings and comments. */
+function directivesEnd(expression: string): number {
+  let end = 0;
+  for (;;) {
+    const directive = /^(?:\s|#[^\n]*)*(?:module|import|include)(?![\w$])/.exec(expression.slice(end));
+    if (directive === null) return end;
+    let i = end + directive[0].length;
+    for (; i < expression.length && expression[i] !== ';'; i++) {
+      if (expression[i] === '"') i = stringEnd(expression, i);
+      else if (expression[i] === '#') i = commentEnd(expression, i);
+    }
+    if (i >= expression.length) return end;
+    end = i + 1;
+  }
+}
+
+/** Where the string that opens at `at` closes (a directive's strings are constants: no interpolation). */
+function stringEnd(text: string, at: number): number {
+  let i = at + 1;
+  while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+  return i;
+}
 
 /**
  * jq itself failed: its WebAssembly ran out of memory (`Aborted()`) or overran it, as a program recursing too deep
@@ -157,6 +209,11 @@ function withoutAbortLine<T>(work: () => T): T {
   }
 }
 
+/** jq's WebAssembly, compiled and started: the build with it embedded, nothing to find on disk next to the bundle's chunks. */
+async function loadJq(): Promise<Jq> {
+  return (await import('jq-wasm/inline')).loadJq();
+}
+
 /** jq, loaded at its first use: the WebAssembly module is compiled only for a command given --jq. */
 export async function loadJqFilter(
   expression: string,
@@ -164,6 +221,7 @@ export async function loadJqFilter(
     unguarded = (work) => work(),
     env = {},
     secrets,
+    load = loadJq,
   }: {
     /** Runs jq's work with the signals left to the system (Interrupts.withSystemSignals): a program that never ends stops at Ctrl-C. */
     unguarded?: <T>(work: () => T) => T;
@@ -171,11 +229,11 @@ export async function loadJqFilter(
     env?: Readonly<Record<string, string | undefined>>;
     /** The run's secrets, none of which `$ENV` gives under any name (jqEnvironment). */
     secrets?: SecretMask | undefined;
+    /** Where jq comes from: a fresh one (a test running many programs gives one it loaded once). */
+    load?: () => Promise<Jq>;
   } = {},
 ): Promise<JqFilter> {
-  // The build with the WebAssembly embedded: nothing to find on disk next to the bundle's chunks.
-  const { loadJq } = await import('jq-wasm/inline');
-  let jq: Jq | undefined = await loadJq();
+  let jq: Jq | undefined = await load();
   checkExpression(jq, expression);
   const program = withEnvironment(expression);
   // Made at the first input, once the run holds its secrets (its client's, those it read from files).

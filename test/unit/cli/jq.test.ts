@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CliError } from '../../../src/cli/errors.js';
-import { JqJson, jqEnvironment, loadJqFilter, nestingDepth } from '../../../src/cli/jq.js';
+import { JqJson, jqEnvironment, loadJqFilter, bracketNesting } from '../../../src/cli/jq.js';
 import { Collector } from '../../helpers/fake-deps.js';
 import { SecretMask } from '../../../src/api/redact.js';
 
@@ -86,6 +86,17 @@ describe('--jq: the --json output through a real jq', () => {
     expect(syntax.message).toBe('--jq ".data |": syntax error, unexpected end of file (line 1, column 7)');
   });
 
+  it("a program whose brackets do not balance cannot close the check's own and pass it: a usage error, not a failure as it runs", async () => {
+    for (const escaping of ['.) | (.', '.a) else empty end | (if true then (.', '.] | [.', '.} | {a: .']) {
+      const error = (await loadJqFilter(escaping).catch((e: unknown) => e)) as CliError;
+      expect(error, escaping).toBeInstanceOf(CliError);
+      expect(error.exitCode).toBe(2);
+      expect(error.message).toMatch(/syntax error/);
+    }
+    expect(bracketNesting('.) | (.')).toEqual({ deepest: 1, balanced: false });
+    expect(bracketNesting('"\\\\(" | (.a) # )')).toEqual({ deepest: 1, balanced: true });
+  });
+
   it("a program nested deeper than jq's stack takes is a usage error before anything runs; a long one is echoed cut (issue 44)", async () => {
     const deep = `${'['.repeat(1000)}.a${']'.repeat(1000)}`;
     const error = (await loadJqFilter(deep).catch((e: unknown) => e)) as CliError;
@@ -93,7 +104,7 @@ describe('--jq: the --json output through a real jq', () => {
     expect(error.exitCode).toBe(2);
     expect(error.message).toBe(`--jq "${'['.repeat(59)}…": nested 1000 deep; whsvc's jq runs programs nested at most 256 deep`);
     // Brackets inside a string are no nesting; 256 deep runs.
-    expect(nestingDepth('"((((" | [.]')).toBe(1);
+    expect(bracketNesting('"((((" | [.]').deepest).toBe(1);
     expect((await through(`${'['.repeat(256)}.a${']'.repeat(256)} | flatten | .[0]`, ['{"a":7}'])).stdout).toBe('7\n');
   });
 
@@ -111,9 +122,9 @@ describe('--jq: the --json output through a real jq', () => {
       expect(error, hidden.slice(0, 20)).toBeInstanceOf(CliError);
       expect(error.message).toMatch(/: nested \d+ deep; whsvc's jq runs programs nested at most 256 deep$/);
     }
-    expect(nestingDepth('"\\([.a, "\\((1))"])" # (((')).toBe(4);
-    expect(nestingDepth('"a\\"[" | [.] # ("\n| [.] # a \\\\\n| [.]')).toBe(1);
-    expect(nestingDepth('# (( \\\n ((\n.')).toBe(0);
+    expect(bracketNesting('"\\([.a, "\\((1))"])" # (((').deepest).toBe(4);
+    expect(bracketNesting('"a\\"[" | [.] # ("\n| [.] # a \\\\\n| [.]').deepest).toBe(1);
+    expect(bracketNesting('# (( \\\n ((\n.').deepest).toBe(0);
   });
 
   it("$ENV and env are the user's environment, less what holds a credential, with a URL's password masked (issue 44)", async () => {
@@ -178,6 +189,15 @@ describe('--jq: the --json output through a real jq', () => {
     await expect(loadJqFilter('repeat(.)')).resolves.toBeDefined();
     await expect(loadJqFilter('input')).resolves.toBeDefined();
     await expect(loadJqFilter('def f: .a; f # a comment')).resolves.toBeDefined();
+  });
+
+  it("a program as jq's command line runs it: its module directive first, its lines its own, its input <stdin>", async () => {
+    // whsvc's $ENV goes after the directives jq takes only at a program's start, and on its first line.
+    expect((await through('module {name: "x;y"}; # a comment;\n[$__loc__.line, env.HOME == $ENV.HOME]', ['null'])).stdout).toBe('[2,true]\n');
+    // Checked without running it, directive and all.
+    await expect(loadJqFilter('module {}; repeat(.)')).resolves.toBeDefined();
+    // jq-wasm reads its input as the file /dev/stdin; jq on a pipe calls it <stdin>.
+    expect((await through('input_filename', ['null'])).stdout).toBe('<stdin>\n');
   });
 
   it("jq's runtime error: what came before it is printed, the error said on stderr, and the exit code becomes 1", async () => {
