@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SHELLS, script } from '../../../../src/commands/completion/completion.js';
+import { displayWidth } from '../../../../src/render/width.js';
 
 // The completion scripts in the shells themselves: each parses, and completes a word typed at the shell from what
 // whsvc answers. whsvc here is a stub that answers the scripts' protocol (`whsvc __complete -- <words…>`, one
@@ -58,6 +59,17 @@ function inShell(command: string, args: string[], answer = '') {
   const calls = readFileSync(join(dir, 'calls'), 'utf8').split('\n').filter(Boolean);
   return { lines: result.stdout.split('\n').filter(Boolean), calls };
 }
+
+describe('the completion scripts', () => {
+  it('fit 80 columns, every line: printed to a terminal, none is wrapped', () => {
+    for (const shell of SHELLS) {
+      const wide = script(shell)
+        .split('\n')
+        .filter((line) => displayWidth(line) > 80);
+      expect(wide, shell).toEqual([]);
+    }
+  });
+});
 
 describe('the bash script', () => {
   // shellcheck is installed by .ci/run, as tmux is.
@@ -124,7 +136,7 @@ describe.skipIf(!present('fish'))('the fish script', () => {
 describe('the PowerShell script', () => {
   it('registers a native completer that asks whsvc __complete, the word being typed apart as --current=', () => {
     const text = script('powershell');
-    expect(text).toContain('Register-ArgumentCompleter -Native -CommandName whsvc');
+    expect(text).toContain('Register-ArgumentCompleter -Native -CommandName whsvc,');
     expect(text).toContain('whsvc __complete "--current=$wordToComplete" -- @before');
     expect(text).toContain('[System.Management.Automation.CompletionResult]::new(');
   });
