@@ -7,7 +7,8 @@ import { WHSVC_BIN, sandboxEnv } from '../helpers/cli.js';
 import { runInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 
 // What only a shell shows: bash's completion asks the built whsvc for its candidates (`whsvc __complete …`). listen,
-// verify and the scripts of the other shells are in test/integration/listen-verify.test.ts.
+// verify and the scripts of the other shells are in test/integration/listen-verify.test.ts; each script in its own shell
+// (bash, zsh, fish) against a stub whsvc in test/unit/commands/completion/completion-scripts.test.ts.
 
 let sandbox: SandboxInProcess;
 let workDir: string;

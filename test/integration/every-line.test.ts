@@ -17,7 +17,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js';
 // tools' habits among them) and every command's --help run on a terminal 80, 60 and 132 columns wide, and no line of
 // stdout or stderr is wider than it (as a terminal draws it, colour aside): a line that fits is never wrapped by the
 // terminal. How each line is laid out (words whole, ids shortened) is lines.test.ts's; this one is the sweep, so that a
-// line nobody thought of is found. Not swept: the completion scripts (shell code, taken whole by eval or a file).
+// line nobody thought of is found. The completion scripts fit 80 columns too: test/unit/commands/completion.
 
 const WIDTHS = [80, 60, 132] as const;
 

@@ -318,7 +318,7 @@ describe('shell completion', () => {
   it('whsvc completion powershell prints a script to load in $PROFILE', async () => {
     const result = await cli(['completion', 'powershell']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^# whsvc completion for PowerShell: whsvc completion powershell \| Out-String \| Invoke-Expression/);
+    expect(result.stdout).toMatch(/^# whsvc completion for PowerShell, in \$PROFILE:\n# {3}whsvc completion powershell \| Out-String \| Invoke-Expression\n/);
     expect(result.stdout).toContain('Register-ArgumentCompleter -Native -CommandName whsvc');
   });
 });

@@ -71,7 +71,9 @@ _whsvc_complete() {
   local candidate
   COMPREPLY=()
   # read, not mapfile: macOS's bash 3.2 has no mapfile.
-  while IFS= read -r candidate; do COMPREPLY+=("$candidate"); done < <(whsvc __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
+  while IFS= read -r candidate; do
+    COMPREPLY+=("$candidate")
+  done < <(whsvc __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
   [[ "\${COMPREPLY[0]:-}" == *, ]] && compopt -o nospace 2>/dev/null
   return 0
 }
@@ -81,26 +83,41 @@ complete -o default -F _whsvc_complete whsvc
 # whsvc completion for zsh: eval "$(whsvc completion zsh)" in ~/.zshrc
 _whsvc_complete() {
   local -a candidates
-  candidates=("\${(@f)$(whsvc __complete -- "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
+  candidates=("\${(@f)$(whsvc __complete -- "\${(@)words[2,CURRENT]}" \\
+    2>/dev/null)}")
   compadd -Q -- \${candidates[@]}
 }
 compdef _whsvc_complete whsvc
 `,
-  fish: `# whsvc completion for fish: whsvc completion fish > ~/.config/fish/completions/whsvc.fish
-complete -c whsvc -f -a '(whsvc __complete -- (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)'
+  fish: `# whsvc completion for fish:
+#   whsvc completion fish > ~/.config/fish/completions/whsvc.fish
+function __whsvc_complete
+    whsvc __complete -- (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null
+end
+complete -c whsvc -f -a '(__whsvc_complete)'
 `,
   // The words before the cursor's word (those that end before it starts), and that word apart as --current=,
-  // which Windows PowerShell 5.1 passes on even when empty (it drops an empty argument).
-  powershell: `# whsvc completion for PowerShell: whsvc completion powershell | Out-String | Invoke-Expression   (in $PROFILE)
-Register-ArgumentCompleter -Native -CommandName whsvc, whsvc.cmd, whsvc.ps1 -ScriptBlock {
+  // which Windows PowerShell 5.1 passes on even when empty (it drops an empty argument). Lines are broken only
+  // after a pipe, a comma or an opening brace, where PowerShell reads on.
+  powershell: `# whsvc completion for PowerShell, in $PROFILE:
+#   whsvc completion powershell | Out-String | Invoke-Expression
+Register-ArgumentCompleter -Native -CommandName whsvc,
+    whsvc.cmd, whsvc.ps1 -ScriptBlock {
   param($wordToComplete, $commandAst, $cursorPosition)
   $before = @($commandAst.CommandElements | Select-Object -Skip 1 |
-    Where-Object { $_.Extent.EndOffset -lt ($cursorPosition - $wordToComplete.Length) } |
+    Where-Object {
+      $_.Extent.EndOffset -lt ($cursorPosition - $wordToComplete.Length)
+    } |
     ForEach-Object { $_.ToString() })
-  whsvc __complete "--current=$wordToComplete" -- @before 2>$null | ForEach-Object {
-    $kind = if ($_.StartsWith('-')) { 'ParameterName' } else { 'ParameterValue' }
-    [System.Management.Automation.CompletionResult]::new($_, $_, $kind, $_)
-  }
+  whsvc __complete "--current=$wordToComplete" -- @before 2>$null |
+    ForEach-Object {
+      $kind = if ($_.StartsWith('-')) {
+        'ParameterName'
+      } else {
+        'ParameterValue'
+      }
+      [System.Management.Automation.CompletionResult]::new($_, $_, $kind, $_)
+    }
 }
 `,
 };

@@ -1,6 +1,5 @@
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { candidates, script } from '../../../../src/commands/completion/completion.js';
+import { candidates } from '../../../../src/commands/completion/completion.js';
 import { buildProgram } from '../../../../src/program.js';
 
 // What the completion scripts offer, from the command tree: commands, flags, a flag's values and an
@@ -38,24 +37,5 @@ describe('completion candidates', () => {
   it('still offers commands and flags', async () => {
     expect(await complete('sandbox', '')).toEqual(['start', 'clock', 'trigger']);
     expect(await complete('sandbox', 'trigger', '--d')).toEqual(['--data', '--debug']);
-  });
-});
-
-describe('the bash script', () => {
-  // shellcheck is installed by .ci/run, as tmux is.
-  it('passes shellcheck with no warning', () => {
-    const checked = spawnSync('shellcheck', ['-s', 'bash', '-'], { input: script('bash'), encoding: 'utf8' });
-    expect(checked.error).toBeUndefined();
-    expect(checked.stdout).toBe('');
-    expect(checked.status).toBe(0);
-  });
-});
-
-describe('the PowerShell script', () => {
-  it('registers a native completer that asks whsvc __complete, the word being typed apart as --current=', () => {
-    const text = script('powershell');
-    expect(text).toContain('Register-ArgumentCompleter -Native -CommandName whsvc');
-    expect(text).toContain('whsvc __complete "--current=$wordToComplete" -- @before');
-    expect(text).toContain('[System.Management.Automation.CompletionResult]::new(');
   });
 });
