@@ -126,6 +126,38 @@ export function shortId(id: string, width = ID_SHORT_WIDTH): string {
   return cutMiddle(id, width, ID_START_SHARE);
 }
 
+/** What a word starts and ends with that is no part of its token: `(https://…/invoices):` is a URL in brackets. */
+const AROUND_TOKEN = /^([("'[{<`]*)(.*?)([)"'\]}>`,;:.!?]*)$/su;
+
+/**
+ * A word of text that is read, not copied (a URL, a file's path, a signature), in at most `width` columns: shortened
+ * in its middle as an id is (shortId), its start and its end kept; a URL keeps its scheme and host and its path's end
+ * (shortenUrl). The brackets and punctuation around it stay whole.
+ */
+export function shortToken(word: string, width: number): string {
+  if (displayWidth(word) <= width) return word;
+  const [, open = '', token = '', close = ''] = AROUND_TOKEN.exec(word)!;
+  const room = width - displayWidth(open) - displayWidth(close);
+  if (token === '' || room < 2) return shortId(word, width);
+  return open + (token.includes('://') ? shortenUrl(token, room) : shortId(token, room)) + close;
+}
+
+/**
+ * The fewest columns `word` is shortened to on a line (shortToken) without losing what tells it apart: an id's short
+ * form; a URL's scheme and host with its path's last segment (`https://hooks.example.com/…/invoices`).
+ */
+export function shortestOf(word: string): number {
+  const url = AROUND_TOKEN.exec(word)![2]!;
+  const last =
+    url
+      .replace(/[?#].*$/, '')
+      .split('/')
+      .pop() ?? '';
+  const around = displayWidth(word) - displayWidth(url);
+  const wanted = url.includes('://') ? displayWidth(originOf(url)) + displayWidth(`/…/${last}`) + around : ID_SHORT_WIDTH;
+  return Math.min(wanted, displayWidth(word));
+}
+
 /** Where text may be cut between words: after a space, a comma, a dot, an underscore, a hyphen, a colon or a slash. */
 const WORD_END = /[\s,._:/-]/u;
 

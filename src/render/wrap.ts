@@ -1,5 +1,5 @@
 import type { OutputStream } from './stream.js';
-import { displayWidth, ID_SHORT_WIDTH, MEASURE, shortId } from './width.js';
+import { displayWidth, MEASURE, shortestOf, shortToken } from './width.js';
 
 /**
  * Lines of prose laid out for a terminal, as --help lays out its descriptions: broken between words, each
@@ -14,15 +14,15 @@ export function terminalColumns(stream: OutputStream): number | undefined {
 
 /** What else a line's layout may do, beyond breaking it between words. */
 export interface WrapOptions {
-  /**
-   * Texts shown, not copied (a signature, a body's head): a word of theirs wider than a line is shortened to the room
-   * left, its start and its end kept as an id's are (`sha256=3f2a…9c1d`), instead of going whole on a line of its own.
-   */
-  shorten?: readonly string[];
   /** Ends every line but the last: ` \` lays out a command as a shell reads it back, pasted whole. */
   continued?: string;
   /** Every continuation after the hang, a word too wide for it too: where the indent is the text's structure (YAML). */
   hangAlways?: boolean;
+  /**
+   * Every word is a value to copy (YAML a file takes back, a command to paste, another program's lines): none is
+   * shortened; one wider than the room goes whole.
+   */
+  whole?: boolean;
 }
 
 /** A colour code (chalk's SGR sequences): it takes no column. */
@@ -32,10 +32,14 @@ const STYLE = new RegExp('\u001b\\[[0-9;]*m', 'g');
 /**
  * One line of prose in lines at most `width` columns wide (colour codes taking none): its own indent and the runs of
  * spaces inside it kept, broken only at spaces, each continuation after `hang` (the indent that puts it under its
- * text). A word is never broken: an id, a URL, a file's name wider than the room goes whole on a line of its own (at
- * its start when it fits only there: a client secret stays one line to copy), and so does each of `keep` (a file's
- * name with spaces in it, as it was given), each command quoted in backticks, a number and its unit (`10 s`) and a
- * short quoted literal (`", "`), while it fits on a line at all.
+ * text). A word is never broken. One wider than the room it has (a URL, a path, a signature after a deep indent) is
+ * shown, not copied: it is shortened as an id is (shortToken: its start and its end kept, a URL's scheme and host
+ * whole), in the room left on its line, or after the hang on the next. What is copied stays whole instead: each of
+ * `keep` (a secret, a file's name with spaces in it, as it was given), each command quoted in backticks or said to
+ * run, and every word with `whole`; too wide after the hang, it goes on a line of its own at its start (a secret, a
+ * command pasted in one piece). A command wider than a line even there is laid out as one (wrapCommand: ` \` joins its
+ * lines); only a word wider than any line that is copied (a secret, a URL given to --url) is left to the terminal to
+ * wrap. A number and its unit (`10 s`) and a short quoted literal (`", "`) are never parted.
  * `width` undefined: the line as it is.
  */
 export function wrapLine(line: string, width: number | undefined, hang = '', keep: readonly string[] = [], options: WrapOptions = {}): string {
@@ -43,11 +47,12 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
   const lead = /^ */.exec(line)![0];
   const mark = options.continued ?? '';
   const room = width - displayWidth(mark);
-  const shortens = (word: string) => options.shorten?.some((text) => text.includes(word)) === true;
   const lines: string[] = [];
   let current = lead;
   // A command laid out as one (wrapCommand) is broken at its options instead: it is not kept whole as a sentence's is.
-  const words = wordsOf(line, lead.length, [...keep, ...keptWhole(line, options.continued === undefined)]);
+  const commands = keptWhole(line, options.continued === undefined);
+  const words = wordsOf(line, lead.length, [...keep, ...commands]);
+  const copied = (word: Word) => options.whole === true || word.kept || keep.includes(word.word) || commands.includes(word.word);
   for (let n = 0; n < words.length; n++) {
     const { spaces, word, kept } = words[n]!;
     const start = current === lead || current === hang;
@@ -57,27 +62,37 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
       continue;
     }
     const tooWide = displayWidth(hang) + displayWidth(word) > room;
-    // A word only shown, wider than a line after the hang: shortened to the room left here, or on the next line.
-    if (tooWide && shortens(word)) {
-      const onNext = !start && room - used < ID_SHORT_WIDTH;
+    // Shown, not copied, wider than a line after the hang: shortened to the room left here, or on the next line where
+    // that has more room, and this too little for its short form or not half the next one's.
+    if (tooWide && !copied(words[n]!)) {
+      const next = room - displayWidth(hang);
+      const onNext = !start && next > room - used && room - used < Math.max(shortestOf(word), next / 2);
       if (onNext) lines.push(current);
       const here = onNext ? hang : start ? current : current + spaces;
-      current = here + shortId(word, Math.max(1, room - displayWidth(here)));
+      current = here + shortToken(word, Math.max(1, room - displayWidth(here)));
       continue;
     }
-    // A kept phrase (a command) wider than any line: broken at its own spaces after all, its words whole.
-    if (tooWide && kept) {
+    // A command's option with its value wider than the room (wrapCommand): broken at its own space, ` \` joining it.
+    if (tooWide && kept && options.continued !== undefined) {
       words.splice(n + 1, 0, ...wordsOf(word, 0, []).map((part, i) => (i === 0 ? { ...part, spaces } : part)));
+      continue;
+    }
+    // A command said to run, wider than any line: on lines of its own, broken at its options, ` \` joining them.
+    if (displayWidth(word) > room && commands.some((command) => word.startsWith(command))) {
+      if (!start) lines.push(current);
+      lines.push(...wrapCommand(word, width, '  ').split('\n'));
+      current = hang;
       continue;
     }
     if (!start) {
       lines.push(current);
       current = hang;
     }
-    // Too wide after the hang, but not for the line: at its start, whole (a secret copied in one piece).
-    current = tooWide && !options.hangAlways && displayWidth(word) <= room && lines.length > 0 ? word : current + word;
+    // Copied and too wide after the hang: at a line's start, whole (a secret, a command pasted in one piece).
+    current = tooWide && !options.hangAlways && lines.length > 0 ? word : current + word;
   }
-  lines.push(current);
+  // Not the hang alone after a command on lines of its own.
+  if (current.trim() !== '' || lines.length === 0) lines.push(current);
   return lines.map((text, n) => (n < lines.length - 1 ? text + mark : text)).join('\n');
 }
 
@@ -87,7 +102,7 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
  */
 export function wrapCommand(line: string, width: number | undefined, hang: string): string {
   const options = line.match(/(?<= )--?[A-Za-z][\w-]* (?!-)\S+/g) ?? [];
-  return wrapLine(line, width, hang, options, { continued: ' \\' });
+  return wrapLine(line, width, hang, options, { continued: ' \\', whole: true });
 }
 
 /**
@@ -118,7 +133,7 @@ export function laidOutAfter(stream: OutputStream, prefix: string, text: string)
   const under = ' '.repeat(displayWidth(prefix));
   return text
     .split('\n')
-    .map((line) => wrapLine(prefix + line, width, under + hangOf(line), line.match(DELIVERY_REF) ?? []))
+    .map((line) => wrapLine(prefix + line, width, under + hangOf(line), line.match(DELIVERY_REF) ?? [], { whole: true }))
     .join('\n');
 }
 
@@ -138,7 +153,7 @@ export function laidOutYaml(stream: OutputStream, text: string): string {
       // Under a comment's text; else two deeper than the line's key (after a sequence's `- `, where there is one).
       const key = /^ *(?:- )?/.exec(line)![0].length;
       const hang = line.startsWith(`${indent}#`) ? `${indent}# ` : ' '.repeat(key + 2);
-      return wrapLine(line, width, hang, [], { hangAlways: true });
+      return wrapLine(line, width, hang, [], { hangAlways: true, whole: true });
     })
     .join('\n');
 }
@@ -199,12 +214,12 @@ const SUGGESTED_COMMAND = /(?<![\w-])whsvc(?: (?:'[^']*'|"[^"]*"|[^\s'"(]*[^\s'"
 
 /**
  * What a line keeps whole of itself: the commands it quotes in backticks (`` `whsvc deliveries retry dlv_…` ``) or
- * says to run (SUGGESTED_COMMAND), each number with its unit (`10 s`, MEASURE), and each quoted literal of a few
+ * says to run (SUGGESTED_COMMAND), unless it is a command laid out as one (`commands` false), each number with its unit (`10 s`, MEASURE), and each quoted literal of a few
  * characters that are no word (`", "`, `": "`).
  */
 function keptWhole(line: string, commands: boolean): string[] {
   return [
-    ...(line.match(/`[^`]+`/g) ?? []),
+    ...((commands && line.match(/`[^`]+`/g)) || []),
     ...((commands && line.match(SUGGESTED_COMMAND)) || []),
     ...(line.match(MEASURE) ?? []),
     ...(line.match(/(?<![\w"])"[^"\w]{1,3}"(?![\w"])/g) ?? []),

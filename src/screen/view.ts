@@ -113,7 +113,8 @@ function footer<T>(model: ScreenModel<T>, keys: KeyHint[], columns: number, colo
 
 /**
  * A pane's lines laid out for the width: each broken between words with its continuation under its text, a word wider
- * than the width (a signature, a long id) cut at its end, then toned. Made once per pane and width (it may hold a
+ * than the width (a signature, a long id) shortened as an id is (wrapLine), then toned; a line still wider (a command
+ * in backticks) cut at its end. Made once per pane and width (it may hold a
  * large body).
  */
 export function fitPane(lines: PaneLine[], columns: number, colors: Colors): string[] {

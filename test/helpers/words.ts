@@ -18,7 +18,7 @@ export function widerLines(text: string, columns: number): string[] {
 const mask = (word: string) =>
   word
     .replace(/\bsbx_secret_[\w-]+/g, 'sbx_secret_X')
-    .replace(/\b([a-z]+)_[0-9a-f]{2,}(?:…[0-9a-f]+)?/g, '$1_ID')
+    .replace(/\b([a-z]+)_[0-9a-f]{2,}(?:…[0-9a-f]+\b)?/g, '$1_ID')
     .replace(/[0-9a-f]{6,}/g, '#')
     .replace(/\d+/g, '#')
     .replace(/#+/g, '#');
@@ -29,13 +29,18 @@ const wordsOf = (text: string) =>
     .filter((word) => word !== '' && word !== '\\')
     .map(mask);
 
-/** Whether a word on a terminal is `whole`'s: the same, or, too wide for a line, shortened as an id is (`sha256=3f2a…9c1d`). */
+/**
+ * Whether a word on a terminal is `whole`'s: the same, or, too wide for a line, shortened as an id is
+ * (`sha256=3f2a…9c1d`), or as a URL is (`https://hooks.example.com/…/invoices`, `hooks.example.com/…`: its scheme, then
+ * its path, gone).
+ */
 function sameWord(shown: string, whole: string): boolean {
   if (shown === whole) return true;
   const cut = shown.indexOf('…');
   if (cut < 0 || whole.includes('…')) return false;
   const [start, end] = [shown.slice(0, cut), shown.slice(cut + 1)];
-  return start !== '' && end !== '' && whole.startsWith(start) && whole.endsWith(end);
+  const schemeless = whole.replace(/^([("'[{<`]*)[a-z][a-z0-9+.-]*:\/\//i, '$1');
+  return start !== '' && (end !== '' || start.endsWith('/')) && [whole, schemeless].some((word) => word.startsWith(start)) && whole.endsWith(end);
 }
 
 /**

@@ -140,7 +140,8 @@ describe('every line laid out for the width, broken between words (issue 44)', (
   });
 
   it("the sandbox's banner: each client secret whole on a line, the commands broken as a shell reads them back", async () => {
-    for (const columns of WIDTHS) {
+    // At 50 a secret fits under its text no more: it is copied, so whole at a line's start, never shortened.
+    for (const columns of [...WIDTHS, 50]) {
       const started = startInProcess(['sandbox', 'start', '--port', '0', '--quiet'], { terminal: { columns } });
       const banner = await started.until(() => /Ctrl-C stops it\n/.test(started.stderr()) && started.stderr(), 'the banner');
       await started.stop('SIGTERM');
@@ -154,6 +155,15 @@ describe('every line laid out for the width, broken between words (issue 44)', (
       );
       expect(login.includes('\\\n'), shown).toBe(columns < 132);
     }
+  });
+
+  it("webhooks create's secret shown once: copied, so whole on a line of its own where it does not fit after its key; a URL shortened", async () => {
+    const url = `${app.url}/api/v2/webhooks/erp/invoices/shown-once`;
+    const created = await cliAt(50)(['webhooks', 'create', '--url', url, '--events', 'invoice.paid']);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/^signing secret\nwhsec_[\w-]+$/m);
+    expect(created.stdout).toMatch(/^url {13}http:\/\/127\.0\.0\.1:\d+\/?…\/shown-once$/m);
+    expect(widerLines(created.stdout, 50), created.stdout).toEqual([]);
   });
 
   it("the sandbox's log of attempts: a line too wide goes on under its status, the delivery's id and attempt together", async () => {

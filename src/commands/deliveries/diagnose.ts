@@ -184,7 +184,7 @@ function printFacts(deps: CommandDeps, { asked, key, webhook, attempts, latest, 
     const lines = Object.entries(sent.headers)
       .filter(([name]) => name !== 'user-agent')
       // A header's value is shown, not copied (--record keeps the delivery whole): a signature wider than the line is shortened.
-      .map(([name, value]) => wrapLine(`  ${name}: ${sanitize(value)}`, width, '    ', [], { shorten: [sanitize(value)] }));
+      .map(([name, value]) => wrapLine(`  ${name}: ${sanitize(value)}`, width, '    '));
     deps.stdout.write(`${c.dim('sent')}\n${lines.join('\n')}\n`);
   }
   if (asked.payload !== undefined) deps.stdout.write(`${c.dim('payload')}\n${sanitizeBlock(JSON.stringify(asked.payload, null, 2))}\n`);

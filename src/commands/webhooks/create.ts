@@ -16,7 +16,7 @@ import { redactUserinfo, webhookUrl } from '../../net.js';
 import { createFailure, interruptedCreate } from './shared/may-exist.js';
 import { lostSecret, secretFileText, undoCreate, withSecretFile } from './shared/secret-file.js';
 import { activeLabel, webhookBlock } from './shared/view.js';
-import { keyValues, sanitize, shellWord } from '../../render/text.js';
+import { type BlockValue, keyValues, sanitize, shellWord } from '../../render/text.js';
 import { laidOut, terminalColumns } from '../../render/wrap.js';
 
 export const command = (runF = run) =>
@@ -254,7 +254,8 @@ function printCreated(deps: CommandDeps, webhook: Webhook & { signing_secret: st
     // The secret is in the file: CI logs that keep stdout must never hold it; the object says where it went.
     return printJson(deps, secretFile !== undefined ? withSecretFile(webhook, secretFile) : webhook);
   }
-  const secretPair: Array<[string, string]> = secretFile !== undefined ? [] : [['signing secret', webhook.signing_secret]];
+  // The secret shown once is copied: whole, on a line of its own where it does not fit after its key.
+  const secretPair: Array<[string, BlockValue]> = secretFile !== undefined ? [] : [['signing secret', { copy: webhook.signing_secret }]];
   deps.stdout.write(webhookBlock(webhook, deps.colors, deps.serviceNow(), secretPair, terminalColumns(deps.stdout)));
   if (secretFile !== undefined) {
     deps.stderr.write(laidOut(deps.stderr, `${deps.errColors.green('✓')} Signing secret written to ${secretFile} (mode 0600). It is not shown again.\n`));

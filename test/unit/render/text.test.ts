@@ -23,6 +23,21 @@ describe('server strings on the terminal', () => {
     expect(keyValues([['status', { styled: '\u001b[32mactive\u001b[39m' }]], (s) => s, undefined)).toBe('status  \u001b[32mactive\u001b[39m\n');
   });
 
+  it('on a terminal a value wider than its line is shortened as an id is; a value to copy (a secret shown once) stays whole', () => {
+    const secret = 'whsec_OdJCXeCJf7Omng-tDH88oMUb7EFolM53';
+    const url = 'https://hooks.example.com/api/v2/webhooks/erp/invoices';
+    const block = keyValues(
+      [
+        ['url', url],
+        ['signing secret', { copy: secret }],
+      ],
+      (s) => s,
+      52,
+    );
+    expect(block).toBe(`url             https://hooks.example.com/…/invoices\nsigning secret\n${secret}\n`);
+    expect(keyValues([['signing secret', secret]], (s) => s, 52)).toMatch(/^signing secret {2}whsec_OdJCXeCJf7Om\S*…\S*M53\n$/);
+  });
+
   it('sanitize makes one line; sanitizeBlock keeps line breaks but no other control character', () => {
     expect(sanitize('a\tb\r\nc')).toBe('a b  c');
     expect(sanitizeBlock('{\n  "a": "\u001b]0;x\u0007"\n}')).toBe('{\n  "a": "]0;x"\n}');

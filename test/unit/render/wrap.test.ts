@@ -31,9 +31,30 @@ describe('wrapLine: prose laid out for a terminal, as --help is', () => {
     expect(wrapLine(line, undefined)).toBe(line);
   });
 
-  it('a word wider than the room (an id, a URL, a path) is never broken: whole, on a line of its own', () => {
+  it('a word wider than the room (a URL, a path) is never broken: shortened as an id is, its start and its end kept, under its text', () => {
     const url = 'https://hooks.production.example-company.com/api/v2/webhooks/erp/invoices';
-    expect(wrapLine(`checks of ${url}: 15 deliveries`, 40, '  ')).toBe(`checks of\n  ${url}:\n  15 deliveries`);
+    // Too little room left after `checks of` for its host and its path's end: on the next line, in all its room.
+    expect(wrapLine(`checks of ${url}: 15 deliveries`, 60, '  ').split('\n')).toEqual([
+      'checks of',
+      '  https://hooks.production.example-company.com/…/invoices:',
+      '  15 deliveries',
+    ]);
+    // In brackets after a deep indent (apply's list of mistakes): the brackets and the colon stay whole around it.
+    expect(wrapLine(`  webhooks[0].events (${url}): "invoice.payed" is not`, 60, '    ').split('\n')).toEqual([
+      '  webhooks[0].events',
+      '    (https://hooks.production.example-company.com/…):',
+      '    "invoice.payed" is not',
+    ]);
+    // A plan's row: no more room on the next line than here, so here; narrower than its scheme and host, the scheme goes.
+    expect(wrapLine(`  + create     ${url}  (new)`, 60, ' '.repeat(15))).toBe('  + create     hooks.production.example-company.com/…  (new)');
+    // A file's path: its start and its end (the file's name).
+    const path = '/tmp/whsvc-every-line-L8Jd82/secrets-60/wh_7a9121f85d9342c47a53ba45.secret';
+    const written = wrapLine(`  ✓ written to ${path}, mode 0600`, 60, '    ').split('\n');
+    expect(written).toEqual([expect.stringMatching(/^ {2}✓ written to \/tmp\/whsvc-every-line-\w*…\w*c47a53ba45\.secret,$/), '    mode 0600']);
+    for (const laid of [written.join('\n'), wrapLine(`checks of ${url}: 15 deliveries`, 40, '  ')])
+      for (const size of widths(laid)) expect(size).toBeLessThanOrEqual(60);
+    // A pipe: whole.
+    expect(wrapLine(`checks of ${url}: 15 deliveries`, undefined, '  ')).toBe(`checks of ${url}: 15 deliveries`);
   });
 
   it('a name given to keep (a file with spaces in its name) is never broken at its spaces', () => {
@@ -76,37 +97,53 @@ describe('wrapLine: prose laid out for a terminal, as --help is', () => {
     expect(terminalColumns({ write: () => true })).toBeUndefined();
   });
 
-  it('a word too wide after the hang but not for the line goes whole at the start of a line of its own: a secret copied in one piece', () => {
+  it('a word to copy (keep: a secret) too wide after the hang goes whole at the start of a line of its own; wider than any line, whole', () => {
     const secret = 'sbx_secret_LGdFwNT26ZFxZWbDh4GrDRXFr5X_l2v4';
-    const laid = wrapLine(`  read-write    secret ${secret}`, 50, ' '.repeat(16));
-    expect(laid).toBe(`  read-write    secret\n${secret}`);
+    expect(wrapLine(`  read-write    secret ${secret}`, 50, ' '.repeat(16), [secret])).toBe(`  read-write    secret\n${secret}`);
     // Room after the hang: under the text, as ever.
-    expect(wrapLine(`  read-write    secret ${secret}`, 60, ' '.repeat(16))).toBe(`  read-write    secret\n${' '.repeat(16)}${secret}`);
+    expect(wrapLine(`  read-write    secret ${secret}`, 60, ' '.repeat(16), [secret])).toBe(`  read-write    secret\n${' '.repeat(16)}${secret}`);
+    // Not given to keep, it is only shown: shortened, as an id is, in the room left.
+    expect(wrapLine(`  read-write    secret ${secret}`, 50, ' '.repeat(16))).toBe('  read-write    secret sbx_secret_LGdF…RXFr5X_l2v4');
+    // Wider than any line: whole all the same, the terminal wraps it.
+    expect(wrapLine(`  read-write    secret ${secret}`, 30, ' '.repeat(16), [secret])).toBe(`  read-write    secret\n${secret}`);
   });
 
-  it('a word only shown (shorten) wider than a line is shortened as an id is, its start and end kept, in the room left', () => {
+  it('a signature, a body, wider than a line is shortened as an id is, its start and end kept, in the room left', () => {
     const signature = `sha256=${'3f2a'.repeat(15)}9c1d`;
-    const at60 = wrapLine(`signature  ${signature}`, 60, ' '.repeat(11), [], { shorten: [signature] });
+    const at60 = wrapLine(`signature  ${signature}`, 60, ' '.repeat(11));
     expect(at60).toMatch(/^signature {2}sha256=3f2a[0-9a-f]+…[0-9a-f]*9c1d$/);
     expect(displayWidth(at60)).toBe(60);
     // What follows goes on under it.
-    const late = wrapLine(`signature  ${signature} (the secret in ./whsec.txt)`, 60, ' '.repeat(11), [], { shorten: [signature] });
+    const late = wrapLine(`signature  ${signature} (the secret in ./whsec.txt)`, 60, ' '.repeat(11));
     expect(late.split('\n')).toEqual([at60, `${' '.repeat(11)}(the secret in ./whsec.txt)`]);
     // Less than an id's short form left on the line: on the next, after the hang, in all its room.
-    const prose = wrapLine(`sent 1234 bytes with the secret in ./whsec.txt, signed ${signature}`, 60, '  ', [], { shorten: [signature] });
+    const prose = wrapLine(`sent 1234 bytes with the secret in ./whsec.txt, signed ${signature}`, 60, '  ');
     expect(prose.split('\n')).toEqual(['sent 1234 bytes with the secret in ./whsec.txt, signed', expect.stringMatching(/^ {2}sha256=3f2a.*….*9c1d$/)]);
     expect(displayWidth(prose.split('\n')[1]!)).toBe(60);
-    // Not given to shorten: whole, on a line of its own (wider than the terminal, it wraps there, but it is whole).
-    expect(wrapLine(`signature  ${signature}`, 60, ' '.repeat(11))).toBe(`signature\n${' '.repeat(11)}${signature}`);
+    // Given to keep (a signature printed to be copied): whole, on a line of its own.
+    expect(wrapLine(`signature  ${signature}`, 60, ' '.repeat(11), [signature])).toBe(`signature\n${signature}`);
+    // YAML a file takes back (laidOutYaml) and a command to paste (wrapCommand) shorten nothing.
+    expect(wrapLine(`  url: ${signature}`, 60, '    ', [], { hangAlways: true, whole: true })).toBe(`  url:\n    ${signature}`);
   });
 
-  it('a command in backticks stays whole on a line; one wider than any line breaks at its spaces, its words whole', () => {
+  it('a command in backticks stays whole on a line; one wider than any line goes on lines of its own, unindented, ` \\` joining them', () => {
     const command = '`whsvc deliveries list wh_6cfed30be54c3974aaef9dd0 --status failed`';
     const laid = wrapLine(`hint: the service retries it: follow it with ${command}`, 80, '      ');
     expect(laid).toBe(`hint: the service retries it: follow it with\n      ${command}`);
-    const narrow = wrapLine(`hint: follow it with ${command}`, 40, '      ');
-    for (const line of narrow.split('\n')) expect(displayWidth(line)).toBeLessThanOrEqual(40);
-    expect(narrow.replace(/\n +/g, ' ')).toBe(`hint: follow it with ${command}`);
+    expect(wrapLine(`hint: follow it with ${command}, or wait`, 40, '      ').split('\n')).toEqual([
+      'hint: follow it with',
+      '`whsvc deliveries list \\',
+      '  wh_6cfed30be54c3974aaef9dd0 \\',
+      '  --status failed`,',
+      '      or wait',
+    ]);
+    // A command said to run, too wide under its text: at a line's start, whole; its URL wider than any line, whole.
+    const url = 'https://hooks.production.example-company.com/api/v2/webhooks/erp/invoices';
+    expect(wrapLine(`hint: svix's endpoints are webhooks here: whsvc webhooks create --url ${url}`, 60, '      ').split('\n')).toEqual([
+      "hint: svix's endpoints are webhooks here:",
+      'whsvc webhooks create --url \\',
+      url,
+    ]);
   });
 
   it("a whsvc command a hint says to run stays whole on a line, up to the `;` or `,` that ends it, a quoted word's spaces too", () => {

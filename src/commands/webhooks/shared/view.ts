@@ -2,7 +2,7 @@ import type { Webhook } from '../../../api/shapes.js';
 import type { Colors } from '../../../render/colors.js';
 import { renderTable, type Column, type TableOptions } from '../../../render/table.js';
 import { URL_MIN, WEBHOOK_ID_WIDTH } from '../../../cli/columns.js';
-import { keyValues } from '../../../render/text.js';
+import { type BlockValue, keyValues } from '../../../render/text.js';
 import { relativeTime } from '../../../render/words.js';
 
 export const activeLabel = (active: boolean, colors: Colors) => (active ? colors.green('active') : colors.yellow('paused'));
@@ -29,7 +29,7 @@ export async function webhookTable(webhooks: Webhook[], colors: Colors, now: num
   );
 }
 
-type Pair = [string, string | { styled: string }];
+type Pair = [string, BlockValue];
 
 /** A webhook as a key/value block, laid out for a terminal `width` wide (none: a pipe's whole lines). */
 export function webhookBlock(webhook: Webhook, colors: Colors, now: number, extra: Pair[] = [], width?: number): string {
