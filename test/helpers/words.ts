@@ -23,8 +23,15 @@ const mask = (word: string) =>
     .replace(/\d+/g, '#')
     .replace(/#+/g, '#');
 
+/**
+ * A time relative to now (`now`, `1 second ago`, `in 5 minutes`, `yesterday`), which two runs a second apart say
+ * differently, as one word: what is compared is where words go, not when a run was.
+ */
+const RELATIVE_TIME = /\b(?:now|yesterday|tomorrow|(?:in\s+)?\d+\s+(?:second|minute|hour|day|month|year)s?(?:\s+ago)?)\b/g;
+
 const wordsOf = (text: string) =>
   text
+    .replace(RELATIVE_TIME, 'WHEN')
     .split(/\s+/)
     .filter((word) => word !== '' && word !== '\\')
     .map(mask);
