@@ -24,26 +24,49 @@ export function deliveryConnections(
   return proxies ? new ProxiedButThisMachine({ ...options, ...proxies, connectTimeout: policy.timeoutMs }) : new Agent(options);
 }
 
-/** How long a name that did not resolve is answered so without asking again (real time). */
+/** How long a name that does not exist is answered so without asking again (real time). */
 export const UNRESOLVED_MEMORY_MS = 10_000;
 
 /**
- * The resolver the sends connect through, remembering for UNRESOLVED_MEMORY_MS a name it could not resolve, as a
- * caching resolver keeps a negative answer: undici connects to an origin one attempt at a time, so the attempts due to
- * a webhook whose name does not resolve each waited out the resolver's time-out (seconds, offline) one after another;
- * they now fail at once with the same error. A name that resolves is asked each time.
+ * The lookup errors that are an answer: the name does not exist, or has no address of the family asked for
+ * (dns.lookup gives ENOTFOUND for both; ENODATA and EAI_NONAME where the system says so). Any other (EAI_AGAIN: the
+ * resolver timed out or could not be reached; EAI_SYSTEM, EMFILE: this process out of something) is a failure of
+ * the moment, for the next attempt to ask again.
+ */
+const DEFINITE_ANSWERS = new Set(['ENOTFOUND', 'ENODATA', 'EAI_NONAME']);
+
+/**
+ * The resolver the sends connect through, remembering for UNRESOLVED_MEMORY_MS a name it was told does not exist, as
+ * a caching resolver keeps a negative answer: undici connects to an origin one attempt at a time, so the attempts due
+ * to a webhook whose name does not exist each waited on the resolver (seconds, behind a slow one) one after another;
+ * they now fail at once with the same answer. A name that resolves is asked each time, and so is one whose lookup
+ * failed for a reason of the moment: an attempt is never said to fail on a lookup no one made.
  */
 export function rememberingUnresolved(lookup: LookupFunction, now: () => number = () => performance.now()): LookupFunction {
   const unresolved = new Map<string, { error: NodeJS.ErrnoException; until: number }>();
   return (hostname, options, callback) => {
-    const known = unresolved.get(hostname);
-    if (known && known.until > now()) return queueMicrotask(() => callback(known.error, '', 0));
-    unresolved.delete(hostname);
+    const key = lookupKey(hostname, options);
+    const known = unresolved.get(key);
+    if (known && known.until > now()) return queueMicrotask(() => callback(copyOf(known.error), '', 0));
+    unresolved.delete(key);
     lookup(hostname, options, (error, address, family) => {
-      if (error) unresolved.set(hostname, { error, until: now() + UNRESOLVED_MEMORY_MS });
+      if (error && DEFINITE_ANSWERS.has(error.code ?? '')) unresolved.set(key, { error: copyOf(error), until: now() + UNRESOLVED_MEMORY_MS });
       callback(error, address, family);
     });
   };
+}
+
+/** What a lookup's answer depends on: the name (its case aside), the address family and hints asked for, one address or all. */
+function lookupKey(hostname: string, options: Parameters<LookupFunction>[1] | number): string {
+  const { family = 0, hints = 0, all = false } = typeof options === 'number' ? { family: options } : (options ?? {});
+  const familyNumber = family === 'IPv4' ? 4 : family === 'IPv6' ? 6 : Number(family);
+  return `${hostname.toLowerCase()} ${familyNumber} ${hints} ${all}`;
+}
+
+/** A lookup error of its own for each caller (one caller adding to or changing it changes no other's). */
+function copyOf(error: NodeJS.ErrnoException): NodeJS.ErrnoException {
+  const { code, errno, syscall, hostname } = error as NodeJS.ErrnoException & { hostname?: string };
+  return Object.assign(new Error(error.message), { code, errno, syscall, hostname });
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { type Dispatcher, request } from 'undici';
 import { describe, expect, it } from 'vitest';
@@ -90,5 +91,58 @@ describe('the names the sends resolve', () => {
     await ask('gone.invalid');
     expect(resolver.asked).toEqual(['gone.invalid', 'up.example', 'up.example', 'gone.invalid']);
     expect(answers).toEqual(['gone.invalid ENOTFOUND', 'up.example resolved', 'up.example resolved', 'gone.invalid ENOTFOUND', 'gone.invalid ENOTFOUND']);
+  });
+
+  /** rememberingUnresolved over a resolver that fails with `code` every ask but those of `resolving` (name and family), the asks counted. */
+  function remembering(code: string, resolving: Array<[string, number]> = []) {
+    const asked: string[] = [];
+    const lookup = rememberingUnresolved((hostname, options, callback) => {
+      asked.push(`${hostname} ${options.family ?? 0}`);
+      if (resolving.some(([name, family]) => name === hostname && family === options.family)) return callback(null, '127.0.0.1', 4);
+      callback(Object.assign(new Error(`getaddrinfo ${code} ${hostname}`), { code, syscall: 'getaddrinfo', hostname }), '', 0);
+    });
+    const ask = (name: string, options: LookupOptions = {}) =>
+      new Promise<NodeJS.ErrnoException | null>((resolve) => lookup(name, options, (error) => resolve(error)));
+    return { ask, asked };
+  }
+
+  it('remembers only an answer that the name does not exist, never a failure of the moment (a time-out, this process out of files)', async () => {
+    for (const code of ['ENOTFOUND', 'ENODATA', 'EAI_NONAME']) {
+      const { ask, asked } = remembering(code);
+      expect((await ask('gone.invalid'))?.code).toBe(code);
+      expect((await ask('gone.invalid'))?.code).toBe(code);
+      expect(asked, code).toEqual(['gone.invalid 0']);
+    }
+    for (const code of ['EAI_AGAIN', 'EAI_FAIL', 'EAI_SYSTEM', 'EMFILE', 'ETIMEOUT']) {
+      const { ask, asked } = remembering(code);
+      expect((await ask('slow.example'))?.code).toBe(code);
+      expect((await ask('slow.example'))?.code).toBe(code);
+      expect(asked, code).toEqual(['slow.example 0', 'slow.example 0']);
+    }
+  });
+
+  it('remembers a name per address family asked for: no IPv6 address says nothing of IPv4', async () => {
+    const { ask, asked } = remembering('ENOTFOUND', [['v4only.example', 4]]);
+    expect((await ask('v4only.example', { family: 6 }))?.code).toBe('ENOTFOUND');
+    expect(await ask('v4only.example', { family: 4 })).toBeNull();
+    expect((await ask('V4ONLY.example', { family: 6 }))?.code).toBe('ENOTFOUND');
+    expect(asked).toEqual(['v4only.example 6', 'v4only.example 4']);
+  });
+
+  it('gives each caller an error of its own, as the resolver gave it', async () => {
+    const { ask } = remembering('ENOTFOUND');
+    const first = (await ask('gone.invalid'))!;
+    first.message = 'changed by its first caller';
+    const second = (await ask('gone.invalid'))!;
+    const third = (await ask('gone.invalid'))!;
+    expect(second).not.toBe(third);
+    expect(second).not.toBe(first);
+    expect({ ...second, message: second.message }).toEqual({
+      code: 'ENOTFOUND',
+      syscall: 'getaddrinfo',
+      hostname: 'gone.invalid',
+      errno: undefined,
+      message: 'getaddrinfo ENOTFOUND gone.invalid',
+    });
   });
 });
