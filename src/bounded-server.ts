@@ -1,5 +1,7 @@
 import type { ServerOptions } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { readBodyUpTo, TOO_LARGE } from './request-body.js';
 
 /**
  * What a whsvc server (listen's receiver, the sandbox's API) takes of its clients, so that a flood of connections,
@@ -61,9 +63,22 @@ export class ConnectionBound {
     this.onShed?.();
   }
 
-  /** Its request is whole, and being answered: it stays. */
-  answering(socket: Socket): void {
-    this.waiting.delete(socket);
+  /**
+   * A request's body, read up to `limit` (readBodyUpTo), and only then its connection counted as being answered, until
+   * `res` closes: one still sending its body, slowly or never, is among those closed to make room, as one still sending
+   * its headers is. A body past `limit` (TOO_LARGE) is refused, never answered at length: its connection stays among them.
+   */
+  async wholeRequest(req: IncomingMessage, res: ServerResponse, limit: number): Promise<Buffer | typeof TOO_LARGE> {
+    const body = await readBodyUpTo(req, limit);
+    if (body === TOO_LARGE) return body;
+    this.waiting.delete(req.socket);
+    res.once('close', () => this.answered(req.socket));
+    return body;
+  }
+
+  /** Answered in part and held open (a live stream that only ever sends): it may be closed to make room, as an idle one. */
+  heldOpen(socket: Socket): void {
+    this.answered(socket);
   }
 
   /** Answered: kept alive for another request, it waits again, as the newest. */

@@ -16,12 +16,19 @@ export function httpUrl(address: AddressInfo): string {
 export function isLoopbackHost(hostname: string): boolean {
   const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
   return (
-    name === 'localhost' ||
-    name.endsWith('.localhost') ||
-    name === '[::1]' ||
-    /^127(\.\d{1,3}){3}$/.test(name) ||
-    /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(name)
+    name === 'localhost' || name.endsWith('.localhost') || name === '[::1]' || /^127(\.\d{1,3}){3}$/.test(name) || mappedIpv4(name)?.startsWith('127.') === true
   );
+}
+
+/**
+ * The IPv4 address an IPv4-mapped IPv6 hostname stands for, as WHATWG URL gives the hostname (`[::ffff:127.0.0.1]`
+ * is `[::ffff:7f00:1]` by then, and so is `[0:0:0:0:0:ffff:7f00:1]`): `127.0.0.1`; undefined for any other hostname.
+ */
+export function mappedIpv4(hostname: string): string | undefined {
+  const mapped = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(hostname);
+  if (!mapped) return undefined;
+  const [high, low] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)];
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 
 const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'] as const;

@@ -2,7 +2,7 @@ import { ApiClient, type Credentials, type TokenCache } from '../api/client.js';
 import { AuthError } from '../api/errors.js';
 import { defaultTransport, proxyForDisplay, type Transport } from '../api/transport.js';
 import { ConfigStore, type Profile } from '../config/store.js';
-import { isLoopbackHost, proxyCredentials, proxySettings, redactUserinfo } from '../net.js';
+import { isLoopbackHost, mappedIpv4, proxyCredentials, proxySettings, redactUserinfo } from '../net.js';
 import { shellWord } from '../render/text.js';
 import { colorsFor, type Colors } from '../render/colors.js';
 import { withSpinner } from '../render/spinner.js';
@@ -137,12 +137,13 @@ function checkBaseUrl(value: string, source: string): string {
 
 /**
  * An address as one spelling, its origin and path as WHATWG URL reads them: a trailing slash, an upper-case scheme or
- * host, a default port written or not, and `..` in the path are the same address. No name is looked up: localhost and
- * 127.0.0.1 stay two.
+ * host, a default port written or not, and `..` in the path are the same address, and so are an IPv4 address and its
+ * IPv4-mapped IPv6 form (`[::ffff:127.0.0.1]` is 127.0.0.1). No name is looked up: localhost and 127.0.0.1 stay two.
  */
 export function normalAddress(value: string): string {
   try {
     const url = new URL(value);
+    url.hostname = mappedIpv4(url.hostname) ?? url.hostname;
     return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
   } catch {
     return value;

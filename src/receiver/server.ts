@@ -6,7 +6,7 @@ import { httpUrl } from '../net.js';
 import { defaultMaxConnections } from '../open-files.js';
 import { boundedServerOptions, ConnectionBound, type ConnectionBounds } from '../bounded-server.js';
 import { DELIVERY_TIMEOUT_MS, LARGEST_PAYLOAD_BYTES } from '../protocol/delivery.js';
-import { ClientGone, discardRest, readBodyUpTo, TOO_LARGE } from '../request-body.js';
+import { ClientGone, discardRest, TOO_LARGE } from '../request-body.js';
 import { bytesText } from '../render/words.js';
 
 /**
@@ -107,15 +107,13 @@ function requestHandler(
   return (req, res) => {
     // The sender's limit runs from its request, not from the end of its body: a slow upload is time it has spent.
     const startedAt = performance.now();
-    readBodyUpTo(req, bounds.maxBodyBytes).then(
+    connections.wholeRequest(req, res, bounds.maxBodyBytes).then(
       (body) => {
         if (body === TOO_LARGE) {
           hooks.onStopped('too_large');
           refuseTooLarge(res, bounds.maxBodyBytes, req);
           return;
         }
-        connections.answering(req.socket);
-        res.once('close', () => connections.answered(req.socket));
         // Each request's handling is kept until it ends: listen stops only once every answer is given and recorded.
         const handled = receive(req, res, body, now(), startedAt)
           .catch((error: unknown) => {

@@ -1,5 +1,3 @@
-import { lookup as systemLookup } from 'node:dns';
-import type { LookupFunction } from 'node:net';
 import { Agent, Dispatcher, EnvHttpProxyAgent } from 'undici';
 import { isLoopbackHost, type ProxySettings } from '../net.js';
 
@@ -14,36 +12,10 @@ export { defaultMaxConnections, MOST_CONNECTIONS } from '../open-files.js';
  * environment, deliveries to other hosts go through them, as the CLI's
  * requests do (api/transport.ts), and this machine is reached directly.
  */
-export function deliveryConnections(
-  policy: { maxConnections: number; timeoutMs: number },
-  proxies?: ProxySettings,
-  lookup: LookupFunction = rememberingUnresolved(systemLookup),
-): Dispatcher {
-  const options = { connections: policy.maxConnections, keepAliveTimeout: 4_000, connect: { timeout: policy.timeoutMs, lookup } };
+export function deliveryConnections(policy: { maxConnections: number; timeoutMs: number }, proxies?: ProxySettings): Dispatcher {
+  const options = { connections: policy.maxConnections, keepAliveTimeout: 4_000, connect: { timeout: policy.timeoutMs } };
   // Through a proxy undici connects with its own function: the connect timeout is given to it by name.
   return proxies ? new ProxiedButThisMachine({ ...options, ...proxies, connectTimeout: policy.timeoutMs }) : new Agent(options);
-}
-
-/** How long a name that did not resolve is answered so without asking again (real time). */
-export const UNRESOLVED_MEMORY_MS = 10_000;
-
-/**
- * The resolver the sends connect through, remembering for UNRESOLVED_MEMORY_MS a name it could not resolve, as a
- * caching resolver keeps a negative answer: undici connects to an origin one attempt at a time, so the attempts due to
- * a webhook whose name does not resolve each waited out the resolver's time-out (seconds, offline) one after another;
- * they now fail at once with the same error. A name that resolves is asked each time.
- */
-export function rememberingUnresolved(lookup: LookupFunction, now: () => number = () => performance.now()): LookupFunction {
-  const unresolved = new Map<string, { error: NodeJS.ErrnoException; until: number }>();
-  return (hostname, options, callback) => {
-    const known = unresolved.get(hostname);
-    if (known && known.until > now()) return queueMicrotask(() => callback(known.error, '', 0));
-    unresolved.delete(hostname);
-    lookup(hostname, options, (error, address, family) => {
-      if (error) unresolved.set(hostname, { error, until: now() + UNRESOLVED_MEMORY_MS });
-      callback(error, address, family);
-    });
-  };
 }
 
 /**

@@ -42,9 +42,12 @@ export function sendErrorAnswer(res: ServerResponse, error: ErrorAnswer): void {
   sendJson(res, error.status, { error: { code: error.code, message: error.message, ...error.extra } }, error.headers);
 }
 
+/** Each request's body, as serve() read it before handling the request (ConnectionBound.wholeRequest). */
+const bodies = new WeakMap<IncomingMessage, Buffer | typeof TOO_LARGE>();
+
 /** The raw request body, refused with 413 past MAX_BODY_BYTES (after the rest of it is read and dropped: see discardRest). */
 export async function readBody(req: IncomingMessage): Promise<string> {
-  const body = await readBodyUpTo(req, MAX_BODY_BYTES);
+  const body = bodies.get(req) ?? (await readBodyUpTo(req, MAX_BODY_BYTES));
   if (body !== TOO_LARGE) return body.toString('utf8');
   await discardRest(req);
   throw tooLarge();
@@ -137,24 +140,21 @@ export function serve(
 ): Server {
   const connections = new ConnectionBound(bounds.maxConnections);
   const server = createServer(boundedServerOptions(bounds), (req, res) => {
-    // Being answered (a clock jump may take minutes): never the connection closed to make room for another, nor idle.
-    connections.answering(req.socket);
+    // Its answer may take long (a clock jump: minutes): no idle time-out from here on (requestTimeout bounds the body).
     req.socket.setTimeout(0);
-    res.once('close', () => connections.answered(req.socket));
     res.setHeader('date', new Date(clock.now()).toUTCString());
-    handle(req, res).catch((error: unknown) => {
-      if (error instanceof ClientGone || res.headersSent) {
-        res.destroy();
-        return;
-      }
-      if (error instanceof ErrorAnswer) {
-        sendErrorAnswer(res, error);
-        if (error.headers.connection === 'close') req.resume();
-        return;
-      }
-      onInternalError(`whsvc sandbox: internal error on ${req.method} ${req.url}: ${(error as Error)?.stack ?? String(error)}\n`);
-      sendErrorAnswer(res, new ErrorAnswer(500, 'internal_error', 'the sandbox failed to handle this request'));
-    });
+    // Being answered once its body is whole, never before (a slow body may be closed to make room, as slow headers are).
+    connections
+      .wholeRequest(req, res, MAX_BODY_BYTES)
+      .then((body) => {
+        bodies.set(req, body);
+        return handle(req, res);
+      })
+      .then(
+        // Handled, its answer still open: a live stream, which must not hold the room API calls need.
+        () => res.writableEnded || connections.heldOpen(req.socket),
+        (error: unknown) => answerFailure(req, res, error, onInternalError),
+      );
   });
   server.on('connection', (socket: Socket) => {
     connections.connected(socket);
@@ -173,6 +173,21 @@ export function serve(
     );
   });
   return server;
+}
+
+/** A request's handling failed: an ErrorAnswer is answered as such, a client gone let go, anything else a 500 told to `onInternalError`. */
+function answerFailure(req: IncomingMessage, res: ServerResponse, error: unknown, onInternalError: (line: string) => void): void {
+  if (error instanceof ClientGone || res.headersSent) {
+    res.destroy();
+    return;
+  }
+  if (error instanceof ErrorAnswer) {
+    sendErrorAnswer(res, error);
+    if (error.headers.connection === 'close') req.resume();
+    return;
+  }
+  onInternalError(`whsvc sandbox: internal error on ${req.method} ${req.url}: ${(error as Error)?.stack ?? String(error)}\n`);
+  sendErrorAnswer(res, new ErrorAnswer(500, 'internal_error', 'the sandbox failed to handle this request'));
 }
 
 /** What a request node:http could not even parse is answered with, as [status, reason phrase, code, message]. */

@@ -7,6 +7,13 @@ import type { InspectorChange } from './types.js';
 export const DATA_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
 
 /**
+ * The most live streams open at once (docs/sandbox.md): each browser tab on the inspector holds one, and a stream is
+ * never done, so past this the oldest is ended (its page, if still open, reconnects in 2 s). Without it, streams opened
+ * by the hundred would hold every connection the API has.
+ */
+export const MOST_LIVE_STREAMS = 16;
+
+/**
  * The inspector's live stream (server-sent events): an event whenever the
  * store's writes or a manual clock moved, looked for 4 times a second whatever
  * their number (a burst of thousands makes a few refreshes), and a comment
@@ -26,6 +33,7 @@ export class LiveStream {
     if (req.method === 'HEAD') return void res.end();
     res.write(`retry: 2000\n\n${this.eventText()}`);
     this.streams.add(res);
+    if (this.streams.size > MOST_LIVE_STREAMS) this.endOldest();
     const done = () => {
       this.streams.delete(res);
       if (this.streams.size === 0 && this.ticker !== undefined) {
@@ -48,6 +56,12 @@ export class LiveStream {
     this.ticker = undefined;
     for (const res of this.streams) res.end();
     this.streams.clear();
+  }
+
+  private endOldest(): void {
+    const oldest = this.streams.values().next().value!;
+    this.streams.delete(oldest);
+    oldest.end();
   }
 
   private tick(): void {

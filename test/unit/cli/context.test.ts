@@ -28,4 +28,14 @@ describe('normalAddress', () => {
     expect(normalAddress('http://localhost:4010')).not.toBe(normalAddress('http://127.0.0.1:4010'));
     expect(normalAddress('https://api.example.com/a')).not.toBe(normalAddress('https://api.example.com/b'));
   });
+
+  it('an IPv4 address written as IPv4-mapped IPv6 is that address: one lock, one login, whatever the spelling', () => {
+    const spellings = ['http://[::ffff:127.0.0.1]:4010', 'http://[::FFFF:7f00:1]:4010/', 'http://[0:0:0:0:0:ffff:127.0.0.1]:4010'];
+    expect(new Set(spellings.map(normalAddress))).toEqual(new Set(['http://127.0.0.1:4010']));
+    expect(normalAddress('https://[::ffff:203.0.113.9]/v1')).toBe('https://203.0.113.9/v1');
+    // Other IPv6 addresses stay as they are: [::1] is not 127.0.0.1, nor is an IPv4-compatible or NAT64 address mapped.
+    for (const other of ['http://[::1]:4010', 'http://[::7f00:1]:4010', 'http://[64:ff9b::7f00:1]:4010']) {
+      expect(normalAddress(other), other).toBe(other);
+    }
+  });
 });
