@@ -38,7 +38,9 @@ export interface JsonDocument {
   /**
    * A list a failure stopped part-way: left unfinished after its last whole item (and a newline), never closed, so
    * that jq, or any JSON parser, refuses it with the command's error rather than a script taking part of the list for
-   * the whole of it. Closed with `has_more: true`, `jq '.data[]'` would hand on the part with exit 0.
+   * the whole of it. Closed with `has_more: true`, `jq '.data[]'` would hand on the part with exit 0. A command that
+   * acts (recover, retry) closes its document with an `error` instead: what it did is done, and is the part a script
+   * must read.
    */
   cut(): void;
 }
