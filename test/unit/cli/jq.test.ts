@@ -86,15 +86,15 @@ describe('--jq: the --json output through a real jq', () => {
     expect(syntax.message).toBe('--jq ".data |": syntax error, unexpected end of file (line 1, column 7)');
   });
 
-  it("a program whose brackets do not balance cannot close the check's own and pass it: a usage error, not a failure as it runs", async () => {
-    for (const escaping of ['.) | (.', '.a) else empty end | (if true then (.', '.] | [.', '.} | {a: .']) {
+  it("a program whose brackets do not balance is a usage error, jq's syntax error, before anything runs", async () => {
+    for (const escaping of ['.) | (.', '.a) else empty end | (if true then (.', '.] | [.', '.} | {a: .', '.) | repeat(.) | (.']) {
       const error = (await loadJqFilter(escaping).catch((e: unknown) => e)) as CliError;
       expect(error, escaping).toBeInstanceOf(CliError);
       expect(error.exitCode).toBe(2);
       expect(error.message).toMatch(/syntax error/);
     }
-    expect(bracketNesting('.) | (.')).toEqual({ deepest: 1, balanced: false });
-    expect(bracketNesting('"\\\\(" | (.a) # )')).toEqual({ deepest: 1, balanced: true });
+    expect(bracketNesting('.) | (.')).toBe(1);
+    expect(bracketNesting('"\\\\(" | (.a) # )')).toBe(1);
   });
 
   it("a program nested deeper than jq's stack takes is a usage error before anything runs; a long one is echoed cut (issue 44)", async () => {
@@ -104,7 +104,7 @@ describe('--jq: the --json output through a real jq', () => {
     expect(error.exitCode).toBe(2);
     expect(error.message).toBe(`--jq "${'['.repeat(59)}…": nested 1000 deep; whsvc's jq runs programs nested at most 256 deep`);
     // Brackets inside a string are no nesting; 256 deep runs.
-    expect(bracketNesting('"((((" | [.]').deepest).toBe(1);
+    expect(bracketNesting('"((((" | [.]')).toBe(1);
     expect((await through(`${'['.repeat(256)}.a${']'.repeat(256)} | flatten | .[0]`, ['{"a":7}'])).stdout).toBe('7\n');
   });
 
@@ -122,9 +122,13 @@ describe('--jq: the --json output through a real jq', () => {
       expect(error, hidden.slice(0, 20)).toBeInstanceOf(CliError);
       expect(error.message).toMatch(/: nested \d+ deep; whsvc's jq runs programs nested at most 256 deep$/);
     }
-    expect(bracketNesting('"\\([.a, "\\((1))"])" # (((').deepest).toBe(4);
-    expect(bracketNesting('"a\\"[" | [.] # ("\n| [.] # a \\\\\n| [.]').deepest).toBe(1);
-    expect(bracketNesting('# (( \\\n ((\n.').deepest).toBe(0);
+    expect(bracketNesting('"\\([.a, "\\((1))"])" # (((')).toBe(4);
+    expect(bracketNesting('"a\\"[" | [.] # ("\n| [.] # a \\\\\n| [.]')).toBe(1);
+    expect(bracketNesting('# (( \\\n ((\n.')).toBe(0);
+    // As jq 1.8's lexer reads a comment: a backslash carries it over a \r\n too, and over one line's end only.
+    expect(bracketNesting('# (( \\\r\n ((\n.')).toBe(0);
+    expect(bracketNesting('# \\\n\n((.))')).toBe(2);
+    expect(bracketNesting('# \\x\n((.))')).toBe(2);
   });
 
   it("$ENV and env are the user's environment, less what holds a credential, with a URL's password masked (issue 44)", async () => {
@@ -189,6 +193,33 @@ describe('--jq: the --json output through a real jq', () => {
     await expect(loadJqFilter('repeat(.)')).resolves.toBeDefined();
     await expect(loadJqFilter('input')).resolves.toBeDefined();
     await expect(loadJqFilter('def f: .a; f # a comment')).resolves.toBeDefined();
+  });
+
+  it('the check runs nothing, even where a comment goes on past its line (a backslash at its end), and runs as the filter does (Ctrl-C stops it)', async () => {
+    const checked: string[] = [];
+    const unguarded = <T>(work: () => T): T => {
+      checked.push('unguarded');
+      return work();
+    };
+    // jq 1.8 carries a comment that ends in a backslash on to the next line; each of these is valid jq.
+    for (const program of ['error("ran") # \\', '. # note \\', '[repeat("x" * 1000)] # \\', 'last(range(1e12)) # \\']) {
+      await expect(loadJqFilter(program, { unguarded }), program).resolves.toBeDefined();
+    }
+    expect(checked).toHaveLength(4);
+    expect((await through('.a # note \\\n.b', ['{"a":1}'])).stdout).toBe('1\n');
+  });
+
+  it('jq itself failing as it compiles (it works out `"x" * 1e9` then) is one usage line, before anything is sent', async () => {
+    const runtimeLines = vi.spyOn(console, 'error');
+    try {
+      const error = (await loadJqFilter('"x" * 1e9').catch((e: unknown) => e)) as CliError;
+      expect(error).toBeInstanceOf(CliError);
+      expect(error.exitCode).toBe(2);
+      expect(error.message).toBe('--jq "\\"x\\" * 1e9": jq ran out of memory or stack (Aborted()): a program that builds too much or recurses too deep');
+      expect(runtimeLines).not.toHaveBeenCalled();
+    } finally {
+      runtimeLines.mockRestore();
+    }
   });
 
   it("a program as jq's command line runs it: its module directive first, its lines its own, its input <stdin>", async () => {
