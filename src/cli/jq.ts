@@ -5,7 +5,7 @@ import { sanitizeBlock } from '../render/text.js';
 import { bytesText } from '../render/words.js';
 import { ExitCode, usageError } from './errors.js';
 import { namesCredential } from '../protocol/credential-names.js';
-import { holdsSigningSecret } from './credentials.js';
+import { holdsSigningSecret, signingSecretsIn } from './credentials.js';
 import { pastedSecret } from './secret.js';
 import { exactParse } from '../exact-json.js';
 import { redactUserinfo } from '../net.js';
@@ -27,12 +27,20 @@ export interface JqFilter {
   run(input: string): { results: string[]; error?: string; warnings?: string; stopped?: boolean };
 }
 
-/** jq's words for an error, without its `jq: error…:` prefix and its name for our input. */
+/**
+ * jq's words for an error, without its `jq: error…:` prefix and its name for our input. An error whose value is not a
+ * string (`error({…})`), which jq 1.8 writes `jq: error (at …) (not a string): VALUE`, reads `VALUE (not a string)`.
+ */
 export function jqMessage(stderr: string): string {
   return stderr
     .split('\n')
     .filter((line) => line.startsWith('jq: error'))
-    .map((line) => line.replace(/^jq: error(?: \(at [^)]*\))?: /, '').replace(/ at <top-level>, line (\d+), column (\d+):$/, ' (line $1, column $2)'))
+    .map((line) =>
+      line
+        .replace(/^jq: error \(at [^)]*\) \(not a string\): (.*)$/s, '$1 (not a string)')
+        .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
+        .replace(/ at <top-level>, line (\d+), column (\d+):$/, ' (line $1, column $2)'),
+    )
     .join('; ');
 }
 
@@ -354,16 +362,29 @@ export class JqJson implements JsonOutput {
     return this.failed && exitCode === ExitCode.ok ? ExitCode.failure : exitCode;
   }
 
-  /** Whether the filter ran through `json` (false: jq failed on it, or had failed before). */
+  /** Whether the filter ran through `json`; jq's words on stderr masked (secretsMasked). */
   private apply(json: string | undefined): boolean {
     if (json === undefined) return true;
     if (this.stopped) return false;
+    // Before jq runs: its errors may quote the input's secrets in any form (cut, encoded: SecretMask).
+    for (const found of signingSecretsIn(json)) this.secrets.add(found);
     const { results, error, warnings, stopped } = this.filter.run(json);
     this.stopped = stopped === true;
     for (const result of results) this.stdout.write(`${this.shown(result)}\n`);
-    if (warnings) this.stderr.write(`${this.secrets.mask(warnings)}\n`);
-    if (error !== undefined) this.fail(`--jq: ${this.secrets.mask(error)}`);
+    if (warnings) this.stderr.write(`${this.secretsMasked(warnings)}\n`);
+    if (error !== undefined) this.fail(`--jq: ${this.secretsMasked(error)}`);
     return error === undefined;
+  }
+
+  /**
+   * What jq writes to stderr (its errors, `halt_error`, `debug`, `stderr`) with the run's secrets masked, and any
+   * signing secret it holds besides (one the program made): jq quotes its input (`string ("whsec_…") cannot…`).
+   */
+  private secretsMasked(text: string): string {
+    // The secrets known first, so that one cut short (`"whsec_abcdefghijklmnopqr..."`) is masked with its ellipsis.
+    const masked = this.secrets.mask(text);
+    for (const found of signingSecretsIn(masked)) this.secrets.add(found);
+    return this.secrets.mask(masked);
   }
 
   private shown(result: string): string {

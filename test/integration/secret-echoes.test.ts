@@ -109,3 +109,24 @@ describe('signing secrets, against a hostile service', () => {
     expect(listed.stdout).toBe('');
   });
 });
+
+describe('signing secrets under --jq (issue 44 probe)', () => {
+  const created = (args: string[]) => cli(['api', '-X', 'POST', '/v1/webhooks', '-f', `url=${receiver.url}/api-jq`, '-f', 'events[]=invoice.paid', ...args]);
+
+  it("api: jq's error, halt_error or a cut quote of the answer never shows the new signing secret; the answer is printed as returned", async () => {
+    for (const program of ['.signing_secret | fromjson', 'error', 'halt_error', '.signing_secret | tonumber', '.signing_secret | @base64 | error']) {
+      const result = await created(['--jq', program]);
+      expect(result.code, program).toBe(1);
+      const secret = JSON.parse(result.stdout).signing_secret as string;
+      expect(secret).toMatch(/^whsec_/);
+      expect(result.stderr, program).not.toMatch(/whsec_\w/);
+      expect(result.stderr, program).not.toContain(Buffer.from(secret).toString('base64').slice(0, 16));
+      expect(result.stderr, program).toMatch(/^whsvc: --jq: .*\[redacted\]/m);
+      expect(result.stderr).toMatch(
+        /^whsvc: --jq failed on an answer holding a signing secret, which the service gives only once: the answer is printed as returned instead/m,
+      );
+    }
+    const parsing = await created(['--jq', '.signing_secret | fromjson']);
+    expect(parsing.stderr).toMatch(/^whsvc: --jq: .*\(while parsing '\[redacted\]'\)\n/);
+  });
+});

@@ -189,6 +189,8 @@ function printAnswer(deps: CommandDeps, response: TransportResponse): void {
     json = undefined;
   }
   const holdsSecret = typeof json === 'object' && json !== null && typeof (json as { signing_secret?: unknown }).signing_secret === 'string';
+  // Masked from now on, as a created webhook's is: in jq's errors (which quote their input), and any error after.
+  if (holdsSecret) deps.api.addSecret((json as { signing_secret: string }).signing_secret);
   // --json (--jq): the answer's own bytes, every digit kept, to print or to filter.
   if (deps.json && json !== undefined) {
     if (!deps.jsonOut.text(response.text) && holdsSecret) {

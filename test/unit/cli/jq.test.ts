@@ -222,6 +222,34 @@ describe('--jq: the --json output through a real jq', () => {
     }
   });
 
+  it("an error whose value is not a string reads as jq's other errors do, without jq's name for its input", async () => {
+    const result = await through('error({code: 1})', ['null']);
+    expect(result.stderr).toBe('whsvc: --jq: {"code":1} (not a string)\n');
+  });
+
+  it('what jq writes to stderr never holds a signing secret of its input, though the run did not hold it: errors, halt_error, debug', async () => {
+    const secret = 'whsec_abcdefghijklmnopqrstuvwxyz0123456789/+AB';
+    const input = JSON.stringify({ id: 'wh_1', signing_secret: secret });
+    for (const program of [
+      '.signing_secret | fromjson',
+      'error',
+      'halt_error',
+      '.signing_secret | halt_error',
+      '.signing_secret | tonumber',
+      '.signing_secret | @base64 | error',
+      '.signing_secret | @uri | error',
+      '.signing_secret | debug | empty',
+      '.signing_secret | stderr | empty',
+      '"whsec_made\\(.id)ByTheProgram" | error',
+    ]) {
+      const { stderr } = await through(program, [input]);
+      expect(stderr, program).toMatch(/\[redacted\]/);
+      for (const form of [secret.slice(0, 14), Buffer.from(secret).toString('base64').slice(0, 20), 'whsec_madewh_1']) {
+        expect(stderr, program).not.toContain(form);
+      }
+    }
+  });
+
   it("a program as jq's command line runs it: its module directive first, its lines its own, its input <stdin>", async () => {
     // whsvc's $ENV goes after the directives jq takes only at a program's start, and on its first line.
     expect((await through('module {name: "x;y"}; # a comment;\n[$__loc__.line, env.HOME == $ENV.HOME]', ['null'])).stdout).toBe('[2,true]\n');
