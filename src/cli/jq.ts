@@ -1,6 +1,6 @@
 import type { Jq } from 'jq-wasm';
 import type { OutputStream } from '../render/stream.js';
-import type { JsonDocument, JsonOutput } from './json-output.js';
+import type { JsonDocument, JsonOutput, Shown } from './json-output.js';
 import { sanitizeBlock } from '../render/text.js';
 import { bytesText } from '../render/words.js';
 import { ExitCode, usageError } from './errors.js';
@@ -286,12 +286,12 @@ export class JqJson implements JsonOutput {
     private readonly secrets = new SecretMask(),
   ) {}
 
-  document(value: unknown): boolean {
-    return this.apply(JSON.stringify(value));
+  document(value: unknown, secret?: string): Shown {
+    return this.apply(JSON.stringify(value), secret);
   }
 
-  text(json: string): boolean {
-    return this.apply(json);
+  text(json: string, secret?: string): Shown {
+    return this.apply(json, secret);
   }
 
   unfiltered(json: string): void {
@@ -362,18 +362,29 @@ export class JqJson implements JsonOutput {
     return this.failed && exitCode === ExitCode.ok ? ExitCode.failure : exitCode;
   }
 
-  /** Whether the filter ran through `json`; jq's words on stderr masked (secretsMasked). */
-  private apply(json: string | undefined): boolean {
-    if (json === undefined) return true;
-    if (this.stopped) return false;
+  /**
+   * `json` through the filter, its results printed, jq's words on stderr (masked: secretsMasked). A document with a
+   * `secret` has its results printed only when they hold it whole; else none, and the exit code is 1 (Shown).
+   */
+  private apply(json: string | undefined, secret?: string): Shown {
+    if (json === undefined) return 'shown';
+    if (this.stopped) return 'failed';
     // Before jq runs: its errors may quote the input's secrets in any form (cut, encoded: SecretMask).
     for (const found of signingSecretsIn(json)) this.secrets.add(found);
     const { results, error, warnings, stopped } = this.filter.run(json);
     this.stopped = stopped === true;
-    for (const result of results) this.stdout.write(`${this.shown(result)}\n`);
+    const lines = results.map((result) => this.shown(result));
+    const kept = secret === undefined || (error === undefined && lines.some((line) => line.includes(secret)));
+    if (kept) for (const line of lines) this.stdout.write(`${line}\n`);
     if (warnings) this.stderr.write(`${this.secretsMasked(warnings)}\n`);
-    if (error !== undefined) this.fail(`--jq: ${this.secretsMasked(error)}`);
-    return error === undefined;
+    if (error !== undefined) {
+      this.fail(`--jq: ${this.secretsMasked(error)}`);
+      return 'failed';
+    }
+    if (kept) return 'shown';
+    // Said by the command, which knows what the secret was for.
+    this.failed = true;
+    return 'dropped';
   }
 
   /**

@@ -250,6 +250,26 @@ describe('--jq: the --json output through a real jq', () => {
     }
   });
 
+  it('a document handed on with its secret: its results printed only when they hold the secret; else none, and exit 1', async () => {
+    const secret = 'whsec_abcdefghijklmnopqrstuvwxyz0123456789';
+    const webhook = { id: 'wh_1', signing_secret: secret };
+    const handed = async (expression: string, withSecret = true) => {
+      const stdout = new Collector();
+      const stderr = new Collector();
+      const output = new JqJson(await loadJqFilter(expression), stdout, stderr);
+      const shown = output.document(webhook, withSecret ? secret : undefined);
+      return { shown, stdout: stdout.text, stderr: stderr.text, code: output.finish(0) };
+    };
+    expect(await handed('.id, .signing_secret')).toEqual({ shown: 'shown', stdout: `wh_1\n${secret}\n`, stderr: '', code: 0 });
+    expect(await handed('{id, signing_secret}')).toMatchObject({ shown: 'shown', code: 0 });
+    expect(await handed('.id')).toEqual({ shown: 'dropped', stdout: '', stderr: '', code: 1 });
+    expect(await handed('empty')).toEqual({ shown: 'dropped', stdout: '', stderr: '', code: 1 });
+    expect(await handed('.signing_secret[:20]')).toMatchObject({ shown: 'dropped', stdout: '' });
+    expect(await handed('.signing_secret, error("no")')).toEqual({ shown: 'failed', stdout: '', stderr: 'whsvc: --jq: no\n', code: 1 });
+    // A document without a secret to carry: the filter's to shape as it likes.
+    expect(await handed('.id', false)).toEqual({ shown: 'shown', stdout: 'wh_1\n', stderr: '', code: 0 });
+  });
+
   it("a program as jq's command line runs it: its module directive first, its lines its own, its input <stdin>", async () => {
     // whsvc's $ENV goes after the directives jq takes only at a program's start, and on its first line.
     expect((await through('module {name: "x;y"}; # a comment;\n[$__loc__.line, env.HOME == $ENV.HOME]', ['null'])).stdout).toBe('[2,true]\n');
@@ -297,19 +317,19 @@ describe('--jq: the --json output through a real jq', () => {
     const stderr = new Collector();
     const filter = await loadJqFilter('if .deep then (def f: f + 1; f) else (.s | tonumber), (.s | error) end');
     const output = new JqJson(filter, new Collector(), stderr, Number.POSITIVE_INFINITY, secrets);
-    expect(output.document({ s: '7' })).toBe(false);
-    expect(output.document({ s: secret })).toBe(false);
+    expect(output.document({ s: '7' })).toBe('failed');
+    expect(output.document({ s: secret })).toBe('failed');
     expect(stderr.text).toBe('whsvc: --jq: 7\nwhsvc: --jq: string ("[redacted]") cannot be parsed as a number\n');
     stderr.chunks.length = 0;
     // jq itself failing, and every document after it.
     const runtimeLines = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
-      expect(output.document({ deep: true })).toBe(false);
+      expect(output.document({ deep: true })).toBe('failed');
     } finally {
       runtimeLines.mockRestore();
     }
-    expect(output.document({ s: '1' })).toBe(false);
-    expect(new JqJson(await loadJqFilter('.s'), new Collector(), stderr).document({ s: 'ok' })).toBe(true);
+    expect(output.document({ s: '1' })).toBe('failed');
+    expect(new JqJson(await loadJqFilter('.s'), new Collector(), stderr).document({ s: 'ok' })).toBe('shown');
   });
 
   it('a command with no JSON to give: what it writes is not printed, said once, and a failure', async () => {
