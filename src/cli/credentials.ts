@@ -4,8 +4,14 @@ import { isCredentialHeader } from '../protocol/headers.js';
 // What names or holds a credential: the variables --jq's $ENV leaves out (cli/jq.ts), and the values of the words typed
 // on a command line that whsvc masks when it echoes them (a hint, commander's refusal of an option).
 
+/** A signing secret (`whsec_…`) as it stands in a text, whole or cut at least 8 characters past its `whsec_`. */
+const SIGNING_SECRET = /whsec_[A-Za-z0-9+/=_-]{8,}/g;
+
+/** The signing secrets a text holds, whatever names them (the service's answer, jq's error quoting it). */
+export const signingSecretsIn = (text: string): string[] => text.match(SIGNING_SECRET) ?? [];
+
 /** Whether a value holds a signing secret (`whsec_…`), whatever its name. */
-export const holdsSigningSecret = (value: string): boolean => /whsec_[A-Za-z0-9+/=_-]{8,}/.test(value);
+export const holdsSigningSecret = (value: string): boolean => signingSecretsIn(value).length > 0;
 
 /** What stands for a credential in an echo of what was typed: a placeholder, as `<webhook-id>` is in a hint. */
 const MASKED = '<secret>';

@@ -1,11 +1,11 @@
 import type { Jq } from 'jq-wasm';
 import type { OutputStream } from '../render/stream.js';
-import type { JsonDocument, JsonOutput } from './json-output.js';
+import type { JsonDocument, JsonOutput, Shown } from './json-output.js';
 import { sanitizeBlock } from '../render/text.js';
 import { bytesText } from '../render/words.js';
 import { ExitCode, usageError } from './errors.js';
 import { namesCredential } from '../protocol/credential-names.js';
-import { holdsSigningSecret } from './credentials.js';
+import { holdsSigningSecret, signingSecretsIn } from './credentials.js';
 import { pastedSecret } from './secret.js';
 import { exactParse } from '../exact-json.js';
 import { redactUserinfo } from '../net.js';
@@ -27,41 +27,42 @@ export interface JqFilter {
   run(input: string): { results: string[]; error?: string; warnings?: string; stopped?: boolean };
 }
 
-/** jq's words for an error, without its `jq: error…:` prefix and its name for our input. */
+/**
+ * jq's words for an error, without its `jq: error…:` prefix and its name for our input. An error whose value is not a
+ * string (`error({…})`), which jq 1.8 writes `jq: error (at …) (not a string): VALUE`, reads `VALUE (not a string)`.
+ */
 export function jqMessage(stderr: string): string {
   return stderr
     .split('\n')
     .filter((line) => line.startsWith('jq: error'))
-    .map((line) => line.replace(/^jq: error(?: \(at [^)]*\))?: /, '').replace(/ at <top-level>, line (\d+), column (\d+):$/, ' (line $1, column $2)'))
+    .map((line) =>
+      line
+        .replace(/^jq: error \(at [^)]*\) \(not a string\): (.*)$/s, '$1 (not a string)')
+        .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
+        .replace(/ at <top-level>, line (\d+), column (\d+):$/, ' (line $1, column $2)'),
+    )
     .join('; ');
 }
 
 /**
- * Compiles `expression` without running it: jq compiles a whole program
- * before it runs any of it, and `if false then (…) else empty end` never runs
- * its branch. When it does not compile, the error is asked of the expression
- * alone, so that its line and column are the user's (a compile error stops jq
- * before anything runs there too).
+ * Compiles `expression` without running it: jq compiles a whole program before it reads any input, and runs it once
+ * for each input, so given none it runs none of it; a compile error stops it there, in the user's lines and columns.
+ * A compile can still run out of memory (jq works out `"x" * 1e9` as it compiles), so it runs as the filter does
+ * (`unguarded`: Ctrl-C stops it), and jq itself failing is a usage error of one line.
  */
-export function checkExpression(jq: Pick<Jq, 'raw'>, expression: string): void {
-  const { deepest, balanced } = bracketNesting(expression);
+export function checkExpression(jq: Pick<Jq, 'raw'>, expression: string, unguarded: <T>(work: () => T) => T = (work) => work()): void {
+  const deepest = bracketNesting(expression);
   if (deepest > MOST_NESTING) {
     throw usageError(`--jq ${echoed(expression)}: nested ${deepest} deep; whsvc's jq runs programs nested at most ${MOST_NESTING} deep`, JQ_MANUAL);
   }
-  // A program whose brackets do not balance could close the guard's own `(` (`.) | (.` compiles inside it); it
-  // compiles nowhere, so it is asked alone, where it stops at jq's parse.
-  const guarded = balanced
-    ? jq.raw(
-        'null',
-        ahead(expression, (body) => `if false then (\n${body}\n) else empty end`),
-        ['-n'],
-      )
-    : undefined;
-  if (guarded?.exitCode === 0) return;
-  const alone = jq.raw('null', expression, ['-n']);
-  const fallback = guarded?.stderr ?? alone.stderr;
-  const message = jqMessage(alone.exitCode === 3 ? alone.stderr : fallback) || fallback.trim();
-  throw usageError(`--jq ${echoed(expression)}: ${message}`, JQ_MANUAL);
+  let compiled: ReturnType<Jq['raw']>;
+  try {
+    compiled = unguarded(() => withoutAbortLine(() => jq.raw('', expression, [])));
+  } catch (error) {
+    throw usageError(`--jq ${echoed(expression)}: ${jqItselfFailed(error)}`, JQ_MANUAL);
+  }
+  if (compiled.exitCode === 0) return;
+  throw usageError(`--jq ${echoed(expression)}: ${jqMessage(compiled.stderr) || compiled.stderr.trim()}`, JQ_MANUAL);
 }
 
 const JQ_MANUAL = 'jq expressions as in jq 1.8: https://jqlang.org/manual/';
@@ -75,15 +76,13 @@ const MOST_NESTING = 256;
 
 /**
  * How deep a program's brackets nest, (), [] and {} alike, with a string's interpolations `"\(…)"` among them, as jq
- * reads the program: the text of a string and a comment is no nesting, and neither hides what follows it; and whether
- * every bracket opened is closed and none is closed that was not opened.
+ * reads the program: the text of a string and a comment is no nesting, and neither hides what follows it.
  */
-export function bracketNesting(expression: string): { deepest: number; balanced: boolean } {
+export function bracketNesting(expression: string): number {
   // What is open, innermost last: a bracket, an interpolation, or a string (`"`), whose text is read until it closes.
   const open: string[] = [];
   let depth = 0;
   let deepest = 0;
-  let balanced = true;
   const enter = (what: string) => {
     open.push(what);
     if (what !== '"') deepest = Math.max(deepest, ++depth);
@@ -96,26 +95,24 @@ export function bracketNesting(expression: string): { deepest: number; balanced:
       else if (c === '\\') i++;
     } else if (c === '#') i = commentEnd(expression, i);
     else if (c === '"' || c === '(' || c === '[' || c === '{') enter(c);
-    else if (c === ')' || c === ']' || c === '}') {
-      if (open.length === 0) {
-        balanced = false;
-      } else {
-        // An interpolation's `)` goes back into its string, which is below it.
-        open.pop();
-        depth--;
-      }
+    else if ((c === ')' || c === ']' || c === '}') && open.length > 0) {
+      // An interpolation's `)` goes back into its string, which is below it.
+      open.pop();
+      depth--;
     }
   }
-  return { deepest, balanced: balanced && open.length === 0 };
+  return deepest;
 }
 
 /**
- * Where a comment that begins at `at` ends (its line's end): as jq 1.8 reads one, a backslash takes the character
- * after it, so a line that ends in an odd number of backslashes goes on as comment.
+ * Where a comment that begins at `at` ends: at its line's end (`\n` or `\r\n`), as jq 1.8's lexer reads one, where a
+ * backslash just before the line's end carries the comment on to the next line (and `\\` is a backslash that does not).
  */
 function commentEnd(text: string, at: number): number {
   let i = at + 1;
-  while (i < text.length && text[i] !== '\n') i += text[i] === '\\' ? 2 : 1;
+  while (i < text.length && text[i] !== '\n' && !text.startsWith('\r\n', i)) {
+    i += /^\\(?:\\|\r?\n)/.exec(text.slice(i, i + 3))?.[0].length ?? 1;
+  }
   return i;
 }
 
@@ -190,7 +187,7 @@ function stringEnd(text: string, at: number): number {
  */
 function jqItselfFailed(error: unknown): string {
   const reason = ((error as Error | undefined)?.message ?? String(error)).replace(/\. Build with -sASSERTIONS.*$/s, '');
-  return `jq ran out of memory or stack (${reason}): a program that builds too much or recurses too deep; nothing more is filtered`;
+  return `jq ran out of memory or stack (${reason}): a program that builds too much or recurses too deep`;
 }
 
 /**
@@ -234,7 +231,7 @@ export async function loadJqFilter(
   } = {},
 ): Promise<JqFilter> {
   let jq: Jq | undefined = await load();
-  checkExpression(jq, expression);
+  checkExpression(jq, expression, unguarded);
   const program = withEnvironment(expression);
   // Made at the first input, once the run holds its secrets (its client's, those it read from files).
   let flags: string[] | undefined;
@@ -251,7 +248,7 @@ export async function loadJqFilter(
       } catch (error) {
         // Its memory (up to its limit, hundreds of MB) goes with it.
         jq = undefined;
-        failed = jqItselfFailed(error);
+        failed = `${jqItselfFailed(error)}; nothing more is filtered`;
         return { results: [], error: failed, stopped: true };
       }
       const { stdout, stderr, exitCode } = ran;
@@ -289,12 +286,12 @@ export class JqJson implements JsonOutput {
     private readonly secrets = new SecretMask(),
   ) {}
 
-  document(value: unknown): boolean {
-    return this.apply(JSON.stringify(value));
+  document(value: unknown, secret?: string): Shown {
+    return this.apply(JSON.stringify(value), secret);
   }
 
-  text(json: string): boolean {
-    return this.apply(json);
+  text(json: string, secret?: string): Shown {
+    return this.apply(json, secret);
   }
 
   unfiltered(json: string): void {
@@ -365,16 +362,40 @@ export class JqJson implements JsonOutput {
     return this.failed && exitCode === ExitCode.ok ? ExitCode.failure : exitCode;
   }
 
-  /** Whether the filter ran through `json` (false: jq failed on it, or had failed before). */
-  private apply(json: string | undefined): boolean {
-    if (json === undefined) return true;
-    if (this.stopped) return false;
+  /**
+   * `json` through the filter, its results printed, jq's words on stderr (masked: secretsMasked). A document with a
+   * `secret` has its results printed only when they hold it whole; else none, and the exit code is 1 (Shown).
+   */
+  private apply(json: string | undefined, secret?: string): Shown {
+    if (json === undefined) return 'shown';
+    if (this.stopped) return 'failed';
+    // Before jq runs: its errors may quote the input's secrets in any form (cut, encoded: SecretMask).
+    for (const found of signingSecretsIn(json)) this.secrets.add(found);
     const { results, error, warnings, stopped } = this.filter.run(json);
     this.stopped = stopped === true;
-    for (const result of results) this.stdout.write(`${this.shown(result)}\n`);
-    if (warnings) this.stderr.write(`${this.secrets.mask(warnings)}\n`);
-    if (error !== undefined) this.fail(`--jq: ${this.secrets.mask(error)}`);
-    return error === undefined;
+    const lines = results.map((result) => this.shown(result));
+    const kept = secret === undefined || (error === undefined && lines.some((line) => line.includes(secret)));
+    if (kept) for (const line of lines) this.stdout.write(`${line}\n`);
+    if (warnings) this.stderr.write(`${this.secretsMasked(warnings)}\n`);
+    if (error !== undefined) {
+      this.fail(`--jq: ${this.secretsMasked(error)}`);
+      return 'failed';
+    }
+    if (kept) return 'shown';
+    // Said by the command, which knows what the secret was for.
+    this.failed = true;
+    return 'dropped';
+  }
+
+  /**
+   * What jq writes to stderr (its errors, `halt_error`, `debug`, `stderr`) with the run's secrets masked, and any
+   * signing secret it holds besides (one the program made): jq quotes its input (`string ("whsec_…") cannot…`).
+   */
+  private secretsMasked(text: string): string {
+    // The secrets known first, so that one cut short (`"whsec_abcdefghijklmnopqr..."`) is masked with its ellipsis.
+    const masked = this.secrets.mask(text);
+    for (const found of signingSecretsIn(masked)) this.secrets.add(found);
+    return this.secrets.mask(masked);
   }
 
   private shown(result: string): string {

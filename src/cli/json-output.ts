@@ -1,4 +1,12 @@
 /**
+ * What became of a document handed on: `shown` to its reader; `failed`, --jq failed on it (said on stderr); `dropped`,
+ * the secret it carries (a signing secret given once) is in none of --jq's results. Only a document handed on with its
+ * secret is ever `dropped`; of such a document, the filter's results are printed only when `shown`. Unless `shown`, the
+ * exit code becomes 1.
+ */
+export type Shown = 'shown' | 'failed' | 'dropped';
+
+/**
  * Where a command's --json output goes, as values: printed as JSON text, or,
  * with --jq, each JSON text through the filter (jq.ts JqJson). A command
  * hands it values and never writes JSON text to stdout itself, so that --jq
@@ -6,12 +14,12 @@
  */
 export interface JsonOutput {
   /**
-   * One whole document: an object, a page, a summary. Whether it reached its reader: false when --jq failed on it
-   * (said on stderr), for a document that must not be lost without a word (a signing secret shown once).
+   * One whole document: an object, a page, a summary; with `secret`, one whose secret the service gives only once, so
+   * that it must not be lost without a word (a webhook created).
    */
-  document(value: unknown): boolean;
-  /** A document that is already JSON text (the service's own bytes, every digit kept: `whsvc api`); whether it reached its reader, as document(). */
-  text(json: string): boolean;
+  document(value: unknown, secret?: string): Shown;
+  /** A document that is already JSON text (the service's own bytes, every digit kept: `whsvc api`), as document(). */
+  text(json: string, secret?: string): Shown;
   /**
    * A document --jq failed on that must not be lost (an answer holding a signing secret, given only once): printed
    * as it came, where --json alone prints it, past the filter.
@@ -49,14 +57,14 @@ export interface JsonDocument {
 export class PrintedJson implements JsonOutput {
   constructor(private readonly out: { write(chunk: string): unknown }) {}
 
-  document(value: unknown): boolean {
+  document(value: unknown): Shown {
     this.out.write(`${JSON.stringify(value, null, 2)}\n`);
-    return true;
+    return 'shown';
   }
 
-  text(json: string): boolean {
+  text(json: string): Shown {
     this.out.write(json.endsWith('\n') ? json : `${json}\n`);
-    return true;
+    return 'shown';
   }
 
   unfiltered(json: string): void {

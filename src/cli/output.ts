@@ -3,7 +3,7 @@ import { PageWalk } from '../api/log.js';
 import type { SharedLayout, TableOptions } from '../render/table.js';
 import { shellWord } from '../render/text.js';
 import type { CommandDeps } from './context.js';
-import type { JsonDocument } from './json-output.js';
+import type { JsonDocument, Shown } from './json-output.js';
 import { laidOut } from '../render/wrap.js';
 
 export type { Page };
@@ -19,9 +19,9 @@ export function writeEmptyNote(deps: Pick<CommandDeps, 'stdout' | 'stderr'>, lay
   stream.write(laidOut(stream, note));
 }
 
-/** One document of --json; whether it reached its reader (JsonOutput.document). */
-export function printJson(deps: Pick<CommandDeps, 'jsonOut'>, value: unknown): boolean {
-  return deps.jsonOut.document(value);
+/** One document of --json, with the secret it carries if any; what became of it (JsonOutput.document). */
+export function printJson(deps: Pick<CommandDeps, 'jsonOut'>, value: unknown, secret?: string): Shown {
+  return deps.jsonOut.document(value, secret);
 }
 
 /**

@@ -108,9 +108,6 @@ const HOP_HEADERS = new Set([
 
 export const isHopHeader = (name: string): boolean => HOP_HEADERS.has(name.toLowerCase());
 
-/** A delivery's own headers under any platform name, in any case: the service's, never a credential. */
-const DELIVERY_HEADER = deliveryHeaderPattern('(?:signature|event|delivery-id|attempt|attempt-id)');
-
 /**
  * Named like a credential, holding none: a challenge asks for a login (`Bearer realm=…, error="insufficient_scope"`),
  * and an idempotency key names a request without opening anything, so a replay must send it again.
@@ -121,11 +118,30 @@ const NOT_CREDENTIAL_HEADERS = new Set(['www-authenticate', 'proxy-authenticate'
  * Whether a header carries a credential, by its name as any name is judged (namesCredential): a request's to the
  * server and to a proxy (`Authorization`, `Proxy-Authorization`, `X-Api-Key`, `Api-Key`, `X-Auth-Token`,
  * `X-Access-Token`…) and a session's either way (`Cookie`, `Set-Cookie`), whatever their case; not a challenge nor an
- * idempotency key, nor a delivery's own header, whatever its platform's name holds (`X-Monkey-Signature`). Never kept in a record nor printed
- * by listen (a delivery has none; a request sent by mistake may), and shown as `[redacted]` by --debug.
+ * idempotency key, nor a delivery's own header under the platform name in use (`X-Monkey-Signature` of platform
+ * Monkey), and only those: `X-Auth-Token-Event` is a credential, not platform Auth-Token's, unless that is the one in
+ * use (platformNameOf). Never kept in a record nor printed by listen (a delivery has none; a request sent by mistake
+ * may), and shown as `[redacted]` by --debug.
  */
-export const isCredentialHeader = (name: string): boolean =>
-  namesCredential(name) && !NOT_CREDENTIAL_HEADERS.has(name.toLowerCase()) && !DELIVERY_HEADER.test(name);
+export function isCredentialHeader(name: string, platformName = DEFAULT_PLATFORM_NAME): boolean {
+  const lower = name.toLowerCase();
+  if (!namesCredential(name) || NOT_CREDENTIAL_HEADERS.has(lower)) return false;
+  return !Object.values(deliveryHeaderNames(platformName)).some((own) => own.toLowerCase() === lower);
+}
+
+/**
+ * The platform name a request's delivery headers are under: the one of its `X-<Platform>-Event` and
+ * `X-<Platform>-Delivery-Id`, which every delivery carries together (and its signature, when signed); undefined for
+ * a request without such a pair (not a delivery).
+ */
+export function platformNameOf(headers: Readonly<Record<string, unknown>>): string | undefined {
+  const names = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
+  for (const name of Object.keys(headers)) {
+    const platform = /^x-(.+)-event$/i.exec(name)?.[1];
+    if (platform !== undefined && names.has(deliveryHeaderNames(platform).deliveryId.toLowerCase())) return platform;
+  }
+  return undefined;
+}
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // A header value is bytes, a character each: Node's server reads each byte of a header as one character (latin1),

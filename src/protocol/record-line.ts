@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { isCredentialHeader, isHopHeader, unsendableHeader } from './headers.js';
+import { isCredentialHeader, isHopHeader, platformNameOf, unsendableHeader } from './headers.js';
 import { SIGNATURE_CHECKS, type SignatureCheck } from './signature.js';
 import type { ServiceNumber } from '../exact-json.js';
 
@@ -61,8 +61,8 @@ export function recordedRequest(
   body: Buffer,
 ): Pick<RecordLine, 'method' | 'path' | 'headers' | 'body' | 'body_base64'> {
   const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined && !isCredentialHeader(name)) kept[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(withoutCredentials(headers))) {
+    if (value !== undefined) kept[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   let text: string | undefined;
   try {
@@ -104,9 +104,10 @@ export function carriesClientSecret(body: Buffer): boolean {
   }
 }
 
-/** The headers of a request without those that carry credentials. */
+/** The headers of a request without those that carry credentials; its delivery headers are those of its own platform name. */
 export function withoutCredentials(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !isCredentialHeader(name)));
+  const platformName = platformNameOf(headers);
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !isCredentialHeader(name, platformName)));
 }
 
 /** The body's bytes, as they were received. */

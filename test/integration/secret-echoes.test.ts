@@ -109,3 +109,59 @@ describe('signing secrets, against a hostile service', () => {
     expect(listed.stdout).toBe('');
   });
 });
+
+describe('signing secrets under --jq (issue 44 probe)', () => {
+  const created = (args: string[]) => cli(['api', '-X', 'POST', '/v1/webhooks', '-f', `url=${receiver.url}/api-jq`, '-f', 'events[]=invoice.paid', ...args]);
+  const madeAt = async (url: string) => (await cli(['webhooks', 'list', '--all', '--json', '--jq', `.data[] | select(.url == "${url}") | .id`])).stdout;
+
+  it("api: jq's error, halt_error or a cut quote of the answer never shows the new signing secret; the answer is printed as returned", async () => {
+    for (const program of ['.signing_secret | fromjson', 'error', 'halt_error', '.signing_secret | tonumber', '.signing_secret | @base64 | error']) {
+      const result = await created(['--jq', program]);
+      expect(result.code, program).toBe(1);
+      const secret = JSON.parse(result.stdout).signing_secret as string;
+      expect(secret).toMatch(/^whsec_/);
+      expect(result.stderr, program).not.toMatch(/whsec_\w/);
+      expect(result.stderr, program).not.toContain(Buffer.from(secret).toString('base64').slice(0, 16));
+      expect(result.stderr, program).toMatch(/^whsvc: --jq: .*\[redacted\]/m);
+      expect(result.stderr).toMatch(
+        /^whsvc: --jq failed on an answer holding a signing secret, which the service gives only once: the answer is printed as returned instead/m,
+      );
+    }
+    const parsing = await created(['--jq', '.signing_secret | fromjson']);
+    expect(parsing.stderr).toMatch(/^whsvc: --jq: .*\(while parsing '\[redacted\]'\)\n/);
+  });
+
+  it("api: a filter that leaves the secret out is the failure a filter's error is: the answer printed as returned, one line, exit 1", async () => {
+    for (const program of ['.id', 'empty']) {
+      const result = await created(['--jq', program]);
+      expect(result.code, program).toBe(1);
+      expect(JSON.parse(result.stdout).signing_secret).toMatch(/^whsec_/);
+      expect(result.stderr).toMatch(
+        /^whsvc: --jq's results leave out the answer's signing secret, which the service gives only once: the answer is printed as returned instead; save the secret now\n$/,
+      );
+    }
+    const kept = await created(['--jq', '{id, signing_secret}']);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(JSON.parse(kept.stdout).signing_secret).toMatch(/^whsec_/);
+    expect(kept.stderr).toMatch(/The answer holds the webhook's signing secret/);
+  });
+
+  it('webhooks create --jq that leaves the secret out: the webhook is deleted again, exit 1, with how to keep it; with --secret-file it is fine', async () => {
+    const url = `${receiver.url}/jq-dropped`;
+    const result = await cli(['webhooks', 'create', '--url', url, '--events', 'invoice.paid', '--jq', '.id']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /^whsvc: --jq's results leave out the created webhook's signing secret, which the service gives only once; webhook wh_\w+ was deleted again, so nothing was created\nhint: keep \.signing_secret in the --jq program, or write the secret to a file with --secret-file PATH/,
+    );
+    expect(await madeAt(url)).toBe('');
+    const file = join(workDir, 'jq-dropped.secret');
+    const toFile = await cli(['webhooks', 'create', '--url', url, '--events', 'invoice.paid', '--secret-file', file, '--jq', '.id']);
+    expect(toFile.code, toFile.stderr).toBe(0);
+    expect(toFile.stdout).toMatch(/^wh_\w+\n$/);
+    expect(readFileSync(file, 'utf8')).toMatch(/^whsec_/);
+    const kept = await cli(['webhooks', 'create', '--url', `${url}/kept`, '--events', 'invoice.paid', '--jq', '.signing_secret']);
+    expect(kept.code, kept.stderr).toBe(0);
+    expect(kept.stdout).toMatch(/^whsec_[\w-]+\n$/);
+  });
+});

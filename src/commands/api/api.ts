@@ -175,6 +175,12 @@ async function nextPage(deps: CommandDeps, request: Request, cursor: string): Pr
   return page;
 }
 
+/** The signing secret an answer holds (a webhook created): its `signing_secret`, if a string. */
+function signingSecretOf(json: unknown): string | undefined {
+  const secret = typeof json === 'object' && json !== null ? (json as { signing_secret?: unknown }).signing_secret : undefined;
+  return typeof secret === 'string' ? secret : undefined;
+}
+
 /**
  * The answer as returned, with a newline at its end. On a terminal a JSON
  * answer is indented, and a text answer has its control characters removed,
@@ -188,23 +194,25 @@ function printAnswer(deps: CommandDeps, response: TransportResponse): void {
   } catch {
     json = undefined;
   }
-  const holdsSecret = typeof json === 'object' && json !== null && typeof (json as { signing_secret?: unknown }).signing_secret === 'string';
+  const secret = signingSecretOf(json);
+  // Masked from now on, as a created webhook's is: in jq's errors (which quote their input), and any error after.
+  deps.api.addSecret(secret);
   // --json (--jq): the answer's own bytes, every digit kept, to print or to filter.
   if (deps.json && json !== undefined) {
-    if (!deps.jsonOut.text(response.text) && holdsSecret) {
-      // --jq failed on the one answer that holds the secret: printed as returned, as without --jq, so that it is not lost.
+    const shown = deps.jsonOut.text(response.text, secret);
+    if (shown !== 'shown' && secret !== undefined) {
+      // --jq failed on the one answer that holds the secret, or left it out: printed as returned, as without --jq, so
+      // that it is not lost; the exit code is 1 (Shown).
       deps.jsonOut.unfiltered(response.text);
+      const what = shown === 'failed' ? '--jq failed on an answer holding a signing secret' : "--jq's results leave out the answer's signing secret";
       deps.stderr.write(
-        laidOut(
-          deps.stderr,
-          `whsvc: --jq failed on an answer holding a signing secret, which the service gives only once: the answer is printed as returned instead; save the secret now\n`,
-        ),
+        laidOut(deps.stderr, `whsvc: ${what}, which the service gives only once: the answer is printed as returned instead; save the secret now\n`),
       );
       return;
     }
   } else if (deps.stdout.isTTY) deps.stdout.write(`${json === undefined ? sanitizeBlock(response.text).replace(/\n?$/, '') : JSON.stringify(json, null, 2)}\n`);
   else deps.stdout.write(response.text.endsWith('\n') ? response.text : `${response.text}\n`);
-  if (holdsSecret) {
+  if (secret !== undefined) {
     deps.stderr.write(
       laidOut(
         deps.stderr,

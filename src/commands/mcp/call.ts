@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { SecretMask } from '../../api/redact.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { errorReport, type Reporting } from '../../cli/error-report.js';
-import type { JsonDocument, JsonOutput } from '../../cli/json-output.js';
+import type { JsonDocument, JsonOutput, Shown } from '../../cli/json-output.js';
 import { exactParse } from '../../exact-json.js';
 import type { OutputStream } from '../../render/stream.js';
 
@@ -20,14 +20,14 @@ export interface ToolOutcome {
 export class CapturedJson implements JsonOutput {
   value: unknown;
 
-  document(value: unknown): boolean {
+  document(value: unknown): Shown {
     this.value = value;
-    return true;
+    return 'shown';
   }
 
-  text(json: string): boolean {
+  text(json: string): Shown {
     this.value = exactParse(json);
-    return true;
+    return 'shown';
   }
 
   unfiltered(json: string): void {

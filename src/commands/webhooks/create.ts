@@ -10,6 +10,7 @@ import type { CommandDeps } from '../../cli/context.js';
 import { CliError, ExitCode, NO_PROMPT, usageError } from '../../cli/errors.js';
 import { ReservedFile } from '../../files/user-file.js';
 import { printJson } from '../../cli/output.js';
+import type { Shown } from '../../cli/json-output.js';
 import { checkSecretFilePath } from '../../cli/secret.js';
 import { checkUrl, urlKey } from './shared/url.js';
 import { redactUserinfo, webhookUrl } from '../../net.js';
@@ -81,6 +82,18 @@ function createOptions(options: CreateOptions, canPrompt: boolean): CreateOption
   return options;
 }
 
+/** Why a created webhook's secret reached nobody under --jq, and what to do instead (lostSecret's `why` and `fix`). */
+const SECRET_NOT_SHOWN: Record<Exclude<Shown, 'shown'>, [string, string]> = {
+  failed: [
+    '--jq failed on the webhook created, so its signing secret was not shown',
+    'correct the --jq program (--json alone shows what it reads), or write the secret to a file with --secret-file, then run the command again',
+  ],
+  dropped: [
+    "--jq's results leave out the created webhook's signing secret, which the service gives only once",
+    'keep .signing_secret in the --jq program, or write the secret to a file with --secret-file PATH, then run the command again',
+  ],
+};
+
 /** Creates the webhook `options` describe (createOptions has checked them), asking on a terminal for what is missing. */
 export async function run(options: CreateOptions, deps: CommandDeps): Promise<number> {
   const { url, events } = await askForWhatIsMissing(options, deps);
@@ -99,11 +112,10 @@ export async function run(options: CreateOptions, deps: CommandDeps): Promise<nu
       throw await undoCreate(deps.api, webhook.id, options.secretFile!, error, discardReserved, 'create it again with a --secret-file that can be written');
     }
   }
-  if (!printCreated(deps, webhook, reserved ? options.secretFile : undefined) && !reserved) {
-    // --jq failed on the one answer that holds the secret: the secret reached nobody, as when its file cannot be written.
-    const fix = 'correct the --jq program (--json alone shows what it reads), or write the secret to a file with --secret-file, then run the command again';
-    throw await lostSecret(deps.api, webhook.id, '--jq failed on the webhook created, so its signing secret was not shown', fix, 'create it again');
-  }
+  const shown = printCreated(deps, webhook, reserved ? options.secretFile : undefined);
+  // --jq failed on the one answer that holds the secret, or left it out: the secret reached nobody, as when its file
+  // cannot be written.
+  if (shown !== 'shown' && !reserved) throw await lostSecret(deps.api, webhook.id, ...SECRET_NOT_SHOWN[shown], 'create it again');
   // After the create, not before: a read before it spent a request of a rate-limited client's second, and its POST,
   // never sent twice, then failed on a 429. Said all the same, and the webhook can be deleted.
   await warnOfAnotherAtUrl(deps, url, events, webhook.id);
@@ -246,13 +258,13 @@ function printDryRun(deps: CommandDeps, wanted: { url: string; events: string[];
 }
 
 /**
- * The webhook created; its secret shown once, unless it went to a file (then named instead, --json included). Whether
- * it reached its reader: false when --jq failed on it.
+ * The webhook created; its secret shown once, unless it went to a file (then named instead, --json included). What
+ * became of it: with --jq, the secret not shown when the filter failed or left it out (Shown).
  */
-function printCreated(deps: CommandDeps, webhook: Webhook & { signing_secret: string }, secretFile: string | undefined): boolean {
+function printCreated(deps: CommandDeps, webhook: Webhook & { signing_secret: string }, secretFile: string | undefined): Shown {
   if (deps.json) {
     // The secret is in the file: CI logs that keep stdout must never hold it; the object says where it went.
-    return printJson(deps, secretFile !== undefined ? withSecretFile(webhook, secretFile) : webhook);
+    return secretFile !== undefined ? printJson(deps, withSecretFile(webhook, secretFile)) : printJson(deps, webhook, webhook.signing_secret);
   }
   // The secret shown once is copied: whole, on a line of its own where it does not fit after its key.
   const secretPair: Array<[string, BlockValue]> = secretFile !== undefined ? [] : [['signing secret', { copy: webhook.signing_secret }]];
@@ -267,5 +279,5 @@ function printCreated(deps: CommandDeps, webhook: Webhook & { signing_secret: st
       ),
     );
   }
-  return true;
+  return 'shown';
 }

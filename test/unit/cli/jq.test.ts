@@ -86,15 +86,15 @@ describe('--jq: the --json output through a real jq', () => {
     expect(syntax.message).toBe('--jq ".data |": syntax error, unexpected end of file (line 1, column 7)');
   });
 
-  it("a program whose brackets do not balance cannot close the check's own and pass it: a usage error, not a failure as it runs", async () => {
-    for (const escaping of ['.) | (.', '.a) else empty end | (if true then (.', '.] | [.', '.} | {a: .']) {
+  it("a program whose brackets do not balance is a usage error, jq's syntax error, before anything runs", async () => {
+    for (const escaping of ['.) | (.', '.a) else empty end | (if true then (.', '.] | [.', '.} | {a: .', '.) | repeat(.) | (.']) {
       const error = (await loadJqFilter(escaping).catch((e: unknown) => e)) as CliError;
       expect(error, escaping).toBeInstanceOf(CliError);
       expect(error.exitCode).toBe(2);
       expect(error.message).toMatch(/syntax error/);
     }
-    expect(bracketNesting('.) | (.')).toEqual({ deepest: 1, balanced: false });
-    expect(bracketNesting('"\\\\(" | (.a) # )')).toEqual({ deepest: 1, balanced: true });
+    expect(bracketNesting('.) | (.')).toBe(1);
+    expect(bracketNesting('"\\\\(" | (.a) # )')).toBe(1);
   });
 
   it("a program nested deeper than jq's stack takes is a usage error before anything runs; a long one is echoed cut (issue 44)", async () => {
@@ -104,7 +104,7 @@ describe('--jq: the --json output through a real jq', () => {
     expect(error.exitCode).toBe(2);
     expect(error.message).toBe(`--jq "${'['.repeat(59)}…": nested 1000 deep; whsvc's jq runs programs nested at most 256 deep`);
     // Brackets inside a string are no nesting; 256 deep runs.
-    expect(bracketNesting('"((((" | [.]').deepest).toBe(1);
+    expect(bracketNesting('"((((" | [.]')).toBe(1);
     expect((await through(`${'['.repeat(256)}.a${']'.repeat(256)} | flatten | .[0]`, ['{"a":7}'])).stdout).toBe('7\n');
   });
 
@@ -122,9 +122,13 @@ describe('--jq: the --json output through a real jq', () => {
       expect(error, hidden.slice(0, 20)).toBeInstanceOf(CliError);
       expect(error.message).toMatch(/: nested \d+ deep; whsvc's jq runs programs nested at most 256 deep$/);
     }
-    expect(bracketNesting('"\\([.a, "\\((1))"])" # (((').deepest).toBe(4);
-    expect(bracketNesting('"a\\"[" | [.] # ("\n| [.] # a \\\\\n| [.]').deepest).toBe(1);
-    expect(bracketNesting('# (( \\\n ((\n.').deepest).toBe(0);
+    expect(bracketNesting('"\\([.a, "\\((1))"])" # (((')).toBe(4);
+    expect(bracketNesting('"a\\"[" | [.] # ("\n| [.] # a \\\\\n| [.]')).toBe(1);
+    expect(bracketNesting('# (( \\\n ((\n.')).toBe(0);
+    // As jq 1.8's lexer reads a comment: a backslash carries it over a \r\n too, and over one line's end only.
+    expect(bracketNesting('# (( \\\r\n ((\n.')).toBe(0);
+    expect(bracketNesting('# \\\n\n((.))')).toBe(2);
+    expect(bracketNesting('# \\x\n((.))')).toBe(2);
   });
 
   it("$ENV and env are the user's environment, less what holds a credential, with a URL's password masked (issue 44)", async () => {
@@ -191,6 +195,81 @@ describe('--jq: the --json output through a real jq', () => {
     await expect(loadJqFilter('def f: .a; f # a comment')).resolves.toBeDefined();
   });
 
+  it('the check runs nothing, even where a comment goes on past its line (a backslash at its end), and runs as the filter does (Ctrl-C stops it)', async () => {
+    const checked: string[] = [];
+    const unguarded = <T>(work: () => T): T => {
+      checked.push('unguarded');
+      return work();
+    };
+    // jq 1.8 carries a comment that ends in a backslash on to the next line; each of these is valid jq.
+    for (const program of ['error("ran") # \\', '. # note \\', '[repeat("x" * 1000)] # \\', 'last(range(1e12)) # \\']) {
+      await expect(loadJqFilter(program, { unguarded }), program).resolves.toBeDefined();
+    }
+    expect(checked).toHaveLength(4);
+    expect((await through('.a # note \\\n.b', ['{"a":1}'])).stdout).toBe('1\n');
+  });
+
+  it('jq itself failing as it compiles (it works out `"x" * 1e9` then) is one usage line, before anything is sent', async () => {
+    const runtimeLines = vi.spyOn(console, 'error');
+    try {
+      const error = (await loadJqFilter('"x" * 1e9').catch((e: unknown) => e)) as CliError;
+      expect(error).toBeInstanceOf(CliError);
+      expect(error.exitCode).toBe(2);
+      expect(error.message).toBe('--jq "\\"x\\" * 1e9": jq ran out of memory or stack (Aborted()): a program that builds too much or recurses too deep');
+      expect(runtimeLines).not.toHaveBeenCalled();
+    } finally {
+      runtimeLines.mockRestore();
+    }
+  });
+
+  it("an error whose value is not a string reads as jq's other errors do, without jq's name for its input", async () => {
+    const result = await through('error({code: 1})', ['null']);
+    expect(result.stderr).toBe('whsvc: --jq: {"code":1} (not a string)\n');
+  });
+
+  it('what jq writes to stderr never holds a signing secret of its input, though the run did not hold it: errors, halt_error, debug', async () => {
+    const secret = 'whsec_abcdefghijklmnopqrstuvwxyz0123456789/+AB';
+    const input = JSON.stringify({ id: 'wh_1', signing_secret: secret });
+    for (const program of [
+      '.signing_secret | fromjson',
+      'error',
+      'halt_error',
+      '.signing_secret | halt_error',
+      '.signing_secret | tonumber',
+      '.signing_secret | @base64 | error',
+      '.signing_secret | @uri | error',
+      '.signing_secret | debug | empty',
+      '.signing_secret | stderr | empty',
+      '"whsec_made\\(.id)ByTheProgram" | error',
+    ]) {
+      const { stderr } = await through(program, [input]);
+      expect(stderr, program).toMatch(/\[redacted\]/);
+      for (const form of [secret.slice(0, 14), Buffer.from(secret).toString('base64').slice(0, 20), 'whsec_madewh_1']) {
+        expect(stderr, program).not.toContain(form);
+      }
+    }
+  });
+
+  it('a document handed on with its secret: its results printed only when they hold the secret; else none, and exit 1', async () => {
+    const secret = 'whsec_abcdefghijklmnopqrstuvwxyz0123456789';
+    const webhook = { id: 'wh_1', signing_secret: secret };
+    const handed = async (expression: string, withSecret = true) => {
+      const stdout = new Collector();
+      const stderr = new Collector();
+      const output = new JqJson(await loadJqFilter(expression), stdout, stderr);
+      const shown = output.document(webhook, withSecret ? secret : undefined);
+      return { shown, stdout: stdout.text, stderr: stderr.text, code: output.finish(0) };
+    };
+    expect(await handed('.id, .signing_secret')).toEqual({ shown: 'shown', stdout: `wh_1\n${secret}\n`, stderr: '', code: 0 });
+    expect(await handed('{id, signing_secret}')).toMatchObject({ shown: 'shown', code: 0 });
+    expect(await handed('.id')).toEqual({ shown: 'dropped', stdout: '', stderr: '', code: 1 });
+    expect(await handed('empty')).toEqual({ shown: 'dropped', stdout: '', stderr: '', code: 1 });
+    expect(await handed('.signing_secret[:20]')).toMatchObject({ shown: 'dropped', stdout: '' });
+    expect(await handed('.signing_secret, error("no")')).toEqual({ shown: 'failed', stdout: '', stderr: 'whsvc: --jq: no\n', code: 1 });
+    // A document without a secret to carry: the filter's to shape as it likes.
+    expect(await handed('.id', false)).toEqual({ shown: 'shown', stdout: 'wh_1\n', stderr: '', code: 0 });
+  });
+
   it("a program as jq's command line runs it: its module directive first, its lines its own, its input <stdin>", async () => {
     // whsvc's $ENV goes after the directives jq takes only at a program's start, and on its first line.
     expect((await through('module {name: "x;y"}; # a comment;\n[$__loc__.line, env.HOME == $ENV.HOME]', ['null'])).stdout).toBe('[2,true]\n');
@@ -238,19 +317,19 @@ describe('--jq: the --json output through a real jq', () => {
     const stderr = new Collector();
     const filter = await loadJqFilter('if .deep then (def f: f + 1; f) else (.s | tonumber), (.s | error) end');
     const output = new JqJson(filter, new Collector(), stderr, Number.POSITIVE_INFINITY, secrets);
-    expect(output.document({ s: '7' })).toBe(false);
-    expect(output.document({ s: secret })).toBe(false);
+    expect(output.document({ s: '7' })).toBe('failed');
+    expect(output.document({ s: secret })).toBe('failed');
     expect(stderr.text).toBe('whsvc: --jq: 7\nwhsvc: --jq: string ("[redacted]") cannot be parsed as a number\n');
     stderr.chunks.length = 0;
     // jq itself failing, and every document after it.
     const runtimeLines = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
-      expect(output.document({ deep: true })).toBe(false);
+      expect(output.document({ deep: true })).toBe('failed');
     } finally {
       runtimeLines.mockRestore();
     }
-    expect(output.document({ s: '1' })).toBe(false);
-    expect(new JqJson(await loadJqFilter('.s'), new Collector(), stderr).document({ s: 'ok' })).toBe(true);
+    expect(output.document({ s: '1' })).toBe('failed');
+    expect(new JqJson(await loadJqFilter('.s'), new Collector(), stderr).document({ s: 'ok' })).toBe('shown');
   });
 
   it('a command with no JSON to give: what it writes is not printed, said once, and a failure', async () => {
