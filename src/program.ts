@@ -19,10 +19,11 @@ import { register as send } from './commands/send/send.js';
 import { register as sign } from './commands/sign/sign.js';
 import { register as verify } from './commands/verify/verify.js';
 import { register as webhooks } from './commands/webhooks/webhooks.js';
+import type { TopCommand } from './render/commands.js';
 import { laidOut } from './render/wrap.js';
 
-/** Which definitions hold each top-level command. */
-const REGISTRARS: Record<string, (program: CommandUnknownOpts) => void> = {
+/** Which definitions hold each top-level command (every one of TOP_COMMANDS but help, which the program adds itself). */
+const REGISTRARS: Record<Exclude<TopCommand, 'help'>, (program: CommandUnknownOpts) => void> = {
   sandbox,
   login: auth,
   logout: auth,
@@ -106,7 +107,7 @@ Exit codes:
   5 not found, 6 timed out waiting, 130 interrupted`,
     );
 
-  const only = commandName !== undefined && Object.hasOwn(REGISTRARS, commandName) ? REGISTRARS[commandName] : undefined;
+  const only = commandName !== undefined && Object.hasOwn(REGISTRARS, commandName) ? REGISTRARS[commandName as keyof typeof REGISTRARS] : undefined;
   if (only) only(program);
   else for (const register of new Set(Object.values(REGISTRARS))) register(program);
   // In place of commander's help command, which takes one word: `whsvc help webhooks create`.

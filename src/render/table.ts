@@ -1,7 +1,7 @@
 import type { Colors } from './colors.js';
 import { sanitize } from './text.js';
 import { COMPACT_TIME_WIDTH, compactTime, RELATIVE_TIME_WIDTH, relativeTime } from './words.js';
-import { cutEnd, cutWords, displayWidth, ID_SHORT_WIDTH, originOf, shortenUrl, shortId, shortList } from './width.js';
+import { cutEnd, cutWords, displayWidth, ID_SHORT_WIDTH, keepsScheme, originOf, shortenUrl, shortId, shortList } from './width.js';
 
 /**
  * One column of a table: its title, how its cells fit, and what it gives up on a narrow terminal. Which columns a
@@ -18,7 +18,8 @@ export interface Column {
    *   whole, or with the id in its one short form (shortId), never another cut; `width` whole, `min` short;
    * - `time`: a time (ISO 8601 in the cells): relative (`15 seconds ago`), or in its compact form (`15s ago`);
    *   text that is no time (`no token`, `-`) is shown as it is;
-   * - `url`: a URL whose scheme and host stay whole, its path losing its middle (shortenUrl);
+   * - `url`: a URL whose scheme and host stay whole, its path losing its middle (shortenUrl); where one row's must
+   *   drop its scheme to keep its host, every row's does, so that the column reads in one form;
    * - `list`: items joined by `separator`, shortened to whole items and a count (`invoice.paid +2`);
    * - `words`: text cut between words (an event type, a description).
    * The last three are flexible: they take the room the others leave, down to `min`.
@@ -61,6 +62,8 @@ interface Layout {
   widths: number[];
   /** Per column: whether it is in its compact form. */
   compact: boolean[];
+  /** Per URL column: whether its URLs are shown without their scheme (`hooks.example.com/…`), every row alike. */
+  schemeless: boolean[];
 }
 
 const DROPPED = -1;
@@ -104,12 +107,11 @@ function formOf(column: Column, cell: string, compact: boolean): string {
   return cell;
 }
 
-/** A cell in at most `width` columns, cut as its kind is. */
-function cutTo(column: Column, text: string, width: number): string {
+/** A cell in at most `width` columns, cut as its kind is; a URL without its scheme where its column's are (`schemeless`). */
+function cutTo(column: Column, text: string, width: number, schemeless: boolean): string {
+  if (column.kind === 'url') return shortenUrl(text, width, !schemeless);
   if (displayWidth(text) <= width) return text;
   switch (column.kind) {
-    case 'url':
-      return shortenUrl(text, width);
     case 'list':
       return shortList(text.split(column.separator ?? ', '), width, column.separator ?? ', ');
     case 'words':
@@ -197,7 +199,7 @@ function layoutOf(columns: Column[], cells: string[][], maxWidth: number | undef
   const natural = (i: number) => Math.max(title(i), measured(i, false));
   if (maxWidth === undefined) {
     for (const i of flexible) widths[i] = natural(i);
-    return { widths, compact };
+    return { widths, compact, schemeless: columns.map(() => false) };
   }
   // The flexible columns: no wider than their values, then the room left, to the column that gave way last first (the
   // one the table holds dearest), up to its values' width (a streamed table's: all of it, for the pages to come).
@@ -215,7 +217,9 @@ function layoutOf(columns: Column[], cells: string[][], maxWidth: number | undef
     if (excess <= 0) break;
     widths[i] = Math.max(title(i), widths[i]! - excess);
   }
-  return { widths, compact };
+  // One form per URL column: where one row's host needs the room its scheme takes, every row drops its scheme.
+  const schemeless = columns.map((column, i) => column.kind === 'url' && widths[i] !== DROPPED && cells.some((row) => !keepsScheme(row[i] ?? '', widths[i]!)));
+  return { widths, compact, schemeless };
 }
 
 /**
@@ -228,7 +232,7 @@ export async function renderTable(columns: Column[], rows: string[][], colors: C
   if (options.plain) return cells.map((row) => `${row.join('\t')}\n`).join('');
   const layout = options.shared?.layout ?? layoutOf(columns, cells, options.maxWidth, options.shared !== undefined);
   if (options.shared) options.shared.layout = layout;
-  const { widths, compact } = layout;
+  const { widths, compact, schemeless } = layout;
   const shown = columns.map((_column, i) => i).filter((i) => widths[i] !== DROPPED);
   const { default: Table } = await import('cli-table3');
   const table = new Table({
@@ -240,7 +244,7 @@ export async function renderTable(columns: Column[], rows: string[][], colors: C
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
   });
   // Cells are cut here, where each column's way of cutting is known; cli-table3 then finds every cell fitting.
-  for (const row of cells) table.push(shown.map((i) => cutTo(columns[i]!, formOf(columns[i]!, row[i] ?? '', compact[i]!), widths[i]!)));
+  for (const row of cells) table.push(shown.map((i) => cutTo(columns[i]!, formOf(columns[i]!, row[i] ?? '', compact[i]!), widths[i]!, schemeless[i]!)));
   const lines = table
     .toString()
     .split('\n')

@@ -76,27 +76,34 @@ export function originOf(url: string): string {
   return URL_PARTS.exec(url)?.[1] ?? url;
 }
 
+/** A URL's scheme, `https://`. */
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+
 /**
  * A URL in at most `width` columns. Its scheme and host (with a port, if any) are what tell endpoints apart (a
  * production and a staging host, one port from another), so they stay whole and the path loses its middle, at the
  * slashes where it can: `https://hooks.prod.example.com/api/…/erp/invoices`, the end of the path kept first. When
- * the room is narrower than the scheme and host, the scheme goes (`hooks.prod.example.com/…`); only a host wider
- * than the room is cut, at its end, as the last resort.
+ * the room is narrower than the scheme and host, or `scheme` is false (a column whose URLs drop theirs, keepsScheme),
+ * the scheme goes (`hooks.prod.example.com/…`), then the path (the host alone); only a host wider than the room itself
+ * is shortened, as an id is: its start and its end kept (`hooks.produ…ample-company.com`).
  */
-
-export function shortenUrl(url: string, width: number): string {
-  if (displayWidth(url) <= width) return url;
+export function shortenUrl(url: string, width: number, scheme = true): string {
   const parts = URL_PARTS.exec(url);
-  if (!parts) return cutMiddle(url, width);
+  if (!parts) return displayWidth(url) <= width ? url : cutMiddle(url, width);
+  if (scheme && displayWidth(url) <= width) return url;
   const [, origin = '', path = ''] = parts;
-  const room = width - displayWidth(origin);
-  if (room >= 2) return origin + shortenPath(path, room);
-  // Not even `/…` after the scheme and host: the host tells rows apart, the scheme seldom does, so it goes first
-  // (`hooks.example.com/…`); then as much of the host as fits, marked as cut.
-  const host = origin.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
-  const hostRoom = width - displayWidth(host);
-  if (host !== origin && hostRoom >= 2) return host + shortenPath(path, hostRoom);
-  return cutEnd(host !== origin && displayWidth(host) >= width ? host : url, width);
+  if (scheme && displayWidth(origin) + 2 <= width) return origin + shortenPath(path, width - displayWidth(origin));
+  // The host tells rows apart, the scheme seldom does, so it goes first (`hooks.example.com/…`).
+  const host = origin.replace(SCHEME, '');
+  if (displayWidth(host + path) <= width) return host + path;
+  if (displayWidth(host) + 2 <= width) return host + shortenPath(path, width - displayWidth(host));
+  // The host is worth more than `/…` saying a path follows; wider than the room, its start and its end.
+  return cutMiddle(host, width);
+}
+
+/** Whether `url` keeps its scheme in `width` columns (shortenUrl): whole, or its scheme and host with `/…` after them. */
+export function keepsScheme(url: string, width: number): boolean {
+  return displayWidth(url) <= width || !URL_PARTS.test(url) || displayWidth(originOf(url)) + 2 <= width;
 }
 
 /** A path (with its query) in `room` columns, its middle gone: whole segments from its end, then from its start. */

@@ -1,3 +1,4 @@
+import { TOP_COMMANDS } from './commands.js';
 import type { OutputStream } from './stream.js';
 import { displayWidth, MEASURE, shortestOf, shortToken } from './width.js';
 
@@ -206,11 +207,16 @@ function keptRanges(line: string, keep: readonly string[]): Array<[number, numbe
 }
 
 /**
- * A whsvc command a line says to run (`hint: JSON is --json here: whsvc webhooks list --json`): `whsvc` and its words,
- * a quoted one with its spaces, up to the `;`, `,`, `:` or `)` that ends the sentence's part. Kept whole, it is pasted
- * whole; split at a line's end, a shell would run `whsvc` alone, then the rest.
+ * A whsvc command a line says to run (`hint: JSON is --json here: whsvc webhooks list --json`): `whsvc` then one of its
+ * commands (TOP_COMMANDS) or an option (`whsvc --profile sandbox webhooks list`), and its words, a quoted one with its
+ * spaces, up to the `;`, `,`, `:` or `)` that ends the sentence's part. Kept whole, it is pasted whole; split at a
+ * line's end, a shell would run `whsvc` alone, then the rest. A sentence whsvc is the subject of (`whsvc stops there`)
+ * is prose, broken as prose is.
  */
-const SUGGESTED_COMMAND = /(?<![\w-])whsvc(?: (?:'[^']*'|"[^"]*"|[^\s'"(]*[^\s'";,:()]))+/g;
+const SUGGESTED_COMMAND = new RegExp(
+  `(?<![\\w-])whsvc(?= (?:-|(?:${TOP_COMMANDS.join('|')})(?![\\w-])))(?: (?:'[^']*'|"[^"]*"|[^\\s'"(]*[^\\s'";,:()]))+`,
+  'g',
+);
 
 /**
  * What a line keeps whole of itself: the commands it quotes in backticks (`` `whsvc deliveries retry dlv_…` ``) or

@@ -213,11 +213,11 @@ const lastFailureCode = (row: WebhookHealth) => (row.last_failed_at === null ? '
 
 /**
  * The health table's columns by width (the rows never change them): at every width the id, the URL, the verdict
- * (HEALTH, in words, so that it survives NO_COLOR and a paste) and the share delivered (`16.7% of 24`); then, as the
- * terminal widens, the last failure's code and the failing streak, the last failure's time, the id whole, the
- * webhook's status (active or paused), the last delivered time, the failed and pending shares. The URL is laid out as
- * webhooks list lays it out: where its host would be cut, the id takes its short form first (render/table.ts); at 60
- * columns it takes the room left.
+ * (HEALTH, in words, so that it survives NO_COLOR and a paste), and from 70 columns the share delivered (`16.7% of
+ * 24`), which goes below that so that a URL keeps its host whole; then, as the terminal widens, the last failure's code
+ * and the failing streak, the last failure's time, the id whole, the webhook's status (active or paused), the last
+ * delivered time, the failed and pending shares. The URL is laid out as webhooks list lays it out: where its host
+ * would be cut, the id takes its short form first, and every row drops its scheme when one must (render/table.ts).
  */
 const healthColumns = (now: number): Column[] => [
   { title: 'ID', kind: 'id', width: WEBHOOK_ID_WIDTH, give: 6 },
@@ -225,7 +225,7 @@ const healthColumns = (now: number): Column[] => [
   { title: 'STATUS', width: 6, drop: 5 },
   { title: 'HEALTH', width: 9 },
   // `99.9% of 999`: a wider count widens the column.
-  { title: 'DELIVERED', width: 12 },
+  { title: 'DELIVERED', width: 12, drop: 10 },
   { title: 'FAILED', width: 5, drop: 1 },
   { title: 'PENDING', width: 5, drop: 0 },
   { title: 'FAILING STREAK', width: 4, drop: 8 },

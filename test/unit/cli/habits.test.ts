@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { misplacedVerb } from '../../../src/cli/habits.js';
+import { commandPaths, misplacedVerb } from '../../../src/cli/habits.js';
 import { buildProgram } from '../../../src/program.js';
+import { TOP_COMMANDS } from '../../../src/render/commands.js';
 
 // The habits of gh and stripe users, answered from the command tree: a verb typed without its group
 // gets the one line that says what to type.
@@ -27,5 +28,12 @@ describe('misplacedVerb', () => {
   it('knows nothing of what is no verb (a typo gets commander’s suggestion instead), nor of hidden verbs', () => {
     expect(misplacedVerb(program, 'webhoks', ['webhoks'])).toBeUndefined();
     expect(misplacedVerb(program, 'help', ['help'])).toBeUndefined();
+  });
+});
+
+describe('TOP_COMMANDS', () => {
+  it("are the program's top-level commands, by which a line's layout knows a command it says to run (help aside: commandPaths leaves it out)", () => {
+    const top = commandPaths(buildProgram()).flatMap((path) => (path.length === 1 ? path : []));
+    expect([...top].sort()).toEqual(TOP_COMMANDS.filter((name) => name !== 'help').sort());
   });
 });

@@ -26,9 +26,15 @@ describe('a URL shortened: its scheme and host whole, its path loses its middle'
     }
   });
 
-  it('narrower than scheme and host, the scheme goes; only a host wider than the room is cut, at its end, as the last resort', () => {
+  it('narrower than scheme and host, the scheme goes; only a host wider than the room is shortened, as an id is (its start and its end kept)', () => {
     expect(shortenUrl(PROD, 31)).toBe('hooks.prod.example.com/…');
-    expect(shortenUrl(PROD, 20)).toBe('hooks.prod.example.…');
+    // The host whole before `/…`: what tells the rows apart.
+    expect(shortenUrl(PROD, 22)).toBe('hooks.prod.example.com');
+    expect(shortenUrl(PROD, 20)).toBe('hooks.pro…xample.com');
+    expect(shortenUrl('https://hooks.production.example-company.com', 20)).toBe('hooks.pro…ompany.com');
+    // Without its scheme (a column whose URLs drop theirs): whole where it fits, else as above.
+    expect(shortenUrl('http://127.0.0.1:9401/hooks', 60, false)).toBe('127.0.0.1:9401/hooks');
+    expect(shortenUrl(PROD, 31, false)).toBe('hooks.prod.example.com/…');
     expect(shortenUrl('not a url at all, just text', 12)).toBe('not a…t text');
   });
 });

@@ -154,6 +154,41 @@ describe('webhooks list: hosts whole at every width', () => {
     // With hosts that fit, the ids stay whole.
     expect(linesOf(await webhookTable(webhooks, PLAIN, NOW, { maxWidth: 80 }))[1]!.startsWith(`${webhooks[0]!.id}  `)).toBe(true);
   });
+
+  it('one URL column, one form: where one host keeps whole only without its scheme, every row drops its scheme (webhooks list and health alike)', async () => {
+    const urls = [
+      'https://hooks.production.example-company.com/api/v2/webhooks/erp/invoices',
+      'https://hooks.staging.example-company.com/api/v2/webhooks/erp/invoices',
+      'http://127.0.0.1:9401/hooks',
+    ];
+    const listed = linesOf(
+      await webhookTable(
+        urls.map((url, i) => ({ ...webhooks[i]!, url })),
+        PLAIN,
+        NOW,
+        { maxWidth: 60 },
+      ),
+    );
+    const health = linesOf(
+      await healthTable(
+        urls.map((url, i) => healthRow(`wh_${hex(i + 1)}`, url, ['failed'])),
+        PLAIN,
+        NOW,
+        { maxWidth: 80 },
+      ),
+    );
+    for (const lines of [listed, health]) {
+      const shown = lines.join('\n');
+      expect(
+        lines.slice(1).map((line) => line.split(/ {2,}/)[1]),
+        shown,
+      ).toEqual([
+        expect.stringMatching(/^hooks\.production\.example-company\.com\//),
+        expect.stringMatching(/^hooks\.staging\.example-company\.com\//),
+        '127.0.0.1:9401/hooks',
+      ]);
+    }
+  });
 });
 
 function healthRow(id: string, url: string, outcomes: Array<'delivered' | 'failed'>, code: number | null = 503): WebhookHealth {
@@ -176,7 +211,8 @@ describe('webhooks health: the verdict in words at every width', () => {
     132: ['ID', 'URL', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'LAST FAILED', 'CODE'],
     100: ['ID', 'URL', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'CODE'],
     80: ['ID', 'URL', 'HEALTH', 'DELIVERED'],
-    60: ['ID', 'URL', 'HEALTH', 'DELIVERED'],
+    // DELIVERED goes before a host is cut.
+    60: ['ID', 'URL', 'HEALTH'],
   };
 
   it.each(WIDTHS)('at %i columns, without colour', async (width) => {
@@ -186,12 +222,13 @@ describe('webhooks health: the verdict in words at every width', () => {
       for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(width);
     }
     const lines = linesOf(await healthTable(rows, PLAIN, NOW, { maxWidth: width }));
-    expect(lines[1]).toMatch(/ {2}unhealthy {2}33\.3% of 3( |$)/);
-    expect(lines[2]).toMatch(/ {2}unhealthy {2}12\.5% of 8( |$)/);
-    expect(lines[3]).toMatch(/ {2}healthy {4}100% of 2( |$)/);
-    expect(lines[4]).toMatch(/ {2}no data {4}-( |$)/);
+    const delivered = width > 60;
+    expect(lines[1]).toMatch(delivered ? / {2}unhealthy {2}33\.3% of 3( |$)/ : / {2}unhealthy$/);
+    expect(lines[2]).toMatch(delivered ? / {2}unhealthy {2}12\.5% of 8( |$)/ : / {2}unhealthy$/);
+    expect(lines[3]).toMatch(delivered ? / {2}healthy {4}100% of 2( |$)/ : / {2}healthy$/);
+    expect(lines[4]).toMatch(delivered ? / {2}no data {4}-( |$)/ : / {2}no data$/);
     // Which endpoint each row is: its URL, the host whole from 80 columns up (the id short first, as webhooks list has it).
-    if (width >= 80) expect(lines[2]).toMatch(/^\S+ {2}https:\/\/hooks\.staging\.example\.com\/\S* /);
+    expect(lines[2]).toMatch(/^\S+ {2}https:\/\/hooks\.staging\.example\.com\/\S* /);
     if (width < 132) expect(lines[1]!.startsWith(`${shortId(rows[0]!.id)}  `)).toBe(true);
   });
 

@@ -164,6 +164,23 @@ describe('wrapLine: prose laid out for a terminal, as --help is', () => {
     );
   });
 
+  it('only `whsvc` then one of its commands or an option is a command to keep whole: a sentence whsvc is the subject of is prose', () => {
+    const hang = ' '.repeat(7);
+    expect(wrapLine('hint: left as it is: whsvc removes only a file it could have written by itself here', 60, hang)).toBe(
+      `hint: left as it is: whsvc removes only a file it could have\n${hang}written by itself here`,
+    );
+    expect(wrapLine('whsvc: the service gave the list of webhooks past 10,000 pages: whsvc stops there rather than read without end', 60, hang)).toBe(
+      `whsvc: the service gave the list of webhooks past 10,000\n${hang}pages: whsvc stops there rather than read without end`,
+    );
+    expect(wrapLine('hint: JSON is --json here (and --jq filters it): whsvc webhooks list --json', 60, hang)).toBe(
+      `hint: JSON is --json here (and --jq filters it):\n${hang}whsvc webhooks list --json`,
+    );
+    // An option before the command (a global one) is a command too.
+    expect(wrapLine('hint: to see them as another profile: whsvc --profile sandbox webhooks list --json', 60, hang)).toBe(
+      `hint: to see them as another profile:\n${hang}whsvc --profile sandbox webhooks list --json`,
+    );
+  });
+
   it('a command to paste (wrapCommand): each line but the last ends in ` \\`, each option with its value', () => {
     const command = '  log in        whsvc login --profile sandbox --client-id sbx_demo_readwrite --base-url http://127.0.0.1:34581';
     expect(wrapCommand(command, 60, ' '.repeat(18)).split('\n')).toEqual([
