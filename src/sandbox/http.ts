@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { boundedServer, type ConnectionBounds } from '../bounded-server.js';
 import { defaultMaxConnections } from '../open-files.js';
+import { bytesText } from '../render/words.js';
 import type { Clock } from './clock.js';
 import { ClientGone, discardRest, readBodyUpTo, TOO_LARGE } from '../request-body.js';
 
@@ -72,7 +73,7 @@ export async function readJsonObject(req: IncomingMessage, optional = false): Pr
 }
 
 function tooLarge(): ErrorAnswer {
-  return new ErrorAnswer(413, 'payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`, {
+  return new ErrorAnswer(413, 'payload_too_large', `request body is larger than ${bytesText(MAX_BODY_BYTES)}`, {
     connection: 'close',
   });
 }
