@@ -1,5 +1,4 @@
-import type { ServerOptions } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { readBodyUpTo, TOO_LARGE } from './request-body.js';
 
@@ -8,7 +7,10 @@ import { readBodyUpTo, TOO_LARGE } from './request-body.js';
  * idle or sending slowly (slowloris), costs it a bounded number of descriptors and real requests keep being answered.
  */
 export interface ConnectionBounds {
-  /** A connection's request headers must have come within this (node:http's headersTimeout)... */
+  /**
+   * A connection's request headers must have come within this (node:http's headersTimeout, which runs from the
+   * connection's start: one that sends nothing at all is answered 408 and closed too)...
+   */
   headersTimeoutMs: number;
   /** ...and its whole request within this (requestTimeout); past either, 408 and the connection closed. */
   requestTimeoutMs: number;
@@ -22,8 +24,19 @@ export const KEEP_ALIVE_MS = 5_000;
 /** The most of a request's headers read (node:http's default, set here so that no --max-http-header-size changes it): past it, 431. */
 export const MAX_HEADER_BYTES = 16 * 1024;
 
+/**
+ * An HTTP server within `bounds` (its requests' handler added by the caller, on 'request'), and the ConnectionBound
+ * that holds its connections (`onShed`: one was closed to make room), through which its handler reads each request.
+ */
+export function boundedServer(bounds: ConnectionBounds, onShed?: () => void): { server: Server; connections: ConnectionBound } {
+  const connections = new ConnectionBound(bounds.maxConnections, onShed);
+  const server = createServer(boundedServerOptions(bounds));
+  server.on('connection', (socket: Socket) => connections.connected(socket));
+  return { server, connections };
+}
+
 /** node:http's options for a server within `bounds`. */
-export function boundedServerOptions(bounds: ConnectionBounds): ServerOptions {
+function boundedServerOptions(bounds: ConnectionBounds): ServerOptions {
   return {
     headersTimeout: bounds.headersTimeoutMs,
     requestTimeout: bounds.requestTimeoutMs,

@@ -178,6 +178,8 @@ export class LineFile {
     readonly created: boolean,
     /** Bytes of a cut last line removed at open (a write a kill cut short); 0 when the file ended whole. */
     readonly cutAtOpen: number,
+    /** The file opened, whatever its path names since: what removes it later removes only this one (removeOwnFile). */
+    readonly identity: FileIdentity,
   ) {}
 
   static open(path: string, label: string, lineStart: string): LineFile {
@@ -194,13 +196,15 @@ export class LineFile {
       return LineFile.open(path, label, lineStart);
     }
     let cut = 0;
+    let identity: FileIdentity;
     try {
       cut = opened.created ? 0 : cutBackToOwnLines(opened.fd, Buffer.from(lineStart, 'utf8'), () => notOurs(path, label));
+      identity = identityOfOpen(opened.fd);
     } catch (error) {
       closeSync(opened.fd);
       throw writeFailed(path, error);
     }
-    return new LineFile(path, opened.fd, opened.created, cut);
+    return new LineFile(path, opened.fd, opened.created, cut, identity);
   }
 
   /** The file's size now: where the next line starts. */
@@ -492,10 +496,12 @@ function dropTemporary(temporary: Temporary): void {
  * a look, then a rename). The path gets the whole content or stays as it was;
  * a failure is a FileError naming it.
  */
-function commitTemporary(temporary: Temporary, content: string, path: string, replace: boolean): void {
+function commitTemporary(temporary: Temporary, content: string, path: string, replace: boolean): FileIdentity {
+  let identity: FileIdentity;
   try {
     writeWhole(temporary.fd, Buffer.from(content, 'utf8'), path, 0);
     fsyncSync(temporary.fd);
+    identity = identityOfOpen(temporary.fd);
     closeSync(temporary.fd);
     if (replace) renameSync(temporary.path, path);
     else placeUnlessTaken(temporary.path, path);
@@ -509,6 +515,7 @@ function commitTemporary(temporary: Temporary, content: string, path: string, re
   } catch {
     // renamed into place, or gone
   }
+  return identity;
 }
 
 /** Gives `from` the name `to` if nothing has it (EEXIST otherwise). */
@@ -638,9 +645,9 @@ export function removeOwnFile(path: string, label: string, identity?: FileIdenti
  * the new, never a cut or empty file (the directory is not synced: after a
  * power cut the old content may come back). What is at `path` must be a
  * regular file of its own, or nothing. The temporaries a killed writer left
- * are removed at the first write of each path.
+ * are removed at the first write of each path. Returns the file written.
  */
-export function replaceFile(path: string, content: string, label: string): void {
+export function replaceFile(path: string, content: string, label: string): FileIdentity {
   checkUserFile(path, label);
   let temporary: Temporary;
   try {
@@ -650,7 +657,7 @@ export function replaceFile(path: string, content: string, label: string): void 
   } catch (error) {
     throw writeFailed(path, error);
   }
-  commitTemporary(temporary, content, path, true);
+  return commitTemporary(temporary, content, path, true);
 }
 
 /** The paths whose stale temporaries this process has removed already: once each is enough. */
@@ -694,10 +701,10 @@ export interface FileIdentity {
 
 const isFile = (stats: FileIdentity, identity: FileIdentity) => stats.ino === identity.ino && stats.dev === identity.dev;
 
-/** What is at `path` now, as a FileIdentity; undefined when nothing is. */
-export function identityOf(path: string): FileIdentity | undefined {
-  const stats = lstatSync(path, { throwIfNoEntry: false });
-  return stats && { dev: stats.dev, ino: stats.ino };
+/** The file open at `fd`, as a FileIdentity: the one written or read, never what its path may name by now. */
+function identityOfOpen(fd: number): FileIdentity {
+  const { dev, ino } = fstatSync(fd);
+  return { dev, ino };
 }
 
 /** readOwnFile, and which file was read. */

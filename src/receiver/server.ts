@@ -1,10 +1,10 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { listenError } from '../cli/errors.js';
 import { httpUrl } from '../net.js';
 import { defaultMaxConnections } from '../open-files.js';
-import { boundedServerOptions, ConnectionBound, type ConnectionBounds } from '../bounded-server.js';
+import { boundedServer, type ConnectionBound, type ConnectionBounds } from '../bounded-server.js';
 import { DELIVERY_TIMEOUT_MS, LARGEST_PAYLOAD_BYTES } from '../protocol/delivery.js';
 import { ClientGone, discardRest, TOO_LARGE } from '../request-body.js';
 import { bytesText } from '../render/words.js';
@@ -58,9 +58,9 @@ export async function serveRequests(
   hooks: ServeHooks,
 ): Promise<{ url: string; stop(): Promise<void> }> {
   const inFlight = new Set<Promise<void>>();
-  const connections = new ConnectionBound(bounds.maxConnections, () => hooks.onStopped('shed'));
+  const { server, connections } = boundedServer(bounds, () => hooks.onStopped('shed'));
   const handle = requestHandler(receive, bounds, now, hooks, { connections, inFlight });
-  const server = createServer(boundedServerOptions(bounds), handle);
+  server.on('request', handle);
   // A sender that asks before it sends its body (Expect: 100-continue, as curl does with a large one) is told at once
   // when the body it declares is too large, and sends none of it. One that declares no length (chunked) is told to go
   // on: the body's reader holds it to the limit as it comes.
@@ -74,7 +74,6 @@ export async function serveRequests(
     hooks.onStopped('too_large');
     refuseTooLarge(res, bounds.maxBodyBytes);
   });
-  server.on('connection', (socket: Socket) => connections.connected(socket));
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') hooks.onStopped('too_slow');
     answerUnreadable(error, socket);

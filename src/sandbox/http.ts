@@ -1,7 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
-import { boundedServerOptions, ConnectionBound, type ConnectionBounds } from '../bounded-server.js';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { boundedServer, type ConnectionBounds } from '../bounded-server.js';
 import { defaultMaxConnections } from '../open-files.js';
+import { bytesText } from '../render/words.js';
 import type { Clock } from './clock.js';
 import { ClientGone, discardRest, readBodyUpTo, TOO_LARGE } from '../request-body.js';
 
@@ -73,7 +73,7 @@ export async function readJsonObject(req: IncomingMessage, optional = false): Pr
 }
 
 function tooLarge(): ErrorAnswer {
-  return new ErrorAnswer(413, 'payload_too_large', `request body is larger than ${MAX_BODY_BYTES} bytes`, {
+  return new ErrorAnswer(413, 'payload_too_large', `request body is larger than ${bytesText(MAX_BODY_BYTES)}`, {
     connection: 'close',
   });
 }
@@ -138,10 +138,8 @@ export function serve(
   onInternalError: (line: string) => void,
   bounds: ConnectionBounds = serverBounds(),
 ): Server {
-  const connections = new ConnectionBound(bounds.maxConnections);
-  const server = createServer(boundedServerOptions(bounds), (req, res) => {
-    // Its answer may take long (a clock jump: minutes): no idle time-out from here on (requestTimeout bounds the body).
-    req.socket.setTimeout(0);
+  const { server, connections } = boundedServer(bounds);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     res.setHeader('date', new Date(clock.now()).toUTCString());
     // Being answered once its body is whole, never before (a slow body may be closed to make room, as slow headers are).
     connections
@@ -155,11 +153,6 @@ export function serve(
         () => res.writableEnded || connections.heldOpen(req.socket),
         (error: unknown) => answerFailure(req, res, error, onInternalError),
       );
-  });
-  server.on('connection', (socket: Socket) => {
-    connections.connected(socket);
-    // One that sends nothing at all is closed too (node:http's headersTimeout runs from a request's first byte).
-    socket.setTimeout(bounds.headersTimeoutMs);
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') {

@@ -1,4 +1,5 @@
 import { ErrorAnswer } from './http.js';
+import { counted } from '../render/text.js';
 import { elapsed } from '../render/words.js';
 
 /**
@@ -30,7 +31,7 @@ export class RateLimiter {
       throw new ErrorAnswer(
         429,
         'rate_limited',
-        `more than ${this.perSecond} requests in one second from this client; try again in ${elapsed(retryAfter * 1000)}`,
+        `more than ${counted(this.perSecond, 'request')} in one second from this client; try again in ${elapsed(retryAfter * 1000)}`,
         {
           'retry-after': String(retryAfter),
         },

@@ -80,11 +80,24 @@ describe('the sandbox API server holds a bounded number of connections', () => {
     await Promise.all(idle.slice(0, 30).map((socket) => (socket.closed ? undefined : once(socket, 'close'))));
   });
 
-  it('a connection that sends nothing is closed once the headers limit passes', async () => {
+  it('a connection that sends nothing is answered 408 and closed once the headers limit passes', async () => {
     const { url } = await started({ headersTimeoutMs: 300, requestTimeoutMs: 1_000, maxConnections: 8 });
     const silent = await idleConnection(url);
+    let answer = '';
+    silent.on('data', (chunk: Buffer) => (answer += chunk.toString()));
     await once(silent, 'close');
-    expect(silent.bytesRead).toBe(0);
+    expect(silent.bytesWritten).toBe(0);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('a client that sends the start of its headers and then nothing is answered 408, not closed silently', async () => {
+    const { url } = await started({ headersTimeoutMs: 300, requestTimeoutMs: 1_000, maxConnections: 8 });
+    const stalled = await idleConnection(url);
+    let answer = '';
+    stalled.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    stalled.write('GET /v1/webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    await once(stalled, 'close');
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
   });
 
   it('a client sending its headers a byte at a time is answered 408 and closed once the headers limit passes', async () => {

@@ -440,7 +440,12 @@ describe('validation', () => {
     expectApiError(await call('POST', '/v1/webhooks', { rawBody: '[1,2]', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
     expectApiError(await call('POST', '/v1/webhooks', { rawBody: '', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
     const huge = JSON.stringify({ ...valid(), pad: 'x'.repeat(70_000) });
-    expectApiError(await call('POST', '/v1/webhooks', { rawBody: huge, headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large');
+    expectApiError(
+      await call('POST', '/v1/webhooks', { rawBody: huge, headers: { 'content-type': 'application/json' } }),
+      413,
+      'payload_too_large',
+      'request body is larger than 64 KiB',
+    );
     expect((await call('GET', '/v1/webhooks')).status).toBe(200);
   });
 

@@ -56,11 +56,18 @@ export function plannedTool<I extends z.ZodObject, Steps, Fixed = undefined, Ext
       return context.alone(async () => {
         const kept = context.plans.take<Fixed>(id, spec.name, args);
         const fresh = await spec.plan(args as z.output<I>, deps, context, kept.fixed);
-        if (fingerprint(fresh.reads) !== kept.fingerprint || planDigest(kept.id, fresh.steps) !== kept.steps) {
+        if (fingerprint(fresh.reads) !== kept.fingerprint) {
           throw new CliError(
             `the account changed since plan ${id} was made (what it read is not as it was): nothing was changed`,
             ExitCode.failure,
             `call ${spec.name} without plan_id for a plan of the account as it is now`,
+          );
+        }
+        if (planDigest(kept.id, fresh.steps) !== kept.steps) {
+          throw new CliError(
+            `what plan ${id} would do now differs from the plan shown (what it read is as it was): nothing was changed`,
+            ExitCode.failure,
+            `call ${spec.name} without plan_id for a new plan`,
           );
         }
         const outcome = await spec.carryOut(fresh.steps, deps, context, fresh);

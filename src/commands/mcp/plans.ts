@@ -23,11 +23,19 @@ export const PLAN_TTL_MS = 10 * 60_000;
 /** How many plans are kept: the newest; an older one is said to be unknown. */
 export const PLANS_KEPT = 100;
 
+/**
+ * The version of the plan files this whsvc writes and reads (1: the files with no version, which kept the call's
+ * arguments themselves). A plan of another version, older or later, is refused as another whsvc's, never misread.
+ */
+const PLAN_VERSION = 2;
+
 /** A plan id as keep makes them: nothing else is looked for as a file. */
 const PLAN_ID = /^plan_[\w-]{16}$/;
 
 /** A plan kept for its second call. */
 export interface KeptPlan<Fixed = unknown> {
+  /** PLAN_VERSION, as the whsvc that made it had it. */
+  version: number;
   id: string;
   tool: string;
   /** The digest of the call's arguments (planDigest): the second call must give the same. */
@@ -67,6 +75,7 @@ export class PlanBook {
     ensureDirectory(this.dir, 'the plans directory');
     const id = `plan_${randomBytes(12).toString('base64url')}`;
     const plan: KeptPlan<Fixed> = {
+      version: PLAN_VERSION,
       id,
       tool,
       args: planDigest(id, args),
@@ -93,6 +102,9 @@ export class PlanBook {
         `no plan ${JSON.stringify(id)}: it was never made (plans are kept in ${this.dir}: a server started with another config directory knows none), it was carried out already, or it expired; nothing was changed`,
         again,
       );
+    }
+    if (plan.version !== PLAN_VERSION) {
+      throw usageError(`plan ${id} was made by another version of whsvc, whose plans this one does not read: nothing was changed`, again);
     }
     if (plan.tool !== tool) {
       throw usageError(`plan ${id} was made by ${plan.tool}, not ${tool}: nothing was changed`, `call ${plan.tool} with its plan_id`);

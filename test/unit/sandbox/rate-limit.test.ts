@@ -20,4 +20,13 @@ describe('RateLimiter', () => {
     now = 11_000;
     expect(() => limiter.take('a')).not.toThrow();
   });
+
+  it.each([
+    [1, 'more than 1 request in one second from this client; try again in 1 s'],
+    [1_000, 'more than 1,000 requests in one second from this client; try again in 1 s'],
+  ])('a refusal of --rate-limit %i says its count in words', (perSecond, message) => {
+    const limiter = new RateLimiter(perSecond, () => 10_250);
+    for (let i = 0; i < perSecond; i++) limiter.take('a');
+    expect(() => limiter.take('a')).toThrow(message);
+  });
 });

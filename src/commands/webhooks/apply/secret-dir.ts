@@ -5,7 +5,6 @@ import {
   FileError,
   type FileIdentity,
   failureReason,
-  identityOf,
   LineFile,
   readOwnFileAndIdentity,
   removalAt,
@@ -182,8 +181,8 @@ export class Journal {
     if (!this.check.settled) return;
     if (this.check.open.length === 0) this.remove();
     else {
-      replaceFile(journalPath(this.dir), this.check.open.map((url) => `${lineOf({ whsvc_apply: 1, create: url })}\n`).join(''), JOURNAL_LABEL);
-      this.identity = identityOf(journalPath(this.dir));
+      const lines = this.check.open.map((url) => `${lineOf({ whsvc_apply: 1, create: url })}\n`).join('');
+      this.identity = replaceFile(journalPath(this.dir), lines, JOURNAL_LABEL);
     }
   }
 
@@ -191,7 +190,7 @@ export class Journal {
   intend(url: string): void {
     if (!this.file) {
       this.file = LineFile.open(journalPath(this.dir), JOURNAL_LABEL, LINE_START);
-      this.identity = identityOf(journalPath(this.dir));
+      this.identity = this.file.identity;
     }
     this.file.appendLine(lineOf({ whsvc_apply: 1, create: url }));
     this.pending.add(url);

@@ -1,16 +1,7 @@
 import { basename, dirname, join } from 'node:path';
 import { CliError, ExitCode } from '../../../cli/errors.js';
 import { holdFileLock } from '../../../config/lock.js';
-import {
-  type FileIdentity,
-  FileError,
-  failureReason,
-  identityOf,
-  LineFile,
-  readOwnFileAndIdentity,
-  removeOwnFile,
-  wholeLines,
-} from '../../../files/user-file.js';
+import { type FileIdentity, FileError, failureReason, LineFile, readOwnFileAndIdentity, removeOwnFile, wholeLines } from '../../../files/user-file.js';
 
 // What `webhooks rotate-secret` has under way, kept beside the new secret's file (`.NAME.whsvc-rotate`, 0600, whole
 // lines): before each step that changes the account, a line that says so, and after it what it made (the twin's id,
@@ -175,7 +166,7 @@ export class RotationJournal {
       this.close();
       throw new FileError(`${LABEL} ${this.path} was made meanwhile by another run: left as it is`, false, 'run the command again');
     }
-    this.identity = identityOf(this.path);
+    this.identity = this.file.identity;
     this.write({ start: moved });
   }
 

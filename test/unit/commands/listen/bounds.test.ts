@@ -91,6 +91,19 @@ describe('slow senders', () => {
     ]);
   });
 
+  it('a connection that sends nothing is closed with 408 once the headers limit passes, as a slow one is', async () => {
+    const listen = await listenInProcess({ secret: SECRET }, { bounds: { headersTimeoutMs: 300, requestTimeoutMs: 1000 } });
+    const silent = await connectionSending(listen.url, '');
+    expect(await silent.closed).toMatch(/^HTTP\/1\.1 408 /);
+    expect(silent.socket.bytesWritten).toBe(0);
+    expect((await postDelivery(listen.url, SECRET, 'dlv_after')).status).toBe(200);
+    await listen.stop();
+    expect(saying(listen, '408')).toEqual([
+      'whsvc listen: a connection that sent no whole request in time (its headers within 300 ms, all of it within 1 s) closed with 408; more are counted at the end',
+      'whsvc listen: 1 connection closed for sending no whole request in time (408)',
+    ]);
+  });
+
   it('under 1,000 slow connections, listen holds at most its bound, says it once, and takes a real delivery at once', async () => {
     // Its bound set low for the test (by default a quarter of the open-file limit, at most 256); the headers' limit
     // long, so that only the bound makes room.

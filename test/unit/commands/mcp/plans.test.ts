@@ -1,8 +1,11 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import type { CommandDeps } from '../../../../src/cli/context.js';
 import { CapturedJson, Secrets, toolResult } from '../../../../src/commands/mcp/call.js';
+import { plannedTool } from '../../../../src/commands/mcp/plan-tool.js';
 import { fingerprint, PLAN_TTL_MS, PLANS_KEPT, PlanBook, planDigest } from '../../../../src/commands/mcp/plans.js';
 import { CliError } from '../../../../src/cli/errors.js';
 
@@ -91,9 +94,81 @@ describe('PlanBook', () => {
     expect(planDigest(plan.id, args)).not.toBe(planDigest('plan_another', args));
   });
 
+  it('refuses a plan an earlier whsvc kept (its arguments themselves, no version) as made by another version, not for other arguments', () => {
+    const id = 'plan_AAAAAAAAAAAAAAAA';
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // As whsvc kept a plan before its files held digests: the arguments in canonical JSON, the steps as they were.
+    const earlier = {
+      id,
+      tool: 'webhooks_delete',
+      args: '{"id":"wh_1"}',
+      expiresAt: 1_000 + PLAN_TTL_MS,
+      account: ACCOUNT,
+      fingerprint: fingerprint({}),
+      steps: 'wh_1',
+    };
+    writeFileSync(join(dir, `${id}.json`), `${JSON.stringify(earlier)}\n`, { mode: 0o600 });
+    const error = refusal(() => new PlanBook(dir, ACCOUNT, () => 1_000).take(id, 'webhooks_delete', { id: 'wh_1' }));
+    expect(error.message).toBe(`plan ${id} was made by another version of whsvc, whose plans this one does not read: nothing was changed`);
+    expect(error.hint).toBe('call webhooks_delete without plan_id to plan it again');
+  });
+
   it('fingerprints what was read whatever the order of its keys, and any change to it', () => {
     expect(fingerprint({ id: 'wh_1', active: true })).toBe(fingerprint({ active: true, id: 'wh_1' }));
     expect(fingerprint({ id: 'wh_1', active: true })).not.toBe(fingerprint({ id: 'wh_1', active: false }));
+  });
+});
+
+describe('a planned tool called with its plan_id', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = join(mkdtempSync(join(tmpdir(), 'whsvc-plans-')), 'mcp-plans');
+  });
+  afterEach(() => rmSync(dirname(dir), { recursive: true, force: true }));
+
+  /** A tool whose plan reads `world.reads` and comes to `world.steps`, and what it carried out. */
+  function toolOver(world: { reads: unknown; steps: string }) {
+    const carried: string[] = [];
+    const tool = plannedTool(z, {
+      name: 'webhooks_delete',
+      title: 'Delete',
+      description: 'a test tool',
+      input: z.object({ id: z.string() }),
+      plan: async () => ({ shown: world.steps, reads: world.reads, steps: world.steps, fixed: undefined }),
+      carryOut: async (steps) => {
+        carried.push(steps);
+        return { value: { done: steps } };
+      },
+    });
+    const context = { plans: new PlanBook(dir, ACCOUNT, () => 1_000), secretDir: undefined, alone: <T>(work: () => Promise<T>) => work() };
+    const call = (args: Record<string, unknown>) => tool.run(args, {} as CommandDeps, context);
+    return { call, carried };
+  }
+
+  const rejection = (promise: Promise<unknown>) =>
+    promise.then(
+      () => {
+        throw new Error('not refused');
+      },
+      (error: CliError) => error,
+    );
+
+  it('refuses it when what it read changed, and says otherwise when only what it would do changed', async () => {
+    const world = { reads: { active: true }, steps: 'delete wh_1' };
+    const { call, carried } = toolOver(world);
+    const first = (await call({ id: 'wh_1' })).value as { plan_id: string };
+    world.reads = { active: false };
+    expect((await rejection(call({ id: 'wh_1', plan_id: first.plan_id }))).message).toMatch(
+      /^the account changed since plan plan_\S+ was made \(what it read is not as it was\): nothing was changed$/,
+    );
+
+    world.reads = { active: true };
+    const second = (await call({ id: 'wh_1' })).value as { plan_id: string };
+    world.steps = 'delete wh_1 and more';
+    const error = await rejection(call({ id: 'wh_1', plan_id: second.plan_id }));
+    expect(error.message).toBe(`what plan ${second.plan_id} would do now differs from the plan shown (what it read is as it was): nothing was changed`);
+    expect(error.hint).toBe('call webhooks_delete without plan_id for a new plan');
+    expect(carried).toEqual([]);
   });
 });
 

@@ -1,7 +1,8 @@
-import { linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import fs, { linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../../src/api/errors.js';
 import { CliError } from '../../../../src/cli/errors.js';
 import { run, type ApplyOptions } from '../../../../src/commands/webhooks/apply.js';
@@ -445,6 +446,40 @@ describe('webhooks apply', () => {
     swapForSymlink();
     run.close();
     expectLeft();
+  });
+
+  it("a run's journal is the file it wrote: one put in its place the moment after it was made is left at the close", () => {
+    const secretDir = join(dir, 'secrets');
+    mkdirSync(secretDir);
+    const journal = join(secretDir, '.whsvc-apply-journal');
+    const theirs = '{"whsvc_apply":1,"create":"https://theirs.example/h"}\n';
+    // The journal made, then at once moved away and another file put at its path, before anything else is done.
+    const realOpenSync = fs.openSync;
+    const open = vi.spyOn(fs, 'openSync').mockImplementation((...args: Parameters<typeof fs.openSync>) => {
+      const fd = realOpenSync(...args);
+      if (args[0] === journal) {
+        open.mockRestore();
+        syncBuiltinESMExports();
+        renameSync(journal, join(dir, 'moved-journal'));
+        writeFileSync(journal, theirs, { mode: 0o600 });
+      }
+      return fd;
+    });
+    syncBuiltinESMExports();
+    try {
+      const run = new Journal(secretDir, checkJournal(secretDir, []));
+      run.intend('https://a.example/h');
+      run.clear('https://a.example/h');
+      run.close();
+    } finally {
+      open.mockRestore();
+      syncBuiltinESMExports();
+    }
+    expect(readdirSync(secretDir)).toEqual(['.whsvc-apply-journal']);
+    expect(readFileSync(journal, 'utf8')).toBe(theirs);
+    expect(readFileSync(join(dir, 'moved-journal'), 'utf8')).toBe(
+      '{"whsvc_apply":1,"create":"https://a.example/h"}\n{"whsvc_apply":1,"cleared":"https://a.example/h"}\n',
+    );
   });
 
   it.each([
