@@ -48,6 +48,8 @@ export interface ExchangeLimits {
   bodyLimit: number;
   /** The bodyLimit of an answer that is not a 2xx, when lower: an error is read for its message, which its head holds. */
   errorBodyLimit?: number | undefined;
+  /** Ends the exchange wherever it is, with the signal's reason: an answer no longer wanted (a progress line's poll). */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -69,6 +71,7 @@ export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOpt
     // Cleared as soon as the exchange ends: AbortSignal.timeout would keep a timer and its signal alive for the
     // whole timeoutMs after every send, thousands of them at once under a steady stream.
     if (Number.isFinite(limits.timeoutMs)) handler.timer = setTimeout(timeOut, limits.timeoutMs, handler);
+    if (limits.signal) handler.abortOn(limits.signal);
     try {
       // undici's own limits (300 s to the headers, 300 s between body chunks by default) would cut a wait without one.
       dispatcher.dispatch(Number.isFinite(limits.timeoutMs) ? options : { ...options, headersTimeout: 0, bodyTimeout: 0 }, handler);
@@ -99,6 +102,8 @@ const CONNECTION_LOST = new Set<unknown>(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE
 
 class Exchange implements Dispatcher.DispatchHandler {
   timer: NodeJS.Timeout | undefined;
+  /** Takes this exchange's listener off the caller's signal (abortOn), once it has ended. */
+  private detach: (() => void) | undefined;
   private controller: Dispatcher.DispatchController | null = null;
   private reason: Error | null = null;
   private settled = false;
@@ -170,10 +175,22 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.controller?.abort(reason);
   }
 
+  /** Aborted when `signal` is: a closure only for the few exchanges that are given one. */
+  abortOn(signal: AbortSignal): void {
+    const onAbort = () => this.abort(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    this.detach = () => signal.removeEventListener('abort', onAbort);
+  }
+
   private settle(): void {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.timer);
+    this.detach?.();
     const cut = this.size > this.limit;
     const { chunks } = this;
     // Handed over: undici may hold this handler a while longer, the answer's bytes need not stay with it.
@@ -185,6 +202,7 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.timer);
+    this.detach?.();
     this.reject(error);
   }
 }

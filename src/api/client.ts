@@ -156,10 +156,16 @@ export interface CallOptions {
   repeatAfter?: readonly WaitStatus[] | undefined;
   /** This call's most read of a 2xx, lower than the client's (reads in parallel that share a bound): past it, answerTooLarge. */
   maxAnswerBytes?: number | undefined;
+  /**
+   * A question the user did not ask (a progress line's poll), ended wherever it is when this signal aborts (its answer
+   * no longer wanted: RequestStopped). It never waits and is never told of: not sent while a wait a 429 or 503 asked
+   * for is in force (RequestStopped), not sent again after one (its ApiError at once), no spinner.
+   */
+  background?: AbortSignal | undefined;
 }
 
 /** A request sent as it is given (`whsvc api`): its body as bytes or text, and headers of the caller's. */
-export interface SendOptions extends Pick<CallOptions, 'query' | 'stop' | 'timeoutMs' | 'repeatAfter' | 'maxAnswerBytes'> {
+export interface SendOptions extends Pick<CallOptions, 'query' | 'stop' | 'timeoutMs' | 'repeatAfter' | 'maxAnswerBytes' | 'background'> {
   body?: string | Uint8Array | undefined;
   headers?: Record<string, string> | undefined;
 }
@@ -313,7 +319,9 @@ export class ApiClient {
   async call(method: string, path: string, options: CallOptions = {}): Promise<TransportResponse> {
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const response = await this.send(method, path, { ...options, body });
-    if (response.status < 200 || response.status >= 300) throw this.errorFor(method, path, response, options.notFoundHint, options.repeatAfter);
+    if (response.status < 200 || response.status >= 300) {
+      throw this.errorFor(method, path, response, options.notFoundHint, options.background ? [] : options.repeatAfter);
+    }
     return response;
   }
 
@@ -327,8 +335,9 @@ export class ApiClient {
     let token = await this.token();
     const how = {
       resetRetries: method === 'GET',
-      repeatAfter: options.repeatAfter ?? repeatedAfter(method),
+      repeatAfter: options.background ? [] : (options.repeatAfter ?? repeatedAfter(method)),
       stop: options.stop,
+      background: options.background,
       timeoutMs: options.timeoutMs,
       headers: options.headers,
       maxAnswerBytes: Math.min(options.maxAnswerBytes ?? this.maxAnswerBytes, this.maxAnswerBytes),
@@ -424,6 +433,7 @@ export class ApiClient {
       timeoutMs = this.options.timeoutMs,
       headers: extra = {},
       maxAnswerBytes = this.maxAnswerBytes,
+      background,
     }: {
       /** Whether a reset connection is tried again (a read: it cannot have acted). */
       resetRetries: boolean;
@@ -432,6 +442,7 @@ export class ApiClient {
       timeoutMs?: number | undefined;
       headers?: Record<string, string> | undefined;
       maxAnswerBytes?: number | undefined;
+      background?: AbortSignal | undefined;
     },
   ): Promise<TransportResponse> {
     const base = new URL(this.options.baseUrl);
@@ -453,13 +464,18 @@ export class ApiClient {
     let resets = 0;
     for (;;) {
       // A longer wait may have replaced the one awaited: wait until none is left.
-      while (this.pause) await unlessStopped(this.pause, stop);
+      while (this.pause) {
+        if (background) throw new RequestStopped();
+        await unlessStopped(this.pause, stop);
+      }
       const started = this.now();
       this.debug(`> ${method} ${url.href}\n${redactHeaders(headers)}${shownBody ? `\n\n${redactText(shownBody)}` : ''}\n`);
       let response: TransportResponse;
       try {
-        response = await this.options.transport({ method, url, headers, body, timeoutMs, ...answerLimits(maxAnswerBytes) });
+        const quietly = background ? { signal: background, quiet: true } : {};
+        response = await this.options.transport({ method, url, headers, body, timeoutMs, ...answerLimits(maxAnswerBytes), ...quietly });
       } catch (error) {
+        if (background?.aborted) throw new RequestStopped();
         if (!(error instanceof TransportError)) throw error;
         this.debug(`< no answer: ${error.message}\n`);
         if (resetRetries && (error.code === 'ECONNRESET' || error.code === 'EPIPE') && resets < GET_RESET_RETRIES) {

@@ -149,9 +149,9 @@ const CLOCK = '/_sandbox/clock';
 const noSandbox = (path: string) =>
   `${path} is a whsvc sandbox's own endpoint: is the address a sandbox? Check --base-url, WHSVC_BASE_URL or the profile's base URL`;
 
-/** GET /_sandbox/clock: the sandbox's time and the automatic attempts due next. */
-export function sandboxClock(api: ApiClient): Promise<ClockState> {
-  return api.json<ClockState>('GET', CLOCK, { notFoundHint: noSandbox(CLOCK) });
+/** GET /_sandbox/clock: the sandbox's time and the automatic attempts due next; `background`, a progress line's poll (CallOptions). */
+export function sandboxClock(api: ApiClient, background?: AbortSignal): Promise<ClockState> {
+  return api.json<ClockState>('GET', CLOCK, { notFoundHint: noSandbox(CLOCK), background });
 }
 
 /**

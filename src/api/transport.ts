@@ -12,6 +12,10 @@ export interface TransportRequest {
   bodyLimit: number;
   /** The bodyLimit of an answer that is not a 2xx, when lower (an error is read for its message). */
   errorBodyLimit?: number | undefined;
+  /** Ends the request wherever it is, rejected with the signal's reason: its answer is no longer wanted. */
+  signal?: AbortSignal | undefined;
+  /** A request the user did not ask for (a progress line's poll): no spinner is drawn while it waits. */
+  quiet?: boolean | undefined;
 }
 
 export interface TransportResponse {
@@ -46,7 +50,7 @@ export function undiciTransport(dispatcher: Dispatcher | (() => Promise<Dispatch
           headers: host ? { ...req.headers, host } : req.headers,
           body: req.body ?? null,
         },
-        { timeoutMs: req.timeoutMs, bodyLimit: req.bodyLimit, errorBodyLimit: req.errorBodyLimit },
+        { timeoutMs: req.timeoutMs, bodyLimit: req.bodyLimit, errorBodyLimit: req.errorBodyLimit, signal: req.signal },
       );
       // The text made when read (exchange.ts): an answer refused for its size is never decoded.
       return {

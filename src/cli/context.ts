@@ -272,7 +272,7 @@ export async function buildDeps(globals: GlobalOptions, io: Io, run: RunParts, t
   // Progress only where someone watches: a terminal on stderr, and no --debug output to tangle with.
   const showProgress = Boolean(io.stderr.isTTY) && !globals.debug;
   const sendWithProgress: Transport = showProgress
-    ? (request) => withSpinner(io.stderr, `waiting for ${request.url.host}…`, () => transport(request))
+    ? (request) => (request.quiet ? transport(request) : withSpinner(io.stderr, `waiting for ${request.url.host}…`, () => transport(request)))
     : transport;
   const proxySecrets = proxyCredentials(proxySettings(io.env));
   const apiFor = (base: string, creds: Credentials | undefined, tokenCache?: TokenCache) =>

@@ -3,7 +3,8 @@ import { counted } from '../render/text.js';
 import { elapsed } from '../render/words.js';
 
 /**
- * `sandbox start --rate-limit N`: at most N API requests per client in each
+ * `sandbox start --rate-limit N`: at most N API requests (/v1, the token
+ * request and the sandbox's own routes not counted) per client in each
  * second of the wall clock (never the sandbox's clock, which a manual clock
  * stops); the next one is 429 with the Retry-After a real service sends.
  */

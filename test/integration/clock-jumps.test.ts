@@ -28,8 +28,8 @@ async function gatedReceiver(): Promise<Receiver> {
   return receiver;
 }
 
-async function manualSandbox(): Promise<{ sandbox: Sandbox; base: string; token: string }> {
-  const sandbox = createSandbox({ clock: new ManualSandboxClock(T0), policy: { retryBaseMs: 1000, maxAttempts: 3, timeoutMs: 60_000 } });
+async function manualSandbox(options: { rateLimit?: number; rateLimitNow?: () => number } = {}): Promise<{ sandbox: Sandbox; base: string; token: string }> {
+  const sandbox = createSandbox({ clock: new ManualSandboxClock(T0), policy: { retryBaseMs: 1000, maxAttempts: 3, timeoutMs: 60_000 }, ...options });
   const base = await sandbox.listen(0, '127.0.0.1');
   cleanups.push(() => sandbox.close());
   const token = await getToken(base, sandbox.clients[0]!.client_id, sandbox.clients[0]!.client_secret);
@@ -145,14 +145,53 @@ describe('a jump over receivers whose names take long to resolve', () => {
     const advance = startInProcess(['sandbox', 'clock', 'advance', '1h'], { env, terminal: { columns: 120 } });
     // Both retries due at T0 + 1 s wait on the resolver at once: not one time-out after the other.
     await resolver.held(2);
-    await advance.until(() => advance.stderr().includes('0 attempts sent, 2 under way, 0 due…'), 'the first step under way');
+    await advance.until(() => advance.stderr().includes('1 s of 1 h · 0 sent · 2 under way · 0 due'), 'the first step under way');
     resolver.failHeld();
     await resolver.held(2);
-    await advance.until(() => advance.stderr().includes('2 attempts sent, 2 under way, 0 due…'), 'the second step under way');
+    await advance.until(() => advance.stderr().includes('3 s of 1 h · 2 sent · 2 under way · 0 due'), 'the second step under way');
     resolver.failHeld();
     expect(await advance.exit, advance.stderr()).toBe(0);
     expect(advance.stdout()).toMatch(/4 attempts sent, 0 delivered, 4\s+failed/);
     // The progress line is wiped at the end: the terminal keeps only the result.
+    expect(advance.stderr().endsWith('\r\u001b[2K')).toBe(true);
+  });
+});
+
+describe('a jump against a sandbox with --rate-limit 1', () => {
+  it("counts the API (/v1) only: the sandbox's own clock is asked as often as wanted", async () => {
+    // Every request in one second of the rate limit's clock.
+    const { base, token } = await manualSandbox({ rateLimit: 1, rateLimitNow: () => T0 });
+    for (let i = 0; i < 3; i++) expect((await http(base, 'GET', '/_sandbox/clock', { token })).status).toBe(200);
+    expect((await http(base, 'GET', '/v1/webhooks', { token })).status).toBe(200);
+    expect((await http(base, 'GET', '/v1/webhooks', { token })).status).toBe(429);
+  });
+
+  it.each([60, 80])('on a terminal %i columns wide: its progress line whole, without a note of a 429 or a spinner, and its result', async (columns) => {
+    const { sandbox, base } = await manualSandbox({ rateLimit: 1 });
+    const client = sandbox.clients[0]!;
+    const token = await getToken(base, client.client_id, client.client_secret);
+    const receiver = await gatedReceiver();
+    await postWebhook(base, token, `${receiver.url}/hook`);
+    await postEvent(base);
+    // The first attempt failed at once: its retry is due in a second of sandbox time, and the jump holds there.
+    await vi.waitFor(() => expect(sandbox.deliveries.earliestDue()).toBe(T0 + 1000));
+    const configDir = mkdtempSync(join(tmpdir(), 'whsvc-jump-'));
+    cleanups.push(async () => rmSync(configDir, { recursive: true, force: true }));
+    const env = { WHSVC_BASE_URL: base, WHSVC_CLIENT_ID: client.client_id, WHSVC_CLIENT_SECRET: client.client_secret, WHSVC_CONFIG_DIR: configDir };
+    const advance = startInProcess(['sandbox', 'clock', 'advance', '1h'], { env, terminal: { columns } });
+    // Drawn whole, at the start of its line: nothing of it cut.
+    await advance.until(() => advance.stderr().includes('\r\u001b[2K1 s of 1 h · 0 sent · 1 under way · 0 due'), 'the progress line');
+    // A second question is answered too (the line redrawn), before the jump may end.
+    const drawn = advance.stderr().length;
+    await advance.until(() => advance.stderr().length > drawn, 'the progress line redrawn');
+    const released = setInterval(() => receiver.release(500), 20);
+    try {
+      expect(await advance.exit, advance.stderr()).toBe(0);
+    } finally {
+      clearInterval(released);
+    }
+    expect(advance.stdout()).toMatch(/^Moved the sandbox's clock from .*:\s+2\s+attempts\s+sent,\s+0\s+delivered,\s+2\s+failed\n/s);
+    expect(advance.stderr()).not.toMatch(/429|Retry-After|waiting for|[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
     expect(advance.stderr().endsWith('\r\u001b[2K')).toBe(true);
   });
 });

@@ -12,8 +12,9 @@ import { laidOut, terminalColumns } from '../../render/wrap.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { usageError } from '../../cli/errors.js';
 import { printJson, tableLayout } from '../../cli/output.js';
-import { numberText } from '../../exact-json.js';
+import { numberText, type ServiceNumber } from '../../exact-json.js';
 import { ProgressLine } from '../../render/progress.js';
+import { holdLine } from '../../render/stream.js';
 
 export const command = (runF = run) => {
   const clock = new Command('clock')
@@ -55,9 +56,9 @@ export function isoTime(given: string): string {
 async function moveClock(move: Parameters<typeof moveSandboxClock>[1], deps: CommandDeps): Promise<ClockState> {
   const where = 'to' in move ? `to ${move.to}` : `${elapsed(move.advance_ms ?? 0)} ahead`;
   if (deps.stderr.isTTY) deps.stderr.write(laidOut(deps.stderr, `Moving the sandbox's clock ${where}; every attempt due on the way is sent, in order…\n`));
-  const progress = deps.stderr.isTTY ? new JumpProgressLine(deps, where) : undefined;
+  const progress = deps.stderr.isTTY ? new JumpProgressLine(deps) : undefined;
   const unregister = deps.interrupts.onInterrupt(() => {
-    void progress?.stop();
+    progress?.stop();
     deps.stderr.write(
       laidOut(
         deps.stderr,
@@ -69,57 +70,63 @@ async function moveClock(move: Parameters<typeof moveSandboxClock>[1], deps: Com
     return await moveSandboxClock(deps.api, move);
   } finally {
     unregister();
-    await progress?.stop();
+    progress?.stop();
   }
 }
 
-/** How often a terminal's progress line asks the sandbox how far its jump has gone. */
-const PROGRESS_POLL_MS = 500;
+/** How often, at most, a terminal's progress line asks the sandbox how far its jump has gone: the next question is asked this long after the last was answered. */
+const PROGRESS_POLL_MS = 1000;
 
 /**
- * A jump's progress on a terminal: the sandbox is asked (GET /_sandbox/clock) how far its jump has gone, twice a
- * second, and the line shows where its clock stands and the attempts sent, under way and still due (more fall due as
- * failures are retried). A question that fails is left unsaid: the jump's own answer tells.
+ * A jump's progress on a terminal, under the line that says what is moved: the sandbox is asked (GET /_sandbox/clock)
+ * how far its jump has gone, about once a second, and the line shows how much of the jump's time has passed and the
+ * attempts sent, under way and still due (more fall due as failures are retried): `15 s of 1 h · 12 sent · 6 under way ·
+ * 8 due`. The questions are whsvc's, not the user's: quiet (no spinner, no note of a 429, never a wait it asks for); one
+ * refused or failed is skipped, and the jump's own answer tells. From the start it holds the stream's line, so the
+ * jump's own request draws no spinner under the line above either.
  */
 class JumpProgressLine {
   private readonly line: ProgressLine;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private asking: Promise<void> | undefined;
+  /** Ends the question in flight when the jump is answered: its answer is no longer wanted. */
+  private asking: AbortController | undefined;
   private stopped = false;
 
-  constructor(
-    private readonly deps: CommandDeps,
-    private readonly where: string,
-  ) {
+  constructor(private readonly deps: CommandDeps) {
     this.line = new ProgressLine(deps.stderr, deps.now);
+    holdLine(deps.stderr);
     this.schedule();
   }
 
-  async stop(): Promise<void> {
+  /** Ends the questions at once (the one in flight aborted, never waited for) and wipes the line. */
+  stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.asking;
+    this.asking?.abort();
     this.line.clear();
   }
 
   private schedule(): void {
     this.timer = setTimeout(() => {
-      this.asking = this.ask().finally(() => {
+      this.asking = new AbortController();
+      void this.ask(this.asking.signal).finally(() => {
         if (!this.stopped) this.schedule();
       });
     }, PROGRESS_POLL_MS);
   }
 
-  private async ask(): Promise<void> {
-    const state = await sandboxClock(this.deps.api).catch(() => undefined);
-    const moving = state?.moving;
-    if (this.stopped || !state || !moving) return;
-    const gone = elapsed(Date.parse(state.now) - Date.parse(moving.from));
-    this.line.update(
-      `Moving the sandbox's clock ${this.where}: ${gone} in; ${counted(numberText(moving.sent), 'attempt')} sent, ${countText(numberText(moving.sending))} under way, ${countText(numberText(moving.due))} due…`,
-      true,
-    );
+  private async ask(signal: AbortSignal): Promise<void> {
+    const state = await sandboxClock(this.deps.api, signal).catch(() => undefined);
+    if (this.stopped || !state?.moving) return;
+    this.line.update(jumpProgress(state.now, state.moving), true);
   }
+}
+
+/** A jump's progress line, short enough for 60 columns: `15 s of 1 h · 12 sent · 6 under way · 8 due`. */
+export function jumpProgress(now: string, moving: NonNullable<ClockState['moving']>): string {
+  const from = Date.parse(moving.from);
+  const count = (value: ServiceNumber) => countText(numberText(value));
+  return `${elapsed(Date.parse(now) - from)} of ${elapsed(Date.parse(moving.to) - from)} · ${count(moving.sent)} sent · ${count(moving.sending)} under way · ${count(moving.due)} due`;
 }
 
 /** `sandbox clock [advance D | set T]`: the sandbox's time (/_sandbox/clock), and the attempts due next. */

@@ -59,7 +59,7 @@ export const command = (runF = serve) =>
       ),
     )
     .addOption(
-      new Option('--rate-limit <n>', 'answer 429 with Retry-After beyond N API requests per second per client (default: no limit)').argParser(
+      new Option('--rate-limit <n>', 'answer 429 with Retry-After beyond N requests a second per client to /v1 (default: no limit)').argParser(
         integerIn(1, 1_000_000),
       ),
     )

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { errors } from 'undici';
 import { GET_RESET_RETRIES, MAX_RETRY_AFTER_S, MAX_RETRY_AFTER_WAITS } from '../../../src/api/client.js';
 import { retryDelivery } from '../../../src/api/endpoints.js';
-import { ApiError, AuthError, NetworkError } from '../../../src/api/errors.js';
+import { ApiError, AuthError, NetworkError, RequestStopped } from '../../../src/api/errors.js';
 import { tokenIdentity } from '../../../src/cli/context.js';
 import { proxyCredentials, proxySettings } from '../../../src/net.js';
 import {
@@ -601,6 +601,33 @@ describe('ApiClient: one wait for all requests', () => {
     await expect(Promise.all([first, second])).resolves.toEqual([{ id: 'wh_1' }, { id: 'wh_2' }]);
     expect(slept).toEqual([2000]);
     expect(fake.notices.filter((n) => n.includes('Retry-After'))).toHaveLength(1);
+  });
+});
+
+describe("ApiClient: a question in the background (a progress line's poll)", () => {
+  it('a 429 is its error at once: no wait, no note, not sent again, no spinner asked for', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    fake.mock.intercept({ path: '/_sandbox/clock', method: 'GET' }).reply(json(429, { message: 'slow down' }, { 'retry-after': '1' }));
+    const error = await rejectionOf(fake.deps.api.json('GET', '/_sandbox/clock', { background: new AbortController().signal }));
+    expect(error).toMatchObject({ status: 429 });
+    expect(fake.sleeps).toEqual([]);
+    expect(fake.notices).toEqual([]);
+    const polls = fake.requests.filter((r) => r.url.pathname === '/_sandbox/clock');
+    expect(polls).toHaveLength(1);
+    expect(polls[0]!.quiet).toBe(true);
+  });
+
+  it('is not sent while a wait another request was asked for is in force, nor waits for it', async () => {
+    const fake = fakeDeps();
+    mockToken(fake.mock);
+    const api = fake.client({ sleep: () => new Promise(() => {}) });
+    fake.mock.intercept({ path: '/v1/webhooks', method: 'GET' }).reply(json(429, {}, { 'retry-after': '2' }));
+    void api.json('GET', '/v1/webhooks').catch(() => undefined);
+    while (fake.notices.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    const error = await rejectionOf(api.json('GET', '/_sandbox/clock', { background: new AbortController().signal }));
+    expect(error).toBeInstanceOf(RequestStopped);
+    expect(fake.requests.filter((r) => r.url.pathname === '/_sandbox/clock')).toHaveLength(0);
   });
 });
 

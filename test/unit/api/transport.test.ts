@@ -163,3 +163,40 @@ describe('defaultTransport', () => {
     expect(ours).toBe(one);
   });
 });
+
+describe('undiciTransport: a request given a signal', () => {
+  it('ends wherever it is when the signal aborts (its answer no longer wanted): rejected with its reason, its connection closed', async () => {
+    const { createServer } = await import('node:http');
+    let arrived!: () => void;
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    let closed!: () => void;
+    const closing = new Promise<void>((resolve) => (closed = resolve));
+    // It never answers: only the abort can end the request.
+    const server = createServer((req) => {
+      req.socket.on('close', closed);
+      arrived();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const agent = new Agent();
+    try {
+      const url = new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/`);
+      const controller = new AbortController();
+      const answer = undiciTransport(agent)({
+        method: 'GET',
+        url,
+        headers: {},
+        timeoutMs: Number.POSITIVE_INFINITY,
+        bodyLimit: 1024,
+        signal: controller.signal,
+      });
+      await arrival;
+      controller.abort();
+      await expect(answer).rejects.toMatchObject({ name: 'AbortError' });
+      await closing;
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await agent.close();
+    }
+  });
+});
