@@ -136,10 +136,58 @@ function optionHint(argv: readonly string[], typedWord: string): string | undefi
     const at = argv.indexOf('-q');
     return `gh's -q is --jq here: ${typed([...argv.slice(0, at), '--jq', ...argv.slice(at + 1)])}`;
   }
+  const paused = pauseHint(argv, typedWord);
+  if (paused) return paused;
   if (word === '--print-secret') {
     return "the signing secret is the webhook's, shown once when it is created: whsvc webhooks create … --secret-file whsec.txt, then whsvc listen --secret-file whsec.txt";
   }
   return undefined;
+}
+
+/** The words other tools pause and resume a webhook with (`--paused`, `--disable`, `webhooks pause`), and whether each means active. */
+const PAUSE_WORDS: Record<string, boolean> = {
+  pause: false,
+  paused: false,
+  disable: false,
+  disabled: false,
+  resume: true,
+  unpause: true,
+  enable: true,
+  enabled: true,
+};
+
+/** A value other tools take for on or off (`--active false`), read as whsvc's flags say it; undefined when it is none. */
+function onOff(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (/^(true|yes|on|1)$/i.test(value)) return true;
+  if (/^(false|no|off|0)$/i.test(value)) return false;
+  return undefined;
+}
+
+/** How whsvc pauses and resumes a webhook, and the command that does what was meant (`active`), the rest of the line kept. */
+function pauseLine(command: readonly string[], active: boolean): string {
+  const creating = command.includes('create');
+  if (creating && active) return `a webhook is created active, and --inactive creates it paused: ${typed(command)}`;
+  const how = creating ? 'a webhook is created paused with --inactive' : 'a webhook is paused with --inactive and resumed with --active (no value)';
+  return `${how}: ${typed([...command, active ? '--active' : '--inactive'])}`;
+}
+
+/**
+ * `--active false`, `--active=false`, `--paused`, `--disable` on `webhooks update` or `create`, where --active and
+ * --inactive take no value: the line that says so, with the command that does what was meant.
+ */
+function pauseHint(argv: readonly string[], typedWord?: string): string | undefined {
+  const group = argv.indexOf('webhooks');
+  if (group < 0 || !['update', 'create'].includes(argv[group + 1] ?? '')) return undefined;
+  const at = argv.findIndex((arg) => (typedWord === undefined ? arg === '--active' || arg === '--inactive' : arg === typedWord));
+  if (at < 0) return undefined;
+  const [flag, inline] = argv[at]!.replace(/^--/, '').split('=', 2) as [string, string | undefined];
+  const value = onOff(inline ?? argv[at + 1]);
+  const named = flag === 'active' || flag === 'inactive' ? flag === 'active' : PAUSE_WORDS[flag];
+  if (named === undefined || (inline !== undefined && value === undefined)) return undefined;
+  const rest = without(argv, at, inline === undefined && value !== undefined);
+  // `--paused true` pauses, `--active false` and `--paused false` do not.
+  return pauseLine(rest, value === false ? !named : named);
 }
 
 /** Commands other tools have under a group, by the group's name and the word typed, and the words whsvc has for them. */
@@ -162,6 +210,8 @@ function commandHint(argv: readonly string[], word: string): string | undefined 
   if (at < 0) return undefined;
   const rest = argv.slice(at + 1);
   if (at === 0) return TOP_HABITS[word]?.(rest);
+  const active = PAUSE_WORDS[word];
+  if (argv[at - 1] === 'webhooks' && active !== undefined) return pauseLine([...argv.slice(0, at - 1), 'webhooks', 'update', ...rest], active);
   const meant = COMMAND_HABITS[argv[at - 1] ?? '']?.[word];
   if (meant === undefined) return undefined;
   const many = word === 'resend' || word === 'redeliver' ? `; many at once: ${typed(['deliveries', 'recover', '--dry-run'])}` : '';
@@ -173,6 +223,8 @@ const LIST_OPTIONS = ['--events'];
 
 /** Words too many: a list given as words, gh's `--json id,url`, stripe's `listen 3000`, `events trigger`. */
 function argumentsHint(argv: readonly string[]): string | undefined {
+  const paused = pauseHint(argv);
+  if (paused) return paused;
   const list = argv.findIndex((arg) => LIST_OPTIONS.includes(arg));
   if (list >= 0) {
     const end = argv.findIndex((arg, i) => i > list && arg.startsWith('-'));

@@ -1,7 +1,7 @@
 import type { Page } from '../api/shapes.js';
 import { PageWalk } from '../api/log.js';
 import type { SharedLayout, TableOptions } from '../render/table.js';
-import { shellWord } from '../render/text.js';
+import { countText, shellWord } from '../render/text.js';
 import type { CommandDeps } from './context.js';
 import type { JsonDocument, Shown } from './json-output.js';
 import { laidOut } from '../render/wrap.js';
@@ -17,6 +17,17 @@ export function tableLayout(stdout: CommandDeps['stdout']): TableOptions {
 export function writeEmptyNote(deps: Pick<CommandDeps, 'stdout' | 'stderr'>, layout: TableOptions, note: string): void {
   const stream = layout.plain ? deps.stderr : deps.stdout;
   stream.write(laidOut(stream, note));
+}
+
+/**
+ * The one line under every list that showed part of what there is, on stderr: how many it showed, and what of that
+ * command shows more (`next`, kept whole where it is a command to copy), then --all, which every list has: `More than
+ * the 20 shown: whsvc webhooks list --cursor C shows the next page, --all every one.`
+ */
+export function writeMoreLine(deps: Pick<CommandDeps, 'stderr' | 'errColors'>, shown: number, next: { command: string } | { flag: string }): void {
+  const how = 'command' in next ? `${next.command} shows the next page` : `${next.flag} shows more`;
+  const line = `More than the ${countText(shown)} shown: ${how}, --all every one.\n`;
+  deps.stderr.write(laidOut(deps.stderr, deps.errColors.dim(line), 'command' in next ? [next.command] : []));
 }
 
 /** One document of --json, with the secret it carries if any; what became of it (JsonOutput.document). */
@@ -55,10 +66,7 @@ export async function writePages<T>(
     }
     if (page.data.length === 0) emptyNote();
     else deps.stdout.write(await options.renderPage(page.data, layout));
-    if (page.has_more && page.next_cursor) {
-      const command = options.nextCommand(shellWord(page.next_cursor));
-      deps.stderr.write(laidOut(deps.stderr, deps.errColors.dim(`More on the next page: ${command}\n`), [command]));
-    }
+    if (page.has_more && page.next_cursor) writeMoreLine(deps, page.data.length, { command: options.nextCommand(shellWord(page.next_cursor)) });
     return;
   }
   const list = new StreamedList<T>(deps, options.renderPage, options.empty);

@@ -41,6 +41,14 @@ export function withSignature<V>(headers: Readonly<Record<string, V>>, signature
   return next;
 }
 
+/**
+ * A header's name as a person reads it, in the case of the canonical names (`Content-Type`, `Date`,
+ * `X-Service-Signature`): a name all in lower case (the standard ones as deliveryHeaders writes them, and every name
+ * as node reads it) gets each word's first letter in capitals; one with a capital is kept (`X-ACME-Event`).
+ */
+export const headerShownName = (name: string): string =>
+  name === name.toLowerCase() ? name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase()) : name;
+
 /** What a delivery's headers say, besides its content type and user agent. */
 export interface DeliveryFacts {
   signature: string;

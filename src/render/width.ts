@@ -198,8 +198,9 @@ export function dropWords(text: string, width: number): string {
     if (displayWidth(`${kept}${word}`.trimEnd()) + 1 > width) break;
     kept += word;
   }
-  // A word's own punctuation goes with the words after it: `app: no answer…`, not `app: no answer:…`.
-  return `${kept.trimEnd().replace(/[,;:]$/, '')}…`;
+  // A word's own punctuation goes with the words after it (`app: no answer…`, not `app: no answer:…`), and so does
+  // a separator between phrases (`attempt 2 failed…`, not `attempt 2 failed ·…`).
+  return `${kept.trimEnd().replace(/\s*[,;:·]$/, '')}…`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { exactParse } from '../exact-json.js';
+import { headerShownName } from '../protocol/headers.js';
 import type { PaneLine } from './view.js';
 
 // The parts of a delivery's pane that listen's screen and tail's share: key and value lines, its headers, its body
@@ -12,10 +13,10 @@ export function pairLines(pairs: Array<[key: string, value: string, tone?: PaneL
 
 export const heading = (text: string): PaneLine => ({ text, tone: 'heading' });
 
-/** Headers one a line, `name: value`, in the order they came. */
+/** Headers one a line, `Name: value`, in the order they came, their names in one case (headerShownName). */
 export function headerLines(headers: Readonly<Record<string, string | string[] | undefined>>): PaneLine[] {
   return Object.entries(headers).flatMap(([name, value]) =>
-    value === undefined ? [] : [{ text: `  ${name}: ${Array.isArray(value) ? value.join(', ') : value}`, hang: 4 }],
+    value === undefined ? [] : [{ text: `  ${headerShownName(name)}: ${Array.isArray(value) ? value.join(', ') : value}`, hang: 4 }],
   );
 }
 

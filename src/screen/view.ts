@@ -1,6 +1,6 @@
 import type { Colors } from '../render/colors.js';
 import { counted, countText, sanitize } from '../render/text.js';
-import { cutEnd, displayWidth, padEnd } from '../render/width.js';
+import { cutEnd, displayWidth, dropWords, padEnd } from '../render/width.js';
 import { wrapLine } from '../render/wrap.js';
 import type { ScreenModel } from './model.js';
 
@@ -50,7 +50,8 @@ export function frame<T>(input: ViewInput<T>): string[] {
   const { model, columns, rows, colors } = input;
   const height = Math.max(0, rows - CHROME_ROWS);
   const body = input.pane ? paneRows(input, height) : listRows(input, height);
-  const message = input.message ? colors.yellow(cutEnd(sanitize(input.message), columns)) : '';
+  // Prose that does not fit loses whole words at its end (dropWords), never a word cut in two.
+  const message = input.message ? colors.yellow(dropWords(sanitize(input.message), columns)) : '';
   return [headingLine(input), ...body, message, footer(model, input.keys, columns, colors)].slice(0, rows);
 }
 
@@ -62,7 +63,7 @@ function headingLine<T>({ model, columns, colors, heading }: ViewInput<T>): stri
     model.dropped > 0 ? `${countText(model.dropped)} oldest let go` : '',
     heading,
   ].filter(Boolean);
-  return colors.bold(cutEnd(state.join('  ·  '), columns));
+  return colors.bold(dropWords(state.join('  ·  '), columns));
 }
 
 function listRows<T>({ model, columns, colors, line }: ViewInput<T>, height: number): string[] {
@@ -76,7 +77,7 @@ function listRows<T>({ model, columns, colors, line }: ViewInput<T>, height: num
   });
   if (lines.length === 0) {
     const empty = model.total === 0 ? 'waiting for deliveries…' : `no delivery matches /${model.filter.text} (/ changes it, Esc clears it)`;
-    lines.push(colors.dim(cutEnd(`  ${empty}`, columns)));
+    lines.push(colors.dim(dropWords(`  ${empty}`, columns)));
   }
   return padTo(lines, height);
 }
@@ -88,7 +89,7 @@ function paneRows<T>({ model, columns, colors, pane }: ViewInput<T>, height: num
   // Where the pane is, first: a title too long for the width loses its end, never this.
   const more =
     pane.lines.length > room ? `${countText(from + 1)}-${countText(Math.min(pane.lines.length, from + room))} of ${countText(pane.lines.length)}  ·  ` : '';
-  const title = colors.bold(cutEnd(`${more}${sanitize(pane.title)}`, columns));
+  const title = colors.bold(dropWords(`${more}${sanitize(pane.title)}`, columns));
   return padTo([title, ...pane.lines.slice(from, from + room)], height);
 }
 

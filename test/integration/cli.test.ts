@@ -380,7 +380,7 @@ describe('credentials', () => {
     ).toBe(true);
 
     const page = await cli(['webhooks', 'list', '--limit', '5'], dir);
-    const hint = /More on the next page: (whsvc webhooks list --limit 5 --cursor \S+)/.exec(page.stderr);
+    const hint = /More than the 5 shown: (whsvc webhooks list --limit 5 --cursor \S+) shows the next page, --all every one\./.exec(page.stderr);
     expect(hint).not.toBeNull();
     const next = await cli(hint![1]!.split(' ').slice(1), dir);
     expect(next.code).toBe(0);

@@ -149,7 +149,7 @@ describe('deliveries list across webhooks', () => {
     expect(json(two).data.map((row: Row) => row.id)).toEqual((await rows([])).slice(0, 2).map((row) => row.id));
     const human = await s.cli(['deliveries', 'list', '--limit', '2']);
     expect(human.stdout.trimEnd().split('\n')).toHaveLength(2);
-    expect(human.stderr).toBe('More match than the 2 shown: --limit N shows more, --all every one.\n');
+    expect(human.stderr).toBe('More than the 2 shown: --limit N shows more, --all every one.\n');
     expect(await rows(['--all'])).toHaveLength(7);
     expect(await rows(['--limit', '7'])).toHaveLength(7);
   });

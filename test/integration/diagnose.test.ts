@@ -64,6 +64,13 @@ describe('whsvc deliveries diagnose', () => {
     expect(right.stdout).toMatch(/^signature +verified: the signature matches the payload under \S+: it holds this webhook's secret/m);
     // What was sent, and what the endpoint answered.
     expect(right.stdout).toMatch(/^ {2}X-Service-Signature: sha256=[0-9a-f]{64}$/m);
+    // Its header names in one case, the canonical names' (Content-Type beside X-Service-Event).
+    const names = /^sent\n((?: .*\n)*)/m
+      .exec(right.stdout)![1]!
+      .match(/^ {2}\S+(?=:)/gm)!
+      .map((name) => name.trim());
+    expect(names).toEqual(expect.arrayContaining(['Content-Type', 'Date', 'X-Service-Event', 'X-Service-Delivery-Id']));
+    for (const name of names) expect(name).toMatch(/^[A-Z][a-z]*(-[A-Z][a-z]*)*$/);
     expect(right.stdout).toMatch(/^payload\n\{\n {2}"id"/m);
     expect(right.stdout).toMatch(/^answer\nanswer from the test receiver$/m);
     writeFileSync(join(workDir, 'wrong.txt'), 'whsec_not_this_one\n');

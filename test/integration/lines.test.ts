@@ -226,7 +226,7 @@ describe('every line laid out for the width, broken between words (issue 44)', (
       expect(widerLines(result.stderr, columns), result.stderr).toEqual([]);
       expect(sameWords(result.stderr, pipe.stderr), `${result.stderr}\nin a pipe:\n${pipe.stderr}`).toBe(true);
     }
-    expect(shown.get(60)!.stderr).toMatch(/^More match than the 1 shown: --limit N shows more, --all\nevery one\.$/m);
+    expect(shown.get(60)!.stderr).toMatch(/^More than the 1 shown: --limit N shows more, --all every\none\.$/m);
   });
 
   it("listen's secret file not there yet: the command that writes it broken as a shell reads it back (` \\`)", async () => {

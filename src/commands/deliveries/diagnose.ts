@@ -15,6 +15,7 @@ import { laidOut, terminalColumns, wrapCommand, wrapLine } from '../../render/wr
 import { clockTime, fateSentence, NO_ANSWER, noAnswer, statusWords } from '../../render/words.js';
 import { deliveryFate } from '../../protocol/fate.js';
 import { rebuiltDelivery } from '../../protocol/delivery.js';
+import { headerShownName } from '../../protocol/headers.js';
 import { checkSignature, type SignatureCheck } from '../../protocol/signature.js';
 import { deliveryRecord, RecordFile } from '../../receiver/record-file.js';
 import { checkUserFile } from '../../files/user-file.js';
@@ -184,7 +185,7 @@ function printFacts(deps: CommandDeps, { asked, key, webhook, attempts, latest, 
     const lines = Object.entries(sent.headers)
       .filter(([name]) => name !== 'user-agent')
       // A header's value is shown, not copied (--record keeps the delivery whole): a signature wider than the line is shortened.
-      .map(([name, value]) => wrapLine(`  ${name}: ${sanitize(value)}`, width, '    '));
+      .map(([name, value]) => wrapLine(`  ${headerShownName(name)}: ${sanitize(value)}`, width, '    '));
     deps.stdout.write(`${c.dim('sent')}\n${lines.join('\n')}\n`);
   }
   if (asked.payload !== undefined) deps.stdout.write(`${c.dim('payload')}\n${sanitizeBlock(JSON.stringify(asked.payload, null, 2))}\n`);

@@ -11,11 +11,10 @@ import { checkEventTypes } from '../../cli/catalog.js';
 import { collect, collectList, integerIn, oneOf, resourceId, timeBound, type TimeBound } from '../../cli/parse.js';
 import type { CommandDeps } from '../../cli/context.js';
 import { usageError } from '../../cli/errors.js';
-import { StreamedList, writePages } from '../../cli/output.js';
+import { StreamedList, writeMoreLine, writePages } from '../../cli/output.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../protocol/status.js';
 import { ProgressLine } from '../../render/progress.js';
 import { andMore, counted, countText, sanitize } from '../../render/text.js';
-import { laidOut } from '../../render/wrap.js';
 import { ACROSS_BOUNDS, type AcrossBounds, type AcrossRow, checkWindow, LogsAcross, windowAt } from './shared/across.js';
 import { attemptTable } from './shared/view.js';
 import { NewestFirst } from './shared/fate.js';
@@ -209,8 +208,7 @@ async function listAcross(options: DeliveriesListOptions, across: AcrossFilters,
     throw error;
   }
   list.end(more || walk.incomplete || search?.stoppedAtBound === true);
-  if (more && !deps.json)
-    deps.stderr.write(laidOut(deps.stderr, deps.errColors.dim(`More match than the ${countText(shown)} shown: --limit N shows more, --all every one.\n`)));
+  if (more && !deps.json) writeMoreLine(deps, shown, { flag: '--limit N' });
   for (const line of boundLines(walk, search, bounds)) deps.stderr.write(`whsvc: ${line}\n`);
   if (search) deps.stderr.write(`Payload id ${sanitize(search.payloadId)}: ${searchWords(search, walk)}.\n`);
   return 0;

@@ -5,7 +5,8 @@ import { addVerbs, apiAction } from '../../cli/actions.js';
 import { examples } from '../../cli/examples.js';
 import { duration } from '../../cli/parse.js';
 import { clockTime, elapsed } from '../../render/words.js';
-import { renderTable, type Column } from '../../render/table.js';
+import { renderTable, type Column, type TableOptions } from '../../render/table.js';
+import type { Colors } from '../../render/colors.js';
 import { DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, WEBHOOK_ID_WIDTH } from '../../cli/columns.js';
 import { counted, countText, keyValues } from '../../render/text.js';
 import { laidOut, terminalColumns } from '../../render/wrap.js';
@@ -163,30 +164,28 @@ export async function run(options: ClockOptions, deps: CommandDeps): Promise<num
   }
   const layout = tableLayout(deps.stdout);
   if (!layout.plain) deps.stdout.write('Due next:\n');
-  // By width, the rows never changing it: the webhook, then the event type are left out; the due time is relative
-  // (compact on a narrower terminal), its time of day beside it (DUE AT) while there is room.
+  deps.stdout.write(await dueTable(state.due, now, deps.colors, layout));
+  return 0;
+}
+
+/**
+ * The attempts due next, by width, the rows never changing it: the time of day beside the due time (DUE AT) goes
+ * first, then the webhook, the event type cut and then left out; the due time keeps its long form (`in 5 seconds`,
+ * the words a sentence has) while anything else can go, and takes its compact one (`in 5s`) only after.
+ */
+export function dueTable(due: ClockState['due'], now: number, colors: Colors, layout: TableOptions): Promise<string> {
   const columns: Column[] = [
     { title: 'DELIVERY', kind: 'id', width: DELIVERY_ID_WIDTH },
     { title: 'ATTEMPT', width: 7 },
     { title: 'EVENT', kind: 'words', width: EVENT_WIDTH, min: EVENT_MIN, give: 3, drop: 4 },
     { title: 'WEBHOOK', kind: 'id', width: WEBHOOK_ID_WIDTH, drop: 2 },
-    { title: 'DUE', kind: 'time', now, give: 1 },
+    { title: 'DUE', kind: 'time', now, give: 5 },
     { title: 'DUE AT', width: 19, drop: 0 },
   ];
-  deps.stdout.write(
-    await renderTable(
-      layout.plain ? [] : columns,
-      state.due.map((due) => [
-        due.delivery_id,
-        numberText(due.attempt),
-        due.event,
-        due.webhook_id,
-        due.due_at,
-        ...(layout.plain ? [] : [clockTime(due.due_at, now)]),
-      ]),
-      deps.colors,
-      layout,
-    ),
+  return renderTable(
+    layout.plain ? [] : columns,
+    due.map((d) => [d.delivery_id, numberText(d.attempt), d.event, d.webhook_id, d.due_at, ...(layout.plain ? [] : [clockTime(d.due_at, now)])]),
+    colors,
+    layout,
   );
-  return 0;
 }

@@ -228,6 +228,8 @@ describe('no word cut in two: a value too wide for its place loses whole words (
     expect(dropWords('retry of dlv_eb…aaee', 15)).toBe('retry of…');
     expect(dropWords('signature', 5)).toBe('…');
     expect(dropWords('fits', 4)).toBe('fits');
+    // A separator between phrases goes with the phrase after it.
+    expect(dropWords('attempt 2 failed · retry due', 20)).toBe('attempt 2 failed…');
   });
 
   const listenLines = (columns: number | undefined) => {

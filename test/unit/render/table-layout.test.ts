@@ -100,6 +100,17 @@ describe('deliveries list across webhooks: the webhook after the delivery, short
     }
   });
 
+  it('in a pipe, the code is a number or nothing: empty when the endpoint gave no answer, or none yet (for awk)', async () => {
+    const rows: Attempt[] = [
+      PAGES[0]![0]!,
+      PAGES[1]![0]!,
+      PAGES[2]![0]!,
+      { id: `dlv_${hex(9)}`, event: 'invoice.paid', status: 'pending', response_code: null, attempts: 1, created_at: ago(1) },
+    ];
+    const codes = linesOf(await attemptTable(rows, PLAIN, NOW, { plain: true })).map((line) => line.split('\t')[3]);
+    expect(codes).toEqual(['200', '503', '', '']);
+  });
+
   it('in a pipe, the webhook id is the second field', async () => {
     const rows = PAGES[0]!.map((attempt) => ({ ...attempt, webhook_id: 'wh_1' }));
     expect((await attemptTable(rows, PLAIN, NOW, { plain: true }, { withWebhook: true })).split('\n')[0]!.split('\t').slice(0, 3)).toEqual([

@@ -83,6 +83,19 @@ describe('a frame', () => {
     expect(frame(input(132)).at(-1)).toBe('↑↓/jk select  Enter open  r send again  d diagnose  / filter  p pause  c copy id  ? help  q quit');
   });
 
+  it('at 60 columns, prose that does not fit loses whole words, never a word cut in two: the heading, the message, the title', () => {
+    const view = input(60, {
+      heading: 'following every webhook (3 now; new ones are picked up) from 2025-01-15 12:00:00',
+      message: 'retried dlv_f55d…2c91: attempt 2 failed · retry due 12:00:05, 500',
+    });
+    const lines = frame(view);
+    expect(lines[0]).toBe('40 deliveries  ·  following every webhook (3 now; new ones…');
+    expect(lines.at(-2)).toBe('retried dlv_f55d…2c91: attempt 2 failed · retry due…');
+    view.model.open('details');
+    const pane = { title: 'dlv_eb21e83a2f0dc702c917aaee #12  production_order.completed', lines: Array.from({ length: 100 }, () => 'line') };
+    expect(frame({ ...view, pane })[1]).toBe('1-20 of 100  ·  dlv_eb21e83a2f0dc702c917aaee #12…');
+  });
+
   it('an empty list says why', () => {
     const view = input(80);
     view.model.setFilter('nothing-matches');

@@ -67,13 +67,14 @@ export async function attemptTable(
 ): Promise<string> {
   const webhook = (d: Attempt) => (withWebhook ? [d.webhook_id ?? ''] : []);
   if (options.plain) {
-    // For scripts: the attempt's number alone, and its delivery's id (when the service says it) last.
+    // For scripts: the code a number or nothing (empty with no answer, as gh leaves a field, for awk's comparisons),
+    // the attempt's number alone, and its delivery's id (when the service says it) last.
     const rows = items.map((d) => [
       d.id,
       ...webhook(d),
       d.event,
       d.status,
-      attemptCode(d),
+      String(answeredStatus(d.response_code) ?? ''),
       numberText(d.attempts) ?? '',
       d.created_at,
       ...(d.delivery_id ? [d.delivery_id] : []),

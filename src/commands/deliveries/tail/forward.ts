@@ -38,6 +38,9 @@ export interface Retrieved {
   signatureCheck: SignatureCheck;
 }
 
+/** The user agent of the headers tail rebuilds (the log keeps none of the service's), and forwards. */
+export const TAIL_USER_AGENT = `whsvc/${WHSVC_VERSION} (deliveries tail)`;
+
 /**
  * Reads one delivery back from the service as it sent it: the attempt's
  * stored payload as compact JSON (what the sandbox signs), its stored
@@ -60,7 +63,7 @@ export async function retrieveDelivery(
   const delivery = rebuiltDelivery(
     { ...attempt, ...record, id: attempt.id },
     deliveryKey({ id: attempt.id, delivery_id: record.delivery_id ?? attempt.delivery_id }),
-    { platformName: target.platform, userAgent: `whsvc/${WHSVC_VERSION} (deliveries tail)` },
+    { platformName: target.platform, userAgent: TAIL_USER_AGENT },
   );
   if ('cannot' in delivery) return { kind: 'cannot', why: delivery.cannot };
   const signatureCheck = checkSignature(target.secret?.current(), delivery.body, delivery.signature);

@@ -20,12 +20,21 @@ import { attemptsOfDelivery, run as diagnoseRun } from '../diagnose.js';
 import { attemptCode } from '../shared/view.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import type { Change } from './follow.js';
-import { retrieveDelivery, sendRetrieved } from './forward.js';
+import { retrieveDelivery, sendRetrieved, TAIL_USER_AGENT } from './forward.js';
 import { type ForwardLine, TailPrinter } from './printer.js';
 import { attemptWords, HighestAttempts } from '../shared/fate.js';
 
 // deliveries tail -i: the attempts of the log on the interactive screen (src/screen/), each row the line plain tail
 // prints for it, changed in place when its status changes. The terminal's code is loaded only when it starts (src/screen/screen.ts).
+
+/**
+ * The headers of a delivery tail rebuilt from the log, under a heading that says so: the log keeps none of the
+ * service's, so these are tail's (its user agent, the attempt's time as the Date), as --forward-to sends them.
+ */
+export function rebuiltHeaderLines(headers: Readonly<Record<string, string>>, forwarding: boolean): PaneLine[] {
+  const title = forwarding ? 'headers (rebuilt by tail, as --forward-to sends them: the log keeps none)' : 'headers (rebuilt by tail: the log keeps none)';
+  return [heading(title), ...headerLines(headers)];
+}
 
 /** What of tail's flags its screen reads (tail.ts's TailOptions). */
 interface TailScreenOptions {
@@ -157,7 +166,7 @@ class TailSource implements ScreenSource<Followed> {
     const record = await getAttempt(this.deps.api, change.attempt.id);
     const key = deliveryKey(record);
     const now = this.deps.serviceNow();
-    const sent = rebuiltDelivery(record, key, { platformName: this.options.platformName, userAgent: `whsvc/${WHSVC_VERSION} (deliveries tail)` });
+    const sent = rebuiltDelivery(record, key, { platformName: this.options.platformName, userAgent: TAIL_USER_AGENT });
     if (!('cannot' in sent)) this.bodies.set(change.attempt.id, sent.body);
     const code = answeredStatus(record.response_code);
     const pairs: Array<Parameters<typeof pairLines>[0][number]> = [
@@ -189,7 +198,7 @@ class TailSource implements ScreenSource<Followed> {
       heading('attempts'),
       ...fateLines(await this.fate(record, key)),
       ...(record.response_body ? [heading('the answer'), ...bodyLines(record.response_body)] : []),
-      ...('cannot' in sent ? [] : [heading('headers (as the service sent them)'), ...headerLines(sent.headers)]),
+      ...('cannot' in sent ? [] : rebuiltHeaderLines(sent.headers, this.sendsAgain)),
     ];
   }
 

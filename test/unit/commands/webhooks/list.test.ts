@@ -91,7 +91,9 @@ describe('webhooks list', () => {
     expect(lines[1]).toMatch(/^wh_000001\s+https:\/\/hooks1\.example\.com\/in\s+invoice\.paid\s+paused\s+1h ago$/);
     expect(lines[2]).toMatch(/^wh_000002\s+https:\/\/hooks2\.example\.com\/in\s+invoice\.paid\s+active\s+1h ago$/);
     expect(lines).toHaveLength(3);
-    expect(fake.stderr.text).toBe('More on the next page: whsvc webhooks list --active true --limit 2 --cursor cur_page2\n');
+    expect(fake.stderr.text).toBe(
+      'More than the 2 shown: whsvc webhooks list --active true --limit 2 --cursor cur_page2 shows the next page, --all every one.\n',
+    );
   });
 
   it('no hint when the page is the last', async () => {
