@@ -72,13 +72,14 @@ export function explainAuthFailure(error: AuthError, facts: AuthFacts): AuthErro
     .join(' ');
   // The base URL was checked (checkBaseUrl) before any request could fail.
   const loopback = isLoopbackHost(new URL(facts.baseUrl).hostname);
-  const restarted = loopback ? '; a sandbox started again without --data-dir has new client secrets: take them from its start-up output' : '';
+  // A command in a hint ends its line, its reasons before it: a line pasted whole runs the command and nothing else.
+  const restarted = loopback ? 'a sandbox started again without --data-dir has new client secrets: take them from its start-up output' : undefined;
   if (facts.credentialSource === 'none') {
     return new AuthError(
       `not logged in: nothing to send to ${address}: ${profile} holds no credentials, and WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET are not set`,
       error.status,
       error.code,
-      `log in: ${login}; or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET${loopback ? ' (a sandbox prints its client id and secret when it starts)' : ''}`,
+      `set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET, or log in${loopback ? ' (a sandbox prints its client id and secret when it starts)' : ''}: ${login}`,
     );
   }
   if (facts.credentialSource === 'env') {
@@ -86,14 +87,14 @@ export function explainAuthFailure(error: AuthError, facts: AuthFacts): AuthErro
       `${error.message} (client ${facts.clientId} from WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET, at ${address})`,
       error.status,
       error.code,
-      `check the values of WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET (they take the place of any profile)${restarted}`,
+      `check the values of WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET (they take the place of any profile)${restarted ? `; ${restarted}` : ''}`,
     );
   }
   return new AuthError(
     `${error.message} (client ${facts.clientId} of ${profile}, at ${address})`,
     error.status,
     error.code,
-    `log in again: ${login}${restarted}`,
+    `log in again${restarted ? ` (${restarted})` : ''}: ${login}`,
   );
 }
 
@@ -228,7 +229,7 @@ function credentialsFor(
         `profile ${profileName} logged in to ${profile.base_url} (stored by whsvc login); its credentials are not sent to ${baseUrl} (from ${baseUrlSource})`,
         undefined,
         'other_address',
-        `to use it there, log in to it under a profile of its own: whsvc login --base-url ${shellWord(baseUrl)} --profile <name>; or drop ${baseUrlSource}`,
+        `drop ${baseUrlSource}, or to use it there, log in to it under a profile of its own: whsvc login --base-url ${shellWord(baseUrl)} --profile NAME`,
       ),
     };
   }

@@ -139,7 +139,7 @@ function optionHint(argv: readonly string[], typedWord: string): string | undefi
   const paused = pauseHint(argv, typedWord);
   if (paused) return paused;
   if (word === '--print-secret') {
-    return "the signing secret is the webhook's, shown once when it is created: whsvc webhooks create … --secret-file whsec.txt, then whsvc listen --secret-file whsec.txt";
+    return "the signing secret is the webhook's, shown once when it is created (`whsvc webhooks create … --secret-file whsec.txt` keeps it in a file); then: whsvc listen --secret-file whsec.txt";
   }
   return undefined;
 }
@@ -199,7 +199,7 @@ const COMMAND_HABITS: Record<string, Record<string, string>> = {
 /** Commands other tools have at the top: the hint that answers each. */
 const TOP_HABITS: Record<string, (rest: readonly string[]) => string> = {
   whoami: () => `who is logged in, to which service, with which scopes: ${typed(['auth', 'status'])}`,
-  logs: () => `the deliveries as they happen: ${typed(['deliveries', 'tail'])}; those of one webhook: ${typed(['deliveries', 'list', '<webhook-id>'])}`,
+  logs: () => `those of one webhook are \`${typed(['deliveries', 'list', 'WEBHOOK_ID'])}\`; the deliveries as they happen: ${typed(['deliveries', 'tail'])}`,
   endpoint: (rest) => `svix's endpoints are webhooks here: ${typed(['webhooks', ...rest])}`,
   endpoints: (rest) => `svix's endpoints are webhooks here: ${typed(['webhooks', ...rest])}`,
 };
@@ -214,8 +214,8 @@ function commandHint(argv: readonly string[], word: string): string | undefined 
   if (argv[at - 1] === 'webhooks' && active !== undefined) return pauseLine([...argv.slice(0, at - 1), 'webhooks', 'update', ...rest], active);
   const meant = COMMAND_HABITS[argv[at - 1] ?? '']?.[word];
   if (meant === undefined) return undefined;
-  const many = word === 'resend' || word === 'redeliver' ? `; many at once: ${typed(['deliveries', 'recover', '--dry-run'])}` : '';
-  return `${typed([...argv.slice(0, at - 1), ...meant.split(' '), ...rest])}${many}`;
+  const many = word === 'resend' || word === 'redeliver' ? `many at once are \`${typed(['deliveries', 'recover', '--dry-run'])}\`; this one: ` : '';
+  return `${many}${typed([...argv.slice(0, at - 1), ...meant.split(' '), ...rest])}`;
 }
 
 /** Lists that other tools take as words (`--events a b`): whsvc takes them joined by commas. */
@@ -239,11 +239,11 @@ function argumentsHint(argv: readonly string[]): string | undefined {
     return `--json takes no list of fields here; --jq picks them: ${typed([...without(argv, json, true), '--json', '--jq', `.data[] | ${picked}`])}`;
   }
   if (argv[0] === 'listen' && /^\d+$/.test(argv[1] ?? '')) {
-    return `to receive on port ${argv[1]}: ${typed(['listen', '--port', argv[1]!])}; to pass deliveries on to your app there: ${typed(['listen', '--forward-to', `http://localhost:${argv[1]}`])}`;
+    return `to pass deliveries on to your app there is \`${typed(['listen', '--forward-to', `http://localhost:${argv[1]}`])}\`; to receive on port ${argv[1]}: ${typed(['listen', '--port', argv[1]!])}`;
   }
   if (argv[0] === 'events' && argv[1] === 'trigger') {
     const type = argv[2] ?? 'invoice.paid';
-    return `an event in the sandbox: ${typed(['sandbox', 'trigger', type])}; a sample to one webhook: ${typed(['test', '<webhook-id>', '--event', type])}`;
+    return `a sample to one webhook is \`${typed(['test', 'WEBHOOK_ID', '--event', type])}\`; an event in the sandbox: ${typed(['sandbox', 'trigger', type])}`;
   }
   return undefined;
 }

@@ -38,9 +38,10 @@ const STYLE = new RegExp('\u001b\\[[0-9;]*m', 'g');
  * whole), in the room left on its line, or after the hang on the next. What is copied stays whole instead: each of
  * `keep` (a secret, a file's name with spaces in it, as it was given), each command quoted in backticks or said to
  * run, and every word with `whole`; too wide after the hang, it goes on a line of its own at its start (a secret, a
- * command pasted in one piece). A command wider than a line even there is laid out as one (wrapCommand: ` \` joins its
- * lines); only a word wider than any line that is copied (a secret, a URL given to --url) is left to the terminal to
- * wrap. A number and its unit (`10 s`) and a short quoted literal (`", "`) are never parted.
+ * command pasted in one piece). A command said to run wider than a line even there is laid out as one (wrapCommand:
+ * ` \` joins its lines); one in backticks, a part of a sentence, is never given a ` \` (a hint too long for its
+ * commands in backticks puts them on lines of their own, bare); only a word wider than any line that is copied (a
+ * secret, a URL given to --url, a command in backticks) is left to the terminal to wrap. A number and its unit (`10 s`) and a short quoted literal (`", "`) are never parted.
  * `width` undefined: the line as it is.
  */
 export function wrapLine(line: string, width: number | undefined, hang = '', keep: readonly string[] = [], options: WrapOptions = {}): string {
@@ -78,10 +79,13 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
       words.splice(n + 1, 0, ...wordsOf(word, 0, []).map((part, i) => (i === 0 ? { ...part, spaces } : part)));
       continue;
     }
-    // A command said to run, wider than any line: on lines of its own, broken at its options, ` \` joining them.
-    if (displayWidth(word) > room && commands.some((command) => word.startsWith(command))) {
+    // A command said to run, wider than any line: on lines of its own, broken at its options, ` \` joining them. Not
+    // one in backticks: a ` \` after its closing backtick is no part of it, and prose would follow it on the next line.
+    if (displayWidth(word) > room && commands.some((command) => !command.startsWith('`') && word.startsWith(command))) {
       if (!start) lines.push(current);
-      lines.push(...wrapCommand(word, width, '  ').split('\n'));
+      // A line that is the command, indented (a hint's commands under it), keeps its indent.
+      const indent = current === lead ? lead : '';
+      lines.push(...wrapCommand(indent + word, width, `${indent}  `).split('\n'));
       current = hang;
       continue;
     }
@@ -209,12 +213,12 @@ function keptRanges(line: string, keep: readonly string[]): Array<[number, numbe
 /**
  * A whsvc command a line says to run (`hint: JSON is --json here: whsvc webhooks list --json`): `whsvc` then one of its
  * commands (TOP_COMMANDS) or an option (`whsvc --profile sandbox webhooks list`), and its words, a quoted one with its
- * spaces, up to the `;`, `,`, `:` or `)` that ends the sentence's part. Kept whole, it is pasted whole; split at a
+ * spaces, up to the `;`, `,`, `:` or `)` that ends the sentence's part, or the backtick that closes it. Kept whole, it is pasted whole; split at a
  * line's end, a shell would run `whsvc` alone, then the rest. A sentence whsvc is the subject of (`whsvc stops there`)
  * is prose, broken as prose is.
  */
 const SUGGESTED_COMMAND = new RegExp(
-  `(?<![\\w-])whsvc(?= (?:-|(?:${TOP_COMMANDS.join('|')})(?![\\w-])))(?: (?:'[^']*'|"[^"]*"|[^\\s'"(]*[^\\s'";,:()]))+`,
+  `(?<![\\w-])whsvc(?= (?:-|(?:${TOP_COMMANDS.join('|')})(?![\\w-])))(?: (?:'[^']*'|"[^"]*"|[^\\s'"(\`]*[^\\s'";,:()\`]))+`,
   'g',
 );
 

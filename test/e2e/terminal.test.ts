@@ -375,7 +375,7 @@ describeInTerminal('in a real terminal (tmux)', { timeout: GATHERED_TIMEOUT }, (
     await step('r sends it to the app again, with a valid signature', async () => {
       const before = forwarded().length;
       session.press('r');
-      await session.waitFor(/app 200: dlv_\w+ sent again to /);
+      await session.waitFor(/app 200: dlv_\w+ sent again to\b/);
       await receiver.waitFor(before + 1, 10_000, '/listen-i-app');
       const again = forwarded().at(-1)!;
       expect(again.bytes.equals(forwarded()[1]!.bytes)).toBe(true);

@@ -407,8 +407,13 @@ describe('events, test and deliveries', () => {
       expect(test.code).toBe(1);
       expect(test.stdout).toMatch(/status\s+failed/);
       expect(test.stderr).toContain('the endpoint did not accept the test event (it answered 500)');
-      expect(test.stderr).toMatch(/the service retries it automatically, with backoff \(retry due \d\d:\d\d:\d\d\): follow it with /);
-      expect(test.stderr).toContain(`follow it with \`whsvc deliveries list ${webhook.id} --status failed\``);
+      expect(test.stderr).toMatch(/the service retries it automatically, with backoff \(retry due \d\d:\d\d:\d\d\); follow it, or send it again now:$/m);
+      // Each command on a line of its own, as pasted; at 60 columns broken at its options, ` \` joining its lines, no prose after.
+      expect(test.stderr).toMatch(new RegExp(`^  whsvc deliveries list ${webhook.id} --status failed\n  whsvc deliveries retry dlv_\\w+\n$`, 'm'));
+      const at60 = await usersInProcess(() => sandbox.info.base_url, { terminal: { columns: 60 } })(['test', webhook.id, '--event', 'product.updated'], dir);
+      expect(at60.code).toBe(1);
+      const hint = at60.stderr.slice(at60.stderr.indexOf('hint: '));
+      expect(hint).toMatch(new RegExp(`\n {2}whsvc deliveries list ${webhook.id} \\\\\n {4}--status failed\n {2}whsvc deliveries retry dlv_\\w+\n$`));
       expect(test.stdout).toMatch(/response\s+500/);
 
       const testJson = await cli(['test', webhook.id, '--json'], dir);

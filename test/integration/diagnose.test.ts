@@ -92,6 +92,24 @@ describe('whsvc deliveries diagnose', () => {
     expect(app.received[0]!.headers['x-service-signature']).toBe(shown.signature);
   });
 
+  it("the next steps name no secret file whsvc cannot know, and a listener only where the webhook's URL is this machine", async () => {
+    const dead = join(workDir, 'whsec-dead.txt');
+    const id = await sentTo('http://127.0.0.1:9/down', dead);
+    const next = async (...more: string[]) => JSON.parse((await cli(['deliveries', 'diagnose', id, '--json', ...more])).stdout).next as string[];
+    // Not told where the secret is: a placeholder, never a file the webhook was not created with.
+    const untold = await next();
+    expect(untold).toContain('whsvc listen --port 9 --secret-file SECRET_FILE');
+    expect(JSON.stringify(untold)).not.toContain('whsec.txt');
+    // Told, and it holds the webhook's secret: that file.
+    expect(await next('--secret-file', dead)).toContain(`whsvc listen --port 9 --secret-file ${dead}`);
+    // A URL elsewhere: no listener here receives its deliveries; a signed delivery sent to the endpoint shows it at work.
+    const webhook = JSON.parse((await cli(['deliveries', 'show', id, '--json'])).stdout).webhook_id as string;
+    expect((await cli(['webhooks', 'update', webhook, '--url', 'https://billing.example.com/hooks'])).code).toBe(0);
+    const away = await next();
+    expect(away).toContain('whsvc send https://billing.example.com/hooks --secret-file SECRET_FILE');
+    expect(away.filter((command) => command.startsWith('whsvc listen'))).toEqual([]);
+  });
+
   it('an unknown id is exit 5', async () => {
     const result = await cli(['deliveries', 'diagnose', 'dlv_000000000000000000000000']);
     expect(result.code).toBe(5);

@@ -115,25 +115,25 @@ describe('habits of gh, stripe, svix and kubectl users: exit 2 stays, with the c
       'deliveries resend',
       ['deliveries', 'resend', 'dlv_1'],
       'unknown command resend',
-      'whsvc deliveries retry dlv_1; many at once: whsvc deliveries recover --dry-run',
+      'many at once are `whsvc deliveries recover --dry-run`; this one: whsvc deliveries retry dlv_1',
     ],
     [
       'deliveries redeliver',
       ['deliveries', 'redeliver', 'dlv_1'],
       'unknown command redeliver',
-      'whsvc deliveries retry dlv_1; many at once: whsvc deliveries recover --dry-run',
+      'many at once are `whsvc deliveries recover --dry-run`; this one: whsvc deliveries retry dlv_1',
     ],
     [
       'events trigger',
       ['events', 'trigger', 'sales_order.created'],
       'too many arguments for events: expected 0 arguments but got 2: trigger, sales_order.created',
-      'an event in the sandbox: whsvc sandbox trigger sales_order.created; a sample to one webhook: whsvc test <webhook-id> --event sales_order.created',
+      'a sample to one webhook is `whsvc test WEBHOOK_ID --event sales_order.created`; an event in the sandbox: whsvc sandbox trigger sales_order.created',
     ],
     [
       'stripe listen 3000',
       ['listen', '3000'],
       'too many arguments for listen: expected 0 arguments but got 1: 3000',
-      'to receive on port 3000: whsvc listen --port 3000; to pass deliveries on to your app there: whsvc listen --forward-to http://localhost:3000',
+      'to pass deliveries on to your app there is `whsvc listen --forward-to http://localhost:3000`; to receive on port 3000: whsvc listen --port 3000',
     ],
     [
       '--events a b',
@@ -145,7 +145,7 @@ describe('habits of gh, stripe, svix and kubectl users: exit 2 stays, with the c
       'stripe listen --print-secret',
       ['listen', '--print-secret'],
       'unknown option --print-secret',
-      "the signing secret is the webhook's, shown once when it is created: whsvc webhooks create … --secret-file whsec.txt, then whsvc listen --secret-file whsec.txt",
+      "the signing secret is the webhook's, shown once when it is created (`whsvc webhooks create … --secret-file whsec.txt` keeps it in a file); then: whsvc listen --secret-file whsec.txt",
     ],
     [
       'update --active false',
@@ -212,7 +212,7 @@ describe('habits of gh, stripe, svix and kubectl users: exit 2 stays, with the c
       'stripe logs tail',
       ['logs', 'tail'],
       'unknown command logs',
-      'the deliveries as they happen: whsvc deliveries tail; those of one webhook: whsvc deliveries list <webhook-id>',
+      'those of one webhook are `whsvc deliveries list WEBHOOK_ID`; the deliveries as they happen: whsvc deliveries tail',
     ],
   ];
   it.each(answered)('%s: the refusal, then the command that does it', async (_habit, argv, line, hint) => {
@@ -221,6 +221,10 @@ describe('habits of gh, stripe, svix and kubectl users: exit 2 stays, with the c
     expect(result.stdout).toBe('');
     // With --json the usage error is also its JSON line, after these.
     expect(result.stderr.split('\n').slice(0, 2)).toEqual([`whsvc: ${line}`, `hint: ${hint}`]);
+    // At 80 columns, a command the hint says to run ends its line: a line pasted whole runs no prose after it.
+    const at80 = await runInProcess(argv, { terminal: { columns: 80 } });
+    const hintLines = at80.stderr.slice(at80.stderr.indexOf('hint: ')).trimEnd().split('\n');
+    for (const hintLine of hintLines) expect(hintLine.replace(/`[^`]*`|'[^']*'/g, '``'), at80.stderr).not.toMatch(/\bwhsvc [^`]*[;,] /);
   });
 
   it('a usage error with no habit behind it points at the help of the command typed; a near miss is said in the same line', async () => {

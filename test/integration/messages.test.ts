@@ -87,7 +87,7 @@ describe('messages that say what to do', () => {
         `whsvc: not logged in: nothing to send to ${sandbox.info.base_url} (from WHSVC_BASE_URL): profile ci (from --profile) holds no credentials, and WHSVC_CLIENT_ID/WHSVC_CLIENT_SECRET are not set`,
       );
       expect(hint).toBe(
-        'hint: log in: whsvc login --profile ci --client-id ID; or set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET (a sandbox prints its client id and secret when it starts)',
+        'hint: set WHSVC_CLIENT_ID and WHSVC_CLIENT_SECRET, or log in (a sandbox prints its client id and secret when it starts): whsvc login --profile ci --client-id ID',
       );
     });
 
@@ -115,12 +115,29 @@ describe('messages that say what to do', () => {
       expect(message).toContain('refused the credentials (invalid_client)');
       expect(message).toContain(`(client ${sandbox.info.client_id} of profile old (from WHSVC_PROFILE), at ${sandbox.info.base_url} (from profile old))`);
       expect(hint).toBe(
-        `hint: log in again: whsvc login --profile old --client-id ${sandbox.info.client_id}; a sandbox started again without --data-dir has new client secrets: take them from its start-up output`,
+        `hint: log in again (a sandbox started again without --data-dir has new client secrets: take them from its start-up output): whsvc login --profile old --client-id ${sandbox.info.client_id}`,
       );
       expect(result.stderr).not.toContain('sbx_secret_of_an_earlier_run');
       // Given with --base-url, the address is part of the fix.
       const flagged = await cli(['webhooks', 'list', '--base-url', sandbox.info.base_url], dir, { env: { WHSVC_PROFILE: 'old', WHSVC_BASE_URL: undefined } });
       expect(lines(flagged.stderr)[1]).toContain(`whsvc login --profile old --base-url ${sandbox.info.base_url} --client-id ${sandbox.info.client_id}`);
+    });
+
+    it('at 80 columns, the command in the hint ends its line: a line pasted whole runs it and no prose after it', async () => {
+      const at80 = usersInProcess(() => sandbox.info.base_url, { terminal: { columns: 80 } });
+      const none = await at80(['webhooks', 'list', '--profile', 'nobody'], mkdtempSync(join(configDir, 'none80-')));
+      const stale = mkdtempSync(join(configDir, 'stale80-'));
+      writeFileSync(
+        join(stale, 'config.json'),
+        JSON.stringify({ profiles: { sandbox: { base_url: sandbox.info.base_url, client_id: 'sbx_demo_readwrite', client_secret: 'sbx_secret_gone' } } }),
+      );
+      const refused = await at80(['webhooks', 'list', '--profile', 'sandbox'], stale);
+      for (const result of [none, refused]) {
+        expect(result.code).toBe(3);
+        const commandLines = lines(result.stderr).filter((line) => line.includes('whsvc login'));
+        expect(commandLines, result.stderr).toHaveLength(1);
+        expect(commandLines[0], result.stderr).toMatch(/(?:^|: | )whsvc login(?: --[\w-]+ \S+)+$/);
+      }
     });
 
     it('the command in the hint is quoted for the shell; a password in a URL is never printed', async () => {

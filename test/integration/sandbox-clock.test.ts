@@ -186,6 +186,14 @@ describe('sandbox start --clock manual', () => {
     const refused = await cli(['sandbox', 'clock', 'advance', '1h']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('whsvc sandbox start --clock manual');
+    // On a terminal too: nothing said of moving the clock before the sandbox refused it.
+    const atTerminal = await runInProcess(['sandbox', 'clock', 'advance', '1h'], {
+      env: sandboxEnv(sandbox.info, mkdtempSync(join(workDir, 'config-'))),
+      terminal: { columns: 80 },
+    });
+    expect(atTerminal.code).toBe(1);
+    expect(atTerminal.stderr).toMatch(/^whsvc: the sandbox runs on the wall clock/);
+    expect(atTerminal.stderr).not.toContain('Moving');
     // Without a token, the clock is not shown at all.
     const anonymous = await fetch(`${sandbox.info.base_url}/_sandbox/clock`);
     expect(anonymous.status).toBe(401);

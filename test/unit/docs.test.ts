@@ -66,4 +66,15 @@ describe('README.md', () => {
     const lines = readFileSync(join(root, 'README.md'), 'utf8').split('\n').length;
     expect(lines).toBeLessThanOrEqual(450);
   });
+
+  it("its CI snippets write no secret file the quickstart's listener reads: followed after it, that listener would answer mismatch -> 400", () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const section = (heading: string) => readme.slice(readme.indexOf(`\n## ${heading}\n`), readme.indexOf('\n## ', readme.indexOf(`\n## ${heading}\n`) + 1));
+    const secretFiles = (text: string) => new Set([...text.matchAll(/--secret-file (\S+)/g)].map(([, file]) => file!.replace(/^\.\//, '')));
+    const quickstart = secretFiles(section('Quickstart against the sandbox'));
+    expect(quickstart.size).toBeGreaterThan(0);
+    const ci = secretFiles(section('CI usage'));
+    expect(ci.size).toBeGreaterThan(0);
+    expect([...ci].filter((file) => quickstart.has(file))).toEqual([]);
+  });
 });

@@ -32,7 +32,7 @@ export const command = (runF = run) =>
         if (o.clientSecret !== undefined) {
           throw usageError(
             'there is no --client-secret: a secret on the command line is visible to other users and kept in shell history',
-            'pipe it in: printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin (or leave it out on a terminal to be asked, masked)',
+            'leave it out on a terminal to be asked, masked, or pipe it in: printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin',
           );
         }
         const deps = await context.deps();

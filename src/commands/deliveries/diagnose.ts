@@ -22,6 +22,7 @@ import { checkUserFile } from '../../files/user-file.js';
 import { statusLabel } from './shared/view.js';
 import { fateAttempt } from './shared/fate.js';
 import { numberText, numberValue } from '../../exact-json.js';
+import { isLoopbackHost } from '../../net.js';
 
 export const command = (runF = run) =>
   new Command('diagnose')
@@ -315,19 +316,24 @@ function nextSteps(
   const id = shellWord(key);
   const steps: Array<{ command: string; why: string }> = [];
   if (diagnosis.kind !== 'delivered' && diagnosis.kind !== 'pending') steps.push({ command: `whsvc deliveries retry ${id}`, why: 'send it again now' });
-  // The receiver where the webhook points, when that is this machine; with the secret file given, when it is the webhook's.
-  const url = webhook ? new URL(webhook.url) : undefined;
-  const port = url && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) && url.port ? url.port : '9000';
-  // A file just found not to hold the webhook's secret is not suggested again: a placeholder stands for the right one.
+  // whsvc cannot know where the user keeps the webhook's secret: the file given to this run, unless it was just found
+  // not to hold it; else a placeholder.
   const secretFile =
-    signatureCheck === 'mismatch'
-      ? 'SECRET_FILE'
-      : options.secretFile !== undefined && options.secretFile !== STDIN
-        ? shellWord(options.secretFile)
-        : './whsec.txt';
-  steps.push({ command: `whsvc listen --port ${port} --secret-file ${secretFile}`, why: 'a local receiver that shows and verifies what arrives' });
+    signatureCheck !== 'mismatch' && options.secretFile !== undefined && options.secretFile !== STDIN ? shellWord(options.secretFile) : 'SECRET_FILE';
+  if (webhook) steps.push(receiverStep(new URL(webhook.url), secretFile));
   const file = shellWord(options.record ?? `${key}.ndjson`);
   if (options.record === undefined) steps.push({ command: `whsvc deliveries diagnose ${id} --record ${file}`, why: 'keep it, to replay it' });
   steps.push({ command: `whsvc replay ${file} --to http://localhost:3000${webhook ? '' : '/webhooks'}`, why: 'send it to your app, as it was sent' });
   return steps;
+}
+
+/**
+ * What shows the webhook's endpoint at work: a local receiver at its port where the URL is this machine's (plain
+ * http, as listen serves); elsewhere (`https://billing.example.com/hooks`) no listener here can receive its deliveries,
+ * so a signed delivery sent to the endpoint itself, its answer shown.
+ */
+function receiverStep(url: URL, secretFile: string): { command: string; why: string } {
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname))
+    return { command: `whsvc listen --port ${url.port || '80'} --secret-file ${secretFile}`, why: 'a local receiver that shows and verifies what arrives' };
+  return { command: `whsvc send ${shellWord(url.href)} --secret-file ${secretFile}`, why: 'send the endpoint a signed delivery, and see its answer' };
 }

@@ -49,15 +49,17 @@ export function isoTime(given: string): string {
 }
 
 /**
- * A jump waits for its sends, as long as they take: on a terminal, a line
- * shows how far it has gone (JumpProgressLine). Once asked, the sandbox
+ * A jump waits for its sends, as long as they take: on a terminal, a manual
+ * clock's jump is said, and a line shows how far it has gone (JumpProgressLine). Once asked, the sandbox
  * finishes it whatever whsvc does: a Ctrl-C says so, so that no one asks for
  * the same jump twice.
  */
 async function moveClock(move: Parameters<typeof moveSandboxClock>[1], deps: CommandDeps): Promise<ClockState> {
   const where = 'to' in move ? `to ${move.to}` : `${elapsed(move.advance_ms ?? 0)} ahead`;
-  if (deps.stderr.isTTY) deps.stderr.write(laidOut(deps.stderr, `Moving the sandbox's clock ${where}; every attempt due on the way is sent, in order…\n`));
-  const progress = deps.stderr.isTTY ? new JumpProgressLine(deps) : undefined;
+  // On a terminal, the clock's kind first: a wall clock refuses the jump, and nothing is said of moving it before.
+  const shown = deps.stderr.isTTY && (await sandboxClock(deps.api)).clock === 'manual';
+  if (shown) deps.stderr.write(laidOut(deps.stderr, `Moving the sandbox's clock ${where}; every attempt due on the way is sent, in order…\n`));
+  const progress = shown ? new JumpProgressLine(deps) : undefined;
   const unregister = deps.interrupts.onInterrupt(() => {
     progress?.stop();
     deps.stderr.write(

@@ -118,7 +118,7 @@ async function applyNow(options: ApplyOptions, deps: CommandDeps): Promise<numbe
   if (!options.dryRun && plan.create.length > 0 && options.secretDir === undefined) {
     throw usageError(
       `the plan creates ${counted(plan.create.length, 'webhook')}, whose signing secrets are given once: --secret-dir DIR is where they go (never to the output); nothing was changed`,
-      `whsvc webhooks apply -f ${options.file} --secret-dir ./secrets (or --dry-run to see the plan)`,
+      `see the plan with --dry-run, or give the secrets a directory: whsvc webhooks apply -f ${shellWord(options.file)} --secret-dir ./secrets`,
     );
   }
   if (!deps.json) deps.stdout.write(planText(plan, name, deps, options.secretDir, terminalColumns(deps.stdout)));

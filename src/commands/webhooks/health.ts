@@ -327,10 +327,12 @@ export async function run(options: HealthOptions, deps: CommandDeps): Promise<nu
   else {
     const named = unhealthy.slice(0, NAMED_UNHEALTHY).map((row) => `  ${sanitize(row.id)}: ${whyUnhealthy(row, failUnder)}\n`);
     const more = unhealthy.length - named.length;
+    // Where the rest are: a terminal's table is above this; a pipe's rows went to stdout, another program or file.
+    const rest = deps.json ? '' : tableLayout(deps.stdout).plain ? ' (in the rows on stdout)' : ' (the table above)';
     deps.stderr.write(
       laidOut(
         deps.stderr,
-        `whsvc: ${counted(unhealthy.length, 'webhook')} are unhealthy${more > 0 ? `, the worst ${named.length}` : ''}:\n${named.join('')}${more > 0 ? `  and ${countText(more)} more${deps.json ? '' : ' (the table above)'}\n` : ''}`,
+        `whsvc: ${counted(unhealthy.length, 'webhook')} are unhealthy${more > 0 ? `, the worst ${named.length}` : ''}:\n${named.join('')}${more > 0 ? `  and ${countText(more)} more${rest}\n` : ''}`,
       ),
     );
   }

@@ -126,17 +126,14 @@ describe('wrapLine: prose laid out for a terminal, as --help is', () => {
     expect(wrapLine(`  url: ${signature}`, 60, '    ', [], { hangAlways: true, whole: true })).toBe(`  url:\n    ${signature}`);
   });
 
-  it('a command in backticks stays whole on a line; one wider than any line goes on lines of its own, unindented, ` \\` joining them', () => {
+  it("a command in backticks stays whole on a line, never given a ` \\`: one wider than any line goes whole at a line's start", () => {
     const command = '`whsvc deliveries list wh_6cfed30be54c3974aaef9dd0 --status failed`';
     const laid = wrapLine(`hint: the service retries it: follow it with ${command}`, 80, '      ');
     expect(laid).toBe(`hint: the service retries it: follow it with\n      ${command}`);
-    expect(wrapLine(`hint: follow it with ${command}, or wait`, 40, '      ').split('\n')).toEqual([
-      'hint: follow it with',
-      '`whsvc deliveries list \\',
-      '  wh_6cfed30be54c3974aaef9dd0 \\',
-      '  --status failed`,',
-      '      or wait',
-    ]);
+    // A part of a sentence: a ` \\` inside or after its backticks would be pasted with it, or join the prose after it.
+    expect(wrapLine(`hint: follow it with ${command}, or wait`, 40, '      ').split('\n')).toEqual(['hint: follow it with', `${command},`, '      or wait']);
+    const retry = '`whsvc deliveries retry dlv_0123456789abcdef01234567`';
+    expect(wrapLine(`hint: or ${retry} sends it again now`, 60, '      ').split('\n')).toEqual(['hint: or', `      ${retry}`, '      sends it again now']);
     // A command said to run, too wide under its text: at a line's start, whole; its URL wider than any line, whole.
     const url = 'https://hooks.production.example-company.com/api/v2/webhooks/erp/invoices';
     expect(wrapLine(`hint: svix's endpoints are webhooks here: whsvc webhooks create --url ${url}`, 60, '      ').split('\n')).toEqual([

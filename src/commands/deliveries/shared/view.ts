@@ -1,7 +1,7 @@
 import type { Colors } from '../../../render/colors.js';
 import { DELIVERY_REF_SHORT, deliveryRefWidth } from '../../../render/line.js';
 import { renderTable, type Column, type TableOptions } from '../../../render/table.js';
-import { type BlockValue, keyValues, sanitize, sanitizeBlock } from '../../../render/text.js';
+import { type BlockValue, keyValues, sanitize, sanitizeBlock, shellWord } from '../../../render/text.js';
 import { laidOut, terminalColumns } from '../../../render/wrap.js';
 import { clockTime, codeWords, fateSentence, fateWords, noAnswer, relativeTime, statusWords } from '../../../render/words.js';
 import { answeredStatus, deliveryKey } from '../../../api/log.js';
@@ -152,13 +152,14 @@ export function reportSentAttempt(
   // As every failure with --json: its JSON line on stderr too, for a script that reads errors there.
   if (deps.json) deps.stderr.write(`${JSON.stringify({ error: { status: status ?? null, code: 'not_delivered', message } })}\n`);
   if (!retriesFollow) return 1;
-  // The interface retries failed deliveries by itself, with backoff; say so, and how to follow them.
-  const webhook = typeof attempt.webhook_id === 'string' ? sanitize(attempt.webhook_id) : '<webhook-id>';
+  // The interface retries failed deliveries by itself, with backoff; say so, and how to follow them: each command on a
+  // line of its own, to be pasted whole (broken at its options, ` \`, where it is wider than the line).
+  const webhook = typeof attempt.webhook_id === 'string' ? shellWord(attempt.webhook_id) : 'WEBHOOK_ID';
   const due = attempt.next_attempt_at ? ` (retry due ${clockTime(attempt.next_attempt_at, deps.serviceNow())})` : '';
   deps.stderr.write(
     laidOut(
       deps.stderr,
-      `hint: the service retries it automatically, with backoff${due}: follow it with \`whsvc deliveries list ${webhook} --status failed\`; \`whsvc deliveries retry ${sanitize(attempt.id)}\` sends it again now\n`,
+      `hint: the service retries it automatically, with backoff${due}; follow it, or send it again now:\n  whsvc deliveries list ${webhook} --status failed\n  whsvc deliveries retry ${shellWord(attempt.id)}\n`,
     ),
   );
   return 1;

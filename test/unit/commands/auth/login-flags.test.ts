@@ -19,7 +19,7 @@ describe('login: flags', () => {
       code: 2,
       stderr:
         'whsvc: there is no --client-secret: a secret on the command line is visible to other users and kept in shell history\n' +
-        'hint: pipe it in: printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin (or leave it out on a terminal to be asked, masked)\n',
+        'hint: leave it out on a terminal to be asked, masked, or pipe it in: printf %s "$SECRET" | whsvc login --client-id ID --client-secret-stdin\n',
     });
   });
 

@@ -1,6 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { run as health } from '../../../../src/commands/webhooks/health.js';
-import { T0, fakeDeps, finishFakeDeps, json, jsonReply, mockToken, pathOnly, queryOf, type FakeDeps } from '../../../helpers/fake-deps.js';
+import {
+  T0,
+  fakeDeps,
+  finishFakeDeps,
+  json,
+  jsonReply,
+  mockToken,
+  pathOnly,
+  queryOf,
+  type FakeDeps,
+  type FakeDepsOptions,
+} from '../../../helpers/fake-deps.js';
 
 afterEach(finishFakeDeps);
 
@@ -242,8 +253,12 @@ describe('webhooks health: order, threshold, output', () => {
     );
   });
 
-  it('many unhealthy: the closing line names the worst three and counts the rest (the table has them all)', async () => {
-    const fake = fakeDeps({ json: true });
+  it.each<[string, FakeDepsOptions, string]>([
+    ['--json', { json: true }, ''],
+    ['a terminal', { stdoutTTY: true, stdoutColumns: 132 }, ' (the table above)'],
+    ['a pipe', {}, ' (in the rows on stdout)'],
+  ])('many unhealthy, with %s: the closing line names the worst three and counts the rest, saying where they are', async (_, options, where) => {
+    const fake = fakeDeps(options);
     mockToken(fake.mock);
     const ids = ['wh_1', 'wh_2', 'wh_3', 'wh_4', 'wh_5'];
     mockWebhooks(
@@ -255,10 +270,10 @@ describe('webhooks health: order, threshold, output', () => {
       mockLog(fake, id, [Array.from({ length: 6 - i }, (_, n) => attempt(`${id}_${n}`, `${id}_${n}`, 'failed', 500, n + 1))]);
     }
     expect(await health({ ids: [], failUnder: 0 }, fake.deps)).toBe(1);
-    expect(rowsOf(fake)).toHaveLength(5);
+    if (options.json) expect(rowsOf(fake)).toHaveLength(5);
     expect(fake.stderr.text).toBe(
       'whsvc: 5 webhooks are unhealthy, the worst 3:\n' +
-        '  wh_1: its newest 6 deliveries failed\n  wh_2: its newest 5 deliveries failed\n  wh_3: its newest 4 deliveries failed\n  and 2 more\n',
+        `  wh_1: its newest 6 deliveries failed\n  wh_2: its newest 5 deliveries failed\n  wh_3: its newest 4 deliveries failed\n  and 2 more${where}\n`,
     );
   });
 
