@@ -39,6 +39,8 @@ export interface ApiClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** --debug: each exchange, secrets redacted. */
   debug?: ((text: string) => void) | undefined;
+  /** The platform name the command was given (--platform-name): its delivery headers are no credential in --debug. */
+  platformName?: string | undefined;
   /** Waits the user should know of (Retry-After). */
   notice?: ((text: string) => void) | undefined;
   userAgent?: string;
@@ -481,7 +483,7 @@ export class ApiClient {
         await unlessStopped(this.pause, stop);
       }
       const started = this.now();
-      this.debug(`> ${method} ${url.href}\n${redactHeaders(headers)}${shownBody ? `\n\n${redactText(shownBody)}` : ''}\n`);
+      this.debug(`> ${method} ${url.href}\n${redactHeaders(headers, this.options.platformName)}${shownBody ? `\n\n${redactText(shownBody)}` : ''}\n`);
       let response: TransportResponse;
       try {
         const quietly = background ? { signal: background, quiet: true } : {};
@@ -499,7 +501,9 @@ export class ApiClient {
       this.serviceClock.note(response.headers.date, this.now());
       const refused = tooLarge(response);
       const shown = refused ? `(longer than ${bytesText(maxAnswerBytes)}: the rest not read)` : response.text;
-      this.debug(`< ${response.status} (${this.now() - started} ms)\n${redactHeaders(response.headers)}${shown ? `\n\n${redactText(shown)}` : ''}\n`);
+      this.debug(
+        `< ${response.status} (${this.now() - started} ms)\n${redactHeaders(response.headers, this.options.platformName)}${shown ? `\n\n${redactText(shown)}` : ''}\n`,
+      );
       if (refused) throw answerTooLarge(method, url.pathname, response.status, maxAnswerBytes);
       if ((response.status === 429 || response.status === 503) && repeatAfter.includes(response.status) && waits < this.retryAfterWaits) {
         const seconds = retryAfterSeconds(response.headers['retry-after'], this.now());

@@ -13,11 +13,12 @@ export function redactText(text: string): string {
   return out;
 }
 
-export function redactHeaders(headers: Record<string, string | string[] | undefined>): string {
+/** A header block for --debug, each credential header's value `[redacted]` (`platformName`'s delivery headers are none). */
+export function redactHeaders(headers: Record<string, string | string[] | undefined>, platformName?: string): string {
   return Object.entries(headers)
     .filter(([, value]) => value !== undefined)
     .map(([name, value]) => {
-      const shown = isCredentialHeader(name) ? '[redacted]' : String(value);
+      const shown = isCredentialHeader(name, platformName) ? '[redacted]' : String(value);
       return `${name}: ${shown}`;
     })
     .join('\n');
