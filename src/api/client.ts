@@ -39,6 +39,8 @@ export interface ApiClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** --debug: each exchange, secrets redacted. */
   debug?: ((text: string) => void) | undefined;
+  /** The platform name the command was given (--platform-name): its delivery headers are no credential in --debug. */
+  platformName?: string | undefined;
   /** Waits the user should know of (Retry-After). */
   notice?: ((text: string) => void) | undefined;
   userAgent?: string;
@@ -159,7 +161,8 @@ export interface CallOptions {
   /**
    * A question the user did not ask (a progress line's poll), ended wherever it is when this signal aborts (its answer
    * no longer wanted: RequestStopped). It never waits and is never told of: not sent while a wait a 429 or 503 asked
-   * for is in force (RequestStopped), not sent again after one (its ApiError at once), no spinner.
+   * for is in force (RequestStopped), not sent again after one (its ApiError at once), no spinner; it never renews the
+   * token either (RequestStopped where it would: expired, or refused with a 401), leaving that to the foreground.
    */
   background?: AbortSignal | undefined;
 }
@@ -275,6 +278,16 @@ export class ApiClient {
     return this.tokenRequest;
   }
 
+  /**
+   * The token a request in the background carries: the cached one while good. Renewing it can wait and print and
+   * cannot be stopped, so it is left to the foreground's next request: one that would be needed is RequestStopped.
+   */
+  private backgroundToken(): CachedToken {
+    const cached = this.cachedToken();
+    if (!cached) throw new RequestStopped();
+    return cached;
+  }
+
   /** POST /v1/oauth/token with the client credentials (JSON, as the interface gives it). */
   async requestToken(): Promise<CachedToken> {
     const credentials = this.options.credentials;
@@ -332,7 +345,7 @@ export class ApiClient {
    * is sent as given, with `headers` beside the client's own.
    */
   async send(method: string, path: string, options: SendOptions = {}): Promise<TransportResponse> {
-    let token = await this.token();
+    let token = options.background ? this.backgroundToken() : await this.token();
     const how = {
       resetRetries: method === 'GET',
       repeatAfter: options.background ? [] : (options.repeatAfter ?? repeatedAfter(method)),
@@ -344,6 +357,7 @@ export class ApiClient {
     };
     let response = await this.exchange(method, path, options.query, options.body, token.access_token, how);
     if (response.status === 401) {
+      if (options.background) throw new RequestStopped();
       // Refused: never offer this token again, even if no fresh one can be had.
       this.memoryToken = undefined;
       await this.options.tokenCache?.clear();
@@ -469,7 +483,7 @@ export class ApiClient {
         await unlessStopped(this.pause, stop);
       }
       const started = this.now();
-      this.debug(`> ${method} ${url.href}\n${redactHeaders(headers)}${shownBody ? `\n\n${redactText(shownBody)}` : ''}\n`);
+      this.debug(`> ${method} ${url.href}\n${redactHeaders(headers, this.options.platformName)}${shownBody ? `\n\n${redactText(shownBody)}` : ''}\n`);
       let response: TransportResponse;
       try {
         const quietly = background ? { signal: background, quiet: true } : {};
@@ -487,7 +501,9 @@ export class ApiClient {
       this.serviceClock.note(response.headers.date, this.now());
       const refused = tooLarge(response);
       const shown = refused ? `(longer than ${bytesText(maxAnswerBytes)}: the rest not read)` : response.text;
-      this.debug(`< ${response.status} (${this.now() - started} ms)\n${redactHeaders(response.headers)}${shown ? `\n\n${redactText(shown)}` : ''}\n`);
+      this.debug(
+        `< ${response.status} (${this.now() - started} ms)\n${redactHeaders(response.headers, this.options.platformName)}${shown ? `\n\n${redactText(shown)}` : ''}\n`,
+      );
       if (refused) throw answerTooLarge(method, url.pathname, response.status, maxAnswerBytes);
       if ((response.status === 429 || response.status === 503) && repeatAfter.includes(response.status) && waits < this.retryAfterWaits) {
         const seconds = retryAfterSeconds(response.headers['retry-after'], this.now());

@@ -13,15 +13,19 @@ export function redactText(text: string): string {
   return out;
 }
 
-export function redactHeaders(headers: Record<string, string | string[] | undefined>): string {
+/** A header block for --debug, each credential header's value `[redacted]` (`platformName`'s delivery headers are none). */
+export function redactHeaders(headers: Record<string, string | string[] | undefined>, platformName?: string): string {
   return Object.entries(headers)
     .filter(([, value]) => value !== undefined)
     .map(([name, value]) => {
-      const shown = isCredentialHeader(name) ? '[redacted]' : String(value);
+      const shown = isCredentialHeader(name, platformName) ? '[redacted]' : String(value);
       return `${name}: ${shown}`;
     })
     .join('\n');
 }
+
+/** What every signing secret starts with. */
+const SIGNING_SECRET_PREFIX = 'whsec_';
 
 /** A text as it stands inside a JSON string. */
 const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
@@ -45,23 +49,16 @@ export class SecretMask {
 
   add(secret: string | undefined): void {
     if (secret === undefined || secret.length < SecretMask.MIN_MASKED) return;
-    const once = jsonEscaped(secret);
-    const encoded = encodeURIComponent(secret);
-    const bytes = Buffer.from(secret, 'utf8');
-    const fresh = [
-      secret,
-      encoded,
-      // Percent-encoding in lower case (%2f), as some servers write it, and form encoding's + for a space.
-      encoded.replace(/%[0-9A-F]{2}/g, (percent) => percent.toLowerCase()),
-      encoded.replaceAll('%20', '+'),
-      once,
-      once.replaceAll('/', '\\/'),
-      jsonEscaped(once),
-      // Base64, as a Basic header or a debugging echo carries it (the padding left out: it depends on what precedes).
-      bytes.toString('base64').replace(/=+$/, ''),
-      bytes.toString('base64url'),
-    ].filter((form) => form.length >= SecretMask.MIN_MASKED && !this.forms.includes(form));
+    const fresh = formsOf(secret).filter((form) => form.length >= SecretMask.MIN_MASKED && !this.forms.includes(form));
     if (fresh.length > 0) this.forms = [...new Set([...this.forms, ...fresh])].sort((a, b) => b.length - a.length);
+  }
+
+  /**
+   * Whether `text` holds `secret` in a form it can be had back whole from, one that mask() masks: as it is, encoded
+   * (base64, URL, JSON), or a signing secret's part after `whsec_` (what Svix-style libraries take). A cut form is not.
+   */
+  static holdsWhole(text: string, secret: string): boolean {
+    return formsOf(secret).some((form) => form !== '' && text.includes(form));
   }
 
   /** Whether `text` holds a secret in force, in any form mask() masks. */
@@ -85,6 +82,28 @@ export class SecretMask {
     }
     return out + text.slice(from);
   }
+}
+
+/** The forms an echo carries `secret` in, each of which gives it back whole (SecretMask). */
+function formsOf(secret: string): string[] {
+  const once = jsonEscaped(secret);
+  const encoded = encodeURIComponent(secret);
+  const bytes = Buffer.from(secret, 'utf8');
+  return [
+    secret,
+    encoded,
+    // Percent-encoding in lower case (%2f), as some servers write it, and form encoding's + for a space.
+    encoded.replace(/%[0-9A-F]{2}/g, (percent) => percent.toLowerCase()),
+    encoded.replaceAll('%20', '+'),
+    once,
+    once.replaceAll('/', '\\/'),
+    jsonEscaped(once),
+    // Base64, as a Basic header or a debugging echo carries it (the padding left out: it depends on what precedes).
+    bytes.toString('base64').replace(/=+$/, ''),
+    bytes.toString('base64url'),
+    // A signing secret's key, as the libraries that decode it take it (`whsec_` left off).
+    ...(secret.startsWith(SIGNING_SECRET_PREFIX) ? [secret.slice(SIGNING_SECRET_PREFIX.length)] : []),
+  ];
 }
 
 /** How long a beginning of `form` (MIN_CUT characters at least, not all of it) `text` ends with; 0 for none. */

@@ -58,6 +58,12 @@ export interface ActionContext {
   deps(): Promise<CommandDeps>;
 }
 
+/** The --platform-name of a command that takes one (its delivery headers' name), else undefined. */
+function platformNameGiven(command: CommandUnknownOpts): string | undefined {
+  const { platformName } = command.opts() as { platformName?: unknown };
+  return typeof platformName === 'string' ? platformName : undefined;
+}
+
 /**
  * The one action wrapper. commander calls it with the command's arguments,
  * its options (typed from their declaration) and the command last; it reads
@@ -105,7 +111,7 @@ export function action<A extends unknown[]>(run: (context: ActionContext, ...arg
       prompter,
       now: host.now,
       exit: (code) => interrupts.exit(jq ? jq.finish(code) : code),
-      deps: async () => (built ??= await buildDeps(globals, io, { prompter, interrupts, now: host.now })),
+      deps: async () => (built ??= await buildDeps(globals, io, { prompter, interrupts, now: host.now, platformName: platformNameGiven(command) })),
     };
     try {
       const code = await run(context, ...args);

@@ -253,9 +253,12 @@ export interface RunParts {
   prompter: Prompter;
   interrupts: Interrupts;
   now: () => number;
+  /** The command's --platform-name, for one that takes it: --debug shows its delivery headers (no credential). */
+  platformName?: string | undefined;
 }
 
 export async function buildDeps(globals: GlobalOptions, io: Io, run: RunParts, transport: Transport = defaultTransport(io.env)): Promise<CommandDeps> {
+  const { platformName, ...parts } = run;
   checkProfileName(globals.profile, globals.profileSource);
   const config = ConfigStore.of(io.env);
   const profile = config.getProfile(globals.profile);
@@ -289,6 +292,7 @@ export async function buildDeps(globals: GlobalOptions, io: Io, run: RunParts, t
       secrets: proxySecrets,
       mask: io.secrets,
       debug: globals.debug ? (text) => io.stderr.write(errColors.dim(text)) : undefined,
+      platformName,
       // On a terminal, from the start of a wiped line: a progress line or spinner may be drawn there; it redraws below.
       notice: (text) => io.stderr.write(`${io.stderr.isTTY ? '\r\u001b[2K' : ''}${laidOut(io.stderr, `${errColors.yellow('!')} ${text}`)}\n`),
     });
@@ -303,7 +307,7 @@ export async function buildDeps(globals: GlobalOptions, io: Io, run: RunParts, t
     errColors,
     json: globals.json,
     canPrompt: globals.input && Boolean(io.stdin.isTTY) && Boolean(io.stderr.isTTY),
-    ...run,
+    ...parts,
     serviceNow: () => api.serviceClock.now(),
     apiFor: (base, creds) => apiFor(base, creds),
     clientId: credentials?.clientId,

@@ -364,7 +364,8 @@ export class JqJson implements JsonOutput {
 
   /**
    * `json` through the filter, its results printed, jq's words on stderr (masked: secretsMasked). A document with a
-   * `secret` has its results printed only when they hold it whole; else none, and the exit code is 1 (Shown).
+   * `secret` has its results printed only when they hold it in a form it can be had back whole from (as it is, base64,
+   * after its `whsec_`: SecretMask.holdsWhole); else none, and the exit code is 1 (Shown).
    */
   private apply(json: string | undefined, secret?: string): Shown {
     if (json === undefined) return 'shown';
@@ -374,7 +375,7 @@ export class JqJson implements JsonOutput {
     const { results, error, warnings, stopped } = this.filter.run(json);
     this.stopped = stopped === true;
     const lines = results.map((result) => this.shown(result));
-    const kept = secret === undefined || (error === undefined && lines.some((line) => line.includes(secret)));
+    const kept = secret === undefined || (error === undefined && lines.some((line) => SecretMask.holdsWhole(line, secret)));
     if (kept) for (const line of lines) this.stdout.write(`${line}\n`);
     if (warnings) this.stderr.write(`${this.secretsMasked(warnings)}\n`);
     if (error !== undefined) {

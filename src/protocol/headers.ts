@@ -128,7 +128,7 @@ const NOT_CREDENTIAL_HEADERS = new Set(['www-authenticate', 'proxy-authenticate'
  * `X-Access-Token`…) and a session's either way (`Cookie`, `Set-Cookie`), whatever their case; not a challenge nor an
  * idempotency key, nor a delivery's own header under the platform name in use (`X-Monkey-Signature` of platform
  * Monkey), and only those: `X-Auth-Token-Event` is a credential, not platform Auth-Token's, unless that is the one in
- * use (platformNameOf). Never kept in a record nor printed by listen (a delivery has none; a request sent by mistake
+ * use (the command's --platform-name; listen, which takes none, goes by the request's own: platformNameOf). Never kept in a record nor printed by listen (a delivery has none; a request sent by mistake
  * may), and shown as `[redacted]` by --debug.
  */
 export function isCredentialHeader(name: string, platformName = DEFAULT_PLATFORM_NAME): boolean {
@@ -140,7 +140,8 @@ export function isCredentialHeader(name: string, platformName = DEFAULT_PLATFORM
 /**
  * The platform name a request's delivery headers are under: the one of its `X-<Platform>-Event` and
  * `X-<Platform>-Delivery-Id`, which every delivery carries together (and its signature, when signed); undefined for
- * a request without such a pair (not a delivery).
+ * a request without such a pair (not a delivery). Any sender can name one so: only where the command was given no
+ * --platform-name (listen) is it believed.
  */
 export function platformNameOf(headers: Readonly<Record<string, unknown>>): string | undefined {
   const names = new Set(Object.keys(headers).map((name) => name.toLowerCase()));

@@ -59,9 +59,11 @@ export function recordedRequest(
   path: string,
   headers: IncomingHttpHeaders,
   body: Buffer,
+  /** The platform name the command was given, whose delivery headers are kept (withoutCredentials). */
+  platformName?: string,
 ): Pick<RecordLine, 'method' | 'path' | 'headers' | 'body' | 'body_base64'> {
   const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(withoutCredentials(headers))) {
+  for (const [name, value] of Object.entries(withoutCredentials(headers, platformName))) {
     if (value !== undefined) kept[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   let text: string | undefined;
@@ -104,9 +106,11 @@ export function carriesClientSecret(body: Buffer): boolean {
   }
 }
 
-/** The headers of a request without those that carry credentials; its delivery headers are those of its own platform name. */
-export function withoutCredentials(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  const platformName = platformNameOf(headers);
+/**
+ * The headers of a request without those that carry credentials; its delivery headers are those of the platform name
+ * the command was given (`--platform-name`), else of the one the request's own headers name (platformNameOf: listen).
+ */
+export function withoutCredentials(headers: IncomingHttpHeaders, platformName = platformNameOf(headers)): IncomingHttpHeaders {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !isCredentialHeader(name, platformName)));
 }
 

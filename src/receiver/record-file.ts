@@ -90,12 +90,14 @@ export function deliveryRecord(delivery: {
   attempt: ServiceNumber | null;
   /** What the receiver answered; 0 when it gave none. */
   answered: number;
+  /** The platform name the command was given (--platform-name); none for listen, which goes by the request's headers. */
+  platformName?: string | undefined;
 }): RecordLine {
   const headers = Object.fromEntries(Object.entries(delivery.headers).map(([name, value]) => [name.toLowerCase(), value]));
   return {
     whsvc_record: 1,
     received_at: delivery.receivedAt,
-    ...recordedRequest(delivery.method ?? 'POST', delivery.path, headers, delivery.body),
+    ...recordedRequest(delivery.method ?? 'POST', delivery.path, headers, delivery.body, delivery.platformName),
     signature_check: delivery.signatureCheck,
     event: delivery.event,
     delivery_id: delivery.deliveryId,

@@ -18,8 +18,9 @@ export interface Column {
    *   whole, or with the id in its one short form (shortId), never another cut; `width` whole, `min` short;
    * - `time`: a time (ISO 8601 in the cells): relative (`15 seconds ago`), or in its compact form (`15s ago`);
    *   text that is no time (`no token`, `-`) is shown as it is;
-   * - `url`: a URL whose scheme and host stay whole, its path losing its middle (shortenUrl); where one row's must
-   *   drop its scheme to keep its host, every row's does, so that the column reads in one form;
+   * - `url`: a URL whose scheme and host stay whole, its path losing its middle (shortenUrl); where one https row's
+   *   must drop `https://` to keep its host, every https row's does, so that the column reads in one form; `http://`
+   *   (sent unencrypted) always shows;
    * - `list`: items joined by `separator`, shortened to whole items and a count (`invoice.paid +2`);
    * - `words`: text cut between words (an event type, a description).
    * The last three are flexible: they take the room the others leave, down to `min`.
@@ -62,7 +63,7 @@ interface Layout {
   widths: number[];
   /** Per column: whether it is in its compact form. */
   compact: boolean[];
-  /** Per URL column: whether its URLs are shown without their scheme (`hooks.example.com/…`), every row alike. */
+  /** Per URL column: whether its https URLs are shown without `https://` (`hooks.example.com/…`), every one alike. */
   schemeless: boolean[];
 }
 
@@ -107,7 +108,7 @@ function formOf(column: Column, cell: string, compact: boolean): string {
   return cell;
 }
 
-/** A cell in at most `width` columns, cut as its kind is; a URL without its scheme where its column's are (`schemeless`). */
+/** A cell in at most `width` columns, cut as its kind is; an https URL without `https://` where its column's are (`schemeless`). */
 function cutTo(column: Column, text: string, width: number, schemeless: boolean): string {
   if (column.kind === 'url') return shortenUrl(text, width, !schemeless);
   if (displayWidth(text) <= width) return text;
@@ -217,7 +218,8 @@ function layoutOf(columns: Column[], cells: string[][], maxWidth: number | undef
     if (excess <= 0) break;
     widths[i] = Math.max(title(i), widths[i]! - excess);
   }
-  // One form per URL column: where one row's host needs the room its scheme takes, every row drops its scheme.
+  // One form per URL column: where one https row's host needs the room `https://` takes, every https row drops it
+  // (`http://` stays on every row: shortenUrl). A streamed table decides from its first page.
   const schemeless = columns.map((column, i) => column.kind === 'url' && widths[i] !== DROPPED && cells.some((row) => !keepsScheme(row[i] ?? '', widths[i]!)));
   return { widths, compact, schemeless };
 }

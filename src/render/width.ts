@@ -78,32 +78,42 @@ export function originOf(url: string): string {
 
 /** A URL's scheme, `https://`. */
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+/** The one scheme a URL may lose when room is short: every other (`http://`, sent unencrypted) tells its endpoint apart. */
+const DROPPABLE_SCHEME = /^https:\/\//i;
 
 /**
  * A URL in at most `width` columns. Its scheme and host (with a port, if any) are what tell endpoints apart (a
  * production and a staging host, one port from another), so they stay whole and the path loses its middle, at the
  * slashes where it can: `https://hooks.prod.example.com/api/…/erp/invoices`, the end of the path kept first. When
- * the room is narrower than the scheme and host, or `scheme` is false (a column whose URLs drop theirs, keepsScheme),
- * the scheme goes (`hooks.prod.example.com/…`), then the path (the host alone); only a host wider than the room itself
- * is shortened, as an id is: its start and its end kept (`hooks.produ…ample-company.com`).
+ * the room is narrower than the scheme and host, or `https` is false (a column whose https URLs drop theirs,
+ * keepsScheme), `https://` goes (`hooks.prod.example.com/…`), then the path (the host alone); only a host wider than
+ * the room itself is shortened, as an id is: its start and its end kept (`hooks.produ…ample-company.com`). Any other
+ * scheme stays: `http://` says the deliveries go unencrypted, which no row may hide.
  */
-export function shortenUrl(url: string, width: number, scheme = true): string {
+export function shortenUrl(url: string, width: number, https = true): string {
   const parts = URL_PARTS.exec(url);
   if (!parts) return displayWidth(url) <= width ? url : cutMiddle(url, width);
-  if (scheme && displayWidth(url) <= width) return url;
   const [, origin = '', path = ''] = parts;
-  if (scheme && displayWidth(origin) + 2 <= width) return origin + shortenPath(path, width - displayWidth(origin));
-  // The host tells rows apart, the scheme seldom does, so it goes first (`hooks.example.com/…`).
-  const host = origin.replace(SCHEME, '');
-  if (displayWidth(host + path) <= width) return host + path;
-  if (displayWidth(host) + 2 <= width) return host + shortenPath(path, width - displayWidth(host));
+  const droppable = DROPPABLE_SCHEME.test(origin);
+  if (!droppable || https) {
+    if (displayWidth(url) <= width) return url;
+    if (displayWidth(origin) + 2 <= width) return origin + shortenPath(path, width - displayWidth(origin));
+  }
+  // The host tells rows apart, `https://` seldom does, so it goes first (`hooks.example.com/…`).
+  const whole = SCHEME.exec(origin)?.[0] ?? '';
+  const scheme = droppable ? '' : whole;
+  const host = origin.slice(whole.length);
+  const room = width - displayWidth(scheme);
+  if (displayWidth(host + path) <= room) return scheme + host + path;
+  if (displayWidth(host) + 2 <= room) return scheme + host + shortenPath(path, room - displayWidth(host));
   // The host is worth more than `/…` saying a path follows; wider than the room, its start and its end.
-  return cutMiddle(host, width);
+  return room >= 2 ? scheme + cutMiddle(host, room) : cutMiddle(origin, width);
 }
 
-/** Whether `url` keeps its scheme in `width` columns (shortenUrl): whole, or its scheme and host with `/…` after them. */
+/** Whether `url` keeps its scheme in `width` columns, as shortenUrl shows it. */
 export function keepsScheme(url: string, width: number): boolean {
-  return displayWidth(url) <= width || !URL_PARTS.test(url) || displayWidth(originOf(url)) + 2 <= width;
+  const scheme = SCHEME.exec(url)?.[0];
+  return scheme === undefined || shortenUrl(url, width).startsWith(scheme);
 }
 
 /** A path (with its query) in `room` columns, its middle gone: whole segments from its end, then from its start. */

@@ -279,13 +279,14 @@ describe('webhooks health against the sandbox', () => {
         expect(lines[0], shown).toMatch(columns === 60 ? /^ID +URL +HEALTH$/ : /^ID +URL +HEALTH +DELIVERED$/);
         const row = (id: string) => lines.find((line) => line.startsWith(`${shortId(id)} `)) ?? '';
         const delivered = (share: string) => (columns === 60 ? '' : ` +${share}`);
-        // One form down the column: the long hosts keep whole only without their scheme, so no row shows one.
+        // One form down the column: the long hosts keep whole only without `https://`, dropped on every https row;
+        // `http://` (sent unencrypted) is always shown.
         expect(
-          lines.filter((line) => line.includes('://')),
+          lines.filter((line) => line.includes('https://')),
           shown,
         ).toEqual([]);
-        expect(row(ids.down!), shown).toMatch(new RegExp(`^\\S+ +127\\.0\\.0\\.1:${port}/down +unhealthy${delivered('0% of 5')}$`));
-        expect(row(ids.mixed!), shown).toMatch(new RegExp(`^\\S+ +127\\.0\\.0\\.1:${port}/mixed +unhealthy${delivered('60% of 5')}$`));
+        expect(row(ids.down!), shown).toMatch(new RegExp(`^\\S+ +http://127\\.0\\.0\\.1:${port}/down +unhealthy${delivered('0% of 5')}$`));
+        expect(row(ids.mixed!), shown).toMatch(new RegExp(`^\\S+ +http://127\\.0\\.0\\.1:${port}/mixed +unhealthy${delivered('60% of 5')}$`));
         expect(row(far), shown).toMatch(new RegExp(`^\\S+ +hooks\\.production\\.example-company\\.com\\S* +no data${delivered('-')}$`));
         expect(row(staging), shown).toMatch(new RegExp(`^\\S+ +hooks\\.staging\\.example-company\\.com\\S* +no data${delivered('-')}$`));
       }

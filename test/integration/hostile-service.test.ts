@@ -211,3 +211,19 @@ describe("the service's numbers, as it wrote them", () => {
     expect(rows.stdout).toContain('\t1e400\t');
   });
 });
+
+describe('--debug and a platform name of its own (--platform-name)', () => {
+  it("shows the delivery headers of the platform given, though named like a credential (Monkey's key), and masks them without it", async () => {
+    handler = withToken((_req, _body, res) =>
+      res
+        .writeHead(404, { 'content-type': 'application/json', 'x-monkey-signature': 'sha256=shown', 'x-api-key': 'k_hidden' })
+        .end(JSON.stringify({ error: { code: 'not_found', message: 'no such delivery' } })),
+    );
+    const given = await whsvc(['deliveries', 'diagnose', 'dlv_1', '--platform-name', 'Monkey', '--debug']);
+    expect(given.code, given.stderr).toBe(5);
+    expect(given.stderr).toContain('x-monkey-signature: sha256=shown');
+    const without = await whsvc(['deliveries', 'diagnose', 'dlv_1', '--debug']);
+    expect(without.stderr).toContain('x-monkey-signature: [redacted]');
+    for (const { stderr } of [given, without]) expect(stderr).not.toContain('k_hidden');
+  });
+});

@@ -68,7 +68,7 @@ export async function run(options: DiagnoseOptions, deps: CommandDeps): Promise<
   if (options.record !== undefined) checkUserFile(options.record, '--record');
   const facts = await gather(options, deps);
   const recordable = !('cannot' in facts.sent);
-  if (options.record !== undefined && recordable) record(options.record, facts, deps.stderr);
+  if (options.record !== undefined && recordable) record(options.record, facts, options.platformName, deps.stderr);
   if (deps.json) printJson(deps, asJson(facts));
   else printFacts(deps, facts, options);
   if (options.record !== undefined && !deps.json) {
@@ -111,7 +111,7 @@ function senderOf(options: DiagnoseOptions) {
 }
 
 /** The delivery appended to a record file (`replay` sends it as it was sent). */
-function record(file: string, { asked, key, webhook, latest, sent, signatureCheck }: Facts, stderr: CommandDeps['stderr']): void {
+function record(file: string, { asked, key, webhook, latest, sent, signatureCheck }: Facts, platformName: string, stderr: CommandDeps['stderr']): void {
   if ('cannot' in sent) return;
   const out = new RecordFile(file);
   if (out.repaired) stderr.write(laidOut(stderr, `whsvc: ${out.repaired}\n`));
@@ -127,6 +127,7 @@ function record(file: string, { asked, key, webhook, latest, sent, signatureChec
       deliveryId: key,
       attempt: asked.attempts ?? null,
       answered: answeredStatus(latest.response_code) ?? 0,
+      platformName,
     }),
   );
   out.close();

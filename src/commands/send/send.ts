@@ -181,7 +181,7 @@ export async function run(options: SendOptions, deps: SendDeps): Promise<number>
   const ms = Math.round(now() - started);
   const signatureCheck: SignatureCheck = secret === undefined ? 'missing' : 'verified';
   try {
-    recording?.append(recordOf(url, delivery, signatureCheck, result, now()));
+    recording?.append(recordOf(url, delivery, signatureCheck, result, now(), options.platformName));
   } finally {
     recording?.close();
   }
@@ -277,7 +277,7 @@ const head = (text: string) => {
 };
 
 /** The delivery as a record file keeps it (listen's format: header names in lower case), for `replay`. */
-function recordOf(url: URL, delivery: MadeDelivery, signatureCheck: SignatureCheck, result: SendResult, at: number): RecordLine {
+function recordOf(url: URL, delivery: MadeDelivery, signatureCheck: SignatureCheck, result: SendResult, at: number, platformName: string): RecordLine {
   return deliveryRecord({
     receivedAt: new Date(at).toISOString(),
     path: url.pathname,
@@ -289,5 +289,6 @@ function recordOf(url: URL, delivery: MadeDelivery, signatureCheck: SignatureChe
     attempt: delivery.attempt,
     // What the receiver answered; 0 when it gave no answer, as the service's response_code says it.
     answered: result.status ?? 0,
+    platformName,
   });
 }

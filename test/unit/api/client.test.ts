@@ -608,6 +608,7 @@ describe("ApiClient: a question in the background (a progress line's poll)", () 
   it('a 429 is its error at once: no wait, no note, not sent again, no spinner asked for', async () => {
     const fake = fakeDeps();
     mockToken(fake.mock);
+    await fake.deps.api.token();
     fake.mock.intercept({ path: '/_sandbox/clock', method: 'GET' }).reply(json(429, { message: 'slow down' }, { 'retry-after': '1' }));
     const error = await rejectionOf(fake.deps.api.json('GET', '/_sandbox/clock', { background: new AbortController().signal }));
     expect(error).toMatchObject({ status: 429 });
@@ -628,6 +629,28 @@ describe("ApiClient: a question in the background (a progress line's poll)", () 
     const error = await rejectionOf(api.json('GET', '/_sandbox/clock', { background: new AbortController().signal }));
     expect(error).toBeInstanceOf(RequestStopped);
     expect(fake.requests.filter((r) => r.url.pathname === '/_sandbox/clock')).toHaveLength(0);
+  });
+
+  it('never renews the token (which can wait and print): refused with a 401, or with none good to send, it is RequestStopped', async () => {
+    const fake = fakeDeps();
+    const tokenBodies = mockToken(fake.mock, { expiresIn: 60 });
+    const { api } = fake.deps;
+    await api.token();
+    const background = { background: new AbortController().signal };
+    fake.mock.intercept({ path: '/_sandbox/clock', method: 'GET' }).reply(json(401, { error: { code: 'invalid_token', message: 'expired' } }));
+    expect(await rejectionOf(api.json('GET', '/_sandbox/clock', background))).toBeInstanceOf(RequestStopped);
+    // Expired: no token request, nothing sent.
+    fake.clock.now += 60_000;
+    const sent = fake.requests.length;
+    expect(await rejectionOf(api.json('GET', '/_sandbox/clock', background))).toBeInstanceOf(RequestStopped);
+    expect(fake.requests.length).toBe(sent);
+    expect(tokenBodies).toHaveLength(1);
+    expect(fake.notices).toEqual([]);
+    // The foreground renews it.
+    mockToken(fake.mock, { token: 'tok_test_2' });
+    fake.mock.intercept({ path: '/_sandbox/clock', method: 'GET' }).reply(json(200, { now: 'x' }));
+    await expect(api.json('GET', '/_sandbox/clock')).resolves.toEqual({ now: 'x' });
+    expect(fake.requests.at(-1)!.headers.authorization).toBe('Bearer tok_test_2');
   });
 });
 

@@ -156,6 +156,12 @@ describe('redactHeaders', () => {
     expect(out).not.toContain('x-missing');
     expect(out.split('\n')).toHaveLength(5);
   });
+
+  it("a delivery header of the platform name given is shown, though named like a credential (Monkey's key); another platform's is not", () => {
+    const headers = { 'X-Monkey-Signature': 'sha256=ab', 'X-Api-Key': 'k_1' };
+    expect(redactHeaders(headers, 'Monkey')).toBe('X-Monkey-Signature: sha256=ab\nX-Api-Key: [redacted]');
+    expect(redactHeaders(headers)).toBe('X-Monkey-Signature: [redacted]\nX-Api-Key: [redacted]');
+  });
 });
 
 describe('SecretMask', () => {

@@ -54,6 +54,21 @@ describe('withCredentialsMasked: a command line as whsvc echoes it', () => {
     ];
     expect(withCredentialsMasked(words)).toEqual(words);
   });
+
+  it("a delivery header is no credential under the command line's --platform-name; without one, under the default's", () => {
+    const header = ['-H', 'X-Monkey-Event: invoice.paid'];
+    expect(withCredentialsMasked(['send', 'http://127.0.0.1:3000/h', '--platform-name', 'Monkey', ...header])).toEqual([
+      'send',
+      'http://127.0.0.1:3000/h',
+      '--platform-name',
+      'Monkey',
+      ...header,
+    ]);
+    expect(withCredentialsMasked(['send', '--platform-name=Monkey', ...header]).at(-1)).toBe('X-Monkey-Event: invoice.paid');
+    expect(withCredentialsMasked(['send', ...header]).at(-1)).toBe('X-Monkey-Event: <secret>');
+    // Another platform's, named like a credential, is one.
+    expect(withCredentialsMasked(['send', '--platform-name', 'Service', ...header]).at(-1)).toBe('X-Monkey-Event: <secret>');
+  });
 });
 
 describe('namesCredential', () => {

@@ -251,7 +251,7 @@ describe('--jq: the --json output through a real jq', () => {
   });
 
   it('a document handed on with its secret: its results printed only when they hold the secret; else none, and exit 1', async () => {
-    const secret = 'whsec_abcdefghijklmnopqrstuvwxyz0123456789';
+    const secret = 'whsec_abcdefghijklmnopqrstuvwxyz0123456789/+AB';
     const webhook = { id: 'wh_1', signing_secret: secret };
     const handed = async (expression: string, withSecret = true) => {
       const stdout = new Collector();
@@ -265,6 +265,25 @@ describe('--jq: the --json output through a real jq', () => {
     expect(await handed('.id')).toEqual({ shown: 'dropped', stdout: '', stderr: '', code: 1 });
     expect(await handed('empty')).toEqual({ shown: 'dropped', stdout: '', stderr: '', code: 1 });
     expect(await handed('.signing_secret[:20]')).toMatchObject({ shown: 'dropped', stdout: '' });
+    // Forms it can be had back whole from: base64 and base64url (a Kubernetes Secret), the key after `whsec_` (Svix-style
+    // libraries), URL-encoded; a cut one, in any of them, is not shown.
+    for (const shownForm of [
+      '.signing_secret | @base64',
+      '.signing_secret | @base64 | gsub("[+]"; "-") | gsub("/"; "_") | rtrimstr("=")',
+      '.signing_secret | ltrimstr("whsec_")',
+      '.signing_secret | @uri',
+      '{apiVersion: "v1", kind: "Secret", data: {secret: (.signing_secret | @base64)}}',
+    ]) {
+      expect(await handed(shownForm), shownForm).toMatchObject({ shown: 'shown', code: 0 });
+    }
+    for (const cutForm of [
+      '.signing_secret[0:-1]',
+      '.signing_secret[0:-1] | @base64',
+      '.signing_secret | @base64 | .[0:-4]',
+      '.signing_secret | ltrimstr("whsec_") | .[1:]',
+    ]) {
+      expect(await handed(cutForm), cutForm).toMatchObject({ shown: 'dropped', stdout: '', code: 1 });
+    }
     expect(await handed('.signing_secret, error("no")')).toEqual({ shown: 'failed', stdout: '', stderr: 'whsvc: --jq: no\n', code: 1 });
     // A document without a secret to carry: the filter's to shape as it likes.
     expect(await handed('.id', false)).toEqual({ shown: 'shown', stdout: 'wh_1\n', stderr: '', code: 0 });

@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { carriesClientSecret, parseRecordLine, recordedBody, recordedRequest, withoutCredentials } from '../../../src/protocol/record-line.js';
+import { deliveryRecord } from '../../../src/receiver/record-file.js';
+
+/** A delivery recorded, but for its headers. */
+const RECORDED = {
+  receivedAt: '2025-01-15T12:00:00.000Z',
+  path: '/h',
+  body: Buffer.from('{}'),
+  signatureCheck: 'not_checked' as const,
+  event: 'invoice.paid',
+  deliveryId: 'dlv_1',
+  attempt: 1,
+  answered: 200,
+};
 import { isCredentialHeader, platformNameOf } from '../../../src/protocol/headers.js';
 import { recordOf } from '../../helpers/delivery.js';
 
@@ -74,6 +87,19 @@ describe('record files', () => {
     expect(platformNameOf(mistaken)).toBeUndefined();
     expect(withoutCredentials({ ...delivery, ...mistaken })).toEqual({ ...delivery, 'x-a': '1' });
     expect(recordedRequest('POST', '/h', { ...delivery, ...mistaken }, Buffer.from('{}')).headers).toEqual({ ...delivery, 'x-a': '1' });
+  });
+
+  it('a platform name the command was given (--platform-name) is the one whose delivery headers are kept, whatever a request names', () => {
+    // A sender naming its own platform `Auth-Token` by an event and a delivery id: with none given, it is believed.
+    const named = { 'x-auth-token-event': 'invoice.paid', 'x-auth-token-delivery-id': 'dlv_1', 'x-auth-token-signature': 'tok_secret', 'x-a': '1' };
+    expect(withoutCredentials(named)).toEqual(named);
+    expect(withoutCredentials(named, 'Service')).toEqual({ 'x-a': '1' });
+    const record = deliveryRecord({ ...RECORDED, headers: named, platformName: 'Service' });
+    expect(record.headers).toEqual({ 'x-a': '1' });
+    // The platform given keeps its own, though they are named like a credential.
+    const monkey = { 'x-monkey-signature': 'sha256=ab', 'x-monkey-event': 'invoice.paid', 'x-monkey-delivery-id': 'dlv_1' };
+    expect(withoutCredentials({ ...monkey, 'x-api-key': 'k' }, 'Monkey')).toEqual(monkey);
+    expect(deliveryRecord({ ...RECORDED, headers: monkey, platformName: 'Monkey' }).headers).toEqual(monkey);
   });
 
   it('a body that starts with a byte order mark comes back with it, through the file', () => {

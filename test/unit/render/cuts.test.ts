@@ -26,16 +26,30 @@ describe('a URL shortened: its scheme and host whole, its path loses its middle'
     }
   });
 
-  it('narrower than scheme and host, the scheme goes; only a host wider than the room is shortened, as an id is (its start and its end kept)', () => {
+  it('narrower than scheme and host, `https://` goes; only a host wider than the room is shortened, as an id is (its start and its end kept)', () => {
     expect(shortenUrl(PROD, 31)).toBe('hooks.prod.example.com/…');
     // The host whole before `/…`: what tells the rows apart.
     expect(shortenUrl(PROD, 22)).toBe('hooks.prod.example.com');
     expect(shortenUrl(PROD, 20)).toBe('hooks.pro…xample.com');
     expect(shortenUrl('https://hooks.production.example-company.com', 20)).toBe('hooks.pro…ompany.com');
-    // Without its scheme (a column whose URLs drop theirs): whole where it fits, else as above.
-    expect(shortenUrl('http://127.0.0.1:9401/hooks', 60, false)).toBe('127.0.0.1:9401/hooks');
+    // Without `https://` (a column whose https URLs drop theirs): whole where it fits, else as above.
+    expect(shortenUrl('https://127.0.0.1:9401/hooks', 60, false)).toBe('127.0.0.1:9401/hooks');
     expect(shortenUrl(PROD, 31, false)).toBe('hooks.prod.example.com/…');
     expect(shortenUrl('not a url at all, just text', 12)).toBe('not a…t text');
+  });
+
+  it('`http://` (sent unencrypted) always shows, at every width, in a column whose https URLs drop theirs too', () => {
+    const plain = PROD.replace('https://', 'http://');
+    expect(shortenUrl('http://127.0.0.1:9401/hooks', 60, false)).toBe('http://127.0.0.1:9401/hooks');
+    expect(shortenUrl(plain, 80, false)).toBe(plain);
+    expect(shortenUrl(plain, 40, false)).toBe('http://hooks.prod.example.com/…/invoices');
+    expect(shortenUrl(plain, 29)).toBe('http://hooks.prod.example.com');
+    expect(shortenUrl(plain, 20)).toBe('http://hooks.…le.com');
+    for (let width = 10; width <= 60; width++) {
+      const shown = shortenUrl(plain, width, width % 2 === 0);
+      expect(shown.startsWith('http://'), `${width}: ${shown}`).toBe(true);
+      expect(displayWidth(shown), `${width}: ${shown}`).toBeLessThanOrEqual(width);
+    }
   });
 });
 

@@ -166,39 +166,68 @@ describe('webhooks list: hosts whole at every width', () => {
     expect(linesOf(await webhookTable(webhooks, PLAIN, NOW, { maxWidth: 80 }))[1]!.startsWith(`${webhooks[0]!.id}  `)).toBe(true);
   });
 
-  it('one URL column, one form: where one host keeps whole only without its scheme, every row drops its scheme (webhooks list and health alike)', async () => {
+  it('one URL column, one form: where one host keeps whole only without `https://`, every https row drops it; `http://` (sent unencrypted) stays, at 60 and 80 (webhooks list and health alike)', async () => {
     const urls = [
       'https://hooks.production.example-company.com/api/v2/webhooks/erp/invoices',
       'https://hooks.staging.example-company.com/api/v2/webhooks/erp/invoices',
       'http://127.0.0.1:9401/hooks',
+      'http://hooks.production.example-company.com/api/v2/webhooks/erp/invoices',
     ];
-    const listed = linesOf(
-      await webhookTable(
-        urls.map((url, i) => ({ ...webhooks[i]!, url })),
-        PLAIN,
-        NOW,
-        { maxWidth: 60 },
-      ),
-    );
-    const health = linesOf(
-      await healthTable(
-        urls.map((url, i) => healthRow(`wh_${hex(i + 1)}`, url, ['failed'])),
-        PLAIN,
-        NOW,
-        { maxWidth: 80 },
-      ),
-    );
-    for (const lines of [listed, health]) {
-      const shown = lines.join('\n');
-      expect(
-        lines.slice(1).map((line) => line.split(/ {2,}/)[1]),
-        shown,
-      ).toEqual([
-        expect.stringMatching(/^hooks\.production\.example-company\.com\//),
+    const shownUrls = async (table: 'list' | 'health', width: number) => {
+      const text =
+        table === 'list'
+          ? await webhookTable(
+              urls.map((url, i) => ({ ...webhooks[i % webhooks.length]!, url })),
+              PLAIN,
+              NOW,
+              { maxWidth: width },
+            )
+          : await healthTable(
+              urls.map((url, i) => healthRow(`wh_${hex(i + 1)}`, url, ['failed'])),
+              PLAIN,
+              NOW,
+              { maxWidth: width },
+            );
+      const lines = linesOf(text);
+      for (const line of lines) expect(displayWidth(line), text).toBeLessThanOrEqual(width);
+      return lines.slice(1).map((line) => line.split(/ {2,}/)[1]);
+    };
+    // Where the long https host needs the room: both https rows without `https://`, both http rows with `http://`.
+    for (const [table, width] of [
+      ['list', 60],
+      ['health', 60],
+      ['health', 80],
+    ] as const) {
+      expect(await shownUrls(table, width), `${table} at ${width}`).toEqual([
+        expect.stringMatching(/^hooks\.production\.example-company\.com/),
         expect.stringMatching(/^hooks\.staging\.example-company\.com\//),
-        '127.0.0.1:9401/hooks',
+        'http://127.0.0.1:9401/hooks',
+        expect.stringMatching(/^http:\/\/hooks\./),
       ]);
     }
+    // Where it has the room, every row keeps its scheme.
+    expect(await shownUrls('list', 80)).toEqual([
+      expect.stringMatching(/^https:\/\/hooks\.production\.example-company\.com\//),
+      expect.stringMatching(/^https:\/\/hooks\.staging\.example-company\.com\//),
+      'http://127.0.0.1:9401/hooks',
+      expect.stringMatching(/^http:\/\/hooks\.production\.example-company\.com\//),
+    ]);
+  });
+
+  it('a streamed list decides from its first page whether `https://` goes; `http://` shows on any page', async () => {
+    const shared: SharedLayout = {};
+    const page = (urls: string[], withHead: boolean) =>
+      webhookTable(
+        urls.map((url) => ({ ...webhooks[0]!, url })),
+        PLAIN,
+        NOW,
+        { maxWidth: 60, shared, withHead },
+      );
+    const first = linesOf(await page(['https://hooks.production.example-company.com/api/v2/webhooks/erp/invoices'], true));
+    const second = linesOf(await page(['https://a.example/h', 'http://hooks.production.example-company.com/api/v2/webhooks/erp/invoices'], false));
+    const urlsOf = (lines: string[]) => lines.map((line) => line.split(/ {2,}/)[1]);
+    expect(urlsOf(first.slice(1)), first.join('\n')).toEqual([expect.stringMatching(/^hooks\.production\.example-company\.com\//)]);
+    expect(urlsOf(second), second.join('\n')).toEqual(['a.example/h', expect.stringMatching(/^http:\/\/hooks\./)]);
   });
 });
 

@@ -94,7 +94,7 @@ export class ForwardQueue {
           }
           this.printer.forward(waiting.change, waiting.key, waiting.route, outcome);
         }
-        this.recorder?.append(recordOf(waiting, retrieved, path));
+        this.recorder?.append(recordOf(waiting, retrieved, path, this.target.platform));
         this.forwarded.push(waiting.key);
         this.forwardedSet.add(waiting.key);
         for (const old of this.forwarded.splice(0, Math.max(0, this.forwarded.length - FORWARDED_BOUND))) this.forwardedSet.delete(old);
@@ -117,7 +117,7 @@ export class ForwardQueue {
 }
 
 /** A delivery read back from the service as a record (the format of `listen --record`): sent when it was, as it was. */
-function recordOf(waiting: Waiting, retrieved: Retrieved, path: string): RecordLine {
+function recordOf(waiting: Waiting, retrieved: Retrieved, path: string, platformName: string): RecordLine {
   const { record } = retrieved;
   return deliveryRecord({
     receivedAt: waiting.change.attempt.created_at,
@@ -129,5 +129,6 @@ function recordOf(waiting: Waiting, retrieved: Retrieved, path: string): RecordL
     deliveryId: waiting.key,
     attempt: record.attempts ?? waiting.change.attempt.attempts ?? null,
     answered: answeredStatus(record.response_code) ?? 0,
+    platformName,
   });
 }

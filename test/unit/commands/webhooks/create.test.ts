@@ -247,6 +247,19 @@ describe('webhooks create --json --jq: a filter that fails on the answer loses t
     });
   });
 
+  it('a filter that shows the secret in a form it can be had back whole from keeps the webhook: base64 (a Kubernetes Secret), after its whsec_', async () => {
+    for (const expression of ['.signing_secret | @base64', '.signing_secret | ltrimstr("whsec_")']) {
+      const { fake, outcome, code } = await createThrough(expression, undefined);
+      expect(outcome, expression).toBe(0);
+      expect(code, expression).toBe(0);
+      expect(fake.stdout.text, expression).toBe(`${expression.includes('base64') ? Buffer.from(SECRET).toString('base64') : SECRET.slice('whsec_'.length)}\n`);
+      expect(fake.requests.some((r) => r.method === 'DELETE')).toBe(false);
+    }
+    // Cut, it is lost: the webhook is deleted again.
+    const { outcome } = await createThrough('.signing_secret[0:-1]', 204);
+    expect(outcome).toMatchObject({ message: expect.stringMatching(/webhook wh_new0001 was deleted again/) });
+  });
+
   it("with --secret-file the secret is in its file: the webhook stays, and jq's failure is the exit code", async () => {
     const { fake, outcome, code } = await createThrough('.data[].id', undefined, (dir) => ({ secretFile: join(dir, 'whsec.txt') }));
     expect(outcome).toBe(0);
