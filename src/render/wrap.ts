@@ -73,9 +73,11 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
       current = here + shortToken(word, Math.max(1, room - displayWidth(here)));
       continue;
     }
-    // A command's option with its value wider than the room (wrapCommand): broken at its own space, ` \` joining it.
-    if (tooWide && kept && options.continued !== undefined) {
-      words.splice(n + 1, 0, ...wordsOf(word, 0, []).map((part, i) => (i === 0 ? { ...part, spaces } : part)));
+    // A command's option with its value wider than the room (wrapCommand): broken between the option and its value,
+    // ` \` joining them; never inside a quoted value, where a shell would read ` \` and the line break as part of it.
+    const parts = tooWide && kept && options.continued !== undefined ? wordsOf(word, 0, shellQuoted(word)) : [];
+    if (parts.length > 1) {
+      words.splice(n + 1, 0, ...parts.map((part, i) => (i === 0 ? { ...part, spaces } : part)));
       continue;
     }
     // A command said to run, wider than any line: on lines of its own, broken at its options, ` \` joining them.
@@ -97,13 +99,22 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
   return lines.map((text, n) => (n < lines.length - 1 ? text + mark : text)).join('\n');
 }
 
+/** A word a shell reads as one, spaces and all: '…' or "…". */
+const SHELL_QUOTED = `'[^']*'|"[^"]*"`;
+
+/** The quoted words of a command (SHELL_QUOTED), each one piece. */
+function shellQuoted(command: string): string[] {
+  return command.match(new RegExp(`(?<=^| )(?:${SHELL_QUOTED})(?=$| )`, 'g')) ?? [];
+}
+
 /**
  * A command to paste into a shell, laid out for `width` as one: broken between its words, each option kept with its
- * value (`--profile sandbox`), every line but the last ending in ` \`, which joins it to the next.
+ * value (`--profile sandbox`, `--secret-file '/Users/jane/Application Support/new hook.secret'`), a quoted word never
+ * broken, every line but the last ending in ` \`, which joins it to the next.
  */
 export function wrapCommand(line: string, width: number | undefined, hang: string): string {
-  const options = line.match(/(?<= )--?[A-Za-z][\w-]* (?!-)\S+/g) ?? [];
-  return wrapLine(line, width, hang, options, { continued: ' \\', whole: true });
+  const options = line.match(new RegExp(`(?<= )--?[A-Za-z][\\w-]* (?!-)(?:${SHELL_QUOTED}|\\S+)`, 'g')) ?? [];
+  return wrapLine(line, width, hang, [...options, ...shellQuoted(line)], { continued: ' \\', whole: true });
 }
 
 /**
