@@ -49,15 +49,18 @@ export function sanitizeBlock(value: string): string {
   return value.replace(CONTROL, '');
 }
 
-/** A value of a key/value block: text (sanitised there), text in colour, or a value to copy (a secret shown once). */
-export type BlockValue = string | { styled: string } | { copy: string };
+/**
+ * A value of a key/value block: text (sanitised there), text in colour, or text with values only shown (`shorten`: a
+ * signature, a body's head, whose whole form --json has), shortened as an id is when wider than the line.
+ */
+export type BlockValue = string | { styled: string } | { text: string; shorten: string[] };
 
 /**
  * A key/value block for one object. Values pass through sanitize here, the
  * one gate for server strings; colour a value with `styled` after that. On a
  * terminal `width` wide, a value too long for its line goes on under itself,
- * broken between words (wrapLine), a word wider than the line (a URL, a
- * signature) shortened as an id is; a value to `copy` stays whole. `width` is given by each caller, undefined off a
+ * broken between words (wrapLine), every word whole (an id, a URL, a secret:
+ * a user copies them), but a word of `shorten` wider than the line. `width` is given by each caller, undefined off a
  * terminal (terminalColumns): a block left without it was never laid out.
  */
 export function keyValues(pairs: Array<[string, BlockValue]>, label: (s: string) => string, width: number | undefined): string {
@@ -66,8 +69,9 @@ export function keyValues(pairs: Array<[string, BlockValue]>, label: (s: string)
   return (
     pairs
       .map(([key, value]) => {
-        const shown = typeof value === 'string' ? sanitize(value) : 'styled' in value ? value.styled : sanitize(value.copy);
-        return wrapLine(`${label(key.padEnd(keyWidth))}  ${shown}`, width, hang, typeof value === 'object' && 'copy' in value ? [shown] : []);
+        const shown = typeof value === 'string' ? sanitize(value) : 'styled' in value ? value.styled : sanitize(value.text);
+        const shorten = typeof value === 'object' && 'shorten' in value ? value.shorten.map(sanitize) : [];
+        return wrapLine(`${label(key.padEnd(keyWidth))}  ${shown}`, width, hang, [], { shorten });
       })
       .join('\n') + '\n'
   );

@@ -20,10 +20,12 @@ export interface WrapOptions {
   /** Every continuation after the hang, a word too wide for it too: where the indent is the text's structure (YAML). */
   hangAlways?: boolean;
   /**
-   * Every word is a value to copy (YAML a file takes back, a command to paste, another program's lines): none is
-   * shortened; one wider than the room goes whole.
+   * Values only shown, whose whole form the user does not copy from here (a signature, a body's head: --json has them
+   * whole): a word of these texts wider than a line after the hang is shortened as an id is (shortToken). `true`: every
+   * word (a screen's pane, which no terminal wraps). Every other word, which a user may copy (an id, a secret, a path, a
+   * URL, a command), stays whole.
    */
-  whole?: boolean;
+  shorten?: readonly string[] | true;
 }
 
 /** A colour code (chalk's SGR sequences): it takes no column. */
@@ -33,15 +35,15 @@ const STYLE = new RegExp('\u001b\\[[0-9;]*m', 'g');
 /**
  * One line of prose in lines at most `width` columns wide (colour codes taking none): its own indent and the runs of
  * spaces inside it kept, broken only at spaces, each continuation after `hang` (the indent that puts it under its
- * text). A word is never broken. One wider than the room it has (a URL, a path, a signature after a deep indent) is
- * shown, not copied: it is shortened as an id is (shortToken: its start and its end kept, a URL's scheme and host
- * whole), in the room left on its line, or after the hang on the next. What is copied stays whole instead: each of
- * `keep` (a secret, a file's name with spaces in it, as it was given), each command quoted in backticks or said to
- * run, and every word with `whole`; too wide after the hang, it goes on a line of its own at its start (a secret, a
- * command pasted in one piece). A command said to run wider than a line even there is laid out as one (wrapCommand:
- * ` \` joins its lines); one in backticks, a part of a sentence, is never given a ` \` (a hint too long for its
- * commands in backticks puts them on lines of their own, bare); only a word wider than any line that is copied (a
- * secret, a URL given to --url, a command in backticks) is left to the terminal to wrap. A number and its unit (`10 s`) and a short quoted literal (`", "`) are never parted.
+ * text). A word is never broken, nor shortened: what a user copies (an id, a secret, a path, a URL, a quoted value, a
+ * command) stays whole; one that does not fit the room left goes on the next line, after the hang, or, too wide for
+ * that, at the start of a line of its own; only one wider than any line is left to the terminal to wrap. Each of `keep`
+ * (a file's name with spaces in it, as it was given), each command quoted in backticks or said to run, a number and its
+ * unit (`10 s`) and a short quoted literal (`", "`) stay on one line so; a command said to run wider than a line even
+ * there is laid out as one (wrapCommand: ` \` joins its lines); one in backticks, a part of a sentence, is never given a
+ * ` \` (a hint too long for its commands in backticks puts them on lines of their own, bare). Only a word of `shorten`
+ * (a value only shown: a signature, a body's head) wider than a line is shortened as an id is (shortToken: its start
+ * and its end kept), in the room left on its line or after the hang on the next.
  * `width` undefined: the line as it is.
  */
 export function wrapLine(line: string, width: number | undefined, hang = '', keep: readonly string[] = [], options: WrapOptions = {}): string {
@@ -54,7 +56,7 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
   // A command laid out as one (wrapCommand) is broken at its options instead: it is not kept whole as a sentence's is.
   const commands = keptWhole(line, options.continued === undefined);
   const words = wordsOf(line, lead.length, [...keep, ...commands]);
-  const copied = (word: Word) => options.whole === true || word.kept || keep.includes(word.word) || commands.includes(word.word);
+  const shortens = (word: string) => options.shorten === true || options.shorten?.some((text) => text.split(' ').includes(word)) === true;
   for (let n = 0; n < words.length; n++) {
     const { spaces, word, kept } = words[n]!;
     const start = current === lead || current === hang;
@@ -64,9 +66,9 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
       continue;
     }
     const tooWide = displayWidth(hang) + displayWidth(word) > room;
-    // Shown, not copied, wider than a line after the hang: shortened to the room left here, or on the next line where
-    // that has more room, and this too little for its short form or not half the next one's.
-    if (tooWide && !copied(words[n]!)) {
+    // Only shown, wider than a line after the hang: shortened to the room left here, or on the next line where that has
+    // more room, and this too little for its short form or not half the next one's.
+    if (tooWide && shortens(word)) {
       const next = room - displayWidth(hang);
       const onNext = !start && next > room - used && room - used < Math.max(shortestOf(word), next / 2);
       if (onNext) lines.push(current);
@@ -74,9 +76,11 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
       current = here + shortToken(word, Math.max(1, room - displayWidth(here)));
       continue;
     }
-    // A command's option with its value wider than the room (wrapCommand): broken at its own space, ` \` joining it.
-    if (tooWide && kept && options.continued !== undefined) {
-      words.splice(n + 1, 0, ...wordsOf(word, 0, []).map((part, i) => (i === 0 ? { ...part, spaces } : part)));
+    // A command's option with its value wider than the room (wrapCommand): broken between the option and its value,
+    // ` \` joining them; never inside a quoted value, where a shell would read ` \` and the line break as part of it.
+    const parts = tooWide && kept && options.continued !== undefined ? wordsOf(word, 0, shellQuoted(word)) : [];
+    if (parts.length > 1) {
+      words.splice(n + 1, 0, ...parts.map((part, i) => (i === 0 ? { ...part, spaces } : part)));
       continue;
     }
     // A command said to run, wider than any line: on lines of its own, broken at its options, ` \` joining them. Not
@@ -93,7 +97,7 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
       lines.push(current);
       current = hang;
     }
-    // Copied and too wide after the hang: at a line's start, whole (a secret, a command pasted in one piece).
+    // Too wide after the hang: at a line's start, whole (a secret, a URL, a command pasted in one piece).
     current = tooWide && !options.hangAlways && lines.length > 0 ? word : current + word;
   }
   // Not the hang alone after a command on lines of its own.
@@ -101,13 +105,22 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
   return lines.map((text, n) => (n < lines.length - 1 ? text + mark : text)).join('\n');
 }
 
+/** A word a shell reads as one, spaces and all: '…' or "…". */
+const SHELL_QUOTED = `'[^']*'|"[^"]*"`;
+
+/** The quoted words of a command (SHELL_QUOTED), each one piece. */
+function shellQuoted(command: string): string[] {
+  return command.match(new RegExp(`(?<=^| )(?:${SHELL_QUOTED})(?=$| )`, 'g')) ?? [];
+}
+
 /**
  * A command to paste into a shell, laid out for `width` as one: broken between its words, each option kept with its
- * value (`--profile sandbox`), every line but the last ending in ` \`, which joins it to the next.
+ * value (`--profile sandbox`, `--secret-file '/Users/jane/Application Support/new hook.secret'`), a quoted word never
+ * broken, every line but the last ending in ` \`, which joins it to the next.
  */
 export function wrapCommand(line: string, width: number | undefined, hang: string): string {
-  const options = line.match(/(?<= )--?[A-Za-z][\w-]* (?!-)\S+/g) ?? [];
-  return wrapLine(line, width, hang, options, { continued: ' \\', whole: true });
+  const options = line.match(new RegExp(`(?<= )--?[A-Za-z][\\w-]* (?!-)(?:${SHELL_QUOTED}|\\S+)`, 'g')) ?? [];
+  return wrapLine(line, width, hang, [...options, ...shellQuoted(line)], { continued: ' \\' });
 }
 
 /**
@@ -138,7 +151,7 @@ export function laidOutAfter(stream: OutputStream, prefix: string, text: string)
   const under = ' '.repeat(displayWidth(prefix));
   return text
     .split('\n')
-    .map((line) => wrapLine(prefix + line, width, under + hangOf(line), line.match(DELIVERY_REF) ?? [], { whole: true }))
+    .map((line) => wrapLine(prefix + line, width, under + hangOf(line), line.match(DELIVERY_REF) ?? []))
     .join('\n');
 }
 
@@ -158,7 +171,7 @@ export function laidOutYaml(stream: OutputStream, text: string): string {
       // Under a comment's text; else two deeper than the line's key (after a sequence's `- `, where there is one).
       const key = /^ *(?:- )?/.exec(line)![0].length;
       const hang = line.startsWith(`${indent}#`) ? `${indent}# ` : ' '.repeat(key + 2);
-      return wrapLine(line, width, hang, [], { hangAlways: true, whole: true });
+      return wrapLine(line, width, hang, [], { hangAlways: true });
     })
     .join('\n');
 }

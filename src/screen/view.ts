@@ -114,7 +114,8 @@ function footer<T>(model: ScreenModel<T>, keys: KeyHint[], columns: number, colo
 
 /**
  * A pane's lines laid out for the width: each broken between words with its continuation under its text, a word wider
- * than the width (a signature, a long id) shortened as an id is (wrapLine), then toned; a line still wider (a command
+ * than the width (a signature, a long id) shortened as an id is (wrapLine: a screen is never wrapped by the terminal, and
+ * its pane is read there, not copied: --json has every value whole), then toned; a line still wider (a command
  * in backticks) cut at its end. Made once per pane and width (it may hold a
  * large body).
  */
@@ -124,7 +125,7 @@ export function fitPane(lines: PaneLine[], columns: number, colors: Colors): str
     const text = sanitize(line.text.replace(/\t/g, '  '));
     const indent = line.hang ?? /^ */.exec(text)![0].length;
     const styled = line.tone === undefined ? (part: string) => part : tones[line.tone];
-    return wrapLine(text, columns, ' '.repeat(Math.min(indent, columns >> 1)))
+    return wrapLine(text, columns, ' '.repeat(Math.min(indent, columns >> 1)), [], { shorten: true })
       .split('\n')
       .map((part) => styled(cutEnd(part, columns)));
   });

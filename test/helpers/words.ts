@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import { displayWidth } from '../../src/render/width.js';
 
 // Whether text on a terminal says what the same text says in a pipe, word for word: a terminal gets lines laid out for
@@ -6,9 +7,25 @@ import { displayWidth } from '../../src/render/width.js';
 /** The widths a user tries: a narrow pane, the classic terminal, a wide one. */
 export const WIDTHS = [60, 80, 132] as const;
 
-/** The lines of `text` wider than `columns`, as a terminal draws them. */
+/**
+ * The lines of `text` wider than `columns`, as a terminal draws them; a line that is one token a user copies, alone
+ * wider than the line (copiedToken), is no such line: it is kept whole, the terminal wraps it.
+ */
 export function widerLines(text: string, columns: number): string[] {
-  return text.split('\n').filter((line) => displayWidth(line) > columns);
+  return text.split('\n').filter((line) => displayWidth(line) > columns && !copiedToken(line));
+}
+
+/** A token a user copies: a URL, a file's path, an id or a secret (`wh_…`, `whsec_…`), an option of a command. */
+const COPIED = /^[("'`]*(?:[a-z][a-z0-9+.-]*:\/\/\S+|[.~]?\/\S*|[a-z]+_\w[\w-]*|--?[a-z][\w-]*(?:=\S+)?)[)"'`,;:.]*$/i;
+
+/**
+ * Whether `line` (colour aside) is one token a user copies alone (COPIED, or a quoted shell word with its spaces),
+ * after its indent, a command's piece with its ` \`: whsvc keeps such a token whole, on a line of its own, where the
+ * terminal wraps it only when it is wider than the whole line. Anything else on a line must fit it.
+ */
+export function copiedToken(line: string): boolean {
+  const token = stripVTControlCharacters(line).trim().replace(/ \\$/, '');
+  return /^(?:'[^']*'|"[^"]*")$/.test(token) || COPIED.test(token);
 }
 
 /**

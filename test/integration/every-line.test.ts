@@ -9,6 +9,7 @@ import { displayWidth } from '../../src/render/width.js';
 import { createWebhook, sandboxEnv, trigger, type CliResult, type Env } from '../helpers/cli.js';
 import { inProcessCliWith, runInProcess, startInProcess, startListenInProcess, startSandboxInProcess, type SandboxInProcess } from '../helpers/in-process.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { copiedToken } from '../helpers/words.js';
 
 // Issue 44, done when "no line whsvc prints at 80 columns is wrapped by the terminal mid-word": the README's flows
 // (login against the sandbox, webhooks create/list/get/health/export/apply/rotate-secret, events, deliveries list/show/
@@ -16,7 +17,7 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js';
 // the sandbox's banner and clock, listen, auth's and completion's errors, and the errors and hints of bad input, other
 // tools' habits among them) and every command's --help run on a terminal 80, 60 and 132 columns wide, and no line of
 // stdout or stderr is wider than it (as a terminal draws it, colour aside): a line that fits is never wrapped by the
-// terminal. How each line is laid out (words whole, ids shortened) is lines.test.ts's; this one is the sweep, so that a
+// terminal. How each line is laid out (copied words whole, signatures shortened) is lines.test.ts's; this one is the sweep, so that a
 // line nobody thought of is found. The completion scripts fit 80 columns too: test/unit/commands/completion.
 
 const WIDTHS = [80, 60, 132] as const;
@@ -221,17 +222,17 @@ const secretDir = (columns: number) => join(workDir, `secrets-${columns}`);
 
 /**
  * The lines of `text` wider than `columns`, as a terminal draws them: colour codes take no room, and a progress line
- * redrawn after a carriage return is a line of its own. Every line fits at every width, one word or not: a URL, a path
- * or a signature wider than its room is shortened as an id is. The exceptions, kept whole because they are the value a
- * user came for and copies: what a command prints as data (its flow's `data`: `sign`'s signature, the YAML of
- * `webhooks export`), a JSON document (--json's error on stderr), and a word of a command a user is told to run that is
- * alone wider than a line (a URL given to --url, on a line of its own after the command's ` \`).
+ * redrawn after a carriage return is a line of its own. Every line fits at every width but these, kept whole because
+ * a user copies them: what a command prints as data (its flow's `data`: `sign`'s signature, the YAML of `webhooks
+ * export`), a JSON document (--json's error on stderr), and a line that is one copied token alone wider than the whole
+ * line (copiedToken: a URL, a file's path, an id, a secret, a command's piece with its ` \`), which whsvc puts on a
+ * line of its own and the terminal wraps. A signature or a body only shown is shortened to fit.
  */
 const tooWide = (text: string, columns: number) =>
   text
     .split(/[\r\n]/)
     .map((line) => stripVTControlCharacters(line))
-    .filter((line, n, lines) => displayWidth(line) > columns && !isJson(line) && !(lines[n - 1]?.endsWith(' \\') && !/\s/.test(line)));
+    .filter((line) => displayWidth(line) > columns && !isJson(line) && !copiedToken(line));
 
 function isJson(line: string): boolean {
   try {

@@ -157,13 +157,34 @@ describe('every line laid out for the width, broken between words (issue 44)', (
     }
   });
 
-  it("webhooks create's secret shown once: copied, so whole on a line of its own where it does not fit after its key; a URL shortened", async () => {
+  it("webhooks create's secret shown once and its URL: copied, so whole, on a line of its own where they do not fit after their key", async () => {
     const url = `${app.url}/api/v2/webhooks/erp/invoices/shown-once`;
     const created = await cliAt(50)(['webhooks', 'create', '--url', url, '--events', 'invoice.paid']);
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/^signing secret\nwhsec_[\w-]+$/m);
-    expect(created.stdout).toMatch(/^url {13}http:\/\/127\.0\.0\.1:\d+\/?…\/shown-once$/m);
+    expect(created.stdout.split('\n')).toEqual(expect.arrayContaining(['url', url]));
     expect(widerLines(created.stdout, 50), created.stdout).toEqual([]);
+  });
+
+  it("what a user copies is never shortened at 60 columns: webhooks get's URL, create's secret file and its warning of a URL delivered to already", async () => {
+    const url = 'https://hooks.production.example-company.com/api/v2/webhooks/erp/invoices';
+    const { id } = await createWebhook(cli, url, 'invoice.paid');
+    const got = await cliAt(60)(['webhooks', 'get', id]);
+    expect(got.code, got.stderr).toBe(0);
+    // Wider than the line: whole, at a line's start, the terminal wraps it (the one exception widerLines names).
+    expect(got.stdout.split('\n'), got.stdout).toEqual(expect.arrayContaining(['url', url]));
+    expect(widerLines(got.stdout, 60), got.stdout).toEqual([]);
+    // A second webhook at that URL: the warning names it whole.
+    const again = await cliAt(60)(['webhooks', 'create', '--url', url, '--events', 'invoice.paid', '--dry-run']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr.split('\n'), again.stderr).toContain(url);
+    // The secret's file in the ✓ line: whole, where the user finds it.
+    const secretPath = join(workDir, 'rev2-secrets-of-the-production-account', 'production-hook2.secret');
+    mkdirSync(join(workDir, 'rev2-secrets-of-the-production-account'));
+    const written = await cliAt(60)(['webhooks', 'create', '--url', `${url}/2`, '--events', 'invoice.paid', '--secret-file', secretPath]);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stderr.split('\n'), written.stderr).toContain(secretPath);
+    for (const result of [again, written]) expect(widerLines(result.stderr, 60), result.stderr).toEqual([]);
   });
 
   it("the sandbox's log of attempts: a line too wide goes on under its status, the delivery's id and attempt together", async () => {

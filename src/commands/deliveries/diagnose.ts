@@ -186,8 +186,10 @@ function printFacts(deps: CommandDeps, { asked, key, webhook, attempts, latest, 
   if (!('cannot' in sent)) {
     const lines = Object.entries(sent.headers)
       .filter(([name]) => name !== 'user-agent')
-      // A header's value is shown, not copied (--record keeps the delivery whole): a signature wider than the line is shortened.
-      .map(([name, value]) => wrapLine(`  ${headerShownName(name)}: ${sanitize(value)}`, width, '    '));
+      // The signature is shown, not copied (--record keeps the delivery whole): wider than the line, it is shortened.
+      .map(([name, value]) =>
+        wrapLine(`  ${headerShownName(name)}: ${sanitize(value)}`, width, '    ', [], { shorten: value === sent.signature ? [sanitize(value)] : [] }),
+      );
     deps.stdout.write(`${c.dim('sent')}\n${lines.join('\n')}\n`);
   }
   if (asked.payload !== undefined) deps.stdout.write(`${c.dim('payload')}\n${sanitizeBlock(JSON.stringify(asked.payload, null, 2))}\n`);

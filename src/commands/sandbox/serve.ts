@@ -166,8 +166,8 @@ const BANNER_HANG = ' '.repeat(16);
 
 /**
  * What `sandbox start` says when it is ready, on stderr, laid out for a terminal `width` wide: a value goes on under
- * the values; a client secret stays whole (on a line of its own when it does not fit beside its key: copied in one
- * piece); a command is broken between its options as a shell reads it back (` \`).
+ * the values; the inspector's address and a client secret stay whole (on a line of its own when they do not fit beside
+ * their key: copied in one piece); a command is broken between its options as a shell reads it back (` \`).
  */
 function banner(
   sandbox: Sandbox,
@@ -179,16 +179,17 @@ function banner(
   const [readWrite, readOnly] = sandbox.clients;
   const kept = Number.isFinite(options.maxDeliveries) ? `the newest ${counted(options.maxDeliveries, 'delivery')}` : 'every delivery';
   const baseUrlFlag = baseUrl === DEFAULT_BASE_URL ? '' : ` --base-url ${baseUrl}`;
-  // Its client ids and secrets are copied: whole, at a line's start where they do not fit under the text.
-  const row = (key: string, value: string, copied: string[] = []) => wrapLine(`  ${key.padEnd(14)}${value}`, width, BANNER_HANG, copied);
+  // Its inspector's address (with its token), client ids and secrets are copied: whole (wrapLine), at a line's start
+  // where they do not fit under the text.
+  const row = (key: string, value: string) => wrapLine(`  ${key.padEnd(14)}${value}`, width, BANNER_HANG);
   const command = (key: string, value: string) => wrapCommand(`  ${key.padEnd(14)}${value}`, width, `${BANNER_HANG}  `);
   return [
     `whsvc sandbox ready at ${baseUrl}`,
     row('inspector', `${sandbox.inspector.url(baseUrl)}  (in a browser: every delivery, live)`),
-    row('read-write', `client ${readWrite!.client_id}`, [readWrite!.client_id]),
-    row('', `secret ${readWrite!.client_secret}`, [readWrite!.client_secret]),
-    row('read-only', `client ${readOnly!.client_id}`, [readOnly!.client_id]),
-    row('', `secret ${readOnly!.client_secret}`, [readOnly!.client_secret]),
+    row('read-write', `client ${readWrite!.client_id}`),
+    row('', `secret ${readWrite!.client_secret}`),
+    row('read-only', `client ${readOnly!.client_id}`),
+    row('', `secret ${readOnly!.client_secret}`),
     row('store', dataDir ? `${dataDir} (kept across restarts)` : `in memory, ${kept}; --data-dir DIR keeps it`),
     row('retries', `first after ${elapsed(options.retryBaseMs)}, doubling, ${counted(options.maxAttempts, 'attempt')} at most`),
     row('signature', `${signatureHeaderName(options.platformName)}: sha256=<hex>`),

@@ -262,11 +262,14 @@ async function sentBlock({ url, delivery, signedWith, result, ms }: Sent, option
     ['sent to', shownUrl(url)],
     ['event', delivery.event],
     ['delivery', `${delivery.deliveryId}, attempt ${delivery.attempt}`],
-    ['signature', delivery.signature === undefined ? 'none: sent unsigned' : `${delivery.signature} (the secret in ${signedWith})`],
-    ['body', `${countText(delivery.body.length)} bytes: ${body}`],
+    [
+      'signature',
+      delivery.signature === undefined ? 'none: sent unsigned' : { text: `${delivery.signature} (the secret in ${signedWith})`, shorten: [delivery.signature] },
+    ],
+    ['body', { text: `${countText(delivery.body.length)} bytes: ${body}`, shorten: [body] }],
     ['answer', { styled: (taken ? colors.green : colors.red)(sanitize(answer)) }],
   ];
-  if (result.body) pairs.push(['answered', `${head(result.body)}${result.cut ? ` (${TRUNCATED})` : ''}`]);
+  if (result.body) pairs.push(['answered', { text: `${head(result.body)}${result.cut ? ` (${TRUNCATED})` : ''}`, shorten: [head(result.body)] }]);
   return keyValues(pairs, colors.dim, terminalColumns(deps.stdout));
 }
 

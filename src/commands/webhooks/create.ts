@@ -267,7 +267,7 @@ function printCreated(deps: CommandDeps, webhook: Webhook & { signing_secret: st
     return secretFile !== undefined ? printJson(deps, withSecretFile(webhook, secretFile)) : printJson(deps, webhook, webhook.signing_secret);
   }
   // The secret shown once is copied: whole, on a line of its own where it does not fit after its key.
-  const secretPair: Array<[string, BlockValue]> = secretFile !== undefined ? [] : [['signing secret', { copy: webhook.signing_secret }]];
+  const secretPair: Array<[string, BlockValue]> = secretFile !== undefined ? [] : [['signing secret', webhook.signing_secret]];
   deps.stdout.write(webhookBlock(webhook, deps.colors, deps.serviceNow(), secretPair, terminalColumns(deps.stdout)));
   if (secretFile !== undefined) {
     deps.stderr.write(laidOut(deps.stderr, `${deps.errColors.green('✓')} Signing secret written to ${secretFile} (mode 0600). It is not shown again.\n`));

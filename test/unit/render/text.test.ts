@@ -23,19 +23,28 @@ describe('server strings on the terminal', () => {
     expect(keyValues([['status', { styled: '\u001b[32mactive\u001b[39m' }]], (s) => s, undefined)).toBe('status  \u001b[32mactive\u001b[39m\n');
   });
 
-  it('on a terminal a value wider than its line is shortened as an id is; a value to copy (a secret shown once) stays whole', () => {
+  it('on a terminal every value a user copies stays whole (a URL, a secret); only a value named as shown (shorten) is shortened as an id is', () => {
     const secret = 'whsec_OdJCXeCJf7Omng-tDH88oMUb7EFolM53';
     const url = 'https://hooks.example.com/api/v2/webhooks/erp/invoices';
+    const signature = `sha256=${'3f2a'.repeat(15)}9c1d`;
     const block = keyValues(
       [
         ['url', url],
-        ['signing secret', { copy: secret }],
+        ['signing secret', secret],
+        ['signature', { text: `${signature} (the secret in ./whsec.txt)`, shorten: [signature] }],
       ],
       (s) => s,
       52,
     );
-    expect(block).toBe(`url             https://hooks.example.com/…/invoices\nsigning secret\n${secret}\n`);
-    expect(keyValues([['signing secret', secret]], (s) => s, 52)).toMatch(/^signing secret {2}whsec_OdJCXeCJf7Om\S*…\S*M53\n$/);
+    expect(block.split('\n')).toEqual([
+      'url',
+      url,
+      'signing secret',
+      secret,
+      expect.stringMatching(/^signature {7}sha256=3f2a[0-9a-f]*…[0-9a-f]*9c1d$/),
+      `${' '.repeat(16)}(the secret in ./whsec.txt)`,
+      '',
+    ]);
   });
 
   it('sanitize makes one line; sanitizeBlock keeps line breaks but no other control character', () => {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../../../src/render/width.js';
 import { hangOf, laidOut, laidOutAfter, terminalColumns, wrapCommand, wrapLine } from '../../../src/render/wrap.js';
@@ -31,28 +32,31 @@ describe('wrapLine: prose laid out for a terminal, as --help is', () => {
     expect(wrapLine(line, undefined)).toBe(line);
   });
 
-  it('a word wider than the room (a URL, a path) is never broken: shortened as an id is, its start and its end kept, under its text', () => {
+  it('a word a user copies (a URL, a path) is never shortened: too wide for the room left, whole on a line of its own', () => {
     const url = 'https://hooks.production.example-company.com/api/v2/webhooks/erp/invoices';
-    // Too little room left after `checks of` for its host and its path's end: on the next line, in all its room.
-    expect(wrapLine(`checks of ${url}: 15 deliveries`, 60, '  ').split('\n')).toEqual([
-      'checks of',
-      '  https://hooks.production.example-company.com/…/invoices:',
-      '  15 deliveries',
-    ]);
-    // In brackets after a deep indent (apply's list of mistakes): the brackets and the colon stay whole around it.
+    // Too wide after the hang too: at the start of a line of its own, whole (the terminal wraps it only where it is
+    // wider than the whole line); what follows goes on under the text.
+    expect(wrapLine(`checks of ${url}: 15 deliveries`, 60, '  ').split('\n')).toEqual(['checks of', `${url}:`, '  15 deliveries']);
+    // In brackets after a deep indent (apply's list of mistakes): the brackets and the colon whole around it.
     expect(wrapLine(`  webhooks[0].events (${url}): "invoice.payed" is not`, 60, '    ').split('\n')).toEqual([
       '  webhooks[0].events',
-      '    (https://hooks.production.example-company.com/…):',
+      `(${url}):`,
       '    "invoice.payed" is not',
     ]);
-    // A plan's row: no more room on the next line than here, so here; narrower than its scheme and host, the scheme goes.
-    expect(wrapLine(`  + create     ${url}  (new)`, 60, ' '.repeat(15))).toBe('  + create     hooks.production.example-company.com/…  (new)');
-    // A file's path: its start and its end (the file's name).
+    // Room for it under its text: there, whole.
+    expect(wrapLine(`  + create     ${url}  (new)`, 90, ' '.repeat(15)).split('\n')).toEqual([`  + create     ${url}`, `${' '.repeat(15)}(new)`]);
+    // A file's path in a ✓ line or a hint (create's secret file, a lock to delete): whole.
     const path = '/tmp/whsvc-every-line-L8Jd82/secrets-60/wh_7a9121f85d9342c47a53ba45.secret';
-    const written = wrapLine(`  ✓ written to ${path}, mode 0600`, 60, '    ').split('\n');
-    expect(written).toEqual([expect.stringMatching(/^ {2}✓ written to \/tmp\/whsvc-every-line-\w*…\w*c47a53ba45\.secret,$/), '    mode 0600']);
-    for (const laid of [written.join('\n'), wrapLine(`checks of ${url}: 15 deliveries`, 40, '  ')])
-      for (const size of widths(laid)) expect(size).toBeLessThanOrEqual(60);
+    expect(wrapLine(`✓ Signing secret written to ${path} (mode 0600).`, 60, '  ').split('\n')).toEqual(['✓ Signing secret written to', path, '  (mode 0600).']);
+    const lock = '/home/jane/.local/state/whsvc/checkpoints/invoices-tail.ndjson.lock';
+    expect(wrapLine(`hint: if no other tail runs, delete ${lock}`, 60, '      ').split('\n')).toEqual(['hint: if no other tail runs, delete', lock]);
+    // The sandbox's inspector on a network address (its banner's row): the address and its token, whole.
+    const inspector = 'http://192.168.1.20:4010/?token=Vb0Q6m1p4tS2kq8yZ1xE7wJc3aR5nH9d';
+    expect(wrapLine(`  inspector     ${inspector}  (in a browser: every delivery, live)`, 60, ' '.repeat(16)).split('\n')).toEqual([
+      '  inspector',
+      inspector,
+      `${' '.repeat(16)}(in a browser: every delivery, live)`,
+    ]);
     // A pipe: whole.
     expect(wrapLine(`checks of ${url}: 15 deliveries`, undefined, '  ')).toBe(`checks of ${url}: 15 deliveries`);
   });
@@ -102,28 +106,29 @@ describe('wrapLine: prose laid out for a terminal, as --help is', () => {
     expect(wrapLine(`  read-write    secret ${secret}`, 50, ' '.repeat(16), [secret])).toBe(`  read-write    secret\n${secret}`);
     // Room after the hang: under the text, as ever.
     expect(wrapLine(`  read-write    secret ${secret}`, 60, ' '.repeat(16), [secret])).toBe(`  read-write    secret\n${' '.repeat(16)}${secret}`);
-    // Not given to keep, it is only shown: shortened, as an id is, in the room left.
-    expect(wrapLine(`  read-write    secret ${secret}`, 50, ' '.repeat(16))).toBe('  read-write    secret sbx_secret_LGdF…RXFr5X_l2v4');
+    // Not given to keep: whole all the same (a user copies it).
+    expect(wrapLine(`  read-write    secret ${secret}`, 50, ' '.repeat(16))).toBe(`  read-write    secret\n${secret}`);
     // Wider than any line: whole all the same, the terminal wraps it.
     expect(wrapLine(`  read-write    secret ${secret}`, 30, ' '.repeat(16), [secret])).toBe(`  read-write    secret\n${secret}`);
   });
 
-  it('a signature, a body, wider than a line is shortened as an id is, its start and end kept, in the room left', () => {
+  it('a value only shown (shorten: a signature, a body), wider than a line, is shortened as an id is, its start and end kept, in the room left', () => {
     const signature = `sha256=${'3f2a'.repeat(15)}9c1d`;
-    const at60 = wrapLine(`signature  ${signature}`, 60, ' '.repeat(11));
+    const shorten = [signature];
+    const at60 = wrapLine(`signature  ${signature}`, 60, ' '.repeat(11), [], { shorten });
     expect(at60).toMatch(/^signature {2}sha256=3f2a[0-9a-f]+…[0-9a-f]*9c1d$/);
     expect(displayWidth(at60)).toBe(60);
-    // What follows goes on under it.
-    const late = wrapLine(`signature  ${signature} (the secret in ./whsec.txt)`, 60, ' '.repeat(11));
+    // What follows goes on under it; the file's path, not shown only, whole.
+    const late = wrapLine(`signature  ${signature} (the secret in ./whsec.txt)`, 60, ' '.repeat(11), [], { shorten });
     expect(late.split('\n')).toEqual([at60, `${' '.repeat(11)}(the secret in ./whsec.txt)`]);
     // Less than an id's short form left on the line: on the next, after the hang, in all its room.
-    const prose = wrapLine(`sent 1234 bytes with the secret in ./whsec.txt, signed ${signature}`, 60, '  ');
+    const prose = wrapLine(`sent 1234 bytes with the secret in ./whsec.txt, signed ${signature}`, 60, '  ', [], { shorten });
     expect(prose.split('\n')).toEqual(['sent 1234 bytes with the secret in ./whsec.txt, signed', expect.stringMatching(/^ {2}sha256=3f2a.*….*9c1d$/)]);
     expect(displayWidth(prose.split('\n')[1]!)).toBe(60);
-    // Given to keep (a signature printed to be copied): whole, on a line of its own.
-    expect(wrapLine(`signature  ${signature}`, 60, ' '.repeat(11), [signature])).toBe(`signature\n${signature}`);
-    // YAML a file takes back (laidOutYaml) and a command to paste (wrapCommand) shorten nothing.
-    expect(wrapLine(`  url: ${signature}`, 60, '    ', [], { hangAlways: true, whole: true })).toBe(`  url:\n    ${signature}`);
+    // Not named as only shown (a signature printed to be copied): whole, on a line of its own.
+    expect(wrapLine(`signature  ${signature}`, 60, ' '.repeat(11))).toBe(`signature\n${signature}`);
+    // YAML a file takes back (laidOutYaml) shortens nothing.
+    expect(wrapLine(`  url: ${signature}`, 60, '    ', [], { hangAlways: true })).toBe(`  url:\n    ${signature}`);
   });
 
   it("a command in backticks stays whole on a line, never given a ` \\`: one wider than any line goes whole at a line's start", () => {
@@ -187,6 +192,28 @@ describe('wrapLine: prose laid out for a terminal, as --help is', () => {
     ]);
     expect(wrapCommand(command, 132, ' '.repeat(18))).toBe(command);
     expect(wrapCommand(command, undefined, ' '.repeat(18))).toBe(command);
+  });
+
+  it('a command to paste (wrapCommand): a quoted value is one piece, never broken: bash reads the lines as the command', () => {
+    const commands = [
+      "whsvc webhooks rotate-secret wh_7a9121f85d9342c47a53ba45 --secret-file '/Users/jane/Library/Application Support/whsvc/new hook.secret' --yes",
+      'whsvc webhooks create --url https://hooks.example.com/in --events invoice.paid --secret-file "/Users/jane/My Secrets/a new hook.secret"',
+      "whsvc sign --secret-file ./whsec.txt --payload-file 'payloads/an invoice that was paid late.json' 'one more quoted word'",
+    ];
+    // The arguments bash reads from the text, as a user pastes it.
+    const argsOf = (text: string) =>
+      execFileSync('bash', ['-c', `printf '%s\\0' ${text}`], { encoding: 'utf8' })
+        .split('\0')
+        .slice(0, -1);
+    for (const command of commands) {
+      for (const columns of [60, 80]) {
+        const laid = wrapCommand(`  ${command}`, columns, '    ');
+        expect(laid.split('\n').length, laid).toBeGreaterThan(1);
+        expect(argsOf(laid), laid).toEqual(argsOf(command));
+        // Every line that fits does: only a quoted value wider than the line is left to the terminal.
+        for (const line of laid.split('\n')) if (displayWidth(line) > columns) expect(line.trim(), laid).toMatch(/^(?:'[^']*'|"[^"]*") \\$/);
+      }
+    }
   });
 
   it('laidOut: each line for the stream, its continuations under the text after its label; a pipe as it is', () => {

@@ -119,7 +119,7 @@ export function attemptBlock(attempt: Attempt, colors: Colors, now: number, show
     ...(attempt.delivery_id === undefined && attempt.attempts !== undefined ? [['attempt', numberText(attempt.attempts)] as Pair] : []),
     ['created', `${relativeTime(attempt.created_at, now)} (${attempt.created_at})`],
     // Shown, not copied (diagnose checks it): wider than the line, it is shortened as an id is.
-    ...(attempt.signature ? [['signature', attempt.signature] as Pair] : []),
+    ...(attempt.signature ? [['signature', { text: attempt.signature, shorten: [attempt.signature] }] as Pair] : []),
   ];
   let text = keyValues(pairs, colors.dim, width);
   if (attempt.response_body) text += `${colors.dim('answer')}\n${sanitizeBlock(attempt.response_body)}\n`;
