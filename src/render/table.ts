@@ -1,12 +1,13 @@
 import type { Colors } from './colors.js';
 import { sanitize } from './text.js';
 import { COMPACT_TIME_WIDTH, compactTime, RELATIVE_TIME_WIDTH, relativeTime } from './words.js';
-import { cutEnd, cutWords, displayWidth, ID_SHORT_WIDTH, keepsScheme, originOf, shortenUrl, shortId, shortList } from './width.js';
+import { cutEnd, cutWords, displayWidth, ID_SHORT_WIDTH, keepsScheme, originOf, shortenUrl, shortIdText, shortList } from './width.js';
 
 /**
  * One column of a table: its title, how its cells fit, and what it gives up on a narrow terminal. Which columns a
- * table shows, and in which form, is decided from the terminal's width and these declared widths alone, never from
- * the rows: the same command at the same width shows the same columns, whatever it lists.
+ * table shows is decided from the terminal's width and these declared widths alone, never from the rows: the same
+ * command at the same width shows the same columns, whatever it lists. Only an id's form follows its rows: whole
+ * wherever the rows leave room for it (in a streamed table, wherever the declared widths do).
  */
 export interface Column {
   /** Never cut: a column is at least as wide as its title. */
@@ -91,19 +92,10 @@ const BORDERLESS = {
 const FLEXIBLE = new Set(['url', 'list', 'words']);
 const isFlexible = (column: Column) => FLEXIBLE.has(column.kind ?? 'whole');
 
-/** An id cell in its short form: its id shortened, what comes before or after it kept (`3 of dlv_eb…aaee`, `dlv_eb…aaee #3`). */
-function shortIdCell(text: string): string {
-  // `dlv_… #3`, a delivery and its attempt's number, has its id first.
-  const numbered = /^(\S+)( #\S+)$/.exec(text);
-  if (numbered) return shortId(numbered[1]!) + numbered[2]!;
-  const at = text.lastIndexOf(' ') + 1;
-  return text.slice(0, at) + shortId(text.slice(at));
-}
-
 /** A cell's text in the column's form, before any cut to the width. */
 function formOf(column: Column, cell: string, compact: boolean): string {
   if (column.kind === 'time') return (compact ? compactTime : relativeTime)(cell, column.now ?? Date.now());
-  if (column.kind === 'id' && compact) return shortIdCell(cell);
+  if (column.kind === 'id' && compact) return shortIdText(cell);
   return cell;
 }
 
@@ -117,7 +109,7 @@ function cutTo(column: Column, text: string, width: number, schemeless: boolean)
     case 'words':
       return cutWords(text, width);
     case 'id': {
-      const short = shortIdCell(text);
+      const short = shortIdText(text);
       return displayWidth(short) <= width ? short : cutEnd(short, width);
     }
     default:
@@ -152,11 +144,26 @@ function keepHosts(columns: Column[], cells: string[][], widths: number[], compa
 }
 
 /**
+ * An id in its short form where the other columns leave room for it whole (a later step left a column out, or the rows
+ * are narrower than declared) is shown whole: its short form only where the width requires it. The dearest first (the
+ * last to give way). `whole`: its width whole (a streamed table's as declared: its later pages must fit too).
+ */
+function wholeIds(columns: Column[], widths: number[], compact: boolean[], maxWidth: number, whole: (i: number) => number): void {
+  const ids = columns.map((_column, i) => i).filter((i) => columns[i]!.kind === 'id' && compact[i] && widths[i] !== DROPPED);
+  for (const i of ids.sort((a, b) => (columns[b]!.give ?? 0) - (columns[a]!.give ?? 0))) {
+    if (totalWidth(widths) - widths[i]! + whole(i) > maxWidth) continue;
+    widths[i] = whole(i);
+    compact[i] = false;
+  }
+}
+
+/**
  * Which columns show, in which form and how wide, from the terminal's width and the declared widths: first every
  * column whole; then, step by step in the order of `give` and `drop` (lowest first), a column takes its compact form or
  * is left out, until the declared widths fit. Only then are the rows measured: a column whose values are narrower
- * than declared is narrower (unless the table is streamed, whose later pages must fit), and the flexible columns
- * share the room left, up to their values' width.
+ * than declared is narrower (unless the table is streamed, whose later pages must fit), an id whose whole width the
+ * others leave room for is whole again (wholeIds), and the flexible columns share the room left, up to their values'
+ * width.
  */
 function layoutOf(columns: Column[], cells: string[][], maxWidth: number | undefined, streamed: boolean): Layout {
   // cli-table3 draws an empty column one character wide.
@@ -204,6 +211,7 @@ function layoutOf(columns: Column[], cells: string[][], maxWidth: number | undef
   // The flexible columns: no wider than their values, then the room left, to the column that gave way last first (the
   // one the table holds dearest), up to its values' width (a streamed table's: all of it, for the pages to come).
   if (!streamed) for (const i of flexible) widths[i] = Math.min(widths[i]!, natural(i));
+  wholeIds(columns, widths, compact, maxWidth, (i) => (streamed ? declared(i, false) : natural(i)));
   const byValue = [...flexible].sort((a, b) => (columns[b]!.give ?? Infinity) - (columns[a]!.give ?? Infinity) || a - b);
   for (const i of byValue) {
     const spare = maxWidth - totalWidth(widths);

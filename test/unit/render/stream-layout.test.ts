@@ -29,6 +29,30 @@ describe('a stream decides its fields once, from the width', () => {
       40,
     );
 
+  it('an id shortened before a later step left a field out is whole where that room holds it (issue 44)', () => {
+    const id = 'dlv_0123456789abcdef01234567';
+    const layout = new StreamLayout<'id' | 'event' | 'code'>(
+      [
+        { key: 'id', width: 28, min: 11, give: 1, cut: 'id' },
+        { key: 'event', width: 26, drop: 2 },
+        { key: 'code', width: 9 },
+      ],
+      45,
+    );
+    expect(layout.has('event')).toBe(false);
+    expect(layout.compact('id')).toBe(false);
+    expect(layout.line({ id: layout.id('id', id), code: '200' })).toBe(`${id}  200`);
+    // Where it does not fit whole even so, short.
+    const narrow = new StreamLayout<'id' | 'code'>(
+      [
+        { key: 'id', width: 28, min: 11, give: 1, cut: 'id' },
+        { key: 'code', width: 9 },
+      ],
+      30,
+    );
+    expect(narrow.id('id', id)).toBe('dlv_01…4567');
+  });
+
   it('a field left out is left out of every line, whatever the line holds', () => {
     const layout = new StreamLayout<'a' | 'b' | 'c'>(
       [

@@ -17,6 +17,18 @@ const hex = (n: number, length = 24) => n.toString(16).padStart(length, '0');
 const linesOf = (text: string) => text.trimEnd().split('\n');
 const titlesOf = (line: string) => line.trim().split(/ {2,}/);
 
+/**
+ * An id's form in a table `width` wide (issue 44): whole, or short only where the table with it whole would not fit
+ * (the widest line, the id's column as much wider as the id is whole). `cell` is the id's cell as shown.
+ */
+function idFormOf(lines: string[], cell: string, id: string, width: number): 'whole' | 'short' {
+  if (cell.startsWith(id)) return 'whole';
+  expect(cell.startsWith(shortId(id)), cell).toBe(true);
+  const widest = Math.max(...lines.map(displayWidth));
+  expect(widest + displayWidth(id) - displayWidth(shortId(id)), `${id} short though it fits whole:\n${lines.join('\n')}`).toBeGreaterThan(width);
+  return 'short';
+}
+
 /** Three pages of one webhook's log, as unlike as rows get: first attempts only, retries of long ids, no answers. */
 const PAGES: Attempt[][] = [
   [1, 2, 3].map((n) => ({ id: `dlv_${hex(n)}`, event: 'invoice.paid', status: 'delivered', response_code: 200, attempts: 1, created_at: ago(15) })),
@@ -50,7 +62,11 @@ describe('deliveries list: the same columns at the same width, whatever the rows
       // retry due and `no answer` whole too.
       for (const [i, attempt] of page.entries()) {
         const key = attempt.delivery_id ?? attempt.id;
-        expect(lines[i + 1]!.startsWith(`${width <= 80 ? shortId(key) : key} #${attempt.attempts}  `), lines[i + 1]).toBe(true);
+        const cell = lines[i + 1]!.split(/ {2,}/)[0]!;
+        expect(cell.endsWith(` #${attempt.attempts}`), cell).toBe(true);
+        // Whole at 100 columns and more; at 80 too where the rows leave room (a first attempt's, beside a short status).
+        const form = idFormOf(lines, cell, key, width);
+        if (width >= 100 || (width === 80 && page === PAGES[0])) expect(form).toBe('whole');
       }
       for (const line of lines.slice(1)) expect(line).toMatch(/ {2}(delivered|failed · retry due|failed) +(200|503|no answer)( |$)/);
     }
@@ -96,7 +112,7 @@ describe('deliveries list across webhooks: the webhook after the delivery, short
       expect(titlesOf(lines[0]!), `${width}: ${lines.join('\n')}`).toEqual(expected[width]);
       for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(width);
       // The webhook second, in its short form, after the delivery and its attempt (`dlv_… #1`).
-      if (width > 60) for (const [i, attempt] of rows.entries()) expect(lines[i + 1]!.split(/ {2,}/)[1]).toBe(shortId(attempt.webhook_id));
+      if (width > 60) for (const [i, attempt] of rows.entries()) idFormOf(lines, lines[i + 1]!.split(/ {2,}/)[1]!, attempt.webhook_id, width);
     }
   });
 
@@ -230,6 +246,13 @@ describe('webhooks health: the verdict in words at every width', () => {
     // Which endpoint each row is: its URL, the host whole from 80 columns up (the id short first, as webhooks list has it).
     expect(lines[2]).toMatch(/^\S+ {2}https:\/\/hooks\.staging\.example\.com\/\S* /);
     if (width < 132) expect(lines[1]!.startsWith(`${shortId(rows[0]!.id)}  `)).toBe(true);
+  });
+
+  it.each(WIDTHS)('at %i columns, the ids whole wherever the URLs and the other columns leave room (issue 44)', async (width) => {
+    const local = [healthRow(`wh_${hex(5)}`, 'http://127.0.0.1:9403/hooks', ['failed']), healthRow(`wh_${hex(6)}`, 'http://127.0.0.1:9403/ok', ['delivered'])];
+    const lines = linesOf(await healthTable(local, PLAIN, NOW, { maxWidth: width }));
+    // At 60 columns the id with its URL whole is wider than the line: short.
+    for (const [i, row] of local.entries()) expect(idFormOf(lines, lines[i + 1]!.split(/ {2,}/)[0]!, row.id, width)).toBe(width === 60 ? 'short' : 'whole');
   });
 
   it('the code of a last failure with no answer says so; none, -', async () => {

@@ -37,7 +37,7 @@ export const attemptCode = (attempt: Pick<Attempt, 'response_code' | 'status'>) 
  * The attempt log as a table, each row named by its delivery and its attempt's number (`dlv_A #3`, as listen and tail
  * name it), so that a delivery's retries read as one. Its columns by width (the rows never change them): at 132
  * columns all, the time in its compact form, the event type cut between its words; at 100 the attempt's own id is left
- * out; at 80 the delivery's id takes its short form; at 60 the time and the event type are left out too. The status
+ * out; at 80 the delivery's id takes its short form (whole where the rows leave room: render/table.ts); at 60 the time and the event type are left out too. The status
  * (with the delivery's fate on its newest attempt) and the code stay whole at every width. A list across webhooks
  * (`withWebhook`) adds the webhook after the delivery: in its short form at 132 columns and less, at 80 in place of
  * the event type, left out at 60.

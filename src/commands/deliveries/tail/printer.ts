@@ -45,7 +45,7 @@ const CHANGE_FIELDS: Array<StreamField<ChangeKey>> = [
   { key: 'previous', width: 9, drop: 2 },
   { key: 'status', width: STATUS_WITH_TIME, min: STATUS_WIDTH, give: 7, attached: true },
   { key: 'code', width: CODE_WIDTH },
-  { key: 'delivery', width: deliveryRefWidth(DELIVERY_ID_WIDTH), min: DELIVERY_REF_SHORT, give: 3 },
+  { key: 'delivery', width: deliveryRefWidth(DELIVERY_ID_WIDTH), min: DELIVERY_REF_SHORT, give: 3, cut: 'id' },
   { key: 'own', width: DELIVERY_ID_WIDTH + 2, min: ID_SHORT_WIDTH + 2, drop: 0, attached: true },
 ];
 
