@@ -62,20 +62,24 @@ export class StreamLayout<K extends string> {
           ...(field.drop !== undefined ? [{ rank: field.drop, field, kind: 'drop' as const }] : []),
         ])
         .sort((a, b) => a.rank - b.rank);
+      const taken: typeof steps = [];
       for (const step of steps) {
         if (total() <= this.columns) break;
+        taken.push(step);
         if (step.kind === 'drop') dropped.add(step.field.key);
         else if (!dropped.has(step.field.key)) {
           this.compactKeys.add(step.field.key);
           this.widths.set(step.field.key, step.field.min ?? step.field.width);
         }
       }
-      // An id shortened at a step before another left a field out, where the room it freed holds it whole: whole.
-      for (const step of steps.filter((s) => s.kind === 'give' && s.field.cut === 'id' && this.compactKeys.has(s.field.key)).reverse()) {
-        const short = this.widths.get(step.field.key)!;
-        this.widths.set(step.field.key, step.field.width);
-        if (total() <= this.columns) this.compactKeys.delete(step.field.key);
-        else this.widths.set(step.field.key, short);
+      // An id shortened at a step before another left a field out, where the room that freed holds it whole: whole.
+      for (const step of taken.reverse()) {
+        const { key } = step.field;
+        if (step.kind === 'give' && step.field.cut === 'id' && !dropped.has(key)) {
+          this.widths.set(key, step.field.width);
+          if (total() <= this.columns) this.compactKeys.delete(key);
+          else this.widths.set(key, step.field.min ?? step.field.width);
+        }
       }
     }
     this.shown = fields.filter((field) => !dropped.has(field.key));
