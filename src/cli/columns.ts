@@ -1,7 +1,8 @@
 /**
  * How wide the service's values are, as the tables and the lines of every command declare their columns (render/
- * table.ts and render/line.ts decide which columns to show from these and the terminal's width, never from the rows).
- * A value wider than declared (another service's longer ids) widens its column.
+ * table.ts and render/line.ts decide which columns to show from these and the terminal's width; a table of one page
+ * then gives back what its rows leave room for). A value wider than declared (another service's longer ids) widens
+ * its column.
  */
 
 /** A delivery's id whole: the sandbox's, `dlv_` and 24 hex digits. */
@@ -17,6 +18,8 @@ export const EVENT_MIN = 12;
  * its time of day, `failed · retry due`.
  */
 export const STATUS_WIDTH = 24;
+/** A status in its compact form, its word alone: the widest, `delivered`. */
+export const STATUS_MIN = 9;
 /** The widest code: `no answer` (codeWords). */
 export const CODE_WIDTH = 9;
 /** A URL column keeps at least this much: an https scheme, a host of twenty-odd characters and `/…`. */

@@ -24,10 +24,23 @@ const NOT_IDS: Record<string, string> = {
   '..': 'it would name the collection, not one of its items',
 };
 
-/** A webhook or delivery id, refused before any request when it cannot be one. */
+/** An id in the one short form a table or a line shows where the width needs it (shortId): `dlv_eb…aaee`, or as typed, `dlv_eb...aaee`. */
+const SHORTENED_ID = /…|\.\.\./;
+
+/**
+ * A webhook or delivery id, refused before any request when it cannot be one: a word that names no item, or an id in
+ * its short form, copied out of a narrow table, which the service would answer with a 404 saying only that there is
+ * no such id.
+ */
 export function resourceId(kind: 'webhook' | 'delivery') {
   return (value: string): string => {
     if (value.trim() === '') throw new InvalidArgumentError(`a ${kind} id cannot be empty.`);
+    if (SHORTENED_ID.test(value)) {
+      throw usageError(
+        `${value} is an id in the short form tables show at narrow widths, not a whole id`,
+        `a wider terminal, a pipe (\`| cat\`) or --json shows ids whole: whsvc ${kind === 'webhook' ? 'webhooks list' : 'deliveries list'} | cat`,
+      );
+    }
     const why = Object.hasOwn(NOT_IDS, value) ? NOT_IDS[value] : undefined;
     if (why) throw new InvalidArgumentError(`${JSON.stringify(value)} is not a ${kind} id: ${why}.`);
     return value;

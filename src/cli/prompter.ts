@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import { terminalColumns, wrapLine } from '../render/wrap.js';
 import type { Host } from './host.js';
 import type { Interrupts } from './interrupt.js';
 
@@ -10,12 +11,27 @@ export interface Prompter {
   confirm(message: string, defaultValue: boolean): Promise<boolean>;
 }
 
+/** What inquirer writes after a yes/no question: its default (` (y/N) `) and the answer typed, `yes` at the most. */
+const CONFIRM_AFTER = ' (y/N) yes';
+
+/**
+ * A question laid out for a terminal `width` wide as every line is (wrapLine): broken between words, its
+ * continuations under its text, after the `? ` inquirer writes before it, and with what it writes after it (`after`)
+ * on the last line with its last word. inquirer would break a line wider than the terminal anywhere, a URL or an id too.
+ */
+export function questionText(message: string, width: number | undefined, after = ''): string {
+  const last = message.slice(message.lastIndexOf(' ') + 1);
+  const laid = wrapLine(`? ${message}${after}`, width, '  ', [`${last}${after}`]);
+  return laid.slice(2, laid.length - after.length);
+}
+
 /**
  * @inquirer/prompts on the host's terminal, loaded only when a question is actually asked; questions go to stderr.
  * Ctrl-C inside a prompt (inquirer's ExitPromptError) is the same interruption as anywhere else.
  */
 export function inquirerPrompter(host: Pick<Host, 'stdin' | 'stderr'>, interrupts: Pick<Interrupts, 'interrupt'>): Prompter {
   const context = { input: host.stdin as unknown as Readable, output: host.stderr as unknown as Writable };
+  const laid = (message: string, after = '') => questionText(message, terminalColumns(host.stderr), after);
   const asked = async <T>(question: Promise<T>): Promise<T> => {
     try {
       return await question;
@@ -27,19 +43,19 @@ export function inquirerPrompter(host: Pick<Host, 'stdin' | 'stderr'>, interrupt
   return {
     async input(message, validate) {
       const { input } = await import('@inquirer/prompts');
-      return asked(input({ message, ...(validate ? { validate } : {}) }, context));
+      return asked(input({ message: laid(message), ...(validate ? { validate } : {}) }, context));
     },
     async password(message) {
       const { password } = await import('@inquirer/prompts');
-      return asked(password({ message, mask: '*', validate: (v) => (v.length > 0 ? true : 'required') }, context));
+      return asked(password({ message: laid(message), mask: '*', validate: (v) => (v.length > 0 ? true : 'required') }, context));
     },
     async checkbox(message, choices) {
       const { checkbox } = await import('@inquirer/prompts');
-      return asked(checkbox({ message, choices, required: true }, context));
+      return asked(checkbox({ message: laid(message), choices, required: true }, context));
     },
     async confirm(message, defaultValue) {
       const { confirm } = await import('@inquirer/prompts');
-      return asked(confirm({ message, default: defaultValue }, context));
+      return asked(confirm({ message: laid(message, CONFIRM_AFTER), default: defaultValue }, context));
     },
   };
 }

@@ -1,4 +1,4 @@
-import { cutMiddle, cutWords, displayWidth, dropWords, ID_SHORT_WIDTH, shortenUrl, shortId } from './width.js';
+import { cutMiddle, cutWords, displayWidth, dropWords, ID_SHORT_WIDTH, shortenUrl, shortId, shortIdText } from './width.js';
 
 /**
  * One field of a stream's lines (tail, listen, replay), declared: a stream decides once, from the terminal's width
@@ -17,7 +17,8 @@ export interface StreamField<K extends string = string> {
   drop?: number;
   /** How a value wider than the field is shortened: by whole words left out at its end (the default: `app: no
    *  answer…`), cut between words as an event type is (`production_…`), in its middle, as a URL, or as an id (its one
-   *  short form). A value is never cut in a pipe, and never inside a word. */
+   *  short form; a delivery's id with its attempt's number keeps the number). An id field (`id`) is whole wherever the
+   *  room a later step freed holds it. A value is never cut in a pipe, and never inside a word. */
   cut?: 'words' | 'middle' | 'url' | 'id';
   /** Follows the field before it after one space, not two (a detail of it: an attempt's number, a rule). */
   attached?: boolean;
@@ -61,12 +62,23 @@ export class StreamLayout<K extends string> {
           ...(field.drop !== undefined ? [{ rank: field.drop, field, kind: 'drop' as const }] : []),
         ])
         .sort((a, b) => a.rank - b.rank);
+      const taken: typeof steps = [];
       for (const step of steps) {
         if (total() <= this.columns) break;
+        taken.push(step);
         if (step.kind === 'drop') dropped.add(step.field.key);
         else if (!dropped.has(step.field.key)) {
           this.compactKeys.add(step.field.key);
           this.widths.set(step.field.key, step.field.min ?? step.field.width);
+        }
+      }
+      // An id shortened at a step before another left a field out, where the room that freed holds it whole: whole.
+      for (const step of taken.reverse()) {
+        const { key } = step.field;
+        if (step.kind === 'give' && step.field.cut === 'id' && !dropped.has(key)) {
+          this.widths.set(key, step.field.width);
+          if (total() <= this.columns) this.compactKeys.delete(key);
+          else this.widths.set(key, step.field.min ?? step.field.width);
         }
       }
     }
@@ -142,7 +154,7 @@ function cutValue(field: StreamField, text: string, width: number): string {
     case 'url':
       return shortenUrl(text, width);
     case 'id':
-      return displayWidth(shortId(text)) <= width ? shortId(text) : dropWords(shortId(text), width);
+      return displayWidth(shortIdText(text)) <= width ? shortIdText(text) : dropWords(shortIdText(text), width);
     default:
       return dropWords(text, width);
   }

@@ -1,12 +1,13 @@
 import type { Colors } from './colors.js';
 import { sanitize } from './text.js';
-import { COMPACT_TIME_WIDTH, compactTime, RELATIVE_TIME_WIDTH, relativeTime } from './words.js';
-import { cutEnd, cutWords, displayWidth, ID_SHORT_WIDTH, keepsScheme, originOf, shortenUrl, shortId, shortList } from './width.js';
+import { COMPACT_TIME_WIDTH, compactTime, RELATIVE_TIME_WIDTH, relativeTime, statusWordOf } from './words.js';
+import { cutEnd, cutWords, displayWidth, ID_SHORT_WIDTH, keepsScheme, originOf, shortenUrl, shortIdText, shortList } from './width.js';
 
 /**
  * One column of a table: its title, how its cells fit, and what it gives up on a narrow terminal. Which columns a
- * table shows, and in which form, is decided from the terminal's width and these declared widths alone, never from
- * the rows: the same command at the same width shows the same columns, whatever it lists.
+ * table shows, and in which form, is decided from the terminal's width and these declared widths, then from the rows:
+ * what gave way for room the rows do not need comes back (layoutOf). A streamed table measures no rows: its pages show
+ * the same columns at the same width, whatever they list.
  */
 export interface Column {
   /** Never cut: a column is at least as wide as its title. */
@@ -16,6 +17,8 @@ export interface Column {
    * - `whole` (the default): never cut (a status, a code, a figure); `width` is the widest value it holds;
    * - `id`: an id, or text ending in one (`3 of dlv_…`), or a delivery's id and its attempt's number (`dlv_… #3`):
    *   whole, or with the id in its one short form (shortId), never another cut; `width` whole, `min` short;
+   * - `status`: a delivery's status and what follows it (`failed · no more retries`, statusWords, fateWords): whole, or
+   *   its status word alone (`failed`); `width` whole, `min` the status word;
    * - `time`: a time (ISO 8601 in the cells): relative (`15 seconds ago`), or in its compact form (`15s ago`);
    *   text that is no time (`no token`, `-`) is shown as it is;
    * - `url`: a URL whose scheme and host stay whole, its path losing its middle (shortenUrl); where one https row's
@@ -25,7 +28,7 @@ export interface Column {
    * - `words`: text cut between words (an event type, a description).
    * The last three are flexible: they take the room the others leave, down to `min`.
    */
-  kind?: 'whole' | 'id' | 'time' | 'url' | 'list' | 'words';
+  kind?: 'whole' | 'id' | 'status' | 'time' | 'url' | 'list' | 'words';
   /** The width it is given whole (declared: the widest value the service sends, or for a flexible one, the width it
    *  should have before another column gives way). A wider id or whole value widens it. */
   width?: number;
@@ -92,19 +95,11 @@ const BORDERLESS = {
 const FLEXIBLE = new Set(['url', 'list', 'words']);
 const isFlexible = (column: Column) => FLEXIBLE.has(column.kind ?? 'whole');
 
-/** An id cell in its short form: its id shortened, what comes before or after it kept (`3 of dlv_eb…aaee`, `dlv_eb…aaee #3`). */
-function shortIdCell(text: string): string {
-  // `dlv_… #3`, a delivery and its attempt's number, has its id first.
-  const numbered = /^(\S+)( #\S+)$/.exec(text);
-  if (numbered) return shortId(numbered[1]!) + numbered[2]!;
-  const at = text.lastIndexOf(' ') + 1;
-  return text.slice(0, at) + shortId(text.slice(at));
-}
-
 /** A cell's text in the column's form, before any cut to the width. */
 function formOf(column: Column, cell: string, compact: boolean): string {
   if (column.kind === 'time') return (compact ? compactTime : relativeTime)(cell, column.now ?? Date.now());
-  if (column.kind === 'id' && compact) return shortIdCell(cell);
+  if (column.kind === 'id' && compact) return shortIdText(cell);
+  if (column.kind === 'status' && compact) return statusWordOf(cell);
   return cell;
 }
 
@@ -118,7 +113,7 @@ function cutTo(column: Column, text: string, width: number, schemeless: boolean)
     case 'words':
       return cutWords(text, width);
     case 'id': {
-      const short = shortIdCell(text);
+      const short = shortIdText(text);
       return displayWidth(short) <= width ? short : cutEnd(short, width);
     }
     default:
@@ -131,6 +126,10 @@ const totalWidth = (widths: number[]) => {
   return shown.reduce((sum, width) => sum + width, 0) + GAP * Math.max(0, shown.length - 1);
 };
 
+/** The width a URL column keeps its hosts whole in: a host, and `/…` after it; a URL shorter than that whole. */
+const hostsWidth = (cells: string[][], i: number) =>
+  Math.max(0, ...cells.map((row) => Math.min(displayWidth(row[i] ?? ''), displayWidth(originOf(row[i] ?? '')) + 2)));
+
 /**
  * A URL column too narrow for its hosts takes the room of an id shown whole: the id's short form still tells rows
  * apart, a host cut at its end may not (`https://hooks.production.example-compa…`).
@@ -138,8 +137,7 @@ const totalWidth = (widths: number[]) => {
 function keepHosts(columns: Column[], cells: string[][], widths: number[], compact: boolean[], declared: (i: number, compact: boolean) => number): void {
   columns.forEach((column, i) => {
     if (column.kind !== 'url' || widths[i] === DROPPED) return;
-    // A host whole, and `/…` after it; a URL shorter than that whole.
-    const need = Math.max(0, ...cells.map((row) => Math.min(displayWidth(row[i] ?? ''), displayWidth(originOf(row[i] ?? '')) + 2)));
+    const need = hostsWidth(cells, i);
     columns.forEach((other, j) => {
       if (widths[i]! >= need || other.kind !== 'id' || other.give === undefined || compact[j] || widths[j] === DROPPED) return;
       const short = declared(j, true);
@@ -152,12 +150,78 @@ function keepHosts(columns: Column[], cells: string[][], widths: number[], compa
   });
 }
 
+interface Step {
+  rank: number;
+  i: number;
+  kind: 'give' | 'drop';
+}
+
 /**
- * Which columns show, in which form and how wide, from the terminal's width and the declared widths: first every
- * column whole; then, step by step in the order of `give` and `drop` (lowest first), a column takes its compact form or
- * is left out, until the declared widths fit. Only then are the rows measured: a column whose values are narrower
- * than declared is narrower (unless the table is streamed, whose later pages must fit), and the flexible columns
- * share the room left, up to their values' width.
+ * Step by step in the order of `give` and `drop` (lowest first), a column takes its compact form or is left out, until
+ * the declared widths fit `maxWidth`: the steps taken.
+ */
+function takeSteps(columns: Column[], widths: number[], compact: boolean[], maxWidth: number, declared: (i: number, compact: boolean) => number): Step[] {
+  const steps = columns
+    .flatMap((column, i) => [
+      ...(column.give !== undefined ? [{ rank: column.give, i, kind: 'give' as const }] : []),
+      ...(column.drop !== undefined ? [{ rank: column.drop, i, kind: 'drop' as const }] : []),
+    ])
+    .sort((a, b) => a.rank - b.rank);
+  const taken: Step[] = [];
+  for (const step of steps) {
+    if (totalWidth(widths) <= maxWidth) break;
+    if (widths[step.i] === DROPPED) continue;
+    taken.push(step);
+    if (step.kind === 'drop') widths[step.i] = DROPPED;
+    else {
+      compact[step.i] = true;
+      widths[step.i] = declared(step.i, true);
+    }
+  }
+  return taken;
+}
+
+/**
+ * The kinds whose whole form a column takes back where there is room: an id shown short, a status without its fate, a
+ * flexible column's width (a time keeps its compact form: it says as much).
+ */
+const TAKEN_BACK = new Set(['id', 'status', ...FLEXIBLE]);
+
+interface Measures {
+  /** A column's width in a form. */
+  sized: (i: number, compact: boolean) => number;
+  /** Whether its rows hold nothing. */
+  blank: (i: number) => boolean;
+  /** The least it needs beside a column that comes back (a URL column: its hosts whole). */
+  least: (i: number) => number;
+}
+
+/**
+ * The steps taken undone where the room is there after all, the last taken (the column the table holds dearest)
+ * first, up to the first that does not fit: a column left out comes back (unless its rows hold nothing), an id is whole
+ * again, a status says its fate again. Measured `by` a streamed table's declared widths (its later pages must fit
+ * too), another's rows.
+ */
+function undoSteps(columns: Column[], widths: number[], compact: boolean[], taken: Step[], maxWidth: number, by: Measures): void {
+  for (const { i, kind } of [...taken].reverse()) {
+    if (kind === 'give' && (widths[i] === DROPPED || !TAKEN_BACK.has(columns[i]!.kind ?? 'whole'))) continue;
+    if (kind === 'drop' && by.blank(i)) continue;
+    const form = kind === 'give' ? false : compact[i]!;
+    const tried = widths.map((width, j) => (j === i ? by.sized(i, form) : width === DROPPED ? width : Math.max(width, by.least(j))));
+    // One that does not fit keeps the steps before it too: each gave way for it.
+    if (totalWidth(tried) > maxWidth) return;
+    widths[i] = tried[i]!;
+    compact[i] = form;
+  }
+}
+
+/**
+ * Which columns show, in which form and how wide: first every column whole; then, step by step in the order of `give`
+ * and `drop` (lowest first), a column takes its compact form or is left out, until the declared widths fit the
+ * terminal. Only then are the rows measured: a column whose values are narrower than declared is narrower (unless the
+ * table is streamed, whose later pages must fit), and a step the rows turn out not to need is undone (undoSteps:
+ * a streamed table's by its declared widths alone); the flexible columns share the room left, up to their values'
+ * width.
  */
 function layoutOf(columns: Column[], cells: string[][], maxWidth: number | undefined, streamed: boolean): Layout {
   // cli-table3 draws an empty column one character wide.
@@ -168,43 +232,31 @@ function layoutOf(columns: Column[], cells: string[][], maxWidth: number | undef
     if (column.kind === 'time') return Math.max(title(i), compact ? COMPACT_TIME_WIDTH : RELATIVE_TIME_WIDTH);
     if (isFlexible(column)) return Math.max(title(i), (compact ? column.min : column.width) ?? column.min ?? column.width ?? 0);
     // An id or a whole value wider than declared widens its column: it is never cut.
-    const width = compact && column.kind === 'id' ? (column.min ?? ID_SHORT_WIDTH) : (column.width ?? 0);
-    return Math.max(title(i), width, measured(i, compact));
+    const width = compact ? (column.min ?? (column.kind === 'id' ? ID_SHORT_WIDTH : column.width)) : column.width;
+    return Math.max(title(i), width ?? 0, measured(i, compact));
   };
+  const natural = (i: number) => Math.max(title(i), measured(i, false));
   const compact = columns.map(() => false);
   const widths = columns.map((_column, i) => declared(i, false));
-  if (maxWidth !== undefined) {
-    const steps = columns
-      .flatMap((column, i) => [
-        ...(column.give !== undefined ? [{ rank: column.give, i, kind: 'give' as const }] : []),
-        ...(column.drop !== undefined ? [{ rank: column.drop, i, kind: 'drop' as const }] : []),
-      ])
-      .sort((a, b) => a.rank - b.rank);
-    for (const step of steps) {
-      if (totalWidth(widths) <= maxWidth) break;
-      if (widths[step.i] === DROPPED) continue;
-      if (step.kind === 'drop') widths[step.i] = DROPPED;
-      else {
-        compact[step.i] = true;
-        widths[step.i] = declared(step.i, true);
-      }
-    }
-  }
-  // The rows measured: a fixed column as wide as its values (or as declared, when later pages must fit too).
-  const flexible: number[] = [];
+  const taken = maxWidth === undefined ? [] : takeSteps(columns, widths, compact, maxWidth, declared);
+  // The rows measured: a column as wide as its values (or as declared, when later pages must fit too).
+  const sized = (i: number, compact: boolean) => {
+    if (streamed) return declared(i, compact);
+    return isFlexible(columns[i]!) ? Math.min(declared(i, compact), natural(i)) : Math.max(title(i), Math.min(declared(i, compact), measured(i, compact)));
+  };
   columns.forEach((column, i) => {
     if (widths[i] === DROPPED) return;
-    if (isFlexible(column)) flexible.push(i);
-    else if (!streamed) widths[i] = Math.max(title(i), Math.min(widths[i]!, measured(i, compact[i]!)));
+    widths[i] = maxWidth === undefined && isFlexible(column) ? natural(i) : sized(i, compact[i]!);
   });
-  const natural = (i: number) => Math.max(title(i), measured(i, false));
-  if (maxWidth === undefined) {
-    for (const i of flexible) widths[i] = natural(i);
-    return { widths, compact, schemeless: columns.map(() => false) };
-  }
-  // The flexible columns: no wider than their values, then the room left, to the column that gave way last first (the
-  // one the table holds dearest), up to its values' width (a streamed table's: all of it, for the pages to come).
-  if (!streamed) for (const i of flexible) widths[i] = Math.min(widths[i]!, natural(i));
+  if (maxWidth === undefined) return { widths, compact, schemeless: columns.map(() => false) };
+  // A column left out whose rows are all blank (no retry's own id) stays out: it would show its title alone.
+  const blank = (i: number) => !streamed && cells.every((row) => (row[i] ?? '') === '');
+  // What comes back takes no room a URL column needs for its hosts whole.
+  const least = (i: number) => (streamed || columns[i]!.kind !== 'url' ? 0 : Math.min(natural(i), hostsWidth(cells, i)));
+  undoSteps(columns, widths, compact, taken, maxWidth, { sized, blank, least });
+  // The flexible columns: the room left, to the column that gave way last first (the one the table holds dearest), up
+  // to its values' width (a streamed table's: all of it, for the pages to come).
+  const flexible = columns.map((_column, i) => i).filter((i) => widths[i] !== DROPPED && isFlexible(columns[i]!));
   const byValue = [...flexible].sort((a, b) => (columns[b]!.give ?? Infinity) - (columns[a]!.give ?? Infinity) || a - b);
   for (const i of byValue) {
     const spare = maxWidth - totalWidth(widths);

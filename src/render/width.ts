@@ -143,6 +143,18 @@ export function shortId(id: string, width = ID_SHORT_WIDTH): string {
   return cutMiddle(id, width, ID_START_SHARE);
 }
 
+/**
+ * Text ending in an id, or a delivery's id and its attempt's number, with its id in its short form, what comes before
+ * or after it kept (`3 of dlv_eb…aaee`, `dlv_eb…aaee #3`).
+ */
+export function shortIdText(text: string): string {
+  // `dlv_… #3`, a delivery and its attempt's number, has its id first.
+  const numbered = /^(\S+)( #\S+)$/.exec(text);
+  if (numbered) return shortId(numbered[1]!) + numbered[2]!;
+  const at = text.lastIndexOf(' ') + 1;
+  return text.slice(0, at) + shortId(text.slice(at));
+}
+
 /** What a word starts and ends with that is no part of its token: `(https://…/invoices):` is a URL in brackets. */
 const AROUND_TOKEN = /^([("'[{<`]*)(.*?)([)"'\]}>`,;:.!?]*)$/su;
 

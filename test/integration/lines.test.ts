@@ -95,6 +95,16 @@ describe('every line laid out for the width, broken between words (issue 44)', (
     expect(shown.get(132)!.stdout).toMatch(/^ {2}whsvc deliveries diagnose dlv_[0-9a-f]+ --record dlv_[0-9a-f]+\.ndjson$/m);
   });
 
+  it("deliveries diagnose: an attempt's line too wide goes on under it between words, its id whole (issue 44)", async () => {
+    // Nothing listens on port 1 of loopback: the attempt has no answer, its line's widest code.
+    const unanswered = await createWebhook(cli, 'http://127.0.0.1:1/hooks', 'invoice.paid');
+    expect((await cli(['test', unanswered.id])).code).toBe(1);
+    const attempt = JSON.parse((await cli(['deliveries', 'list', unanswered.id, '--json'])).stdout).data[0].id;
+    const { shown } = await laidOutLikeThePipe(['deliveries', 'diagnose', attempt]);
+    expect(shown.get(60)!.stdout).toMatch(new RegExp(`^ {2}#1 {2}\\d\\d:\\d\\d:\\d\\d {2}failed {2}no answer\n {4}${attempt}$`, 'm'));
+    for (const columns of [80, 132]) expect(shown.get(columns)!.stdout).toMatch(new RegExp(`^ {2}#1 {2}\\S+ {2}failed {2}no answer {2}${attempt}$`, 'm'));
+  });
+
   it("send: the signature and the body's head shortened to the line, what follows on under them", async () => {
     const { shown } = await laidOutLikeThePipe(['send', `${app.url}/hooks`, '--secret-file', secretFile], { code: 1 });
     const at80 = shown.get(80)!.stdout;

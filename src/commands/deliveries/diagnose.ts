@@ -159,11 +159,19 @@ function printFacts(deps: CommandDeps, { asked, key, webhook, attempts, latest, 
     const code = answeredStatus(a.response_code);
     return code === undefined ? (a.status === 'pending' ? 'under way' : NO_ANSWER) : String(code);
   };
+  const width = terminalColumns(deps.stdout);
+  // An attempt's line too wide goes on under it, broken between words: its id whole, `no answer` in one piece.
   const timeline = attempts
-    .map((a) => `  #${numberText(a.attempts) ?? '?'}  ${clockTime(a.created_at, now)}  ${statusLabel(a.status, c)}  ${words(a)}  ${c.dim(sanitize(a.id))}`)
+    .map((a) =>
+      wrapLine(
+        `  #${numberText(a.attempts) ?? '?'}  ${clockTime(a.created_at, now)}  ${statusLabel(a.status, c)}  ${words(a)}  ${c.dim(sanitize(a.id))}`,
+        width,
+        '    ',
+        [words(a)],
+      ),
+    )
     .join('\n');
   const signatureWords = checkWords(signatureCheck, options.secretFile, c);
-  const width = terminalColumns(deps.stdout);
   deps.stdout.write(
     keyValues(
       [

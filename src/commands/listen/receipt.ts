@@ -94,7 +94,7 @@ export function receiptLayout(words: AnswerWords, routeLabels: string[], columns
   const fields: Array<StreamField<ReceiptKey>> = [
     { key: 'time', width: 8 },
     { key: 'event', width: EVENT_WIDTH, min: EVENT_MIN, give: 5, drop: 8, cut: 'words' },
-    { key: 'delivery', width: deliveryRefWidth(DELIVERY_ID_WIDTH), min: DELIVERY_REF_SHORT, give: 1 },
+    { key: 'delivery', width: deliveryRefWidth(DELIVERY_ID_WIDTH), min: DELIVERY_REF_SHORT, give: 1, cut: 'id' },
     // `signature not checked`, the widest verdict; compact, the verdict alone (`not checked`).
     { key: 'signature', width: 21, min: 11, give: 6 },
     { key: 'answer', width: 6 },

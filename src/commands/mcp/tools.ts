@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import type * as z from 'zod';
 import type { CommandDeps } from '../../cli/context.js';
-import { usageError } from '../../cli/errors.js';
+import { CliError, ExitCode, usageError } from '../../cli/errors.js';
 import type { ToolOutcome } from './call.js';
 import type { PlanBook } from './plans.js';
 
@@ -58,7 +58,9 @@ export function parsedBy(zod: Zod, parse: (value: string) => unknown) {
     try {
       parse(value);
     } catch (error) {
-      if (!(error instanceof InvalidArgumentError)) throw error;
+      // A usage error with a hint for a terminal's user (an id in its short form): its message, as the argument's issue.
+      const refused = error instanceof InvalidArgumentError || (error instanceof CliError && error.exitCode === ExitCode.usage);
+      if (!refused) throw error;
       context.addIssue({ code: 'custom', message: error.message.replace(/\.$/, '') });
     }
   });

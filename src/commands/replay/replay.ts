@@ -240,7 +240,7 @@ function replayLayout(deps: Pick<Io, 'stdout'>): StreamLayout<ReplayKey> {
     [
       { key: 'time', width: 19 },
       { key: 'event', width: EVENT_WIDTH, min: EVENT_MIN, give: 2, drop: 3, cut: 'words' },
-      { key: 'delivery', width: deliveryRefWidth(DELIVERY_ID_WIDTH), min: DELIVERY_REF_SHORT, give: 1 },
+      { key: 'delivery', width: deliveryRefWidth(DELIVERY_ID_WIDTH), min: DELIVERY_REF_SHORT, give: 1, cut: 'id' },
       { key: 'answer', width: 14 },
     ],
     deps.stdout.isTTY ? deps.stdout.columns : undefined,

@@ -29,6 +29,30 @@ describe('a stream decides its fields once, from the width', () => {
       40,
     );
 
+  it('an id shortened before a later step left a field out is whole where that room holds it (issue 44)', () => {
+    const id = 'dlv_0123456789abcdef01234567';
+    const layout = new StreamLayout<'id' | 'event' | 'code'>(
+      [
+        { key: 'id', width: 28, min: 11, give: 1, cut: 'id' },
+        { key: 'event', width: 26, drop: 2 },
+        { key: 'code', width: 9 },
+      ],
+      45,
+    );
+    expect(layout.has('event')).toBe(false);
+    expect(layout.compact('id')).toBe(false);
+    expect(layout.line({ id: layout.id('id', id), code: '200' })).toBe(`${id}  200`);
+    // Where it does not fit whole even so, short.
+    const narrow = new StreamLayout<'id' | 'code'>(
+      [
+        { key: 'id', width: 28, min: 11, give: 1, cut: 'id' },
+        { key: 'code', width: 9 },
+      ],
+      30,
+    );
+    expect(narrow.id('id', id)).toBe('dlv_01…4567');
+  });
+
   it('a field left out is left out of every line, whatever the line holds', () => {
     const layout = new StreamLayout<'a' | 'b' | 'c'>(
       [
@@ -145,9 +169,9 @@ describe('deliveries tail: every line of a stream has the same fields in the sam
     // Retries of it came in the same poll: an attempt before the newest says its own status; the newest, its fate.
     expect(linesAt(132)[2]).toMatch(/ {2}failed {2,}503 {2,}dlv_2d5c16aa0000000000000001 #2$/);
     expect(linesAt(132)[3]).toMatch(/ {2}failed · no more retries {2,}503 {2,}dlv_2d5c16aa0000000000000001 #3/);
-    // At 60 the retry's time of day goes, and the time its seconds: the statuses stay whole.
-    expect(linesAt(60)[1]).toMatch(/^\d\d:\d\d {2}failed · retry due {8}no answer {2}dlv_2d…0001 #1$/);
-    expect(linesAt(60)[3]).toMatch(/^\d\d:\d\d {2}failed · no more retries {2}503 {8}dlv_2d…0001 #3$/);
+    // At 60 the status says its word alone, before the webhook goes: whose delivery it is (issue 44).
+    expect(linesAt(60)[1]).toMatch(/^\d\d:\d\d:\d\d {2}wh_055…f39b {2}failed {5}no answer {2}dlv_2d…0001 #1$/);
+    expect(linesAt(60)[3]).toMatch(/^\d\d:\d\d:\d\d {2}wh_055…f39b {2}failed {5}503 {8}dlv_2d…0001 #3$/);
   });
 });
 
