@@ -55,7 +55,7 @@ export class SecretMask {
 
   /**
    * Whether `text` holds `secret` in a form it can be had back whole from, one that mask() masks: as it is, encoded
-   * (base64, URL, JSON), or a signing secret's part after `whsec_` (what Svix-style libraries take). A cut form is not.
+   * (base64, URL, JSON), or a signing secret's part after `whsec_` (the prefix is fixed, so the whole can be had back). A cut form is not.
    */
   static holdsWhole(text: string, secret: string): boolean {
     return formsOf(secret).some((form) => form !== '' && text.includes(form));

@@ -37,7 +37,7 @@ export function resourceId(kind: 'webhook' | 'delivery') {
     if (value.trim() === '') throw new InvalidArgumentError(`a ${kind} id cannot be empty.`);
     if (SHORTENED_ID.test(value)) {
       throw usageError(
-        `${value} is an id in the short form tables show at narrow widths, not a whole id`,
+        `${JSON.stringify(value)} is an id in the short form tables show at narrow widths, not a whole id`,
         `a wider terminal, a pipe (\`| cat\`) or --json shows ids whole: whsvc ${kind === 'webhook' ? 'webhooks list' : 'deliveries list'} | cat`,
       );
     }

@@ -102,11 +102,13 @@ describe('whsvc deliveries diagnose', () => {
     expect(JSON.stringify(untold)).not.toContain('whsec.txt');
     // Told, and it holds the webhook's secret: that file.
     expect(await next('--secret-file', dead)).toContain(`whsvc listen --port 9 --secret-file ${dead}`);
-    // A URL elsewhere: no listener here receives its deliveries; a signed delivery sent to the endpoint shows it at work.
+    // A URL elsewhere: no listener here receives its deliveries; the service's test send of this event shows it at work.
     const webhook = JSON.parse((await cli(['deliveries', 'show', id, '--json'])).stdout).webhook_id as string;
     expect((await cli(['webhooks', 'update', webhook, '--url', 'https://billing.example.com/hooks'])).code).toBe(0);
     const away = await next();
-    expect(away).toContain('whsvc send https://billing.example.com/hooks --secret-file SECRET_FILE');
+    const event = JSON.parse((await cli(['deliveries', 'show', id, '--json'])).stdout).event as string;
+    expect(away).toContain(`whsvc test ${webhook} --event ${event}`);
+    expect(away.filter((command) => command.startsWith('whsvc send'))).toEqual([]);
     expect(away.filter((command) => command.startsWith('whsvc listen'))).toEqual([]);
   });
 

@@ -304,7 +304,7 @@ describe('whsvc mcp', () => {
     expect(await refused('webhooks_get', { id: 3 })).toMatch(/^whsvc: webhooks_get: id 3: invalid input: expected string, received number/);
     expect(await refused('webhooks_get', { id: 'webhook-events' })).toMatch(/"webhook-events" is not a webhook id: it is the path of the event catalog/);
     expect(await refused('webhooks_get', { id: 'wh_a05…69e3' })).toMatch(
-      /^whsvc: webhooks_get: id "wh_a05…69e3": wh_a05…69e3 is an id in the short form tables show/,
+      /^whsvc: webhooks_get: id "wh_a05…69e3": "wh_a05…69e3" is an id in the short form tables show/,
     );
     expect(await refused('webhooks_list', { colour: 'red' })).toMatch(/unrecognized key: "colour"/);
     expect(await refused('webhooks_get', { id: 'dlv_nope' })).toBe(

@@ -50,6 +50,8 @@ describe('an id in the short form a table shows at narrow widths (issue 44)', ()
     [['webhooks', 'delete', 'wh_a05...69e3', '--yes']],
     [['webhooks', 'health', 'wh_a05…69e3']],
     [['test', 'wh_a05…69e3']],
+    // A control character (an id from a hostile listing, through xargs) is escaped, never written to the terminal.
+    [['deliveries', 'show', 'dlv_\u001b[31mRED…x']],
   ])('whsvc %j is a usage error before any request, saying how to see ids whole', async (args) => {
     // The service is a server that answers anything: no request may reach it.
     const service = await startReceiver(() => 500);
@@ -57,9 +59,10 @@ describe('an id in the short form a table shows at narrow widths (issue 44)', ()
       const result = await inProcessCliWith(() => ({ ...sandboxEnv(sandbox.info, configDir), WHSVC_BASE_URL: service.url }))(args);
       expect(result.code, result.stderr).toBe(2);
       const shortened = args.find((arg) => arg.includes('…') || arg.includes('...'))!;
-      expect(result.stderr).toContain(`whsvc: ${shortened} is an id in the short form tables show at narrow widths, not a whole id`);
+      expect(result.stderr).toContain(`whsvc: ${JSON.stringify(shortened)} is an id in the short form tables show at narrow widths, not a whole id`);
       expect(result.stderr).toMatch(/\nhint: a wider terminal, a pipe \(`\| cat`\) or --json shows ids whole/);
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(2);
+      expect(result.stderr).not.toContain('\u001b');
       expect(service.received).toEqual([]);
     } finally {
       await service.close();

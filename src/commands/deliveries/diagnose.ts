@@ -101,7 +101,7 @@ async function gather(options: DiagnoseOptions, deps: CommandDeps) {
   const signatureCheck: SignatureCheck =
     'cannot' in sent ? (typeof asked.signature === 'string' ? 'not_checked' : 'missing') : checkSignature(secret, sent.body, sent.signature);
   const diagnosis = diagnose(delivered ? { ...latest, status: 'delivered' } : latest, signatureCheck);
-  const next = nextSteps(key, diagnosis, webhook, options, signatureCheck);
+  const next = nextSteps(key, diagnosis, webhook, options, signatureCheck, asked.event);
   return { asked, key, webhook, attempts, newest, latest, delivered, sent, signatureCheck, diagnosis, next };
 }
 
@@ -323,6 +323,7 @@ function nextSteps(
   webhook: Webhook | undefined,
   options: DiagnoseOptions,
   signatureCheck: SignatureCheck,
+  event: string | undefined,
 ): Array<{ command: string; why: string }> {
   const id = shellWord(key);
   const steps: Array<{ command: string; why: string }> = [];
@@ -331,7 +332,7 @@ function nextSteps(
   // not to hold it; else a placeholder.
   const secretFile =
     signatureCheck !== 'mismatch' && options.secretFile !== undefined && options.secretFile !== STDIN ? shellWord(options.secretFile) : 'SECRET_FILE';
-  if (webhook) steps.push(receiverStep(new URL(webhook.url), secretFile));
+  if (webhook) steps.push(receiverStep(webhook, secretFile, event));
   const file = shellWord(options.record ?? `${key}.ndjson`);
   if (options.record === undefined) steps.push({ command: `whsvc deliveries diagnose ${id} --record ${file}`, why: 'keep it, to replay it' });
   steps.push({ command: `whsvc replay ${file} --to http://localhost:3000${webhook ? '' : '/webhooks'}`, why: 'send it to your app, as it was sent' });
@@ -341,10 +342,16 @@ function nextSteps(
 /**
  * What shows the webhook's endpoint at work: a local receiver at its port where the URL is this machine's (plain
  * http, as listen serves); elsewhere (`https://billing.example.com/hooks`) no listener here can receive its deliveries,
- * so a signed delivery sent to the endpoint itself, its answer shown.
+ * so the service's own test send of this delivery's event, its answer in the log, as the platform's test events are:
+ * never a delivery signed here with the secret and sent past the log to what may be a live app.
  */
-function receiverStep(url: URL, secretFile: string): { command: string; why: string } {
+function receiverStep(webhook: Webhook, secretFile: string, event: string | undefined): { command: string; why: string } {
+  const url = new URL(webhook.url);
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname))
     return { command: `whsvc listen --port ${url.port || '80'} --secret-file ${secretFile}`, why: 'a local receiver that shows and verifies what arrives' };
-  return { command: `whsvc send ${shellWord(url.href)} --secret-file ${secretFile}`, why: 'send the endpoint a signed delivery, and see its answer' };
+  const sample = event === undefined ? '' : ` --event ${shellWord(event)}`;
+  return {
+    command: `whsvc test ${shellWord(webhook.id)}${sample}`,
+    why: 'the service sends the endpoint a sample of this event and logs its answer (your app acts on it as on any event)',
+  };
 }
