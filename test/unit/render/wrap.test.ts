@@ -211,6 +211,26 @@ describe('wrapLine: prose laid out for a terminal, as --help is', () => {
     }
   });
 
+  it("a command to paste: a word of glued runs (shellQuote's `'it'\\''s'`, shellWord's `$'…'`, \"…\" with escapes, `\\ `) is one word: at 40, 60 and 80 bash reads back the same arguments", () => {
+    const values = [
+      "'/tmp/it'\\''s my dir/new hook.secret'",
+      "$'/tmp/a dir\\twith a tab/it\\'s here.secret'",
+      '"/tmp/a \\"quoted\\" dir"/\'and more\'/new\\ hook.secret',
+      "pre'fix with'\" spaces \"$'in \\'runs\\''",
+    ];
+    for (const value of values) {
+      const command = `whsvc webhooks rotate-secret wh_7a9121f85d9342c47a53ba45 --secret-file ${value} --yes`;
+      const hint = `hint: to write it there: ${command}`;
+      for (const columns of [40, 60, 80]) {
+        const laid = wrapCommand(`  ${command}`, columns, '    ');
+        expect(argsPasted(laid), laid).toEqual(argsPasted(command));
+        // Said to run in a sentence (SUGGESTED_COMMAND): kept whole, or laid out as one, the same words.
+        const said = laidOut({ write: () => true, isTTY: true, columns }, hint);
+        expect(argsPasted(said.slice(said.indexOf('whsvc'))), said).toEqual(argsPasted(command));
+      }
+    }
+  });
+
   it('laidOut: each line for the stream, its continuations under the text after its label; a pipe as it is', () => {
     const tty = { write: () => true, isTTY: true, columns: 40 };
     const error = "whsvc: --secret-file holds one webhook's signing secret: follow that one webhook with --webhook ID";
