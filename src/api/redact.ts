@@ -1,4 +1,5 @@
 import { isCredentialHeader } from '../protocol/headers.js';
+import { SIGNING_SECRET_PREFIX } from '../protocol/signature.js';
 
 const SECRET_KEYS = ['client_secret', 'access_token', 'signing_secret', 'refresh_token'];
 
@@ -23,9 +24,6 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
     })
     .join('\n');
 }
-
-/** What every signing secret starts with. */
-const SIGNING_SECRET_PREFIX = 'whsec_';
 
 /** A text as it stands inside a JSON string. */
 const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
