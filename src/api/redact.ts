@@ -1,4 +1,5 @@
 import { isCredentialHeader } from '../protocol/headers.js';
+import { SIGNING_SECRET_PREFIX } from '../protocol/signature.js';
 
 const SECRET_KEYS = ['client_secret', 'access_token', 'signing_secret', 'refresh_token'];
 
@@ -24,9 +25,6 @@ export function redactHeaders(headers: Record<string, string | string[] | undefi
     .join('\n');
 }
 
-/** What every signing secret starts with. */
-const SIGNING_SECRET_PREFIX = 'whsec_';
-
 /** A text as it stands inside a JSON string. */
 const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
 
@@ -43,13 +41,18 @@ export class SecretMask {
   static readonly MIN_MASKED = 4;
   /** The shortest beginning of a secret masked when cut: a shorter one tells little (`whsec_…` is every signing secret's). */
   static readonly MIN_CUT = 8;
+  /**
+   * The shortest signing secret's key (its part after `whsec_`) that is a form of it: a shorter one is a word other text
+   * holds (`whsec_2026`'s `2026` is a year; `whsec_1`'s `1`, a digit of every id), and no real key is near it.
+   */
+  static readonly MIN_KEY = 8;
 
   /** Longest first, so that no form is cut by a shorter one inside it. */
   private forms: string[] = [];
 
   add(secret: string | undefined): void {
-    if (secret === undefined || secret.length < SecretMask.MIN_MASKED) return;
-    const fresh = formsOf(secret).filter((form) => form.length >= SecretMask.MIN_MASKED && !this.forms.includes(form));
+    if (secret === undefined) return;
+    const fresh = formsOf(secret).filter((form) => !this.forms.includes(form));
     if (fresh.length > 0) this.forms = [...new Set([...this.forms, ...fresh])].sort((a, b) => b.length - a.length);
   }
 
@@ -58,7 +61,7 @@ export class SecretMask {
    * (base64, URL, JSON), or a signing secret's part after `whsec_` (the prefix is fixed, so the whole can be had back). A cut form is not.
    */
   static holdsWhole(text: string, secret: string): boolean {
-    return formsOf(secret).some((form) => form !== '' && text.includes(form));
+    return formsOf(secret).some((form) => text.includes(form));
   }
 
   /** Whether `text` holds a secret in force, in any form mask() masks. */
@@ -84,8 +87,13 @@ export class SecretMask {
   }
 }
 
-/** The forms an echo carries `secret` in, each of which gives it back whole (SecretMask). */
+/**
+ * The forms an echo carries `secret` in, each of which gives it back whole (SecretMask), none shorter than MIN_MASKED
+ * (a signing secret's key none shorter than MIN_KEY); none of a secret shorter than MIN_MASKED.
+ */
 function formsOf(secret: string): string[] {
+  if (secret.length < SecretMask.MIN_MASKED) return [];
+  const key = secret.startsWith(SIGNING_SECRET_PREFIX) ? secret.slice(SIGNING_SECRET_PREFIX.length) : '';
   const once = jsonEscaped(secret);
   const encoded = encodeURIComponent(secret);
   const bytes = Buffer.from(secret, 'utf8');
@@ -102,8 +110,8 @@ function formsOf(secret: string): string[] {
     bytes.toString('base64').replace(/=+$/, ''),
     bytes.toString('base64url'),
     // A signing secret's key, as the libraries that decode it take it (`whsec_` left off).
-    ...(secret.startsWith(SIGNING_SECRET_PREFIX) ? [secret.slice(SIGNING_SECRET_PREFIX.length)] : []),
-  ];
+    ...(key.length >= SecretMask.MIN_KEY ? [key] : []),
+  ].filter((form) => form.length >= SecretMask.MIN_MASKED);
 }
 
 /** How long a beginning of `form` (MIN_CUT characters at least, not all of it) `text` ends with; 0 for none. */

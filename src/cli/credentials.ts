@@ -1,11 +1,12 @@
 import { namesCredential } from '../protocol/credential-names.js';
 import { isCredentialHeader, PLATFORM_NAME } from '../protocol/headers.js';
+import { SIGNING_SECRET_PREFIX } from '../protocol/signature.js';
 
 // What names or holds a credential: the variables --jq's $ENV leaves out (cli/jq.ts), and the values of the words typed
 // on a command line that whsvc masks when it echoes them (a hint, commander's refusal of an option).
 
 /** A signing secret (`whsec_…`) as it stands in a text, whole or cut at least 8 characters past its `whsec_`. */
-const SIGNING_SECRET = /whsec_[A-Za-z0-9+/=_-]{8,}/g;
+const SIGNING_SECRET = new RegExp(`${SIGNING_SECRET_PREFIX}[A-Za-z0-9+/=_-]{8,}`, 'g');
 
 /** The signing secrets a text holds, whatever names them (the service's answer, jq's error quoting it). */
 export const signingSecretsIn = (text: string): string[] => text.match(SIGNING_SECRET) ?? [];

@@ -67,8 +67,9 @@ function apiErrorReport(error: ApiError, profile: string): ErrorReport {
     return report(
       message,
       ExitCode.permission,
-      // The profile in use, named: followed as written, the hint must not replace another profile's login.
-      `log in with a client that has ${scope}: whsvc login${profile} --client-id ID (whsvc auth status${profile} shows the scope of this one)`,
+      // The profile in use, named: followed as written, the hint must not replace another profile's login. Each command
+      // ends its clause: pasted, no word of the sentence follows it.
+      `log in with a client that has ${scope}: whsvc login${profile} --client-id ID; the scope of this one: whsvc auth status${profile}`,
       403,
       error.code,
     );

@@ -1,5 +1,5 @@
 import type { CommandUnknownOpts } from '@commander-js/extra-typings';
-import { hangOf, wrapLine } from '../render/wrap.js';
+import { hangOf, shellWords, wrapLine } from '../render/wrap.js';
 
 interface HelpContext {
   error: boolean;
@@ -48,7 +48,7 @@ export function fitExample(example: string, width: number): string[] {
   if (comment) return [...fitExample(comment[2]!, width), ...fitExample(comment[1]!, width)];
   const lines: string[] = [];
   let line = INDENT;
-  const words = shellWords(example);
+  const words = withValues(shellWords(example));
   for (const [i, word] of words.entries()) {
     const start = line === INDENT || line === CONTINUED;
     // Room for the word, and for ` \` after it unless it is the last.
@@ -72,9 +72,8 @@ function wrapComment(text: string, width: number): string[] {
   return lines;
 }
 
-/** The words of a command line, a quoted string (with its spaces) being one, and an option kept with its value. */
-function shellWords(text: string): string[] {
-  const words = text.match(/(?:'[^']*'|"[^"]*"|\S)+/g) ?? [];
+/** The words of a command line, each option kept with its value. */
+function withValues(words: string[]): string[] {
   return words.reduce<string[]>((units, word) => {
     const last = units.at(-1);
     if (last !== undefined && /^--?[\w-]+$/.test(last) && !word.startsWith('-')) units[units.length - 1] = `${last} ${word}`;

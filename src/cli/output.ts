@@ -20,13 +20,16 @@ export function writeEmptyNote(deps: Pick<CommandDeps, 'stdout' | 'stderr'>, lay
 }
 
 /**
- * The one line under every list that showed part of what there is, on stderr: how many it showed, and what of that
- * command shows more (`next`, kept whole where it is a command to copy), then --all, which every list has: `More than
- * the 20 shown: whsvc webhooks list --cursor C shows the next page, --all every one.`
+ * The one line under every list that showed part of what there is, on stderr: how many it showed, --all, which every
+ * list has, and what shows more: the command for the next page last, where nothing of the sentence follows it into a
+ * paste (`More than the 20 shown (--all shows every one); the next page: whsvc webhooks list --cursor C`), or a flag
+ * (`More than the 20 shown: --limit N shows more, --all every one.`).
  */
 export function writeMoreLine(deps: Pick<CommandDeps, 'stderr' | 'errColors'>, shown: number, next: { command: string } | { flag: string }): void {
-  const how = 'command' in next ? `${next.command} shows the next page` : `${next.flag} shows more`;
-  const line = `More than the ${countText(shown)} shown: ${how}, --all every one.\n`;
+  const line =
+    'command' in next
+      ? `More than the ${countText(shown)} shown (--all shows every one); the next page: ${next.command}\n`
+      : `More than the ${countText(shown)} shown: ${next.flag} shows more, --all every one.\n`;
   deps.stderr.write(laidOut(deps.stderr, deps.errColors.dim(line), 'command' in next ? [next.command] : []));
 }
 

@@ -20,8 +20,10 @@ const CONFIRM_AFTER = ' (y/N) yes';
  * on the last line with its last word. inquirer would break a line wider than the terminal anywhere, a URL or an id too.
  */
 export function questionText(message: string, width: number | undefined, after = ''): string {
-  const last = message.slice(message.lastIndexOf(' ') + 1);
-  const laid = wrapLine(`? ${message}${after}`, width, '  ', [`${last}${after}`]);
+  // Spaces at its end are no part of it: they would be its last word, and the one before it (`now?`) lost.
+  const text = message.trim();
+  const last = text.slice(text.lastIndexOf(' ') + 1);
+  const laid = wrapLine(`? ${text}${after}`, width, '  ', [`${last}${after}`]);
   return laid.slice(2, laid.length - after.length);
 }
 

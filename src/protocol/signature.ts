@@ -2,6 +2,9 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_PREFIX = 'sha256=';
 
+/** What every signing secret the service makes starts with (`whsec_…`); the libraries that decode one take what follows. */
+export const SIGNING_SECRET_PREFIX = 'whsec_';
+
 /** The hex HMAC-SHA256 of the raw body, keyed with the secret (or with other key bytes, as a mistaken receiver keys it). */
 export function digestHex(secret: string | Uint8Array, rawBody: string | Uint8Array): string {
   return createHmac('sha256', secret).update(rawBody).digest('hex');

@@ -105,13 +105,29 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
   return lines.map((text, n) => (n < lines.length - 1 ? text + mark : text)).join('\n');
 }
 
-/** A word a shell reads as one, spaces and all: '…' or "…". */
-const SHELL_QUOTED = `'[^']*'|"[^"]*"`;
+/**
+ * A run of a shell word that a space inside does not end: '…', "…" with its backslash escapes, bash's and zsh's `$'…'`
+ * (shellWord's), or one character after a backslash. A word is such runs and plain characters glued together up to an
+ * unquoted space (SHELL_WORD): shellQuote writes `'it'\''s my dir'`, one word of three runs.
+ */
+const QUOTED_RUN = String.raw`\$'(?:[^'\\]|\\.)*'|'[^']*'|"(?:[^"\\]|\\.)*"|\\.`;
 
-/** The quoted words of a command (SHELL_QUOTED), each one piece. */
-function shellQuoted(command: string): string[] {
-  return command.match(new RegExp(`(?<=^| )(?:${SHELL_QUOTED})(?=$| )`, 'g')) ?? [];
+/**
+ * A plain character of a shell word, none of `also` either: not one that starts a QUOTED_RUN, so that a word is read
+ * one way only (never `$` then '…' where `$'…'` is one run).
+ */
+const plainChar = (also = '') => String.raw`(?!\$')[^\s'"\\${also}]`;
+
+/** One word as a shell reads it, spaces inside its quotes and all (QUOTED_RUN); a quote left open is one character, none lost. */
+const SHELL_WORD = String.raw`(?:${QUOTED_RUN}|${plainChar()}|[$'"\\])+`;
+
+/** The words of a command line as a shell reads them (SHELL_WORD): a quoted one, spaces and all, is one. */
+export function shellWords(command: string): string[] {
+  return command.match(new RegExp(`(?<=^| )${SHELL_WORD}`, 'g')) ?? [];
 }
+
+/** The words of a command a shell reads as one with spaces in them, each one piece. */
+const shellQuoted = (command: string): string[] => shellWords(command).filter((word) => word.includes(' '));
 
 /**
  * A command to paste into a shell, laid out for `width` as one: broken between its words, each option kept with its
@@ -119,7 +135,7 @@ function shellQuoted(command: string): string[] {
  * broken, every line but the last ending in ` \`, which joins it to the next.
  */
 export function wrapCommand(line: string, width: number | undefined, hang: string): string {
-  const options = line.match(new RegExp(`(?<= )--?[A-Za-z][\\w-]* (?!-)(?:${SHELL_QUOTED}|\\S+)`, 'g')) ?? [];
+  const options = line.match(new RegExp(`(?<= )--?[A-Za-z][\\w-]* (?!-)${SHELL_WORD}`, 'g')) ?? [];
   return wrapLine(line, width, hang, [...options, ...shellQuoted(line)], { continued: ' \\' });
 }
 
@@ -231,7 +247,7 @@ function keptRanges(line: string, keep: readonly string[]): Array<[number, numbe
  * is prose, broken as prose is.
  */
 const SUGGESTED_COMMAND = new RegExp(
-  `(?<![\\w-])whsvc(?= (?:-|(?:${TOP_COMMANDS.join('|')})(?![\\w-])))(?: (?:'[^']*'|"[^"]*"|[^\\s'"(\`]*[^\\s'";,:()\`]))+`,
+  `(?<![\\w-])whsvc(?= (?:-|(?:${TOP_COMMANDS.join('|')})(?![\\w-])))(?: (?:${QUOTED_RUN}|${plainChar('(`')})*(?:${QUOTED_RUN}|${plainChar(';,:()`')}))+`,
   'g',
 );
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { EVENT_CATALOG, samplePayload } from '../protocol/catalog.js';
+import { SIGNING_SECRET_PREFIX } from '../protocol/signature.js';
 import { isManual, type Clock } from './clock.js';
 import type { Cursors } from './cursor.js';
 import type { Deliverer } from './deliverer.js';
@@ -137,7 +138,7 @@ export function webhookRoutes({ webhooks, deliverer, cursors }: Omit<RouteDeps, 
         url,
         events,
         active,
-        signing_secret: newSecret('whsec_'),
+        signing_secret: newSecret(SIGNING_SECRET_PREFIX),
         created_at: timestamp,
         updated_at: timestamp,
       });

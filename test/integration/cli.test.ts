@@ -192,11 +192,13 @@ describe('credentials', () => {
     const errorLine = result.stderr.split('\n').find((line) => line.startsWith('{'))!;
     expect(JSON.parse(errorLine)).toEqual({ error: { status: 403, code: 'insufficient_scope', message: expect.stringContaining('webhooks:write') } });
     // The hint's commands name the profile in use: followed as written, they must not replace another profile's login.
-    expect(result.stderr).toContain('hint: log in with a client that has webhooks:write: whsvc login --client-id ID (whsvc auth status shows');
+    expect(result.stderr).toContain(
+      'hint: log in with a client that has webhooks:write: whsvc login --client-id ID; the scope of this one: whsvc auth status\n',
+    );
     const reader = await cli(['webhooks', 'delete', 'wh_1', '--yes', '--profile', 'reader'], dir, { env });
     expect(reader.code).toBe(4);
     expect(reader.stderr).toContain(
-      'hint: log in with a client that has webhooks:write: whsvc login --profile reader --client-id ID (whsvc auth status --profile reader shows',
+      'hint: log in with a client that has webhooks:write: whsvc login --profile reader --client-id ID; the scope of this one: whsvc auth status --profile reader\n',
     );
   });
 
@@ -380,7 +382,7 @@ describe('credentials', () => {
     ).toBe(true);
 
     const page = await cli(['webhooks', 'list', '--limit', '5'], dir);
-    const hint = /More than the 5 shown: (whsvc webhooks list --limit 5 --cursor \S+) shows the next page, --all every one\./.exec(page.stderr);
+    const hint = /More than the 5 shown \(--all shows every one\); the next page: (whsvc webhooks list --limit 5 --cursor \S+)$/m.exec(page.stderr);
     expect(hint).not.toBeNull();
     const next = await cli(hint![1]!.split(' ').slice(1), dir);
     expect(next.code).toBe(0);

@@ -131,7 +131,9 @@ describe('every line laid out for the width, broken between words (issue 44)', (
     // A 403 and its hint, whose command stays on one line where it fits.
     const env = { WHSVC_CLIENT_ID: sandbox.info.readonly_client_id, WHSVC_CLIENT_SECRET: sandbox.info.readonly_client_secret };
     const refused = await laidOutLikeThePipe(['webhooks', 'create', '--url', `${app.url}/more`, '--events', 'invoice.paid'], { env, code: 4 });
-    expect(refused.shown.get(80)!.stderr).toMatch(/^hint: log in with a client that has \S+: whsvc login --client-id ID\n {6}\(whsvc auth/m);
+    expect(refused.shown.get(80)!.stderr).toMatch(
+      /^hint: log in with a client that has \S+: whsvc login --client-id ID;\n {6}the scope of this one: whsvc auth status$/m,
+    );
     // commander's own usage errors too.
     await laidOutLikeThePipe(['webhooks', 'list', '--format', 'json'], { code: 2 });
   });

@@ -1,5 +1,5 @@
 import { canonicalJson } from '../../exact-json.js';
-import { digestHex, SIGNATURE_PREFIX } from '../../protocol/signature.js';
+import { digestHex, SIGNATURE_PREFIX, SIGNING_SECRET_PREFIX } from '../../protocol/signature.js';
 
 /**
  * The usual reasons a receiver refuses deliveries the service signed, each as a delivery it predicts the receiver
@@ -102,7 +102,7 @@ interface DecodedKey {
  * Webhooks' JavaScript one, refuses such a secret, and makes no key). Without them both read it alike: one key.
  */
 function decodedKeys(secret: string): DecodedKey[] {
-  const encoded = /^whsec_([A-Za-z0-9+/_-]+={0,2})$/.exec(secret)?.[1];
+  const encoded = new RegExp(`^${SIGNING_SECRET_PREFIX}([A-Za-z0-9+/_-]+={0,2})$`).exec(secret)?.[1];
   if (encoded === undefined) return [];
   const urlsafe = Buffer.from(encoded, 'base64');
   if (!/[-_]/.test(encoded)) {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { samplePayload } from '../../protocol/catalog.js';
 import { LARGEST_PAYLOAD_BYTES, type MadeDelivery } from '../../protocol/delivery.js';
 import { deliveryHeaderNames, signatureHeaderName } from '../../protocol/headers.js';
-import { digestHex, SIGNATURE_PREFIX, type SignatureCheck } from '../../protocol/signature.js';
+import { digestHex, SIGNATURE_PREFIX, SIGNING_SECRET_PREFIX, type SignatureCheck } from '../../protocol/signature.js';
 import { counted, countText } from '../../render/text.js';
 import { elapsed } from '../../render/words.js';
 import type { Check, Key, Making, Outcome, Probe } from './types.js';
@@ -38,7 +38,7 @@ import {
 export const UNKNOWN_EVENT_TYPE = 'whsvc_check.unknown_type';
 
 /** A secret as the service makes one, made up for a check: the receiver cannot hold it. */
-const madeUpSecret = () => `whsec_${randomBytes(24).toString('base64url')}`;
+const madeUpSecret = () => `${SIGNING_SECRET_PREFIX}${randomBytes(24).toString('base64url')}`;
 
 /** A delivery that must be refused: not signed with a secret of the receiver's. */
 const forged = (what: string, delivery: MadeDelivery, signatureCheck: SignatureCheck): Probe => ({ what, delivery, signatureCheck, signedWith: null });

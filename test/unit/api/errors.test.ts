@@ -210,4 +210,18 @@ describe('SecretMask', () => {
     mask.add('');
     expect(mask.mask('yes, the key')).toBe('yes, the key');
   });
+
+  it(`a signing secret's key (after whsec_) is a form from ${SecretMask.MIN_KEY} characters: a short one is a word other text holds (a year, a number)`, () => {
+    // A service's short secret: its whole form stays a form, its key does not.
+    expect(SecretMask.holdsWhole('wh_1… invoice.paid', 'whsec_1')).toBe(false);
+    expect(SecretMask.holdsWhole('"whsec_1"', 'whsec_1')).toBe(true);
+    const mask = new SecretMask();
+    mask.add('whsec_2026');
+    expect(mask.mask('created 2026-11-28, secret whsec_2026')).toBe('created 2026-11-28, secret [redacted]');
+    // A key as long as a real one's is masked alone, and had back whole from.
+    const key = 'MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    mask.add(`whsec_${key}`);
+    expect(mask.mask(`key ${key}`)).toBe('key [redacted]');
+    expect(SecretMask.holdsWhole(`key ${key}`, `whsec_${key}`)).toBe(true);
+  });
 });

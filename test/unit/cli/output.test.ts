@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { PrintedJson } from '../../../src/cli/json-output.js';
+import { writeMoreLine } from '../../../src/cli/output.js';
+import { PLAIN } from '../../../src/render/colors.js';
+import { argsPasted } from '../../helpers/pasted.js';
 
 function sink() {
   const out = { text: '', write: (chunk: string) => (out.text += chunk) };
@@ -56,5 +59,27 @@ describe('PrintedJson.stream: a document written as it goes', () => {
     const empty = sink();
     new PrintedJson(empty).stream('data', {}, true).end({ has_more: false, next_cursor: null });
     expect(empty.text).toBe(`${JSON.stringify({ data: [], has_more: false, next_cursor: null }, null, 2)}\n`);
+  });
+});
+
+describe('writeMoreLine: the line under a list that showed part of what there is', () => {
+  // A cursor as the sandbox gives one: wider than a line of 60 or 80 columns after the prose.
+  const cursor = `cur_${'Zm9vYmFyYmF6'.repeat(7)}`;
+  const command = `whsvc deliveries list wh_7a9121f85d9342c47a53ba45 --limit 2 --cursor ${cursor}`;
+
+  it('the command for the next page ends the line: pasted from `whsvc` on at 60 and 80, bash reads exactly its words', () => {
+    for (const columns of [60, 80, 200]) {
+      const stderr = Object.assign(sink(), { isTTY: true, columns });
+      writeMoreLine({ stderr, errColors: PLAIN }, 2, { command });
+      const laid = stderr.text;
+      expect(laid.replace(/\s+/g, ' ').startsWith('More than the 2 shown (--all shows every one); the next page: whsvc'), laid).toBe(true);
+      expect(argsPasted(laid.slice(laid.indexOf('whsvc'))), laid).toEqual(command.split(' '));
+    }
+  });
+
+  it('across webhooks, with no cursor: a sentence with no command in it', () => {
+    const stderr = Object.assign(sink(), { isTTY: false });
+    writeMoreLine({ stderr, errColors: PLAIN }, 2, { flag: '--limit N' });
+    expect(stderr.text).toBe('More than the 2 shown: --limit N shows more, --all every one.\n');
   });
 });

@@ -58,4 +58,12 @@ describe("a question laid out for the terminal's width (issue 44)", () => {
     expect(laid.replace(/\n {2}/g, ' ')).toBe(DELETE);
     expect(displayWidth(`? ${laid.split('\n').pop()!} (y/N) yes`)).toBeLessThanOrEqual(60);
   });
+
+  it('a message ending in spaces keeps its last word and its `?`, the spaces dropped', () => {
+    const message = 'Rotate the signing secret of wh_b8150f52bf1c33c0d56f09d4 now?  ';
+    const laid = questionText(message, 58, ' (y/N) yes');
+    expect(laid.replace(/\n {2}/g, ' ')).toBe(message.trim());
+    expect(laid.endsWith('now?'), laid).toBe(true);
+    expect(questionText(message, undefined, ' (y/N) yes')).toBe(message.trim());
+  });
 });

@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { displayWidth } from '../../../src/render/width.js';
 import { hangOf, laidOut, laidOutAfter, terminalColumns, wrapCommand, wrapLine } from '../../../src/render/wrap.js';
+import { argsPasted } from '../../helpers/pasted.js';
 
 const widths = (text: string) => text.split('\n').map((line) => displayWidth(line));
 
@@ -200,18 +200,33 @@ describe('wrapLine: prose laid out for a terminal, as --help is', () => {
       'whsvc webhooks create --url https://hooks.example.com/in --events invoice.paid --secret-file "/Users/jane/My Secrets/a new hook.secret"',
       "whsvc sign --secret-file ./whsec.txt --payload-file 'payloads/an invoice that was paid late.json' 'one more quoted word'",
     ];
-    // The arguments bash reads from the text, as a user pastes it.
-    const argsOf = (text: string) =>
-      execFileSync('bash', ['-c', `printf '%s\\0' ${text}`], { encoding: 'utf8' })
-        .split('\0')
-        .slice(0, -1);
     for (const command of commands) {
       for (const columns of [60, 80]) {
         const laid = wrapCommand(`  ${command}`, columns, '    ');
         expect(laid.split('\n').length, laid).toBeGreaterThan(1);
-        expect(argsOf(laid), laid).toEqual(argsOf(command));
+        expect(argsPasted(laid), laid).toEqual(argsPasted(command));
         // Every line that fits does: only a quoted value wider than the line is left to the terminal.
         for (const line of laid.split('\n')) if (displayWidth(line) > columns) expect(line.trim(), laid).toMatch(/^(?:'[^']*'|"[^"]*") \\$/);
+      }
+    }
+  });
+
+  it("a command to paste: a word of glued runs (shellQuote's `'it'\\''s'`, shellWord's `$'…'`, \"…\" with escapes, `\\ `) is one word: at 40, 60 and 80 bash reads back the same arguments", () => {
+    const values = [
+      "'/tmp/it'\\''s my dir/new hook.secret'",
+      "$'/tmp/a dir\\twith a tab/it\\'s here.secret'",
+      '"/tmp/a \\"quoted\\" dir"/\'and more\'/new\\ hook.secret',
+      "pre'fix with'\" spaces \"$'in \\'runs\\''",
+    ];
+    for (const value of values) {
+      const command = `whsvc webhooks rotate-secret wh_7a9121f85d9342c47a53ba45 --secret-file ${value} --yes`;
+      const hint = `hint: to write it there: ${command}`;
+      for (const columns of [40, 60, 80]) {
+        const laid = wrapCommand(`  ${command}`, columns, '    ');
+        expect(argsPasted(laid), laid).toEqual(argsPasted(command));
+        // Said to run in a sentence (SUGGESTED_COMMAND): kept whole, or laid out as one, the same words.
+        const said = laidOut({ write: () => true, isTTY: true, columns }, hint);
+        expect(argsPasted(said.slice(said.indexOf('whsvc'))), said).toEqual(argsPasted(command));
       }
     }
   });

@@ -92,7 +92,7 @@ describe('webhooks list', () => {
     expect(lines[2]).toMatch(/^wh_000002\s+https:\/\/hooks2\.example\.com\/in\s+invoice\.paid\s+active\s+1h ago$/);
     expect(lines).toHaveLength(3);
     expect(fake.stderr.text).toBe(
-      'More than the 2 shown: whsvc webhooks list --active true --limit 2 --cursor cur_page2 shows the next page, --all every one.\n',
+      'More than the 2 shown (--all shows every one); the next page: whsvc webhooks list --active true --limit 2 --cursor cur_page2\n',
     );
   });
 
