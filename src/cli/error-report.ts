@@ -34,7 +34,7 @@ const report = (message: string, exitCode: number, hint?: string, status?: numbe
 /** The report of an error of whsvc's own kinds; undefined for any other (an unexpected error, or commander's, which runCli tells itself). */
 export function errorReport(error: unknown, { profile }: Reporting): ErrorReport | undefined {
   if (error instanceof CliError) {
-    return report(error.message, error.exitCode, error.hint, undefined, error.exitCode === ExitCode.usage ? 'usage' : undefined);
+    return report(error.message, error.exitCode, error.hint, undefined, error.code ?? (error.exitCode === ExitCode.usage ? 'usage' : undefined));
   }
   if (error instanceof ConfigError) return report(error.message, ExitCode.failure, error.hint);
   if (error instanceof FileError) {

@@ -19,6 +19,8 @@ export class CliError extends Error {
     message: string,
     readonly exitCode: number = ExitCode.failure,
     readonly hint?: string,
+    /** whsvc's own name for the case, the `code` of --json's error object (`secret_not_kept`); a usage error's is `usage`. */
+    readonly code?: string,
   ) {
     super(message);
   }

@@ -138,6 +138,8 @@ function optionHint(argv: readonly string[], typedWord: string): string | undefi
   }
   const paused = pauseHint(argv, typedWord);
   if (paused) return paused;
+  const backwards = clockBackHint(argv, typedWord);
+  if (backwards) return backwards;
   if (word === '--print-secret') {
     return "the signing secret is the webhook's, shown once when it is created (`whsvc webhooks create … --secret-file whsec.txt` keeps it in a file); then: whsvc listen --secret-file whsec.txt";
   }
@@ -221,10 +223,56 @@ function commandHint(argv: readonly string[], word: string): string | undefined 
 /** Lists that other tools take as words (`--events a b`): whsvc takes them joined by commas. */
 const LIST_OPTIONS = ['--events'];
 
-/** Words too many: a list given as words, gh's `--json id,url`, stripe's `listen 3000`, `events trigger`. */
+/** The units a duration is written in (`90s`), by the words other tools and people write them with apart (`1 hour`). */
+const UNIT_WORDS: Record<string, string> = {
+  ms: 'ms',
+  s: 's',
+  sec: 's',
+  secs: 's',
+  second: 's',
+  seconds: 's',
+  m: 'm',
+  min: 'm',
+  mins: 'm',
+  minute: 'm',
+  minutes: 'm',
+  h: 'h',
+  hr: 'h',
+  hrs: 'h',
+  hour: 'h',
+  hours: 'h',
+  d: 'd',
+  day: 'd',
+  days: 'd',
+};
+
+/** A duration typed as a number and a unit apart (`advance 1 h`, `--since 2 hours`): the command with it as one word. */
+function splitDurationHint(argv: readonly string[]): string | undefined {
+  const at = argv.findIndex(
+    (arg, i) =>
+      i > 0 &&
+      /^\d+(\.\d+)?$/.test(arg) &&
+      UNIT_WORDS[argv[i + 1]?.toLowerCase() ?? ''] !== undefined &&
+      (argv[i - 1] === 'advance' || argv[i - 1]!.startsWith('--')),
+  );
+  if (at < 0) return undefined;
+  const word = `${argv[at]}${UNIT_WORDS[argv[at + 1]!.toLowerCase()]}`;
+  return `write it as one word: ${typed([...argv.slice(0, at), word, ...argv.slice(at + 2)])}`;
+}
+
+/** `sandbox clock advance -5m`: a manual clock moves forward only; the command that shows where it is. */
+function clockBackHint(argv: readonly string[], typedWord: string): string | undefined {
+  const at = argv.indexOf('advance');
+  if (at < 1 || argv[at - 1] !== 'clock' || !/^-\d/.test(typedWord)) return undefined;
+  return `the sandbox's clock only moves forward; its time now: ${typed(argv.slice(0, at))}`;
+}
+
+/** Words too many: a list given as words, gh's `--json id,url`, stripe's `listen 3000`, `events trigger`, `advance 1 h`. */
 function argumentsHint(argv: readonly string[]): string | undefined {
   const paused = pauseHint(argv);
   if (paused) return paused;
+  const split = splitDurationHint(argv);
+  if (split) return split;
   const list = argv.findIndex((arg) => LIST_OPTIONS.includes(arg));
   if (list >= 0) {
     const end = argv.findIndex((arg, i) => i > list && arg.startsWith('-'));

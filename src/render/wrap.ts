@@ -1,6 +1,6 @@
 import { TOP_COMMANDS } from './commands.js';
 import type { OutputStream } from './stream.js';
-import { displayWidth, MEASURE, shortestOf, shortToken } from './width.js';
+import { displayWidth, MEASURE, padEnd, shortestOf, shortToken } from './width.js';
 
 /**
  * Lines of prose laid out for a terminal, as --help lays out its descriptions: broken between words, each
@@ -103,6 +103,19 @@ export function wrapLine(line: string, width: number | undefined, hang = '', kee
   // Not the hang alone after a command on lines of its own.
   if (current.trim() !== '' || lines.length === 0) lines.push(current);
   return lines.map((text, n) => (n < lines.length - 1 ? text + mark : text)).join('\n');
+}
+
+/**
+ * Rows of cells as aligned columns: every cell but a row's last padded to its column's widest (as a terminal measures
+ * it, colour codes taking none), `gap` between them; the last cell (an id) as it is, for wrapLine to put whole on a
+ * continuation where it does not fit.
+ */
+export function alignedRows(rows: readonly (readonly string[])[], gap = '  '): string[] {
+  const widths: number[] = [];
+  for (const row of rows) {
+    for (const [i, cell] of row.slice(0, -1).entries()) widths[i] = Math.max(widths[i] ?? 0, displayWidth(cell));
+  }
+  return rows.map((row) => row.map((cell, i) => (i < row.length - 1 ? padEnd(cell, widths[i]!) : cell)).join(gap));
 }
 
 /**

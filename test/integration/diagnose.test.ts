@@ -112,6 +112,29 @@ describe('whsvc deliveries diagnose', () => {
     expect(away.filter((command) => command.startsWith('whsvc listen'))).toEqual([]);
   });
 
+  it('the attempts as aligned columns, status and code padded to the widest, at 60 and 80; an id that does not fit goes whole on under its line', async () => {
+    app.answerDelayMs = 1000;
+    let first: string;
+    try {
+      first = await sentTo(`${app.url}/flaky`, join(workDir, 'flaky.txt'));
+    } finally {
+      app.answerDelayMs = 0;
+    }
+    const retried = await cli(['deliveries', 'retry', first, '--json']);
+    expect(retried.code, retried.stderr).toBe(0);
+    const at = (columns: number) =>
+      inProcessCliWith(() => sandboxEnv(sandbox.info, join(workDir, 'config')), { terminal: { columns } })(['deliveries', 'diagnose', first]);
+    const time = String.raw`\d\d:\d\d:\d\d`;
+    const at80 = (await at(80)).stdout;
+    expect(at80).toMatch(
+      new RegExp(`^attempts\n {2}#1 {2}${time} {2}failed {5}no answer {2}dlv_\\S+\n {2}#2 {2}${time} {2}delivered {2}200 {8}dlv_\\S+$`, 'm'),
+    );
+    const at60 = (await at(60)).stdout;
+    expect(at60).toMatch(
+      new RegExp(`^attempts\n {2}#1 {2}${time} {2}failed {5}no answer\n {4}dlv_\\S+\n {2}#2 {2}${time} {2}delivered {2}200\n {4}dlv_\\S+$`, 'm'),
+    );
+  });
+
   it('an unknown id is exit 5', async () => {
     const result = await cli(['deliveries', 'diagnose', 'dlv_000000000000000000000000']);
     expect(result.code).toBe(5);

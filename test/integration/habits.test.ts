@@ -207,6 +207,30 @@ describe('habits of gh, stripe, svix and kubectl users: exit 2 stays, with the c
       'unknown option --disabled',
       'a webhook is created paused with --inactive: whsvc webhooks create --url https://example.com/h --inactive',
     ],
+    [
+      'clock advance 1 h',
+      ['sandbox', 'clock', 'advance', '1', 'h'],
+      'too many arguments for advance: expected 1 argument but got 2: 1, h',
+      'write it as one word: whsvc sandbox clock advance 1h',
+    ],
+    [
+      'clock advance 2 hours --json',
+      ['--profile', 'dev', 'sandbox', 'clock', 'advance', '2', 'hours', '--json'],
+      'too many arguments for advance: expected 1 argument but got 2: 2, hours',
+      'write it as one word: whsvc --profile dev sandbox clock advance 2h --json',
+    ],
+    [
+      'tail --since 2 h',
+      ['deliveries', 'tail', '--since', '2', 'h'],
+      'too many arguments for tail: expected 0 arguments but got 1: h',
+      'write it as one word: whsvc deliveries tail --since 2h',
+    ],
+    [
+      'clock advance -5m',
+      ['sandbox', 'clock', 'advance', '-5m'],
+      'unknown option -5m',
+      "the sandbox's clock only moves forward; its time now: whsvc sandbox clock",
+    ],
     ['whoami', ['whoami'], 'unknown command whoami', 'who is logged in, to which service, with which scopes: whsvc auth status'],
     [
       'stripe logs tail',

@@ -38,6 +38,19 @@ const listen = startListenInProcess;
 const stillRunning = async (run: RunningInProcess) => (await Promise.race([run.exit, 'running'])) === 'running';
 
 describe('whsvc listen', () => {
+  it("a secret file not there yet: the create command it suggests, at the README's path, pasted with its events makes a webhook it receives and verifies", async () => {
+    const secretFile = join(workDir, 'pasted-secret.txt');
+    const listener = await listen(['--secret-file', secretFile, '--count', '1', '--timeout', '60', '--json']);
+    const suggested = /^ {4}whsvc (webhooks create .*)$/m.exec(listener.stderr())?.[1];
+    expect(suggested, listener.stderr()).toBe(`webhooks create --url ${listener.url}/hooks --events … --secret-file ${secretFile}`);
+    const created = await cli([...suggested!.split(' ').map((word) => (word === '…' ? 'invoice.paid' : word)), '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    await trigger(cli, 'invoice.paid');
+    expect(await listener.exit).toBe(0);
+    expect(listener.deliveries()[0]).toMatchObject({ event: 'invoice.paid', signature_check: 'verified' });
+    await cli(['webhooks', 'delete', JSON.parse(created.stdout).id, '--yes']);
+  });
+
   it('as a CI check: starts before the secret exists, counts verified deliveries, exits 0', async () => {
     const secretFile = join(workDir, 'ci-secret.txt');
     const listener = await listen(['--secret-file', secretFile, '--count', '2', '--timeout', '60', '--json']);

@@ -154,6 +154,10 @@ describe('signing secrets under --jq (issue 44 probe)', () => {
     expect(result.stderr).toMatch(
       /^whsvc: --jq's results leave out the created webhook's signing secret, which the service gives only once; webhook wh_\w+ was deleted again, so nothing was created\nhint: keep \.signing_secret in the --jq program, or write the secret to a file with --secret-file PATH/,
     );
+    // With --jq (as with --json) the error is also its JSON line, named by whsvc's own code for the case: no service said it.
+    expect(JSON.parse(result.stderr.trimEnd().split('\n').at(-1)!)).toEqual({
+      error: { status: null, code: 'secret_not_kept', message: expect.stringContaining('was deleted again') },
+    });
     expect(await madeAt(url)).toBe('');
     const file = join(workDir, 'jq-dropped.secret');
     const toFile = await cli(['webhooks', 'create', '--url', url, '--events', 'invoice.paid', '--secret-file', file, '--jq', '.id']);

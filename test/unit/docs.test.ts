@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { TOP_COMMANDS } from '../../src/render/commands.js';
 
 // Every link between the README and docs/ goes to a file that exists and, with a #fragment, to a heading it has,
 // by the anchors GitHub makes of headings. Links out of the repository (http, mailto) are not followed.
@@ -62,6 +63,13 @@ describe('links between the README and docs/', () => {
 });
 
 describe('README.md', () => {
+  it('names in backticks only commands whsvc has: `whsvc trigger` is a habit answered with another command, not one taken', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const named = [...readme.matchAll(/`whsvc ([a-z][\w-]*)[^`]*`/g)].map(([, command]) => command!);
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((command) => !(TOP_COMMANDS as readonly string[]).includes(command))).toEqual([]);
+  });
+
   it('is a guide of at most 450 lines: rules and details live in docs/commands.md (issue 41)', () => {
     const lines = readFileSync(join(root, 'README.md'), 'utf8').split('\n').length;
     expect(lines).toBeLessThanOrEqual(450);

@@ -11,7 +11,7 @@ import { platformNameOption, resourceId } from '../../cli/parse.js';
 import { requiredSecret } from '../../receiver/secrets.js';
 import { STDIN } from '../../cli/stdin.js';
 import { keyValues, sanitize, sanitizeBlock, shellWord } from '../../render/text.js';
-import { laidOut, terminalColumns, wrapCommand, wrapLine } from '../../render/wrap.js';
+import { alignedRows, laidOut, terminalColumns, wrapCommand, wrapLine } from '../../render/wrap.js';
 import { clockTime, fateSentence, NO_ANSWER, noAnswer, statusWords } from '../../render/words.js';
 import { deliveryFate } from '../../protocol/fate.js';
 import { rebuiltDelivery } from '../../protocol/delivery.js';
@@ -160,17 +160,12 @@ function printFacts(deps: CommandDeps, { asked, key, webhook, attempts, latest, 
     return code === undefined ? (a.status === 'pending' ? 'under way' : NO_ANSWER) : String(code);
   };
   const width = terminalColumns(deps.stdout);
-  // An attempt's line too wide goes on under it, broken between words: its id whole, `no answer` in one piece.
-  const timeline = attempts
-    .map((a) =>
-      wrapLine(
-        `  #${numberText(a.attempts) ?? '?'}  ${clockTime(a.created_at, now)}  ${statusLabel(a.status, c)}  ${words(a)}  ${c.dim(sanitize(a.id))}`,
-        width,
-        '    ',
-        [words(a)],
-      ),
-    )
-    .join('\n');
+  // The attempts as aligned columns; a line too wide goes on under it, broken between words: its id whole, `no answer`
+  // in one piece.
+  const rows = alignedRows(
+    attempts.map((a) => [`  #${numberText(a.attempts) ?? '?'}`, clockTime(a.created_at, now), statusLabel(a.status, c), words(a), c.dim(sanitize(a.id))]),
+  );
+  const timeline = rows.map((row, i) => wrapLine(row, width, '    ', [words(attempts[i]!)])).join('\n');
   const signatureWords = checkWords(signatureCheck, options.secretFile, c);
   deps.stdout.write(
     keyValues(

@@ -404,7 +404,8 @@ function announce(
   for (const file of options.secretFiles ?? []) {
     if (file === STDIN || state.secrets.find((source) => source.name === file)?.current() !== undefined) continue;
     say(`  ${file} is not there yet; this writes it:`, [file]);
-    const create = `    whsvc webhooks create --url ${shellWord(url)} --events … --secret-file ${shellWord(file)}`;
+    // listen takes a POST at any path; /hooks is the README's, so the command pasted from here and the README's agree.
+    const create = `    whsvc webhooks create --url ${shellWord(new URL('/hooks', url).href)} --events … --secret-file ${shellWord(file)}`;
     stderr.write(`${wrapCommand(create, terminalColumns(stderr), '      ')}\n`);
   }
 }

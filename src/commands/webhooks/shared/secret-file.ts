@@ -24,6 +24,9 @@ export async function undoCreate(api: ApiClient, id: string, path: string, error
   return lostSecret(api, id, `cannot write the signing secret to ${path}: ${failureReason(error)}`, fix, again);
 }
 
+/** --json's error code for a webhook made whose secret reached nobody (lostSecret), deleted again or not. */
+const SECRET_NOT_KEPT = 'secret_not_kept';
+
 /**
  * A webhook made whose secret reached nobody (`why`): it is deleted again, so that no webhook is left whose secret is
  * lost, and the error says so, with `fix`; if the delete fails too, it names the webhook and how to delete it, then
@@ -38,9 +41,10 @@ export async function lostSecret(api: ApiClient, id: string, why: string, fix: s
       `${why}; webhook ${shown} was created and could not be deleted again (${sanitize((deleteError as Error).message)})`,
       ExitCode.failure,
       `its secret is lost: delete it with \`whsvc webhooks delete ${shellWord(id)} --yes\`, then ${again}`,
+      SECRET_NOT_KEPT,
     );
   }
-  return new CliError(`${why}; webhook ${shown} was deleted again, so nothing was created`, ExitCode.failure, fix);
+  return new CliError(`${why}; webhook ${shown} was deleted again, so nothing was created`, ExitCode.failure, fix, SECRET_NOT_KEPT);
 }
 
 /**
