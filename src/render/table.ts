@@ -38,6 +38,9 @@ export interface Column {
   give?: number;
   /** The step at which it is left out; without it, it never is. */
   drop?: number;
+  /** The title of the column it explains or is explained by (a last failure's CODE, LAST FAILED): it is left out with
+   *  that column, and comes back with it, never shown alone. */
+  dropsWith?: string;
   /** A list's separator (`, ` by default). */
   separator?: string;
   /** The service's now, for a time column. */
@@ -150,6 +153,9 @@ function keepHosts(columns: Column[], cells: string[][], widths: number[], compa
   });
 }
 
+/** A column and those that go with it (dropsWith): left out together, back together. */
+const partnersOf = (columns: Column[], i: number) => [i, ...columns.flatMap((column, j) => (column.dropsWith === columns[i]!.title && j !== i ? [j] : []))];
+
 interface Step {
   rank: number;
   i: number;
@@ -172,7 +178,7 @@ function takeSteps(columns: Column[], widths: number[], compact: boolean[], maxW
     if (totalWidth(widths) <= maxWidth) break;
     if (widths[step.i] === DROPPED) continue;
     taken.push(step);
-    if (step.kind === 'drop') widths[step.i] = DROPPED;
+    if (step.kind === 'drop') for (const j of partnersOf(columns, step.i)) widths[j] = DROPPED;
     else {
       compact[step.i] = true;
       widths[step.i] = declared(step.i, true);
@@ -207,10 +213,13 @@ function undoSteps(columns: Column[], widths: number[], compact: boolean[], take
     if (kind === 'give' && (widths[i] === DROPPED || !TAKEN_BACK.has(columns[i]!.kind ?? 'whole'))) continue;
     if (kind === 'drop' && by.blank(i)) continue;
     const form = kind === 'give' ? false : compact[i]!;
-    const tried = widths.map((width, j) => (j === i ? by.sized(i, form) : width === DROPPED ? width : Math.max(width, by.least(j))));
+    const back = kind === 'drop' ? partnersOf(columns, i) : [i];
+    const tried = widths.map((width, j) =>
+      back.includes(j) ? by.sized(j, j === i ? form : compact[j]!) : width === DROPPED ? width : Math.max(width, by.least(j)),
+    );
     // One that does not fit keeps the steps before it too: each gave way for it.
     if (totalWidth(tried) > maxWidth) return;
-    widths[i] = tried[i]!;
+    for (const j of back) widths[j] = tried[j]!;
     compact[i] = form;
   }
 }

@@ -303,7 +303,8 @@ describe('webhooks health: the verdict in words at every width', () => {
   ];
   const expected: Record<(typeof WIDTHS)[number], string[]> = {
     132: ['ID', 'URL', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'LAST FAILED', 'CODE'],
-    100: ['ID', 'URL', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'CODE'],
+    // CODE goes with LAST FAILED, which explains it.
+    100: ['ID', 'URL', 'HEALTH', 'DELIVERED', 'FAILING STREAK'],
     80: ['ID', 'URL', 'HEALTH', 'DELIVERED'],
     // DELIVERED goes before a host is cut.
     60: ['ID', 'URL', 'HEALTH'],
@@ -336,6 +337,17 @@ describe('webhooks health: the verdict in words at every width', () => {
     const at120 = linesOf(await healthTable(local, PLAIN, NOW, { maxWidth: 120 }));
     for (const [i, row] of local.entries()) expect(at120[i + 1]!.startsWith(`${row.id}  `), at120.join('\n')).toBe(true);
   });
+
+  it.each([...WIDTHS, 70, 90, 110, 120])(
+    "at %i columns, CODE (the last failure's) only beside LAST FAILED, which it explains: both or neither",
+    async (width) => {
+      for (const shown of [rows, rows.slice(2), rows.slice(0, 1)]) {
+        const lines = linesOf(await healthTable(shown, PLAIN, NOW, { maxWidth: width }));
+        const titles = titlesOf(lines[0]!);
+        expect(titles.includes('CODE'), lines.join('\n')).toBe(titles.includes('LAST FAILED'));
+      }
+    },
+  );
 
   it('the code of a last failure with no answer says so; none, -', async () => {
     const lines = linesOf(await healthTable(rows, PLAIN, NOW, { maxWidth: 132 }));
