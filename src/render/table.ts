@@ -1,6 +1,6 @@
 import type { Colors } from './colors.js';
 import { sanitize } from './text.js';
-import { COMPACT_TIME_WIDTH, compactTime, RELATIVE_TIME_WIDTH, relativeTime, statusWordOf } from './words.js';
+import { COMPACT_TIME_WIDTH, compactTime, RELATIVE_TIME_WIDTH, relativeTime } from './words.js';
 import { cutEnd, cutWords, displayWidth, ID_SHORT_WIDTH, keepsScheme, originOf, shortenUrl, shortIdText, shortList } from './width.js';
 
 /**
@@ -28,7 +28,7 @@ export interface Column {
    * - `words`: text cut between words (an event type, a description).
    * The last three are flexible: they take the room the others leave, down to `min`.
    */
-  kind?: 'whole' | 'id' | 'status' | 'time' | 'url' | 'list' | 'words';
+  kind?: 'whole' | 'id' | 'time' | 'url' | 'list' | 'words';
   /** The width it is given whole (declared: the widest value the service sends, or for a flexible one, the width it
    *  should have before another column gives way). A wider id or whole value widens it. */
   width?: number;
@@ -102,7 +102,6 @@ const isFlexible = (column: Column) => FLEXIBLE.has(column.kind ?? 'whole');
 function formOf(column: Column, cell: string, compact: boolean): string {
   if (column.kind === 'time') return (compact ? compactTime : relativeTime)(cell, column.now ?? Date.now());
   if (column.kind === 'id' && compact) return shortIdText(cell);
-  if (column.kind === 'status' && compact) return statusWordOf(cell);
   return cell;
 }
 
@@ -188,10 +187,10 @@ function takeSteps(columns: Column[], widths: number[], compact: boolean[], maxW
 }
 
 /**
- * The kinds whose whole form a column takes back where there is room: an id shown short, a status without its fate, a
- * flexible column's width (a time keeps its compact form: it says as much).
+ * The kinds whose whole form a column takes back where there is room: an id shown short, a flexible column's width (a
+ * time keeps its compact form: it says as much).
  */
-const TAKEN_BACK = new Set(['id', 'status', ...FLEXIBLE]);
+const TAKEN_BACK = new Set(['id', ...FLEXIBLE]);
 
 interface Measures {
   /** A column's width in a form. */
@@ -200,13 +199,16 @@ interface Measures {
   blank: (i: number) => boolean;
   /** The least it needs beside a column that comes back (a URL column: its hosts whole). */
   least: (i: number) => number;
+  /** Whether the table is streamed: measured by its declared widths alone. */
+  streamed: boolean;
 }
 
 /**
  * The steps taken undone where the room is there after all, the last taken (the column the table holds dearest)
  * first, up to the first that does not fit: a column left out comes back (unless its rows hold nothing), an id is whole
- * again, a status says its fate again. Measured `by` a streamed table's declared widths (its later pages must fit
- * too), another's rows.
+ * again. Measured `by` a streamed table's declared widths (its later pages must fit too), another's rows. A streamed
+ * table goes on past one that does not fit: an id shortened for a column that had to go anyway is whole again where
+ * the room that column left holds it (the flexible columns take all the room left, measured by no rows).
  */
 function undoSteps(columns: Column[], widths: number[], compact: boolean[], taken: Step[], maxWidth: number, by: Measures): void {
   for (const { i, kind } of [...taken].reverse()) {
@@ -217,8 +219,11 @@ function undoSteps(columns: Column[], widths: number[], compact: boolean[], take
     const tried = widths.map((width, j) =>
       back.includes(j) ? by.sized(j, j === i ? form : compact[j]!) : width === DROPPED ? width : Math.max(width, by.least(j)),
     );
-    // One that does not fit keeps the steps before it too: each gave way for it.
-    if (totalWidth(tried) > maxWidth) return;
+    // One that does not fit keeps the steps before it too (each gave way for it), but in a streamed table.
+    if (totalWidth(tried) > maxWidth) {
+      if (by.streamed) continue;
+      return;
+    }
     for (const j of back) widths[j] = tried[j]!;
     compact[i] = form;
   }
@@ -262,7 +267,7 @@ function layoutOf(columns: Column[], cells: string[][], maxWidth: number | undef
   const blank = (i: number) => !streamed && cells.every((row) => (row[i] ?? '') === '');
   // What comes back takes no room a URL column needs for its hosts whole.
   const least = (i: number) => (streamed || columns[i]!.kind !== 'url' ? 0 : Math.min(natural(i), hostsWidth(cells, i)));
-  undoSteps(columns, widths, compact, taken, maxWidth, { sized, blank, least });
+  undoSteps(columns, widths, compact, taken, maxWidth, { sized, blank, least, streamed });
   // The flexible columns: the room left, to the column that gave way last first (the one the table holds dearest), up
   // to its values' width (a streamed table's: all of it, for the pages to come).
   const flexible = columns.map((_column, i) => i).filter((i) => widths[i] !== DROPPED && isFlexible(columns[i]!));
