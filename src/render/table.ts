@@ -17,8 +17,6 @@ export interface Column {
    * - `whole` (the default): never cut (a status, a code, a figure); `width` is the widest value it holds;
    * - `id`: an id, or text ending in one (`3 of dlv_…`), or a delivery's id and its attempt's number (`dlv_… #3`):
    *   whole, or with the id in its one short form (shortId), never another cut; `width` whole, `min` short;
-   * - `status`: a delivery's status and what follows it (`failed · no more retries`, statusWords, fateWords): whole, or
-   *   its status word alone (`failed`); `width` whole, `min` the status word;
    * - `time`: a time (ISO 8601 in the cells): relative (`15 seconds ago`), or in its compact form (`15s ago`);
    *   text that is no time (`no token`, `-`) is shown as it is;
    * - `url`: a URL whose scheme and host stay whole, its path losing its middle (shortenUrl); where one https row's

@@ -30,6 +30,16 @@ function deliveryRefOf(attempt: Attempt): string {
   return `${deliveryKey(attempt)}${number === undefined ? '' : ` #${number}`}`;
 }
 
+/** What an attempt's detail (deliveries show, tail -i) calls its code: the glossary's word. */
+export const RESPONSE = 'response';
+
+/**
+ * An attempt's code in its detail: the status its endpoint answered, or no answer with why, as every command says it
+ * (`no answer: connection refused`).
+ */
+export const responseWords = (attempt: Pick<Attempt, 'response_code' | 'status' | 'failure_reason'>) =>
+  String(answeredStatus(attempt.response_code) ?? noAnswer(attempt.status === 'pending' ? undefined : attempt.failure_reason));
+
 /** An attempt's code: the status its endpoint answered, `no answer`, or nothing while it is under way. */
 export const attemptCode = (attempt: Pick<Attempt, 'response_code' | 'status'>) => codeWords(answeredStatus(attempt.response_code), attempt.status);
 
@@ -114,8 +124,7 @@ export function attemptBlock(attempt: Attempt, colors: Colors, now: number, show
     ['event', attempt.event],
     ['status', { styled: statusLabel(attempt.status, colors, words) }],
     ...(fate ? [['fate', fate] as Pair] : []),
-    // No answer says why on its own line, as every command says it (`no answer: connection refused`).
-    ['response', String(answeredStatus(attempt.response_code) ?? noAnswer(attempt.status === 'pending' ? undefined : attempt.failure_reason))],
+    [RESPONSE, responseWords(attempt)],
     ...(attempt.failure_reason && answeredStatus(attempt.response_code) !== undefined ? [['failure', attempt.failure_reason] as Pair] : []),
     // Its delivery and number as listen and tail name them (`dlv_A #2`); its number alone when the service names no delivery.
     ...(attempt.delivery_id !== undefined ? [['delivery', deliveryRefOf(attempt)] as Pair] : []),

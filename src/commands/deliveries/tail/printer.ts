@@ -144,8 +144,6 @@ export class TailPrinter {
           }
         : { text: `${arrow}app down`, styled: arrow + colors.red('app down') };
     const verdict = outcome.signatureCheck === 'not_checked' ? 'not checked' : outcome.signatureCheck;
-    // Compact, the verdict alone (`verified`), as listen's lines say it.
-    const signatureWords = layout.compact('signature') ? verdict : `signature ${verdict}`;
     const signatureStyle = { verified: colors.green, mismatch: colors.red, missing: colors.red, malformed: colors.red, not_checked: colors.dim }[
       outcome.signatureCheck
     ];
@@ -163,7 +161,7 @@ export class TailPrinter {
         via: `via ${route.label}`,
         delivery: deliveryRef(this.changes(), 'delivery', sanitize(key), numberText(a.attempts)),
         app,
-        signature: { text: signatureWords, styled: signatureStyle(signatureWords) },
+        signature: { text: verdict, styled: signatureStyle(verdict) },
         why: why === undefined ? undefined : { text: why, styled: colors.red(why) },
       }),
     );
@@ -178,7 +176,7 @@ export class TailPrinter {
   /**
    * The layout of the forwards' lines, decided at the first: the time, the app's answer and the signature's verdict
    * stay; the route (`via invoice.*`) goes first, then the URL keeps its scheme and host and loses its path's middle,
-   * why the app did not answer goes, the verdict loses the word `signature` (`verified`), and the URL goes (the app's
+   * why the app did not answer goes, and the URL goes (the app's
    * answer then says `→ app 202`); the delivery is in the form of the attempts' lines.
    */
   private forwards(): StreamLayout<ForwardKey> {
@@ -207,8 +205,8 @@ export class TailPrinter {
         },
         { key: 'delivery', width: this.changes().compact('delivery') ? DELIVERY_REF_SHORT : deliveryRefWidth(DELIVERY_ID_WIDTH) },
         { key: 'app', width: 10 },
-        // `signature not checked`, the widest verdict; compact, the verdict alone (`not checked`).
-        { key: 'signature', width: 21, min: 11, give: 3 },
+        // The verdict alone, as listen's lines say it, at every width: `not checked` the widest.
+        { key: 'signature', width: 11 },
         { key: 'why', width: 20, drop: 2 },
       ],
       this.columns(),
