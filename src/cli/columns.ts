@@ -15,11 +15,10 @@ export const EVENT_WIDTH = 26;
 export const EVENT_MIN = 12;
 /**
  * The widest status a table's column shows: `failed · no more retries` (fateWords); a retry due is said there without
- * its time of day, `failed · retry due`.
+ * its time of day, `failed · retry due`, as a stream's line says it on a narrow terminal. No narrower form: a state's
+ * words are the same at every width.
  */
 export const STATUS_WIDTH = 24;
-/** A status in its compact form, its word alone: the widest, `delivered`. */
-export const STATUS_MIN = 9;
 /** The widest code: `no answer` (codeWords). */
 export const CODE_WIDTH = 9;
 /** A URL column keeps at least this much: an https scheme, a host of twenty-odd characters and `/…`. */

@@ -81,6 +81,12 @@ export class StreamLayout<K extends string> {
           else this.widths.set(key, step.field.min ?? step.field.width);
         }
       }
+      // The room left goes to a field cut between its words (an event type), up to its width whole.
+      for (const field of fields) {
+        if (field.cut !== 'words' || dropped.has(field.key) || !this.compactKeys.has(field.key)) continue;
+        const spare = this.columns - total();
+        if (spare > 0) this.widths.set(field.key, Math.min(field.width, this.widths.get(field.key)! + spare));
+      }
     }
     this.shown = fields.filter((field) => !dropped.has(field.key));
   }

@@ -1,6 +1,6 @@
 import type { Colors } from './colors.js';
 import { sanitize } from './text.js';
-import { COMPACT_TIME_WIDTH, compactTime, RELATIVE_TIME_WIDTH, relativeTime, statusWordOf } from './words.js';
+import { COMPACT_TIME_WIDTH, compactTime, RELATIVE_TIME_WIDTH, relativeTime } from './words.js';
 import { cutEnd, cutWords, displayWidth, ID_SHORT_WIDTH, keepsScheme, originOf, shortenUrl, shortIdText, shortList } from './width.js';
 
 /**
@@ -17,8 +17,6 @@ export interface Column {
    * - `whole` (the default): never cut (a status, a code, a figure); `width` is the widest value it holds;
    * - `id`: an id, or text ending in one (`3 of dlv_…`), or a delivery's id and its attempt's number (`dlv_… #3`):
    *   whole, or with the id in its one short form (shortId), never another cut; `width` whole, `min` short;
-   * - `status`: a delivery's status and what follows it (`failed · no more retries`, statusWords, fateWords): whole, or
-   *   its status word alone (`failed`); `width` whole, `min` the status word;
    * - `time`: a time (ISO 8601 in the cells): relative (`15 seconds ago`), or in its compact form (`15s ago`);
    *   text that is no time (`no token`, `-`) is shown as it is;
    * - `url`: a URL whose scheme and host stay whole, its path losing its middle (shortenUrl); where one https row's
@@ -28,7 +26,7 @@ export interface Column {
    * - `words`: text cut between words (an event type, a description).
    * The last three are flexible: they take the room the others leave, down to `min`.
    */
-  kind?: 'whole' | 'id' | 'status' | 'time' | 'url' | 'list' | 'words';
+  kind?: 'whole' | 'id' | 'time' | 'url' | 'list' | 'words';
   /** The width it is given whole (declared: the widest value the service sends, or for a flexible one, the width it
    *  should have before another column gives way). A wider id or whole value widens it. */
   width?: number;
@@ -38,6 +36,9 @@ export interface Column {
   give?: number;
   /** The step at which it is left out; without it, it never is. */
   drop?: number;
+  /** The title of the column it explains or is explained by (a last failure's CODE, LAST FAILED): it is left out with
+   *  that column, and comes back with it, never shown alone. */
+  dropsWith?: string;
   /** A list's separator (`, ` by default). */
   separator?: string;
   /** The service's now, for a time column. */
@@ -99,7 +100,6 @@ const isFlexible = (column: Column) => FLEXIBLE.has(column.kind ?? 'whole');
 function formOf(column: Column, cell: string, compact: boolean): string {
   if (column.kind === 'time') return (compact ? compactTime : relativeTime)(cell, column.now ?? Date.now());
   if (column.kind === 'id' && compact) return shortIdText(cell);
-  if (column.kind === 'status' && compact) return statusWordOf(cell);
   return cell;
 }
 
@@ -150,6 +150,9 @@ function keepHosts(columns: Column[], cells: string[][], widths: number[], compa
   });
 }
 
+/** A column and those that go with it (dropsWith): left out together, back together. */
+const partnersOf = (columns: Column[], i: number) => [i, ...columns.flatMap((column, j) => (column.dropsWith === columns[i]!.title && j !== i ? [j] : []))];
+
 interface Step {
   rank: number;
   i: number;
@@ -172,7 +175,7 @@ function takeSteps(columns: Column[], widths: number[], compact: boolean[], maxW
     if (totalWidth(widths) <= maxWidth) break;
     if (widths[step.i] === DROPPED) continue;
     taken.push(step);
-    if (step.kind === 'drop') widths[step.i] = DROPPED;
+    if (step.kind === 'drop') for (const j of partnersOf(columns, step.i)) widths[j] = DROPPED;
     else {
       compact[step.i] = true;
       widths[step.i] = declared(step.i, true);
@@ -182,10 +185,10 @@ function takeSteps(columns: Column[], widths: number[], compact: boolean[], maxW
 }
 
 /**
- * The kinds whose whole form a column takes back where there is room: an id shown short, a status without its fate, a
- * flexible column's width (a time keeps its compact form: it says as much).
+ * The kinds whose whole form a column takes back where there is room: an id shown short, a flexible column's width (a
+ * time keeps its compact form: it says as much).
  */
-const TAKEN_BACK = new Set(['id', 'status', ...FLEXIBLE]);
+const TAKEN_BACK = new Set(['id', ...FLEXIBLE]);
 
 interface Measures {
   /** A column's width in a form. */
@@ -194,23 +197,32 @@ interface Measures {
   blank: (i: number) => boolean;
   /** The least it needs beside a column that comes back (a URL column: its hosts whole). */
   least: (i: number) => number;
+  /** Whether the table is streamed: measured by its declared widths alone. */
+  streamed: boolean;
 }
 
 /**
  * The steps taken undone where the room is there after all, the last taken (the column the table holds dearest)
  * first, up to the first that does not fit: a column left out comes back (unless its rows hold nothing), an id is whole
- * again, a status says its fate again. Measured `by` a streamed table's declared widths (its later pages must fit
- * too), another's rows.
+ * again. Measured `by` a streamed table's declared widths (its later pages must fit too), another's rows. A streamed
+ * table goes on past one that does not fit: an id shortened for a column that had to go anyway is whole again where
+ * the room that column left holds it (the flexible columns take all the room left, measured by no rows).
  */
 function undoSteps(columns: Column[], widths: number[], compact: boolean[], taken: Step[], maxWidth: number, by: Measures): void {
   for (const { i, kind } of [...taken].reverse()) {
     if (kind === 'give' && (widths[i] === DROPPED || !TAKEN_BACK.has(columns[i]!.kind ?? 'whole'))) continue;
     if (kind === 'drop' && by.blank(i)) continue;
     const form = kind === 'give' ? false : compact[i]!;
-    const tried = widths.map((width, j) => (j === i ? by.sized(i, form) : width === DROPPED ? width : Math.max(width, by.least(j))));
-    // One that does not fit keeps the steps before it too: each gave way for it.
-    if (totalWidth(tried) > maxWidth) return;
-    widths[i] = tried[i]!;
+    const back = kind === 'drop' ? partnersOf(columns, i) : [i];
+    const tried = widths.map((width, j) =>
+      back.includes(j) ? by.sized(j, j === i ? form : compact[j]!) : width === DROPPED ? width : Math.max(width, by.least(j)),
+    );
+    // One that does not fit keeps the steps before it too (each gave way for it), but in a streamed table.
+    if (totalWidth(tried) > maxWidth) {
+      if (by.streamed) continue;
+      return;
+    }
+    for (const j of back) widths[j] = tried[j]!;
     compact[i] = form;
   }
 }
@@ -253,7 +265,7 @@ function layoutOf(columns: Column[], cells: string[][], maxWidth: number | undef
   const blank = (i: number) => !streamed && cells.every((row) => (row[i] ?? '') === '');
   // What comes back takes no room a URL column needs for its hosts whole.
   const least = (i: number) => (streamed || columns[i]!.kind !== 'url' ? 0 : Math.min(natural(i), hostsWidth(cells, i)));
-  undoSteps(columns, widths, compact, taken, maxWidth, { sized, blank, least });
+  undoSteps(columns, widths, compact, taken, maxWidth, { sized, blank, least, streamed });
   // The flexible columns: the room left, to the column that gave way last first (the one the table holds dearest), up
   // to its values' width (a streamed table's: all of it, for the pages to come).
   const flexible = columns.map((_column, i) => i).filter((i) => widths[i] !== DROPPED && isFlexible(columns[i]!));

@@ -165,9 +165,6 @@ export function statusWords(status: DeliveryStatus, nextAttemptAt: string | null
   return now === undefined ? `${word} · retry due` : `${word} · retry due ${clockTime(nextAttemptAt, now)}`;
 }
 
-/** The status word alone of statusWords' or fateWords' words (`failed` of `failed · no more retries`): a narrow column's form. */
-export const statusWordOf = (words: string): string => words.split(' · ')[0]!;
-
 /** What a failed delivery whose automatic attempts ran out reads: `failed · no more retries`. */
 export const NO_MORE_RETRIES = 'no more retries';
 

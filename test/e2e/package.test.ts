@@ -140,7 +140,7 @@ describe('the published package', { timeout: GATHERED_TIMEOUT }, () => {
               expect(applied.stdout, applied.stderr).toContain("No changes: the account's webhooks are as");
               expect((await installed(['sandbox', 'trigger', 'invoice.paid'], { env })).code).toBe(0);
               expect(await listened).toBe(0);
-              expect(listenOut).toMatch(/invoice\.paid\s+dlv_\w+ #1\s+signature verified\s+-> 200/);
+              expect(listenOut).toMatch(/invoice\.paid\s+dlv_\w+ #1\s+verified\s+-> 200/);
             } finally {
               sandbox.kill('SIGTERM');
             }

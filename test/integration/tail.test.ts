@@ -194,7 +194,7 @@ describe('whsvc deliveries tail', () => {
     expect(JSON.parse(readFileSync(checkpoint, 'utf8')).forwarded).toEqual(deliveries);
   });
 
-  it('on a terminal at 80 and 60 columns (no -i): each line names its webhook in its short form, as deliveries list across webhooks does (issue 44)', async () => {
+  it('on a terminal at 132, 80 and 60 columns (no -i): each line names its webhook (whole at 132, short at 80, not at 60), as deliveries list across webhooks does (issue 44)', async () => {
     const endpoint = await startReceiver();
     try {
       // Two webhooks of one event type no other test triggers: one event, a delivery to each.
@@ -214,12 +214,16 @@ describe('whsvc deliveries tail', () => {
       const listed = await at(80)(['deliveries', 'list', '--event', 'product.updated']);
       expect(listed.stdout.split('\n')[0], listed.stdout).toMatch(/^DELIVERY +WEBHOOK /);
       for (const id of shown) expect(listed.stdout).toContain(` ${id} `);
-      // At 60 the webhook stays, as in deliveries list across webhooks: the status says its word alone before it goes.
+      // At 132 the webhook whole in both, where the declared widths leave room for it (issue 44).
+      const wide = await at(132)(follow);
+      for (const w of webhooks) expect(wide.stdout, wide.stdout).toContain(`  ${w.id}  `);
+      const listedWide = await at(132)(['deliveries', 'list', '--event', 'product.updated']);
+      for (const w of webhooks) expect(listedWide.stdout, listedWide.stdout).toContain(`  ${w.id}  `);
+      // At 60 the status's words stay whole (one state, one wording at every width); the webhook goes, in both.
       const narrow = await at(60)(follow);
-      for (const line of narrow.stdout.trimEnd().split('\n')) expect(line, narrow.stdout).toMatch(/^\d\d:\d\d:\d\d {2}wh_\S+ {2}delivered +200 +dlv_\S+ #1$/);
+      for (const line of narrow.stdout.trimEnd().split('\n')) expect(line, narrow.stdout).toMatch(/^\d\d:\d\d {2}delivered +200 +dlv_\S+ #1$/);
       const listedNarrow = await at(60)(['deliveries', 'list', '--event', 'product.updated']);
-      expect(listedNarrow.stdout.split('\n')[0], listedNarrow.stdout).toMatch(/^DELIVERY +WEBHOOK +STATUS +CODE$/);
-      for (const id of shown) expect(listedNarrow.stdout).toContain(` ${id} `);
+      expect(listedNarrow.stdout.split('\n')[0], listedNarrow.stdout).toMatch(/^DELIVERY +STATUS +CODE$/);
     } finally {
       await endpoint.close();
     }

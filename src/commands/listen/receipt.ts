@@ -80,8 +80,7 @@ export function ruleWords(rule: Decision['rule'], words: AnswerWords, attemptNum
 /**
  * The fields of listen's lines, decided once from the terminal's width when it starts, so that every line has them
  * in the same places and a field left out is left out of every line. They give way in this order: the delivery id
- * takes its short form; the route (`via …`) goes; the rule's words go; the event type is cut between its words; the
- * signature's verdict loses the word `signature`; the app's status (the answer's) goes; the event type goes. The time,
+ * takes its short form; the route (`via …`) goes; the rule's words go; the event type is cut between its words; the app's status (the answer's) goes; the event type goes. The time,
  * the verdict and the answer stay, and what is odd about a delivery (a retry, a replay, a contradicting event header)
  * is said last, on every width.
  */
@@ -95,8 +94,8 @@ export function receiptLayout(words: AnswerWords, routeLabels: string[], columns
     { key: 'time', width: 8 },
     { key: 'event', width: EVENT_WIDTH, min: EVENT_MIN, give: 5, drop: 8, cut: 'words' },
     { key: 'delivery', width: deliveryRefWidth(DELIVERY_ID_WIDTH), min: DELIVERY_REF_SHORT, give: 1, cut: 'id' },
-    // `signature not checked`, the widest verdict; compact, the verdict alone (`not checked`).
-    { key: 'signature', width: 21, min: 11, give: 6 },
+    // The verdict alone, the glossary's word, at every width: `not checked` the widest.
+    { key: 'signature', width: 11 },
     { key: 'answer', width: 6 },
     // With several secrets, which one verified a delivery is what a line is for (a move to a new one): the rule gives way first.
     { key: 'rule', width: Math.max(...rules.map(displayWidth)), drop: words.namesSecret ? 0 : 4, attached: true, cut: 'words' },
@@ -120,7 +119,6 @@ export function receiptLayout(words: AnswerWords, routeLabels: string[], columns
 export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors, layout: StreamLayout<ReceiptKey>): string {
   const { decision: d, forwarded } = receipt;
   const verdict = d.signatureCheck === 'not_checked' ? 'not checked' : d.signatureCheck;
-  const labelWords = layout.compact('signature') ? verdict : `signature ${verdict}`;
   const labelColor = { verified: colors.green, mismatch: colors.red, missing: colors.yellow, malformed: colors.red, not_checked: colors.yellow }[
     d.signatureCheck
   ];
@@ -143,7 +141,7 @@ export function receiptLine(receipt: Receipt, words: AnswerWords, colors: Colors
     time: stampOf(receipt),
     event: sanitize(d.event ?? '(no event)'),
     delivery: deliveryRef(layout, 'delivery', sanitize(d.deliveryId ?? '-'), d.attempt ? sanitize(d.attempt) : undefined),
-    signature: { text: labelWords, styled: labelColor(labelWords) },
+    signature: { text: verdict, styled: labelColor(verdict) },
     answer: `-> ${d.status}`,
     rule: { text: ruleText, styled: colors.dim(ruleText) },
     app: forwarded ? `app ${forwarded.status ?? 'down'}` : undefined,

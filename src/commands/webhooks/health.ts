@@ -214,8 +214,8 @@ const lastFailureCode = (row: WebhookHealth) => (row.last_failed_at === null ? '
 /**
  * The health table's columns by width (the rows never change them): at every width the id, the URL, the verdict
  * (HEALTH, in words, so that it survives NO_COLOR and a paste), and from 70 columns the share delivered (`16.7% of
- * 24`), which goes below that so that a URL keeps its host whole; then, as the terminal widens, the last failure's code
- * and the failing streak, the last failure's time, the id whole, the webhook's status (active or paused), the last
+ * 24`), which goes below that so that a URL keeps its host whole; then, as the terminal widens, the failing streak, the
+ * last failure's time and its code (together, never one alone), the id whole, the webhook's status (active or paused), the last
  * delivered time, the failed and pending shares. The URL is laid out as webhooks list lays it out: where its host
  * would be cut, the id takes its short form first, and every row drops its scheme when one must (render/table.ts).
  */
@@ -231,7 +231,8 @@ const healthColumns = (now: number): Column[] => [
   { title: 'FAILING STREAK', width: 4, drop: 8 },
   { title: 'LAST DELIVERED', kind: 'time', now, drop: 3 },
   { title: 'LAST FAILED', kind: 'time', now, give: 2, drop: 7 },
-  { title: 'CODE', width: CODE_WIDTH, drop: 9 },
+  // The last failure's code: with its time, never alone (its `-` would read as an attempt under way).
+  { title: 'CODE', width: CODE_WIDTH, dropsWith: 'LAST FAILED' },
 ];
 
 export async function healthTable(rows: WebhookHealth[], colors: Colors, now: number, options: TableOptions = {}): Promise<string> {

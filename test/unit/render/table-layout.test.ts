@@ -129,14 +129,14 @@ describe('deliveries list: the columns the widest rows leave at the width, and t
   });
 });
 
-describe('deliveries list across webhooks, streamed: the webhook after the delivery, short, as long as it fits', () => {
-  // Streamed (its pages share the first's layout): its columns from the declared widths alone. At 60 the status says
-  // its word alone (issue 44): the webhook tells the rows apart.
+describe('deliveries list across webhooks, streamed: the webhook after the delivery, whole where the declared widths allow', () => {
+  // Streamed (its pages share the first's layout): its columns from the declared widths alone. The status says its
+  // words whole at every width, as the per-webhook list does (`failed · retry due`): at 60 the webhook goes.
   const expected: Record<(typeof WIDTHS)[number], string[]> = {
     132: ['DELIVERY', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE', 'CREATED'],
     100: ['DELIVERY', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE', 'CREATED'],
     80: ['DELIVERY', 'WEBHOOK', 'EVENT', 'STATUS', 'CODE'],
-    60: ['DELIVERY', 'WEBHOOK', 'STATUS', 'CODE'],
+    60: ['DELIVERY', 'STATUS', 'CODE'],
   };
 
   it.each(WIDTHS)('at %i columns', async (width) => {
@@ -145,10 +145,19 @@ describe('deliveries list across webhooks, streamed: the webhook after the deliv
       const rows = page.map((attempt) => ({ ...attempt, webhook_id: `wh_${hex(n + 9)}` }));
       const lines = linesOf(await attemptTable(rows, PLAIN, NOW, { maxWidth: width, shared }, { withWebhook: true }));
       expect(titlesOf(lines[0]!), `${width}: ${lines.join('\n')}`).toEqual(expected[width]);
-      if (width === 60) for (const line of lines.slice(1)) expect(line).toMatch(/ {2}(delivered|failed) +(200|503|no answer)$/);
+      // One state, one wording, at every width: the compact fate, as the per-webhook list says it.
+      const own = linesOf(await attemptTable(page, PLAIN, NOW, { maxWidth: width }));
+      const statuses = (shown: string[]) => shown.slice(1).map((line) => line.match(/ {2}(delivered|failed(?: · retry due)?) {2,}/)?.[1]);
+      expect(statuses(lines), lines.join('\n')).toEqual(statuses(own));
+      if (n === 1) for (const line of lines.slice(1)) expect(line, lines.join('\n')).toContain('  failed · retry due  ');
       for (const line of lines) expect(displayWidth(line), line).toBeLessThanOrEqual(width);
-      // The webhook second, in its short form, after the delivery and its attempt (`dlv_… #1`).
-      if (width > 60) for (const [i, attempt] of rows.entries()) idFormOf(lines, lines[i + 1]!.split(/ {2,}/)[1]!, attempt.webhook_id, width);
+      // The webhook second, after the delivery and its attempt (`dlv_… #1`): whole wherever the declared widths leave
+      // room for it, at 132 columns surely.
+      if (width > 60)
+        for (const [i, attempt] of rows.entries()) {
+          const form = idFormOf(lines, lines[i + 1]!.split(/ {2,}/)[1]!, attempt.webhook_id, width);
+          if (width === 132) expect(form, lines.join('\n')).toBe('whole');
+        }
     }
   });
 
@@ -303,7 +312,8 @@ describe('webhooks health: the verdict in words at every width', () => {
   ];
   const expected: Record<(typeof WIDTHS)[number], string[]> = {
     132: ['ID', 'URL', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'LAST FAILED', 'CODE'],
-    100: ['ID', 'URL', 'HEALTH', 'DELIVERED', 'FAILING STREAK', 'CODE'],
+    // CODE goes with LAST FAILED, which explains it.
+    100: ['ID', 'URL', 'HEALTH', 'DELIVERED', 'FAILING STREAK'],
     80: ['ID', 'URL', 'HEALTH', 'DELIVERED'],
     // DELIVERED goes before a host is cut.
     60: ['ID', 'URL', 'HEALTH'],
@@ -336,6 +346,17 @@ describe('webhooks health: the verdict in words at every width', () => {
     const at120 = linesOf(await healthTable(local, PLAIN, NOW, { maxWidth: 120 }));
     for (const [i, row] of local.entries()) expect(at120[i + 1]!.startsWith(`${row.id}  `), at120.join('\n')).toBe(true);
   });
+
+  it.each([...WIDTHS, 70, 90, 110, 120])(
+    "at %i columns, CODE (the last failure's) only beside LAST FAILED, which it explains: both or neither",
+    async (width) => {
+      for (const shown of [rows, rows.slice(2), rows.slice(0, 1)]) {
+        const lines = linesOf(await healthTable(shown, PLAIN, NOW, { maxWidth: width }));
+        const titles = titlesOf(lines[0]!);
+        expect(titles.includes('CODE'), lines.join('\n')).toBe(titles.includes('LAST FAILED'));
+      }
+    },
+  );
 
   it('the code of a last failure with no answer says so; none, -', async () => {
     const lines = linesOf(await healthTable(rows, PLAIN, NOW, { maxWidth: 132 }));

@@ -9,7 +9,7 @@ import type { Attempt } from '../../../api/shapes.js';
 import type { DeliveryStatus } from '../../../protocol/status.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { printJson } from '../../../cli/output.js';
-import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_MIN, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../../cli/columns.js';
+import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../../cli/columns.js';
 import { numberText } from '../../../exact-json.js';
 import { attemptWords, fateOfNewest, NewestFirst, type ShownFate } from './fate.js';
 
@@ -30,6 +30,16 @@ function deliveryRefOf(attempt: Attempt): string {
   return `${deliveryKey(attempt)}${number === undefined ? '' : ` #${number}`}`;
 }
 
+/** What an attempt's detail (deliveries show, tail -i) calls its code: the glossary's word. */
+export const RESPONSE = 'response';
+
+/**
+ * An attempt's code in its detail: the status its endpoint answered, or no answer with why, as every command says it
+ * (`no answer: connection refused`).
+ */
+export const responseWords = (attempt: Pick<Attempt, 'response_code' | 'status' | 'failure_reason'>) =>
+  String(answeredStatus(attempt.response_code) ?? noAnswer(attempt.status === 'pending' ? undefined : attempt.failure_reason));
+
 /** An attempt's code: the status its endpoint answered, `no answer`, or nothing while it is under way. */
 export const attemptCode = (attempt: Pick<Attempt, 'response_code' | 'status'>) => codeWords(answeredStatus(attempt.response_code), attempt.status);
 
@@ -39,15 +49,17 @@ export const attemptCode = (attempt: Pick<Attempt, 'response_code' | 'status'>) 
  * they leave room for: render/table.ts): at 132 columns all, the time in its compact form, the event type cut between
  * its words; at 100 the attempt's own id is left out; at 80 the delivery's id takes its short form; at 60 the time and
  * the event type are left out too. The status (with the delivery's fate on its newest attempt) and the code stay
- * whole. A list across webhooks (`withWebhook`) adds the webhook after the delivery: in its short form at 132 columns
- * and less, at 80 in place of the event type; at 60 the status says its word alone (`failed`) so that it stays.
+ * whole, at every width (the glossary's compact fate, `failed · retry due`, `failed · no more retries`: 24 columns).
+ * A list across webhooks (`withWebhook`, streamed: its columns from these declared widths alone) adds the webhook
+ * after the delivery: whole at 132 columns (the attempt's own id gone, the event type cut between its words takes the
+ * room left), short from 100; at 60 it goes, as the event type does, for the status's words whole.
  */
 export const attemptColumns = (now: number, withWebhook = false): Column[] => [
   { title: 'DELIVERY', kind: 'id', width: deliveryRefWidth(DELIVERY_ID_WIDTH), min: DELIVERY_REF_SHORT, give: 3 },
   ...(withWebhook ? [{ title: 'WEBHOOK', kind: 'id', width: WEBHOOK_ID_WIDTH, give: 1.5, drop: 6 } satisfies Column] : []),
   { title: 'EVENT', kind: 'words', width: EVENT_WIDTH, min: EVENT_MIN, give: 1, drop: 5 },
-  // Its word alone (`failed`) before the webhook goes, which tells apart the rows of a list across webhooks.
-  { title: 'STATUS', kind: 'status', width: STATUS_WIDTH, min: STATUS_MIN, give: 5.5 },
+  // Whole at every width: a state has one wording (the glossary's compact fate, `failed · retry due`).
+  { title: 'STATUS', width: STATUS_WIDTH },
   { title: 'CODE', width: CODE_WIDTH },
   { title: 'CREATED', kind: 'time', now, give: 0, drop: 4 },
   // The attempt's own id, for `deliveries show`, where it is not its delivery's (a retry's).
@@ -112,8 +124,7 @@ export function attemptBlock(attempt: Attempt, colors: Colors, now: number, show
     ['event', attempt.event],
     ['status', { styled: statusLabel(attempt.status, colors, words) }],
     ...(fate ? [['fate', fate] as Pair] : []),
-    // No answer says why on its own line, as every command says it (`no answer: connection refused`).
-    ['response', String(answeredStatus(attempt.response_code) ?? noAnswer(attempt.status === 'pending' ? undefined : attempt.failure_reason))],
+    [RESPONSE, responseWords(attempt)],
     ...(attempt.failure_reason && answeredStatus(attempt.response_code) !== undefined ? [['failure', attempt.failure_reason] as Pair] : []),
     // Its delivery and number as listen and tail name them (`dlv_A #2`); its number alone when the service names no delivery.
     ...(attempt.delivery_id !== undefined ? [['delivery', deliveryRefOf(attempt)] as Pair] : []),

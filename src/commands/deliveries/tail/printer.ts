@@ -5,11 +5,11 @@ import type { JsonOutput } from '../../../cli/json-output.js';
 import type { OutputStream } from '../../../render/stream.js';
 import { isDelivered } from '../../../protocol/status.js';
 import { sanitize } from '../../../render/text.js';
-import { clockTime, noAnswer, statusWordOf } from '../../../render/words.js';
+import { clockTime, noAnswer } from '../../../render/words.js';
 import { displayWidth, ID_SHORT_WIDTH } from '../../../render/width.js';
 import { attemptCode, statusLabel } from '../shared/view.js';
 import { attemptWords, HighestAttempts } from '../shared/fate.js';
-import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_MIN, WEBHOOK_ID_WIDTH } from '../../../cli/columns.js';
+import { CODE_WIDTH, DELIVERY_ID_WIDTH, EVENT_MIN, EVENT_WIDTH, STATUS_WIDTH, WEBHOOK_ID_WIDTH } from '../../../cli/columns.js';
 import { type ForwardRoute, shownUrl } from '../../../receiver/routes.js';
 import type { ForwardOutcome } from './forward.js';
 import type { Change } from './follow.js';
@@ -28,22 +28,21 @@ const STATUS_WITH_TIME = 27;
 
 /**
  * The fields of an attempt's line, in the order they give way on a narrow terminal (decided once, at the stream's
- * start: every line then has the same fields in the same places): the attempt's own id goes; the webhook id takes its
- * short form; `pending →` goes; the delivery id takes its short form; the event type is cut between its words, then
- * goes; the status says its word alone (`failed`); the webhook id goes; the time its seconds. The time, the status and
- * the code stay. The webhook outlasts the event type and what follows the status, as in `deliveries list` across
- * webhooks: the deliveries of several webhooks are told apart at 60 columns too. At 132 columns: everything but the
- * attempt's own id, the webhook id short; at 100 the event type cut and the delivery short; at 80 the time, the
- * webhook (short), the status, the code and the delivery (short); at 60 the status's word alone.
+ * start: every line then has the same fields in the same places): the attempt's own id goes; `pending →` goes; the
+ * event type is cut between its words (taking the room left); the webhook id takes its short form; the delivery id
+ * takes its short form; the event type goes; the status leaves out its time of day (`failed · retry due`, the
+ * glossary's compact fate: its words are whole at every width); the webhook id goes; the time its seconds. The time,
+ * the status and the code stay. At 132 columns both ids whole, the event type cut; at 100 the ids short; at 80 the
+ * time, the webhook (short), the status, the code and the delivery (short), as deliveries list across webhooks has
+ * them; at 60 the time without its seconds, the status without its time of day, the code and the delivery.
  */
 const CHANGE_FIELDS: Array<StreamField<ChangeKey>> = [
   { key: 'time', width: TIME_WIDTH, min: 5, give: 8 },
   { key: 'webhook', width: WEBHOOK_ID_WIDTH, min: ID_SHORT_WIDTH, give: 1, drop: 6, cut: 'id' },
-  { key: 'event', width: EVENT_WIDTH, min: EVENT_MIN, give: 4, drop: 5, cut: 'words' },
+  { key: 'event', width: EVENT_WIDTH, min: EVENT_MIN, give: 0.5, drop: 5, cut: 'words' },
   // `pending →` before a status that changed (a delivery is only ever pending or failed before).
-  { key: 'previous', width: 9, drop: 2 },
-  // Its word alone (`failed`) before the webhook goes.
-  { key: 'status', width: STATUS_WITH_TIME, min: STATUS_MIN, give: 5.5, attached: true },
+  { key: 'previous', width: 9, drop: 0.3 },
+  { key: 'status', width: STATUS_WITH_TIME, min: STATUS_WIDTH, give: 5.5, attached: true },
   { key: 'code', width: CODE_WIDTH },
   { key: 'delivery', width: deliveryRefWidth(DELIVERY_ID_WIDTH), min: DELIVERY_REF_SHORT, give: 3, cut: 'id' },
   { key: 'own', width: DELIVERY_ID_WIDTH + 2, min: ID_SHORT_WIDTH + 2, drop: 0, attached: true },
@@ -93,9 +92,8 @@ export class TailPrinter {
     const { colors } = this.out;
     const layout = this.changes();
     // The delivery's fate on its newest attempt (`failed · no more retries`), else the attempt's own status, a retry due
-    // with its time of day; in the stream's compact form, the status word alone.
-    const whole = attemptWords(a, this.latest.isNewest(a), this.out.serviceNow());
-    const words = layout.compact('status') ? statusWordOf(whole) : whole;
+    // with its time of day; in the stream's compact form, without it (`failed · retry due`).
+    const words = attemptWords(a, this.latest.isNewest(a), layout.compact('status') ? undefined : this.out.serviceNow());
     const previous = change.kind === 'status' ? sanitize(change.previous!) : undefined;
     const key = deliveryKey(a);
     const ownId = key === a.id ? undefined : `(${layout.id('own', sanitize(a.id))})`;
@@ -146,8 +144,6 @@ export class TailPrinter {
           }
         : { text: `${arrow}app down`, styled: arrow + colors.red('app down') };
     const verdict = outcome.signatureCheck === 'not_checked' ? 'not checked' : outcome.signatureCheck;
-    // Compact, the verdict alone (`verified`), as listen's lines say it.
-    const signatureWords = layout.compact('signature') ? verdict : `signature ${verdict}`;
     const signatureStyle = { verified: colors.green, mismatch: colors.red, missing: colors.red, malformed: colors.red, not_checked: colors.dim }[
       outcome.signatureCheck
     ];
@@ -165,7 +161,7 @@ export class TailPrinter {
         via: `via ${route.label}`,
         delivery: deliveryRef(this.changes(), 'delivery', sanitize(key), numberText(a.attempts)),
         app,
-        signature: { text: signatureWords, styled: signatureStyle(signatureWords) },
+        signature: { text: verdict, styled: signatureStyle(verdict) },
         why: why === undefined ? undefined : { text: why, styled: colors.red(why) },
       }),
     );
@@ -180,7 +176,7 @@ export class TailPrinter {
   /**
    * The layout of the forwards' lines, decided at the first: the time, the app's answer and the signature's verdict
    * stay; the route (`via invoice.*`) goes first, then the URL keeps its scheme and host and loses its path's middle,
-   * why the app did not answer goes, the verdict loses the word `signature` (`verified`), and the URL goes (the app's
+   * why the app did not answer goes, and the URL goes (the app's
    * answer then says `→ app 202`); the delivery is in the form of the attempts' lines.
    */
   private forwards(): StreamLayout<ForwardKey> {
@@ -209,8 +205,8 @@ export class TailPrinter {
         },
         { key: 'delivery', width: this.changes().compact('delivery') ? DELIVERY_REF_SHORT : deliveryRefWidth(DELIVERY_ID_WIDTH) },
         { key: 'app', width: 10 },
-        // `signature not checked`, the widest verdict; compact, the verdict alone (`not checked`).
-        { key: 'signature', width: 21, min: 11, give: 3 },
+        // The verdict alone, as listen's lines say it, at every width: `not checked` the widest.
+        { key: 'signature', width: 11 },
         { key: 'why', width: 20, drop: 2 },
       ],
       this.columns(),

@@ -17,7 +17,7 @@ import { bodyLines, type FateStep, fateLines, headerLines, heading, pairLines } 
 import { ScreenSession, type ScreenSource } from '../../../screen/screen.js';
 import type { PaneLine } from '../../../screen/view.js';
 import { attemptsOfDelivery, run as diagnoseRun } from '../diagnose.js';
-import { attemptCode } from '../shared/view.js';
+import { attemptCode, RESPONSE, responseWords } from '../shared/view.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import type { Change } from './follow.js';
 import { retrieveDelivery, sendRetrieved, TAIL_USER_AGENT } from './forward.js';
@@ -114,7 +114,8 @@ export class TailScreen {
   }
 }
 
-class TailSource implements ScreenSource<Followed> {
+/** What tail -i's screen shows: each attempt's line, and its detail (exported for its tests). */
+export class TailSource implements ScreenSource<Followed> {
   private printer: { columns: number; printer: TailPrinter; line: string } | undefined;
   private readonly bodies = new Map<string, string>();
   constructor(
@@ -175,11 +176,7 @@ class TailSource implements ScreenSource<Followed> {
       ['event', sanitize(record.event)],
       ['created', `${clockTime(record.created_at, now)} (${sanitize(record.created_at)})`],
       ['status', statusWords(record.status, record.next_attempt_at, now), record.status === 'delivered' ? 'good' : 'bad'],
-      [
-        'answer',
-        code === undefined ? noAnswer(record.status === 'pending' ? undefined : record.failure_reason) : String(code),
-        isDelivered(code) ? 'good' : 'bad',
-      ],
+      [RESPONSE, responseWords(record), isDelivered(code) ? 'good' : 'bad'],
       ...(record.failure_reason && code !== undefined ? [['failure', sanitize(record.failure_reason)] as [string, string]] : []),
       ['signature', this.signatureWords(sent), this.signatureTone(sent)],
     ];

@@ -272,26 +272,27 @@ describe('deliveries tail: following the log', () => {
     const wide = await lineAt(200);
     expect(wide).toContain('production_order.completed');
     expect(wide).toContain('(dlv_bbbbbbbbbbbbbbbbbbbbbbbb)');
-    // At 120 the attempt's own id goes, the webhook id and the delivery id take their short form.
+    // At 120 the attempt's own id goes, the event type is cut between its words, the webhook id takes its short form;
+    // the delivery id stays whole.
     const narrow = await lineAt(120);
     expect(narrow.length).toBeLessThanOrEqual(120);
     expect(narrow).toContain('wh_aaa…aaaa');
     expect(narrow).not.toContain('(dlv_b');
-    expect(narrow).toMatch(/dlv_cc…cccc #\d$/);
-    expect(narrow).toContain('production_order.completed');
-    // Narrower still, the event type is cut between its words, then goes; the webhook stays, short; the ids keep the same form.
+    expect(narrow).toMatch(/dlv_cccccccccccccccccccccccc #\d$/);
+    expect(narrow).toContain('production_order.… ');
+    // Narrower still, the delivery id takes its short form, the event type goes; the webhook stays, short; the ids keep the same form.
     const narrower = await lineAt(100);
     expect(narrower.length).toBeLessThanOrEqual(100);
     expect(narrower).toContain('wh_aaa…aaaa');
-    expect(narrower).toContain('production_…');
+    expect(narrower).toContain('production_order.… ');
     expect(narrower).toMatch(/dlv_cc…cccc #\d$/);
     const at80 = await lineAt(80);
     expect(at80.length).toBeLessThanOrEqual(80);
     expect(at80).toContain('wh_aaa…aaaa');
     expect(at80).not.toContain('production_');
     expect(at80).toMatch(/dlv_cc…cccc #\d$/);
-    // At 60 the webhook stays, the status its word alone (issue 44).
-    expect(await lineAt(60)).toContain('wh_aaa…aaaa');
+    // At 60 the webhook goes, for the status's words whole (issue 44).
+    expect(await lineAt(60)).toMatch(/^\d\d:\d\d {2}delivered +200 +dlv_cc…cccc #\d$/);
   });
 
   it('the human line: time, webhook, event, status, code, delivery and attempt', async () => {

@@ -26,7 +26,7 @@ describe("listen's lines name the secret file that verified a delivery", () => {
 
   it('on its line when there are several secrets, and not otherwise', () => {
     const line = (words: AnswerWords) => receiptLine(receipt, words, PLAIN, receiptLayout(words, [], 200));
-    expect(line({ defaultStatus: true, namesSecret: true })).toMatch(/signature verified +-> 200 \(default\) +verified by \.\/new\.txt\n$/);
+    expect(line({ defaultStatus: true, namesSecret: true })).toMatch(/ verified +-> 200 \(default\) +verified by \.\/new\.txt\n$/);
     expect(line({ defaultStatus: true })).not.toContain('new.txt');
   });
 
