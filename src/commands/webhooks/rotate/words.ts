@@ -1,7 +1,7 @@
 import type { Webhook } from '../../../api/shapes.js';
 import type { CommandDeps } from '../../../cli/context.js';
 import { andMore, counted, sanitize, shellWord } from '../../../render/text.js';
-import { hangOf, terminalColumns, wrapLine } from '../../../render/wrap.js';
+import { alignedRows, hangOf, terminalColumns, wrapLine } from '../../../render/wrap.js';
 import type { Double, Resent } from './old-deliveries.js';
 import type { Proof, Seen, Verdict } from './proof.js';
 
@@ -209,13 +209,17 @@ export function doublesText(doubles: Double[], report: Report): string {
   if (doubles.length === 0) return 'No event went to both webhooks during the switch.\n';
   const old = sanitize(report.old_id);
   const twin = sanitize(report.new_id ?? '');
-  const rows = doubles.map((d) => [sanitize(d.event), sanitize(d.payload_id ?? '-'), sanitize(d.old_delivery_id), sanitize(d.new_delivery_id)]);
-  const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const rows = doubles.map((d) => [
+    sanitize(d.event),
+    sanitize(d.payload_id ?? '-'),
+    `${old} ${sanitize(d.old_delivery_id)}`,
+    `${twin} ${sanitize(d.new_delivery_id)}`,
+  ]);
   return (
     `${counted(doubles.length, 'event')} went to both webhooks during the switch, the same payload under two delivery ids: ` +
     'a receiver that drops repeats by delivery id acts on each twice; check the effects of these:\n' +
-    rows
-      .map(([event, id, first, second]) => `  ${event!.padEnd(widths[0]!)}  ${id!.padEnd(widths[1]!)}  ${old} ${first!.padEnd(widths[2]!)}  ${twin} ${second}`)
+    alignedRows(rows)
+      .map((row) => `  ${row}`)
       .join('\n') +
     '\n'
   );
